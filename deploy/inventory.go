@@ -1,0 +1,101 @@
+package deploy
+
+import (
+	"net/netip"
+	"time"
+)
+
+// Launcher says how a site's workers are started.
+type Launcher string
+
+// Launchers known to the inventory. Slurm is reserved for a later launcher.
+const (
+	LauncherSSH   Launcher = "ssh"
+	LauncherLocal Launcher = "local"
+)
+
+// LocalityRule names the rule that decides whether two nodes share a cluster
+// (GRIDHPC Sec. III-B uses the third octet of the Ethernet address).
+type LocalityRule string
+
+// Locality rules an inventory may choose.
+const (
+	LocalityOctet  LocalityRule = "octet"  // same third octet of the Ethernet address
+	LocalityPrefix LocalityRule = "prefix" // same /PrefixBits subnet
+	LocalityLabel  LocalityRule = "label"  // same cluster name in the inventory
+)
+
+// Inventory is a parsed and validated sites.toml: every host of every cluster,
+// node-set ranges expanded, defaults and ~/.ssh/config applied.
+type Inventory struct {
+	// Source is the file the inventory came from, or "embedded".
+	Source string
+	// Locality is the rule used to group nodes into clusters.
+	Locality LocalityRule
+	// PrefixBits is the subnet size for LocalityPrefix (default 24).
+	PrefixBits int
+	Defaults   Defaults
+	Sites      []Site
+}
+
+// Defaults apply to every host unless a site, cluster or host overrides them.
+type Defaults struct {
+	User           string
+	Port           int
+	IdentityFiles  []string
+	KnownHosts     string
+	Workdir        string
+	ConnectTimeout time.Duration
+}
+
+// Site is one grid site: a set of clusters reached the same way.
+type Site struct {
+	Name     string
+	Frontend string // optional jump host, "user@host:port" or "host"
+	Launcher Launcher
+	Clusters []Cluster
+}
+
+// Cluster is a set of similar hosts at one site.
+type Cluster struct {
+	Name  string
+	Cores int
+	// Ethernet and Fast are interface-name hints ("eth0", "ib0") that override
+	// NIC kind detection on the cluster's hosts.
+	Ethernet string
+	Fast     string
+	Hosts    []Host
+}
+
+// Host is one node of the grid, with every default resolved.
+type Host struct {
+	// Name is the node's name: the SSH host name, or "alpha-1" for local nodes.
+	Name    string
+	Site    string
+	Cluster string
+	Cores   int
+	// SSH settings (unused by the local launcher).
+	User          string
+	Port          int
+	IdentityFiles []string
+	ProxyJump     string // jump host for this host, from the site frontend or ~/.ssh/config
+	Workdir       string
+	// Interface hints inherited from the cluster unless overridden.
+	Ethernet string
+	Fast     string
+	// EthernetAddr and FastAddr are the addresses of a local-launcher node
+	// (loopback range); zero for SSH hosts, whose addresses come from probing.
+	EthernetAddr netip.Addr
+	FastAddr     netip.Addr
+}
+
+// Hosts returns every host of the inventory in order: sites, clusters, hosts.
+func (inv *Inventory) Hosts() []Host {
+	var out []Host
+	for _, s := range inv.Sites {
+		for _, c := range s.Clusters {
+			out = append(out, c.Hosts...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package engine
+
+import "time"
+
+// NodeState is a worker's activity state as the console shows it. Active,
+// Inactive and Terminated are the states of the GRIDHPC activity graph
+// (Figs. 7–8); Starting and Failed frame a node's life around them.
+type NodeState uint8
+
+// Node states, in the order a node normally passes through them.
+const (
+	StateStarting NodeState = iota
+	StateActive
+	StateInactive
+	StateTerminated
+	StateFailed
+)
+
+var stateNames = [...]string{"starting", "active", "inactive", "terminated", "failed"}
+
+// String returns the lower-case name of the state.
+func (s NodeState) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// NetTraffic is the traffic a node exchanged over one network (by kind:
+// "ethernet", "infiniband", "myrinet", "unix").
+type NetTraffic struct {
+	Network  string
+	Messages uint64 // messages sent and received
+	Bytes    uint64 // bytes on the wire, sent and received
+	Skipped  uint64 // asynchronous sends skipped or replaced (AIAC rule)
+}
+
+// NodeStatus is one node's telemetry sample, sent by workers to their
+// coordinator and forwarded, aggregated, to the submitter.
+type NodeStatus struct {
+	Node      string
+	Rank      int
+	Group     int
+	State     NodeState
+	Iteration int
+	Sigma     float64 // local σ of the last sweep
+	Traffic   []NetTraffic
+	Compute   time.Duration // time spent in sweeps
+	Send      time.Duration // time spent sending halos
+	Wait      time.Duration // time blocked waiting for halos or tokens
+	PeakRSS   uint64        // bytes
+	Err       string        // why the node failed, when State is StateFailed
+}
+
+// Snapshot is the state of a whole run at one instant, emitted by the
+// submitter at a bounded rate (at most 10 Hz).
+type Snapshot struct {
+	At      time.Time
+	Elapsed time.Duration
+	Nodes   []NodeStatus
+	// GlobalSigma is the maximum local σ over the nodes (the detector's view,
+	// not the true residual, which is computed after the run).
+	GlobalSigma float64
+	// Gain is the live computing-gain estimate (GRIDHPC eq. 2): the time a
+	// single node needed to reach GlobalSigma, divided by Elapsed; 0 if unknown.
+	Gain float64
+}
+
+// LogEvent is a line for the console's event log: tokens, activations,
+// failures.
+type LogEvent struct {
+	At   time.Time
+	Node string // empty for run-wide events
+	Text string
+}

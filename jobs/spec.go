@@ -1,0 +1,71 @@
+package jobs
+
+import "time"
+
+// Scheme is the iteration scheme of a job (GRIDHPC Sec. VI).
+type Scheme string
+
+// Schemes. Hybrid is synchronous inside a cluster and asynchronous between
+// clusters.
+const (
+	Synchronous  Scheme = "sync"
+	Asynchronous Scheme = "async"
+	Hybrid       Scheme = "hybrid"
+)
+
+// Detector names a termination detector.
+type Detector string
+
+// Detectors: convergence tokens for synchronous runs (Fig. 6 of GRIDHPC), the
+// activity graph for asynchronous runs (Figs. 7–8), and the AIAC chapter's
+// timed switch to synchronous iterations to test convergence globally.
+const (
+	DetectTokens   Detector = "tokens"
+	DetectActivity Detector = "activity"
+	DetectSwitch   Detector = "switch"
+)
+
+// Spec is a job: what to solve, on which nodes, how. Job files (TOML) and the
+// console's composer both produce it.
+type Spec struct {
+	Name     string        `toml:"name"`
+	App      string        `toml:"app"` // "obstacle"
+	Obstacle ObstacleSpec  `toml:"obstacle"`
+	Scheme   Scheme        `toml:"scheme"`
+	Detector Detector      `toml:"detector"` // empty: the scheme's default
+	Nodes    NodeSelection `toml:"nodes"`
+	Cores    int           `toml:"cores"` // cores per node; 0: each host's cores
+	Groups   []Group       `toml:"group"` // empty: group by cluster, ≤ 32 per group
+	MaxIter  int           `toml:"max_iterations"`
+	WallTime time.Duration `toml:"wall_time"`
+	Output   Output        `toml:"output"`
+}
+
+// ObstacleSpec holds the obstacle problem's parameters in a job file.
+type ObstacleSpec struct {
+	N   int     `toml:"n"`
+	Eps float64 `toml:"eps"`
+}
+
+// NodeSelection chooses the nodes of a job. Hosts and Clusters name nodes
+// explicitly; Any takes that many nodes from the selection (or from every
+// live worker when nothing else is given).
+type NodeSelection struct {
+	Sites    []string `toml:"sites"`
+	Clusters []string `toml:"clusters"`
+	Hosts    []string `toml:"hosts"`
+	Any      int      `toml:"any"`
+}
+
+// Group is one coordinator and the workers it serves (at most 32, P2PDC).
+type Group struct {
+	Coordinator string   `toml:"coordinator"`
+	Workers     []string `toml:"workers"`
+}
+
+// Output says what to write after a run.
+type Output struct {
+	Dir string `toml:"dir"`
+	VTI bool   `toml:"vti"`
+	Raw bool   `toml:"raw"`
+}

@@ -1,0 +1,173 @@
+package probe
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// Htable holds, for every node of a job, its Ethernet addresses and its
+// fast-network addresses with their kinds (GRIDHPC Sec. III-B, Table I), and
+// answers which network each pair uses. It never looks at the machine it runs
+// on: nodes come from worker hellos or from the inventory. An Htable is
+// immutable and safe for concurrent use.
+type Htable struct {
+	loc   Locality
+	nodes []Node
+	index map[string]int
+}
+
+// Row is one node's entry in the Htable: the two lines of Table I.
+type Row struct {
+	Node    string `json:"node"`
+	Host    string `json:"host"`
+	Cluster string `json:"cluster,omitempty"`
+	// Ethernet are the node's Ethernet addresses (NICs that are up).
+	Ethernet []netip.Addr `json:"ethernet"`
+	// Fast are the node's Infiniband and Myrinet addresses (NICs that are up),
+	// best kind first.
+	Fast []FastAddr `json:"fast"`
+}
+
+// FastAddr is an address on a fast network.
+type FastAddr struct {
+	Kind Kind       `json:"kind"`
+	Addr netip.Addr `json:"addr"`
+}
+
+// NewHtable validates the nodes and the locality rule and builds the Htable.
+// Node names must be unique; RuleLabel needs every node's Cluster label.
+func NewHtable(nodes []Node, loc Locality) (*Htable, error) {
+	loc, err := loc.normalize()
+	if err != nil {
+		return nil, err
+	}
+	h := &Htable{loc: loc, nodes: make([]Node, len(nodes)), index: make(map[string]int, len(nodes))}
+	for i, n := range nodes {
+		if err := n.Validate(); err != nil {
+			return nil, err
+		}
+		if _, dup := h.index[n.Name]; dup {
+			return nil, fmt.Errorf("probe: node %s listed twice: %w", n.Name, ErrBadNode)
+		}
+		if loc.Rule == RuleLabel && n.Cluster == "" {
+			return nil, fmt.Errorf("probe: node %s: no cluster label for locality rule %q: %w", n.Name, RuleLabel, ErrBadNode)
+		}
+		h.index[n.Name] = i
+		h.nodes[i] = cloneNode(n)
+	}
+	return h, nil
+}
+
+func cloneNode(n Node) Node {
+	n.NICs = slices.Clone(n.NICs)
+	for i := range n.NICs {
+		n.NICs[i].Addrs = slices.Clone(n.NICs[i].Addrs)
+	}
+	return n
+}
+
+// Locality returns the rule in force, defaults filled in.
+func (h *Htable) Locality() Locality { return h.loc }
+
+// Nodes returns a copy of the nodes, in the order given to NewHtable.
+func (h *Htable) Nodes() []Node {
+	out := make([]Node, len(h.nodes))
+	for i, n := range h.nodes {
+		out[i] = cloneNode(n)
+	}
+	return out
+}
+
+// Node returns the node named name.
+func (h *Htable) Node(name string) (Node, bool) {
+	i, ok := h.index[name]
+	if !ok {
+		return Node{}, false
+	}
+	return cloneNode(h.nodes[i]), true
+}
+
+// Rows returns the Htable's rows, one per node, in node order.
+func (h *Htable) Rows() []Row {
+	out := make([]Row, 0, len(h.nodes))
+	for _, n := range h.nodes {
+		r := Row{Node: n.Name, Host: n.Host, Cluster: n.Cluster}
+		for _, a := range n.usable(Ethernet) {
+			r.Ethernet = append(r.Ethernet, a.addr)
+		}
+		for _, k := range []Kind{Infiniband, Myrinet} {
+			for _, a := range n.usable(k) {
+				r.Fast = append(r.Fast, FastAddr{Kind: k, Addr: a.addr})
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Route is BestNetwork for the nodes named a and b.
+func (h *Htable) Route(a, b string) (Route, error) {
+	na, nb, err := h.pair(a, b)
+	if err != nil {
+		return Route{}, err
+	}
+	return BestNetwork(na, nb, h.loc)
+}
+
+// Candidates returns the routes a and b may use, best first, then the
+// fallbacks; nil when a node is unknown or the pair has no network in common
+// (Route says why).
+func (h *Htable) Candidates(a, b string) []Route {
+	na, nb, err := h.pair(a, b)
+	if err != nil {
+		return nil
+	}
+	routes, err := Candidates(na, nb, h.loc)
+	if err != nil {
+		return nil
+	}
+	return routes
+}
+
+func (h *Htable) pair(a, b string) (Node, Node, error) {
+	ia, ok := h.index[a]
+	if !ok {
+		return Node{}, Node{}, fmt.Errorf("probe: node %q not in the Htable: %w", a, ErrUnknownNode)
+	}
+	ib, ok := h.index[b]
+	if !ok {
+		return Node{}, Node{}, fmt.Errorf("probe: node %q not in the Htable: %w", b, ErrUnknownNode)
+	}
+	return h.nodes[ia], h.nodes[ib], nil
+}
+
+// String renders the Htable as text, one line per node: name, cluster label,
+// Ethernet addresses and fast addresses with their kinds ("-" when none).
+func (h *Htable) String() string {
+	var sb strings.Builder
+	tw := tabwriter.NewWriter(&sb, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tCLUSTER\tETHERNET\tFAST")
+	for _, r := range h.Rows() {
+		eth := make([]string, len(r.Ethernet))
+		for i, a := range r.Ethernet {
+			eth[i] = a.String()
+		}
+		fast := make([]string, len(r.Fast))
+		for i, f := range r.Fast {
+			fast[i] = fmt.Sprintf("%s %s", f.Kind, f.Addr)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Node, dash(r.Cluster), dash(strings.Join(eth, ", ")), dash(strings.Join(fast, ", ")))
+	}
+	tw.Flush()
+	return sb.String()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

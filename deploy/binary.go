@@ -1,0 +1,122 @@
+package deploy
+
+import (
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// ErrNoBinary means there is no worker binary for a host's OS/arch.
+var ErrNoBinary = errors.New("deploy: no matching binary")
+
+// binary is a local file to ship, with its size and sha256.
+type binary struct {
+	path string
+	size int64
+	sum  string
+}
+
+// binaries chooses and hashes local worker binaries, each file at most once.
+type binaries struct {
+	override string
+	dist     string
+
+	mu    sync.Mutex
+	cache map[string]*binaryEntry
+}
+
+type binaryEntry struct {
+	once sync.Once
+	bin  binary
+	err  error
+}
+
+func newBinaries(opt Options) *binaries {
+	return &binaries{override: opt.Binary, dist: opt.dist(), cache: map[string]*binaryEntry{}}
+}
+
+// forTarget returns the binary to ship to a goos/goarch host: the override,
+// the running binary if it matches, else dist/gridtui-goos-goarch.
+func (b *binaries) forTarget(goos, goarch string) (binary, error) {
+	target := goos + "/" + goarch
+	var p string
+	switch {
+	case b.override != "":
+		p = b.override
+	case goos == runtime.GOOS && goarch == runtime.GOARCH:
+		exe, err := os.Executable()
+		if err != nil {
+			return binary{}, fmt.Errorf("deploy: locate running binary: %w", err)
+		}
+		p = exe
+	default:
+		p = filepath.Join(b.dist, "gridtui-"+goos+"-"+goarch)
+		if _, err := os.Stat(p); err != nil {
+			return binary{}, fmt.Errorf("%w for %s: the running binary is %s/%s and %s does not exist (build it with make dist)",
+				ErrNoBinary, target, runtime.GOOS, runtime.GOARCH, p)
+		}
+	}
+	bin, err := b.load(p)
+	if err != nil {
+		return binary{}, err
+	}
+	if err := checkELF(p, goos, goarch); err != nil {
+		return binary{}, err
+	}
+	return bin, nil
+}
+
+func (b *binaries) load(p string) (binary, error) {
+	b.mu.Lock()
+	e, ok := b.cache[p]
+	if !ok {
+		e = &binaryEntry{}
+		b.cache[p] = e
+	}
+	b.mu.Unlock()
+	e.once.Do(func() { e.bin, e.err = hashFile(p) })
+	return e.bin, e.err
+}
+
+func hashFile(p string) (binary, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return binary{}, fmt.Errorf("deploy: worker binary %s: %w", p, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return binary{}, fmt.Errorf("deploy: hash worker binary %s: %w", p, err)
+	}
+	return binary{path: p, size: n, sum: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// elfMachines maps GOARCH to ELF machine types.
+var elfMachines = map[string]elf.Machine{
+	"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64, "386": elf.EM_386,
+	"arm": elf.EM_ARM, "ppc64le": elf.EM_PPC64, "riscv64": elf.EM_RISCV,
+	"s390x": elf.EM_S390, "loong64": elf.EM_LOONGARCH,
+}
+
+// checkELF refuses an ELF binary built for another machine. Files that are
+// not ELF (scripts, Mach-O) are shipped as they are.
+func checkELF(p, goos, goarch string) error {
+	f, err := elf.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	want, known := elfMachines[goarch]
+	if known && f.Machine != want {
+		return fmt.Errorf("%w for %s/%s: %s is an ELF %s binary", ErrNoBinary, goos, goarch, p, f.Machine)
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// launcherOf returns the launcher of h's site (ssh when the site is unknown).
+func launcherOf(inv *Inventory, h Host) Launcher {
+	if inv != nil {
+		for _, s := range inv.Sites {
+			if s.Name == h.Site && s.Launcher != "" {
+				return s.Launcher
+			}
+		}
+	}
+	return LauncherSSH
+}
+
+// fanOut runs fn for every host, at most width at a time; one host failing
+// never stops the others. Results keep the order of hosts.
+func fanOut(ctx context.Context, hosts []Host, width int, fn func(context.Context, Host) Result) Summary {
+	res := make([]Result, len(hosts))
+	var g errgroup.Group
+	g.SetLimit(width)
+	for i, h := range hosts {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				res[i] = Result{Host: h.Name, Phase: PhaseFailed, Err: fmt.Errorf("deploy: host %s: %w", h.Name, err)}
+				return nil
+			}
+			res[i] = fn(ctx, h)
+			return nil
+		})
+	}
+	g.Wait()
+	return Summary{Results: res}
+}
+
+// poolFor returns opt.Pool, or a new pool and a function that closes it.
+func poolFor(inv *Inventory, opt Options) (*Pool, func(), error) {
+	if opt.Pool != nil {
+		return opt.Pool, func() {}, nil
+	}
+	p, err := NewPool(inv, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, func() { p.Close() }, nil
+}
+
+// needsSSH reports whether any host is started over SSH.
+func needsSSH(inv *Inventory, hosts []Host) bool {
+	for _, h := range hosts {
+		if launcherOf(inv, h) == LauncherSSH {
+			return true
+		}
+	}
+	return false
+}
+
+// Deploy uploads the worker binary to every SSH host of hosts in parallel
+// (opt.Width at a time), skipping hosts that already have it; local hosts
+// are ready at once. The Summary lists every host; the error is the
+// Summary's Err (nil when all succeeded) or a setup error.
+func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
+	ev := &emitter{fn: opt.Events}
+	var d *deployer
+	if needsSSH(inv, hosts) {
+		pool, done, err := poolFor(inv, opt)
+		if err != nil {
+			return Summary{}, err
+		}
+		defer done()
+		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev}
+	}
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, h Host) Result {
+		if launcherOf(inv, h) == LauncherLocal {
+			ev.emit(h.Name, PhaseReady, 1, "local process, nothing to upload", nil)
+			return Result{Host: h.Name, Phase: PhaseReady, Detail: "local"}
+		}
+		return d.deployHost(ctx, h)
+	})
+	return s, s.Err()
+}
+
+// pidFile is where a worker of node records its pid in the work directory,
+// so that a later `gridtui deploy --stop` finds it.
+func pidFile(node string) string {
+	return "worker-" + strings.NewReplacer("/", "_", " ", "_").Replace(node) + ".pid"
+}
+
+// stopScript kills the workers whose pid files are in wd — only processes
+// still running gridtui, so a recycled pid is left alone — and removes the
+// pid files; with clean it removes wd as well.
+func stopScript(wd string, clean bool) string {
+	q := shQuote(wd)
+	s := `cd ` + q + ` 2>/dev/null || exit 0; n=0; for f in worker-*.pid; do [ -f "$f" ] || continue; ` +
+		`p=$(cat "$f"); case "$p" in ''|*[!0-9]*) rm -f "$f"; continue;; esac; ` +
+		`if tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q gridtui || ps -p "$p" -o args= 2>/dev/null | grep -q gridtui; then kill "$p" && n=$((n+1)); fi; ` +
+		`rm -f "$f"; done; echo "$n"`
+	if clean {
+		s += `; cd && rm -rf ` + q
+	}
+	return s
+}
+
+// Stop stops the workers recorded in every host's work directory (workers
+// of this process are better stopped with Worker.Stop).
+func Stop(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
+	return stopOrClean(ctx, inv, hosts, opt, false)
+}
+
+// Clean stops the workers like Stop and removes every host's work directory.
+func Clean(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
+	return stopOrClean(ctx, inv, hosts, opt, true)
+}
+
+func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options, clean bool) (Summary, error) {
+	ev := &emitter{fn: opt.Events}
+	var pool *Pool
+	if needsSSH(inv, hosts) {
+		p, done, err := poolFor(inv, opt)
+		if err != nil {
+			return Summary{}, err
+		}
+		defer done()
+		pool = p
+	}
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, h Host) Result {
+		start := time.Now()
+		var detail string
+		var err error
+		if launcherOf(inv, h) == LauncherLocal {
+			detail, err = stopLocal(h, clean)
+		} else {
+			detail, err = stopRemote(ctx, pool, h, clean, ev)
+		}
+		if err != nil {
+			ev.emit(h.Name, PhaseFailed, 0, "stop", err)
+			return Result{Host: h.Name, Phase: PhaseFailed, Detail: "stop", Err: err, Elapsed: time.Since(start)}
+		}
+		ev.emit(h.Name, PhaseStopped, 1, detail, nil)
+		return Result{Host: h.Name, Phase: PhaseStopped, Detail: detail, Elapsed: time.Since(start)}
+	})
+	return s, s.Err()
+}
+
+func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, ev *emitter) (string, error) {
+	ev.emit(h.Name, PhaseConnect, 0, "", nil)
+	c, err := connectHost(ctx, pool, h)
+	if err != nil {
+		return "", err
+	}
+	wd := remoteWorkdir(h)
+	if err := checkWorkdir(h, wd); err != nil {
+		return "", err
+	}
+	out, err := c.run(ctx, stopScript(wd, clean))
+	if err != nil {
+		return "", err
+	}
+	return stopDetail(strings.TrimSpace(string(out)), clean), nil
+}
+
+func stopDetail(n string, clean bool) string {
+	d := n + " worker(s) stopped"
+	if clean {
+		d += ", work directory removed"
+	}
+	return d
+}
+
+// localWorkdir is a local host's work directory (pid files, logs): the
+// inventory's workdir (relative to home, as on remote hosts) plus
+// local/<node>, so local nodes never share one and Clean removes only theirs.
+func localWorkdir(h Host) string {
+	wd := h.Workdir
+	if wd == "" {
+		wd = fallbackWorkdir
+	}
+	wd = expandHome(wd)
+	if wd == "~" || !filepath.IsAbs(wd) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		if wd == "~" {
+			wd = ""
+		}
+		wd = filepath.Join(home, wd)
+	}
+	return filepath.Join(wd, "local", h.Name)
+}
+
+// stopLocal does what stopScript does, for local processes.
+func stopLocal(h Host, clean bool) (string, error) {
+	wd := localWorkdir(h)
+	files, _ := filepath.Glob(filepath.Join(wd, "worker-*.pid"))
+	n := 0
+	for _, f := range files {
+		buf, err := os.ReadFile(f)
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(buf)))
+		if err == nil && perr == nil && pid > 0 && isGridtui(pid) {
+			if syscall.Kill(-pid, syscall.SIGTERM) == nil || syscall.Kill(pid, syscall.SIGTERM) == nil {
+				n++
+			}
+		}
+		os.Remove(f)
+	}
+	if clean {
+		if err := os.RemoveAll(wd); err != nil {
+			return "", fmt.Errorf("deploy: remove %s: %w", wd, err)
+		}
+	}
+	return stopDetail(strconv.Itoa(n), clean), nil
+}
+
+// isGridtui reports whether pid runs our binary (its exe path or argv[0]).
+func isGridtui(pid int) bool {
+	exe, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	argv0, _, _ := strings.Cut(string(cmd), "\x00")
+	return argv0 == exe || path.Base(argv0) == path.Base(exe)
+}

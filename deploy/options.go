@@ -1,0 +1,152 @@
+package deploy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Phase is a step of a host's deployment or of a worker's life.
+type Phase string
+
+// Phases in the order a host goes through them; Failed and Stopped end it.
+const (
+	PhaseConnect Phase = "connect"
+	PhaseCheck   Phase = "check"
+	PhaseUpload  Phase = "upload"
+	PhaseVerify  Phase = "verify"
+	PhaseStart   Phase = "start"
+	PhaseReady   Phase = "ready"
+	PhaseFailed  Phase = "failed"
+	PhaseStopped Phase = "stopped"
+)
+
+// Event reports the progress of one host. Progress is 0..1 during upload.
+type Event struct {
+	Host     string
+	Phase    Phase
+	Progress float64
+	Detail   string
+	Err      error
+	At       time.Time
+}
+
+// DefaultWidth is how many hosts are deployed to at the same time.
+const DefaultWidth = 32
+
+// Default timeouts for workers.
+const (
+	DefaultHelloTimeout = 30 * time.Second
+	DefaultStopTimeout  = 5 * time.Second
+)
+
+// Options tune Deploy, StartWorkers, Stop and Clean. The zero value is usable.
+type Options struct {
+	// Width bounds how many hosts are worked on at once (default 32).
+	Width int
+	// AcceptNew trusts and records unknown host keys (never changed ones).
+	AcceptNew bool
+	// ConfirmHostKey, if set, is asked about unknown host keys when AcceptNew
+	// is false (the console's prompt).
+	ConfirmHostKey HostKeyPrompt
+	// Passphrase is asked for the passphrase of encrypted identity files.
+	Passphrase PassphrasePrompt
+	// Events receives progress; calls are serialized, never concurrent.
+	Events func(Event)
+	// Binary overrides the worker binary to upload (default: the running
+	// binary when the remote OS/arch match, else Dist/gridtui-OS-ARCH).
+	Binary string
+	// Dist is the directory of cross-built binaries (default "dist").
+	Dist string
+	// KnownHosts overrides the inventory's known_hosts file.
+	KnownHosts string
+	// Agent is the ssh-agent socket: "" means $SSH_AUTH_SOCK, "none" disables.
+	Agent string
+	// ConnectTimeout bounds connecting and the SSH handshake per hop
+	// (default: the inventory's connect_timeout, else 10 s).
+	ConnectTimeout time.Duration
+	// KeepAlive is the keepalive interval (default 15 s, negative disables).
+	KeepAlive time.Duration
+	// HelloTimeout bounds the wait for a worker's hello (default 30 s).
+	HelloTimeout time.Duration
+	// StopTimeout is how long a worker may take to exit after its stdin
+	// closes before it is killed (default 5 s).
+	StopTimeout time.Duration
+	// Pool shares SSH connections between calls; nil gives each call its
+	// own, closed when the call (or, for StartWorkers, the last worker) ends.
+	Pool *Pool
+}
+
+func (o Options) width() int {
+	if o.Width > 0 {
+		return o.Width
+	}
+	return DefaultWidth
+}
+
+func (o Options) dist() string {
+	if o.Dist != "" {
+		return o.Dist
+	}
+	return "dist"
+}
+
+// emitter serializes calls to Options.Events.
+type emitter struct {
+	mu sync.Mutex
+	fn func(Event)
+}
+
+func (e *emitter) emit(host string, p Phase, progress float64, detail string, err error) {
+	if e == nil || e.fn == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fn(Event{Host: host, Phase: p, Progress: progress, Detail: detail, Err: err, At: time.Now()})
+}
+
+// Result is the outcome for one host.
+type Result struct {
+	Host    string
+	Phase   Phase // PhaseReady, PhaseStopped or PhaseFailed
+	Detail  string
+	Err     error
+	Bytes   int64 // bytes uploaded (0 when the binary was already there)
+	Elapsed time.Duration
+}
+
+// Summary lists the outcome of every host of a fan-out, in the given order.
+type Summary struct {
+	Results []Result
+}
+
+// ErrHostsFailed is wrapped by Summary.Err when at least one host failed.
+var ErrHostsFailed = errors.New("deploy: hosts failed")
+
+// Failed returns the results of the hosts that failed.
+func (s Summary) Failed() []Result {
+	var out []Result
+	for _, r := range s.Results {
+		if r.Phase == PhaseFailed {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Err is nil when every host succeeded, else an error wrapping
+// ErrHostsFailed that names every failed host with its reason.
+func (s Summary) Err() error {
+	f := s.Failed()
+	if len(f) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, r := range f {
+		fmt.Fprintf(&b, "\n  %s: %v", r.Host, r.Err)
+	}
+	return fmt.Errorf("%w: %d of %d:%s", ErrHostsFailed, len(f), len(s.Results), b.String())
+}

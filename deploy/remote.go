@@ -1,0 +1,160 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// fallbackWorkdir is the remote work directory, relative to the login's home.
+const fallbackWorkdir = ".gridtui"
+
+// binaryName is the worker binary's name in the work directory.
+const binaryName = "gridtui"
+
+// acquire takes one of the connection's session slots until release.
+func (c *sshConn) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case c.slots <- struct{}{}:
+		return func() { <-c.slots }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("deploy: session on %s: %w", c.ep, ctx.Err())
+	}
+}
+
+// run executes cmd on the host and returns its stdout; a non-zero exit
+// yields an error carrying the start of stderr. ctx ends the session.
+func (c *sshConn) run(ctx context.Context, cmd string) ([]byte, error) {
+	release, err := c.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	s, err := c.client.NewSession()
+	if err != nil {
+		return nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, err)
+	}
+	defer s.Close()
+	var out, errb bytes.Buffer
+	s.Stdout = &out
+	s.Stderr = &limitedBuffer{buf: &errb, max: 4096}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(cmd) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		s.Signal(ssh.SIGKILL)
+		s.Close()
+		return nil, fmt.Errorf("deploy: run %q on %s: %w", firstWord(cmd), c.ep, ctx.Err())
+	}
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg != "" {
+			return out.Bytes(), fmt.Errorf("deploy: run %q on %s: %w: %s", firstWord(cmd), c.ep, err, msg)
+		}
+		return out.Bytes(), fmt.Errorf("deploy: run %q on %s: %w", firstWord(cmd), c.ep, err)
+	}
+	return out.Bytes(), nil
+}
+
+func firstWord(cmd string) string {
+	if i := strings.IndexByte(cmd, ' '); i > 0 {
+		return cmd[:i]
+	}
+	return cmd
+}
+
+// limitedBuffer keeps the first max bytes written and drops the rest.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.buf.Len(); room > 0 {
+		l.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// shQuote quotes s for a POSIX shell.
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// remoteWorkdir is h's work directory as both sh (started in the home
+// directory) and SFTP (relative paths are from home) understand it.
+func remoteWorkdir(h Host) string {
+	wd := h.Workdir
+	if wd == "" {
+		wd = fallbackWorkdir
+	}
+	if wd == "~" {
+		return "."
+	}
+	if rest, ok := strings.CutPrefix(wd, "~/"); ok {
+		wd = rest
+	}
+	return path.Clean(wd)
+}
+
+// checkWorkdir refuses work directories that Clean must never remove.
+func checkWorkdir(h Host, wd string) error {
+	switch wd {
+	case ".", "/", "..", "":
+		return fmt.Errorf("deploy: host %s: work directory %q would be the home or root directory; set workdir in sites.toml", h.Name, h.Workdir)
+	}
+	if strings.HasPrefix(wd, "../") {
+		return fmt.Errorf("deploy: host %s: work directory %q is outside the home directory", h.Name, h.Workdir)
+	}
+	return nil
+}
+
+// remoteSum is the shell snippet printing the sha256 of p (GNU coreutils,
+// else BSD/macOS shasum), or nothing if p does not exist.
+func remoteSum(p string) string {
+	q := shQuote(p)
+	return "{ sha256sum " + q + " 2>/dev/null || shasum -a 256 " + q + " 2>/dev/null || true; }"
+}
+
+// parseSum returns the hex digest from "digest  file" output ("" if none).
+func parseSum(out string) string {
+	f := strings.Fields(out)
+	if len(f) == 0 || len(f[0]) != 64 {
+		return ""
+	}
+	for _, c := range f[0] {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return ""
+		}
+	}
+	return f[0]
+}
+
+// parseUname maps `uname -sm` output to Go's GOOS and GOARCH.
+func parseUname(out string) (goos, goarch string, err error) {
+	f := strings.Fields(out)
+	if len(f) < 2 {
+		return "", "", fmt.Errorf("unexpected uname output %.60q", out)
+	}
+	goos = strings.ToLower(f[0])
+	switch m := f[1]; m {
+	case "x86_64", "amd64":
+		goarch = "amd64"
+	case "aarch64", "arm64":
+		goarch = "arm64"
+	case "i386", "i486", "i586", "i686":
+		goarch = "386"
+	case "armv6l", "armv7l":
+		goarch = "arm"
+	case "ppc64le", "riscv64", "s390x", "mips64", "loong64":
+		goarch = m
+	default:
+		return "", "", fmt.Errorf("unknown machine %q from uname", m)
+	}
+	return goos, goarch, nil
+}

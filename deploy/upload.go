@@ -1,0 +1,227 @@
+package deploy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/pkg/sftp"
+)
+
+// tmpPrefix names upload temporaries in the work directory; a broken upload
+// leaves one behind, and the next upload removes it.
+const tmpPrefix = ".gridtui.tmp-"
+
+// deployer uploads the worker binary to one host at a time.
+type deployer struct {
+	pool *Pool
+	bins *binaries
+	ev   *emitter
+}
+
+// deployHost makes sure h's work directory holds the right binary: connect,
+// check OS/arch and the remote sha256, upload to a temporary name, verify,
+// rename into place.
+func (d *deployer) deployHost(ctx context.Context, h Host) Result {
+	start := time.Now()
+	res := Result{Host: h.Name}
+	fail := func(p Phase, err error) Result {
+		res.Phase, res.Err, res.Elapsed = PhaseFailed, err, time.Since(start)
+		res.Detail = string(p)
+		d.ev.emit(h.Name, PhaseFailed, 0, string(p), err)
+		return res
+	}
+	d.ev.emit(h.Name, PhaseConnect, 0, "", nil)
+	c, err := connectHost(ctx, d.pool, h)
+	if err != nil {
+		return fail(PhaseConnect, err)
+	}
+	d.ev.emit(h.Name, PhaseCheck, 0, "", nil)
+	wd := remoteWorkdir(h)
+	final := path.Join(wd, binaryName)
+	bin, remoteSum, err := d.check(ctx, c, h, wd, final)
+	if err != nil {
+		return fail(PhaseCheck, err)
+	}
+	if remoteSum == bin.sum {
+		res.Phase, res.Detail, res.Elapsed = PhaseReady, "unchanged", time.Since(start)
+		d.ev.emit(h.Name, PhaseReady, 1, "unchanged", nil)
+		return res
+	}
+	n, err := d.upload(ctx, c, h, bin, wd, final)
+	if err != nil {
+		return fail(PhaseUpload, err)
+	}
+	res.Phase, res.Bytes, res.Elapsed = PhaseReady, n, time.Since(start)
+	res.Detail = fmt.Sprintf("uploaded %s", humanBytes(n))
+	d.ev.emit(h.Name, PhaseReady, 1, res.Detail, nil)
+	return res
+}
+
+// connectHost resolves h and returns its pooled connection.
+func connectHost(ctx context.Context, p *Pool, h Host) (*sshConn, error) {
+	e, err := hostEndpoint(h)
+	if err != nil {
+		return nil, err
+	}
+	return p.get(ctx, e)
+}
+
+// check learns the remote OS/arch and the sha256 of the installed binary in
+// one round trip, and picks the local binary to ship.
+func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final string) (binary, string, error) {
+	if err := checkWorkdir(h, wd); err != nil {
+		return binary{}, "", err
+	}
+	out, err := c.run(ctx, "uname -sm && mkdir -p "+shQuote(wd)+" && "+remoteSum(final))
+	if err != nil {
+		return binary{}, "", err
+	}
+	first, rest, _ := strings.Cut(string(out), "\n")
+	goos, goarch, err := parseUname(first)
+	if err != nil {
+		return binary{}, "", fmt.Errorf("deploy: host %s: %w", h.Name, err)
+	}
+	bin, err := d.bins.forTarget(goos, goarch)
+	if err != nil {
+		return binary{}, "", fmt.Errorf("deploy: host %s: %w", h.Name, err)
+	}
+	return bin, parseSum(rest), nil
+}
+
+// upload copies bin to a temporary file with concurrent SFTP writes, checks
+// its sha256 on the host, and renames it over final, so final is never a
+// half-written binary.
+func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, wd, final string) (int64, error) {
+	release, err := c.acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	sc, err := sftp.NewClient(c.client, sftp.UseConcurrentWrites(true))
+	if err != nil {
+		return 0, fmt.Errorf("deploy: sftp to %s: %w", c.ep, err)
+	}
+	defer sc.Close()
+	stop := context.AfterFunc(ctx, func() { sc.Close() })
+	defer stop()
+	removeStale(sc, wd)
+	tmp := path.Join(wd, tmpPrefix+randomHex(6))
+	n, err := d.copyTo(ctx, sc, h, bin, tmp)
+	if err == nil {
+		err = d.verify(ctx, c, h, bin, tmp)
+	}
+	if err == nil {
+		if err = sc.PosixRename(tmp, final); err != nil {
+			err = fmt.Errorf("deploy: rename %s to %s on %s: %w", tmp, final, h.Name, err)
+		}
+	}
+	if err != nil {
+		sc.Remove(tmp) // best effort; the next upload removes it otherwise
+		if ctx.Err() != nil {
+			return n, fmt.Errorf("deploy: upload to %s: %w", h.Name, ctx.Err())
+		}
+		return n, err
+	}
+	return n, nil
+}
+
+// copyTo writes bin to tmp (mode 0755), reporting progress.
+func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h Host, bin binary, tmp string) (int64, error) {
+	src, err := os.Open(bin.path)
+	if err != nil {
+		return 0, fmt.Errorf("deploy: worker binary %s: %w", bin.path, err)
+	}
+	defer src.Close()
+	dst, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err != nil {
+		return 0, fmt.Errorf("deploy: create %s on %s: %w", tmp, h.Name, err)
+	}
+	pr := &progressReader{ctx: ctx, r: src, size: bin.size, report: func(f float64) {
+		d.ev.emit(h.Name, PhaseUpload, f, "", nil)
+	}}
+	n, err := dst.ReadFrom(pr)
+	if cerr := dst.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err == nil && n != bin.size {
+		err = fmt.Errorf("wrote %d of %d bytes", n, bin.size)
+	}
+	if err != nil {
+		return n, fmt.Errorf("deploy: upload %s to %s:%s: %w", bin.path, h.Name, tmp, err)
+	}
+	if err := sc.Chmod(tmp, 0o755); err != nil {
+		return n, fmt.Errorf("deploy: chmod %s on %s: %w", tmp, h.Name, err)
+	}
+	return n, nil
+}
+
+// verify checks the uploaded file's sha256 on the host.
+func (d *deployer) verify(ctx context.Context, c *sshConn, h Host, bin binary, tmp string) error {
+	d.ev.emit(h.Name, PhaseVerify, 1, "", nil)
+	out, err := c.run(ctx, remoteSum(tmp))
+	if err != nil {
+		return err
+	}
+	if got := parseSum(string(out)); got != bin.sum {
+		return fmt.Errorf("deploy: %s on %s: sha256 %q after upload, want %s", tmp, h.Name, got, bin.sum)
+	}
+	return nil
+}
+
+// removeStale deletes temporaries left by broken uploads.
+func removeStale(sc *sftp.Client, wd string) {
+	old, _ := sc.Glob(path.Join(wd, tmpPrefix+"*"))
+	for _, p := range old {
+		sc.Remove(p)
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// progressReader reports the fraction read in steps of 1/100 and stops when
+// ctx ends. Size lets sftp use concurrent writes.
+type progressReader struct {
+	ctx    context.Context
+	r      io.Reader
+	size   int64
+	read   int64
+	last   int64
+	report func(float64)
+}
+
+// Size returns the total number of bytes to read.
+func (p *progressReader) Size() int64 { return p.size }
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	if err := p.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := p.r.Read(b)
+	p.read += int64(n)
+	if p.size > 0 && (p.read-p.last)*100 >= p.size {
+		p.last = p.read
+		p.report(float64(p.read) / float64(p.size))
+	}
+	return n, err
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

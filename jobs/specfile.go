@@ -1,0 +1,287 @@
+package jobs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// MaxGroupSize is the largest number of workers one coordinator serves
+// (P2PDC and GRIDHPC Sec. IV-B: at most 32).
+const MaxGroupSize = 32
+
+// ErrSpec is wrapped by every job-spec validation error.
+var ErrSpec = errors.New("jobs: invalid job spec")
+
+// SpecError is a job-file error with its position: file:line:col, the
+// offending line and a marker under the column.
+type SpecError struct {
+	File string
+	Line int // 1-based; 0 when the error has no position
+	Col  int // 1-based
+	Msg  string
+	Text string // the offending line, when known
+}
+
+// Error formats the error as "jobs: file:line:col: msg" followed by the line
+// and a caret marker.
+func (e *SpecError) Error() string {
+	var b strings.Builder
+	b.WriteString("jobs: ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Text != "" {
+		fmt.Fprintf(&b, "\n  %s\n  %s^", e.Text, strings.Repeat(" ", max(e.Col-1, 0)))
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is(err, ErrSpec) match.
+func (e *SpecError) Unwrap() error { return ErrSpec }
+
+// specFile mirrors Spec with the wall time as text ("90s", "5m").
+type specFile struct {
+	Name     string        `toml:"name"`
+	App      string        `toml:"app"`
+	Obstacle ObstacleSpec  `toml:"obstacle"`
+	Scheme   Scheme        `toml:"scheme"`
+	Detector Detector      `toml:"detector"`
+	Nodes    NodeSelection `toml:"nodes"`
+	Cores    int           `toml:"cores"`
+	Groups   []Group       `toml:"group"`
+	MaxIter  int           `toml:"max_iterations"`
+	WallTime string        `toml:"wall_time"`
+	Output   Output        `toml:"output"`
+}
+
+// DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle
+// problem at n = 48, ε = 1e-8, hybrid iterations on 8 nodes of the local grid
+// (alpha + beta), one core each. It finishes in seconds on two cores.
+func DefaultSpec() Spec {
+	return Spec{
+		Name:     "default",
+		App:      "obstacle",
+		Obstacle: ObstacleSpec{N: 48, Eps: 1e-8},
+		Scheme:   Hybrid,
+		Nodes:    NodeSelection{Any: 8},
+		Cores:    1,
+		MaxIter:  200000,
+		WallTime: 5 * time.Minute,
+	}
+}
+
+// LoadSpec reads and validates a job file.
+func LoadSpec(path string) (Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Spec{}, fmt.Errorf("jobs: read job file %s: %w", path, err)
+	}
+	return ParseSpec(path, data)
+}
+
+// ParseSpec decodes a job file strictly (unknown keys are errors) and
+// validates it; file names the source in errors. Missing fields take the
+// defaults of DefaultSpec except the node selection.
+func ParseSpec(file string, data []byte) (Spec, error) {
+	var f specFile
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return Spec{}, tomlError(file, data, err)
+	}
+	s := Spec{
+		Name: f.Name, App: f.App, Obstacle: f.Obstacle, Scheme: f.Scheme,
+		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
+		MaxIter: f.MaxIter, Output: f.Output,
+	}
+	if f.WallTime != "" {
+		d, err := time.ParseDuration(f.WallTime)
+		if err != nil || d < 0 {
+			return Spec{}, keyError(file, data, "", "wall_time", fmt.Sprintf("wall_time %q is not a duration like \"90s\" or \"5m\"", f.WallTime))
+		}
+		s.WallTime = d
+	}
+	s = s.WithDefaults()
+	if err := s.Validate(); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return Spec{}, keyError(file, data, fe.table, fe.key, fe.msg)
+		}
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// WithDefaults fills what a job left empty: app obstacle, ε, the scheme's
+// default detector, one core per node, limits.
+func (s Spec) WithDefaults() Spec {
+	d := DefaultSpec()
+	if s.App == "" {
+		s.App = d.App
+	}
+	if s.Obstacle.Eps == 0 {
+		s.Obstacle.Eps = d.Obstacle.Eps
+	}
+	if s.Scheme == "" {
+		s.Scheme = d.Scheme
+	}
+	if s.Detector == "" {
+		s.Detector = DefaultDetector(s.Scheme)
+	}
+	if s.MaxIter == 0 {
+		s.MaxIter = d.MaxIter
+	}
+	if s.WallTime == 0 {
+		s.WallTime = d.WallTime
+	}
+	if s.Name == "" {
+		s.Name = fmt.Sprintf("%s-n%d-%s", s.App, s.Obstacle.N, s.Scheme)
+	}
+	return s
+}
+
+// DefaultDetector is the termination detector a scheme uses unless the job
+// names one: tokens for synchronous runs, the activity graph otherwise.
+func DefaultDetector(s Scheme) Detector {
+	if s == Synchronous {
+		return DetectTokens
+	}
+	return DetectActivity
+}
+
+// fieldError is a validation error tied to one key of the job file.
+type fieldError struct {
+	table, key, msg string
+}
+
+func (e *fieldError) Error() string { return "jobs: " + e.msg }
+func (e *fieldError) Unwrap() error { return ErrSpec }
+
+func bad(table, key, format string, args ...any) error {
+	return &fieldError{table: table, key: key, msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks a spec; errors name the field. It does not know the
+// inventory: node counts against live workers are checked when planning.
+func (s Spec) Validate() error {
+	if s.App != "obstacle" {
+		return bad("", "app", "app %q is unknown (want \"obstacle\")", s.App)
+	}
+	if s.Obstacle.N < 1 || s.Obstacle.N > 4096 {
+		return bad("obstacle", "n", "obstacle.n = %d is out of range (1…4096)", s.Obstacle.N)
+	}
+	if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
+		return bad("obstacle", "eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
+	}
+	switch s.Scheme {
+	case Synchronous, Asynchronous, Hybrid:
+	default:
+		return bad("", "scheme", "scheme %q is unknown (want sync, async or hybrid)", s.Scheme)
+	}
+	switch s.Detector {
+	case DetectTokens, DetectActivity, DetectSwitch:
+	default:
+		return bad("", "detector", "detector %q is unknown (want tokens, activity or switch)", s.Detector)
+	}
+	if s.Scheme == Synchronous && s.Detector != DetectTokens {
+		return bad("", "detector", "detector %q needs asynchronous links; a sync job uses tokens", s.Detector)
+	}
+	if s.Cores < 0 || s.Cores > 1024 {
+		return bad("", "cores", "cores = %d is out of range (0 = all of each host, up to 1024)", s.Cores)
+	}
+	if s.MaxIter < 0 {
+		return bad("", "max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
+	}
+	if s.Nodes.Any < 0 {
+		return bad("nodes", "any", "nodes.any = %d must not be negative", s.Nodes.Any)
+	}
+	return s.validateGroups()
+}
+
+func (s Spec) validateGroups() error {
+	seen := map[string]int{}
+	for i, g := range s.Groups {
+		if g.Coordinator == "" {
+			return bad("group", "coordinator", "group %d has no coordinator", i+1)
+		}
+		if len(g.Workers) == 0 {
+			return bad("group", "workers", "group %d (coordinator %s) has no workers", i+1, g.Coordinator)
+		}
+		if len(g.Workers) > MaxGroupSize {
+			return bad("group", "workers", "group %d (coordinator %s) has %d workers; a coordinator serves at most %d", i+1, g.Coordinator, len(g.Workers), MaxGroupSize)
+		}
+		in := false
+		for _, w := range g.Workers {
+			if j, dup := seen[w]; dup {
+				return bad("group", "workers", "node %s is in groups %d and %d", w, j, i+1)
+			}
+			seen[w] = i + 1
+			in = in || w == g.Coordinator
+		}
+		if !in {
+			return bad("group", "coordinator", "group %d: coordinator %s is not one of its workers", i+1, g.Coordinator)
+		}
+	}
+	return nil
+}
+
+// tomlError turns a go-toml decode error into a positioned SpecError.
+func tomlError(file string, data []byte, err error) error {
+	var sm *toml.StrictMissingError
+	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		de := sm.Errors[0]
+		row, col := de.Position()
+		return &SpecError{File: file, Line: row, Col: col, Text: lineAt(data, row),
+			Msg: fmt.Sprintf("unknown key %q", strings.Join(de.Key(), "."))}
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		return &SpecError{File: file, Line: row, Col: col, Text: lineAt(data, row), Msg: msg}
+	}
+	return &SpecError{File: file, Msg: err.Error()}
+}
+
+// keyError locates key (inside [table] / [[table]] when table is set) in the
+// document so a semantic error can point at its line.
+func keyError(file string, data []byte, table, key, msg string) error {
+	lines := strings.Split(string(data), "\n")
+	keyRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=`)
+	dotted := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(table+"."+key) + `\s*=`)
+	cur := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			cur = strings.Trim(strings.SplitN(t, "#", 2)[0], "[] \t")
+			continue
+		}
+		if (cur == table && keyRe.MatchString(l)) || (table != "" && cur == "" && dotted.MatchString(l)) {
+			col := strings.Index(l, strings.TrimSpace(l)) + 1
+			return &SpecError{File: file, Line: i + 1, Col: col, Text: l, Msg: msg}
+		}
+	}
+	return &SpecError{File: file, Msg: msg}
+}
+
+func lineAt(data []byte, row int) string {
+	if row < 1 {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	if row > len(lines) {
+		return ""
+	}
+	return strings.TrimRight(lines[row-1], "\r")
+}

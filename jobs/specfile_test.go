@@ -1,0 +1,100 @@
+package jobs
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSpecFiles(t *testing.T) {
+	s, err := LoadSpec("../testdata/jobs/default.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Obstacle.N != 48 || s.Obstacle.Eps != 1e-8 || s.Scheme != Hybrid || s.Detector != DetectActivity ||
+		s.Nodes.Any != 8 || s.WallTime != 5*time.Minute || len(s.Nodes.Clusters) != 2 {
+		t.Fatalf("default.toml decoded as %+v", s)
+	}
+	g, err := LoadSpec("../testdata/jobs/groups.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Groups) != 3 || g.Groups[1].Coordinator != "alpha-3" || len(g.Nodes.Hosts) != 6 {
+		t.Fatalf("groups.toml decoded as %+v", g)
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	tests := map[string]struct {
+		doc        string
+		line, col  int
+		wantInText string
+	}{
+		"unknown key":               {doc: "app = \"obstacle\"\nschem = \"sync\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: `unknown key "schem"`},
+		"bad scheme":                {doc: "[obstacle]\nn = 8\n\n# c\nscheme = \"fast\"\n", line: 5, col: 1, wantInText: `unknown key "obstacle.scheme"`},
+		"bad scheme top":            {doc: "scheme = \"fast\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: `scheme "fast"`},
+		"n too small":               {doc: "scheme = \"sync\"\n[obstacle]\n  n = 0\n", line: 3, col: 3, wantInText: "obstacle.n = 0"},
+		"wrong type":                {doc: "[obstacle]\nn = \"big\"\n", line: 2, wantInText: "n = \"big\""},
+		"syntax":                    {doc: "[obstacle\nn = 3\n", line: 1, wantInText: "[obstacle"},
+		"wall time":                 {doc: "wall_time = \"soon\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: "wall_time"},
+		"sync with activity":        {doc: "scheme = \"sync\"\ndetector = \"activity\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: "tokens"},
+		"group without coordinator": {doc: "[obstacle]\nn = 8\n[[group]]\nworkers = [\"a\"]\ncoordinator = \"b\"\n", line: 5, col: 1, wantInText: "not one of its workers"},
+		"node in two groups":        {doc: "[obstacle]\nn = 8\n[[group]]\ncoordinator = \"a\"\nworkers = [\"a\"]\n[[group]]\ncoordinator = \"b\"\nworkers = [\"b\", \"a\"]\n", line: 5, wantInText: "node a is in groups 1 and 2"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseSpec("job.toml", []byte(tc.doc))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, ErrSpec) {
+				t.Errorf("error %v does not wrap ErrSpec", err)
+			}
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T is not a *SpecError", err)
+			}
+			if se.Line != tc.line || (tc.col != 0 && se.Col != tc.col) {
+				t.Errorf("position %d:%d, want %d:%d (%v)", se.Line, se.Col, tc.line, tc.col, err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tc.wantInText) || !strings.HasPrefix(msg, "jobs: job.toml:") || !strings.Contains(msg, "^") {
+				t.Errorf("message %q lacks %q, the file position or the marker", msg, tc.wantInText)
+			}
+		})
+	}
+}
+
+func TestDefaultSpecValid(t *testing.T) {
+	if err := DefaultSpec().WithDefaults().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, p := range []string{"../testdata/jobs/default.toml", "../testdata/jobs/groups.toml"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Add([]byte("[obstacle]\nn = 1e400\n"))
+	f.Add([]byte("[[group]]\nworkers = []\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSpec("fuzz.toml", data)
+		if err != nil {
+			if !errors.Is(err, ErrSpec) {
+				t.Fatalf("error %v does not wrap ErrSpec", err)
+			}
+			_ = err.Error()
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("accepted spec does not validate: %v", err)
+		}
+	})
+}

@@ -95,7 +95,7 @@ func DialTCP(ctx context.Context, r Route, port int) error {
 	addr := net.JoinHostPort(dst.String(), strconv.Itoa(port))
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("probe: dial %s from %s (%s → %s): %w", addr, r.AAddr, r.A, r.B, err)
+		return fmt.Errorf("probe: %s → %s: %w", r.A, r.B, err) // err names both addresses
 	}
 	return c.Close()
 }

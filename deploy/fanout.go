@@ -28,7 +28,7 @@ func launcherOf(inv *Inventory, h Host) Launcher {
 
 // fanOut runs fn for every host, at most width at a time; one host failing
 // never stops the others. Results keep the order of hosts.
-func fanOut(ctx context.Context, hosts []Host, width int, fn func(context.Context, Host) Result) Summary {
+func fanOut(ctx context.Context, hosts []Host, width int, fn func(context.Context, int, Host) Result) Summary {
 	res := make([]Result, len(hosts))
 	var g errgroup.Group
 	g.SetLimit(width)
@@ -38,7 +38,7 @@ func fanOut(ctx context.Context, hosts []Host, width int, fn func(context.Contex
 				res[i] = Result{Host: h.Name, Phase: PhaseFailed, Err: fmt.Errorf("deploy: host %s: %w", h.Name, err)}
 				return nil
 			}
-			res[i] = fn(ctx, h)
+			res[i] = fn(ctx, i, h)
 			return nil
 		})
 	}
@@ -83,7 +83,7 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 		defer done()
 		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev}
 	}
-	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, h Host) Result {
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h Host) Result {
 		if launcherOf(inv, h) == LauncherLocal {
 			ev.emit(h.Name, PhaseReady, 1, "local process, nothing to upload", nil)
 			return Result{Host: h.Name, Phase: PhaseReady, Detail: "local"}
@@ -136,7 +136,7 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		defer done()
 		pool = p
 	}
-	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, h Host) Result {
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h Host) Result {
 		start := time.Now()
 		var detail string
 		var err error

@@ -1,0 +1,300 @@
+package deploy
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// testCtx is a context with a generous deadline: tests never hang.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// smallBinary writes a non-ELF file to ship (shipped as is).
+func smallBinary(t *testing.T, size int) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "payload")
+	b := make([]byte, size)
+	for i := range b {
+		b[i] = byte(i*7 + i/251)
+	}
+	if err := os.WriteFile(p, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func fileSum(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// eventLog records events for assertions.
+type eventLog struct {
+	mu sync.Mutex
+	ev []Event
+}
+
+func (l *eventLog) add(e Event) { l.mu.Lock(); l.ev = append(l.ev, e); l.mu.Unlock() }
+
+func (l *eventLog) phases(host string) []Phase {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Phase
+	for _, e := range l.ev {
+		if e.Host == host && (len(out) == 0 || out[len(out)-1] != e.Phase) {
+			out = append(out, e.Phase)
+		}
+	}
+	return out
+}
+
+func TestDeployUploadThenSkipUnchanged(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	opt.Binary = smallBinary(t, 3<<20+17)
+	var log eventLog
+	opt.Events = log.add
+	h := testHost(srv, key)
+
+	s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+	if err != nil {
+		t.Fatalf("first deploy: %v", err)
+	}
+	if r := s.Results[0]; r.Phase != PhaseReady || r.Bytes != 3<<20+17 {
+		t.Fatalf("first deploy result = %+v, want ready with %d bytes", r, 3<<20+17)
+	}
+	remote := filepath.Join(srv.home, "work", binaryName)
+	if got, want := fileSum(t, remote), fileSum(t, opt.Binary); got != want {
+		t.Fatalf("remote sha256 %s, want %s", got, want)
+	}
+	if st, _ := os.Stat(remote); st.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("remote binary mode %v is not executable", st.Mode())
+	}
+	want := []Phase{PhaseConnect, PhaseCheck, PhaseUpload, PhaseVerify, PhaseReady}
+	if got := log.phases(h.Name); !equalPhases(got, want) {
+		t.Fatalf("phases %v, want %v", got, want)
+	}
+
+	s, err = Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+	if err != nil {
+		t.Fatalf("second deploy: %v", err)
+	}
+	if r := s.Results[0]; r.Phase != PhaseReady || r.Bytes != 0 || r.Detail != "unchanged" {
+		t.Fatalf("second deploy result = %+v, want unchanged with no upload", r)
+	}
+}
+
+func equalPhases(a, b []Phase) bool {
+	return strings.Join(phaseStrings(a), ",") == strings.Join(phaseStrings(b), ",")
+}
+
+func phaseStrings(p []Phase) []string {
+	out := make([]string, len(p))
+	for i, x := range p {
+		out[i] = string(x)
+	}
+	return out
+}
+
+func TestDeployBrokenUploadLeavesOldBinary(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	opt.Binary = smallBinary(t, 4<<20)
+	h := testHost(srv, key)
+	dir := filepath.Join(srv.home, "work")
+	os.MkdirAll(dir, 0o755)
+	final := filepath.Join(dir, binaryName)
+	os.WriteFile(final, []byte("old version\n"), 0o755)
+
+	srv.breakAfter.Store(1 << 20) // the network goes away after 1 MiB
+	s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+	if err == nil || s.Results[0].Phase != PhaseFailed {
+		t.Fatalf("deploy over a broken connection succeeded: %+v", s.Results[0])
+	}
+	if b, _ := os.ReadFile(final); string(b) != "old version\n" {
+		t.Fatalf("after a broken upload the binary holds %d bytes, want the old version intact", len(b))
+	}
+
+	srv.breakAfter.Store(0)
+	if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
+		t.Fatalf("redeploy after the break: %v", err)
+	}
+	if got, want := fileSum(t, final), fileSum(t, opt.Binary); got != want {
+		t.Fatalf("after redeploy remote sha256 %s, want %s", got, want)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, tmpPrefix+"*"))
+	if len(left) != 0 {
+		t.Fatalf("temporaries left after redeploy: %v", left)
+	}
+}
+
+func TestDeployCancelMidUpload(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	opt.Binary = smallBinary(t, 8<<20)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	opt.Events = func(e Event) {
+		if e.Phase == PhaseUpload && e.Progress > 0.2 {
+			cancel()
+		}
+	}
+	s, _ := Deploy(ctx, sshInventory(), []Host{testHost(srv, key)}, opt)
+	if r := s.Results[0]; r.Phase != PhaseFailed || !errors.Is(r.Err, context.Canceled) {
+		t.Fatalf("cancelled deploy result = %+v, want failed with context.Canceled", r)
+	}
+	if _, err := os.Stat(filepath.Join(srv.home, "work", binaryName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a cancelled upload left a binary in place (stat err %v)", err)
+	}
+}
+
+func TestDeployFanOutReportsEveryFailure(t *testing.T) {
+	key := newTestKey(t, "")
+	a := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	b := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	other := newTestKey(t, "")
+	c := newTestServer(t, "127.0.0.1", other.signer.PublicKey()) // refuses our key
+	opt := testOptions(writeKnownHosts(t, a, b, c))
+	opt.Binary = smallBinary(t, 1<<20)
+	opt.Width = 2
+	dead := Host{Name: "127.0.0.1", Site: "test", Port: closedPort(t), User: "tester",
+		IdentityFiles: []string{key.file}, Workdir: "work"}
+	hosts := []Host{testHost(a, key), dead, testHost(b, key), testHost(c, key)}
+
+	s, err := Deploy(testCtx(t), sshInventory(), hosts, opt)
+	if !errors.Is(err, ErrHostsFailed) {
+		t.Fatalf("err = %v, want ErrHostsFailed", err)
+	}
+	wantPhase := []Phase{PhaseReady, PhaseFailed, PhaseReady, PhaseFailed}
+	for i, r := range s.Results {
+		if r.Phase != wantPhase[i] {
+			t.Errorf("host %d: %s %v, want %s", i, r.Phase, r.Err, wantPhase[i])
+		}
+	}
+	if f := s.Failed(); len(f) != 2 || !strings.Contains(f[0].Err.Error(), "connection refused") ||
+		!strings.Contains(f[1].Err.Error(), "unable to authenticate") {
+		t.Fatalf("failures = %+v, want connection refused and an auth failure", f)
+	}
+	for _, want := range []string{hosts[1].Name, "connection refused", "unable to authenticate"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("summary error %q does not mention %q", err, want)
+		}
+	}
+}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	srv := newSilentListener(t)
+	_, p := srv.hostPort()
+	srv.ln.Close()
+	return p
+}
+
+func TestWorkerOverSSHLifecycle(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	h := testHost(srv, key)
+	inv := sshInventory()
+	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+		t.Fatalf("deploy the test binary: %v", err)
+	}
+	pool, err := NewPool(inv, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	opt.Pool = pool
+	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	w := ws[0]
+	if w.Hello.Node != "n-"+h.Name || w.Hello.PID <= 0 || len(w.Hello.Listen) != 1 {
+		t.Fatalf("hello = %+v", w.Hello)
+	}
+	if !alive(w.Hello.PID) {
+		t.Fatalf("worker pid %d not running after hello", w.Hello.PID)
+	}
+	pid, _ := os.ReadFile(filepath.Join(srv.home, "work", pidFile(w.Hello.Node)))
+	if strings.TrimSpace(string(pid)) != itoa(w.Hello.PID) {
+		t.Fatalf("pid file holds %q, worker pid is %d", pid, w.Hello.PID)
+	}
+	if err := w.Stop(testCtx(t)); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if w.Err() != nil {
+		t.Fatalf("stopped worker Err = %v, want nil", w.Err())
+	}
+	waitGone(t, w.Hello.PID)
+}
+
+func TestWorkerExitsWhenSessionCloses(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	h := testHost(srv, key)
+	inv := sshInventory()
+	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+		t.Fatalf("deploy: %v", err)
+	}
+	pool, err := NewPool(inv, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Pool = pool
+	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	pool.Close() // the console goes away: the connection drops
+	select {
+	case <-ws[0].Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("worker not done 30 s after its connection closed")
+	}
+	if !errors.Is(ws[0].Err(), ErrWorkerExited) {
+		t.Fatalf("Err = %v, want ErrWorkerExited (it was not stopped)", ws[0].Err())
+	}
+	waitGone(t, ws[0].Hello.PID)
+}
+
+func testBoot(h Host) Boot {
+	return Boot{Node: "n-" + h.Name, RunID: [16]byte{1, 2, 3}, Secret: []byte("0123456789abcdef0123"),
+		Listen: []string{"tcp://127.0.0.1:0"}, Cores: 1, Cluster: h.Cluster}
+}
+
+func alive(pid int) bool { return syscallKill(pid) == nil }
+
+// waitGone waits (generously) until pid no longer exists.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+

@@ -1,0 +1,45 @@
+package deploy
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestMain turns the test binary into a tiny worker when started as
+// `<binary> worker` (locally or after upload over SSH): ReadBoot, WriteHello,
+// wait for stdin EOF. Nodes named "crash…" exit with an error and nodes
+// named "mute…" never say hello, to test the failure paths.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		os.Exit(testWorker())
+	}
+	os.Exit(m.Run())
+}
+
+func testWorker() int {
+	b, err := ReadBoot(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test worker:", err)
+		return 2
+	}
+	switch {
+	case strings.HasPrefix(b.Node, "crash"):
+		fmt.Fprintln(os.Stderr, "test worker: crashing as asked")
+		return 3
+	case strings.HasPrefix(b.Node, "mute"):
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	}
+	host, _ := os.Hostname()
+	h := Hello{Node: b.Node, Host: host, PID: os.Getpid(), Version: "test", OS: runtime.GOOS,
+		Arch: runtime.GOARCH, Cores: b.Cores, Listen: b.Listen}
+	if err := WriteHello(os.Stdout, h); err != nil {
+		return 4
+	}
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}

@@ -1,0 +1,368 @@
+package deploy
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pkg/sftp"
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// testServer is an in-process SSH server on a loopback address that runs
+// exec requests with `sh -c` in its own home directory, serves SFTP there and
+// forwards direct-tcpip channels to loopback addresses (a jump host).
+type testServer struct {
+	t       *testing.T
+	addr    string
+	home    string
+	hostKey ssh.Signer
+	ln      net.Listener
+	cfg     *ssh.ServerConfig
+
+	breakAfter atomic.Int64 // close the connection after this many SFTP bytes in (0: never)
+	forwards   atomic.Int32 // direct-tcpip channels opened
+	execs      atomic.Int32
+
+	mu    sync.Mutex
+	conns []net.Conn
+	pgids []int
+	wg    sync.WaitGroup
+}
+
+// newTestServer starts a server on ip:0 accepting only the client key.
+func newTestServer(t *testing.T, ip string, client ssh.PublicKey) *testServer {
+	t.Helper()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	hk, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{t: t, addr: ln.Addr().String(), home: t.TempDir(), hostKey: hk, ln: ln}
+	s.cfg = &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
+		if string(k.Marshal()) == string(client.Marshal()) {
+			return nil, nil
+		}
+		return nil, errors.New("key not authorized")
+	}}
+	s.cfg.AddHostKey(hk)
+	s.wg.Add(1)
+	go s.serve()
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *testServer) host() (string, int) {
+	h, p, _ := net.SplitHostPort(s.addr)
+	port, _ := strconv.Atoi(p)
+	return h, port
+}
+
+func (s *testServer) close() {
+	s.ln.Close()
+	s.mu.Lock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+	for _, g := range s.pgids {
+		syscall.Kill(-g, syscall.SIGKILL)
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *testServer) serve() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.conns = append(s.conns, c)
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go s.handleConn(c)
+	}
+}
+
+func (s *testServer) handleConn(c net.Conn) {
+	defer s.wg.Done()
+	sc, chans, reqs, err := ssh.NewServerConn(c, s.cfg)
+	if err != nil {
+		c.Close()
+		return
+	}
+	defer sc.Close()
+	go ssh.DiscardRequests(reqs)
+	for nc := range chans {
+		switch nc.ChannelType() {
+		case "session":
+			ch, creqs, err := nc.Accept()
+			if err != nil {
+				continue
+			}
+			s.wg.Add(1)
+			go s.session(c, ch, creqs)
+		case "direct-tcpip":
+			s.forward(nc)
+		default:
+			nc.Reject(ssh.UnknownChannelType, "no")
+		}
+	}
+}
+
+// forward serves a direct-tcpip channel to a loopback address only.
+func (s *testServer) forward(nc ssh.NewChannel) {
+	var p struct {
+		Host     string
+		Port     uint32
+		OrigHost string
+		OrigPort uint32
+	}
+	if err := ssh.Unmarshal(nc.ExtraData(), &p); err != nil {
+		nc.Reject(ssh.ConnectionFailed, "bad payload")
+		return
+	}
+	ip := net.ParseIP(p.Host)
+	if ip == nil || !ip.IsLoopback() {
+		nc.Reject(ssh.Prohibited, "loopback only")
+		return
+	}
+	tc, err := net.Dial("tcp", net.JoinHostPort(p.Host, strconv.Itoa(int(p.Port))))
+	if err != nil {
+		nc.Reject(ssh.ConnectionFailed, err.Error())
+		return
+	}
+	ch, reqs, err := nc.Accept()
+	if err != nil {
+		tc.Close()
+		return
+	}
+	s.forwards.Add(1)
+	go ssh.DiscardRequests(reqs)
+	go func() { io.Copy(tc, ch); tc.(*net.TCPConn).CloseWrite() }()
+	go func() { io.Copy(ch, tc); ch.Close(); tc.Close() }()
+}
+
+// session handles exec, the sftp subsystem and signals, as sshd does; when
+// the channel closes, the command's stdin sees EOF.
+func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Request) {
+	defer s.wg.Done()
+	defer ch.Close()
+	var pgid atomic.Int64
+	for req := range reqs {
+		switch req.Type {
+		case "exec":
+			var p struct{ Command string }
+			if ssh.Unmarshal(req.Payload, &p) != nil {
+				req.Reply(false, nil)
+				continue
+			}
+			req.Reply(true, nil)
+			s.execs.Add(1)
+			go s.exec(ch, p.Command, &pgid)
+		case "subsystem":
+			var p struct{ Name string }
+			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" {
+				req.Reply(false, nil)
+				continue
+			}
+			req.Reply(true, nil)
+			go s.sftp(conn, ch)
+		case "signal":
+			if g := pgid.Load(); g > 0 {
+				syscall.Kill(-int(g), syscall.SIGKILL)
+			}
+			req.Reply(true, nil)
+		default:
+			req.Reply(false, nil)
+		}
+	}
+}
+
+func (s *testServer) exec(ch ssh.Channel, command string, pgid *atomic.Int64) {
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = s.home
+	cmd.Env = append(os.Environ(), "HOME="+s.home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout = ch
+	cmd.Stderr = ch.Stderr()
+	stdin, _ := cmd.StdinPipe()
+	code := 127
+	if err := cmd.Start(); err == nil {
+		pgid.Store(int64(cmd.Process.Pid))
+		s.mu.Lock()
+		s.pgids = append(s.pgids, cmd.Process.Pid)
+		s.mu.Unlock()
+		go func() { io.Copy(stdin, ch); stdin.Close() }()
+		err = cmd.Wait()
+		code = 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+			if code < 0 {
+				code = 137
+			}
+		}
+	}
+	ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(code)}))
+	ch.Close()
+}
+
+// breakingChannel closes the whole connection after limit bytes came in:
+// a network cut in the middle of an upload.
+type breakingChannel struct {
+	ssh.Channel
+	conn  net.Conn
+	limit int64
+	n     int64
+}
+
+func (b *breakingChannel) Read(p []byte) (int, error) {
+	n, err := b.Channel.Read(p)
+	b.n += int64(n)
+	if b.limit > 0 && b.n > b.limit {
+		b.conn.Close()
+		return 0, io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+func (s *testServer) sftp(conn net.Conn, ch ssh.Channel) {
+	var rwc io.ReadWriteCloser = ch
+	if lim := s.breakAfter.Load(); lim > 0 {
+		rwc = &breakingChannel{Channel: ch, conn: conn, limit: lim}
+	}
+	srv, err := sftp.NewServer(rwc, sftp.WithServerWorkingDirectory(s.home))
+	if err != nil {
+		ch.Close()
+		return
+	}
+	srv.Serve()
+	srv.Close()
+	ch.Close()
+}
+
+// testKey is a client identity written to a file.
+type testKey struct {
+	signer ssh.Signer
+	file   string
+}
+
+// newTestKey writes a fresh ed25519 key (encrypted when pass is non-empty).
+func newTestKey(t *testing.T, pass string) testKey {
+	t.Helper()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	var blk *pem.Block
+	var err error
+	if pass == "" {
+		blk, err = ssh.MarshalPrivateKey(priv, "test")
+	} else {
+		blk, err = ssh.MarshalPrivateKeyWithPassphrase(priv, "test", []byte(pass))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(file, pem.EncodeToMemory(blk), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ssh.NewSignerFromKey(priv)
+	return testKey{signer: s, file: file}
+}
+
+// writeKnownHosts writes a known_hosts file trusting the given servers.
+func writeKnownHosts(t *testing.T, servers ...*testServer) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "known_hosts")
+	var b []byte
+	for _, s := range servers {
+		b = append(b, knownhosts.Line([]string{knownhosts.Normalize(s.addr)}, s.hostKey.PublicKey())+"\n"...)
+	}
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// testHost is the inventory Host for s.
+func testHost(s *testServer, key testKey) Host {
+	h, p := s.host()
+	return Host{Name: h, Site: "test", Cluster: "c", User: "tester", Port: p,
+		IdentityFiles: []string{key.file}, Workdir: "work"}
+}
+
+// sshInventory is an inventory with one ssh site named "test".
+func sshInventory() *Inventory {
+	return &Inventory{Sites: []Site{{Name: "test", Launcher: LauncherSSH}}}
+}
+
+// testOptions are options that never touch the user's agent or known_hosts.
+func testOptions(known string) Options {
+	return Options{KnownHosts: known, Agent: "none", ConnectTimeout: 20 * time.Second, HelloTimeout: 30 * time.Second}
+}
+
+// silentListener accepts connections and never says anything: a host whose
+// sshd hangs.
+type silentListener struct {
+	ln net.Listener
+	mu sync.Mutex
+	cs []net.Conn
+}
+
+func newSilentListener(t *testing.T) *silentListener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &silentListener{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.cs = append(s.cs, c)
+			s.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		s.mu.Lock()
+		for _, c := range s.cs {
+			c.Close()
+		}
+		s.mu.Unlock()
+	})
+	return s
+}
+
+func (s *silentListener) hostPort() (string, int) {
+	h, p, _ := net.SplitHostPort(s.ln.Addr().String())
+	port, _ := strconv.Atoi(p)
+	return h, port
+}
+
+func syscallKill(pid int) error { return syscall.Kill(pid, 0) }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,233 @@
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Worker is a started `gridtui worker`: remote over SSH or a local process.
+// Its lifetime is bound to its stdin: closing it (Stop, or the console
+// going away) makes the worker exit, so nothing is left running.
+type Worker struct {
+	// Host is where the worker runs.
+	Host Host
+	// Hello is what the worker reported when it started.
+	Hello Hello
+
+	done    chan struct{}
+	err     error // set before done is closed
+	stdin   io.WriteCloser
+	stderr  *tailBuffer
+	kill    func() // forcibly ends the worker (SIGKILL / close the session)
+	stopped bool
+	mu      sync.Mutex
+	timeout time.Duration
+	ev      *emitter
+}
+
+// ErrWorkerExited is wrapped when a worker exits before it was stopped.
+var ErrWorkerExited = errors.New("deploy: worker exited")
+
+// Done is closed when the worker has exited.
+func (w *Worker) Done() <-chan struct{} { return w.done }
+
+// Err is nil while the worker runs and after a clean exit or Stop; it wraps
+// ErrWorkerExited (with the tail of the worker's stderr) otherwise.
+func (w *Worker) Err() error {
+	select {
+	case <-w.done:
+		return w.err
+	default:
+		return nil
+	}
+}
+
+// Stop closes the worker's stdin, waits up to Options.StopTimeout for it to
+// exit, kills it if it does not, and waits for it to be gone.
+func (w *Worker) Stop(ctx context.Context) error {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+	w.stdin.Close()
+	t := time.NewTimer(w.timeout)
+	defer t.Stop()
+	select {
+	case <-w.done:
+	case <-t.C:
+		w.kill()
+	case <-ctx.Done():
+		w.kill()
+	}
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		return fmt.Errorf("deploy: stop worker %s on %s: %w", w.Hello.Node, w.Host.Name, ctx.Err())
+	}
+	w.kill() // the process group, for a local worker's children
+	w.ev.emit(w.Host.Name, PhaseStopped, 1, "", nil)
+	return nil
+}
+
+// exited records how the worker ended and closes done.
+func (w *Worker) exited(node string, err error) {
+	w.mu.Lock()
+	stopped := w.stopped
+	w.mu.Unlock()
+	if err != nil && !stopped {
+		tail := strings.TrimSpace(w.stderr.String())
+		if tail != "" {
+			err = fmt.Errorf("%w: %s on %s: %w: %s", ErrWorkerExited, node, w.Host.Name, err, tail)
+		} else {
+			err = fmt.Errorf("%w: %s on %s: %w", ErrWorkerExited, node, w.Host.Name, err)
+		}
+		w.ev.emit(w.Host.Name, PhaseFailed, 0, "worker exited", err)
+	} else if !stopped {
+		err = fmt.Errorf("%w: %s on %s without being stopped", ErrWorkerExited, node, w.Host.Name)
+		w.ev.emit(w.Host.Name, PhaseFailed, 0, "worker exited", err)
+	} else {
+		err = nil
+	}
+	w.err = err
+	close(w.done)
+}
+
+// handshake sends the boot line and waits for the hello, at most timeout.
+// abort is called on timeout or ctx end to unblock the read.
+func handshake(ctx context.Context, stdin io.Writer, stdout io.Reader, b Boot, timeout time.Duration, abort func()) (Hello, error) {
+	if err := WriteBoot(stdin, b); err != nil {
+		return Hello{}, err
+	}
+	type res struct {
+		h   Hello
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		h, err := ReadHello(stdout, b.Node)
+		ch <- res{h, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.h, r.err
+	case <-t.C:
+		abort()
+		return Hello{}, fmt.Errorf("deploy: no hello from %s within %v", b.Node, timeout)
+	case <-ctx.Done():
+		abort()
+		return Hello{}, fmt.Errorf("deploy: hello from %s: %w", b.Node, ctx.Err())
+	}
+}
+
+// tailBuffer keeps the last max bytes written (a worker's stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func newTail() *tailBuffer { return &tailBuffer{max: 4096} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// StartWorkers starts one worker per host — over SSH or as a local process,
+// by the site's launcher — writes boot(host) to its stdin and waits for every
+// hello (Options.HelloTimeout). If any fails, the ones started are stopped
+// and the error names every failed host.
+func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(Host) Boot, opt Options) ([]*Worker, error) {
+	ev := &emitter{fn: opt.Events}
+	var pool *Pool
+	release := func() {}
+	if needsSSH(inv, hosts) {
+		p, done, err := poolFor(inv, opt)
+		if err != nil {
+			return nil, err
+		}
+		pool, release = p, refCounted(done, len(hosts))
+	}
+	workers := make([]*Worker, len(hosts))
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
+		ev.emit(h.Name, PhaseStart, 0, "", nil)
+		var w *Worker
+		var err error
+		if launcherOf(inv, h) == LauncherLocal {
+			w, err = startLocal(ctx, h, boot(h), opt, ev)
+			release()
+		} else {
+			w, err = startRemote(ctx, pool, h, boot(h), opt, ev, release)
+		}
+		if err != nil {
+			ev.emit(h.Name, PhaseFailed, 0, "start", err)
+			return Result{Host: h.Name, Phase: PhaseFailed, Detail: "start", Err: err}
+		}
+		workers[i] = w
+		ev.emit(h.Name, PhaseReady, 1, strings.Join(w.Hello.Listen, " "), nil)
+		return Result{Host: h.Name, Phase: PhaseReady}
+	})
+	if err := s.Err(); err != nil {
+		stopAll(workers, opt)
+		return nil, err
+	}
+	return workers, nil
+}
+
+// stopAll stops every started worker in parallel.
+func stopAll(workers []*Worker, opt Options) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*opt.stopTimeout())
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		if w != nil {
+			wg.Go(func() { w.Stop(ctx) })
+		}
+	}
+	wg.Wait()
+}
+
+// refCounted returns a release function that calls done after n calls: the
+// private pool of StartWorkers closes when its last worker is gone.
+func refCounted(done func(), n int) func() {
+	var mu sync.Mutex
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		n--
+		if n == 0 {
+			done()
+		}
+	}
+}
+
+func (o Options) helloTimeout() time.Duration {
+	if o.HelloTimeout > 0 {
+		return o.HelloTimeout
+	}
+	return DefaultHelloTimeout
+}
+
+func (o Options) stopTimeout() time.Duration {
+	if o.StopTimeout > 0 {
+		return o.StopTimeout
+	}
+	return DefaultStopTimeout
+}

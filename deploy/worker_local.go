@@ -1,0 +1,66 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// startLocal starts `gridtui worker` as a local process in its own process
+// group (so Stop kills whatever it spawned), with the boot on stdin.
+func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (*Worker, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("deploy: locate running binary: %w", err)
+	}
+	wd := localWorkdir(h)
+	if err := os.MkdirAll(wd, 0o700); err != nil {
+		return nil, fmt.Errorf("deploy: work directory of %s: %w", h.Name, err)
+	}
+	cmd := exec.Command(exe, "worker")
+	cmd.Dir = wd
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	w := &Worker{Host: h, done: make(chan struct{}), stderr: newTail(), timeout: opt.stopTimeout(), ev: ev}
+	cmd.Stderr = w.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("deploy: worker %s: %w", h.Name, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("deploy: worker %s: %w", h.Name, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("deploy: start worker %s (%s): %w", h.Name, exe, err)
+	}
+	w.stdin = stdin
+	pgid := cmd.Process.Pid
+	w.kill = func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+	pf := filepath.Join(wd, pidFile(b.Node))
+	os.WriteFile(pf, []byte(strconv.Itoa(pgid)+"\n"), 0o600)
+	reap := func() error {
+		io.Copy(io.Discard, stdout) // returns at EOF, once the group is gone
+		return cmd.Wait()
+	}
+	w.Hello, err = handshake(ctx, stdin, stdout, b, opt.helloTimeout(), w.kill)
+	if err != nil {
+		w.kill()
+		reap()
+		os.Remove(pf)
+		if tail := w.stderr.String(); tail != "" {
+			return nil, fmt.Errorf("deploy: local worker %s: %w: %s", h.Name, err, tail)
+		}
+		return nil, fmt.Errorf("deploy: local worker %s: %w", h.Name, err)
+	}
+	go func() {
+		err := reap()
+		os.Remove(pf)
+		w.exited(b.Node, err)
+	}()
+	return w, nil
+}

@@ -1,0 +1,91 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// workerCommand starts the uploaded binary in the work directory. exec keeps
+// the shell's pid, so the pid file names the worker itself.
+func workerCommand(wd, node string) string {
+	return "cd " + shQuote(wd) + " && echo $$ > " + shQuote(pidFile(node)) +
+		" && exec ./" + binaryName + " worker"
+}
+
+// startRemote starts a worker over SSH on h's pooled connection. The session
+// holds one of the connection's slots until the worker exits; release is
+// called then (or at once if the start fails).
+func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, ev *emitter, release func()) (w *Worker, err error) {
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	c, err := connectHost(ctx, pool, h)
+	if err != nil {
+		return nil, err
+	}
+	free, err := c.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, stdin, stdout, err := openWorkerSession(c)
+	if err != nil {
+		free()
+		return nil, err
+	}
+	w = &Worker{Host: h, done: make(chan struct{}), stdin: stdin, stderr: newTail(),
+		timeout: opt.stopTimeout(), ev: ev}
+	w.kill = func() {
+		s.Signal(ssh.SIGKILL)
+		s.Close()
+	}
+	s.Stderr = w.stderr
+	cmd := workerCommand(remoteWorkdir(h), b.Node)
+	if err := s.Start(cmd); err != nil {
+		s.Close()
+		free()
+		return nil, fmt.Errorf("deploy: start worker on %s: %w", h.Name, err)
+	}
+	w.Hello, err = handshake(ctx, stdin, stdout, b, opt.helloTimeout(), w.kill)
+	if err != nil {
+		w.kill()
+		s.Wait()
+		free()
+		if tail := w.stderr.String(); tail != "" {
+			return nil, fmt.Errorf("deploy: worker on %s (%s): %w: %s", h.Name, path.Join(remoteWorkdir(h), binaryName), err, tail)
+		}
+		return nil, fmt.Errorf("deploy: worker on %s: %w", h.Name, err)
+	}
+	go func() {
+		io.Copy(io.Discard, stdout)
+		err := s.Wait()
+		s.Close()
+		free()
+		w.exited(b.Node, err)
+		release()
+	}()
+	return w, nil
+}
+
+func openWorkerSession(c *sshConn) (*ssh.Session, io.WriteCloser, io.Reader, error) {
+	s, err := c.client.NewSession()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, err)
+	}
+	stdin, err := s.StdinPipe()
+	if err != nil {
+		s.Close()
+		return nil, nil, nil, fmt.Errorf("deploy: session on %s: %w", c.ep, err)
+	}
+	stdout, err := s.StdoutPipe()
+	if err != nil {
+		s.Close()
+		return nil, nil, nil, fmt.Errorf("deploy: session on %s: %w", c.ep, err)
+	}
+	return s, stdin, stdout, nil
+}

@@ -105,7 +105,7 @@ func TestBestNetworkEdgeCases(t *testing.T) {
 			nic("eth1", Ethernet, "192.16.64.12"), nic("ib0", Infiniband, "192.18.64.12")),
 			wantKind: Infiniband, wantA: "192.18.64.10", wantB: "192.18.64.12"},
 		{name: "several addresses: IPv4 first, link-local skipped", a: node("C1", "", nic("eth0", Ethernet, "fe80::1", "2001:db8::1", "10.0.7.1", "10.0.7.100")),
-			b: node("C2", "", nic("eth0", Ethernet, "2001:db8::2", "10.0.7.2")),
+			b:        node("C2", "", nic("eth0", Ethernet, "2001:db8::2", "10.0.7.2")),
 			wantKind: Ethernet, wantA: "10.0.7.1", wantB: "10.0.7.2",
 			wantReason: "C1 ↔ C2: same cluster (third octet 7 = 7), no fast network in common → ethernet 10.0.7.1 ↔ 10.0.7.2"},
 		{name: "IPv6-only: octet rule compares /64", a: node("D1", "", nic("eth0", Ethernet, "fe80::1", "2001:db8:1::10"), nic("ib0", Infiniband, "2001:db8:ff::10")),

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+)
+
+// runTokenChain drives ranks detectors in lockstep as the synchronous scheme
+// does, with local(r, k) as rank r's test at iteration k, and returns the stop
+// iteration of every rank.
+func runTokenChain(t *testing.T, ranks, maxIter int, local func(r, k int) bool) []int {
+	t.Helper()
+	det := make([]*ConvergenceTokens, ranks)
+	for r := range det {
+		var err error
+		if det[r], err = NewConvergenceTokens(r, ranks, maxIter); err != nil {
+			t.Fatal(err)
+		}
+	}
+	convSent := make([]*ConvToken, ranks) // sent by r in the previous iteration
+	termSent := make([]*TermToken, ranks)
+	stopped := make([]int, ranks)
+	for k := 1; k < 10000; k++ {
+		nextConv := make([]*ConvToken, ranks)
+		nextTerm := make([]*TermToken, ranks)
+		live := 0
+		for r := range ranks {
+			if stopped[r] != 0 {
+				continue
+			}
+			live++
+			var conv ConvToken
+			var term TermToken
+			if det[r].Receives(k) {
+				if r > 0 {
+					if convSent[r-1] == nil {
+						t.Fatalf("rank %d iteration %d: no tok_conv from rank %d to read", r, k, r-1)
+					}
+					conv, convSent[r-1] = *convSent[r-1], nil
+				}
+				if r < ranks-1 {
+					if termSent[r+1] == nil {
+						t.Fatalf("rank %d iteration %d: no tok_term from rank %d to read", r, k, r+1)
+					}
+					term, termSent[r+1] = *termSent[r+1], nil
+				}
+			}
+			c, tm, send, stop, err := det[r].Step(k, local(r, k), conv, term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if send && r < ranks-1 {
+				nextConv[r] = &c
+			}
+			if send && r > 0 {
+				nextTerm[r] = &tm
+			}
+			if stop {
+				stopped[r] = k
+			}
+		}
+		if live == 0 {
+			break
+		}
+		for r := range ranks {
+			if (convSent[r] != nil || termSent[r] != nil) && stopped[r] == 0 {
+				t.Fatalf("token of rank %d left unread", r)
+			}
+			convSent[r], termSent[r] = nextConv[r], nextTerm[r]
+		}
+	}
+	for r := range ranks {
+		if convSent[r] != nil || termSent[r] != nil {
+			t.Fatalf("token of rank %d left unread at the end", r)
+		}
+	}
+	return stopped
+}
+
+func TestConvergenceTokensStopTogether(t *testing.T) {
+	tests := map[string]struct {
+		ranks, maxIter int
+		local          func(r, k int) bool
+		want           int
+	}{
+		"one rank":            {1, 0, func(r, k int) bool { return k >= 7 }, 7},
+		"two ranks":           {2, 0, func(r, k int) bool { return k >= 7 }, 9},
+		"four ranks, skewed":  {4, 0, func(r, k int) bool { return k >= 10+r }, 13 + 6},
+		"local tests flicker": {3, 0, func(r, k int) bool { return k >= 5 && !(r == 1 && k <= 8) && !(r == 2 && k == 9) }, 10 + 4},
+		"only the AND counts": {3, 0, func(r, k int) bool { return (r == 0 && k%2 == 0) || (r == 1 && k%3 == 0) || (r == 2 && k >= 20) }, 24 + 4},
+		"max iterations":      {3, 12, func(r, k int) bool { return false }, 12},
+		"max before the term": {4, 9, func(r, k int) bool { return k >= 5 }, 9},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			stopped := runTokenChain(t, tc.ranks, tc.maxIter, tc.local)
+			for r, k := range stopped {
+				if k != tc.want {
+					t.Fatalf("rank %d stopped after %d iterations, want %d (all: %v)", r, k, tc.want, stopped)
+				}
+			}
+		})
+	}
+}
+
+func TestConvergenceTokensRejectsWrongIteration(t *testing.T) {
+	d, err := NewConvergenceTokens(2, 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, _, err := d.Step(5, true, ConvToken{Iter: 4, OK: true}, TermToken{}); !errors.Is(err, ErrTermination) {
+		t.Fatalf("err %v, want ErrTermination", err)
+	}
+	if _, err := NewConvergenceTokens(4, 4, 0); err == nil {
+		t.Fatal("rank 4 of 4 accepted")
+	}
+}

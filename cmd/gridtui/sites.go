@@ -1,13 +1,78 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/spf13/cobra"
+)
 
 func newSitesCmd(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "sites",
-		Short: "not implemented yet",
+		Short: "Print the inventory as gridtui understood it",
+		Long:  "Print every host of the inventory (./sites.toml, --sites, or the embedded local grid)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return notImplemented("sites")
+			inv, err := deploy.Load(g.sites)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES")
+			for _, s := range inv.Sites {
+				for _, c := range s.Clusters {
+					for _, h := range c.Hosts {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(s, h))
+					}
+				}
+			}
+			return tw.Flush()
 		},
 	}
+}
+
+func localityName(inv *deploy.Inventory) string {
+	if inv.Locality == deploy.LocalityPrefix {
+		return "prefix /" + strconv.Itoa(inv.PrefixBits)
+	}
+	return string(inv.Locality)
+}
+
+func coresText(n int) string {
+	if n == 0 {
+		return "all"
+	}
+	return strconv.Itoa(n)
+}
+
+// addressText shows how a host is reached: its loopback addresses on a local
+// site, user@host:port (and the jump host) over SSH.
+func addressText(s deploy.Site, h deploy.Host) string {
+	if s.Launcher == deploy.LauncherLocal {
+		t := "eth " + h.EthernetAddr.String()
+		if h.FastAddr.IsValid() {
+			t += ", fast " + h.FastAddr.String()
+		}
+		return t
+	}
+	t := fmt.Sprintf("ssh %s@%s:%d", h.User, h.Name, h.Port)
+	if h.ProxyJump != "" {
+		t += " via " + h.ProxyJump
+	}
+	if h.Ethernet != "" || h.Fast != "" {
+		t += fmt.Sprintf(" (nics: eth=%s fast=%s)", dash(h.Ethernet), dash(h.Fast))
+	}
+	return t
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

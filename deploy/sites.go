@@ -1,0 +1,154 @@
+package deploy
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/netip"
+	"os"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// DefaultSitesFile is the inventory looked for in the working directory.
+const DefaultSitesFile = "sites.toml"
+
+// EmbeddedSource is the Source of the embedded local-grid inventory.
+const EmbeddedSource = "embedded"
+
+// embeddedSites is the local grid used when there is no sites.toml: two
+// clusters mirroring Table I of GRIDHPC on the loopback range.
+//
+//go:embed embedded.toml
+var embeddedSites []byte
+
+// Built-in defaults, used when neither the inventory nor ~/.ssh/config says.
+const (
+	defaultPort           = 22
+	defaultWorkdir        = ".gridtui"
+	defaultConnectTimeout = 10 * time.Second
+	defaultPrefixBits     = 24
+)
+
+// fileInventory is the TOML shape of sites.toml; Parse turns it into an
+// Inventory. Field names are the keys a user writes.
+type fileInventory struct {
+	Locality   string       `toml:"locality"`
+	PrefixBits int          `toml:"prefix_bits"`
+	Defaults   fileDefaults `toml:"defaults"`
+	Sites      []fileSite   `toml:"site"`
+}
+
+type fileDefaults struct {
+	User           string   `toml:"user"`
+	Port           int      `toml:"port"`
+	IdentityFiles  []string `toml:"identity_files"`
+	KnownHosts     string   `toml:"known_hosts"`
+	Workdir        string   `toml:"workdir"`
+	ConnectTimeout string   `toml:"connect_timeout"`
+}
+
+type fileSite struct {
+	Name     string        `toml:"name"`
+	Frontend string        `toml:"frontend"`
+	Launcher string        `toml:"launcher"`
+	User     string        `toml:"user"`
+	Port     int           `toml:"port"`
+	Workdir  string        `toml:"workdir"`
+	Clusters []fileCluster `toml:"cluster"`
+}
+
+type fileCluster struct {
+	Name     string `toml:"name"`
+	Hosts    any    `toml:"hosts"` // a node-set string or an array of them
+	Cores    int    `toml:"cores"`
+	Ethernet string `toml:"ethernet"`
+	Fast     string `toml:"fast"`
+	// Local launcher only: N nodes from these first addresses.
+	Nodes        int        `toml:"nodes"`
+	EthernetAddr string     `toml:"ethernet_addr"`
+	FastAddr     string     `toml:"fast_addr"`
+	Host         []fileHost `toml:"host"` // per-host overrides
+}
+
+type fileHost struct {
+	Name     string `toml:"name"`
+	Cores    int    `toml:"cores"`
+	User     string `toml:"user"`
+	Port     int    `toml:"port"`
+	Ethernet string `toml:"ethernet"`
+	Fast     string `toml:"fast"`
+}
+
+// Load reads the inventory at path. An empty path means ./sites.toml when it
+// exists, and the embedded local grid otherwise.
+func Load(path string) (*Inventory, error) {
+	if path == "" {
+		data, err := os.ReadFile(DefaultSitesFile)
+		switch {
+		case err == nil:
+			return Parse(DefaultSitesFile, data, DefaultSSHConfig())
+		case errors.Is(err, fs.ErrNotExist):
+			return Embedded(), nil
+		default:
+			return nil, fmt.Errorf("deploy: %w", err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: %w", err)
+	}
+	return Parse(path, data, DefaultSSHConfig())
+}
+
+// Embedded returns the embedded local-grid inventory.
+func Embedded() *Inventory {
+	inv, err := Parse(EmbeddedSource, embeddedSites, nil)
+	if err != nil {
+		panic("deploy: embedded inventory is invalid: " + err.Error())
+	}
+	return inv
+}
+
+// Parse decodes and validates an inventory. name is used in error messages
+// (file:line:col). ssh supplies ~/.ssh/config settings for what the inventory
+// leaves unsaid; nil means none.
+func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
+	var fi fileInventory
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fi); err != nil {
+		return nil, decodeError(name, data, err)
+	}
+	b := builder{file: name, data: data, ssh: ssh, seen: map[string]string{}, addrs: map[netip.Addr]string{}}
+	inv, err := b.build(&fi)
+	if err != nil {
+		return nil, err
+	}
+	inv.Source = name
+	return inv, nil
+}
+
+// decodeError turns go-toml's errors into ConfigErrors with file:line:col,
+// the key and the offending line.
+func decodeError(file string, data []byte, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		var errs []error
+		for i := range strict.Errors {
+			de := &strict.Errors[i]
+			line, col := de.Position()
+			errs = append(errs, newConfigError(file, data, line, col, indexedKey(data, line, de.Key()), "unknown key"))
+		}
+		return errors.Join(errs...)
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		return newConfigError(file, data, line, col, indexedKey(data, line, de.Key()), plainMessage(de.Error()))
+	}
+	return &ConfigError{File: file, Msg: err.Error()}
+}

@@ -1,0 +1,362 @@
+package deploy
+
+import (
+	"fmt"
+	"net/netip"
+	"os/user"
+	"strconv"
+	"time"
+)
+
+// builder validates a decoded fileInventory and resolves it into an Inventory.
+type builder struct {
+	file  string
+	data  []byte
+	ssh   SSHConfig
+	pos   keyPositions
+	seen  map[string]string     // host name -> key path where first defined
+	addrs map[netip.Addr]string // local address -> key path
+}
+
+// errAt returns a ConfigError for the key path, positioned at the key (or
+// at the closest enclosing table) when the file says where it is.
+func (b *builder) errAt(path, format string, args ...any) error {
+	if b.pos == nil {
+		b.pos = indexPositions(b.data)
+	}
+	for p := path; p != ""; p = parentPath(p) {
+		if lc, ok := b.pos[p]; ok {
+			return newConfigError(b.file, b.data, lc[0], lc[1], path, fmt.Sprintf(format, args...))
+		}
+	}
+	return &ConfigError{File: b.file, Key: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// parentPath drops the last component of a key path: "a[0].b" -> "a[0]",
+// "a[0]" -> "".
+func parentPath(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		switch p[i] {
+		case '.':
+			return p[:i]
+		case '[':
+			if i > 0 {
+				return "" // "site[0]" has no parent table worth pointing at
+			}
+		}
+	}
+	return ""
+}
+
+func (b *builder) build(fi *fileInventory) (*Inventory, error) {
+	inv := &Inventory{Locality: LocalityOctet, PrefixBits: defaultPrefixBits}
+	switch LocalityRule(fi.Locality) {
+	case "":
+	case LocalityOctet, LocalityPrefix, LocalityLabel:
+		inv.Locality = LocalityRule(fi.Locality)
+	default:
+		return nil, b.errAt("locality", "unknown locality rule %q (want octet, prefix or label)", fi.Locality)
+	}
+	if fi.PrefixBits != 0 {
+		if fi.PrefixBits < 1 || fi.PrefixBits > 32 {
+			return nil, b.errAt("prefix_bits", "prefix_bits must be between 1 and 32, not %d", fi.PrefixBits)
+		}
+		inv.PrefixBits = fi.PrefixBits
+	}
+	d, err := b.defaults(fi.Defaults)
+	if err != nil {
+		return nil, err
+	}
+	inv.Defaults = d
+	if len(fi.Sites) == 0 {
+		return nil, b.errAt("site", "no [[site]]: the inventory lists no hosts")
+	}
+	names := map[string]bool{}
+	for i := range fi.Sites {
+		path := fmt.Sprintf("site[%d]", i)
+		s, err := b.site(path, &fi.Sites[i], &inv.Defaults)
+		if err != nil {
+			return nil, err
+		}
+		if names[s.Name] {
+			return nil, b.errAt(path+".name", "duplicate site %q", s.Name)
+		}
+		names[s.Name] = true
+		inv.Sites = append(inv.Sites, s)
+	}
+	return inv, nil
+}
+
+func (b *builder) defaults(fd fileDefaults) (Defaults, error) {
+	d := Defaults{
+		User:           fd.User,
+		Port:           fd.Port,
+		IdentityFiles:  fd.IdentityFiles,
+		KnownHosts:     fd.KnownHosts,
+		Workdir:        fd.Workdir,
+		ConnectTimeout: defaultConnectTimeout,
+	}
+	if fd.Port < 0 || fd.Port > 65535 {
+		return d, b.errAt("defaults.port", "port %d is not between 1 and 65535", fd.Port)
+	}
+	if fd.ConnectTimeout != "" {
+		t, err := time.ParseDuration(fd.ConnectTimeout)
+		if err != nil || t <= 0 {
+			return d, b.errAt("defaults.connect_timeout", "connect_timeout %q is not a positive duration such as \"10s\"", fd.ConnectTimeout)
+		}
+		d.ConnectTimeout = t
+	}
+	if d.Workdir == "" {
+		d.Workdir = defaultWorkdir
+	}
+	return d, nil
+}
+
+func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
+	s := Site{Name: fs.Name, Frontend: fs.Frontend, Launcher: Launcher(fs.Launcher)}
+	if s.Name == "" {
+		return s, b.errAt(path+".name", "site has no name")
+	}
+	switch s.Launcher {
+	case "":
+		s.Launcher = LauncherSSH
+	case LauncherSSH, LauncherLocal:
+	case "slurm":
+		return s, b.errAt(path+".launcher", "launcher \"slurm\" is not supported yet (use ssh or local)")
+	default:
+		return s, b.errAt(path+".launcher", "unknown launcher %q (want ssh or local)", fs.Launcher)
+	}
+	if fs.Port < 0 || fs.Port > 65535 {
+		return s, b.errAt(path+".port", "port %d is not between 1 and 65535", fs.Port)
+	}
+	if len(fs.Clusters) == 0 {
+		return s, b.errAt(path, "site %q has no [[site.cluster]]", s.Name)
+	}
+	names := map[string]bool{}
+	for j := range fs.Clusters {
+		cpath := fmt.Sprintf("%s.cluster[%d]", path, j)
+		c, err := b.cluster(cpath, fs, &fs.Clusters[j], d, s.Launcher)
+		if err != nil {
+			return s, err
+		}
+		if names[c.Name] {
+			return s, b.errAt(cpath+".name", "duplicate cluster %q in site %q", c.Name, s.Name)
+		}
+		names[c.Name] = true
+		s.Clusters = append(s.Clusters, c)
+	}
+	return s, nil
+}
+
+func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Defaults, l Launcher) (Cluster, error) {
+	c := Cluster{Name: fc.Name, Cores: fc.Cores, Ethernet: fc.Ethernet, Fast: fc.Fast}
+	if c.Name == "" {
+		return c, b.errAt(path+".name", "cluster has no name")
+	}
+	if fc.Cores < 0 || (fc.Cores == 0 && b.written(path+".cores")) {
+		return c, b.errAt(path+".cores", "cores must be at least 1, not %d", fc.Cores)
+	}
+	var names []string
+	var err error
+	if l == LauncherLocal {
+		names, err = b.localNames(path, fc)
+	} else {
+		names, err = b.sshNames(path, fc)
+	}
+	if err != nil {
+		return c, err
+	}
+	for k, name := range names {
+		hpath := fmt.Sprintf("%s.hosts[%d]", path, k)
+		if first, dup := b.seen[name]; dup {
+			return c, b.errAt(path+".hosts", "duplicate host %q (also in %s)", name, first)
+		}
+		b.seen[name] = hpath
+		h := b.host(name, fs, &c, d)
+		if l == LauncherLocal {
+			if h.EthernetAddr, h.FastAddr, err = b.localAddrs(path, fc, k); err != nil {
+				return c, err
+			}
+		}
+		c.Hosts = append(c.Hosts, h)
+	}
+	return c, b.overrides(path, fc, &c)
+}
+
+// written reports whether the file sets the key path explicitly.
+func (b *builder) written(path string) bool {
+	if b.pos == nil {
+		b.pos = indexPositions(b.data)
+	}
+	_, ok := b.pos[path]
+	return ok
+}
+
+// sshNames expands the hosts of an SSH cluster.
+func (b *builder) sshNames(path string, fc *fileCluster) ([]string, error) {
+	for key, set := range map[string]bool{"nodes": fc.Nodes != 0, "ethernet_addr": fc.EthernetAddr != "", "fast_addr": fc.FastAddr != ""} {
+		if set {
+			return nil, b.errAt(path+"."+key, "%s is only for launcher = \"local\" sites", key)
+		}
+	}
+	var patterns []string
+	switch v := fc.Hosts.(type) {
+	case nil:
+	case string:
+		patterns = []string{v}
+	case []any:
+		for i, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, b.errAt(path+".hosts", "hosts[%d] is %T, want a string", i, e)
+			}
+			patterns = append(patterns, s)
+		}
+	default:
+		return nil, b.errAt(path+".hosts", "hosts is %T, want a string or an array of strings", v)
+	}
+	var names []string
+	for _, p := range patterns {
+		n, err := ExpandNodeSet(p)
+		if err != nil {
+			return nil, b.errAt(path+".hosts", "%v", err)
+		}
+		names = append(names, n...)
+	}
+	if len(names) == 0 {
+		return nil, b.errAt(path, "empty cluster %q: hosts lists no host", fc.Name)
+	}
+	return names, nil
+}
+
+// localNames names the nodes of a local cluster "<cluster>-1" … "<cluster>-N".
+func (b *builder) localNames(path string, fc *fileCluster) ([]string, error) {
+	if fc.Hosts != nil {
+		return nil, b.errAt(path+".hosts", "hosts is only for launcher = \"ssh\" sites; local clusters use nodes = N")
+	}
+	if fc.Nodes < 1 {
+		if fc.Nodes < 0 || b.written(path+".nodes") {
+			return nil, b.errAt(path+".nodes", "empty cluster %q: nodes must be at least 1, not %d", fc.Name, fc.Nodes)
+		}
+		return nil, b.errAt(path, "empty cluster %q: set nodes = N", fc.Name)
+	}
+	if fc.Nodes > 4096 {
+		return nil, b.errAt(path+".nodes", "nodes = %d is more than a local grid can hold (4096)", fc.Nodes)
+	}
+	if fc.EthernetAddr == "" {
+		return nil, b.errAt(path, "local cluster %q needs ethernet_addr (first node's Ethernet address, in 127.0.0.0/8)", fc.Name)
+	}
+	names := make([]string, fc.Nodes)
+	for i := range names {
+		names[i] = fc.Name + "-" + strconv.Itoa(i+1)
+	}
+	return names, nil
+}
+
+// localAddrs returns the k-th node's addresses: the first addresses plus k.
+func (b *builder) localAddrs(path string, fc *fileCluster, k int) (eth, fast netip.Addr, err error) {
+	eth, err = b.loopback(path+".ethernet_addr", fc.EthernetAddr, k)
+	if err != nil || fc.FastAddr == "" {
+		return eth, fast, err
+	}
+	fast, err = b.loopback(path+".fast_addr", fc.FastAddr, k)
+	return eth, fast, err
+}
+
+func (b *builder) loopback(key, first string, k int) (netip.Addr, error) {
+	a, err := netip.ParseAddr(first)
+	if err != nil || !a.Is4() {
+		return netip.Addr{}, b.errAt(key, "%q is not an IPv4 address", first)
+	}
+	for range k {
+		a = a.Next()
+	}
+	if !a.IsLoopback() {
+		return netip.Addr{}, b.errAt(key, "local address %s is outside 127.0.0.0/8", a)
+	}
+	if prev, dup := b.addrs[a]; dup {
+		return netip.Addr{}, b.errAt(key, "address %s is already used by %s", a, prev)
+	}
+	b.addrs[a] = key
+	return a, nil
+}
+
+// host resolves one host's settings: the inventory first, then ~/.ssh/config,
+// then built-in defaults.
+func (b *builder) host(name string, fs *fileSite, c *Cluster, d *Defaults) Host {
+	h := Host{
+		Name: name, Site: fs.Name, Cluster: c.Name, Cores: c.Cores,
+		User: firstOf(fs.User, d.User), Port: firstInt(fs.Port, d.Port),
+		IdentityFiles: d.IdentityFiles, ProxyJump: fs.Frontend,
+		Workdir: firstOf(fs.Workdir, d.Workdir), Ethernet: c.Ethernet, Fast: c.Fast,
+	}
+	if fs.Launcher == string(LauncherLocal) {
+		return h
+	}
+	if b.ssh != nil {
+		h.User = firstOf(h.User, b.ssh.Get(name, "User"))
+		if p, err := strconv.Atoi(b.ssh.Get(name, "Port")); err == nil && h.Port == 0 {
+			h.Port = p
+		}
+		if len(h.IdentityFiles) == 0 {
+			h.IdentityFiles = b.ssh.GetAll(name, "IdentityFile")
+		}
+		if pj := b.ssh.Get(name, "ProxyJump"); h.ProxyJump == "" && pj != "none" {
+			h.ProxyJump = pj
+		}
+	}
+	if h.User == "" {
+		if u, err := user.Current(); err == nil {
+			h.User = u.Username
+		}
+	}
+	h.Port = firstInt(h.Port, defaultPort)
+	return h
+}
+
+// overrides applies [[site.cluster.host]] entries to the named hosts.
+func (b *builder) overrides(path string, fc *fileCluster, c *Cluster) error {
+	for i, o := range fc.Host {
+		opath := fmt.Sprintf("%s.host[%d]", path, i)
+		idx := -1
+		for k := range c.Hosts {
+			if c.Hosts[k].Name == o.Name {
+				idx = k
+			}
+		}
+		if idx < 0 {
+			return b.errAt(opath+".name", "host %q is not in cluster %q", o.Name, c.Name)
+		}
+		if o.Cores < 0 || (o.Cores == 0 && b.written(opath+".cores")) {
+			return b.errAt(opath+".cores", "cores must be at least 1, not %d", o.Cores)
+		}
+		if o.Port < 0 || o.Port > 65535 {
+			return b.errAt(opath+".port", "port %d is not between 1 and 65535", o.Port)
+		}
+		h := &c.Hosts[idx]
+		h.Cores = firstInt(o.Cores, h.Cores)
+		h.User = firstOf(o.User, h.User)
+		h.Port = firstInt(o.Port, h.Port)
+		h.Ethernet = firstOf(o.Ethernet, h.Ethernet)
+		h.Fast = firstOf(o.Fast, h.Fast)
+	}
+	return nil
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func firstInt(vals ...int) int {
+	for _, v := range vals {
+		if v != 0 {
+			return v
+		}
+	}
+	return 0
+}

@@ -1,0 +1,193 @@
+package deploy
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// connectOnce opens a fresh pool and connects to h.
+func connectOnce(t *testing.T, h Host, opt Options) error {
+	t.Helper()
+	p, err := NewPool(sshInventory(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c, err := connectHost(testCtx(t), p, h)
+	if err != nil {
+		return err
+	}
+	out, err := c.run(testCtx(t), "echo hi")
+	if err == nil && strings.TrimSpace(string(out)) != "hi" {
+		t.Fatalf("echo hi printed %q", out)
+	}
+	return err
+}
+
+func TestHostKeyVerification(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	h := testHost(srv, key)
+	fp := ssh.FingerprintSHA256(srv.hostKey.PublicKey())
+	_, other, _ := ed25519.GenerateKey(rand.Reader)
+	otherKey, _ := ssh.NewSignerFromKey(other)
+
+	tests := []struct {
+		name      string
+		known     string // known_hosts content
+		acceptNew bool
+		prompt    HostKeyPrompt
+		wantErr   error
+		wantText  []string
+		recorded  bool // a hashed line is added
+	}{
+		{name: "known", known: knownhosts.Line([]string{knownhosts.Normalize(srv.addr)}, srv.hostKey.PublicKey()) + "\n"},
+		{name: "unknown refused", wantErr: ErrHostKeyUnknown, wantText: []string{fp, "--accept-new", knownhosts.Normalize(srv.addr)}},
+		{name: "unknown accepted with accept-new", acceptNew: true, recorded: true},
+		{name: "unknown accepted at the prompt", prompt: func(host, f string) bool { return f == fp }, recorded: true},
+		{name: "unknown refused at the prompt", prompt: func(string, string) bool { return false }, wantErr: ErrHostKeyUnknown},
+		{name: "changed refused even with accept-new",
+			known:     knownhosts.Line([]string{knownhosts.Normalize(srv.addr)}, otherKey.PublicKey()) + "\n",
+			acceptNew: true, wantErr: ErrHostKeyChanged, wantText: []string{fp}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "known_hosts")
+			os.WriteFile(file, []byte(tc.known), 0o600)
+			opt := testOptions(file)
+			opt.AcceptNew, opt.ConfirmHostKey = tc.acceptNew, tc.prompt
+			err := connectOnce(t, h, opt)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			for _, s := range tc.wantText {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+			after, _ := os.ReadFile(file)
+			added := strings.TrimPrefix(string(after), tc.known)
+			if tc.recorded != (added != "") {
+				t.Fatalf("known_hosts gained %q, want recorded=%v", added, tc.recorded)
+			}
+			if !tc.recorded {
+				return
+			}
+			if !strings.HasPrefix(added, "|1|") || strings.Contains(added, "127.0.0.1") {
+				t.Fatalf("recorded line %q is not hashed", added)
+			}
+			// A new pool, without accept-new, now trusts the recorded key.
+			if err := connectOnce(t, h, testOptions(file)); err != nil {
+				t.Fatalf("reconnect with the recorded key: %v", err)
+			}
+		})
+	}
+}
+
+func TestWrongClientKeyRefused(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	h := testHost(srv, newTestKey(t, ""))
+	err := connectOnce(t, h, testOptions(writeKnownHosts(t, srv)))
+	if err == nil || !strings.Contains(err.Error(), "unable to authenticate") || !strings.Contains(err.Error(), srv.addr) {
+		t.Fatalf("err = %v, want an authentication failure naming %s", err, srv.addr)
+	}
+}
+
+func TestEncryptedKeyAsksPassphraseOnce(t *testing.T) {
+	key := newTestKey(t, "s3cret")
+	a := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	b := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, a, b))
+	opt.Binary = smallBinary(t, 1000)
+	var asked atomic.Int32
+	opt.Passphrase = func(host, file string) ([]byte, error) {
+		asked.Add(1)
+		if file != key.file {
+			t.Errorf("asked for the passphrase of %s, want %s", file, key.file)
+		}
+		return []byte("s3cret"), nil
+	}
+	if _, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(a, key), testHost(b, key)}, opt); err != nil {
+		t.Fatalf("deploy with an encrypted key: %v", err)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Fatalf("passphrase asked %d times for two hosts, want once", n)
+	}
+
+	opt.Passphrase = func(string, string) ([]byte, error) { return []byte("wrong"), nil }
+	if err := connectOnce(t, testHost(a, key), opt); err == nil || !strings.Contains(err.Error(), key.file) {
+		t.Fatalf("wrong passphrase: err = %v, want an error naming %s", err, key.file)
+	}
+}
+
+func TestJumpHost(t *testing.T) {
+	key := newTestKey(t, "")
+	jump := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	target := newTestServer(t, "127.0.0.2", key.signer.PublicKey())
+	jh, jp := jump.host()
+	h := testHost(target, key)
+	h.ProxyJump = "hopper@" + jh + ":" + itoa(jp)
+
+	t.Run("verified hop", func(t *testing.T) {
+		opt := testOptions(writeKnownHosts(t, jump, target))
+		opt.Binary = smallBinary(t, 100<<10)
+		if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
+			t.Fatalf("deploy through the jump host: %v", err)
+		}
+		if jump.forwards.Load() != 1 || jump.execs.Load() != 0 {
+			t.Fatalf("jump host saw %d forwards and %d execs, want 1 and 0", jump.forwards.Load(), jump.execs.Load())
+		}
+		if target.execs.Load() == 0 {
+			t.Fatal("target ran no command")
+		}
+		if _, err := os.Stat(filepath.Join(target.home, "work", binaryName)); err != nil {
+			t.Fatalf("binary not on the target: %v", err)
+		}
+	})
+	t.Run("unknown target behind a known jump", func(t *testing.T) {
+		err := connectOnce(t, h, testOptions(writeKnownHosts(t, jump)))
+		if !errors.Is(err, ErrHostKeyUnknown) || !strings.Contains(err.Error(), "via hopper@"+jump.addr) ||
+			!strings.Contains(err.Error(), target.addr) {
+			t.Fatalf("err = %v, want unknown key of %s via %s", err, target.addr, jump.addr)
+		}
+	})
+	t.Run("unknown jump", func(t *testing.T) {
+		err := connectOnce(t, h, testOptions(writeKnownHosts(t, target)))
+		if !errors.Is(err, ErrHostKeyUnknown) || !strings.Contains(err.Error(), jump.addr) ||
+			!strings.Contains(err.Error(), target.addr) {
+			t.Fatalf("err = %v, want unknown key of the jump %s, naming both hosts", err, jump.addr)
+		}
+	})
+}
+
+func TestConnectTimeoutOnSilentHost(t *testing.T) {
+	sl := newSilentListener(t)
+	host, port := sl.hostPort()
+	key := newTestKey(t, "")
+	opt := testOptions(filepath.Join(t.TempDir(), "known_hosts"))
+	opt.ConnectTimeout = 300 * time.Millisecond
+	h := Host{Name: host, Site: "test", Port: port, User: "u", IdentityFiles: []string{key.file}}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Deploy(ctx, sshInventory(), []Host{h}, opt)
+	if ctx.Err() != nil {
+		t.Fatal("deploy to a silent host hung until the test deadline")
+	}
+	r := s.Results[0]
+	if err == nil || r.Phase != PhaseFailed || !errors.Is(r.Err, context.DeadlineExceeded) ||
+		!strings.Contains(r.Err.Error(), "no answer") {
+		t.Fatalf("result = %+v, want failed with no answer / deadline exceeded", r)
+	}
+}

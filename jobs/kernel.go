@@ -40,28 +40,44 @@ func (s *Slab) sweepRows(ys Range) float64 {
 
 // kernelRow updates one z-row: out[k] = max(φ[k], (s + hhf)/6) with
 // s = ((((xm[k] + xp[k]) + ym[k]) + yp[k]) + c[k−1]) + c[k+1] and zero beyond
-// the row's ends. All slices must have the length of out; they are resliced
-// once so that the inner loop carries no bounds checks.
+// the row's ends, and returns the row's σ = max|out[k] − c[k]|. All slices
+// must have the length of out; they are resliced once so that the inner loop
+// carries no bounds checks.
+//
+// It gives the bits of SerialSweep's max(φ, v) and max(σ, |d|) more cheaply
+// than the builtin max, which must order −0 below +0 and propagate NaN with a
+// five-instruction sequence:
+//   - "if v < φ { v = φ }" differs from max(φ, v) only for NaN (both keep it)
+//     and for v = −0 with φ = +0; v = (s + hhf)/6 is never −0, because
+//     s + hhf = 0 rounds to +0 and hhf < 0.
+//   - |d| is non-negative, and non-negative float64 values (NaN included,
+//     which then wins, as with max) order like their bit patterns as uint64,
+//     so σ is kept as bits with an integer max (CMP + CMOV, no branch).
 func kernelRow(out, c, xm, xp, ym, yp, phi []float64, hhf float64) float64 {
 	n := len(out)
 	if n == 0 {
 		return 0
 	}
 	c, xm, xp, ym, yp, phi = c[:n], xm[:n], xp[:n], ym[:n], yp[:n], phi[:n]
-	var sigma float64
+	const signBit = 1 << 63
+	var sigma uint64
 	zm, cur := 0.0, c[0]
 	for k := 0; k < n-1; k++ {
 		zp := c[k+1]
-		s := ((((xm[k] + xp[k]) + ym[k]) + yp[k]) + zm) + zp
-		v := max(phi[k], (s+hhf)/6.0)
-		sigma = max(sigma, math.Abs(v-cur))
+		v := (((((xm[k] + xp[k]) + ym[k]) + yp[k]) + zm) + zp + hhf) / 6.0
+		if v < phi[k] {
+			v = phi[k]
+		}
+		sigma = max(sigma, math.Float64bits(v-cur)&^signBit)
 		out[k] = v
 		zm, cur = cur, zp
 	}
 	k := n - 1
-	s := ((((xm[k] + xp[k]) + ym[k]) + yp[k]) + zm) + 0
-	v := max(phi[k], (s+hhf)/6.0)
-	sigma = max(sigma, math.Abs(v-cur))
+	v := (((((xm[k] + xp[k]) + ym[k]) + yp[k]) + zm) + 0 + hhf) / 6.0
+	if v < phi[k] {
+		v = phi[k]
+	}
+	sigma = max(sigma, math.Float64bits(v-cur)&^signBit)
 	out[k] = v
-	return sigma
+	return math.Float64frombits(sigma)
 }

@@ -1,0 +1,117 @@
+package jobs
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkSweep measures the slab kernel on a single node (one slab owning
+// the whole grid) in million point-updates per second, at the sizes of the
+// reference figures, on 1 and 2 cores.
+func BenchmarkSweep(b *testing.B) {
+	for _, n := range []int{64, 128} {
+		for _, cores := range []int{1, 2} {
+			b.Run(fmt.Sprintf("n=%d/cores=%d", n, cores), func(b *testing.B) {
+				s, err := NewSlab(Obstacle{N: n}, Range{0, n}, cores)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				s.Sweep()
+				// Bytes the kernel must move per point: read φ, write u' (plus
+				// its write-allocate read), read u once if planes stay cached.
+				b.SetBytes(int64(32 * n * n * n))
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					s.Sweep()
+				}
+				reportUpdates(b, n, cpuSeconds()-cpu0)
+			})
+		}
+	}
+}
+
+// BenchmarkSerialSweep measures the plain reference loop, the spec of the
+// kernel, so the speed-up of the kernel is visible in the same run.
+func BenchmarkSerialSweep(b *testing.B) {
+	n := 64
+	p := Obstacle{N: n}
+	u := InitialGuess(p)
+	next := make([]float64, len(u))
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		SerialSweep(p, u, next)
+		u, next = next, u
+	}
+	reportUpdates(b, n, cpuSeconds()-cpu0)
+}
+
+// reportUpdates reports the throughput in million point-updates per second
+// of wall time and per second of CPU time (user+system of the process, all
+// threads). On a shared, noisy machine the CPU-time figure is the stabler
+// one: it does not count time this process spent waiting for a core.
+func reportUpdates(b *testing.B, n int, cpu float64) {
+	updates := float64(b.N) * float64(n*n*n)
+	b.ReportMetric(updates/b.Elapsed().Seconds()/1e6, "Mupdates/s")
+	if cpu > 0 {
+		b.ReportMetric(updates/cpu/1e6, "Mupdates/cpu-s")
+	}
+}
+
+// cpuSeconds returns the CPU time the process has used so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// BenchmarkMemoryCopy is the memory-bandwidth baseline: copy of a buffer far
+// larger than the caches (the n = 128 grid, 16 MiB, is under L3 = 35 MiB on
+// the test machine, so use 64 MiB). b.SetBytes counts read + write.
+func BenchmarkMemoryCopy(b *testing.B) {
+	for _, mib := range []int{2, 64} {
+		b.Run(fmt.Sprintf("size=%dMiB", mib), func(b *testing.B) {
+			src := make([]float64, mib<<20/8)
+			dst := make([]float64, len(src))
+			for i := range src {
+				src[i] = float64(i)
+			}
+			b.SetBytes(int64(2 * 8 * len(src)))
+			for b.Loop() {
+				copy(dst, src)
+			}
+		})
+	}
+}
+
+// BenchmarkSlabMemory measures what a single-node n = 256 slab holds after
+// construction and a few sweeps, against the 3·n³·8 bytes of u, u' and φ
+// (the budget is 1.2×). It runs one iteration only: the point is the ratio.
+func BenchmarkSlabMemory(b *testing.B) {
+	const n = 256
+	needed := float64(3 * n * n * n * 8)
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s, err := NewSlab(Obstacle{N: n}, Range{0, n}, 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 3 {
+			s.Sweep()
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		held := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		runtime.KeepAlive(s)
+		s.Close()
+		b.ReportMetric(held, "bytes")
+		b.ReportMetric(held/needed, "held/needed")
+	}
+}

@@ -1,7 +1,71 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/ui"
+)
+
+// runConsole opens the full-screen console. Logs go to a file (GRIDTUI_LOG,
+// else $XDG_STATE_HOME/gridtui/console.log), never to the screen.
 func runConsole(cmd *cobra.Command, g *globalFlags) error {
-	return notImplemented("console")
+	logger, closeLog, err := consoleLogger()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
+	defer stop()
+	inv, invErr := deploy.Load(g.sites)
+	if invErr != nil {
+		logger.Error("inventory", "err", invErr)
+	}
+	m := ui.New(ui.Config{
+		Ctx:          ctx,
+		Inventory:    inv,
+		InventoryErr: invErr,
+		Run:          consoleRunner(),
+		Logger:       logger,
+	})
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("gridtui console: %w", err)
+	}
+	return nil
 }
+
+// consoleRunner is the job runner the console uses.
+func consoleRunner() ui.RunFunc { return nil }
+
+func consoleLogger() (*slog.Logger, func(), error) {
+	path := os.Getenv("GRIDTUI_LOG")
+	if path == "" {
+		dir := os.Getenv("XDG_STATE_HOME")
+		if dir == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return nil, nil, fmt.Errorf("gridtui console: no home directory for the log: %w", err)
+			}
+			dir = filepath.Join(home, ".local", "state")
+		}
+		path = filepath.Join(dir, "gridtui", "console.log")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, nil, fmt.Errorf("gridtui console: log directory %s: %w", filepath.Dir(path), err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gridtui console: open log %s: %w", path, err)
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
+

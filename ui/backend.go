@@ -1,0 +1,137 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/shirou/gopsutil/v4/load"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/probe"
+)
+
+// This file holds the console's side effects: each is a method returning a
+// tea.Cmd whose result comes back to Update as a typed message.
+
+// deployEventMsg carries one deployment event, and the channel to read the
+// next one from.
+type deployEventMsg struct {
+	ev deploy.Event
+	ch <-chan tea.Msg
+}
+
+// deployDoneMsg ends a deployment (or a stop).
+type deployDoneMsg struct {
+	what    string // "deploy" or "stop"
+	summary deploy.Summary
+	err     error
+}
+
+// hostKeyPromptMsg asks the user about an unknown host key; the deploy
+// goroutine waits for the answer on reply.
+type hostKeyPromptMsg struct {
+	host, fingerprint string
+	reply             chan<- bool
+	ch                <-chan tea.Msg
+}
+
+// loadMsg carries the local machine's load average.
+type loadMsg struct {
+	load float64
+	err  error
+}
+
+// listen returns a command that reads the next message of a stream.
+func listen(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return msg
+	}
+}
+
+// deployCmd uploads the worker binary to hosts (deploy.Deploy; local hosts
+// are ready at once) or stops their workers, streaming progress events and
+// host-key questions back to the UI.
+func deployCmd(ctx context.Context, inv *deploy.Inventory, hosts []deploy.Host, stop bool) tea.Cmd {
+	ch := make(chan tea.Msg, 64)
+	opt := deploy.Options{
+		Events: func(ev deploy.Event) {
+			select {
+			case ch <- deployEventMsg{ev: ev, ch: ch}:
+			case <-ctx.Done():
+			}
+		},
+		ConfirmHostKey: func(host, fp string) bool {
+			reply := make(chan bool, 1)
+			select {
+			case ch <- hostKeyPromptMsg{host: host, fingerprint: fp, reply: reply, ch: ch}:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case ok := <-reply:
+				return ok
+			case <-ctx.Done():
+				return false
+			}
+		},
+	}
+	go func() {
+		defer close(ch)
+		var sum deploy.Summary
+		var err error
+		what := "deploy"
+		if stop {
+			what = "stop"
+			sum, err = deploy.Stop(ctx, inv, hosts, opt)
+		} else {
+			sum, err = deploy.Deploy(ctx, inv, hosts, opt)
+		}
+		select {
+		case ch <- deployDoneMsg{what: what, summary: sum, err: err}:
+		case <-ctx.Done():
+		}
+	}()
+	return listen(ch)
+}
+
+// loadTick samples the local load average every two seconds (the local
+// grid's hosts share this machine).
+func loadTick() tea.Cmd {
+	return tea.Tick(2*time.Second, func(time.Time) tea.Msg {
+		avg, err := load.Avg()
+		if err != nil {
+			return loadMsg{load: -1, err: fmt.Errorf("ui: load average: %w", err)}
+		}
+		return loadMsg{load: avg.Load1}
+	})
+}
+
+// HtableFromInventory builds the Htable of the inventory's local-launcher
+// nodes (GRIDHPC Table I on the loopback range): each local node is its own
+// simulated host with an Ethernet and an Infiniband address. SSH hosts are
+// known only once their workers have said hello, so they are skipped.
+func HtableFromInventory(inv *deploy.Inventory) (*probe.Htable, error) {
+	if inv == nil {
+		return nil, fmt.Errorf("ui: no inventory")
+	}
+	var nodes []probe.Node
+	for _, h := range inv.Hosts() {
+		if !h.EthernetAddr.IsValid() {
+			continue
+		}
+		n := probe.Node{Name: h.Name, Host: h.Name, Cluster: h.Cluster}
+		n.NICs = append(n.NICs, probe.NIC{Name: orDefault(h.Ethernet, "eth0"), Kind: probe.Ethernet, Up: true, Addrs: []netip.Addr{h.EthernetAddr}})
+		if h.FastAddr.IsValid() {
+			n.NICs = append(n.NICs, probe.NIC{Name: orDefault(h.Fast, "ib0"), Kind: probe.Infiniband, Up: true, Addrs: []netip.Addr{h.FastAddr}})
+		}
+		nodes = append(nodes, n)
+	}
+	return probe.NewHtable(nodes, probe.Locality{Rule: string(inv.Locality), PrefixBits: inv.PrefixBits})
+}

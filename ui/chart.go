@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// sparkRunes are the eight levels of a sparkline.
+var sparkRunes = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws values on a log scale (residuals span many decades) in
+// exactly w cells; missing history is left blank on the left.
+func sparkline(vals []float64, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if len(vals) > w {
+		vals = vals[len(vals)-w:]
+	}
+	lo, hi := logRange(vals)
+	var b strings.Builder
+	b.Grow(w * 3)
+	for i := len(vals); i < w; i++ {
+		b.WriteByte(' ')
+	}
+	for _, v := range vals {
+		b.WriteRune(sparkRunes[level(v, lo, hi, len(sparkRunes))])
+	}
+	return b.String()
+}
+
+// logRange returns the range of log10 of the positive values.
+func logRange(vals []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			l := math.Log10(v)
+			lo, hi = math.Min(lo, l), math.Max(hi, l)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// level maps v to 0..n-1 on the log range [lo, hi].
+func level(v, lo, hi float64, n int) int {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0
+	}
+	if hi-lo < 1e-12 {
+		return n / 2
+	}
+	f := (math.Log10(v) - lo) / (hi - lo)
+	return max(0, min(n-1, int(f*float64(n-1)+0.5)))
+}
+
+// sample is one point of the global residual over time.
+type sample struct {
+	At    time.Duration
+	Sigma float64
+}
+
+// residualChart draws σ over time on a log scale as columns of eighth
+// blocks, w cells wide (including a 7-cell axis) and h lines high.
+func residualChart(hist []sample, w, h int) []string {
+	lines := make([]string, h)
+	if h <= 0 {
+		return lines
+	}
+	const axis = 7
+	pw := w - axis
+	if len(hist) == 0 || pw < 4 {
+		lines[0] = "σ: no samples yet"
+		return lines
+	}
+	// One column per time bucket: the last sample in each bucket.
+	cols := make([]float64, pw)
+	end := hist[len(hist)-1].At
+	for _, s := range hist {
+		i := pw - 1
+		if end > 0 {
+			i = int(float64(s.At) / float64(end) * float64(pw-1))
+		}
+		cols[max(0, min(pw-1, i))] = s.Sigma
+	}
+	for i := 1; i < pw; i++ { // hold the last value across empty buckets
+		if cols[i] == 0 {
+			cols[i] = cols[i-1]
+		}
+	}
+	lo, hi := logRange(cols)
+	lo = math.Floor(lo)
+	hi = math.Ceil(hi)
+	if hi == lo {
+		hi = lo + 1
+	}
+	levels := h * 8
+	grid := make([][]rune, h)
+	for r := range grid {
+		grid[r] = []rune(strings.Repeat(" ", pw))
+	}
+	for c, v := range cols {
+		if !(v > 0) {
+			continue
+		}
+		l := level(v, lo, hi, levels) + 1
+		for r := 0; r < h; r++ {
+			fill := l - (h-1-r)*8
+			switch {
+			case fill >= 8:
+				grid[r][c] = '█'
+			case fill > 0:
+				grid[r][c] = sparkRunes[fill-1]
+			}
+		}
+	}
+	for r := 0; r < h; r++ {
+		label := ""
+		switch r {
+		case 0:
+			label = fmt.Sprintf("1e%d", int(hi))
+		case h - 1:
+			label = fmt.Sprintf("1e%d", int(lo))
+		}
+		lines[r] = padLeft(label, axis-1) + "┤" + string(grid[r])
+	}
+	return lines
+}
+
+// sci formats a residual compactly.
+func sci(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return strings.Replace(fmt.Sprintf("%.1e", v), "e-0", "e-", 1)
+}
+
+// bytesText formats a byte count in binary units.
+func bytesText(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// countText formats a count with k/M suffixes.
+func countText(n uint64) string {
+	switch {
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+// clock formats an elapsed time as mm:ss.t (or h:mm:ss).
+func clock(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d >= time.Hour {
+		return fmt.Sprintf("%d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%02d:%04.1f", int(d.Minutes()), math.Mod(d.Seconds(), 60))
+}

@@ -1,0 +1,442 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
+)
+
+// Form fields of the Compose view, in display order.
+const (
+	fName = iota
+	fApp
+	fN
+	fEps
+	fMaxIter
+	fWall
+	fScheme
+	fDetector
+	fCores
+	fAny
+	fFile
+	fStart
+	fieldCount
+)
+
+// fieldKind says how a form field is edited.
+type fieldKind uint8
+
+const (
+	kindText   fieldKind = iota // enter edits, enter confirms
+	kindChoice                  // space/enter cycles the options
+	kindButton                  // enter acts
+)
+
+// field is one row of the Compose form.
+type field struct {
+	Label   string
+	Value   string
+	Kind    fieldKind
+	Options []string
+}
+
+// Compose panes.
+const (
+	paneForm = iota
+	paneNodes
+	paneHierarchy
+)
+
+// ComposeView composes a job: nodes, cores, the application and its
+// parameters, scheme and detector, and the submitter → coordinator → worker
+// hierarchy, validated live. It produces a jobs.Spec.
+type ComposeView struct {
+	common  *Common
+	inv     *deploy.Inventory
+	htable  *probe.Htable
+	fields  [fieldCount]field
+	pane    int
+	cursor  [3]int
+	editing bool
+	buf     string
+	picked  map[string]bool
+	// groups is the hierarchy when the user edited it; nil = automatic.
+	groups   []jobs.Group
+	problems []string
+	pairs    []PairRoute
+	status   string
+}
+
+// Messages of the Compose view.
+type (
+	// StartRunMsg asks the root model to start a run of Spec.
+	StartRunMsg struct{ Spec jobs.Spec }
+	// saveSpecMsg asks the root to write the job file.
+	saveSpecMsg struct {
+		Path string
+		Spec jobs.Spec
+	}
+	// loadSpecMsg asks the root to read a job file.
+	loadSpecMsg struct{ Path string }
+	// SpecSavedMsg reports a written job file.
+	SpecSavedMsg struct {
+		Path string
+		Err  error
+	}
+	// SpecLoadedMsg carries a job file read from disk.
+	SpecLoadedMsg struct {
+		Path string
+		Spec jobs.Spec
+		Err  error
+	}
+)
+
+// NewComposeView returns a composer for the inventory's hosts, starting
+// from the default job (jobs.DefaultSpec) with no node chosen.
+func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
+	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}}
+	v.fields = [fieldCount]field{
+		fName:     {Label: "Name", Kind: kindText},
+		fApp:      {Label: "Application", Kind: kindChoice, Options: []string{"obstacle"}},
+		fN:        {Label: "n (points/axis)", Kind: kindText},
+		fEps:      {Label: "ε (tolerance)", Kind: kindText},
+		fMaxIter:  {Label: "Max iterations", Kind: kindText},
+		fWall:     {Label: "Wall time", Kind: kindText},
+		fScheme:   {Label: "Scheme", Kind: kindChoice, Options: []string{"sync", "async", "hybrid"}},
+		fDetector: {Label: "Detector", Kind: kindChoice, Options: []string{"default", "tokens", "activity", "switch"}},
+		fCores:    {Label: "Cores per node", Kind: kindText},
+		fAny:      {Label: "Take N nodes", Kind: kindText},
+		fFile:     {Label: "Job file", Kind: kindText, Value: "job.toml"},
+		fStart:    {Label: "▶ Start run", Kind: kindButton},
+	}
+	d := jobs.DefaultSpec()
+	d.Nodes = jobs.NodeSelection{}
+	v.applySpec(d)
+	return v
+}
+
+// SetHtable gives the composer the Htable used to check the job's pairs.
+func (v *ComposeView) SetHtable(h *probe.Htable) {
+	v.htable = h
+	v.validate()
+}
+
+// Pairs returns the routes of the job's neighbour pairs (rank r ↔ r+1).
+func (v *ComposeView) Pairs() []PairRoute { return v.pairs }
+
+// Problems returns the live validation problems; empty means the job can start.
+func (v *ComposeView) Problems() []string { return v.problems }
+
+// applySpec loads a spec into the form, the node picks and the hierarchy.
+func (v *ComposeView) applySpec(s jobs.Spec) {
+	set := func(i int, val string) { v.fields[i].Value = val }
+	set(fName, s.Name)
+	set(fApp, orDefault(s.App, "obstacle"))
+	set(fN, strconv.Itoa(s.Obstacle.N))
+	set(fEps, strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64))
+	set(fMaxIter, strconv.Itoa(s.MaxIter))
+	set(fWall, s.WallTime.String())
+	set(fScheme, orDefault(string(s.Scheme), "hybrid"))
+	set(fDetector, orDefault(string(s.Detector), "default"))
+	set(fCores, strconv.Itoa(s.Cores))
+	set(fAny, strconv.Itoa(s.Nodes.Any))
+	v.picked = map[string]bool{}
+	if v.inv != nil {
+		for _, h := range v.inv.Hosts() {
+			if slices.Contains(s.Nodes.Hosts, h.Name) || slices.Contains(s.Nodes.Clusters, h.Cluster) ||
+				slices.Contains(s.Nodes.Sites, h.Site) {
+				v.picked[h.Name] = true
+			}
+		}
+	}
+	v.groups = slices.Clone(s.Groups)
+	v.validate()
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// Spec returns the job as composed (with the jobs package's defaults
+// filled in for what the form leaves open).
+func (v *ComposeView) Spec() jobs.Spec {
+	s, _ := v.parseSpec()
+	return s
+}
+
+// parseSpec builds the spec from the form; the error names the first field
+// that does not parse.
+func (v *ComposeView) parseSpec() (jobs.Spec, error) {
+	var firstErr error
+	num := func(i int) int {
+		n, err := strconv.Atoi(strings.TrimSpace(v.fields[i].Value))
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %q is not a whole number", v.fields[i].Label, v.fields[i].Value)
+		}
+		return n
+	}
+	s := jobs.Spec{
+		Name:    strings.TrimSpace(v.fields[fName].Value),
+		App:     v.fields[fApp].Value,
+		Scheme:  jobs.Scheme(v.fields[fScheme].Value),
+		Cores:   num(fCores),
+		MaxIter: num(fMaxIter),
+	}
+	s.Obstacle.N = num(fN)
+	eps, err := strconv.ParseFloat(strings.TrimSpace(v.fields[fEps].Value), 64)
+	if err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("%s: %q is not a number", v.fields[fEps].Label, v.fields[fEps].Value)
+	}
+	s.Obstacle.Eps = eps
+	if d := v.fields[fDetector].Value; d != "default" {
+		s.Detector = jobs.Detector(d)
+	}
+	wall, err := time.ParseDuration(strings.TrimSpace(v.fields[fWall].Value))
+	if err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("%s: %q is not a duration (e.g. 5m, 90s)", v.fields[fWall].Label, v.fields[fWall].Value)
+	}
+	s.WallTime = wall
+	s.Nodes = v.selection()
+	s.Nodes.Any = num(fAny)
+	s.Groups = slices.Clone(v.groups)
+	return s.WithDefaults(), firstErr
+}
+
+// selection turns the picked hosts into a node selection: whole clusters by
+// name, the rest host by host.
+func (v *ComposeView) selection() jobs.NodeSelection {
+	var sel jobs.NodeSelection
+	if v.inv == nil {
+		return sel
+	}
+	for _, site := range v.inv.Sites {
+		for _, c := range site.Clusters {
+			all, any := true, false
+			for _, h := range c.Hosts {
+				all = all && v.picked[h.Name]
+				any = any || v.picked[h.Name]
+			}
+			switch {
+			case all && len(c.Hosts) > 0:
+				sel.Clusters = append(sel.Clusters, c.Name)
+			case any:
+				for _, h := range c.Hosts {
+					if v.picked[h.Name] {
+						sel.Hosts = append(sel.Hosts, h.Name)
+					}
+				}
+			}
+		}
+	}
+	return sel
+}
+
+// chosen returns the job's nodes in rank order: the picked hosts in
+// inventory order, the first N of them when "Take N nodes" is set.
+func (v *ComposeView) chosen() []deploy.Host {
+	if v.inv == nil {
+		return nil
+	}
+	var out []deploy.Host
+	for _, h := range v.inv.Hosts() {
+		if v.picked[h.Name] {
+			out = append(out, h)
+		}
+	}
+	if n, err := strconv.Atoi(v.fields[fAny].Value); err == nil && n > 0 && n < len(out) {
+		out = out[:n]
+	}
+	return out
+}
+
+// hierarchy returns the groups: the user's edit, or by cluster, at most
+// jobs.MaxGroupSize workers per group, the first worker coordinating.
+func (v *ComposeView) hierarchy() []jobs.Group {
+	if v.groups != nil {
+		return v.groups
+	}
+	var out []jobs.Group
+	idx := map[string]int{} // cluster -> index of its open group
+	for _, h := range v.chosen() {
+		i, ok := idx[h.Cluster]
+		if !ok || len(out[i].Workers) == jobs.MaxGroupSize {
+			out = append(out, jobs.Group{Coordinator: h.Name})
+			i = len(out) - 1
+			idx[h.Cluster] = i
+		}
+		out[i].Workers = append(out[i].Workers, h.Name)
+	}
+	return out
+}
+
+// validate recomputes the problems and the pairs' routes.
+func (v *ComposeView) validate() {
+	v.problems = v.problems[:0]
+	add := func(format string, a ...any) { v.problems = append(v.problems, fmt.Sprintf(format, a...)) }
+	s, perr := v.parseSpec()
+	if perr != nil {
+		add("%v", perr)
+	} else if err := s.Validate(); err != nil {
+		add("%s", strings.TrimPrefix(err.Error(), "jobs: "))
+	}
+	nodes := v.chosen()
+	picked := 0
+	for _, ok := range v.picked {
+		if ok {
+			picked++
+		}
+	}
+	switch {
+	case picked == 0:
+		add("no nodes chosen: pick hosts or clusters in the Nodes pane (→, space)")
+	case s.Nodes.Any > picked:
+		add("not enough nodes: %d asked, %d chosen", s.Nodes.Any, picked)
+	}
+	if len(nodes) > 0 && s.Obstacle.N > 0 && s.Obstacle.N < len(nodes) {
+		add("n = %d is too small to split over %d nodes (each node needs at least one plane)", s.Obstacle.N, len(nodes))
+	}
+	if s.Cores > 0 && s.Obstacle.N > 0 && s.Cores > s.Obstacle.N {
+		add("cores = %d exceeds n = %d (cores split the y axis)", s.Cores, s.Obstacle.N)
+	}
+	v.pairs = v.pairs[:0]
+	for i := 0; i+1 < len(nodes); i++ {
+		p := PairRoute{A: nodes[i].Name, B: nodes[i+1].Name}
+		if v.htable == nil {
+			p.Err = fmt.Errorf("no Htable yet (probe first)")
+		} else {
+			p.Route, p.Err = v.htable.Route(p.A, p.B)
+		}
+		if p.Err != nil && v.htable != nil {
+			add("unreachable pair %s ↔ %s: %v", p.A, p.B, p.Err)
+		}
+		v.pairs = append(v.pairs, p)
+	}
+}
+
+// Update handles the composer's keys.
+func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
+	switch msg := msg.(type) {
+	case SpecLoadedMsg:
+		if msg.Err != nil {
+			v.status = "load failed: " + msg.Err.Error()
+			return v, nil
+		}
+		v.applySpec(msg.Spec)
+		v.fields[fFile].Value = msg.Path
+		v.status = "loaded " + msg.Path
+	case SpecSavedMsg:
+		v.status = "saved " + msg.Path
+		if msg.Err != nil {
+			v.status = "save failed: " + msg.Err.Error()
+		}
+	case tea.KeyPressMsg:
+		return v.key(msg)
+	}
+	return v, nil
+}
+
+func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
+	if v.editing {
+		v.editKey(msg)
+		return v, nil
+	}
+	k := msg.String()
+	switch k {
+	case "left":
+		v.pane = (v.pane + 2) % 3
+		return v, nil
+	case "right":
+		v.pane = (v.pane + 1) % 3
+		return v, nil
+	case "ctrl+s":
+		s, _ := v.parseSpec()
+		return v, msgCmd(saveSpecMsg{Path: v.fields[fFile].Value, Spec: s})
+	case "ctrl+o":
+		return v, msgCmd(loadSpecMsg{Path: v.fields[fFile].Value})
+	case "r":
+		return v, v.start()
+	case "up", "k":
+		v.cursor[v.pane] = max(0, v.cursor[v.pane]-1)
+		return v, nil
+	case "down", "j":
+		v.cursor[v.pane] = min(v.paneLen(v.pane)-1, v.cursor[v.pane]+1)
+		return v, nil
+	}
+	switch v.pane {
+	case paneForm:
+		return v.formKey(k)
+	case paneNodes:
+		v.nodesKey(k)
+	case paneHierarchy:
+		v.hierarchyKey(k)
+	}
+	return v, nil
+}
+
+// start validates and asks the root to start the run.
+func (v *ComposeView) start() tea.Cmd {
+	v.validate()
+	if len(v.problems) > 0 {
+		v.status = "cannot start: " + v.problems[0]
+		return nil
+	}
+	s, _ := v.parseSpec()
+	v.status = "starting " + s.Name
+	return msgCmd(StartRunMsg{Spec: s})
+}
+
+func (v ComposeView) formKey(k string) (ComposeView, tea.Cmd) {
+	i := v.cursor[paneForm]
+	f := &v.fields[i]
+	switch {
+	case f.Kind == kindButton && k == "enter":
+		return v, v.start()
+	case f.Kind == kindChoice && (k == "enter" || k == "space"):
+		j := slices.Index(f.Options, f.Value)
+		f.Value = f.Options[(j+1)%len(f.Options)]
+		if i == fScheme && f.Value == "sync" {
+			v.fields[fDetector].Value = "default" // sync runs use tokens
+		}
+		v.validate()
+	case f.Kind == kindText && k == "enter":
+		v.editing, v.buf = true, f.Value
+	}
+	return v, nil
+}
+
+// editKey edits the focused text field: enter keeps, esc cancels.
+func (v *ComposeView) editKey(msg tea.KeyPressMsg) {
+	switch msg.String() {
+	case "enter":
+		v.fields[v.cursor[paneForm]].Value = v.buf
+		v.editing = false
+		if v.cursor[paneForm] == fAny {
+			v.groups = nil // the node set changed: automatic hierarchy again
+		}
+		v.validate()
+	case "esc":
+		v.editing = false
+	case "backspace":
+		if r := []rune(v.buf); len(r) > 0 {
+			v.buf = string(r[:len(r)-1])
+		}
+	case "ctrl+u":
+		v.buf = ""
+	default:
+		v.buf += msg.Text
+	}
+}
+
+// capturing reports whether the composer is taking text input.
+func (v ComposeView) capturing() bool { return v.editing }

@@ -1,0 +1,360 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// pickRow is one row of the Nodes pane: a cluster or a host.
+type pickRow struct {
+	cluster string // set on cluster rows
+	host    string // set on host rows
+	cores   int
+}
+
+func (v *ComposeView) pickRows() []pickRow {
+	var rows []pickRow
+	if v.inv == nil {
+		return rows
+	}
+	for _, s := range v.inv.Sites {
+		for _, c := range s.Clusters {
+			rows = append(rows, pickRow{cluster: c.Name, cores: c.Cores})
+			for _, h := range c.Hosts {
+				rows = append(rows, pickRow{host: h.Name, cores: h.Cores})
+			}
+		}
+	}
+	return rows
+}
+
+// hierRow is one row of the Hierarchy pane.
+type hierRow struct {
+	group  int // -1: the submitter
+	worker string
+}
+
+func (v *ComposeView) hierRows() []hierRow {
+	rows := []hierRow{{group: -1}}
+	for i, g := range v.hierarchy() {
+		rows = append(rows, hierRow{group: i})
+		for _, w := range g.Workers {
+			rows = append(rows, hierRow{group: i, worker: w})
+		}
+	}
+	return rows
+}
+
+func (v *ComposeView) paneLen(p int) int {
+	switch p {
+	case paneNodes:
+		return max(1, len(v.pickRows()))
+	case paneHierarchy:
+		return len(v.hierRows())
+	}
+	return fieldCount
+}
+
+// nodesKey toggles a host, or a whole cluster, with space or enter.
+func (v *ComposeView) nodesKey(k string) {
+	if k != "space" && k != "enter" {
+		return
+	}
+	rows := v.pickRows()
+	i := v.cursor[paneNodes]
+	if i >= len(rows) {
+		return
+	}
+	r := rows[i]
+	if r.host != "" {
+		v.picked[r.host] = !v.picked[r.host]
+	} else {
+		all := true
+		for _, h := range v.clusterHosts(r.cluster) {
+			all = all && v.picked[h]
+		}
+		for _, h := range v.clusterHosts(r.cluster) {
+			v.picked[h] = !all
+		}
+	}
+	v.groups = nil // the node set changed: automatic hierarchy again
+	v.validate()
+}
+
+func (v *ComposeView) clusterHosts(cluster string) []string {
+	var out []string
+	for _, h := range v.inv.Hosts() {
+		if h.Cluster == cluster {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// hierarchyKey edits the hierarchy: m moves the worker under the cursor to
+// the next group, n to a new group, c makes it its group's coordinator.
+func (v *ComposeView) hierarchyKey(k string) {
+	rows := v.hierRows()
+	i := v.cursor[paneHierarchy]
+	if i >= len(rows) || rows[i].worker == "" {
+		return
+	}
+	r := rows[i]
+	groups := cloneGroups(v.hierarchy())
+	switch k {
+	case "c":
+		groups[r.group].Coordinator = r.worker
+	case "m", "n":
+		groups = removeWorker(groups, r.group, r.worker)
+		to := len(groups)
+		if k == "m" && len(groups) > 0 {
+			to = (min(r.group, len(groups)-1) + 1) % len(groups)
+			if len(groups) == 1 && len(groups[0].Workers) > 0 && r.group == 0 {
+				to = 0
+			}
+		}
+		if to == len(groups) {
+			groups = append(groups, jobs.Group{Coordinator: r.worker})
+		}
+		groups[to].Workers = append(groups[to].Workers, r.worker)
+	default:
+		return
+	}
+	v.groups = groups
+	v.validate()
+	// keep the cursor on the worker that moved
+	for j, row := range v.hierRows() {
+		if row.worker == r.worker {
+			v.cursor[paneHierarchy] = j
+		}
+	}
+}
+
+func cloneGroups(gs []jobs.Group) []jobs.Group {
+	out := make([]jobs.Group, len(gs))
+	for i, g := range gs {
+		out[i] = jobs.Group{Coordinator: g.Coordinator, Workers: slices.Clone(g.Workers)}
+	}
+	return out
+}
+
+// removeWorker takes w out of group g; a group left empty disappears, and a
+// group that lost its coordinator gets its first remaining worker.
+func removeWorker(gs []jobs.Group, g int, w string) []jobs.Group {
+	gs[g].Workers = slices.DeleteFunc(gs[g].Workers, func(x string) bool { return x == w })
+	if len(gs[g].Workers) == 0 {
+		return slices.Delete(gs, g, g+1)
+	}
+	if gs[g].Coordinator == w {
+		gs[g].Coordinator = gs[g].Workers[0]
+	}
+	return gs
+}
+
+func (v ComposeView) help() bindingList {
+	b := func(k, d string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, d)) }
+	pane := b("←/→", "pane")
+	start := b("r", "start run")
+	var short []key.Binding
+	switch v.pane {
+	case paneForm:
+		short = []key.Binding{pane, b("enter", "edit/cycle"), start, b("ctrl+s", "save"), b("ctrl+o", "load")}
+	case paneNodes:
+		short = []key.Binding{pane, b("space", "toggle node/cluster"), start}
+	case paneHierarchy:
+		short = []key.Binding{pane, b("m", "move to next group"), b("n", "new group"), b("c", "coordinator"), start}
+	}
+	full := [][]key.Binding{
+		{pane, b("enter", "edit field / cycle choice"), b("esc", "cancel edit"), start},
+		{b("space", "toggle node or cluster"), b("ctrl+s", "save job file"), b("ctrl+o", "load job file")},
+		{b("m", "move worker to next group"), b("n", "worker to a new group"), b("c", "make coordinator")},
+	}
+	return bindingList{short: short, full: full}
+}
+
+// View renders the form on the left, the node picker and the hierarchy on
+// the right, and the live validation underneath.
+func (v ComposeView) View() string {
+	c, s := v.common, v.common.Styles
+	if v.inv == nil || len(v.inv.Hosts()) == 0 {
+		return placeBody(c, s.Title.Render("Nothing to compose")+"\n"+s.Dim.Render("The inventory lists no hosts."))
+	}
+	h := c.bodyHeight()
+	probH := min(len(v.problems), max(1, h/5)) + 1
+	mainH := h - probH
+	lw := min(44, c.Width*9/20)
+	rw := c.Width - lw - 1
+	left := v.formLines(lw, mainH)
+	nodesNeed, hierNeed := len(v.pickRows())+1, len(v.hierRows())+2
+	nodesH := nodesNeed
+	if nodesNeed+hierNeed > mainH {
+		nodesH = max(4, min(nodesNeed, mainH-max(4, min(hierNeed, mainH/2))))
+	}
+	right := v.paneTitle(paneNodes, "Nodes", fmt.Sprintf(" (%d chosen)", len(v.chosen())))
+	right = append(right, v.pickLines(rw, nodesH-1)...)
+	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", fmt.Sprintf(" (%d groups)", len(v.hierarchy())))...)
+	right = append(right, v.hierLines(rw, mainH-len(right))...)
+	out := make([]string, 0, h)
+	for i := 0; i < mainH; i++ {
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		out = append(out, padRight(l, lw)+"│"+padRight(r, rw))
+	}
+	out = append(out, v.validationLines(c.Width, probH)...)
+	return placeBody(c, strings.Join(out, "\n"))
+}
+
+func (v ComposeView) paneTitle(p int, title, note string) []string {
+	s := v.common.Styles
+	if v.pane == p {
+		return []string{s.Title.Render("▸ "+title) + s.Dim.Render(note)}
+	}
+	return []string{"  " + title + s.Dim.Render(note)}
+}
+
+func (v ComposeView) formLines(w, h int) []string {
+	s := v.common.Styles
+	out := v.paneTitle(paneForm, "Job", "")
+	for i, f := range v.fields {
+		val := f.Value
+		switch f.Kind {
+		case kindChoice:
+			val = "‹" + val + "›"
+		case kindButton:
+			val = ""
+		}
+		if v.editing && i == v.cursor[paneForm] {
+			val = v.buf + "▏"
+		}
+		mark := " "
+		if v.pane == paneForm && i == v.cursor[paneForm] {
+			mark = "›"
+		}
+		line := padRight(mark+" "+f.Label, 18) + " " + val
+		if mark == "›" {
+			line = s.Selected.Render(padRight(line, w))
+		}
+		out = append(out, line)
+	}
+	if v.status != "" {
+		out = append(out, "", s.Dim.Render(wrap(v.status, w)))
+	}
+	return clipWindow(out, 0, h)
+}
+
+func (v ComposeView) pickLines(w, h int) []string {
+	s := v.common.Styles
+	rows := v.pickRows()
+	lines := make([]string, len(rows))
+	for i, r := range rows {
+		var line string
+		if r.host != "" {
+			box := "[ ]"
+			if v.picked[r.host] {
+				box = "[x]"
+			}
+			line = "    " + box + " " + r.host + s.Dim.Render(" "+strconv.Itoa(r.cores)+"c")
+		} else {
+			n, all := 0, v.clusterHosts(r.cluster)
+			for _, hname := range all {
+				if v.picked[hname] {
+					n++
+				}
+			}
+			box := "[ ]"
+			switch {
+			case n == len(all) && n > 0:
+				box = "[x]"
+			case n > 0:
+				box = "[-]"
+			}
+			line = "  " + box + " " + r.cluster + s.Dim.Render(fmt.Sprintf(" %d/%d", n, len(all)))
+		}
+		if v.pane == paneNodes && i == v.cursor[paneNodes] {
+			line = s.Selected.Render(padRight("›"+line[1:], w))
+		}
+		lines[i] = line
+	}
+	return scrollTo(lines, v.cursor[paneNodes], h)
+}
+
+func (v ComposeView) hierLines(w, h int) []string {
+	s := v.common.Styles
+	groups := v.hierarchy()
+	rows := v.hierRows()
+	lines := make([]string, len(rows))
+	for i, r := range rows {
+		var line string
+		switch {
+		case r.group < 0:
+			line = "  submitter (this console)"
+		case r.worker == "":
+			g := groups[r.group]
+			line = fmt.Sprintf("  └ group %d · coordinator %s · %d workers", r.group+1, g.Coordinator, len(g.Workers))
+			if len(g.Workers) > jobs.MaxGroupSize {
+				line += " (too many!)"
+			}
+		default:
+			line = "      └ " + r.worker
+			if groups[r.group].Coordinator == r.worker {
+				line += " ★ coordinator"
+			}
+		}
+		if v.pane == paneHierarchy && i == v.cursor[paneHierarchy] {
+			line = s.Selected.Render(padRight("›"+line[1:], w))
+		}
+		lines[i] = line
+	}
+	if len(groups) == 0 {
+		lines = append(lines, s.Dim.Render("    (no workers: choose nodes)"))
+	}
+	return scrollTo(lines, v.cursor[paneHierarchy], h)
+}
+
+func (v ComposeView) validationLines(w, h int) []string {
+	s := v.common.Styles
+	if len(v.problems) == 0 {
+		n := len(v.chosen())
+		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %d nodes, %d neighbour pairs — press r (or enter on Start) to run", n, len(v.pairs)), w))}
+	}
+	out := []string{s.Err.Render(fitLine(fmt.Sprintf("✗ %d problem(s):", len(v.problems)), w))}
+	for _, p := range v.problems {
+		if len(out) == h {
+			break
+		}
+		out = append(out, s.Err.Render(fitLine("  • "+p, w)))
+	}
+	return out
+}
+
+// scrollTo returns h lines of lines that include index cur.
+func scrollTo(lines []string, cur, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	first := 0
+	if cur >= h {
+		first = cur - h + 1
+	}
+	return clipWindow(lines, first, h)
+}
+
+// clipWindow returns lines[first:first+h], bounded.
+func clipWindow(lines []string, first, h int) []string {
+	if first > len(lines) {
+		first = len(lines)
+	}
+	end := min(len(lines), first+h)
+	return lines[first:end]
+}

@@ -1,0 +1,388 @@
+package ui
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// column is one column of a list: a title and a width (0 = share the space
+// left by the fixed columns).
+type column struct {
+	Title string
+	Width int
+	Right bool
+}
+
+// rowTone is the colour-independent tone of a list row.
+type rowTone uint8
+
+const (
+	toneNormal rowTone = iota
+	toneDim
+	toneErr
+	toneOK
+	toneWarn
+)
+
+// listRow is one row of a list or tree. Level is the tree depth; only leaf
+// rows take part in sorting (sorting flattens the tree).
+type listRow struct {
+	Key   string
+	Cells []string
+	Level int
+	Leaf  bool
+	Tone  rowTone
+}
+
+// list is the filterable, sortable, scrolling table every view uses. It keeps
+// all rows but renders only the visible window, so a list of thousands of
+// rows costs no more per frame than a screenful.
+type list struct {
+	cols      []column
+	rows      []listRow
+	visible   []int
+	cursor    int // index into visible
+	offset    int // first visible row on screen
+	filter    string
+	filtering bool
+	sortCol   int // -1: natural (tree) order
+	desc      bool
+}
+
+func newList(cols []column) list {
+	return list{cols: cols, sortCol: -1}
+}
+
+// setRows replaces the rows, keeping the cursor on the same key if present.
+func (l *list) setRows(rows []listRow) {
+	sel, hadSel := l.selected()
+	l.rows = rows
+	l.refresh()
+	if hadSel {
+		for i, idx := range l.visible {
+			if l.rows[idx].Key == sel.Key {
+				l.cursor = i
+				return
+			}
+		}
+	}
+	l.clampCursor()
+}
+
+// selected returns the row under the cursor.
+func (l *list) selected() (listRow, bool) {
+	if l.cursor < 0 || l.cursor >= len(l.visible) {
+		return listRow{}, false
+	}
+	return l.rows[l.visible[l.cursor]], true
+}
+
+func (l *list) clampCursor() {
+	if l.cursor >= len(l.visible) {
+		l.cursor = len(l.visible) - 1
+	}
+	if l.cursor < 0 {
+		l.cursor = 0
+	}
+}
+
+// refresh recomputes the visible rows from the filter and the sort column.
+func (l *list) refresh() {
+	l.visible = l.visible[:0]
+	f := strings.ToLower(l.filter)
+	match := func(r listRow) bool {
+		if f == "" {
+			return true
+		}
+		for _, c := range r.Cells {
+			if strings.Contains(strings.ToLower(ansi.Strip(c)), f) {
+				return true
+			}
+		}
+		return false
+	}
+	if l.sortCol >= 0 {
+		for i, r := range l.rows {
+			if r.Leaf && match(r) {
+				l.visible = append(l.visible, i)
+			}
+		}
+		col, desc := l.sortCol, l.desc
+		slices.SortStableFunc(l.visible, func(a, b int) int {
+			c := compareCells(cellAt(l.rows[a], col), cellAt(l.rows[b], col))
+			if desc {
+				return -c
+			}
+			return c
+		})
+	} else {
+		l.visible = append(l.visible, treeFilter(l.rows, match)...)
+	}
+	l.clampCursor()
+}
+
+// treeFilter keeps the rows that match, their ancestors and descendants.
+func treeFilter(rows []listRow, match func(listRow) bool) []int {
+	keep := make([]bool, len(rows))
+	var stack []int // indices of the ancestors of the current row
+	for i, r := range rows {
+		for len(stack) > 0 && rows[stack[len(stack)-1]].Level >= r.Level {
+			stack = stack[:len(stack)-1]
+		}
+		m := match(r)
+		for _, a := range stack {
+			if keep[a] && match(rows[a]) {
+				m = true // a matching ancestor keeps its subtree
+			}
+		}
+		if m {
+			keep[i] = true
+			for _, a := range stack {
+				keep[a] = true
+			}
+		}
+		stack = append(stack, i)
+	}
+	out := make([]int, 0, len(rows))
+	for i, k := range keep {
+		if k {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func cellAt(r listRow, col int) string {
+	if col < len(r.Cells) {
+		return ansi.Strip(r.Cells[col])
+	}
+	return ""
+}
+
+// compareCells orders numbers numerically (a leading number is enough, so
+// "12 %" and "3.5 ms" sort right) and everything else as text.
+func compareCells(a, b string) int {
+	fa, errA := strconv.ParseFloat(leadingNumber(a), 64)
+	fb, errB := strconv.ParseFloat(leadingNumber(b), 64)
+	if errA == nil && errB == nil {
+		return cmp.Compare(fa, fb)
+	}
+	return strings.Compare(strings.ToLower(a), strings.ToLower(b))
+}
+
+func leadingNumber(s string) string {
+	s = strings.TrimSpace(s)
+	end := 0
+	for end < len(s) && strings.IndexByte("0123456789.-+eE", s[end]) >= 0 {
+		end++
+	}
+	return s[:end]
+}
+
+// update handles list navigation, filtering and sorting. It reports whether
+// the key was consumed. While the filter is being typed every key is consumed.
+func (l *list) update(msg tea.KeyPressMsg, k KeyMap, height int) bool {
+	if l.filtering {
+		switch msg.String() {
+		case "enter":
+			l.filtering = false
+		case "esc":
+			l.filtering, l.filter = false, ""
+		case "backspace":
+			if r := []rune(l.filter); len(r) > 0 {
+				l.filter = string(r[:len(r)-1])
+			}
+		default:
+			if msg.Text != "" {
+				l.filter += msg.Text
+			}
+		}
+		l.refresh()
+		return true
+	}
+	page := max(1, height-1)
+	switch {
+	case key.Matches(msg, k.Up):
+		l.cursor--
+	case key.Matches(msg, k.Down):
+		l.cursor++
+	case key.Matches(msg, k.PageUp):
+		l.cursor -= page
+	case key.Matches(msg, k.PageDown):
+		l.cursor += page
+	case key.Matches(msg, k.Home):
+		l.cursor = 0
+	case key.Matches(msg, k.End):
+		l.cursor = len(l.visible) - 1
+	case key.Matches(msg, k.Filter):
+		l.filtering = true
+	case key.Matches(msg, k.Sort):
+		l.sortCol++
+		if l.sortCol >= len(l.cols) {
+			l.sortCol = -1
+		}
+		l.refresh()
+	case key.Matches(msg, k.Reverse):
+		l.desc = !l.desc
+		l.refresh()
+	case msg.String() == "esc" && l.filter != "":
+		l.filter = ""
+		l.refresh()
+	default:
+		return false
+	}
+	l.clampCursor()
+	return true
+}
+
+// widths resolves the column widths for a total width.
+func (l *list) widths(total int) []int {
+	w := make([]int, len(l.cols))
+	fixed, flex := 0, 0
+	for i, c := range l.cols {
+		w[i] = c.Width
+		fixed += c.Width + 1
+		if c.Width == 0 {
+			flex++
+		}
+	}
+	free := total - 2 - fixed
+	for i, c := range l.cols {
+		if c.Width == 0 {
+			w[i] = max(4, free/flex)
+		}
+	}
+	return w
+}
+
+// render draws the header, the visible window of rows and a footer line in
+// exactly height lines of the given width.
+func (l *list) render(s *Styles, width, height int) string {
+	var b strings.Builder
+	w := l.widths(width)
+	rowsH := max(1, height-2)
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+rowsH {
+		l.offset = l.cursor - rowsH + 1
+	}
+	l.offset = max(0, min(l.offset, len(l.visible)-rowsH))
+	hdr := make([]string, len(l.cols))
+	for i, c := range l.cols {
+		t := c.Title
+		if i == l.sortCol {
+			t += map[bool]string{false: "▲", true: "▼"}[l.desc]
+		}
+		hdr[i] = t
+	}
+	b.WriteString(s.Header.Render(fitLine(joinCells(" ", hdr, w, l.cols, 0), width)))
+	for i := 0; i < rowsH; i++ {
+		b.WriteByte('\n')
+		vi := l.offset + i
+		if vi >= len(l.visible) {
+			continue
+		}
+		r := l.rows[l.visible[vi]]
+		level := r.Level
+		if l.sortCol >= 0 {
+			level = 0
+		}
+		mark := " "
+		if vi == l.cursor {
+			mark = "›"
+		}
+		line := fitLine(joinCells(mark, r.Cells, w, l.cols, level), width)
+		switch {
+		case vi == l.cursor:
+			line = s.Selected.Render(line)
+		case r.Tone == toneDim:
+			line = s.Dim.Render(line)
+		case r.Tone == toneErr:
+			line = s.Err.Render(line)
+		case r.Tone == toneWarn:
+			line = s.Warn.Render(line)
+		case r.Tone == toneOK:
+			line = s.OK.Render(line)
+		}
+		b.WriteString(line)
+	}
+	b.WriteByte('\n')
+	b.WriteString(s.Dim.Render(fitLine(l.footer(), width)))
+	return b.String()
+}
+
+func (l *list) footer() string {
+	leaves, shown := 0, 0
+	for _, r := range l.rows {
+		if r.Leaf {
+			leaves++
+		}
+	}
+	for _, i := range l.visible {
+		if l.rows[i].Leaf {
+			shown++
+		}
+	}
+	f := strconv.Itoa(shown) + " of " + strconv.Itoa(leaves)
+	switch {
+	case l.filtering:
+		f += " · filter: " + l.filter + "▏ (enter keep, esc clear)"
+	case l.filter != "":
+		f += " · filter: " + l.filter + " (esc clears)"
+	}
+	if l.sortCol >= 0 {
+		f += " · sorted by " + l.cols[l.sortCol].Title
+	}
+	return f
+}
+
+// joinCells lays cells out in their column widths; the first cell is
+// indented by its tree level.
+func joinCells(mark string, cells []string, w []int, cols []column, level int) string {
+	var b strings.Builder
+	b.WriteString(mark)
+	for i := range w {
+		b.WriteByte(' ')
+		c := ""
+		if i < len(cells) {
+			c = cells[i]
+		}
+		if i == 0 && level > 0 {
+			c = strings.Repeat("  ", level) + c
+		}
+		if cols[i].Right {
+			b.WriteString(padLeft(c, w[i]))
+		} else {
+			b.WriteString(padRight(c, w[i]))
+		}
+	}
+	return b.String()
+}
+
+// padRight truncates or pads s (which may hold ANSI) to exactly w cells.
+func padRight(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-sw)
+}
+
+// padLeft is padRight aligned right.
+func padLeft(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return strings.Repeat(" ", w-sw) + s
+}
+
+// fitLine makes s exactly w cells wide.
+func fitLine(s string, w int) string { return padRight(s, w) }

@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/probe"
+)
+
+// PairRoute is the network chosen for one pair of neighbouring nodes of the
+// composed job, with the outcome of its pre-flight check when known.
+type PairRoute struct {
+	A, B  string
+	Route probe.Route
+	// Err is set when no network joins the pair (the job cannot start).
+	Err error
+	// Preflight is the pre-flight result ("ok", a warning, an error) or ""
+	// when it has not run.
+	Preflight string
+}
+
+// NetworkView shows the Htable (GRIDHPC Table I: each node's Ethernet and
+// fast-network addresses) and, for the pairs the composed job will use, the
+// network Algorithm 1 chose and why.
+type NetworkView struct {
+	common *Common
+	table  *probe.Htable
+	err    error
+	pairs  []PairRoute
+	nodes  list
+	routes list
+	focus  int // 0: nodes, 1: pairs
+}
+
+// NewNetworkView returns an empty Network view.
+func NewNetworkView(c *Common) NetworkView {
+	return NetworkView{
+		common: c,
+		nodes: newList([]column{
+			{Title: "Node", Width: 12},
+			{Title: "Cluster", Width: 8},
+			{Title: "Ethernet", Width: 0},
+			{Title: "Fast network", Width: 0},
+		}),
+		routes: newList([]column{
+			{Title: "Pair", Width: 0},
+			{Title: "Network", Width: 10},
+			{Title: "Reason", Width: 0},
+			{Title: "Pre-flight", Width: 10},
+		}),
+	}
+}
+
+// SetHtable shows a new Htable, or the error that prevented building it.
+func (v *NetworkView) SetHtable(h *probe.Htable, err error) {
+	v.table, v.err = h, err
+	var rows []listRow
+	if h != nil {
+		for _, r := range h.Rows() {
+			fast := make([]string, len(r.Fast))
+			for i, f := range r.Fast {
+				fast[i] = string(f.Kind) + " " + f.Addr.String()
+			}
+			fastCell := strings.Join(fast, ", ")
+			if fastCell == "" {
+				fastCell = "none"
+			}
+			rows = append(rows, listRow{Key: r.Node, Leaf: true,
+				Cells: []string{r.Node, r.Cluster, addrList(r.Ethernet), fastCell}})
+		}
+	}
+	v.nodes.setRows(rows)
+}
+
+// Htable returns the table shown, nil if none.
+func (v *NetworkView) Htable() *probe.Htable { return v.table }
+
+func addrList(as []netip.Addr) string {
+	if len(as) == 0 {
+		return "none"
+	}
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = a.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// SetPairs shows the routes of the composed job's neighbour pairs.
+func (v *NetworkView) SetPairs(pairs []PairRoute) {
+	v.pairs = pairs
+	rows := make([]listRow, len(pairs))
+	for i, p := range pairs {
+		r := listRow{Key: p.A + "↔" + p.B, Leaf: true}
+		pf := p.Preflight
+		if pf == "" {
+			pf = "not run"
+		}
+		if p.Err != nil {
+			r.Cells = []string{p.A + " ↔ " + p.B, "NONE", p.Err.Error(), pf}
+			r.Tone = toneErr
+		} else {
+			addrs := ""
+			if p.Route.AAddr != "" {
+				addrs = " " + p.Route.AAddr + " ↔ " + p.Route.BAddr
+			}
+			r.Cells = []string{p.A + " ↔ " + p.B, netLabel(p.Route.Network), reasonTail(p.Route.Reason) + addrs, pf}
+			if strings.HasPrefix(pf, "warn") || strings.HasPrefix(pf, "fail") {
+				r.Tone = toneWarn
+			}
+		}
+		rows[i] = r
+	}
+	v.routes.setRows(rows)
+}
+
+// netLabel marks fast networks so they stand out without colour.
+func netLabel(k probe.Kind) string {
+	if k.Fast() {
+		return "⚡" + string(k)
+	}
+	return string(k)
+}
+
+// reasonTail drops the "a ↔ b: " prefix of a route reason (the pair column
+// already names the nodes) and the addresses after the arrow.
+func reasonTail(r string) string {
+	if i := strings.Index(r, ": "); i >= 0 {
+		r = r[i+2:]
+	}
+	if i := strings.LastIndex(r, " → "); i >= 0 {
+		if j := strings.IndexByte(r[i+len(" → "):], ' '); j >= 0 {
+			r = r[:i+len(" → ")+j]
+		}
+	}
+	return r
+}
+
+// summary counts the job's pairs per network: the at-a-glance answer to
+// "which traffic goes over which network".
+func (v *NetworkView) summary() string {
+	if len(v.pairs) == 0 {
+		return "No job yet: choose nodes in Compose (3) to see its pairs' networks."
+	}
+	count := map[string]int{}
+	var order []string
+	bad := 0
+	for _, p := range v.pairs {
+		if p.Err != nil {
+			bad++
+			continue
+		}
+		k := string(p.Route.Network)
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	parts := make([]string, 0, len(order)+1)
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%d over %s", count[k], k))
+	}
+	if bad > 0 {
+		parts = append(parts, fmt.Sprintf("%d UNREACHABLE", bad))
+	}
+	return fmt.Sprintf("Job pairs (%d): %s", len(v.pairs), strings.Join(parts, ", "))
+}
+
+func (v NetworkView) help() bindingList {
+	pane := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "nodes/pairs"))
+	probeKey := key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "probe again"))
+	return bindingList{short: []key.Binding{pane, probeKey}, full: [][]key.Binding{{pane, probeKey}}}
+}
+
+// Update handles the lists' keys and switching between them.
+func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return v, nil
+	}
+	l := &v.nodes
+	if v.focus == 1 {
+		l = &v.routes
+	}
+	if l.update(km, v.common.Keys, v.common.bodyHeight()/2) {
+		return v, nil
+	}
+	switch km.String() {
+	case "left", "right":
+		v.focus = 1 - v.focus
+	case "p":
+		return v, msgCmd(ProbeRequestMsg{})
+	}
+	return v, nil
+}
+
+// capturing reports whether a list is taking text (the filter).
+func (v NetworkView) capturing() bool { return v.nodes.filtering || v.routes.filtering }
+
+// View renders the Htable above the job's pairs.
+func (v NetworkView) View() string {
+	c, s := v.common, v.common.Styles
+	if v.err != nil {
+		return placeBody(c, s.Err.Render("Cannot build the Htable:")+"\n"+wrap(v.err.Error(), c.Width))
+	}
+	if v.table == nil || len(v.table.Rows()) == 0 {
+		return placeBody(c, s.Title.Render("No nodes probed yet")+"\n"+
+			s.Dim.Render("Deploy workers in Sites (1) or press p to probe; local nodes come from the inventory."))
+	}
+	h := c.bodyHeight()
+	loc := v.table.Locality().Rule
+	if loc == "" {
+		loc = probe.RuleOctet
+	}
+	nodesH := max(4, (h-2)/2)
+	if len(v.pairs) == 0 {
+		nodesH = h - 3
+	}
+	out := []string{
+		fitLine(v.focusTitle(0, "Htable")+s.Dim.Render(fmt.Sprintf(" — %d nodes · locality rule %s", len(v.table.Rows()), loc)), c.Width),
+		v.nodes.render(s, c.Width, nodesH),
+		fitLine(v.focusTitle(1, v.summary()), c.Width),
+	}
+	if len(v.pairs) > 0 {
+		out = append(out, v.routes.render(s, c.Width, h-nodesH-2))
+	}
+	return placeBody(c, strings.Join(out, "\n"))
+}
+
+func (v NetworkView) focusTitle(pane int, t string) string {
+	if v.focus == pane {
+		return v.common.Styles.Title.Render("▸ " + t)
+	}
+	return "  " + t
+}

@@ -1,0 +1,397 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+)
+
+// Tabs of the console, in key order.
+const (
+	TabSites = iota
+	TabNetwork
+	TabCompose
+	TabRun
+	TabResults
+	tabCount
+)
+
+var tabNames = [tabCount]string{"Sites", "Network", "Compose", "Run", "Results"}
+
+// Config is what the console needs from its command: the inventory (or the
+// error reading it), where results are stored, how to run jobs and where to
+// log. Nothing is read from the environment here.
+type Config struct {
+	Ctx          context.Context
+	Inventory    *deploy.Inventory
+	InventoryErr error
+	StoreDir     string
+	Run          RunFunc
+	Logger       *slog.Logger
+	// NoLoad disables sampling the load average (for tests).
+	NoLoad bool
+}
+
+// confirmation is a yes/no question; yes sends onYes.
+type confirmation struct {
+	question string
+	onYes    tea.Msg
+	onNo     tea.Msg // may be nil
+}
+
+// Model is the console's root model: it owns the views, routes messages,
+// performs side effects through commands and draws the tab bar, the status
+// line and the help bar.
+type Model struct {
+	cfg       Config
+	common    *Common
+	tab       int
+	sites     SitesView
+	network   NetworkView
+	compose   ComposeView
+	run       RunView
+	results   ResultsView
+	help      help.Model
+	showHelp  bool
+	confirm   *confirmation
+	status    string
+	statusBad bool
+	feed      *runFeed
+	cancelRun context.CancelFunc
+	quitting  bool
+	// keyPrompts are deployments waiting for the user's word on a host key.
+	keyPrompts map[string]hostKeyPromptMsg
+}
+
+// Messages the root handles itself.
+type (
+	// quitMsg ends the program after cleanup.
+	quitMsg struct{}
+	// abortConfirmedMsg cancels the live run.
+	abortConfirmedMsg struct{}
+	// quitConfirmedMsg aborts the live run and quits once it has stopped.
+	quitConfirmedMsg struct{}
+)
+
+// New returns the console's root model.
+func New(cfg Config) Model {
+	if cfg.Ctx == nil {
+		cfg.Ctx = context.Background()
+	}
+	c := NewCommon(cfg.Ctx, 80, 24, cfg.Logger)
+	m := Model{
+		cfg:        cfg,
+		common:     c,
+		sites:      NewSitesView(c, cfg.Inventory, cfg.InventoryErr),
+		network:    NewNetworkView(c),
+		compose:    NewComposeView(c, cfg.Inventory),
+		run:        NewRunView(c),
+		results:    NewResultsView(c),
+		help:       help.New(),
+		keyPrompts: map[string]hostKeyPromptMsg{},
+	}
+	if cfg.Inventory != nil {
+		h, err := HtableFromInventory(cfg.Inventory)
+		m.network.SetHtable(h, err)
+		m.compose.SetHtable(h)
+		m.network.SetPairs(m.compose.Pairs())
+	}
+	return m
+}
+
+// Init starts the background samplers.
+func (m Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if !m.cfg.NoLoad {
+		cmds = append(cmds, loadTick())
+	}
+	cmds = append(cmds, m.results.load(m.cfg.StoreDir))
+	return tea.Batch(cmds...)
+}
+
+// Tab returns the active tab.
+func (m Model) Tab() int { return m.tab }
+
+// Update routes a message to the root's handlers or the active view.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.common.Width, m.common.Height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.keyPress(msg)
+	case tea.MouseClickMsg:
+		return m.click(msg)
+	}
+	if cmd, ok := m.backendMsg(msg); ok {
+		return m, cmd
+	}
+	return m.routeToView(msg)
+}
+
+// keyPress handles modal dialogs, global keys, then the view's keys.
+func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k := m.common.Keys
+	if m.confirm != nil {
+		c := m.confirm
+		switch {
+		case key.Matches(msg, k.Yes):
+			m.confirm = nil
+			return m, msgCmd(c.onYes)
+		case key.Matches(msg, k.No), msg.String() == "ctrl+c":
+			m.confirm = nil
+			if c.onNo != nil {
+				return m, msgCmd(c.onNo)
+			}
+		}
+		return m, nil
+	}
+	if m.showHelp {
+		m.showHelp = false
+		return m, nil
+	}
+	if msg.String() == "ctrl+c" || (!m.capturing() && key.Matches(msg, k.Quit)) {
+		return m.quit()
+	}
+	if !m.capturing() {
+		switch {
+		case key.Matches(msg, k.Help):
+			m.showHelp = true
+			return m, nil
+		case key.Matches(msg, k.NextTab):
+			m.tab = (m.tab + 1) % tabCount
+			return m, nil
+		case key.Matches(msg, k.PrevTab):
+			m.tab = (m.tab + tabCount - 1) % tabCount
+			return m, nil
+		}
+		for i, b := range []key.Binding{k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.Tab5} {
+			if key.Matches(msg, b) {
+				m.tab = i
+				return m, nil
+			}
+		}
+	}
+	return m.routeToView(msg)
+}
+
+// click switches tabs when the tab bar is clicked (the mouse is optional).
+func (m Model) click(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
+	mouse := msg.Mouse()
+	if mouse.Y != 0 || m.confirm != nil {
+		return m, nil
+	}
+	x := len("gridtui ")
+	for i, name := range tabNames {
+		w := len(fmt.Sprintf(" %d %s ", i+1, name))
+		if mouse.X >= x && mouse.X < x+w {
+			m.tab = i
+			break
+		}
+		x += w
+	}
+	return m, nil
+}
+
+// capturing reports whether the active view takes text input, so that
+// letters and digits must not switch tabs or quit.
+func (m Model) capturing() bool {
+	switch m.tab {
+	case TabSites:
+		return m.sites.list.filtering
+	case TabNetwork:
+		return m.network.capturing()
+	case TabCompose:
+		return m.compose.capturing()
+	case TabRun:
+		return m.run.list.filtering
+	case TabResults:
+		return m.results.capturing()
+	}
+	return false
+}
+
+// routeToView hands a message to the view that owns it.
+func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg.(type) {
+	case SpecLoadedMsg, SpecSavedMsg:
+		m.compose, cmd = m.compose.Update(msg)
+		m.network.SetPairs(m.compose.Pairs())
+		return m, cmd
+	case resultsLoadedMsg, exportDoneMsg:
+		m.results, cmd = m.results.Update(msg)
+		return m, cmd
+	}
+	switch m.tab {
+	case TabSites:
+		m.sites, cmd = m.sites.Update(msg)
+	case TabNetwork:
+		m.network, cmd = m.network.Update(msg)
+	case TabCompose:
+		m.compose, cmd = m.compose.Update(msg)
+		m.network.SetPairs(m.compose.Pairs())
+	case TabRun:
+		m.run, cmd = m.run.Update(msg)
+	case TabResults:
+		m.results, cmd = m.results.Update(msg)
+	}
+	return m, cmd
+}
+
+// quit asks for confirmation while a run is live, else quits.
+func (m Model) quit() (tea.Model, tea.Cmd) {
+	if m.run.Running() {
+		m.confirm = &confirmation{question: "A run is live. Abort it, stop its workers and quit?", onYes: quitConfirmedMsg{}}
+		return m, nil
+	}
+	m.quitting = true
+	return m, tea.Quit
+}
+
+// setStatus shows a one-line message under the view.
+func (m *Model) setStatus(bad bool, format string, a ...any) {
+	m.status, m.statusBad = fmt.Sprintf(format, a...), bad
+	if bad {
+		m.common.Logger.Warn("console", "status", m.status)
+	} else {
+		m.common.Logger.Info("console", "status", m.status)
+	}
+}
+
+// markRunWorkers shows the run's nodes as busy while it runs.
+func (m *Model) markRunWorkers(s engine.Snapshot, w WorkerState) {
+	names := make([]string, len(s.Nodes))
+	for i := range s.Nodes {
+		names[i] = s.Nodes[i].Node
+	}
+	m.sites.SetWorkers(names, w)
+}
+
+// View draws the console.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "gridtui"
+	return v
+}
+
+// render draws the whole screen as text (the content of View).
+func (m Model) render() string {
+	if m.quitting {
+		return ""
+	}
+	c := m.common
+	var body string
+	switch {
+	case m.showHelp:
+		body = m.fullHelp()
+	default:
+		body = m.viewBody()
+	}
+	if m.confirm != nil {
+		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.bodyHeight())
+	}
+	status := m.status
+	st := c.Styles.Dim
+	if m.statusBad {
+		st = c.Styles.Err
+	}
+	lines := []string{m.tabBar(), body, st.Render(fitLine(status, c.Width)), m.shortHelp()}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) viewBody() string {
+	switch m.tab {
+	case TabSites:
+		return m.sites.View()
+	case TabNetwork:
+		return m.network.View()
+	case TabCompose:
+		return m.compose.View()
+	case TabRun:
+		return m.run.View()
+	}
+	return m.results.View()
+}
+
+func (m Model) tabBar() string {
+	s := m.common.Styles
+	var b strings.Builder
+	b.WriteString(s.Brand.Render("gridtui "))
+	for i, name := range tabNames {
+		label := fmt.Sprintf(" %d %s ", i+1, name)
+		if i == TabRun && m.run.Running() {
+			label = fmt.Sprintf(" %d %s● ", i+1, name)
+		}
+		if i == m.tab {
+			b.WriteString(s.TabActive.Render(label))
+		} else {
+			b.WriteString(s.TabInactive.Render(label))
+		}
+	}
+	return fitLine(b.String(), m.common.Width)
+}
+
+func (m Model) viewHelp() bindingList {
+	switch m.tab {
+	case TabSites:
+		return m.sites.help()
+	case TabNetwork:
+		return m.network.help()
+	case TabCompose:
+		return m.compose.help()
+	case TabRun:
+		return m.run.help()
+	}
+	return m.results.help()
+}
+
+func (m Model) shortHelp() string {
+	k := m.common.Keys
+	var bs []key.Binding
+	if m.confirm != nil {
+		bs = []key.Binding{k.Yes, k.No}
+	} else {
+		bs = append(m.viewHelp().ShortHelp(), k.Filter, k.NextTab, k.Help, k.Quit)
+	}
+	h := m.help
+	h.SetWidth(m.common.Width)
+	return fitLine(h.ShortHelpView(bs), m.common.Width)
+}
+
+func (m Model) fullHelp() string {
+	cols := append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp()...)
+	h := m.help
+	h.SetWidth(m.common.Width)
+	title := m.common.Styles.Title.Render("Help — " + tabNames[m.tab] + " (any key closes)")
+	return placeBody(m.common, title+"\n\n"+h.FullHelpView(cols))
+}
+
+// overlay centres box over body (both plain lines of the body size).
+func overlay(body, box string, w, h int) string {
+	lines := strings.Split(body, "\n")
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	bl := strings.Split(box, "\n")
+	top := max(0, (h-len(bl))/2)
+	for i, l := range bl {
+		if top+i >= len(lines) {
+			break
+		}
+		left := max(0, (w-widthOf(l))/2)
+		lines[top+i] = fitLine(strings.Repeat(" ", left)+l, w)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,247 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// widthOf is the display width of s.
+func widthOf(s string) int { return ansi.StringWidth(s) }
+
+// hostKeyAnswerMsg is the user's answer about an unknown host key.
+type hostKeyAnswerMsg struct {
+	host   string
+	accept bool
+}
+
+// runStoppedMsg reports that the run goroutine has returned after an abort
+// requested by quitting.
+type runStoppedMsg struct{}
+
+// backendMsg handles the messages of side effects and action requests; ok
+// is false for messages that belong to a view.
+func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case DeployRequestMsg:
+		m.setStatus(false, "deploying to %d host(s)…", len(msg.Hosts))
+		return deployCmd(m.cfg.Ctx, m.cfg.Inventory, msg.Hosts, false), true
+	case StopRequestMsg:
+		m.setStatus(false, "stopping workers on %d host(s)…", len(msg.Hosts))
+		return deployCmd(m.cfg.Ctx, m.cfg.Inventory, msg.Hosts, true), true
+	case deployEventMsg:
+		m.applyDeployEvent(msg.ev)
+		return listen(msg.ch), true
+	case hostKeyPromptMsg:
+		m.keyPrompts[msg.host] = msg
+		m.markFingerprint(msg.host, msg.fingerprint)
+		m.askHostKey(msg)
+		return listen(msg.ch), true
+	case AcceptKeyMsg:
+		for h, p := range m.keyPrompts {
+			if strings.Contains(h, msg.Host.Name) {
+				m.askHostKey(p)
+			}
+		}
+		return nil, true
+	case hostKeyAnswerMsg:
+		if p, ok := m.keyPrompts[msg.host]; ok {
+			p.reply <- msg.accept // buffered: never blocks
+			delete(m.keyPrompts, msg.host)
+		}
+		m.markFingerprint(msg.host, "")
+		return nil, true
+	case deployDoneMsg:
+		m.deployDone(msg)
+		return nil, true
+	case ProbeRequestMsg:
+		h, err := HtableFromInventory(m.cfg.Inventory)
+		m.network.SetHtable(h, err)
+		m.compose.SetHtable(h)
+		m.network.SetPairs(m.compose.Pairs())
+		if err != nil {
+			m.setStatus(true, "probe: %v", err)
+		} else {
+			m.setStatus(false, "Htable rebuilt: %d nodes", len(h.Rows()))
+		}
+		return nil, true
+	case loadMsg:
+		m.applyLoad(msg)
+		return loadTick(), true
+	case saveSpecMsg:
+		return func() tea.Msg { return SpecSavedMsg{Path: msg.Path, Err: saveJobFile(msg.Path, msg.Spec)} }, true
+	case loadSpecMsg:
+		return func() tea.Msg {
+			s, err := jobs.LoadSpec(msg.Path)
+			return SpecLoadedMsg{Path: msg.Path, Spec: s, Err: err}
+		}, true
+	}
+	return m.runMsg(msg)
+}
+
+// runMsg handles starting, watching, aborting and finishing runs.
+func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case StartRunMsg:
+		if m.run.Running() {
+			m.setStatus(true, "a run is already live: abort it first (Run tab, A)")
+			return nil, true
+		}
+		ctx, cancel := context.WithCancel(m.cfg.Ctx)
+		m.cancelRun = cancel
+		m.run.Start(msg.Spec)
+		m.tab = TabRun
+		m.setStatus(false, "run %s started", msg.Spec.Name)
+		var cmd tea.Cmd
+		m.feed, cmd = startRun(ctx, m.cfg.Run, msg.Spec, m.cfg.Inventory, m.cfg.StoreDir)
+		return cmd, true
+	case AbortRequestMsg:
+		m.confirm = &confirmation{question: "Abort the live run? Its workers will be stopped.", onYes: abortConfirmedMsg{}}
+		return nil, true
+	case abortConfirmedMsg:
+		if m.cancelRun != nil {
+			m.cancelRun()
+			m.setStatus(false, "aborting the run…")
+		}
+		return nil, true
+	case quitConfirmedMsg:
+		if m.cancelRun != nil {
+			m.cancelRun()
+		}
+		m.setStatus(false, "aborting the run and stopping its workers before quitting…")
+		m.quitting = false
+		return waitRunStopped(m.feed), true
+	case runStoppedMsg:
+		m.quitting = true
+		return tea.Quit, true
+	case runTickMsg:
+		if msg.feed != m.feed {
+			return nil, true // a stale tick of an earlier run
+		}
+		return m.applyRunTick(msg), true
+	}
+	return nil, false
+}
+
+// waitRunStopped waits (bounded) for the run goroutine to return.
+func waitRunStopped(f *runFeed) tea.Cmd {
+	return func() tea.Msg {
+		deadline := time.Now().Add(15 * time.Second)
+		for f != nil && time.Now().Before(deadline) {
+			f.mu.Lock()
+			done := f.done
+			f.mu.Unlock()
+			if done {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return runStoppedMsg{}
+	}
+}
+
+func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
+	if msg.snap != nil {
+		m.run.ApplySnapshot(*msg.snap)
+		m.markRunWorkers(*msg.snap, WorkerBusy)
+	}
+	m.run.AppendLog(msg.logs...)
+	if !msg.done {
+		return msg.feed.tick()
+	}
+	m.run.Finish(msg.summary, msg.err)
+	m.markRunWorkers(m.run.snap, WorkerDown)
+	m.cancelRun = nil
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		m.setStatus(true, "run aborted")
+	case msg.err != nil:
+		m.setStatus(true, "run failed: %v", msg.err)
+	default:
+		m.setStatus(false, "run finished")
+	}
+	return m.results.load(m.cfg.StoreDir)
+}
+
+func (m *Model) askHostKey(p hostKeyPromptMsg) {
+	m.confirm = &confirmation{
+		question: fmt.Sprintf("Unknown host key for %s\n%s\nAccept it and record it in known_hosts?", p.host, p.fingerprint),
+		onYes:    hostKeyAnswerMsg{host: p.host, accept: true},
+		onNo:     hostKeyAnswerMsg{host: p.host, accept: false},
+	}
+}
+
+// markFingerprint records (or clears) a pending host key on the host whose
+// name appears in the "[host]:port" address.
+func (m *Model) markFingerprint(addr, fp string) {
+	if m.cfg.Inventory == nil {
+		return
+	}
+	for _, h := range m.cfg.Inventory.Hosts() {
+		if addr == h.Name || strings.HasPrefix(strings.TrimPrefix(addr, "["), h.Name+"]") || strings.HasPrefix(addr, h.Name+":") {
+			st := m.sites.HostState(h.Name)
+			st.Fingerprint = fp
+			m.sites.SetHostState(h.Name, st)
+		}
+	}
+}
+
+func (m *Model) applyDeployEvent(ev deploy.Event) {
+	st := m.sites.HostState(ev.Host)
+	st.Phase, st.Progress, st.Detail, st.Err = string(ev.Phase), ev.Progress, ev.Detail, ""
+	if ev.Err != nil {
+		st.Err = ev.Err.Error()
+	}
+	if ev.Phase == deploy.PhaseStopped {
+		st.Worker = WorkerDown
+	}
+	m.sites.SetHostState(ev.Host, st)
+}
+
+func (m *Model) deployDone(msg deployDoneMsg) {
+	failed := msg.summary.Failed()
+	for _, r := range msg.summary.Results {
+		st := m.sites.HostState(r.Host)
+		st.Phase, st.Detail = string(r.Phase), r.Detail
+		if r.Err != nil {
+			st.Err = r.Err.Error()
+		}
+		m.sites.SetHostState(r.Host, st)
+	}
+	switch {
+	case len(failed) > 0:
+		m.setStatus(true, "%s: %d of %d host(s) failed (select a host for the reason)", msg.what, len(failed), len(msg.summary.Results))
+	case msg.err != nil:
+		m.setStatus(true, "%s: %v", msg.what, msg.err)
+	default:
+		m.setStatus(false, "%s: %d host(s) done", msg.what, len(msg.summary.Results))
+	}
+}
+
+// applyLoad shows the machine's load on the local-launcher hosts.
+func (m *Model) applyLoad(msg loadMsg) {
+	if m.cfg.Inventory == nil {
+		return
+	}
+	for _, s := range m.cfg.Inventory.Sites {
+		if s.Launcher != deploy.LauncherLocal {
+			continue
+		}
+		for _, c := range s.Clusters {
+			for _, h := range c.Hosts {
+				st := m.sites.HostState(h.Name)
+				st.Load = msg.load
+				m.sites.states[h.Name] = st
+			}
+		}
+	}
+	m.sites.rebuild()
+}

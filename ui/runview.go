@@ -1,0 +1,408 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// Run view limits: how much history it keeps.
+const (
+	sparkLen   = 12   // σ samples per node for the sparklines
+	maxHistory = 4096 // global σ samples for the residual chart
+	maxLog     = 500  // event log lines kept
+)
+
+// RunView shows a live run: the grid of nodes by state, per-node iteration
+// and σ with sparklines, the global residual on a log scale, traffic per
+// network, the computing gain, elapsed time and the event log. It is fed
+// engine.Snapshot and engine.LogEvent values on the console's tick and
+// renders only what fits on the screen.
+type RunView struct {
+	common   *Common
+	spec     jobs.Spec
+	started  bool
+	running  bool
+	snap     engine.Snapshot
+	history  []sample
+	nodeHist map[string][]float64
+	logs     []engine.LogEvent
+	list     list
+	outcome  string // final summary once the run has ended
+	failed   bool
+}
+
+// AbortRequestMsg asks the root model to abort the live run (after the
+// user confirms).
+type AbortRequestMsg struct{}
+
+// NewRunView returns an empty Run view (no run yet).
+func NewRunView(c *Common) RunView {
+	return RunView{
+		common:   c,
+		nodeHist: map[string][]float64{},
+		list: newList([]column{
+			{Title: "Node", Width: 0},
+			{Title: "St", Width: 3},
+			{Title: "Rank", Width: 4, Right: true},
+			{Title: "Iter", Width: 7, Right: true},
+			{Title: "σ", Width: 7, Right: true},
+			{Title: "σ trend", Width: sparkLen},
+		}),
+	}
+}
+
+// Start resets the view for a new run of spec.
+func (v *RunView) Start(spec jobs.Spec) {
+	*v = NewRunView(v.common)
+	v.spec, v.started, v.running = spec, true, true
+}
+
+// Running reports whether a run is live.
+func (v *RunView) Running() bool { return v.running }
+
+// ApplySnapshot records a telemetry snapshot: it appends to the residual
+// history and the per-node sparklines and rebuilds the node list.
+func (v *RunView) ApplySnapshot(s engine.Snapshot) {
+	v.started = true
+	v.snap = s
+	if len(v.history) == maxHistory { // halve the resolution, keep the span
+		for i := 0; i < maxHistory/2; i++ {
+			v.history[i] = v.history[2*i+1]
+		}
+		v.history = v.history[:maxHistory/2]
+	}
+	v.history = append(v.history, sample{At: s.Elapsed, Sigma: s.GlobalSigma})
+	rows := make([]listRow, len(s.Nodes))
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		h := v.nodeHist[n.Node]
+		if len(h) == sparkLen {
+			copy(h, h[1:])
+			h = h[:sparkLen-1]
+		}
+		h = append(h, n.Sigma)
+		v.nodeHist[n.Node] = h
+		rows[i] = nodeRow(n, h)
+	}
+	slices.SortStableFunc(rows, func(a, b listRow) int { return compareCells(a.Cells[2], b.Cells[2]) })
+	v.list.setRows(rows)
+}
+
+func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
+	r := listRow{Key: n.Node, Leaf: true, Cells: []string{
+		n.Node, stateGlyph(n.State) + " ", strconv.Itoa(n.Rank), strconv.Itoa(n.Iteration), sci(n.Sigma), sparkline(hist, sparkLen),
+	}}
+	switch n.State {
+	case engine.StateFailed:
+		r.Tone = toneErr
+	case engine.StateTerminated:
+		r.Tone = toneOK
+	case engine.StateInactive, engine.StateStarting:
+		r.Tone = toneDim
+	}
+	return r
+}
+
+// AppendLog adds events to the event log, keeping the newest maxLog.
+func (v *RunView) AppendLog(evs ...engine.LogEvent) {
+	v.logs = append(v.logs, evs...)
+	if over := len(v.logs) - maxLog; over > 0 {
+		v.logs = append(v.logs[:0], v.logs[over:]...)
+	}
+}
+
+// Finish marks the run as ended with its summary (the engine's report) or
+// the error that ended it.
+func (v *RunView) Finish(summary string, err error) {
+	v.running = false
+	v.outcome = strings.TrimSpace(summary)
+	if err != nil {
+		v.failed = true
+		v.outcome = "run failed: " + err.Error() + "\n" + v.outcome
+	}
+}
+
+func (v RunView) help() bindingList {
+	abort := key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "abort run"))
+	abort.SetEnabled(v.running)
+	return bindingList{short: []key.Binding{abort}, full: [][]key.Binding{{abort}}}
+}
+
+// Update handles the node list's keys and the abort request.
+func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return v, nil
+	}
+	if km.String() == "A" && v.running {
+		return v, msgCmd(AbortRequestMsg{})
+	}
+	v.list.update(km, v.common.Keys, 6)
+	return v, nil
+}
+
+// View renders the Run view in the body area.
+func (v RunView) View() string {
+	c, s := v.common, v.common.Styles
+	if !v.started {
+		return placeBody(c, s.Title.Render("No run yet")+"\n"+
+			s.Dim.Render("Compose a job (3) and press enter to start it; it will show here live."))
+	}
+	h := c.bodyHeight()
+	out := []string{v.titleLine(), v.countsLine()}
+	if v.outcome != "" {
+		for _, l := range strings.Split(v.outcome, "\n") {
+			st := s.OK
+			if v.failed {
+				st = s.Err
+			}
+			out = append(out, st.Render(fitLine(l, c.Width)))
+			if len(out) >= 6 {
+				break
+			}
+		}
+	}
+	rest := h - len(out)
+	if c.Width >= 120 {
+		out = append(out, v.wideBody(rest)...)
+	} else {
+		out = append(out, v.narrowBody(rest)...)
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	for i := range out {
+		out[i] = fitLine(out[i], c.Width)
+	}
+	return strings.Join(out[:h], "\n")
+}
+
+// narrowBody stacks grid, chart, traffic, node list and log.
+func (v *RunView) narrowBody(h int) []string {
+	w := v.common.Width
+	logH := min(3, max(1, h/6))
+	chartH := min(4, max(2, h/5))
+	trafficH := 1
+	gridH := min(v.gridLines(w), 2)
+	listH := h - logH - chartH - trafficH - gridH
+	var out []string
+	out = append(out, v.grid(w, gridH)...)
+	out = append(out, residualChart(v.history, w, chartH)...)
+	out = append(out, v.traffic(w, trafficH)...)
+	if listH >= 3 {
+		out = append(out, strings.Split(v.list.render(v.common.Styles, w, listH), "\n")...)
+	} else {
+		chartH += listH
+	}
+	out = append(out, v.logLines(w, logH)...)
+	return out
+}
+
+// wideBody puts the grid and node list left, chart, traffic and log right.
+func (v *RunView) wideBody(h int) []string {
+	w := v.common.Width
+	lw := w * 11 / 20
+	rw := w - lw - 1
+	gridH := min(v.gridLines(lw), h/3)
+	left := v.grid(lw, gridH)
+	left = append(left, strings.Split(v.list.render(v.common.Styles, lw, h-gridH), "\n")...)
+	chartH := max(3, h/3)
+	right := []string{v.common.Styles.Title.Render("Global σ (log scale)")}
+	right = append(right, residualChart(v.history, rw, chartH)...)
+	right = append(right, "", v.common.Styles.Title.Render("Traffic per network"))
+	right = append(right, v.traffic(rw, 4)...)
+	right = append(right, "", v.common.Styles.Title.Render("Events"))
+	right = append(right, v.logLines(rw, h-len(right))...)
+	out := make([]string, h)
+	for i := range out {
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		out[i] = padRight(l, lw) + "│" + padRight(r, rw)
+	}
+	return out
+}
+
+func (v *RunView) titleLine() string {
+	s := v.common.Styles
+	name := v.spec.Name
+	if name == "" {
+		name = "job"
+	}
+	state := "running"
+	switch {
+	case v.failed:
+		state = "failed"
+	case !v.running:
+		state = "finished"
+	}
+	gain := "–"
+	if v.snap.Gain > 0 {
+		gain = fmt.Sprintf("%.2f×", v.snap.Gain)
+	}
+	det := string(v.spec.Detector)
+	if det == "" {
+		det = "default"
+	}
+	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s/%s · %d nodes · %s · gain %s · σ %s · %s",
+		v.spec.Scheme, det, len(v.snap.Nodes), clock(v.snap.Elapsed), gain, sci(v.snap.GlobalSigma), state)
+}
+
+func (v *RunView) countsLine() string {
+	var n [5]int
+	for i := range v.snap.Nodes {
+		if st := v.snap.Nodes[i].State; int(st) < len(n) {
+			n[st]++
+		}
+	}
+	s := v.common.Styles
+	parts := make([]string, 0, 5)
+	for _, st := range []engine.NodeState{engine.StateActive, engine.StateInactive, engine.StateTerminated, engine.StateFailed, engine.StateStarting} {
+		parts = append(parts, s.stateStyle(st).Render(stateGlyph(st)+" "+st.String())+" "+strconv.Itoa(n[st]))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// gridLines is how many lines the whole node grid needs at width w.
+func (v *RunView) gridLines(w int) int {
+	per := max(1, (w-1)/2)
+	return (len(v.snap.Nodes) + per - 1) / per
+}
+
+// grid draws the nodes in rank order as state glyphs, h lines starting at
+// the line that holds the selected node; runs of equal state share one
+// styled span so a frame costs a few dozen style calls, not one per node.
+func (v *RunView) grid(w, h int) []string {
+	nodes := v.snap.Nodes
+	per := max(1, (w-1)/2)
+	first := 0
+	if sel, ok := v.list.selected(); ok {
+		if r, err := strconv.Atoi(sel.Cells[2]); err == nil {
+			first = max(0, r/per-h+1)
+		}
+	}
+	out := make([]string, 0, h)
+	s := v.common.Styles
+	for line := first; line < first+h && line*per < len(nodes); line++ {
+		var b strings.Builder
+		b.WriteByte(' ')
+		end := min(len(nodes), (line+1)*per)
+		for i := line * per; i < end; {
+			st := nodes[i].State
+			j := i
+			var run strings.Builder
+			for ; j < end && nodes[j].State == st; j++ {
+				run.WriteString(stateGlyph(st))
+				run.WriteByte(' ')
+			}
+			b.WriteString(s.stateStyle(st).Render(run.String()))
+			i = j
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// netTotals sums the nodes' traffic per network, in a stable order.
+func netTotals(nodes []engine.NodeStatus) []engine.NetTraffic {
+	var tot []engine.NetTraffic
+	for i := range nodes {
+		for _, t := range nodes[i].Traffic {
+			j := slices.IndexFunc(tot, func(x engine.NetTraffic) bool { return x.Network == t.Network })
+			if j < 0 {
+				tot = append(tot, engine.NetTraffic{Network: t.Network})
+				j = len(tot) - 1
+			}
+			tot[j].Messages += t.Messages
+			tot[j].Bytes += t.Bytes
+			tot[j].Skipped += t.Skipped
+		}
+	}
+	slices.SortFunc(tot, func(a, b engine.NetTraffic) int { return strings.Compare(a.Network, b.Network) })
+	return tot
+}
+
+// traffic draws one bar per network, proportional to bytes.
+func (v *RunView) traffic(w, h int) []string {
+	tot := netTotals(v.snap.Nodes)
+	if len(tot) == 0 {
+		return []string{"traffic: none yet"}
+	}
+	var all uint64
+	for _, t := range tot {
+		all += t.Bytes
+	}
+	s := v.common.Styles
+	var out []string
+	if h == 1 { // one line: shares only
+		parts := make([]string, len(tot))
+		for i, t := range tot {
+			parts[i] = fmt.Sprintf("%s %s (%s msg)", t.Network, bytesText(t.Bytes), countText(t.Messages))
+		}
+		return []string{"traffic: " + strings.Join(parts, " · ")}
+	}
+	barW := max(4, w-44)
+	for _, t := range tot {
+		if len(out) == h {
+			break
+		}
+		frac := 0.0
+		if all > 0 {
+			frac = float64(t.Bytes) / float64(all)
+		}
+		st := s.Fast
+		switch t.Network {
+		case "ethernet":
+			st = s.Ethernet
+		case "unix":
+			st = s.Unix
+		}
+		line := fmt.Sprintf("%-10s %s %9s %6s msg", t.Network, st.Render(progressBar(frac, barW)), bytesText(t.Bytes), countText(t.Messages))
+		if t.Skipped > 0 {
+			line += " " + countText(t.Skipped) + " skipped"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// logLines returns the newest h events.
+func (v *RunView) logLines(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	evs := v.logs
+	if len(evs) > h {
+		evs = evs[len(evs)-h:]
+	}
+	out := make([]string, 0, h)
+	start := v.snap.At.Add(-v.snap.Elapsed)
+	for _, e := range evs {
+		at := e.At.Sub(start)
+		if v.snap.At.IsZero() {
+			at = 0
+		}
+		node := e.Node
+		if node == "" {
+			node = "run"
+		}
+		out = append(out, padRight(fmt.Sprintf("%s %-8s %s", clock(at.Truncate(100*time.Millisecond)), node, e.Text), w))
+	}
+	if len(out) == 0 {
+		out = append(out, v.common.Styles.Dim.Render("no events yet"))
+	}
+	return out
+}

@@ -1,0 +1,371 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/deploy"
+)
+
+// WorkerState is a host's worker process as the Sites view shows it.
+type WorkerState uint8
+
+// Worker states: no worker, a worker waiting for work, a worker in a run.
+const (
+	WorkerDown WorkerState = iota
+	WorkerUp
+	WorkerBusy
+)
+
+// String returns the state's name.
+func (w WorkerState) String() string {
+	switch w {
+	case WorkerUp:
+		return "up"
+	case WorkerBusy:
+		return "busy"
+	}
+	return "down"
+}
+
+// HostState is what the console knows about one host beyond the inventory:
+// its deployment progress, its worker and its load.
+type HostState struct {
+	// Phase is the last deployment phase ("connect", "upload", "ready",
+	// "failed", …); empty before any deployment.
+	Phase    string
+	Progress float64 // 0..1 during "upload"
+	Detail   string
+	Err      string
+	Worker   WorkerState
+	// Load is the 1-minute load average; negative when unknown.
+	Load float64
+	// Fingerprint is the SHA256 fingerprint of an unknown host key waiting
+	// for the user's decision; empty otherwise.
+	Fingerprint string
+}
+
+// SitesView is the tree of sites → clusters → hosts with their deployment
+// and worker states. It is a plain struct rendered from the inventory and a
+// map of host states.
+type SitesView struct {
+	common  *Common
+	inv     *deploy.Inventory
+	loadErr error
+	states  map[string]HostState
+	list    list
+}
+
+// Action requests the Sites view sends to the root model, which performs
+// them as commands.
+type (
+	// DeployRequestMsg asks to deploy (upload and start workers on) hosts.
+	DeployRequestMsg struct{ Hosts []deploy.Host }
+	// StopRequestMsg asks to stop the workers of hosts.
+	StopRequestMsg struct{ Hosts []deploy.Host }
+	// ProbeRequestMsg asks to probe the hosts' networks again.
+	ProbeRequestMsg struct{}
+	// AcceptKeyMsg records the user's acceptance of an unknown host key.
+	AcceptKeyMsg struct {
+		Host        deploy.Host
+		Fingerprint string
+	}
+)
+
+// NewSitesView returns the Sites view of an inventory; loadErr, if not nil,
+// is shown instead (the inventory could not be read).
+func NewSitesView(c *Common, inv *deploy.Inventory, loadErr error) SitesView {
+	v := SitesView{
+		common:  c,
+		inv:     inv,
+		loadErr: loadErr,
+		states:  map[string]HostState{},
+		list: newList([]column{
+			{Title: "Name", Width: 0},
+			{Title: "Cores", Width: 5, Right: true},
+			{Title: "Launch", Width: 6},
+			{Title: "Deploy", Width: 16},
+			{Title: "Worker", Width: 6},
+			{Title: "Load", Width: 5, Right: true},
+		}),
+	}
+	v.rebuild()
+	return v
+}
+
+// SetHostState replaces what the view shows for one host.
+func (v *SitesView) SetHostState(host string, st HostState) {
+	v.states[host] = st
+	v.rebuild()
+}
+
+// HostState returns the state shown for a host (Load −1 when unknown).
+func (v *SitesView) HostState(host string) HostState {
+	if st, ok := v.states[host]; ok {
+		return st
+	}
+	return HostState{Load: -1}
+}
+
+// SetWorkers marks the workers of the named hosts with a state.
+func (v *SitesView) SetWorkers(hosts []string, w WorkerState) {
+	for _, h := range hosts {
+		st := v.HostState(h)
+		st.Worker = w
+		v.states[h] = st
+	}
+	v.rebuild()
+}
+
+func (v *SitesView) rebuild() {
+	if v.inv == nil {
+		v.list.setRows(nil)
+		return
+	}
+	var rows []listRow
+	for _, s := range v.inv.Sites {
+		n := 0
+		for _, c := range s.Clusters {
+			n += len(c.Hosts)
+		}
+		rows = append(rows, listRow{Key: "site/" + s.Name, Level: 0,
+			Cells: []string{"▾ " + s.Name + siteNote(s, n), "", string(s.Launcher)}})
+		for _, c := range s.Clusters {
+			rows = append(rows, listRow{Key: "cluster/" + s.Name + "/" + c.Name, Level: 1,
+				Cells: []string{"▾ " + c.Name + fmt.Sprintf(" (%d hosts)", len(c.Hosts)), strconv.Itoa(c.Cores)}})
+			for _, h := range c.Hosts {
+				rows = append(rows, v.hostRow(s, h))
+			}
+		}
+	}
+	v.list.setRows(rows)
+}
+
+func siteNote(s deploy.Site, hosts int) string {
+	note := fmt.Sprintf(" (%d clusters, %d hosts", len(s.Clusters), hosts)
+	if s.Frontend != "" {
+		note += ", via " + s.Frontend
+	}
+	return note + ")"
+}
+
+func (v *SitesView) hostRow(s deploy.Site, h deploy.Host) listRow {
+	st := v.HostState(h.Name)
+	load := "–"
+	if st.Load >= 0 {
+		load = strconv.FormatFloat(st.Load, 'f', 2, 64)
+	}
+	r := listRow{Key: "host/" + h.Name, Level: 2, Leaf: true,
+		Cells: []string{h.Name, strconv.Itoa(h.Cores), string(s.Launcher), deployCell(st), st.Worker.String(), load}}
+	switch {
+	case st.Phase == "failed" || st.Fingerprint != "":
+		r.Tone = toneErr
+	case st.Worker == WorkerDown:
+		r.Tone = toneDim
+	case st.Worker == WorkerBusy:
+		r.Tone = toneOK
+	}
+	return r
+}
+
+// deployCell renders a host's deployment phase: a bar while uploading.
+func deployCell(st HostState) string {
+	switch {
+	case st.Fingerprint != "":
+		return "unknown key!"
+	case st.Phase == "":
+		return "–"
+	case st.Phase == "upload":
+		return progressBar(st.Progress, 10) + fmt.Sprintf(" %3.0f%%", st.Progress*100)
+	case st.Phase == "failed":
+		return "failed"
+	}
+	return st.Phase
+}
+
+// progressBar draws a fraction as a bar of w cells (readable without colour).
+func progressBar(f float64, w int) string {
+	f = max(0, min(1, f))
+	full := int(f*float64(w) + 0.5)
+	return strings.Repeat("█", full) + strings.Repeat("░", w-full)
+}
+
+// selectedHosts returns the hosts under the cursor: one host, or every host
+// of the selected cluster or site.
+func (v *SitesView) selectedHosts() []deploy.Host {
+	r, ok := v.list.selected()
+	if !ok || v.inv == nil {
+		return nil
+	}
+	var out []deploy.Host
+	for _, s := range v.inv.Sites {
+		for _, c := range s.Clusters {
+			for _, h := range c.Hosts {
+				switch r.Key {
+				case "host/" + h.Name, "cluster/" + s.Name + "/" + c.Name, "site/" + s.Name:
+					out = append(out, h)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sitesKeys are the Sites view's own bindings.
+type sitesKeys struct {
+	Deploy, DeployAll, Stop, Probe, Accept key.Binding
+}
+
+func defaultSitesKeys() sitesKeys {
+	return sitesKeys{
+		Deploy:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deploy selected")),
+		DeployAll: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "deploy all")),
+		Stop:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop workers")),
+		Probe:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "probe")),
+		Accept:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept host key")),
+	}
+}
+
+// help returns the view's bindings for the help bar.
+func (v SitesView) help() bindingList {
+	k := defaultSitesKeys()
+	return bindingList{
+		short: []key.Binding{k.Deploy, k.DeployAll, k.Stop, k.Probe},
+		full:  [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept}},
+	}
+}
+
+// Update handles the Sites view's keys; actions become request messages.
+func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return v, nil
+	}
+	if v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
+		return v, nil
+	}
+	k := defaultSitesKeys()
+	switch {
+	case key.Matches(km, k.Deploy):
+		if hs := v.selectedHosts(); len(hs) > 0 {
+			return v, msgCmd(DeployRequestMsg{Hosts: hs})
+		}
+	case key.Matches(km, k.DeployAll):
+		if v.inv != nil {
+			return v, msgCmd(DeployRequestMsg{Hosts: v.inv.Hosts()})
+		}
+	case key.Matches(km, k.Stop):
+		if hs := v.selectedHosts(); len(hs) > 0 {
+			return v, msgCmd(StopRequestMsg{Hosts: hs})
+		}
+	case key.Matches(km, k.Probe):
+		return v, msgCmd(ProbeRequestMsg{})
+	case key.Matches(km, k.Accept):
+		for _, h := range v.selectedHosts() {
+			if fp := v.HostState(h.Name).Fingerprint; fp != "" {
+				return v, msgCmd(AcceptKeyMsg{Host: h, Fingerprint: fp})
+			}
+		}
+	}
+	return v, nil
+}
+
+// msgCmd returns a command that yields msg.
+func msgCmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// View renders the Sites view in the body area.
+func (v SitesView) View() string {
+	c, s := v.common, v.common.Styles
+	h := c.bodyHeight()
+	switch {
+	case v.loadErr != nil:
+		return placeBody(c, s.Err.Render("Cannot read the inventory:")+"\n"+wrap(v.loadErr.Error(), c.Width)+
+			"\n\n"+s.Dim.Render("Fix the file (or pass --sites) and restart gridtui."))
+	case v.inv == nil || len(v.inv.Hosts()) == 0:
+		src := "no inventory"
+		if v.inv != nil {
+			src = v.inv.Source
+		}
+		return placeBody(c, s.Title.Render("No hosts")+"\n"+s.Dim.Render("The inventory ("+src+") lists no hosts. Add sites to sites.toml."))
+	}
+	n := len(v.inv.Hosts())
+	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %d sites · %d hosts · locality %s",
+		v.inv.Source, len(v.inv.Sites), n, localityName(v.inv)))
+	body := fitLine(title, c.Width) + "\n" + v.list.render(s, c.Width, h-1-v.detailLines())
+	if d := v.detail(); d != "" {
+		body += "\n" + d
+	}
+	return body
+}
+
+func localityName(inv *deploy.Inventory) string {
+	if inv.Locality == "" {
+		return string(deploy.LocalityOctet)
+	}
+	return string(inv.Locality)
+}
+
+// detailLines is the height of the detail line under the list.
+func (v SitesView) detailLines() int {
+	if v.detail() == "" {
+		return 0
+	}
+	return 1
+}
+
+// detail describes the selected host's error or pending host key.
+func (v SitesView) detail() string {
+	r, ok := v.list.selected()
+	if !ok || !strings.HasPrefix(r.Key, "host/") {
+		return ""
+	}
+	name := strings.TrimPrefix(r.Key, "host/")
+	st := v.HostState(name)
+	s := v.common.Styles
+	switch {
+	case st.Fingerprint != "":
+		return fitLine(s.Warn.Render("unknown host key of "+name+": "+st.Fingerprint+" — a: accept"), v.common.Width)
+	case st.Err != "":
+		return fitLine(s.Err.Render(name+": "+st.Err), v.common.Width)
+	case st.Detail != "":
+		return fitLine(s.Dim.Render(name+": "+st.Detail), v.common.Width)
+	}
+	return ""
+}
+
+// placeBody pads a short message to the body area.
+func placeBody(c *Common, s string) string {
+	lines := strings.Split(s, "\n")
+	h := c.bodyHeight()
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i := range lines {
+		lines[i] = fitLine(lines[i], c.Width)
+	}
+	return strings.Join(lines[:h], "\n")
+}
+
+// wrap breaks s into lines of at most w cells at spaces.
+func wrap(s string, w int) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && len([]rune(line))+1+len([]rune(word)) > w {
+				out = append(out, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,81 @@
+package deploy
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestParseUname(t *testing.T) {
+	tests := []struct {
+		name, in, os, arch string
+		wantErr            bool
+	}{
+		{name: "linux amd64", in: "Linux x86_64\n", os: "linux", arch: "amd64"},
+		{name: "linux arm64", in: "Linux aarch64", os: "linux", arch: "arm64"},
+		{name: "mac", in: "Darwin arm64", os: "darwin", arch: "arm64"},
+		{name: "pi", in: "Linux armv7l", os: "linux", arch: "arm"},
+		{name: "unknown machine", in: "Linux vax", wantErr: true},
+		{name: "motd noise", in: "Welcome", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, a, err := parseUname(tc.in)
+			if (err != nil) != tc.wantErr || o != tc.os || a != tc.arch {
+				t.Fatalf("parseUname(%q) = %s %s %v", tc.in, o, a, err)
+			}
+		})
+	}
+}
+
+func TestParseHopAndEndpoint(t *testing.T) {
+	tests := []struct {
+		name, jump string
+		want       []string // hop endpoints, outermost first
+		wantErr    bool
+	}{
+		{name: "none", jump: "none"},
+		{name: "plain", jump: "front", want: []string{"me@front:22"}},
+		{name: "user and port", jump: "bob@front.site:2222", want: []string{"bob@front.site:2222"}},
+		{name: "chain", jump: "a@gw1, gw2:23", want: []string{"a@gw1:22", "me@gw2:23"}},
+		{name: "ipv6", jump: "[::1]:2200", want: []string{"me@[::1]:2200"}},
+		{name: "bad port", jump: "gw:99999", wantErr: true},
+		{name: "empty hop", jump: "gw,,x", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := hostEndpoint(Host{Name: "node", User: "me", ProxyJump: tc.jump})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			var got []string
+			for _, v := range e.via {
+				got = append(got, v.String())
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("hops %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestShQuoteSurvivesTheShell(t *testing.T) {
+	for _, s := range []string{"plain", "with space", "it's", `a"b$c` + "`d`", "-n"} {
+		out, err := exec.Command("sh", "-c", "printf %s "+shQuote(s)).Output()
+		if err != nil || string(out) != s {
+			t.Fatalf("sh printed %q for %q (%v)", out, s, err)
+		}
+	}
+}
+
+func TestParseSum(t *testing.T) {
+	good := strings.Repeat("ab", 32)
+	if parseSum(good+"  work/gridtui\n") != good {
+		t.Fatal("GNU sha256sum output not parsed")
+	}
+	for _, bad := range []string{"", "sha256sum: not found", strings.Repeat("g", 64)} {
+		if parseSum(bad) != "" {
+			t.Fatalf("parseSum(%q) accepted", bad)
+		}
+	}
+}

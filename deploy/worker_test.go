@@ -1,0 +1,146 @@
+package deploy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// localInventory is a local site with the given node names; work directories
+// go under a temporary directory.
+func localInventory(t *testing.T, names ...string) (*Inventory, []Host) {
+	t.Helper()
+	wd := t.TempDir()
+	var hosts []Host
+	for _, n := range names {
+		hosts = append(hosts, Host{Name: n, Site: "local", Cluster: "alpha", Cores: 1, Workdir: wd})
+	}
+	inv := &Inventory{Sites: []Site{{Name: "local", Launcher: LauncherLocal,
+		Clusters: []Cluster{{Name: "alpha", Hosts: hosts}}}}}
+	return inv, hosts
+}
+
+func TestLocalWorkersStartAndStop(t *testing.T) {
+	inv, hosts := localInventory(t, "alpha-1", "alpha-2")
+	opt := Options{HelloTimeout: 30 * time.Second}
+	var log eventLog
+	opt.Events = log.add
+	s, err := Deploy(testCtx(t), inv, hosts, opt)
+	if err != nil || s.Results[0].Phase != PhaseReady {
+		t.Fatalf("deploy to local hosts: %+v, %v", s, err)
+	}
+	ws, err := StartWorkers(testCtx(t), inv, hosts, testBoot, opt)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	for i, w := range ws {
+		if w.Hello.Node != "n-"+hosts[i].Name || !alive(w.Hello.PID) {
+			t.Fatalf("worker %d hello %+v (alive %v)", i, w.Hello, alive(w.Hello.PID))
+		}
+		if _, err := os.Stat(filepath.Join(localWorkdir(hosts[i]), pidFile(w.Hello.Node))); err != nil {
+			t.Fatalf("pid file of %s: %v", w.Hello.Node, err)
+		}
+	}
+	for _, w := range ws {
+		if err := w.Stop(testCtx(t)); err != nil || w.Err() != nil {
+			t.Fatalf("stop %s: %v / %v", w.Hello.Node, err, w.Err())
+		}
+		waitGone(t, w.Hello.PID)
+		if _, err := os.Stat(filepath.Join(localWorkdir(w.Host), pidFile(w.Hello.Node))); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("pid file of %s left after stop (%v)", w.Hello.Node, err)
+		}
+	}
+	if got := log.phases("alpha-1"); !equalPhases(got, []Phase{PhaseReady, PhaseStart, PhaseReady, PhaseStopped}) {
+		t.Fatalf("phases of alpha-1: %v", got)
+	}
+}
+
+func TestStartWorkersFailureStopsTheOthers(t *testing.T) {
+	tests := []struct {
+		name string
+		bad  string
+		want string
+	}{
+		{name: "worker crashes", bad: "crash-1", want: "crashing as asked"},
+		{name: "worker never says hello", bad: "mute-1", want: "no hello"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			inv, hosts := localInventory(t, "good-1", tc.bad)
+			opt := Options{HelloTimeout: 2 * time.Second}
+			boot := func(h Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
+			ws, err := StartWorkers(testCtx(t), inv, hosts, boot, opt)
+			if err == nil || ws != nil {
+				t.Fatalf("StartWorkers succeeded with a bad worker")
+			}
+			if !errors.Is(err, ErrHostsFailed) || !strings.Contains(err.Error(), tc.bad) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a failure of %s mentioning %q", err, tc.bad, tc.want)
+			}
+			// Nothing left running: no pid files (removed when each worker exited).
+			for _, h := range hosts {
+				files, _ := filepath.Glob(filepath.Join(localWorkdir(h), "worker-*.pid"))
+				if len(files) != 0 {
+					t.Fatalf("pid files left for %s: %v", h.Name, files)
+				}
+			}
+		})
+	}
+}
+
+func TestStopAndCleanRemote(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	h := testHost(srv, key)
+	inv := sshInventory()
+	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+		t.Fatalf("deploy: %v", err)
+	}
+	pool, err := NewPool(inv, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	run := opt
+	run.Pool = pool
+	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, run)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	// Another process (a second pool) stops it: `gridtui deploy --stop`.
+	s, err := Stop(testCtx(t), inv, []Host{h}, opt)
+	if err != nil || s.Results[0].Detail != "1 worker(s) stopped" {
+		t.Fatalf("stop: %+v, %v", s.Results, err)
+	}
+	waitGone(t, ws[0].Hello.PID)
+	<-ws[0].Done()
+
+	s, err = Clean(testCtx(t), inv, []Host{h}, opt)
+	if err != nil || !strings.Contains(s.Results[0].Detail, "removed") {
+		t.Fatalf("clean: %+v, %v", s.Results, err)
+	}
+	if _, err := os.Stat(filepath.Join(srv.home, "work")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("work directory still there after clean (%v)", err)
+	}
+	if _, err := os.Stat(srv.home); err != nil {
+		t.Fatalf("clean removed the home directory: %v", err)
+	}
+}
+
+func TestCleanRefusesHomeDirectory(t *testing.T) {
+	for _, wd := range []string{"~", ".", "/", "..", "../x"} {
+		h := Host{Name: "h", Workdir: wd}
+		if err := checkWorkdir(h, remoteWorkdir(h)); err == nil {
+			t.Errorf("workdir %q accepted", wd)
+		}
+	}
+	for _, wd := range []string{"", "~/.gridtui", "work", "/scratch/gridtui"} {
+		h := Host{Name: "h", Workdir: wd}
+		if err := checkWorkdir(h, remoteWorkdir(h)); err != nil {
+			t.Errorf("workdir %q refused: %v", wd, err)
+		}
+	}
+}

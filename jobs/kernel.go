@@ -21,7 +21,7 @@ func (s *Slab) sweepRows(ys Range) float64 {
 		}
 		cur := s.u[off : off+plane]
 		out := s.next[off : off+plane]
-		phi := s.phi[off : off+plane]
+		rowPhi := s.phiRow[li*n : (li+1)*n]
 		for j := ys.Lo; j < ys.Hi; j++ {
 			ym, yp := s.zero, s.zero
 			if j > 0 {
@@ -31,14 +31,15 @@ func (s *Slab) sweepRows(ys Range) float64 {
 				yp = cur[(j+1)*n : (j+2)*n]
 			}
 			r := j * n
-			sg := kernelRow(out[r:r+n], cur[r:r+n], xm[r:r+n], xp[r:r+n], ym, yp, phi[r:r+n], s.hhf)
+			sg := kernelRow(out[r:r+n], cur[r:r+n], xm[r:r+n], xp[r:r+n], ym, yp, s.phiZ, rowPhi[j], s.hhf)
 			sigma = max(sigma, sg)
 		}
 	}
 	return sigma
 }
 
-// kernelRow updates one z-row: out[k] = max(φ[k], (s + hhf)/6) with
+// kernelRow updates one z-row: out[k] = max(φ, (s + hhf)/6) with
+// φ = phiRow − phiZ[k] and
 // s = ((((xm[k] + xp[k]) + ym[k]) + yp[k]) + c[k−1]) + c[k+1] and zero beyond
 // the row's ends, and returns the row's σ = max|out[k] − c[k]|. All slices
 // must have the length of out; they are resliced once so that the inner loop
@@ -53,20 +54,20 @@ func (s *Slab) sweepRows(ys Range) float64 {
 //   - |d| is non-negative, and non-negative float64 values (NaN included,
 //     which then wins, as with max) order like their bit patterns as uint64,
 //     so σ is kept as bits with an integer max (CMP + CMOV, no branch).
-func kernelRow(out, c, xm, xp, ym, yp, phi []float64, hhf float64) float64 {
+func kernelRow(out, c, xm, xp, ym, yp, phiZ []float64, phiRow, hhf float64) float64 {
 	n := len(out)
 	if n == 0 {
 		return 0
 	}
-	c, xm, xp, ym, yp, phi = c[:n], xm[:n], xp[:n], ym[:n], yp[:n], phi[:n]
+	c, xm, xp, ym, yp, phiZ = c[:n], xm[:n], xp[:n], ym[:n], yp[:n], phiZ[:n]
 	const signBit = 1 << 63
 	var sigma uint64
 	zm, cur := 0.0, c[0]
 	for k := 0; k < n-1; k++ {
 		zp := c[k+1]
 		v := (((((xm[k] + xp[k]) + ym[k]) + yp[k]) + zm) + zp + hhf) / 6.0
-		if v < phi[k] {
-			v = phi[k]
+		if phi := phiRow - phiZ[k]; v < phi {
+			v = phi
 		}
 		sigma = max(sigma, math.Float64bits(v-cur)&^signBit)
 		out[k] = v
@@ -74,8 +75,8 @@ func kernelRow(out, c, xm, xp, ym, yp, phi []float64, hhf float64) float64 {
 	}
 	k := n - 1
 	v := (((((xm[k] + xp[k]) + ym[k]) + yp[k]) + zm) + 0 + hhf) / 6.0
-	if v < phi[k] {
-		v = phi[k]
+	if phi := phiRow - phiZ[k]; v < phi {
+		v = phi
 	}
 	sigma = max(sigma, math.Float64bits(v-cur)&^signBit)
 	out[k] = v

@@ -77,11 +77,22 @@ func (p Obstacle) hhf() float64 {
 // phiAt returns the obstacle φ(x,y,z) = −0.2 + 0.05x + 0.03y − 0.02z at
 // interior point (i, j, k). Every product is rounded explicitly (no FMA), and
 // the sum is evaluated left to right, so that φ has the same bits everywhere.
+// It is phiRow(i, j) − phiZ(k): the kernel keeps φ in that factored form.
 func phiAt(h float64, i, j, k int) float64 {
+	return phiRow(h, i, j) - phiZ(h, k)
+}
+
+// phiRow returns the part of φ constant along a z-row: −0.2 + 0.05x + 0.03y.
+func phiRow(h float64, i, j int) float64 {
 	x := float64(float64(i+1) * h)
 	y := float64(float64(j+1) * h)
+	return -0.2 + float64(0.05*x) + float64(0.03*y)
+}
+
+// phiZ returns the z term of φ, 0.02z.
+func phiZ(h float64, k int) float64 {
 	z := float64(float64(k+1) * h)
-	return -0.2 + float64(0.05*x) + float64(0.03*y) - float64(0.02*z)
+	return float64(0.02 * z)
 }
 
 // Phi returns the obstacle φ on the whole grid, x-major.

@@ -147,8 +147,11 @@ func TestKernelRowGuards(t *testing.T) {
 				return v
 			}
 			out := buf[pad : pad+n]
-			c, phi := in(0.1), in(-0.3)
-			sg := kernelRow(out, c, in(0.2), in(0.3), in(0.4), in(0.5), phi, -0.01)
+			c, phiZ := in(0.1), in(0.3)
+			// phiRow 0.05 makes φ = 0.05 − phiZ[k] cross (s − 0.01)/6 along
+			// the row, so both branches of the projection run.
+			const phiRow = 0.05
+			sg := kernelRow(out, c, in(0.2), in(0.3), in(0.4), in(0.5), phiZ, phiRow, -0.01)
 			for i := range pad {
 				if buf[i] != guard || buf[len(buf)-1-i] != guard {
 					t.Fatalf("guard overwritten: %v", buf)
@@ -167,7 +170,7 @@ func TestKernelRowGuards(t *testing.T) {
 				} else {
 					s += 0
 				}
-				v := max(phi[k], (s-0.01)/6.0)
+				v := max(phiRow-phiZ[k], (s-0.01)/6.0)
 				if math.Float64bits(out[k]) != math.Float64bits(v) {
 					t.Fatalf("out[%d] = %v, want %v", k, out[k], v)
 				}
@@ -212,13 +215,15 @@ func TestSlabGuardPadded(t *testing.T) {
 				copy(buf[pad:], v)
 				return buf, buf[pad : pad+len(v) : pad+len(v)]
 			}
-			bufs := make([][]float64, 0, 6)
+			bufs := make([][]float64, 0, 7)
 			var b []float64
 			b, s.u = padded(s.u)
 			bufs = append(bufs, b)
 			b, s.next = padded(s.next)
 			bufs = append(bufs, b)
-			b, s.phi = padded(s.phi)
+			b, s.phiRow = padded(s.phiRow)
+			bufs = append(bufs, b)
+			b, s.phiZ = padded(s.phiZ)
 			bufs = append(bufs, b)
 			b, s.haloLo = padded(s.haloLo)
 			bufs = append(bufs, b)
@@ -236,7 +241,7 @@ func TestSlabGuardPadded(t *testing.T) {
 			}
 			haloLo := append([]float64(nil), s.haloLo...)
 			haloHi := append([]float64(nil), s.haloHi...)
-			phi := append([]float64(nil), s.phi...)
+			phi := append(append([]float64(nil), s.phiRow...), s.phiZ...)
 			for range 3 {
 				s.Sweep()
 			}
@@ -250,7 +255,7 @@ func TestSlabGuardPadded(t *testing.T) {
 			if firstBitDiff(haloLo, s.haloLo) != -1 || firstBitDiff(haloHi, s.haloHi) != -1 {
 				t.Fatal("sweep wrote into a halo plane")
 			}
-			if firstBitDiff(phi, s.phi) != -1 {
+			if firstBitDiff(phi, append(append([]float64(nil), s.phiRow...), s.phiZ...)) != -1 {
 				t.Fatal("sweep wrote into φ")
 			}
 			for _, v := range s.zero {

@@ -164,3 +164,15 @@ func WriteSummary(w io.Writer, s Summary, elapsed time.Duration) {
 		fmt.Fprintf(w, "  %s: %v\n", r.Host, r.Err)
 	}
 }
+
+// Prompt runs fn (which talks to the user on the terminal) with the display
+// paused, then redraws below what fn printed.
+func (p *Progress) Prompt(fn func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fn()
+	p.drawn = 0
+	if p.live {
+		p.redraw()
+	}
+}

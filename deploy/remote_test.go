@@ -79,3 +79,36 @@ func TestParseSum(t *testing.T) {
 		}
 	}
 }
+
+func TestSelectHosts(t *testing.T) {
+	inv := &Inventory{Source: "test.toml", Sites: []Site{
+		{Name: "lyon", Clusters: []Cluster{{Name: "a", Hosts: []Host{{Name: "a1", Cluster: "a", Site: "lyon"}, {Name: "a2", Cluster: "a", Site: "lyon"}}}}},
+		{Name: "nancy", Clusters: []Cluster{{Name: "b", Hosts: []Host{{Name: "b1", Cluster: "b", Site: "nancy"}}}}},
+	}}
+	tests := []struct {
+		name  string
+		names []string
+		want  string
+		err   bool
+	}{
+		{name: "all", want: "a1 a2 b1"},
+		{name: "site", names: []string{"nancy"}, want: "b1"},
+		{name: "cluster and host, inventory order, no duplicates", names: []string{"b1", "a", "a2"}, want: "a1 a2 b1"},
+		{name: "unknown", names: []string{"zz"}, err: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hs, err := SelectHosts(inv, tc.names)
+			if (err != nil) != tc.err {
+				t.Fatalf("err = %v", err)
+			}
+			var got []string
+			for _, h := range hs {
+				got = append(got, h.Name)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Fatalf("got %v, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,31 @@
+# gridtui build targets. `make dist` cross-builds the worker/console binary for
+# the platforms grid hosts run, into dist/gridtui-OS-ARCH: `gridtui deploy`
+# ships these to hosts whose `uname -sm` differs from the machine it runs on.
+
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+PLATFORMS := linux-amd64 linux-arm64
+
+.PHONY: all build dist test clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o gridtui ./cmd/gridtui
+
+dist: $(addprefix dist/gridtui-,$(PLATFORMS))
+
+# Static (CGO_ENABLED=0) so one binary runs on any distribution of the arch.
+dist/gridtui-%: FORCE
+	@mkdir -p dist
+	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) \
+		$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/gridtui
+
+test:
+	$(GO) test ./...
+
+clean:
+	rm -rf dist gridtui
+
+FORCE:

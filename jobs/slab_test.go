@@ -385,3 +385,35 @@ func TestAssembleErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSlabMemoryBudget checks that a slab holds no more than its u, u' and φ
+// (budget: 1.2 × 3·n³·8 bytes for a single-node slab) after construction and
+// a few sweeps. φ is held factored, so the expected figure is ≈ 2/3 of 3·n³·8.
+func TestSlabMemoryBudget(t *testing.T) {
+	const n = 96
+	held := slabHeapBytes(t, n, 3)
+	needed := float64(3 * n * n * n * 8)
+	if ratio := held / needed; ratio > 1.2 || ratio < 0.6 {
+		t.Fatalf("slab holds %.0f bytes = %.3f × 3·n³·8, want ≤ 1.2 (and ≥ 0.6, or the measurement is broken)", held, ratio)
+	}
+}
+
+// slabHeapBytes returns the live heap growth caused by a single-node slab of
+// size n after sweeps sweeps, the slab still reachable.
+func slabHeapBytes(tb testing.TB, n, sweeps int) float64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := NewSlab(Obstacle{N: n}, Range{0, n}, 2)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	for range sweeps {
+		s.Sweep()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s)
+	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
+}

@@ -16,6 +16,7 @@ import (
 type Htable struct {
 	loc   Locality
 	nodes []Node
+	views []view
 	index map[string]int
 }
 
@@ -44,7 +45,8 @@ func NewHtable(nodes []Node, loc Locality) (*Htable, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Htable{loc: loc, nodes: make([]Node, len(nodes)), index: make(map[string]int, len(nodes))}
+	h := &Htable{loc: loc, nodes: make([]Node, len(nodes)), views: make([]view, len(nodes)),
+		index: make(map[string]int, len(nodes))}
 	for i, n := range nodes {
 		if err := n.Validate(); err != nil {
 			return nil, err
@@ -57,6 +59,7 @@ func NewHtable(nodes []Node, loc Locality) (*Htable, error) {
 		}
 		h.index[n.Name] = i
 		h.nodes[i] = cloneNode(n)
+		h.views[i] = newView(&h.nodes[i])
 	}
 	return h, nil
 }
@@ -93,14 +96,12 @@ func (h *Htable) Node(name string) (Node, bool) {
 // Rows returns the Htable's rows, one per node, in node order.
 func (h *Htable) Rows() []Row {
 	out := make([]Row, 0, len(h.nodes))
-	for _, n := range h.nodes {
-		r := Row{Node: n.Name, Host: n.Host, Cluster: n.Cluster}
-		for _, a := range n.usable(Ethernet) {
-			r.Ethernet = append(r.Ethernet, a.addr)
-		}
+	for i, n := range h.nodes {
+		v := &h.views[i]
+		r := Row{Node: n.Name, Host: n.Host, Cluster: n.Cluster, Ethernet: slices.Clone(v.of(Ethernet))}
 		for _, k := range []Kind{Infiniband, Myrinet} {
-			for _, a := range n.usable(k) {
-				r.Fast = append(r.Fast, FastAddr{Kind: k, Addr: a.addr})
+			for _, a := range v.of(k) {
+				r.Fast = append(r.Fast, FastAddr{Kind: k, Addr: a})
 			}
 		}
 		out = append(out, r)
@@ -110,38 +111,31 @@ func (h *Htable) Rows() []Row {
 
 // Route is BestNetwork for the nodes named a and b.
 func (h *Htable) Route(a, b string) (Route, error) {
-	na, nb, err := h.pair(a, b)
+	routes, err := h.candidates(a, b)
 	if err != nil {
 		return Route{}, err
 	}
-	return BestNetwork(na, nb, h.loc)
+	return routes[0], nil
 }
 
 // Candidates returns the routes a and b may use, best first, then the
 // fallbacks; nil when a node is unknown or the pair has no network in common
 // (Route says why).
 func (h *Htable) Candidates(a, b string) []Route {
-	na, nb, err := h.pair(a, b)
-	if err != nil {
-		return nil
-	}
-	routes, err := Candidates(na, nb, h.loc)
-	if err != nil {
-		return nil
-	}
+	routes, _ := h.candidates(a, b)
 	return routes
 }
 
-func (h *Htable) pair(a, b string) (Node, Node, error) {
+func (h *Htable) candidates(a, b string) ([]Route, error) {
 	ia, ok := h.index[a]
 	if !ok {
-		return Node{}, Node{}, fmt.Errorf("probe: node %q not in the Htable: %w", a, ErrUnknownNode)
+		return nil, fmt.Errorf("probe: node %q not in the Htable: %w", a, ErrUnknownNode)
 	}
 	ib, ok := h.index[b]
 	if !ok {
-		return Node{}, Node{}, fmt.Errorf("probe: node %q not in the Htable: %w", b, ErrUnknownNode)
+		return nil, fmt.Errorf("probe: node %q not in the Htable: %w", b, ErrUnknownNode)
 	}
-	return h.nodes[ia], h.nodes[ib], nil
+	return candidates(&h.views[ia], &h.views[ib], h.loc)
 }
 
 // String renders the Htable as text, one line per node: name, cluster label,

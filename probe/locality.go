@@ -78,54 +78,81 @@ func (l Locality) SameCluster(a, b Node) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
+	va, vb := newView(&a), newView(&b)
+	v := l.decide(&va, &vb)
+	return v.same, v.String(), nil
+}
+
+// verdict is the outcome of a locality test and what it compared, kept
+// unformatted so that deciding costs no allocation.
+type verdict struct {
+	same   bool
+	how    byte // 'o' third octet, 'p' subnet, 'l' label, 'e' no Ethernet, 'f' no common family, 'u' unlabelled
+	x, y   uint8
+	pa, pb netip.Prefix
+	sa, sb string
+}
+
+// decide applies a normalized rule to two views.
+func (l Locality) decide(a, b *view) verdict {
 	if l.Rule == RuleLabel {
-		return sameLabel(a, b)
+		switch {
+		case a.cluster == "":
+			return verdict{how: 'u', sa: a.name}
+		case b.cluster == "":
+			return verdict{how: 'u', sa: b.name}
+		}
+		return verdict{same: a.cluster == b.cluster, how: 'l', sa: a.cluster, sb: b.cluster}
 	}
-	ea, eb, ok := pickPair(a.usable(Ethernet), b.usable(Ethernet))
+	ea, eb := a.of(Ethernet), b.of(Ethernet)
+	switch {
+	case len(ea) == 0:
+		return verdict{how: 'e', sa: a.name}
+	case len(eb) == 0:
+		return verdict{how: 'e', sa: b.name}
+	}
+	x, y, ok := pickPair(ea, eb)
 	if !ok {
-		return false, noEthernet(a, b), nil
+		return verdict{how: 'f'}
 	}
-	if l.Rule == RuleOctet && ea.addr.Is4() {
-		x, y := ea.addr.As4()[2], eb.addr.As4()[2]
-		return verdict(x == y, fmt.Sprintf("third octet %d", x), fmt.Sprintf("%d", y), "=")
+	if l.Rule == RuleOctet && x.Is4() {
+		// Algorithm 1 of GRIDHPC: same third octet → same cluster.
+		ox, oy := x.As4()[2], y.As4()[2]
+		return verdict{same: ox == oy, how: 'o', x: ox, y: oy}
 	}
 	bits := l.PrefixBits
-	if ea.addr.Is6() {
+	if x.Is6() {
 		bits = l.PrefixBits6
-		if l.Rule == RuleOctet {
+		if l.Rule == RuleOctet { // IPv6 has no third octet: compare /64 subnets
 			bits = DefaultPrefixBits6
 		}
 	}
-	pa, pb := netip.PrefixFrom(ea.addr, bits).Masked(), netip.PrefixFrom(eb.addr, bits).Masked()
-	if pa == pb {
-		return true, fmt.Sprintf("same cluster (subnet %s)", pa), nil
-	}
-	return false, fmt.Sprintf("different clusters (subnet %s ≠ %s)", pa, pb), nil
+	pa, pb := netip.PrefixFrom(x, bits).Masked(), netip.PrefixFrom(y, bits).Masked()
+	return verdict{same: pa == pb, how: 'p', pa: pa, pb: pb}
 }
 
-func verdict(same bool, left, right, eq string) (bool, string, error) {
-	if same {
-		return true, fmt.Sprintf("same cluster (%s %s %s)", left, eq, right), nil
-	}
-	return false, fmt.Sprintf("different clusters (%s ≠ %s)", left, right), nil
-}
-
-func sameLabel(a, b Node) (bool, string, error) {
-	switch {
-	case a.Cluster == "":
-		return false, fmt.Sprintf("different clusters (%s has no cluster label)", a.Name), nil
-	case b.Cluster == "":
-		return false, fmt.Sprintf("different clusters (%s has no cluster label)", b.Name), nil
-	}
-	return verdict(a.Cluster == b.Cluster, "label "+a.Cluster, b.Cluster, "=")
-}
-
-func noEthernet(a, b Node) string {
-	switch {
-	case len(a.usable(Ethernet)) == 0:
-		return fmt.Sprintf("locality unknown, %s has no Ethernet address up", a.Name)
-	case len(b.usable(Ethernet)) == 0:
-		return fmt.Sprintf("locality unknown, %s has no Ethernet address up", b.Name)
+// String is the phrase a route's reason quotes.
+func (v verdict) String() string {
+	switch v.how {
+	case 'o':
+		if v.same {
+			return fmt.Sprintf("same cluster (third octet %d = %d)", v.x, v.y)
+		}
+		return fmt.Sprintf("different clusters (third octet %d ≠ %d)", v.x, v.y)
+	case 'p':
+		if v.same {
+			return fmt.Sprintf("same cluster (subnet %s)", v.pa)
+		}
+		return fmt.Sprintf("different clusters (subnet %s ≠ %s)", v.pa, v.pb)
+	case 'l':
+		if v.same {
+			return fmt.Sprintf("same cluster (label %s = %s)", v.sa, v.sb)
+		}
+		return fmt.Sprintf("different clusters (label %s ≠ %s)", v.sa, v.sb)
+	case 'u':
+		return fmt.Sprintf("different clusters (%s has no cluster label)", v.sa)
+	case 'e':
+		return fmt.Sprintf("locality unknown, %s has no Ethernet address up", v.sa)
 	}
 	return "locality unknown, no Ethernet address family in common"
 }

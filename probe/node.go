@@ -1,11 +1,9 @@
 package probe
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"strings"
 	"unicode"
 )
@@ -97,52 +95,7 @@ func checkOptional(what, s string) error {
 	return nil
 }
 
-// nicAddr is one usable address and the NIC it belongs to.
-type nicAddr struct {
-	nic  string
-	addr netip.Addr
-}
-
-// usable returns the addresses of k a route may use: NICs that are up, fastest
-// link first (unknown speed last, inventory order kept among equals), and
-// inside each NIC IPv4 before IPv6. Link-local, multicast and unspecified
-// addresses are left out: they cannot name a peer without a zone.
-func (n Node) usable(k Kind) []nicAddr {
-	nics := make([]NIC, 0, len(n.NICs))
-	for _, nic := range n.NICs {
-		if nic.Up && nic.Kind == k {
-			nics = append(nics, nic)
-		}
-	}
-	slices.SortStableFunc(nics, func(x, y NIC) int { return cmp.Compare(y.SpeedMbps, x.SpeedMbps) })
-	var out []nicAddr
-	for _, nic := range nics {
-		for _, v4 := range []bool{true, false} {
-			for _, a := range nic.Addrs {
-				if a.Unmap().Is4() == v4 && routableAddr(a) {
-					out = append(out, nicAddr{nic: nic.Name, addr: a.Unmap()})
-				}
-			}
-		}
-	}
-	return out
-}
-
 func routableAddr(a netip.Addr) bool {
 	return a.IsValid() && !a.IsUnspecified() && !a.IsMulticast() &&
 		!a.IsLinkLocalUnicast() && !a.IsInterfaceLocalMulticast()
-}
-
-// pickPair returns the first address of each side in a family both have,
-// IPv4 before IPv6: the same rule whichever side is a, so routes are
-// symmetric.
-func pickPair(as, bs []nicAddr) (nicAddr, nicAddr, bool) {
-	for _, v4 := range []bool{true, false} {
-		ia := slices.IndexFunc(as, func(x nicAddr) bool { return x.addr.Is4() == v4 })
-		ib := slices.IndexFunc(bs, func(x nicAddr) bool { return x.addr.Is4() == v4 })
-		if ia >= 0 && ib >= 0 {
-			return as[ia], bs[ib], true
-		}
-	}
-	return nicAddr{}, nicAddr{}, false
 }

@@ -3,7 +3,6 @@ package probe
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Route is the network a pair of nodes uses and why.
@@ -47,31 +46,37 @@ func BestNetwork(a, b Node, loc Locality) (Route, error) {
 // Ethernet is a candidate, as in the paper. It fails with ErrNoRoute when
 // there is none.
 func Candidates(a, b Node, loc Locality) ([]Route, error) {
-	if err := loc.Validate(); err != nil {
-		return nil, err
-	}
-	var routes []Route
-	var phrase string
-	if sameHost(a, b) {
-		phrase = "same host (" + hostOf(a) + ")"
-		routes = append(routes, Route{A: a.Name, B: b.Name, Network: Unix,
-			AAddr: UnixPrefix + a.Name, BAddr: UnixPrefix + b.Name,
-			Reason: fmt.Sprintf("%s ↔ %s: %s → unix socket", a.Name, b.Name, phrase)})
-		routes = appendKinds(routes, a, b, phrase, []Kind{Loopback})
-		routes = appendKinds(routes, a, b, phrase, routable)
-		return routes, nil
-	}
-	same, phrase, err := loc.SameCluster(a, b)
+	loc, err := loc.normalize()
 	if err != nil {
 		return nil, err
 	}
-	if same {
-		routes = appendKinds(routes, a, b, phrase, routable)
+	va, vb := newView(&a), newView(&b)
+	return candidates(&va, &vb, loc)
+}
+
+// candidates is Candidates on prepared views and a normalized rule.
+func candidates(a, b *view, loc Locality) ([]Route, error) {
+	routes := make([]Route, 0, 3)
+	if sameHost(a, b) {
+		host := a.host
+		if host == "" {
+			host = a.name
+		}
+		phrase := "same host (" + host + ")"
+		routes = append(routes, Route{A: a.name, B: b.name, Network: Unix,
+			AAddr: UnixPrefix + a.name, BAddr: UnixPrefix + b.name,
+			Reason: a.name + " ↔ " + b.name + ": " + phrase + " → unix socket"})
+		routes = appendKinds(routes, a, b, phrase, false, []Kind{Loopback})
+		return appendKinds(routes, a, b, phrase, false, routable), nil
+	}
+	v := loc.decide(a, b)
+	if v.same {
+		routes = appendKinds(routes, a, b, v.String(), true, routable)
 	} else {
-		routes = appendKinds(routes, a, b, phrase, []Kind{Ethernet})
+		routes = appendKinds(routes, a, b, v.String(), false, []Kind{Ethernet})
 	}
 	if len(routes) == 0 {
-		return nil, fmt.Errorf("probe: %s ↔ %s: %s: %w", a.Name, b.Name, phrase, ErrNoRoute)
+		return nil, fmt.Errorf("probe: %s ↔ %s: %s: %w", a.name, b.name, v, ErrNoRoute)
 	}
 	return routes, nil
 }
@@ -79,9 +84,9 @@ func Candidates(a, b Node, loc Locality) ([]Route, error) {
 // appendKinds adds one route per kind both nodes can use, in the order of
 // kinds. The first route of a same-cluster pair that is not a fast network
 // says so; every later route is marked as a fallback.
-func appendKinds(routes []Route, a, b Node, phrase string, kinds []Kind) []Route {
+func appendKinds(routes []Route, a, b *view, phrase string, cluster bool, kinds []Kind) []Route {
 	for _, k := range kinds {
-		x, y, ok := pickPair(a.usable(k), b.usable(k))
+		x, y, ok := pickPair(a.of(k), b.of(k))
 		if !ok {
 			continue
 		}
@@ -89,28 +94,19 @@ func appendKinds(routes []Route, a, b Node, phrase string, kinds []Kind) []Route
 		switch {
 		case len(routes) > 0:
 			why += ", fallback"
-		case k == Ethernet && sameClusterPhrase(phrase):
+		case cluster && !k.Fast():
 			why += ", no fast network in common"
 		}
-		routes = append(routes, Route{A: a.Name, B: b.Name, Network: k,
-			AAddr: x.addr.String(), BAddr: y.addr.String(),
-			Reason: fmt.Sprintf("%s ↔ %s: %s → %s %s ↔ %s", a.Name, b.Name, why, k, x.addr, y.addr)})
+		xs, ys := x.String(), y.String()
+		routes = append(routes, Route{A: a.name, B: b.name, Network: k, AAddr: xs, BAddr: ys,
+			Reason: a.name + " ↔ " + b.name + ": " + why + " → " + string(k) + " " + xs + " ↔ " + ys})
 	}
 	return routes
 }
 
-func sameClusterPhrase(p string) bool { return strings.HasPrefix(p, "same cluster") }
-
 // sameHost: a node is on its own host; otherwise equal non-empty Host.
-func sameHost(a, b Node) bool {
-	return a.Name == b.Name || (a.Host != "" && a.Host == b.Host)
-}
-
-func hostOf(n Node) string {
-	if n.Host != "" {
-		return n.Host
-	}
-	return n.Name
+func sameHost(a, b *view) bool {
+	return a.name == b.name || (a.host != "" && a.host == b.host)
 }
 
 // ErrUnknownNode is returned when a node name is not in the Htable.

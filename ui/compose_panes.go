@@ -111,12 +111,20 @@ func (v *ComposeView) hierarchyKey(k string) {
 	case "c":
 		groups[r.group].Coordinator = r.worker
 	case "m", "n":
-		groups = removeWorker(groups, r.group, r.worker)
-		to := len(groups)
-		if k == "m" && len(groups) > 0 {
-			to = (min(r.group, len(groups)-1) + 1) % len(groups)
-			if len(groups) == 1 && len(groups[0].Workers) > 0 && r.group == 0 {
-				to = 0
+		src := r.group
+		before := len(groups)
+		groups = removeWorker(groups, src, r.worker)
+		if len(groups) < before && src < len(groups) {
+			src = -1 // the source group vanished
+		}
+		to := len(groups) // a new group
+		if k == "m" {
+			// the next group after the source, wrapping, but never the source
+			for _, cand := range []int{r.group + 1 - (before - len(groups)), 0} {
+				if cand >= 0 && cand < len(groups) && cand != src {
+					to = cand
+					break
+				}
 			}
 		}
 		if to == len(groups) {
@@ -301,7 +309,7 @@ func (v ComposeView) hierLines(w, h int) []string {
 			line = "  submitter (this console)"
 		case r.worker == "":
 			g := groups[r.group]
-			line = fmt.Sprintf("  └ group %d · coordinator %s · %d workers", r.group+1, g.Coordinator, len(g.Workers))
+			line = fmt.Sprintf("  └ group %d: %d workers, coordinator %s", r.group+1, len(g.Workers), g.Coordinator)
 			if len(g.Workers) > jobs.MaxGroupSize {
 				line += " (too many!)"
 			}

@@ -47,8 +47,8 @@ func NewNetworkView(c *Common) NetworkView {
 			{Title: "Fast network", Width: 0},
 		}),
 		routes: newList([]column{
-			{Title: "Pair", Width: 0},
-			{Title: "Network", Width: 10},
+			{Title: "Pair", Width: 21},
+			{Title: "Network", Width: 12},
 			{Title: "Reason", Width: 0},
 			{Title: "Pre-flight", Width: 10},
 		}),
@@ -106,7 +106,7 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 		} else {
 			addrs := ""
 			if p.Route.AAddr != "" {
-				addrs = " " + p.Route.AAddr + " ↔ " + p.Route.BAddr
+				addrs = ": " + p.Route.AAddr + " ↔ " + p.Route.BAddr
 			}
 			r.Cells = []string{p.A + " ↔ " + p.B, netLabel(p.Route.Network), reasonTail(p.Route.Reason) + addrs, pf}
 			if strings.HasPrefix(pf, "warn") || strings.HasPrefix(pf, "fail") {
@@ -118,24 +118,24 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 	v.routes.setRows(rows)
 }
 
-// netLabel marks fast networks so they stand out without colour.
+// netLabel marks fast networks (◆) apart from Ethernet (·) so they stand
+// out without colour.
 func netLabel(k probe.Kind) string {
 	if k.Fast() {
-		return "⚡" + string(k)
+		return "◆ " + string(k)
 	}
-	return string(k)
+	return "· " + string(k)
 }
 
-// reasonTail drops the "a ↔ b: " prefix of a route reason (the pair column
-// already names the nodes) and the addresses after the arrow.
+// reasonTail keeps the "why" of a route reason: it drops the "a ↔ b: "
+// prefix (the pair column names the nodes) and the "→ network addresses"
+// tail (the other columns show them).
 func reasonTail(r string) string {
 	if i := strings.Index(r, ": "); i >= 0 {
 		r = r[i+2:]
 	}
 	if i := strings.LastIndex(r, " → "); i >= 0 {
-		if j := strings.IndexByte(r[i+len(" → "):], ' '); j >= 0 {
-			r = r[:i+len(" → ")+j]
-		}
+		r = r[:i]
 	}
 	return r
 }

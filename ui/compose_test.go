@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// composeWith returns a composer on inv with hosts picked.
+func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView {
+	v := NewComposeView(c, inv)
+	if h, err := HtableFromInventory(inv); err == nil {
+		v.SetHtable(h)
+	}
+	for _, p := range picks {
+		v.picked[p] = true
+	}
+	v.validate()
+	return v
+}
+
+// press sends keys to the composer and returns the last command's message.
+func (v *ComposeView) press(keys ...string) tea.Msg {
+	var msg tea.Msg
+	for _, k := range keys {
+		var cmd tea.Cmd
+		*v, cmd = v.Update(keyPress(k))
+		msg = nil
+		if cmd != nil {
+			msg = cmd()
+		}
+	}
+	return msg
+}
+
+func TestComposeView(t *testing.T) {
+	cases := []struct {
+		name  string
+		inv   *deploy.Inventory
+		setup func(v *ComposeView)
+	}{
+		{name: "default", inv: deploy.Embedded()},
+		{name: "four_async", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			v.picked["alpha-1"], v.picked["alpha-2"], v.picked["beta-1"], v.picked["beta-2"] = true, true, true, true
+			v.fields[fScheme].Value = "async"
+			v.validate()
+		}},
+		{name: "problems", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			for _, h := range v.inv.Hosts() {
+				v.picked[h.Name] = true
+			}
+			v.fields[fN].Value = "3"
+			v.fields[fAny].Value = "12"
+			v.fields[fCores].Value = "5"
+			v.validate()
+		}},
+		{name: "editing", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			v.press("down", "down", "enter", "backspace", "backspace", "6", "4")
+		}},
+		{name: "hierarchy_edited", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			v.press("right", "space", "right", "down", "down", "down", "m", "c")
+		}},
+		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
+		{name: "1024", inv: bigInventory(1024), setup: func(v *ComposeView) {
+			for _, h := range v.inv.Hosts() {
+				v.picked[h.Name] = true
+			}
+			v.validate()
+		}},
+	}
+	for _, tc := range cases {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
+				c := testCommon(sz.w, sz.h)
+				v := composeWith(c, tc.inv)
+				if tc.setup != nil {
+					tc.setup(&v)
+				}
+				out := v.View()
+				checkSize(t, c, out)
+				requireGolden(t, out)
+			})
+		}
+	}
+}
+
+func TestComposeSpec(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-2")
+	v.fields[fScheme].Value = "async"
+	v.fields[fAny].Value = "0"
+	v.validate()
+	if p := v.Problems(); len(p) != 0 {
+		t.Fatalf("problems %q for a valid job", p)
+	}
+	s := v.Spec()
+	if !slices.Equal(s.Nodes.Clusters, []string{"alpha"}) || !slices.Equal(s.Nodes.Hosts, []string{"beta-2"}) {
+		t.Errorf("selection = %+v, want cluster alpha and host beta-2", s.Nodes)
+	}
+	if s.Scheme != jobs.Asynchronous || s.Detector != jobs.DetectActivity {
+		t.Errorf("scheme/detector = %s/%s, want async/activity", s.Scheme, s.Detector)
+	}
+	g := v.hierarchy()
+	if len(g) != 2 || g[0].Coordinator != "alpha-1" || len(g[0].Workers) != 4 || g[1].Coordinator != "beta-2" {
+		t.Errorf("automatic hierarchy = %+v, want alpha (4, alpha-1) and beta (beta-2)", g)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("composed spec does not validate: %v", err)
+	}
+}
+
+func TestComposeValidation(t *testing.T) {
+	c := testCommon(80, 24)
+	cases := []struct {
+		name  string
+		picks []string
+		edit  func(v *ComposeView)
+		want  string
+	}{
+		{name: "no nodes", want: "no nodes chosen"},
+		{name: "not enough", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) { v.fields[fAny].Value = "3" },
+			want: "not enough nodes: 3 asked, 2 chosen"},
+		{name: "n too small", picks: []string{"alpha-1", "alpha-2", "beta-1"}, edit: func(v *ComposeView) { v.fields[fN].Value = "2" },
+			want: "n = 2 is too small to split over 3 nodes"},
+		{name: "bad number", picks: []string{"alpha-1"}, edit: func(v *ComposeView) { v.fields[fN].Value = "lots" },
+			want: `n (points/axis): "lots" is not a whole number`},
+		{name: "bad detector", picks: []string{"alpha-1"}, edit: func(v *ComposeView) {
+			v.fields[fScheme].Value, v.fields[fDetector].Value = "sync", "activity"
+		}, want: "detector"},
+		{name: "group too big", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) {
+			v.groups = []jobs.Group{{Coordinator: "alpha-1", Workers: slices.Repeat([]string{"alpha-1"}, 33)}}
+		}, want: "at most 32"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := composeWith(c, deploy.Embedded(), tc.picks...)
+			if tc.edit != nil {
+				tc.edit(&v)
+			}
+			v.validate()
+			if !strings.Contains(strings.Join(v.Problems(), "\n"), tc.want) {
+				t.Errorf("problems %q do not mention %q", v.Problems(), tc.want)
+			}
+			if msg := v.press("r"); msg != nil {
+				t.Errorf("r started an invalid job: %#v", msg)
+			}
+		})
+	}
+}
+
+// TestComposeUnreachablePair: a node with no network in common with its
+// neighbour (IPv4 against IPv6-only Ethernet, different clusters) is
+// reported, naming the pair, and blocks the start.
+func TestComposeUnreachablePair(t *testing.T) {
+	inv := deploy.Embedded()
+	h := &inv.Sites[0].Clusters[1].Hosts[0] // beta-1
+	h.EthernetAddr = netip.MustParseAddr("fd00:34::20")
+	h.FastAddr = netip.Addr{}
+	c := testCommon(80, 24)
+	v := composeWith(c, inv, "alpha-4", "beta-1")
+	p := strings.Join(v.Problems(), "\n")
+	if !strings.Contains(p, "unreachable pair alpha-4 ↔ beta-1") {
+		t.Fatalf("problems %q do not name the unreachable pair", p)
+	}
+	if msg := v.press("r"); msg != nil {
+		t.Errorf("r started a job with an unreachable pair: %#v", msg)
+	}
+}
+
+func TestComposeStartAndHierarchyEdit(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded())
+	// Nodes pane: pick cluster alpha (4 hosts), then beta-1.
+	v.press("right", "space", "down", "down", "down", "down", "down", "down", "space")
+	if n := len(v.chosen()); n != 5 {
+		t.Fatalf("chose %d nodes, want 5", n)
+	}
+	// Hierarchy pane: the row after the first group header is alpha-1.
+	v.press("right", "down", "down", "down") // submitter, group 1, alpha-1, alpha-2
+	v.press("m")                             // alpha-2 → group 2 (beta)
+	g := v.hierarchy()
+	if len(g) != 2 || !slices.Contains(g[1].Workers, "alpha-2") || slices.Contains(g[0].Workers, "alpha-2") {
+		t.Fatalf("after m: %+v, want alpha-2 in group 2", g)
+	}
+	v.press("c") // alpha-2 coordinates group 2
+	if g := v.hierarchy(); g[1].Coordinator != "alpha-2" {
+		t.Fatalf("after c: coordinator %s, want alpha-2", g[1].Coordinator)
+	}
+	v.press("left", "left") // back to the form
+	v.cursor[paneForm] = fStart
+	msg, ok := v.press("enter").(StartRunMsg)
+	if !ok {
+		t.Fatalf("enter on Start: no StartRunMsg (problems %q)", v.Problems())
+	}
+	if len(msg.Spec.Groups) != 2 || msg.Spec.Groups[1].Coordinator != "alpha-2" {
+		t.Errorf("started spec groups = %+v, want the edited hierarchy", msg.Spec.Groups)
+	}
+	if err := msg.Spec.Validate(); err != nil {
+		t.Errorf("started spec invalid: %v", err)
+	}
+}
+
+// TestJobFileRoundTrip: what Compose saves, jobs.LoadSpec reads back equal,
+// and loading restores the form.
+func TestJobFileRoundTrip(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "beta-3")
+	v.fields[fScheme].Value = "hybrid"
+	v.fields[fN].Value = "32"
+	v.fields[fEps].Value = "1e-7"
+	v.fields[fWall].Value = "90s"
+	v.groups = []jobs.Group{{Coordinator: "alpha-2", Workers: []string{"alpha-1", "alpha-2"}}, {Coordinator: "beta-3", Workers: []string{"beta-3"}}}
+	path := filepath.Join(t.TempDir(), "job.toml")
+	v.fields[fFile].Value = path
+	save, ok := v.press("ctrl+s").(saveSpecMsg)
+	if !ok {
+		t.Fatal("ctrl+s did not ask to save")
+	}
+	if err := saveJobFile(save.Path, save.Spec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := jobs.LoadSpec(path)
+	if err != nil {
+		data, _ := os.ReadFile(path)
+		t.Fatalf("saved job does not load: %v\n%s", err, data)
+	}
+	want := v.Spec()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+	w := composeWith(c, deploy.Embedded())
+	w.Update(SpecLoadedMsg{Path: path, Spec: got})
+	w, _ = w.Update(SpecLoadedMsg{Path: path, Spec: got})
+	if fmt.Sprint(w.Spec()) != fmt.Sprint(want) {
+		t.Errorf("loaded form gives %+v, want %+v", w.Spec(), want)
+	}
+}

@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/deploy"
+)
+
+func TestSitesView(t *testing.T) {
+	cases := []struct {
+		name  string
+		inv   *deploy.Inventory
+		err   error
+		setup func(v *SitesView)
+	}{
+		{name: "local", inv: deploy.Embedded()},
+		{name: "deploying", inv: deploy.Embedded(), setup: func(v *SitesView) {
+			v.SetHostState("alpha-1", HostState{Phase: "upload", Progress: 0.42, Worker: WorkerDown, Load: 0.5})
+			v.SetHostState("alpha-2", HostState{Phase: "ready", Worker: WorkerUp, Load: 0.5})
+			v.SetHostState("alpha-3", HostState{Phase: "failed", Err: "deploy: alpha-3: connection refused", Load: -1})
+			v.SetHostState("beta-1", HostState{Phase: "ready", Worker: WorkerBusy, Load: 1.25})
+			v.SetHostState("beta-2", HostState{Phase: "connect", Fingerprint: "SHA256:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", Load: -1})
+			v.list.cursor = 4 // alpha-3: its error shows under the list
+		}},
+		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
+		{name: "error", err: errors.New(`deploy: sites.toml:3:7: unknown key "nodez" in [[site.cluster]]`)},
+		{name: "1024", inv: bigInventory(1024), setup: func(v *SitesView) {
+			v.SetHostState("c9-3", HostState{Phase: "upload", Progress: 0.9, Load: -1})
+		}},
+	}
+	for _, tc := range cases {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
+				c := testCommon(sz.w, sz.h)
+				v := NewSitesView(c, tc.inv, tc.err)
+				if tc.setup != nil {
+					tc.setup(&v)
+				}
+				out := v.View()
+				checkSize(t, c, out)
+				requireGolden(t, out)
+			})
+		}
+	}
+}
+
+func TestSitesActions(t *testing.T) {
+	c := testCommon(80, 24)
+	v := NewSitesView(c, deploy.Embedded(), nil)
+	press := func(k string) tea.Msg {
+		var cmd tea.Cmd
+		v, cmd = v.Update(keyPress(k))
+		if cmd == nil {
+			return nil
+		}
+		return cmd()
+	}
+	// The cursor starts on the site: deploying it means every host.
+	if m, ok := press("d").(DeployRequestMsg); !ok || len(m.Hosts) != 8 {
+		t.Fatalf("d on the site = %#v, want a deploy of 8 hosts", m)
+	}
+	press("down") // cluster alpha
+	if m, ok := press("d").(DeployRequestMsg); !ok || len(m.Hosts) != 4 || m.Hosts[0].Cluster != "alpha" {
+		t.Fatalf("d on cluster alpha = %#v, want its 4 hosts", m)
+	}
+	press("down") // alpha-1
+	if m, ok := press("x").(StopRequestMsg); !ok || len(m.Hosts) != 1 || m.Hosts[0].Name != "alpha-1" {
+		t.Fatalf("x on alpha-1 = %#v, want a stop of alpha-1", m)
+	}
+	if _, ok := press("p").(ProbeRequestMsg); !ok {
+		t.Fatal("p did not request a probe")
+	}
+	if m := press("a"); m != nil {
+		t.Fatalf("a with no pending key = %#v, want nothing", m)
+	}
+	v.SetHostState("alpha-1", HostState{Fingerprint: "SHA256:xyz", Load: -1})
+	if m, ok := press("a").(AcceptKeyMsg); !ok || m.Fingerprint != "SHA256:xyz" {
+		t.Fatalf("a on a pending key = %#v", m)
+	}
+}
+
+// keyPress builds the key message the terminal would send for k.
+func keyPress(k string) tea.KeyPressMsg {
+	switch k {
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+s":
+		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
+	case "ctrl+o":
+		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}

@@ -111,7 +111,7 @@ func (h *Htable) Rows() []Row {
 
 // Route is BestNetwork for the nodes named a and b.
 func (h *Htable) Route(a, b string) (Route, error) {
-	routes, err := h.candidates(a, b)
+	routes, err := h.candidates(a, b, 1)
 	if err != nil {
 		return Route{}, err
 	}
@@ -122,11 +122,11 @@ func (h *Htable) Route(a, b string) (Route, error) {
 // fallbacks; nil when a node is unknown or the pair has no network in common
 // (Route says why).
 func (h *Htable) Candidates(a, b string) []Route {
-	routes, _ := h.candidates(a, b)
+	routes, _ := h.candidates(a, b, len(viewKinds)+1)
 	return routes
 }
 
-func (h *Htable) candidates(a, b string) ([]Route, error) {
+func (h *Htable) candidates(a, b string, max int) ([]Route, error) {
 	ia, ok := h.index[a]
 	if !ok {
 		return nil, fmt.Errorf("probe: node %q not in the Htable: %w", a, ErrUnknownNode)
@@ -135,7 +135,7 @@ func (h *Htable) candidates(a, b string) ([]Route, error) {
 	if !ok {
 		return nil, fmt.Errorf("probe: node %q not in the Htable: %w", b, ErrUnknownNode)
 	}
-	return candidates(&h.views[ia], &h.views[ib], h.loc)
+	return candidates(&h.views[ia], &h.views[ib], h.loc, max)
 }
 
 // String renders the Htable as text, one line per node: name, cluster label,

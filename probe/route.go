@@ -33,7 +33,12 @@ const UnixPrefix = "unix:"
 // network both have (infiniband > myrinet > ethernet, then link speed);
 // different clusters → Ethernet. It returns the first of Candidates.
 func BestNetwork(a, b Node, loc Locality) (Route, error) {
-	routes, err := Candidates(a, b, loc)
+	loc, err := loc.normalize()
+	if err != nil {
+		return Route{}, err
+	}
+	va, vb := newView(&a), newView(&b)
+	routes, err := candidates(&va, &vb, loc, 1)
 	if err != nil {
 		return Route{}, err
 	}
@@ -51,12 +56,13 @@ func Candidates(a, b Node, loc Locality) ([]Route, error) {
 		return nil, err
 	}
 	va, vb := newView(&a), newView(&b)
-	return candidates(&va, &vb, loc)
+	return candidates(&va, &vb, loc, len(viewKinds)+1)
 }
 
-// candidates is Candidates on prepared views and a normalized rule.
-func candidates(a, b *view, loc Locality) ([]Route, error) {
-	routes := make([]Route, 0, 3)
+// candidates is Candidates on prepared views and a normalized rule; it stops
+// after max routes (1 for BestNetwork, which needs no fallback reasons).
+func candidates(a, b *view, loc Locality, max int) ([]Route, error) {
+	routes := make([]Route, 0, min(max, 3))
 	if sameHost(a, b) {
 		host := a.host
 		if host == "" {
@@ -66,14 +72,14 @@ func candidates(a, b *view, loc Locality) ([]Route, error) {
 		routes = append(routes, Route{A: a.name, B: b.name, Network: Unix,
 			AAddr: UnixPrefix + a.name, BAddr: UnixPrefix + b.name,
 			Reason: a.name + " ↔ " + b.name + ": " + phrase + " → unix socket"})
-		routes = appendKinds(routes, a, b, phrase, false, []Kind{Loopback})
-		return appendKinds(routes, a, b, phrase, false, routable), nil
+		routes = appendKinds(routes, max, a, b, phrase, false, []Kind{Loopback})
+		return appendKinds(routes, max, a, b, phrase, false, routable), nil
 	}
 	v := loc.decide(a, b)
 	if v.same {
-		routes = appendKinds(routes, a, b, v.String(), true, routable)
+		routes = appendKinds(routes, max, a, b, v.String(), true, routable)
 	} else {
-		routes = appendKinds(routes, a, b, v.String(), false, []Kind{Ethernet})
+		routes = appendKinds(routes, max, a, b, v.String(), false, []Kind{Ethernet})
 	}
 	if len(routes) == 0 {
 		return nil, fmt.Errorf("probe: %s ↔ %s: %s: %w", a.name, b.name, v, ErrNoRoute)
@@ -84,8 +90,11 @@ func candidates(a, b *view, loc Locality) ([]Route, error) {
 // appendKinds adds one route per kind both nodes can use, in the order of
 // kinds. The first route of a same-cluster pair that is not a fast network
 // says so; every later route is marked as a fallback.
-func appendKinds(routes []Route, a, b *view, phrase string, cluster bool, kinds []Kind) []Route {
+func appendKinds(routes []Route, max int, a, b *view, phrase string, cluster bool, kinds []Kind) []Route {
 	for _, k := range kinds {
+		if len(routes) >= max {
+			break
+		}
 		x, y, ok := pickPair(a.of(k), b.of(k))
 		if !ok {
 			continue

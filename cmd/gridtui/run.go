@@ -1,13 +1,242 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+type runFlags struct {
+	job, scheme, detector, nodes, out string
+	n, cores, maxIter                 int
+	eps                               float64
+	wall                              time.Duration
+	json, noRecord                    bool
+}
 
 func newRunCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	f := &runFlags{}
+	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "not implemented yet",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return notImplemented("run")
-		},
+		Short: "Run a job headless and print its report",
+		Long: "run starts the job's workers, runs it and prints progress lines and a final report\n" +
+			"(wall time, iterations per node, true residual, complementarity, traffic per network,\n" +
+			"computing gain). With no arguments it runs the default job on the local grid:\n" +
+			"the obstacle problem, n = 48, ε = 1e-8, hybrid iterations on 8 nodes.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runJob(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.job, "job", "", "job file (TOML); flags below override it")
+	fl.IntVar(&f.n, "n", 0, "interior points per axis")
+	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε")
+	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid")
+	fl.StringVar(&f.detector, "detector", "", "tokens, activity or switch (default: the scheme's)")
+	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts`)
+	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores)")
+	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
+	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
+	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
+	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text")
+	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
+	return cmd
+}
+
+func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
+	inv, err := deploy.Load(g.sites)
+	if err != nil {
+		return err
+	}
+	spec, err := buildSpec(cmd, f, inv)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := cmd.OutOrStdout()
+	p := &progress{w: out, json: f.json}
+	rep, runErr := engine.Run(ctx, spec, engine.RunOptions{
+		Inventory: inv, OnSnapshot: p.snapshot, OnLog: p.log, NoRecord: f.noRecord,
+		Deploy: deploy.Options{HelloTimeout: 30 * time.Second},
+	})
+	if rep != nil {
+		if f.json {
+			p.emit("report", rep)
+		} else {
+			fmt.Fprintln(out)
+			if err := rep.WriteText(out); err != nil {
+				return err
+			}
+		}
+	}
+	if runErr != nil {
+		return &exitError{code: 1, err: runErr}
+	}
+	if rep.Outcome != "ok" || (rep.Checked && !rep.Complementarity.OK) {
+		return &exitError{code: 1, err: fmt.Errorf("gridtui run: outcome %s", rep.Outcome)}
+	}
+	return nil
+}
+
+// buildSpec starts from the job file (or the default job) and applies the
+// flags that were given.
+func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spec, error) {
+	spec := jobs.DefaultSpec()
+	if f.job != "" {
+		var err error
+		if spec, err = jobs.LoadSpec(f.job); err != nil {
+			return spec, err
+		}
+	}
+	set := cmd.Flags().Changed
+	if set("n") {
+		spec.Obstacle.N = f.n
+	}
+	if set("eps") {
+		spec.Obstacle.Eps = f.eps
+	}
+	if set("scheme") {
+		spec.Scheme = jobs.Scheme(f.scheme)
+		if !set("detector") {
+			spec.Detector = ""
+		}
+	}
+	if set("detector") {
+		spec.Detector = jobs.Detector(f.detector)
+	}
+	if set("cores") {
+		spec.Cores = f.cores
+	}
+	if set("max-iter") {
+		spec.MaxIter = f.maxIter
+	}
+	if set("wall-time") {
+		spec.WallTime = f.wall
+	}
+	if set("out") {
+		spec.Output = jobs.Output{Dir: f.out, VTI: true, Raw: true}
+	}
+	if set("nodes") {
+		sel, err := parseNodes(f.nodes, inv)
+		if err != nil {
+			return spec, err
+		}
+		spec.Nodes, spec.Groups = sel, nil
+	}
+	spec = spec.WithDefaults()
+	return spec, spec.Validate()
+}
+
+// parseNodes reads --nodes: a count, or names of sites, clusters and hosts.
+func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
+	var sel jobs.NodeSelection
+	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+		if k < 1 {
+			return sel, fmt.Errorf("gridtui run: --nodes %d: want at least 1", k)
+		}
+		sel.Any = k
+		return sel, nil
+	}
+	var sites, clusters, hosts []string
+	for _, st := range inv.Sites {
+		sites = append(sites, st.Name)
+		for _, c := range st.Clusters {
+			clusters = append(clusters, c.Name)
+		}
+	}
+	for _, h := range inv.Hosts() {
+		hosts = append(hosts, h.Name)
+	}
+	for _, tok := range strings.Split(s, ",") {
+		tok = strings.TrimSpace(tok)
+		switch {
+		case tok == "":
+		case slices.Contains(hosts, tok):
+			sel.Hosts = append(sel.Hosts, tok)
+		case slices.Contains(clusters, tok):
+			sel.Clusters = append(sel.Clusters, tok)
+		case slices.Contains(sites, tok):
+			sel.Sites = append(sel.Sites, tok)
+		default:
+			return sel, fmt.Errorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
+		}
+	}
+	if len(sel.Hosts) > 0 && (len(sel.Clusters) > 0 || len(sel.Sites) > 0) {
+		return sel, fmt.Errorf("gridtui run: --nodes: name either hosts or sites/clusters, not both")
+	}
+	return sel, nil
+}
+
+// progress prints telemetry: a text line about once a second, or every
+// snapshot and log event as a JSON line.
+type progress struct {
+	w    io.Writer
+	json bool
+	last time.Time
+}
+
+func (p *progress) emit(kind string, v any) {
+	b, err := json.Marshal(map[string]any{"event": kind, "data": v})
+	if err == nil {
+		fmt.Fprintln(p.w, string(b))
 	}
 }
+
+func (p *progress) log(ev engine.LogEvent) {
+	if p.json {
+		p.emit("log", ev)
+		return
+	}
+	who := ev.Node
+	if who == "" {
+		who = "run"
+	}
+	fmt.Fprintf(p.w, "%s  %-8s %s\n", ev.At.Format("15:04:05.000"), who, ev.Text)
+}
+
+func (p *progress) snapshot(s engine.Snapshot) {
+	if p.json {
+		p.emit("snapshot", s)
+		return
+	}
+	if time.Since(p.last) < time.Second {
+		return
+	}
+	p.last = time.Now()
+	counts := map[engine.NodeState]int{}
+	lo, hi := -1, 0
+	for _, n := range s.Nodes {
+		counts[n.State]++
+		if lo < 0 || n.Iteration < lo {
+			lo = n.Iteration
+		}
+		hi = max(hi, n.Iteration)
+	}
+	var states []string
+	for st := engine.StateStarting; st <= engine.StateFailed; st++ {
+		if counts[st] > 0 {
+			states = append(states, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	gain := ""
+	if s.Gain > 0 {
+		gain = fmt.Sprintf("  gain≈%.2f", s.Gain)
+	}
+	fmt.Fprintf(p.w, "%7.1fs  σ=%.3e  iterations %d…%d  %s%s\n", s.Elapsed.Seconds(), s.GlobalSigma, lo, hi, strings.Join(states, ", "), gain)
+}
+
+var _ = context.Background

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// postTimeout bounds a background control send (heartbeat, status, abort):
+// a stopped peer must never block the node's tick loop.
+const postTimeout = 2 * time.Second
+
+// coordState is the coordinator role of a node (GRIDHPC Sec. IV-B): it
+// forwards sub-tasks to the workers of its group (at most 32), aggregates
+// their telemetry and sends it up at most 10 times a second, forwards their
+// results, and watches them with heartbeats.
+type coordState struct {
+	assign groupAssign
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	children map[rmnp.PeerID]string
+	statuses map[string]NodeStatus
+	dirty    bool
+	lastSent time.Time
+	lastBeat time.Time
+}
+
+func (c *coordState) stop() { c.cancel() }
+
+func (c *coordState) childName(id rmnp.PeerID) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	name, ok := c.children[id]
+	return name, ok
+}
+
+// coordinate is "forward sub-tasks": connect to every member's control
+// endpoint, send it its task, and start this node's own task.
+func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) error {
+	if src != SubmitterID {
+		return fmt.Errorf("%w: assignment from peer %d, not the submitter", ErrProtocol, src)
+	}
+	if len(a.Members) == 0 || len(a.Members) > 32 {
+		return fmt.Errorf("%w: group of %d workers", ErrProtocol, len(a.Members))
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{}}
+	var own *member
+	for i, m := range a.Members {
+		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: a.Group, State: StateStarting}
+		if m.Node == n.boot.Node {
+			own = &a.Members[i]
+		} else {
+			c.children[m.Peer] = m.Node
+		}
+	}
+	n.mu.Lock()
+	if n.coord != nil {
+		n.mu.Unlock()
+		cancel()
+		return fmt.Errorf("engine: worker %s already coordinates group %d", n.boot.Node, n.coord.assign.Group)
+	}
+	n.coord = c
+	n.mu.Unlock()
+	n.live.watch(SubmitterID, "submitter")
+	go n.forwardTasks(cctx, c)
+	if own != nil {
+		return n.startTask(ctx, n.self, own.Task)
+	}
+	return nil
+}
+
+// forwardTasks connects to the group's workers (8 at a time) and sends
+// each its task; a worker that cannot be reached is reported failed.
+func (n *node) forwardTasks(ctx context.Context, c *coordState) {
+	var g errgroup.Group
+	g.SetLimit(8)
+	for _, m := range c.assign.Members {
+		if m.Node == n.boot.Node {
+			continue
+		}
+		g.Go(func() error {
+			err := n.ctrl.Connect(ctx, m.Peer, m.Ctrl, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+			if err == nil {
+				n.live.watch(m.Peer, m.Node)
+				var msg []byte
+				if msg, err = encodeMsg(msgTask, m.Task); err == nil {
+					err = n.ctrl.Send(ctx, m.Peer, msg, rmnp.CTRL)
+				}
+			}
+			if err != nil && ctx.Err() == nil {
+				n.reportFailure(ctx, m.Node, fmt.Sprintf("coordinator %s cannot reach it at %s: %v", n.boot.Node, m.Ctrl, err))
+			}
+			return nil
+		})
+	}
+	g.Wait()
+}
+
+// fromChild handles a message a member (or this node's own worker role)
+// sends up: statuses are aggregated, the rest is forwarded to the submitter.
+func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, raw []byte) error {
+	n.mu.Lock()
+	c := n.coord
+	n.mu.Unlock()
+	if c == nil {
+		return fmt.Errorf("engine: %s from peer %d but %s coordinates no group", t, src, n.boot.Node)
+	}
+	if src != n.self {
+		if _, ok := c.childName(src); !ok {
+			return fmt.Errorf("%w: %s from peer %d, not a member", ErrProtocol, t, src)
+		}
+	}
+	switch t {
+	case msgStatus:
+		var ss []NodeStatus
+		if err := decodeBody(t, body, &ss); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		for _, s := range ss {
+			if old, ok := c.statuses[s.Node]; ok && old.State != StateFailed {
+				c.statuses[s.Node], c.dirty = s, true
+			}
+		}
+		c.mu.Unlock()
+		return nil
+	case msgFailed:
+		var f failure
+		if err := decodeBody(t, body, &f); err != nil {
+			return err
+		}
+		c.markFailed(f.Node, f.Cause)
+	}
+	return n.ctrl.Send(ctx, SubmitterID, raw, rmnp.CTRL)
+}
+
+func (c *coordState) markFailed(node, cause string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.statuses[node]
+	s.Node, s.State, s.Err = node, StateFailed, cause
+	c.statuses[node], c.dirty = s, true
+}
+
+// reportFailure tells the submitter that a member failed.
+func (n *node) reportFailure(ctx context.Context, node, cause string) {
+	n.mu.Lock()
+	c := n.coord
+	n.mu.Unlock()
+	if c == nil {
+		return
+	}
+	c.markFailed(node, cause)
+	n.log.Warn("engine: worker failed", "worker", node, "cause", cause)
+	if m, err := encodeMsg(msgFailed, failure{Node: node, Cause: cause}); err == nil {
+		n.post(ctx, SubmitterID, m)
+	}
+}
+
+// tickCoord sends the group's aggregated telemetry to the submitter (at
+// most 10 Hz, or a heartbeat) and heartbeats to the members.
+func (n *node) tickCoord(ctx context.Context, now time.Time) {
+	n.mu.Lock()
+	c := n.coord
+	n.mu.Unlock()
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	var up []byte
+	switch {
+	case c.dirty:
+		batch := make([]NodeStatus, 0, len(c.statuses))
+		for _, s := range c.statuses {
+			batch = append(batch, s)
+		}
+		slices.SortFunc(batch, func(a, b NodeStatus) int { return a.Rank - b.Rank })
+		up, _ = encodeMsg(msgStatus, batch)
+		c.dirty = false
+	case now.Sub(c.lastSent) >= HeartbeatInterval:
+		up = []byte{byte(msgHeartbeat)}
+	}
+	if up != nil {
+		c.lastSent = now
+	}
+	var beat []rmnp.PeerID
+	if now.Sub(c.lastBeat) >= HeartbeatInterval {
+		c.lastBeat = now
+		for id := range c.children {
+			beat = append(beat, id)
+		}
+	}
+	c.mu.Unlock()
+	if up != nil {
+		n.post(ctx, SubmitterID, up)
+	}
+	for _, id := range beat {
+		n.post(ctx, id, []byte{byte(msgHeartbeat)})
+	}
+}
+
+// forwardDown relays an abort or end of run to the group's members.
+func (n *node) forwardDown(ctx context.Context, m []byte) {
+	n.mu.Lock()
+	c := n.coord
+	n.mu.Unlock()
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	ids := make([]rmnp.PeerID, 0, len(c.children))
+	for id := range c.children {
+		ids = append(ids, id)
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		n.post(ctx, id, m)
+	}
+}
+
+// post sends a control message in the background (m is copied), bounded by
+// postTimeout, so that a stopped or slow peer never blocks the caller.
+func (n *node) post(ctx context.Context, peer rmnp.PeerID, m []byte) {
+	if peer == n.self {
+		n.send(ctx, peer, m)
+		return
+	}
+	m = slices.Clone(m)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
+		defer cancel()
+		if err := n.ctrl.Send(ctx, peer, m, rmnp.CTRL); err != nil {
+			n.log.Debug("engine: control send failed", "peer", peer, "err", err)
+		}
+	}()
+}

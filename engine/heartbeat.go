@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// Heartbeats on the control plane. Every node sends its parent a message
+// (a status, or a heartbeat when it has nothing new) at least every
+// HeartbeatInterval, and every coordinator and the submitter do the same
+// towards their children. A peer silent for HeartbeatTimeout is declared
+// lost: that catches a process that is stopped (SIGSTOP) or hung, and a
+// network cut that TCP would only notice after minutes. A process that dies
+// closes its sockets, and the PeerDown event of rmnp reports it at once.
+const (
+	HeartbeatInterval = 250 * time.Millisecond
+	HeartbeatTimeout  = 2 * time.Second
+)
+
+// liveness tracks when each watched peer was last heard from.
+type liveness struct {
+	mu      sync.Mutex
+	last    map[rmnp.PeerID]time.Time
+	names   map[rmnp.PeerID]string
+	timeout time.Duration
+}
+
+func newLiveness(timeout time.Duration) *liveness {
+	return &liveness{last: map[rmnp.PeerID]time.Time{}, names: map[rmnp.PeerID]string{}, timeout: timeout}
+}
+
+// watch starts watching id (named name), as if just heard from.
+func (l *liveness) watch(id rmnp.PeerID, name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last[id] = time.Now()
+	l.names[id] = name
+}
+
+// unwatch stops watching id.
+func (l *liveness) unwatch(id rmnp.PeerID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.last, id)
+	delete(l.names, id)
+}
+
+// reset stops watching every peer.
+func (l *liveness) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.last)
+	clear(l.names)
+}
+
+// seen records that id was heard from now; unwatched peers are ignored.
+func (l *liveness) seen(id rmnp.PeerID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.last[id]; ok {
+		l.last[id] = time.Now()
+	}
+}
+
+// lostPeer is a watched peer that went silent.
+type lostPeer struct {
+	ID     rmnp.PeerID
+	Name   string
+	Silent time.Duration
+}
+
+// expired returns the peers silent for longer than the timeout at now and
+// stops watching them, so each is reported once.
+func (l *liveness) expired(now time.Time) []lostPeer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []lostPeer
+	for id, t := range l.last {
+		if d := now.Sub(t); d > l.timeout {
+			out = append(out, lostPeer{ID: id, Name: l.names[id], Silent: d})
+			delete(l.last, id)
+			delete(l.names, id)
+		}
+	}
+	return out
+}
+
+// name returns the watched peer's name and whether it is watched.
+func (l *liveness) name(id rmnp.PeerID) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, ok := l.names[id]
+	return n, ok
+}

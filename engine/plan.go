@@ -1,0 +1,259 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// ErrPlan is wrapped by every planning error (not enough nodes, n too small
+// for the split, a group naming an unknown node…).
+var ErrPlan = errors.New("engine: cannot plan job")
+
+// Plan is what runs where: one rank per node along the slab chain, the
+// groups and their coordinators, and the network of each neighbour pair.
+type Plan struct {
+	Ranks  []string    // node name per rank
+	Ranges []jobs.Range // planes [Lo,Hi) per rank
+	Cores  []int       // cores per rank
+	Groups []jobs.Group
+	// Routes[i] is the chosen (best) route of ranks i and i+1; Candidates[i]
+	// lists it and its fallbacks, which the workers try in order.
+	Routes     []probe.Route
+	Candidates [][]probe.Route
+	// Modes[i] is the link mode of ranks i and i+1: hybrid is synchronous
+	// inside a cluster and asynchronous between clusters.
+	Modes    []rmnp.Mode
+	Warnings []string
+	Htable   *probe.Htable
+}
+
+// GroupOf returns the group index of rank r.
+func (p *Plan) GroupOf(r int) int {
+	for gi, g := range p.Groups {
+		if slices.Contains(g.Workers, p.Ranks[r]) {
+			return gi
+		}
+	}
+	return -1
+}
+
+func planErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrPlan}, args...)...)
+}
+
+// PlanJob chooses the job's nodes among the free ones (those with a live
+// worker), checks there are enough (GRIDHPC Sec. V-B, step 3: before
+// anything starts), splits the grid, forms the groups (by cluster, at most
+// 32 each, the first node coordinating, unless the job names them) and
+// chooses each neighbour pair's network (Algorithm 1).
+func PlanJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	free := map[string]probe.Node{}
+	for _, n := range nodes {
+		free[n.Name] = n
+	}
+	names, err := selectNodes(spec, inv, nodes)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Ranks: names}
+	if p.Ranges, err = jobs.Split(spec.Obstacle.N, len(names)); err != nil {
+		return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane): %w", spec.Obstacle.N, len(names), err)
+	}
+	if err := p.planCores(spec, inv); err != nil {
+		return nil, err
+	}
+	ids := map[rmnp.PeerID]string{}
+	sel := make([]probe.Node, len(names))
+	for i, name := range names {
+		if other, dup := ids[NodeID(name)]; dup {
+			return nil, planErr("node names %s and %s hash to the same peer id; rename one", other, name)
+		}
+		ids[NodeID(name)] = name
+		sel[i] = free[name]
+	}
+	loc := localityOf(inv)
+	if p.Htable, err = probe.NewHtable(sel, loc); err != nil {
+		return nil, planErr("%w", err)
+	}
+	if err := p.planGroups(spec, sel); err != nil {
+		return nil, err
+	}
+	return p, p.planRoutes(spec, sel, loc)
+}
+
+func localityOf(inv *deploy.Inventory) probe.Locality {
+	if inv == nil {
+		return probe.Locality{}
+	}
+	return probe.Locality{Rule: string(inv.Locality), PrefixBits: inv.PrefixBits}
+}
+
+// selectNodes returns the job's nodes in rank order: the groups' workers in
+// order when the job names groups, else the free nodes matching the
+// selection in inventory order (so that clusters stay contiguous).
+func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]string, error) {
+	free := map[string]probe.Node{}
+	for _, n := range nodes {
+		free[n.Name] = n
+	}
+	site := map[string]string{}
+	if inv != nil {
+		for _, h := range inv.Hosts() {
+			site[h.Name] = h.Site
+		}
+	}
+	var want []string
+	switch {
+	case len(spec.Groups) > 0:
+		for _, g := range spec.Groups {
+			want = append(want, g.Workers...)
+		}
+	case len(spec.Nodes.Hosts) > 0:
+		want = spec.Nodes.Hosts
+	}
+	if want != nil {
+		var missing []string
+		for _, w := range want {
+			if _, ok := free[w]; !ok {
+				missing = append(missing, w)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, planErr("not enough nodes: %s named by the job %s no live worker (free: %s)",
+				strings.Join(missing, ", "), plural(len(missing), "has", "have"), nodeList(nodes))
+		}
+		return want, nil
+	}
+	var match []string
+	for _, n := range nodes {
+		sel := spec.Nodes
+		if (len(sel.Clusters) == 0 || slices.Contains(sel.Clusters, n.Cluster)) &&
+			(len(sel.Sites) == 0 || slices.Contains(sel.Sites, site[n.Name])) {
+			match = append(match, n.Name)
+		}
+	}
+	need := spec.Nodes.Any
+	if need == 0 {
+		need = len(match)
+	}
+	if need == 0 || len(match) < need {
+		return nil, planErr("not enough nodes: the job needs %d, only %d free %s match %s (free: %s)",
+			max(need, 1), len(match), plural(len(match), "node", "nodes"), describeSelection(spec.Nodes), nodeList(nodes))
+	}
+	return match[:need], nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func nodeList(nodes []probe.Node) string {
+	if len(nodes) == 0 {
+		return "none"
+	}
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func describeSelection(s jobs.NodeSelection) string {
+	var parts []string
+	if len(s.Sites) > 0 {
+		parts = append(parts, "sites "+strings.Join(s.Sites, ","))
+	}
+	if len(s.Clusters) > 0 {
+		parts = append(parts, "clusters "+strings.Join(s.Clusters, ","))
+	}
+	if len(parts) == 0 {
+		return "the selection"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// planCores gives each rank its cores: the job's, or the host's.
+func (p *Plan) planCores(spec jobs.Spec, inv *deploy.Inventory) error {
+	hostCores := map[string]int{}
+	if inv != nil {
+		for _, h := range inv.Hosts() {
+			hostCores[h.Name] = h.Cores
+		}
+	}
+	p.Cores = make([]int, len(p.Ranks))
+	for i, name := range p.Ranks {
+		c := spec.Cores
+		if c == 0 {
+			c = max(hostCores[name], 1)
+		}
+		if c > spec.Obstacle.N {
+			return planErr("node %s: %d cores but n = %d leaves fewer planes than cores along y", name, c, spec.Obstacle.N)
+		}
+		p.Cores[i] = c
+	}
+	return nil
+}
+
+// planGroups keeps the job's groups or forms them by cluster, at most
+// MaxGroupSize each, the first node of each coordinating (P2PDC).
+func (p *Plan) planGroups(spec jobs.Spec, sel []probe.Node) error {
+	if len(spec.Groups) > 0 {
+		p.Groups = slices.Clone(spec.Groups)
+		return nil
+	}
+	for i, n := range sel {
+		last := len(p.Groups) - 1
+		if last < 0 || sel[i-1].Cluster != n.Cluster || len(p.Groups[last].Workers) == jobs.MaxGroupSize {
+			if last >= 0 && len(p.Groups[last].Workers) == jobs.MaxGroupSize && sel[i-1].Cluster == n.Cluster {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("cluster %s has more than %d nodes: split into several groups", n.Cluster, jobs.MaxGroupSize))
+			}
+			p.Groups = append(p.Groups, jobs.Group{Coordinator: n.Name})
+			last++
+		}
+		p.Groups[last].Workers = append(p.Groups[last].Workers, n.Name)
+	}
+	return nil
+}
+
+// planRoutes chooses the network and link mode of every neighbour pair.
+func (p *Plan) planRoutes(spec jobs.Spec, sel []probe.Node, loc probe.Locality) error {
+	for i := 0; i+1 < len(sel); i++ {
+		a, b := sel[i], sel[i+1]
+		c := p.Htable.Candidates(a.Name, b.Name)
+		if len(c) == 0 {
+			_, err := p.Htable.Route(a.Name, b.Name)
+			return planErr("ranks %d (%s) and %d (%s) have no network in common: %v", i, a.Name, i+1, b.Name, err)
+		}
+		mode := rmnp.Sync
+		switch spec.Scheme {
+		case jobs.Asynchronous:
+			mode = rmnp.Async
+		case jobs.Hybrid:
+			same, _, err := loc.SameCluster(a, b)
+			if err != nil {
+				return planErr("locality of %s and %s: %w", a.Name, b.Name, err)
+			}
+			if !same {
+				mode = rmnp.Async
+			}
+		}
+		p.Candidates = append(p.Candidates, c)
+		p.Routes = append(p.Routes, c[0])
+		p.Modes = append(p.Modes, mode)
+	}
+	return nil
+}

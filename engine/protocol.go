@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// The control plane: every message between submitter, coordinators and
+// workers is one RMNP CTRL message on a worker's control endpoint, separate
+// from the data endpoint on which Solve exchanges halos and detector
+// messages (so neither can consume the other's CTRL messages). A message is
+// one type byte followed by a JSON body, except msgValues, which is binary:
+//
+//	msgValues: type (1) ‖ rank (uint32 LE) ‖ offset (uint64 LE) ‖ float64 LE…
+//
+// The thirteen steps of GRIDHPC Sec. V-B map onto them: msgAssign (send
+// sub-tasks to coordinators), msgTask (forward sub-tasks), msgStatus
+// (telemetry up), msgResult + msgValues (send and forward results), msgEnd
+// and msgAbort (the run ends, normally or not), msgFailed (a node failed),
+// msgHeartbeat (liveness in both directions).
+type msgType uint8
+
+const (
+	msgHeartbeat msgType = iota + 1
+	msgAssign
+	msgTask
+	msgStatus
+	msgResult
+	msgValues
+	msgFailed
+	msgAbort
+	msgEnd
+	msgLog
+)
+
+var msgNames = [...]string{"", "heartbeat", "assign", "task", "status", "result", "values", "failed", "abort", "end", "log"}
+
+func (t msgType) String() string {
+	if int(t) < len(msgNames) && t > 0 {
+		return msgNames[t]
+	}
+	return fmt.Sprintf("msg(%d)", uint8(t))
+}
+
+// SubmitterID is the control-plane peer id of the submitter (the console),
+// which has no rank.
+const SubmitterID rmnp.PeerID = 0
+
+// ctrlScheme marks the control endpoint's addresses in a worker's hello
+// ("ctrl+tcp://127.16.64.10:40123"); the other addresses are its data
+// endpoint's.
+const ctrlScheme = "ctrl+"
+
+// valuesChunk is the number of float64s per msgValues message (8 MiB).
+const valuesChunk = 1 << 20
+
+// ErrProtocol is wrapped by every malformed control message.
+var ErrProtocol = errors.New("engine: malformed control message")
+
+// NodeID is the peer id of a node on both its endpoints: the FNV-1a hash of
+// its name, never SubmitterID. The planner refuses a job whose node names
+// collide.
+func NodeID(name string) rmnp.PeerID {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	id := rmnp.PeerID(h.Sum32())
+	if id == SubmitterID {
+		id = 1
+	}
+	return id
+}
+
+// neighbourTask tells a worker about one slab neighbour. The lower rank of a
+// pair dials (Dial) over the first of Routes that answers (pre-flight with
+// fallback); Addrs[i] is the rmnp address for Routes[i].
+type neighbourTask struct {
+	Rank   int
+	Node   string
+	Peer   rmnp.PeerID
+	Mode   rmnp.Mode
+	Dial   bool
+	Routes []probe.Route `json:",omitempty"`
+	Addrs  []string      `json:",omitempty"`
+}
+
+// workerTask is one worker's subtask as its coordinator forwards it.
+type workerTask struct {
+	Node     string
+	Rank     int
+	Ranks    int
+	Group    int
+	Problem  jobs.Obstacle
+	Range    jobs.Range
+	Cores    int
+	Scheme   jobs.Scheme
+	Detector jobs.Detector
+	MaxIter  int
+	Lower    *neighbourTask `json:",omitempty"`
+	Upper    *neighbourTask `json:",omitempty"`
+}
+
+// member is one worker of a group: where its control endpoint listens and
+// its task.
+type member struct {
+	Node string
+	Peer rmnp.PeerID
+	Ctrl string
+	Task workerTask
+}
+
+// groupAssign is what the submitter sends a coordinator.
+type groupAssign struct {
+	Group       int
+	Coordinator string
+	Members     []member
+}
+
+// resultHeader announces a worker's result; Count values follow in
+// msgValues chunks tagged with Rank.
+type resultHeader struct {
+	Node       string
+	Rank       int
+	Iterations int
+	Sigma      float64
+	Converged  bool
+	Compute    time.Duration
+	Send       time.Duration
+	Wait       time.Duration
+	Count      int
+	Traffic    []NetTraffic `json:",omitempty"`
+	Route      string       `json:",omitempty"` // the route to the upper neighbour
+}
+
+// failure reports a failed node and why.
+type failure struct {
+	Node  string
+	Cause string
+}
+
+// abort tells the nodes below to stop the run.
+type abort struct {
+	Reason string
+}
+
+// encodeMsg frames a JSON control message.
+func encodeMsg(t msgType, body any) ([]byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("engine: encode %s message: %w", t, err)
+	}
+	return append([]byte{byte(t)}, b...), nil
+}
+
+// decodeMsg splits a control message into its type and body and checks the
+// type is known.
+func decodeMsg(b []byte) (msgType, []byte, error) {
+	if len(b) == 0 {
+		return 0, nil, fmt.Errorf("%w: empty", ErrProtocol)
+	}
+	t := msgType(b[0])
+	if t < msgHeartbeat || t > msgLog {
+		return 0, nil, fmt.Errorf("%w: unknown type %d", ErrProtocol, b[0])
+	}
+	return t, b[1:], nil
+}
+
+// decodeBody decodes a JSON body, rejecting unknown fields.
+func decodeBody(t msgType, body []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrProtocol, t, err)
+	}
+	return nil
+}
+
+// encodeValues frames one chunk of a result's values.
+func encodeValues(rank int, offset int, v []float64) []byte {
+	b := make([]byte, 13+8*len(v))
+	b[0] = byte(msgValues)
+	binary.LittleEndian.PutUint32(b[1:], uint32(rank))
+	binary.LittleEndian.PutUint64(b[5:], uint64(offset))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[13+8*i:], math.Float64bits(x))
+	}
+	return b
+}
+
+// decodeValues copies a msgValues chunk into dst (indexed by rank), checking
+// bounds against each rank's expected length.
+func decodeValues(b []byte, dst [][]float64) (rank int, n int, err error) {
+	if len(b) < 13 || msgType(b[0]) != msgValues || (len(b)-13)%8 != 0 {
+		return 0, 0, fmt.Errorf("%w: values chunk of %d bytes", ErrProtocol, len(b))
+	}
+	r := binary.LittleEndian.Uint32(b[1:])
+	off := binary.LittleEndian.Uint64(b[5:])
+	n = (len(b) - 13) / 8
+	if uint64(r) >= uint64(len(dst)) {
+		return 0, 0, fmt.Errorf("%w: values for rank %d of %d", ErrProtocol, r, len(dst))
+	}
+	v := dst[r]
+	if off > uint64(len(v)) || uint64(n) > uint64(len(v))-off {
+		return 0, 0, fmt.Errorf("%w: values [%d,+%d) outside rank %d's %d", ErrProtocol, off, n, r, len(v))
+	}
+	for i := range n {
+		v[int(off)+i] = math.Float64frombits(binary.LittleEndian.Uint64(b[13+8*i:]))
+	}
+	return int(r), n, nil
+}
+
+// splitListen separates a hello's addresses into the control endpoint's and
+// the data endpoint's.
+func splitListen(addrs []string) (ctrl, data []string) {
+	for _, a := range addrs {
+		if rest, ok := strings.CutPrefix(a, ctrlScheme); ok {
+			ctrl = append(ctrl, rest)
+		} else {
+			data = append(data, a)
+		}
+	}
+	return ctrl, data
+}

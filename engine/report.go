@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
+)
+
+// Report is the outcome of a run as the submitter measured it.
+type Report struct {
+	Spec    jobs.Spec
+	Started time.Time
+	Wall    time.Duration
+	// Outcome is "ok", "not converged" (a node hit max_iterations),
+	// "failed" or "aborted" (interrupted).
+	Outcome    string
+	FailedNode string // the node that failed, when known
+	Cause      string // why the run failed
+	Nodes      []NodeReport
+	// Traffic sums the data-plane traffic per network; each message is
+	// counted once (half of the sent+received sums of its two ends).
+	Traffic []NetTraffic
+	Routes  []probe.Route
+	Groups  []jobs.Group
+	// Residual is the true global residual: σ of one more synchronous sweep
+	// of the assembled solution. Checked is false when the run produced no
+	// solution.
+	Checked         bool
+	Residual        float64
+	Complementarity jobs.Complementarity
+	// T1 is the fastest single-node time for this problem in the results
+	// store and Gain = T1 / Wall (GRIDHPC eq. 2); both 0 when unknown.
+	T1       time.Duration
+	Gain     float64
+	Warnings []string
+	Outputs  []string
+	RecordID string // the results-store record, when recorded
+	// Solution is the assembled grid (nil unless the run completed).
+	Solution []float64 `json:"-"`
+}
+
+// NodeReport is one node's share of a run.
+type NodeReport struct {
+	Node        string
+	Rank        int
+	Group       int
+	Coordinator bool
+	Range       jobs.Range
+	Cores       int
+	State       NodeState
+	Iterations  int
+	Sigma       float64
+	Converged   bool
+	Compute     time.Duration
+	Send        time.Duration
+	Wait        time.Duration
+	Traffic     []NetTraffic
+	Err         string
+}
+
+// report builds the Report from what the submission gathered.
+func (s *submission) report() *Report {
+	rep := &Report{Spec: s.spec, Started: s.start, Wall: time.Since(s.start), Outcome: "ok",
+		Routes: s.plan.Routes, Groups: s.plan.Groups, Warnings: s.plan.Warnings}
+	if s.failed != nil {
+		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause
+	}
+	nets := map[string]*NetTraffic{}
+	var order []string
+	for r, st := range s.statuses {
+		g := s.plan.GroupOf(r)
+		nr := NodeReport{Node: st.Node, Rank: r, Group: g, Range: s.plan.Ranges[r], Cores: s.plan.Cores[r],
+			State: st.State, Iterations: st.Iteration, Sigma: st.Sigma, Compute: st.Compute, Send: st.Send,
+			Wait: st.Wait, Traffic: st.Traffic, Err: st.Err}
+		nr.Coordinator = g >= 0 && s.plan.Groups[g].Coordinator == st.Node
+		if h := s.headers[r]; h != nil {
+			nr.Converged = h.Converged
+			if !h.Converged && rep.Outcome == "ok" {
+				rep.Outcome = "not converged"
+			}
+		}
+		for _, t := range st.Traffic {
+			nt := nets[t.Network]
+			if nt == nil {
+				nt = &NetTraffic{Network: t.Network}
+				nets[t.Network] = nt
+				order = append(order, t.Network)
+			}
+			nt.Messages += t.Messages
+			nt.Bytes += t.Bytes
+			nt.Skipped += t.Skipped
+		}
+		rep.Nodes = append(rep.Nodes, nr)
+	}
+	for _, n := range order {
+		t := *nets[n]
+		t.Messages, t.Bytes = t.Messages/2, t.Bytes/2
+		rep.Traffic = append(rep.Traffic, t)
+	}
+	return rep
+}
+
+// finishReport is "aggregate the final result": assemble the slabs, measure
+// the true residual and complementarity, write the outputs, compute the gain
+// and record the run (failed runs too).
+func finishReport(rep *Report, s *submission, opt RunOptions) error {
+	var firstErr error
+	if s.failed == nil && s.complete() {
+		u, err := jobs.Assemble(s.problem, s.plan.Ranges, s.values)
+		if err != nil {
+			firstErr = fmt.Errorf("engine: assemble solution: %w", err)
+		} else {
+			rep.Solution = u
+			rep.Checked = true
+			rep.Residual = jobs.Residual(s.problem, u)
+			rep.Complementarity = jobs.CheckComplementarity(s.problem, u, jobs.ComplementarityTol(s.problem, rep.Residual))
+			if err := writeOutputs(rep, s.problem, u); err != nil {
+				firstErr = err
+			}
+		}
+	}
+	if t1, ok := fastestSingleNode(opt.StoreDir, s.problem); ok && rep.Outcome == "ok" {
+		rep.T1, rep.Gain = t1, t1.Seconds()/rep.Wall.Seconds()
+	}
+	if !opt.NoRecord {
+		if err := recordRun(rep, s, opt); err != nil {
+			rep.Warnings = append(rep.Warnings, err.Error())
+		}
+	}
+	return firstErr
+}
+
+// writeOutputs writes the solution as the job's output section asks.
+func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
+	o := rep.Spec.Output
+	if !o.VTI && !o.Raw {
+		return nil
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("engine: output directory %s: %w", dir, err)
+	}
+	base := filepath.Join(dir, fmt.Sprintf("%s-%s", rep.Spec.Name, rep.Started.UTC().Format("20060102T150405")))
+	if o.VTI {
+		var buf bytes.Buffer
+		if err := jobs.WriteVTI(&buf, p, u); err != nil {
+			return err
+		}
+		if err := os.WriteFile(base+".vti", buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("engine: write %s.vti: %w", base, err)
+		}
+		rep.Outputs = append(rep.Outputs, base+".vti")
+	}
+	if o.Raw {
+		if err := jobs.WriteRaw(base+".raw", p, u); err != nil {
+			return err
+		}
+		rep.Outputs = append(rep.Outputs, base+".raw")
+	}
+	return nil
+}
+
+// WriteText prints the report for a terminal: outcome, wall time, the
+// nodes with their iterations and times, the true residual and the
+// complementarity check, traffic per network and the computing gain.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	p := r.Spec.Obstacle
+	fmt.Fprintf(&b, "run %s: %s, n = %d, ε = %g, %s iterations (%s detector), %d nodes\n",
+		r.Spec.Name, r.Spec.App, p.N, p.Eps, r.Spec.Scheme, r.Spec.Detector, len(r.Nodes))
+	fmt.Fprintf(&b, "outcome:   %s\n", r.Outcome)
+	if r.Cause != "" {
+		who := "run"
+		if r.FailedNode != "" {
+			who = "node " + r.FailedNode
+		}
+		fmt.Fprintf(&b, "cause:     %s: %s\n", who, r.Cause)
+	}
+	fmt.Fprintf(&b, "wall time: %s\n", r.Wall.Round(time.Millisecond))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\tnode\tgroup\tplanes\tcores\tstate\titerations\tlocal σ\tcompute\tsend\twait")
+	for _, n := range r.Nodes {
+		c := ""
+		if n.Coordinator {
+			c = "*"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d%s\t%s\t%d\t%s\t%d\t%.3g\t%s\t%s\t%s\n", n.Rank, n.Node, n.Group, c, n.Range, n.Cores,
+			n.State, n.Iterations, n.Sigma, n.Compute.Round(time.Millisecond), n.Send.Round(time.Millisecond), n.Wait.Round(time.Millisecond))
+	}
+	tw.Flush()
+	fmt.Fprintln(&b, "(* coordinator)")
+	if r.Checked {
+		c := r.Complementarity
+		verdict := "OK"
+		if !c.OK {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(&b, "true global residual: %.3e (ε = %g)\n", r.Residual, p.Eps)
+		fmt.Fprintf(&b, "complementarity: %s (min u−φ = %.3g, min Au−f = %.3g, max |(Au−f)(u−φ)| = %.3g, tol %.3g)\n",
+			verdict, c.MinUMinusPhi, c.MinAuMinusF, c.MaxProduct, c.Tol)
+	} else {
+		fmt.Fprintln(&b, "true global residual: not computed (no complete solution)")
+	}
+	r.writeTraffic(&b)
+	if r.Gain > 0 {
+		fmt.Fprintf(&b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
+	} else {
+		fmt.Fprintln(&b, "computing gain: unknown (no single-node run of this problem in the results store)")
+	}
+	for _, o := range r.Outputs {
+		fmt.Fprintf(&b, "wrote %s\n", o)
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
+	}
+	if r.RecordID != "" {
+		fmt.Fprintf(&b, "recorded as %s\n", r.RecordID)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) writeTraffic(b *strings.Builder) {
+	if len(r.Traffic) == 0 {
+		fmt.Fprintln(b, "traffic: none")
+		return
+	}
+	nets := slices.Clone(r.Traffic)
+	slices.SortFunc(nets, func(a, b NetTraffic) int { return strings.Compare(a.Network, b.Network) })
+	fmt.Fprint(b, "traffic:")
+	for _, t := range nets {
+		fmt.Fprintf(b, "  %s %d msgs %s", t.Network, t.Messages, formatBytes(t.Bytes))
+		if t.Skipped > 0 {
+			fmt.Fprintf(b, " (%d skipped)", t.Skipped)
+		}
+	}
+	fmt.Fprintln(b)
+}
+
+func formatBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Inventory is the grid; nil loads ./sites.toml or the embedded local grid.
+	Inventory *deploy.Inventory
+	// Workers are live workers to reuse (started with RunID and Secret);
+	// nil: Run starts the job's workers and stops them when it ends.
+	Workers []*deploy.Worker
+	RunID   [16]byte
+	Secret  []byte
+	// OnSnapshot receives the run's telemetry, at most 10 times a second.
+	OnSnapshot func(Snapshot)
+	// OnLog receives event-log lines (routes, fallbacks, failures).
+	OnLog func(LogEvent)
+	// StoreDir overrides the results store's directory ("" = the default).
+	StoreDir string
+	// Deploy tunes the starting of workers (events, timeouts).
+	Deploy deploy.Options
+	// NoRecord skips appending the run to the results store.
+	NoRecord bool
+}
+
+// ErrNotEnoughNodes is wrapped when the job asks for more nodes than have a
+// live worker.
+var ErrNotEnoughNodes = errors.New("engine: not enough nodes")
+
+// Run is the submitter (GRIDHPC Sec. V-B, the thirteen steps): it defines
+// the task, collects free nodes (starting workers when none are given),
+// checks there are enough before anything starts, plans, sends the
+// sub-tasks to the coordinators, follows the telemetry they aggregate,
+// gathers the results, assembles the solution, measures its true residual
+// and complementarity, writes outputs, records the run and returns the
+// report. Cancelling ctx aborts the run cleanly everywhere; a failed run
+// returns its report (Outcome "failed") and an error naming the node.
+func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	inv := opt.Inventory
+	if inv == nil {
+		var err error
+		if inv, err = deploy.Load(""); err != nil {
+			return nil, err
+		}
+	}
+	logf := func(node, format string, args ...any) {
+		if opt.OnLog != nil {
+			opt.OnLog(LogEvent{At: time.Now(), Node: node, Text: fmt.Sprintf(format, args...)})
+		}
+	}
+	workers := opt.Workers
+	if workers == nil {
+		hosts, err := jobHosts(spec, inv)
+		if err != nil {
+			return nil, err
+		}
+		opt.RunID, opt.Secret = newRunSecret()
+		logf("", "starting %d workers", len(hosts))
+		workers, err = deploy.StartWorkers(ctx, inv, hosts, bootFor(opt.RunID, opt.Secret), opt.Deploy)
+		if err != nil {
+			return nil, fmt.Errorf("engine: start workers: %w", err)
+		}
+		defer stopWorkers(workers)
+	}
+	nodes := liveNodes(workers)
+	plan, err := PlanJob(spec, inv, nodes)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range plan.Warnings {
+		logf("", "%s", w)
+	}
+	s, err := newSubmission(spec, plan, workers, opt, logf)
+	if err != nil {
+		return nil, err
+	}
+	rep, runErr := s.run(ctx)
+	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
+		runErr = rerr
+	}
+	return rep, runErr
+}
+
+// jobHosts picks the inventory hosts to start workers on, refusing up front
+// a job that asks for more nodes than the inventory has.
+func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
+	all := inv.Hosts()
+	nodes := make([]probe.Node, len(all))
+	byName := map[string]deploy.Host{}
+	for i, h := range all {
+		nodes[i] = probe.Node{Name: h.Name, Host: h.Name, Cluster: h.Cluster}
+		byName[h.Name] = h
+	}
+	names, err := selectNodes(spec, inv, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotEnoughNodes, err)
+	}
+	if spec.Obstacle.N < len(names) {
+		return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane)", spec.Obstacle.N, len(names))
+	}
+	hosts := make([]deploy.Host, len(names))
+	for i, n := range names {
+		hosts[i] = byName[n]
+	}
+	return hosts, nil
+}
+
+func newRunSecret() (id [16]byte, secret []byte) {
+	rand.Read(id[:])
+	secret = make([]byte, 32)
+	rand.Read(secret)
+	return id, secret
+}
+
+// bootFor returns the Boot of each host: local-grid nodes listen on their
+// simulated Ethernet and fast addresses; real hosts choose from their NICs.
+func bootFor(id [16]byte, secret []byte) func(deploy.Host) deploy.Boot {
+	return func(h deploy.Host) deploy.Boot {
+		b := deploy.Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast,
+			Cores: h.Cores, Cluster: h.Cluster}
+		for _, a := range []netip.Addr{h.EthernetAddr, h.FastAddr} {
+			if a.IsValid() {
+				b.Listen = append(b.Listen, "tcp://"+netip.AddrPortFrom(a, 0).String())
+			}
+		}
+		return b
+	}
+}
+
+// liveNodes describes the workers that are still running for the Htable:
+// local-grid nodes by their inventory addresses (each its own simulated
+// host), real hosts by the NICs their hello reported.
+func liveNodes(workers []*deploy.Worker) []probe.Node {
+	var out []probe.Node
+	for _, w := range workers {
+		if w.Err() != nil {
+			continue
+		}
+		select {
+		case <-w.Done():
+			continue
+		default:
+		}
+		h := w.Host
+		n := probe.Node{Name: h.Name, Host: w.Hello.Host, Cluster: h.Cluster}
+		if h.EthernetAddr.IsValid() {
+			n.Host = h.Name
+			n.NICs = append(n.NICs, probe.NIC{Name: "eth-" + h.Name, Kind: probe.Ethernet, Addrs: []netip.Addr{h.EthernetAddr}, Up: true, MTU: 65536})
+			if h.FastAddr.IsValid() {
+				n.NICs = append(n.NICs, probe.NIC{Name: "ib-" + h.Name, Kind: probe.Infiniband, Addrs: []netip.Addr{h.FastAddr}, Up: true, MTU: 65536})
+			}
+		} else {
+			n.NICs = probe.ApplyHints(w.Hello.NICs, h.Ethernet, h.Fast)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// dialAddr maps a route's address of node (an IP, or the Unix placeholder)
+// to the rmnp address the node's data endpoint listens on.
+func dialAddr(r probe.Route, ip string, data []string) (string, error) {
+	if r.Network == probe.Unix || strings.HasPrefix(ip, probe.UnixPrefix) {
+		for _, a := range data {
+			if strings.HasPrefix(a, "unix://") {
+				return a, nil
+			}
+		}
+		return "", fmt.Errorf("no unix socket among %v", data)
+	}
+	want, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "", fmt.Errorf("route address %q: %w", ip, err)
+	}
+	for _, a := range data {
+		if hp, ok := strings.CutPrefix(a, "tcp://"); ok {
+			if ap, err := netip.ParseAddrPort(hp); err == nil && ap.Addr().Unmap() == want.Unmap() {
+				return a, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no listen address on %s among %v", ip, data)
+}
+
+// stopWorkers stops workers in parallel; Stop kills what does not exit.
+func stopWorkers(workers []*deploy.Worker) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() { w.Stop(ctx) })
+	}
+	wg.Wait()
+}

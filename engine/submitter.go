@@ -1,0 +1,381 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// ErrRunFailed is wrapped when a node failed during a run.
+var ErrRunFailed = errors.New("engine: run failed")
+
+// submission is one run as the submitter follows it.
+type submission struct {
+	spec    jobs.Spec
+	problem jobs.Obstacle
+	plan    *Plan
+	opt     RunOptions
+	logf    func(node, format string, args ...any)
+	workers map[string]*deploy.Worker
+	ctrl    map[string]string // node → control address
+	data    map[string][]string
+
+	ep     *rmnp.Endpoint
+	live   *liveness
+	coords map[rmnp.PeerID]string
+
+	start    time.Time
+	statuses []NodeStatus
+	headers  []*resultHeader
+	values   [][]float64
+	got      []int
+	dirty    bool
+	lastSnap time.Time
+	failed   *failure
+	outcome  string
+	gainRef  *gainCurve
+}
+
+func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
+	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
+		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
+		workers: map[string]*deploy.Worker{}, ctrl: map[string]string{}, data: map[string][]string{},
+		live: newLiveness(HeartbeatTimeout), coords: map[rmnp.PeerID]string{}}
+	for _, w := range workers {
+		ctrl, data := splitListen(w.Hello.Listen)
+		if len(ctrl) == 0 {
+			return nil, fmt.Errorf("engine: worker %s reported no control address (hello %v)", w.Host.Name, w.Hello.Listen)
+		}
+		s.workers[w.Host.Name], s.ctrl[w.Host.Name], s.data[w.Host.Name] = w, ctrl[0], data
+	}
+	b := len(plan.Ranks)
+	n2 := spec.Obstacle.N * spec.Obstacle.N
+	s.statuses = make([]NodeStatus, b)
+	s.headers = make([]*resultHeader, b)
+	s.values = make([][]float64, b)
+	s.got = make([]int, b)
+	for r, name := range plan.Ranks {
+		s.statuses[r] = NodeStatus{Node: name, Rank: r, Group: plan.GroupOf(r), State: StateStarting}
+		s.values[r] = make([]float64, plan.Ranges[r].Len()*n2)
+	}
+	return s, nil
+}
+
+// tasks builds every rank's workerTask: its slab, cores, scheme and its
+// neighbours with the candidate routes and the addresses to dial.
+func (s *submission) tasks() ([]workerTask, error) {
+	p := s.plan
+	out := make([]workerTask, len(p.Ranks))
+	for r, name := range p.Ranks {
+		out[r] = workerTask{Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
+			Range: p.Ranges[r], Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter}
+	}
+	for i := 0; i+1 < len(p.Ranks); i++ {
+		lo, hi := p.Ranks[i], p.Ranks[i+1]
+		up := &neighbourTask{Rank: i + 1, Node: hi, Peer: NodeID(hi), Mode: p.Modes[i], Dial: true}
+		for _, r := range p.Candidates[i] {
+			a, err := dialAddr(r, r.BAddr, s.data[hi])
+			if err != nil {
+				return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s) over %s: %w", i, lo, i+1, hi, r.Network, err)
+			}
+			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
+		}
+		out[i].Upper = up
+		out[i+1].Lower = &neighbourTask{Rank: i, Node: lo, Peer: NodeID(lo), Mode: p.Modes[i], Routes: p.Candidates[i][:1]}
+		s.logf("", "%s", p.Routes[i].Reason)
+	}
+	return out, nil
+}
+
+// run sends the sub-tasks to the coordinators and follows the run until
+// every result is in, a node fails, the wall time passes or ctx ends.
+func (s *submission) run(ctx context.Context) (*Report, error) {
+	s.start = time.Now()
+	s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem)
+	tasks, err := s.tasks()
+	if err != nil {
+		return s.report(), err
+	}
+	cfg := rmnp.DefaultConfig()
+	cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, SubmitterID
+	if s.ep, err = rmnp.Listen(ctx, cfg); err != nil {
+		return s.report(), fmt.Errorf("engine: submitter endpoint: %w", err)
+	}
+	defer s.ep.Close()
+	if err := s.assign(ctx, tasks); err != nil {
+		s.fail(err.node, err.cause)
+		s.end(msgAbort, "failed")
+		return s.report(), s.err()
+	}
+	msgs := make(chan inbound, 256)
+	rctx, stopRecv := context.WithCancel(ctx)
+	defer stopRecv()
+	go s.recvLoop(rctx, msgs)
+	s.follow(ctx, msgs)
+	return s.report(), s.err()
+}
+
+type assignError struct{ node, cause string }
+
+// assign is "send sub-tasks": connect to each coordinator and send it its
+// group's members and tasks.
+func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignError {
+	byNode := map[string]workerTask{}
+	for _, t := range tasks {
+		byNode[t.Node] = t
+	}
+	for gi, g := range s.plan.Groups {
+		a := groupAssign{Group: gi, Coordinator: g.Coordinator}
+		for _, w := range g.Workers {
+			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
+		}
+		id := NodeID(g.Coordinator)
+		if err := s.ep.Connect(ctx, id, s.ctrl[g.Coordinator], rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"}); err != nil {
+			return &assignError{g.Coordinator, fmt.Sprintf("coordinator unreachable at %s: %v", s.ctrl[g.Coordinator], err)}
+		}
+		s.coords[id] = g.Coordinator
+		s.live.watch(id, g.Coordinator)
+		m, err := encodeMsg(msgAssign, a)
+		if err == nil {
+			err = s.ep.Send(ctx, id, m, rmnp.CTRL)
+		}
+		if err != nil {
+			return &assignError{g.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
+		}
+		s.logf(g.Coordinator, "coordinates group %d: %d workers", gi, len(g.Workers))
+	}
+	return nil
+}
+
+type inbound struct {
+	src rmnp.PeerID
+	msg []byte
+}
+
+func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
+	buf := make([]byte, 64<<10)
+	for {
+		src, _, err := s.ep.Wait(ctx)
+		if err != nil {
+			return
+		}
+		m, err := receiveCtrl(ctx, s.ep, src, &buf)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, rmnp.ErrClosed) {
+				return
+			}
+			continue
+		}
+		select {
+		case out <- inbound{src, slices.Clone(m)}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// follow is the submitter's event loop.
+func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	wall := time.NewTimer(s.spec.WallTime)
+	defer wall.Stop()
+	exited := make(chan string, len(s.workers))
+	for name, w := range s.workers {
+		if s.inRun(name) {
+			go func() {
+				select {
+				case <-w.Done():
+					exited <- name
+				case <-ctx.Done():
+				}
+			}()
+		}
+	}
+	lastBeat := time.Time{}
+	for s.failed == nil && !s.complete() {
+		select {
+		case <-ctx.Done():
+			s.outcome = "aborted"
+			s.fail("", "interrupted: "+context.Cause(ctx).Error())
+		case <-wall.C:
+			s.fail("", fmt.Sprintf("wall time %v exceeded", s.spec.WallTime))
+		case name := <-exited:
+			cause := "worker process exited"
+			if err := s.workers[name].Err(); err != nil {
+				cause = fmt.Sprintf("worker process exited: %v", err)
+			}
+			s.fail(name, cause)
+		case ev := <-s.ep.PeerDown():
+			if name, ok := s.coords[ev.Peer]; ok && ev.LinksLeft == 0 {
+				s.fail(name, fmt.Sprintf("coordinator connection lost: %v", ev.Err))
+			}
+		case in := <-msgs:
+			s.live.seen(in.src)
+			s.handle(in)
+		case now := <-tick.C:
+			for _, p := range s.live.expired(now) {
+				s.fail(p.Name, fmt.Sprintf("coordinator sent no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
+			}
+			if now.Sub(lastBeat) >= HeartbeatInterval {
+				lastBeat = now
+				for id := range s.coords {
+					s.post(id, []byte{byte(msgHeartbeat)})
+				}
+			}
+			s.snapshot(now, false)
+		}
+	}
+	if s.failed != nil {
+		s.end(msgAbort, s.failed.Cause)
+	} else {
+		s.end(msgEnd, "done")
+	}
+	s.snapshot(time.Now(), true)
+}
+
+func (s *submission) inRun(name string) bool { return slices.Contains(s.plan.Ranks, name) }
+
+// handle applies one message from a coordinator.
+func (s *submission) handle(in inbound) {
+	t, body, err := decodeMsg(in.msg)
+	if err == nil {
+		err = s.apply(t, body, in.msg)
+	}
+	if err != nil {
+		s.logf(s.coords[in.src], "bad control message: %v", err)
+	}
+}
+
+func (s *submission) apply(t msgType, body, raw []byte) error {
+	switch t {
+	case msgHeartbeat:
+	case msgStatus:
+		var ss []NodeStatus
+		if err := decodeBody(t, body, &ss); err != nil {
+			return err
+		}
+		for _, st := range ss {
+			if st.Rank >= 0 && st.Rank < len(s.statuses) && s.plan.Ranks[st.Rank] == st.Node && s.statuses[st.Rank].State != StateFailed {
+				s.statuses[st.Rank], s.dirty = st, true
+			}
+		}
+	case msgResult:
+		var h resultHeader
+		if err := decodeBody(t, body, &h); err != nil {
+			return err
+		}
+		if h.Rank < 0 || h.Rank >= len(s.headers) || h.Count != len(s.values[h.Rank]) || s.plan.Ranks[h.Rank] != h.Node {
+			return fmt.Errorf("%w: result of %s rank %d with %d values", ErrProtocol, h.Node, h.Rank, h.Count)
+		}
+		s.headers[h.Rank] = &h
+		st := &s.statuses[h.Rank]
+		st.State, st.Iteration, st.Sigma, st.Traffic = StateTerminated, h.Iterations, h.Sigma, h.Traffic
+		st.Compute, st.Send, st.Wait, s.dirty = h.Compute, h.Send, h.Wait, true
+		s.logf(h.Node, "result: %d iterations, local σ %.3g", h.Iterations, h.Sigma)
+	case msgValues:
+		r, k, err := decodeValues(raw, s.values)
+		if err != nil {
+			return err
+		}
+		s.got[r] += k
+	case msgFailed:
+		var f failure
+		if err := decodeBody(t, body, &f); err != nil {
+			return err
+		}
+		s.fail(f.Node, f.Cause)
+	case msgLog:
+		var ev LogEvent
+		if err := decodeBody(t, body, &ev); err != nil {
+			return err
+		}
+		if s.opt.OnLog != nil {
+			s.opt.OnLog(ev)
+		}
+	default:
+		return fmt.Errorf("%w: unexpected %s", ErrProtocol, t)
+	}
+	return nil
+}
+
+func (s *submission) complete() bool {
+	for r, h := range s.headers {
+		if h == nil || s.got[r] != h.Count {
+			return false
+		}
+	}
+	return true
+}
+
+// fail records the first failure of the run.
+func (s *submission) fail(node, cause string) {
+	if s.failed != nil {
+		return
+	}
+	s.failed = &failure{Node: node, Cause: cause}
+	if s.outcome == "" {
+		s.outcome = "failed"
+	}
+	for i := range s.statuses {
+		if s.statuses[i].Node == node {
+			s.statuses[i].State, s.statuses[i].Err, s.dirty = StateFailed, cause, true
+		}
+	}
+	s.logf(node, "FAILED: %s", cause)
+}
+
+func (s *submission) err() error {
+	if s.failed == nil {
+		return nil
+	}
+	if s.failed.Node == "" {
+		return fmt.Errorf("%w: %s", ErrRunFailed, s.failed.Cause)
+	}
+	return fmt.Errorf("%w: node %s: %s", ErrRunFailed, s.failed.Node, s.failed.Cause)
+}
+
+// end tells every coordinator the run is over (they forward it down) and
+// waits briefly for the messages to leave.
+func (s *submission) end(t msgType, reason string) {
+	m, _ := encodeMsg(t, abort{Reason: reason})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	done := make(chan struct{}, len(s.coords))
+	for id := range s.coords {
+		go func() { s.ep.Send(ctx, id, m, rmnp.CTRL); done <- struct{}{} }()
+	}
+	for range s.coords {
+		<-done
+	}
+}
+
+func (s *submission) post(id rmnp.PeerID, m []byte) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), postTimeout)
+		defer cancel()
+		s.ep.Send(ctx, id, m, rmnp.CTRL)
+	}()
+}
+
+// snapshot emits the run's telemetry, at most 10 Hz unless final.
+func (s *submission) snapshot(now time.Time, final bool) {
+	if s.opt.OnSnapshot == nil || (!s.dirty && !final) || (!final && now.Sub(s.lastSnap) < 100*time.Millisecond) {
+		return
+	}
+	s.dirty, s.lastSnap = false, now
+	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses)}
+	for _, st := range s.statuses {
+		snap.GlobalSigma = max(snap.GlobalSigma, st.Sigma)
+	}
+	if s.gainRef != nil && snap.GlobalSigma > 0 {
+		snap.Gain = s.gainRef.gain(snap.GlobalSigma, snap.Elapsed)
+	}
+	s.opt.OnSnapshot(snap)
+}

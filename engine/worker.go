@@ -1,0 +1,359 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// ErrParentLost is returned by ServeWorker when the node's coordinator or
+// the submitter disappeared during a run.
+var ErrParentLost = errors.New("engine: parent lost")
+
+// Version is reported in worker hellos; cmd/gridtui sets it.
+var Version = "dev"
+
+// node is one worker process: its two RMNP endpoints (control plane and
+// data plane) and the run it takes part in, as a worker and maybe as the
+// coordinator of a group.
+type node struct {
+	boot deploy.Boot
+	log  *slog.Logger
+	ctrl *rmnp.Endpoint
+	self rmnp.PeerID
+	live *liveness
+
+	dataAddrs []string // concrete data-plane addresses, rebound for every run
+	sockDir   string   // temporary directory of the Unix sockets
+
+	mu    sync.Mutex
+	data  *rmnp.Endpoint
+	job   *jobState
+	coord *coordState
+	fatal chan error // the run's parent is gone: the process must end
+}
+
+// ServeWorker is the `gridtui worker` process: it reads the Boot on stdin,
+// probes the NICs, listens for RMNP (control and data endpoints), writes its
+// Hello on stdout and serves runs until stdin reaches EOF (the console is
+// gone), ctx ends, or its parent in a run disappears.
+func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io.Writer) error {
+	boot, err := deploy.ReadBoot(stdin)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("node", boot.Node)
+	if boot.LogFile != "" {
+		if f, err := os.OpenFile(boot.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			defer f.Close()
+			log = slog.New(slog.NewTextHandler(f, nil)).With("node", boot.Node)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(HeartbeatTimeout), fatal: make(chan error, 1)}
+	nics, perr := probe.Local()
+	if perr != nil {
+		log.Warn("engine: probe local NICs", "err", perr)
+	}
+	nics = probe.ApplyHints(nics, boot.Ethernet, boot.Fast)
+	if err := n.listen(ctx, nics); err != nil {
+		return err
+	}
+	defer n.close()
+	host, _ := os.Hostname()
+	listen := append([]string{}, n.dataAddrs...)
+	for _, a := range n.ctrl.Addrs() {
+		listen = append(listen, ctrlScheme+a)
+	}
+	cores := boot.Cores
+	if cores == 0 {
+		cores = runtime.NumCPU()
+	}
+	hello := deploy.Hello{Node: boot.Node, Host: host, PID: os.Getpid(), Version: Version,
+		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen}
+	if err := deploy.WriteHello(stdout, hello); err != nil {
+		return fmt.Errorf("engine: worker %s: %w", boot.Node, err)
+	}
+	stdinGone := make(chan struct{})
+	go func() { io.Copy(io.Discard, stdin); close(stdinGone) }()
+	go n.recvLoop(ctx)
+	go n.tickLoop(ctx)
+	select {
+	case <-stdinGone:
+		log.Info("engine: stdin closed, worker exits")
+		return nil
+	case <-ctx.Done():
+		return nil
+	case err := <-n.fatal:
+		log.Error("engine: worker exits", "err", err)
+		return err
+	}
+}
+
+// listen binds the data endpoint (the Boot's addresses, or one per IPv4
+// address of an up, non-loopback NIC plus a Unix socket) and the control
+// endpoint (the first TCP host of the data addresses, any port).
+func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
+	dir, err := os.MkdirTemp("", "gridtui-"+sanitize(n.boot.Node)+"-")
+	if err != nil {
+		return fmt.Errorf("engine: worker %s: socket directory: %w", n.boot.Node, err)
+	}
+	n.sockDir = dir
+	addrs := n.boot.Listen
+	if len(addrs) == 0 {
+		for _, nic := range nics {
+			if !nic.Up || nic.Kind == probe.Loopback {
+				continue
+			}
+			for _, a := range nic.Addrs {
+				if a.Is4() {
+					addrs = append(addrs, "tcp://"+netip.AddrPortFrom(a, 0).String())
+				}
+			}
+		}
+		addrs = append(addrs, "unix://"+filepath.Join(dir, "data.sock"))
+	}
+	data, err := n.listenData(ctx, addrs)
+	if err != nil {
+		return err
+	}
+	n.data, n.dataAddrs = data, data.Addrs()
+	ctrlAddr := "unix://" + filepath.Join(dir, "ctrl.sock")
+	for _, a := range n.dataAddrs {
+		if host, ok := strings.CutPrefix(a, "tcp://"); ok {
+			if ap, err := netip.ParseAddrPort(host); err == nil {
+				ctrlAddr = "tcp://" + netip.AddrPortFrom(ap.Addr(), 0).String()
+				break
+			}
+		}
+	}
+	cfg := n.config([]string{ctrlAddr})
+	n.ctrl, err = rmnp.Listen(ctx, cfg)
+	if err != nil {
+		data.Close()
+		return fmt.Errorf("engine: worker %s: control endpoint: %w", n.boot.Node, err)
+	}
+	return nil
+}
+
+func (n *node) config(listen []string) rmnp.Config {
+	cfg := rmnp.DefaultConfig()
+	cfg.RunID, cfg.Secret, cfg.Self, cfg.Listen = n.boot.RunID, n.boot.Secret, n.self, listen
+	cfg.Logger = n.log
+	return cfg
+}
+
+// listenData binds a data endpoint on addrs, removing stale Unix sockets.
+func (n *node) listenData(ctx context.Context, addrs []string) (*rmnp.Endpoint, error) {
+	for _, a := range addrs {
+		if p, ok := strings.CutPrefix(a, "unix://"); ok {
+			os.Remove(p)
+		}
+	}
+	ep, err := rmnp.Listen(ctx, n.config(addrs))
+	if err != nil {
+		return nil, fmt.Errorf("engine: worker %s: data endpoint on %v: %w", n.boot.Node, addrs, err)
+	}
+	return ep, nil
+}
+
+func (n *node) close() {
+	n.endRun("worker exits")
+	n.mu.Lock()
+	data := n.data
+	n.data = nil
+	n.mu.Unlock()
+	if data != nil {
+		data.Close()
+	}
+	n.ctrl.Close()
+	os.RemoveAll(n.sockDir)
+}
+
+// recvLoop reads every control message and dispatches it.
+func (n *node) recvLoop(ctx context.Context) {
+	buf := make([]byte, 64<<10)
+	for {
+		src, _, err := n.ctrl.Wait(ctx)
+		if err != nil {
+			return
+		}
+		m, err := receiveCtrl(ctx, n.ctrl, src, &buf)
+		if err != nil {
+			if errors.Is(err, rmnp.ErrClosed) || ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		n.live.seen(src)
+		if err := n.dispatch(ctx, src, m); err != nil {
+			n.log.Warn("engine: control message dropped", "from", src, "err", err)
+		}
+	}
+}
+
+// receiveCtrl takes the next CTRL message from src into *buf, growing it as
+// needed, and returns the message (aliasing *buf).
+func receiveCtrl(ctx context.Context, ep *rmnp.Endpoint, src rmnp.PeerID, buf *[]byte) ([]byte, error) {
+	for {
+		k, err := ep.Receive(ctx, src, *buf, rmnp.CTRL)
+		if errors.Is(err, rmnp.ErrShortBuffer) {
+			*buf = make([]byte, max(k, 2*len(*buf)))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return (*buf)[:k], nil
+	}
+}
+
+// dispatch handles one control message from src.
+func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
+	t, body, err := decodeMsg(m)
+	if err != nil {
+		return err
+	}
+	switch t {
+	case msgHeartbeat:
+		return nil
+	case msgAssign:
+		var a groupAssign
+		if err := decodeBody(t, body, &a); err != nil {
+			return err
+		}
+		return n.coordinate(ctx, src, a)
+	case msgTask:
+		var wt workerTask
+		if err := decodeBody(t, body, &wt); err != nil {
+			return err
+		}
+		return n.startTask(ctx, src, wt)
+	case msgAbort, msgEnd:
+		var a abort
+		if err := decodeBody(t, body, &a); err != nil {
+			return err
+		}
+		n.forwardDown(ctx, m)
+		n.endRun(a.Reason)
+		return nil
+	case msgStatus, msgResult, msgValues, msgFailed, msgLog:
+		return n.fromChild(ctx, src, t, body, m)
+	}
+	return fmt.Errorf("%w: unexpected %s", ErrProtocol, t)
+}
+
+// send sends a control message to peer; sending to itself delivers it to
+// the coordinator role of this node.
+func (n *node) send(ctx context.Context, peer rmnp.PeerID, m []byte) error {
+	if peer == n.self {
+		t, body, err := decodeMsg(m)
+		if err != nil {
+			return err
+		}
+		return n.fromChild(ctx, peer, t, body, m)
+	}
+	return n.ctrl.Send(ctx, peer, m, rmnp.CTRL)
+}
+
+// tickLoop paces telemetry (at most 10 Hz), heartbeats and liveness checks.
+func (n *node) tickLoop(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-n.ctrl.PeerDown():
+			if ev.LinksLeft == 0 {
+				n.peerLost(ctx, ev.Peer, fmt.Sprintf("connection lost: %v", ev.Err))
+			}
+		case now := <-t.C:
+			n.tickJob(ctx, now)
+			n.tickCoord(ctx, now)
+			for _, p := range n.live.expired(now) {
+				n.peerLost(ctx, p.ID, fmt.Sprintf("no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
+			}
+		}
+	}
+}
+
+// peerLost handles a parent or child that died or went silent.
+func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
+	n.mu.Lock()
+	job, coord := n.job, n.coord
+	n.mu.Unlock()
+	if coord != nil {
+		if name, ok := coord.childName(id); ok {
+			n.live.unwatch(id)
+			n.reportFailure(ctx, name, cause)
+			return
+		}
+	}
+	if (job != nil && job.parent == id) || (coord != nil && id == SubmitterID) {
+		who := "coordinator"
+		if id == SubmitterID {
+			who = "submitter"
+		}
+		err := fmt.Errorf("%w: %s %s", ErrParentLost, who, cause)
+		n.endRun(err.Error())
+		select {
+		case n.fatal <- err:
+		default:
+		}
+	}
+}
+
+// endRun stops the current run on this node (worker and coordinator roles)
+// and rebinds a fresh data endpoint for the next one.
+func (n *node) endRun(reason string) {
+	n.mu.Lock()
+	job, coord := n.job, n.coord
+	n.job, n.coord = nil, nil
+	n.mu.Unlock()
+	n.live.reset()
+	if coord != nil {
+		coord.stop()
+	}
+	if job == nil {
+		return
+	}
+	job.cancel()
+	<-job.done
+	n.log.Info("engine: run ended", "reason", reason)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.data != nil {
+		n.data.Close()
+		n.data = nil
+	}
+	data, err := n.listenData(context.Background(), n.dataAddrs)
+	if err != nil {
+		n.log.Error("engine: rebind data endpoint", "err", err)
+		return
+	}
+	n.data = data
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// linkTimeout bounds how long a worker waits for its lower neighbour to dial.
+const linkTimeout = 30 * time.Second
+
+// jobState is the worker role of a node during a run.
+type jobState struct {
+	task   workerTask
+	parent rmnp.PeerID
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	latest   NodeStatus
+	dirty    bool
+	lastSent time.Time
+}
+
+// startTask is "receive sub-task" (GRIDHPC Sec. V-B): the node becomes a
+// worker of the run and starts computing in the background.
+func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) error {
+	if t.Node != n.boot.Node {
+		return fmt.Errorf("%w: task for %s sent to %s", ErrProtocol, t.Node, n.boot.Node)
+	}
+	n.mu.Lock()
+	if n.job != nil {
+		n.mu.Unlock()
+		return fmt.Errorf("engine: worker %s: already running rank %d", n.boot.Node, n.job.task.Rank)
+	}
+	jctx, cancel := context.WithCancel(ctx)
+	job := &jobState{task: t, parent: parent, cancel: cancel, done: make(chan struct{}),
+		latest: NodeStatus{Node: t.Node, Rank: t.Rank, Group: t.Group, State: StateStarting}, dirty: true}
+	n.job = job
+	data := n.data
+	n.mu.Unlock()
+	if parent != n.self {
+		n.live.watch(parent, "coordinator")
+	}
+	go func() {
+		defer close(job.done)
+		n.runTask(jctx, data, job)
+	}()
+	return nil
+}
+
+// runTask links the worker to its neighbours, runs Solve and sends the
+// result (or the failure) up.
+func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) {
+	t := job.task
+	fail := func(err error) {
+		if ctx.Err() != nil {
+			return // the run was stopped from above; nothing to report
+		}
+		job.setFailed(err)
+		m, _ := encodeMsg(msgFailed, failure{Node: t.Node, Cause: err.Error()})
+		n.send(context.WithoutCancel(ctx), job.parent, m)
+	}
+	if data == nil {
+		fail(errors.New("no data endpoint"))
+		return
+	}
+	route, err := n.link(ctx, data, t)
+	if err != nil {
+		fail(err)
+		return
+	}
+	sub := Subtask{Problem: t.Problem, Rank: t.Rank, Ranks: t.Ranks, Range: t.Range, Cores: t.Cores,
+		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter}
+	if nb := t.Lower; nb != nil {
+		sub.Lower = &Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: firstNetwork(nb)}
+	}
+	if nb := t.Upper; nb != nil {
+		sub.Upper = &Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: string(route.Network)}
+	}
+	res, err := Solve(ctx, data, sub, func(s NodeStatus) { job.update(s, data) })
+	if err != nil {
+		fail(fmt.Errorf("solve: %w", err))
+		return
+	}
+	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
+		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
+		Count: len(res.Values), Traffic: traffic(data), Route: route.Reason}
+	job.finish(hdr)
+	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
+		fail(err)
+	}
+}
+
+// link connects the data endpoint to the upper neighbour (the lower rank of
+// a pair dials, over the first candidate route that answers: pre-flight
+// with fallback) and waits for the lower neighbour to do the same.
+func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (probe.Route, error) {
+	var chosen probe.Route
+	if up := t.Upper; up != nil && up.Dial {
+		if len(up.Routes) == 0 || len(up.Routes) != len(up.Addrs) {
+			return chosen, fmt.Errorf("%w: %d routes and %d addresses to %s", ErrProtocol, len(up.Routes), len(up.Addrs), up.Node)
+		}
+		dial := func(ctx context.Context, r probe.Route) error {
+			for i := range up.Routes {
+				if up.Routes[i] == r {
+					return data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: string(r.Network)})
+				}
+			}
+			return errors.New("unknown route")
+		}
+		r, warns, err := probe.Preflight(ctx, up.Routes, dial, 0)
+		for _, w := range warns {
+			n.logUp(ctx, w)
+		}
+		if err != nil {
+			return chosen, fmt.Errorf("link to %s: %w", up.Node, err)
+		}
+		chosen = r
+	}
+	if low := t.Lower; low != nil {
+		wctx, cancel := context.WithTimeout(ctx, linkTimeout)
+		defer cancel()
+		if err := data.WaitPeer(wctx, low.Peer); err != nil {
+			return chosen, fmt.Errorf("lower neighbour %s never connected: %w", low.Node, err)
+		}
+	}
+	return chosen, nil
+}
+
+func firstNetwork(nb *neighbourTask) string {
+	if len(nb.Routes) > 0 {
+		return string(nb.Routes[0].Network)
+	}
+	return ""
+}
+
+// logUp sends a log line to the parent (and so to the console).
+func (n *node) logUp(ctx context.Context, text string) {
+	n.mu.Lock()
+	job := n.job
+	n.mu.Unlock()
+	if job == nil {
+		return
+	}
+	m, err := encodeMsg(msgLog, LogEvent{At: time.Now(), Node: n.boot.Node, Text: text})
+	if err == nil {
+		n.send(ctx, job.parent, m)
+	}
+}
+
+// sendResult is "send results": the header, then the values in chunks.
+func (n *node) sendResult(ctx context.Context, parent rmnp.PeerID, hdr resultHeader, v []float64) error {
+	m, err := encodeMsg(msgResult, hdr)
+	if err != nil {
+		return err
+	}
+	if err := n.send(ctx, parent, m); err != nil {
+		return fmt.Errorf("send result header: %w", err)
+	}
+	for off := 0; off < len(v); off += valuesChunk {
+		end := min(off+valuesChunk, len(v))
+		if err := n.send(ctx, parent, encodeValues(hdr.Rank, off, v[off:end])); err != nil {
+			return fmt.Errorf("send result values: %w", err)
+		}
+	}
+	return nil
+}
+
+// update records the latest sample from Solve (called at most every ~100 ms).
+func (j *jobState) update(s NodeStatus, data *rmnp.Endpoint) {
+	s.Node, s.Rank, s.Group = j.task.Node, j.task.Rank, j.task.Group
+	s.Traffic = traffic(data)
+	s.PeakRSS = peakRSS()
+	j.mu.Lock()
+	if j.latest.State != StateTerminated && j.latest.State != StateFailed {
+		j.latest, j.dirty = s, true
+	}
+	j.mu.Unlock()
+}
+
+func (j *jobState) finish(h resultHeader) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.latest.State, j.latest.Iteration, j.latest.Sigma = StateTerminated, h.Iterations, h.Sigma
+	j.latest.Compute, j.latest.Send, j.latest.Wait, j.latest.Traffic = h.Compute, h.Send, h.Wait, h.Traffic
+	j.dirty = true
+}
+
+func (j *jobState) setFailed(err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.latest.State, j.latest.Err, j.dirty = StateFailed, err.Error(), true
+}
+
+// tickJob sends the worker's status to its parent when it changed (at most
+// 10 Hz), or a heartbeat when it did not for HeartbeatInterval.
+func (n *node) tickJob(ctx context.Context, now time.Time) {
+	n.mu.Lock()
+	job := n.job
+	n.mu.Unlock()
+	if job == nil {
+		return
+	}
+	job.mu.Lock()
+	var m []byte
+	switch {
+	case job.dirty:
+		m, _ = encodeMsg(msgStatus, []NodeStatus{job.latest})
+		job.dirty = false
+	case now.Sub(job.lastSent) >= HeartbeatInterval && job.parent != n.self:
+		m = []byte{byte(msgHeartbeat)}
+	}
+	if m != nil {
+		job.lastSent = now
+	}
+	job.mu.Unlock()
+	if m != nil {
+		n.post(ctx, job.parent, m)
+	}
+}
+
+// traffic converts the data endpoint's per-network counters.
+func traffic(ep *rmnp.Endpoint) []NetTraffic {
+	if ep == nil {
+		return nil
+	}
+	return trafficOf(ep)
+}
+
+// peakRSS reads the process's peak resident set (VmHWM) on Linux; 0 elsewhere.
+func peakRSS() uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// trafficOf sums the data endpoint's counters per network, sent and received.
+func trafficOf(ep *rmnp.Endpoint) []NetTraffic {
+	st := ep.Stats()
+	out := make([]NetTraffic, 0, len(st.Networks))
+	for _, ns := range st.Networks {
+		out = append(out, NetTraffic{Network: ns.Network,
+			Messages: ns.MessagesSent + ns.MessagesReceived,
+			Bytes:    ns.BytesSent + ns.BytesReceived,
+			Skipped:  ns.Skipped + ns.Replaced})
+	}
+	return out
+}

@@ -19,9 +19,9 @@ var ErrPlan = errors.New("engine: cannot plan job")
 // Plan is what runs where: one rank per node along the slab chain, the
 // groups and their coordinators, and the network of each neighbour pair.
 type Plan struct {
-	Ranks  []string    // node name per rank
+	Ranks  []string     // node name per rank
 	Ranges []jobs.Range // planes [Lo,Hi) per rank
-	Cores  []int       // cores per rank
+	Cores  []int        // cores per rank
 	Groups []jobs.Group
 	// Routes[i] is the chosen (best) route of ranks i and i+1; Candidates[i]
 	// lists it and its fallbacks, which the workers try in order.

@@ -61,7 +61,7 @@ func CheckComplementarity(p Obstacle, u []float64, tol float64) Complementarity 
 				ui := u[(i*n+j)*n+k]
 				s := at(i-1, j, k) + at(i+1, j, k) + at(i, j-1, k) + at(i, j+1, k) +
 					at(i, j, k-1) + at(i, j, k+1)
-				r := float64(6*ui-s)*invH2 - Load
+				r := float64(6*ui-s)*invH2 - ObstacleLoad
 				g := ui - phiAt(h, i, j, k)
 				c.MinUMinusPhi = min(c.MinUMinusPhi, g)
 				c.MinAuMinusF = min(c.MinAuMinusF, r)

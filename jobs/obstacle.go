@@ -10,8 +10,8 @@ import (
 // a run has converged when σ = max|u' − u| < 1e-11.
 const DefaultEps = 1e-11
 
-// Load is the constant right-hand side f of the pinned obstacle problem.
-const Load = -10.0
+// ObstacleLoad is the constant right-hand side f of the pinned obstacle problem.
+const ObstacleLoad = -10.0
 
 // MaxN bounds the grid size accepted by Validate: one array of MaxN³ float64
 // values is 8 GiB, beyond any node this console is meant to drive.
@@ -71,7 +71,7 @@ func (p Obstacle) Points() int { return p.N * p.N * p.N }
 // arm64 workers.
 func (p Obstacle) hhf() float64 {
 	h := p.H()
-	return float64(float64(h*h) * Load)
+	return float64(float64(h*h) * ObstacleLoad)
 }
 
 // phiAt returns the obstacle φ(x,y,z) = −0.2 + 0.05x + 0.03y − 0.02z at

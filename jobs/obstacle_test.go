@@ -74,7 +74,7 @@ func TestSerialSweepHandComputed(t *testing.T) {
 	next := []float64{0}
 	sigma := SerialSweep(p, u, next)
 	h := 0.5
-	want := max(phiAt(h, 0, 0, 0), (0+h*h*Load)/6.0)
+	want := max(phiAt(h, 0, 0, 0), (0+h*h*ObstacleLoad)/6.0)
 	if next[0] != want || sigma != math.Abs(want-0.3) {
 		t.Fatalf("next = %v σ = %v, want %v and %v", next[0], sigma, want, math.Abs(want-0.3))
 	}

@@ -3,6 +3,7 @@ package jobs
 import (
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -99,15 +100,20 @@ func TestSerialSolveConverges(t *testing.T) {
 }
 
 // TestReferenceIterationCounts reproduces the pinned figures of DESIGN.md:
-// n = 64, ε = 1e-8 converges in 2146 iterations (n = 128 → 7623 is checked
-// only without -short since it takes a minute on a shared machine).
+// n = 64, ε = 1e-8 converges in 2146 iterations. n = 128 → 7623 (15·10⁹
+// point updates, minutes on a shared machine) runs only with
+// GRIDTUI_LONG_TESTS=1.
 func TestReferenceIterationCounts(t *testing.T) {
 	cases := []struct {
 		n, want int
 	}{{64, 2146}, {128, 7623}}
 	for _, tc := range cases {
-		if tc.n > 64 && testing.Short() {
+		if tc.n > 64 && os.Getenv("GRIDTUI_LONG_TESTS") != "1" {
+			t.Logf("n = %d skipped: set GRIDTUI_LONG_TESTS=1", tc.n)
 			continue
+		}
+		if testing.Short() {
+			t.Skip("reference iteration counts skipped in -short mode")
 		}
 		p := Obstacle{N: tc.n, Eps: 1e-8}
 		got := fastSolveIterations(t, p)

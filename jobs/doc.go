@@ -1,4 +1,8 @@
-// Package jobs holds job specifications and applications: the obstacle problem
-// (serial reference solver, the parallel slab kernel, decomposition), solution
-// output, the results store of past runs and the computing-gain tables.
+// Package jobs holds job specifications and applications. The obstacle
+// problem of GRIDHPC Sec. VI comes as a plain serial reference (SerialSweep,
+// the specification) and as Slab, one node's share of the a·b decomposition
+// swept by a persistent pool of cores, bit-for-bit equal to the reference in
+// synchronous runs. Around it: Split, Assemble, the true Residual and the
+// complementarity check, VTI/raw output, the results store (results.jsonl)
+// and the computing-gain tables of the paper (Tables III and IV).
 package jobs

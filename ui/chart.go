@@ -13,20 +13,52 @@ var sparkRunes = []rune("▁▂▃▄▅▆▇█")
 // sparkline draws values on a log scale (residuals span many decades) in
 // exactly w cells; missing history is left blank on the left.
 func sparkline(vals []float64, w int) string {
+	logs := make([]float64, len(vals))
+	for i, v := range vals {
+		logs[i] = log10OrNaN(v)
+	}
+	return sparklineLog(logs, w)
+}
+
+// log10OrNaN is log10(v) for positive finite v, NaN otherwise.
+func log10OrNaN(v float64) float64 {
+	if v > 0 && !math.IsInf(v, 0) {
+		return math.Log10(v)
+	}
+	return math.NaN()
+}
+
+// sparklineLog is sparkline on values already in log10 (NaN = no value),
+// so a tick of 1024 nodes costs no logarithms.
+func sparklineLog(logs []float64, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if len(vals) > w {
-		vals = vals[len(vals)-w:]
+	if len(logs) > w {
+		logs = logs[len(logs)-w:]
 	}
-	lo, hi := logRange(vals)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range logs {
+		if !math.IsNaN(l) {
+			lo, hi = math.Min(lo, l), math.Max(hi, l)
+		}
+	}
 	var b strings.Builder
 	b.Grow(w * 3)
-	for i := len(vals); i < w; i++ {
+	for i := len(logs); i < w; i++ {
 		b.WriteByte(' ')
 	}
-	for _, v := range vals {
-		b.WriteRune(sparkRunes[level(v, lo, hi, len(sparkRunes))])
+	n := len(sparkRunes)
+	for _, l := range logs {
+		lv := 0
+		switch {
+		case math.IsNaN(l):
+		case hi-lo < 1e-12:
+			lv = n / 2
+		default:
+			lv = max(0, min(n-1, int((l-lo)/(hi-lo)*float64(n-1)+0.5)))
+		}
+		b.WriteRune(sparkRunes[lv])
 	}
 	return b.String()
 }
@@ -79,11 +111,11 @@ func residualChart(hist []sample, w, h int) []string {
 	}
 	// One column per time bucket: the last sample in each bucket.
 	cols := make([]float64, pw)
-	end := hist[len(hist)-1].At
+	start, span := hist[0].At, hist[len(hist)-1].At-hist[0].At
 	for _, s := range hist {
 		i := pw - 1
-		if end > 0 {
-			i = int(float64(s.At) / float64(end) * float64(pw-1))
+		if span > 0 {
+			i = int(float64(s.At-start) / float64(span) * float64(pw-1))
 		}
 		cols[max(0, min(pw-1, i))] = s.Sigma
 	}

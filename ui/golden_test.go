@@ -90,3 +90,5 @@ func bigInventory(n int) *deploy.Inventory {
 	}
 	return inv
 }
+
+func ansiStrip(s string) string { return ansi.Strip(s) }

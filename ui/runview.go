@@ -50,12 +50,13 @@ func NewRunView(c *Common) RunView {
 		common:   c,
 		nodeHist: map[string][]float64{},
 		list: newList([]column{
-			{Title: "Node", Width: 0},
+			{Title: "Node", Width: 12},
 			{Title: "St", Width: 3},
 			{Title: "Rank", Width: 4, Right: true},
 			{Title: "Iter", Width: 7, Right: true},
 			{Title: "σ", Width: 7, Right: true},
 			{Title: "σ trend", Width: sparkLen},
+			{Title: "Note", Width: 0},
 		}),
 	}
 }
@@ -81,25 +82,29 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 		v.history = v.history[:maxHistory/2]
 	}
 	v.history = append(v.history, sample{At: s.Elapsed, Sigma: s.GlobalSigma})
+	order := make([]int, len(s.Nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return s.Nodes[a].Rank - s.Nodes[b].Rank })
 	rows := make([]listRow, len(s.Nodes))
-	for i := range s.Nodes {
+	for j, i := range order {
 		n := &s.Nodes[i]
 		h := v.nodeHist[n.Node]
 		if len(h) == sparkLen {
 			copy(h, h[1:])
 			h = h[:sparkLen-1]
 		}
-		h = append(h, n.Sigma)
+		h = append(h, log10OrNaN(n.Sigma)) // kept as log10: no logs per frame
 		v.nodeHist[n.Node] = h
-		rows[i] = nodeRow(n, h)
+		rows[j] = nodeRow(n, h)
 	}
-	slices.SortStableFunc(rows, func(a, b listRow) int { return compareCells(a.Cells[2], b.Cells[2]) })
 	v.list.setRows(rows)
 }
 
 func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 	r := listRow{Key: n.Node, Leaf: true, Cells: []string{
-		n.Node, stateGlyph(n.State) + " ", strconv.Itoa(n.Rank), strconv.Itoa(n.Iteration), sci(n.Sigma), sparkline(hist, sparkLen),
+		n.Node, stateGlyph(n.State) + " ", strconv.Itoa(n.Rank), strconv.Itoa(n.Iteration), sci(n.Sigma), sparklineLog(hist, sparkLen), n.Err,
 	}}
 	switch n.State {
 	case engine.StateFailed:
@@ -127,7 +132,7 @@ func (v *RunView) Finish(summary string, err error) {
 	v.outcome = strings.TrimSpace(summary)
 	if err != nil {
 		v.failed = true
-		v.outcome = "run failed: " + err.Error() + "\n" + v.outcome
+		v.outcome = strings.TrimSpace("run failed: " + err.Error() + "\n" + v.outcome)
 	}
 }
 
@@ -257,8 +262,8 @@ func (v *RunView) titleLine() string {
 	if det == "" {
 		det = "default"
 	}
-	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s/%s · %d nodes · %s · gain %s · σ %s · %s",
-		v.spec.Scheme, det, len(v.snap.Nodes), clock(v.snap.Elapsed), gain, sci(v.snap.GlobalSigma), state)
+	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %d nodes",
+		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, len(v.snap.Nodes))
 }
 
 func (v *RunView) countsLine() string {
@@ -295,21 +300,18 @@ func (v *RunView) grid(w, h int) []string {
 		}
 	}
 	out := make([]string, 0, h)
-	s := v.common.Styles
+	cells := v.common.Styles.stateCells()
 	for line := first; line < first+h && line*per < len(nodes); line++ {
 		var b strings.Builder
+		b.Grow(per * 16)
 		b.WriteByte(' ')
 		end := min(len(nodes), (line+1)*per)
-		for i := line * per; i < end; {
-			st := nodes[i].State
-			j := i
-			var run strings.Builder
-			for ; j < end && nodes[j].State == st; j++ {
-				run.WriteString(stateGlyph(st))
-				run.WriteByte(' ')
+		for i := line * per; i < end; i++ {
+			if st := nodes[i].State; int(st) < len(cells) {
+				b.WriteString(cells[st])
+			} else {
+				b.WriteString("? ")
 			}
-			b.WriteString(s.stateStyle(st).Render(run.String()))
-			i = j
 		}
 		out = append(out, b.String())
 	}

@@ -25,6 +25,8 @@ type Styles struct {
 	Modal       lipgloss.Style
 	// State styles the node cells of the Run view, indexed by engine.NodeState.
 	State [5]lipgloss.Style
+	// cells caches each state's styled grid cell (glyph and a space).
+	cells [5]string
 	// Network styles a network kind's traffic bars: ethernet, fast, unix.
 	Ethernet, Fast, Unix lipgloss.Style
 }
@@ -54,6 +56,9 @@ func DefaultStyles() *Styles {
 	s.State[engine.StateInactive] = lipgloss.NewStyle().Foreground(c("220"))
 	s.State[engine.StateTerminated] = lipgloss.NewStyle().Foreground(c("39"))
 	s.State[engine.StateFailed] = lipgloss.NewStyle().Foreground(c("196")).Bold(true)
+	for st := range s.cells {
+		s.cells[st] = s.State[st].Render(stateGlyph(engine.NodeState(st))) + " "
+	}
 	return s
 }
 
@@ -73,6 +78,10 @@ func stateGlyph(s engine.NodeState) string {
 	}
 	return "?"
 }
+
+// stateCells returns the pre-rendered grid cells, indexed by state: the
+// Run grid of 1024 nodes then costs string copies, not style calls.
+func (s *Styles) stateCells() *[5]string { return &s.cells }
 
 // stateStyle returns the style of a node state, tolerating unknown values.
 func (s *Styles) stateStyle(st engine.NodeState) lipgloss.Style {

@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"testing"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestCellWidth(t *testing.T) {
+	for name, s := range map[string]string{
+		"ascii":     "hello world",
+		"sgr":       "\x1b[1;38;5;42mA\x1b[m i \x1b[31mX\x1b[0m",
+		"unicode":   "σ trend ▁▂█ ↔ ◆",
+		"mixed":     "\x1b[7m› alpha-1 ↔ beta\x1b[m",
+		"wide":      "⚡界",
+		"control":   "a\tb",
+		"osc":       "\x1b]0;title\x07x",
+		"empty":     "",
+		"trailing":  "abc\x1b[",
+		"symbols":   "│┤─└▸›‹•…·◆▾█░▁▂▃▄▅▆▇ ≠ ← → ↔ ε σ é ñ × ✓ ✗ ★ ● ▲ ▼",
+		"combining": "e\u0301x",
+		"zwj":       "a\u200db",
+	} {
+		if got, want := cellWidth(s), ansi.StringWidth(s); got != want {
+			t.Errorf("%s: cellWidth(%q) = %d, ansi.StringWidth = %d", name, s, got, want)
+		}
+	}
+}
+
+// TestNarrowRunes checks every rune narrowRune claims against the
+// reference width.
+func TestNarrowRunes(t *testing.T) {
+	for r := rune(0x80); r < 0x3000; r++ {
+		if narrowRune(r) && utf8.ValidRune(r) {
+			if w := ansi.StringWidth("a" + string(r) + "b"); w != 3 {
+				t.Errorf("narrowRune(%U %q) but its width is %d", r, r, w-2)
+			}
+		}
+	}
+}
+
+func TestListFilterSortTree(t *testing.T) {
+	l := newList([]column{{Title: "Name"}, {Title: "Cores", Width: 5}})
+	l.setRows([]listRow{
+		{Key: "s", Cells: []string{"site"}, Level: 0},
+		{Key: "a", Cells: []string{"alpha"}, Level: 1},
+		{Key: "a1", Cells: []string{"alpha-1", "8"}, Level: 2, Leaf: true},
+		{Key: "a2", Cells: []string{"alpha-2", "16"}, Level: 2, Leaf: true},
+		{Key: "b", Cells: []string{"beta"}, Level: 1},
+		{Key: "b1", Cells: []string{"beta-1", "4"}, Level: 2, Leaf: true},
+	})
+	keys := func() (out []string) {
+		for _, i := range l.visible {
+			out = append(out, l.rows[i].Key)
+		}
+		return out
+	}
+	l.filter = "beta-1"
+	l.refresh()
+	if got := keys(); len(got) != 3 || got[0] != "s" || got[1] != "b" || got[2] != "b1" {
+		t.Errorf("filter beta-1 kept %v, want the host and its ancestors", got)
+	}
+	l.filter = "alpha"
+	l.refresh()
+	if got := keys(); len(got) != 4 {
+		t.Errorf("filter alpha kept %v, want site, cluster and both hosts", got)
+	}
+	l.filter, l.sortCol = "", 1
+	l.refresh()
+	if got := keys(); len(got) != 3 || got[0] != "b1" || got[2] != "a2" {
+		t.Errorf("sort by cores = %v, want leaves numerically b1, a1, a2", got)
+	}
+	l.desc = true
+	l.refresh()
+	if got := keys(); got[0] != "a2" {
+		t.Errorf("reverse sort = %v, want a2 first", got)
+	}
+	l.cursor = 0
+	l.setRows(l.rows) // the cursor stays on the same key
+	if r, _ := l.selected(); r.Key != "a2" {
+		t.Errorf("cursor moved to %s after setRows", r.Key)
+	}
+}

@@ -1,0 +1,211 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+var t0 = time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)
+
+// fakeRun builds the snapshots of a run of n nodes over steps ticks: σ
+// decays geometrically, nodes terminate from the last step on, traffic
+// grows per network (intra-cluster pairs on infiniband, the rest ethernet).
+// It is test input for the views, not product data.
+func fakeRun(n, steps int, failAt int) []engine.Snapshot {
+	out := make([]engine.Snapshot, steps)
+	for s := 0; s < steps; s++ {
+		el := time.Duration(s+1) * 250 * time.Millisecond
+		snap := engine.Snapshot{At: t0.Add(el), Elapsed: el, Gain: 0.9 + 0.1*float64(s)}
+		snap.Nodes = make([]engine.NodeStatus, n)
+		for i := range snap.Nodes {
+			st := engine.StateActive
+			switch {
+			case s == steps-1:
+				st = engine.StateTerminated
+			case (i+s)%5 == 0:
+				st = engine.StateInactive
+			}
+			if failAt >= 0 && i == failAt && s >= steps/2 {
+				st = engine.StateFailed
+			}
+			sigma := 1e-2 * math.Pow(10, -float64(s)*0.7) * (1 + float64(i%7)/10)
+			it := (s + 1) * (100 + i%13)
+			snap.Nodes[i] = engine.NodeStatus{
+				Node: fmt.Sprintf("node-%d", i+1), Rank: i, Group: i / 32, State: st,
+				Iteration: it, Sigma: sigma,
+				Traffic: []engine.NetTraffic{
+					{Network: "infiniband", Messages: uint64(2 * it), Bytes: uint64(2 * it * 48 * 48 * 8)},
+					{Network: "ethernet", Messages: uint64(it / 4), Bytes: uint64(it / 4 * 48 * 48 * 8), Skipped: uint64(it / 40)},
+				},
+			}
+			if st == engine.StateFailed {
+				snap.Nodes[i].Err = "heartbeat lost"
+			}
+			snap.GlobalSigma = math.Max(snap.GlobalSigma, sigma)
+		}
+		out[s] = snap
+	}
+	return out
+}
+
+func fakeLogs() []engine.LogEvent {
+	return []engine.LogEvent{
+		{At: t0.Add(100 * time.Millisecond), Text: "pre-flight ok: 3 pairs"},
+		{At: t0.Add(600 * time.Millisecond), Node: "node-2", Text: "inactive (local σ < ε)"},
+		{At: t0.Add(900 * time.Millisecond), Node: "node-2", Text: "activated by node-3"},
+		{At: t0.Add(1400 * time.Millisecond), Node: "node-1", Text: "termination detected"},
+	}
+}
+
+func TestRunView(t *testing.T) {
+	spec := jobs.Spec{Name: "obstacle-n48-async", Scheme: jobs.Asynchronous, Detector: jobs.DetectActivity}
+	cases := []struct {
+		name  string
+		setup func(v *RunView)
+	}{
+		{name: "no_run"},
+		{name: "live_4", setup: func(v *RunView) {
+			v.Start(spec)
+			for _, s := range fakeRun(4, 5, -1)[:4] {
+				v.ApplySnapshot(s)
+			}
+			v.AppendLog(fakeLogs()[:3]...)
+		}},
+		{name: "terminated_4", setup: func(v *RunView) {
+			v.Start(spec)
+			for _, s := range fakeRun(4, 6, -1) {
+				v.ApplySnapshot(s)
+			}
+			v.AppendLog(fakeLogs()...)
+			v.Finish("wall time 1.5 s · true residual 8.1e-09 · complementarity ok", nil)
+		}},
+		{name: "failed_node", setup: func(v *RunView) {
+			v.Start(spec)
+			for _, s := range fakeRun(8, 6, 2)[:5] {
+				v.ApplySnapshot(s)
+			}
+			v.AppendLog(engine.LogEvent{At: t0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
+			v.Finish("", fmt.Errorf("engine: node-3 (127.16.64.12): heartbeat lost"))
+		}},
+		{name: "1024", setup: func(v *RunView) {
+			v.Start(spec)
+			for _, s := range fakeRun(1024, 8, 700)[:7] {
+				v.ApplySnapshot(s)
+			}
+			v.AppendLog(fakeLogs()...)
+		}},
+	}
+	for _, tc := range cases {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
+				c := testCommon(sz.w, sz.h)
+				v := NewRunView(c)
+				if tc.setup != nil {
+					tc.setup(&v)
+				}
+				out := v.View()
+				checkSize(t, c, out)
+				requireGolden(t, out)
+			})
+		}
+	}
+}
+
+// TestRunViewAggregates checks the numbers the view derives: traffic per
+// network summed over nodes, state counts, and that history stays bounded.
+func TestRunViewAggregates(t *testing.T) {
+	c := testCommon(160, 48)
+	v := NewRunView(c)
+	v.Start(jobs.Spec{Name: "x", Scheme: jobs.Hybrid})
+	snaps := fakeRun(3, 2, -1)
+	v.ApplySnapshot(snaps[0])
+	tot := netTotals(v.snap.Nodes)
+	if len(tot) != 2 || tot[0].Network != "ethernet" || tot[1].Network != "infiniband" {
+		t.Fatalf("totals %+v, want ethernet then infiniband", tot)
+	}
+	var wantIB uint64
+	for _, n := range snaps[0].Nodes {
+		wantIB += n.Traffic[0].Bytes
+	}
+	if tot[1].Bytes != wantIB {
+		t.Errorf("infiniband bytes %d, want the sum %d", tot[1].Bytes, wantIB)
+	}
+	if got := v.countsLine(); !strings.Contains(ansiStrip(got), "A active 2") || !strings.Contains(ansiStrip(got), "i inactive 1") {
+		t.Errorf("counts line %q, want 2 active and 1 inactive", ansiStrip(got))
+	}
+	for i := 0; i < 3*maxHistory; i++ {
+		s := snaps[1]
+		s.Elapsed = time.Duration(i) * time.Millisecond
+		v.ApplySnapshot(s)
+	}
+	if len(v.history) > maxHistory || v.history[len(v.history)-1].At != time.Duration(3*maxHistory-1)*time.Millisecond {
+		t.Errorf("history len %d (max %d), last %v", len(v.history), maxHistory, v.history[len(v.history)-1].At)
+	}
+	if h := v.nodeHist["node-1"]; len(h) != sparkLen {
+		t.Errorf("sparkline history %d, want %d", len(h), sparkLen)
+	}
+	v.AppendLog(make([]engine.LogEvent, 2*maxLog)...)
+	if len(v.logs) != maxLog {
+		t.Errorf("log kept %d events, want %d", len(v.logs), maxLog)
+	}
+}
+
+func TestSparklineAndChart(t *testing.T) {
+	if got := sparkline([]float64{1e-1, 1e-3, 1e-5}, 5); got != "  █▅▁" {
+		t.Errorf("sparkline = %q, want %q (log scale, right-aligned)", got, "  █▅▁")
+	}
+	hist := []sample{{At: 0, Sigma: 1e-2}, {At: time.Second, Sigma: 1e-5}, {At: 2 * time.Second, Sigma: 1e-8}}
+	lines := residualChart(hist, 17, 3)
+	if !strings.HasPrefix(lines[0], "  1e-2┤█") || !strings.HasPrefix(lines[2], "  1e-8┤") {
+		t.Errorf("chart axis/first column wrong:\n%s", strings.Join(lines, "\n"))
+	}
+	if strings.HasSuffix(lines[0], "█") || !strings.HasSuffix(lines[2], "▁") {
+		t.Errorf("last column should be lowest (σ fell):\n%s", strings.Join(lines, "\n"))
+	}
+	if got := clock(83*time.Second + 400*time.Millisecond); got != "01:23.4" {
+		t.Errorf("clock = %q", got)
+	}
+	if got := bytesText(3 << 20); got != "3.0 MiB" {
+		t.Errorf("bytesText = %q", got)
+	}
+}
+
+// BenchmarkRunView1024 measures a frame of the Run view with 1024 nodes
+// (View alone, and a telemetry snapshot applied then a frame), next to the
+// same with 4 nodes as the baseline: rendering only what is visible should
+// make the two close.
+func BenchmarkRunView1024(b *testing.B) {
+	for _, n := range []int{4, 1024} {
+		snaps := fakeRun(n, 8, n*2/3)
+		for _, sz := range sizes {
+			c := testCommon(sz.w, sz.h)
+			v := NewRunView(c)
+			v.Start(jobs.Spec{Name: "bench", Scheme: jobs.Asynchronous})
+			for _, s := range snaps[:7] {
+				v.ApplySnapshot(s)
+			}
+			v.AppendLog(fakeLogs()...)
+			b.Run(fmt.Sprintf("View/nodes=%d/%dx%d", n, sz.w, sz.h), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = v.View()
+				}
+			})
+			b.Run(fmt.Sprintf("SnapshotAndView/nodes=%d/%dx%d", n, sz.w, sz.h), func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					v.ApplySnapshot(snaps[i%len(snaps)])
+					_ = v.View()
+					i++
+				}
+			})
+		}
+	}
+}

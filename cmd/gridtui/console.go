@@ -68,4 +68,3 @@ func consoleLogger() (*slog.Logger, func(), error) {
 	}
 	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
 }
-

@@ -85,7 +85,27 @@ func (b *binaries) load(p string) (binary, error) {
 	return e.bin, e.err
 }
 
+// hashCache remembers local digests across calls (the console deploys again
+// and again), keyed by path, size and modification time.
+var hashCache sync.Map // string -> binary
+
 func hashFile(p string) (binary, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return binary{}, fmt.Errorf("deploy: worker binary %s: %w", p, err)
+	}
+	key := fmt.Sprintf("%s|%d|%d", p, st.Size(), st.ModTime().UnixNano())
+	if b, ok := hashCache.Load(key); ok {
+		return b.(binary), nil
+	}
+	b, err := hashFileNow(p)
+	if err == nil {
+		hashCache.Store(key, b)
+	}
+	return b, err
+}
+
+func hashFileNow(p string) (binary, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return binary{}, fmt.Errorf("deploy: worker binary %s: %w", p, err)

@@ -296,3 +296,47 @@ func waitGone(t *testing.T, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestRedeployDetectsChangedBinary(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, final, record string)
+	}{
+		{name: "binary rewritten in place, same size", tamper: func(t *testing.T, final, _ string) {
+			b, _ := os.ReadFile(final)
+			b[100] ^= 0xff
+			if err := os.WriteFile(final, b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "record consulted: a wrong recorded sum forces an upload", tamper: func(t *testing.T, _, record string) {
+			b, _ := os.ReadFile(record)
+			if len(b) < 64 {
+				t.Fatalf("no sum record after a deploy: %q", b)
+			}
+			copy(b, strings.Repeat("0", 64))
+			os.WriteFile(record, b, 0o644)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			key := newTestKey(t, "")
+			srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+			opt := testOptions(writeKnownHosts(t, srv))
+			opt.Binary = smallBinary(t, 200<<10)
+			h := testHost(srv, key)
+			if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
+				t.Fatal(err)
+			}
+			final := filepath.Join(srv.home, "work", binaryName)
+			tc.tamper(t, final, filepath.Join(srv.home, "work", sumRecord))
+			s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+			if err != nil || s.Results[0].Bytes != 200<<10 {
+				t.Fatalf("redeploy after tampering: %+v, %v; want a full upload", s.Results[0], err)
+			}
+			if got, want := fileSum(t, final), fileSum(t, opt.Binary); got != want {
+				t.Fatalf("remote sha256 %s, want %s", got, want)
+			}
+		})
+	}
+}

@@ -26,7 +26,7 @@ import (
 // exec requests with `sh -c` in its own home directory, serves SFTP there and
 // forwards direct-tcpip channels to loopback addresses (a jump host).
 type testServer struct {
-	t       *testing.T
+	t       testing.TB
 	addr    string
 	home    string
 	hostKey ssh.Signer
@@ -44,7 +44,7 @@ type testServer struct {
 }
 
 // newTestServer starts a server on ip:0 accepting only the client key.
-func newTestServer(t *testing.T, ip string, client ssh.PublicKey) *testServer {
+func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	hk, err := ssh.NewSignerFromKey(priv)
@@ -268,7 +268,7 @@ type testKey struct {
 }
 
 // newTestKey writes a fresh ed25519 key (encrypted when pass is non-empty).
-func newTestKey(t *testing.T, pass string) testKey {
+func newTestKey(t testing.TB, pass string) testKey {
 	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	var blk *pem.Block
@@ -290,7 +290,7 @@ func newTestKey(t *testing.T, pass string) testKey {
 }
 
 // writeKnownHosts writes a known_hosts file trusting the given servers.
-func writeKnownHosts(t *testing.T, servers ...*testServer) string {
+func writeKnownHosts(t testing.TB, servers ...*testServer) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "known_hosts")
 	var b []byte

@@ -73,18 +73,25 @@ func connectHost(ctx context.Context, p *Pool, h Host) (*sshConn, error) {
 	return p.get(ctx, e)
 }
 
-// check learns the remote OS/arch and the sha256 of the installed binary in
-// one round trip, and picks the local binary to ship.
+// check learns the remote OS/arch and the sha256 of the installed binary,
+// and picks the local binary to ship. The digest comes from the record
+// written after the last verified upload when the file's inode, size and
+// ctime (nanoseconds; any write, chmod or rename changes it) still match it,
+// else from sha256sum — so an unchanged redeploy does not rehash the binary.
 func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final string) (binary, string, error) {
 	if err := checkWorkdir(h, wd); err != nil {
 		return binary{}, "", err
 	}
-	out, err := c.run(ctx, "uname -sm && mkdir -p "+shQuote(wd)+" && "+remoteSum(final))
+	out, err := c.run(ctx, "uname -sm && mkdir -p "+shQuote(wd)+" && "+statKey(final)+
+		" && { cat "+shQuote(path.Join(wd, sumRecord))+" 2>/dev/null || echo -; }")
 	if err != nil {
 		return binary{}, "", err
 	}
-	first, rest, _ := strings.Cut(string(out), "\n")
-	goos, goarch, err := parseUname(first)
+	lines := strings.SplitN(string(out), "\n", 4)
+	if len(lines) < 3 {
+		return binary{}, "", fmt.Errorf("deploy: host %s: unexpected check output %.80q", h.Name, out)
+	}
+	goos, goarch, err := parseUname(lines[0])
 	if err != nil {
 		return binary{}, "", fmt.Errorf("deploy: host %s: %w", h.Name, err)
 	}
@@ -92,7 +99,36 @@ func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final stri
 	if err != nil {
 		return binary{}, "", fmt.Errorf("deploy: host %s: %w", h.Name, err)
 	}
-	return bin, parseSum(rest), nil
+	key, record := strings.TrimSpace(lines[1]), strings.TrimSpace(lines[2])
+	if sum, recKey, ok := strings.Cut(record, " "); ok && key != "-" && recKey == key {
+		return bin, parseSum(sum), nil
+	}
+	if key == "" {
+		return bin, "", nil // no binary there yet
+	}
+	out, err = c.run(ctx, remoteSum(final))
+	if err != nil {
+		return binary{}, "", err
+	}
+	return bin, parseSum(string(out)), nil
+}
+
+// sumRecord is the file, beside the binary, that records its verified sha256
+// with the stat key it had then.
+const sumRecord = ".gridtui.sha256"
+
+// statKey prints "inode size ctime" of p, nothing if p does not exist, or
+// "-" if stat -c is not available (BSD), which forces a rehash.
+func statKey(p string) string {
+	q := shQuote(p)
+	return "{ if [ -e " + q + " ]; then stat -c '%i %s %z' " + q + " 2>/dev/null || echo -; else echo; fi; }"
+}
+
+// recordSum writes the sum record of the just-renamed binary.
+func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
+	rec := shQuote(path.Join(wd, sumRecord))
+	_, err := c.run(ctx, "printf '%s %s\\n' "+sum+" \"$("+statKey(final)+")\" > "+rec+".tmp && mv -f "+rec+".tmp "+rec)
+	return err
 }
 
 // upload copies bin to a temporary file with concurrent SFTP writes, checks
@@ -121,6 +157,9 @@ func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, w
 		if err = sc.PosixRename(tmp, final); err != nil {
 			err = fmt.Errorf("deploy: rename %s to %s on %s: %w", tmp, final, h.Name, err)
 		}
+	}
+	if err == nil {
+		recordSum(ctx, c, wd, final, bin.sum) // best effort: without it the next check rehashes
 	}
 	if err != nil {
 		sc.Remove(tmp) // best effort; the next upload removes it otherwise

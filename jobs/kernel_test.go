@@ -81,10 +81,38 @@ func BenchmarkMemoryCopy(b *testing.B) {
 				src[i] = float64(i)
 			}
 			b.SetBytes(int64(2 * 8 * len(src)))
+			cpu0 := cpuSeconds()
 			for b.Loop() {
 				copy(dst, src)
 			}
+			b.ReportMetric(float64(b.N)*float64(16*len(src))/(cpuSeconds()-cpu0)/1e6, "MB/cpu-s")
 		})
+	}
+}
+
+// BenchmarkDivideBound is the compute baseline: a loop over an L1-resident
+// row doing only what no kernel of the pinned arithmetic can avoid, one
+// load, one add, one division by 6.0 and one store per point. Its rate is
+// the division-throughput ceiling for the kernel on this CPU.
+func BenchmarkDivideBound(b *testing.B) {
+	const n = 256
+	src, dst := make([]float64, n), make([]float64, n)
+	for i := range src {
+		src[i] = float64(i)
+	}
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		divideRow(dst, src, -1e-3)
+	}
+	updates := float64(b.N) * n
+	b.ReportMetric(updates/b.Elapsed().Seconds()/1e6, "Mupdates/s")
+	b.ReportMetric(updates/(cpuSeconds()-cpu0)/1e6, "Mupdates/cpu-s")
+}
+
+func divideRow(dst, src []float64, c float64) {
+	dst = dst[:len(src)]
+	for k, v := range src {
+		dst[k] = (v + c) / 6.0
 	}
 }
 

@@ -236,7 +236,7 @@ func TestWorkerOverSSHLifecycle(t *testing.T) {
 		t.Fatalf("worker pid %d not running after hello", w.Hello.PID)
 	}
 	pid, _ := os.ReadFile(filepath.Join(srv.home, "work", pidFile(w.Hello.Node)))
-	if strings.TrimSpace(string(pid)) != itoa(w.Hello.PID) {
+	if f := strings.Fields(string(pid)); len(f) != 2 || f[0] != itoa(w.Hello.PID) {
 		t.Fatalf("pid file holds %q, worker pid is %d", pid, w.Hello.PID)
 	}
 	if err := w.Stop(testCtx(t)); err != nil {
@@ -338,5 +338,26 @@ func TestRedeployDetectsChangedBinary(t *testing.T) {
 				t.Fatalf("remote sha256 %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// Hosts of a cluster often share their home directory (NFS): concurrent
+// uploads into one work directory must not remove each other's temporaries.
+func TestDeploySharedWorkdir(t *testing.T) {
+	key := newTestKey(t, "")
+	a := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	b := newTestServer(t, "127.0.0.2", key.signer.PublicKey())
+	b.home = a.home
+	opt := testOptions(writeKnownHosts(t, a, b))
+	opt.Binary = smallBinary(t, 4<<20)
+	for round := range 3 {
+		os.RemoveAll(filepath.Join(a.home, "work"))
+		s, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(a, key), testHost(b, key)}, opt)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if got, want := fileSum(t, filepath.Join(a.home, "work", binaryName)), fileSum(t, opt.Binary); got != want {
+			t.Fatalf("round %d: shared binary sha256 %s, want %s (%+v)", round, got, want, s.Results)
+		}
 	}
 }

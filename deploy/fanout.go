@@ -99,13 +99,14 @@ func pidFile(node string) string {
 	return "worker-" + strings.NewReplacer("/", "_", " ", "_").Replace(node) + ".pid"
 }
 
-// stopScript kills the workers whose pid files are in wd — only processes
-// still running gridtui, so a recycled pid is left alone — and removes the
-// pid files; with clean it removes wd as well.
+// stopScript kills the workers whose pid files in wd name this host — only
+// processes still running gridtui, so a recycled pid is left alone — and
+// removes their pid files; with clean it removes wd as well.
 func stopScript(wd string, clean bool) string {
 	q := shQuote(wd)
-	s := `cd ` + q + ` 2>/dev/null || exit 0; n=0; for f in worker-*.pid; do [ -f "$f" ] || continue; ` +
-		`p=$(cat "$f"); case "$p" in ''|*[!0-9]*) rm -f "$f"; continue;; esac; ` +
+	s := `cd ` + q + ` 2>/dev/null || { echo 0; exit 0; }; me=$(uname -n); n=0; ` +
+		`for f in worker-*.pid; do [ -f "$f" ] || continue; read p h < "$f"; [ "$h" = "$me" ] || continue; ` +
+		`case "$p" in ''|*[!0-9]*) rm -f "$f"; continue;; esac; ` +
 		`if tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q gridtui || ps -p "$p" -o args= 2>/dev/null | grep -q gridtui; then kill "$p" && n=$((n+1)); fi; ` +
 		`rm -f "$f"; done; echo "$n"`
 	if clean {
@@ -221,6 +222,7 @@ func stopLocal(h Host, clean bool) (string, error) {
 		if err := os.RemoveAll(wd); err != nil {
 			return "", fmt.Errorf("deploy: remove %s: %w", wd, err)
 		}
+		os.Remove(filepath.Dir(wd)) // the shared "local" directory, once empty
 	}
 	return stopDetail(strconv.Itoa(n), clean), nil
 }

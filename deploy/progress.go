@@ -153,8 +153,11 @@ func WriteSummary(w io.Writer, s Summary, elapsed time.Duration) {
 		}
 		bytes += r.Bytes
 	}
-	fmt.Fprintf(w, "\n%d of %d hosts ok (%d unchanged, %s uploaded) in %v\n",
-		ok, len(s.Results), unchanged, humanBytes(bytes), elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "\n%d of %d hosts ok", ok, len(s.Results))
+	if unchanged > 0 || bytes > 0 {
+		fmt.Fprintf(w, " (%d unchanged, %s uploaded)", unchanged, humanBytes(bytes))
+	}
+	fmt.Fprintf(w, " in %.2fs\n", elapsed.Seconds())
 	f := s.Failed()
 	if len(f) == 0 {
 		return

@@ -147,8 +147,8 @@ func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, w
 	defer sc.Close()
 	stop := context.AfterFunc(ctx, func() { sc.Close() })
 	defer stop()
-	removeStale(sc, wd)
-	tmp := path.Join(wd, tmpPrefix+randomHex(6))
+	removeStale(sc, wd, h.Name)
+	tmp := path.Join(wd, tmpName(h.Name)+randomHex(6))
 	n, err := d.copyTo(ctx, sc, h, bin, tmp)
 	if err == nil {
 		err = d.verify(ctx, c, h, bin, tmp)
@@ -214,11 +214,29 @@ func (d *deployer) verify(ctx context.Context, c *sshConn, h Host, bin binary, t
 	return nil
 }
 
-// removeStale deletes temporaries left by broken uploads.
-func removeStale(sc *sftp.Client, wd string) {
+// staleAge is when another host's upload temporary counts as abandoned.
+const staleAge = time.Hour
+
+// tmpName is the prefix of h's upload temporaries. It names the host
+// because clusters often share home directories (NFS): hosts uploading into
+// the same directory at the same time must not remove each other's files.
+func tmpName(host string) string {
+	return tmpPrefix + strings.NewReplacer("/", "_", " ", "_").Replace(host) + "-"
+}
+
+// removeStale deletes temporaries left by broken uploads: this host's, and
+// any other host's older than staleAge.
+func removeStale(sc *sftp.Client, wd, host string) {
 	old, _ := sc.Glob(path.Join(wd, tmpPrefix+"*"))
+	mine := tmpName(host)
 	for _, p := range old {
-		sc.Remove(p)
+		if strings.HasPrefix(path.Base(p), mine) {
+			sc.Remove(p)
+			continue
+		}
+		if st, err := sc.Stat(p); err == nil && time.Since(st.ModTime()) > staleAge {
+			sc.Remove(p)
+		}
 	}
 }
 

@@ -10,9 +10,10 @@ import (
 )
 
 // workerCommand starts the uploaded binary in the work directory. exec keeps
-// the shell's pid, so the pid file names the worker itself.
+// the shell's pid, so the pid file names the worker itself; it also names
+// the host, for work directories shared by several hosts (NFS homes).
 func workerCommand(wd, node string) string {
-	return "cd " + shQuote(wd) + " && echo $$ > " + shQuote(pidFile(node)) +
+	return "cd " + shQuote(wd) + " && echo \"$$ $(uname -n)\" > " + shQuote(pidFile(node)) +
 		" && exec ./" + binaryName + " worker"
 }
 

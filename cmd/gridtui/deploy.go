@@ -1,13 +1,182 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/deploy"
+)
+
+// deployFlags are the flags of `gridtui deploy`.
+type deployFlags struct {
+	acceptNew bool
+	width     int
+	stop      bool
+	clean     bool
+	start     bool
+	binary    string
+	dist      string
+	timeout   time.Duration
+}
 
 func newDeployCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "deploy",
-		Short: "not implemented yet",
+	f := &deployFlags{}
+	cmd := &cobra.Command{
+		Use:   "deploy [host|cluster|site...]",
+		Short: "Upload the worker binary to the grid's hosts (or stop workers, clean up)",
+		Long: "deploy copies this binary (or dist/gridtui-OS-ARCH for other platforms) to the work\n" +
+			"directory of every SSH host of the inventory, in parallel, skipping hosts that already\n" +
+			"have it. Local hosts need no upload. --start also starts a worker per host, prints its\n" +
+			"hello and stops it again (a smoke test); --stop stops running workers and --clean also\n" +
+			"removes the work directories.",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return notImplemented("deploy")
+			return runDeploy(cmd, g, f, args)
 		},
 	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.acceptNew, "accept-new", false, "trust and record unknown SSH host keys (changed keys are always refused)")
+	fl.IntVar(&f.width, "width", deploy.DefaultWidth, "hosts worked on at the same time")
+	fl.BoolVar(&f.stop, "stop", false, "stop the workers running on the hosts")
+	fl.BoolVar(&f.clean, "clean", false, "stop the workers and remove the work directories")
+	fl.BoolVar(&f.start, "start", false, "after deploying, start one worker per host, print its hello, stop it")
+	fl.StringVar(&f.binary, "binary", "", "worker binary to upload instead of this one")
+	fl.StringVar(&f.dist, "dist", "dist", "directory of cross-built binaries (make dist)")
+	fl.DurationVar(&f.timeout, "connect-timeout", 0, "SSH connect timeout per hop (default: the inventory's, else 10s)")
+	return cmd
+}
+
+func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string) error {
+	inv, err := deploy.Load(g.sites)
+	if err != nil {
+		return err
+	}
+	hosts, err := deploy.SelectHosts(inv, args)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	out := cmd.OutOrStdout()
+	tty := isTerminal(out)
+	progress := deploy.NewProgress(out, hosts, tty)
+	opt := deploy.Options{Width: f.width, AcceptNew: f.acceptNew, Binary: f.binary, Dist: f.dist,
+		ConnectTimeout: f.timeout, Events: progress.Event}
+	if term.IsTerminal(os.Stdin.Fd()) {
+		opt.Passphrase = func(host, keyfile string) ([]byte, error) {
+			return askPassphrase(progress, host, keyfile)
+		}
+		if !f.acceptNew {
+			opt.ConfirmHostKey = func(host, fp string) bool { return confirmHostKey(progress, host, fp) }
+		}
+	}
+	action, verb := deploy.Deploy, "deploy"
+	switch {
+	case f.clean:
+		action, verb = deploy.Clean, "clean"
+	case f.stop:
+		action, verb = deploy.Stop, "stop"
+	}
+	fmt.Fprintf(out, "%s: %d hosts from %s\n", verb, len(hosts), inv.Source)
+	start := time.Now()
+	sum, err := action(ctx, inv, hosts, opt)
+	progress.Flush()
+	deploy.WriteSummary(out, sum, time.Since(start))
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("gridtui %s: %w", verb, firstLine(err))}
+	}
+	if f.start && verb == "deploy" {
+		return smokeStart(ctx, out, inv, hosts, opt)
+	}
+	return nil
+}
+
+// smokeStart starts a worker on every host, prints the hellos and stops them.
+func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts []deploy.Host, opt deploy.Options) error {
+	var run [16]byte
+	secret := make([]byte, 32)
+	rand.Read(run[:])
+	rand.Read(secret)
+	boot := func(h deploy.Host) deploy.Boot {
+		b := deploy.Boot{Node: h.Name, RunID: run, Secret: secret, Cores: h.Cores, Cluster: h.Cluster,
+			Ethernet: h.Ethernet, Fast: h.Fast}
+		for _, a := range []string{addrString(h.EthernetAddr.String(), h.EthernetAddr.IsValid()), addrString(h.FastAddr.String(), h.FastAddr.IsValid())} {
+			if a != "" {
+				b.Listen = append(b.Listen, "tcp://"+a+":0")
+			}
+		}
+		return b
+	}
+	fmt.Fprintln(out, "\nstarting workers:")
+	opt.Events = deploy.NewProgress(out, hosts, false).Event
+	ws, err := deploy.StartWorkers(ctx, inv, hosts, boot, opt)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("gridtui deploy --start: %w", err)}
+	}
+	for _, w := range ws {
+		h := w.Hello
+		fmt.Fprintf(out, "  %s: pid %d on %s (%s/%s, %d cores, %s) listening on %s\n",
+			h.Node, h.PID, h.Host, h.OS, h.Arch, h.Cores, h.Version, strings.Join(h.Listen, " "))
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, w := range ws {
+		if err := w.Stop(sctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func addrString(s string, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return s
+}
+
+// firstLine keeps the first line of a multi-line summary error (the summary
+// above already lists every failure).
+func firstLine(err error) error {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i > 0 {
+		return fmt.Errorf("%s", strings.TrimSuffix(s[:i], ":"))
+	}
+	return err
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// askPassphrase reads a key's passphrase from the terminal, without echo.
+func askPassphrase(p *deploy.Progress, host, keyfile string) (pass []byte, err error) {
+	p.Prompt(func() {
+		fmt.Fprintf(os.Stderr, "passphrase for %s (connecting to %s): ", keyfile, host)
+		pass, err = term.ReadPassword(os.Stdin.Fd())
+		fmt.Fprintln(os.Stderr)
+	})
+	return pass, err
+}
+
+// confirmHostKey asks whether to trust an unknown host key.
+func confirmHostKey(p *deploy.Progress, host, fp string) (ok bool) {
+	p.Prompt(func() {
+		fmt.Fprintf(os.Stderr, "the host key of %s is unknown: %s\ntrust it and record it in known_hosts? [y/N] ", host, fp)
+		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		ans := strings.ToLower(strings.TrimSpace(line))
+		ok = ans == "y" || ans == "yes"
+	})
+	return ok
 }

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -70,6 +71,7 @@ type ComposeView struct {
 	picked  map[string]bool
 	// groups is the hierarchy when the user edited it; nil = automatic.
 	groups   []jobs.Group
+	plan     *engine.Plan // the engine's plan of the job, when it plans
 	problems []string
 	pairs    []PairRoute
 	status   string
@@ -207,19 +209,21 @@ func (v *ComposeView) parseSpec() (jobs.Spec, error) {
 		firstErr = fmt.Errorf("%s: %q is not a duration (e.g. 5m, 90s)", v.fields[fWall].Label, v.fields[fWall].Value)
 	}
 	s.WallTime = wall
-	s.Nodes = v.selection()
-	s.Nodes.Any = num(fAny)
+	s.Nodes = v.selection(num(fAny))
 	s.Groups = slices.Clone(v.groups)
 	return s.WithDefaults(), firstErr
 }
 
-// selection turns the picked hosts into a node selection: whole clusters by
-// name, the rest host by host.
-func (v *ComposeView) selection() jobs.NodeSelection {
+// selection turns the picked hosts into a node selection: whole clusters
+// by name when every picked host belongs to a fully picked cluster (then
+// "Take N nodes" takes the first N of them), else the hosts by name, the
+// first N when N is set.
+func (v *ComposeView) selection(take int) jobs.NodeSelection {
 	var sel jobs.NodeSelection
 	if v.inv == nil {
 		return sel
 	}
+	partial := false
 	for _, site := range v.inv.Sites {
 		for _, c := range site.Clusters {
 			all, any := true, false
@@ -231,13 +235,17 @@ func (v *ComposeView) selection() jobs.NodeSelection {
 			case all && len(c.Hosts) > 0:
 				sel.Clusters = append(sel.Clusters, c.Name)
 			case any:
-				for _, h := range c.Hosts {
-					if v.picked[h.Name] {
-						sel.Hosts = append(sel.Hosts, h.Name)
-					}
-				}
+				partial = true
 			}
 		}
+	}
+	if !partial {
+		sel.Any = take
+		return sel
+	}
+	sel.Clusters = nil
+	for _, h := range v.chosen() {
+		sel.Hosts = append(sel.Hosts, h.Name)
 	}
 	return sel
 }
@@ -254,10 +262,16 @@ func (v *ComposeView) chosen() []deploy.Host {
 			out = append(out, h)
 		}
 	}
-	if n, err := strconv.Atoi(v.fields[fAny].Value); err == nil && n > 0 && n < len(out) {
+	if n := v.take(); n > 0 && n < len(out) {
 		out = out[:n]
 	}
 	return out
+}
+
+// take is the "Take N nodes" field, 0 when unset or not a number.
+func (v *ComposeView) take() int {
+	n, _ := strconv.Atoi(strings.TrimSpace(v.fields[fAny].Value))
+	return max(0, n)
 }
 
 // hierarchy returns the groups: the user's edit, or by cluster, at most
@@ -265,6 +279,9 @@ func (v *ComposeView) chosen() []deploy.Host {
 func (v *ComposeView) hierarchy() []jobs.Group {
 	if v.groups != nil {
 		return v.groups
+	}
+	if v.plan != nil {
+		return v.plan.Groups
 	}
 	var out []jobs.Group
 	idx := map[string]int{} // cluster -> index of its open group
@@ -300,8 +317,8 @@ func (v *ComposeView) validate() {
 	switch {
 	case picked == 0:
 		add("no nodes chosen: pick hosts or clusters in the Nodes pane (→, space)")
-	case s.Nodes.Any > picked:
-		add("not enough nodes: %d asked, %d chosen", s.Nodes.Any, picked)
+	case v.take() > picked:
+		add("not enough nodes: %d asked, %d chosen", v.take(), picked)
 	}
 	if len(nodes) > 0 && s.Obstacle.N > 0 && s.Obstacle.N < len(nodes) {
 		add("n = %d is too small to split over %d nodes (each node needs at least one plane)", s.Obstacle.N, len(nodes))
@@ -309,7 +326,17 @@ func (v *ComposeView) validate() {
 	if s.Cores > 0 && s.Obstacle.N > 0 && s.Cores > s.Obstacle.N {
 		add("cores = %d exceeds n = %d (cores split the y axis)", s.Cores, s.Obstacle.N)
 	}
+	v.plan = nil
+	if len(v.problems) == 0 && v.htable != nil {
+		v.planJob(s)
+	}
 	v.pairs = v.pairs[:0]
+	if v.plan != nil {
+		for i, r := range v.plan.Routes {
+			v.pairs = append(v.pairs, PairRoute{A: v.plan.Ranks[i], B: v.plan.Ranks[i+1], Route: r})
+		}
+		return
+	}
 	for i := 0; i+1 < len(nodes); i++ {
 		p := PairRoute{A: nodes[i].Name, B: nodes[i+1].Name}
 		if v.htable == nil {
@@ -322,6 +349,24 @@ func (v *ComposeView) validate() {
 		}
 		v.pairs = append(v.pairs, p)
 	}
+}
+
+// planJob asks the engine to plan the job on the nodes of the Htable, the
+// same planning a run does: ranks, groups and the network of every pair.
+// Nodes the Htable does not know yet (SSH hosts before their workers said
+// hello) are planned when the run starts, so they are not an error here.
+func (v *ComposeView) planJob(s jobs.Spec) {
+	for _, h := range v.chosen() {
+		if _, ok := v.htable.Node(h.Name); !ok {
+			return
+		}
+	}
+	p, err := engine.PlanJob(s, v.inv, v.htable.Nodes())
+	if err != nil {
+		v.problems = append(v.problems, strings.TrimPrefix(err.Error(), "engine: "))
+		return
+	}
+	v.plan = p
 }
 
 // Update handles the composer's keys.

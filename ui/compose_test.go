@@ -103,9 +103,24 @@ func TestComposeSpec(t *testing.T) {
 		t.Fatalf("problems %q for a valid job", p)
 	}
 	s := v.Spec()
-	if !slices.Equal(s.Nodes.Clusters, []string{"alpha"}) || !slices.Equal(s.Nodes.Hosts, []string{"beta-2"}) {
-		t.Errorf("selection = %+v, want cluster alpha and host beta-2", s.Nodes)
+	// A partly picked cluster: every host by name (engine.PlanJob reads
+	// Hosts alone when they are given).
+	if len(s.Nodes.Clusters) != 0 || !slices.Equal(s.Nodes.Hosts, []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-2"}) {
+		t.Errorf("selection = %+v, want the five hosts", s.Nodes)
 	}
+	v.picked["beta-2"] = false
+	v.fields[fAny].Value = "3"
+	v.validate()
+	if s := v.Spec(); !slices.Equal(s.Nodes.Clusters, []string{"alpha"}) || s.Nodes.Any != 3 || len(s.Nodes.Hosts) != 0 {
+		t.Errorf("whole cluster, take 3: selection = %+v, want cluster alpha, any 3", s.Nodes)
+	}
+	if v.plan == nil || len(v.plan.Ranks) != 3 || v.plan.Ranks[2] != "alpha-3" {
+		t.Errorf("engine plan = %+v, want ranks alpha-1..alpha-3", v.plan)
+	}
+	v.picked["beta-2"] = true
+	v.fields[fAny].Value = "0"
+	v.validate()
+	s = v.Spec()
 	if s.Scheme != jobs.Asynchronous || s.Detector != jobs.DetectActivity {
 		t.Errorf("scheme/detector = %s/%s, want async/activity", s.Scheme, s.Detector)
 	}

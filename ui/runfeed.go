@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +85,23 @@ func (f *runFeed) tick() tea.Cmd {
 // pass another real runner.
 type RunFunc func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string,
 	onSnapshot func(engine.Snapshot), onLog func(engine.LogEvent)) (summary string, err error)
+
+// EngineRun is the console's RunFunc: engine.Run (which starts the job's
+// workers and stops them when it ends) with the console's callbacks; the
+// summary is the run report's text.
+func EngineRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string,
+	onSnapshot func(engine.Snapshot), onLog func(engine.LogEvent)) (string, error) {
+	rep, err := engine.Run(ctx, spec, engine.RunOptions{
+		Inventory: inv, OnSnapshot: onSnapshot, OnLog: onLog, StoreDir: storeDir,
+	})
+	var b strings.Builder
+	if rep != nil {
+		if werr := rep.WriteText(&b); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return b.String(), err
+}
 
 // ErrNoEngine is returned when the console was built without a job runner.
 var ErrNoEngine = errors.New("ui: running jobs is not implemented yet (engine.Run has not landed)")

@@ -36,7 +36,8 @@ type RunView struct {
 	nodeHist map[string][]float64
 	logs     []engine.LogEvent
 	list     list
-	outcome  string // final summary once the run has ended
+	outcome  string // key lines of the report once the run has ended
+	report   string // the engine's full report
 	failed   bool
 }
 
@@ -126,14 +127,33 @@ func (v *RunView) AppendLog(evs ...engine.LogEvent) {
 }
 
 // Finish marks the run as ended with its summary (the engine's report) or
-// the error that ended it.
+// the error that ended it. The view keeps the report's key lines (outcome,
+// wall time, true residual, complementarity, gain, warnings).
 func (v *RunView) Finish(summary string, err error) {
 	v.running = false
-	v.outcome = strings.TrimSpace(summary)
+	v.report = summary
+	v.outcome = keyLines(summary)
 	if err != nil {
 		v.failed = true
 		v.outcome = strings.TrimSpace("run failed: " + err.Error() + "\n" + v.outcome)
 	}
+}
+
+// keyLines picks the lines of a run report a user looks for first.
+func keyLines(report string) string {
+	var out []string
+	for _, l := range strings.Split(report, "\n") {
+		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "complementarity", "computing gain", "warning"} {
+			if strings.HasPrefix(strings.TrimSpace(l), p) {
+				out = append(out, strings.TrimSpace(l))
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return strings.TrimSpace(report)
+	}
+	return strings.Join(out, "\n")
 }
 
 func (v RunView) help() bindingList {
@@ -171,7 +191,7 @@ func (v RunView) View() string {
 				st = s.Err
 			}
 			out = append(out, st.Render(fitLine(l, c.Width)))
-			if len(out) >= 6 {
+			if len(out) >= 2+max(2, v.common.bodyHeight()/4) {
 				break
 			}
 		}

@@ -44,7 +44,7 @@ func runConsole(cmd *cobra.Command, g *globalFlags) error {
 }
 
 // consoleRunner is the job runner the console uses.
-func consoleRunner() ui.RunFunc { return nil }
+func consoleRunner() ui.RunFunc { return ui.EngineRun }
 
 func consoleLogger() (*slog.Logger, func(), error) {
 	path := os.Getenv("GRIDTUI_LOG")

@@ -1,40 +1,299 @@
 package ui
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/jobs"
 )
 
-// ResultsView lists past runs from the results store.
+// Results view modes.
+const (
+	modeRuns = iota
+	modeTimes
+	modeGains
+	modeDetail
+)
+
+// ResultsView lists past runs from the results store, shows the paper's
+// Table III (times) and Table IV (gains) by cores × grid × scheme for the
+// selected run's problem, exports them, and opens a run for its details.
 type ResultsView struct {
-	common *Common
-	err    error
+	common  *Common
+	store   string // the store setting: "" = jobs.DataDir's default
+	res     *jobs.Results
+	err     error
+	loaded  bool
+	mode    int
+	list    list
+	detail  string
+	scroll  int
+	message string
 }
 
-// NewResultsView returns the Results view.
-func NewResultsView(c *Common) ResultsView {
-	return ResultsView{common: c, err: errResultsPending}
+// Messages of the Results view.
+type (
+	resultsLoadedMsg struct {
+		res *jobs.Results
+		err error
+	}
+	exportDoneMsg struct {
+		path string
+		err  error
+	}
+)
+
+// NewResultsView returns the Results view of the store at setting ("" =
+// the default data directory), empty until the store is read.
+func NewResultsView(c *Common, setting string) ResultsView {
+	return ResultsView{common: c, store: setting, list: newList([]column{
+		{Title: "When (UTC)", Width: 11},
+		{Title: "Name", Width: 0},
+		{Title: "Scheme", Width: 6},
+		{Title: "Nodes", Width: 5, Right: true},
+		{Title: "Cores", Width: 5, Right: true},
+		{Title: "n", Width: 4, Right: true},
+		{Title: "Wall s", Width: 7, Right: true},
+		{Title: "Residual", Width: 8, Right: true},
+		{Title: "Outcome", Width: 7},
+	})}
 }
 
-var errResultsPending = errorString("the results store (jobs.Load) is not implemented yet")
+// load reads the results store (jobs.Load) in a command.
+func (v ResultsView) load() tea.Cmd {
+	setting := v.store
+	return func() tea.Msg {
+		dir, err := jobs.DataDir(setting)
+		if err != nil {
+			return resultsLoadedMsg{err: err}
+		}
+		res, err := jobs.Load(dir)
+		return resultsLoadedMsg{res: res, err: err}
+	}
+}
 
-type errorString string
+// SetResults shows the content of a results store (or why it is unreadable).
+func (v *ResultsView) SetResults(res *jobs.Results, err error) {
+	v.res, v.err, v.loaded = res, err, true
+	var rows []listRow
+	if res != nil {
+		for i := len(res.Records) - 1; i >= 0; i-- { // newest first
+			r := res.Records[i]
+			resid := "–"
+			if r.TrueResidual != nil {
+				resid = sci(float64(*r.TrueResidual))
+			}
+			row := listRow{Key: r.ID, Leaf: true, Cells: []string{
+				r.Time.UTC().Format("01-02 15:04"), orDefault(r.Job.Name, r.ID), string(r.Job.Scheme),
+				strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), strconv.Itoa(r.Job.N),
+				strconv.FormatFloat(r.WallSeconds, 'f', 2, 64), resid, r.Outcome,
+			}}
+			if !r.OK() {
+				row.Tone = toneErr
+			}
+			rows = append(rows, row)
+		}
+	}
+	v.list.setRows(rows)
+}
 
-func (e errorString) Error() string { return string(e) }
+// selectedRecord returns the run under the cursor.
+func (v *ResultsView) selectedRecord() (jobs.RunRecord, bool) {
+	r, ok := v.list.selected()
+	if !ok || v.res == nil {
+		return jobs.RunRecord{}, false
+	}
+	i := slices.IndexFunc(v.res.Records, func(x jobs.RunRecord) bool { return x.ID == r.Key })
+	if i < 0 {
+		return jobs.RunRecord{}, false
+	}
+	return v.res.Records[i], true
+}
 
-func (v ResultsView) help() bindingList { return bindingList{} }
+// table builds Table III or IV for the selected run's problem (n, ε).
+func (v *ResultsView) table(kind jobs.TableKind) (jobs.Table, bool) {
+	rec, ok := v.selectedRecord()
+	if !ok {
+		return jobs.Table{}, false
+	}
+	return jobs.BuildTable(kind, v.res.Records, rec.Job.N, rec.Job.Eps), true
+}
 
-// Update handles the Results view's keys.
-func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) { return v, nil }
+func (v ResultsView) help() bindingList {
+	b := func(k, d string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, d)) }
+	open, tbl, csv, md, back, reload := b("enter", "open run"), b("t", "Table III/IV"), b("c", "export CSV"), b("m", "export Markdown"), b("esc", "back"), b("R", "reload")
+	short := []key.Binding{open, tbl, csv, md}
+	if v.mode != modeRuns {
+		short = []key.Binding{back, tbl, csv, md}
+	}
+	return bindingList{short: short, full: [][]key.Binding{{open, tbl, back, reload}, {csv, md}}}
+}
 
-func (v ResultsView) capturing() bool { return false }
+func (v ResultsView) capturing() bool { return v.list.filtering }
 
-// View renders the Results view.
+// Update handles the view's keys and the store's messages.
+func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
+	switch msg := msg.(type) {
+	case resultsLoadedMsg:
+		v.SetResults(msg.res, msg.err)
+	case exportDoneMsg:
+		v.message = "exported " + msg.path
+		if msg.err != nil {
+			v.message = "export failed: " + msg.err.Error()
+		}
+	case tea.KeyPressMsg:
+		return v.key(msg)
+	}
+	return v, nil
+}
+
+func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
+	k := msg.String()
+	if v.mode == modeRuns && v.list.update(msg, v.common.Keys, v.common.bodyHeight()-2) {
+		return v, nil
+	}
+	switch k {
+	case "enter":
+		if rec, ok := v.selectedRecord(); ok && v.mode == modeRuns {
+			v.mode, v.detail, v.scroll = modeDetail, recordDetail(rec), 0
+		}
+	case "esc":
+		v.mode = modeRuns
+	case "t":
+		v.mode = map[int]int{modeRuns: modeTimes, modeTimes: modeGains, modeGains: modeRuns, modeDetail: modeTimes}[v.mode]
+	case "up", "k":
+		v.scroll = max(0, v.scroll-1)
+	case "down", "j":
+		v.scroll++
+	case "R":
+		return v, v.load()
+	case "c", "m":
+		kind := jobs.TimeTable
+		if v.mode == modeGains {
+			kind = jobs.GainTable
+		}
+		if t, ok := v.table(kind); ok {
+			f := jobs.FormatCSV
+			if k == "m" {
+				f = jobs.FormatMarkdown
+			}
+			return v, exportTable(t, f)
+		}
+	}
+	return v, nil
+}
+
+// exportTable writes a table to ./gridtui-table-<III|IV>-n<N>.<csv|md>.
+func exportTable(t jobs.Table, f jobs.TableFormat) tea.Cmd {
+	return func() tea.Msg {
+		name := "III"
+		if t.Kind == jobs.GainTable {
+			name = "IV"
+		}
+		ext := "csv"
+		if f == jobs.FormatMarkdown {
+			ext = "md"
+		}
+		path := filepath.Join(".", fmt.Sprintf("gridtui-table-%s-n%d.%s", name, t.N, ext))
+		file, err := os.Create(path)
+		if err != nil {
+			return exportDoneMsg{path: path, err: fmt.Errorf("ui: export %s: %w", path, err)}
+		}
+		werr := t.Write(file, f)
+		if cerr := file.Close(); werr == nil && cerr != nil {
+			werr = fmt.Errorf("ui: export %s: %w", path, cerr)
+		}
+		return exportDoneMsg{path: path, err: werr}
+	}
+}
+
+// View renders the runs, a table or a run's details.
 func (v ResultsView) View() string {
-	s := v.common.Styles
-	return placeBody(v.common, s.Title.Render("Results")+"\n"+s.Dim.Render(v.err.Error()))
+	c, s := v.common, v.common.Styles
+	switch {
+	case v.err != nil:
+		return placeBody(c, s.Err.Render("Cannot read the results store:")+"\n"+wrap(v.err.Error(), c.Width))
+	case !v.loaded:
+		return placeBody(c, s.Dim.Render("Reading the results store…"))
+	case v.res == nil || len(v.res.Records) == 0:
+		path := ""
+		if v.res != nil {
+			path = " (" + v.res.Path + ")"
+		}
+		return placeBody(c, s.Title.Render("No runs recorded yet")+"\n"+s.Dim.Render(wrap("Runs started from Compose or `gridtui run` are recorded in the results store"+path+".", c.Width)))
+	}
+	h := c.bodyHeight()
+	title := s.Title.Render("Results") + s.Dim.Render(fmt.Sprintf(" — %d runs · %s", len(v.res.Records), v.res.Path))
+	if n := len(v.res.Corrupt); n > 0 || v.res.Truncated {
+		title += s.Warn.Render(fmt.Sprintf(" · %d corrupt line(s) skipped", n))
+	}
+	var body []string
+	switch v.mode {
+	case modeRuns:
+		body = strings.Split(v.list.render(s, c.Width, h-2), "\n")
+	case modeDetail:
+		body = scrollLines(strings.Split(v.detail, "\n"), v.scroll, h-2)
+	default:
+		kind := jobs.TimeTable
+		if v.mode == modeGains {
+			kind = jobs.GainTable
+		}
+		t, _ := v.table(kind)
+		body = strings.Split(strings.TrimRight(t.Text(), "\n"), "\n")
+		if len(body) > 0 {
+			body[0] = s.Title.Render(body[0])
+		}
+		body = scrollLines(body, v.scroll, h-2)
+	}
+	out := append([]string{fitLine(title, c.Width)}, body...)
+	out = append(out, s.Dim.Render(v.message))
+	return placeBody(c, strings.Join(out, "\n"))
 }
 
-type resultsLoadedMsg struct{}
-type exportDoneMsg struct{}
+// scrollLines returns h lines from first (bounded).
+func scrollLines(lines []string, first, h int) []string {
+	first = max(0, min(first, len(lines)-h))
+	out := clipWindow(lines, first, h)
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return out
+}
 
-func (v ResultsView) load(dir string) tea.Cmd { return nil }
+// recordDetail is the text of one recorded run.
+func recordDetail(r jobs.RunRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run %s — %s\n", r.ID, r.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %d nodes, %d cores, grid %s\n",
+		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"), r.Job.Nodes, r.Job.Cores, orDefault(r.Job.Grid, "-"))
+	fmt.Fprintf(&b, "console on %s (%s/%s, %d cores)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, r.Machine.Cores)
+	outcome := r.Outcome
+	if r.Reason != "" {
+		outcome += ": " + r.Reason
+	}
+	fmt.Fprintf(&b, "outcome: %s · wall time %.3f s\n", outcome, r.WallSeconds)
+	if r.TrueResidual != nil {
+		fmt.Fprintf(&b, "true global residual: %s (ε = %g)\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
+	}
+	if c := r.Complementarity; c != nil {
+		ok := "OK"
+		if !c.OK {
+			ok = "VIOLATED"
+		}
+		fmt.Fprintf(&b, "complementarity: %s (min u−φ = %.3g, min Au−f = %.3g, max |(Au−f)(u−φ)| = %.3g, tol %.3g)\n",
+			ok, c.MinUMinusPhi, c.MinAuMinusF, c.MaxProduct, c.Tol)
+	}
+	b.WriteString("\nrank  node          cluster   cores  iterations  local σ   compute s  send s  wait s  error\n")
+	for _, n := range r.Nodes {
+		fmt.Fprintf(&b, "%-5d %-13s %-9s %5d  %10d  %-8s  %9.3f  %6.3f  %6.3f  %s\n",
+			n.Rank, n.Name, n.Cluster, n.Cores, n.Iterations, sci(float64(n.Sigma)), n.ComputeSeconds, n.SendSeconds, n.WaitSeconds, n.Err)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

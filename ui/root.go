@@ -94,7 +94,7 @@ func New(cfg Config) Model {
 		network:    NewNetworkView(c),
 		compose:    NewComposeView(c, cfg.Inventory),
 		run:        NewRunView(c),
-		results:    NewResultsView(c),
+		results:    NewResultsView(c, cfg.StoreDir),
 		help:       help.New(),
 		keyPrompts: map[string]hostKeyPromptMsg{},
 	}
@@ -113,7 +113,7 @@ func (m Model) Init() tea.Cmd {
 	if !m.cfg.NoLoad {
 		cmds = append(cmds, loadTick())
 	}
-	cmds = append(cmds, m.results.load(m.cfg.StoreDir))
+	cmds = append(cmds, m.results.load())
 	return tea.Batch(cmds...)
 }
 

@@ -168,7 +168,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	default:
 		m.setStatus(false, "run finished")
 	}
-	return m.results.load(m.cfg.StoreDir)
+	return m.results.load()
 }
 
 func (m *Model) askHostKey(p hostKeyPromptMsg) {

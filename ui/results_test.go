@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// record builds a run record as the engine stores it (test input).
+func record(i int, scheme jobs.Scheme, nodes int, wall float64, ok bool) jobs.RunRecord {
+	r := jobs.RunRecord{
+		Version: 1, ID: fmt.Sprintf("20261121T18%02d00Z-%06x", i, i), Time: t0.Add(time.Duration(i) * time.Minute),
+		Job: jobs.RunConfig{Name: fmt.Sprintf("obstacle-n48-%s", scheme), App: "obstacle", N: 48, Eps: 1e-8,
+			Scheme: scheme, Detector: jobs.DefaultDetector(scheme), Nodes: nodes, Cores: nodes, Grid: "alpha", Clusters: []string{"alpha"}},
+		Machine:     jobs.Machine{Host: "console", OS: "linux", Arch: "amd64", Cores: 2},
+		WallSeconds: wall, Outcome: jobs.OutcomeOK,
+	}
+	res := jobs.Float(3e-9)
+	r.TrueResidual = &res
+	r.Complementarity = &jobs.Complementarity{MinUMinusPhi: 0, MinAuMinusF: 1e-6, MaxProduct: 2e-4, Tol: 1e-2, OK: true}
+	for k := 0; k < nodes; k++ {
+		r.Nodes = append(r.Nodes, jobs.NodeRecord{Name: fmt.Sprintf("alpha-%d", k+1), Cluster: "alpha", Rank: k, Cores: 1,
+			Iterations: 2000 + 10*k, Sigma: 8e-9, ComputeSeconds: wall * 0.7, SendSeconds: wall * 0.1, WaitSeconds: wall * 0.2})
+	}
+	if !ok {
+		r.Outcome, r.Reason, r.TrueResidual, r.Complementarity = jobs.OutcomeFailed, "node alpha-2: heartbeat lost", nil, nil
+	}
+	return r
+}
+
+func sampleResults() *jobs.Results {
+	return &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{
+		record(1, jobs.Synchronous, 1, 4.0, true),
+		record(2, jobs.Synchronous, 4, 1.5, true),
+		record(3, jobs.Asynchronous, 4, 1.1, true),
+		record(4, jobs.Hybrid, 4, 1.3, false),
+		record(5, jobs.Asynchronous, 2, 2.2, true),
+	}}
+}
+
+func TestResultsView(t *testing.T) {
+	big := &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{record(9, jobs.Asynchronous, 1024, 12.5, true)}}
+	cases := []struct {
+		name  string
+		res   *jobs.Results
+		err   error
+		setup func(v *ResultsView)
+	}{
+		{name: "runs", res: sampleResults()},
+		{name: "table_III", res: sampleResults(), setup: func(v *ResultsView) { v.press("t") }},
+		{name: "table_IV", res: sampleResults(), setup: func(v *ResultsView) { v.press("t", "t") }},
+		{name: "detail_failed", res: sampleResults(), setup: func(v *ResultsView) { v.press("down", "enter") }},
+		{name: "empty", res: &jobs.Results{Path: "/data/gridtui/results.jsonl"}},
+		{name: "error", err: errors.New("jobs: results store: open /data/gridtui/results.jsonl: permission denied")},
+		{name: "corrupt", res: func() *jobs.Results {
+			r := sampleResults()
+			r.Corrupt = []*jobs.LineError{{Line: 3, Err: errors.New("bad json")}}
+			return r
+		}()},
+		{name: "1024", res: big, setup: func(v *ResultsView) { v.press("enter") }},
+	}
+	for _, tc := range cases {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
+				c := testCommon(sz.w, sz.h)
+				v := NewResultsView(c, "")
+				v.SetResults(tc.res, tc.err)
+				if tc.setup != nil {
+					tc.setup(&v)
+				}
+				out := v.View()
+				checkSize(t, c, out)
+				requireGolden(t, out)
+			})
+		}
+	}
+}
+
+func (v *ResultsView) press(keys ...string) {
+	for _, k := range keys {
+		*v, _ = v.Update(keyPress(k))
+	}
+}
+
+// TestResultsExportAndLoad reads a real store written with jobs.Append and
+// exports Table III as CSV and Table IV as Markdown.
+func TestResultsExportAndLoad(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range sampleResults().Records {
+		if err := jobs.Append(dir, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := NewResultsView(testCommon(80, 24), dir)
+	v, _ = v.Update(v.load()())
+	if v.err != nil || v.res == nil || len(v.res.Records) != 5 {
+		t.Fatalf("load: err %v, records %v", v.err, v.res)
+	}
+	if r, _ := v.selectedRecord(); r.Job.Nodes != 2 {
+		t.Errorf("first row is %+v, want the newest run (2 nodes)", r.Job)
+	}
+	cwd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(cwd) })
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	var cmd = func(keys ...string) exportDoneMsg {
+		var c interface{ String() string }
+		_ = c
+		var msg exportDoneMsg
+		for _, k := range keys {
+			var next = v
+			next, cm := v.Update(keyPress(k))
+			v = next
+			if cm != nil {
+				msg = cm().(exportDoneMsg)
+			}
+		}
+		return msg
+	}
+	m := cmd("c")
+	if m.err != nil {
+		t.Fatal(m.err)
+	}
+	data, err := os.ReadFile(m.path)
+	if err != nil || !strings.Contains(string(data), "cores") {
+		t.Fatalf("CSV %s: %v\n%s", m.path, err, data)
+	}
+	m = cmd("t", "t", "m")
+	if m.err != nil || filepath.Base(m.path) != "gridtui-table-IV-n48.md" {
+		t.Fatalf("markdown export: %+v", m)
+	}
+	data, _ = os.ReadFile(m.path)
+	if !strings.Contains(string(data), "|") || !strings.Contains(string(data), "gain") {
+		t.Errorf("markdown table:\n%s", data)
+	}
+}

@@ -1,0 +1,135 @@
+package rmnp
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// protoVersion is the version byte of HELLO, ACCEPT and every frame header (spec.md §6).
+const protoVersion uint8 = 1
+
+// PeerID identifies a worker (a subtask rank in the paper's GRID_Send) within a run.
+type PeerID uint32
+
+// Flags select the kind of a message, as the paper's CTRL_FLAG and DATA_FLAG, plus
+// per-call options.
+type Flags uint8
+
+const (
+	// CTRL marks a control message (tokens, activate/inactivate, terminate): always
+	// reliable and in order, whatever the link's mode.
+	CTRL Flags = 1 << iota
+	// DATA marks a data message (an update of the iterate vector): reliable FIFO on a
+	// synchronous link, latest-value on an asynchronous one.
+	DATA
+	// NoWait makes Receive return ErrNoMessage at once if nothing is buffered.
+	NoWait
+)
+
+// kindMask keeps the message-kind bits of a Flags value.
+const kindMask = CTRL | DATA
+
+// String returns the flags as "CTRL", "DATA|NoWait", ...
+func (f Flags) String() string {
+	s := ""
+	add := func(name string) {
+		if s != "" {
+			s += "|"
+		}
+		s += name
+	}
+	if f&CTRL != 0 {
+		add("CTRL")
+	}
+	if f&DATA != 0 {
+		add("DATA")
+	}
+	if f&NoWait != 0 {
+		add("NoWait")
+	}
+	if rest := f &^ (CTRL | DATA | NoWait); rest != 0 {
+		add(fmt.Sprintf("0x%02x", uint8(rest)))
+	}
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+// Mode is the communication mode of a link, chosen by the engine from the iteration
+// scheme and the pair's locality (hybrid: Sync inside a cluster, Async between).
+type Mode uint8
+
+const (
+	// Sync links carry DATA reliably and in order; Receive blocks until it arrives.
+	Sync Mode = iota
+	// Async links carry DATA as latest-value updates (AIAC): newer replaces older.
+	Async
+)
+
+// String returns "sync" or "async".
+func (m Mode) String() string {
+	switch m {
+	case Sync:
+		return "sync"
+	case Async:
+		return "async"
+	}
+	return fmt.Sprintf("mode(%d)", uint8(m))
+}
+
+// frame types (spec.md §4).
+const (
+	typeMsg uint8 = iota
+	typePing
+	typeGoAway
+	typeCount
+)
+
+// wire flags (spec.md §4): the low bits are the public CTRL/DATA.
+const (
+	wireCTRL       = uint8(CTRL)
+	wireDATA       = uint8(DATA)
+	wireCompressed = uint8(1 << 4)
+	wireAsync      = uint8(1 << 5)
+	wireKnown      = wireCTRL | wireDATA | wireCompressed | wireAsync
+)
+
+// headerSize is the size of a frame header.
+const headerSize = 16
+
+// Defaults of DefaultConfig.
+const (
+	defaultMaxFrame    = 64 << 20
+	defaultMaxBuffered = 256 << 20
+	defaultDialTimeout = 10 * time.Second
+	defaultCloseWait   = 2 * time.Second
+)
+
+// Sentinel errors; match them with errors.Is.
+var (
+	// ErrNoMessage is returned by Receive with NoWait when nothing is buffered.
+	ErrNoMessage = errors.New("rmnp: no message")
+	// ErrClosed is returned by every operation after Close, and by those Close interrupts.
+	ErrClosed = errors.New("rmnp: endpoint closed")
+	// ErrAuth reports a failed handshake: wrong secret, wrong run, replay, bad peer.
+	ErrAuth = errors.New("rmnp: authentication failed")
+	// ErrVersion reports a peer speaking another protocol version.
+	ErrVersion = errors.New("rmnp: unsupported protocol version")
+	// ErrShortBuffer is returned by Receive when buf cannot hold the message; the
+	// message stays buffered.
+	ErrShortBuffer = errors.New("rmnp: buffer too small for message")
+	// ErrUnknownPeer is returned by Send when no link to the destination is up.
+	ErrUnknownPeer = errors.New("rmnp: no link to peer")
+	// ErrPeerDown reports that the links to a peer died.
+	ErrPeerDown = errors.New("rmnp: peer down")
+	// ErrPeerClosed reports that the peer closed the link cleanly (GOAWAY).
+	ErrPeerClosed = errors.New("rmnp: peer closed the link")
+	// ErrFrame reports a malformed or oversize frame.
+	ErrFrame = errors.New("rmnp: malformed frame")
+	// ErrConfig reports an invalid Config or LinkOptions.
+	ErrConfig = errors.New("rmnp: invalid configuration")
+	// ErrFlags reports a Flags value without exactly one of CTRL and DATA.
+	ErrFlags = errors.New("rmnp: flags must contain exactly one of CTRL and DATA")
+)

@@ -1,0 +1,343 @@
+package rmnp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Endpoint is one worker's RMNP endpoint: it listens on each of its networks, holds
+// one authenticated link per neighbour per network, and implements the paper's
+// GRID_Send / GRID_Receive / GRID_Wait as Send, Receive and Wait. All methods are safe
+// for concurrent use.
+type Endpoint struct {
+	cfg       Config
+	log       *slog.Logger
+	listeners []net.Listener
+	addrs     []string
+
+	mu          sync.Mutex
+	peers       map[PeerID]*peer
+	links       []*link // every link ever up, for Stats
+	handshaking map[net.Conn]struct{}
+	linkUp      chan struct{} // closed and replaced whenever a link comes up
+	anyReady    chan struct{} // signalled whenever a message is buffered
+	arrival     atomic.Uint64
+	down        chan PeerDownEvent
+
+	closed    chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+// PeerDownEvent reports that a link died: the peer's process exited, the network was
+// cut, a frame was malformed, or the peer closed cleanly (Err wraps ErrPeerClosed).
+type PeerDownEvent struct {
+	// Peer is the peer at the other end of the link.
+	Peer PeerID
+	// Network is the link's network label.
+	Network string
+	// Addr is the peer's address on that network.
+	Addr string
+	// Err says why the link died.
+	Err error
+	// LinksLeft is the number of links to Peer still up; 0 means the peer is
+	// unreachable.
+	LinksLeft int
+}
+
+// peerDownQueue is the capacity of the PeerDown channel; events beyond it are logged
+// and dropped rather than blocking a reader.
+const peerDownQueue = 1024
+
+// Listen validates cfg, binds every address of cfg.Listen and starts accepting
+// authenticated links. ctx bounds only the binding.
+func Listen(ctx context.Context, cfg Config) (*Endpoint, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.Secret = slices.Clone(cfg.Secret)
+	e := &Endpoint{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		peers:       make(map[PeerID]*peer),
+		handshaking: make(map[net.Conn]struct{}),
+		linkUp:      make(chan struct{}),
+		anyReady:    make(chan struct{}, 1),
+		down:        make(chan PeerDownEvent, peerDownQueue),
+		closed:      make(chan struct{}),
+	}
+	var lc net.ListenConfig
+	for _, a := range cfg.Listen {
+		network, address, _ := parseAddr(a)
+		ln, err := lc.Listen(ctx, network, address)
+		if err != nil {
+			for _, l := range e.listeners {
+				l.Close()
+			}
+			return nil, fmt.Errorf("rmnp: listen on %s: %w", a, err)
+		}
+		e.listeners = append(e.listeners, ln)
+		e.addrs = append(e.addrs, formatAddr(ln.Addr()))
+	}
+	for _, ln := range e.listeners {
+		e.wg.Add(1)
+		go e.acceptLoop(ln)
+	}
+	return e, nil
+}
+
+// Addrs returns the bound addresses in the syntax of Config.Listen, with real ports.
+func (e *Endpoint) Addrs() []string { return slices.Clone(e.addrs) }
+
+// Self returns this endpoint's peer id.
+func (e *Endpoint) Self() PeerID { return e.cfg.Self }
+
+func (e *Endpoint) isClosed() bool {
+	select {
+	case <-e.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+func (e *Endpoint) acceptLoop(ln net.Listener) {
+	defer e.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if e.isClosed() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			e.log.Warn("rmnp: accept failed", "listener", ln.Addr().String(), "err", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		e.wg.Add(1)
+		go e.acceptConn(c)
+	}
+}
+
+// acceptConn authenticates one incoming connection; a failure is logged with the
+// remote address and only that connection is dropped (spec.md §3).
+func (e *Endpoint) acceptConn(c net.Conn) {
+	defer e.wg.Done()
+	if !e.trackHandshake(c, true) {
+		c.Close()
+		return
+	}
+	_ = c.SetDeadline(time.Now().Add(e.cfg.DialTimeout))
+	info, err := acceptHandshake(c, &e.cfg, e.isClosed())
+	if err == nil {
+		err = c.SetDeadline(time.Time{})
+	}
+	if err != nil {
+		e.log.Warn("rmnp: rejected connection", "self", e.cfg.Self,
+			"remote", remoteName(c), "err", err)
+		c.Close()
+		return
+	}
+	if !e.trackHandshake(c, false) {
+		c.Close()
+		return
+	}
+	if err := e.addLink(c, info, false); err != nil {
+		c.Close()
+	}
+}
+
+// trackHandshake adds (start) or removes c from the connections Close must
+// interrupt. It returns false if the endpoint is closed or Close already closed c.
+func (e *Endpoint) trackHandshake(c net.Conn, start bool) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.isClosed() {
+		return false
+	}
+	if start {
+		e.handshaking[c] = struct{}{}
+	} else {
+		delete(e.handshaking, c)
+	}
+	return true
+}
+
+func remoteName(c net.Conn) string {
+	if a := c.RemoteAddr(); a != nil && a.String() != "" && a.String() != "@" {
+		return formatAddr(a)
+	}
+	return formatAddr(c.LocalAddr())
+}
+
+// Connect dials addr ("tcp://host:port" or "unix:///path"), authenticates, and adds
+// a link to peer with the given options. The acceptor learns the options from the
+// handshake. By convention (spec.md §2) the lower peer id dials.
+func (e *Endpoint) Connect(ctx context.Context, peerID PeerID, addr string, opts LinkOptions) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	network, address, err := parseAddr(addr)
+	if err != nil {
+		return err
+	}
+	if e.isClosed() {
+		return ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.DialTimeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return fmt.Errorf("rmnp: connect to peer %d at %s: %w", peerID, addr, err)
+	}
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	info, err := dialHandshake(c, &e.cfg, peerID, opts)
+	if err == nil {
+		err = c.SetDeadline(time.Time{})
+	}
+	if !stop() && err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		c.Close()
+		return fmt.Errorf("rmnp: handshake with peer %d at %s: %w", peerID, addr, err)
+	}
+	if err := e.addLink(c, info, true); err != nil {
+		c.Close()
+		return fmt.Errorf("rmnp: connect to peer %d at %s: %w", peerID, addr, err)
+	}
+	return nil
+}
+
+// peerFor returns the state of peer id, creating it on first use (a Receive may come
+// before the link).
+func (e *Endpoint) peerFor(id PeerID) *peer {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.peers[id]
+	if p == nil {
+		p = newPeer(e, id)
+		e.peers[id] = p
+	}
+	return p
+}
+
+func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
+	p := e.peerFor(info.peer)
+	l := newLink(e, p, c, info, dialed)
+	e.mu.Lock()
+	if e.isClosed() {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	e.links = append(e.links, l)
+	close(e.linkUp)
+	e.linkUp = make(chan struct{})
+	e.mu.Unlock()
+	p.addLink(l)
+	e.log.Debug("rmnp: link up", "self", e.cfg.Self, "peer", info.peer, "network", info.label,
+		"mode", info.mode, "remote", l.remote, "compress", info.compress)
+	e.wg.Add(2)
+	go l.readLoop()
+	go l.sendLoop()
+	return nil
+}
+
+// linkDown is called once per link when it dies.
+func (e *Endpoint) linkDown(l *link, err error) {
+	left := l.p.removeLink(l)
+	ev := PeerDownEvent{Peer: l.p.id, Network: l.info.label, Addr: l.remote, Err: err, LinksLeft: left}
+	if e.isClosed() {
+		return
+	}
+	if errors.Is(err, ErrPeerClosed) {
+		e.log.Info("rmnp: link closed by peer", "self", e.cfg.Self, "peer", ev.Peer, "remote", ev.Addr)
+	} else {
+		e.log.Warn("rmnp: link down", "self", e.cfg.Self, "peer", ev.Peer, "network", ev.Network,
+			"remote", ev.Addr, "err", err)
+	}
+	select {
+	case e.down <- ev:
+	default:
+		e.log.Error("rmnp: PeerDown queue full, event dropped", "peer", ev.Peer, "err", err)
+	}
+}
+
+// PeerDown returns the channel on which link failures are reported. It is never
+// closed; events that find it full are logged and dropped.
+func (e *Endpoint) PeerDown() <-chan PeerDownEvent { return e.down }
+
+// Peers returns the ids of the peers with at least one live link, sorted.
+func (e *Endpoint) Peers() []PeerID {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ids []PeerID
+	for id, p := range e.peers {
+		if p.live() {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// WaitPeer blocks until a link to id is up (dialed by either side), ctx is done or
+// the endpoint closes.
+func (e *Endpoint) WaitPeer(ctx context.Context, id PeerID) error {
+	for {
+		e.mu.Lock()
+		p, up := e.peers[id], e.linkUp
+		e.mu.Unlock()
+		if p != nil && p.live() {
+			return nil
+		}
+		select {
+		case <-up:
+		case <-ctx.Done():
+			return fmt.Errorf("rmnp: waiting for peer %d: %w", id, ctx.Err())
+		case <-e.closed:
+			return ErrClosed
+		}
+	}
+}
+
+// Close stops accepting, writes what is queued on every link (for at most
+// Config.CloseTimeout), says GOAWAY, closes every connection and fails the pending
+// operations with ErrClosed. It waits for every goroutine of the endpoint to exit.
+func (e *Endpoint) Close() error {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		close(e.closed)
+		for c := range e.handshaking {
+			c.Close()
+		}
+		e.mu.Unlock()
+		for _, ln := range e.listeners {
+			ln.Close()
+		}
+		done := make(chan struct{})
+		go func() { e.wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(e.cfg.CloseTimeout):
+			e.mu.Lock()
+			links := slices.Clone(e.links)
+			e.mu.Unlock()
+			for _, l := range links {
+				l.fail(ErrClosed)
+			}
+			<-done
+		}
+	})
+	return nil
+}

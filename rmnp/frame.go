@@ -1,0 +1,141 @@
+package rmnp
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// header is a frame header (spec.md §4) with accessors, as yamux's header.
+type header [headerSize]byte
+
+func (h *header) version() uint8 { return h[0] }
+func (h *header) typ() uint8     { return h[1] }
+func (h *header) flags() uint8   { return h[2] }
+func (h *header) length() uint32 { return binary.LittleEndian.Uint32(h[4:8]) }
+func (h *header) raw() uint32    { return binary.LittleEndian.Uint32(h[8:12]) }
+func (h *header) seq() uint32    { return binary.LittleEndian.Uint32(h[12:16]) }
+
+// kind returns the public message kind (CTRL or DATA) of a MSG frame.
+func (h *header) kind() Flags { return Flags(h.flags()) & kindMask }
+
+// encode fills the header.
+func (h *header) encode(typ, flags uint8, length, raw, seq uint32) {
+	h[0] = protoVersion
+	h[1] = typ
+	h[2] = flags
+	h[3] = 0
+	binary.LittleEndian.PutUint32(h[4:8], length)
+	binary.LittleEndian.PutUint32(h[8:12], raw)
+	binary.LittleEndian.PutUint32(h[12:16], seq)
+}
+
+// String formats the header for logs.
+func (h *header) String() string {
+	return fmt.Sprintf("v%d type=%d flags=0x%02x len=%d raw=%d seq=%d",
+		h.version(), h.typ(), h.flags(), h.length(), h.raw(), h.seq())
+}
+
+// frameReader decodes the frames of one connection. It validates every header field
+// against spec.md §4 before any payload byte is read, so a hostile peer can make it
+// allocate at most maxFrame bytes.
+type frameReader struct {
+	r        *bufio.Reader
+	maxFrame uint32
+	hdr      header
+	seq      [2]uint32 // last seq of CTRL, DATA
+	zbuf     []byte    // compressed payload, reused
+}
+
+func newFrameReader(r io.Reader, maxFrame int) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), maxFrame: uint32(maxFrame)}
+}
+
+// next reads and validates the next header.
+func (fr *frameReader) next() (*header, error) {
+	h := &fr.hdr
+	if _, err := io.ReadFull(fr.r, h[:]); err != nil {
+		return nil, err
+	}
+	if err := fr.check(h); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (fr *frameReader) check(h *header) error {
+	switch {
+	case h.version() != protoVersion:
+		return fmt.Errorf("%w: version %d", ErrVersion, h.version())
+	case h.typ() >= typeCount:
+		return fmt.Errorf("%w: unknown type %d", ErrFrame, h.typ())
+	case h.flags()&^wireKnown != 0 || h[3] != 0:
+		return fmt.Errorf("%w: reserved bits set (%v)", ErrFrame, h)
+	case h.length() > fr.maxFrame || h.raw() > fr.maxFrame:
+		return fmt.Errorf("%w: oversize (%v, max %d)", ErrFrame, h, fr.maxFrame)
+	}
+	if h.typ() != typeMsg {
+		if h.flags() != 0 || h.length() != 0 || h.raw() != 0 || h.seq() != 0 {
+			return fmt.Errorf("%w: control frame with fields set (%v)", ErrFrame, h)
+		}
+		return nil
+	}
+	k := h.kind()
+	if k != CTRL && k != DATA {
+		return fmt.Errorf("%w: message kind 0x%02x", ErrFrame, h.flags())
+	}
+	comp := h.flags()&wireCompressed != 0
+	if comp && k != DATA {
+		return fmt.Errorf("%w: compressed CTRL", ErrFrame)
+	}
+	if !comp && h.raw() != h.length() {
+		return fmt.Errorf("%w: raw %d != length %d without compression", ErrFrame, h.raw(), h.length())
+	}
+	i := 0
+	if k == DATA {
+		i = 1
+	}
+	if h.seq() != fr.seq[i]+1 {
+		return fmt.Errorf("%w: %v seq %d after %d", ErrFrame, k, h.seq(), fr.seq[i])
+	}
+	fr.seq[i] = h.seq()
+	return nil
+}
+
+// payload reads the current frame's payload into dst, which must hold h.raw() bytes,
+// decompressing if needed.
+func (fr *frameReader) payload(h *header, dst []byte) error {
+	if h.flags()&wireCompressed == 0 {
+		_, err := io.ReadFull(fr.r, dst[:h.length()])
+		return err
+	}
+	n := int(h.length())
+	if cap(fr.zbuf) < n {
+		fr.zbuf = make([]byte, n)
+	}
+	z := fr.zbuf[:n]
+	if _, err := io.ReadFull(fr.r, z); err != nil {
+		return err
+	}
+	dl, err := s2.DecodedLen(z)
+	if err != nil || dl != int(h.raw()) {
+		return fmt.Errorf("%w: s2 block of %d bytes, header says %d", ErrFrame, dl, h.raw())
+	}
+	out, err := s2.Decode(dst[:h.raw()], z)
+	if err != nil {
+		return fmt.Errorf("%w: s2: %w", ErrFrame, err)
+	}
+	if len(out) != int(h.raw()) {
+		return fmt.Errorf("%w: s2 decoded %d bytes, header says %d", ErrFrame, len(out), h.raw())
+	}
+	return nil
+}
+
+// discard skips the current frame's payload.
+func (fr *frameReader) discard(h *header) error {
+	_, err := fr.r.Discard(int(h.length()))
+	return err
+}

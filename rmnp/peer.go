@@ -1,0 +1,220 @@
+package rmnp
+
+import (
+	"fmt"
+	"sync"
+)
+
+// msg is a buffered (unexpected) message: one that arrived before a matching Receive
+// (PACX-MPI's unexpected-message buffering).
+type msg struct {
+	buf     []byte
+	n       int
+	async   bool
+	arrival uint64
+	link    *link
+}
+
+// posted is a Receive waiting with its buffer: the reader writes the next message
+// straight into it, saving a copy.
+type posted struct {
+	buf       []byte
+	n         int
+	claimed   bool // the reader is writing into buf
+	completed bool
+	link      *link
+	done      chan struct{} // signalled (under peer.mu) when completed
+}
+
+// inbox holds one kind (CTRL or DATA) of messages from one peer.
+type inbox struct {
+	q      []*msg
+	ready  chan struct{} // signalled when q grows or the peer goes down
+	posted *posted
+	post   posted // the reusable posted receive
+}
+
+// peer is the receiving state for one remote peer, shared by its links.
+type peer struct {
+	e  *Endpoint
+	id PeerID
+
+	mu       sync.Mutex
+	in       [2]inbox // CTRL, DATA
+	free     []*msg
+	buffered int
+	space    chan struct{} // signalled when buffered shrinks
+	links    []*link       // live links, oldest first
+	everUp   bool
+}
+
+func newPeer(e *Endpoint, id PeerID) *peer {
+	p := &peer{e: e, id: id, space: make(chan struct{}, 1)}
+	for i := range p.in {
+		p.in[i].ready = make(chan struct{}, 1)
+		p.in[i].post.done = make(chan struct{}, 1)
+	}
+	return p
+}
+
+func kindIndex(k Flags) int {
+	if k == DATA {
+		return 1
+	}
+	return 0
+}
+
+func (p *peer) addLink(l *link) {
+	p.mu.Lock()
+	p.links = append(p.links, l)
+	p.everUp = true
+	p.mu.Unlock()
+}
+
+// removeLink drops l and returns how many links are left; with none, blocked
+// receivers are woken to report ErrPeerDown.
+func (p *peer) removeLink(l *link) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, x := range p.links {
+		if x == l {
+			p.links = append(p.links[:i], p.links[i+1:]...)
+			break
+		}
+	}
+	if len(p.links) == 0 {
+		for i := range p.in {
+			signal(p.in[i].ready)
+		}
+	}
+	signal(p.space)
+	return len(p.links)
+}
+
+func (p *peer) live() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.links) > 0
+}
+
+// primary returns the oldest live link, on which Send writes (spec.md §2).
+func (p *peer) primary() *link {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.links) == 0 {
+		return nil
+	}
+	return p.links[0]
+}
+
+func (p *peer) getMsg(n int) *msg {
+	if k := len(p.free); k > 0 {
+		m := p.free[k-1]
+		p.free = p.free[:k-1]
+		if cap(m.buf) < n {
+			m.buf = make([]byte, n)
+		}
+		return m
+	}
+	return &msg{buf: make([]byte, n)}
+}
+
+func (p *peer) putMsg(m *msg) {
+	m.link = nil
+	if len(p.free) < 4 {
+		p.free = append(p.free, m)
+	}
+}
+
+// deliver reads the payload of the MSG frame h from l and hands it to a posted
+// Receive or buffers it. Called by l's reader.
+func (p *peer) deliver(l *link, h *header) error {
+	idx, size := kindIndex(h.kind()), int(h.raw())
+	async := h.flags()&wireAsync != 0
+	p.mu.Lock()
+	ib := &p.in[idx]
+	if pr := ib.posted; pr != nil && len(ib.q) == 0 && !pr.claimed && len(pr.buf) >= size {
+		pr.claimed, pr.link = true, l
+		p.mu.Unlock()
+		err := l.fr.payload(h, pr.buf[:size])
+		p.mu.Lock()
+		if err != nil {
+			pr.claimed = false
+			signal(pr.done)
+			p.mu.Unlock()
+			return err
+		}
+		pr.completed, pr.n = true, size
+		signal(pr.done)
+		p.mu.Unlock()
+		l.countRecv(h)
+		return nil
+	}
+	for p.buffered > 0 && p.buffered+size > p.e.cfg.MaxBuffered {
+		p.mu.Unlock()
+		select {
+		case <-p.space:
+		case <-l.closed:
+			return l.err
+		case <-p.e.closed:
+			return ErrClosed
+		}
+		p.mu.Lock()
+	}
+	m := p.getMsg(size)
+	p.mu.Unlock()
+	if err := l.fr.payload(h, m.buf[:size]); err != nil {
+		p.mu.Lock()
+		p.putMsg(m)
+		p.mu.Unlock()
+		return err
+	}
+	l.countRecv(h)
+	p.mu.Lock()
+	m.n, m.async, m.link = size, async, l
+	m.arrival = p.e.arrival.Add(1)
+	if k := len(ib.q); async && k > 0 && ib.q[k-1].async {
+		old := ib.q[k-1]
+		ib.q[k-1] = m
+		p.buffered += size - old.n
+		p.putMsg(old)
+		l.c.replaced.Add(1)
+	} else {
+		ib.q = append(ib.q, m)
+		p.buffered += size
+	}
+	signal(ib.ready)
+	p.mu.Unlock()
+	signal(p.e.anyReady)
+	return nil
+}
+
+func (l *link) countRecv(h *header) {
+	l.c.msgsRecv.Add(1)
+	if h.kind() == DATA {
+		l.c.rawRecv.Add(uint64(h.raw()))
+		l.c.zRecv.Add(uint64(h.length()))
+	}
+}
+
+// take copies the head of inbox idx into buf. Called with p.mu held and a non-empty
+// queue.
+func (p *peer) take(idx int, buf []byte) (int, *link, error) {
+	ib := &p.in[idx]
+	m := ib.q[0]
+	if m.n > len(buf) {
+		return m.n, nil, fmt.Errorf("%w: %d-byte message from peer %d, buffer of %d",
+			ErrShortBuffer, m.n, p.id, len(buf))
+	}
+	n, l := copy(buf, m.buf[:m.n]), m.link
+	copy(ib.q, ib.q[1:])
+	ib.q[len(ib.q)-1] = nil
+	ib.q = ib.q[:len(ib.q)-1]
+	p.buffered -= m.n
+	p.putMsg(m)
+	signal(p.space)
+	if len(ib.q) > 0 {
+		signal(ib.ready)
+	}
+	return n, l, nil
+}

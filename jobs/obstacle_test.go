@@ -112,8 +112,8 @@ func TestReferenceIterationCounts(t *testing.T) {
 			t.Logf("n = %d skipped: set GRIDTUI_LONG_TESTS=1", tc.n)
 			continue
 		}
-		if testing.Short() {
-			t.Skip("reference iteration counts skipped in -short mode")
+		if testing.Short() || raceEnabled {
+			t.Skip("reference iteration counts skipped in -short mode and under -race")
 		}
 		p := Obstacle{N: tc.n, Eps: 1e-8}
 		got := fastSolveIterations(t, p)

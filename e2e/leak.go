@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Leaks lists what of this grid still exists: namespaces, users, sshd
@@ -48,8 +49,9 @@ func (g *Grid) Leaks(ctx context.Context) []string {
 	return out
 }
 
-// HostLeftovers lists what remains on a host of gridtui after a clean:
-// processes of the host's user and files in its ~/.gridtui.
+// HostLeftovers lists what remains on a host of gridtui: processes of the
+// host's user, its ~/.gridtui, and files it owns under the shared /tmp
+// (workers put their Unix sockets there).
 func (g *Grid) HostLeftovers(ctx context.Context, host string) ([]string, error) {
 	h := g.Host(host)
 	if h == nil {
@@ -59,7 +61,32 @@ func (g *Grid) HostLeftovers(ctx context.Context, host string) ([]string, error)
 	if _, err := os.Stat(filepath.Join(h.Home, ".gridtui")); err == nil {
 		out = append(out, filepath.Join(h.Home, ".gridtui"))
 	}
+	uid, _ := uidOf(h.User)
+	tmp, _ := filepath.Glob(filepath.Join(os.TempDir(), "gridtui-*"))
+	for _, p := range tmp {
+		var st syscall.Stat_t
+		if syscall.Lstat(p, &st) == nil && strconv.Itoa(int(st.Uid)) == uid {
+			out = append(out, p)
+		}
+	}
 	return out, nil
+}
+
+// WaitHostClean waits (until ctx ends) for HostLeftovers to be empty — an
+// SSH session's processes take a moment to go after the client hangs up —
+// and returns what is left then.
+func (g *Grid) WaitHostClean(ctx context.Context, host string) ([]string, error) {
+	for {
+		left, err := g.HostLeftovers(ctx, host)
+		if err != nil || len(left) == 0 {
+			return left, err
+		}
+		select {
+		case <-ctx.Done():
+			return left, nil
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // listNetns lists the named network namespaces.

@@ -215,18 +215,24 @@ func TestWorkerOverSSHLifecycle(t *testing.T) {
 	opt := testOptions(writeKnownHosts(t, srv))
 	h := testHost(srv, key)
 	inv := sshInventory()
-	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
-		t.Fatalf("deploy the test binary: %v", err)
-	}
 	pool, err := NewPool(inv, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()
 	opt.Pool = pool
+	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+		t.Fatalf("deploy the test binary: %v", err)
+	}
 	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
 	if err != nil {
 		t.Fatalf("start: %v", err)
+	}
+	srv.mu.Lock()
+	conns := len(srv.conns)
+	srv.mu.Unlock()
+	if conns != 1 {
+		t.Fatalf("deploy and start used %d SSH connections, want 1 reused", conns)
 	}
 	w := ws[0]
 	if w.Hello.Node != "n-"+h.Name || w.Hello.PID <= 0 || len(w.Hello.Listen) != 1 {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,6 +37,15 @@ func testWorker() int {
 		return 0
 	}
 	host, _ := os.Hostname()
+	if strings.HasPrefix(b.Node, "parent") {
+		// A child in the worker's process group that ignores stdin: Stop
+		// must kill it with the group.
+		c := exec.Command("sleep", "300")
+		if err := c.Start(); err != nil {
+			return 5
+		}
+		host = "child=" + strconv.Itoa(c.Process.Pid)
+	}
 	h := Hello{Node: b.Node, Host: host, PID: os.Getpid(), Version: "test", OS: runtime.GOOS,
 		Arch: runtime.GOARCH, Cores: b.Cores, Listen: b.Listen}
 	if err := WriteHello(os.Stdout, h); err != nil {

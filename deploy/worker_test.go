@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +144,65 @@ func TestCleanRefusesHomeDirectory(t *testing.T) {
 		if err := checkWorkdir(h, remoteWorkdir(h)); err != nil {
 			t.Errorf("workdir %q refused: %v", wd, err)
 		}
+	}
+}
+
+func TestLocalStopKillsTheProcessGroup(t *testing.T) {
+	inv, hosts := localInventory(t, "parent-1")
+	boot := func(h Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
+	ws, err := StartWorkers(testCtx(t), inv, hosts, boot, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := strconv.Atoi(strings.TrimPrefix(ws[0].Hello.Host, "child="))
+	if err != nil || !alive(child) {
+		t.Fatalf("no child process from hello %+v", ws[0].Hello)
+	}
+	if err := ws[0].Stop(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ws[0].Hello.PID)
+	waitGoneOrZombie(t, child)
+}
+
+// waitGoneOrZombie waits until pid is gone or a zombie (the orphaned child
+// is reaped by init, which may take a moment).
+func waitGoneOrZombie(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) {
+		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d still running after Stop", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestNoMatchingBinary(t *testing.T) {
+	exe, _ := os.Executable()
+	tests := []struct {
+		name     string
+		override string
+		goarch   string
+		want     string
+	}{
+		{name: "no cross-built binary", goarch: "riscv64", want: "make dist"},
+		{name: "override built for another machine", override: exe, goarch: "riscv64", want: "ELF"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBinaries(Options{Binary: tc.override, Dist: t.TempDir()})
+			_, err := b.forTarget("linux", tc.goarch)
+			if !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "linux/riscv64") {
+				t.Fatalf("err = %v, want ErrNoBinary naming linux/riscv64 and %q", err, tc.want)
+			}
+		})
+	}
+	if bin, err := newBinaries(Options{}).forTarget(runtime.GOOS, runtime.GOARCH); err != nil || bin.path != exe || len(bin.sum) != 64 {
+		t.Fatalf("running binary for its own platform: %+v, %v", bin, err)
 	}
 }

@@ -1,6 +1,10 @@
 package rmnp
 
 import (
+	"bytes"
+	"log/slog"
+	"net"
+	"sync"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -90,3 +94,76 @@ func each(t *testing.T, f func(t *testing.T, transport string)) {
 }
 
 func msgOf(i int) []byte { return []byte(fmt.Sprintf("message-%06d", i)) }
+
+// waitFor polls cond until it holds or 10 s pass (generous: the machine is shared).
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// linkStats returns the stats of e's only link.
+func linkStats(t testing.TB, e *Endpoint) LinkStats {
+	t.Helper()
+	s := e.Stats()
+	if len(s.Links) != 1 {
+		t.Fatalf("want 1 link, have %d", len(s.Links))
+	}
+	return s.Links[0]
+}
+
+// lockedBuffer is a log sink safe for concurrent writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func captureLog(cfg *Config) *lockedBuffer {
+	b := &lockedBuffer{}
+	cfg.Logger = slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return b
+}
+
+// rawDial opens a connection to addr and runs the dialer's handshake as peer from,
+// returning the bare connection (for tests that misbehave after the handshake).
+func rawDial(t testing.TB, addr string, from, to PeerID) net.Conn {
+	t.Helper()
+	network, address, err := parseAddr(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial(network, address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	cfg := testConfig(t, from, "tcp")
+	if _, err := dialHandshake(c, &cfg, to, LinkOptions{Network: "raw"}); err != nil {
+		t.Fatalf("raw handshake: %v", err)
+	}
+	return c
+}
+
+// rawFrame encodes one frame.
+func rawFrame(typ, flags uint8, payload []byte, seq uint32) []byte {
+	var h header
+	h.encode(typ, flags, uint32(len(payload)), uint32(len(payload)), seq)
+	return append(h[:], payload...)
+}

@@ -5,12 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // testCtx is a context with a generous deadline: tests never hang.
@@ -367,3 +371,38 @@ func TestDeploySharedWorkdir(t *testing.T) {
 		}
 	}
 }
+
+// A host that vanishes from the network (no RST, no FIN) is noticed by the
+// keepalives: its worker is reported gone with an error.
+func TestKeepaliveDetectsVanishedHost(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	inv := sshInventory()
+	if _, err := Deploy(testCtx(t), inv, []Host{testHost(srv, key)}, opt); err != nil {
+		t.Fatalf("deploy: %v", err)
+	}
+	proxy := newFreezeProxy(t, srv.addr)
+	h := testHost(srv, key)
+	ph, pp, _ := net.SplitHostPort(proxy.ln.Addr().String())
+	h.Name, h.Port = ph, atoi(pp)
+	known := filepath.Join(t.TempDir(), "known_hosts")
+	os.WriteFile(known, []byte(knownhosts.Line([]string{knownhosts.Normalize(proxy.ln.Addr().String())}, srv.hostKey.PublicKey())+"\n"), 0o600)
+	opt = testOptions(known)
+	opt.KeepAlive = 100 * time.Millisecond
+	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	if err != nil {
+		t.Fatalf("start through the proxy: %v", err)
+	}
+	proxy.freeze()
+	select {
+	case <-ws[0].Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("vanished host not noticed within 30 s with 100 ms keepalives")
+	}
+	if !errors.Is(ws[0].Err(), ErrWorkerExited) {
+		t.Fatalf("Err = %v, want ErrWorkerExited", ws[0].Err())
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/skeema/knownhosts"
@@ -51,8 +52,13 @@ func defaultKnownHosts() string {
 	return filepath.Join(home, ".ssh", "known_hosts")
 }
 
-// newHostKeys loads file (created empty if missing, so accepted keys have a
-// place to go).
+// globalKnownHosts is OpenSSH's system-wide file, read (never written) when
+// it exists.
+const globalKnownHosts = "/etc/ssh/ssh_known_hosts"
+
+// newHostKeys loads file (and the system-wide file). A missing file is an
+// empty one: it is created when the first key is accepted, so merely
+// building a pool changes nothing on disk.
 func newHostKeys(file string, acceptNew bool, prompt HostKeyPrompt) (*hostKeys, error) {
 	if file == "" {
 		file = defaultKnownHosts()
@@ -60,19 +66,15 @@ func newHostKeys(file string, acceptNew bool, prompt HostKeyPrompt) (*hostKeys, 
 	if file == "" {
 		return nil, errors.New("deploy: no known_hosts file: set known_hosts in sites.toml or HOME")
 	}
-	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-			return nil, fmt.Errorf("deploy: create known_hosts %s: %w", file, err)
+	var files []string
+	for _, f := range []string{file, globalKnownHosts} {
+		if _, err := os.Stat(f); err == nil {
+			files = append(files, f)
 		}
-		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("deploy: create known_hosts %s: %w", file, err)
-		}
-		f.Close()
 	}
-	db, err := knownhosts.NewDB(file)
+	db, err := knownhosts.NewDB(files...)
 	if err != nil {
-		return nil, fmt.Errorf("deploy: read known_hosts %s: %w", file, err)
+		return nil, fmt.Errorf("deploy: read known_hosts %s: %w", strings.Join(files, ", "), err)
 	}
 	return &hostKeys{file: file, db: db, acceptNew: acceptNew, prompt: prompt, accepted: map[string][]byte{}}, nil
 }
@@ -135,9 +137,19 @@ func (hk *hostKeys) unknown(norm string, key ssh.PublicKey, fp string) error {
 func appendKnownHost(file, norm string, key ssh.PublicKey) error {
 	line := xknownhosts.HashHostname(norm) + " " + key.Type() + " " +
 		base64.StdEncoding.EncodeToString(key.Marshal()) + "\n"
-	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fmt.Errorf("deploy: record host key of %s in %s: %w", norm, file, err)
+	}
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("deploy: record host key of %s in %s: %w", norm, file, err)
+	}
+	// Never glue our line to a last line that lacks its newline.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			line = "\n" + line
+		}
 	}
 	if _, err := f.WriteString(line); err != nil {
 		f.Close()

@@ -55,6 +55,7 @@ func TestHostKeyVerification(t *testing.T) {
 		{name: "known", known: knownhosts.Line([]string{knownhosts.Normalize(srv.addr)}, srv.hostKey.PublicKey()) + "\n"},
 		{name: "unknown refused", wantErr: ErrHostKeyUnknown, wantText: []string{fp, "--accept-new", knownhosts.Normalize(srv.addr)}},
 		{name: "unknown accepted with accept-new", acceptNew: true, recorded: true},
+		{name: "accepted after a last line without newline", known: "# no newline", acceptNew: true, recorded: true},
 		{name: "unknown accepted at the prompt", prompt: func(host, f string) bool { return f == fp }, recorded: true},
 		{name: "unknown refused at the prompt", prompt: func(string, string) bool { return false }, wantErr: ErrHostKeyUnknown},
 		{name: "changed refused even with accept-new",
@@ -63,8 +64,11 @@ func TestHostKeyVerification(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "known_hosts")
-			os.WriteFile(file, []byte(tc.known), 0o600)
+			file := filepath.Join(t.TempDir(), "ssh", "known_hosts") // missing until a key is recorded
+			if tc.known != "" {
+				os.MkdirAll(filepath.Dir(file), 0o700)
+				os.WriteFile(file, []byte(tc.known), 0o600)
+			}
 			opt := testOptions(file)
 			opt.AcceptNew, opt.ConfirmHostKey = tc.acceptNew, tc.prompt
 			err := connectOnce(t, h, opt)
@@ -83,6 +87,12 @@ func TestHostKeyVerification(t *testing.T) {
 			}
 			if !tc.recorded {
 				return
+			}
+			if tc.known != "" && !strings.HasSuffix(tc.known, "\n") {
+				if !strings.HasPrefix(added, "\n") {
+					t.Fatalf("recorded line %q glued to the last line %q", added, tc.known)
+				}
+				added = added[1:]
 			}
 			if !strings.HasPrefix(added, "|1|") || strings.Contains(added, "127.0.0.1") {
 				t.Fatalf("recorded line %q is not hashed", added)

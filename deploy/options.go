@@ -53,7 +53,8 @@ type Options struct {
 	ConfirmHostKey HostKeyPrompt
 	// Passphrase is asked for the passphrase of encrypted identity files.
 	Passphrase PassphrasePrompt
-	// Events receives progress; calls are serialized, never concurrent.
+	// Events receives progress; the calls made by one Deploy, StartWorkers,
+	// Stop or Clean (and by its workers) are serialized, never concurrent.
 	Events func(Event)
 	// Binary overrides the worker binary to upload (default: the running
 	// binary when the remote OS/arch match, else Dist/gridtui-OS-ARCH).

@@ -366,3 +366,71 @@ func (s *silentListener) hostPort() (string, int) {
 func syscallKill(pid int) error { return syscall.Kill(pid, 0) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// freezeProxy forwards TCP to a server until frozen; then it stops moving
+// bytes without closing anything: a host that went away on the network.
+type freezeProxy struct {
+	ln     net.Listener
+	frozen chan struct{}
+	once   sync.Once
+}
+
+func newFreezeProxy(t testing.TB, target string) *freezeProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &freezeProxy{ln: ln, frozen: make(chan struct{})}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, u)
+			mu.Unlock()
+			go p.pipe(u, c)
+			go p.pipe(c, u)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return p
+}
+
+func (p *freezeProxy) freeze() { p.once.Do(func() { close(p.frozen) }) }
+
+func (p *freezeProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		select {
+		case <-p.frozen:
+			return // drop it, and read no more: the peer's writes stall
+		default:
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

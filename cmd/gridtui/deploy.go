@@ -80,6 +80,12 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 			opt.ConfirmHostKey = func(host, fp string) bool { return confirmHostKey(progress, host, fp) }
 		}
 	}
+	pool, err := deploy.NewPool(inv, opt) // one connection per host for deploy and --start
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	opt.Pool = pool
 	action, verb := deploy.Deploy, "deploy"
 	switch {
 	case f.clean:

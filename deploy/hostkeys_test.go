@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
@@ -200,4 +202,55 @@ func TestConnectTimeoutOnSilentHost(t *testing.T) {
 		!strings.Contains(r.Err.Error(), "no answer") {
 		t.Fatalf("result = %+v, want failed with no answer / deadline exceeded", r)
 	}
+}
+
+func TestAgentAuthentication(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ring := agent.NewKeyring()
+	priv, _ := ssh.ParseRawPrivateKey(mustRead(t, key.file))
+	if err := ring.Add(agent.AddedKey{PrivateKey: priv}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { agent.ServeAgent(ring, c); c.Close() }()
+		}
+	}()
+	h := testHost(srv, key)
+	// A configured identity file that is missing is an error naming it, agent or not.
+	h.IdentityFiles = []string{filepath.Join(t.TempDir(), "missing")}
+	opt := testOptions(writeKnownHosts(t, srv))
+	opt.Agent = sock
+	if err := connectOnce(t, h, opt); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("a configured identity file that is missing: err = %v, want it named", err)
+	}
+	h.IdentityFiles = nil // only the agent: HOME has no default key files
+	t.Setenv("HOME", t.TempDir())
+	if err := connectOnce(t, h, opt); err != nil {
+		t.Fatalf("agent authentication: %v", err)
+	}
+	opt.Agent = "none"
+	if err := connectOnce(t, h, opt); err == nil || !strings.Contains(err.Error(), "no ssh key") {
+		t.Fatalf("without agent or key files: err = %v, want no ssh key", err)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

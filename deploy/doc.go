@@ -1,6 +1,10 @@
 // Package deploy reads the sites.toml inventory, connects to grid hosts over SSH
-// (known_hosts, agents, identity files, jump hosts), uploads the worker binary,
-// and starts and stops workers, both remotely and as local processes for the
-// embedded local grid. Progress is reported as plain events that the console and
-// the plain-terminal display both consume.
+// (known_hosts with explicit first-use acceptance, ssh-agent and identity files,
+// jump hosts verified hop by hop, one pooled connection per host), uploads the
+// worker binary (skipped when the remote sha256 matches; temporary name, verify,
+// atomic rename), and starts and stops workers, remotely or as local processes
+// for the embedded local grid. A worker's life is bound to its stdin: the boot
+// line with the run secret goes in, its hello comes out, and EOF ends it, so
+// nothing outlives the console. Progress is reported as plain Events that the
+// console and the plain-terminal Progress display both consume.
 package deploy

@@ -2,13 +2,13 @@ package rmnp
 
 import (
 	"bytes"
-	"log/slog"
-	"net"
-	"sync"
 	"context"
 	"fmt"
+	"log/slog"
+	"net"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )

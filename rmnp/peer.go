@@ -43,6 +43,7 @@ type peer struct {
 	in       [2]inbox // CTRL, DATA
 	free     []*msg
 	buffered int
+	lastCtrl uint64        // arrival of the last buffered CTRL: async DATA never merges across it
 	space    chan struct{} // signalled when buffered shrinks
 	links    []*link       // live links, oldest first
 	everUp   bool
@@ -144,10 +145,13 @@ func (p *peer) deliver(l *link, h *header) error {
 			p.mu.Unlock()
 			return err
 		}
+		l.countRecv(h)
 		pr.completed, pr.n = true, size
+		if idx == 0 {
+			p.lastCtrl = p.e.arrival.Add(1)
+		}
 		signal(pr.done)
 		p.mu.Unlock()
-		l.countRecv(h)
 		return nil
 	}
 	for p.buffered > 0 && p.buffered+size > p.e.cfg.MaxBuffered {
@@ -173,7 +177,10 @@ func (p *peer) deliver(l *link, h *header) error {
 	p.mu.Lock()
 	m.n, m.async, m.link = size, async, l
 	m.arrival = p.e.arrival.Add(1)
-	if k := len(ib.q); async && k > 0 && ib.q[k-1].async {
+	if idx == 0 {
+		p.lastCtrl = m.arrival
+	}
+	if k := len(ib.q); async && k > 0 && ib.q[k-1].async && ib.q[k-1].arrival > p.lastCtrl {
 		old := ib.q[k-1]
 		ib.q[k-1] = m
 		p.buffered += size - old.n

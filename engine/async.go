@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// passiveWaitSlice bounds one blocking Wait of an inactive node, so that it
+// still reports and notices a dead neighbour.
+const passiveWaitSlice = 250 * time.Millisecond
+
+// activityRun is the state of the asynchronous (and hybrid) scheme under the
+// activity graph.
+//
+// A node iterates while its activity-graph state is Active. One iteration:
+// take the newest halo of each asynchronous link (rmnp Receive with NoWait)
+// and the pending control messages; sweep if a new plane arrived or the last
+// local test failed; send the planes that moved by ≥ ε since last sent (on a
+// synchronous link of a hybrid run, a marker instead, so that the partner
+// still gets exactly one message per iteration); receive one message from
+// each synchronous link. Every plane and marker is an update of the activity
+// graph (sequence-numbered, acknowledged), so a node is Active from the moment
+// it takes one until it has processed it.
+//
+// The local test passes when the last sweep had σ < ε and no plane arrived
+// after it; then the node calls Passive. Because it first sent every plane
+// that moved by ≥ ε, each halo a neighbour holds is within ε of the node's
+// values. With the activity graph's invariant (see ActivityGraph), termination
+// at the root therefore means: every node's last sweep passed its local test on
+// halos within ε of its neighbours' final values.
+type activityRun struct {
+	*solver
+	g       *ActivityGraph
+	localOK bool
+	newData bool          // a plane arrived since the last sweep
+	pre     [2]bool       // a synchronous message was taken ahead of the iteration
+	pending []ActivityMsg // control messages to send, acks coalesced
+}
+
+func (s *solver) runActivity(ctx context.Context) error {
+	g, err := NewActivityGraph(s.t.Rank, s.t.Ranks)
+	if err != nil {
+		return err
+	}
+	a := &activityRun{solver: s, g: g, pending: make([]ActivityMsg, 0, 8)}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		switch g.State() {
+		case StateTerminated:
+			s.res.Converged = !s.exhausted()
+			return a.flush(ctx)
+		case StateActive:
+			s.state = StateActive
+			if err := a.iterate(ctx); err != nil {
+				return err
+			}
+		default:
+			s.state = StateInactive
+			if err := a.waitInactive(ctx); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// iterate runs one iteration of an Active node (see activityRun).
+func (a *activityRun) iterate(ctx context.Context) error {
+	if err := a.takeAsync(); err != nil {
+		return err
+	}
+	if err := a.drainCtrl(); err != nil {
+		return err
+	}
+	switch {
+	case a.exhausted():
+		a.localOK, a.newData = true, false // MaxIter: this node stops computing
+	case a.newData || !a.localOK:
+		a.newData = false
+		a.localOK = a.sweep() < a.eps
+	}
+	if err := a.sendPlanes(ctx); err != nil {
+		return err
+	}
+	if err := a.receiveSync(ctx); err != nil {
+		return err
+	}
+	if a.localOK && !a.newData {
+		a.queue(a.g.Passive())
+	}
+	return a.flush(ctx)
+}
+
+// takeAsync takes the newest halo of each asynchronous link, if any.
+func (a *activityRun) takeAsync() error {
+	for _, l := range a.links {
+		if l == nil || l.sync {
+			continue
+		}
+		for {
+			n, err := a.ep.ReceiveFloat64s(context.Background(), l.peer, l.in, rmnp.DATA|rmnp.NoWait)
+			if errors.Is(err, rmnp.ErrNoMessage) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+			}
+			if err := a.takeHalo(l, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// takeHalo applies the halo message in l.in (n values): a fresh plane goes
+// into the slab's halo, and every fresh message is an activity-graph update.
+func (a *activityRun) takeHalo(l *link, n int) error {
+	if n < haloHeader {
+		return fmt.Errorf("halo from rank %d: %w: %d values", l.rank, errWire, n)
+	}
+	seq, kind := haloHeaderOf(l.in)
+	switch {
+	case kind == haloPlane && n == haloHeader+a.plane:
+	case kind == haloMarker && n == haloHeader:
+	default:
+		return fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
+	}
+	out, fresh, err := a.g.Update(l.side, seq)
+	if err != nil {
+		return fmt.Errorf("update from rank %d: %w", l.rank, err)
+	}
+	a.queue(out)
+	if fresh && kind == haloPlane {
+		_, halo := a.planes(l.side)
+		copy(halo, l.in[haloHeader:n])
+		a.newData = true
+	}
+	return nil
+}
+
+// drainCtrl applies every buffered control message.
+func (a *activityRun) drainCtrl() error {
+	for _, l := range a.links {
+		if l == nil {
+			continue
+		}
+		for {
+			m, err := a.recvCtrl(context.Background(), l.side, rmnp.NoWait)
+			if errors.Is(err, rmnp.ErrNoMessage) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := a.control(l, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// control applies one control message from l.
+func (a *activityRun) control(l *link, m ctrlMsg) error {
+	k, ok := m.kind.activity()
+	if !ok {
+		return fmt.Errorf("%w: control kind %d from rank %d in an activity-graph run", ErrTermination, m.kind, l.rank)
+	}
+	out, err := a.g.Control(ActivityMsg{Kind: k, Side: l.side, Seq: m.seq})
+	if err != nil {
+		return fmt.Errorf("from rank %d: %w", l.rank, err)
+	}
+	a.queue(out)
+	return nil
+}
+
+// sendPlanes sends, on each link, the plane if it moved by ≥ ε since it was
+// last sent (or never was), else a marker on a synchronous link.
+func (a *activityRun) sendPlanes(ctx context.Context) error {
+	start := time.Now()
+	defer timed(&a.res.Send, start)
+	for _, l := range a.links {
+		if l == nil {
+			continue
+		}
+		own, _ := a.planes(l.side)
+		moved := !l.ever || drift(own, l.sent, a.eps)
+		if !moved && !l.sync {
+			continue
+		}
+		seq, err := a.g.Send(l.side)
+		if err != nil {
+			return err
+		}
+		msg := l.out[:haloHeader]
+		kind := uint64(haloMarker)
+		if moved {
+			kind = haloPlane
+			msg = l.out[:haloHeader+a.plane]
+			copy(msg[haloHeader:], own)
+			if l.sent == nil {
+				l.sent = make([]float64, a.plane)
+			}
+			copy(l.sent, own)
+			l.ever = true
+		}
+		setHaloHeader(msg, seq, kind)
+		if a.t.hooks != nil && a.t.hooks.beforeSend != nil {
+			a.t.hooks.beforeSend(l.side)
+		}
+		if err := a.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
+			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+		}
+	}
+	return nil
+}
+
+// drift reports whether some value of v differs from ref by ≥ eps.
+func drift(v, ref []float64, eps float64) bool {
+	ref = ref[:len(v)]
+	for i, x := range v {
+		if d := x - ref[i]; d >= eps || -d >= eps {
+			return true
+		}
+	}
+	return false
+}
+
+// receiveSync takes one message from each synchronous link (unless it was
+// taken ahead, by waitInactive).
+func (a *activityRun) receiveSync(ctx context.Context) error {
+	start := time.Now()
+	defer timed(&a.res.Wait, start)
+	for _, l := range a.links {
+		if l == nil || !l.sync {
+			continue
+		}
+		if a.pre[l.side] {
+			a.pre[l.side] = false
+			continue
+		}
+		n, err := a.ep.ReceiveFloat64s(ctx, l.peer, l.in, rmnp.DATA)
+		if err != nil {
+			return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+		}
+		if err := a.takeHalo(l, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitInactive blocks an Inactive node until a message arrives (GRID_Wait):
+// control messages are applied, an asynchronous halo is taken (and
+// reactivates the node), a synchronous one is taken ahead of the iteration it
+// belongs to.
+func (a *activityRun) waitInactive(ctx context.Context) error {
+	for a.g.State() == StateInactive {
+		wctx, cancel := context.WithTimeout(ctx, passiveWaitSlice)
+		start := time.Now()
+		src, kind, err := a.ep.Wait(wctx)
+		cancel()
+		a.res.Wait += time.Since(start)
+		a.maybeReport(time.Now())
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := a.drainCtrl(); err != nil { // notices a dead neighbour
+				return err
+			}
+			continue
+		}
+		l := a.linkOf(src)
+		switch {
+		case l == nil:
+			return fmt.Errorf("engine: rank %d: message from peer %d, not a neighbour", a.t.Rank, src)
+		case kind&rmnp.CTRL != 0:
+			if err := a.drainCtrl(); err != nil {
+				return err
+			}
+		case l.sync:
+			n, err := a.ep.ReceiveFloat64s(ctx, l.peer, l.in, rmnp.DATA)
+			if err != nil {
+				return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+			}
+			a.pre[l.side] = true
+			if err := a.takeHalo(l, n); err != nil {
+				return err
+			}
+		default:
+			if err := a.takeAsync(); err != nil {
+				return err
+			}
+		}
+		if err := a.flush(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *activityRun) linkOf(p rmnp.PeerID) *link {
+	for _, l := range a.links {
+		if l != nil && l.peer == p {
+			return l
+		}
+	}
+	return nil
+}
+
+// queue adds control messages to send, coalescing acknowledgements.
+func (a *activityRun) queue(out []ActivityMsg) {
+	for _, m := range out {
+		if m.Kind == MsgAck {
+			merged := false
+			for i := range a.pending {
+				if p := &a.pending[i]; p.Kind == MsgAck && p.Side == m.Side {
+					p.Seq, merged = max(p.Seq, m.Seq), true
+				}
+			}
+			if merged {
+				continue
+			}
+		}
+		a.pending = append(a.pending, m)
+	}
+}
+
+// flush sends the queued control messages in order.
+func (a *activityRun) flush(ctx context.Context) error {
+	for _, m := range a.pending {
+		msg := encodeCtrl(a.ctrlOut, m.Kind.ctrl(), m.Seq, 0, nil)
+		if err := a.sendCtrl(ctx, m.Side, msg); err != nil {
+			return err
+		}
+	}
+	a.pending = a.pending[:0]
+	return nil
+}

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// chainRun describes one in-process run of Solve over real loopback rmnp.
+type chainRun struct {
+	p        jobs.Obstacle
+	ranks    int
+	cores    int
+	scheme   jobs.Scheme
+	detector jobs.Detector
+	// asyncLink reports whether the link between r and r+1 is asynchronous.
+	asyncLink func(r int) bool
+	hooks     map[int]*solveHooks
+	period    time.Duration
+}
+
+var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
+
+// endpoints starts one endpoint per rank on 127.0.0.1 and links the chain,
+// the lower rank dialling.
+func (c chainRun) endpoints(t testing.TB, ctx context.Context) []*rmnp.Endpoint {
+	t.Helper()
+	eps := make([]*rmnp.Endpoint, c.ranks)
+	for r := range eps {
+		cfg := rmnp.DefaultConfig()
+		cfg.RunID = solveRun
+		cfg.Secret = []byte("solve-test-secret-0123456789")
+		cfg.Self = rmnp.PeerID(r + 1)
+		cfg.Listen = []string{"tcp://127.0.0.1:0"}
+		e, err := rmnp.Listen(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		eps[r] = e
+	}
+	for r := 0; r+1 < c.ranks; r++ {
+		opts := rmnp.LinkOptions{Mode: c.mode(r), Network: "ethernet"}
+		if err := eps[r].Connect(ctx, rmnp.PeerID(r+2), eps[r+1].Addrs()[0], opts); err != nil {
+			t.Fatal(err)
+		}
+		if err := eps[r+1].WaitPeer(ctx, rmnp.PeerID(r+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return eps
+}
+
+func (c chainRun) mode(r int) rmnp.Mode {
+	switch {
+	case c.scheme == jobs.Asynchronous, c.scheme == jobs.Hybrid && c.asyncLink != nil && c.asyncLink(r):
+		return rmnp.Async
+	}
+	return rmnp.Sync
+}
+
+// run solves the problem on the chain and returns the results and ranges.
+func (c chainRun) run(t testing.TB) ([]SolveResult, []jobs.Range) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	eps := c.endpoints(t, ctx)
+	ranges, err := jobs.Split(c.p.N, c.ranks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make([]SolveResult, c.ranks)
+	errs := make([]error, c.ranks)
+	var wg sync.WaitGroup
+	for r := range c.ranks {
+		st := Subtask{Problem: c.p, Rank: r, Ranks: c.ranks, Range: ranges[r], Cores: c.cores,
+			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r]}
+		if r > 0 {
+			st.Lower = &Neighbour{Rank: r - 1, Peer: rmnp.PeerID(r), Mode: c.mode(r - 1)}
+		}
+		if r < c.ranks-1 {
+			st.Upper = &Neighbour{Rank: r + 1, Peer: rmnp.PeerID(r + 2), Mode: c.mode(r)}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[r], errs[r] = Solve(ctx, eps[r], st, nil)
+			if errs[r] != nil {
+				cancel() // let the others stop too
+			}
+		}()
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	return res, ranges
+}
+
+func assemble(t testing.TB, p jobs.Obstacle, ranges []jobs.Range, res []SolveResult) []float64 {
+	t.Helper()
+	vals := make([][]float64, len(res))
+	for r := range res {
+		vals[r] = res[r].Values
+	}
+	u, err := jobs.Assemble(p, ranges, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// serialAfter returns the serial iterate after k sweeps.
+func serialAfter(p jobs.Obstacle, k int) []float64 {
+	u := jobs.InitialGuess(p)
+	next := make([]float64, len(u))
+	for range k {
+		jobs.SerialSweep(p, u, next)
+		u, next = next, u
+	}
+	return u
+}
+
+func TestSyncBitForBitWithSerial(t *testing.T) {
+	for _, n := range []int{11, 12} {
+		p := jobs.Obstacle{N: n, Eps: 1e-7}
+		_, serialIters, _ := jobs.SerialSolve(p)
+		for ranks := 1; ranks <= 4; ranks++ {
+			for cores := 1; cores <= 2; cores++ {
+				t.Run(fmt.Sprintf("n%d/b%d/a%d", n, ranks, cores), func(t *testing.T) {
+					res, ranges := chainRun{p: p, ranks: ranks, cores: cores, scheme: jobs.Synchronous}.run(t)
+					want := serialIters + 2*(ranks-1) // the token delay
+					for r, rr := range res {
+						if rr.Iterations != want || !rr.Converged {
+							t.Fatalf("rank %d: %d iterations (converged %v), want %d (serial %d)",
+								r, rr.Iterations, rr.Converged, want, serialIters)
+						}
+					}
+					got, ref := assemble(t, p, ranges, res), serialAfter(p, want)
+					for i := range ref {
+						if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+							t.Fatalf("point %d: %v, serial %v", i, got[i], ref[i])
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestSyncMaxIterations(t *testing.T) {
+	p := jobs.Obstacle{N: 10, Eps: 1e-12, MaxIter: 25}
+	res, ranges := chainRun{p: p, ranks: 3, cores: 1, scheme: jobs.Synchronous}.run(t)
+	for r, rr := range res {
+		if rr.Iterations != 25 || rr.Converged {
+			t.Fatalf("rank %d: %d iterations, converged %v; want 25, false", r, rr.Iterations, rr.Converged)
+		}
+	}
+	got, ref := assemble(t, p, ranges, res), serialAfter(p, 25)
+	for i := range ref {
+		if got[i] != ref[i] {
+			t.Fatalf("point %d: %v, serial %v", i, got[i], ref[i])
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// switchRun is the asynchronous scheme under the AIAC chapter's detector:
+// asynchronous iterations (newest halos, every plane sent; rmnp skips a send
+// while the previous one is in flight) until the local timer is due, then a
+// synchronous section p: two iterations whose halos travel as CTRL messages
+// (reliable, in order, never replaced — the chapter's SYNC stamp), then the
+// conjunction of the second iteration's local tests is reduced along the
+// chain (like tok_conv) and the decision sent back (like tok_term). A node
+// enters section p when its timer is due or when a neighbour's first section-p
+// halo arrives, whichever is first, so one due timer pulls the whole chain in.
+//
+// Halos carry the per-link sequence number of the plane; a node takes a halo
+// only if its number is above the last one taken, so an asynchronous halo
+// sent before a section never overwrites the section's newer one.
+type switchRun struct {
+	*solver
+	timer   *SwitchTimer
+	section uint64
+	sentSeq [2]uint64
+	pre     [2]bool // first halo of the section already received
+}
+
+func (s *solver) runSwitch(ctx context.Context) error {
+	if s.t.Scheme != jobs.Asynchronous && s.t.Ranks > 1 {
+		return fmt.Errorf("%w: switch detector with the %s scheme: not implemented yet", ErrScheme, s.t.Scheme)
+	}
+	w := &switchRun{solver: s, timer: NewSwitchTimer(s.t.SwitchPeriod, time.Now())}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		enter, err := w.sectionCalled()
+		if err != nil {
+			return err
+		}
+		if enter || w.timer.Due(time.Now()) || s.exhausted() {
+			stop, err := w.runSection(ctx)
+			if err != nil || stop {
+				return err
+			}
+			continue
+		}
+		if err := w.takeNewest(); err != nil {
+			return err
+		}
+		s.sweep()
+		if err := w.sendAsync(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// sectionCalled polls the control messages: the only one that can arrive
+// outside a section is a neighbour's first halo of the next section.
+func (w *switchRun) sectionCalled() (bool, error) {
+	called := false
+	for _, l := range w.links {
+		if l == nil {
+			continue
+		}
+		m, err := w.recvCtrl(context.Background(), l.side, rmnp.NoWait)
+		if errors.Is(err, rmnp.ErrNoMessage) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if err := w.takeSectionHalo(l, m, w.section+1, 1); err != nil {
+			return false, err
+		}
+		w.pre[l.side], called = true, true
+	}
+	return called, nil
+}
+
+// takeNewest takes the newest asynchronous halo of each link, if newer than
+// the one held.
+func (w *switchRun) takeNewest() error {
+	for _, l := range w.links {
+		if l == nil {
+			continue
+		}
+		for {
+			n, err := w.ep.ReceiveFloat64s(context.Background(), l.peer, l.in, rmnp.DATA|rmnp.NoWait)
+			if errors.Is(err, rmnp.ErrNoMessage) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+			}
+			seq, kind := haloHeaderOf(l.in)
+			if kind != haloPlane || n != haloHeader+w.plane {
+				return fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
+			}
+			if seq > l.seq {
+				l.seq = seq
+				_, halo := w.planes(l.side)
+				copy(halo, l.in[haloHeader:n])
+			}
+		}
+	}
+	return nil
+}
+
+// sendAsync sends both planes as asynchronous DATA.
+func (w *switchRun) sendAsync(ctx context.Context) error {
+	start := time.Now()
+	defer timed(&w.res.Send, start)
+	for _, l := range w.links {
+		if l == nil {
+			continue
+		}
+		own, _ := w.planes(l.side)
+		w.sentSeq[l.side]++
+		msg := l.out[:haloHeader+w.plane]
+		setHaloHeader(msg, w.sentSeq[l.side], haloPlane)
+		copy(msg[haloHeader:], own)
+		if w.t.hooks != nil && w.t.hooks.beforeSend != nil {
+			w.t.hooks.beforeSend(l.side)
+		}
+		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
+			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+		}
+	}
+	return nil
+}
+
+// runSection runs synchronous section w.section+1 and reports whether the run
+// stops after it.
+func (w *switchRun) runSection(ctx context.Context) (bool, error) {
+	w.section++
+	for step := uint64(1); step <= 2; step++ {
+		if err := w.exchangeSection(ctx, step); err != nil {
+			return false, err
+		}
+		if !w.exhausted() {
+			w.sweep()
+		}
+	}
+	vote := SectionVote{OK: w.sigma >= 0 && w.sigma < w.eps, Exhausted: w.exhausted(), Sigma: w.sigma}
+	decision, err := w.reduce(ctx, vote)
+	if err != nil {
+		return false, err
+	}
+	if decision.Stop() {
+		w.res.Converged = decision.OK
+		return true, nil
+	}
+	w.timer.Restart(time.Now(), decision.Sigma, w.eps)
+	return false, nil
+}
+
+// exchangeSection sends this step's halos as CTRL and receives the
+// neighbours'.
+func (w *switchRun) exchangeSection(ctx context.Context, step uint64) error {
+	for _, l := range w.links {
+		if l == nil {
+			continue
+		}
+		own, _ := w.planes(l.side)
+		w.sentSeq[l.side]++
+		msg := encodeCtrl(w.ctrlOut, ctrlSectionHalo, w.sentSeq[l.side], w.section<<1|(step-1), own)
+		if err := w.sendCtrl(ctx, l.side, msg); err != nil {
+			return err
+		}
+	}
+	for _, l := range w.links {
+		if l == nil {
+			continue
+		}
+		if step == 1 && w.pre[l.side] {
+			w.pre[l.side] = false
+			continue
+		}
+		m, err := w.recvCtrl(ctx, l.side, 0)
+		if err != nil {
+			return err
+		}
+		if err := w.takeSectionHalo(l, m, w.section, step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeSectionHalo checks that m is the halo of step of section and takes it.
+func (w *switchRun) takeSectionHalo(l *link, m ctrlMsg, section, step uint64) error {
+	_, halo := w.planes(l.side)
+	if m.kind != ctrlSectionHalo || m.arg != section<<1|(step-1) || !m.floats(halo) {
+		return fmt.Errorf("%w: rank %d sent control kind %d (arg %d, %d bytes), want halo %d of section %d",
+			ErrTermination, l.rank, m.kind, m.arg, len(m.payload), step, section)
+	}
+	l.seq = max(l.seq, m.seq)
+	return nil
+}
+
+// reduce combines the votes along the chain (up) and returns the decision
+// sent back (down).
+func (w *switchRun) reduce(ctx context.Context, vote SectionVote) (SectionVote, error) {
+	if l := w.links[Lower]; l != nil {
+		m, err := w.recvSection(ctx, Lower, ctrlSectionVote)
+		if err != nil {
+			return vote, err
+		}
+		vote = vote.And(m)
+	}
+	if w.links[Upper] != nil {
+		msg := encodeCtrl(w.ctrlOut, ctrlSectionVote, vote.flags(), w.section, []float64{vote.Sigma})
+		if err := w.sendCtrl(ctx, Upper, msg); err != nil {
+			return vote, err
+		}
+		var err error
+		if vote, err = w.recvSection(ctx, Upper, ctrlSectionDecision); err != nil {
+			return vote, err
+		}
+	}
+	if w.links[Lower] != nil {
+		msg := encodeCtrl(w.ctrlOut, ctrlSectionDecision, vote.flags(), w.section, []float64{vote.Sigma})
+		if err := w.sendCtrl(ctx, Lower, msg); err != nil {
+			return vote, err
+		}
+	}
+	return vote, nil
+}
+
+// recvSection receives a vote or decision of the current section.
+func (w *switchRun) recvSection(ctx context.Context, side Side, kind ctrlKind) (SectionVote, error) {
+	m, err := w.recvCtrl(ctx, side, 0)
+	if err != nil {
+		return SectionVote{}, err
+	}
+	var sigma [1]float64
+	if m.kind != kind || m.arg != w.section || !m.floats(sigma[:]) {
+		return SectionVote{}, fmt.Errorf("%w: rank %d sent control kind %d (arg %d), want kind %d of section %d",
+			ErrTermination, w.links[side].rank, m.kind, m.arg, kind, w.section)
+	}
+	return voteOf(m.seq, sigma[0]), nil
+}

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// runSync is the synchronous scheme: iteration k sends the planes of iterate
+// k-1, receives the neighbours' (blocking, reliable and in order), sweeps, and
+// runs the convergence tokens of Fig. 6 (CTRL). Iteration k+1 thus uses the
+// neighbours' iteration-k halos, exactly as the serial sweep does, so the
+// values are bit-for-bit the serial ones after any number of iterations.
+func (s *solver) runSync(ctx context.Context) error {
+	det, err := NewConvergenceTokens(s.t.Rank, s.t.Ranks, s.maxIter)
+	if err != nil {
+		return err
+	}
+	for k := 1; ; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.exchangeSync(ctx); err != nil {
+			return err
+		}
+		sigma := s.sweep()
+		var conv ConvToken
+		var term TermToken
+		if det.Receives(k) {
+			if conv, term, err = s.receiveTokens(ctx); err != nil {
+				return err
+			}
+		}
+		c, tm, send, stop, err := det.Step(k, sigma < s.eps, conv, term)
+		if err != nil {
+			return err
+		}
+		if send {
+			if err := s.sendTokens(ctx, c, tm); err != nil {
+				return err
+			}
+		}
+		if stop {
+			s.res.Converged = det.Converged()
+			return nil
+		}
+	}
+}
+
+// exchangeSync sends both planes, then receives both halos.
+func (s *solver) exchangeSync(ctx context.Context) error {
+	start := time.Now()
+	for _, l := range s.links {
+		if l == nil {
+			continue
+		}
+		if s.t.hooks != nil && s.t.hooks.beforeSend != nil {
+			s.t.hooks.beforeSend(l.side)
+		}
+		own, _ := s.planes(l.side)
+		if err := s.ep.SendFloat64s(ctx, l.peer, own, rmnp.DATA); err != nil {
+			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+		}
+	}
+	now := time.Now()
+	s.res.Send += now.Sub(start)
+	defer timed(&s.res.Wait, now)
+	for _, l := range s.links {
+		if l == nil {
+			continue
+		}
+		_, halo := s.planes(l.side)
+		n, err := s.ep.ReceiveFloat64s(ctx, l.peer, halo, rmnp.DATA)
+		if err != nil {
+			return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+		}
+		if n != len(halo) {
+			return fmt.Errorf("halo from rank %d: %w: %d values, want %d", l.rank, errWire, n, len(halo))
+		}
+	}
+	return nil
+}
+
+// receiveTokens reads tok_conv from below and tok_term from above, both sent
+// in the previous iteration.
+func (s *solver) receiveTokens(ctx context.Context) (ConvToken, TermToken, error) {
+	var conv ConvToken
+	var term TermToken
+	if s.links[Lower] != nil {
+		m, err := s.recvCtrl(ctx, Lower, 0)
+		if err != nil {
+			return conv, term, err
+		}
+		if m.kind != ctrlConv {
+			return conv, term, fmt.Errorf("%w: got control kind %d from rank %d, want tok_conv", ErrTermination, m.kind, s.links[Lower].rank)
+		}
+		conv = ConvToken{Iter: int(int64(m.arg)), OK: m.seq == 1}
+	}
+	if s.links[Upper] != nil {
+		m, err := s.recvCtrl(ctx, Upper, 0)
+		if err != nil {
+			return conv, term, err
+		}
+		if m.kind != ctrlTerm {
+			return conv, term, fmt.Errorf("%w: got control kind %d from rank %d, want tok_term", ErrTermination, m.kind, s.links[Upper].rank)
+		}
+		term = TermToken{StopAt: int(m.arg)}
+	}
+	return conv, term, nil
+}
+
+// sendTokens sends tok_conv up and tok_term down.
+func (s *solver) sendTokens(ctx context.Context, c ConvToken, tm TermToken) error {
+	buf := s.ctrlOut
+	if s.links[Upper] != nil {
+		ok := uint64(0)
+		if c.OK {
+			ok = 1
+		}
+		if err := s.sendCtrl(ctx, Upper, encodeCtrl(buf, ctrlConv, ok, uint64(int64(c.Iter)), nil)); err != nil {
+			return err
+		}
+	}
+	if s.links[Lower] != nil {
+		if err := s.sendCtrl(ctx, Lower, encodeCtrl(buf, ctrlTerm, 0, uint64(tm.StopAt), nil)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -62,17 +62,18 @@ func TestLocalWorkersStartAndStop(t *testing.T) {
 
 func TestStartWorkersFailureStopsTheOthers(t *testing.T) {
 	tests := []struct {
-		name string
-		bad  string
-		want string
+		name  string
+		bad   string
+		want  string
+		hello time.Duration
 	}{
-		{name: "worker crashes", bad: "crash-1", want: "crashing as asked"},
-		{name: "worker never says hello", bad: "mute-1", want: "no hello"},
+		{name: "worker crashes", bad: "crash-1", want: "crashing as asked", hello: 60 * time.Second},
+		{name: "worker never says hello", bad: "mute-1", want: "no hello", hello: 2 * time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			inv, hosts := localInventory(t, "good-1", tc.bad)
-			opt := Options{HelloTimeout: 2 * time.Second}
+			opt := Options{HelloTimeout: tc.hello}
 			boot := func(h Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
 			ws, err := StartWorkers(testCtx(t), inv, hosts, boot, opt)
 			if err == nil || ws != nil {

@@ -38,7 +38,11 @@ func (s *Slab) sweepRows(ys Range) float64 {
 	return sigma
 }
 
-// kernelRow updates one z-row: out[k] = max(φ, (s + hhf)/6) with
+// kernelRow is the row kernel Sweep uses: kernelRowGo, or kernelRowAVX2 on
+// amd64 CPUs with AVX2 (chosen once at start-up; tests may swap it).
+var kernelRow = kernelRowGo
+
+// kernelRowGo updates one z-row: out[k] = max(φ, (s + hhf)/6) with
 // φ = phiRow − phiZ[k] and
 // s = ((((xm[k] + xp[k]) + ym[k]) + yp[k]) + c[k−1]) + c[k+1] and zero beyond
 // the row's ends, and returns the row's σ = max|out[k] − c[k]|. All slices
@@ -54,7 +58,7 @@ func (s *Slab) sweepRows(ys Range) float64 {
 //   - |d| is non-negative, and non-negative float64 values (NaN included,
 //     which then wins, as with max) order like their bit patterns as uint64,
 //     so σ is kept as bits with an integer max (CMP + CMOV, no branch).
-func kernelRow(out, c, xm, xp, ym, yp, phiZ []float64, phiRow, hhf float64) float64 {
+func kernelRowGo(out, c, xm, xp, ym, yp, phiZ []float64, phiRow, hhf float64) float64 {
 	n := len(out)
 	if n == 0 {
 		return 0
@@ -81,4 +85,23 @@ func kernelRow(out, c, xm, xp, ym, yp, phiZ []float64, phiRow, hhf float64) floa
 	sigma = max(sigma, math.Float64bits(v-cur)&^signBit)
 	out[k] = v
 	return math.Float64frombits(sigma)
+}
+
+// kernelPoint updates out[k] of one z-row exactly as kernelRowGo does and
+// returns the bits of |out[k] − c[k]|. The vector kernels use it for the
+// row ends and remainders.
+func kernelPoint(out, c, xm, xp, ym, yp, phiZ []float64, phiRow, hhf float64, k int) uint64 {
+	zm, zp := 0.0, 0.0
+	if k > 0 {
+		zm = c[k-1]
+	}
+	if k+1 < len(c) {
+		zp = c[k+1]
+	}
+	v := (((((xm[k] + xp[k]) + ym[k]) + yp[k]) + zm) + zp + hhf) / 6.0
+	if phi := phiRow - phiZ[k]; v < phi {
+		v = phi
+	}
+	out[k] = v
+	return math.Float64bits(v-c[k]) &^ (1 << 63)
 }

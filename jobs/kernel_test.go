@@ -2,36 +2,104 @@ package jobs
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// BenchmarkSweep measures the slab kernel on a single node (one slab owning
-// the whole grid) in million point-updates per second, at the sizes of the
-// reference figures, on 1 and 2 cores.
-func BenchmarkSweep(b *testing.B) {
-	for _, n := range []int{64, 128} {
-		for _, cores := range []int{1, 2} {
-			b.Run(fmt.Sprintf("n=%d/cores=%d", n, cores), func(b *testing.B) {
-				s, err := NewSlab(Obstacle{N: n}, Range{0, n}, cores)
-				if err != nil {
-					b.Fatal(err)
+// rowKernels are the row kernels a Slab may use; kernelRowAVX2 is
+// kernelRowGo where AVX2 is missing.
+var rowKernels = []struct {
+	name string
+	fn   func(out, c, xm, xp, ym, yp, phiZ []float64, phiRow, hhf float64) float64
+}{{"go", kernelRowGo}, {"avx2", kernelRowAVX2}}
+
+// forEachKernel runs f once with each row kernel installed in Slab.
+func forEachKernel(t *testing.T, f func(t *testing.T)) {
+	saved := kernelRow
+	t.Cleanup(func() { kernelRow = saved })
+	for _, k := range rowKernels {
+		kernelRow = k.fn
+		t.Run(k.name, f)
+	}
+	kernelRow = saved
+}
+
+// TestKernelRowAVX2MatchesGo compares the vector kernel with the Go kernel
+// bit for bit on random rows of every length up to 70, with special values
+// (±0, ±Inf, NaN, subnormals) mixed in. NaN payloads may differ when two
+// NaNs meet (operand order), so a NaN only has to be matched by a NaN.
+func TestKernelRowAVX2MatchesGo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, -1e308, 1e308}
+	for n := 1; n <= 70; n++ {
+		for trial := range 20 {
+			rows := make([][]float64, 8) // out, c, xm, xp, ym, yp, phiZ and out for Go
+			for i := range rows {
+				rows[i] = make([]float64, n)
+				for k := range rows[i] {
+					rows[i][k] = rng.Float64() - 0.5
+					if trial > 10 && rng.IntN(8) == 0 {
+						rows[i][k] = special[rng.IntN(len(special))]
+					}
 				}
-				defer s.Close()
-				s.Sweep()
-				// Bytes the kernel must move per point: write u' (plus its
-				// write-allocate read) and read u once, the planes above and
-				// below staying cached; φ is factored and stays in L1.
-				b.SetBytes(int64(24 * n * n * n))
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					s.Sweep()
+			}
+			phiRow, hhf := rng.Float64()-0.5, -rng.Float64()*1e-3
+			sv := kernelRowAVX2(rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], phiRow, hhf)
+			sg := kernelRowGo(rows[7], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], phiRow, hhf)
+			if !sameFloat(sv, sg) {
+				t.Fatalf("n=%d trial %d: σ %v (avx2) vs %v (go)", n, trial, sv, sg)
+			}
+			for k := range n {
+				if !sameFloat(rows[0][k], rows[7][k]) {
+					t.Fatalf("n=%d trial %d: out[%d] = %v (avx2) vs %v (go)", n, trial, k, rows[0][k], rows[7][k])
 				}
-				reportUpdates(b, n, cpuSeconds()-cpu0)
-			})
+			}
 		}
 	}
+}
+
+// sameFloat reports whether a and b have the same bits or are both NaN.
+func sameFloat(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// BenchmarkSweep measures the slab kernel on a single node (one slab owning
+// the whole grid) in million point-updates per second, at the sizes of the
+// reference figures, on 1 and 2 cores, with the Go and the AVX2 row kernel.
+func BenchmarkSweep(b *testing.B) {
+	saved := kernelRow
+	defer func() { kernelRow = saved }()
+	for _, k := range rowKernels {
+		for _, n := range []int{64, 128} {
+			for _, cores := range []int{1, 2} {
+				b.Run(fmt.Sprintf("kernel=%s/n=%d/cores=%d", k.name, n, cores), func(b *testing.B) {
+					kernelRow = k.fn
+					benchSweep(b, n, cores)
+				})
+			}
+		}
+	}
+}
+
+func benchSweep(b *testing.B, n, cores int) {
+	s, err := NewSlab(Obstacle{N: n}, Range{0, n}, cores)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	s.Sweep()
+	// Bytes the kernel must move per point: write u' (plus its
+	// write-allocate read) and read u once, the planes above and
+	// below staying cached; φ is factored and stays in L1.
+	b.SetBytes(int64(24 * n * n * n))
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		s.Sweep()
+	}
+	reportUpdates(b, n, cpuSeconds()-cpu0)
 }
 
 // BenchmarkSerialSweep measures the plain reference loop, the spec of the
@@ -127,5 +195,41 @@ func BenchmarkSlabMemory(b *testing.B) {
 		held := slabHeapBytes(b, n, 3)
 		b.ReportMetric(held, "bytes")
 		b.ReportMetric(held/needed, "held/needed")
+	}
+}
+
+// BenchmarkKernelRow measures each row kernel on one L1-resident row of 256
+// points: the compute ceiling of the kernel, without cache or memory
+// traffic.
+func BenchmarkKernelRow(b *testing.B) {
+	const n = 256
+	p := Obstacle{N: n}
+	h := p.H()
+	// One buffer, rows 2368 bytes apart: no two rows at the same address
+	// modulo 4 KiB, which would make stores and later loads falsely
+	// dependent (4K aliasing) and measure that instead of the kernel.
+	const stride = n + 40
+	buf := make([]float64, 6*stride)
+	rows := make([][]float64, 6)
+	for i := range rows {
+		rows[i] = buf[i*stride : i*stride+n]
+		for k := range rows[i] {
+			rows[i][k] = -0.1 - 0.01*float64(i) - 1e-4*float64(k)
+		}
+	}
+	phiZs := make([]float64, n)
+	for k := range phiZs {
+		phiZs[k] = phiZ(h, k)
+	}
+	for _, k := range rowKernels {
+		b.Run("kernel="+k.name, func(b *testing.B) {
+			cpu0 := cpuSeconds()
+			for b.Loop() {
+				k.fn(rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], phiZs, phiRow(h, 100, 100), p.hhf())
+			}
+			updates := float64(b.N) * n
+			b.ReportMetric(updates/b.Elapsed().Seconds()/1e6, "Mupdates/s")
+			b.ReportMetric(updates/(cpuSeconds()-cpu0)/1e6, "Mupdates/cpu-s")
+		})
 	}
 }

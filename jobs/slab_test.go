@@ -86,31 +86,37 @@ func firstBitDiff(a, b []float64) int {
 // must give exactly the bits of the serial reference after every iteration
 // count, uneven splits included.
 func TestSlabsBitForBitSerial(t *testing.T) {
-	const iters = 7
-	for _, n := range []int{5, 7, 10} {
-		p := Obstacle{N: n, Eps: 1e-8}
-		for _, it := range []int{1, 2, iters} {
-			want, wantSig := serialRun(p, it)
-			for b := 1; b <= 4; b++ {
-				for a := 1; a <= 2; a++ {
-					t.Run(fmt.Sprintf("n=%d/iters=%d/b=%d/a=%d", n, it, b, a), func(t *testing.T) {
-						got, sig := runSlabs(t, p, b, a, it)
-						if i := firstBitDiff(got, want); i != -1 {
-							t.Fatalf("grid differs from serial at index %d: %v vs %v", i, got[i], want[i])
-						}
-						if i := firstBitDiff(sig, wantSig); i != -1 {
-							t.Fatalf("σ of iteration %d differs: %v vs %v", i+1, sig[i], wantSig[i])
-						}
-					})
+	forEachKernel(t, func(t *testing.T) {
+		const iters = 7
+		for _, n := range []int{5, 7, 10} {
+			p := Obstacle{N: n, Eps: 1e-8}
+			for _, it := range []int{1, 2, iters} {
+				want, wantSig := serialRun(p, it)
+				for b := 1; b <= 4; b++ {
+					for a := 1; a <= 2; a++ {
+						t.Run(fmt.Sprintf("n=%d/iters=%d/b=%d/a=%d", n, it, b, a), func(t *testing.T) {
+							got, sig := runSlabs(t, p, b, a, it)
+							if i := firstBitDiff(got, want); i != -1 {
+								t.Fatalf("grid differs from serial at index %d: %v vs %v", i, got[i], want[i])
+							}
+							if i := firstBitDiff(sig, wantSig); i != -1 {
+								t.Fatalf("σ of iteration %d differs: %v vs %v", i+1, sig[i], wantSig[i])
+							}
+						})
+					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestSlabsBitForBitLong runs a larger grid far enough for the solution to
 // develop its contact set, with three cores per node.
 func TestSlabsBitForBitLong(t *testing.T) {
+	forEachKernel(t, testSlabsBitForBitLong)
+}
+
+func testSlabsBitForBitLong(t *testing.T) {
 	p := Obstacle{N: 16}
 	want, _ := serialRun(p, 60)
 	for _, tc := range []struct {
@@ -131,8 +137,12 @@ func TestSlabsBitForBitLong(t *testing.T) {
 // TestKernelRowGuards proves the row kernel writes exactly its row: the
 // output slice is embedded between guard values, which must survive.
 func TestKernelRowGuards(t *testing.T) {
+	forEachKernel(t, testKernelRowGuards)
+}
+
+func testKernelRowGuards(t *testing.T) {
 	const guard = -12345.678
-	for _, n := range []int{1, 2, 3, 8, 33} {
+	for _, n := range []int{1, 2, 3, 5, 6, 7, 8, 9, 10, 33} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			pad := 7
 			buf := make([]float64, n+2*pad)
@@ -187,6 +197,10 @@ func TestKernelRowGuards(t *testing.T) {
 // checks that sweeps never write outside the owned planes: not the halos,
 // not φ, not past either end.
 func TestSlabGuardPadded(t *testing.T) {
+	forEachKernel(t, testSlabGuardPadded)
+}
+
+func testSlabGuardPadded(t *testing.T) {
 	const guard = 9.75e300
 	p := Obstacle{N: 9}
 	for _, tc := range []struct {

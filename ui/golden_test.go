@@ -15,7 +15,12 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// updating reports the -update flag (defined by x/exp/golden, which
+// teatest imports): rewrite the golden files under testdata/.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // sizes are the terminal sizes every view is checked at.
 var sizes = []struct{ w, h int }{{80, 24}, {160, 48}}
@@ -26,7 +31,7 @@ func requireGolden(t *testing.T, got string) {
 	t.Helper()
 	got = normalize(got)
 	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -64,8 +64,8 @@ func (b bindingList) FullHelp() [][]key.Binding { return b.full }
 // globalHelp returns the console-wide bindings as help columns.
 func (k KeyMap) globalHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.Tab5, k.NextTab, k.PrevTab},
+		{key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "switch tab")), k.NextTab, k.PrevTab, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
-		{k.Filter, k.Sort, k.Reverse, k.Enter, k.Back, k.Help, k.Quit},
+		{k.Filter, k.Sort, k.Reverse, k.Enter, k.Back},
 	}
 }

@@ -370,12 +370,76 @@ func (m Model) shortHelp() string {
 	return fitLine(h.ShortHelpView(bs), m.common.Width)
 }
 
+// fullHelp lays the view's and the global key groups out in columns,
+// wrapping to more rows of columns when the terminal is narrow.
 func (m Model) fullHelp() string {
-	cols := append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp()...)
-	h := m.help
-	h.SetWidth(m.common.Width)
-	title := m.common.Styles.Title.Render("Help — " + tabNames[m.tab] + " (any key closes)")
-	return placeBody(m.common, title+"\n\n"+h.FullHelpView(cols))
+	s := m.common.Styles
+	groups := append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp()...)
+	var blocks [][]string
+	for _, g := range groups {
+		kw := 0
+		for _, b := range g {
+			kw = max(kw, widthOf(b.Help().Key))
+		}
+		var lines []string
+		for _, b := range g {
+			if b.Enabled() {
+				lines = append(lines, s.Key.Render(padRight(b.Help().Key, kw))+"  "+b.Help().Desc)
+			}
+		}
+		if len(lines) > 0 {
+			blocks = append(blocks, lines)
+		}
+	}
+	out := []string{s.Title.Render("Help — " + tabNames[m.tab] + " (any key closes)"), ""}
+	var row [][]string
+	rowW := 0
+	flush := func() {
+		out = append(out, joinBlocks(row)...)
+		out = append(out, "")
+		row, rowW = nil, 0
+	}
+	for _, b := range blocks {
+		bw := 0
+		for _, l := range b {
+			bw = max(bw, widthOf(l))
+		}
+		if rowW > 0 && rowW+bw+3 > m.common.Width {
+			flush()
+		}
+		row = append(row, b)
+		rowW += bw + 3
+	}
+	flush()
+	return placeBody(m.common, strings.Join(out, "\n"))
+}
+
+// joinBlocks puts blocks of lines side by side, three spaces apart.
+func joinBlocks(blocks [][]string) []string {
+	h := 0
+	widths := make([]int, len(blocks))
+	for i, b := range blocks {
+		h = max(h, len(b))
+		for _, l := range b {
+			widths[i] = max(widths[i], widthOf(l))
+		}
+	}
+	out := make([]string, h)
+	for r := 0; r < h; r++ {
+		var b strings.Builder
+		for i, blk := range blocks {
+			l := ""
+			if r < len(blk) {
+				l = blk[r]
+			}
+			if i < len(blocks)-1 {
+				l = padRight(l, widths[i]) + "   "
+			}
+			b.WriteString(l)
+		}
+		out[r] = b.String()
+	}
+	return out
 }
 
 // overlay centres box over body (both plain lines of the body size).

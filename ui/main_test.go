@@ -1,0 +1,24 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/gridtui/gridtui/engine"
+)
+
+// TestMain lets the test binary act as `gridtui worker`: the local launcher
+// starts os.Executable() with the argument "worker", so the console flow
+// test runs real worker processes of this binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		if err := engine.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}

@@ -68,12 +68,13 @@ func sameFloat(a, b float64) bool {
 
 // BenchmarkSweep measures the slab kernel on a single node (one slab owning
 // the whole grid) in million point-updates per second, at the sizes of the
-// reference figures, on 1 and 2 cores, with the Go and the AVX2 row kernel.
+// reference figures (and n = 256, whose 268 MB of u and u' live in DRAM),
+// on 1 and 2 cores, with the Go and the AVX2 row kernel.
 func BenchmarkSweep(b *testing.B) {
 	saved := kernelRow
 	defer func() { kernelRow = saved }()
 	for _, k := range rowKernels {
-		for _, n := range []int{64, 128} {
+		for _, n := range []int{64, 128, 256} {
 			for _, cores := range []int{1, 2} {
 				b.Run(fmt.Sprintf("kernel=%s/n=%d/cores=%d", k.name, n, cores), func(b *testing.B) {
 					kernelRow = k.fn
@@ -156,6 +157,31 @@ func BenchmarkMemoryCopy(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)*float64(16*len(src))/(cpuSeconds()-cpu0)/1e6, "MB/cpu-s")
 		})
+	}
+}
+
+// BenchmarkMemoryScale is a second bandwidth baseline with the kernel's
+// access pattern: one 64 MiB stream read, one written through the cache
+// (write-allocate), dst[i] = 1.5·src[i]. SetBytes counts 24 bytes per
+// element, the same accounting as BenchmarkSweep.
+func BenchmarkMemoryScale(b *testing.B) {
+	src := make([]float64, 64<<20/8)
+	dst := make([]float64, len(src))
+	for i := range src {
+		src[i] = float64(i)
+	}
+	b.SetBytes(int64(24 * len(src)))
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		scaleRow(dst, src)
+	}
+	b.ReportMetric(float64(b.N)*float64(24*len(src))/(cpuSeconds()-cpu0)/1e6, "MB/cpu-s")
+}
+
+func scaleRow(dst, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = 1.5 * v
 	}
 }
 

@@ -133,7 +133,7 @@ func Supported() error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("%w: needs root to create network namespaces and users (uid %d)", ErrUnsupported, os.Geteuid())
 	}
-	for _, tool := range []string{"ip", "tc", "useradd", "userdel", sshdPath} {
+	for _, tool := range []string{"ip", "tc", "useradd", "userdel", "unshare", sshdPath} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("%w: %s not found (apt-get install openssh-server iproute2 passwd)", ErrUnsupported, tool)
 		}
@@ -286,6 +286,11 @@ func (g *Grid) Down() error {
 		}
 	}
 	for _, h := range g.Hosts {
+		for _, p := range tmpFilesOf(h.User) { // else a later grid's user with the same uid inherits them
+			if err := os.RemoveAll(p); err != nil {
+				errs = append(errs, fmt.Errorf("e2e: remove %s of %s: %w", p, h.Name, err))
+			}
+		}
 		if err := delUser(ctx, h.User); err != nil {
 			errs = append(errs, err)
 		}

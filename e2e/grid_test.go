@@ -172,22 +172,23 @@ func checkUnplug(t *testing.T, g *Grid, addr func(*Host, bool) string) {
 	}
 }
 
-// wanSent reads the bytes sent by the WAN link's tbf qdisc (cluster A end).
-func wanSent(t *testing.T, g *Grid) int {
+// wanSent sums the bytes sent by the WAN link's tbf qdiscs (both
+// directions), checking they limit to rate ("50Mbit").
+func wanSent(t *testing.T, g *Grid, rate string) uint64 {
 	t.Helper()
 	out, err := g.WANQdisc(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "tbf") || !strings.Contains(out, "rate 50Mbit") {
-		t.Fatalf("WAN qdisc is not the 50mbit tbf:\n%s", out)
+	if strings.Count(out, "tbf") != 2 || strings.Count(out, "rate "+rate) != 2 {
+		t.Fatalf("WAN link is not limited by tbf rate %s both ways:\n%s", rate, out)
 	}
-	m := regexp.MustCompile(`Sent (\d+) bytes`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no byte counter in:\n%s", out)
+	var sum uint64
+	for _, m := range regexp.MustCompile(`Sent (\d+) bytes`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.ParseUint(m[1], 10, 64)
+		sum += n
 	}
-	n, _ := strconv.Atoi(m[1])
-	return n
+	return sum
 }
 
 // send writes n bytes from host to addr.
@@ -216,15 +217,15 @@ func checkWAN(t *testing.T, g *Grid, addr func(*Host, bool) string) {
 	}
 	defer l.Close()
 	go serve(l)
-	before := wanSent(t, g)
+	before := wanSent(t, g, "50Mbit")
 	send(t, g, "a1", l.Addr().String(), mib)
-	mid := wanSent(t, g)
+	mid := wanSent(t, g, "50Mbit")
 	if mid-before > 64<<10 {
 		t.Errorf("intra-cluster Ethernet traffic crossed the WAN link: %d bytes", mid-before)
 	}
 	send(t, g, "a1", addr(g.Host("b1"), false), mib)
 	time.Sleep(200 * time.Millisecond) // let the last segments leave the queue
-	if after := wanSent(t, g); after-mid < mib {
+	if after := wanSent(t, g, "50Mbit"); after-mid < mib {
 		t.Errorf("1 MiB from a1 to b1 put only %d bytes on the WAN link", after-mid)
 	}
 }

@@ -50,7 +50,7 @@ func (g *Grid) Leaks(ctx context.Context) []string {
 }
 
 // HostLeftovers lists what remains on a host of gridtui: processes of the
-// host's user, its ~/.gridtui, and files it owns under the shared /tmp
+// host's user, its ~/.gridtui, and files it owns in the shared /tmp
 // (workers put their Unix sockets there).
 func (g *Grid) HostLeftovers(ctx context.Context, host string) ([]string, error) {
 	h := g.Host(host)
@@ -61,15 +61,26 @@ func (g *Grid) HostLeftovers(ctx context.Context, host string) ([]string, error)
 	if _, err := os.Stat(filepath.Join(h.Home, ".gridtui")); err == nil {
 		out = append(out, filepath.Join(h.Home, ".gridtui"))
 	}
-	uid, _ := uidOf(h.User)
-	tmp, _ := filepath.Glob(filepath.Join(os.TempDir(), "gridtui-*"))
-	for _, p := range tmp {
+	return append(out, tmpFilesOf(h.User)...), nil
+}
+
+// tmpFilesOf lists the entries of the shared temporary directory owned by
+// user (the namespaces share one filesystem, so a host's /tmp is everyone's).
+func tmpFilesOf(user string) []string {
+	uid, ok := uidOf(user)
+	if !ok {
+		return nil
+	}
+	ents, _ := os.ReadDir(os.TempDir())
+	var out []string
+	for _, e := range ents {
+		p := filepath.Join(os.TempDir(), e.Name())
 		var st syscall.Stat_t
 		if syscall.Lstat(p, &st) == nil && strconv.Itoa(int(st.Uid)) == uid {
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // WaitHostClean waits (until ctx ends) for HostLeftovers to be empty — an
@@ -243,6 +254,9 @@ func removeGrid(ctx context.Context, id string, ns, users []string) ([]string, e
 	}
 	for _, u := range users {
 		if strings.HasPrefix(u, prefix) {
+			for _, p := range tmpFilesOf(u) {
+				errs = append(errs, os.RemoveAll(p))
+			}
 			errs = append(errs, delUser(ctx, u))
 			removed = append(removed, "user "+u)
 		}

@@ -156,10 +156,19 @@ func (g *Grid) limitWAN(ctx context.Context, rate string) error {
 	return nil
 }
 
-// WANQdisc returns `tc qdisc show` of the WAN link's cluster-A end (to check
-// the limit and read its counters).
+// WANQdisc returns `tc -s qdisc show` of both ends of the WAN link (to
+// check the limit and read its byte counters: each end counts what leaves
+// its cluster).
 func (g *Grid) WANQdisc(ctx context.Context) (string, error) {
-	return run(ctx, "ip", "netns", "exec", g.Switch, "tc", "-s", "qdisc", "show", "dev", wanA)
+	var b strings.Builder
+	for _, dev := range []string{wanA, wanB} {
+		out, err := run(ctx, "ip", "netns", "exec", g.Switch, "tc", "-s", "qdisc", "show", "dev", dev)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(out)
+	}
+	return b.String(), nil
 }
 
 // LinkDown sets a host's NIC ("eth0", "ib0") administratively down inside

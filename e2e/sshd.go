@@ -161,7 +161,11 @@ func (g *Grid) startSSHD(ctx context.Context, h *Host) error {
 		return fmt.Errorf("e2e: %w", err)
 	}
 	defer logf.Close()
-	cmd := exec.Command("ip", "netns", "exec", h.Netns, sshdPath, "-D", "-e", "-f", cfgPath)
+	// A UTS namespace of its own gives the host its own hostname: the
+	// namespaces share the machine's otherwise, and gridtui (rightly) takes
+	// nodes with the same hostname for one machine.
+	cmd := exec.Command("ip", "netns", "exec", h.Netns, "unshare", "--uts", "--", "sh", "-c",
+		`hostname "$0" && exec "$@"`, h.Name, sshdPath, "-D", "-e", "-f", cfgPath)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the test, which tears down
 	if err := cmd.Start(); err != nil {

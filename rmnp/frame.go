@@ -3,8 +3,10 @@ package rmnp
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 
 	"github.com/klauspost/compress/s2"
 )
@@ -48,16 +50,24 @@ type frameReader struct {
 	hdr      header
 	seq      [2]uint32 // last seq of CTRL, DATA
 	zbuf     []byte    // compressed payload, reused
+	// retry, if set, is asked what to do when a read times out (boundary: no byte
+	// of the frame read yet): retry, or stop with the error it returns.
+	retry func(boundary bool) (bool, error)
 }
 
+// readBuffer is the frame reader's buffer: big enough that a small message arrives in
+// one read with its header, small enough that a large payload is mostly read straight
+// into its destination (bufio reads directly once its buffer is drained).
+const readBuffer = 8 << 10
+
 func newFrameReader(r io.Reader, maxFrame int) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), maxFrame: uint32(maxFrame)}
+	return &frameReader{r: bufio.NewReaderSize(r, readBuffer), maxFrame: uint32(maxFrame)}
 }
 
 // next reads and validates the next header.
 func (fr *frameReader) next() (*header, error) {
 	h := &fr.hdr
-	if _, err := io.ReadFull(fr.r, h[:]); err != nil {
+	if err := fr.readFull(h[:], true); err != nil {
 		return nil, err
 	}
 	if err := fr.check(h); err != nil {
@@ -109,15 +119,14 @@ func (fr *frameReader) check(h *header) error {
 // decompressing if needed.
 func (fr *frameReader) payload(h *header, dst []byte) error {
 	if h.flags()&wireCompressed == 0 {
-		_, err := io.ReadFull(fr.r, dst[:h.length()])
-		return err
+		return fr.readFull(dst[:h.length()], false)
 	}
 	n := int(h.length())
 	if cap(fr.zbuf) < n {
 		fr.zbuf = make([]byte, n)
 	}
 	z := fr.zbuf[:n]
-	if _, err := io.ReadFull(fr.r, z); err != nil {
+	if err := fr.readFull(z, false); err != nil {
 		return err
 	}
 	dl, err := s2.DecodedLen(z)
@@ -132,6 +141,37 @@ func (fr *frameReader) payload(h *header, dst []byte) error {
 		return fmt.Errorf("%w: s2 decoded %d bytes, header says %d", ErrFrame, len(out), h.raw())
 	}
 	return nil
+}
+
+// readFull reads len(dst) bytes, asking fr.retry on timeouts.
+func (fr *frameReader) readFull(dst []byte, boundary bool) error {
+	n := 0
+	for n < len(dst) {
+		k, err := fr.r.Read(dst[n:])
+		n += k
+		if err == nil {
+			continue
+		}
+		if fr.retry != nil && isTimeout(err) {
+			again, rerr := fr.retry(boundary && n == 0)
+			if again {
+				continue
+			}
+			if rerr != nil {
+				return rerr
+			}
+		}
+		if err == io.EOF && n > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // discard skips the current frame's payload.

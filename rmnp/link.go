@@ -2,7 +2,6 @@ package rmnp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -41,10 +40,14 @@ type link struct {
 	err      error
 
 	// owned by whoever holds busy
-	wbuf []byte
-	zbuf []byte
-	wseq [2]uint32
-	hdr  header
+	wbuf   []byte
+	zbuf   []byte
+	wseq   [2]uint32
+	hdr    header
+	iovArr [2][]byte
+	iov    net.Buffers
+
+	rd readSide
 
 	c counters
 }
@@ -81,6 +84,11 @@ func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link
 		closed: make(chan struct{}),
 		wbuf:   make([]byte, headerSize+smallWrite),
 	}
+	l.rd.tok = make(chan struct{}, 1)
+	l.rd.resume = time.NewTimer(time.Hour)
+	l.rd.resume.Stop()
+	l.rd.tok <- struct{}{}
+	l.fr.retry = l.interrupted
 	l.c.lastWrite.Store(time.Now().UnixNano())
 	return l
 }
@@ -112,6 +120,12 @@ func (l *link) fail(err error) {
 			l.watchFn, l.watch = nil, nil
 		}
 		l.mu.Unlock()
+		l.rd.mu.Lock()
+		if l.rd.watchFn != nil {
+			l.rd.watchFn()
+			l.rd.watchFn, l.rd.watch = nil, nil
+		}
+		l.rd.mu.Unlock()
 		l.e.linkDown(l, err)
 	})
 }
@@ -302,8 +316,12 @@ func (l *link) writeFrame(payload []byte) error {
 		copy(l.wbuf, l.hdr[:])
 		n := copy(l.wbuf[headerSize:], payload)
 		_, err = l.conn.Write(l.wbuf[:headerSize+n])
-	} else if _, err = l.conn.Write(l.hdr[:]); err == nil {
-		_, err = l.conn.Write(payload)
+	} else {
+		// One writev for header and payload, without copying the payload.
+		l.iovArr = [2][]byte{l.hdr[:], payload}
+		l.iov = l.iovArr[:]
+		_, err = l.iov.WriteTo(l.conn)
+		l.iovArr = [2][]byte{}
 	}
 	if err != nil {
 		return err
@@ -398,43 +416,4 @@ func (l *link) heartbeat() {
 	if err != nil {
 		l.fail(err)
 	}
-}
-
-// readLoop reads frames until an error, then tears the link down.
-func (l *link) readLoop() {
-	defer l.e.wg.Done()
-	hb := l.e.cfg.HeartbeatInterval
-	for {
-		if hb > 0 {
-			_ = l.conn.SetReadDeadline(time.Now().Add(3 * hb))
-		}
-		h, err := l.fr.next()
-		if err != nil {
-			l.fail(l.readErr(err))
-			return
-		}
-		l.c.bytesRecv.Add(uint64(headerSize + h.length()))
-		switch h.typ() {
-		case typePing:
-			continue
-		case typeGoAway:
-			l.fail(ErrPeerClosed)
-			return
-		}
-		if err := l.p.deliver(l, h); err != nil {
-			l.fail(l.readErr(err))
-			return
-		}
-	}
-}
-
-func (l *link) readErr(err error) error {
-	if l.isDown() {
-		return l.err
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("no frame for %v (heartbeat): %w", 3*l.e.cfg.HeartbeatInterval, err)
-	}
-	return err
 }

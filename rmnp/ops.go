@@ -62,8 +62,16 @@ func (e *Endpoint) Receive(ctx context.Context, src PeerID, buf []byte, flags Fl
 	p := e.peerFor(src)
 	idx := kindIndex(kind)
 	ib := &p.in[idx]
-	var pr *posted
-	var start time.Time
+	var (
+		pr      *posted
+		start   time.Time
+		wanting *link // the link whose read side this Receive asked for
+	)
+	defer func() {
+		if wanting != nil {
+			wanting.unwantRead()
+		}
+	}()
 	p.mu.Lock()
 	for {
 		if pr != nil {
@@ -76,20 +84,11 @@ func (e *Endpoint) Receive(ctx context.Context, src PeerID, buf []byte, flags Fl
 			}
 			if pr.claimed {
 				p.mu.Unlock()
-				select {
-				case <-pr.done:
-				case <-ctx.Done():
-					// The reader is writing into buf: cut the link so that it stops
-					// before Receive returns the buffer to the caller.
-					pr.link.fail(fmt.Errorf("receive from peer %d cancelled mid-frame: %w", src, ctx.Err()))
-					<-pr.done
+				if err := p.awaitClaimed(ctx, pr, src); err != nil {
 					p.mu.Lock()
-					if !pr.completed {
-						p.withdraw(ib)
-						p.mu.Unlock()
-						return 0, ctx.Err()
-					}
-					continue
+					p.withdraw(ib)
+					p.mu.Unlock()
+					return 0, err
 				}
 				p.mu.Lock()
 				continue
@@ -107,7 +106,7 @@ func (e *Endpoint) Receive(ctx context.Context, src PeerID, buf []byte, flags Fl
 			}
 			return n, err
 		}
-		if err := p.blockErr(pr != nil, flags); err != nil {
+		if err := p.blockErr(flags); err != nil {
 			if pr != nil {
 				p.withdraw(ib)
 			}
@@ -119,17 +118,39 @@ func (e *Endpoint) Receive(ctx context.Context, src PeerID, buf []byte, flags Fl
 			pr.buf, pr.n, pr.claimed, pr.completed, pr.link = buf, 0, false, false, nil
 			ib.posted = pr
 		}
+		var l *link
+		if len(p.links) > 0 {
+			l = p.links[0]
+		}
 		p.mu.Unlock()
 		if start.IsZero() {
 			start = time.Now()
 		}
-		var done chan struct{}
+		var done, tok chan struct{}
 		if pr != nil {
 			done = pr.done
+			// A posted Receive reads its message itself (see readSide).
+			if l != nil && wanting != l {
+				if wanting != nil {
+					wanting.unwantRead()
+				}
+				l.wantRead()
+				wanting = l
+			}
+			if l != nil {
+				tok = l.rd.tok
+			}
 		}
 		select {
 		case <-done:
 		case <-ib.ready:
+		case <-tok:
+			l.readFor(ctx, func() bool {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				return pr.completed || len(ib.q) > 0
+			})
+			l.rd.tok <- struct{}{}
 		case <-ctx.Done():
 		case <-e.closed:
 		}
@@ -144,8 +165,28 @@ func (e *Endpoint) Receive(ctx context.Context, src PeerID, buf []byte, flags Fl
 	}
 }
 
+// awaitClaimed waits while the background reader writes a message into pr. If ctx
+// ends first the link is cut, so that nothing writes into the caller's buffer after
+// Receive returns; it then returns the context's error unless the message completed.
+func (p *peer) awaitClaimed(ctx context.Context, pr *posted, src PeerID) error {
+	select {
+	case <-pr.done:
+		return nil
+	case <-ctx.Done():
+	}
+	pr.link.fail(fmt.Errorf("receive from peer %d cancelled mid-frame: %w", src, ctx.Err()))
+	<-pr.done
+	p.mu.Lock()
+	completed := pr.completed
+	p.mu.Unlock()
+	if completed {
+		return nil
+	}
+	return ctx.Err()
+}
+
 // blockErr says why a Receive must not block. Called with p.mu held.
-func (p *peer) blockErr(posted bool, flags Flags) error {
+func (p *peer) blockErr(flags Flags) error {
 	switch {
 	case p.e.isClosed():
 		return ErrClosed

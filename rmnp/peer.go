@@ -128,8 +128,9 @@ func (p *peer) putMsg(m *msg) {
 }
 
 // deliver reads the payload of the MSG frame h from l and hands it to a posted
-// Receive or buffers it. Called by l's reader.
-func (p *peer) deliver(l *link, h *header) error {
+// Receive or buffers it. Called by whoever reads l; only the background reader
+// pauses when the buffer limit is reached.
+func (p *peer) deliver(l *link, h *header, background bool) error {
 	idx, size := kindIndex(h.kind()), int(h.raw())
 	async := h.flags()&wireAsync != 0
 	p.mu.Lock()
@@ -154,7 +155,7 @@ func (p *peer) deliver(l *link, h *header) error {
 		p.mu.Unlock()
 		return nil
 	}
-	for p.buffered > 0 && p.buffered+size > p.e.cfg.MaxBuffered {
+	for background && p.buffered > 0 && p.buffered+size > p.e.cfg.MaxBuffered {
 		p.mu.Unlock()
 		select {
 		case <-p.space:

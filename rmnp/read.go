@@ -1,0 +1,253 @@
+package rmnp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// readSide arbitrates who reads a link's connection. The background reader
+// (readLoop) reads whenever no Receive wants to; a Receive blocked on the link's peer
+// takes the read side over and reads its message itself, so that the kernel wakes
+// the receiving goroutine directly instead of a reader that then hands the message
+// over (one goroutine switch less per message on the latency path).
+type readSide struct {
+	tok     chan struct{} // holding its value = owning l.fr
+	want    atomic.Int32  // Receives waiting for or holding tok
+	resume  *time.Timer   // the background reader's pause timer
+	gen     atomic.Uint64 // counts Receives that read for themselves
+	mu      sync.Mutex    // guards the fields below and the read deadline
+	bgHolds bool          // the background reader holds tok
+	kick    bool          // a past deadline was set to make the background reader yield
+	cancel  bool          // a past deadline was set because the reading Receive's ctx ended
+	rDone   <-chan struct{}
+	watch   <-chan struct{}
+	watchFn func() bool
+}
+
+// resumeDelay is how long the background reader stays off after the last Receive
+// that read for itself: it then picks up unexpected messages, heartbeats and
+// failures again.
+const resumeDelay = time.Millisecond
+
+var (
+	errYield     = errors.New("rmnp: read side handed to a Receive")
+	errCancelled = errors.New("rmnp: receive cancelled")
+	pastDeadline = time.Unix(1, 0)
+)
+
+// interrupted is frameReader.retry: it tells a read that timed out whether the
+// timeout was a kick (yield or retry), a cancellation, or real (heartbeat).
+func (l *link) interrupted(boundary bool) (bool, error) {
+	rd := &l.rd
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	switch {
+	case rd.cancel:
+		rd.cancel = false
+		l.restoreDeadline()
+		if boundary {
+			return false, errCancelled
+		}
+		return false, fmt.Errorf("receive from peer %d cancelled mid-frame: %w", l.p.id, context.Canceled)
+	case rd.kick:
+		rd.kick = false
+		l.restoreDeadline()
+		if boundary && rd.bgHolds {
+			return false, errYield
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// restoreDeadline resets the read deadline to the heartbeat's (or none). Called with
+// rd.mu held.
+func (l *link) restoreDeadline() {
+	if hb := l.e.cfg.HeartbeatInterval; hb > 0 {
+		_ = l.conn.SetReadDeadline(time.Now().Add(3 * hb))
+	} else {
+		_ = l.conn.SetReadDeadline(time.Time{})
+	}
+}
+
+// heartbeatDeadline arms the heartbeat timeout before a frame, unless a kick or a
+// cancellation is pending.
+func (l *link) heartbeatDeadline() {
+	if l.e.cfg.HeartbeatInterval <= 0 {
+		return
+	}
+	l.rd.mu.Lock()
+	if !l.rd.kick && !l.rd.cancel {
+		l.restoreDeadline()
+	}
+	l.rd.mu.Unlock()
+}
+
+// readLoop is the background reader: it reads frames whenever no Receive has taken
+// the read side over, until an error tears the link down.
+func (l *link) readLoop() {
+	defer l.e.wg.Done()
+	rd := &l.rd
+	for {
+		select {
+		case <-rd.tok:
+		case <-l.closed:
+			return
+		}
+		rd.mu.Lock()
+		rd.bgHolds = true
+		rd.mu.Unlock()
+		err := l.readFrames()
+		rd.mu.Lock()
+		rd.bgHolds = false
+		rd.mu.Unlock()
+		rd.tok <- struct{}{}
+		if err != errYield {
+			l.fail(l.readErr(err))
+			return
+		}
+		// Wait until no Receive has wanted the read side for resumeDelay: an
+		// iteration that receives every step keeps reading for itself, without
+		// waking this goroutine per message.
+		for gen := rd.gen.Load(); ; {
+			rd.resume.Reset(resumeDelay)
+			select {
+			case <-rd.resume.C:
+			case <-l.closed:
+				rd.resume.Stop()
+				return
+			}
+			g := rd.gen.Load()
+			if rd.want.Load() == 0 && g == gen {
+				break
+			}
+			gen = g
+		}
+	}
+}
+
+// readFrames reads and dispatches frames until a Receive wants the read side
+// (errYield) or an error.
+func (l *link) readFrames() error {
+	for {
+		if l.rd.want.Load() > 0 {
+			return errYield
+		}
+		l.heartbeatDeadline()
+		if err := l.readOne(true); err != nil {
+			return err
+		}
+		if l.fr.r.Buffered() == 0 && l.rd.want.Load() == 0 {
+			// Let a Receive just woken run before this goroutine's next read
+			// (usually EAGAIN) delays it.
+			runtime.Gosched()
+		}
+	}
+}
+
+// readOne reads one frame and dispatches it. background says whether the caller is
+// readLoop (which may pause for buffer space) or a Receive (which must not: it is
+// the one that would free the space).
+func (l *link) readOne(background bool) error {
+	h, err := l.fr.next()
+	if err != nil {
+		return err
+	}
+	l.c.bytesRecv.Add(uint64(headerSize + h.length()))
+	switch h.typ() {
+	case typePing:
+		return nil
+	case typeGoAway:
+		return ErrPeerClosed
+	}
+	return l.p.deliver(l, h, background)
+}
+
+func (l *link) readErr(err error) error {
+	if l.isDown() {
+		return l.err
+	}
+	if isTimeout(err) {
+		return fmt.Errorf("no frame for %v (heartbeat): %w", 3*l.e.cfg.HeartbeatInterval, err)
+	}
+	return err
+}
+
+// wantRead registers a Receive that wants the read side and kicks the background
+// reader out of its blocking read.
+func (l *link) wantRead() {
+	rd := &l.rd
+	rd.want.Add(1)
+	rd.mu.Lock()
+	if rd.bgHolds && !rd.kick {
+		rd.kick = true
+		_ = l.conn.SetReadDeadline(pastDeadline)
+	}
+	rd.mu.Unlock()
+}
+
+// unwantRead undoes wantRead; the last one lets the background reader resume.
+func (l *link) unwantRead() {
+	l.rd.gen.Add(1)
+	l.rd.want.Add(-1)
+}
+
+// readFor reads frames from the Receive's goroutine (which holds rd.tok) until
+// done reports its message is there. It returns errCancelled if ctx ended between
+// frames; any other error has torn the link down.
+func (l *link) readFor(ctx context.Context, done func() bool) error {
+	rd := &l.rd
+	rd.mu.Lock()
+	rd.rDone = ctx.Done()
+	l.armReadWatch(ctx)
+	rd.mu.Unlock()
+	var err error
+	for !done() {
+		if ctx.Err() != nil {
+			err = errCancelled
+			break
+		}
+		l.heartbeatDeadline()
+		if err = l.readOne(false); err != nil {
+			break
+		}
+	}
+	rd.mu.Lock()
+	rd.rDone = nil
+	if rd.cancel {
+		rd.cancel = false
+		l.restoreDeadline()
+	}
+	rd.mu.Unlock()
+	if err != nil && err != errCancelled {
+		l.fail(l.readErr(err))
+	}
+	return err
+}
+
+// armReadWatch makes a cancellation of ctx interrupt the Receive reading the link;
+// the registration is reused while the same context is used. Called with rd.mu held.
+func (l *link) armReadWatch(ctx context.Context) {
+	rd := &l.rd
+	d := ctx.Done()
+	if d == nil || d == rd.watch {
+		return
+	}
+	if rd.watchFn != nil {
+		rd.watchFn()
+	}
+	rd.watch = d
+	rd.watchFn = context.AfterFunc(ctx, func() {
+		rd.mu.Lock()
+		if rd.rDone == d {
+			rd.cancel = true
+			_ = l.conn.SetReadDeadline(pastDeadline)
+		}
+		rd.mu.Unlock()
+	})
+}

@@ -406,3 +406,32 @@ func TestKeepaliveDetectsVanishedHost(t *testing.T) {
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// Many nodes behind one SSH endpoint share its connection, and a server
+// enforcing sshd's MaxSessions 10 never fails any of them.
+func TestSessionsStayUnderMaxSessions(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	opt := testOptions(writeKnownHosts(t, srv))
+	opt.Binary = smallBinary(t, 512<<10)
+	var hosts []Host
+	for i := range 14 {
+		h := testHost(srv, key)
+		h.Workdir = "work" + itoa(i)
+		hosts = append(hosts, h)
+	}
+	s, err := Deploy(testCtx(t), sshInventory(), hosts, opt)
+	if err != nil {
+		t.Fatalf("deploy 14 nodes on one endpoint: %v", err)
+	}
+	// The server refuses an 11th session; the client keeps at most 8 open,
+	// and sessions it has just closed may linger on the server for a moment.
+	if got := srv.maxOpen.Load(); got < 2 {
+		t.Fatalf("at most %d sessions open at once: no parallelism", got)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.conns) != 1 || len(s.Results) != 14 {
+		t.Fatalf("%d connections for 14 nodes of one endpoint, want 1", len(srv.conns))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/sync/semaphore"
 )
 
 // maxSessionsPerHost keeps us under sshd's default MaxSessions of 10 on one
@@ -42,7 +43,7 @@ type sshConn struct {
 	ready  chan struct{}
 	client *ssh.Client
 	err    error
-	slots  chan struct{}
+	slots  *semaphore.Weighted // session slots, see maxSessionsPerHost
 }
 
 // NewPool builds a connection pool from the inventory's SSH defaults and opt.
@@ -103,7 +104,7 @@ func (p *Pool) get(ctx context.Context, e endpoint) (*sshConn, error) {
 	}
 	c, ok := p.conns[k]
 	if !ok {
-		c = &sshConn{ep: e, ready: make(chan struct{}), slots: make(chan struct{}, maxSessionsPerHost)}
+		c = &sshConn{ep: e, ready: make(chan struct{}), slots: semaphore.NewWeighted(maxSessionsPerHost)}
 		p.conns[k] = c
 		go p.dial(ctx, c)
 	}

@@ -3,9 +3,11 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -16,27 +18,55 @@ const fallbackWorkdir = ".gridtui"
 // binaryName is the worker binary's name in the work directory.
 const binaryName = "gridtui"
 
-// acquire takes one of the connection's session slots until release.
-func (c *sshConn) acquire(ctx context.Context) (release func(), err error) {
-	select {
-	case c.slots <- struct{}{}:
-		return func() { <-c.slots }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("deploy: session on %s: %w", c.ep, ctx.Err())
+// acquire takes n of the connection's session slots until release. A task
+// that needs several sessions at once (an upload: SFTP plus commands) takes
+// them in one call, so tasks never hold some slots while waiting for more.
+func (c *sshConn) acquire(ctx context.Context, n int64) (release func(), err error) {
+	if err := c.slots.Acquire(ctx, n); err != nil {
+		return nil, fmt.Errorf("deploy: session on %s: %w", c.ep, err)
 	}
+	return func() { c.slots.Release(n) }, nil
 }
 
-// run executes cmd on the host and returns its stdout; a non-zero exit
-// yields an error carrying the start of stderr. ctx ends the session.
+// run executes cmd on the host in a session slot of its own; see exec.
 func (c *sshConn) run(ctx context.Context, cmd string) ([]byte, error) {
-	release, err := c.acquire(ctx)
+	release, err := c.acquire(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	s, err := c.client.NewSession()
+	return c.exec(ctx, cmd)
+}
+
+// newSession opens a session, retrying while the server refuses it as
+// administratively prohibited: sshd frees a session only once both sides
+// have closed it, so right after we release a slot the server may briefly
+// still count it against MaxSessions.
+func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
+	for attempt := 1; ; attempt++ {
+		s, err := c.client.NewSession()
+		var oe *ssh.OpenChannelError
+		if err == nil || !errors.As(err, &oe) || oe.Reason != ssh.Prohibited || attempt == 10 {
+			if err != nil {
+				return nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, err)
+			}
+			return s, nil
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, ctx.Err())
+		}
+	}
+}
+
+// exec executes cmd on the host, in a slot the caller holds, and returns its
+// stdout; a non-zero exit yields an error carrying the start of stderr. ctx
+// ends the session.
+func (c *sshConn) exec(ctx context.Context, cmd string) ([]byte, error) {
+	s, err := c.newSession(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, err)
+		return nil, err
 	}
 	defer s.Close()
 	var out, errb bytes.Buffer

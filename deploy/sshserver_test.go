@@ -36,6 +36,8 @@ type testServer struct {
 	breakAfter atomic.Int64 // close the connection after this many SFTP bytes in (0: never)
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
+	open       atomic.Int32 // session channels open now
+	maxOpen    atomic.Int32 // the most ever open at once on one server
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -115,8 +117,19 @@ func (s *testServer) handleConn(c net.Conn) {
 	for nc := range chans {
 		switch nc.ChannelType() {
 		case "session":
+			// Like sshd's default MaxSessions 10 (per server here, which is
+			// stricter: tests use one connection per server).
+			if n := s.open.Add(1); n > 10 {
+				s.open.Add(-1)
+				nc.Reject(ssh.Prohibited, "open failed: MaxSessions")
+				continue
+			} else {
+				for m := s.maxOpen.Load(); n > m && !s.maxOpen.CompareAndSwap(m, n); m = s.maxOpen.Load() {
+				}
+			}
 			ch, creqs, err := nc.Accept()
 			if err != nil {
+				s.open.Add(-1)
 				continue
 			}
 			s.wg.Add(1)
@@ -166,6 +179,7 @@ func (s *testServer) forward(nc ssh.NewChannel) {
 // the channel closes, the command's stdin sees EOF.
 func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Request) {
 	defer s.wg.Done()
+	defer s.open.Add(-1)
 	defer ch.Close()
 	var pgid atomic.Int64
 	for req := range reqs {

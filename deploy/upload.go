@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pkg/sftp"
+	"golang.org/x/crypto/ssh"
 )
 
 // tmpPrefix names upload temporaries in the work directory; a broken upload
@@ -127,7 +128,7 @@ func statKey(p string) string {
 // recordSum writes the sum record of the just-renamed binary.
 func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
 	rec := shQuote(path.Join(wd, sumRecord))
-	_, err := c.run(ctx, "printf '%s %s\\n' "+sum+" \"$("+statKey(final)+")\" > "+rec+".tmp && mv -f "+rec+".tmp "+rec)
+	_, err := c.exec(ctx, "printf '%s %s\\n' "+sum+" \"$("+statKey(final)+")\" > "+rec+".tmp && mv -f "+rec+".tmp "+rec)
 	return err
 }
 
@@ -135,16 +136,16 @@ func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
 // its sha256 on the host, and renames it over final, so final is never a
 // half-written binary.
 func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, wd, final string) (int64, error) {
-	release, err := c.acquire(ctx)
+	release, err := c.acquire(ctx, 2) // the SFTP session, and one for verify and record
 	if err != nil {
 		return 0, err
 	}
 	defer release()
-	sc, err := sftp.NewClient(c.client, sftp.UseConcurrentWrites(true))
+	sc, closeSFTP, err := openSFTP(ctx, c)
 	if err != nil {
-		return 0, fmt.Errorf("deploy: sftp to %s: %w", c.ep, err)
+		return 0, err
 	}
-	defer sc.Close()
+	defer closeSFTP()
 	stop := context.AfterFunc(ctx, func() { sc.Close() })
 	defer stop()
 	removeStale(sc, wd, h.Name)
@@ -169,6 +170,41 @@ func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, w
 		return n, err
 	}
 	return n, nil
+}
+
+// openSFTP starts the sftp subsystem on a session of c. Its close function
+// waits until the server has closed the session too, so the slot is free on
+// the server's side (MaxSessions) before it is released on ours.
+func openSFTP(ctx context.Context, c *sshConn) (*sftp.Client, func(), error) {
+	s, err := c.newSession(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := s.StdinPipe()
+	if err == nil {
+		var r io.Reader
+		if r, err = s.StdoutPipe(); err == nil {
+			if err = s.RequestSubsystem("sftp"); err == nil {
+				var sc *sftp.Client
+				if sc, err = sftp.NewClientPipe(r, w, sftp.UseConcurrentWrites(true)); err == nil {
+					return sc, func() { sc.Close(); closeSession(s) }, nil
+				}
+			}
+		}
+	}
+	s.Close()
+	return nil, nil, fmt.Errorf("deploy: sftp on %s: %w", c.ep, err)
+}
+
+// closeSession closes s and waits (a bounded time) for the server's close.
+func closeSession(s *ssh.Session) {
+	s.Close()
+	done := make(chan struct{})
+	go func() { s.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
 }
 
 // copyTo writes bin to tmp (mode 0755), reporting progress.
@@ -204,7 +240,7 @@ func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h Host, bin bina
 // verify checks the uploaded file's sha256 on the host.
 func (d *deployer) verify(ctx context.Context, c *sshConn, h Host, bin binary, tmp string) error {
 	d.ev.emit(h.Name, PhaseVerify, 1, "", nil)
-	out, err := c.run(ctx, remoteSum(tmp))
+	out, err := c.exec(ctx, remoteSum(tmp))
 	if err != nil {
 		return err
 	}

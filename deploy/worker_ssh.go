@@ -30,11 +30,11 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 	if err != nil {
 		return nil, err
 	}
-	free, err := c.acquire(ctx)
+	free, err := c.acquire(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
-	s, stdin, stdout, err := openWorkerSession(c)
+	s, stdin, stdout, err := openWorkerSession(ctx, c)
 	if err != nil {
 		free()
 		return nil, err
@@ -73,10 +73,10 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 	return w, nil
 }
 
-func openWorkerSession(c *sshConn) (*ssh.Session, io.WriteCloser, io.Reader, error) {
-	s, err := c.client.NewSession()
+func openWorkerSession(ctx context.Context, c *sshConn) (*ssh.Session, io.WriteCloser, io.Reader, error) {
+	s, err := c.newSession(ctx)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, err)
+		return nil, nil, nil, err
 	}
 	stdin, err := s.StdinPipe()
 	if err != nil {

@@ -79,3 +79,13 @@ func TestPingPongWorks(t *testing.T) {
 		}
 	}
 }
+
+func TestComparePingPong(t *testing.T) {
+	plain, rm, err := ComparePingPong(context.Background(), "unix", 1024, 2, 0, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plain.Plain || rm.Plain || plain.RoundTrips < 20 || rm.RoundTrips < 20 || rm.Size != 1024 {
+		t.Fatalf("plain %+v rmnp %+v", plain, rm)
+	}
+}

@@ -233,3 +233,37 @@ func (p *PingPong) Close() error {
 	}
 	return os.RemoveAll(p.dir)
 }
+
+// ComparePingPong measures the plain baseline and RMNP alternately, rounds times
+// each for about d per round (at least minTrips round trips), and returns the best
+// round of each: on a shared machine the fastest round is the one least disturbed
+// by other load, and alternating exposes both to the same conditions.
+func ComparePingPong(ctx context.Context, transport string, size, rounds int, d time.Duration, minTrips int) (plain, rmnp PingPongResult, err error) {
+	pp, err := NewPingPong(ctx, transport, true, size)
+	if err != nil {
+		return plain, rmnp, err
+	}
+	defer pp.Close()
+	pr, err := NewPingPong(ctx, transport, false, size)
+	if err != nil {
+		return plain, rmnp, err
+	}
+	defer pr.Close()
+	better := func(a, b PingPongResult) bool {
+		return b.RoundTrips == 0 || a.Elapsed*time.Duration(b.RoundTrips) < b.Elapsed*time.Duration(a.RoundTrips)
+	}
+	for i := 0; i < rounds; i++ {
+		for _, p := range []*PingPong{pp, pr} {
+			r, err := p.Measure(ctx, d, minTrips)
+			if err != nil {
+				return plain, rmnp, err
+			}
+			if p.plain && better(r, plain) {
+				plain = r
+			} else if !p.plain && better(r, rmnp) {
+				rmnp = r
+			}
+		}
+	}
+	return plain, rmnp, nil
+}

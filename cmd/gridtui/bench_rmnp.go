@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gridtui/gridtui/rmnp"
+	"github.com/spf13/cobra"
+)
+
+// benchRmnpFlags are the flags of `gridtui bench rmnp`.
+type benchRmnpFlags struct {
+	sizes      string
+	transports string
+	rounds     int
+	round      time.Duration
+	minTrips   int
+}
+
+// newBenchRmnpCmd returns `gridtui bench rmnp`: one-way latency and bandwidth of RMNP
+// against a plain net.Conn ping-pong measured in the same run (loopback only).
+func newBenchRmnpCmd() *cobra.Command {
+	f := &benchRmnpFlags{}
+	cmd := &cobra.Command{
+		Use:   "rmnp",
+		Short: "Measure RMNP latency and bandwidth against a plain socket ping-pong",
+		Long: "rmnp runs a ping-pong between two endpoints of this process over loopback TCP\n" +
+			"(127.0.0.1) and a Unix socket, through RMNP (a synchronous DATA link) and over a\n" +
+			"plain net.Conn as the baseline, alternating the two, and prints the best round of\n" +
+			"each: one-way latency (half a round trip), bandwidth, and the RMNP/plain ratios.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBenchRmnp(cmd, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.sizes, "sizes", "8,1K,64K,512K,4M", "message sizes (suffix K or M for KiB, MiB)")
+	cmd.Flags().StringVar(&f.transports, "transports", "tcp,unix", "transports: tcp, unix")
+	cmd.Flags().IntVar(&f.rounds, "rounds", 5, "alternating rounds per size (best kept)")
+	cmd.Flags().DurationVar(&f.round, "round", 200*time.Millisecond, "duration of one round")
+	cmd.Flags().IntVar(&f.minTrips, "min-trips", 10, "minimum round trips per round")
+	return cmd
+}
+
+func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
+	sizes, err := parseSizes(f.sizes)
+	if err != nil {
+		return err
+	}
+	if f.rounds < 1 || f.minTrips < 1 {
+		return fmt.Errorf("gridtui bench rmnp: --rounds and --min-trips must be positive")
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "| transport | size | plain one-way | rmnp one-way | latency ratio | plain MB/s | rmnp MB/s | bandwidth ratio |\n")
+	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|\n")
+	for _, tr := range strings.Split(f.transports, ",") {
+		for _, size := range sizes {
+			plain, rm, err := rmnp.ComparePingPong(cmd.Context(), strings.TrimSpace(tr), size, f.rounds, f.round, f.minTrips)
+			if err != nil {
+				return fmt.Errorf("gridtui bench rmnp: %s %d B: %w", tr, size, err)
+			}
+			writeBenchRow(out, plain, rm)
+		}
+	}
+	return nil
+}
+
+func writeBenchRow(out io.Writer, plain, rm rmnp.PingPongResult) {
+	lp, lr := plain.OneWay(), rm.OneWay()
+	bp, br := plain.Bandwidth()/1e6, rm.Bandwidth()/1e6
+	fmt.Fprintf(out, "| %s | %s | %v | %v | %.2f× | %.0f | %.0f | %.2f× |\n",
+		plain.Transport, sizeLabel(plain.Size), lp.Round(10*time.Nanosecond), lr.Round(10*time.Nanosecond),
+		float64(lr)/float64(lp), bp, br, br/bp)
+}
+
+// parseSizes reads "8,1K,64K,4M".
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		mult := 1
+		switch {
+		case strings.HasSuffix(f, "K"):
+			mult, f = 1<<10, strings.TrimSuffix(f, "K")
+		case strings.HasSuffix(f, "M"):
+			mult, f = 1<<20, strings.TrimSuffix(f, "M")
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 || n*mult > 64<<20 {
+			return nil, fmt.Errorf("gridtui bench rmnp: bad size %q in --sizes (1 B to 64 MiB)", f)
+		}
+		sizes = append(sizes, n*mult)
+	}
+	return sizes, nil
+}
+
+func sizeLabel(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestBenchRmnpCmd(t *testing.T) {
+	cmd := newBenchRmnpCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--sizes", "8,2K", "--rounds", "1", "--round", "1ms", "--min-trips", "5"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2+4 {
+		t.Fatalf("want header + 4 rows:\n%s", out.String())
+	}
+	for _, want := range []string{"| tcp | 8 B |", "| unix | 2 KiB |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []int
+		err      bool
+	}{
+		{"default", "8,1K,64K,512K,4M", []int{8, 1024, 64 << 10, 512 << 10, 4 << 20}, false},
+		{"zero", "0", nil, true},
+		{"junk", "8,x", nil, true},
+		{"too big", "65M", nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseSizes(tc.in)
+			if (err != nil) != tc.err || len(got) != len(tc.want) {
+				t.Fatalf("parseSizes(%q) = %v, %v", tc.in, got, err)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("parseSizes(%q) = %v", tc.in, got)
+				}
+			}
+		})
+	}
+}

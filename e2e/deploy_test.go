@@ -125,7 +125,8 @@ func checkHellos(t *testing.T, g *Grid, out string) {
 			t.Errorf("%s: no hello line for %s in:\n%s", h.Name, h.Ethernet, out)
 			continue
 		}
-		for _, want := range []string{"tcp://" + h.Ethernet.String() + ":", "tcp://" + h.Fast.String() + ":"} {
+		// "on a1": each host has a hostname of its own (its UTS namespace).
+		for _, want := range []string{"on " + h.Name + " (", "tcp://" + h.Ethernet.String() + ":", "tcp://" + h.Fast.String() + ":"} {
 			if !strings.Contains(line, want) {
 				t.Errorf("%s: worker hello does not listen on %s…: %s", h.Name, want, line)
 			}

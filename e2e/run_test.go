@@ -278,3 +278,20 @@ func checkNoWorkers(t *testing.T, g *Grid, broken *Host) {
 		}
 	}
 }
+
+// TestRunSixteenHosts builds the largest grid (8+8 hosts), checks that a
+// seventeenth host is refused, and runs a hybrid job on all sixteen.
+func TestRunSixteenHosts(t *testing.T) {
+	needGrid(t)
+	if _, err := Up(context.Background(), Config{HostsA: 9, HostsB: 8}); err == nil || !strings.Contains(err.Error(), "9+8 hosts") {
+		t.Fatalf("Up with 17 hosts: %v, want a refusal naming 9+8", err)
+	}
+	g := newGridT(t, Config{HostsA: 8, HostsB: 8})
+	deployOrSkip(t, g)
+	out := runJob(t, g, "--nodes", "16", "--scheme", "hybrid", "--n", "32", "--eps", "1e-6", "--wall-time", "2m")
+	rep := out.report
+	if out.code != 0 || rep == nil || rep.Outcome != "ok" || len(rep.Nodes) != 16 {
+		t.Fatalf("16-node hybrid run: exit %d, report %+v", out.code, rep)
+	}
+	checkRunRoutes(t, g, rep.Routes)
+}

@@ -1,6 +1,17 @@
-// Package rmnp implements the Reconfigurable Multi-Network Protocol of GRIDHPC:
-// authenticated connections between workers over several networks at once, the
-// paper's Send / Receive / Wait operations with CTRL and DATA flags, and a
-// communication mode chosen per link (reliable FIFO for synchronous links,
-// latest-value for asynchronous DATA). The wire format is specified in spec.md.
+// Package rmnp implements the Reconfigurable Multi-Network Protocol of GRIDHPC
+// (Sec. V-A): authenticated connections between the workers of a run over several
+// networks at once (TCP per NIC address, a Unix socket for same-host peers), and the
+// paper's GRID_Send / GRID_Receive / GRID_Wait as Endpoint.Send, Receive and Wait
+// with CTRL and DATA flags.
+//
+// The communication mode is chosen per link by the engine, not by the caller: on a
+// Sync link DATA is reliable and in order and Receive blocks; on an Async link DATA
+// is latest-value (a newer update replaces an unread or still-queued older one, the
+// AIAC chapter's "skip"). CTRL is always reliable and in order and never overtaken
+// by DATA. Messages that arrive before their Receive are buffered (PACX-MPI).
+//
+// Each link has one reader goroutine and one sender goroutine; a Receive that has to
+// wait reads its link itself, so the hot path neither allocates nor switches
+// goroutines. Counters per link and per network are atomics (Stats). The wire format
+// and the handshake are specified in spec.md.
 package rmnp

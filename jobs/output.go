@@ -31,8 +31,10 @@ func checkGrid(p Obstacle, u []float64) error {
 // open directly: the N³ interior points with origin (h, h, h) and spacing h,
 // point arrays "u" and "u_minus_phi" (zero on the contact set) as Float64,
 // inline base64 binary with a UInt64 byte-count header (encoded together with
-// the data, as VTK expects for uncompressed arrays). VTK orders points x
-// fastest, the transpose of our x-major layout, so values are reordered here.
+// the data, as VTK expects for uncompressed arrays; checked with VTK 9.1's
+// vtkXMLImageDataReader: dimensions, origin, spacing, values at known
+// points). VTK orders points x fastest, the transpose of our x-major layout,
+// so values are reordered here.
 func WriteVTI(w io.Writer, p Obstacle, u []float64) error {
 	if err := checkGrid(p, u); err != nil {
 		return err

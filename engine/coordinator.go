@@ -69,7 +69,7 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 	}
 	n.coord = c
 	n.mu.Unlock()
-	n.live.watch(SubmitterID, "submitter")
+	n.live.watchFor(SubmitterID, "submitter", ParentTimeout)
 	go n.forwardTasks(cctx, c)
 	if own != nil {
 		return n.startTask(ctx, n.self, own.Task)
@@ -126,7 +126,8 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, 
 		}
 		c.mu.Lock()
 		for _, s := range ss {
-			if old, ok := c.statuses[s.Node]; ok && old.State != StateFailed {
+			old, ok := c.statuses[s.Node]
+			if ok && old.State != StateFailed && old.State != StateTerminated && s.Iteration >= old.Iteration {
 				c.statuses[s.Node], c.dirty = s, true
 			}
 		}

@@ -14,9 +14,14 @@ import (
 // lost: that catches a process that is stopped (SIGSTOP) or hung, and a
 // network cut that TCP would only notice after minutes. A process that dies
 // closes its sockets, and the PeerDown event of rmnp reports it at once.
+//
+// A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
+// that when a coordinator hangs the submitter names it before its workers
+// give up on it and exit (which would otherwise look like their failure).
 const (
 	HeartbeatInterval = 250 * time.Millisecond
 	HeartbeatTimeout  = 2 * time.Second
+	ParentTimeout     = 2500 * time.Millisecond
 )
 
 // liveness tracks when each watched peer was last heard from.
@@ -24,19 +29,25 @@ type liveness struct {
 	mu      sync.Mutex
 	last    map[rmnp.PeerID]time.Time
 	names   map[rmnp.PeerID]string
+	limit   map[rmnp.PeerID]time.Duration
 	timeout time.Duration
 }
 
 func newLiveness(timeout time.Duration) *liveness {
-	return &liveness{last: map[rmnp.PeerID]time.Time{}, names: map[rmnp.PeerID]string{}, timeout: timeout}
+	return &liveness{last: map[rmnp.PeerID]time.Time{}, names: map[rmnp.PeerID]string{},
+		limit: map[rmnp.PeerID]time.Duration{}, timeout: timeout}
 }
 
 // watch starts watching id (named name), as if just heard from.
-func (l *liveness) watch(id rmnp.PeerID, name string) {
+func (l *liveness) watch(id rmnp.PeerID, name string) { l.watchFor(id, name, l.timeout) }
+
+// watchFor watches id with its own timeout.
+func (l *liveness) watchFor(id rmnp.PeerID, name string, timeout time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last[id] = time.Now()
 	l.names[id] = name
+	l.limit[id] = timeout
 }
 
 // unwatch stops watching id.
@@ -45,6 +56,7 @@ func (l *liveness) unwatch(id rmnp.PeerID) {
 	defer l.mu.Unlock()
 	delete(l.last, id)
 	delete(l.names, id)
+	delete(l.limit, id)
 }
 
 // reset stops watching every peer.
@@ -53,6 +65,7 @@ func (l *liveness) reset() {
 	defer l.mu.Unlock()
 	clear(l.last)
 	clear(l.names)
+	clear(l.limit)
 }
 
 // seen records that id was heard from now; unwatched peers are ignored.
@@ -78,10 +91,11 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 	defer l.mu.Unlock()
 	var out []lostPeer
 	for id, t := range l.last {
-		if d := now.Sub(t); d > l.timeout {
+		if d := now.Sub(t); d > l.limit[id] {
 			out = append(out, lostPeer{ID: id, Name: l.names[id], Silent: d})
 			delete(l.last, id)
 			delete(l.names, id)
+			delete(l.limit, id)
 		}
 	}
 	return out

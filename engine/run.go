@@ -34,6 +34,9 @@ type RunOptions struct {
 	Deploy deploy.Options
 	// NoRecord skips appending the run to the results store.
 	NoRecord bool
+	// OnWorkers, if set, is told the workers Run started (PIDs for the
+	// console, or for tests that signal them).
+	OnWorkers func([]*deploy.Worker)
 }
 
 // ErrNotEnoughNodes is wrapped when the job asks for more nodes than have a
@@ -78,6 +81,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}
 		defer stopWorkers(workers)
+		if opt.OnWorkers != nil {
+			opt.OnWorkers(workers)
+		}
 	}
 	nodes := liveNodes(workers)
 	plan, err := PlanJob(spec, inv, nodes)

@@ -262,7 +262,13 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 			return err
 		}
 		for _, st := range ss {
-			if st.Rank >= 0 && st.Rank < len(s.statuses) && s.plan.Ranks[st.Rank] == st.Node && s.statuses[st.Rank].State != StateFailed {
+			if st.Rank < 0 || st.Rank >= len(s.statuses) || s.plan.Ranks[st.Rank] != st.Node {
+				continue
+			}
+			// Statuses travel in the background and may arrive late: never
+			// go back in iterations, nor past a result or a failure.
+			cur := s.statuses[st.Rank]
+			if s.headers[st.Rank] == nil && cur.State != StateFailed && st.Iteration >= cur.Iteration {
 				s.statuses[st.Rank], s.dirty = st, true
 			}
 		}

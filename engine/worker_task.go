@@ -15,6 +15,10 @@ import (
 	"github.com/gridtui/gridtui/rmnp"
 )
 
+// secondaryDelay holds back the report of a worker whose neighbour link
+// died, so that the failure is attributed to the node that caused it.
+const secondaryDelay = 1500 * time.Millisecond
+
 // linkTimeout bounds how long a worker waits for its lower neighbour to dial.
 const linkTimeout = 30 * time.Second
 
@@ -49,7 +53,7 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 	data := n.data
 	n.mu.Unlock()
 	if parent != n.self {
-		n.live.watch(parent, "coordinator")
+		n.live.watchFor(parent, "coordinator", ParentTimeout)
 	}
 	go func() {
 		defer close(job.done)
@@ -63,6 +67,15 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) {
 	t := job.task
 	fail := func(err error) {
+		if errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) {
+			// A lost neighbour link is a consequence: give the node that
+			// actually failed time to be named first (the run is then
+			// aborted and this report is never sent).
+			select {
+			case <-ctx.Done():
+			case <-time.After(secondaryDelay):
+			}
+		}
 		if ctx.Err() != nil {
 			return // the run was stopped from above; nothing to report
 		}

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// detectLimit is the failure-detection bound of the issue: a worker that
+// dies, hangs or is cut off is named within 3 s.
+const detectLimit = 3 * time.Second
+
+// TestRunFailures kills (SIGKILL) or stops (SIGSTOP) one worker mid-run, or
+// interrupts the run, and checks that the run stops everywhere, the report
+// names the node and the cause, detection took at most 3 s, and no worker
+// process is left.
+func TestRunFailures(t *testing.T) {
+	tests := map[string]struct {
+		node   string
+		sig    syscall.Signal // 0: cancel the run's context (Ctrl-C)
+		cause  string         // alternatives separated by |
+		scheme jobs.Scheme
+	}{
+		"kill worker":      {node: "alpha-3", sig: syscall.SIGKILL, cause: "exited|connection lost", scheme: jobs.Synchronous},
+		"stop worker":      {node: "alpha-2", sig: syscall.SIGSTOP, cause: "heartbeat", scheme: jobs.Asynchronous},
+		"stop coordinator": {node: "beta-1", sig: syscall.SIGSTOP, cause: "heartbeat", scheme: jobs.Hybrid},
+		"kill coordinator": {node: "alpha-1", sig: syscall.SIGKILL, cause: "exited|connection lost", scheme: jobs.Hybrid},
+		"interrupt":        {sig: 0, cause: "interrupted", scheme: jobs.Asynchronous},
+	}
+	inv := loadInventory(t, "")
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-15}, Scheme: tc.scheme,
+				Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
+			var (
+				mu       sync.Mutex
+				pids     = map[string]int{}
+				signaled time.Time
+				detected time.Time
+			)
+			opt := RunOptions{Inventory: inv, NoRecord: true,
+				OnWorkers: func(ws []*deploy.Worker) {
+					for _, w := range ws {
+						pids[w.Host.Name] = w.Hello.PID
+					}
+				},
+				OnSnapshot: func(s Snapshot) {
+					mu.Lock()
+					defer mu.Unlock()
+					if !signaled.IsZero() {
+						return
+					}
+					for _, n := range s.Nodes {
+						if n.Iteration < 20 {
+							return
+						}
+					}
+					signaled = time.Now()
+					if tc.sig == 0 {
+						cancel()
+						return
+					}
+					if err := syscall.Kill(pids[tc.node], tc.sig); err != nil {
+						t.Errorf("signal %s: %v", tc.node, err)
+					}
+				},
+				OnLog: func(ev LogEvent) {
+					mu.Lock()
+					defer mu.Unlock()
+					if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {
+						detected = time.Now()
+					}
+				},
+			}
+			rep, err := Run(ctx, spec, opt)
+			if !errors.Is(err, ErrRunFailed) {
+				t.Fatalf("error %v, want ErrRunFailed", err)
+			}
+			if rep == nil || rep.FailedNode != tc.node || !containsAny(rep.Cause, tc.cause) {
+				t.Fatalf("report names node %q cause %q; want %q and a cause with %q", rep.FailedNode, rep.Cause, tc.node, tc.cause)
+			}
+			if tc.node != "" && !strings.Contains(err.Error(), tc.node) {
+				t.Errorf("error %q does not name %s", err, tc.node)
+			}
+			mu.Lock()
+			lag := detected.Sub(signaled)
+			mu.Unlock()
+			if signaled.IsZero() || detected.IsZero() || lag > detectLimit {
+				t.Errorf("failure detected %v after the signal, want at most %v", lag, detectLimit)
+			}
+			t.Logf("%s: detected after %v: %s", name, lag.Round(time.Millisecond), rep.Cause)
+			var all []int
+			for _, p := range pids {
+				all = append(all, p)
+			}
+			if len(all) != 8 {
+				t.Fatalf("%d workers started, want 8", len(all))
+			}
+			assertGone(t, all)
+			if rep.Checked {
+				t.Error("a failed run reports a checked solution")
+			}
+		})
+	}
+}
+
+func containsAny(s, alts string) bool {
+	for _, a := range strings.Split(alts, "|") {
+		if strings.Contains(s, a) {
+			return true
+		}
+	}
+	return false
+}

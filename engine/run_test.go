@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestMain lets the test binary serve as `gridtui worker`: the local
+// launcher execs os.Executable() with the argument "worker".
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		if err := ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func loadInventory(t *testing.T, path string) *deploy.Inventory {
+	t.Helper()
+	if path == "" {
+		return deploy.Embedded()
+	}
+	inv, err := deploy.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inv
+}
+
+// runJob runs spec on inv and checks the report of a successful run.
+func runJob(t *testing.T, inv *deploy.Inventory, spec jobs.Spec, opt RunOptions) *Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opt.Inventory, opt.NoRecord = inv, true
+	opt.StoreDir = t.TempDir()
+	var pids []int
+	opt.OnWorkers = func(ws []*deploy.Worker) {
+		for _, w := range ws {
+			pids = append(pids, w.Hello.PID)
+		}
+	}
+	rep, err := Run(ctx, spec, opt)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	assertGone(t, pids)
+	if rep.Outcome != "ok" || !rep.Checked {
+		t.Fatalf("outcome %q checked %v", rep.Outcome, rep.Checked)
+	}
+	if rep.Residual >= 10*spec.Obstacle.Eps || !rep.Complementarity.OK {
+		t.Errorf("true residual %.3g (ε %g), complementarity %+v", rep.Residual, spec.Obstacle.Eps, rep.Complementarity)
+	}
+	for _, n := range rep.Nodes {
+		if n.State != StateTerminated || n.Iterations == 0 || !n.Converged {
+			t.Errorf("node %s: state %s, %d iterations, converged %v", n.Node, n.State, n.Iterations, n.Converged)
+		}
+	}
+	return rep
+}
+
+// assertGone checks the process table: no worker of the run is left.
+func assertGone(t *testing.T, pids []int) {
+	t.Helper()
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("worker process %d still exists after the run (kill 0: %v)", pid, err)
+		}
+	}
+}
+
+func TestRunSchemes(t *testing.T) {
+	inv := loadInventory(t, "")
+	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
+		for _, b := range []int{2, 4, 8} {
+			t.Run(fmt.Sprintf("%s/%d", scheme, b), func(t *testing.T) {
+				spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 24, Eps: 1e-8}, Scheme: scheme,
+					Nodes: jobs.NodeSelection{Any: b}, Cores: 1}
+				rep := runJob(t, inv, spec, RunOptions{})
+				if len(rep.Nodes) != b {
+					t.Fatalf("%d nodes in the report, want %d", len(rep.Nodes), b)
+				}
+				if scheme == jobs.Synchronous {
+					it := rep.Nodes[0].Iterations
+					for _, n := range rep.Nodes {
+						if n.Iterations != it {
+							t.Errorf("sync run: node %s did %d iterations, rank 0 did %d", n.Node, n.Iterations, it)
+						}
+					}
+				}
+				if b > 1 && len(rep.Traffic) == 0 {
+					t.Error("no data-plane traffic reported")
+				}
+			})
+		}
+	}
+}
+
+func TestRunHierarchy(t *testing.T) {
+	spec, err := jobs.LoadSpec("../testdata/jobs/groups.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	groups := map[int]bool{}
+	rep := runJob(t, loadInventory(t, ""), spec, RunOptions{OnSnapshot: func(s Snapshot) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range s.Nodes {
+			groups[n.Group] = true
+		}
+	}})
+	if len(rep.Groups) != 3 {
+		t.Fatalf("%d groups, want 3", len(rep.Groups))
+	}
+	coords := 0
+	for _, n := range rep.Nodes {
+		if n.Coordinator {
+			coords++
+		}
+		if want := spec.Groups[n.Group]; !contains(want.Workers, n.Node) {
+			t.Errorf("node %s reported in group %d (%v)", n.Node, n.Group, want.Workers)
+		}
+	}
+	if coords != 3 || len(groups) != 3 {
+		t.Errorf("%d coordinators in the report, telemetry from groups %v; want 3 of each", coords, groups)
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRun64Workers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 worker processes")
+	}
+	inv := loadInventory(t, "../testdata/jobs/sites64.toml")
+	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
+		t.Run(string(scheme), func(t *testing.T) {
+			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 64, Eps: 1e-6}, Scheme: scheme,
+				Nodes: jobs.NodeSelection{Any: 64}, Cores: 1}
+			rep := runJob(t, inv, spec, RunOptions{})
+			if len(rep.Nodes) != 64 || len(rep.Groups) != 2 {
+				t.Fatalf("%d nodes in %d groups, want 64 in 2", len(rep.Nodes), len(rep.Groups))
+			}
+		})
+	}
+}
+
+func TestRunNotEnoughNodes(t *testing.T) {
+	inv := loadInventory(t, "")
+	tests := map[string]jobs.Spec{
+		"any":     {Obstacle: jobs.ObstacleSpec{N: 24}, Nodes: jobs.NodeSelection{Any: 9}},
+		"cluster": {Obstacle: jobs.ObstacleSpec{N: 24}, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}, Any: 5}},
+		"host":    {Obstacle: jobs.ObstacleSpec{N: 24}, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}}},
+		"small n": {Obstacle: jobs.ObstacleSpec{N: 4}, Nodes: jobs.NodeSelection{Any: 8}},
+	}
+	for name, spec := range tests {
+		t.Run(name, func(t *testing.T) {
+			started := false
+			_, err := Run(context.Background(), spec, RunOptions{Inventory: inv, NoRecord: true,
+				OnWorkers: func([]*deploy.Worker) { started = true }})
+			if !errors.Is(err, ErrPlan) {
+				t.Fatalf("error %v, want ErrPlan", err)
+			}
+			if started {
+				t.Error("workers were started before the job was refused")
+			}
+		})
+	}
+}

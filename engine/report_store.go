@@ -1,26 +1,22 @@
 package engine
 
 import (
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// errNoStore is reported while the results store (jobs.RunRecord) is not
-// wired in.
-var errNoStore = errors.New("engine: run not recorded: results store not implemented yet")
+// maxResidualSamples bounds the residual history kept for a run; beyond it
+// every other sample is dropped (the history keeps its shape).
+const maxResidualSamples = 2048
 
-// gainCurve is a single-node reference run: its wall time and its residual
-// history, for the live computing-gain estimate.
+// gainCurve is a single-node reference run from the results store: its
+// wall time t1 and its residual history, for the live computing-gain
+// estimate.
 type gainCurve struct {
 	t1   time.Duration
-	hist []sigmaAt
-}
-
-type sigmaAt struct {
-	At    time.Duration
-	Sigma float64
+	hist []jobs.ResidualSample
 }
 
 // gain estimates C_g live: the time the single-node run needed to reach
@@ -30,15 +26,118 @@ func (g *gainCurve) gain(sigma float64, elapsed time.Duration) float64 {
 		return 0
 	}
 	for _, p := range g.hist {
-		if p.Sigma <= sigma {
-			return p.At.Seconds() / elapsed.Seconds()
+		if float64(p.Sigma) <= sigma {
+			return p.Seconds / elapsed.Seconds()
 		}
 	}
 	return 0
 }
 
-func loadGainCurve(dir string, p jobs.Obstacle) *gainCurve { return nil }
+// loadResults opens the results store; a missing store is empty.
+func loadResults(dir string) (*jobs.Results, error) {
+	d, err := jobs.DataDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return jobs.Load(d)
+}
 
-func fastestSingleNode(dir string, p jobs.Obstacle) (time.Duration, bool) { return 0, false }
+// loadGainCurve finds the single-node reference of p, or nil.
+func loadGainCurve(dir string, p jobs.Obstacle) *gainCurve {
+	res, err := loadResults(dir)
+	if err != nil || res == nil {
+		return nil
+	}
+	rec, ok := res.SingleNodeReference(p.N, p.Eps)
+	if !ok || len(rec.Residuals) == 0 {
+		return nil
+	}
+	return &gainCurve{t1: rec.Wall(), hist: rec.Residuals}
+}
 
-func recordRun(rep *Report, s *submission, opt RunOptions) error { return errNoStore }
+// fastestSingleNode is t1 of GRIDHPC eq. 2 for p, from the results store.
+func fastestSingleNode(dir string, p jobs.Obstacle) (time.Duration, bool) {
+	res, err := loadResults(dir)
+	if err != nil || res == nil {
+		return 0, false
+	}
+	return res.FastestSingleNode(p.N, p.Eps)
+}
+
+// sampleResidual adds the run's global σ to its history.
+func (s *submission) sampleResidual(now time.Time) {
+	sigma, it := 0.0, 0
+	for _, st := range s.statuses {
+		sigma = max(sigma, st.Sigma)
+		it = max(it, st.Iteration)
+	}
+	if sigma == 0 {
+		return
+	}
+	if k := len(s.residuals); k > 0 && float64(s.residuals[k-1].Sigma) == sigma {
+		return
+	}
+	if len(s.residuals) >= maxResidualSamples {
+		kept := s.residuals[:0]
+		for i := 0; i < len(s.residuals); i += 2 {
+			kept = append(kept, s.residuals[i])
+		}
+		s.residuals = kept
+	}
+	s.residuals = append(s.residuals, jobs.ResidualSample{Iteration: it, Seconds: now.Sub(s.start).Seconds(), Sigma: jobs.Float(sigma)})
+}
+
+// recordRun appends the run to the results store, failed runs too.
+func recordRun(rep *Report, s *submission, opt RunOptions) error {
+	dir, err := jobs.DataDir(opt.StoreDir)
+	if err != nil {
+		return err
+	}
+	rec := jobs.RunRecord{Time: rep.Started, Machine: jobs.LocalMachine(), WallSeconds: rep.Wall.Seconds(),
+		Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause}
+	if rep.FailedNode != "" {
+		rec.Reason = fmt.Sprintf("node %s: %s", rep.FailedNode, rep.Cause)
+	}
+	var clusters []string
+	cores := 0
+	for _, n := range rep.Nodes {
+		node, _ := s.plan.Htable.Node(n.Node)
+		nr := jobs.NodeRecord{Name: n.Node, Host: node.Host, Cluster: node.Cluster, Rank: n.Rank, Cores: n.Cores,
+			Iterations: n.Iterations, Sigma: jobs.Float(n.Sigma), ComputeSeconds: n.Compute.Seconds(),
+			SendSeconds: n.Send.Seconds(), WaitSeconds: n.Wait.Seconds(), Err: n.Err, Stats: map[string]float64{}}
+		for _, t := range n.Traffic {
+			nr.Stats["messages."+t.Network] = float64(t.Messages)
+			nr.Stats["bytes."+t.Network] = float64(t.Bytes)
+			nr.Stats["skipped."+t.Network] = float64(t.Skipped)
+		}
+		rec.Nodes = append(rec.Nodes, nr)
+		clusters = append(clusters, node.Cluster)
+		cores += n.Cores
+	}
+	sp := rep.Spec
+	rec.Job = jobs.RunConfig{Name: sp.Name, App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps, MaxIter: sp.MaxIter,
+		Scheme: sp.Scheme, Detector: sp.Detector, Nodes: len(rep.Nodes), Cores: cores,
+		Grid: jobs.GridLabel(clusters), Clusters: uniq(clusters)}
+	if rep.Checked {
+		r := jobs.Float(rep.Residual)
+		c := rep.Complementarity
+		rec.TrueResidual, rec.Complementarity = &r, &c
+	}
+	if err := jobs.Append(dir, &rec); err != nil {
+		return fmt.Errorf("engine: record run: %w", err)
+	}
+	rep.RecordID = rec.ID
+	return nil
+}
+
+func uniq(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

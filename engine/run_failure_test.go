@@ -47,7 +47,8 @@ func TestRunFailures(t *testing.T) {
 				signaled time.Time
 				detected time.Time
 			)
-			opt := RunOptions{Inventory: inv, NoRecord: true,
+			store := t.TempDir()
+			opt := RunOptions{Inventory: inv, StoreDir: store,
 				OnWorkers: func(ws []*deploy.Worker) {
 					for _, w := range ws {
 						pids[w.Host.Name] = w.Hello.PID
@@ -108,6 +109,13 @@ func TestRunFailures(t *testing.T) {
 			assertGone(t, all)
 			if rep.Checked {
 				t.Error("a failed run reports a checked solution")
+			}
+			res, err := jobs.Load(store)
+			if err != nil || len(res.Records) != 1 {
+				t.Fatalf("results store: %v, %d records", err, len(res.Records))
+			}
+			if rec := res.Records[0]; rec.OK() || !strings.Contains(rec.Reason, tc.node) || len(rec.Nodes) != 8 {
+				t.Errorf("recorded outcome %q reason %q with %d nodes", rec.Outcome, rec.Reason, len(rec.Nodes))
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"syscall"
@@ -185,5 +186,53 @@ func TestRunNotEnoughNodes(t *testing.T) {
 				t.Error("workers were started before the job was refused")
 			}
 		})
+	}
+}
+
+// TestRunRecordsAndGain records a single-node run, then a 4-node run of the
+// same problem, whose report and live telemetry carry the computing gain
+// C_g = t1/ts against it.
+func TestRunRecordsAndGain(t *testing.T) {
+	inv := loadInventory(t, "")
+	store := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 32, Eps: 1e-8}, Scheme: jobs.Asynchronous,
+		Nodes: jobs.NodeSelection{Any: 1}, Cores: 1}
+	one, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.RecordID == "" || one.Gain != 0 {
+		t.Fatalf("single-node run: record %q, gain %v", one.RecordID, one.Gain)
+	}
+	spec.Nodes.Any = 4
+	var mu sync.Mutex
+	live := 0.0
+	four, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store, OnSnapshot: func(s Snapshot) {
+		mu.Lock()
+		defer mu.Unlock()
+		live = max(live, s.Gain)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (four.T1 - one.Wall).Abs() > time.Millisecond {
+		t.Errorf("t1 = %v, want the single-node wall time %v", four.T1, one.Wall)
+	}
+	if want := four.T1.Seconds() / four.Wall.Seconds(); four.Gain <= 0 || math.Abs(four.Gain-want) > 1e-9 {
+		t.Errorf("gain %v, want t1/ts = %v", four.Gain, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if live <= 0 {
+		t.Error("no live gain estimate during the run")
+	}
+	res, err := jobs.Load(store)
+	if err != nil || len(res.Records) != 2 || res.Records[1].Job.Nodes != 4 || res.Records[1].TrueResidual == nil {
+		t.Fatalf("results store: %v, %+v", err, res)
+	}
+	if len(res.Records[0].Residuals) == 0 {
+		t.Error("no residual history recorded")
 	}
 }

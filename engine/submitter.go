@@ -30,16 +30,17 @@ type submission struct {
 	live   *liveness
 	coords map[rmnp.PeerID]string
 
-	start    time.Time
-	statuses []NodeStatus
-	headers  []*resultHeader
-	values   [][]float64
-	got      []int
-	dirty    bool
-	lastSnap time.Time
-	failed   *failure
-	outcome  string
-	gainRef  *gainCurve
+	start     time.Time
+	statuses  []NodeStatus
+	headers   []*resultHeader
+	values    [][]float64
+	got       []int
+	dirty     bool
+	lastSnap  time.Time
+	failed    *failure
+	outcome   string
+	gainRef   *gainCurve
+	residuals []jobs.ResidualSample
 }
 
 func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
@@ -229,6 +230,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 					s.post(id, []byte{byte(msgHeartbeat)})
 				}
 			}
+			s.sampleResidual(now)
 			s.snapshot(now, false)
 		}
 	}
@@ -237,6 +239,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	} else {
 		s.end(msgEnd, "done")
 	}
+	s.sampleResidual(time.Now())
 	s.snapshot(time.Now(), true)
 }
 

@@ -2,4 +2,32 @@
 // (submitter, coordinator, worker), the synchronous, asynchronous and hybrid
 // schemes, their termination detectors (convergence tokens, activity graph,
 // timed sync/async switching) and the telemetry the console displays.
+//
+// # Schemes and termination (Solve)
+//
+// The b workers of a job own slabs 0…b−1 of the grid and form a chain; each
+// exchanges halo planes with its two neighbours as rmnp DATA and detector
+// messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
+//
+// Synchronous: iteration k+1 uses the neighbours' iteration-k halos, so the
+// values are bit-for-bit the serial ones. Termination by the tokens of Fig. 6,
+// pipelined (ConvergenceTokens): all ranks stop after the same iteration, at
+// most 2(b−1) iterations after the serial run would have.
+//
+// Asynchronous and hybrid: each worker iterates on the newest halos it holds
+// (hybrid: synchronous links inside a cluster, asynchronous across).
+// Termination by the activity graph of Figs. 7–8, implemented as a
+// Dijkstra–Scholten diffusing-computation detector (ActivityGraph) whose
+// invariant is: every Active worker and every sent but unacknowledged update
+// lies in the tree rooted at rank 0. A worker that takes an update becomes
+// Active again even if its local test had passed; it sends every plane that
+// moved by ≥ ε before it goes Inactive. So the root, once Inactive with no
+// unacknowledged update, knows that no worker computes, no update is in
+// flight, and each worker's last sweep passed its local test (σ < ε) on halos
+// within ε of its neighbours' final values: termination is never early.
+//
+// The second asynchronous detector is the AIAC chapter's timed switch: runs of
+// asynchronous iterations alternate with synchronous sections of two
+// iterations whose halos travel as CTRL, and a section's global test ends the
+// run (SwitchTimer, SectionVote).
 package engine

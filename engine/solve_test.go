@@ -171,3 +171,114 @@ func TestSyncMaxIterations(t *testing.T) {
 		}
 	}
 }
+
+// maxDiff returns max |a − b|.
+func maxDiff(a, b []float64) float64 {
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(a[i]-b[i]))
+	}
+	return d
+}
+
+// checkAsync solves c and checks the solution against the serial one.
+func checkAsync(t *testing.T, c chainRun, serial []float64) {
+	t.Helper()
+	res, ranges := c.run(t)
+	u := assemble(t, c.p, ranges, res)
+	if d := maxDiff(u, serial); d > 1e-6 {
+		t.Fatalf("max |u − serial| = %g > 1e-6 (iterations %v)", d, iterationsOf(res))
+	}
+	// No early termination: the gathered solution passes the global test up to
+	// the ε-sized halo staleness the scheme allows.
+	if r := jobs.Residual(c.p, u); r > 2*c.p.Eps {
+		t.Fatalf("true residual %g > 2ε (iterations %v)", r, iterationsOf(res))
+	}
+}
+
+func iterationsOf(res []SolveResult) []int {
+	out := make([]int, len(res))
+	for i, r := range res {
+		out[i] = r.Iterations
+	}
+	return out
+}
+
+func repeats(t *testing.T) int {
+	if testing.Short() {
+		return 2
+	}
+	return 20
+}
+
+func TestAsyncActivityTerminates(t *testing.T) {
+	p := jobs.Obstacle{N: 16, Eps: 1e-10}
+	serial, _, _ := jobs.SerialSolve(p)
+	for ranks := 2; ranks <= 8; ranks++ {
+		t.Run(fmt.Sprintf("b%d", ranks), func(t *testing.T) {
+			for range repeats(t) {
+				checkAsync(t, chainRun{p: p, ranks: ranks, cores: 1, scheme: jobs.Asynchronous}, serial)
+			}
+		})
+	}
+}
+
+// delayUpper makes rank r sleep before every DATA send to its upper
+// neighbour, so that the neighbour iterates on stale halos.
+func delayUpper(r int, d time.Duration) map[int]*solveHooks {
+	return map[int]*solveHooks{r: {beforeSend: func(s Side) {
+		if s == Upper {
+			time.Sleep(d)
+		}
+	}}}
+}
+
+func TestAsyncActivityDelayedLink(t *testing.T) {
+	p := jobs.Obstacle{N: 16, Eps: 1e-10}
+	serial, _, _ := jobs.SerialSolve(p)
+	for _, ranks := range []int{2, 4} {
+		t.Run(fmt.Sprintf("b%d", ranks), func(t *testing.T) {
+			for range repeats(t) {
+				checkAsync(t, chainRun{p: p, ranks: ranks, cores: 1, scheme: jobs.Asynchronous,
+					hooks: delayUpper(ranks/2-1, 200*time.Microsecond)}, serial)
+			}
+		})
+	}
+}
+
+func TestHybridActivityTerminates(t *testing.T) {
+	p := jobs.Obstacle{N: 16, Eps: 1e-10}
+	serial, _, _ := jobs.SerialSolve(p)
+	for ranks := 2; ranks <= 8; ranks++ {
+		// Two clusters, or three from six ranks on: the links crossing a cluster
+		// boundary are asynchronous.
+		clusters := 2 + ranks/6
+		cross := func(r int) bool { return (r+1)*clusters/ranks != r*clusters/ranks }
+		t.Run(fmt.Sprintf("b%d", ranks), func(t *testing.T) {
+			for i := range repeats(t) {
+				c := chainRun{p: p, ranks: ranks, cores: 1 + i%2, scheme: jobs.Hybrid, asyncLink: cross}
+				if i%4 == 3 {
+					c.hooks = delayUpper(0, 200*time.Microsecond)
+				}
+				checkAsync(t, c, serial)
+			}
+		})
+	}
+}
+
+func TestAsyncSwitchTerminates(t *testing.T) {
+	p := jobs.Obstacle{N: 16, Eps: 1e-10}
+	serial, _, _ := jobs.SerialSolve(p)
+	for ranks := 1; ranks <= 8; ranks++ {
+		t.Run(fmt.Sprintf("b%d", ranks), func(t *testing.T) {
+			for i := range repeats(t) {
+				c := chainRun{p: p, ranks: ranks, cores: 1, scheme: jobs.Asynchronous,
+					detector: jobs.DetectSwitch, period: 5 * time.Millisecond}
+				if i%4 == 3 && ranks > 1 {
+					c.hooks = delayUpper(0, 200*time.Microsecond)
+				}
+				checkAsync(t, c, serial)
+			}
+		})
+	}
+}

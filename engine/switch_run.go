@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -51,13 +52,28 @@ func (s *solver) runSwitch(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := w.takeNewest(); err != nil {
+		took, err := w.takeNewest()
+		if err != nil {
 			return err
+		}
+		if !took && s.sigma >= 0 && s.sigma < s.eps {
+			// Nothing new and the local test holds: another sweep would change
+			// nothing that matters, so wait for a halo or the timer instead of
+			// burning the core the communication goroutines need.
+			if err := w.idle(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		s.sweep()
 		if err := w.sendAsync(ctx); err != nil {
 			return err
 		}
+		// Let rmnp's reader and writer goroutines run: without this a spinning
+		// solver starves them until the scheduler preempts it (~10 ms), and the
+		// asynchronous halos barely move (the AIAC chapter's separate send and
+		// receive threads).
+		runtime.Gosched()
 	}
 }
 
@@ -84,9 +100,24 @@ func (w *switchRun) sectionCalled() (bool, error) {
 	return called, nil
 }
 
+// idle waits for a message or the end of the asynchronous section.
+func (w *switchRun) idle(ctx context.Context) error {
+	wctx, cancel := context.WithDeadline(ctx, w.timer.start.Add(w.timer.Period))
+	defer cancel()
+	start := time.Now()
+	_, _, err := w.ep.Wait(wctx)
+	w.res.Wait += time.Since(start)
+	w.maybeReport(time.Now())
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil // a message, or the timer: the loop looks at both
+}
+
 // takeNewest takes the newest asynchronous halo of each link, if newer than
-// the one held.
-func (w *switchRun) takeNewest() error {
+// the one held, and reports whether it took one.
+func (w *switchRun) takeNewest() (bool, error) {
+	took := false
 	for _, l := range w.links {
 		if l == nil {
 			continue
@@ -97,20 +128,21 @@ func (w *switchRun) takeNewest() error {
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+				return false, fmt.Errorf("halo from rank %d: %w", l.rank, err)
 			}
 			seq, kind := haloHeaderOf(l.in)
 			if kind != haloPlane || n != haloHeader+w.plane {
-				return fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
+				return false, fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
 			}
 			if seq > l.seq {
 				l.seq = seq
 				_, halo := w.planes(l.side)
 				copy(halo, l.in[haloHeader:n])
+				took = true
 			}
 		}
 	}
-	return nil
+	return took, nil
 }
 
 // sendAsync sends both planes as asynchronous DATA.

@@ -58,6 +58,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(
 		newSitesCmd(g),
 		newRunCmd(g),
+		newResultsCmd(),
 		newDeployCmd(g),
 		newProbeCmd(g),
 		newWorkerCmd(g),

@@ -187,7 +187,7 @@ func openSFTP(ctx context.Context, c *sshConn) (*sftp.Client, func(), error) {
 			if err = s.RequestSubsystem("sftp"); err == nil {
 				var sc *sftp.Client
 				if sc, err = sftp.NewClientPipe(r, w, sftp.UseConcurrentWrites(true)); err == nil {
-					return sc, func() { sc.Close(); closeSession(s) }, nil
+					return sc, func() { sc.Close(); closeSession(s, r) }, nil
 				}
 			}
 		}
@@ -196,11 +196,12 @@ func openSFTP(ctx context.Context, c *sshConn) (*sftp.Client, func(), error) {
 	return nil, nil, fmt.Errorf("deploy: sftp on %s: %w", c.ep, err)
 }
 
-// closeSession closes s and waits (a bounded time) for the server's close.
-func closeSession(s *ssh.Session) {
+// closeSession closes s and waits (a bounded time) for the server's close,
+// which ends stdout. (Session.Wait is only for commands, not subsystems.)
+func closeSession(s *ssh.Session, stdout io.Reader) {
 	s.Close()
 	done := make(chan struct{})
-	go func() { s.Wait(); close(done) }()
+	go func() { io.Copy(io.Discard, stdout); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):

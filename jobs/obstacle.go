@@ -13,9 +13,10 @@ const DefaultEps = 1e-11
 // ObstacleLoad is the constant right-hand side f of the pinned obstacle problem.
 const ObstacleLoad = -10.0
 
-// MaxN bounds the grid size accepted by Validate: one array of MaxN³ float64
-// values is 8 GiB, beyond any node this console is meant to drive.
-const MaxN = 1024
+// MaxN bounds the grid size accepted by Validate, as the job spec does: the
+// whole grid is spread over many nodes, each holding SlabBytes of it; a
+// single node's memory is checked against SlabBytes, not here.
+const MaxN = 4096
 
 // ErrInvalidObstacle is wrapped by every error Validate returns.
 var ErrInvalidObstacle = errors.New("jobs: invalid obstacle problem")

@@ -56,6 +56,15 @@ type paddedSigma struct {
 	_ [56]byte
 }
 
+// SlabBytes returns the memory a Slab of the given number of planes holds
+// for grid size n: u and u' for its planes, two halo planes, and φ in
+// factored form. A planner can check it against a host's memory before
+// NewSlab allocates.
+func SlabBytes(n, planes int) int64 {
+	n64, m := int64(n), int64(planes)
+	return 8 * (2*m*n64*n64 + 2*n64*n64 + m*n64 + 2*n64)
+}
+
 // NewSlab allocates the slab of planes r for problem p, initialised to
 // u⁰ = max(φ, 0), with zero halos, and starts a pool of cores goroutines
 // (the caller's included) that split the y axis between them.

@@ -407,6 +407,9 @@ func TestSlabMemoryBudget(t *testing.T) {
 	const n = 96
 	held := slabHeapBytes(t, n, 3)
 	needed := float64(3 * n * n * n * 8)
+	if want := float64(SlabBytes(n, n)); held < 0.99*want || held > 1.01*want {
+		t.Errorf("slab holds %.0f bytes, SlabBytes says %.0f (±1 %% heap noise allowed)", held, want)
+	}
 	if ratio := held / needed; ratio > 1.2 || ratio < 0.6 {
 		t.Fatalf("slab holds %.0f bytes = %.3f × 3·n³·8, want ≤ 1.2 (and ≥ 0.6, or the measurement is broken)", held, ratio)
 	}

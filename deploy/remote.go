@@ -104,6 +104,7 @@ type limitedBuffer struct {
 	max int
 }
 
+// Write keeps what fits and reports everything written.
 func (l *limitedBuffer) Write(p []byte) (int, error) {
 	if room := l.max - l.buf.Len(); room > 0 {
 		l.buf.Write(p[:min(room, len(p))])

@@ -297,6 +297,7 @@ type progressReader struct {
 // Size returns the total number of bytes to read.
 func (p *progressReader) Size() int64 { return p.size }
 
+// Read reads from the file, reporting progress and stopping when ctx ends.
 func (p *progressReader) Read(b []byte) (int, error) {
 	if err := p.ctx.Err(); err != nil {
 		return 0, err

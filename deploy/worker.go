@@ -134,6 +134,7 @@ type tailBuffer struct {
 
 func newTail() *tailBuffer { return &tailBuffer{max: 4096} }
 
+// Write appends p, dropping the oldest bytes beyond max.
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -144,6 +145,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String returns the kept tail.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

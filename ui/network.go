@@ -109,7 +109,7 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 				addrs = ": " + p.Route.AAddr + " ↔ " + p.Route.BAddr
 			}
 			r.Cells = []string{p.A + " ↔ " + p.B, netLabel(p.Route.Network), reasonTail(p.Route.Reason) + addrs, pf}
-			if strings.HasPrefix(pf, "warn") || strings.HasPrefix(pf, "fail") {
+			if pf == "fallback" || pf == "failed" {
 				r.Tone = toneWarn
 			}
 		}

@@ -69,6 +69,8 @@ type Model struct {
 	quitting  bool
 	// keyPrompts are deployments waiting for the user's word on a host key.
 	keyPrompts map[string]hostKeyPromptMsg
+	// preflight holds the last run's pre-flight outcome per pair ("a↔b").
+	preflight map[string]string
 }
 
 // Messages the root handles itself.
@@ -97,14 +99,25 @@ func New(cfg Config) Model {
 		results:    NewResultsView(c, cfg.StoreDir),
 		help:       help.New(),
 		keyPrompts: map[string]hostKeyPromptMsg{},
+		preflight:  map[string]string{},
 	}
 	if cfg.Inventory != nil {
 		h, err := HtableFromInventory(cfg.Inventory)
 		m.network.SetHtable(h, err)
 		m.compose.SetHtable(h)
-		m.network.SetPairs(m.compose.Pairs())
+		m.showPairs()
 	}
 	return m
+}
+
+// showPairs hands the composed job's pairs to the Network view, with the
+// pre-flight outcome of the last run for the pairs it used.
+func (m *Model) showPairs() {
+	pairs := m.compose.Pairs()
+	for i := range pairs {
+		pairs[i].Preflight = m.preflight[pairs[i].A+"↔"+pairs[i].B]
+	}
+	m.network.SetPairs(pairs)
 }
 
 // Init starts the background samplers.
@@ -226,7 +239,7 @@ func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
 	case SpecLoadedMsg, SpecSavedMsg:
 		m.compose, cmd = m.compose.Update(msg)
-		m.network.SetPairs(m.compose.Pairs())
+		m.showPairs()
 		return m, cmd
 	case resultsLoadedMsg, exportDoneMsg:
 		m.results, cmd = m.results.Update(msg)
@@ -239,7 +252,7 @@ func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.network, cmd = m.network.Update(msg)
 	case TabCompose:
 		m.compose, cmd = m.compose.Update(msg)
-		m.network.SetPairs(m.compose.Pairs())
+		m.showPairs()
 	case TabRun:
 		m.run, cmd = m.run.Update(msg)
 	case TabResults:

@@ -66,7 +66,7 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 		h, err := HtableFromInventory(m.cfg.Inventory)
 		m.network.SetHtable(h, err)
 		m.compose.SetHtable(h)
-		m.network.SetPairs(m.compose.Pairs())
+		m.showPairs()
 		if err != nil {
 			m.setStatus(true, "probe: %v", err)
 		} else {
@@ -98,6 +98,11 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		ctx, cancel := context.WithCancel(m.cfg.Ctx)
 		m.cancelRun = cancel
 		m.run.Start(msg.Spec)
+		m.preflight = map[string]string{}
+		for _, p := range m.compose.Pairs() {
+			m.preflight[p.A+"↔"+p.B] = "pending"
+		}
+		m.showPairs()
 		m.tab = TabRun
 		m.setStatus(false, "run %s started", msg.Spec.Name)
 		var cmd tea.Cmd
@@ -154,6 +159,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		m.markRunWorkers(*msg.snap, WorkerBusy)
 	}
 	m.run.AppendLog(msg.logs...)
+	m.notePreflight(msg)
 	if !msg.done {
 		return msg.feed.tick()
 	}
@@ -169,6 +175,39 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		m.setStatus(false, "run finished")
 	}
 	return m.results.load()
+}
+
+// notePreflight records the pre-flight outcome of the run's pairs: a pair
+// whose best network did not answer is reported by the worker as
+// "a ↔ b: <net> unreachable (…), falling back to …" (probe.Preflight); once
+// any node iterates, every link is up, so the other pairs passed.
+func (m *Model) notePreflight(msg runTickMsg) {
+	changed := false
+	for _, e := range msg.logs {
+		for pair, st := range m.preflight {
+			a, b, _ := strings.Cut(pair, "↔")
+			if strings.HasPrefix(e.Text, a+" ↔ "+b+": ") && strings.Contains(e.Text, "unreachable") && st != "fallback" {
+				m.preflight[pair], changed = "fallback", true
+			}
+		}
+	}
+	iterating := false
+	if msg.snap != nil {
+		for _, n := range msg.snap.Nodes {
+			iterating = iterating || n.Iteration > 0
+		}
+	}
+	for pair, st := range m.preflight {
+		switch {
+		case st == "pending" && iterating:
+			m.preflight[pair], changed = "ok", true
+		case st == "pending" && msg.done:
+			m.preflight[pair], changed = "failed", true
+		}
+	}
+	if changed {
+		m.showPairs()
+	}
 }
 
 func (m *Model) askHostKey(p hostKeyPromptMsg) {

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -270,7 +269,32 @@ func TestConsoleFlow(t *testing.T) {
 	if res == nil || len(res.Records) != 1 || res.Records[0].Job.Scheme != jobs.Asynchronous || res.Records[0].Job.Nodes != 4 {
 		t.Fatalf("Results does not list the run: %+v", res)
 	}
-	if !bytes.Contains([]byte(final.render()), []byte("async")) {
-		t.Error("Results screen does not show the run")
+	if v := ansi.Strip(final.results.View()); !strings.Contains(v, "async") || !strings.Contains(v, "1 of 1") {
+		t.Errorf("Results screen does not show the run:\n%s", v)
 	}
+}
+
+// TestPreflightShownInNetwork: the Network view reports, per pair of the
+// last run, whether the best network answered (ok) or a fallback was used.
+func TestPreflightShownInNetwork(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})
+	for _, h := range []string{"alpha-1", "alpha-2", "beta-1"} {
+		m.compose.picked[h] = true
+	}
+	m.compose.validate()
+	m = send(m, StartRunMsg{Spec: m.compose.Spec()})
+	if got := m.network.pairs[0].Preflight; got != "pending" {
+		t.Fatalf("before the links are up: %q, want pending", got)
+	}
+	snap := fakeRun(3, 2, -1)[0]
+	m = send(m, runTickMsg{feed: m.feed, snap: &snap, logs: []engine.LogEvent{
+		{Node: "alpha-1", Text: "alpha-1 ↔ alpha-2: infiniband unreachable (connection refused), falling back to ethernet 127.16.64.10 ↔ 127.16.64.11"},
+	}})
+	want := map[string]string{"alpha-1↔alpha-2": "fallback", "alpha-2↔beta-1": "ok"}
+	for _, p := range m.network.pairs {
+		if w := want[p.A+"↔"+p.B]; p.Preflight != w {
+			t.Errorf("%s ↔ %s pre-flight %q, want %q", p.A, p.B, p.Preflight, w)
+		}
+	}
+	m.cancelRun()
 }

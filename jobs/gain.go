@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // TableKind says what a gain table's cells hold.
@@ -221,9 +222,9 @@ func (t Table) Text() string {
 	}
 	widths := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
-		widths[i] = max(len(c.label()), 4)
+		widths[i] = max(textWidth(c.label()), 4)
 		for _, r := range t.Rows {
-			widths[i] = max(widths[i], len(t.cell(r.Cells[i])))
+			widths[i] = max(widths[i], textWidth(t.cell(r.Cells[i])))
 		}
 	}
 	// Widen the last column of a grid group if the grid name is longer
@@ -233,7 +234,7 @@ func (t Table) Text() string {
 		for i := g.from; i < g.to; i++ {
 			span += widths[i] + 2
 		}
-		if extra := len(g.grid) - span; extra > 0 {
+		if extra := textWidth(g.grid) - span; extra > 0 {
 			widths[g.to-1] += extra
 		}
 	}
@@ -245,7 +246,7 @@ func (t Table) Text() string {
 		for i := g.from; i < g.to; i++ {
 			span += widths[i] + 2
 		}
-		fmt.Fprintf(&b, "  %-*s", span, g.grid)
+		b.WriteString("  " + g.grid + strings.Repeat(" ", max(span-textWidth(g.grid), 0)))
 	}
 	b.WriteString("\n" + padLeft(first, w0))
 	for i, c := range t.Columns {
@@ -267,7 +268,7 @@ func (t Table) Markdown() string {
 	var b strings.Builder
 	b.WriteString("**" + t.Title() + "**\n\n| Number of cores |")
 	for _, c := range t.Columns {
-		fmt.Fprintf(&b, " %s %s |", c.Grid, c.label())
+		fmt.Fprintf(&b, " %s %s |", strings.ReplaceAll(c.Grid, "|", `\|`), c.label())
 	}
 	b.WriteString("\n|---:|" + strings.Repeat("---:|", len(t.Columns)) + "\n")
 	for _, r := range t.Rows {
@@ -327,11 +328,11 @@ func (t Table) groups() []gridGroup {
 }
 
 func padLeft(s string, w int) string {
-	if len(s) >= w {
-		return s
-	}
-	return strings.Repeat(" ", w-len(s)) + s
+	return strings.Repeat(" ", max(w-textWidth(s), 0)) + s
 }
+
+// textWidth counts runes: cluster names may be non-ASCII.
+func textWidth(s string) int { return utf8.RuneCountInString(s) }
 
 func trimLineEnds(s string) string {
 	lines := strings.Split(s, "\n")

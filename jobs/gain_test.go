@@ -164,3 +164,24 @@ func checkGolden(t *testing.T, path string, got []byte) {
 		t.Fatalf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+func TestTableTextNonASCIIGrid(t *testing.T) {
+	recs := []RunRecord{sampleRecord("grünwald", Synchronous, 1, 4, 100), sampleRecord("a|b", Asynchronous, 2, 8, 40)}
+	tab := BuildTable(GainTable, recs, 256, DefaultEps)
+	lines := strings.Split(strings.TrimRight(tab.Text(), "\n"), "\n")
+	// Header lines and rows align: the scheme line and every row have the
+	// same width in runes.
+	w := textWidth(lines[2])
+	for _, l := range lines[3:] {
+		if textWidth(l) != w {
+			t.Fatalf("misaligned table:\n%s", tab.Text())
+		}
+	}
+	if !strings.Contains(tab.Markdown(), `a\|b Asyn`) {
+		t.Fatalf("| in a grid name not escaped:\n%s", tab.Markdown())
+	}
+	// a|b has no single-node run: its gain uses the fastest single node overall.
+	if got := tab.Rows[1].Cells[0]; got != 2.5 {
+		t.Fatalf("gain of a|b at 8 cores = %v, want 100/40 = 2.5", got)
+	}
+}

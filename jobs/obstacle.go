@@ -159,11 +159,12 @@ func SerialSweep(p Obstacle, u, next []float64) (sigma float64) {
 // SerialSolve runs SerialSweep from InitialGuess until σ < Eps or MaxIter
 // iterations, and returns the last iterate, the number of iterations done
 // (the converging one included) and the last σ. A zero Eps means DefaultEps.
-// It panics if p does not validate; call Validate on outside input first.
+// For a p that does not validate it returns nil, 0, NaN: call Validate on
+// outside input first to learn why.
 func SerialSolve(p Obstacle) (u []float64, iters int, sigma float64) {
 	p = p.WithDefaults()
-	if err := p.Validate(); err != nil {
-		panic("jobs: SerialSolve: invalid problem, call Validate first")
+	if p.Validate() != nil {
+		return nil, 0, math.NaN()
 	}
 	u = InitialGuess(p)
 	next := make([]float64, len(u))
@@ -180,8 +181,12 @@ func SerialSolve(p Obstacle) (u []float64, iters int, sigma float64) {
 
 // Residual returns the true global residual of u: the σ of one more
 // synchronous sweep over the whole grid. It is what the console shows after a
-// run, whatever the termination detector believed.
+// run, whatever the termination detector believed. It is NaN when p does
+// not validate or u does not hold N³ values.
 func Residual(p Obstacle, u []float64) float64 {
+	if p.WithDefaults().Validate() != nil || len(u) != p.Points() {
+		return math.NaN()
+	}
 	next := make([]float64, len(u))
 	return SerialSweep(p, u, next)
 }

@@ -97,6 +97,12 @@ func TestSerialSolveConverges(t *testing.T) {
 	if iters != 5 || sigma < p.Eps {
 		t.Fatalf("with MaxIter 5: iters = %d σ = %v", iters, sigma)
 	}
+	if u, iters, sigma := SerialSolve(Obstacle{N: -1}); u != nil || iters != 0 || !math.IsNaN(sigma) {
+		t.Fatalf("invalid problem: SerialSolve = %v, %d, %v; want nil, 0, NaN", u, iters, sigma)
+	}
+	if r := Residual(p, u[:7]); !math.IsNaN(r) {
+		t.Fatalf("Residual of a short grid = %v, want NaN", r)
+	}
 }
 
 // TestReferenceIterationCounts reproduces the pinned figures of DESIGN.md:

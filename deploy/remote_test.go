@@ -112,3 +112,27 @@ func TestSelectHosts(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRemoteOutput feeds arbitrary host output (uname, sha256sum) and
+// ProxyJump values to their parsers: errors, never panics; what parses is sane.
+func FuzzRemoteOutput(f *testing.F) {
+	f.Add("Linux x86_64\n", "gw1,bob@gw2:2222")
+	f.Add(strings.Repeat("ab", 32)+"  work/gridtui\n", "[::1]:22")
+	f.Add("", "@:")
+	f.Fuzz(func(t *testing.T, out, jump string) {
+		if o, a, err := parseUname(out); err == nil && (o == "" || a == "") {
+			t.Fatalf("parseUname(%q) = %q %q without error", out, o, a)
+		}
+		if s := parseSum(out); s != "" && len(s) != 64 {
+			t.Fatalf("parseSum(%q) = %q", out, s)
+		}
+		e, err := hostEndpoint(Host{Name: "n", ProxyJump: jump})
+		if err == nil {
+			for _, v := range e.via {
+				if v.host == "" || v.port <= 0 || v.port > 65535 {
+					t.Fatalf("hop %+v from %q", v, jump)
+				}
+			}
+		}
+	})
+}

@@ -210,17 +210,18 @@ func TestHeartbeatDetectsSilentPeer(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("silent peer not detected")
 	}
-	// A live pair with heartbeats stays up while idle.
-	acfg := testConfig(t, 3, "tcp")
-	acfg.HeartbeatInterval = 20 * time.Millisecond
-	a := newEndpoint(t, acfg)
-	if err := a.Connect(context.Background(), 2, b.Addrs()[0], LinkOptions{}); err != nil {
+	// An idle pair with heartbeats keeps exchanging PINGs (and so stays up).
+	acfg, hcfg := testConfig(t, 3, "tcp"), testConfig(t, 4, "tcp")
+	acfg.HeartbeatInterval = 100 * time.Millisecond
+	hcfg.HeartbeatInterval = 100 * time.Millisecond
+	a, h := newEndpoint(t, acfg), newEndpoint(t, hcfg)
+	if err := a.Connect(context.Background(), 4, h.Addrs()[0], LinkOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if got := a.Peers(); len(got) != 1 {
-		t.Fatalf("idle link with heartbeats died: peers %v", got)
-	}
+	waitFor(t, "pings", func() bool {
+		s := linkStats(t, a)
+		return s.BytesReceived >= 2*headerSize && s.BytesSent >= 2*headerSize && s.MessagesSent == 0
+	})
 }
 
 func TestCancelledReceive(t *testing.T) {

@@ -34,7 +34,8 @@ type Config struct {
 	// DialTimeout bounds a dial plus the handshake, on both sides.
 	DialTimeout time.Duration
 	// HeartbeatInterval, if positive, makes every link send a PING when idle for that
-	// long and declare the link dead after three intervals without any frame.
+	// long and declare the link dead after three intervals without any frame. Every
+	// endpoint of a run must use the same interval (it is not negotiated).
 	HeartbeatInterval time.Duration
 	// AllowCompress lets peers that ask for it compress DATA on links this endpoint
 	// accepts.

@@ -70,6 +70,7 @@ type outItem struct {
 	async   bool
 	waiter  bool
 	started bool
+	written bool // the writer is done with it (err says how)
 	buf     []byte
 	owned   []byte
 	err     error
@@ -155,7 +156,7 @@ func (l *link) getItem() *outItem {
 }
 
 func (l *link) putItem(it *outItem) {
-	it.buf, it.err, it.started, it.waiter, it.async = nil, nil, false, false, false
+	it.buf, it.err, it.started, it.written, it.waiter, it.async = nil, nil, false, false, false, false
 	l.free = append(l.free, it)
 }
 
@@ -224,7 +225,13 @@ func (l *link) sendReliable(ctx context.Context, kind Flags, buf []byte) error {
 	case <-it.done:
 	case <-ctx.Done():
 		l.mu.Lock()
-		if !it.started && it.err == nil {
+		if it.written || it.err != nil {
+			// Finished (or failed) before the cancellation was seen.
+			l.mu.Unlock()
+			<-it.done
+			break
+		}
+		if !it.started {
 			for i, x := range l.q {
 				if x == it {
 					l.q = append(l.q[:i], l.q[i+1:]...)
@@ -379,6 +386,7 @@ func (l *link) drain() {
 		err := l.writeMsg(context.Background(), it.kind, it.async, it.buf)
 		l.mu.Lock()
 		l.busy = false
+		it.written = true
 		if it.waiter {
 			if err != nil {
 				it.err = fmt.Errorf("%w: peer %d at %s: %w", ErrPeerDown, l.p.id, l.remote, err)

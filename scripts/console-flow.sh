@@ -138,6 +138,12 @@ screen | grep -qF "T terminated 4" || fail "not every node reached Terminated"
 echo "console-flow: the run reached Terminated on 4 nodes"
 save 4-run
 
+keys 2
+wait_for "Job pairs (3): 3 over infiniband"
+screen | grep -qE "alpha-1 ↔ alpha-2 .*(ok|fallback)" || fail "the Network view shows no pre-flight outcome"
+echo "console-flow: Network shows the job's pairs on infiniband with their pre-flight outcome"
+save 4-network-after-run
+
 keys 5
 wait_for "1 of 1" "No runs recorded yet"
 if screen | grep -qF "No runs recorded yet"; then
@@ -145,8 +151,16 @@ if screen | grep -qF "No runs recorded yet"; then
 else
 	screen | grep -qF "async" || fail "Results does not show the async run"
 	echo "console-flow: Results lists the run"
+	save 5-results
+	keys Enter
+	wait_for "true global residual"
+	save 5-results-detail
+	keys t
+	wait_for "Computing time (s)"
+	save 5-results-table-III
+	keys Escape
+	sleep 0.5
 fi
-save 5-results
 
 keys q
 wait_for "gridtui-exited-0"

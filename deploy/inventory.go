@@ -30,6 +30,12 @@ const (
 type Inventory struct {
 	// Source is the file the inventory came from, or "embedded".
 	Source string
+	// Example marks the repository's example inventory (example = true):
+	// Load("") skips such a file and uses the embedded local grid instead.
+	Example bool
+	// Notice, when set, is a line to show the user about how the inventory
+	// was chosen (for instance why ./sites.toml was not used).
+	Notice string
 	// Locality is the rule used to group nodes into clusters.
 	Locality LocalityRule
 	// PrefixBits is the subnet size for LocalityPrefix (default 24).

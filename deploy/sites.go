@@ -36,6 +36,7 @@ const (
 // fileInventory is the TOML shape of sites.toml; Parse turns it into an
 // Inventory. Field names are the keys a user writes.
 type fileInventory struct {
+	Example    bool         `toml:"example"`
 	Locality   string       `toml:"locality"`
 	PrefixBits int          `toml:"prefix_bits"`
 	Defaults   fileDefaults `toml:"defaults"`
@@ -84,13 +85,20 @@ type fileHost struct {
 }
 
 // Load reads the inventory at path. An empty path means ./sites.toml when it
-// exists, and the embedded local grid otherwise.
+// exists and is not marked as an example, and the embedded local grid
+// otherwise. An explicit path is always loaded, example or not.
 func Load(path string) (*Inventory, error) {
 	if path == "" {
 		data, err := os.ReadFile(DefaultSitesFile)
 		switch {
 		case err == nil:
-			return Parse(DefaultSitesFile, data, DefaultSSHConfig())
+			inv, err := Parse(DefaultSitesFile, data, DefaultSSHConfig())
+			if err != nil || !inv.Example {
+				return inv, err
+			}
+			emb := Embedded()
+			emb.Notice = "./sites.toml is an example (example = true): using the embedded local grid; pass --sites sites.toml to use it"
+			return emb, nil
 		case errors.Is(err, fs.ErrNotExist):
 			return Embedded(), nil
 		default:
@@ -129,6 +137,7 @@ func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
 		return nil, err
 	}
 	inv.Source = name
+	inv.Example = fi.Example
 	return inv, nil
 }
 

@@ -241,3 +241,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadSkipsExampleInventory(t *testing.T) {
+	example, err := os.ReadFile(filepath.Join("..", "sites.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile(DefaultSitesFile, example, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := Load("")
+	if err != nil || inv.Source != EmbeddedSource || !strings.Contains(inv.Notice, "example") {
+		t.Fatalf("Load(\"\") with the example in the working directory: %+v, %v; want the embedded grid and a notice", inv, err)
+	}
+	inv, err = Load(DefaultSitesFile)
+	if err != nil || inv.Source != DefaultSitesFile || !inv.Example || len(inv.Hosts()) != 25 {
+		t.Fatalf("explicit path must load the example itself: %+v, %v", inv, err)
+	}
+}

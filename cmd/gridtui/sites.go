@@ -21,6 +21,9 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if inv.Notice != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
+			}
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES")

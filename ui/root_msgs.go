@@ -159,6 +159,9 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		m.markRunWorkers(*msg.snap, WorkerBusy)
 	}
 	m.run.AppendLog(msg.logs...)
+	for _, ev := range msg.deploys {
+		m.applyWorkerEvent(ev)
+	}
 	m.notePreflight(msg)
 	if !msg.done {
 		return msg.feed.tick()
@@ -240,6 +243,22 @@ func (m *Model) applyDeployEvent(ev deploy.Event) {
 		st.Err = ev.Err.Error()
 	}
 	if ev.Phase == deploy.PhaseStopped {
+		st.Worker = WorkerDown
+	}
+	m.sites.SetHostState(ev.Host, st)
+}
+
+// applyWorkerEvent shows a run's worker start/stop event: a worker that
+// said hello is up (busy once it iterates), a stopped or failed one down.
+func (m *Model) applyWorkerEvent(ev deploy.Event) {
+	m.applyDeployEvent(ev)
+	st := m.sites.HostState(ev.Host)
+	switch ev.Phase {
+	case deploy.PhaseReady:
+		if st.Worker == WorkerDown {
+			st.Worker = WorkerUp
+		}
+	case deploy.PhaseFailed:
 		st.Worker = WorkerDown
 	}
 	m.sites.SetHostState(ev.Host, st)

@@ -38,9 +38,8 @@ func keys(ks ...string) []tea.Msg {
 
 // blockingRun is a RunFunc that reports one snapshot and then waits for
 // the console to cancel it, as a long run would.
-func blockingRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string,
-	onSnap func(engine.Snapshot), onLog func(engine.LogEvent)) (string, error) {
-	onSnap(fakeRun(4, 3, -1)[0])
+func blockingRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+	cb.Snapshot(fakeRun(4, 3, -1)[0])
 	<-ctx.Done()
 	return "outcome:   aborted", ctx.Err()
 }
@@ -260,6 +259,14 @@ func TestConsoleFlow(t *testing.T) {
 	}
 	if !strings.Contains(run.outcome, "outcome:   ok") {
 		t.Errorf("outcome lines %q, want ok", run.outcome)
+	}
+	for _, h := range []string{"alpha-1", "alpha-4"} {
+		if st := final.sites.HostState(h); st.Phase == "" || st.Worker != WorkerDown {
+			t.Errorf("Sites shows %s as %+v after the run, want a start phase and its worker down", h, st)
+		}
+	}
+	if st := final.sites.HostState("beta-1"); st.Phase != "" {
+		t.Errorf("beta-1 was not in the job but shows phase %q", st.Phase)
 	}
 	if strings.Contains(run.report, "results store not implemented yet") {
 		t.Logf("engine does not record runs yet; Results not checked: %s", run.report)

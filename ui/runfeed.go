@@ -25,6 +25,7 @@ type runFeed struct {
 	mu      sync.Mutex
 	snap    *engine.Snapshot
 	logs    []engine.LogEvent
+	deploys []deploy.Event
 	dropped int
 	done    bool
 	summary string
@@ -49,6 +50,14 @@ func (f *runFeed) log(e engine.LogEvent) {
 	f.mu.Unlock()
 }
 
+func (f *runFeed) deploy(e deploy.Event) {
+	f.mu.Lock()
+	if len(f.deploys) < maxQueuedLogs {
+		f.deploys = append(f.deploys, e)
+	}
+	f.mu.Unlock()
+}
+
 func (f *runFeed) finish(summary string, err error) {
 	f.mu.Lock()
 	f.done, f.summary, f.err = true, summary, err
@@ -60,6 +69,7 @@ type runTickMsg struct {
 	feed    *runFeed
 	snap    *engine.Snapshot
 	logs    []engine.LogEvent
+	deploys []deploy.Event
 	dropped int
 	done    bool
 	summary string
@@ -70,8 +80,8 @@ type runTickMsg struct {
 func (f *runFeed) drain() runTickMsg {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	m := runTickMsg{feed: f, snap: f.snap, logs: f.logs, dropped: f.dropped, done: f.done, summary: f.summary, err: f.err}
-	f.snap, f.logs, f.dropped = nil, nil, 0
+	m := runTickMsg{feed: f, snap: f.snap, logs: f.logs, deploys: f.deploys, dropped: f.dropped, done: f.done, summary: f.summary, err: f.err}
+	f.snap, f.logs, f.deploys, f.dropped = nil, nil, nil, 0
 	return m
 }
 
@@ -80,19 +90,27 @@ func (f *runFeed) tick() tea.Cmd {
 	return tea.Tick(runTick, func(time.Time) tea.Msg { return f.drain() })
 }
 
-// RunFunc runs a job to its end, reporting telemetry through the callbacks,
-// and returns the run's text report. The console uses engine.Run; tests may
-// pass another real runner.
-type RunFunc func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string,
-	onSnapshot func(engine.Snapshot), onLog func(engine.LogEvent)) (summary string, err error)
+// RunCallbacks receive what a run reports while it runs: telemetry
+// snapshots, event-log lines and the workers' start/stop events. They must
+// not block (the console queues them for its next tick).
+type RunCallbacks struct {
+	Snapshot func(engine.Snapshot)
+	Log      func(engine.LogEvent)
+	Deploy   func(deploy.Event)
+}
+
+// RunFunc runs a job to its end, reporting through the callbacks, and
+// returns the run's text report. The console uses EngineRun; tests may pass
+// another runner.
+type RunFunc func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string, cb RunCallbacks) (summary string, err error)
 
 // EngineRun is the console's RunFunc: engine.Run (which starts the job's
 // workers and stops them when it ends) with the console's callbacks; the
 // summary is the run report's text.
-func EngineRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string,
-	onSnapshot func(engine.Snapshot), onLog func(engine.LogEvent)) (string, error) {
+func EngineRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string, cb RunCallbacks) (string, error) {
 	rep, err := engine.Run(ctx, spec, engine.RunOptions{
-		Inventory: inv, OnSnapshot: onSnapshot, OnLog: onLog, StoreDir: storeDir,
+		Inventory: inv, OnSnapshot: cb.Snapshot, OnLog: cb.Log, StoreDir: storeDir,
+		Deploy: deploy.Options{Events: cb.Deploy},
 	})
 	var b strings.Builder
 	if rep != nil {
@@ -114,7 +132,7 @@ func startRun(ctx context.Context, run RunFunc, spec jobs.Spec, inv *deploy.Inve
 			f.finish("", ErrNoEngine)
 			return
 		}
-		summary, err := run(ctx, spec, inv, storeDir, f.snapshot, f.log)
+		summary, err := run(ctx, spec, inv, storeDir, RunCallbacks{Snapshot: f.snapshot, Log: f.log, Deploy: f.deploy})
 		f.finish(summary, err)
 	}()
 	return f, f.tick()

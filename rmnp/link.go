@@ -88,6 +88,7 @@ func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link
 	l.rd.tok = make(chan struct{}, 1)
 	l.rd.resume = time.NewTimer(time.Hour)
 	l.rd.resume.Stop()
+	l.rd.now = make(chan struct{}, 1)
 	l.rd.tok <- struct{}{}
 	l.fr.retry = l.interrupted
 	l.c.lastWrite.Store(time.Now().UnixNano())

@@ -193,6 +193,7 @@ func (p *peer) blockErr(flags Flags) error {
 	case p.everUp && len(p.links) == 0:
 		return fmt.Errorf("%w: %d, no live link", ErrPeerDown, p.id)
 	case flags&NoWait != 0:
+		p.resumeReaders() // a poller relies on the background reader
 		return ErrNoMessage
 	}
 	return nil
@@ -235,6 +236,11 @@ func (e *Endpoint) Wait(ctx context.Context) (PeerID, Flags, error) {
 func (e *Endpoint) oldest() (PeerID, Flags, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for _, p := range e.peers {
+		p.mu.Lock()
+		p.resumeReaders() // Wait relies on the background readers
+		p.mu.Unlock()
+	}
 	var (
 		best  uint64
 		src   PeerID

@@ -92,6 +92,14 @@ func (p *peer) removeLink(l *link) int {
 	return len(p.links)
 }
 
+// resumeReaders makes the background readers of p's links read again at once.
+// Called with p.mu held.
+func (p *peer) resumeReaders() {
+	for _, l := range p.links {
+		signal(l.rd.now)
+	}
+}
+
 func (p *peer) live() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

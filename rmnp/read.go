@@ -20,6 +20,7 @@ type readSide struct {
 	want    atomic.Int32  // Receives waiting for or holding tok
 	resume  *time.Timer   // the background reader's pause timer
 	gen     atomic.Uint64 // counts Receives that read for themselves
+	now     chan struct{} // resume at once (Wait, NoWait polls)
 	mu      sync.Mutex    // guards the fields below and the read deadline
 	bgHolds bool          // the background reader holds tok
 	kick    bool          // a past deadline was set to make the background reader yield
@@ -31,8 +32,8 @@ type readSide struct {
 
 // resumeDelay is how long the background reader stays off after the last Receive
 // that read for itself: it then picks up unexpected messages, heartbeats and
-// failures again.
-const resumeDelay = time.Millisecond
+// failures again. Wait and polling Receives (NoWait) resume it at once.
+const resumeDelay = 5 * time.Millisecond
 
 var (
 	errYield     = errors.New("rmnp: read side handed to a Receive")
@@ -118,6 +119,9 @@ func (l *link) readLoop() {
 			rd.resume.Reset(resumeDelay)
 			select {
 			case <-rd.resume.C:
+			case <-rd.now:
+				rd.resume.Stop()
+				gen = rd.gen.Load()
 			case <-l.closed:
 				rd.resume.Stop()
 				return

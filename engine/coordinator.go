@@ -62,6 +62,12 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 		}
 	}
 	n.mu.Lock()
+	if n.coord != nil && n.coord.assign.Run != a.Run {
+		old := n.coord.assign.Run
+		n.mu.Unlock()
+		n.endRun(old, "superseded by a new run")
+		n.mu.Lock()
+	}
 	if n.coord != nil {
 		n.mu.Unlock()
 		cancel()
@@ -205,25 +211,6 @@ func (n *node) tickCoord(ctx context.Context, now time.Time) {
 	}
 	for _, id := range beat {
 		n.post(ctx, id, []byte{byte(msgHeartbeat)})
-	}
-}
-
-// forwardDown relays an abort or end of run to the group's members.
-func (n *node) forwardDown(ctx context.Context, m []byte) {
-	n.mu.Lock()
-	c := n.coord
-	n.mu.Unlock()
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	ids := make([]rmnp.PeerID, 0, len(c.children))
-	for id := range c.children {
-		ids = append(ids, id)
-	}
-	c.mu.Unlock()
-	for _, id := range ids {
-		n.post(ctx, id, m)
 	}
 }
 

@@ -26,8 +26,9 @@ import (
 // The thirteen steps of GRIDHPC Sec. V-B map onto them: msgAssign (send
 // sub-tasks to coordinators), msgTask (forward sub-tasks), msgStatus
 // (telemetry up), msgResult + msgValues (send and forward results), msgEnd
-// and msgAbort (the run ends, normally or not), msgFailed (a node failed),
-// msgHeartbeat (liveness in both directions).
+// and msgAbort (the run ends, normally or not) acknowledged by msgEnded,
+// msgFailed (a node failed), msgLog (event-log lines), msgHeartbeat
+// (liveness in both directions).
 type msgType uint8
 
 const (
@@ -41,9 +42,10 @@ const (
 	msgAbort
 	msgEnd
 	msgLog
+	msgEnded
 )
 
-var msgNames = [...]string{"", "heartbeat", "assign", "task", "status", "result", "values", "failed", "abort", "end", "log"}
+var msgNames = [...]string{"", "heartbeat", "assign", "task", "status", "result", "values", "failed", "abort", "end", "log", "ended"}
 
 func (t msgType) String() string {
 	if int(t) < len(msgNames) && t > 0 {
@@ -93,8 +95,11 @@ type neighbourTask struct {
 	Addrs  []string      `json:",omitempty"`
 }
 
-// workerTask is one worker's subtask as its coordinator forwards it.
+// workerTask is one worker's subtask as its coordinator forwards it. Run
+// identifies the run, so that a late end-of-run message of a previous run
+// on reused workers is recognised and ignored.
 type workerTask struct {
+	Run      uint64
 	Node     string
 	Rank     int
 	Ranks    int
@@ -120,6 +125,7 @@ type member struct {
 
 // groupAssign is what the submitter sends a coordinator.
 type groupAssign struct {
+	Run         uint64
 	Group       int
 	Coordinator string
 	Members     []member
@@ -147,8 +153,12 @@ type failure struct {
 	Cause string
 }
 
-// abort tells the nodes below to stop the run.
+// abort tells the nodes below to stop the run (msgAbort) or that it is
+// over (msgEnd); msgEnded acknowledges either once the node has left the
+// run and rebound its data endpoint, so that the next run on the same
+// workers never meets the previous one's links.
 type abort struct {
+	Run    uint64
 	Reason string
 }
 
@@ -168,7 +178,7 @@ func decodeMsg(b []byte) (msgType, []byte, error) {
 		return 0, nil, fmt.Errorf("%w: empty", ErrProtocol)
 	}
 	t := msgType(b[0])
-	if t < msgHeartbeat || t > msgLog {
+	if t < msgHeartbeat || t > msgEnded {
 		return 0, nil, fmt.Errorf("%w: unknown type %d", ErrProtocol, b[0])
 	}
 	return t, b[1:], nil

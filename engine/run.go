@@ -74,9 +74,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		opt.RunID, opt.Secret = newRunSecret()
+		opt.RunID, opt.Secret = NewRunSecret()
 		logf("", "starting %d workers", len(hosts))
-		workers, err = deploy.StartWorkers(ctx, inv, hosts, bootFor(opt.RunID, opt.Secret), opt.Deploy)
+		workers, err = deploy.StartWorkers(ctx, inv, hosts, BootFor(opt.RunID, opt.Secret), opt.Deploy)
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}
@@ -97,7 +97,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, runErr := s.run(ctx)
+	rep, runErr := s.execute(ctx)
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
 		runErr = rerr
 	}
@@ -128,16 +128,20 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	return hosts, nil
 }
 
-func newRunSecret() (id [16]byte, secret []byte) {
+// NewRunSecret returns a fresh run id and a 256-bit run secret for the
+// workers' RMNP handshakes.
+func NewRunSecret() (id [16]byte, secret []byte) {
 	rand.Read(id[:])
 	secret = make([]byte, 32)
 	rand.Read(secret)
 	return id, secret
 }
 
-// bootFor returns the Boot of each host: local-grid nodes listen on their
-// simulated Ethernet and fast addresses; real hosts choose from their NICs.
-func bootFor(id [16]byte, secret []byte) func(deploy.Host) deploy.Boot {
+// BootFor returns the Boot of each host for deploy.StartWorkers: local-grid
+// nodes listen on their simulated Ethernet and fast addresses; real hosts
+// choose from their NICs. Workers started with it can be reused by Run
+// (RunOptions.Workers with the same RunID and Secret).
+func BootFor(id [16]byte, secret []byte) func(deploy.Host) deploy.Boot {
 	return func(h deploy.Host) deploy.Boot {
 		b := deploy.Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast,
 			Cores: h.Cores, Cluster: h.Cluster}

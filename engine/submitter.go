@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,6 +28,7 @@ type submission struct {
 	ctrl    map[string]string // node → control address
 	data    map[string][]string
 
+	run    uint64 // this run's id on the control plane
 	ep     *rmnp.Endpoint
 	live   *liveness
 	coords map[rmnp.PeerID]string
@@ -48,6 +51,9 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string]string{}, data: map[string][]string{},
 		live: newLiveness(HeartbeatTimeout), coords: map[rmnp.PeerID]string{}}
+	var id [8]byte
+	rand.Read(id[:])
+	s.run = binary.LittleEndian.Uint64(id[:]) | 1
 	for _, w := range workers {
 		ctrl, data := splitListen(w.Hello.Listen)
 		if len(ctrl) == 0 {
@@ -74,7 +80,7 @@ func (s *submission) tasks() ([]workerTask, error) {
 	p := s.plan
 	out := make([]workerTask, len(p.Ranks))
 	for r, name := range p.Ranks {
-		out[r] = workerTask{Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
+		out[r] = workerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
 			Range: p.Ranges[r], Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter}
 	}
 	for i := 0; i+1 < len(p.Ranks); i++ {
@@ -96,7 +102,7 @@ func (s *submission) tasks() ([]workerTask, error) {
 
 // run sends the sub-tasks to the coordinators and follows the run until
 // every result is in, a node fails, the wall time passes or ctx ends.
-func (s *submission) run(ctx context.Context) (*Report, error) {
+func (s *submission) execute(ctx context.Context) (*Report, error) {
 	s.start = time.Now()
 	s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem)
 	tasks, err := s.tasks()
@@ -111,7 +117,7 @@ func (s *submission) run(ctx context.Context) (*Report, error) {
 	defer s.ep.Close()
 	if err := s.assign(ctx, tasks); err != nil {
 		s.fail(err.node, err.cause)
-		s.end(msgAbort, "failed")
+		s.end(msgAbort, "failed", nil)
 		return s.report(), s.err()
 	}
 	msgs := make(chan inbound, 256)
@@ -132,7 +138,7 @@ func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignErro
 		byNode[t.Node] = t
 	}
 	for gi, g := range s.plan.Groups {
-		a := groupAssign{Group: gi, Coordinator: g.Coordinator}
+		a := groupAssign{Run: s.run, Group: gi, Coordinator: g.Coordinator}
 		for _, w := range g.Workers {
 			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
 		}
@@ -235,9 +241,9 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 		}
 	}
 	if s.failed != nil {
-		s.end(msgAbort, s.failed.Cause)
+		s.end(msgAbort, s.failed.Cause, msgs)
 	} else {
-		s.end(msgEnd, "done")
+		s.end(msgEnd, "done", msgs)
 	}
 	s.sampleResidual(time.Now())
 	s.snapshot(time.Now(), true)
@@ -350,10 +356,11 @@ func (s *submission) err() error {
 	return fmt.Errorf("%w: node %s: %s", ErrRunFailed, s.failed.Node, s.failed.Cause)
 }
 
-// end tells every coordinator the run is over (they forward it down) and
-// waits briefly for the messages to leave.
-func (s *submission) end(t msgType, reason string) {
-	m, _ := encodeMsg(t, abort{Reason: reason})
+// end tells every coordinator the run is over (they pass it down). On
+// reused workers it then waits (bounded) for every live coordinator to
+// acknowledge that its group left the run, so the next run starts clean.
+func (s *submission) end(t msgType, reason string, msgs <-chan inbound) {
+	m, _ := encodeMsg(t, abort{Run: s.run, Reason: reason})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	done := make(chan struct{}, len(s.coords))
@@ -362,6 +369,26 @@ func (s *submission) end(t msgType, reason string) {
 	}
 	for range s.coords {
 		<-done
+	}
+	if msgs == nil || s.opt.Workers == nil {
+		return // workers Run started are stopped anyway
+	}
+	pending := map[rmnp.PeerID]bool{}
+	for id, name := range s.coords {
+		if s.failed == nil || s.failed.Node != name {
+			pending[id] = true
+		}
+	}
+	timeout := time.After(endAckTimeout + time.Second)
+	for len(pending) > 0 {
+		select {
+		case in := <-msgs:
+			if len(in.msg) > 0 && msgType(in.msg[0]) == msgEnded {
+				delete(pending, in.src)
+			}
+		case <-timeout:
+			return
+		}
 	}
 }
 

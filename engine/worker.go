@@ -43,7 +43,8 @@ type node struct {
 	data  *rmnp.Endpoint
 	job   *jobState
 	coord *coordState
-	fatal chan error // the run's parent is gone: the process must end
+	fatal chan error       // the run's parent is gone: the process must end
+	acks  chan rmnp.PeerID // msgEnded from the group's members
 }
 
 // ServeWorker is the `gridtui worker` process: it reads the Boot on stdin,
@@ -64,7 +65,8 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(HeartbeatTimeout), fatal: make(chan error, 1)}
+	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(HeartbeatTimeout),
+		fatal: make(chan error, 1), acks: make(chan rmnp.PeerID, 64)}
 	nics, perr := probe.Local()
 	if perr != nil {
 		log.Warn("engine: probe local NICs", "err", perr)
@@ -172,7 +174,7 @@ func (n *node) listenData(ctx context.Context, addrs []string) (*rmnp.Endpoint, 
 }
 
 func (n *node) close() {
-	n.endRun("worker exits")
+	n.endRun(0, "worker exits")
 	n.mu.Lock()
 	data := n.data
 	n.data = nil
@@ -248,8 +250,13 @@ func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
 		if err := decodeBody(t, body, &a); err != nil {
 			return err
 		}
-		n.forwardDown(ctx, m)
-		n.endRun(a.Reason)
+		go n.leaveRun(ctx, src, m, a)
+		return nil
+	case msgEnded:
+		select {
+		case n.acks <- src:
+		default:
+		}
 		return nil
 	case msgStatus, msgResult, msgValues, msgFailed, msgLog:
 		return n.fromChild(ctx, src, t, body, m)
@@ -280,7 +287,7 @@ func (n *node) tickLoop(ctx context.Context) {
 			return
 		case ev := <-n.ctrl.PeerDown():
 			if ev.LinksLeft == 0 {
-				n.peerLost(ctx, ev.Peer, fmt.Sprintf("connection lost: %v", ev.Err))
+				n.linkDown(ctx, ev)
 			}
 		case now := <-t.C:
 			n.tickJob(ctx, now)
@@ -290,6 +297,25 @@ func (n *node) tickLoop(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// linkDown handles the loss of a control link. A parent that closed its
+// link cleanly (GOAWAY) ended the run — its end-of-run message may still be
+// on its way — so the node just leaves the run and stays available; any
+// other loss is a failure.
+func (n *node) linkDown(ctx context.Context, ev rmnp.PeerDownEvent) {
+	if errors.Is(ev.Err, rmnp.ErrPeerClosed) && n.isParent(ev.Peer) {
+		n.endRun(0, "parent closed the link")
+		return
+	}
+	n.peerLost(ctx, ev.Peer, fmt.Sprintf("connection lost: %v", ev.Err))
+}
+
+// isParent reports whether id is the node's parent in the current run.
+func (n *node) isParent(id rmnp.PeerID) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return (n.job != nil && n.job.parent == id) || (n.coord != nil && id == SubmitterID)
 }
 
 // peerLost handles a parent or child that died or went silent.
@@ -310,7 +336,7 @@ func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
 			who = "submitter"
 		}
 		err := fmt.Errorf("%w: %s %s", ErrParentLost, who, cause)
-		n.endRun(err.Error())
+		n.endRun(0, err.Error())
 		select {
 		case n.fatal <- err:
 		default:
@@ -318,11 +344,16 @@ func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
 	}
 }
 
-// endRun stops the current run on this node (worker and coordinator roles)
-// and rebinds a fresh data endpoint for the next one.
-func (n *node) endRun(reason string) {
+// endRun stops run on this node (worker and coordinator roles; run 0:
+// whatever runs) and rebinds a fresh data endpoint for the next one, so
+// that no message of this run can reach the next.
+func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	job, coord := n.job, n.coord
+	if run != 0 && (job == nil || job.task.Run != run) && (coord == nil || coord.assign.Run != run) {
+		n.mu.Unlock()
+		return // a late end of an earlier run
+	}
 	n.job, n.coord = nil, nil
 	n.mu.Unlock()
 	n.live.reset()
@@ -347,6 +378,47 @@ func (n *node) endRun(reason string) {
 		return
 	}
 	n.data = data
+}
+
+// endAckTimeout bounds how long a coordinator waits for its members to
+// acknowledge the end of a run.
+const endAckTimeout = 2 * time.Second
+
+// leaveRun handles msgAbort and msgEnd: pass it down, leave the run, wait
+// (bounded) for the members to do the same, and acknowledge to src.
+func (n *node) leaveRun(ctx context.Context, src rmnp.PeerID, m []byte, a abort) {
+	n.mu.Lock()
+	var children []rmnp.PeerID
+	if c := n.coord; c != nil && c.assign.Run == a.Run {
+		c.mu.Lock()
+		for id := range c.children {
+			children = append(children, id)
+		}
+		c.mu.Unlock()
+	}
+	n.mu.Unlock()
+	for _, id := range children {
+		n.post(ctx, id, m)
+	}
+	n.endRun(a.Run, a.Reason)
+	pending := map[rmnp.PeerID]bool{}
+	for _, id := range children {
+		pending[id] = true
+	}
+	timeout := time.After(endAckTimeout)
+	for len(pending) > 0 {
+		select {
+		case id := <-n.acks:
+			delete(pending, id)
+		case <-timeout:
+			pending = nil
+		case <-ctx.Done():
+			return
+		}
+	}
+	if ack, err := encodeMsg(msgEnded, abort{Run: a.Run}); err == nil {
+		n.post(ctx, src, ack)
+	}
 }
 
 func sanitize(s string) string {

@@ -42,6 +42,13 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 		return fmt.Errorf("%w: task for %s sent to %s", ErrProtocol, t.Node, n.boot.Node)
 	}
 	n.mu.Lock()
+	if n.job != nil && n.job.task.Run != t.Run {
+		// A new run while the end of the previous one is still on its way.
+		old := n.job.task.Run
+		n.mu.Unlock()
+		n.endRun(old, "superseded by a new run")
+		n.mu.Lock()
+	}
 	if n.job != nil {
 		n.mu.Unlock()
 		return fmt.Errorf("engine: worker %s: already running rank %d", n.boot.Node, n.job.task.Rank)

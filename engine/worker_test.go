@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+func startWorkers(t *testing.T, names ...string) ([]*deploy.Worker, [16]byte, []byte) {
+	t.Helper()
+	inv := deploy.Embedded()
+	var hosts []deploy.Host
+	for _, h := range inv.Hosts() {
+		for _, n := range names {
+			if h.Name == n {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	id, secret := NewRunSecret()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ws, err := deploy.StartWorkers(ctx, inv, hosts, BootFor(id, secret), deploy.Options{StopTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopWorkers(ws) })
+	return ws, id, secret
+}
+
+// TestWorkerReuse runs two jobs on the same live workers (the console's
+// case): the data endpoint is rebound between runs and the workers survive
+// them; closing stdin then ends each worker by itself.
+func TestWorkerReuse(t *testing.T) {
+	ws, id, secret := startWorkers(t, "alpha-1", "alpha-2", "beta-1")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for i, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Hybrid} {
+		spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 20, Eps: 1e-8}, Scheme: scheme, Cores: 1}
+		rep, err := Run(ctx, spec, RunOptions{Inventory: deploy.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true})
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if rep.Outcome != "ok" || len(rep.Nodes) != 3 || rep.Residual >= 10*spec.Obstacle.Eps {
+			t.Fatalf("run %d: outcome %s, %d nodes, residual %g", i, rep.Outcome, len(rep.Nodes), rep.Residual)
+		}
+	}
+	for _, w := range ws {
+		if w.Err() != nil {
+			t.Fatalf("worker %s died: %v", w.Host.Name, w.Err())
+		}
+		start := time.Now()
+		if err := w.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// StopTimeout is 30 s: a quicker exit means the worker left on stdin EOF.
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("worker %s took %v to exit after stdin closed", w.Host.Name, d)
+		}
+		assertGone(t, []int{w.Hello.PID})
+	}
+}
+
+// standIn is a stand-in coordinator: an rmnp endpoint that hands a worker
+// a long single-rank task and waits for its first status.
+func standIn(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, secret []byte, name string) *rmnp.Endpoint {
+	t.Helper()
+	cfg := rmnp.DefaultConfig()
+	cfg.RunID, cfg.Secret, cfg.Self = id, secret, NodeID(name)
+	ep, err := rmnp.Listen(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ep.Close() })
+	ctrl, _ := splitListen(w.Hello.Listen)
+	peer := NodeID(w.Host.Name)
+	if err := ep.Connect(ctx, peer, ctrl[0], rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"}); err != nil {
+		t.Fatal(err)
+	}
+	task := workerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},
+		Range: jobs.Range{Lo: 0, Hi: 40}, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30}
+	m, _ := encodeMsg(msgTask, task)
+	if err := ep.Send(ctx, peer, m, rmnp.CTRL); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1<<16)
+	for {
+		m, err := receiveCtrl(ctx, ep, peer, &buf)
+		if err != nil {
+			t.Fatalf("no status from %s: %v", w.Host.Name, err)
+		}
+		if msgType(m[0]) == msgStatus {
+			return ep
+		}
+	}
+}
+
+// TestWorkerParentLost hands a worker a long task from a stand-in
+// coordinator that then goes silent (hung or cut off): the worker must stop
+// and exit by itself. A parent that closes its link cleanly ends the run
+// instead: the worker stays up and takes the next task.
+func TestWorkerParentLost(t *testing.T) {
+	t.Run("silent", func(t *testing.T) {
+		ws, id, secret := startWorkers(t, "beta-2")
+		w := ws[0]
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		standIn(t, ctx, w, id, secret, "stand-in")
+		select {
+		case <-w.Done():
+		case <-time.After(30 * time.Second):
+			t.Fatal("worker still running 30 s after its coordinator went silent")
+		}
+		if err := w.Err(); !errors.Is(err, deploy.ErrWorkerExited) || !strings.Contains(err.Error(), "parent lost") {
+			t.Errorf("worker exit: %v, want a parent-lost exit", err)
+		}
+		if err := syscall.Kill(w.Hello.PID, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("worker process %d still exists: %v", w.Hello.PID, err)
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		ws, id, secret := startWorkers(t, "beta-3")
+		w := ws[0]
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		standIn(t, ctx, w, id, secret, "stand-in-1").Close()
+		// The run ended; the worker must take a new task from a new parent.
+		standIn(t, ctx, w, id, secret, "stand-in-2")
+		if err := w.Err(); err != nil {
+			t.Fatalf("worker exited: %v", err)
+		}
+	})
+}

@@ -110,13 +110,12 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 // address of an up, non-loopback NIC plus a Unix socket) and the control
 // endpoint (the first TCP host of the data addresses, any port).
 func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
-	dir, err := os.MkdirTemp("", "gridtui-"+sanitize(n.boot.Node)+"-")
-	if err != nil {
-		return fmt.Errorf("engine: worker %s: socket directory: %w", n.boot.Node, err)
-	}
-	n.sockDir = dir
 	addrs := n.boot.Listen
 	if len(addrs) == 0 {
+		dir, err := n.socketDir()
+		if err != nil {
+			return err
+		}
 		for _, nic := range nics {
 			if !nic.Up || nic.Kind == probe.Loopback {
 				continue
@@ -134,7 +133,7 @@ func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
 		return err
 	}
 	n.data, n.dataAddrs = data, data.Addrs()
-	ctrlAddr := "unix://" + filepath.Join(dir, "ctrl.sock")
+	ctrlAddr := ""
 	for _, a := range n.dataAddrs {
 		if host, ok := strings.CutPrefix(a, "tcp://"); ok {
 			if ap, err := netip.ParseAddrPort(host); err == nil {
@@ -142,6 +141,14 @@ func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
 				break
 			}
 		}
+	}
+	if ctrlAddr == "" {
+		dir, err := n.socketDir()
+		if err != nil {
+			data.Close()
+			return err
+		}
+		ctrlAddr = "unix://" + filepath.Join(dir, "ctrl.sock")
 	}
 	cfg := n.config([]string{ctrlAddr})
 	n.ctrl, err = rmnp.Listen(ctx, cfg)
@@ -157,6 +164,26 @@ func (n *node) config(listen []string) rmnp.Config {
 	cfg.RunID, cfg.Secret, cfg.Self, cfg.Listen = n.boot.RunID, n.boot.Secret, n.self, listen
 	cfg.Logger = n.log
 	return cfg
+}
+
+// socketDir creates, once, the directory of the worker's Unix sockets:
+// inside its working directory (which `gridtui deploy --clean` removes, so
+// nothing survives a killed worker) when the path fits a socket address,
+// else in the system's temporary directory.
+func (n *node) socketDir() (string, error) {
+	if n.sockDir != "" {
+		return n.sockDir, nil
+	}
+	parent := os.TempDir()
+	if wd, err := os.Getwd(); err == nil && len(wd) < 64 {
+		parent = wd
+	}
+	dir, err := os.MkdirTemp(parent, "rmnp-"+sanitize(n.boot.Node)+"-")
+	if err != nil {
+		return "", fmt.Errorf("engine: worker %s: socket directory: %w", n.boot.Node, err)
+	}
+	n.sockDir = dir
+	return dir, nil
 }
 
 // listenData binds a data endpoint on addrs, removing stale Unix sockets.
@@ -183,7 +210,9 @@ func (n *node) close() {
 		data.Close()
 	}
 	n.ctrl.Close()
-	os.RemoveAll(n.sockDir)
+	if n.sockDir != "" {
+		os.RemoveAll(n.sockDir)
+	}
 }
 
 // recvLoop reads every control message and dispatches it.

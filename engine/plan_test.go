@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// localNodes describes the hosts of inv as liveNodes does for local workers.
+func localNodes(inv *deploy.Inventory) []probe.Node {
+	var out []probe.Node
+	for _, h := range inv.Hosts() {
+		out = append(out, probe.Node{Name: h.Name, Host: h.Name, Cluster: h.Cluster, NICs: []probe.NIC{
+			{Name: "eth", Kind: probe.Ethernet, Addrs: []netip.Addr{h.EthernetAddr}, Up: true},
+			{Name: "ib", Kind: probe.Infiniband, Addrs: []netip.Addr{h.FastAddr}, Up: true},
+		}})
+	}
+	return out
+}
+
+func TestPlanJob(t *testing.T) {
+	small := deploy.Embedded()
+	big, err := deploy.Load("../testdata/jobs/sites64.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obst := func(n int) jobs.ObstacleSpec { return jobs.ObstacleSpec{N: n, Eps: 1e-8} }
+	tests := map[string]struct {
+		inv    *deploy.Inventory
+		spec   jobs.Spec
+		groups []string // "coordinator:size" per group
+		modes  string   // S/A per neighbour pair
+		ranks  string   // first and last rank's node
+		err    string   // substring of the error, "" for none
+	}{
+		"default hybrid": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 8}},
+			groups: []string{"alpha-1:4", "beta-1:4"}, modes: "SSSASSS", ranks: "alpha-1…beta-4"},
+		"async": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 3}},
+			groups: []string{"alpha-1:3"}, modes: "AA", ranks: "alpha-1…alpha-3"},
+		"cluster beta": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Clusters: []string{"beta"}}},
+			groups: []string{"beta-1:4"}, modes: "SSS", ranks: "beta-1…beta-4"},
+		"hosts in order": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Hosts: []string{"beta-2", "alpha-1"}}},
+			groups: []string{"beta-2:1", "alpha-1:1"}, modes: "A", ranks: "beta-2…alpha-1"},
+		"explicit groups": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Asynchronous, Groups: []jobs.Group{
+			{Coordinator: "alpha-2", Workers: []string{"alpha-1", "alpha-2"}}, {Coordinator: "beta-1", Workers: []string{"beta-1"}}}},
+			groups: []string{"alpha-2:2", "beta-1:1"}, modes: "AA", ranks: "alpha-1…beta-1"},
+		"64 nodes, 2 groups of 32": {inv: big, spec: jobs.Spec{Obstacle: obst(64), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 64}},
+			groups: []string{"gamma-1:32", "delta-1:32"}, ranks: "gamma-1…delta-32"},
+		"32+8 in one cluster": {inv: big, spec: jobs.Spec{Obstacle: obst(64), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 40}},
+			groups: []string{"gamma-1:32", "delta-1:8"}, ranks: "gamma-1…delta-8"},
+		"not enough":    {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Any: 9}}, err: "needs 9, only 8 free"},
+		"unknown host":  {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "zeta-1"}}}, err: "zeta-1 named by the job has no live worker"},
+		"n too small":   {inv: small, spec: jobs.Spec{Obstacle: obst(5), Nodes: jobs.NodeSelection{Any: 8}}, err: "n = 5 is too small to split over 8 nodes"},
+		"cores > n":     {inv: small, spec: jobs.Spec{Obstacle: obst(8), Cores: 9, Nodes: jobs.NodeSelection{Any: 1}}, err: "9 cores but n = 8"},
+		"empty cluster": {inv: small, spec: jobs.Spec{Obstacle: obst(8), Nodes: jobs.NodeSelection{Clusters: []string{"omega"}}}, err: "clusters omega"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			p, err := PlanJob(tc.spec, tc.inv, localNodes(tc.inv))
+			if tc.err != "" {
+				if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want ErrPlan with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var groups []string
+			for _, g := range p.Groups {
+				groups = append(groups, fmt.Sprintf("%s:%d", g.Coordinator, len(g.Workers)))
+			}
+			if fmt.Sprint(groups) != fmt.Sprint(tc.groups) {
+				t.Errorf("groups %v, want %v", groups, tc.groups)
+			}
+			if got := p.Ranks[0] + "…" + p.Ranks[len(p.Ranks)-1]; got != tc.ranks {
+				t.Errorf("ranks %s, want %s", got, tc.ranks)
+			}
+			if tc.modes != "" {
+				var modes strings.Builder
+				for _, m := range p.Modes {
+					modes.WriteString(map[rmnp.Mode]string{rmnp.Sync: "S", rmnp.Async: "A"}[m])
+				}
+				if modes.String() != tc.modes {
+					t.Errorf("modes %s, want %s", modes.String(), tc.modes)
+				}
+			}
+			n := tc.spec.Obstacle.N
+			lo := 0
+			for r, rg := range p.Ranges {
+				if rg.Lo != lo || rg.Len() < 1 {
+					t.Fatalf("rank %d range %v does not continue at %d", r, rg, lo)
+				}
+				lo = rg.Hi
+			}
+			if lo != n || len(p.Routes) != len(p.Ranks)-1 || len(p.Candidates) != len(p.Routes) {
+				t.Errorf("ranges end at %d (n %d), %d routes for %d ranks", lo, n, len(p.Routes), len(p.Ranks))
+			}
+			for i, r := range p.Routes {
+				same := p.Modes[i] == rmnp.Sync
+				if tc.spec.Scheme == jobs.Hybrid && same != (r.Network == probe.Infiniband) {
+					t.Errorf("pair %d: mode %v over %s (%s)", i, p.Modes[i], r.Network, r.Reason)
+				}
+			}
+		})
+	}
+}
+
+func TestDialAddr(t *testing.T) {
+	data := []string{"tcp://127.16.64.10:4000", "tcp://127.18.64.10:4001", "unix:///tmp/w/data.sock"}
+	tests := map[string]struct {
+		route probe.Route
+		ip    string
+		want  string
+	}{
+		"ethernet":   {probe.Route{Network: probe.Ethernet}, "127.16.64.10", "tcp://127.16.64.10:4000"},
+		"infiniband": {probe.Route{Network: probe.Infiniband}, "127.18.64.10", "tcp://127.18.64.10:4001"},
+		"unix":       {probe.Route{Network: probe.Unix}, "unix:alpha-1", "unix:///tmp/w/data.sock"},
+		"missing":    {probe.Route{Network: probe.Ethernet}, "10.0.0.1", ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := dialAddr(tc.route, tc.ip, data)
+			if got != tc.want || (err == nil) != (tc.want != "") {
+				t.Errorf("dialAddr = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}

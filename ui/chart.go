@@ -109,21 +109,7 @@ func residualChart(hist []sample, w, h int) []string {
 		lines[0] = "σ: no samples yet"
 		return lines
 	}
-	// One column per time bucket: the last sample in each bucket.
-	cols := make([]float64, pw)
-	start, span := hist[0].At, hist[len(hist)-1].At-hist[0].At
-	for _, s := range hist {
-		i := pw - 1
-		if span > 0 {
-			i = int(float64(s.At-start) / float64(span) * float64(pw-1))
-		}
-		cols[max(0, min(pw-1, i))] = s.Sigma
-	}
-	for i := 1; i < pw; i++ { // hold the last value across empty buckets
-		if cols[i] == 0 {
-			cols[i] = cols[i-1]
-		}
-	}
+	cols := chartColumns(hist, pw)
 	lo, hi := logRange(cols)
 	lo = math.Floor(lo)
 	hi = math.Ceil(hi)
@@ -161,6 +147,26 @@ func residualChart(hist []sample, w, h int) []string {
 		lines[r] = padLeft(label, axis-1) + "┤" + string(grid[r])
 	}
 	return lines
+}
+
+// chartColumns resamples the history to pw columns, one per time bucket:
+// the last sample in each bucket, held across empty buckets.
+func chartColumns(hist []sample, pw int) []float64 {
+	cols := make([]float64, pw)
+	start, span := hist[0].At, hist[len(hist)-1].At-hist[0].At
+	for _, s := range hist {
+		i := pw - 1
+		if span > 0 {
+			i = int(float64(s.At-start) / float64(span) * float64(pw-1))
+		}
+		cols[max(0, min(pw-1, i))] = s.Sigma
+	}
+	for i := 1; i < pw; i++ {
+		if cols[i] == 0 {
+			cols[i] = cols[i-1]
+		}
+	}
+	return cols
 }
 
 // sci formats a residual compactly.

@@ -195,7 +195,9 @@ func CleanStale(ctx context.Context) ([]string, error) {
 		}
 	}
 	for _, d := range dirs {
-		ids[strings.TrimPrefix(filepath.Base(d), "gridtui-e2e-")] = true
+		if id := strings.TrimPrefix(filepath.Base(d), "gridtui-e2e-"); validID(id) {
+			ids[id] = true
+		}
 	}
 	var removed []string
 	var errs []error
@@ -219,7 +221,21 @@ func gridID(name string) (string, bool) {
 		return "", false
 	}
 	id, _, ok := strings.Cut(rest, "-")
-	return id, ok && id != ""
+	return id, ok && validID(id)
+}
+
+// validID reports whether s has the form of a grid id (newGrid: 6 lower-case
+// hex digits), so that nothing else is ever taken for a stale grid.
+func validID(s string) bool {
+	if len(s) != 6 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // ownerAlive reports whether the process that built grid id still runs.

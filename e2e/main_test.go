@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 		os.Exit(130)
 	}()
 	code := m.Run()
-	if err := shared.down(); err != nil {
+	if err := DownAll(); err != nil { // grids a failed test could not tear down
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}
@@ -66,39 +66,6 @@ func needGrid(t *testing.T) {
 	if unsupported != nil {
 		t.Skipf("e2e: multi-host suite skipped: %v", unsupported)
 	}
-}
-
-// shared is the default 3+3 grid, built once by the first test that asks and
-// torn down by TestMain. Tests that break links or processes on it restore
-// them in t.Cleanup.
-var shared sharedGrid
-
-type sharedGrid struct {
-	once sync.Once
-	g    *Grid
-	err  error
-}
-
-func (s *sharedGrid) get(t *testing.T) *Grid {
-	t.Helper()
-	needGrid(t)
-	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		s.g, s.err = Up(ctx, Config{Logf: t.Logf})
-	})
-	if s.err != nil {
-		t.Fatalf("build the shared grid: %v", s.err)
-	}
-	s.g.cfg.Logf = func(string, ...any) {} // t.Logf of the first test is not valid later
-	return s.g
-}
-
-func (s *sharedGrid) down() error {
-	if s.g == nil {
-		return nil
-	}
-	return s.g.Down()
 }
 
 // newGridT builds a grid of its own for t, torn down (and checked for
@@ -134,7 +101,7 @@ var bin struct {
 func gridtuiBinary(t *testing.T) string {
 	t.Helper()
 	bin.once.Do(func() {
-		bin.dir, bin.err = os.MkdirTemp("", "gridtui-e2e-bin-")
+		bin.dir, bin.err = os.MkdirTemp("", "gridtui-e2etest-bin-")
 		if bin.err != nil {
 			return
 		}

@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"golang.org/x/crypto/ssh"
 )
 
 // writeInventory writes sites.toml (one site per cluster, hosts named by
@@ -136,9 +134,4 @@ func (g *Grid) SSH(ctx context.Context, host, command string) (string, error) {
 		return string(out), fmt.Errorf("e2e: ssh %s@%s %q: %w: %s", h.User, h.Ethernet, command, err, strings.TrimSpace(string(out)))
 	}
 	return string(out), nil
-}
-
-// authorizedKeyLine is the public key in authorized_keys form (for messages).
-func authorizedKeyLine(k ssh.PublicKey) string {
-	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k)))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/gridtui/gridtui/rmnp"
@@ -93,6 +94,7 @@ func (a *activityRun) iterate(ctx context.Context) error {
 	if a.localOK && !a.newData {
 		a.queue(a.g.Passive())
 	}
+	runtime.Gosched() // let rmnp's goroutines move the halos (see switchRun)
 	return a.flush(ctx)
 }
 

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// BenchmarkTimeToSolution measures the wall time of a whole solve at n = 64,
+// ε = 1e-8 (links set up included, a few ms) for each scheme on 1 and 2
+// in-process workers over loopback TCP rmnp, one core each, next to the
+// serial reference loop measured in the same run. Run with -benchtime 1x.
+func BenchmarkTimeToSolution(b *testing.B) {
+	p := jobs.Obstacle{N: 64, Eps: 1e-8}
+	b.Run("serial-reference", func(b *testing.B) {
+		iters := 0
+		for b.Loop() {
+			_, iters, _ = jobs.SerialSolve(p)
+		}
+		b.ReportMetric(float64(iters), "iterations")
+	})
+	twoClusters := func(int) bool { return true }
+	cases := []struct {
+		name string
+		c    chainRun
+	}{
+		{"sync-tokens/b1", chainRun{ranks: 1, scheme: jobs.Synchronous}},
+		{"sync-tokens/b2", chainRun{ranks: 2, scheme: jobs.Synchronous}},
+		{"async-activity/b2", chainRun{ranks: 2, scheme: jobs.Asynchronous}},
+		{"async-switch/b2", chainRun{ranks: 2, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch, period: 20 * time.Millisecond}},
+		{"hybrid-activity/b2-one-cluster", chainRun{ranks: 2, scheme: jobs.Hybrid}},
+		{"hybrid-activity/b2-two-clusters", chainRun{ranks: 2, scheme: jobs.Hybrid, asyncLink: twoClusters}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			c := tc.c
+			c.p, c.cores = p, 1
+			var res []SolveResult
+			for b.Loop() {
+				res, _ = c.run(b)
+			}
+			most := 0
+			for _, r := range res {
+				most = max(most, r.Iterations)
+			}
+			b.ReportMetric(float64(most), "iterations")
+		})
+	}
+}

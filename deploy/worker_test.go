@@ -1,6 +1,8 @@
 package deploy
 
 import (
+	"debug/elf"
+	enc "encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -205,5 +207,35 @@ func TestNoMatchingBinary(t *testing.T) {
 	}
 	if bin, err := newBinaries(Options{}).forTarget(runtime.GOOS, runtime.GOARCH); err != nil || bin.path != exe || len(bin.sum) != 64 {
 		t.Fatalf("running binary for its own platform: %+v, %v", bin, err)
+	}
+}
+
+// fakeELF writes a minimal 64-bit little-endian ELF header for machine m.
+func fakeELF(t *testing.T, p string, m elf.Machine) {
+	t.Helper()
+	h := make([]byte, 64)
+	copy(h, "\x7fELF")
+	h[4], h[5], h[6] = 2, 1, 1 // 64-bit, little-endian, version 1
+	enc.LittleEndian.PutUint16(h[16:], uint16(elf.ET_EXEC))
+	enc.LittleEndian.PutUint16(h[18:], uint16(m))
+	enc.LittleEndian.PutUint32(h[20:], 1)
+	enc.LittleEndian.PutUint16(h[52:], 64) // header size
+	if err := os.WriteFile(p, h, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCrossBuiltBinaryFromDist(t *testing.T) {
+	dist := t.TempDir()
+	p := filepath.Join(dist, "gridtui-linux-arm64")
+	fakeELF(t, p, elf.EM_AARCH64)
+	b := newBinaries(Options{Dist: dist})
+	if bin, err := b.forTarget("linux", "arm64"); err != nil || bin.path != p {
+		t.Fatalf("arm64 host: %+v, %v; want %s", bin, err, p)
+	}
+	fakeELF(t, p, elf.EM_X86_64) // a mislabelled file in dist
+	b = newBinaries(Options{Dist: dist})
+	if _, err := b.forTarget("linux", "arm64"); !errors.Is(err, ErrNoBinary) {
+		t.Fatalf("x86-64 binary named arm64: err = %v, want ErrNoBinary", err)
 	}
 }

@@ -63,14 +63,19 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 		m.deployDone(msg)
 		return nil, true
 	case ProbeRequestMsg:
-		h, err := HtableFromInventory(m.cfg.Inventory)
-		m.network.SetHtable(h, err)
-		m.compose.SetHtable(h)
+		m.setStatus(false, "probing the hosts' networks…")
+		return probeCmd(m.cfg.Ctx, m.cfg.Inventory), true
+	case htableMsg:
+		m.network.SetHtable(msg.table, msg.err)
+		m.compose.SetHtable(msg.table)
 		m.showPairs()
-		if err != nil {
-			m.setStatus(true, "probe: %v", err)
-		} else {
-			m.setStatus(false, "Htable rebuilt: %d nodes", len(h.Rows()))
+		switch {
+		case msg.err != nil:
+			m.setStatus(true, "probe: %v", msg.err)
+		case len(msg.warnings) > 0:
+			m.setStatus(true, "probe: %s", strings.Join(msg.warnings, "; "))
+		default:
+			m.setStatus(false, "Htable rebuilt: %d nodes", len(msg.table.Rows()))
 		}
 		return nil, true
 	case loadMsg:

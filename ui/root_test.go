@@ -305,3 +305,25 @@ func TestPreflightShownInNetwork(t *testing.T) {
 	}
 	m.cancelRun()
 }
+
+// TestProbeRebuildsHtable: p runs the probe as a command and its result
+// replaces the Htable in Network and Compose.
+func TestProbeRebuildsHtable(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m.network.SetHtable(nil, nil)
+	next, cmd := m.Update(keyPress("p"))
+	m = next.(Model)
+	if cmd == nil {
+		t.Fatal("p did nothing")
+	}
+	next, cmd = m.Update(cmd()) // ProbeRequestMsg → probe command
+	m = next.(Model)
+	msg, ok := cmd().(htableMsg)
+	if !ok || msg.err != nil || len(msg.table.Rows()) != 8 {
+		t.Fatalf("probe result %+v", msg)
+	}
+	m = send(m, msg)
+	if h := m.network.Htable(); h == nil || len(h.Rows()) != 8 || m.compose.htable != h {
+		t.Errorf("Htable not shown in Network and Compose")
+	}
+}

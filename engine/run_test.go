@@ -116,13 +116,25 @@ func TestRunHierarchy(t *testing.T) {
 	}
 	var mu sync.Mutex
 	groups := map[int]bool{}
+	var times []time.Time
 	rep := runJob(t, loadInventory(t, ""), spec, RunOptions{OnSnapshot: func(s Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()
+		times = append(times, s.At)
 		for _, n := range s.Nodes {
 			groups[n.Group] = true
 		}
 	}})
+	// Telemetry reaches the console at most 10 times a second (the last
+	// snapshot, at the end of the run, excepted).
+	for i := 1; i+1 < len(times); i++ {
+		if d := times[i].Sub(times[i-1]); d < 100*time.Millisecond {
+			t.Errorf("snapshots %d and %d only %v apart", i-1, i, d)
+		}
+	}
+	if len(times) == 0 {
+		t.Error("no snapshot")
+	}
 	if len(rep.Groups) != 3 {
 		t.Fatalf("%d groups, want 3", len(rep.Groups))
 	}

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestSchemesThroughWorkerProcesses runs the schemes end to end through Run:
+// one `gridtui worker` process per node of the embedded local grid (two
+// clusters), links on the networks Algorithm 1 chose, and checks the gathered
+// solution against the serial reference.
+func TestSchemesThroughWorkerProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	inv := loadInventory(t, "")
+	tests := map[string]struct {
+		scheme   jobs.Scheme
+		detector jobs.Detector
+		nodes    int
+		n        int
+		eps      float64
+	}{
+		"sync tokens, 3 nodes, uneven split": {jobs.Synchronous, jobs.DetectTokens, 3, 13, 1e-7},
+		"async activity graph, 3 nodes":      {jobs.Asynchronous, jobs.DetectActivity, 3, 16, 1e-10},
+		"async timed switch, 4 nodes":        {jobs.Asynchronous, jobs.DetectSwitch, 4, 16, 1e-10},
+		"hybrid across both clusters":        {jobs.Hybrid, jobs.DetectActivity, 8, 16, 1e-10},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			p := jobs.Obstacle{N: tc.n, Eps: tc.eps}
+			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: tc.n, Eps: tc.eps}, Scheme: tc.scheme,
+				Detector: tc.detector, Nodes: jobs.NodeSelection{Any: tc.nodes}, Cores: 1}
+			rep := runJob(t, inv, spec, RunOptions{})
+			if len(rep.Nodes) != tc.nodes || len(rep.Solution) != tc.n*tc.n*tc.n {
+				t.Fatalf("%d nodes, %d values", len(rep.Nodes), len(rep.Solution))
+			}
+			serial, serialIters, _ := jobs.SerialSolve(p)
+			for _, nr := range rep.Nodes {
+				t.Logf("node %s rank %d: %d iterations, %s", nr.Node, nr.Rank, nr.Iterations, nr.State)
+			}
+			if tc.scheme != jobs.Synchronous {
+				if d := maxDiff(rep.Solution, serial); d > 1e-6 {
+					t.Fatalf("max |u − serial| = %g", d)
+				}
+				return
+			}
+			want := serialIters + 2*(tc.nodes-1)
+			for _, nr := range rep.Nodes {
+				if nr.Iterations != want {
+					t.Fatalf("node %s: %d iterations, want %d", nr.Node, nr.Iterations, want)
+				}
+			}
+			ref := serialAfter(p, want)
+			for i := range ref {
+				if math.Float64bits(rep.Solution[i]) != math.Float64bits(ref[i]) {
+					t.Fatalf("point %d: %v, serial %v", i, rep.Solution[i], ref[i])
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -339,16 +340,25 @@ func (v *ComposeView) validate() {
 	}
 	for i := 0; i+1 < len(nodes); i++ {
 		p := PairRoute{A: nodes[i].Name, B: nodes[i+1].Name}
-		if v.htable == nil {
-			p.Err = fmt.Errorf("no Htable yet (probe first)")
-		} else {
-			p.Route, p.Err = v.htable.Route(p.A, p.B)
-		}
-		if p.Err != nil && v.htable != nil {
+		if !v.probed(p.A) || !v.probed(p.B) {
+			p.Err = errNotProbed // chosen when the run starts
+		} else if p.Route, p.Err = v.htable.Route(p.A, p.B); p.Err != nil {
 			add("unreachable pair %s ↔ %s: %v", p.A, p.B, p.Err)
 		}
 		v.pairs = append(v.pairs, p)
 	}
+}
+
+// errNotProbed marks a pair whose nodes are not in the Htable yet.
+var errNotProbed = errors.New("not probed yet (p in Network): the network is chosen when the run starts")
+
+// probed reports whether the Htable knows the node.
+func (v *ComposeView) probed(node string) bool {
+	if v.htable == nil {
+		return false
+	}
+	_, ok := v.htable.Node(node)
+	return ok
 }
 
 // planJob asks the engine to plan the job on the nodes of the Htable, the

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -257,5 +258,32 @@ func TestJobFileRoundTrip(t *testing.T) {
 	w, _ = w.Update(SpecLoadedMsg{Path: path, Spec: got})
 	if fmt.Sprint(w.Spec()) != fmt.Sprint(want) {
 		t.Errorf("loaded form gives %+v, want %+v", w.Spec(), want)
+	}
+}
+
+// TestComposeUnprobedSSHHosts: SSH hosts are not in the Htable until they
+// are probed; their pairs are "not probed yet", which does not block the
+// start (the engine chooses their networks when the run starts).
+func TestComposeUnprobedSSHHosts(t *testing.T) {
+	inv := &deploy.Inventory{Source: "sites.toml", Sites: []deploy.Site{{Name: "lyon", Launcher: deploy.LauncherSSH,
+		Clusters: []deploy.Cluster{{Name: "sagittaire", Cores: 2, Hosts: []deploy.Host{
+			{Name: "sagittaire-1.lyon", Site: "lyon", Cluster: "sagittaire", Cores: 2},
+			{Name: "sagittaire-2.lyon", Site: "lyon", Cluster: "sagittaire", Cores: 2},
+		}}}}}}
+	c := testCommon(80, 24)
+	v := composeWith(c, inv, "sagittaire-1.lyon", "sagittaire-2.lyon")
+	if p := v.Problems(); len(p) != 0 {
+		t.Fatalf("problems %q for unprobed SSH hosts", p)
+	}
+	if pairs := v.Pairs(); len(pairs) != 1 || !errors.Is(pairs[0].Err, errNotProbed) {
+		t.Fatalf("pairs %+v, want one not probed", pairs)
+	}
+	nv := NewNetworkView(c)
+	nv.SetPairs(v.Pairs())
+	if s := nv.summary(); !strings.Contains(s, "1 not probed yet") || strings.Contains(s, "UNREACHABLE") {
+		t.Errorf("summary %q", s)
+	}
+	if _, ok := v.press("r").(StartRunMsg); !ok {
+		t.Error("r did not start a job on unprobed SSH hosts")
 	}
 }

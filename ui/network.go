@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -100,10 +101,14 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 		if pf == "" {
 			pf = "not run"
 		}
-		if p.Err != nil {
+		switch {
+		case errors.Is(p.Err, errNotProbed):
+			r.Cells = []string{p.A + " ↔ " + p.B, "?", p.Err.Error(), pf}
+			r.Tone = toneDim
+		case p.Err != nil:
 			r.Cells = []string{p.A + " ↔ " + p.B, "NONE", p.Err.Error(), pf}
 			r.Tone = toneErr
-		} else {
+		default:
 			addrs := ""
 			if p.Route.AAddr != "" {
 				addrs = ": " + p.Route.AAddr + " ↔ " + p.Route.BAddr
@@ -148,9 +153,13 @@ func (v *NetworkView) summary() string {
 	}
 	count := map[string]int{}
 	var order []string
-	bad := 0
+	bad, unknown := 0, 0
 	for _, p := range v.pairs {
-		if p.Err != nil {
+		switch {
+		case errors.Is(p.Err, errNotProbed):
+			unknown++
+			continue
+		case p.Err != nil:
 			bad++
 			continue
 		}
@@ -166,6 +175,9 @@ func (v *NetworkView) summary() string {
 	}
 	if bad > 0 {
 		parts = append(parts, fmt.Sprintf("%d UNREACHABLE", bad))
+	}
+	if unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d not probed yet", unknown))
 	}
 	return fmt.Sprintf("Job pairs (%d): %s", len(v.pairs), strings.Join(parts, ", "))
 }

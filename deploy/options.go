@@ -3,7 +3,6 @@ package deploy
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 )
@@ -139,15 +138,18 @@ func (s Summary) Failed() []Result {
 }
 
 // Err is nil when every host succeeded, else an error wrapping
-// ErrHostsFailed that names every failed host with its reason.
+// ErrHostsFailed and every host's error (errors.Is sees through it), whose
+// text names every failed host with its reason.
 func (s Summary) Err() error {
 	f := s.Failed()
 	if len(f) == 0 {
 		return nil
 	}
-	var b strings.Builder
+	format := "%w: %d of %d:"
+	args := []any{ErrHostsFailed, len(f), len(s.Results)}
 	for _, r := range f {
-		fmt.Fprintf(&b, "\n  %s: %v", r.Host, r.Err)
+		format += "\n  %s: %w"
+		args = append(args, r.Host, r.Err)
 	}
-	return fmt.Errorf("%w: %d of %d:%s", ErrHostsFailed, len(f), len(s.Results), b.String())
+	return fmt.Errorf(format, args...)
 }

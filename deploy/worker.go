@@ -171,12 +171,16 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
 		ev.emit(h.Name, PhaseStart, 0, "", nil)
 		var w *Worker
-		var err error
-		if launcherOf(inv, h) == LauncherLocal {
-			w, err = startLocal(ctx, h, boot(h), opt, ev)
+		b := boot(h)
+		err := b.Validate()
+		switch {
+		case err != nil:
 			release()
-		} else {
-			w, err = startRemote(ctx, pool, h, boot(h), opt, ev, release)
+		case launcherOf(inv, h) == LauncherLocal:
+			w, err = startLocal(ctx, h, b, opt, ev)
+			release()
+		default:
+			w, err = startRemote(ctx, pool, h, b, opt, ev, release)
 		}
 		if err != nil {
 			ev.emit(h.Name, PhaseFailed, 0, "start", err)

@@ -239,3 +239,12 @@ func TestCrossBuiltBinaryFromDist(t *testing.T) {
 		t.Fatalf("x86-64 binary named arm64: err = %v, want ErrNoBinary", err)
 	}
 }
+
+func TestStartWorkersRefusesInvalidBoot(t *testing.T) {
+	inv, hosts := localInventory(t, "alpha-1")
+	boot := func(h Host) Boot { b := testBoot(h); b.Secret = []byte("short"); return b }
+	ws, err := StartWorkers(testCtx(t), inv, hosts, boot, Options{})
+	if ws != nil || !errors.Is(err, ErrBadBoot) || !strings.Contains(err.Error(), "secret") {
+		t.Fatalf("err = %v, want ErrBadBoot about the secret", err)
+	}
+}

@@ -335,7 +335,9 @@ func (l *link) writeFrame(payload []byte) error {
 		return err
 	}
 	l.c.bytesSent.Add(uint64(headerSize + len(payload)))
-	l.c.lastWrite.Store(time.Now().UnixNano())
+	if l.e.cfg.HeartbeatInterval > 0 {
+		l.c.lastWrite.Store(time.Now().UnixNano())
+	}
 	return nil
 }
 

@@ -61,108 +61,155 @@ func (e *Endpoint) Receive(ctx context.Context, src PeerID, buf []byte, flags Fl
 	}
 	p := e.peerFor(src)
 	idx := kindIndex(kind)
-	ib := &p.in[idx]
-	var (
-		pr      *posted
-		start   time.Time
-		wanting *link // the link whose read side this Receive asked for
-	)
-	defer func() {
-		if wanting != nil {
-			wanting.unwantRead()
-		}
-	}()
+	r := receiveOp{p: p, idx: idx, ib: &p.in[idx], buf: buf, flags: flags}
+	defer r.unwant()
 	p.mu.Lock()
 	for {
-		if pr != nil {
-			if pr.completed {
-				n, l := pr.n, pr.link
-				p.withdraw(ib)
-				p.mu.Unlock()
-				l.addBlocked(start)
-				return n, nil
-			}
-			if pr.claimed {
-				p.mu.Unlock()
-				if err := p.awaitClaimed(ctx, pr, src); err != nil {
-					p.mu.Lock()
-					p.withdraw(ib)
-					p.mu.Unlock()
-					return 0, err
-				}
-				p.mu.Lock()
-				continue
-			}
-		}
-		if len(ib.q) > 0 {
-			if pr != nil {
-				p.withdraw(ib)
-				pr = nil
-			}
-			n, l, err := p.take(idx, buf)
-			p.mu.Unlock()
-			if err == nil {
-				l.addBlocked(start)
-			}
+		if done, n, err := r.step(ctx); done {
 			return n, err
 		}
-		if err := p.blockErr(flags); err != nil {
-			if pr != nil {
-				p.withdraw(ib)
-			}
-			p.mu.Unlock()
-			return 0, err
-		}
-		if pr == nil && ib.posted == nil && len(buf) > 0 {
-			pr = &ib.post
-			pr.buf, pr.n, pr.claimed, pr.completed, pr.link = buf, 0, false, false, nil
-			ib.posted = pr
-		}
-		var l *link
-		if len(p.links) > 0 {
-			l = p.links[0]
-		}
-		p.mu.Unlock()
-		if start.IsZero() {
-			start = time.Now()
-		}
-		var done, tok chan struct{}
-		if pr != nil {
-			done = pr.done
-			// A posted Receive reads its message itself (see readSide).
-			if l != nil && wanting != l {
-				if wanting != nil {
-					wanting.unwantRead()
-				}
-				l.wantRead()
-				wanting = l
-			}
-			if l != nil {
-				tok = l.rd.tok
-			}
-		}
-		select {
-		case <-done:
-		case <-ib.ready:
-		case <-tok:
-			l.readFor(ctx, func() bool {
-				p.mu.Lock()
-				defer p.mu.Unlock()
-				return pr.completed || len(ib.q) > 0
-			})
-			l.rd.tok <- struct{}{}
-		case <-ctx.Done():
-		case <-e.closed:
-		}
-		p.mu.Lock()
-		if ctx.Err() != nil && (pr == nil || !pr.claimed && !pr.completed) {
-			if pr != nil {
-				p.withdraw(ib)
-			}
-			p.mu.Unlock()
-			return 0, fmt.Errorf("rmnp: receive from peer %d: %w", src, ctx.Err())
+		if err := r.wait(ctx); err != nil {
+			return 0, fmt.Errorf("rmnp: receive from peer %d: %w", src, err)
 		}
 	}
+}
+
+// receiveOp is the state of one Receive call (kept on the caller's stack).
+type receiveOp struct {
+	p       *peer
+	idx     int
+	ib      *inbox
+	buf     []byte
+	flags   Flags
+	pr      *posted   // this call's posted buffer, if it posted one
+	start   time.Time // when it first had to wait
+	wanting *link     // the link whose read side it asked for
+	link    *link     // the peer's primary link when it last looked
+}
+
+func (r *receiveOp) unwant() {
+	if r.wanting != nil {
+		r.wanting.unwantRead()
+	}
+}
+
+// step tries to finish the Receive. Called with p.mu held; when done it returns with
+// p.mu released, otherwise with p.mu held.
+func (r *receiveOp) step(ctx context.Context) (bool, int, error) {
+	p, ib, pr := r.p, r.ib, r.pr
+	if pr != nil && pr.completed {
+		n, l := pr.n, pr.link
+		p.withdraw(ib)
+		p.mu.Unlock()
+		l.addBlocked(r.start)
+		return true, n, nil
+	}
+	if pr != nil && pr.claimed {
+		p.mu.Unlock()
+		err := p.awaitClaimed(ctx, pr, p.id)
+		p.mu.Lock()
+		if err != nil {
+			p.withdraw(ib)
+			p.mu.Unlock()
+			return true, 0, err
+		}
+		return r.step(ctx)
+	}
+	if len(ib.q) > 0 {
+		if pr != nil {
+			p.withdraw(ib)
+			r.pr = nil
+		}
+		n, l, err := p.take(r.idx, r.buf)
+		p.mu.Unlock()
+		if err == nil {
+			l.addBlocked(r.start)
+		}
+		return true, n, err
+	}
+	if err := p.blockErr(r.flags); err != nil {
+		if pr != nil {
+			p.withdraw(ib)
+		}
+		p.mu.Unlock()
+		return true, 0, err
+	}
+	if pr == nil && ib.posted == nil && len(r.buf) > 0 {
+		pr = &ib.post
+		pr.buf, pr.n, pr.claimed, pr.completed, pr.link = r.buf, 0, false, false, nil
+		ib.posted, r.pr = pr, pr
+	}
+	r.link = nil
+	if len(p.links) == 1 {
+		// Only on a single link can a Receive read for itself: with several, its
+		// message may come on any of them.
+		r.link = p.links[0]
+	}
+	return false, 0, nil
+}
+
+// wait blocks until something may have changed: the posted buffer was filled, a
+// message was buffered, the peer went down, or this Receive got the read side and
+// read its link itself. Called with p.mu held, returns with it held, unless ctx
+// ended (then the posting is withdrawn and p.mu released).
+func (r *receiveOp) wait(ctx context.Context) error {
+	p, l := r.p, r.link
+	p.mu.Unlock()
+	if r.start.IsZero() {
+		r.start = time.Now()
+	}
+	var done, tok chan struct{}
+	if r.pr != nil {
+		done = r.pr.done
+	}
+	if l == nil {
+		r.unwant()
+		r.wanting = nil
+	}
+	if r.pr != nil && l != nil {
+		// A posted Receive reads its message itself (see readSide).
+		tok = l.rd.tok
+		if r.wanting != l {
+			r.unwant()
+			l.wantRead()
+			r.wanting = l
+		}
+	}
+	got := false
+	select { // the common case, without the cost of the full select
+	case <-tok:
+		got = true
+	default:
+		select {
+		case <-done:
+		case <-r.ib.ready:
+		case <-tok:
+			got = true
+		case <-ctx.Done():
+		case <-p.e.closed:
+		}
+	}
+	if got {
+		l.readFor(ctx, r.arrived)
+		l.rd.tok <- struct{}{}
+	}
+	p.mu.Lock()
+	if err := ctx.Err(); err != nil && (r.pr == nil || !r.pr.claimed && !r.pr.completed) {
+		if r.pr != nil {
+			p.withdraw(r.ib)
+		}
+		p.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// arrived reports whether the message this Receive waits for is there, or the
+// Receive must stop reading for itself (the peer no longer has exactly one link).
+func (r *receiveOp) arrived() bool {
+	r.p.mu.Lock()
+	defer r.p.mu.Unlock()
+	return r.pr.completed || len(r.ib.q) > 0 || len(r.p.links) != 1
 }
 
 // awaitClaimed waits while the background reader writes a message into pr. If ctx

@@ -69,6 +69,11 @@ func (p *peer) addLink(l *link) {
 	p.mu.Lock()
 	p.links = append(p.links, l)
 	p.everUp = true
+	others := p.links[:len(p.links)-1]
+	for _, o := range others {
+		// A Receive reads for itself only on a peer's only link.
+		o.stopSelfRead()
+	}
 	p.mu.Unlock()
 }
 

@@ -25,6 +25,8 @@ type readSide struct {
 	bgHolds bool          // the background reader holds tok
 	kick    bool          // a past deadline was set to make the background reader yield
 	cancel  bool          // a past deadline was set because the reading Receive's ctx ended
+	stop    bool          // a past deadline was set to make the reading Receive re-check
+	self    bool          // a Receive holds tok and reads
 	rDone   <-chan struct{}
 	watch   <-chan struct{}
 	watchFn func() bool
@@ -48,6 +50,13 @@ func (l *link) interrupted(boundary bool) (bool, error) {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
 	switch {
+	case rd.stop:
+		rd.stop = false
+		l.restoreDeadline()
+		if boundary {
+			return false, errCancelled
+		}
+		return true, nil
 	case rd.cancel:
 		rd.cancel = false
 		l.restoreDeadline()
@@ -83,7 +92,7 @@ func (l *link) heartbeatDeadline() {
 		return
 	}
 	l.rd.mu.Lock()
-	if !l.rd.kick && !l.rd.cancel {
+	if !l.rd.kick && !l.rd.cancel && !l.rd.stop {
 		l.restoreDeadline()
 	}
 	l.rd.mu.Unlock()
@@ -207,7 +216,7 @@ func (l *link) unwantRead() {
 func (l *link) readFor(ctx context.Context, done func() bool) error {
 	rd := &l.rd
 	rd.mu.Lock()
-	rd.rDone = ctx.Done()
+	rd.rDone, rd.self = ctx.Done(), true
 	l.armReadWatch(ctx)
 	rd.mu.Unlock()
 	var err error
@@ -222,9 +231,9 @@ func (l *link) readFor(ctx context.Context, done func() bool) error {
 		}
 	}
 	rd.mu.Lock()
-	rd.rDone = nil
-	if rd.cancel {
-		rd.cancel = false
+	rd.rDone, rd.self = nil, false
+	if rd.cancel || rd.stop {
+		rd.cancel, rd.stop = false, false
 		l.restoreDeadline()
 	}
 	rd.mu.Unlock()
@@ -232,6 +241,18 @@ func (l *link) readFor(ctx context.Context, done func() bool) error {
 		l.fail(l.readErr(err))
 	}
 	return err
+}
+
+// stopSelfRead makes a Receive reading l return to its wait loop at the next frame
+// boundary (another link to the peer came up: the message may arrive there).
+func (l *link) stopSelfRead() {
+	rd := &l.rd
+	rd.mu.Lock()
+	if rd.self && !rd.stop {
+		rd.stop = true
+		_ = l.conn.SetReadDeadline(pastDeadline)
+	}
+	rd.mu.Unlock()
 }
 
 // armReadWatch makes a cancellation of ctx interrupt the Receive reading the link;

@@ -1,0 +1,197 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// seriesMarkers mark a series in the terminal chart: one row per grid
+// configuration (in column order), one rune per scheme.
+var seriesMarkers = [][3]rune{
+	{'s', 'a', 'h'},
+	{'S', 'A', 'H'},
+	{'1', '2', '3'},
+	{'4', '5', '6'},
+}
+
+var schemeIndex = map[jobs.Scheme]int{jobs.Synchronous: 0, jobs.Asynchronous: 1, jobs.Hybrid: 2}
+
+// SchemeLabel is the paper's name of a scheme: Syn, Asyn, Hybrid.
+func SchemeLabel(s jobs.Scheme) string {
+	switch s {
+	case jobs.Synchronous:
+		return "Syn"
+	case jobs.Asynchronous:
+		return "Asyn"
+	case jobs.Hybrid:
+		return "Hybrid"
+	}
+	return string(s)
+}
+
+// series is one column of a gain table as points (row index, gain).
+type series struct {
+	label  string
+	marker rune
+	col    int
+}
+
+// chartSeries lists the table's columns with their markers.
+func chartSeries(t jobs.Table) []series {
+	var out []series
+	grid, gi := "", -1
+	for i, c := range t.Columns {
+		if c.Grid != grid {
+			grid, gi = c.Grid, gi+1
+		}
+		m := '*'
+		if si, ok := schemeIndex[c.Scheme]; ok && gi < len(seriesMarkers) {
+			m = seriesMarkers[gi][si]
+		}
+		out = append(out, series{label: c.Grid + " " + SchemeLabel(c.Scheme), marker: m, col: i})
+	}
+	return out
+}
+
+// RenderGainChart draws the computing gain against the number of cores, one
+// series per grid configuration × scheme, as plain text of at most width
+// columns and height lines (axes, points, a legend). The x axis places the
+// table's rows (core counts) evenly; consecutive points of a series are
+// joined by dots. It is meant for the console's Results view and for
+// terminal output; it holds no styling, so the caller may colour it.
+func RenderGainChart(w io.Writer, width, height int, gains jobs.Table) error {
+	if width < 24 || height < 8 {
+		_, err := fmt.Fprintf(w, "(gain chart needs at least 24×8, have %d×%d)\n", width, height)
+		return err
+	}
+	ss := chartSeries(gains)
+	legend := legendLines(ss, width)
+	plotH := height - 2 - len(legend)
+	if plotH < 3 || len(gains.Rows) == 0 {
+		_, err := fmt.Fprintln(w, "(no gains to chart)")
+		return err
+	}
+	top := niceCeil(maxGain(gains))
+	const yw = 6 // "12.5 ┤"
+	plotW := width - yw - 1
+	canvas := make([][]rune, plotH)
+	for i := range canvas {
+		canvas[i] = []rune(strings.Repeat(" ", plotW))
+	}
+	xOf := func(row int) int {
+		if len(gains.Rows) == 1 {
+			return plotW / 2
+		}
+		return 1 + row*(plotW-3)/(len(gains.Rows)-1)
+	}
+	yOf := func(v float64) int {
+		y := int(math.Round(v / top * float64(plotH-1)))
+		return plotH - 1 - min(max(y, 0), plotH-1)
+	}
+	for _, s := range ss {
+		drawSeries(canvas, gains, s, xOf, yOf)
+	}
+	var b strings.Builder
+	for i, line := range canvas {
+		label := ""
+		if i == 0 || i == plotH-1 || i == plotH/2 {
+			label = formatTick(top * float64(plotH-1-i) / float64(plotH-1))
+		}
+		fmt.Fprintf(&b, "%*s ┤%s\n", yw-2, label, strings.TrimRight(string(line), " "))
+	}
+	b.WriteString(strings.Repeat(" ", yw-1) + "└" + strings.Repeat("─", plotW) + "\n")
+	ticks := []rune(strings.Repeat(" ", plotW+yw+4))
+	for r, row := range gains.Rows {
+		lbl := strconv.Itoa(row.Cores)
+		at := yw + xOf(r) - len(lbl)/2
+		copy(ticks[max(at, 0):], []rune(lbl))
+	}
+	b.WriteString(strings.TrimRight(string(ticks), " ") + "   cores\n")
+	for _, l := range legend {
+		b.WriteString(l + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// drawSeries puts a series' markers on the canvas and dots between them.
+func drawSeries(canvas [][]rune, t jobs.Table, s series, xOf func(int) int, yOf func(float64) int) {
+	px, py := -1, -1
+	for r, row := range t.Rows {
+		v := row.Cells[s.col]
+		if math.IsNaN(v) {
+			px = -1
+			continue
+		}
+		x, y := xOf(r), yOf(v)
+		if px >= 0 {
+			for xi := px + 1; xi < x; xi++ {
+				yi := py + (y-py)*(xi-px)/(x-px)
+				if canvas[yi][xi] == ' ' {
+					canvas[yi][xi] = '·'
+				}
+			}
+		}
+		canvas[y][x] = s.marker
+		px, py = x, y
+	}
+}
+
+// legendLines lays out "m label" entries across lines of at most width.
+func legendLines(ss []series, width int) []string {
+	var lines []string
+	cur := ""
+	for _, s := range ss {
+		e := string(s.marker) + " " + s.label
+		if cur != "" && len([]rune(cur))+3+len([]rune(e)) > width {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		if cur != "" {
+			cur += "   "
+		}
+		cur += e
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+func maxGain(t jobs.Table) float64 {
+	m := 0.0
+	for _, r := range t.Rows {
+		for _, v := range r.Cells {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				m = max(m, v)
+			}
+		}
+	}
+	return m
+}
+
+// niceCeil rounds v up to 1, 2 or 5 times a power of ten (at least 1).
+func niceCeil(v float64) float64 {
+	if !(v > 1) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, f := range []float64{1, 2, 2.5, 5, 10} {
+		if f*p >= v {
+			return f * p
+		}
+	}
+	return 10 * p
+}
+
+func formatTick(v float64) string {
+	if v >= 10 || v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}

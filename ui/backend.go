@@ -40,6 +40,17 @@ type hostKeyPromptMsg struct {
 	ch                <-chan tea.Msg
 }
 
+// passphrasePromptMsg asks the user for the passphrase of an encrypted
+// identity file; the deploy goroutine waits for it on reply (nil: refused).
+type passphrasePromptMsg struct {
+	host, keyfile string
+	reply         chan<- []byte
+	ch            <-chan tea.Msg
+}
+
+// errNoPassphrase is returned to deploy when the user cancels the prompt.
+var errNoPassphrase = errors.New("ui: passphrase prompt cancelled")
+
 // loadMsg carries the local machine's load average.
 type loadMsg struct {
 	load float64
@@ -83,6 +94,23 @@ func deployCmd(ctx context.Context, inv *deploy.Inventory, hosts []deploy.Host, 
 				return false
 			}
 		},
+	}
+	opt.Passphrase = func(host, keyfile string) ([]byte, error) {
+		reply := make(chan []byte, 1)
+		select {
+		case ch <- passphrasePromptMsg{host: host, keyfile: keyfile, reply: reply, ch: ch}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		select {
+		case pass := <-reply:
+			if pass == nil {
+				return nil, fmt.Errorf("%w for %s (%s)", errNoPassphrase, keyfile, host)
+			}
+			return pass, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	go func() {
 		defer close(ch)

@@ -69,8 +69,18 @@ type Model struct {
 	quitting  bool
 	// keyPrompts are deployments waiting for the user's word on a host key.
 	keyPrompts map[string]hostKeyPromptMsg
+	// secret is the passphrase being typed for a deployment, if any;
+	// secretQueue holds the prompts waiting behind it.
+	secret      *secretPrompt
+	secretQueue []passphrasePromptMsg
 	// preflight holds the last run's pre-flight outcome per pair ("a↔b").
 	preflight map[string]string
+}
+
+// secretPrompt is a masked text entry answering a passphrase prompt.
+type secretPrompt struct {
+	prompt passphrasePromptMsg
+	buf    []byte
 }
 
 // Messages the root handles itself.
@@ -154,6 +164,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // keyPress handles modal dialogs, global keys, then the view's keys.
 func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.common.Keys
+	if m.secret != nil {
+		m.secretKey(msg)
+		return m, nil
+	}
 	if m.confirm != nil {
 		c := m.confirm
 		switch {
@@ -195,6 +209,32 @@ func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m.routeToView(msg)
+}
+
+// secretKey edits the passphrase: enter answers, esc refuses. The typed
+// bytes are handed to deploy and dropped here; they are never shown or
+// logged.
+func (m *Model) secretKey(msg tea.KeyPressMsg) {
+	sp := m.secret
+	switch msg.String() {
+	case "enter":
+		sp.prompt.reply <- sp.buf // buffered: never blocks
+		m.secret = nil
+	case "esc", "ctrl+c":
+		sp.prompt.reply <- nil
+		m.secret = nil
+		m.setStatus(true, "deploy: passphrase for %s refused", sp.prompt.keyfile)
+	case "backspace":
+		if len(sp.buf) > 0 {
+			sp.buf = sp.buf[:len(sp.buf)-1]
+		}
+	default:
+		sp.buf = append(sp.buf, msg.Text...)
+	}
+	if m.secret == nil && len(m.secretQueue) > 0 {
+		m.secret = &secretPrompt{prompt: m.secretQueue[0]}
+		m.secretQueue = m.secretQueue[1:]
+	}
 }
 
 // click switches tabs when the tab bar is clicked (the mouse is optional).
@@ -311,6 +351,11 @@ func (m Model) render() string {
 		body = m.fullHelp()
 	default:
 		body = m.viewBody()
+	}
+	if m.secret != nil {
+		p := m.secret.prompt
+		body = overlay(body, c.Styles.Modal.Render(fmt.Sprintf("Passphrase for %s\n(to log in to %s)\n\n%s▏\n\n%s answer   %s cancel",
+			p.keyfile, p.host, strings.Repeat("•", len(m.secret.buf)), c.Styles.Key.Render("enter"), c.Styles.Key.Render("esc"))), c.Width, c.bodyHeight())
 	}
 	if m.confirm != nil {
 		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.bodyHeight())

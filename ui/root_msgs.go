@@ -45,6 +45,13 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 		m.markFingerprint(msg.host, msg.fingerprint)
 		m.askHostKey(msg)
 		return listen(msg.ch), true
+	case passphrasePromptMsg:
+		if m.secret != nil { // one prompt at a time: the others wait their turn
+			m.secretQueue = append(m.secretQueue, msg)
+		} else {
+			m.secret = &secretPrompt{prompt: msg}
+		}
+		return listen(msg.ch), true
 	case AcceptKeyMsg:
 		for h, p := range m.keyPrompts {
 			if strings.Contains(h, msg.Host.Name) {

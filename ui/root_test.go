@@ -327,3 +327,62 @@ func TestProbeRebuildsHtable(t *testing.T) {
 		t.Errorf("Htable not shown in Network and Compose")
 	}
 }
+
+// TestPassphrasePrompt: deploy's passphrase questions are answered in a
+// masked prompt, one at a time; esc refuses.
+func TestPassphrasePrompt(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	ch := make(chan tea.Msg)
+	r1, r2 := make(chan []byte, 1), make(chan []byte, 1)
+	m = send(m, passphrasePromptMsg{host: "h1", keyfile: "~/.ssh/id_ed25519", reply: r1, ch: ch},
+		passphrasePromptMsg{host: "h2", keyfile: "~/.ssh/other", reply: r2, ch: ch})
+	m = send(m, keys("s", "3", "q", "backspace", "x")...)
+	if m.quitting || m.Tab() != TabSites {
+		t.Fatal("keys typed into the passphrase acted on the console")
+	}
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "Passphrase for ~/.ssh/id_ed25519") || !strings.Contains(screen, "•••") || strings.Contains(screen, "s3x") {
+		t.Errorf("prompt not shown masked:\n%s", screen)
+	}
+	m = send(m, keys("enter")...)
+	if got := string(<-r1); got != "s3x" {
+		t.Errorf("answered %q, want s3x", got)
+	}
+	if m.secret == nil || m.secret.prompt.host != "h2" {
+		t.Fatal("the second prompt did not follow")
+	}
+	m = send(m, keys("esc")...)
+	if got := <-r2; got != nil || m.secret != nil {
+		t.Errorf("esc answered %q, prompt %v", got, m.secret)
+	}
+}
+
+// TestHostKeyPrompt: an unknown host key is shown with its fingerprint on
+// the host's row and in a question; y accepts, n refuses.
+func TestHostKeyPrompt(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	ch := make(chan tea.Msg)
+	reply := make(chan bool, 1)
+	fp := "SHA256:q1w2e3r4t5y6u7i8o9p0"
+	m = send(m, hostKeyPromptMsg{host: "[alpha-2]:22", fingerprint: fp, reply: reply, ch: ch})
+	if st := m.sites.HostState("alpha-2"); st.Fingerprint != fp {
+		t.Errorf("alpha-2 shows fingerprint %q", st.Fingerprint)
+	}
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, fp) || !strings.Contains(screen, "Accept it") {
+		t.Errorf("no host key question on screen:\n%s", screen)
+	}
+	next, cmd := m.Update(keyPress("y"))
+	m = send(next.(Model), cmd())
+	if !<-reply {
+		t.Error("y did not accept the key")
+	}
+	if st := m.sites.HostState("alpha-2"); st.Fingerprint != "" {
+		t.Error("the pending key is still shown after the answer")
+	}
+	m = send(m, hostKeyPromptMsg{host: "[beta-1]:22", fingerprint: fp, reply: reply, ch: ch})
+	next, cmd = m.Update(keyPress("n"))
+	m = send(next.(Model), cmd())
+	if <-reply {
+		t.Error("n accepted the key")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,7 +45,9 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case hostKeyPromptMsg:
 		m.keyPrompts[msg.host] = msg
 		m.markFingerprint(msg.host, msg.fingerprint)
-		m.askHostKey(msg)
+		if m.confirm == nil { // else it waits: asked after the open question
+			m.askHostKey(msg)
+		}
 		return listen(msg.ch), true
 	case passphrasePromptMsg:
 		if m.secret != nil { // one prompt at a time: the others wait their turn
@@ -65,6 +69,10 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 			delete(m.keyPrompts, msg.host)
 		}
 		m.markFingerprint(msg.host, "")
+		if m.confirm == nil && len(m.keyPrompts) > 0 {
+			hosts := slices.Sorted(maps.Keys(m.keyPrompts))
+			m.askHostKey(m.keyPrompts[hosts[0]])
+		}
 		return nil, true
 	case deployDoneMsg:
 		m.deployDone(msg)

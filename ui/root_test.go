@@ -379,10 +379,21 @@ func TestHostKeyPrompt(t *testing.T) {
 	if st := m.sites.HostState("alpha-2"); st.Fingerprint != "" {
 		t.Error("the pending key is still shown after the answer")
 	}
-	m = send(m, hostKeyPromptMsg{host: "[beta-1]:22", fingerprint: fp, reply: reply, ch: ch})
+	// Two hosts at once (a parallel deploy): asked one after the other.
+	reply2 := make(chan bool, 1)
+	m = send(m, hostKeyPromptMsg{host: "[beta-1]:22", fingerprint: fp, reply: reply, ch: ch},
+		hostKeyPromptMsg{host: "[beta-2]:22", fingerprint: fp, reply: reply2, ch: ch})
 	next, cmd = m.Update(keyPress("n"))
 	m = send(next.(Model), cmd())
 	if <-reply {
 		t.Error("n accepted the key")
+	}
+	if m.confirm == nil || !strings.Contains(m.confirm.question, "beta-2") {
+		t.Fatal("the second host's key was not asked about")
+	}
+	next, cmd = m.Update(keyPress("y"))
+	m = send(next.(Model), cmd())
+	if !<-reply2 {
+		t.Error("y did not accept beta-2's key")
 	}
 }

@@ -282,3 +282,62 @@ func TestAsyncSwitchTerminates(t *testing.T) {
 		})
 	}
 }
+
+// TestSolveNeighbourDies closes one rank's endpoint in the middle of a run:
+// its neighbour must notice and fail by itself, naming the rank (the worker
+// runtime then cancels the others), instead of waiting forever.
+func TestSolveNeighbourDies(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		scheme   jobs.Scheme
+		detector jobs.Detector
+	}{
+		{"sync", jobs.Synchronous, jobs.DetectTokens},
+		{"async activity", jobs.Asynchronous, jobs.DetectActivity},
+		{"async switch", jobs.Asynchronous, jobs.DetectSwitch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c := chainRun{p: jobs.Obstacle{N: 48, Eps: 1e-300}, ranks: 3, cores: 1, scheme: tc.scheme, detector: tc.detector}
+			eps := c.endpoints(t, ctx)
+			ranges, _ := jobs.Split(c.p.N, 3)
+			type done struct {
+				rank int
+				err  error
+			}
+			dones := make(chan done, 3)
+			var reports sync.Map
+			for r := range 2 {
+				st := Subtask{Problem: c.p, Rank: r, Ranks: 3, Range: ranges[r], Cores: 1, Scheme: tc.scheme, Detector: tc.detector}
+				if r > 0 {
+					st.Lower = &Neighbour{Rank: r - 1, Peer: rmnp.PeerID(r), Mode: c.mode(r - 1)}
+				}
+				st.Upper = &Neighbour{Rank: r + 1, Peer: rmnp.PeerID(r + 2), Mode: c.mode(r)}
+				go func() {
+					_, err := Solve(ctx, eps[r], st, func(s NodeStatus) { reports.Store(s.Rank, s) })
+					dones <- done{r, err}
+				}()
+			}
+			time.Sleep(200 * time.Millisecond)
+			eps[2].Close() // rank 2 never ran Solve: its neighbour sees a dead link
+			select {
+			case d := <-dones:
+				if d.rank != 1 || d.err == nil || ctx.Err() != nil {
+					t.Fatalf("first to stop: rank %d with %v, want rank 1 with an error", d.rank, d.err)
+				}
+				t.Logf("rank 1: %v", d.err)
+			case <-ctx.Done():
+				t.Fatal("rank 1 hangs after its neighbour died")
+			}
+			cancel()
+			if d := <-dones; d.err == nil {
+				t.Fatalf("rank %d returned no error", d.rank)
+			}
+			v, ok := reports.Load(1)
+			if st, _ := v.(NodeStatus); !ok || st.State != StateFailed || st.Err == "" {
+				t.Fatalf("rank 1's last report: %+v", v)
+			}
+		})
+	}
+}

@@ -36,6 +36,7 @@ type testServer struct {
 	breakAfter atomic.Int64 // close the connection after this many SFTP bytes in (0: never)
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
+	env        []string     // extra environment of commands (set before use)
 	open       atomic.Int32 // session channels open now
 	maxOpen    atomic.Int32 // the most ever open at once on one server
 
@@ -215,7 +216,7 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 func (s *testServer) exec(ch ssh.Channel, command string, pgid *atomic.Int64) {
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = s.home
-	cmd.Env = append(os.Environ(), "HOME="+s.home)
+	cmd.Env = append(append(os.Environ(), "HOME="+s.home), s.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = ch
 	cmd.Stderr = ch.Stderr()

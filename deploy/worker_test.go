@@ -248,3 +248,31 @@ func TestStartWorkersRefusesInvalidBoot(t *testing.T) {
 		t.Fatalf("err = %v, want ErrBadBoot about the secret", err)
 	}
 }
+
+// A host whose uname says aarch64 gets dist/gridtui-linux-arm64, not the
+// running (x86-64) binary.
+func TestDeployShipsCrossBuiltBinary(t *testing.T) {
+	if runtime.GOARCH == "arm64" {
+		t.Skip("the running binary already is arm64")
+	}
+	key := newTestKey(t, "")
+	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "uname"), []byte("#!/bin/sh\necho Linux aarch64\n"), 0o755)
+	srv.env = []string{"PATH=" + bin + ":" + os.Getenv("PATH")}
+	dist := t.TempDir()
+	fakeELF(t, filepath.Join(dist, "gridtui-linux-arm64"), elf.EM_AARCH64)
+	opt := testOptions(writeKnownHosts(t, srv))
+	opt.Dist = dist
+	if _, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(srv, key)}, opt); err != nil {
+		t.Fatalf("deploy to an arm64 host: %v", err)
+	}
+	if got, want := fileSum(t, filepath.Join(srv.home, "work", binaryName)), fileSum(t, filepath.Join(dist, "gridtui-linux-arm64")); got != want {
+		t.Fatal("the arm64 host did not get dist/gridtui-linux-arm64")
+	}
+	os.Remove(filepath.Join(dist, "gridtui-linux-arm64"))
+	s, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(srv, key)}, opt)
+	if !errors.Is(err, ErrNoBinary) || !strings.Contains(s.Results[0].Err.Error(), "make dist") {
+		t.Fatalf("no arm64 binary: err = %v, want ErrNoBinary saying make dist", err)
+	}
+}

@@ -38,7 +38,10 @@ type RunView struct {
 	list     list
 	outcome  string // key lines of the report once the run has ended
 	report   string // the engine's full report
-	failed   bool
+	// showReport shows the full report instead of the live panels.
+	showReport   bool
+	reportScroll int
+	failed       bool
 }
 
 // AbortRequestMsg asks the root model to abort the live run (after the
@@ -132,6 +135,9 @@ func (v *RunView) AppendLog(evs ...engine.LogEvent) {
 func (v *RunView) Finish(summary string, err error) {
 	v.running = false
 	v.report = summary
+	if err != nil {
+		v.report = "run failed: " + err.Error() + "\n\n" + summary
+	}
 	v.outcome = keyLines(summary)
 	if err != nil {
 		v.failed = true
@@ -159,7 +165,9 @@ func keyLines(report string) string {
 func (v RunView) help() bindingList {
 	abort := key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "abort run"))
 	abort.SetEnabled(v.running)
-	return bindingList{short: []key.Binding{abort}, full: [][]key.Binding{{abort}}}
+	report := key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "full report"))
+	report.SetEnabled(v.report != "")
+	return bindingList{short: []key.Binding{abort, report}, full: [][]key.Binding{{abort, report}}}
 }
 
 // Update handles the node list's keys and the abort request.
@@ -168,10 +176,20 @@ func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
 	if !ok {
 		return v, nil
 	}
-	if km.String() == "A" && v.running {
+	switch {
+	case km.String() == "A" && v.running:
 		return v, msgCmd(AbortRequestMsg{})
+	case km.String() == "o" && v.report != "":
+		v.showReport, v.reportScroll = !v.showReport, 0
+	case v.showReport && key.Matches(km, v.common.Keys.Up):
+		v.reportScroll = max(0, v.reportScroll-1)
+	case v.showReport && key.Matches(km, v.common.Keys.Down):
+		v.reportScroll++
+	case v.showReport && km.String() == "esc":
+		v.showReport = false
+	default:
+		v.list.update(km, v.common.Keys, 6)
 	}
-	v.list.update(km, v.common.Keys, 6)
 	return v, nil
 }
 
@@ -184,6 +202,14 @@ func (v RunView) View() string {
 	}
 	h := c.bodyHeight()
 	out := []string{v.titleLine(), v.countsLine()}
+	if v.showReport {
+		lines := strings.Split(strings.TrimRight(v.report, "\n"), "\n")
+		out = append(out, scrollLines(lines, v.reportScroll, h-2)...)
+		for i := range out {
+			out[i] = fitLine(out[i], c.Width)
+		}
+		return strings.Join(out[:h], "\n")
+	}
 	if v.outcome != "" {
 		for _, l := range strings.Split(v.outcome, "\n") {
 			st := s.OK

@@ -63,6 +63,22 @@ func fakeLogs() []engine.LogEvent {
 	}
 }
 
+// sampleReport is a run report as engine.Report.WriteText prints it.
+const sampleReport = `run obstacle-n48-async: obstacle, n = 48, ε = 1e-08, async iterations (activity detector), 4 nodes
+outcome:   ok
+wall time: 1.512s
+rank  node     group  planes   cores  state       iterations  local σ   compute  send  wait
+0     alpha-1  0*     [0,12)   1      terminated  2310        9.1e-09   1.1s     0.2s  0.1s
+1     alpha-2  0      [12,24)  1      terminated  2254        8.7e-09   1.1s     0.2s  0.1s
+2     alpha-3  0      [24,36)  1      terminated  2298        9.5e-09   1.0s     0.2s  0.2s
+3     alpha-4  0      [36,48)  1      terminated  2201        7.9e-09   1.1s     0.1s  0.1s
+(* coordinator)
+true global residual: 8.100e-09 (ε = 1e-08)
+complementarity: OK (min u−φ = 0, min Au−f = 1.9e-08, max |(Au−f)(u−φ)| = 6e-05, tol 0.01)
+traffic:  infiniband 4852 msgs 49.4 MiB (2103 skipped)
+computing gain: C_g = t1/ts = 4.000s / 1.512s = 2.65
+`
+
 func TestRunView(t *testing.T) {
 	spec := jobs.Spec{Name: "obstacle-n48-async", Scheme: jobs.Asynchronous, Detector: jobs.DetectActivity}
 	cases := []struct {
@@ -83,7 +99,15 @@ func TestRunView(t *testing.T) {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(fakeLogs()...)
-			v.Finish("wall time 1.5 s · true residual 8.1e-09 · complementarity ok", nil)
+			v.Finish(sampleReport, nil)
+		}},
+		{name: "full_report", setup: func(v *RunView) {
+			v.Start(spec)
+			for _, s := range fakeRun(4, 6, -1) {
+				v.ApplySnapshot(s)
+			}
+			v.Finish(sampleReport, nil)
+			*v, _ = v.Update(keyPress("o"))
 		}},
 		{name: "failed_node", setup: func(v *RunView) {
 			v.Start(spec)

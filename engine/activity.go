@@ -91,6 +91,14 @@ type ActivityGraph struct {
 	sent      [2]uint64 // highest update seq sent to each side
 	acked     [2]uint64 // highest seq the side acknowledged
 	taken     [2]uint64 // highest update seq taken from each side
+	out       [1]ActivityMsg
+}
+
+// emit returns m as the one message to send, without allocating; the slice
+// is valid until the next call on g.
+func (g *ActivityGraph) emit(m ActivityMsg) []ActivityMsg {
+	g.out[0] = m
+	return g.out[:1]
 }
 
 // firstSeq is the sequence number of the first real update on a link.
@@ -146,6 +154,9 @@ func (g *ActivityGraph) Send(side Side) (uint64, error) {
 	return g.sent[side], nil
 }
 
+// The messages returned by Update, Passive and Control are valid until the
+// next call on g (no allocation on the hot path).
+
 // Update records that the node took the update seq from side. A stale update
 // (seq not above what was taken, e.g. overtaken by a synchronous section)
 // changes nothing and fresh is false. A fresh update makes the node Active;
@@ -165,9 +176,9 @@ func (g *ActivityGraph) Update(side Side, seq uint64) (out []ActivityMsg, fresh 
 	switch {
 	case !g.engaged:
 		g.engaged, g.hasParent, g.parent = true, true, side
-		out = []ActivityMsg{{Kind: MsgActivate, Side: side, Seq: seq}}
+		out = g.emit(ActivityMsg{Kind: MsgActivate, Side: side, Seq: seq})
 	case !g.hasParent || g.parent != side:
-		out = []ActivityMsg{{Kind: MsgAck, Side: side, Seq: seq}}
+		out = g.emit(ActivityMsg{Kind: MsgAck, Side: side, Seq: seq})
 	}
 	return out, true, nil
 }
@@ -220,7 +231,7 @@ func (g *ActivityGraph) terminate(from Side) ([]ActivityMsg, error) {
 	}
 	g.state = StateTerminated
 	if to := from.other(); g.has[to] {
-		return []ActivityMsg{{Kind: MsgTerminate, Side: to}}, nil
+		return g.emit(ActivityMsg{Kind: MsgTerminate, Side: to}), nil
 	}
 	return nil, nil
 }
@@ -234,10 +245,10 @@ func (g *ActivityGraph) tryLeave() []ActivityMsg {
 	if g.root {
 		g.state = StateTerminated
 		if g.has[Upper] {
-			return []ActivityMsg{{Kind: MsgTerminate, Side: Upper}}
+			return g.emit(ActivityMsg{Kind: MsgTerminate, Side: Upper})
 		}
 		return nil
 	}
 	g.engaged, g.hasParent = false, false
-	return []ActivityMsg{{Kind: MsgInactivate, Side: g.parent, Seq: g.taken[g.parent]}}
+	return g.emit(ActivityMsg{Kind: MsgInactivate, Side: g.parent, Seq: g.taken[g.parent]})
 }

@@ -40,6 +40,10 @@ type activityRun struct {
 	newData bool          // a plane arrived since the last sweep
 	pre     [2]bool       // a synchronous message was taken ahead of the iteration
 	pending []ActivityMsg // control messages to send, acks coalesced
+	// waitCtx bounds the blocking waits of an inactive node; it is renewed
+	// only when it expires, not per wait (no allocation per iteration).
+	waitCtx    context.Context
+	waitCancel context.CancelFunc
 }
 
 func (s *solver) runActivity(ctx context.Context) error {
@@ -48,6 +52,11 @@ func (s *solver) runActivity(ctx context.Context) error {
 		return err
 	}
 	a := &activityRun{solver: s, g: g, pending: make([]ActivityMsg, 0, 8)}
+	defer func() {
+		if a.waitCancel != nil {
+			a.waitCancel()
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -264,10 +273,14 @@ func (a *activityRun) receiveSync(ctx context.Context) error {
 // belongs to.
 func (a *activityRun) waitInactive(ctx context.Context) error {
 	for a.g.State() == StateInactive {
-		wctx, cancel := context.WithTimeout(ctx, passiveWaitSlice)
+		if a.waitCtx == nil || a.waitCtx.Err() != nil {
+			if a.waitCancel != nil {
+				a.waitCancel()
+			}
+			a.waitCtx, a.waitCancel = context.WithTimeout(ctx, passiveWaitSlice)
+		}
 		start := time.Now()
-		src, kind, err := a.ep.Wait(wctx)
-		cancel()
+		src, kind, err := a.ep.Wait(a.waitCtx)
 		a.res.Wait += time.Since(start)
 		a.maybeReport(time.Now())
 		if err != nil {

@@ -58,6 +58,8 @@ type SitesView struct {
 	loadErr error
 	states  map[string]HostState
 	list    list
+	// collapsed holds the site and cluster rows folded by the user.
+	collapsed map[string]bool
 }
 
 // Action requests the Sites view sends to the root model, which performs
@@ -80,10 +82,11 @@ type (
 // is shown instead (the inventory could not be read).
 func NewSitesView(c *Common, inv *deploy.Inventory, loadErr error) SitesView {
 	v := SitesView{
-		common:  c,
-		inv:     inv,
-		loadErr: loadErr,
-		states:  map[string]HostState{},
+		common:    c,
+		inv:       inv,
+		loadErr:   loadErr,
+		states:    map[string]HostState{},
+		collapsed: map[string]bool{},
 		list: newList([]column{
 			{Title: "Name", Width: 0},
 			{Title: "Cores", Width: 5, Right: true},
@@ -132,17 +135,33 @@ func (v *SitesView) rebuild() {
 		for _, c := range s.Clusters {
 			n += len(c.Hosts)
 		}
-		rows = append(rows, listRow{Key: "site/" + s.Name, Level: 0,
-			Cells: []string{"▾ " + s.Name + siteNote(s, n), "", string(s.Launcher)}})
+		key := "site/" + s.Name
+		rows = append(rows, listRow{Key: key, Level: 0,
+			Cells: []string{v.fold(key) + s.Name + siteNote(s, n), "", string(s.Launcher)}})
+		if v.collapsed[key] {
+			continue
+		}
 		for _, c := range s.Clusters {
-			rows = append(rows, listRow{Key: "cluster/" + s.Name + "/" + c.Name, Level: 1,
-				Cells: []string{"▾ " + c.Name + fmt.Sprintf(" (%d hosts)", len(c.Hosts)), strconv.Itoa(c.Cores)}})
+			ckey := "cluster/" + s.Name + "/" + c.Name
+			rows = append(rows, listRow{Key: ckey, Level: 1,
+				Cells: []string{v.fold(ckey) + c.Name + fmt.Sprintf(" (%d hosts)", len(c.Hosts)), strconv.Itoa(c.Cores)}})
+			if v.collapsed[ckey] {
+				continue
+			}
 			for _, h := range c.Hosts {
 				rows = append(rows, v.hostRow(s, h))
 			}
 		}
 	}
 	v.list.setRows(rows)
+}
+
+// fold is the tree marker of a site or cluster row.
+func (v *SitesView) fold(key string) string {
+	if v.collapsed[key] {
+		return "▸ "
+	}
+	return "▾ "
 }
 
 func siteNote(s deploy.Site, hosts int) string {
@@ -217,7 +236,7 @@ func (v *SitesView) selectedHosts() []deploy.Host {
 
 // sitesKeys are the Sites view's own bindings.
 type sitesKeys struct {
-	Deploy, DeployAll, Stop, Probe, Accept key.Binding
+	Deploy, DeployAll, Stop, Probe, Accept, Fold key.Binding
 }
 
 func defaultSitesKeys() sitesKeys {
@@ -227,6 +246,7 @@ func defaultSitesKeys() sitesKeys {
 		Stop:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop workers")),
 		Probe:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "probe")),
 		Accept:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept host key")),
+		Fold:      key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "fold/unfold")),
 	}
 }
 
@@ -235,7 +255,7 @@ func (v SitesView) help() bindingList {
 	k := defaultSitesKeys()
 	return bindingList{
 		short: []key.Binding{k.Deploy, k.DeployAll, k.Stop, k.Probe},
-		full:  [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept}},
+		full:  [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept, k.Fold}},
 	}
 }
 
@@ -250,6 +270,11 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 	}
 	k := defaultSitesKeys()
 	switch {
+	case key.Matches(km, k.Fold):
+		if r, ok := v.list.selected(); ok && !r.Leaf {
+			v.collapsed[r.Key] = !v.collapsed[r.Key]
+			v.rebuild()
+		}
 	case key.Matches(km, k.Deploy):
 		if hs := v.selectedHosts(); len(hs) > 0 {
 			return v, msgCmd(DeployRequestMsg{Hosts: hs})

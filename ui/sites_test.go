@@ -31,6 +31,12 @@ func TestSitesView(t *testing.T) {
 		{name: "1024", inv: bigInventory(1024), setup: func(v *SitesView) {
 			v.SetHostState("c9-3", HostState{Phase: "upload", Progress: 0.9, Load: -1})
 		}},
+		{name: "1024_folded", inv: bigInventory(1024), setup: func(v *SitesView) {
+			*v, _ = v.Update(keyPress("down")) // cluster c0
+			*v, _ = v.Update(keyPress("enter"))
+			v.list.cursor = 2 // c1 (after site1 and the folded c0)
+			*v, _ = v.Update(keyPress("space"))
+		}},
 	}
 	for _, tc := range cases {
 		for _, sz := range sizes {

@@ -105,13 +105,14 @@ func RenderGainChart(w io.Writer, width, height int, gains jobs.Table) error {
 		fmt.Fprintf(&b, "%*s ┤%s\n", yw-2, label, strings.TrimRight(string(line), " "))
 	}
 	b.WriteString(strings.Repeat(" ", yw-1) + "└" + strings.Repeat("─", plotW) + "\n")
-	ticks := []rune(strings.Repeat(" ", plotW+yw+4))
+	// The x axis' name sits under the y labels, where no tick reaches.
+	ticks := []rune("cores" + strings.Repeat(" ", plotW+yw))
 	for r, row := range gains.Rows {
 		lbl := strconv.Itoa(row.Cores)
 		at := yw + xOf(r) - len(lbl)/2
-		copy(ticks[max(at, 0):], []rune(lbl))
+		copy(ticks[max(at, 6):], []rune(lbl))
 	}
-	b.WriteString(strings.TrimRight(string(ticks), " ") + "   cores\n")
+	b.WriteString(strings.TrimRight(string(ticks[:width]), " ") + "\n")
 	for _, l := range legend {
 		b.WriteString(l + "\n")
 	}

@@ -274,10 +274,12 @@ func killNetns(ctx context.Context, ns string) {
 			return
 		}
 		for _, p := range pids {
-			_ = syscall.Kill(p, sig)
+			if p != os.Getpid() { // never this process, whatever thread of it sits in ns
+				_ = syscall.Kill(p, sig)
+			}
 		}
 		for i := 0; i < 30 && round == 0; i++ {
-			if pids, _ := netnsPids(ctx, ns); len(pids) == 0 {
+			if pids, _ := netnsPids(ctx, ns); len(pids) == 0 || (len(pids) == 1 && pids[0] == os.Getpid()) {
 				return
 			}
 			time.Sleep(100 * time.Millisecond)

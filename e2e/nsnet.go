@@ -13,9 +13,11 @@ import (
 
 // InNetns runs f on an OS thread that has joined host's network namespace
 // ("console" for the console's): sockets f opens live in that namespace and
-// keep working from any goroutine afterwards. The thread is never handed
-// back to the scheduler (it exits with its goroutine), so no other code ever
-// runs in the wrong namespace.
+// keep working from any goroutine afterwards. The thread goes back to its
+// own namespace before it is handed back to the scheduler; if it cannot, it
+// stays locked and dies with its goroutine. (Relying on that death alone is
+// not enough: Go never ends the main thread, which would then sit in the
+// namespace for good — and be killed with it by Down.)
 func (g *Grid) InNetns(host string, f func() error) error {
 	ns := g.Console
 	if host != "console" {
@@ -27,21 +29,42 @@ func (g *Grid) InNetns(host string, f func() error) error {
 	}
 	errc := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread() // deliberately never unlocked
-		fd, err := unix.Open("/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		runtime.LockOSThread()
+		restore, err := joinNetns(ns)
 		if err != nil {
-			errc <- fmt.Errorf("e2e: open namespace %s: %w", ns, err)
-			return
-		}
-		err = unix.Setns(fd, unix.CLONE_NEWNET)
-		unix.Close(fd)
-		if err != nil {
-			errc <- fmt.Errorf("e2e: join namespace %s: %w", ns, err)
+			errc <- err
 			return
 		}
 		errc <- f()
+		if restore() {
+			runtime.UnlockOSThread()
+		}
 	}()
 	return <-errc
+}
+
+// joinNetns moves the calling (locked) thread into ns and returns a function
+// that moves it back, reporting whether it could.
+func joinNetns(ns string) (restore func() bool, err error) {
+	self, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("e2e: open own namespace: %w", err)
+	}
+	fd, err := unix.Open("/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(self)
+		return nil, fmt.Errorf("e2e: open namespace %s: %w", ns, err)
+	}
+	err = unix.Setns(fd, unix.CLONE_NEWNET)
+	unix.Close(fd)
+	if err != nil {
+		unix.Close(self)
+		return nil, fmt.Errorf("e2e: join namespace %s: %w", ns, err)
+	}
+	return func() bool {
+		defer unix.Close(self)
+		return unix.Setns(self, unix.CLONE_NEWNET) == nil
+	}, nil
 }
 
 // Listen opens a TCP listener on addr ("198.19.64.11:7000") inside host's

@@ -217,3 +217,28 @@ func checkAccepted(t *testing.T, g *Grid, sites, kh string, r result, n int) {
 	}
 	gridtui(t, g, g.SitesFile, deployTimeout, "deploy", "--clean")
 }
+
+// TestDeployHostKeyRotated deploys, then gives a host a new host key (its
+// sshd restarted with it): the next deploy must refuse that host, naming it,
+// and leave known_hosts alone.
+func TestDeployHostKeyRotated(t *testing.T) {
+	g := newGridT(t, Config{HostsA: 1, HostsB: 1})
+	if r := gridtui(t, g, g.SitesFile, deployTimeout, "deploy"); r.code != 0 {
+		t.Fatalf("deploy: exit %d:\n%s", r.code, r.out)
+	}
+	before, _ := os.ReadFile(g.KnownHosts)
+	if err := g.RotateHostKey(context.Background(), "b1"); err != nil {
+		t.Fatal(err)
+	}
+	b1 := g.Host("b1")
+	for _, args := range [][]string{{"deploy"}, {"deploy", "--accept-new"}} {
+		r := gridtui(t, g, g.SitesFile, deployTimeout, args...)
+		if r.code == 0 || !strings.Contains(r.out, "host key changed") || !strings.Contains(r.out, b1.Ethernet.String()) {
+			t.Errorf("%v after b1's key changed: exit %d, want a refusal naming %s:\n%s", args, r.code, b1.Ethernet, r.out)
+		}
+	}
+	if after, _ := os.ReadFile(g.KnownHosts); !bytes.Equal(after, before) {
+		t.Errorf("known_hosts changed by refused deploys")
+	}
+	gridtui(t, g, g.SitesFile, deployTimeout, "deploy", "--clean")
+}

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -294,4 +295,23 @@ func TestRunSixteenHosts(t *testing.T) {
 		t.Fatalf("16-node hybrid run: exit %d, report %+v", out.code, rep)
 	}
 	checkRunRoutes(t, g, rep.Routes)
+}
+
+// TestRunInterrupted interrupts a run like Ctrl-C: gridtui must stop the run
+// everywhere, print an "aborted" report and exit non-zero, and no worker
+// may be left on any host.
+func TestRunInterrupted(t *testing.T) {
+	g := newGridT(t, Config{HostsA: 1, HostsB: 2})
+	deployOrSkip(t, g)
+	run := startRun(t, g, 3*time.Minute, "--nodes", "3", "--scheme", "async", "--n", "48",
+		"--eps", "1e-14", "--max-iter", "10000000", "--wall-time", "2m")
+	run.waitIterations(t, 20, time.Minute)
+	if err := run.cmd.Process.Signal(os.Interrupt); err != nil { // ip netns exec has exec'd gridtui: same pid
+		t.Fatal(err)
+	}
+	out := run.wait(t)
+	if out.code == 0 || out.report == nil || out.report.Outcome != "aborted" {
+		t.Errorf("interrupted run: exit %d, report %+v; want a non-zero exit and outcome aborted", out.code, out.report)
+	}
+	checkNoWorkers(t, g, nil)
 }

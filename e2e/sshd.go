@@ -254,3 +254,21 @@ func passwdUsers(prefix string) ([]string, error) {
 	}
 	return out, sc.Err()
 }
+
+// RotateHostKey gives host a new host key and restarts its sshd with it, as
+// a reinstalled machine would; the grid's known_hosts keeps the old key.
+func (g *Grid) RotateHostKey(ctx context.Context, host string) error {
+	h := g.Host(host)
+	if h == nil {
+		return fmt.Errorf("e2e: no host %q in grid %s", host, g.ID)
+	}
+	if h.sshd != nil && h.sshd.Process != nil {
+		_ = h.sshd.Process.Signal(syscall.SIGTERM)
+		_ = h.sshd.Wait()
+		h.sshd = nil
+	}
+	if err := g.startSSHD(ctx, h); err != nil {
+		return err
+	}
+	return waitListening(ctx, h)
+}

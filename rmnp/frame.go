@@ -1,7 +1,6 @@
 package rmnp
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -45,7 +44,9 @@ func (h *header) String() string {
 // against spec.md §4 before any payload byte is read, so a hostile peer can make it
 // allocate at most maxFrame bytes.
 type frameReader struct {
-	r        *bufio.Reader
+	src      io.Reader
+	buf      []byte // read-ahead: buf[r:w] are stream bytes not consumed yet
+	r, w     int
 	maxFrame uint32
 	hdr      header
 	seq      [2]uint32 // last seq of CTRL, DATA
@@ -55,13 +56,53 @@ type frameReader struct {
 	retry func(boundary bool) (bool, error)
 }
 
-// readBuffer is the frame reader's buffer: big enough that a small message arrives in
-// one read with its header, small enough that a large payload is mostly read straight
-// into its destination (bufio reads directly once its buffer is drained).
+// readBuffer is the frame reader's read-ahead: big enough that a small message
+// arrives in one read with its header, small enough that a large payload is mostly
+// read straight into its destination (reads of at least readBuffer bypass it).
 const readBuffer = 8 << 10
 
 func newFrameReader(r io.Reader, maxFrame int) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, readBuffer), maxFrame: uint32(maxFrame)}
+	return &frameReader{src: r, buf: make([]byte, readBuffer), maxFrame: uint32(maxFrame)}
+}
+
+// buffered returns the number of read-ahead bytes not consumed yet.
+func (fr *frameReader) buffered() int { return fr.w - fr.r }
+
+// read reads from the read-ahead, or from the source (directly for large p).
+func (fr *frameReader) read(p []byte) (int, error) {
+	if fr.r < fr.w {
+		n := copy(p, fr.buf[fr.r:fr.w])
+		fr.r += n
+		return n, nil
+	}
+	if len(p) >= readBuffer {
+		return fr.src.Read(p)
+	}
+	n, err := fr.src.Read(fr.buf)
+	fr.r, fr.w = 0, n
+	k := copy(p, fr.buf[:n])
+	fr.r = k
+	if k > 0 {
+		err = nil // the error comes back on the next read
+	}
+	return k, err
+}
+
+// unread puts b back in front of the read-ahead (after a speculative read).
+func (fr *frameReader) unread(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	rest := fr.w - fr.r
+	if need := len(b) + rest; need > len(fr.buf) {
+		nb := make([]byte, need)
+		copy(nb[len(b):], fr.buf[fr.r:fr.w])
+		fr.buf = nb
+	} else {
+		copy(fr.buf[len(b):], fr.buf[fr.r:fr.w])
+	}
+	copy(fr.buf, b)
+	fr.r, fr.w = 0, len(b)+rest
 }
 
 // next reads and validates the next header.
@@ -147,7 +188,7 @@ func (fr *frameReader) payload(h *header, dst []byte) error {
 func (fr *frameReader) readFull(dst []byte, boundary bool) error {
 	n := 0
 	for n < len(dst) {
-		k, err := fr.r.Read(dst[n:])
+		k, err := fr.read(dst[n:])
 		n += k
 		if err == nil {
 			continue
@@ -172,10 +213,4 @@ func (fr *frameReader) readFull(dst []byte, boundary bool) error {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// discard skips the current frame's payload.
-func (fr *frameReader) discard(h *header) error {
-	_, err := fr.r.Discard(int(h.length()))
-	return err
 }

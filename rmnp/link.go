@@ -48,6 +48,10 @@ type link struct {
 	iov    net.Buffers
 
 	rd readSide
+	sp speculation
+	// lastPayload is the payload size of the last CTRL and DATA read (by the
+	// holder of rd.tok): the prediction of a speculative read.
+	lastPayload [2]int
 
 	c counters
 }
@@ -59,7 +63,8 @@ type counters struct {
 	rawSent, rawRecv     atomic.Uint64 // DATA payload before compression / after decompression
 	zSent, zRecv         atomic.Uint64 // DATA payload on the wire
 	replaced, skipped    atomic.Uint64
-	blocked              atomic.Int64 // ns spent blocked in Receive
+	specHits             atomic.Uint64 // predicted frames read straight into a posted buffer
+	blocked              atomic.Int64  // ns spent blocked in Receive
 	lastWrite            atomic.Int64
 }
 
@@ -91,6 +96,7 @@ func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link
 	l.rd.now = make(chan struct{}, 1)
 	l.rd.tok <- struct{}{}
 	l.fr.retry = l.interrupted
+	l.sp.init(c)
 	l.c.lastWrite.Store(time.Now().UnixNano())
 	return l
 }

@@ -190,7 +190,7 @@ func (r *receiveOp) wait(ctx context.Context) error {
 		}
 	}
 	if got {
-		l.readFor(ctx, r.arrived)
+		l.readFor(ctx, r)
 		l.rd.tok <- struct{}{}
 	}
 	p.mu.Lock()

@@ -146,6 +146,7 @@ func (p *peer) putMsg(m *msg) {
 func (p *peer) deliver(l *link, h *header, background bool) error {
 	idx, size := kindIndex(h.kind()), int(h.raw())
 	async := h.flags()&wireAsync != 0
+	l.lastPayload[idx] = size
 	p.mu.Lock()
 	ib := &p.in[idx]
 	if pr := ib.posted; pr != nil && len(ib.q) == 0 && !pr.claimed && len(pr.buf) >= size {

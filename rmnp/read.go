@@ -155,7 +155,7 @@ func (l *link) readFrames() error {
 		if err := l.readOne(true); err != nil {
 			return err
 		}
-		if l.fr.r.Buffered() == 0 && l.rd.want.Load() == 0 {
+		if l.fr.buffered() == 0 && l.rd.want.Load() == 0 {
 			// Let a Receive just woken run before this goroutine's next read
 			// (usually EAGAIN) delays it.
 			runtime.Gosched()
@@ -171,6 +171,11 @@ func (l *link) readOne(background bool) error {
 	if err != nil {
 		return err
 	}
+	return l.dispatch(h, background)
+}
+
+// dispatch handles a frame whose header has been read and checked.
+func (l *link) dispatch(h *header, background bool) error {
 	l.c.bytesRecv.Add(uint64(headerSize + h.length()))
 	switch h.typ() {
 	case typePing:
@@ -210,23 +215,29 @@ func (l *link) unwantRead() {
 	l.rd.want.Add(-1)
 }
 
-// readFor reads frames from the Receive's goroutine (which holds rd.tok) until
-// done reports its message is there. It returns errCancelled if ctx ended between
-// frames; any other error has torn the link down.
-func (l *link) readFor(ctx context.Context, done func() bool) error {
+// readFor reads frames from the Receive r's goroutine (which holds rd.tok) until
+// its message is there. It returns errCancelled if ctx ended between frames; any
+// other error has torn the link down.
+func (l *link) readFor(ctx context.Context, r *receiveOp) error {
 	rd := &l.rd
 	rd.mu.Lock()
 	rd.rDone, rd.self = ctx.Done(), true
 	l.armReadWatch(ctx)
 	rd.mu.Unlock()
 	var err error
-	for !done() {
+	for !r.arrived() {
 		if ctx.Err() != nil {
 			err = errCancelled
 			break
 		}
 		l.heartbeatDeadline()
-		if err = l.readOne(false); err != nil {
+		handled, serr := l.readSpeculative(r)
+		if handled {
+			err = serr
+		} else {
+			err = l.readOne(false)
+		}
+		if err != nil {
 			break
 		}
 	}

@@ -1,0 +1,94 @@
+package rmnp
+
+// Speculative reads. Through the read-ahead, a large message costs a read of the
+// header with the first readBuffer bytes, a copy of those, and a second read for the
+// rest. A Receive reading its own link with a posted buffer can instead predict that
+// the next frame is like the last one (same kind, same size S): one readv puts the
+// header in the header, the next S bytes straight into the posted buffer and any
+// excess in the read-ahead. If the frame is not the predicted one, the bytes are put
+// back in front of the read-ahead and the frame takes the normal path.
+
+// specMin is the smallest predicted payload worth a speculative read.
+const specMin = readBuffer
+
+// readSpeculative tries one speculative read for r. handled reports whether it read
+// (and dispatched) a frame; if not, nothing was consumed from the stream.
+func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
+	fr, pr := l.fr, r.pr
+	predicted := l.lastPayload[r.idx]
+	if !l.sp.ok() || fr.buffered() > 0 || predicted < specMin || predicted > len(pr.buf) || l.info.compress {
+		return false, nil
+	}
+	var n int
+	for {
+		n, err = l.sp.readv(fr.hdr[:], pr.buf[:predicted], fr.buf)
+		if err == nil {
+			break
+		}
+		if isTimeout(err) {
+			again, rerr := fr.retry(true)
+			if again {
+				continue
+			}
+			if rerr != nil {
+				return true, rerr
+			}
+		}
+		return true, err
+	}
+	if n < headerSize {
+		fr.r, fr.w = 0, 0
+		fr.unread(fr.hdr[:n])
+		return false, nil
+	}
+	inPosted := min(n-headerSize, predicted)
+	fr.r, fr.w = 0, n-headerSize-inPosted
+	h := &fr.hdr
+	if err := fr.check(h); err != nil {
+		return true, err
+	}
+	size := int(h.length())
+	p, ib := l.p, r.ib
+	p.mu.Lock()
+	mine := h.typ() == typeMsg && kindIndex(h.kind()) == r.idx && h.flags()&wireCompressed == 0 &&
+		size <= len(pr.buf) && len(ib.q) == 0 && ib.posted == pr && !pr.claimed && !pr.completed
+	if mine {
+		pr.claimed, pr.link = true, l
+	}
+	p.mu.Unlock()
+	if !mine {
+		fr.unread(pr.buf[:inPosted])
+		return true, l.dispatch(h, false)
+	}
+	return true, l.completeSpeculative(r, h, inPosted)
+}
+
+// completeSpeculative finishes a predicted frame whose first inPosted payload bytes
+// are in the posted buffer (claimed by r).
+func (l *link) completeSpeculative(r *receiveOp, h *header, inPosted int) error {
+	fr, pr, p := l.fr, r.pr, l.p
+	size := int(h.length())
+	l.c.bytesRecv.Add(uint64(headerSize + size))
+	l.lastPayload[r.idx] = size
+	var err error
+	if size < inPosted {
+		fr.unread(pr.buf[size:inPosted])
+	} else if size > inPosted {
+		err = fr.readFull(pr.buf[inPosted:size], false)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		pr.claimed = false
+		signal(pr.done)
+		return err
+	}
+	l.countRecv(h)
+	l.c.specHits.Add(1)
+	pr.completed, pr.n = true, size
+	if r.idx == 0 {
+		p.lastCtrl = p.e.arrival.Add(1)
+	}
+	signal(pr.done)
+	return nil
+}

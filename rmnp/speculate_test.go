@@ -1,0 +1,87 @@
+package rmnp
+
+import (
+	"bytes"
+	"testing"
+)
+
+// scriptMsg is one message of TestSpeculativeReads.
+type scriptMsg struct {
+	kind Flags
+	size int
+}
+
+func patterned(i, size int) []byte {
+	b := make([]byte, size)
+	for j := range b {
+		b[j] = byte(i*31 + j*7)
+	}
+	return b
+}
+
+// TestSpeculativeReads sends large messages whose kind and size change (predicted
+// right, shorter, longer, other kind) while the receiver reads its link itself, in
+// lockstep and in bursts, and checks every byte.
+func TestSpeculativeReads(t *testing.T) {
+	script := []scriptMsg{
+		{DATA, 20000}, {DATA, 20000}, {DATA, 9000}, {DATA, 30000}, {CTRL, 12000},
+		{DATA, 30000}, {DATA, 100}, {DATA, 50000}, {CTRL, 8}, {DATA, 50000}, {DATA, 50000},
+		{CTRL, 16384}, {CTRL, 16384}, {DATA, 0}, {DATA, 16384},
+	}
+	each(t, func(t *testing.T, tr string) {
+		for _, burst := range []bool{false, true} {
+			name := map[bool]string{false: "lockstep", true: "burst"}[burst]
+			t.Run(name, func(t *testing.T) {
+				checkGoroutines(t)
+				a, b := pair(t, tr, LinkOptions{Mode: Sync, Network: tr})
+				ctx := testCtx(t)
+				sent := make(chan struct{})
+				go func() {
+					defer close(sent)
+					ack := make([]byte, 1)
+					for i, m := range script {
+						if err := a.Send(ctx, 2, patterned(i, m.size), m.kind); err != nil {
+							t.Error(err)
+							return
+						}
+						if !burst {
+							if _, err := a.Receive(ctx, 2, ack, CTRL); err != nil {
+								t.Error(err)
+								return
+							}
+						}
+					}
+				}()
+				buf := make([]byte, 64<<10)
+				for i, m := range script {
+					n, err := b.Receive(ctx, 1, buf, m.kind)
+					if err != nil || !bytes.Equal(buf[:n], patterned(i, m.size)) {
+						t.Fatalf("message %d (%v, %d B): got %d B, %v", i, m.kind, m.size, n, err)
+					}
+					if !burst {
+						if err := b.Send(ctx, 1, []byte{1}, CTRL); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				<-sent
+				if hits := b.peers[1].links[0].c.specHits.Load(); !burst && hits == 0 {
+					t.Error("no speculative read in lockstep")
+				}
+			})
+		}
+	})
+}
+
+func TestUnread(t *testing.T) {
+	fr := newFrameReader(bytes.NewReader([]byte("tail")), 1024)
+	fr.buf = fr.buf[:4]
+	copy(fr.buf, "xxcd")
+	fr.r, fr.w = 2, 4
+	fr.unread([]byte("ab"))         // fits
+	fr.unread([]byte("0123456789")) // grows
+	got := make([]byte, 18)
+	if err := fr.readFull(got, true); err != nil || string(got) != "0123456789abcdtail" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}

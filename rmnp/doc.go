@@ -11,7 +11,9 @@
 // by DATA. Messages that arrive before their Receive are buffered (PACX-MPI).
 //
 // Each link has one reader goroutine and one sender goroutine; a Receive that has to
-// wait reads its link itself, so the hot path neither allocates nor switches
-// goroutines. Counters per link and per network are atomics (Stats). The wire format
-// and the handshake are specified in spec.md.
+// wait on a peer's only link reads that link itself (and, for a large message like
+// the previous one, reads it with one readv straight into the caller's buffer), so
+// the hot path neither allocates nor switches goroutines. Counters per link and per
+// network are atomics (Stats). The wire format and the handshake are specified in
+// spec.md.
 package rmnp

@@ -228,6 +228,11 @@ func (l *link) sendReliable(ctx context.Context, kind Flags, buf []byte) error {
 	l.q = append(l.q, it)
 	l.mu.Unlock()
 	signal(l.wake)
+	return l.waitQueued(ctx, it)
+}
+
+// waitQueued waits until sendLoop has written the queued frame it, or ctx ends.
+func (l *link) waitQueued(ctx context.Context, it *outItem) error {
 	select {
 	case <-it.done:
 	case <-ctx.Done():

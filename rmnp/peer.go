@@ -150,24 +150,7 @@ func (p *peer) deliver(l *link, h *header, background bool) error {
 	p.mu.Lock()
 	ib := &p.in[idx]
 	if pr := ib.posted; pr != nil && len(ib.q) == 0 && !pr.claimed && len(pr.buf) >= size {
-		pr.claimed, pr.link = true, l
-		p.mu.Unlock()
-		err := l.fr.payload(h, pr.buf[:size])
-		p.mu.Lock()
-		if err != nil {
-			pr.claimed = false
-			signal(pr.done)
-			p.mu.Unlock()
-			return err
-		}
-		l.countRecv(h)
-		pr.completed, pr.n = true, size
-		if idx == 0 {
-			p.lastCtrl = p.e.arrival.Add(1)
-		}
-		signal(pr.done)
-		p.mu.Unlock()
-		return nil
+		return p.deliverPosted(l, h, pr)
 	}
 	for background && p.buffered > 0 && p.buffered+size > p.e.cfg.MaxBuffered {
 		p.mu.Unlock()
@@ -208,6 +191,29 @@ func (p *peer) deliver(l *link, h *header, background bool) error {
 	signal(ib.ready)
 	p.mu.Unlock()
 	signal(p.e.anyReady)
+	return nil
+}
+
+// deliverPosted reads the payload of h straight into the posted buffer pr. Called
+// with p.mu held; returns with it released.
+func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
+	size := int(h.raw())
+	pr.claimed, pr.link = true, l
+	p.mu.Unlock()
+	err := l.fr.payload(h, pr.buf[:size])
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		pr.claimed = false
+		signal(pr.done)
+		return err
+	}
+	l.countRecv(h)
+	pr.completed, pr.n = true, size
+	if h.kind() == CTRL {
+		p.lastCtrl = p.e.arrival.Add(1)
+	}
+	signal(pr.done)
 	return nil
 }
 

@@ -2,7 +2,10 @@ package rmnp
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"testing"
+	"time"
 )
 
 // scriptMsg is one message of TestSpeculativeReads.
@@ -84,4 +87,39 @@ func TestUnread(t *testing.T) {
 	if err := fr.readFull(got, true); err != nil || string(got) != "0123456789abcdtail" {
 		t.Fatalf("got %q, %v", got, err)
 	}
+}
+
+// TestSpeculativeReadCancelled cancels a Receive blocked in a speculative read (the
+// prediction is armed by a first large message); the link must survive.
+func TestSpeculativeReadCancelled(t *testing.T) {
+	each(t, func(t *testing.T, tr string) {
+		checkGoroutines(t)
+		a, b := pair(t, tr, LinkOptions{Mode: Sync, Network: tr})
+		ctx := testCtx(t)
+		big := patterned(1, 40000)
+		buf := make([]byte, 64<<10)
+		for i := 0; i < 2; i++ {
+			if err := a.Send(ctx, 2, big, DATA); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Receive(ctx, 1, buf, DATA); err != nil {
+				t.Fatal(err)
+			}
+		}
+		short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+		defer cancel()
+		if _, err := b.Receive(short, 1, buf, DATA); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("receive: %v", err)
+		}
+		if err := a.Send(ctx, 2, big, DATA); err != nil {
+			t.Fatal(err)
+		}
+		n, err := b.Receive(ctx, 1, buf, DATA)
+		if err != nil || !bytes.Equal(buf[:n], big) {
+			t.Fatalf("after cancel: %d %v", n, err)
+		}
+		if len(b.Peers()) != 1 {
+			t.Fatal("link lost")
+		}
+	})
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -77,6 +79,9 @@ func Listen(ctx context.Context, cfg Config) (*Endpoint, error) {
 	for _, a := range cfg.Listen {
 		network, address, _ := parseAddr(a)
 		ln, err := lc.Listen(ctx, network, address)
+		if err != nil && network == "unix" && removeStaleSocket(ctx, address) {
+			ln, err = lc.Listen(ctx, network, address)
+		}
 		if err != nil {
 			for _, l := range e.listeners {
 				l.Close()
@@ -91,6 +96,25 @@ func Listen(ctx context.Context, cfg Config) (*Endpoint, error) {
 		go e.acceptLoop(ln)
 	}
 	return e, nil
+}
+
+// removeStaleSocket removes the Unix socket file at path if nothing listens on it
+// (left by a worker that crashed), and reports whether it did.
+func removeStaleSocket(ctx context.Context, path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 {
+		return false
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err == nil {
+		c.Close()
+		return false // alive: not ours to remove
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	return os.Remove(path) == nil
 }
 
 // Addrs returns the bound addresses in the syntax of Config.Listen, with real ports.

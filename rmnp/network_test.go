@@ -2,6 +2,7 @@ package rmnp
 
 import (
 	"bytes"
+	"syscall"
 	"testing"
 )
 
@@ -95,4 +96,26 @@ func TestSimultaneousDial(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestStaleUnixSocketReplaced(t *testing.T) {
+	cfg := testConfig(t, 2, "unix")
+	path := cfg.Listen[0][len("unix://"):]
+	// A socket file left by a crashed worker: bound, never listened on.
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fd)
+	e := newEndpoint(t, cfg)
+	// A live endpoint's socket is never taken over.
+	if _, err := Listen(testCtx(t), cfg); err == nil {
+		t.Fatal("second endpoint took over a live socket")
+	}
+	if got := e.Addrs()[0]; got != cfg.Listen[0] {
+		t.Fatalf("addr %s", got)
+	}
 }

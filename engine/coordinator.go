@@ -117,6 +117,9 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, 
 	c := n.coord
 	n.mu.Unlock()
 	if c == nil {
+		if t == msgStatus {
+			return nil // a member's last status, after the run ended here
+		}
 		return fmt.Errorf("engine: %s from peer %d but %s coordinates no group", t, src, n.boot.Node)
 	}
 	if src != n.self {

@@ -18,10 +18,16 @@ import (
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
 // give up on it and exit (which would otherwise look like their failure).
+//
+// A watcher that was itself not scheduled for a while (a loaded machine)
+// could not have heard anyone: when its own tick comes more than stallGrace
+// late, every watched peer is given a fresh start instead of being declared
+// lost.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	HeartbeatTimeout  = 2 * time.Second
-	ParentTimeout     = 2500 * time.Millisecond
+	HeartbeatTimeout  = 2200 * time.Millisecond
+	ParentTimeout     = 4 * time.Second
+	stallGrace        = 500 * time.Millisecond
 )
 
 // liveness tracks when each watched peer was last heard from.
@@ -75,6 +81,25 @@ func (l *liveness) seen(id rmnp.PeerID) {
 	if _, ok := l.last[id]; ok {
 		l.last[id] = time.Now()
 	}
+}
+
+// excuse restarts every watched peer's clock at now (the watcher stalled).
+func (l *liveness) excuse(now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id := range l.last {
+		l.last[id] = now
+	}
+}
+
+// check returns the peers lost at now, unless the watcher's previous
+// check, at prev, is so long ago that the watcher itself was stalled.
+func (l *liveness) check(prev, now time.Time) []lostPeer {
+	if !prev.IsZero() && now.Sub(prev) > stallGrace {
+		l.excuse(now)
+		return nil
+	}
+	return l.expired(now)
 }
 
 // lostPeer is a watched peer that went silent.

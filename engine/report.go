@@ -19,7 +19,9 @@ import (
 type Report struct {
 	Spec    jobs.Spec
 	Started time.Time
-	Wall    time.Duration
+	// Wall is the run's time from sending the sub-tasks to the last result
+	// (or the failure): ts of GRIDHPC eq. 2. Starting workers is not in it.
+	Wall time.Duration
 	// Outcome is "ok", "not converged" (a node hit max_iterations),
 	// "failed" or "aborted" (interrupted).
 	Outcome    string
@@ -69,7 +71,11 @@ type NodeReport struct {
 
 // report builds the Report from what the submission gathered.
 func (s *submission) report() *Report {
-	rep := &Report{Spec: s.spec, Started: s.start, Wall: time.Since(s.start), Outcome: "ok",
+	end := s.finished
+	if end.IsZero() {
+		end = time.Now()
+	}
+	rep := &Report{Spec: s.spec, Started: s.start, Wall: end.Sub(s.start), Outcome: "ok",
 		Routes: s.plan.Routes, Groups: s.plan.Groups, Warnings: s.plan.Warnings}
 	if s.failed != nil {
 		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause

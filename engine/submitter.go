@@ -34,6 +34,7 @@ type submission struct {
 	coords map[rmnp.PeerID]string
 
 	start     time.Time
+	finished  time.Time // when the last result arrived or the run failed
 	statuses  []NodeStatus
 	headers   []*resultHeader
 	values    [][]float64
@@ -205,7 +206,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			}()
 		}
 	}
-	lastBeat := time.Time{}
+	var lastBeat, prev time.Time
 	for s.failed == nil && !s.complete() {
 		select {
 		case <-ctx.Done():
@@ -227,9 +228,10 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			s.live.seen(in.src)
 			s.handle(in)
 		case now := <-tick.C:
-			for _, p := range s.live.expired(now) {
+			for _, p := range s.live.check(prev, now) {
 				s.fail(p.Name, fmt.Sprintf("coordinator sent no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
 			}
+			prev = now
 			if now.Sub(lastBeat) >= HeartbeatInterval {
 				lastBeat = now
 				for id := range s.coords {
@@ -240,6 +242,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			s.snapshot(now, false)
 		}
 	}
+	s.finished = time.Now()
 	if s.failed != nil {
 		s.end(msgAbort, s.failed.Cause, msgs)
 	} else {

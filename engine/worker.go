@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -279,7 +280,8 @@ func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
 		if err := decodeBody(t, body, &a); err != nil {
 			return err
 		}
-		go n.leaveRun(ctx, src, m, a)
+		// m aliases the receive buffer: the goroutine gets its own copy.
+		go n.leaveRun(ctx, src, slices.Clone(m), a)
 		return nil
 	case msgEnded:
 		select {
@@ -310,6 +312,7 @@ func (n *node) send(ctx context.Context, peer rmnp.PeerID, m []byte) error {
 func (n *node) tickLoop(ctx context.Context) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
+	var prev time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -321,9 +324,10 @@ func (n *node) tickLoop(ctx context.Context) {
 		case now := <-t.C:
 			n.tickJob(ctx, now)
 			n.tickCoord(ctx, now)
-			for _, p := range n.live.expired(now) {
+			for _, p := range n.live.check(prev, now) {
 				n.peerLost(ctx, p.ID, fmt.Sprintf("no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
 			}
+			prev = now
 		}
 	}
 }

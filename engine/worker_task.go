@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,13 +149,33 @@ func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (pro
 		chosen = r
 	}
 	if low := t.Lower; low != nil {
-		wctx, cancel := context.WithTimeout(ctx, linkTimeout)
-		defer cancel()
-		if err := data.WaitPeer(wctx, low.Peer); err != nil {
+		if err := waitPeer(ctx, data, low.Peer); err != nil {
 			return chosen, fmt.Errorf("lower neighbour %s never connected: %w", low.Node, err)
 		}
 	}
 	return chosen, nil
+}
+
+// waitPeer waits up to linkTimeout for a link to peer. It waits in short
+// slices and checks Peers between them: rmnp's WaitPeer can miss a link
+// that comes up while it re-checks (the link-up signal precedes the link's
+// registration with its peer), which would otherwise cost the whole timeout.
+func waitPeer(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID) error {
+	deadline := time.Now().Add(linkTimeout)
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		err := ep.WaitPeer(wctx, peer)
+		cancel()
+		if err == nil || slices.Contains(ep.Peers(), peer) {
+			return nil
+		}
+		if ctx.Err() != nil || errors.Is(err, rmnp.ErrClosed) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no link after %v: %w", linkTimeout, err)
+		}
+	}
 }
 
 func firstNetwork(nb *neighbourTask) string {

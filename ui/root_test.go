@@ -216,7 +216,10 @@ func TestConsoleFlow(t *testing.T) {
 		t.Skip("starts worker processes")
 	}
 	store := t.TempDir()
-	m := New(Config{Inventory: deploy.Embedded(), Run: EngineRun, StoreDir: store, NoLoad: true})
+	// Workers are this test binary; under -race on a loaded machine they
+	// need far longer than the default 30 s to say hello.
+	patient := EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute})
+	m := New(Config{Inventory: deploy.Embedded(), Run: patient, StoreDir: store, NoLoad: true})
 	scr := &screenText{}
 	tm := teatest.NewTestModel(t, screenModel{Model: m, last: scr}, teatest.WithInitialTermSize(100, 30))
 	sendKeys := func(ks ...string) {

@@ -108,17 +108,25 @@ type RunFunc func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, st
 // workers and stops them when it ends) with the console's callbacks; the
 // summary is the run report's text.
 func EngineRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string, cb RunCallbacks) (string, error) {
-	rep, err := engine.Run(ctx, spec, engine.RunOptions{
-		Inventory: inv, OnSnapshot: cb.Snapshot, OnLog: cb.Log, StoreDir: storeDir,
-		Deploy: deploy.Options{Events: cb.Deploy},
-	})
-	var b strings.Builder
-	if rep != nil {
-		if werr := rep.WriteText(&b); werr != nil && err == nil {
-			err = werr
+	return EngineRunWith(deploy.Options{})(ctx, spec, inv, storeDir, cb)
+}
+
+// EngineRunWith is EngineRun with deploy options for starting the workers
+// (timeouts, width); the callbacks' Deploy replaces opt.Events.
+func EngineRunWith(opt deploy.Options) RunFunc {
+	return func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string, cb RunCallbacks) (string, error) {
+		opt.Events = cb.Deploy
+		rep, err := engine.Run(ctx, spec, engine.RunOptions{
+			Inventory: inv, OnSnapshot: cb.Snapshot, OnLog: cb.Log, StoreDir: storeDir, Deploy: opt,
+		})
+		var b strings.Builder
+		if rep != nil {
+			if werr := rep.WriteText(&b); werr != nil && err == nil {
+				err = werr
+			}
 		}
+		return b.String(), err
 	}
-	return b.String(), err
 }
 
 // ErrNoEngine is returned when the console was built without a job runner.

@@ -30,4 +30,18 @@
 // asynchronous iterations alternate with synchronous sections of two
 // iterations whose halos travel as CTRL, and a section's global test ends the
 // run (SwitchTimer, SectionVote).
+//
+// # Roles and the control plane (Run, ServeWorker)
+//
+// Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B:
+// it starts (or reuses) the workers, plans the job (PlanJob: enough nodes,
+// the split, groups of at most 32 by cluster, each pair's network by
+// Algorithm 1), sends each coordinator its group, follows the telemetry the
+// coordinators aggregate (≤ 10 Hz) and gathers the results. ServeWorker is
+// the worker process. It has two RMNP endpoints: a control endpoint
+// (sub-tasks, telemetry, results, heartbeats, end of run; see protocol.go)
+// and a data endpoint that only Solve uses, rebound after every run. A
+// worker that dies is seen at once (its links close); one that hangs or is
+// cut off misses its heartbeats and is named within HeartbeatTimeout; the
+// run then stops everywhere and is recorded as failed.
 package engine

@@ -424,7 +424,12 @@ func (m Model) shortHelp() string {
 		bs = append(m.viewHelp().ShortHelp(), k.Filter, k.NextTab, k.Help, k.Quit)
 	}
 	h := m.help
-	h.SetWidth(m.common.Width)
+	h.SetWidth(0)
+	// Drop the view's least important keys until "? help" and "q quit"
+	// fit: they must be on every screen.
+	for len(bs) > 2 && widthOf(h.ShortHelpView(bs)) > m.common.Width {
+		bs = append(bs[:len(bs)-3], bs[len(bs)-2:]...)
+	}
 	return fitLine(h.ShortHelpView(bs), m.common.Width)
 }
 

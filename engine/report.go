@@ -219,6 +219,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintln(&b, "true global residual: not computed (no complete solution)")
 	}
+	r.writeRoutes(&b)
 	r.writeTraffic(&b)
 	if r.Gain > 0 {
 		fmt.Fprintf(&b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
@@ -236,6 +237,35 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRoutes lists each neighbour pair's network (Algorithm 1), or counts
+// them for large runs.
+func (r *Report) writeRoutes(b *strings.Builder) {
+	if len(r.Routes) == 0 {
+		return
+	}
+	if len(r.Routes) <= 8 {
+		fmt.Fprint(b, "networks:")
+		for _, rt := range r.Routes {
+			fmt.Fprintf(b, "  %s↔%s %s", rt.A, rt.B, rt.Network)
+		}
+		fmt.Fprintln(b)
+		return
+	}
+	count := map[probe.Kind]int{}
+	var kinds []probe.Kind
+	for _, rt := range r.Routes {
+		if count[rt.Network] == 0 {
+			kinds = append(kinds, rt.Network)
+		}
+		count[rt.Network]++
+	}
+	fmt.Fprintf(b, "networks: %d neighbour pairs:", len(r.Routes))
+	for _, k := range kinds {
+		fmt.Fprintf(b, " %d %s", count[k], k)
+	}
+	fmt.Fprintln(b)
 }
 
 func (r *Report) writeTraffic(b *strings.Builder) {

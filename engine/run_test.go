@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -246,5 +247,40 @@ func TestRunRecordsAndGain(t *testing.T) {
 	}
 	if len(res.Records[0].Residuals) == 0 {
 		t.Error("no residual history recorded")
+	}
+}
+
+// TestRunOutputAndWallTime writes the solution files a job asks for, and
+// stops a run that exceeds its wall time (recording it as failed).
+func TestRunOutputAndWallTime(t *testing.T) {
+	inv := loadInventory(t, "")
+	dir := t.TempDir()
+	spec := jobs.Spec{Name: "out", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-8}, Scheme: jobs.Hybrid,
+		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, Output: jobs.Output{Dir: dir, VTI: true, Raw: true}}
+	rep := runJob(t, inv, spec, RunOptions{})
+	if len(rep.Outputs) != 2 {
+		t.Fatalf("outputs %v, want a .vti and a .raw", rep.Outputs)
+	}
+	for _, o := range rep.Outputs {
+		if st, err := os.Stat(o); err != nil || st.Size() == 0 || !strings.HasPrefix(o, dir) {
+			t.Errorf("output %s: %v", o, err)
+		}
+	}
+	if st, err := os.Stat(rep.Outputs[1]); err != nil || st.Size() != 16*16*16*8 {
+		t.Errorf("raw output %v: %v", st, err)
+	}
+
+	store := t.TempDir()
+	slow := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-15}, Scheme: jobs.Asynchronous,
+		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, MaxIter: 1 << 30, WallTime: 1500 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, slow, RunOptions{Inventory: inv, StoreDir: store})
+	if !errors.Is(err, ErrRunFailed) || rep == nil || !strings.Contains(rep.Cause, "wall time") {
+		t.Fatalf("run past its wall time: %v, report %+v", err, rep)
+	}
+	res, err := jobs.Load(store)
+	if err != nil || len(res.Records) != 1 || res.Records[0].OK() {
+		t.Fatalf("wall-time failure not recorded as failed: %v %+v", err, res)
 	}
 }

@@ -87,12 +87,20 @@ func (s *submission) tasks() ([]workerTask, error) {
 	for i := 0; i+1 < len(p.Ranks); i++ {
 		lo, hi := p.Ranks[i], p.Ranks[i+1]
 		up := &neighbourTask{Rank: i + 1, Node: hi, Peer: NodeID(hi), Mode: p.Modes[i], Dial: true}
+		var errs []error
 		for _, r := range p.Candidates[i] {
 			a, err := dialAddr(r, r.BAddr, s.data[hi])
 			if err != nil {
-				return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s) over %s: %w", i, lo, i+1, hi, r.Network, err)
+				// The worker does not listen there (e.g. a NIC its hello
+				// listed but it could not bind): try the next network.
+				s.logf(hi, "warning: %s ↔ %s: %s skipped: %v", lo, hi, r.Network, err)
+				errs = append(errs, fmt.Errorf("%s: %w", r.Network, err))
+				continue
 			}
 			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
+		}
+		if len(up.Routes) == 0 {
+			return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s): no network to dial: %w", i, lo, i+1, hi, errors.Join(errs...))
 		}
 		out[i].Upper = up
 		out[i+1].Lower = &neighbourTask{Rank: i, Node: lo, Peer: NodeID(lo), Mode: p.Modes[i], Routes: p.Candidates[i][:1]}

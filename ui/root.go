@@ -154,6 +154,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.keyPress(msg)
 	case tea.MouseClickMsg:
 		return m.click(msg)
+	case tea.MouseWheelMsg:
+		// The wheel scrolls the list in front, as the arrow keys do.
+		if m.confirm != nil || m.secret != nil || m.showHelp {
+			return m, nil
+		}
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			return m.routeToView(tea.KeyPressMsg{Code: tea.KeyUp})
+		case tea.MouseWheelDown:
+			return m.routeToView(tea.KeyPressMsg{Code: tea.KeyDown})
+		}
+		return m, nil
 	}
 	if cmd, ok := m.backendMsg(msg); ok {
 		return m, cmd

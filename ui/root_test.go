@@ -400,3 +400,19 @@ func TestHostKeyPrompt(t *testing.T) {
 		t.Error("y did not accept beta-2's key")
 	}
 }
+
+// TestMouse: clicking a tab opens it; the wheel moves the list cursor.
+func TestMouse(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	bar := ansi.Strip(m.tabBar())
+	x := strings.Index(bar, "3 Compose")
+	m = send(m, tea.MouseClickMsg{X: len([]rune(bar[:x])), Y: 0, Button: tea.MouseLeft})
+	if m.Tab() != TabCompose {
+		t.Fatalf("click on %q opened tab %d", "3 Compose", m.Tab())
+	}
+	m = send(m, keys("1")...)
+	m = send(m, tea.MouseWheelMsg{Button: tea.MouseWheelDown}, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if r, _ := m.sites.list.selected(); r.Key != "host/alpha-1" {
+		t.Errorf("after two wheel steps the cursor is on %s, want alpha-1", r.Key)
+	}
+}

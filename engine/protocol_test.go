@@ -120,3 +120,17 @@ func FuzzControlMessage(f *testing.F) {
 		}
 	})
 }
+
+func TestNodeStateJSON(t *testing.T) {
+	for st := StateStarting; st <= StateFailed; st++ {
+		b, err := st.MarshalText()
+		var back NodeState
+		if err != nil || back.UnmarshalText(b) != nil || back != st || string(b) != st.String() {
+			t.Errorf("state %v: %q %v → %v", st, b, err, back)
+		}
+	}
+	var s NodeState
+	if err := s.UnmarshalText([]byte("dancing")); !errors.Is(err, ErrProtocol) {
+		t.Errorf("unknown state: %v", err)
+	}
+}

@@ -77,6 +77,15 @@ func TestComposeView(t *testing.T) {
 			}
 			v.validate()
 		}},
+		{name: "1024_planned", inv: bigInventory(1024), setup: func(v *ComposeView) {
+			for _, h := range v.inv.Hosts() {
+				v.picked[h.Name] = true
+			}
+			v.fields[fN].Value = "2048"
+			v.fields[fScheme].Value = "async"
+			v.validate()
+			v.pane, v.cursor[paneHierarchy] = paneHierarchy, 40
+		}},
 	}
 	for _, tc := range cases {
 		for _, sz := range sizes {

@@ -179,6 +179,12 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		m.markRunWorkers(*msg.snap, WorkerBusy)
 	}
 	m.run.AppendLog(msg.logs...)
+	for _, e := range msg.logs {
+		m.common.Logger.Info("run", "node", e.Node, "event", e.Text)
+	}
+	if msg.dropped > 0 {
+		m.common.Logger.Warn("run", "dropped_events", msg.dropped)
+	}
 	for _, ev := range msg.deploys {
 		m.applyWorkerEvent(ev)
 	}
@@ -187,6 +193,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		return msg.feed.tick()
 	}
 	m.run.Finish(msg.summary, msg.err)
+	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
 	m.markRunWorkers(m.run.snap, WorkerDown)
 	m.cancelRun = nil
 	switch {
@@ -257,6 +264,11 @@ func (m *Model) markFingerprint(addr, fp string) {
 }
 
 func (m *Model) applyDeployEvent(ev deploy.Event) {
+	if ev.Err != nil {
+		m.common.Logger.Warn("deploy", "host", ev.Host, "phase", ev.Phase, "detail", ev.Detail, "err", ev.Err)
+	} else {
+		m.common.Logger.Info("deploy", "host", ev.Host, "phase", ev.Phase, "detail", ev.Detail)
+	}
 	st := m.sites.HostState(ev.Host)
 	st.Phase, st.Progress, st.Detail, st.Err = string(ev.Phase), ev.Progress, ev.Detail, ""
 	if ev.Err != nil {

@@ -23,6 +23,9 @@ func runConsole(cmd *cobra.Command, g *globalFlags) error {
 		return err
 	}
 	defer closeLog()
+	// Anything logged through the default loggers lands in the file too:
+	// nothing may write over the full-screen UI.
+	slog.SetDefault(logger)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
 	defer stop()
 	inv, invErr := deploy.Load(g.sites)

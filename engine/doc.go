@@ -29,7 +29,9 @@
 // The second asynchronous detector is the AIAC chapter's timed switch: runs of
 // asynchronous iterations alternate with synchronous sections of two
 // iterations whose halos travel as CTRL, and a section's global test ends the
-// run (SwitchTimer, SectionVote).
+// run (SwitchTimer, SectionVote). It works with every scheme: on synchronous
+// links the section start is agreed a few rounds ahead, so that partners
+// blocked on each other's halos enter it together.
 //
 // # Roles and the control plane (Run, ServeWorker)
 //

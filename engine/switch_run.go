@@ -7,11 +7,12 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
-// switchRun is the asynchronous scheme under the AIAC chapter's detector:
+// switchRun is a run under the AIAC chapter's detector (any scheme; on
+// synchronous links the neighbours exchange every round in lockstep, see
+// lockstep):
 // asynchronous iterations (newest halos, every plane sent; rmnp skips a send
 // while the previous one is in flight) until the local timer is due, then a
 // synchronous section p: two iterations whose halos travel as CTRL messages
@@ -30,13 +31,19 @@ type switchRun struct {
 	section uint64
 	sentSeq [2]uint64
 	pre     [2]bool // first halo of the section already received
+	// With synchronous links (hybrid, or the synchronous scheme) the
+	// neighbours on them iterate in lockstep: round counts their exchanges,
+	// and request is the round at which the section starts, 0 if none.
+	hasSync bool
+	round   int
+	request int
 }
 
 func (s *solver) runSwitch(ctx context.Context) error {
-	if s.t.Scheme != jobs.Asynchronous && s.t.Ranks > 1 {
-		return fmt.Errorf("%w: switch detector with the %s scheme: not implemented yet", ErrScheme, s.t.Scheme)
-	}
 	w := &switchRun{solver: s, timer: NewSwitchTimer(s.t.SwitchPeriod, time.Now())}
+	for _, l := range s.links {
+		w.hasSync = w.hasSync || l != nil && l.sync
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -44,6 +51,13 @@ func (s *solver) runSwitch(ctx context.Context) error {
 		enter, err := w.sectionCalled()
 		if err != nil {
 			return err
+		}
+		if w.hasSync {
+			stop, err := w.lockstep(ctx, enter)
+			if err != nil || stop {
+				return err
+			}
+			continue
 		}
 		if enter || w.timer.Due(time.Now()) || s.exhausted() {
 			stop, err := w.runSection(ctx)
@@ -75,6 +89,82 @@ func (s *solver) runSwitch(ctx context.Context) error {
 		// receive threads).
 		runtime.Gosched()
 	}
+}
+
+// lockstep is one pass of the loop of a node with synchronous links: the
+// section cannot start at once, since a synchronous partner is blocked on this
+// round's halo. A due timer or a call from an asynchronous neighbour becomes a
+// request for round+b (b ranks bound the diameter of a cluster); requests ride
+// on the synchronous halos, one hop per round, the earliest wins, so every
+// node of the cluster knows the round before it comes and all enter together.
+func (w *switchRun) lockstep(ctx context.Context, called bool) (bool, error) {
+	if (called || w.timer.Due(time.Now()) || w.exhausted()) && w.request == 0 {
+		w.request = w.round + w.t.Ranks
+	}
+	if w.request != 0 && w.round >= w.request {
+		if w.round > w.request {
+			return false, fmt.Errorf("%w: rank %d learned section round %d in round %d", ErrTermination, w.t.Rank, w.request, w.round)
+		}
+		w.request = 0
+		return w.runSection(ctx)
+	}
+	if err := w.exchangeRound(ctx); err != nil {
+		return false, err
+	}
+	w.round++
+	if _, err := w.takeNewest(); err != nil {
+		return false, err
+	}
+	if !w.exhausted() {
+		w.sweep()
+	}
+	if err := w.sendAsync(ctx); err != nil {
+		return false, err
+	}
+	runtime.Gosched()
+	return false, nil
+}
+
+// exchangeRound sends the planes on the synchronous links, stamped with the
+// section request, then receives the partners' and merges their requests.
+func (w *switchRun) exchangeRound(ctx context.Context) error {
+	start := time.Now()
+	for _, l := range w.links {
+		if l == nil || !l.sync {
+			continue
+		}
+		own, _ := w.planes(l.side)
+		w.sentSeq[l.side]++
+		msg := l.out[:haloHeader+w.plane]
+		setHaloHeader(msg, w.sentSeq[l.side], haloPlane|uint64(w.request)<<8)
+		copy(msg[haloHeader:], own)
+		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
+			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+		}
+	}
+	now := time.Now()
+	w.res.Send += now.Sub(start)
+	defer timed(&w.res.Wait, now)
+	for _, l := range w.links {
+		if l == nil || !l.sync {
+			continue
+		}
+		n, err := w.ep.ReceiveFloat64s(ctx, l.peer, l.in, rmnp.DATA)
+		if err != nil {
+			return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+		}
+		seq, kind := haloHeaderOf(l.in)
+		if kind&0xff != haloPlane || n != haloHeader+w.plane {
+			return fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
+		}
+		l.seq = seq
+		_, halo := w.planes(l.side)
+		copy(halo, l.in[haloHeader:n])
+		if r := int(kind >> 8); r > w.round && (w.request == 0 || r < w.request) {
+			w.request = r
+		}
+	}
+	return nil
 }
 
 // sectionCalled polls the control messages: the only one that can arrive
@@ -119,7 +209,7 @@ func (w *switchRun) idle(ctx context.Context) error {
 func (w *switchRun) takeNewest() (bool, error) {
 	took := false
 	for _, l := range w.links {
-		if l == nil {
+		if l == nil || l.sync {
 			continue
 		}
 		for {
@@ -150,7 +240,7 @@ func (w *switchRun) sendAsync(ctx context.Context) error {
 	start := time.Now()
 	defer timed(&w.res.Send, start)
 	for _, l := range w.links {
-		if l == nil {
+		if l == nil || l.sync {
 			continue
 		}
 		own, _ := w.planes(l.side)

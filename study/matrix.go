@@ -345,13 +345,13 @@ func lineAt(data []byte, row int) string {
 // DefaultMatrix is the study `gridtui bench study` runs without --matrix,
 // the same as testdata/study/quick.toml: n = 48 and 64, the cluster alpha
 // alone (sync, async) and alpha + beta (sync, async, hybrid), 2, 4 and 8
-// one-core nodes, two single-node runs per size for t1. It takes a few
+// one-core nodes, each twice, two single-node runs per size for t1. It takes a few
 // minutes on the embedded local grid.
 func DefaultMatrix() Matrix {
 	all := []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}
 	return Matrix{
 		Name: "quick", Sizes: []int{48, 64}, Eps: 1e-6, Schemes: all,
-		Nodes: []int{2, 4, 8}, Cores: []int{1}, Repeats: 1, SingleRepeats: 2,
+		Nodes: []int{2, 4, 8}, Cores: []int{1}, Repeats: 2, SingleRepeats: 2,
 		MaxIter: 200000, WallTime: 3 * time.Minute,
 		Grids: []GridConfig{
 			{Clusters: []string{"alpha"}, Schemes: []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous}},

@@ -60,7 +60,7 @@ func TestDefaultMatrixIsTheQuickFile(t *testing.T) {
 }
 
 func TestLoadMatrixFiles(t *testing.T) {
-	for _, f := range []string{"quick.toml", "harness.toml"} {
+	for _, f := range []string{"quick.toml", "harness.toml", "harness-wan.toml"} {
 		t.Run(f, func(t *testing.T) {
 			if _, err := LoadMatrix("../testdata/study/" + f); err != nil {
 				t.Fatal(err)

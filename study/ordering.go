@@ -42,7 +42,13 @@ func (c OrderCheck) String() string {
 	if !c.Holds {
 		verdict = "does NOT hold"
 	}
-	return fmt.Sprintf("n=%d, %d cores, %s: %s — %s", c.N, c.Cores, c.Grid, strings.Join(parts, " / "), verdict)
+	ratio := ""
+	if !math.IsNaN(c.Async) && !math.IsNaN(c.Sync) {
+		// Same t1 on both sides: the ratio of gains is t_sync/t_async, a
+		// ratio of two runs measured back to back.
+		ratio = fmt.Sprintf(" (async/sync %.2f×)", c.Async/c.Sync)
+	}
+	return fmt.Sprintf("n=%d, %d cores, %s: %s%s — %s", c.N, c.Cores, c.Grid, strings.Join(parts, " / "), ratio, verdict)
 }
 
 // CheckOrdering returns one check per row and grid configuration of a gain

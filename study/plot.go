@@ -29,7 +29,9 @@ func WriteGainPlot(w io.Writer, gains jobs.Table, format string) error {
 	p.Title.Text = fmt.Sprintf("Computing gain C_g = t1/ts, obstacle problem n = %d, eps = %g", gains.N, gains.Eps)
 	p.X.Label.Text = "number of cores"
 	p.Y.Label.Text = "computing gain C_g"
-	p.Y.Min = 0
+	// Head room above the highest point keeps the legend (top left) clear
+	// of the lines.
+	p.Y.Min, p.Y.Max = 0, max(maxGain(gains), 1)*1.5
 	p.Legend.Top, p.Legend.Left = true, true
 	var ticks []plot.Tick
 	for _, r := range gains.Rows {

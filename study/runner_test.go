@@ -17,6 +17,7 @@ import (
 
 func TestPlanOrderAndHosts(t *testing.T) {
 	m := DefaultMatrix()
+	m.Repeats = 1
 	runs, skips, err := Plan(m, deploy.Embedded())
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,13 @@ func fakeExec(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir st
 	return Done{RecordID: rec.ID, Outcome: rec.Outcome, Wall: rec.Wall()}, err
 }
 
+// quickOnce is the default study with one run per configuration.
+func quickOnce() Matrix {
+	m := DefaultMatrix()
+	m.Repeats = 1
+	return m
+}
+
 func runFake(t *testing.T) *Result {
 	t.Helper()
 	dir := t.TempDir()
@@ -114,7 +122,7 @@ func runFake(t *testing.T) *Result {
 		t.Fatal(err)
 	}
 	var started, done int
-	res, err := Execute(context.Background(), DefaultMatrix(), Options{Inventory: deploy.Embedded(), StoreDir: dir, Exec: fakeExec,
+	res, err := Execute(context.Background(), quickOnce(), Options{Inventory: deploy.Embedded(), StoreDir: dir, Exec: fakeExec,
 		OnStart: func(Run, int) { started++ }, OnDone: func(Done, int) { done++ }})
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +209,7 @@ func TestExecuteStopsOnCancel(t *testing.T) {
 		}
 		return fakeExec(ctx, spec, inv, dir)
 	}
-	res, err := Execute(ctx, DefaultMatrix(), Options{Inventory: deploy.Embedded(), StoreDir: t.TempDir(), Exec: exec})
+	res, err := Execute(ctx, quickOnce(), Options{Inventory: deploy.Embedded(), StoreDir: t.TempDir(), Exec: exec})
 	if !errors.Is(err, context.Canceled) || res == nil || len(res.Runs) != 3 || len(res.Records) != 3 {
 		t.Fatalf("err = %v, runs %v; want context.Canceled after 3 runs with their records", err, res)
 	}

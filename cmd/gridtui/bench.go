@@ -107,6 +107,9 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
 	}
+	if failed := res.Failed(); len(failed) > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("gridtui bench study: %d of %d runs failed (listed above; the tables show them as -)", len(failed), len(res.Runs))}
+	}
 	return nil
 }
 

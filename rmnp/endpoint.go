@@ -265,10 +265,14 @@ func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 		return ErrClosed
 	}
 	e.links = append(e.links, l)
+	e.mu.Unlock()
+	p.addLink(l)
+	// Wake WaitPeer only now that the peer has the link: closing linkUp before
+	// p.addLink let a waiter see no live link and sleep on the new channel forever.
+	e.mu.Lock()
 	close(e.linkUp)
 	e.linkUp = make(chan struct{})
 	e.mu.Unlock()
-	p.addLink(l)
 	e.log.Debug("rmnp: link up", "self", e.cfg.Self, "peer", info.peer, "network", info.label,
 		"mode", info.mode, "remote", l.remote, "compress", info.compress)
 	e.wg.Add(2)

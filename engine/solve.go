@@ -135,6 +135,11 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	switch t.Scheme {
+	case jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid:
+	default:
+		return nil, fmt.Errorf("%w: %q", ErrScheme, t.Scheme)
+	}
 	if t.Ranks < 1 || t.Rank < 0 || t.Rank >= t.Ranks {
 		return nil, fmt.Errorf("engine: rank %d of %d", t.Rank, t.Ranks)
 	}

@@ -385,3 +385,40 @@ func TestSyncSwitchBitForBit(t *testing.T) {
 		t.Fatalf("residual %g ≥ ε", r)
 	}
 }
+
+// TestAsyncMaxIterations: a rank that reaches its iteration limit stops
+// computing and the detectors still terminate the run, reporting it as not
+// converged.
+func TestAsyncMaxIterations(t *testing.T) {
+	for _, det := range []jobs.Detector{jobs.DetectActivity, jobs.DetectSwitch} {
+		t.Run(string(det), func(t *testing.T) {
+			p := jobs.Obstacle{N: 16, Eps: 1e-300, MaxIter: 40}
+			res, _ := chainRun{p: p, ranks: 3, cores: 1, scheme: jobs.Asynchronous, detector: det, period: time.Millisecond}.run(t)
+			for r, rr := range res {
+				if rr.Iterations > 40 || rr.Converged {
+					t.Fatalf("rank %d: %d iterations, converged %v", r, rr.Iterations, rr.Converged)
+				}
+			}
+		})
+	}
+}
+
+func TestSolveRejectsBadSubtasks(t *testing.T) {
+	p := jobs.Obstacle{N: 8, Eps: 1e-6}
+	up := &Neighbour{Rank: 1, Peer: 2}
+	tests := map[string]Subtask{
+		"unknown scheme":          {Problem: p, Ranks: 1, Range: jobs.Range{Lo: 0, Hi: 8}, Scheme: "eventual"},
+		"missing upper neighbour": {Problem: p, Ranks: 2, Range: jobs.Range{Lo: 0, Hi: 4}, Scheme: jobs.Synchronous},
+		"async link in sync run":  {Problem: p, Ranks: 2, Range: jobs.Range{Lo: 0, Hi: 4}, Scheme: jobs.Synchronous, Upper: &Neighbour{Rank: 1, Peer: 2, Mode: rmnp.Async}},
+		"sync link in async run":  {Problem: p, Ranks: 2, Range: jobs.Range{Lo: 0, Hi: 4}, Scheme: jobs.Asynchronous, Upper: up},
+		"tokens in async run":     {Problem: p, Ranks: 1, Range: jobs.Range{Lo: 0, Hi: 8}, Scheme: jobs.Asynchronous, Detector: jobs.DetectTokens},
+		"rank out of range":       {Problem: p, Rank: 2, Ranks: 2, Range: jobs.Range{Lo: 0, Hi: 4}, Scheme: jobs.Synchronous},
+	}
+	for name, st := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Solve(context.Background(), nil, st, nil); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+}

@@ -119,3 +119,24 @@ func TestStaleUnixSocketReplaced(t *testing.T) {
 		t.Fatalf("addr %s", got)
 	}
 }
+
+// TestWaitPeerSeesNewLink races WaitPeer with the link coming up: it must return
+// as soon as the link is there (the link is registered before the signal).
+func TestWaitPeerSeesNewLink(t *testing.T) {
+	checkGoroutines(t)
+	for i := 0; i < 20; i++ {
+		a := newEndpoint(t, testConfig(t, 1, "unix"))
+		b := newEndpoint(t, testConfig(t, 2, "unix"))
+		ctx := testCtx(t)
+		waited := make(chan error, 1)
+		go func() { waited <- b.WaitPeer(ctx, 1) }()
+		if err := a.Connect(ctx, 2, b.Addrs()[0], LinkOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-waited; err != nil {
+			t.Fatalf("iteration %d: WaitPeer: %v", i, err)
+		}
+		a.Close()
+		b.Close()
+	}
+}

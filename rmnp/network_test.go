@@ -2,6 +2,7 @@ package rmnp
 
 import (
 	"bytes"
+	"errors"
 	"syscall"
 	"testing"
 )
@@ -139,4 +140,33 @@ func TestWaitPeerSeesNewLink(t *testing.T) {
 		a.Close()
 		b.Close()
 	}
+}
+
+// TestCloseDrainsQueuedSends closes right after an asynchronous send: the queued
+// update is written before GOAWAY, and the peer sees a clean close.
+func TestCloseDrainsQueuedSends(t *testing.T) {
+	each(t, func(t *testing.T, tr string) {
+		checkGoroutines(t)
+		a, b := pair(t, tr, LinkOptions{Mode: Async, Network: tr})
+		ctx := testCtx(t)
+		payload := bytes.Repeat([]byte("u"), 1<<20)
+		if err := a.Send(ctx, 2, payload, DATA); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 2<<20)
+		n, err := b.Receive(ctx, 1, buf, DATA)
+		if err != nil || n != len(payload) {
+			t.Fatalf("queued update lost at Close: %d %v", n, err)
+		}
+		ev := <-b.PeerDown()
+		if !errors.Is(ev.Err, ErrPeerClosed) {
+			t.Fatalf("peer saw %v, want a clean close", ev.Err)
+		}
+		if err := a.Send(ctx, 2, payload, DATA); !errors.Is(err, ErrClosed) {
+			t.Fatalf("send after Close: %v", err)
+		}
+	})
 }

@@ -31,6 +31,7 @@ type Endpoint struct {
 	linkUp      chan struct{} // closed and replaced whenever a link comes up
 	anyReady    chan struct{} // signalled whenever a message is buffered
 	arrival     atomic.Uint64
+	peerSnap    atomic.Pointer[map[PeerID]*peer] // copy of peers for lock-free lookups
 	down        chan PeerDownEvent
 
 	closed    chan struct{}
@@ -246,14 +247,31 @@ func (e *Endpoint) Connect(ctx context.Context, peerID PeerID, addr string, opts
 // peerFor returns the state of peer id, creating it on first use (a Receive may come
 // before the link).
 func (e *Endpoint) peerFor(id PeerID) *peer {
+	if p := e.lookupPeer(id); p != nil {
+		return p
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.peers[id]
 	if p == nil {
 		p = newPeer(e, id)
 		e.peers[id] = p
+		snap := make(map[PeerID]*peer, len(e.peers))
+		for k, v := range e.peers {
+			snap[k] = v
+		}
+		e.peerSnap.Store(&snap)
 	}
 	return p
+}
+
+// lookupPeer returns the state of peer id, or nil, without locking: the hot path
+// reads a copy-on-write snapshot of e.peers.
+func (e *Endpoint) lookupPeer(id PeerID) *peer {
+	if m := e.peerSnap.Load(); m != nil {
+		return (*m)[id]
+	}
+	return nil
 }
 
 func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {

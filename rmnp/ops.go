@@ -33,9 +33,7 @@ func (e *Endpoint) Send(ctx context.Context, dest PeerID, buf []byte, flags Flag
 	if e.isClosed() {
 		return ErrClosed
 	}
-	e.mu.Lock()
-	p := e.peers[dest]
-	e.mu.Unlock()
+	p := e.lookupPeer(dest)
 	var l *link
 	if p != nil {
 		l = p.primary()
@@ -194,6 +192,9 @@ func (r *receiveOp) wait(ctx context.Context) error {
 		l.rd.tok <- struct{}{}
 	}
 	p.mu.Lock()
+	if r.pr != nil {
+		r.pr.self = false
+	}
 	if err := ctx.Err(); err != nil && (r.pr == nil || !r.pr.claimed && !r.pr.completed) {
 		if r.pr != nil {
 			p.withdraw(r.ib)
@@ -209,6 +210,7 @@ func (r *receiveOp) wait(ctx context.Context) error {
 func (r *receiveOp) arrived() bool {
 	r.p.mu.Lock()
 	defer r.p.mu.Unlock()
+	r.pr.self = true // completed by this goroutine: no wake-up (reset in wait)
 	return r.pr.completed || len(r.ib.q) > 0 || len(r.p.links) != 1
 }
 
@@ -249,7 +251,7 @@ func (p *peer) blockErr(flags Flags) error {
 // withdraw removes the posted receive of ib. Called with p.mu held.
 func (p *peer) withdraw(ib *inbox) {
 	ib.posted = nil
-	ib.post.buf, ib.post.link = nil, nil
+	ib.post.buf, ib.post.link, ib.post.self = nil, nil, false
 	select {
 	case <-ib.post.done:
 	default:

@@ -3,6 +3,7 @@ package rmnp
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // msg is a buffered (unexpected) message: one that arrived before a matching Receive
@@ -22,6 +23,7 @@ type posted struct {
 	n         int
 	claimed   bool // the reader is writing into buf
 	completed bool
+	self      bool // its owner is reading the link itself: no wake-up needed
 	link      *link
 	done      chan struct{} // signalled (under peer.mu) when completed
 }
@@ -46,6 +48,7 @@ type peer struct {
 	lastCtrl uint64        // arrival of the last buffered CTRL: async DATA never merges across it
 	space    chan struct{} // signalled when buffered shrinks
 	links    []*link       // live links, oldest first
+	first    atomic.Pointer[link]
 	everUp   bool
 }
 
@@ -69,6 +72,7 @@ func (p *peer) addLink(l *link) {
 	p.mu.Lock()
 	p.links = append(p.links, l)
 	p.everUp = true
+	p.setFirst()
 	others := p.links[:len(p.links)-1]
 	for _, o := range others {
 		// A Receive reads for itself only on a peer's only link.
@@ -88,6 +92,7 @@ func (p *peer) removeLink(l *link) int {
 			break
 		}
 	}
+	p.setFirst()
 	if len(p.links) == 0 {
 		for i := range p.in {
 			signal(p.in[i].ready)
@@ -112,13 +117,15 @@ func (p *peer) live() bool {
 }
 
 // primary returns the oldest live link, on which Send writes (spec.md §2).
-func (p *peer) primary() *link {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (p *peer) primary() *link { return p.first.Load() }
+
+// setFirst publishes the oldest live link for primary. Called with p.mu held.
+func (p *peer) setFirst() {
 	if len(p.links) == 0 {
-		return nil
+		p.first.Store(nil)
+		return
 	}
-	return p.links[0]
+	p.first.Store(p.links[0])
 }
 
 func (p *peer) getMsg(n int) *msg {
@@ -213,7 +220,9 @@ func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
 	if h.kind() == CTRL {
 		p.lastCtrl = p.e.arrival.Add(1)
 	}
-	signal(pr.done)
+	if !pr.self {
+		signal(pr.done)
+	}
 	return nil
 }
 

@@ -89,6 +89,8 @@ func (l *link) completeSpeculative(r *receiveOp, h *header, inPosted int) error 
 	if r.idx == 0 {
 		p.lastCtrl = p.e.arrival.Add(1)
 	}
-	signal(pr.done)
+	if !pr.self {
+		signal(pr.done)
+	}
 	return nil
 }

@@ -275,6 +275,9 @@ func (e *Endpoint) lookupPeer(id PeerID) *peer {
 }
 
 func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
+	if info.mode == Async {
+		limitUnsent(c, AsyncUnsentLimit)
+	}
 	p := e.peerFor(info.peer)
 	l := newLink(e, p, c, info, dialed)
 	e.mu.Lock()

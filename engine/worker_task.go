@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,26 +155,11 @@ func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (pro
 	return chosen, nil
 }
 
-// waitPeer waits up to linkTimeout for a link to peer. It waits in short
-// slices and checks Peers between them: rmnp's WaitPeer can miss a link
-// that comes up while it re-checks (the link-up signal precedes the link's
-// registration with its peer), which would otherwise cost the whole timeout.
+// waitPeer waits up to linkTimeout for the lower neighbour to dial.
 func waitPeer(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID) error {
-	deadline := time.Now().Add(linkTimeout)
-	for {
-		wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-		err := ep.WaitPeer(wctx, peer)
-		cancel()
-		if err == nil || slices.Contains(ep.Peers(), peer) {
-			return nil
-		}
-		if ctx.Err() != nil || errors.Is(err, rmnp.ErrClosed) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("no link after %v: %w", linkTimeout, err)
-		}
-	}
+	wctx, cancel := context.WithTimeout(ctx, linkTimeout)
+	defer cancel()
+	return ep.WaitPeer(wctx, peer)
 }
 
 func firstNetwork(nb *neighbourTask) string {

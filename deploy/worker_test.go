@@ -276,3 +276,29 @@ func TestDeployShipsCrossBuiltBinary(t *testing.T) {
 		t.Fatalf("no arm64 binary: err = %v, want ErrNoBinary saying make dist", err)
 	}
 }
+
+// `gridtui deploy --stop` from another process stops local workers through
+// their pid files; --clean removes their work directories.
+func TestStopAndCleanLocal(t *testing.T) {
+	inv, hosts := localInventory(t, "alpha-1", "alpha-2")
+	ws, err := StartWorkers(testCtx(t), inv, hosts, testBoot, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Stop(testCtx(t), inv, hosts, Options{})
+	if err != nil || s.Results[0].Detail != "1 worker(s) stopped" || s.Results[1].Detail != "1 worker(s) stopped" {
+		t.Fatalf("stop: %+v, %v", s.Results, err)
+	}
+	for _, w := range ws {
+		waitGone(t, w.Hello.PID)
+		<-w.Done()
+	}
+	if _, err := Clean(testCtx(t), inv, hosts, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		if _, err := os.Stat(localWorkdir(h)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("work directory of %s left after clean (%v)", h.Name, err)
+		}
+	}
+}

@@ -202,18 +202,9 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	defer tick.Stop()
 	wall := time.NewTimer(s.spec.WallTime)
 	defer wall.Stop()
-	exited := make(chan string, len(s.workers))
-	for name, w := range s.workers {
-		if s.inRun(name) {
-			go func() {
-				select {
-				case <-w.Done():
-					exited <- name
-				case <-ctx.Done():
-				}
-			}()
-		}
-	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	exited := s.watchExits(wctx)
 	var lastBeat, prev time.Time
 	for s.failed == nil && !s.complete() {
 		select {
@@ -258,6 +249,24 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	}
 	s.sampleResidual(time.Now())
 	s.snapshot(time.Now(), true)
+}
+
+// watchExits reports the name of every worker of the run whose process
+// ends (a local worker killed, an SSH session gone) until ctx ends.
+func (s *submission) watchExits(ctx context.Context) <-chan string {
+	exited := make(chan string, len(s.workers))
+	for name, w := range s.workers {
+		if s.inRun(name) {
+			go func() {
+				select {
+				case <-w.Done():
+					exited <- name
+				case <-ctx.Done():
+				}
+			}()
+		}
+	}
+	return exited
 }
 
 func (s *submission) inRun(name string) bool { return slices.Contains(s.plan.Ranks, name) }

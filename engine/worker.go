@@ -370,12 +370,25 @@ func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
 		}
 		err := fmt.Errorf("%w: %s %s", ErrParentLost, who, cause)
 		n.endRun(0, err.Error())
-		select {
-		case n.fatal <- err:
-		default:
-		}
+		// Stop computing at once, but exit a little later: whoever watches
+		// the parent names it first, and this exit is not taken for a
+		// failure of its own.
+		go func() {
+			select {
+			case <-time.After(parentExitDelay):
+			case <-ctx.Done():
+			}
+			select {
+			case n.fatal <- err:
+			default:
+			}
+		}()
 	}
 }
+
+// parentExitDelay is how long a worker that lost its parent waits before it
+// exits.
+const parentExitDelay = time.Second
 
 // endRun stops run on this node (worker and coordinator roles; run 0:
 // whatever runs) and rebinds a fresh data endpoint for the next one, so

@@ -252,3 +252,13 @@ func (g *ActivityGraph) tryLeave() []ActivityMsg {
 	g.engaged, g.hasParent = false, false
 	return g.emit(ActivityMsg{Kind: MsgInactivate, Side: g.parent, Seq: g.taken[g.parent]})
 }
+
+// String describes the node's detector state, for diagnostics.
+func (g *ActivityGraph) String() string {
+	parent := "none"
+	if g.hasParent {
+		parent = g.parent.String()
+	}
+	return fmt.Sprintf("%s engaged=%v parent=%s children=%v sent=%v acked=%v taken=%v",
+		g.state, g.engaged, parent, g.children, g.sent, g.acked, g.taken)
+}

@@ -59,7 +59,7 @@ func (s *solver) runActivity(ctx context.Context) error {
 	}()
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return fmt.Errorf("%w (activity graph: %s; local test %v, unswept plane %v)", err, g, a.localOK, a.newData)
 		}
 		switch g.State() {
 		case StateTerminated:

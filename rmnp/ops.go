@@ -79,10 +79,10 @@ type receiveOp struct {
 	ib      *inbox
 	buf     []byte
 	flags   Flags
-	pr      *posted   // this call's posted buffer, if it posted one
-	start   time.Time // when it first had to wait
-	wanting *link     // the link whose read side it asked for
-	link    *link     // the peer's primary link when it last looked
+	pr      *posted // this call's posted buffer, if it posted one
+	start   int64   // monoNow when it first had to wait (0: never waited)
+	wanting *link   // the link whose read side it asked for
+	link    *link   // the peer's primary link when it last looked
 }
 
 func (r *receiveOp) unwant() {
@@ -153,8 +153,8 @@ func (r *receiveOp) step(ctx context.Context) (bool, int, error) {
 func (r *receiveOp) wait(ctx context.Context) error {
 	p, l := r.p, r.link
 	p.mu.Unlock()
-	if r.start.IsZero() {
-		r.start = time.Now()
+	if r.start == 0 {
+		r.start = monoNow()
 	}
 	var done, tok chan struct{}
 	if r.pr != nil {
@@ -258,11 +258,19 @@ func (p *peer) withdraw(ib *inbox) {
 	}
 }
 
-func (l *link) addBlocked(start time.Time) {
-	if l != nil && !start.IsZero() {
-		l.c.blocked.Add(int64(time.Since(start)))
+func (l *link) addBlocked(start int64) {
+	if l != nil && start != 0 {
+		l.c.blocked.Add(monoNow() - start)
 	}
 }
+
+// monoBase is the origin of monoNow.
+var monoBase = time.Now()
+
+// monoNow returns nanoseconds on the monotonic clock, always positive: one clock
+// read where time.Now takes two (wall and monotonic), which counts on the
+// per-message path of Receive.
+func monoNow() int64 { return int64(time.Since(monoBase)) + 1 }
 
 // Wait blocks until a message is buffered and returns its source and kind without
 // consuming it (GRID_Wait): the oldest buffered message across all peers and kinds.

@@ -220,7 +220,9 @@ func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
 	if h.kind() == CTRL {
 		p.lastCtrl = p.e.arrival.Add(1)
 	}
-	if !pr.self {
+	if pr.self {
+		l.rd.selfDone = true
+	} else {
 		signal(pr.done)
 	}
 	return nil

@@ -22,14 +22,18 @@ type readSide struct {
 	gen     atomic.Uint64 // counts Receives that read for themselves
 	now     chan struct{} // resume at once (Wait, NoWait polls)
 	mu      sync.Mutex    // guards the fields below and the read deadline
-	bgHolds bool          // the background reader holds tok
+	bgHolds atomic.Bool   // the background reader holds tok (written under mu)
 	kick    bool          // a past deadline was set to make the background reader yield
 	cancel  bool          // a past deadline was set because the reading Receive's ctx ended
 	stop    bool          // a past deadline was set to make the reading Receive re-check
 	self    bool          // a Receive holds tok and reads
-	rDone   <-chan struct{}
-	watch   <-chan struct{}
-	watchFn func() bool
+	// selfDone is set (by the holder of tok, i.e. the reading Receive) when the
+	// frame it just read completed the posting of a Receive reading for itself:
+	// readFor then knows its message is there without locking the peer.
+	selfDone bool
+	rDone    <-chan struct{}
+	watch    <-chan struct{}
+	watchFn  func() bool
 }
 
 // resumeDelay is how long the background reader stays off after the last Receive
@@ -67,7 +71,7 @@ func (l *link) interrupted(boundary bool) (bool, error) {
 	case rd.kick:
 		rd.kick = false
 		l.restoreDeadline()
-		if boundary && rd.bgHolds {
+		if boundary && rd.bgHolds.Load() {
 			return false, errYield
 		}
 		return true, nil
@@ -110,11 +114,11 @@ func (l *link) readLoop() {
 			return
 		}
 		rd.mu.Lock()
-		rd.bgHolds = true
+		rd.bgHolds.Store(true)
 		rd.mu.Unlock()
 		err := l.readFrames()
 		rd.mu.Lock()
-		rd.bgHolds = false
+		rd.bgHolds.Store(false)
 		rd.mu.Unlock()
 		rd.tok <- struct{}{}
 		if err != errYield {
@@ -201,8 +205,14 @@ func (l *link) readErr(err error) error {
 func (l *link) wantRead() {
 	rd := &l.rd
 	rd.want.Add(1)
+	// The background reader sets bgHolds before it checks want (readFrames), and
+	// this checks bgHolds after raising want: one of the two sees the other, so
+	// the lock is only needed when the reader may be blocked in a read.
+	if !rd.bgHolds.Load() {
+		return
+	}
 	rd.mu.Lock()
-	if rd.bgHolds && !rd.kick {
+	if rd.bgHolds.Load() && !rd.kick {
 		rd.kick = true
 		_ = l.conn.SetReadDeadline(pastDeadline)
 	}
@@ -225,7 +235,8 @@ func (l *link) readFor(ctx context.Context, r *receiveOp) error {
 	l.armReadWatch(ctx)
 	rd.mu.Unlock()
 	var err error
-	for !r.arrived() {
+	rd.selfDone = false
+	for !rd.selfDone && !r.arrived() {
 		if ctx.Err() != nil {
 			err = errCancelled
 			break

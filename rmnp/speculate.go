@@ -89,7 +89,9 @@ func (l *link) completeSpeculative(r *receiveOp, h *header, inPosted int) error 
 	if r.idx == 0 {
 		p.lastCtrl = p.e.arrival.Add(1)
 	}
-	if !pr.self {
+	if pr.self {
+		l.rd.selfDone = true
+	} else {
 		signal(pr.done)
 	}
 	return nil

@@ -364,7 +364,11 @@ func (v *RunView) grid(w, h int) []string {
 	return out
 }
 
-// netTotals sums the nodes' traffic per network, in a stable order.
+// netTotals is the traffic per network, in a stable order. Every message is
+// counted by both its ends (engine.NetTraffic: "sent and received"), so the
+// network's messages and bytes are half the nodes' sum, the figure the run
+// report prints (engine/report.go); skipped sends are counted once, by the
+// sender.
 func netTotals(nodes []engine.NodeStatus) []engine.NetTraffic {
 	var tot []engine.NetTraffic
 	for i := range nodes {
@@ -378,6 +382,9 @@ func netTotals(nodes []engine.NodeStatus) []engine.NetTraffic {
 			tot[j].Bytes += t.Bytes
 			tot[j].Skipped += t.Skipped
 		}
+	}
+	for i := range tot {
+		tot[i].Messages, tot[i].Bytes = tot[i].Messages/2, tot[i].Bytes/2
 	}
 	slices.SortFunc(tot, func(a, b engine.NetTraffic) int { return strings.Compare(a.Network, b.Network) })
 	return tot

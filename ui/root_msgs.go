@@ -133,12 +133,14 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case abortConfirmedMsg:
 		if m.cancelRun != nil {
+			m.run.MarkAborted()
 			m.cancelRun()
 			m.setStatus(false, "aborting the run…")
 		}
 		return nil, true
 	case quitConfirmedMsg:
 		if m.cancelRun != nil {
+			m.run.MarkAborted()
 			m.cancelRun()
 		}
 		m.setStatus(false, "aborting the run and stopping its workers before quitting…")
@@ -197,7 +199,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	m.markRunWorkers(m.run.snap, WorkerDown)
 	m.cancelRun = nil
 	switch {
-	case errors.Is(msg.err, context.Canceled):
+	case msg.err != nil && (m.run.Aborted() || errors.Is(msg.err, context.Canceled)):
 		m.setStatus(true, "run aborted")
 	case msg.err != nil:
 		m.setStatus(true, "run failed: %v", msg.err)

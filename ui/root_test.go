@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -157,6 +158,54 @@ func TestAbortConfirmation(t *testing.T) {
 	}
 	if m.run.Running() || !strings.Contains(m.run.outcome, "aborted") {
 		t.Errorf("after y: running %v, outcome %q", m.run.Running(), m.run.outcome)
+	}
+}
+
+// engineLikeAbort is a RunFunc that ends on cancellation the way the engine
+// does: its error names the interruption but does not wrap context.Canceled.
+func engineLikeAbort(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+	cb.Snapshot(fakeRun(4, 3, -1)[0])
+	<-ctx.Done()
+	return "outcome:   aborted\ncause:     run: interrupted: context canceled",
+		fmt.Errorf("engine: run failed: interrupted: %v", ctx.Err())
+}
+
+// TestAbortShownAsAborted: a run the user aborted reads "aborted" in the
+// Run view's title, its first outcome line and the status line, not
+// "failed" with the engine's cancellation error.
+func TestAbortShownAsAborted(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), Run: engineLikeAbort, NoLoad: true})
+	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "long", Scheme: jobs.Asynchronous}})
+	feed := m.feed
+	m = send(m, waitSnapshot(t, feed))
+	m = send(m, AbortRequestMsg{})
+	m = send(m, abortConfirmedMsg{})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && m.run.Running() {
+		if tick := feed.drain(); tick.done {
+			m = send(m, tick)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if m.run.Running() {
+		t.Fatal("the run did not end after the abort")
+	}
+	title := ansiStrip(m.run.titleLine())
+	if !strings.Contains(title, "· aborted ·") {
+		t.Errorf("title %q, want the run shown as aborted", title)
+	}
+	if first, _, _ := strings.Cut(m.run.outcome, "\n"); first != "run aborted by the user" {
+		t.Errorf("first outcome line %q, want %q", first, "run aborted by the user")
+	}
+	if m.status != "run aborted" {
+		t.Errorf("status %q, want %q", m.status, "run aborted")
+	}
+	// A later run that fails on its own is a failure again.
+	m.run.Start(jobs.Spec{Name: "next"})
+	m.run.Finish("outcome:   failed", errors.New("engine: node alpha-2 lost"))
+	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· failed ·") {
+		t.Errorf("title of a failed run after an aborted one %q, want failed", title)
 	}
 }
 

@@ -42,6 +42,9 @@ type RunView struct {
 	showReport   bool
 	reportScroll int
 	failed       bool
+	// aborted is set when the user asked to abort the live run: its end is
+	// then an abort, not a failure, whatever error the engine returns.
+	aborted bool
 }
 
 // AbortRequestMsg asks the root model to abort the live run (after the
@@ -73,6 +76,17 @@ func (v *RunView) Start(spec jobs.Spec) {
 
 // Running reports whether a run is live.
 func (v *RunView) Running() bool { return v.running }
+
+// MarkAborted records that the user asked to abort the live run, so that
+// Finish shows the run as aborted rather than failed.
+func (v *RunView) MarkAborted() {
+	if v.running {
+		v.aborted = true
+	}
+}
+
+// Aborted reports whether the last run ended because the user aborted it.
+func (v *RunView) Aborted() bool { return v.aborted }
 
 // ApplySnapshot records a telemetry snapshot: it appends to the residual
 // history and the per-node sparklines and rebuilds the node list.
@@ -135,13 +149,18 @@ func (v *RunView) AppendLog(evs ...engine.LogEvent) {
 func (v *RunView) Finish(summary string, err error) {
 	v.running = false
 	v.report = summary
-	if err != nil {
-		v.report = "run failed: " + err.Error() + "\n\n" + summary
-	}
 	v.outcome = keyLines(summary)
-	if err != nil {
+	switch {
+	case err != nil && v.aborted:
 		v.failed = true
+		v.report = "run aborted by the user\n\n" + summary
+		v.outcome = strings.TrimSpace("run aborted by the user\n" + v.outcome)
+	case err != nil:
+		v.failed = true
+		v.report = "run failed: " + err.Error() + "\n\n" + summary
 		v.outcome = strings.TrimSpace("run failed: " + err.Error() + "\n" + v.outcome)
+	default:
+		v.aborted = false // it ended on its own before the abort landed
 	}
 }
 
@@ -295,6 +314,8 @@ func (v *RunView) titleLine() string {
 	}
 	state := "running"
 	switch {
+	case v.failed && v.aborted:
+		state = "aborted"
 	case v.failed:
 		state = "failed"
 	case !v.running:

@@ -279,6 +279,11 @@ func (l *list) render(s *Styles, width, height int) string {
 	for i, c := range l.cols {
 		t := c.Title
 		if i == l.sortCol {
+			// The mark must survive a narrow column: shorten the title
+			// instead ("Core▲", not "Core…" which hides the sort).
+			if cellWidth(t)+1 > w[i] && w[i] > 1 {
+				t = ansi.Truncate(t, w[i]-1, "")
+			}
 			t += map[bool]string{false: "▲", true: "▼"}[l.desc]
 		}
 		hdr[i] = t

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -80,5 +81,33 @@ func TestListFilterSortTree(t *testing.T) {
 	l.setRows(l.rows) // the cursor stays on the same key
 	if r, _ := l.selected(); r.Key != "a2" {
 		t.Errorf("cursor moved to %s after setRows", r.Key)
+	}
+}
+
+// TestListSortMarkVisible: the header of the sorted column shows its
+// direction even when the title fills the column ("Cores" in 5 cells).
+func TestListSortMarkVisible(t *testing.T) {
+	s := DefaultStyles()
+	cases := []struct {
+		name string
+		col  int
+		desc bool
+		want string
+	}{
+		{name: "narrow_ascending", col: 1, want: "Core▲"},
+		{name: "narrow_descending", col: 1, desc: true, want: "Core▼"},
+		{name: "wide_ascending", col: 0, want: "Name▲"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newList([]column{{Title: "Name"}, {Title: "Cores", Width: 5}})
+			l.setRows([]listRow{{Key: "a", Cells: []string{"alpha-1", "8"}, Leaf: true}})
+			l.sortCol, l.desc = tc.col, tc.desc
+			l.refresh()
+			head, _, _ := strings.Cut(ansiStrip(l.render(s, 40, 4)), "\n")
+			if !strings.Contains(head, tc.want) || strings.Contains(head, "…") {
+				t.Errorf("header %q, want %q and no ellipsis", head, tc.want)
+			}
+		})
 	}
 }

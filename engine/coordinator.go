@@ -93,7 +93,7 @@ func (n *node) forwardTasks(ctx context.Context, c *coordState) {
 			continue
 		}
 		g.Go(func() error {
-			err := n.ctrl.Connect(ctx, m.Peer, m.Ctrl, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+			_, err := connectCtrl(ctx, n.ctrl, m.Peer, m.Ctrl)
 			if err == nil {
 				n.live.watch(m.Peer, m.Node)
 				var msg []byte
@@ -102,7 +102,7 @@ func (n *node) forwardTasks(ctx context.Context, c *coordState) {
 				}
 			}
 			if err != nil && ctx.Err() == nil {
-				n.reportFailure(ctx, m.Node, fmt.Sprintf("coordinator %s cannot reach it at %s: %v", n.boot.Node, m.Ctrl, err))
+				n.reportFailure(ctx, m.Node, fmt.Sprintf("coordinator %s cannot reach it at %v: %v", n.boot.Node, m.Ctrl, err))
 			}
 			return nil
 		})

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -114,12 +115,12 @@ type workerTask struct {
 	Upper    *neighbourTask `json:",omitempty"`
 }
 
-// member is one worker of a group: where its control endpoint listens and
-// its task.
+// member is one worker of a group: where its control endpoint listens
+// (Ethernet first) and its task.
 type member struct {
 	Node string
 	Peer rmnp.PeerID
-	Ctrl string
+	Ctrl []string
 	Task workerTask
 }
 
@@ -226,6 +227,27 @@ func decodeValues(b []byte, dst [][]float64) (rank int, n int, err error) {
 		v[int(off)+i] = math.Float64frombits(binary.LittleEndian.Uint64(b[13+8*i:]))
 	}
 	return int(r), n, nil
+}
+
+// connectCtrl links ep to a node's control endpoint, trying its addresses in
+// order (Ethernet first: the fast network of a cluster may not reach the
+// console's site), and returns the address that answered.
+func connectCtrl(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID, addrs []string) (string, error) {
+	var errs []error
+	for _, a := range addrs {
+		err := ep.Connect(ctx, peer, a, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+		if err == nil {
+			return a, nil
+		}
+		if ctx.Err() != nil {
+			return "", err
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return "", fmt.Errorf("%w: no control address", ErrProtocol)
+	}
+	return "", errors.Join(errs...)
 }
 
 // splitListen separates a hello's addresses into the control endpoint's and

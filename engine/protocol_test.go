@@ -70,7 +70,7 @@ func FuzzControlMessage(f *testing.F) {
 		t msgType
 		b any
 	}{
-		{msgAssign, groupAssign{Run: 1, Members: []member{{Node: "a", Ctrl: "tcp://127.0.0.1:1"}}}},
+		{msgAssign, groupAssign{Run: 1, Members: []member{{Node: "a", Ctrl: []string{"tcp://127.0.0.1:1"}}}}},
 		{msgTask, workerTask{Node: "a", Range: jobs.Range{Lo: 0, Hi: 4}}},
 		{msgStatus, []NodeStatus{{Node: "a", State: StateActive, Traffic: []NetTraffic{{Network: "ethernet"}}}}},
 		{msgResult, resultHeader{Node: "a", Count: 4}},

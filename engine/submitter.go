@@ -25,7 +25,7 @@ type submission struct {
 	opt     RunOptions
 	logf    func(node, format string, args ...any)
 	workers map[string]*deploy.Worker
-	ctrl    map[string]string // node → control address
+	ctrl    map[string][]string // node → control addresses, Ethernet first
 	data    map[string][]string
 
 	run    uint64 // this run's id on the control plane
@@ -50,7 +50,7 @@ type submission struct {
 func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
 		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
-		workers: map[string]*deploy.Worker{}, ctrl: map[string]string{}, data: map[string][]string{},
+		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
 		live: newLiveness(HeartbeatTimeout), coords: map[rmnp.PeerID]string{}}
 	var id [8]byte
 	rand.Read(id[:])
@@ -60,7 +60,7 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 		if len(ctrl) == 0 {
 			return nil, fmt.Errorf("engine: worker %s reported no control address (hello %v)", w.Host.Name, w.Hello.Listen)
 		}
-		s.workers[w.Host.Name], s.ctrl[w.Host.Name], s.data[w.Host.Name] = w, ctrl[0], data
+		s.workers[w.Host.Name], s.ctrl[w.Host.Name], s.data[w.Host.Name] = w, ctrl, data
 	}
 	b := len(plan.Ranks)
 	n2 := spec.Obstacle.N * spec.Obstacle.N
@@ -152,8 +152,8 @@ func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignErro
 			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
 		}
 		id := NodeID(g.Coordinator)
-		if err := s.ep.Connect(ctx, id, s.ctrl[g.Coordinator], rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"}); err != nil {
-			return &assignError{g.Coordinator, fmt.Sprintf("coordinator unreachable at %s: %v", s.ctrl[g.Coordinator], err)}
+		if _, err := connectCtrl(ctx, s.ep, id, s.ctrl[g.Coordinator]); err != nil {
+			return &assignError{g.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[g.Coordinator], err)}
 		}
 		s.coords[id] = g.Coordinator
 		s.live.watch(id, g.Coordinator)

@@ -117,7 +117,13 @@ func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
 		if err != nil {
 			return err
 		}
-		for _, nic := range nics {
+		// Ethernet first: the control endpoint's first address must be
+		// reachable from other sites (GRIDHPC: between clusters, Ethernet).
+		ordered := slices.Clone(nics)
+		slices.SortStableFunc(ordered, func(a, b probe.NIC) int {
+			return boolRank(b.Kind == probe.Ethernet) - boolRank(a.Kind == probe.Ethernet)
+		})
+		for _, nic := range ordered {
 			if !nic.Up || nic.Kind == probe.Loopback {
 				continue
 			}
@@ -134,24 +140,23 @@ func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
 		return err
 	}
 	n.data, n.dataAddrs = data, data.Addrs()
-	ctrlAddr := ""
+	var ctrlAddrs []string
 	for _, a := range n.dataAddrs {
 		if host, ok := strings.CutPrefix(a, "tcp://"); ok {
 			if ap, err := netip.ParseAddrPort(host); err == nil {
-				ctrlAddr = "tcp://" + netip.AddrPortFrom(ap.Addr(), 0).String()
-				break
+				ctrlAddrs = append(ctrlAddrs, "tcp://"+netip.AddrPortFrom(ap.Addr(), 0).String())
 			}
 		}
 	}
-	if ctrlAddr == "" {
+	if len(ctrlAddrs) == 0 {
 		dir, err := n.socketDir()
 		if err != nil {
 			data.Close()
 			return err
 		}
-		ctrlAddr = "unix://" + filepath.Join(dir, "ctrl.sock")
+		ctrlAddrs = []string{"unix://" + filepath.Join(dir, "ctrl.sock")}
 	}
-	cfg := n.config([]string{ctrlAddr})
+	cfg := n.config(ctrlAddrs)
 	n.ctrl, err = rmnp.Listen(ctx, cfg)
 	if err != nil {
 		data.Close()
@@ -465,6 +470,13 @@ func (n *node) leaveRun(ctx context.Context, src rmnp.PeerID, m []byte, a abort)
 	if ack, err := encodeMsg(msgEnded, abort{Run: a.Run}); err == nil {
 		n.post(ctx, src, ack)
 	}
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func sanitize(s string) string {

@@ -81,7 +81,7 @@ func standIn(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, s
 	t.Cleanup(func() { ep.Close() })
 	ctrl, _ := splitListen(w.Hello.Listen)
 	peer := NodeID(w.Host.Name)
-	if err := ep.Connect(ctx, peer, ctrl[0], rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"}); err != nil {
+	if _, err := connectCtrl(ctx, ep, peer, ctrl); err != nil {
 		t.Fatal(err)
 	}
 	task := workerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},

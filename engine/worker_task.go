@@ -88,7 +88,11 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		}
 		job.setFailed(err)
 		m, _ := encodeMsg(msgFailed, failure{Node: t.Node, Cause: err.Error()})
-		n.send(context.WithoutCancel(ctx), job.parent, m)
+		// Bounded: a parent that stopped must not hold this goroutine (and
+		// endRun, which waits for it) forever.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
+		defer cancel()
+		n.send(sctx, job.parent, m)
 	}
 	if data == nil {
 		fail(errors.New("no data endpoint"))

@@ -177,11 +177,11 @@ type inbound struct {
 func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 	buf := make([]byte, 64<<10)
 	for {
-		src, _, err := s.ep.Wait(ctx)
+		src, kind, err := s.ep.Wait(ctx)
 		if err != nil {
 			return
 		}
-		m, err := receiveCtrl(ctx, s.ep, src, &buf)
+		m, err := receiveCtrl(ctx, s.ep, src, kind, &buf)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, rmnp.ErrClosed) {
 				return

@@ -225,11 +225,11 @@ func (n *node) close() {
 func (n *node) recvLoop(ctx context.Context) {
 	buf := make([]byte, 64<<10)
 	for {
-		src, _, err := n.ctrl.Wait(ctx)
+		src, kind, err := n.ctrl.Wait(ctx)
 		if err != nil {
 			return
 		}
-		m, err := receiveCtrl(ctx, n.ctrl, src, &buf)
+		m, err := receiveCtrl(ctx, n.ctrl, src, kind, &buf)
 		if err != nil {
 			if errors.Is(err, rmnp.ErrClosed) || ctx.Err() != nil {
 				return
@@ -243,17 +243,30 @@ func (n *node) recvLoop(ctx context.Context) {
 	}
 }
 
-// receiveCtrl takes the next CTRL message from src into *buf, growing it as
-// needed, and returns the message (aliasing *buf).
-func receiveCtrl(ctx context.Context, ep *rmnp.Endpoint, src rmnp.PeerID, buf *[]byte) ([]byte, error) {
+// errDataOnControl reports a DATA message on a control endpoint, which
+// carries CTRL only; it is received and dropped.
+var errDataOnControl = fmt.Errorf("%w: DATA message on the control plane", ErrProtocol)
+
+// receiveCtrl takes the next message of kind (as Wait reported it) from src
+// into *buf, growing it as needed, and returns it (aliasing *buf). DATA,
+// which no peer should send on the control plane, is taken and dropped, so
+// that a misbehaving peer cannot wedge the receive loop.
+func receiveCtrl(ctx context.Context, ep *rmnp.Endpoint, src rmnp.PeerID, kind rmnp.Flags, buf *[]byte) ([]byte, error) {
+	flag := rmnp.CTRL
+	if kind&rmnp.DATA != 0 {
+		flag = rmnp.DATA
+	}
 	for {
-		k, err := ep.Receive(ctx, src, *buf, rmnp.CTRL)
+		k, err := ep.Receive(ctx, src, *buf, flag)
 		if errors.Is(err, rmnp.ErrShortBuffer) {
 			*buf = make([]byte, max(k, 2*len(*buf)))
 			continue
 		}
 		if err != nil {
 			return nil, err
+		}
+		if flag == rmnp.DATA {
+			return nil, errDataOnControl
 		}
 		return (*buf)[:k], nil
 	}

@@ -71,6 +71,11 @@ func TestWorkerReuse(t *testing.T) {
 // standIn is a stand-in coordinator: an rmnp endpoint that hands a worker
 // a long single-rank task and waits for its first status.
 func standIn(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, secret []byte, name string) *rmnp.Endpoint {
+	return standInWith(t, ctx, w, id, secret, name, nil)
+}
+
+// standInWith is standIn with garbage sent before the task.
+func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, secret []byte, name string, junk []junkMsg) *rmnp.Endpoint {
 	t.Helper()
 	cfg := rmnp.DefaultConfig()
 	cfg.RunID, cfg.Secret, cfg.Self = id, secret, NodeID(name)
@@ -84,6 +89,11 @@ func standIn(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, s
 	if _, err := connectCtrl(ctx, ep, peer, ctrl); err != nil {
 		t.Fatal(err)
 	}
+	for _, j := range junk {
+		if err := ep.Send(ctx, peer, j.b, j.f); err != nil {
+			t.Fatal(err)
+		}
+	}
 	task := workerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},
 		Range: jobs.Range{Lo: 0, Hi: 40}, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30}
 	m, _ := encodeMsg(msgTask, task)
@@ -92,7 +102,7 @@ func standIn(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, s
 	}
 	buf := make([]byte, 1<<16)
 	for {
-		m, err := receiveCtrl(ctx, ep, peer, &buf)
+		m, err := receiveCtrl(ctx, ep, peer, rmnp.CTRL, &buf)
 		if err != nil {
 			t.Fatalf("no status from %s: %v", w.Host.Name, err)
 		}
@@ -137,4 +147,26 @@ func TestWorkerParentLost(t *testing.T) {
 			t.Fatalf("worker exited: %v", err)
 		}
 	})
+}
+
+type junkMsg struct {
+	b []byte
+	f rmnp.Flags
+}
+
+// TestWorkerSurvivesJunk sends a worker's control endpoint a DATA message,
+// unknown and malformed CTRL messages, and a task for another node: it
+// drops them all and still takes its task.
+func TestWorkerSurvivesJunk(t *testing.T) {
+	ws, id, secret := startWorkers(t, "alpha-4")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	other, _ := encodeMsg(msgTask, workerTask{Node: "beta-9"})
+	standInWith(t, ctx, ws[0], id, secret, "stand-in", []junkMsg{
+		{[]byte("halo?"), rmnp.DATA}, {[]byte{0xff, 1, 2}, rmnp.CTRL}, {[]byte{byte(msgTask), '{'}, rmnp.CTRL},
+		{other, rmnp.CTRL}, {[]byte{byte(msgStatus), '[', ']'}, rmnp.CTRL},
+	})
+	if err := ws[0].Err(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -178,8 +178,8 @@ func (s Spec) Validate() error {
 	if s.App != "obstacle" {
 		return bad("", "app", "app %q is unknown (want \"obstacle\")", s.App)
 	}
-	if s.Obstacle.N < 1 || s.Obstacle.N > 4096 {
-		return bad("obstacle", "n", "obstacle.n = %d is out of range (1…4096)", s.Obstacle.N)
+	if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
+		return bad("obstacle", "n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
 	}
 	if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
 		return bad("obstacle", "eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)

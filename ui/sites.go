@@ -379,13 +379,24 @@ func placeBody(c *Common, s string) string {
 func wrap(s string, w int) string {
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
-		line := ""
+		// A line that fits stays as it is: the excerpt under a file:line:col
+		// error ("    7 |   cores = 0" / "      |   ^") must keep its
+		// spaces or the marker points at the wrong column.
+		if cellWidth(para) <= w {
+			out = append(out, strings.TrimRight(para, " "))
+			continue
+		}
+		indent := para[:len(para)-len(strings.TrimLeft(para, " "))]
+		if len(indent) >= w/2 {
+			indent = ""
+		}
+		line := indent
 		for _, word := range strings.Fields(para) {
-			if line != "" && len([]rune(line))+1+len([]rune(word)) > w {
+			if strings.TrimSpace(line) != "" && cellWidth(line)+1+cellWidth(word) > w {
 				out = append(out, line)
-				line = ""
+				line = indent
 			}
-			if line != "" {
+			if strings.TrimSpace(line) != "" {
 				line += " "
 			}
 			line += word

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -119,4 +120,42 @@ func keyPress(k string) tea.KeyPressMsg {
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// TestSitesLoadErrorKeepsExcerpt: the inventory error's excerpt keeps its
+// alignment on screen, so the marker points at the offending column.
+func TestSitesLoadErrorKeepsExcerpt(t *testing.T) {
+	_, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"n1\"\n  cores = \"four\"\n"), nil)
+	if err == nil {
+		t.Fatal("parse accepted a string for cores")
+	}
+	var src, mark string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		switch {
+		case strings.Contains(l, `cores = "four"`):
+			src = l
+		case strings.HasSuffix(l, "^"):
+			mark = l
+		}
+	}
+	if src == "" || mark == "" {
+		t.Fatalf("the parser's error has no excerpt: %q", err)
+	}
+	for _, sz := range sizes {
+		c := testCommon(sz.w, sz.h)
+		lines := strings.Split(ansiStrip(NewSitesView(c, nil, err).View()), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimRight(l, " ")
+		}
+		out := strings.Join(lines, "\n")
+		if !strings.Contains(out, src+"\n"+mark) {
+			t.Errorf("%dx%d: the excerpt lost its alignment; want\n%s\n%s\ngot\n%s", sz.w, sz.h, src, mark, out)
+		}
+	}
+	// A long line is still wrapped to the width.
+	for _, l := range strings.Split(wrap(strings.Repeat("word ", 40), 30), "\n") {
+		if cellWidth(l) > 30 {
+			t.Errorf("wrapped line %q is wider than 30", l)
+		}
+	}
 }

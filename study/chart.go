@@ -34,6 +34,10 @@ func SchemeLabel(s jobs.Scheme) string {
 	return string(s)
 }
 
+// Overlap marks a cell of the terminal chart where points of several
+// series fall.
+const Overlap = '+'
+
 // series is one column of a gain table as points (row index, gain).
 type series struct {
 	label  string
@@ -60,7 +64,8 @@ func chartSeries(t jobs.Table) []series {
 
 // RenderGainChart draws the computing gain against the number of cores, one
 // series per grid configuration × scheme, as plain text of at most width
-// columns and height lines (axes, points, a legend). The x axis places the
+// columns and height lines (axes, points, a legend; Overlap where series
+// meet). The x axis places the
 // table's rows (core counts) evenly; consecutive points of a series are
 // joined by dots. It is meant for the console's Results view and for
 // terminal output; it holds no styling, so the caller may colour it.
@@ -76,43 +81,20 @@ func RenderGainChart(w io.Writer, width, height int, gains jobs.Table) error {
 		_, err := fmt.Fprintln(w, "(no gains to chart)")
 		return err
 	}
-	top := niceCeil(maxGain(gains))
-	const yw = 6 // "12.5 ┤"
-	plotW := width - yw - 1
-	canvas := make([][]rune, plotH)
-	for i := range canvas {
-		canvas[i] = []rune(strings.Repeat(" ", plotW))
-	}
-	xOf := func(row int) int {
-		if len(gains.Rows) == 1 {
-			return plotW / 2
+	c := newChart(gains, width, plotH)
+	if c.draw(ss) {
+		// Name the overlap marker, giving up a plot line if the legend grows.
+		more := legendLines(append(ss, series{label: "several", marker: Overlap}), width)
+		if extra := len(more) - len(legend); extra == 0 || plotH-extra >= 3 {
+			legend = more
+			if extra > 0 {
+				c = newChart(gains, width, plotH-extra)
+				c.draw(ss)
+			}
 		}
-		return 1 + row*(plotW-3)/(len(gains.Rows)-1)
-	}
-	yOf := func(v float64) int {
-		y := int(math.Round(v / top * float64(plotH-1)))
-		return plotH - 1 - min(max(y, 0), plotH-1)
-	}
-	for _, s := range ss {
-		drawSeries(canvas, gains, s, xOf, yOf)
 	}
 	var b strings.Builder
-	for i, line := range canvas {
-		label := ""
-		if i == 0 || i == plotH-1 || i == plotH/2 {
-			label = formatTick(top * float64(plotH-1-i) / float64(plotH-1))
-		}
-		fmt.Fprintf(&b, "%*s ┤%s\n", yw-2, label, strings.TrimRight(string(line), " "))
-	}
-	b.WriteString(strings.Repeat(" ", yw-1) + "└" + strings.Repeat("─", plotW) + "\n")
-	// The x axis' name sits under the y labels, where no tick reaches.
-	ticks := []rune("cores" + strings.Repeat(" ", plotW+yw))
-	for r, row := range gains.Rows {
-		lbl := strconv.Itoa(row.Cores)
-		at := yw + xOf(r) - len(lbl)/2
-		copy(ticks[max(at, 6):], []rune(lbl))
-	}
-	b.WriteString(strings.TrimRight(string(ticks[:width]), " ") + "\n")
+	c.write(&b)
 	for _, l := range legend {
 		b.WriteString(l + "\n")
 	}
@@ -120,9 +102,73 @@ func RenderGainChart(w io.Writer, width, height int, gains jobs.Table) error {
 	return err
 }
 
-// drawSeries puts a series' markers on the canvas and dots between them.
-func drawSeries(canvas [][]rune, t jobs.Table, s series, xOf func(int) int, yOf func(float64) int) {
+// chart is the plot area of RenderGainChart.
+type chart struct {
+	t            jobs.Table
+	width        int
+	plotW, plotH int
+	top          float64
+	canvas       [][]rune
+	yw           int
+}
+
+func newChart(t jobs.Table, width, plotH int) *chart {
+	const yw = 6 // "12.5 ┤"
+	c := &chart{t: t, width: width, plotW: width - yw - 1, plotH: plotH, top: niceCeil(maxGain(t)), yw: yw}
+	c.canvas = make([][]rune, plotH)
+	for i := range c.canvas {
+		c.canvas[i] = []rune(strings.Repeat(" ", c.plotW))
+	}
+	return c
+}
+
+func (c *chart) xOf(row int) int {
+	if len(c.t.Rows) == 1 {
+		return c.plotW / 2
+	}
+	return 1 + row*(c.plotW-3)/(len(c.t.Rows)-1)
+}
+
+func (c *chart) yOf(v float64) int {
+	y := int(math.Round(v / c.top * float64(c.plotH-1)))
+	return c.plotH - 1 - min(max(y, 0), c.plotH-1)
+}
+
+// draw plots every series and reports whether points of two series fell on
+// one cell.
+func (c *chart) draw(ss []series) bool {
+	overlap := false
+	for _, s := range ss {
+		overlap = drawSeries(c.canvas, c.t, s, c.xOf, c.yOf) || overlap
+	}
+	return overlap
+}
+
+// write renders the plot lines with the y labels, the x axis and its ticks.
+func (c *chart) write(b *strings.Builder) {
+	for i, line := range c.canvas {
+		label := ""
+		if i == 0 || i == c.plotH-1 || i == c.plotH/2 {
+			label = formatTick(c.top * float64(c.plotH-1-i) / float64(c.plotH-1))
+		}
+		fmt.Fprintf(b, "%*s ┤%s\n", c.yw-2, label, strings.TrimRight(string(line), " "))
+	}
+	b.WriteString(strings.Repeat(" ", c.yw-1) + "└" + strings.Repeat("─", c.plotW) + "\n")
+	// The x axis' name sits under the y labels, where no tick reaches.
+	ticks := []rune("cores" + strings.Repeat(" ", c.plotW+c.yw))
+	for r, row := range c.t.Rows {
+		lbl := strconv.Itoa(row.Cores)
+		at := c.yw + c.xOf(r) - len(lbl)/2
+		copy(ticks[max(at, 6):], []rune(lbl))
+	}
+	b.WriteString(strings.TrimRight(string(ticks[:c.width]), " ") + "\n")
+}
+
+// drawSeries puts a series' markers on the canvas and dots between them; it
+// reports whether a marker fell on another series' marker (drawn Overlap).
+func drawSeries(canvas [][]rune, t jobs.Table, s series, xOf func(int) int, yOf func(float64) int) bool {
 	px, py := -1, -1
+	overlap := false
 	for r, row := range t.Rows {
 		v := row.Cells[s.col]
 		if math.IsNaN(v) {
@@ -138,9 +184,14 @@ func drawSeries(canvas [][]rune, t jobs.Table, s series, xOf func(int) int, yOf 
 				}
 			}
 		}
-		canvas[y][x] = s.marker
+		if c := canvas[y][x]; c != ' ' && c != '·' && c != s.marker {
+			canvas[y][x], overlap = Overlap, true
+		} else {
+			canvas[y][x] = s.marker
+		}
 		px, py = x, y
 	}
+	return overlap
 }
 
 // legendLines lays out "m label" entries across lines of at most width.

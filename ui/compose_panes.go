@@ -183,7 +183,7 @@ func (v ComposeView) help() bindingList {
 		{b("space", "toggle node or cluster"), b("ctrl+s", "save job file"), b("ctrl+o", "load job file")},
 		{b("m", "move worker to next group"), b("n", "worker to a new group"), b("c", "make coordinator")},
 	}
-	return bindingList{short: short, full: full}
+	return bindingList{short: short, full: full, noList: true}
 }
 
 // View renders the form on the left, the node picker and the hierarchy on

@@ -53,6 +53,9 @@ func DefaultKeyMap() KeyMap {
 type bindingList struct {
 	short []key.Binding
 	full  [][]key.Binding
+	// noList is set by views without a filterable, sortable list (Compose):
+	// the help then leaves out /, s, S, enter and esc as list keys.
+	noList bool
 }
 
 // ShortHelp implements help.KeyMap.
@@ -61,11 +64,15 @@ func (b bindingList) ShortHelp() []key.Binding { return b.short }
 // FullHelp implements help.KeyMap.
 func (b bindingList) FullHelp() [][]key.Binding { return b.full }
 
-// globalHelp returns the console-wide bindings as help columns.
-func (k KeyMap) globalHelp() [][]key.Binding {
-	return [][]key.Binding{
+// globalHelp returns the console-wide bindings as help columns; withList
+// adds the list keys (filter, sort, select, back).
+func (k KeyMap) globalHelp(withList bool) [][]key.Binding {
+	g := [][]key.Binding{
 		{key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "switch tab")), k.NextTab, k.PrevTab, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
-		{k.Filter, k.Sort, k.Reverse, k.Enter, k.Back},
 	}
+	if withList {
+		g = append(g, []key.Binding{k.Filter, k.Sort, k.Reverse, k.Enter, k.Back})
+	}
+	return g
 }

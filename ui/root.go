@@ -433,7 +433,12 @@ func (m Model) shortHelp() string {
 	if m.confirm != nil {
 		bs = []key.Binding{k.Yes, k.No}
 	} else {
-		bs = append(m.viewHelp().ShortHelp(), k.Filter, k.NextTab, k.Help, k.Quit)
+		vh := m.viewHelp()
+		bs = vh.ShortHelp()
+		if !vh.noList {
+			bs = append(bs, k.Filter)
+		}
+		bs = append(bs, k.NextTab, k.Help, k.Quit)
 	}
 	h := m.help
 	h.SetWidth(0)
@@ -449,7 +454,8 @@ func (m Model) shortHelp() string {
 // wrapping to more rows of columns when the terminal is narrow.
 func (m Model) fullHelp() string {
 	s := m.common.Styles
-	groups := append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp()...)
+	vh := m.viewHelp()
+	groups := append(vh.FullHelp(), m.common.Keys.globalHelp(!vh.noList)...)
 	var blocks [][]string
 	for _, g := range groups {
 		kw := 0

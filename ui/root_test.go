@@ -129,6 +129,36 @@ func TestRootKeyRouting(t *testing.T) {
 	}
 }
 
+// TestHelpListsOnlyWorkingKeys: Compose has no filterable list, so neither
+// its help bar nor its full help offers / (filter) or s (sort); the tabs
+// with lists offer both.
+func TestHelpListsOnlyWorkingKeys(t *testing.T) {
+	cases := []struct {
+		name     string
+		tab      string
+		wantList bool
+	}{
+		{name: "sites", tab: "1", wantList: true},
+		{name: "compose", tab: "3", wantList: false},
+		{name: "results", tab: "5", wantList: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+			m = send(m, tea.WindowSizeMsg{Width: 200, Height: 50})
+			m = send(m, keys(tc.tab)...)
+			bar, full := ansiStrip(m.shortHelp()), ansiStrip(m.fullHelp())
+			for _, probe := range []struct{ text, where string }{
+				{"/ filter", bar}, {"/      filter", full}, {"sort column", full},
+			} {
+				if got := strings.Contains(probe.where, probe.text); got != tc.wantList {
+					t.Errorf("help shows %q: %v, want %v", probe.text, got, tc.wantList)
+				}
+			}
+		})
+	}
+}
+
 // TestAbortConfirmation: A asks first; n keeps the run, y cancels it.
 func TestAbortConfirmation(t *testing.T) {
 	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})

@@ -32,7 +32,11 @@ type Endpoint struct {
 	anyReady    chan struct{} // signalled whenever a message is buffered
 	arrival     atomic.Uint64
 	peerSnap    atomic.Pointer[map[PeerID]*peer] // copy of peers for lock-free lookups
-	down        chan PeerDownEvent
+	// peerCache maps id%len to the peer last looked up there: a halo exchange
+	// talks to a handful of neighbours, found with one load instead of a map
+	// lookup per message. Peers are never removed, so an entry never goes stale.
+	peerCache [16]atomic.Pointer[peer]
+	down      chan PeerDownEvent
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -268,8 +272,15 @@ func (e *Endpoint) peerFor(id PeerID) *peer {
 // lookupPeer returns the state of peer id, or nil, without locking: the hot path
 // reads a copy-on-write snapshot of e.peers.
 func (e *Endpoint) lookupPeer(id PeerID) *peer {
+	slot := &e.peerCache[id%PeerID(len(e.peerCache))]
+	if p := slot.Load(); p != nil && p.id == id {
+		return p
+	}
 	if m := e.peerSnap.Load(); m != nil {
-		return (*m)[id]
+		if p := (*m)[id]; p != nil {
+			slot.Store(p)
+			return p
+		}
 	}
 	return nil
 }

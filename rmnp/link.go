@@ -323,7 +323,9 @@ func (l *link) writeMsg(ctx context.Context, kind Flags, async bool, buf []byte)
 	l.c.msgsSent.Add(1)
 	if kind == DATA {
 		l.c.rawSent.Add(uint64(len(buf)))
-		l.c.zSent.Add(uint64(len(payload)))
+		if l.info.compress { // without compression wire = raw (see counters)
+			l.c.zSent.Add(uint64(len(payload)))
+		}
 	}
 	return nil
 }

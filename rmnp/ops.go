@@ -60,8 +60,17 @@ func (e *Endpoint) Receive(ctx context.Context, src PeerID, buf []byte, flags Fl
 	p := e.peerFor(src)
 	idx := kindIndex(kind)
 	r := receiveOp{p: p, idx: idx, ib: &p.in[idx], buf: buf, flags: flags}
+	if n, done := r.direct(ctx); done {
+		return n, nil
+	}
+	return r.run(ctx, src)
+}
+
+// run is Receive's general path: buffered messages, polls, several links, several
+// receivers, the background reader holding the read side, and whatever direct left.
+func (r *receiveOp) run(ctx context.Context, src PeerID) (int, error) {
 	defer r.unwant()
-	p.mu.Lock()
+	r.p.mu.Lock()
 	for {
 		if done, n, err := r.step(ctx); done {
 			return n, err

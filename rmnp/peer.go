@@ -205,7 +205,16 @@ func (p *peer) deliver(l *link, h *header, background bool) error {
 // with p.mu held; returns with it released.
 func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
 	size := int(h.raw())
+	// claimed stays set once completed: no later message lands in pr.
 	pr.claimed, pr.link = true, l
+	if h.flags()&wireCompressed == 0 && l.fr.buffered() >= size {
+		// The payload is in the read-ahead (a small message): a copy, done
+		// without releasing the lock.
+		l.fr.read(pr.buf[:size])
+		p.completePosted(l, h, pr)
+		p.mu.Unlock()
+		return nil
+	}
 	p.mu.Unlock()
 	err := l.fr.payload(h, pr.buf[:size])
 	p.mu.Lock()
@@ -215,8 +224,15 @@ func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
 		signal(pr.done)
 		return err
 	}
+	p.completePosted(l, h, pr)
+	return nil
+}
+
+// completePosted marks pr completed with the message of h and wakes its owner
+// unless the owner read the message itself. Called with p.mu held.
+func (p *peer) completePosted(l *link, h *header, pr *posted) {
 	l.countRecv(h)
-	pr.completed, pr.n = true, size
+	pr.completed, pr.n = true, int(h.raw())
 	if h.kind() == CTRL {
 		p.lastCtrl = p.e.arrival.Add(1)
 	}
@@ -225,14 +241,15 @@ func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
 	} else {
 		signal(pr.done)
 	}
-	return nil
 }
 
 func (l *link) countRecv(h *header) {
 	l.c.msgsRecv.Add(1)
 	if h.kind() == DATA {
 		l.c.rawRecv.Add(uint64(h.raw()))
-		l.c.zRecv.Add(uint64(h.length()))
+		if l.info.compress { // without compression wire = raw (see counters)
+			l.c.zRecv.Add(uint64(h.length()))
+		}
 	}
 }
 

@@ -226,43 +226,14 @@ func (l *link) unwantRead() {
 }
 
 // readFor reads frames from the Receive r's goroutine (which holds rd.tok) until
-// its message is there. It returns errCancelled if ctx ended between frames; any
-// other error has torn the link down.
-func (l *link) readFor(ctx context.Context, r *receiveOp) error {
-	rd := &l.rd
-	rd.mu.Lock()
-	rd.rDone, rd.self = ctx.Done(), true
-	l.armReadWatch(ctx)
-	rd.mu.Unlock()
+// its message is there, ctx ends, or the link fails (then it is torn down).
+func (l *link) readFor(ctx context.Context, r *receiveOp) {
+	l.beginSelfRead(ctx)
 	var err error
-	rd.selfDone = false
-	for !rd.selfDone && !r.arrived() {
-		if ctx.Err() != nil {
-			err = errCancelled
-			break
-		}
-		l.heartbeatDeadline()
-		handled, serr := l.readSpeculative(r)
-		if handled {
-			err = serr
-		} else {
-			err = l.readOne(false)
-		}
-		if err != nil {
-			break
-		}
+	if !r.arrived() {
+		err = l.readUntil(ctx, r)
 	}
-	rd.mu.Lock()
-	rd.rDone, rd.self = nil, false
-	if rd.cancel || rd.stop {
-		rd.cancel, rd.stop = false, false
-		l.restoreDeadline()
-	}
-	rd.mu.Unlock()
-	if err != nil && err != errCancelled {
-		l.fail(l.readErr(err))
-	}
-	return err
+	l.endSelfRead(err)
 }
 
 // stopSelfRead makes a Receive reading l return to its wait loop at the next frame

@@ -52,6 +52,14 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 	p.mu.Lock()
 	mine := h.typ() == typeMsg && kindIndex(h.kind()) == r.idx && h.flags()&wireCompressed == 0 &&
 		size <= len(pr.buf) && len(ib.q) == 0 && ib.posted == pr && !pr.claimed && !pr.completed
+	if mine && size <= inPosted {
+		// The whole frame came with the readv (the usual case): finish it in
+		// the same critical section.
+		pr.claimed, pr.link = true, l // claimed stays set, as in deliverPosted
+		l.finishSpeculative(r, h, inPosted)
+		p.mu.Unlock()
+		return true, nil
+	}
 	if mine {
 		pr.claimed, pr.link = true, l
 	}
@@ -64,18 +72,11 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 }
 
 // completeSpeculative finishes a predicted frame whose first inPosted payload bytes
-// are in the posted buffer (claimed by r).
+// are in the posted buffer (claimed by r) and whose rest is still to be read.
 func (l *link) completeSpeculative(r *receiveOp, h *header, inPosted int) error {
-	fr, pr, p := l.fr, r.pr, l.p
+	pr, p := r.pr, l.p
 	size := int(h.length())
-	l.c.bytesRecv.Add(uint64(headerSize + size))
-	l.lastPayload[r.idx] = size
-	var err error
-	if size < inPosted {
-		fr.unread(pr.buf[size:inPosted])
-	} else if size > inPosted {
-		err = fr.readFull(pr.buf[inPosted:size], false)
-	}
+	err := l.fr.readFull(pr.buf[inPosted:size], false)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
@@ -83,16 +84,20 @@ func (l *link) completeSpeculative(r *receiveOp, h *header, inPosted int) error 
 		signal(pr.done)
 		return err
 	}
-	l.countRecv(h)
-	l.c.specHits.Add(1)
-	pr.completed, pr.n = true, size
-	if r.idx == 0 {
-		p.lastCtrl = p.e.arrival.Add(1)
-	}
-	if pr.self {
-		l.rd.selfDone = true
-	} else {
-		signal(pr.done)
-	}
+	l.finishSpeculative(r, h, size)
 	return nil
+}
+
+// finishSpeculative completes r's posting with the predicted frame h, whose payload
+// is in the posted buffer; bytes read past it (inPosted beyond the payload) go back
+// to the read-ahead. Called with p.mu held.
+func (l *link) finishSpeculative(r *receiveOp, h *header, inPosted int) {
+	size := int(h.length())
+	if size < inPosted {
+		l.fr.unread(r.pr.buf[size:inPosted])
+	}
+	l.c.bytesRecv.Add(uint64(headerSize + size))
+	l.lastPayload[r.idx] = size
+	l.c.specHits.Add(1)
+	l.p.completePosted(l, h, r.pr)
 }

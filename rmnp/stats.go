@@ -75,11 +75,17 @@ type Stats struct {
 
 func (l *link) counters() Counters {
 	c := &l.c
+	wireSent, wireRecv := c.zSent.Load(), c.zRecv.Load()
+	if !l.info.compress {
+		// Without compression the wire payload is the raw payload: the hot path
+		// counts it once.
+		wireSent, wireRecv = c.rawSent.Load(), c.rawRecv.Load()
+	}
 	return Counters{
 		MessagesSent: c.msgsSent.Load(), MessagesReceived: c.msgsRecv.Load(),
 		BytesSent: c.bytesSent.Load(), BytesReceived: c.bytesRecv.Load(),
 		RawDataSent: c.rawSent.Load(), RawDataReceived: c.rawRecv.Load(),
-		WireDataSent: c.zSent.Load(), WireDataReceived: c.zRecv.Load(),
+		WireDataSent: wireSent, WireDataReceived: wireRecv,
 		Skipped: c.skipped.Load(), Replaced: c.replaced.Load(),
 		BlockedReceive: time.Duration(c.blocked.Load()),
 	}

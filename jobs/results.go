@@ -246,6 +246,22 @@ func endsMidLine(f *os.File) (bool, error) {
 	return last[0] != '\n', nil
 }
 
+// ErrBadRecord is wrapped by the error of a line that is valid JSON but no
+// run record (null, {}, a record without id or problem size).
+var ErrBadRecord = errors.New("not a run record")
+
+// check rejects JSON that decoded into an empty or meaningless record:
+// Append always writes an id and the problem size.
+func (r *RunRecord) check() error {
+	switch {
+	case r.ID == "":
+		return fmt.Errorf("%w: no id", ErrBadRecord)
+	case r.Job.N < 1:
+		return fmt.Errorf("%w: %s: problem size n = %d", ErrBadRecord, r.ID, r.Job.N)
+	}
+	return nil
+}
+
 // LineError is a corrupt line of the results store.
 type LineError struct {
 	Path string
@@ -312,14 +328,18 @@ func (res *Results) read(r io.Reader) error {
 		complete := len(line) > 0 && line[len(line)-1] == '\n'
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			var rec RunRecord
-			if derr := json.Unmarshal(trimmed, &rec); derr != nil {
-				if complete {
-					res.Corrupt = append(res.Corrupt, &LineError{Path: res.Path, Line: lineNo, Err: derr})
-				} else {
-					res.Truncated = true
-				}
-			} else {
+			derr := json.Unmarshal(trimmed, &rec)
+			if derr == nil {
+				derr = rec.check()
+				complete = true // whole JSON: never a cut-off tail
+			}
+			switch {
+			case derr == nil:
 				res.Records = append(res.Records, rec)
+			case complete:
+				res.Corrupt = append(res.Corrupt, &LineError{Path: res.Path, Line: lineNo, Err: derr})
+			default:
+				res.Truncated = true
 			}
 		}
 		if err == io.EOF {

@@ -85,6 +85,9 @@ func TestLoadTolerance(t *testing.T) {
 		{"last line without newline", good(1) + "\n" + good(2), 2, nil, false},
 		{"corrupt middle", good(1) + "\n{not json\n" + good(2) + "\n\"str\"\n", 2, []int{2, 4}, false},
 		{"corrupt and truncated", "garbage\n" + good(1) + "\n{\"v\":", 1, []int{1}, true},
+		// Valid JSON that is no record would list as blank runs.
+		{"json but no record", good(1) + "\nnull\n{}\n{\"v\":1,\"id\":\"y\"}\n[]\n" + good(2), 2, []int{2, 3, 4, 5}, false},
+		{"empty object at the end", good(1) + "\n{}", 1, []int{2}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -76,6 +76,10 @@ type ComposeView struct {
 	problems []string
 	pairs    []PairRoute
 	status   string
+	// unknown lists the sites, clusters and hosts a loaded job file names
+	// that the inventory does not have; it blocks the run until the user
+	// changes the node choice (the file's job cannot run as written).
+	unknown []string
 }
 
 // Messages of the Compose view.
@@ -152,11 +156,24 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 	set(fCores, strconv.Itoa(s.Cores))
 	set(fAny, strconv.Itoa(s.Nodes.Any))
 	v.picked = map[string]bool{}
+	v.unknown = nil
 	if v.inv != nil {
+		seen := map[string]bool{}
 		for _, h := range v.inv.Hosts() {
+			seen["host "+h.Name], seen["cluster "+h.Cluster], seen["site "+h.Site] = true, true, true
 			if slices.Contains(s.Nodes.Hosts, h.Name) || slices.Contains(s.Nodes.Clusters, h.Cluster) ||
 				slices.Contains(s.Nodes.Sites, h.Site) {
 				v.picked[h.Name] = true
+			}
+		}
+		for _, want := range []struct {
+			kind  string
+			names []string
+		}{{"site", s.Nodes.Sites}, {"cluster", s.Nodes.Clusters}, {"host", s.Nodes.Hosts}} {
+			for _, n := range want.names {
+				if !seen[want.kind+" "+n] {
+					v.unknown = append(v.unknown, want.kind+" "+n)
+				}
 			}
 		}
 	}
@@ -307,6 +324,9 @@ func (v *ComposeView) validate() {
 		add("%v", perr)
 	} else if err := s.Validate(); err != nil {
 		add("%s", strings.TrimPrefix(err.Error(), "jobs: "))
+	}
+	if len(v.unknown) > 0 {
+		add("the job file names %s, not in the inventory: choose nodes again", strings.Join(v.unknown, ", "))
 	}
 	nodes := v.chosen()
 	picked := 0

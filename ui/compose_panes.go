@@ -84,6 +84,7 @@ func (v *ComposeView) nodesKey(k string) {
 		}
 	}
 	v.groups = nil // the node set changed: automatic hierarchy again
+	v.unknown = nil
 	v.validate()
 }
 

@@ -143,6 +143,30 @@ func TestComposeSpec(t *testing.T) {
 	}
 }
 
+// TestComposeLoadUnknownNodes: a job file naming a host the inventory does
+// not have is not silently shrunk to the hosts that exist: the composer
+// refuses to start it until the user chooses the nodes again.
+func TestComposeLoadUnknownNodes(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded())
+	spec := jobs.Spec{Name: "j4", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 32, Eps: 1e-8}, Scheme: jobs.Synchronous,
+		Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}, Clusters: []string{"delta"}}}
+	v, _ = v.Update(SpecLoadedMsg{Path: "j4.toml", Spec: spec})
+	probs := strings.Join(v.Problems(), "\n")
+	if !strings.Contains(probs, "host gamma-9") || !strings.Contains(probs, "cluster delta") {
+		t.Fatalf("problems %q, want the unknown host gamma-9 and cluster delta named", probs)
+	}
+	if cmd := v.start(); cmd != nil {
+		t.Fatal("the composer started a job whose file names unknown nodes")
+	}
+	// Choosing nodes again (toggling beta) makes the job the user's own.
+	v.pane, v.cursor[paneNodes] = paneNodes, 5
+	v, _ = v.Update(keyPress("space"))
+	if p := v.Problems(); len(p) != 0 {
+		t.Errorf("problems after choosing nodes again: %q", p)
+	}
+}
+
 func TestComposeValidation(t *testing.T) {
 	c := testCommon(80, 24)
 	cases := []struct {

@@ -372,13 +372,29 @@ func (m Model) render() string {
 	if m.confirm != nil {
 		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.bodyHeight())
 	}
-	status := m.status
+	status := oneLine(m.status)
 	st := c.Styles.Dim
 	if m.statusBad {
 		st = c.Styles.Err
 	}
 	lines := []string{m.tabBar(), body, st.Render(fitLine(status, c.Width)), m.shortHelp()}
 	return strings.Join(lines, "\n")
+}
+
+// oneLine joins a multi-line message (an error listing failed hosts, say)
+// into the single status line, so that it never pushes the help bar off
+// the screen.
+func oneLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func (m Model) viewBody() string {

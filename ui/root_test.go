@@ -159,6 +159,27 @@ func TestHelpListsOnlyWorkingKeys(t *testing.T) {
 	}
 }
 
+// TestMultiLineStatusKeepsLayout: an error listing several failed hosts
+// takes one status line; the screen keeps its height and its help bar.
+func TestMultiLineStatusKeepsLayout(t *testing.T) {
+	for _, sz := range sizes {
+		m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+		m = send(m, tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
+		m.setStatus(true, "run failed: engine: start workers: deploy: hosts failed: 2 of 2:\n  h1: refused\n  h2: refused")
+		lines := strings.Split(ansiStrip(m.render()), "\n")
+		if len(lines) != sz.h {
+			t.Errorf("%dx%d: %d lines on screen, want %d", sz.w, sz.h, len(lines), sz.h)
+			continue
+		}
+		if last := lines[len(lines)-1]; !strings.Contains(last, "? help") {
+			t.Errorf("%dx%d: last line %q, want the help bar", sz.w, sz.h, last)
+		}
+		if st := lines[len(lines)-2]; !strings.HasPrefix(st, "run failed: engine: start workers") || !strings.Contains(st, " · ") {
+			t.Errorf("%dx%d: status line %q, want the error on one line", sz.w, sz.h, st)
+		}
+	}
+}
+
 // TestAbortConfirmation: A asks first; n keeps the run, y cancels it.
 func TestAbortConfirmation(t *testing.T) {
 	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})

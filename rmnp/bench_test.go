@@ -3,6 +3,7 @@ package rmnp
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -18,17 +19,16 @@ func sizeName(n int) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// BenchmarkPingPong measures round trips through RMNP and, as the baseline in the
-// same run, over a plain net.Conn. MB/s counts both directions (2×size per op);
-// ns/oneway is half a round trip.
+// BenchmarkPingPong measures round trips through RMNP and, as the baselines in the
+// same run, over a plain net.Conn and over a plain net.Conn with RMNP's 16-byte
+// header (framed). MB/s counts both directions (2×size per op).
 func BenchmarkPingPong(b *testing.B) {
 	for _, tr := range transports {
 		for _, size := range benchSizes {
-			for _, plain := range []bool{true, false} {
-				name := map[bool]string{true: "plain", false: "rmnp"}[plain]
-				b.Run(fmt.Sprintf("%s/%s/%s", tr, sizeName(size), name), func(b *testing.B) {
+			for _, kind := range []string{"plain", "framed", "rmnp"} {
+				b.Run(fmt.Sprintf("%s/%s/%s", tr, sizeName(size), kind), func(b *testing.B) {
 					ctx := context.Background()
-					p, err := NewPingPong(ctx, tr, plain, size)
+					p, err := newPingPong(ctx, tr, kind != "rmnp", kind == "framed", size)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -87,5 +87,42 @@ func TestComparePingPong(t *testing.T) {
 	}
 	if !plain.Plain || rm.Plain || plain.RoundTrips < 20 || rm.RoundTrips < 20 || rm.Size != 1024 {
 		t.Fatalf("plain %+v rmnp %+v", plain, rm)
+	}
+}
+
+// TestFramedPingPong checks the framed baseline echoes intact messages (small ones
+// copied next to their header, large ones written with writev) and that the
+// comparison reports it apart, with the CPU time measured.
+func TestFramedPingPong(t *testing.T) {
+	ctx := context.Background()
+	for _, tr := range transports {
+		for _, size := range []int{8, smallWrite + 1000} {
+			p, err := NewFramedPingPong(ctx, tr, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range p.bufA {
+				p.bufA[i] = byte(i * 7)
+			}
+			err = p.Run(ctx, 5)
+			ok := true
+			for i := range p.bufA {
+				ok = ok && p.bufA[i] == byte(i*7)
+			}
+			p.Close()
+			if err != nil || !ok {
+				t.Fatalf("%s %d B: %v, content intact %v", tr, size, err, ok)
+			}
+		}
+	}
+	plain, framed, rm, err := CompareFramedPingPong(ctx, "tcp", 64<<10, 1, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Framed || !framed.Framed || !framed.Plain || rm.Plain || framed.RoundTrips < 10 {
+		t.Fatalf("plain %+v framed %+v rmnp %+v", plain, framed, rm)
+	}
+	if runtime.GOOS == "linux" && (framed.OneWayCPU() <= 0 || rm.OneWayCPU() <= 0) {
+		t.Fatalf("CPU time not measured: framed %+v rmnp %+v", framed, rm)
 	}
 }

@@ -19,6 +19,11 @@ func TestBenchRmnpCmd(t *testing.T) {
 	if len(lines) != 2+4 {
 		t.Fatalf("want header + 4 rows:\n%s", out.String())
 	}
+	for _, l := range lines {
+		if n := strings.Count(l, "|"); n != 12 { // 11 columns: with framed and CPU
+			t.Errorf("%d separators, want 12: %q", n, l)
+		}
+	}
 	for _, want := range []string{"| tcp | 8 B |", "| unix | 2 KiB |"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())

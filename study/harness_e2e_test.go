@@ -59,7 +59,7 @@ func TestHarnessStudy(t *testing.T) {
 	if err := os.WriteFile(matrix, []byte(tinyHarnessMatrix), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) string {
+	run := func(ctx context.Context, args ...string) string {
 		t.Helper()
 		cmd := g.ConsoleCommand(ctx, append([]string{bin, "--sites", g.SitesFile}, args...)...)
 		out, err := cmd.CombinedOutput()
@@ -69,10 +69,14 @@ func TestHarnessStudy(t *testing.T) {
 		}
 		return string(out)
 	}
-	run("deploy")
-	t.Cleanup(func() { run("deploy", "--stop", "--clean") })
+	run(ctx, "deploy")
+	t.Cleanup(func() { // after ctx is cancelled: a context of its own
+		cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer ccancel()
+		run(cctx, "deploy", "--stop", "--clean")
+	})
 	outDir, store := filepath.Join(g.ConsoleHome, "out"), filepath.Join(g.ConsoleHome, "store")
-	out := run("bench", "study", "--matrix", matrix, "--out", outDir, "--data-dir", store)
+	out := run(ctx, "bench", "study", "--matrix", matrix, "--out", outDir, "--data-dir", store)
 	for _, want := range []string{"[5/5]", "Computing gain C_g", "paper's ordering", "5 runs in"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("study output lacks %q", want)
@@ -91,8 +95,15 @@ func TestHarnessStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Runs across the clusters moved bytes over Ethernet (the WAN link).
-	if n := strings.Count(string(csv), "ethernet="); n != 4 {
-		t.Errorf("runs.csv has %d runs with Ethernet traffic, want the 4 multi-node runs:\n%s", n, csv)
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l, "ethernet=") {
+			n++
+		}
+	}
+	if len(lines) != 6 || n != 4 {
+		t.Errorf("runs.csv has %d lines, %d with Ethernet traffic; want a header, 5 runs, 4 multi-node runs with Ethernet traffic:\n%s", len(lines), n, csv)
 	}
 	if _, err := study.LoadMatrix(matrix); err != nil {
 		t.Error(err)

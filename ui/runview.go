@@ -345,7 +345,13 @@ func (v *RunView) countsLine() string {
 	for _, st := range []engine.NodeState{engine.StateActive, engine.StateInactive, engine.StateTerminated, engine.StateFailed, engine.StateStarting} {
 		parts = append(parts, s.stateStyle(st).Render(stateGlyph(st)+" "+st.String())+" "+strconv.Itoa(n[st]))
 	}
-	return strings.Join(parts, " · ")
+	line := strings.Join(parts, " · ")
+	if v.failed && n[engine.StateActive]+n[engine.StateInactive]+n[engine.StateStarting] > 0 {
+		// The run is over and its workers stopped: the states are the last
+		// ones reported, not nodes still computing.
+		line = "stopped, last states: " + line
+	}
+	return line
 }
 
 // gridLines is how many lines the whole node grid needs at width w.

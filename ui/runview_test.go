@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -161,6 +162,31 @@ func TestNetTotalsCountsEachMessageOnce(t *testing.T) {
 	v.ApplySnapshot(engine.Snapshot{Nodes: nodes})
 	if line := ansiStrip(strings.Join(v.traffic(80, 1), "")); !strings.Contains(line, "ethernet 20.0 KiB (20 msg)") {
 		t.Errorf("traffic line %q, want ethernet 20.0 KiB (20 msg)", line)
+	}
+}
+
+// TestCountsAfterFailedRun: once a run has failed or been aborted, the
+// nodes it left Active are not shown as if they still computed.
+func TestCountsAfterFailedRun(t *testing.T) {
+	v := NewRunView(testCommon(80, 24))
+	v.Start(jobs.Spec{Name: "x", Scheme: jobs.Synchronous})
+	v.ApplySnapshot(fakeRun(4, 3, -1)[0])
+	if got := ansiStrip(v.countsLine()); strings.HasPrefix(got, "stopped") {
+		t.Errorf("live run counts %q say stopped", got)
+	}
+	v.MarkAborted()
+	v.Finish("outcome:   aborted", errors.New("engine: run failed: interrupted: context canceled"))
+	if got := ansiStrip(v.countsLine()); !strings.HasPrefix(got, "stopped, last states: A active") {
+		t.Errorf("counts after the abort %q, want them marked as the last states of stopped workers", got)
+	}
+	// A run that ended well has every node Terminated: no prefix.
+	w := NewRunView(testCommon(80, 24))
+	w.Start(jobs.Spec{Name: "y", Scheme: jobs.Synchronous})
+	snaps := fakeRun(4, 3, -1)
+	w.ApplySnapshot(snaps[len(snaps)-1])
+	w.Finish(sampleReport, nil)
+	if got := ansiStrip(w.countsLine()); strings.HasPrefix(got, "stopped") {
+		t.Errorf("counts of a finished run %q", got)
 	}
 }
 

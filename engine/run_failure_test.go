@@ -111,8 +111,11 @@ func TestRunFailures(t *testing.T) {
 				t.Error("a failed run reports a checked solution")
 			}
 			res, err := jobs.Load(store)
-			if err != nil || len(res.Records) != 1 {
-				t.Fatalf("results store: %v, %d records", err, len(res.Records))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Records) != 1 {
+				t.Fatalf("results store holds %d records, want 1", len(res.Records))
 			}
 			if rec := res.Records[0]; rec.OK() || !strings.Contains(rec.Reason, tc.node) || len(rec.Nodes) != 8 {
 				t.Errorf("recorded outcome %q reason %q with %d nodes", rec.Outcome, rec.Reason, len(rec.Nodes))

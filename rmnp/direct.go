@@ -17,9 +17,7 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 	}
 	rd := &l.rd
 	rd.want.Add(1)
-	select {
-	case <-rd.tok:
-	default:
+	if !rd.tok.tryTake() {
 		l.unwantRead()
 		return 0, false
 	}
@@ -28,7 +26,7 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 	if len(p.links) != 1 || p.links[0] != l || len(ib.q) > 0 || ib.posted != nil || p.e.isClosed() {
 		p.mu.Unlock()
 		l.endSelfRead(nil)
-		rd.tok <- struct{}{}
+		rd.tok.release()
 		l.unwantRead()
 		return 0, false
 	}
@@ -39,7 +37,7 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 	p.mu.Unlock()
 	r.start = monoNow()
 	l.endSelfRead(l.readUntil(ctx, r))
-	rd.tok <- struct{}{}
+	rd.tok.release()
 	l.unwantRead()
 	p.mu.Lock()
 	pr.self = false
@@ -67,7 +65,7 @@ func (l *link) beginSelfRead(ctx context.Context) {
 }
 
 // endSelfRead undoes beginSelfRead and tears the link down if err is a read error.
-// The caller then gives rd.tok back.
+// The caller then releases rd.tok.
 func (l *link) endSelfRead(err error) {
 	rd := &l.rd
 	rd.mu.Lock()

@@ -90,11 +90,10 @@ func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link
 		closed: make(chan struct{}),
 		wbuf:   make([]byte, headerSize+smallWrite),
 	}
-	l.rd.tok = make(chan struct{}, 1)
+	l.rd.tok.init()
 	l.rd.resume = time.NewTimer(time.Hour)
 	l.rd.resume.Stop()
 	l.rd.now = make(chan struct{}, 1)
-	l.rd.tok <- struct{}{}
 	l.fr.retry = l.interrupted
 	l.sp.init(c)
 	l.c.lastWrite.Store(time.Now().UnixNano())

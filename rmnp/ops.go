@@ -165,7 +165,7 @@ func (r *receiveOp) wait(ctx context.Context) error {
 	if r.start == 0 {
 		r.start = monoNow()
 	}
-	var done, tok chan struct{}
+	var done chan struct{}
 	if r.pr != nil {
 		done = r.pr.done
 	}
@@ -173,32 +173,22 @@ func (r *receiveOp) wait(ctx context.Context) error {
 		r.unwant()
 		r.wanting = nil
 	}
-	if r.pr != nil && l != nil {
+	reading, got := r.pr != nil && l != nil, false
+	if reading {
 		// A posted Receive reads its message itself (see readSide).
-		tok = l.rd.tok
 		if r.wanting != l {
 			r.unwant()
 			l.wantRead()
 			r.wanting = l
 		}
+		got = l.rd.tok.tryTake() // the common case, without the select
 	}
-	got := false
-	select { // the common case, without the cost of the full select
-	case <-tok:
-		got = true
-	default:
-		select {
-		case <-done:
-		case <-r.ib.ready:
-		case <-tok:
-			got = true
-		case <-ctx.Done():
-		case <-p.e.closed:
-		}
+	if !got {
+		got = r.block(ctx, reading, done)
 	}
 	if got {
 		l.readFor(ctx, r)
-		l.rd.tok <- struct{}{}
+		l.rd.tok.release()
 	}
 	p.mu.Lock()
 	if r.pr != nil {
@@ -212,6 +202,31 @@ func (r *receiveOp) wait(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// block waits for the posted buffer to be filled (done), a message to be buffered,
+// the end of ctx or of the endpoint, or, if reading, for the link's read token; it
+// reports whether it took the token.
+func (r *receiveOp) block(ctx context.Context, reading bool, done chan struct{}) bool {
+	var wake chan struct{} // nil: never ready
+	if reading {
+		t := &r.link.rd.tok
+		t.waiters.Add(1)
+		defer t.waiters.Add(-1)
+		if t.tryTake() {
+			return true
+		}
+		wake = t.wake
+	}
+	select {
+	case <-done:
+	case <-r.ib.ready:
+	case <-wake:
+		return r.link.rd.tok.tryTake()
+	case <-ctx.Done():
+	case <-r.p.e.closed:
+	}
+	return false
 }
 
 // arrived reports whether the message this Receive waits for is there, or the

@@ -16,7 +16,7 @@ import (
 // the receiving goroutine directly instead of a reader that then hands the message
 // over (one goroutine switch less per message on the latency path).
 type readSide struct {
-	tok     chan struct{} // holding its value = owning l.fr
+	tok     readToken     // holding it = owning l.fr
 	want    atomic.Int32  // Receives waiting for or holding tok
 	resume  *time.Timer   // the background reader's pause timer
 	gen     atomic.Uint64 // counts Receives that read for themselves
@@ -108,9 +108,7 @@ func (l *link) readLoop() {
 	defer l.e.wg.Done()
 	rd := &l.rd
 	for {
-		select {
-		case <-rd.tok:
-		case <-l.closed:
+		if !rd.tok.take(l.closed) {
 			return
 		}
 		rd.mu.Lock()
@@ -120,7 +118,7 @@ func (l *link) readLoop() {
 		rd.mu.Lock()
 		rd.bgHolds.Store(false)
 		rd.mu.Unlock()
-		rd.tok <- struct{}{}
+		rd.tok.release()
 		if err != errYield {
 			l.fail(l.readErr(err))
 			return

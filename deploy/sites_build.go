@@ -156,6 +156,9 @@ func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Default
 	if fc.Cores < 0 || (fc.Cores == 0 && b.written(path+".cores")) {
 		return c, b.errAt(path+".cores", "cores must be at least 1, not %d", fc.Cores)
 	}
+	if err := b.distinctNICs(path, fc.Ethernet, fc.Fast); err != nil {
+		return c, err
+	}
 	var names []string
 	var err error
 	if l == LauncherLocal {
@@ -339,6 +342,19 @@ func (b *builder) overrides(path string, fc *fileCluster, c *Cluster) error {
 		h.Port = firstInt(o.Port, h.Port)
 		h.Ethernet = firstOf(o.Ethernet, h.Ethernet)
 		h.Fast = firstOf(o.Fast, h.Fast)
+		if err := b.distinctNICs(opath, h.Ethernet, h.Fast); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// distinctNICs refuses an Ethernet hint and a fast-network hint that name
+// the same interface: a host needs two NICs for two networks (GRIDHPC
+// Table I), and probe.ApplyHints would otherwise drop the fast hint.
+func (b *builder) distinctNICs(path, ethernet, fast string) error {
+	if ethernet != "" && ethernet == fast {
+		return b.errAt(path+".fast", "fast = %q names the Ethernet interface too; the fast network needs its own NIC", fast)
 	}
 	return nil
 }

@@ -35,6 +35,8 @@ func TestParseBadFiles(t *testing.T) {
 		"local overflow":     {"bad_local_overflow.toml", 8, 3, "site[0].cluster[0].ethernet_addr", "128.0.0.0 is outside 127.0.0.0/8"},
 		"cores zero":         {"bad_cores.toml", 7, 3, "site[0].cluster[0].cores", "cores must be at least 1"},
 		"unknown launcher":   {"bad_launcher.toml", 3, 1, "site[0].launcher", `unknown launcher "pbs"`},
+		"same nic":           {"bad_same_nic.toml", 10, 3, "site[0].cluster[0].fast", `fast = "eth0" names the Ethernet interface too`},
+		"same nic per host":  {"bad_same_nic_host.toml", 14, 5, "site[0].cluster[0].host[0].fast", `fast = "eth0" names the Ethernet interface too`},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

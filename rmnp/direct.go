@@ -16,7 +16,7 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 		return 0, false
 	}
 	rd := &l.rd
-	rd.want.Add(1)
+	rd.wantGen.Add(1) // want+1
 	if !rd.tok.tryTake() {
 		l.unwantRead()
 		return 0, false

@@ -16,10 +16,12 @@ import (
 // the receiving goroutine directly instead of a reader that then hands the message
 // over (one goroutine switch less per message on the latency path).
 type readSide struct {
-	tok     readToken     // holding it = owning l.fr
-	want    atomic.Int32  // Receives waiting for or holding tok
+	tok readToken // holding it = owning l.fr
+	// wantGen packs two counters so that a Receive updates both with one atomic
+	// operation: the low 32 bits count the Receives waiting for or holding tok
+	// (want), the high 32 bits count those that have finished (gen).
+	wantGen atomic.Uint64
 	resume  *time.Timer   // the background reader's pause timer
-	gen     atomic.Uint64 // counts Receives that read for themselves
 	now     chan struct{} // resume at once (Wait, NoWait polls)
 	mu      sync.Mutex    // guards the fields below and the read deadline
 	bgHolds atomic.Bool   // the background reader holds tok (written under mu)
@@ -35,6 +37,12 @@ type readSide struct {
 	watch    <-chan struct{}
 	watchFn  func() bool
 }
+
+// want returns the number of Receives waiting for or holding tok.
+func (rd *readSide) want() uint32 { return uint32(rd.wantGen.Load()) }
+
+// gen returns the number of Receives that have stopped wanting the read side.
+func (rd *readSide) gen() uint32 { return uint32(rd.wantGen.Load() >> 32) }
 
 // resumeDelay is how long the background reader stays off after the last Receive
 // that read for itself: it then picks up unexpected messages, heartbeats and
@@ -126,19 +134,19 @@ func (l *link) readLoop() {
 		// Wait until no Receive has wanted the read side for resumeDelay: an
 		// iteration that receives every step keeps reading for itself, without
 		// waking this goroutine per message.
-		for gen := rd.gen.Load(); ; {
+		for gen := rd.gen(); ; {
 			rd.resume.Reset(resumeDelay)
 			select {
 			case <-rd.resume.C:
 			case <-rd.now:
 				rd.resume.Stop()
-				gen = rd.gen.Load()
+				gen = rd.gen()
 			case <-l.closed:
 				rd.resume.Stop()
 				return
 			}
-			g := rd.gen.Load()
-			if rd.want.Load() == 0 && g == gen {
+			g := rd.gen()
+			if rd.want() == 0 && g == gen {
 				break
 			}
 			gen = g
@@ -150,14 +158,14 @@ func (l *link) readLoop() {
 // (errYield) or an error.
 func (l *link) readFrames() error {
 	for {
-		if l.rd.want.Load() > 0 {
+		if l.rd.want() > 0 {
 			return errYield
 		}
 		l.heartbeatDeadline()
 		if err := l.readOne(true); err != nil {
 			return err
 		}
-		if l.fr.buffered() == 0 && l.rd.want.Load() == 0 {
+		if l.fr.buffered() == 0 && l.rd.want() == 0 {
 			// Let a Receive just woken run before this goroutine's next read
 			// (usually EAGAIN) delays it.
 			runtime.Gosched()
@@ -202,7 +210,7 @@ func (l *link) readErr(err error) error {
 // reader out of its blocking read.
 func (l *link) wantRead() {
 	rd := &l.rd
-	rd.want.Add(1)
+	rd.wantGen.Add(1)
 	// The background reader sets bgHolds before it checks want (readFrames), and
 	// this checks bgHolds after raising want: one of the two sees the other, so
 	// the lock is only needed when the reader may be blocked in a read.
@@ -219,8 +227,7 @@ func (l *link) wantRead() {
 
 // unwantRead undoes wantRead; the last one lets the background reader resume.
 func (l *link) unwantRead() {
-	l.rd.gen.Add(1)
-	l.rd.want.Add(-1)
+	l.rd.wantGen.Add(1<<32 - 1) // gen+1, want-1 (want ≥ 1: the carry goes to gen)
 }
 
 // readFor reads frames from the Receive r's goroutine (which holds rd.tok) until

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -41,9 +42,21 @@ func runConsole(cmd *cobra.Command, g *globalFlags) error {
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("gridtui console: %w", err)
+		return consoleError(err, invErr)
 	}
 	return nil
+}
+
+// consoleError is the error of a console that could not run (no terminal,
+// say). An inventory error the screen would have shown is returned with it,
+// so that `gridtui --sites bad.toml` without a terminal still says what is
+// wrong with the file.
+func consoleError(runErr, invErr error) error {
+	err := fmt.Errorf("gridtui console: %w", runErr)
+	if invErr != nil {
+		return errors.Join(err, invErr)
+	}
+	return err
 }
 
 // consoleRunner is the job runner the console uses.

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/study"
 )
 
 // Results view modes.
@@ -250,11 +251,28 @@ func (v ResultsView) View() string {
 		if len(body) > 0 {
 			body[0] = s.Title.Render(body[0])
 		}
+		if kind == jobs.GainTable {
+			body = append(body, gainChart(t, c.Width, h-3-len(body))...)
+		}
 		body = scrollLines(body, v.scroll, h-2)
 	}
 	out := append([]string{fitLine(title, c.Width)}, body...)
 	out = append(out, s.Dim.Render(v.message))
 	return placeBody(c, strings.Join(out, "\n"))
+}
+
+// gainChart draws the gains of Table IV against cores, one series per
+// grid and scheme (the study's terminal chart), below the table when at
+// least 8 lines are left; otherwise nothing.
+func gainChart(t jobs.Table, width, height int) []string {
+	if height < 8 || len(t.Rows) < 2 {
+		return nil
+	}
+	var b strings.Builder
+	if err := study.RenderGainChart(&b, width, height, t); err != nil {
+		return nil
+	}
+	return append([]string{""}, strings.Split(strings.TrimRight(b.String(), "\n"), "\n")...)
 }
 
 // scrollLines returns h lines from first (bounded).

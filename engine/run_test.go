@@ -285,3 +285,16 @@ func TestRunOutputAndWallTime(t *testing.T) {
 		t.Fatalf("wall-time failure not recorded as failed: %v", err)
 	}
 }
+
+// TestRunCoresPerNode splits each node's slab over two cores (GRIDHPC:
+// workers split their sub-task over their cores).
+func TestRunCoresPerNode(t *testing.T) {
+	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 20, Eps: 1e-8}, Scheme: jobs.Synchronous,
+		Nodes: jobs.NodeSelection{Any: 3}, Cores: 2}
+	rep := runJob(t, loadInventory(t, ""), spec, RunOptions{})
+	for _, n := range rep.Nodes {
+		if n.Cores != 2 {
+			t.Errorf("node %s ran on %d cores, want 2", n.Node, n.Cores)
+		}
+	}
+}

@@ -146,6 +146,7 @@ type resultHeader struct {
 	Count      int
 	Traffic    []NetTraffic `json:",omitempty"`
 	Route      string       `json:",omitempty"` // the route to the upper neighbour
+	PeakRSS    uint64       `json:",omitempty"` // the worker process's VmHWM, bytes
 }
 
 // failure reports a failed node and why.

@@ -66,7 +66,10 @@ type NodeReport struct {
 	Send        time.Duration
 	Wait        time.Duration
 	Traffic     []NetTraffic
-	Err         string
+	// PeakRSS is the worker process's peak resident set (VmHWM) in bytes,
+	// as it last reported it; 0 when unknown (not Linux, or no report).
+	PeakRSS uint64
+	Err     string
 }
 
 // report builds the Report from what the submission gathered.
@@ -86,7 +89,7 @@ func (s *submission) report() *Report {
 		g := s.plan.GroupOf(r)
 		nr := NodeReport{Node: st.Node, Rank: r, Group: g, Range: s.plan.Ranges[r], Cores: s.plan.Cores[r],
 			State: st.State, Iterations: st.Iteration, Sigma: st.Sigma, Compute: st.Compute, Send: st.Send,
-			Wait: st.Wait, Traffic: st.Traffic, Err: st.Err}
+			Wait: st.Wait, Traffic: st.Traffic, PeakRSS: st.PeakRSS, Err: st.Err}
 		nr.Coordinator = g >= 0 && s.plan.Groups[g].Coordinator == st.Node
 		if h := s.headers[r]; h != nil {
 			nr.Converged = h.Converged
@@ -196,14 +199,15 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "wall time: %s\n", r.Wall.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tnode\tgroup\tplanes\tcores\tstate\titerations\tlocal σ\tcompute\tsend\twait")
+	fmt.Fprintln(tw, "rank\tnode\tgroup\tplanes\tcores\tstate\titerations\tlocal σ\tcompute\tsend\twait\tpeak RSS")
 	for _, n := range r.Nodes {
 		c := ""
 		if n.Coordinator {
 			c = "*"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d%s\t%s\t%d\t%s\t%d\t%.3g\t%s\t%s\t%s\n", n.Rank, n.Node, n.Group, c, n.Range, n.Cores,
-			n.State, n.Iterations, n.Sigma, n.Compute.Round(time.Millisecond), n.Send.Round(time.Millisecond), n.Wait.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%d\t%s\t%d%s\t%s\t%d\t%s\t%d\t%.3g\t%s\t%s\t%s\t%s\n", n.Rank, n.Node, n.Group, c, n.Range, n.Cores,
+			n.State, n.Iterations, n.Sigma, n.Compute.Round(time.Millisecond), n.Send.Round(time.Millisecond), n.Wait.Round(time.Millisecond),
+			formatRSS(n.PeakRSS))
 	}
 	tw.Flush()
 	fmt.Fprintln(&b, "(* coordinator)")
@@ -283,6 +287,14 @@ func (r *Report) writeTraffic(b *strings.Builder) {
 		}
 	}
 	fmt.Fprintln(b)
+}
+
+// formatRSS prints a peak resident set in MiB ("-" when unknown).
+func formatRSS(n uint64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 func formatBytes(n uint64) string {

@@ -104,7 +104,8 @@ func recordRun(rep *Report, s *submission, opt RunOptions) error {
 		node, _ := s.plan.Htable.Node(n.Node)
 		nr := jobs.NodeRecord{Name: n.Node, Host: node.Host, Cluster: node.Cluster, Rank: n.Rank, Cores: n.Cores,
 			Iterations: n.Iterations, Sigma: jobs.Float(n.Sigma), ComputeSeconds: n.Compute.Seconds(),
-			SendSeconds: n.Send.Seconds(), WaitSeconds: n.Wait.Seconds(), Err: n.Err, Stats: map[string]float64{}}
+			SendSeconds: n.Send.Seconds(), WaitSeconds: n.Wait.Seconds(), PeakRSS: n.PeakRSS, Err: n.Err,
+			Stats: map[string]float64{}}
 		for _, t := range n.Traffic {
 			nr.Stats["messages."+t.Network] = float64(t.Messages)
 			nr.Stats["bytes."+t.Network] = float64(t.Bytes)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,8 @@ func TestReportWriteText(t *testing.T) {
 	spec := jobs.DefaultSpec().WithDefaults()
 	ok := &Report{Spec: spec, Wall: 1500 * time.Millisecond, Outcome: "ok", Checked: true, Residual: 9.1e-9,
 		Complementarity: jobs.Complementarity{OK: true, Tol: 1e-4},
-		Nodes: []NodeReport{{Node: "alpha-1", Rank: 0, Coordinator: true, Range: jobs.Range{Lo: 0, Hi: 24}, Cores: 1, State: StateTerminated, Iterations: 1200},
+		Nodes: []NodeReport{{Node: "alpha-1", Rank: 0, Coordinator: true, Range: jobs.Range{Lo: 0, Hi: 24}, Cores: 1, State: StateTerminated, Iterations: 1200,
+			PeakRSS: 52 << 20},
 			{Node: "beta-1", Rank: 1, Group: 1, Coordinator: true, Range: jobs.Range{Lo: 24, Hi: 48}, Cores: 1, State: StateTerminated, Iterations: 1100}},
 		Routes:  []probe.Route{{A: "alpha-1", B: "beta-1", Network: probe.Ethernet}},
 		Traffic: []NetTraffic{{Network: "ethernet", Messages: 2400, Bytes: 3 << 20, Skipped: 7}},
@@ -23,7 +25,7 @@ func TestReportWriteText(t *testing.T) {
 		rep  *Report
 		want []string
 	}{
-		"ok": {ok, []string{"outcome:   ok", "wall time: 1.5s", "alpha-1  0*", "1200", "true global residual: 9.100e-09",
+		"ok": {ok, []string{"outcome:   ok", "wall time: 1.5s", "alpha-1  0*", "1200", "peak RSS", "52.0 MiB", "true global residual: 9.100e-09",
 			"complementarity: OK", "alpha-1↔beta-1 ethernet", "ethernet 2400 msgs 3.0 MiB (7 skipped)",
 			"C_g = t1/ts = 3s / 1.5s = 2.00", "recorded as 20261121T000000Z-abcdef"}},
 		"failed": {failed, []string{"outcome:   failed", "cause:     node alpha-3: no heartbeat for 2.2s",
@@ -41,5 +43,23 @@ func TestReportWriteText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReportJSONPeakRSS checks the JSON report (`gridtui run --json`)
+// carries each node's peak RSS, and the results store's record keeps it.
+func TestReportJSONPeakRSS(t *testing.T) {
+	rep := &Report{Nodes: []NodeReport{{Node: "alpha-1", PeakRSS: 7 << 20}}}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct{ Nodes []struct{ PeakRSS uint64 } }
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Nodes) != 1 || back.Nodes[0].PeakRSS != 7<<20 {
+		t.Fatalf("JSON report %s: peak RSS not kept (%v)", b, err)
+	}
+	rec, err := json.Marshal(jobs.NodeRecord{Name: "alpha-1", PeakRSS: 7 << 20})
+	if err != nil || !strings.Contains(string(rec), `"peak_rss_bytes":7340032`) {
+		t.Fatalf("node record %s (%v)", rec, err)
 	}
 }

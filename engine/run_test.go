@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,6 +69,10 @@ func runJob(t *testing.T, inv *deploy.Inventory, spec jobs.Spec, opt RunOptions)
 	for _, n := range rep.Nodes {
 		if n.State != StateTerminated || n.Iterations == 0 || !n.Converged {
 			t.Errorf("node %s: state %s, %d iterations, converged %v", n.Node, n.State, n.Iterations, n.Converged)
+		}
+		// Issue 5: the report carries each worker's peak RSS (VmHWM).
+		if runtime.GOOS == "linux" && n.PeakRSS == 0 {
+			t.Errorf("node %s: no peak RSS in the report", n.Node)
 		}
 	}
 	return rep
@@ -247,6 +252,11 @@ func TestRunRecordsAndGain(t *testing.T) {
 	}
 	if len(res.Records[0].Residuals) == 0 {
 		t.Error("no residual history recorded")
+	}
+	for _, n := range res.Records[1].Nodes {
+		if runtime.GOOS == "linux" && n.PeakRSS == 0 {
+			t.Errorf("recorded node %s has no peak RSS", n.Name)
+		}
 	}
 }
 

@@ -313,6 +313,7 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 		st := &s.statuses[h.Rank]
 		st.State, st.Iteration, st.Sigma, st.Traffic = StateTerminated, h.Iterations, h.Sigma, h.Traffic
 		st.Compute, st.Send, st.Wait, s.dirty = h.Compute, h.Send, h.Wait, true
+		st.PeakRSS = max(st.PeakRSS, h.PeakRSS)
 		s.logf(h.Node, "result: %d iterations, local σ %.3g", h.Iterations, h.Sigma)
 	case msgValues:
 		r, k, err := decodeValues(raw, s.values)

@@ -118,7 +118,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	}
 	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
-		Count: len(res.Values), Traffic: traffic(data), Route: route.Reason}
+		Count: len(res.Values), Traffic: traffic(data), Route: route.Reason, PeakRSS: peakRSS()}
 	job.finish(hdr)
 	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
 		fail(err)
@@ -222,13 +222,14 @@ func (j *jobState) finish(h resultHeader) {
 	defer j.mu.Unlock()
 	j.latest.State, j.latest.Iteration, j.latest.Sigma = StateTerminated, h.Iterations, h.Sigma
 	j.latest.Compute, j.latest.Send, j.latest.Wait, j.latest.Traffic = h.Compute, h.Send, h.Wait, h.Traffic
-	j.dirty = true
+	j.latest.PeakRSS, j.dirty = h.PeakRSS, true
 }
 
 func (j *jobState) setFailed(err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.latest.State, j.latest.Err, j.dirty = StateFailed, err.Error(), true
+	j.latest.PeakRSS = peakRSS()
 }
 
 // tickJob sends the worker's status to its parent when it changed (at most

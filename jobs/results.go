@@ -89,18 +89,21 @@ type Machine struct {
 // NodeRecord is one node's share of a recorded run. Stats holds any further
 // per-node figures under free names (e.g. "bytes.infiniband", "skipped").
 type NodeRecord struct {
-	Name           string             `json:"name"`
-	Host           string             `json:"host,omitempty"`
-	Cluster        string             `json:"cluster,omitempty"`
-	Rank           int                `json:"rank"`
-	Cores          int                `json:"cores"`
-	Iterations     int                `json:"iterations"`
-	Sigma          Float              `json:"sigma"`
-	ComputeSeconds float64            `json:"compute_seconds,omitempty"`
-	SendSeconds    float64            `json:"send_seconds,omitempty"`
-	WaitSeconds    float64            `json:"wait_seconds,omitempty"`
-	Err            string             `json:"error,omitempty"`
-	Stats          map[string]float64 `json:"stats,omitempty"`
+	Name           string  `json:"name"`
+	Host           string  `json:"host,omitempty"`
+	Cluster        string  `json:"cluster,omitempty"`
+	Rank           int     `json:"rank"`
+	Cores          int     `json:"cores"`
+	Iterations     int     `json:"iterations"`
+	Sigma          Float   `json:"sigma"`
+	ComputeSeconds float64 `json:"compute_seconds,omitempty"`
+	SendSeconds    float64 `json:"send_seconds,omitempty"`
+	WaitSeconds    float64 `json:"wait_seconds,omitempty"`
+	// PeakRSS is the worker process's peak resident set in bytes (0 when
+	// unknown, as in records written before it was measured).
+	PeakRSS uint64             `json:"peak_rss_bytes,omitempty"`
+	Err     string             `json:"error,omitempty"`
+	Stats   map[string]float64 `json:"stats,omitempty"`
 }
 
 // ResidualSample is the global σ at one point of a run.

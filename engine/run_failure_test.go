@@ -87,7 +87,7 @@ func TestRunFailures(t *testing.T) {
 				t.Fatalf("error %v, want ErrRunFailed", err)
 			}
 			if rep == nil || rep.FailedNode != tc.node || !containsAny(rep.Cause, tc.cause) {
-				t.Fatalf("report names node %q cause %q; want %q and a cause with %q", rep.FailedNode, rep.Cause, tc.node, tc.cause)
+				t.Fatalf("want a report naming node %q and a cause with %q; got %s", tc.node, tc.cause, summary(rep))
 			}
 			if tc.node != "" && !strings.Contains(err.Error(), tc.node) {
 				t.Errorf("error %q does not name %s", err, tc.node)

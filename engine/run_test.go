@@ -61,7 +61,7 @@ func runJob(t *testing.T, inv *deploy.Inventory, spec jobs.Spec, opt RunOptions)
 	}
 	assertGone(t, pids)
 	if rep.Outcome != "ok" || !rep.Checked {
-		t.Fatalf("outcome %q checked %v", rep.Outcome, rep.Checked)
+		t.Fatalf("run did not succeed: %s", summary(rep))
 	}
 	if rep.Residual >= 10*spec.Obstacle.Eps || !rep.Complementarity.OK {
 		t.Errorf("true residual %.3g (ε %g), complementarity %+v", rep.Residual, spec.Obstacle.Eps, rep.Complementarity)
@@ -281,19 +281,46 @@ func TestRunOutputAndWallTime(t *testing.T) {
 	}
 
 	store := t.TempDir()
-	// n = 96 at ε = 1e-15 needs tens of seconds: the 1 s limit stops it.
-	slow := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 96, Eps: 1e-15}, Scheme: jobs.Asynchronous,
-		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, MaxIter: 1 << 30, WallTime: time.Second}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A job that cannot end before its wall time on any machine: with ε the
+	// smallest positive float64 a rank is done only when its sweep leaves
+	// every value exactly unchanged (σ = 0), and at n = 128 the error
+	// shrinks by about 1 − π²/(2n²) ≈ 3·10⁻⁴ per sweep: tens of thousands
+	// of sweeps of 64·128² points each, i.e. ≳ 10¹⁰ point updates per core,
+	// are needed before that can happen — not possible in 1 s on one core.
+	// MaxIter is unbounded, so "not converged" cannot end it either.
+	slow := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 128, Eps: math.SmallestNonzeroFloat64},
+		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, MaxIter: 1 << 30, WallTime: time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, slow, RunOptions{Inventory: inv, StoreDir: store})
-	if !errors.Is(err, ErrRunFailed) || rep == nil || !strings.Contains(rep.Cause, "wall time") {
-		t.Fatalf("run past its wall time: error %v, report %v", err, rep != nil)
+	if !errors.Is(err, ErrRunFailed) || rep == nil || rep.Outcome != "failed" || !strings.Contains(rep.Cause, "wall time") {
+		t.Fatalf("run past its wall time: error %v, report %s", err, summary(rep))
+	}
+	if rep.Wall < slow.WallTime || rep.Checked {
+		t.Errorf("wall-time failure after %v (limit %v), checked %v: %s", rep.Wall, slow.WallTime, rep.Checked, summary(rep))
 	}
 	res, err := jobs.Load(store)
-	if err != nil || len(res.Records) != 1 || res.Records[0].OK() {
+	if err != nil || len(res.Records) != 1 || res.Records[0].OK() || !strings.Contains(res.Records[0].Reason, "wall time") {
 		t.Fatalf("wall-time failure not recorded as failed: %v", err)
 	}
+}
+
+// summary describes a report in one line for failure messages: never the
+// whole Report, whose Solution holds n³ values.
+func summary(rep *Report) string {
+	if rep == nil {
+		return "no report"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "outcome %q", rep.Outcome)
+	if rep.Cause != "" {
+		fmt.Fprintf(&b, " (node %q: %s)", rep.FailedNode, rep.Cause)
+	}
+	fmt.Fprintf(&b, ", wall %v, checked %v residual %.3g, nodes:", rep.Wall.Round(time.Millisecond), rep.Checked, rep.Residual)
+	for _, n := range rep.Nodes {
+		fmt.Fprintf(&b, " %s[%s it %d σ %.3g]", n.Node, n.State, n.Iterations, n.Sigma)
+	}
+	return b.String()
 }
 
 // TestRunCoresPerNode splits each node's slab over two cores (GRIDHPC:

@@ -436,7 +436,15 @@ func (v *RunView) traffic(w, h int) []string {
 		}
 		return []string{"traffic: " + strings.Join(parts, " · ")}
 	}
-	barW := max(4, w-44)
+	// The bar takes what the name, figures and skip count leave: 32 cells
+	// of "%-10s %s %9s %6s msg" around it, then " N skipped".
+	suffix := 0
+	for _, t := range tot {
+		if t.Skipped > 0 {
+			suffix = max(suffix, len(" "+countText(t.Skipped)+" skipped"))
+		}
+	}
+	barW := max(4, w-32-suffix)
 	for _, t := range tot {
 		if len(out) == h {
 			break

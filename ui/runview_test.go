@@ -190,6 +190,29 @@ func TestCountsAfterFailedRun(t *testing.T) {
 	}
 }
 
+// TestTrafficBarsFit: the traffic lines of the wide layout show their skip
+// count whole, whatever its length.
+func TestTrafficBarsFit(t *testing.T) {
+	for _, skipped := range []uint64{7, 8005, 19999, 2_500_000} {
+		v := NewRunView(testCommon(160, 48))
+		v.Start(jobs.Spec{Name: "x", Scheme: jobs.Asynchronous})
+		v.ApplySnapshot(engine.Snapshot{Nodes: []engine.NodeStatus{{Node: "a", Traffic: []engine.NetTraffic{
+			{Network: "infiniband", Messages: 9292, Bytes: 112 << 20, Skipped: skipped},
+			{Network: "ethernet", Messages: 100, Bytes: 1 << 20},
+		}}}})
+		for _, w := range []int{60, 71, 100} {
+			for _, l := range v.traffic(w, 4) {
+				if got := cellWidth(ansiStrip(l)); got > w {
+					t.Errorf("skipped %d, width %d: line %q is %d cells", skipped, w, ansiStrip(l), got)
+				}
+			}
+			if l := ansiStrip(v.traffic(w, 4)[1]); !strings.HasSuffix(l, countText(skipped)+" skipped") {
+				t.Errorf("skipped %d, width %d: line %q does not end with the skip count", skipped, w, l)
+			}
+		}
+	}
+}
+
 // TestRunViewAggregates checks the numbers the view derives: traffic per
 // network summed over nodes, state counts, and that history stays bounded.
 func TestRunViewAggregates(t *testing.T) {

@@ -69,6 +69,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	workers := opt.Workers
+	var lost map[string]bool // workers to kill without waiting on them
 	if workers == nil {
 		hosts, err := jobHosts(spec, inv)
 		if err != nil {
@@ -80,7 +81,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}
-		defer stopWorkers(workers)
+		defer func() { stopWorkers(workers, lost) }()
 		if opt.OnWorkers != nil {
 			opt.OnWorkers(workers)
 		}
@@ -98,6 +99,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		return nil, err
 	}
 	rep, runErr := s.execute(ctx)
+	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
 		runErr = rerr
 	}
@@ -209,13 +211,49 @@ func dialAddr(r probe.Route, ip string, data []string) (string, error) {
 	return "", fmt.Errorf("no listen address on %s among %v", ip, data)
 }
 
-// stopWorkers stops workers in parallel; Stop kills what does not exit.
-func stopWorkers(workers []*deploy.Worker) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+// Bounds on stopping the workers Run started.
+const (
+	// stopTimeout bounds the stop of a worker that answers: it exits when
+	// its stdin closes, or deploy kills it after Options.StopTimeout.
+	stopTimeout = 20 * time.Second
+	// lostStopTimeout bounds the wait for a worker known lost (hung,
+	// stopped, cut off) to be gone after it is killed: a cut-off SSH host
+	// cannot confirm its session's end before its TCP connection times out.
+	lostStopTimeout = 3 * time.Second
+)
+
+// stopWorkers stops workers in parallel. Those in lost cannot answer the
+// closing of their stdin: they are killed at once and waited for at most
+// lostStopTimeout, so that the report of a run that lost a host comes
+// seconds after the detection, not after the host's stop timeout.
+func stopWorkers(workers []*deploy.Worker, lost map[string]bool) {
 	var wg sync.WaitGroup
 	for _, w := range workers {
-		wg.Go(func() { w.Stop(ctx) })
+		if lost[w.Host.Name] {
+			wg.Go(func() { stopLost(w) })
+			continue
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+			defer cancel()
+			w.Stop(ctx)
+		})
 	}
 	wg.Wait()
+}
+
+// stopLost kills a lost worker (Stop with an ended context closes its stdin
+// and kills it without waiting) and waits at most lostStopTimeout for it to
+// be gone. Stop runs on its own: on a cut-off host even closing the
+// session may block until its connection times out.
+func stopLost(w *deploy.Worker) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	go w.Stop(ctx)
+	t := time.NewTimer(lostStopTimeout)
+	defer t.Stop()
+	select {
+	case <-w.Done():
+	case <-t.C:
+	}
 }

@@ -17,6 +17,11 @@ import (
 // dies, hangs or is cut off is named within 3 s.
 const detectLimit = 3 * time.Second
 
+// reportLimit bounds the time from the detection to Run returning its
+// report: stopping the workers must not wait on one that cannot answer (a
+// stopped process, a cut-off host).
+const reportLimit = 4 * time.Second
+
 // TestRunFailures kills (SIGKILL) or stops (SIGSTOP) one worker mid-run, or
 // interrupts the run, and checks that the run stops everywhere, the report
 // names the node and the cause, detection took at most 3 s, and no worker
@@ -48,7 +53,9 @@ func TestRunFailures(t *testing.T) {
 				detected time.Time
 			)
 			store := t.TempDir()
-			opt := RunOptions{Inventory: inv, StoreDir: store,
+			// A stop timeout like a cut-off SSH host's wait: the report
+			// must not wait for it on the lost node.
+			opt := RunOptions{Inventory: inv, StoreDir: store, Deploy: deploy.Options{StopTimeout: 30 * time.Second},
 				OnWorkers: func(ws []*deploy.Worker) {
 					for _, w := range ws {
 						pids[w.Host.Name] = w.Hello.PID
@@ -83,6 +90,7 @@ func TestRunFailures(t *testing.T) {
 				},
 			}
 			rep, err := Run(ctx, spec, opt)
+			returned := time.Now()
 			if !errors.Is(err, ErrRunFailed) {
 				t.Fatalf("error %v, want ErrRunFailed", err)
 			}
@@ -93,12 +101,15 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("error %q does not name %s", err, tc.node)
 			}
 			mu.Lock()
-			lag := detected.Sub(signaled)
+			lag, stop := detected.Sub(signaled), returned.Sub(detected)
 			mu.Unlock()
 			if signaled.IsZero() || detected.IsZero() || lag > detectLimit {
 				t.Errorf("failure detected %v after the signal, want at most %v", lag, detectLimit)
 			}
-			t.Logf("%s: detected after %v: %s", name, lag.Round(time.Millisecond), rep.Cause)
+			if stop > reportLimit {
+				t.Errorf("report returned %v after the detection, want at most %v", stop, reportLimit)
+			}
+			t.Logf("%s: detected after %v, report %v later: %s", name, lag.Round(time.Millisecond), stop.Round(time.Millisecond), rep.Cause)
 			var all []int
 			for _, p := range pids {
 				all = append(all, p)

@@ -367,6 +367,16 @@ func (s *submission) fail(node, cause string) {
 	s.logf(node, "FAILED: %s", cause)
 }
 
+// lostNodes names the workers not to wait on when stopping: the node the
+// run failed on, which is hung, stopped or cut off (missed heartbeats), or
+// gone, or failed its task — none of which calls for a graceful exit.
+func (s *submission) lostNodes() map[string]bool {
+	if s.failed == nil || s.failed.Node == "" {
+		return nil
+	}
+	return map[string]bool{s.failed.Node: true}
+}
+
 func (s *submission) err() error {
 	if s.failed == nil {
 		return nil

@@ -11,6 +11,10 @@ import (
 // an interface the host does not have.
 var ErrHintedNICMissing = errors.New("hinted interface not found")
 
+// ErrHintConflict is returned by CheckHints when the Ethernet and the fast
+// hint name the same interface: ApplyHints would ignore the fast hint.
+var ErrHintConflict = errors.New("the same interface is hinted as ethernet and fast")
+
 // ApplyHints returns a copy of nics with the inventory hints applied: the
 // interface named ethernet becomes the host's Ethernet NIC and the one named
 // fast its fast NIC (Infiniband, unless it was detected as Myrinet or its
@@ -44,8 +48,12 @@ func ApplyHints(nics []NIC, ethernet, fast string) []NIC {
 }
 
 // CheckHints returns an error naming every hinted interface missing from
-// nics, wrapping ErrHintedNICMissing; host names the machine in the message.
+// nics, wrapping ErrHintedNICMissing, or one wrapping ErrHintConflict when
+// both hints name the same interface; host names the machine in the message.
 func CheckHints(host string, nics []NIC, ethernet, fast string) error {
+	if ethernet != "" && ethernet == fast {
+		return fmt.Errorf("probe: host %s: %s: %w", host, fast, ErrHintConflict)
+	}
 	var missing []string
 	for _, h := range []string{ethernet, fast} {
 		if h != "" && !has(nics, h) {

@@ -54,6 +54,14 @@ func TestCheckHints(t *testing.T) {
 	if want := "probe: host h1: ib0: hinted interface not found"; err.Error() != want {
 		t.Errorf("err = %q, want %q", err, want)
 	}
+	// One NIC cannot be both networks: ApplyHints would drop the fast hint.
+	err = CheckHints("h1", nics, "eth0", "eth0")
+	if !errors.Is(err, ErrHintConflict) {
+		t.Fatalf("same NIC for both hints: err = %v, want ErrHintConflict", err)
+	}
+	if want := "probe: host h1: eth0: the same interface is hinted as ethernet and fast"; err.Error() != want {
+		t.Errorf("err = %q, want %q", err, want)
+	}
 }
 
 func TestHintsThenRoute(t *testing.T) {

@@ -217,7 +217,7 @@ func (v RunView) View() string {
 	c, s := v.common, v.common.Styles
 	if !v.started {
 		return placeBody(c, s.Title.Render("No run yet")+"\n"+
-			s.Dim.Render("Compose a job (3) and press enter to start it; it will show here live."))
+			s.Dim.Render("Compose a job (3) and press r to start it; it will show here live."))
 	}
 	h := c.bodyHeight()
 	out := []string{v.titleLine(), v.countsLine()}

@@ -20,12 +20,24 @@ const passiveWaitSlice = 250 * time.Millisecond
 // A node iterates while its activity-graph state is Active. One iteration:
 // take the newest halo of each asynchronous link (rmnp Receive with NoWait)
 // and the pending control messages; sweep if a new plane arrived or the last
-// local test failed; send the planes that moved by ≥ ε since last sent (on a
-// synchronous link of a hybrid run, a marker instead, so that the partner
-// still gets exactly one message per iteration); receive one message from
-// each synchronous link. Every plane and marker is an update of the activity
-// graph (sequence-numbered, acknowledged), so a node is Active from the moment
-// it takes one until it has processed it.
+// local test failed, and always on a node with a synchronous link (below);
+// send the planes that moved by ≥ ε since last sent (on a synchronous link of
+// a hybrid run, a marker instead, so that the partner still gets exactly one
+// message per iteration); receive one message from each synchronous link.
+// Every plane and marker is an update of the activity graph
+// (sequence-numbered, acknowledged), so a node is Active from the moment it
+// takes one until it has processed it.
+//
+// Hybrid runs are synchronous inside a cluster: each iteration sends and
+// receives exactly one message per synchronous link, so partners iterate in
+// lockstep (never more than one iteration apart), and at termination, when no
+// update is unread, they have done the same number of iterations. A node with
+// a synchronous link therefore sweeps in every iteration, as the synchronous
+// scheme does, so that Iterations (sweeps) count these lockstep iterations and
+// are equal across a cluster (MaxIter cuts them at the same iteration too).
+// A node that skipped the sweep when its local test held and only markers
+// arrived fell hundreds of sweeps behind its partner over a run while both
+// still exchanged one message per iteration (TestHybridActivityLockstep).
 //
 // The local test passes when the last sweep had σ < ε and no plane arrived
 // after it; then the node calls Passive. Because it first sent every plane
@@ -35,11 +47,12 @@ const passiveWaitSlice = 250 * time.Millisecond
 // halos within ε of its neighbours' final values.
 type activityRun struct {
 	*solver
-	g       *ActivityGraph
-	localOK bool
-	newData bool          // a plane arrived since the last sweep
-	pre     [2]bool       // a synchronous message was taken ahead of the iteration
-	pending []ActivityMsg // control messages to send, acks coalesced
+	g        *ActivityGraph
+	lockstep bool // the node has a synchronous link: it sweeps every iteration
+	localOK  bool
+	newData  bool          // a plane arrived since the last sweep
+	pre      [2]bool       // a synchronous message was taken ahead of the iteration
+	pending  []ActivityMsg // control messages to send, acks coalesced
 	// waitCtx bounds the blocking waits of an inactive node; it is renewed
 	// only when it expires, not per wait (no allocation per iteration).
 	waitCtx    context.Context
@@ -52,6 +65,9 @@ func (s *solver) runActivity(ctx context.Context) error {
 		return err
 	}
 	a := &activityRun{solver: s, g: g, pending: make([]ActivityMsg, 0, 8)}
+	for _, l := range s.links {
+		a.lockstep = a.lockstep || l != nil && l.sync
+	}
 	defer func() {
 		if a.waitCancel != nil {
 			a.waitCancel()
@@ -90,7 +106,7 @@ func (a *activityRun) iterate(ctx context.Context) error {
 	switch {
 	case a.exhausted():
 		a.localOK, a.newData = true, false // MaxIter: this node stops computing
-	case a.newData || !a.localOK:
+	case a.newData || !a.localOK || a.lockstep:
 		a.newData = false
 		a.localOK = a.sweep() < a.eps
 	}

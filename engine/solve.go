@@ -42,7 +42,7 @@ type Neighbour struct {
 // SolveResult is what Solve leaves on one worker.
 type SolveResult struct {
 	Values     []float64 // the slab's owned values, (Hi−Lo)·n·n, x-major
-	Iterations int       // sweeps done on this worker
+	Iterations int       // sweeps done on this worker (hybrid: equal across a cluster)
 	Sigma      float64   // local σ of the last sweep
 	Converged  bool      // the detector saw the global test pass (false: MaxIter)
 	Compute    time.Duration

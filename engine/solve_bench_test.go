@@ -48,3 +48,34 @@ func BenchmarkTimeToSolution(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHybridTwoClusters runs the console's default job shape: hybrid,
+// two clusters of four in-process workers (one asynchronous link between
+// them), n = 48, ε = 1e-8, one core each. It reports the sweeps of all ranks
+// together and the largest difference of Iterations between two neighbours on
+// a synchronous link (0 since every iteration of a rank with a synchronous
+// link sweeps).
+// Run with -benchtime 1x.
+func BenchmarkHybridTwoClusters(b *testing.B) {
+	c := hybridClusters(jobs.Obstacle{N: 48, Eps: 1e-8}, 2, 4)
+	var res []SolveResult
+	for b.Loop() {
+		res, _ = c.run(b)
+	}
+	sweeps, spread := 0, 0
+	for r, rr := range res {
+		sweeps += rr.Iterations
+		if r+1 < len(res) && !c.asyncLink(r) {
+			spread = max(spread, abs(rr.Iterations-res[r+1].Iterations))
+		}
+	}
+	b.ReportMetric(float64(sweeps), "sweeps")
+	b.ReportMetric(float64(spread), "max-cluster-spread")
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

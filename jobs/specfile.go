@@ -160,6 +160,19 @@ func DefaultDetector(s Scheme) Detector {
 	return DetectActivity
 }
 
+// Supported reports whether the engine runs scheme with detector: the
+// convergence tokens only over synchronous links (a sync job), the activity
+// graph and the timed switch with every scheme (engine.Solve).
+func Supported(scheme Scheme, det Detector) bool {
+	switch det {
+	case DetectTokens:
+		return scheme == Synchronous
+	case DetectActivity, DetectSwitch:
+		return scheme == Synchronous || scheme == Asynchronous || scheme == Hybrid
+	}
+	return false
+}
+
 // fieldError is a validation error tied to one key of the job file.
 type fieldError struct {
 	table, key, msg string
@@ -194,8 +207,8 @@ func (s Spec) Validate() error {
 	default:
 		return bad("", "detector", "detector %q is unknown (want tokens, activity or switch)", s.Detector)
 	}
-	if s.Scheme == Synchronous && s.Detector != DetectTokens {
-		return bad("", "detector", "detector %q needs asynchronous links; a sync job uses tokens", s.Detector)
+	if !Supported(s.Scheme, s.Detector) {
+		return bad("", "detector", "detector %q does not run with scheme %q: tokens is for sync jobs only; async and hybrid jobs use activity or switch", s.Detector, s.Scheme)
 	}
 	if s.Cores < 0 || s.Cores > 1024 {
 		return bad("", "cores", "cores = %d is out of range (0 = all of each host, up to 1024)", s.Cores)

@@ -39,7 +39,7 @@ func TestParseSpecErrors(t *testing.T) {
 		"wrong type":                {doc: "[obstacle]\nn = \"big\"\n", line: 2, wantInText: "n = \"big\""},
 		"syntax":                    {doc: "[obstacle\nn = 3\n", line: 1, wantInText: "[obstacle"},
 		"wall time":                 {doc: "wall_time = \"soon\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: "wall_time"},
-		"sync with activity":        {doc: "scheme = \"sync\"\ndetector = \"activity\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: "tokens"},
+		"async with tokens":         {doc: "scheme = \"async\"\ndetector = \"tokens\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: "tokens is for sync jobs only"},
 		"group without coordinator": {doc: "[obstacle]\nn = 8\n[[group]]\nworkers = [\"a\"]\ncoordinator = \"b\"\n", line: 5, col: 1, wantInText: "not one of its workers"},
 		"node in two groups":        {doc: "[obstacle]\nn = 8\n[[group]]\ncoordinator = \"a\"\nworkers = [\"a\"]\n[[group]]\ncoordinator = \"b\"\nworkers = [\"b\", \"a\"]\n", line: 5, wantInText: "node a is in groups 1 and 2"},
 	}
@@ -64,6 +64,35 @@ func TestParseSpecErrors(t *testing.T) {
 				t.Errorf("message %q lacks %q, the file position or the marker", msg, tc.wantInText)
 			}
 		})
+	}
+}
+
+// TestSchemeDetectorPairs checks that Validate accepts exactly the pairs
+// engine.Solve runs: tokens with sync only, activity and switch with all.
+func TestSchemeDetectorPairs(t *testing.T) {
+	supported := map[string]bool{
+		"sync/tokens": true, "sync/activity": true, "sync/switch": true,
+		"async/activity": true, "async/switch": true,
+		"hybrid/activity": true, "hybrid/switch": true,
+	}
+	for _, sc := range []Scheme{Synchronous, Asynchronous, Hybrid} {
+		for _, d := range []Detector{DetectTokens, DetectActivity, DetectSwitch} {
+			name := string(sc) + "/" + string(d)
+			t.Run(name, func(t *testing.T) {
+				s := DefaultSpec()
+				s.Scheme, s.Detector = sc, d
+				err := s.WithDefaults().Validate()
+				if got := err == nil; got != supported[name] {
+					t.Fatalf("Validate(%s) = %v, want supported=%v", name, err, supported[name])
+				}
+				if Supported(sc, d) != supported[name] {
+					t.Errorf("Supported(%s) = %v", name, !supported[name])
+				}
+				if err != nil && (!errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), string(d))) {
+					t.Errorf("error %v does not wrap ErrSpec or name the detector", err)
+				}
+			})
+		}
 	}
 }
 

@@ -93,7 +93,8 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 }
 
 // buildSpec starts from the job file (or the default job) and applies the
-// flags that were given.
+// flags that were given. A selection mixing hosts with sites or clusters
+// becomes the hosts it names (their union, in inventory order).
 func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spec, error) {
 	spec := jobs.DefaultSpec()
 	if f.job != "" {
@@ -138,7 +139,16 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 		spec.Nodes, spec.Groups = sel, nil
 	}
 	spec = spec.WithDefaults()
-	return spec, spec.Validate()
+	if err := spec.Validate(); err != nil {
+		return spec, err
+	}
+	var refs []jobs.NodeRef
+	for _, h := range inv.Hosts() {
+		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
+	}
+	var err error
+	spec.Nodes, err = spec.Nodes.Flatten(refs, inv.Source)
+	return spec, err
 }
 
 // parseNodes reads --nodes: a count, or names of sites, clusters and hosts.
@@ -174,9 +184,6 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 		default:
 			return sel, fmt.Errorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
 		}
-	}
-	if len(sel.Hosts) > 0 && (len(sel.Clusters) > 0 || len(sel.Sites) > 0) {
-		return sel, fmt.Errorf("gridtui run: --nodes: name either hosts or sites/clusters, not both")
 	}
 	return sel, nil
 }

@@ -22,7 +22,7 @@ func TestParseNodes(t *testing.T) {
 		"site":     {"local", "{[local] [] [] 0}"},
 		"unknown":  {"gamma", "error"},
 		"zero":     {"0", "error"},
-		"mixed":    {"alpha,beta-1", "error"},
+		"mixed":    {"alpha,beta-1", "{[] [alpha] [beta-1] 0}"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

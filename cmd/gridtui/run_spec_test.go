@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gridtui/gridtui/deploy"
+)
+
+// buildSpecArgs parses args as gridtui run flags and builds the spec against
+// the embedded local grid.
+func buildSpecArgs(t *testing.T, args ...string) (specNodes []string, err error) {
+	t.Helper()
+	cmd := newRunCmd(&globalFlags{})
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	fl := cmd.Flags()
+	f := &runFlags{}
+	f.job, _ = fl.GetString("job")
+	f.scheme, _ = fl.GetString("scheme")
+	f.detector, _ = fl.GetString("detector")
+	f.nodes, _ = fl.GetString("nodes")
+	f.out, _ = fl.GetString("out")
+	f.n, _ = fl.GetInt("n")
+	f.cores, _ = fl.GetInt("cores")
+	f.maxIter, _ = fl.GetInt("max-iter")
+	f.eps, _ = fl.GetFloat64("eps")
+	f.wall, _ = fl.GetDuration("wall-time")
+	spec, err := buildSpec(cmd, f, deploy.Embedded())
+	if err != nil {
+		return nil, err
+	}
+	if len(spec.Nodes.Clusters) > 0 || len(spec.Nodes.Sites) > 0 {
+		return []string{"unflattened"}, nil
+	}
+	return spec.Nodes.Hosts, nil
+}
+
+func writeJob(t *testing.T, doc string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "job.toml")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunNodesMixed checks that --nodes and the job file's [nodes] table may
+// mix clusters, sites and hosts: the union, in inventory order, no duplicates.
+func TestRunNodesMixed(t *testing.T) {
+	alpha := []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4"}
+	tests := map[string]struct {
+		args []string
+		want []string
+	}{
+		"cluster and host":        {[]string{"--nodes", "alpha,beta-2"}, append(slices.Clone(alpha), "beta-2")},
+		"host first":              {[]string{"--nodes", "beta-2,alpha"}, append(slices.Clone(alpha), "beta-2")},
+		"host inside the cluster": {[]string{"--nodes", "alpha-3,alpha"}, alpha},
+		"site and host":           {[]string{"--nodes", "local,beta-1"}, []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2", "beta-3", "beta-4"}},
+		"job file": {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\n[nodes]\nclusters = [\"alpha\"]\nhosts = [\"beta-2\"]\n")},
+			append(slices.Clone(alpha), "beta-2")},
+		"job file with any": {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\n[nodes]\nhosts = [\"beta-4\"]\nclusters = [\"alpha\"]\nany = 2\n")},
+			[]string{"alpha-1", "alpha-2"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := buildSpecArgs(t, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("hosts %v, want %v", got, tc.want)
+			}
+		})
+	}
+	_, err := buildSpecArgs(t, "--job", writeJob(t, "[obstacle]\nn = 16\n[nodes]\nclusters = [\"gamma\"]\nhosts = [\"beta-2\"]\n"))
+	if err == nil || !strings.Contains(err.Error(), `cluster "gamma"`) {
+		t.Errorf("unknown cluster in a mixed job: %v", err)
+	}
+}

@@ -107,10 +107,13 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	}
 	if f.WallTime != "" {
 		d, err := time.ParseDuration(f.WallTime)
-		if err != nil || d < 0 {
+		if err != nil {
 			return Spec{}, keyError(file, data, "", "wall_time", fmt.Sprintf("wall_time %q is not a duration like \"90s\" or \"5m\"", f.WallTime))
 		}
 		s.WallTime = d
+	}
+	if err := explicitZeros(file, data, s); err != nil {
+		return Spec{}, err
 	}
 	s = s.WithDefaults()
 	if err := s.Validate(); err != nil {
@@ -215,6 +218,12 @@ func (s Spec) Validate() error {
 	}
 	if s.MaxIter < 0 {
 		return bad("", "max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
+	}
+	if s.WallTime < 0 {
+		return bad("", "wall_time", "wall_time = %s must not be negative", s.WallTime)
+	}
+	if h := duplicateHost(s.Nodes.Hosts); h != "" {
+		return bad("nodes", "hosts", "nodes.hosts: %s is listed twice", h)
 	}
 	if s.Nodes.Any < 0 {
 		return bad("nodes", "any", "nodes.any = %d must not be negative", s.Nodes.Any)

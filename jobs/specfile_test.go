@@ -127,3 +127,36 @@ func FuzzParseSpec(f *testing.F) {
 		}
 	})
 }
+
+// TestParseSpecExplicitValues checks that a key set to 0 is an error where
+// leaving it out takes the default.
+func TestParseSpecExplicitValues(t *testing.T) {
+	tests := map[string]struct {
+		doc  string
+		line int
+		want string // "" when the document is valid
+	}{
+		"eps zero":       {doc: "[obstacle]\nn = 8\neps = 0\n", line: 3, want: "obstacle.eps = 0"},
+		"eps dotted":     {doc: "obstacle.n = 8\nobstacle.eps = 0.0\n", line: 2, want: "obstacle.eps = 0"},
+		"eps missing":    {doc: "[obstacle]\nn = 8\n"},
+		"max iter zero":  {doc: "max_iterations = 0\n[obstacle]\nn = 8\n", line: 1, want: "max_iterations = 0"},
+		"wall time zero": {doc: "wall_time = \"0s\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time \"0s\" must be positive"},
+		"wall negative":  {doc: "wall_time = \"-2m\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time = -2m0s must not be negative"},
+		"host twice":     {doc: "[obstacle]\nn = 8\n[nodes]\nhosts = [\"alpha-1\",\"alpha-1\"]\n", line: 4, want: "alpha-1 is listed twice"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := ParseSpec("job.toml", []byte(tc.doc))
+			if tc.want == "" {
+				if err != nil || s.Obstacle.Eps != 1e-8 {
+					t.Fatalf("ParseSpec = %v, eps %g", err, s.Obstacle.Eps)
+				}
+				return
+			}
+			var se *SpecError
+			if !errors.As(err, &se) || se.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q at line %d", err, tc.want, tc.line)
+			}
+		})
+	}
+}

@@ -104,6 +104,9 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 		}
 	}
 	set := cmd.Flags().Changed
+	if err := checkRunFlags(set, f); err != nil {
+		return spec, err
+	}
 	if set("n") {
 		spec.Obstacle.N = f.n
 	}
@@ -151,6 +154,22 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	return spec, err
 }
 
+// checkRunFlags refuses values given explicitly that would otherwise be
+// replaced by a default (0) or fail only after the workers started.
+func checkRunFlags(set func(string) bool, f *runFlags) error {
+	switch {
+	case set("n") && f.n < 1:
+		return fmt.Errorf("gridtui run: --n %d: want at least 1", f.n)
+	case set("eps") && !(f.eps > 0):
+		return fmt.Errorf("gridtui run: --eps %g: want a positive number", f.eps)
+	case set("max-iter") && f.maxIter < 1:
+		return fmt.Errorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
+	case set("wall-time") && f.wall <= 0:
+		return fmt.Errorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
+	}
+	return nil
+}
+
 // parseNodes reads --nodes: a count, or names of sites, clusters and hosts.
 func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	var sel jobs.NodeSelection
@@ -171,8 +190,13 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	for _, h := range inv.Hosts() {
 		hosts = append(hosts, h.Name)
 	}
+	seen := map[string]bool{}
 	for _, tok := range strings.Split(s, ",") {
 		tok = strings.TrimSpace(tok)
+		if seen[tok] && tok != "" {
+			return sel, fmt.Errorf("gridtui run: --nodes: %s is listed twice", tok)
+		}
+		seen[tok] = true
 		switch {
 		case tok == "":
 		case slices.Contains(hosts, tok):

@@ -82,3 +82,36 @@ func TestRunNodesMixed(t *testing.T) {
 		t.Errorf("unknown cluster in a mixed job: %v", err)
 	}
 }
+
+// TestRunBadValues checks that values which would be replaced by a default
+// or fail only after the workers started are refused up front, naming the
+// flag or the job file's key with its position.
+func TestRunBadValues(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"eps zero":          {[]string{"--eps", "0"}, "--eps 0"},
+		"eps negative":      {[]string{"--eps", "-1e-9"}, "--eps -1e-09"},
+		"wall time":         {[]string{"--wall-time", "-1s"}, "--wall-time -1s"},
+		"wall time zero":    {[]string{"--wall-time", "0s"}, "--wall-time 0s"},
+		"max iter":          {[]string{"--max-iter", "-5"}, "--max-iter -5"},
+		"n zero":            {[]string{"--n", "0"}, "--n 0"},
+		"host twice":        {[]string{"--nodes", "alpha-1,alpha-1"}, "alpha-1 is listed twice"},
+		"job eps zero":      {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\neps = 0\n")}, "job.toml:3:1: obstacle.eps = 0"},
+		"job wall negative": {[]string{"--job", writeJob(t, "wall_time = \"-1s\"\n[obstacle]\nn = 16\n")}, "job.toml:1:1: wall_time = -1s must not be negative"},
+		"job max iter":      {[]string{"--job", writeJob(t, "max_iterations = -3\n[obstacle]\nn = 16\n")}, "job.toml:1:1: max_iterations = -3"},
+		"job host twice":    {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\n[nodes]\nhosts = [\"alpha-1\", \"alpha-1\"]\n")}, "job.toml:4:1: nodes.hosts: alpha-1 is listed twice"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := buildSpecArgs(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := buildSpecArgs(t, "--eps", "1e-6", "--wall-time", "1m", "--max-iter", "10", "--n", "8"); err != nil {
+		t.Errorf("valid flags refused: %v", err)
+	}
+}

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -27,7 +31,8 @@ func newResultsCmd() *cobra.Command {
 		Short: "Print recorded runs as the paper's tables (times and computing gains)",
 		Long: "results reads the results store (every run of `gridtui run` and the console) and prints,\n" +
 			"for each problem (n, ε), Table III (computing times by cores × grid × scheme) and\n" +
-			"Table IV (computing gains C_g = t1/ts), as text, CSV or Markdown. --list prints the runs.",
+			"Table IV (computing gains C_g = t1/ts), as text, CSV or Markdown. --list prints the runs.\n" +
+			"CSV is one file in long form: a line per cell (table, n, eps, cores, grid, scheme, value).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return showResults(cmd.OutOrStdout(), cmd, f) },
 	}
@@ -69,26 +74,21 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", lerr)
 	}
 	if f.list {
-		return listRuns(w, res.Records)
+		return listRuns(w, res.Records, format)
 	}
-	type problem struct {
-		n   int
-		eps float64
-	}
-	var probs []problem
-	for _, r := range res.Records {
-		p := problem{r.Job.N, r.Job.Eps}
-		if r.OK() && !slices.Contains(probs, p) && (f.n == 0 || p.n == f.n) && (f.eps == 0 || p.eps == f.eps) {
-			probs = append(probs, p)
+	probs, err := resultProblems(res.Records, f, dir)
+	if err != nil || probs == nil {
+		if err == nil {
+			fmt.Fprintf(w, "no successful runs recorded in %s\n", dir)
 		}
+		return err
 	}
-	if len(probs) == 0 {
-		fmt.Fprintf(w, "no successful runs recorded in %s\n", dir)
-		return nil
+	if format == jobs.FormatCSV {
+		return writeTablesCSV(w, res.Records, probs, kinds)
 	}
 	for i, p := range probs {
 		for j, k := range kinds {
-			if (i > 0 || j > 0) && format != jobs.FormatCSV {
+			if i > 0 || j > 0 {
 				fmt.Fprintln(w)
 			}
 			if err := jobs.BuildTable(k, res.Records, p.n, p.eps).Write(w, format); err != nil {
@@ -99,11 +99,83 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 	return nil
 }
 
-func listRuns(w io.Writer, recs []jobs.RunRecord) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\tn\tε\tscheme\tnodes\tcores\tgrid\twall (s)\ttrue residual\toutcome")
+// problem is one obstacle problem of the results store.
+type problem struct {
+	n   int
+	eps float64
+}
+
+// resultProblems returns the problems with successful runs that --n and
+// --eps select, in store order: nil when the store has no successful run,
+// an error naming n and ε when it has some but none match.
+func resultProblems(recs []jobs.RunRecord, f *resultsFlags, dir string) ([]problem, error) {
+	var all, probs []problem
 	for _, r := range recs {
-		res := "-"
+		p := problem{r.Job.N, r.Job.Eps}
+		if !r.OK() || slices.Contains(all, p) {
+			continue
+		}
+		all = append(all, p)
+		if (f.n == 0 || p.n == f.n) && (f.eps == 0 || p.eps == f.eps) {
+			probs = append(probs, p)
+		}
+	}
+	if len(all) == 0 || len(probs) > 0 {
+		return probs, nil
+	}
+	want := []string{}
+	if f.n != 0 {
+		want = append(want, fmt.Sprintf("n = %d", f.n))
+	}
+	if f.eps != 0 {
+		want = append(want, fmt.Sprintf("ε = %g", f.eps))
+	}
+	have := make([]string, len(all))
+	for i, p := range all {
+		have[i] = fmt.Sprintf("n = %d ε = %g", p.n, p.eps)
+	}
+	return nil, fmt.Errorf("gridtui results: no successful runs match %s in %s (recorded: %s)",
+		strings.Join(want, ", "), dir, strings.Join(have, "; "))
+}
+
+// writeTablesCSV writes the tables of every problem as one CSV in long form:
+// one line per cell that was run, identified by table, n, ε, cores, grid
+// and scheme, so tables with different columns share one header.
+func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"table", "n", "eps", "cores", "grid", "scheme", "value"})
+	for _, p := range probs {
+		for _, k := range kinds {
+			t := jobs.BuildTable(k, recs, p.n, p.eps)
+			name := "time_s"
+			if k == jobs.GainTable {
+				name = "gain"
+			}
+			for _, r := range t.Rows {
+				for i, v := range r.Cells {
+					if math.IsNaN(v) {
+						continue
+					}
+					c := t.Columns[i]
+					_ = cw.Write([]string{name, strconv.Itoa(p.n), strconv.FormatFloat(p.eps, 'g', -1, 64),
+						strconv.Itoa(r.Cores), c.Grid, string(c.Scheme), strconv.FormatFloat(v, 'g', -1, 64)})
+				}
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("gridtui results: write csv: %w", err)
+	}
+	return nil
+}
+
+// listRuns prints the recorded runs, one per line, in format.
+func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat) error {
+	head := []string{"id", "n", "ε", "scheme", "nodes", "cores", "grid", "wall (s)", "true residual", "outcome"}
+	rows := make([][]string, 0, len(recs))
+	for _, r := range recs {
+		res := ""
 		if r.TrueResidual != nil {
 			res = fmt.Sprintf("%.3g", float64(*r.TrueResidual))
 		}
@@ -111,8 +183,36 @@ func listRuns(w io.Writer, recs []jobs.RunRecord) error {
 		if r.Reason != "" {
 			out += ": " + r.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%g\t%s\t%d\t%d\t%s\t%.3f\t%s\t%s\n", r.ID, r.Job.N, r.Job.Eps, r.Job.Scheme,
-			r.Job.Nodes, r.Job.Cores, r.Job.Grid, r.WallSeconds, res, out)
+		rows = append(rows, []string{r.ID, strconv.Itoa(r.Job.N), strconv.FormatFloat(r.Job.Eps, 'g', -1, 64), string(r.Job.Scheme),
+			strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), r.Job.Grid, fmt.Sprintf("%.3f", r.WallSeconds), res, out})
+	}
+	switch format {
+	case jobs.FormatCSV:
+		cw := csv.NewWriter(w)
+		head[2], head[7] = "eps", "wall_s"
+		_ = cw.Write(head)
+		_ = cw.WriteAll(rows)
+		if err := cw.Error(); err != nil {
+			return fmt.Errorf("gridtui results: write csv: %w", err)
+		}
+		return nil
+	case jobs.FormatMarkdown:
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+		for _, r := range rows {
+			for i := range r {
+				r[i] = strings.ReplaceAll(r[i], "|", "\\|")
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		if r[8] == "" {
+			r[8] = "-"
+		}
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
 }

@@ -57,6 +57,13 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 }
 
 func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string) error {
+	if f.start && (f.stop || f.clean) {
+		other := "--stop"
+		if f.clean {
+			other = "--clean"
+		}
+		return &exitError{code: 2, err: fmt.Errorf("gridtui deploy: --start and %s contradict each other: --start deploys and smoke-tests workers, %s stops them; pass one", other, other)}
+	}
 	inv, err := deploy.Load(g.sites)
 	if err != nil {
 		return err
@@ -99,7 +106,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	progress.Flush()
 	deploy.WriteSummary(out, sum, time.Since(start))
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("gridtui %s: %w", verb, firstLine(err))}
+		return &exitError{code: 1, err: commandError("gridtui "+verb, err)}
 	}
 	if f.start && verb == "deploy" {
 		return smokeStart(ctx, out, inv, hosts, opt)
@@ -127,7 +134,7 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 	opt.Events = deploy.NewProgress(out, hosts, false).Event
 	ws, err := deploy.StartWorkers(ctx, inv, hosts, boot, opt)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("gridtui deploy --start: %w", err)}
+		return &exitError{code: 1, err: commandError("gridtui deploy --start", err)}
 	}
 	for _, w := range ws {
 		h := w.Hello
@@ -151,15 +158,26 @@ func addrString(s string, ok bool) string {
 	return s
 }
 
-// firstLine keeps the first line of a multi-line summary error (the summary
-// above already lists every failure).
-func firstLine(err error) error {
+// commandError prefixes the first line of a deploy error (the summary above
+// already lists every failure) with the command, dropping the error's own
+// "deploy: " prefix so that the message does not read "deploy: deploy:".
+// errors.Is and errors.As still see err.
+func commandError(prefix string, err error) error {
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i > 0 {
-		return fmt.Errorf("%s", strings.TrimSuffix(s[:i], ":"))
+		s = strings.TrimSuffix(s[:i], ":")
 	}
-	return err
+	return &wrappedError{msg: prefix + ": " + strings.TrimPrefix(s, "deploy: "), err: err}
 }
+
+// wrappedError is an error with its own text that unwraps to err.
+type wrappedError struct {
+	msg string
+	err error
+}
+
+func (e *wrappedError) Error() string { return e.msg }
+func (e *wrappedError) Unwrap() error { return e.err }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -52,15 +52,19 @@ func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.rounds < 1 || f.minTrips < 1 {
-		return fmt.Errorf("gridtui bench rmnp: --rounds and --min-trips must be positive")
+	if f.rounds < 1 || f.minTrips < 1 || f.round <= 0 {
+		return fmt.Errorf("gridtui bench rmnp: --rounds, --round and --min-trips must be positive")
+	}
+	transports, err := parseTransports(f.transports)
+	if err != nil {
+		return err
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "| transport | size | plain one-way | rmnp one-way | latency ratio | plain MB/s | rmnp MB/s | bandwidth ratio | framed one-way | rmnp/framed | CPU ratio |\n")
 	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, tr := range strings.Split(f.transports, ",") {
+	for _, tr := range transports {
 		for _, size := range sizes {
-			plain, framed, rm, err := rmnp.CompareFramedPingPong(cmd.Context(), strings.TrimSpace(tr), size, f.rounds, f.round, f.minTrips)
+			plain, framed, rm, err := rmnp.CompareFramedPingPong(cmd.Context(), tr, size, f.rounds, f.round, f.minTrips)
 			if err != nil {
 				return fmt.Errorf("gridtui bench rmnp: %s %d B: %w", tr, size, err)
 			}
@@ -80,6 +84,20 @@ func writeBenchRow(out io.Writer, plain, framed, rm rmnp.PingPongResult) {
 	fmt.Fprintf(out, "| %s | %s | %v | %v | %.2f× | %.0f | %.0f | %.2f× | %v | %.2f× | %s |\n",
 		plain.Transport, sizeLabel(plain.Size), lp.Round(10*time.Nanosecond), lr.Round(10*time.Nanosecond),
 		float64(lr)/float64(lp), bp, br, br/bp, lf.Round(10*time.Nanosecond), float64(lr)/float64(lf), cpu)
+}
+
+// parseTransports reads "tcp,unix", refusing unknown names before anything
+// is printed.
+func parseTransports(s string) ([]string, error) {
+	var out []string
+	for _, tr := range strings.Split(s, ",") {
+		tr = strings.TrimSpace(tr)
+		if tr != "tcp" && tr != "unix" {
+			return nil, fmt.Errorf("gridtui bench rmnp: unknown transport %q in --transports (want tcp, unix)", tr)
+		}
+		out = append(out, tr)
+	}
+	return out, nil
 }
 
 // parseSizes reads "8,1K,64K,4M".

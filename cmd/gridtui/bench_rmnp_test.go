@@ -56,3 +56,33 @@ func TestParseSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestBenchRmnpBadFlags checks that bad flags are refused before the table
+// header is printed.
+func TestBenchRmnpBadFlags(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"transport": {[]string{"--transports", "tcp,foo"}, `unknown transport "foo"`},
+		"empty":     {[]string{"--transports", ""}, `unknown transport ""`},
+		"round":     {[]string{"--round", "0s"}, "must be positive"},
+		"size":      {[]string{"--sizes", "x"}, "bad size"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			cmd := newBenchRmnpCmd()
+			var out bytes.Buffer
+			cmd.SetOut(&out)
+			cmd.SetErr(&bytes.Buffer{})
+			cmd.SetArgs(tc.args)
+			err := cmd.ExecuteContext(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if strings.Contains(out.String(), "| transport |") {
+				t.Errorf("header printed before the error:\n%s", out.String())
+			}
+		})
+	}
+}

@@ -98,7 +98,9 @@ func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final stri
 	}
 	bin, err := d.bins.forTarget(goos, goarch)
 	if err != nil {
-		return binary{}, "", fmt.Errorf("deploy: host %s: %w", h.Name, err)
+		// The error names the platform and the file; the host's Result
+		// names the host ("deploy: host h: deploy: no matching…" doubled).
+		return binary{}, "", err
 	}
 	key, record := strings.TrimSpace(lines[1]), strings.TrimSpace(lines[2])
 	if sum, recKey, ok := strings.Cut(record, " "); ok && key != "-" && recKey == key {

@@ -56,13 +56,21 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
+// check refuses contradictory flags: --start with --stop or --clean.
+func (f *deployFlags) check() error {
+	if !f.start || !(f.stop || f.clean) {
+		return nil
+	}
+	other := "--stop"
+	if f.clean {
+		other = "--clean"
+	}
+	return &exitError{code: 2, err: fmt.Errorf("gridtui deploy: --start and %s contradict each other: --start deploys and smoke-tests workers, %s stops them; pass one", other, other)}
+}
+
 func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string) error {
-	if f.start && (f.stop || f.clean) {
-		other := "--stop"
-		if f.clean {
-			other = "--clean"
-		}
-		return &exitError{code: 2, err: fmt.Errorf("gridtui deploy: --start and %s contradict each other: --start deploys and smoke-tests workers, %s stops them; pass one", other, other)}
+	if err := f.check(); err != nil {
+		return err
 	}
 	inv, err := deploy.Load(g.sites)
 	if err != nil {
@@ -100,7 +108,11 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	case f.stop:
 		action, verb = deploy.Stop, "stop"
 	}
-	fmt.Fprintf(out, "%s: %d hosts from %s\n", verb, len(hosts), inv.Source)
+	noun := "hosts"
+	if len(hosts) == 1 {
+		noun = "host"
+	}
+	fmt.Fprintf(out, "%s: %d %s from %s\n", verb, len(hosts), noun, inv.Source)
 	start := time.Now()
 	sum, err := action(ctx, inv, hosts, opt)
 	progress.Flush()

@@ -66,7 +66,10 @@ func TestDeployErrorPrefix(t *testing.T) {
 		if verb == "stop" {
 			args = append(args, "--stop")
 		}
-		_, err := runDeployArgs(t, args...)
+		out, err := runDeployArgs(t, args...)
+		if !strings.HasPrefix(out, verb+": 1 host from ") {
+			t.Errorf("%s: output does not start with %q:\n%s", verb, verb+": 1 host from", out)
+		}
 		if err == nil || !errors.Is(err, deploy.ErrHostsFailed) {
 			t.Fatalf("%s: error %v does not wrap ErrHostsFailed", verb, err)
 		}

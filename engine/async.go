@@ -73,21 +73,34 @@ func (s *solver) runActivity(ctx context.Context) error {
 			a.waitCancel()
 		}
 	}()
+	err = a.loop(ctx)
+	if err != nil && ctx.Err() != nil {
+		// Whichever wait the context ended (a blocking synchronous receive, the
+		// inactive wait), say where the detector stood: a run that hangs until
+		// its deadline is diagnosed from these lines.
+		err = fmt.Errorf("%w (activity graph: %s; local test %v, unswept plane %v, taken ahead %v, %d iterations)",
+			err, g, a.localOK, a.newData, a.pre, s.slab.Iteration())
+	}
+	return err
+}
+
+// loop runs the node until termination or an error.
+func (a *activityRun) loop(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%w (activity graph: %s; local test %v, unswept plane %v)", err, g, a.localOK, a.newData)
+			return err
 		}
-		switch g.State() {
+		switch a.g.State() {
 		case StateTerminated:
-			s.res.Converged = !s.exhausted()
+			a.res.Converged = !a.exhausted()
 			return a.flush(ctx)
 		case StateActive:
-			s.state = StateActive
+			a.state = StateActive
 			if err := a.iterate(ctx); err != nil {
 				return err
 			}
 		default:
-			s.state = StateInactive
+			a.state = StateInactive
 			if err := a.waitInactive(ctx); err != nil {
 				return err
 			}

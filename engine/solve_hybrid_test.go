@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +81,42 @@ func TestHybridActivityMaxIterations(t *testing.T) {
 		if rr.Iterations != 40 || rr.Converged {
 			t.Fatalf("rank %d: %d iterations, converged %v; want 40, false (all: %v)", r, rr.Iterations, rr.Converged, iterationsOf(res))
 		}
+	}
+}
+
+// TestActivityContextEndReportsState: a run that ends on its context says
+// where its detector stood, also when the context ends a blocking receive
+// (rank 0 of a hybrid pair whose partner never runs waits for its halo).
+func TestActivityContextEndReportsState(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		scheme jobs.Scheme
+	}{
+		{"hybrid, blocked on the synchronous halo", jobs.Hybrid},
+		{"async, inactive waiting for acknowledgements", jobs.Asynchronous},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c := chainRun{p: jobs.Obstacle{N: 8, Eps: 1e-6}, ranks: 2, cores: 1, scheme: tc.scheme}
+			eps := c.endpoints(t, ctx)
+			ranges, err := jobs.Split(c.p.N, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := Subtask{Problem: c.p, Rank: 0, Ranks: 2, Range: ranges[0], Cores: 1, Scheme: tc.scheme,
+				Upper: &Neighbour{Rank: 1, Peer: 2, Mode: c.mode(0)}}
+			runCtx, stop := context.WithTimeout(ctx, 300*time.Millisecond) // rank 1 never answers
+			defer stop()
+			_, err = Solve(runCtx, eps[0], st, nil)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Solve: %v, want the context's deadline", err)
+			}
+			for _, want := range []string{"activity graph: ", "engaged=true", "iterations)"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %q lacks %q", err, want)
+				}
+			}
+		})
 	}
 }

@@ -98,7 +98,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		fail(errors.New("no data endpoint"))
 		return
 	}
-	route, err := n.link(ctx, data, t)
+	route, lowerNet, err := n.link(ctx, data, t)
 	if err != nil {
 		fail(err)
 		return
@@ -106,7 +106,10 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	sub := Subtask{Problem: t.Problem, Rank: t.Rank, Ranks: t.Ranks, Range: t.Range, Cores: t.Cores,
 		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter}
 	if nb := t.Lower; nb != nil {
-		sub.Lower = &Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: firstNetwork(nb)}
+		sub.Lower = &Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: lowerNet}
+		if lowerNet == "" {
+			sub.Lower.Network = firstNetwork(nb)
+		}
 	}
 	if nb := t.Upper; nb != nil {
 		sub.Upper = &Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: string(route.Network)}
@@ -127,12 +130,20 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 
 // link connects the data endpoint to the upper neighbour (the lower rank of
 // a pair dials, over the first candidate route that answers: pre-flight
-// with fallback) and waits for the lower neighbour to do the same.
-func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (probe.Route, error) {
-	var chosen probe.Route
+// with fallback) and waits for the lower neighbour to do the same. It
+// returns the route to the upper neighbour and the network the lower one
+// chose.
+//
+// A pre-flight attempt that times out may have completed the handshake on
+// the accepting side only: that side then holds a link the dialer
+// abandoned, and would send its halos into it. So the dialer confirms its
+// choice with a first CTRL message on the chosen link (linkedPrefix and
+// the network), and the accepting side computes only once it has that
+// message and no other link to its lower neighbour is up.
+func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (chosen probe.Route, lowerNet string, err error) {
 	if up := t.Upper; up != nil && up.Dial {
 		if len(up.Routes) == 0 || len(up.Routes) != len(up.Addrs) {
-			return chosen, fmt.Errorf("%w: %d routes and %d addresses to %s", ErrProtocol, len(up.Routes), len(up.Addrs), up.Node)
+			return chosen, "", fmt.Errorf("%w: %d routes and %d addresses to %s", ErrProtocol, len(up.Routes), len(up.Addrs), up.Node)
 		}
 		dial := func(ctx context.Context, r probe.Route) error {
 			for i := range up.Routes {
@@ -147,23 +158,80 @@ func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (pro
 			n.logUp(ctx, w)
 		}
 		if err != nil {
-			return chosen, fmt.Errorf("link to %s: %w", up.Node, err)
+			return chosen, "", fmt.Errorf("link to %s: %w", up.Node, err)
 		}
 		chosen = r
-	}
-	if low := t.Lower; low != nil {
-		if err := waitPeer(ctx, data, low.Peer); err != nil {
-			return chosen, fmt.Errorf("lower neighbour %s never connected: %w", low.Node, err)
+		if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+string(r.Network)), rmnp.CTRL); err != nil {
+			return chosen, "", fmt.Errorf("link to %s: confirm the %s route: %w", up.Node, r.Network, err)
 		}
 	}
-	return chosen, nil
+	if low := t.Lower; low != nil {
+		wctx, cancel := context.WithTimeout(ctx, linkTimeout)
+		defer cancel()
+		if lowerNet, err = awaitLinked(wctx, data, low.Peer); err != nil {
+			return chosen, "", fmt.Errorf("lower neighbour %s never connected: %w", low.Node, err)
+		}
+	}
+	return chosen, lowerNet, nil
 }
 
-// waitPeer waits up to linkTimeout for the lower neighbour to dial.
-func waitPeer(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID) error {
-	wctx, cancel := context.WithTimeout(ctx, linkTimeout)
-	defer cancel()
-	return ep.WaitPeer(wctx, peer)
+// linkedPrefix starts the first message the dialer of a pair sends on the
+// link its pre-flight chose (CTRL, on the data endpoint); the network's
+// name follows.
+const linkedPrefix = "gridtui linked over "
+
+// staleLinkPoll is how often awaitLinked looks whether the links its lower
+// neighbour abandoned are gone.
+const staleLinkPoll = 10 * time.Millisecond
+
+// awaitLinked waits until the lower neighbour peer has confirmed its link
+// and every other link to it is down, and returns the confirmed network.
+// The confirmation may come after a link the dialer abandoned went down:
+// Receive then reports the peer down, and the wait goes on for the next.
+func awaitLinked(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID) (string, error) {
+	buf := make([]byte, 128)
+	var k int
+	for {
+		if err := ep.WaitPeer(ctx, peer); err != nil {
+			return "", err
+		}
+		var err error
+		k, err = ep.Receive(ctx, peer, buf, rmnp.CTRL)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, rmnp.ErrPeerDown) {
+			return "", err
+		}
+	}
+	network, ok := strings.CutPrefix(string(buf[:k]), linkedPrefix)
+	if !ok {
+		return "", fmt.Errorf("%w: peer %d's first message is not its link confirmation", ErrProtocol, peer)
+	}
+	// A stale link's closing precedes its removal from the peer (which Send
+	// consults) by a few instructions: once all are down, look once more.
+	for settled := false; ; {
+		up, down := 0, 0
+		for _, l := range ep.Stats().Links {
+			if l.Peer == peer && l.Network != network {
+				if l.Up {
+					up++
+				} else {
+					down++
+				}
+			}
+		}
+		if up == 0 && (down == 0 || settled) {
+			break
+		}
+		settled = up == 0
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("abandoned link to peer %d still up: %w", peer, ctx.Err())
+		case <-time.After(staleLinkPoll):
+		}
+	}
+	return network, nil
 }
 
 func firstNetwork(nb *neighbourTask) string {

@@ -183,7 +183,7 @@ func TestComposeValidation(t *testing.T) {
 		{name: "bad number", picks: []string{"alpha-1"}, edit: func(v *ComposeView) { v.fields[fN].Value = "lots" },
 			want: `n (points/axis): "lots" is not a whole number`},
 		{name: "bad detector", picks: []string{"alpha-1"}, edit: func(v *ComposeView) {
-			v.fields[fScheme].Value, v.fields[fDetector].Value = "sync", "activity"
+			v.fields[fScheme].Value, v.fields[fDetector].Value = "async", "tokens"
 		}, want: "detector"},
 		{name: "group too big", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) {
 			v.groups = []jobs.Group{{Coordinator: "alpha-1", Workers: slices.Repeat([]string{"alpha-1"}, 33)}}

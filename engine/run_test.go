@@ -171,6 +171,12 @@ func TestRun64Workers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("64 worker processes")
 	}
+	if raceDetector {
+		// 64 race-instrumented processes (5–10× slower, ~10× the memory) on a
+		// 2-core machine miss the 2.2 s heartbeat and are rightly declared lost;
+		// CI runs this test without -race (see .ci/run).
+		t.Skip("64 race-instrumented worker processes overload a 2-core machine; run without -race: go test -run TestRun64Workers ./engine")
+	}
 	inv := loadInventory(t, "../testdata/jobs/sites64.toml")
 	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
 		t.Run(string(scheme), func(t *testing.T) {

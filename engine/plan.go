@@ -123,11 +123,19 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 		want = spec.Nodes.Hosts
 	}
 	if want != nil {
-		var missing []string
+		var missing, unknown []string
 		for _, w := range want {
 			if _, ok := free[w]; !ok {
-				missing = append(missing, w)
+				if _, known := site[w]; inv != nil && !known {
+					unknown = append(unknown, w)
+				} else {
+					missing = append(missing, w)
+				}
 			}
+		}
+		if len(unknown) > 0 {
+			return nil, planErr("%s named by the job %s not in the inventory %s (hosts: %s)",
+				strings.Join(unknown, ", "), plural(len(unknown), "is", "are"), inv.Source, nodeList(nodes))
 		}
 		if len(missing) > 0 {
 			return nil, planErr("not enough nodes: %s named by the job %s no live worker (free: %s)",
@@ -202,6 +210,9 @@ func (p *Plan) planCores(spec jobs.Spec, inv *deploy.Inventory) error {
 		}
 		if c > spec.Obstacle.N {
 			return planErr("node %s: %d cores but n = %d leaves fewer planes than cores along y", name, c, spec.Obstacle.N)
+		}
+		if hc := hostCores[name]; hc > 0 && c > hc {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("node %s: the job asks %d cores, the inventory gives the host %d: its cores will be oversubscribed", name, c, hc))
 		}
 		p.Cores[i] = c
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -56,7 +57,7 @@ func TestPlanJob(t *testing.T) {
 		"32+8 in one cluster": {inv: big, spec: jobs.Spec{Obstacle: obst(64), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 40}},
 			groups: []string{"gamma-1:32", "delta-1:8"}, ranks: "gamma-1…delta-8"},
 		"not enough":    {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Any: 9}}, err: "needs 9, only 8 free"},
-		"unknown host":  {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "zeta-1"}}}, err: "zeta-1 named by the job has no live worker"},
+		"unknown host":  {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "zeta-1"}}}, err: "zeta-1 named by the job is not in the inventory"},
 		"n too small":   {inv: small, spec: jobs.Spec{Obstacle: obst(5), Nodes: jobs.NodeSelection{Any: 8}}, err: "n = 5 is too small to split over 8 nodes"},
 		"cores > n":     {inv: small, spec: jobs.Spec{Obstacle: obst(8), Cores: 9, Nodes: jobs.NodeSelection{Any: 1}}, err: "9 cores but n = 8"},
 		"empty cluster": {inv: small, spec: jobs.Spec{Obstacle: obst(8), Nodes: jobs.NodeSelection{Clusters: []string{"omega"}}}, err: "clusters omega"},
@@ -130,6 +131,31 @@ func TestDialAddr(t *testing.T) {
 			got, err := dialAddr(tc.route, tc.ip, data)
 			if got != tc.want || (err == nil) != (tc.want != "") {
 				t.Errorf("dialAddr = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunSelectionErrors(t *testing.T) {
+	inv := deploy.Embedded()
+	tests := map[string]struct {
+		hosts []string
+		any   int
+		want  string
+	}{
+		"host not in the inventory": {hosts: []string{"alpha-1", "gamma-9"}, want: "gamma-9 named by the job is not in the inventory embedded"},
+		"too many nodes":            {any: 99, want: "the job needs 99, only 8 free nodes"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-8}, Scheme: jobs.Asynchronous,
+				Nodes: jobs.NodeSelection{Hosts: tc.hosts, Any: tc.any}, Cores: 1}
+			_, err := Run(context.Background(), spec, RunOptions{Inventory: inv, NoRecord: true})
+			if !errors.Is(err, ErrNotEnoughNodes) || !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrNotEnoughNodes and ErrPlan with %q", err, tc.want)
+			}
+			if n := strings.Count(err.Error(), "engine:"); n != 1 {
+				t.Errorf("error has %d 'engine:' prefixes, want 1: %v", n, err)
 			}
 		})
 	}

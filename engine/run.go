@@ -43,6 +43,13 @@ type RunOptions struct {
 // live worker.
 var ErrNotEnoughNodes = errors.New("engine: not enough nodes")
 
+// notEnoughNodes reads as its plan error alone (which already says what is
+// missing) while matching both ErrNotEnoughNodes and ErrPlan.
+type notEnoughNodes struct{ err error }
+
+func (e notEnoughNodes) Error() string   { return e.err.Error() }
+func (e notEnoughNodes) Unwrap() []error { return []error{ErrNotEnoughNodes, e.err} }
+
 // Run is the submitter (GRIDHPC Sec. V-B, the thirteen steps): it defines
 // the task, collects free nodes (starting workers when none are given),
 // checks there are enough before anything starts, plans, sends the
@@ -118,7 +125,7 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	}
 	names, err := selectNodes(spec, inv, nodes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotEnoughNodes, err)
+		return nil, notEnoughNodes{err}
 	}
 	if spec.Obstacle.N < len(names) {
 		return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane)", spec.Obstacle.N, len(names))

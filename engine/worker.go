@@ -72,12 +72,18 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	if perr != nil {
 		log.Warn("engine: probe local NICs", "err", perr)
 	}
+	if perr == nil {
+		// A hint naming an interface this host lacks (fast = "ib9") is a
+		// mistake in sites.toml: refuse to start rather than ignore it.
+		if err := probe.CheckHints(host(), nics, boot.Ethernet, boot.Fast); err != nil {
+			return fmt.Errorf("engine: worker %s: %w", boot.Node, err)
+		}
+	}
 	nics = probe.ApplyHints(nics, boot.Ethernet, boot.Fast)
 	if err := n.listen(ctx, nics); err != nil {
 		return err
 	}
 	defer n.close()
-	host, _ := os.Hostname()
 	listen := append([]string{}, n.dataAddrs...)
 	for _, a := range n.ctrl.Addrs() {
 		listen = append(listen, ctrlScheme+a)
@@ -86,7 +92,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	if cores == 0 {
 		cores = runtime.NumCPU()
 	}
-	hello := deploy.Hello{Node: boot.Node, Host: host, PID: os.Getpid(), Version: Version,
+	hello := deploy.Hello{Node: boot.Node, Host: host(), PID: os.Getpid(), Version: Version,
 		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen}
 	if err := deploy.WriteHello(stdout, hello); err != nil {
 		return fmt.Errorf("engine: worker %s: %w", boot.Node, err)
@@ -499,4 +505,12 @@ func sanitize(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// host is this machine's host name, or "localhost" when the kernel has none.
+func host() string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "localhost"
 }

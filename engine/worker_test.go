@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -168,5 +169,26 @@ func TestWorkerSurvivesJunk(t *testing.T) {
 	})
 	if err := ws[0].Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWorkerRefusesMissingHintedNIC: a sites.toml hint naming an interface
+// the host lacks stops the worker before its hello, with an error naming the
+// node and the interface, instead of being silently ignored.
+func TestWorkerRefusesMissingHintedNIC(t *testing.T) {
+	var boot bytes.Buffer
+	b := deploy.Boot{Node: "alpha-1", RunID: [16]byte{1}, Secret: bytes.Repeat([]byte{7}, 32), Fast: "ib9-does-not-exist", Cores: 1}
+	if err := deploy.WriteBoot(&boot, b); err != nil {
+		t.Fatal(err)
+	}
+	var out, logs bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := ServeWorker(ctx, &boot, &out, &logs)
+	if err == nil || !strings.Contains(err.Error(), "alpha-1") || !strings.Contains(err.Error(), "ib9-does-not-exist") {
+		t.Fatalf("ServeWorker = %v, want an error naming alpha-1 and ib9-does-not-exist", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("worker said hello despite the bad hint: %q", out.String())
 	}
 }

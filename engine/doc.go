@@ -15,7 +15,10 @@
 // most 2(b−1) iterations after the serial run would have.
 //
 // Asynchronous and hybrid: each worker iterates on the newest halos it holds
-// (hybrid: synchronous links inside a cluster, asynchronous across).
+// (hybrid: synchronous links inside a cluster, asynchronous across). A
+// worker with a synchronous link sweeps in every round, even when its local
+// test holds and it only received "unchanged" markers, so the ranks of a
+// cluster iterate in lockstep and end with equal iteration counts.
 // Termination by the activity graph of Figs. 7–8, implemented as a
 // Dijkstra–Scholten diffusing-computation detector (ActivityGraph) whose
 // invariant is: every Active worker and every sent but unacknowledged update
@@ -42,7 +45,11 @@
 // coordinators aggregate (≤ 10 Hz) and gathers the results. ServeWorker is
 // the worker process. It has two RMNP endpoints: a control endpoint
 // (sub-tasks, telemetry, results, heartbeats, end of run; see protocol.go)
-// and a data endpoint that only Solve uses, rebound after every run. A
+// and a data endpoint that only Solve uses, rebound after every run. Before
+// computing, neighbours connect on the network Algorithm 1 chose, falling
+// back to the next candidate when pre-flight fails; the dialer's first
+// message names the network it kept, and the accepting worker starts only
+// once it has it, so both ends use the same link. A
 // worker that dies is seen at once (its links close); one that hangs or is
 // cut off misses its heartbeats and is named within HeartbeatTimeout; the
 // run then stops everywhere and is recorded as failed.

@@ -103,8 +103,15 @@ func TestRunFailures(t *testing.T) {
 			mu.Lock()
 			lag, stop := detected.Sub(signaled), returned.Sub(detected)
 			mu.Unlock()
-			if signaled.IsZero() || detected.IsZero() || lag > detectLimit {
-				t.Errorf("failure detected %v after the signal, want at most %v", lag, detectLimit)
+			limit := detectLimit
+			if raceDetector {
+				// Race-instrumented workers run 5–10× slower, on a loaded 2-core
+				// machine too; the strict bound is checked without -race (CI runs
+				// this test both ways).
+				limit = 2 * detectLimit
+			}
+			if signaled.IsZero() || detected.IsZero() || lag > limit {
+				t.Errorf("failure detected %v after the signal, want at most %v", lag, limit)
 			}
 			if stop > reportLimit {
 				t.Errorf("report returned %v after the detection, want at most %v", stop, reportLimit)

@@ -116,6 +116,7 @@ func New(cfg Config) Model {
 		m.network.SetHtable(h, err)
 		m.compose.SetHtable(h)
 		m.showPairs()
+		m.status = cfg.Inventory.Notice // why ./sites.toml was not used, if it was not
 	}
 	return m
 }

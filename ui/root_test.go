@@ -516,3 +516,14 @@ func TestMouse(t *testing.T) {
 		t.Errorf("after two wheel steps the cursor is on %s, want alpha-1", r.Key)
 	}
 }
+
+// TestNoticeShownAtStart: when ./sites.toml was skipped (the repository's
+// example), the console says so in its status line from the first frame.
+func TestNoticeShownAtStart(t *testing.T) {
+	inv := deploy.Embedded()
+	inv.Notice = "./sites.toml is an example (example = true): using the embedded local grid"
+	m := New(Config{Inventory: inv, NoLoad: true})
+	if !strings.Contains(m.status, "example = true") {
+		t.Fatalf("status %q does not show the inventory notice", m.status)
+	}
+}

@@ -61,6 +61,9 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if inv.Notice != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
+	}
 	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return err

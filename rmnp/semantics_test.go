@@ -47,6 +47,25 @@ func TestSyncCtrlAndDataInOrder(t *testing.T) {
 		if ls.MessagesReceived != n || ls.Replaced != 0 || ls.Mode != Sync || ls.Network != tr {
 			t.Fatalf("acceptor stats: %+v", ls)
 		}
+		// The 300 messages above may all have been buffered before each
+		// Receive (nothing blocked). So post a Receive first and send only
+		// after it has had time to block, retrying with longer pauses so a
+		// slow scheduler cannot make this check flaky.
+		for try := 1; ls.BlockedReceive <= 0 && try <= 8; try++ {
+			done := make(chan error, 1)
+			go func() {
+				_, err := b.Receive(ctx, 1, buf, CTRL)
+				done <- err
+			}()
+			time.Sleep(time.Duration(try) * 10 * time.Millisecond)
+			if err := a.Send(ctx, 2, msgOf(n+try), CTRL); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			ls = linkStats(t, b)
+		}
 		if ls.BlockedReceive <= 0 {
 			t.Fatalf("BlockedReceive not counted: %+v", ls)
 		}

@@ -1,7 +1,6 @@
 package deploy
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/gridtui/gridtui/internal/tomlfile"
 )
 
 // DefaultSitesFile is the inventory looked for in the working directory.
@@ -126,10 +125,15 @@ func Embedded() *Inventory {
 // leaves unsaid; nil means none.
 func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
 	var fi fileInventory
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fi); err != nil {
-		return nil, decodeError(name, data, err)
+	if ps := tomlfile.Decode(data, &fi); ps != nil {
+		errs := make([]error, len(ps))
+		for i, p := range ps {
+			errs[i] = fromProblem(name, data, p)
+		}
+		if len(errs) == 1 {
+			return nil, errs[0]
+		}
+		return nil, errors.Join(errs...)
 	}
 	b := builder{file: name, data: data, ssh: ssh, seen: map[string]string{}, addrs: map[netip.Addr]string{}}
 	inv, err := b.build(&fi)
@@ -139,25 +143,4 @@ func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
 	inv.Source = name
 	inv.Example = fi.Example
 	return inv, nil
-}
-
-// decodeError turns go-toml's errors into ConfigErrors with file:line:col,
-// the key and the offending line.
-func decodeError(file string, data []byte, err error) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) && len(strict.Errors) > 0 {
-		var errs []error
-		for i := range strict.Errors {
-			de := &strict.Errors[i]
-			line, col := de.Position()
-			errs = append(errs, newConfigError(file, data, line, col, indexedKey(data, line, de.Key()), "unknown key"))
-		}
-		return errors.Join(errs...)
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		line, col := de.Position()
-		return newConfigError(file, data, line, col, indexedKey(data, line, de.Key()), plainMessage(de.Error()))
-	}
-	return &ConfigError{File: file, Msg: err.Error()}
 }

@@ -6,6 +6,8 @@ import (
 	"os/user"
 	"strconv"
 	"time"
+
+	"github.com/gridtui/gridtui/internal/tomlfile"
 )
 
 // builder validates a decoded fileInventory and resolves it into an Inventory.
@@ -13,7 +15,6 @@ type builder struct {
 	file  string
 	data  []byte
 	ssh   SSHConfig
-	pos   keyPositions
 	seen  map[string]string     // host name -> key path where first defined
 	addrs map[netip.Addr]string // local address -> key path
 }
@@ -21,31 +22,7 @@ type builder struct {
 // errAt returns a ConfigError for the key path, positioned at the key (or
 // at the closest enclosing table) when the file says where it is.
 func (b *builder) errAt(path, format string, args ...any) error {
-	if b.pos == nil {
-		b.pos = indexPositions(b.data)
-	}
-	for p := path; p != ""; p = parentPath(p) {
-		if lc, ok := b.pos[p]; ok {
-			return newConfigError(b.file, b.data, lc[0], lc[1], path, fmt.Sprintf(format, args...))
-		}
-	}
-	return &ConfigError{File: b.file, Key: path, Msg: fmt.Sprintf(format, args...)}
-}
-
-// parentPath drops the last component of a key path: "a[0].b" -> "a[0]",
-// "a[0]" -> "".
-func parentPath(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		switch p[i] {
-		case '.':
-			return p[:i]
-		case '[':
-			if i > 0 {
-				return "" // "site[0]" has no parent table worth pointing at
-			}
-		}
-	}
-	return ""
+	return fromProblem(b.file, b.data, tomlfile.At(b.data, path, fmt.Sprintf(format, args...)))
 }
 
 func (b *builder) build(fi *fileInventory) (*Inventory, error) {
@@ -187,13 +164,7 @@ func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Default
 }
 
 // written reports whether the file sets the key path explicitly.
-func (b *builder) written(path string) bool {
-	if b.pos == nil {
-		b.pos = indexPositions(b.data)
-	}
-	_, ok := b.pos[path]
-	return ok
-}
+func (b *builder) written(path string) bool { return tomlfile.Written(b.data, path) }
 
 // sshNames expands the hosts of an SSH cluster.
 func (b *builder) sshNames(path string, fc *fileCluster) ([]string, error) {

@@ -1,16 +1,14 @@
 package jobs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/gridtui/gridtui/internal/tomlfile"
 )
 
 // MaxGroupSize is the largest number of workers one coordinator serves
@@ -95,10 +93,8 @@ func LoadSpec(path string) (Spec, error) {
 // defaults of DefaultSpec except the node selection.
 func ParseSpec(file string, data []byte) (Spec, error) {
 	var f specFile
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return Spec{}, tomlError(file, data, err)
+	if ps := tomlfile.Decode(data, &f); ps != nil {
+		return Spec{}, specError(file, ps[0])
 	}
 	s := Spec{
 		Name: f.Name, App: f.App, Obstacle: f.Obstacle, Scheme: f.Scheme,
@@ -108,7 +104,7 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	if f.WallTime != "" {
 		d, err := time.ParseDuration(f.WallTime)
 		if err != nil {
-			return Spec{}, keyError(file, data, "", "wall_time", fmt.Sprintf("wall_time %q is not a duration like \"90s\" or \"5m\"", f.WallTime))
+			return Spec{}, keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q is not a duration like \"90s\" or \"5m\"", f.WallTime))
 		}
 		s.WallTime = d
 	}
@@ -119,7 +115,7 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	if err := s.Validate(); err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
-			return Spec{}, keyError(file, data, fe.table, fe.key, fe.msg)
+			return Spec{}, keyError(file, data, fe.path, fe.msg)
 		}
 		return Spec{}, err
 	}
@@ -176,57 +172,58 @@ func Supported(scheme Scheme, det Detector) bool {
 	return false
 }
 
-// fieldError is a validation error tied to one key of the job file.
+// fieldError is a validation error tied to one key of the job file, by its
+// indexed path ("obstacle.n", "group[1].coordinator").
 type fieldError struct {
-	table, key, msg string
+	path, msg string
 }
 
 func (e *fieldError) Error() string { return "jobs: " + e.msg }
 func (e *fieldError) Unwrap() error { return ErrSpec }
 
-func bad(table, key, format string, args ...any) error {
-	return &fieldError{table: table, key: key, msg: fmt.Sprintf(format, args...)}
+func bad(path, format string, args ...any) error {
+	return &fieldError{path: path, msg: fmt.Sprintf(format, args...)}
 }
 
 // Validate checks a spec; errors name the field. It does not know the
 // inventory: node counts against live workers are checked when planning.
 func (s Spec) Validate() error {
 	if s.App != "obstacle" {
-		return bad("", "app", "app %q is unknown (want \"obstacle\")", s.App)
+		return bad("app", "app %q is unknown (want \"obstacle\")", s.App)
 	}
 	if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
-		return bad("obstacle", "n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
+		return bad("obstacle.n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
 	}
 	if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
-		return bad("obstacle", "eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
+		return bad("obstacle.eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
 	}
 	switch s.Scheme {
 	case Synchronous, Asynchronous, Hybrid:
 	default:
-		return bad("", "scheme", "scheme %q is unknown (want sync, async or hybrid)", s.Scheme)
+		return bad("scheme", "scheme %q is unknown (want sync, async or hybrid)", s.Scheme)
 	}
 	switch s.Detector {
 	case DetectTokens, DetectActivity, DetectSwitch:
 	default:
-		return bad("", "detector", "detector %q is unknown (want tokens, activity or switch)", s.Detector)
+		return bad("detector", "detector %q is unknown (want tokens, activity or switch)", s.Detector)
 	}
 	if !Supported(s.Scheme, s.Detector) {
-		return bad("", "detector", "detector %q does not run with scheme %q: tokens is for sync jobs only; async and hybrid jobs use activity or switch", s.Detector, s.Scheme)
+		return bad("detector", "detector %q does not run with scheme %q: tokens is for sync jobs only; async and hybrid jobs use activity or switch", s.Detector, s.Scheme)
 	}
 	if s.Cores < 0 || s.Cores > 1024 {
-		return bad("", "cores", "cores = %d is out of range (0 = all of each host, up to 1024)", s.Cores)
+		return bad("cores", "cores = %d is out of range (0 = all of each host, up to 1024)", s.Cores)
 	}
 	if s.MaxIter < 0 {
-		return bad("", "max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
+		return bad("max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
 	}
 	if s.WallTime < 0 {
-		return bad("", "wall_time", "wall_time = %s must not be negative", s.WallTime)
+		return bad("wall_time", "wall_time = %s must not be negative", s.WallTime)
 	}
 	if h := duplicateHost(s.Nodes.Hosts); h != "" {
-		return bad("nodes", "hosts", "nodes.hosts: %s is listed twice", h)
+		return bad("nodes.hosts", "nodes.hosts: %s is listed twice", h)
 	}
 	if s.Nodes.Any < 0 {
-		return bad("nodes", "any", "nodes.any = %d must not be negative", s.Nodes.Any)
+		return bad("nodes.any", "nodes.any = %d must not be negative", s.Nodes.Any)
 	}
 	return s.validateGroups()
 }
@@ -235,75 +232,39 @@ func (s Spec) validateGroups() error {
 	seen := map[string]int{}
 	for i, g := range s.Groups {
 		if g.Coordinator == "" {
-			return bad("group", "coordinator", "group %d has no coordinator", i+1)
+			return bad(fmt.Sprintf("group[%d].coordinator", i), "group %d has no coordinator", i+1)
 		}
 		if len(g.Workers) == 0 {
-			return bad("group", "workers", "group %d (coordinator %s) has no workers", i+1, g.Coordinator)
+			return bad(fmt.Sprintf("group[%d].workers", i), "group %d (coordinator %s) has no workers", i+1, g.Coordinator)
 		}
 		if len(g.Workers) > MaxGroupSize {
-			return bad("group", "workers", "group %d (coordinator %s) has %d workers; a coordinator serves at most %d", i+1, g.Coordinator, len(g.Workers), MaxGroupSize)
+			return bad(fmt.Sprintf("group[%d].workers", i), "group %d (coordinator %s) has %d workers; a coordinator serves at most %d", i+1, g.Coordinator, len(g.Workers), MaxGroupSize)
 		}
 		in := false
 		for _, w := range g.Workers {
 			if j, dup := seen[w]; dup {
-				return bad("group", "workers", "node %s is in groups %d and %d", w, j, i+1)
+				return bad(fmt.Sprintf("group[%d].workers", i), "node %s is in groups %d and %d", w, j, i+1)
 			}
 			seen[w] = i + 1
 			in = in || w == g.Coordinator
 		}
 		if !in {
-			return bad("group", "coordinator", "group %d: coordinator %s is not one of its workers", i+1, g.Coordinator)
+			return bad(fmt.Sprintf("group[%d].coordinator", i), "group %d: coordinator %s is not one of its workers", i+1, g.Coordinator)
 		}
 	}
 	return nil
 }
 
-// tomlError turns a go-toml decode error into a positioned SpecError.
-func tomlError(file string, data []byte, err error) error {
-	var sm *toml.StrictMissingError
-	if errors.As(err, &sm) && len(sm.Errors) > 0 {
-		de := sm.Errors[0]
-		row, col := de.Position()
-		return &SpecError{File: file, Line: row, Col: col, Text: lineAt(data, row),
-			Msg: fmt.Sprintf("unknown key %q", strings.Join(de.Key(), "."))}
+// specError renders a located problem of a job file.
+func specError(file string, p tomlfile.Problem) *SpecError {
+	msg := p.Msg
+	if p.Unknown {
+		msg = fmt.Sprintf("unknown key %q", p.Key)
 	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		row, col := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		return &SpecError{File: file, Line: row, Col: col, Text: lineAt(data, row), Msg: msg}
-	}
-	return &SpecError{File: file, Msg: err.Error()}
+	return &SpecError{File: file, Line: p.Line, Col: p.Col, Text: p.Text, Msg: msg}
 }
 
-// keyError locates key (inside [table] / [[table]] when table is set) in the
-// document so a semantic error can point at its line.
-func keyError(file string, data []byte, table, key, msg string) error {
-	lines := strings.Split(string(data), "\n")
-	keyRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=`)
-	dotted := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(table+"."+key) + `\s*=`)
-	cur := ""
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "[") {
-			cur = strings.Trim(strings.SplitN(t, "#", 2)[0], "[] \t")
-			continue
-		}
-		if (cur == table && keyRe.MatchString(l)) || (table != "" && cur == "" && dotted.MatchString(l)) {
-			col := strings.Index(l, strings.TrimSpace(l)) + 1
-			return &SpecError{File: file, Line: i + 1, Col: col, Text: l, Msg: msg}
-		}
-	}
-	return &SpecError{File: file, Msg: msg}
-}
-
-func lineAt(data []byte, row int) string {
-	if row < 1 {
-		return ""
-	}
-	lines := strings.Split(string(data), "\n")
-	if row > len(lines) {
-		return ""
-	}
-	return strings.TrimRight(lines[row-1], "\r")
+// keyError points a semantic error at its key path in the document.
+func keyError(file string, data []byte, path, msg string) error {
+	return specError(file, tomlfile.At(data, path, msg))
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/gridtui/gridtui/internal/tomlfile"
 )
 
 // NodeRef is one inventory host as a node selection sees it.
@@ -74,30 +74,16 @@ func duplicateHost(hosts []string) string {
 	return ""
 }
 
-// specPresence records which keys a job file sets, to tell an explicit zero
-// from a key left out (which takes the default).
-type specPresence struct {
-	Obstacle struct {
-		Eps *float64 `toml:"eps"`
-	} `toml:"obstacle"`
-	MaxIter  *int    `toml:"max_iterations"`
-	WallTime *string `toml:"wall_time"`
-}
-
 // explicitZeros refuses keys a job file sets to 0 where 0 would silently
 // become the default: eps, max_iterations and wall_time.
 func explicitZeros(file string, data []byte, s Spec) error {
-	var p specPresence
-	if err := toml.Unmarshal(data, &p); err != nil {
-		return tomlError(file, data, err)
-	}
 	switch {
-	case p.Obstacle.Eps != nil && s.Obstacle.Eps == 0:
-		return keyError(file, data, "obstacle", "eps", "obstacle.eps = 0 must be a positive number (leave it out for the default 1e-8)")
-	case p.MaxIter != nil && s.MaxIter == 0:
-		return keyError(file, data, "", "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)")
-	case p.WallTime != nil && s.WallTime == 0:
-		return keyError(file, data, "", "wall_time", fmt.Sprintf("wall_time %q must be positive (leave it out for the default)", *p.WallTime))
+	case s.Obstacle.Eps == 0 && tomlfile.Written(data, "obstacle.eps"):
+		return keyError(file, data, "obstacle.eps", "obstacle.eps = 0 must be a positive number (leave it out for the default 1e-8)")
+	case s.MaxIter == 0 && tomlfile.Written(data, "max_iterations"):
+		return keyError(file, data, "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)")
+	case s.WallTime == 0 && tomlfile.Written(data, "wall_time"):
+		return keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q must be positive (leave it out for the default)", s.WallTime.String()))
 	}
 	return nil
 }

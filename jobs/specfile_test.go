@@ -41,7 +41,7 @@ func TestParseSpecErrors(t *testing.T) {
 		"wall time":                 {doc: "wall_time = \"soon\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: "wall_time"},
 		"async with tokens":         {doc: "scheme = \"async\"\ndetector = \"tokens\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: "tokens is for sync jobs only"},
 		"group without coordinator": {doc: "[obstacle]\nn = 8\n[[group]]\nworkers = [\"a\"]\ncoordinator = \"b\"\n", line: 5, col: 1, wantInText: "not one of its workers"},
-		"node in two groups":        {doc: "[obstacle]\nn = 8\n[[group]]\ncoordinator = \"a\"\nworkers = [\"a\"]\n[[group]]\ncoordinator = \"b\"\nworkers = [\"b\", \"a\"]\n", line: 5, wantInText: "node a is in groups 1 and 2"},
+		"node in two groups":        {doc: "[obstacle]\nn = 8\n[[group]]\ncoordinator = \"a\"\nworkers = [\"a\"]\n[[group]]\ncoordinator = \"b\"\nworkers = [\"b\", \"a\"]\n", line: 8, col: 1, wantInText: "node a is in groups 1 and 2"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -158,5 +158,15 @@ func TestParseSpecExplicitValues(t *testing.T) {
 				t.Fatalf("error %v, want %q at line %d", err, tc.want, tc.line)
 			}
 		})
+	}
+}
+
+// TestParseSpecInlineTableZero: an explicit zero written in an inline table
+// is refused like one written under [obstacle].
+func TestParseSpecInlineTableZero(t *testing.T) {
+	_, err := ParseSpec("job.toml", []byte("obstacle = { n = 8, eps = 0 }\n"))
+	var se *SpecError
+	if !errors.As(err, &se) || se.Line != 1 || !strings.Contains(se.Msg, "obstacle.eps = 0") {
+		t.Fatalf("error %v, want obstacle.eps = 0 refused at line 1", err)
 	}
 }

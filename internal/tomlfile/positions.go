@@ -26,16 +26,30 @@ func Positions(data []byte) map[string][2]int {
 				pos[table] = [2]int{sh.Start.Line, sh.Start.Column}
 			}
 		case unstable.KeyValue:
-			path := strings.Join(keyParts(e), ".")
-			if table != "" {
-				path = table + "." + path
-			}
-			if sh, ok := shapeOf(&p, e); ok {
-				pos[path] = [2]int{sh.Start.Line, sh.Start.Column}
-			}
+			keyValue(&p, e, table, pos)
 		}
 	}
 	return pos
+}
+
+// keyValue records a key-value under table, and the keys of an inline table
+// value ("obstacle = { eps = 0 }" writes "obstacle.eps").
+func keyValue(p *unstable.Parser, e *unstable.Node, table string, pos map[string][2]int) {
+	path := strings.Join(keyParts(e), ".")
+	if table != "" {
+		path = table + "." + path
+	}
+	if sh, ok := shapeOf(p, e); ok {
+		pos[path] = [2]int{sh.Start.Line, sh.Start.Column}
+	}
+	if v := e.Value(); v != nil && v.Kind == unstable.InlineTable {
+		it := v.Children()
+		for it.Next() {
+			if kv := it.Node(); kv.Kind == unstable.KeyValue {
+				keyValue(p, kv, path, pos)
+			}
+		}
+	}
 }
 
 // arrayPath turns a table header's key into an indexed path: the header

@@ -1,17 +1,15 @@
 package study
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/gridtui/gridtui/internal/tomlfile"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -118,14 +116,12 @@ func LoadMatrix(path string) (Matrix, error) {
 // in job files) and validates it; errors carry file:line:col.
 func ParseMatrix(file string, data []byte) (Matrix, error) {
 	var f matrixFile
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return Matrix{}, tomlError(file, data, err)
+	if ps := tomlfile.Decode(data, &f); ps != nil {
+		return Matrix{}, matrixError(file, ps[0])
 	}
 	m, fe := f.matrix()
 	if fe != nil {
-		return Matrix{}, keyError(file, data, fe)
+		return Matrix{}, matrixError(file, tomlfile.At(data, fe.path(), fe.msg))
 	}
 	return m, nil
 }
@@ -136,6 +132,18 @@ type fieldError struct {
 	grid int
 	key  string
 	msg  string
+}
+
+// path is the error's key path: "sizes", "grid[1].schemes"; the matrix's
+// grids as a whole are pointed at by their first [[grid]].
+func (fe *fieldError) path() string {
+	switch {
+	case fe.grid > 0:
+		return fmt.Sprintf("grid[%d].%s", fe.grid-1, fe.key)
+	case fe.key == "grid":
+		return "grid[0]"
+	}
+	return fe.key
 }
 
 func bad(grid int, key, format string, args ...any) *fieldError {
@@ -288,58 +296,13 @@ func (m Matrix) RunCount() int {
 	return len(m.Sizes) * (m.SingleRepeats + multi*len(m.Cores)*per*m.Repeats)
 }
 
-// tomlError turns a go-toml decode error into a positioned MatrixError.
-func tomlError(file string, data []byte, err error) error {
-	var sm *toml.StrictMissingError
-	if errors.As(err, &sm) && len(sm.Errors) > 0 {
-		de := sm.Errors[0]
-		row, col := de.Position()
-		return &MatrixError{File: file, Line: row, Col: col, Text: lineAt(data, row),
-			Msg: fmt.Sprintf("unknown key %q", strings.Join(de.Key(), "."))}
+// matrixError renders a located problem of a matrix file.
+func matrixError(file string, p tomlfile.Problem) *MatrixError {
+	msg := p.Msg
+	if p.Unknown {
+		msg = fmt.Sprintf("unknown key %q", p.Key)
 	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		row, col := de.Position()
-		return &MatrixError{File: file, Line: row, Col: col, Text: lineAt(data, row),
-			Msg: strings.TrimPrefix(de.Error(), "toml: ")}
-	}
-	return &MatrixError{File: file, Msg: err.Error()}
-}
-
-// keyError points a validation error at its key: the top-level key, or the
-// key inside the fe.grid-th [[grid]] table.
-func keyError(file string, data []byte, fe *fieldError) error {
-	lines := strings.Split(string(data), "\n")
-	keyRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(fe.key) + `\s*=`)
-	tableRe := regexp.MustCompile(`^\s*\[\[?\s*grid\s*\]\]?`)
-	grid, inTable := 0, false
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "[") {
-			inTable = true
-			if tableRe.MatchString(t) {
-				grid++
-				if fe.grid == 0 && fe.key == "grid" {
-					return &MatrixError{File: file, Line: i + 1, Col: 1 + strings.Index(l, t), Text: strings.TrimRight(l, "\r"), Msg: fe.msg}
-				}
-			}
-			continue
-		}
-		if fe.grid == 0 && !inTable || fe.grid > 0 && grid == fe.grid {
-			if keyRe.MatchString(l) {
-				return &MatrixError{File: file, Line: i + 1, Col: 1 + strings.Index(l, t), Text: strings.TrimRight(l, "\r"), Msg: fe.msg}
-			}
-		}
-	}
-	return &MatrixError{File: file, Msg: fe.msg}
-}
-
-func lineAt(data []byte, row int) string {
-	lines := strings.Split(string(data), "\n")
-	if row < 1 || row > len(lines) {
-		return ""
-	}
-	return strings.TrimRight(lines[row-1], "\r")
+	return &MatrixError{File: file, Line: p.Line, Col: p.Col, Text: p.Text, Msg: msg}
 }
 
 // DefaultMatrix is the study `gridtui bench study` runs without --matrix,

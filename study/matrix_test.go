@@ -80,7 +80,7 @@ func TestParseMatrixBad(t *testing.T) {
 		msg       string
 	}{
 		{"unknown key", "sizes = [8]\nnodes = [2]\nnodez = 3\n" + grid, 3, 1, `unknown key "nodez"`},
-		{"unknown key in grid", "sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\"]\ncluster = \"b\"\n", 5, 1, `unknown key "grid.cluster"`},
+		{"unknown key in grid", "sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\"]\ncluster = \"b\"\n", 5, 1, `unknown key "grid[0].cluster"`},
 		{"syntax", "sizes = [8\nnodes = [2]\n", 2, 1, ""},
 		{"wrong type", "sizes = \"big\"\n", 1, 9, ""},
 		{"no sizes", "nodes = [2]\n" + grid, 0, 0, "sizes is missing"},
@@ -93,7 +93,7 @@ func TestParseMatrixBad(t *testing.T) {
 		{"repeats", "sizes = [8]\nnodes = [2]\nrepeats = 99\n" + grid, 3, 1, "repeats = 99 is out of range"},
 		{"wall time", "sizes = [8]\nnodes = [2]\nwall_time = \"soon\"\n" + grid, 3, 1, `wall_time "soon"`},
 		{"no grid", "sizes = [8]\nnodes = [2]\n", 0, 0, "no [[grid]]"},
-		{"grid without clusters", "sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\"]\n[[grid]]\nschemes = [\"sync\"]\n", 0, 0, "grid 2 lists no clusters"},
+		{"grid without clusters", "sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\"]\n[[grid]]\nschemes = [\"sync\"]\n", 5, 3, "grid 2 lists no clusters"},
 		{"grid scheme", "sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\"]\n[[grid]]\nclusters = [\"b\"]\nschemes = [\"x\"]\n", 7, 1, `scheme "x" is unknown`},
 		{"grid repeated", "sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\", \"b\"]\n[[grid]]\nclusters = [\"b\", \"a\"]\n", 6, 1, "grid 2 repeats grid 1"},
 		{"cluster repeated", "sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\", \"a\"]\n", 4, 1, `cluster "a" is empty or repeated`},

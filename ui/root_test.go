@@ -397,9 +397,9 @@ func TestPreflightShownInNetwork(t *testing.T) {
 		t.Fatalf("before the links are up: %q, want pending", got)
 	}
 	snap := fakeRun(3, 2, -1)[0]
-	m = send(m, runTickMsg{feed: m.feed, snap: &snap, logs: []engine.LogEvent{
+	m = send(m, runTickMsg{feed: m.feed, runBatch: runBatch{snap: &snap, logs: []engine.LogEvent{
 		{Node: "alpha-1", Text: "alpha-1 ↔ alpha-2: infiniband unreachable (connection refused), falling back to ethernet 127.16.64.10 ↔ 127.16.64.11"},
-	}})
+	}}})
 	want := map[string]string{"alpha-1↔alpha-2": "fallback", "alpha-2↔beta-1": "ok"}
 	for _, p := range m.network.pairs {
 		if w := want[p.A+"↔"+p.B]; p.Preflight != w {

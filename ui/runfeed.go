@@ -19,10 +19,9 @@ import (
 // (≤ 10 Hz), so a burst of events never floods Update.
 const runTick = 100 * time.Millisecond
 
-// runFeed is the hand-off between a run's goroutine (engine callbacks) and
-// the UI tick: the latest snapshot wins, log events queue up (bounded).
-type runFeed struct {
-	mu      sync.Mutex
+// runBatch is what a run produced since the last tick: the latest snapshot,
+// the queued log and deploy events, and the outcome once the run is done.
+type runBatch struct {
 	snap    *engine.Snapshot
 	logs    []engine.LogEvent
 	deploys []deploy.Event
@@ -30,6 +29,13 @@ type runFeed struct {
 	done    bool
 	summary string
 	err     error
+}
+
+// runFeed is the hand-off between a run's goroutine (engine callbacks) and
+// the UI tick: the latest snapshot wins, log events queue up (bounded).
+type runFeed struct {
+	mu sync.Mutex
+	runBatch
 }
 
 const maxQueuedLogs = 1000
@@ -66,21 +72,15 @@ func (f *runFeed) finish(summary string, err error) {
 
 // runTickMsg carries what a run produced since the last tick.
 type runTickMsg struct {
-	feed    *runFeed
-	snap    *engine.Snapshot
-	logs    []engine.LogEvent
-	deploys []deploy.Event
-	dropped int
-	done    bool
-	summary string
-	err     error
+	feed *runFeed
+	runBatch
 }
 
-// drain takes what accumulated in the feed.
+// drain takes what accumulated in the feed; the outcome stays.
 func (f *runFeed) drain() runTickMsg {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	m := runTickMsg{feed: f, snap: f.snap, logs: f.logs, deploys: f.deploys, dropped: f.dropped, done: f.done, summary: f.summary, err: f.err}
+	m := runTickMsg{feed: f, runBatch: f.runBatch}
 	f.snap, f.logs, f.deploys, f.dropped = nil, nil, nil, 0
 	return m
 }
@@ -129,8 +129,9 @@ func EngineRunWith(opt deploy.Options) RunFunc {
 	}
 }
 
-// ErrNoEngine is returned when the console was built without a job runner.
-var ErrNoEngine = errors.New("ui: running jobs is not implemented yet (engine.Run has not landed)")
+// ErrNoEngine is returned when the console was built without a job runner
+// (Config.Run is nil).
+var ErrNoEngine = errors.New("ui: no job runner configured")
 
 // startRun runs spec in a goroutine and returns the first tick.
 func startRun(ctx context.Context, run RunFunc, spec jobs.Spec, inv *deploy.Inventory, storeDir string) (*runFeed, tea.Cmd) {

@@ -20,11 +20,6 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// notImplemented is returned by subcommands that a later issue fills.
-func notImplemented(name string) error {
-	return &exitError{code: 2, err: fmt.Errorf("gridtui %s: not implemented yet", name)}
-}
-
 func main() {
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {

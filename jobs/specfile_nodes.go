@@ -1,11 +1,18 @@
 package jobs
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
 )
+
+// ErrEmptySelection is wrapped by the errors of a node selection that
+// names no host of the inventory (sites and clusters with no host in common,
+// or an inventory with no hosts).
+var ErrEmptySelection = errors.New("jobs: the node selection names no host")
 
 // NodeRef is one inventory host as a node selection sees it.
 type NodeRef struct {
@@ -19,16 +26,67 @@ func (n NodeSelection) Mixed() bool {
 }
 
 // Flatten resolves a selection against the inventory's hosts (in inventory
-// order) into one naming hosts only: the union of the hosts in the named
-// clusters and sites (both must match when both are given) and the named
-// hosts, in inventory order without duplicates, cut to Any when Any is set.
-// source names the inventory in errors. A selection that is not Mixed is
-// returned unchanged.
+// order) into one naming hosts only. A Mixed selection becomes the union of
+// the hosts in its sites and clusters (both must match when both are given,
+// and they must share a host) and the named hosts, in inventory order
+// without duplicates, cut to Any when Any is set. A selection of hosts only
+// keeps their order (it is the rank order) and is cut to Any. source names
+// the inventory in errors. A selection of sites and clusters only is
+// returned unchanged: the engine chooses among the hosts with a live worker.
 func (n NodeSelection) Flatten(inv []NodeRef, source string) (NodeSelection, error) {
-	if !n.Mixed() {
+	switch {
+	case len(n.Hosts) == 0:
 		return n, nil
+	case !n.Mixed():
+		if n.Any == 0 {
+			return n, nil
+		}
+		return n.cut(slices.Clone(n.Hosts), source)
 	}
-	known := func(names []string, field func(NodeRef) string, what string) error {
+	if err := n.known(inv, source); err != nil {
+		return n, err
+	}
+	group, err := n.group(inv, source)
+	if err != nil {
+		return n, err
+	}
+	var out []string
+	for _, r := range inv {
+		if (slices.Contains(group, r.Name) || slices.Contains(n.Hosts, r.Name)) && !slices.Contains(out, r.Name) {
+			out = append(out, r.Name)
+		}
+	}
+	return n.cut(out, source)
+}
+
+// Resolve returns the hosts a run plans for the selection, in rank order,
+// when every host of the inventory inv has a live worker: the hosts of
+// Flatten when it names hosts, else those of the named sites and clusters
+// (both must match when both are given; neither named means every host), in
+// inventory order, the first Any of them when Any is set. source names the
+// inventory in errors; a selection that names no host wraps
+// ErrEmptySelection. The console's Compose view plans with it, so that it
+// shows what `gridtui run` would run.
+func (n NodeSelection) Resolve(inv []NodeRef, source string) ([]string, error) {
+	if err := n.known(inv, source); err != nil {
+		return nil, err
+	}
+	if len(n.Hosts) > 0 {
+		f, err := n.Flatten(inv, source)
+		return f.Hosts, err
+	}
+	group, err := n.group(inv, source)
+	if err != nil {
+		return nil, err
+	}
+	f, err := n.cut(group, source)
+	return f.Hosts, err
+}
+
+// known checks that every site, cluster and host the selection names is in
+// the inventory.
+func (n NodeSelection) known(inv []NodeRef, source string) error {
+	check := func(names []string, field func(NodeRef) string, what string) error {
 		for _, name := range names {
 			if !slices.ContainsFunc(inv, func(r NodeRef) bool { return field(r) == name }) {
 				return fmt.Errorf("jobs: nodes: %s %q is not in %s", what, name, source)
@@ -36,30 +94,46 @@ func (n NodeSelection) Flatten(inv []NodeRef, source string) (NodeSelection, err
 		}
 		return nil
 	}
-	if err := known(n.Hosts, func(r NodeRef) string { return r.Name }, "host"); err != nil {
-		return n, err
+	if err := check(n.Hosts, func(r NodeRef) string { return r.Name }, "host"); err != nil {
+		return err
 	}
-	if err := known(n.Clusters, func(r NodeRef) string { return r.Cluster }, "cluster"); err != nil {
-		return n, err
+	if err := check(n.Clusters, func(r NodeRef) string { return r.Cluster }, "cluster"); err != nil {
+		return err
 	}
-	if err := known(n.Sites, func(r NodeRef) string { return r.Site }, "site"); err != nil {
-		return n, err
-	}
+	return check(n.Sites, func(r NodeRef) string { return r.Site }, "site")
+}
+
+// group returns, in inventory order, the hosts of the named clusters and
+// sites: the intersection when both are named, every host when neither is.
+// Named sites and clusters that share no host are an error wrapping
+// ErrEmptySelection.
+func (n NodeSelection) group(inv []NodeRef, source string) ([]string, error) {
 	var out []string
 	for _, r := range inv {
-		inGroup := (len(n.Clusters) == 0 || slices.Contains(n.Clusters, r.Cluster)) &&
-			(len(n.Sites) == 0 || slices.Contains(n.Sites, r.Site))
-		if (inGroup || slices.Contains(n.Hosts, r.Name)) && !slices.Contains(out, r.Name) {
+		if (len(n.Clusters) == 0 || slices.Contains(n.Clusters, r.Cluster)) &&
+			(len(n.Sites) == 0 || slices.Contains(n.Sites, r.Site)) {
 			out = append(out, r.Name)
 		}
 	}
-	if n.Any > len(out) {
-		return n, fmt.Errorf("jobs: nodes: any = %d, but the selection holds only %d hosts of %s", n.Any, len(out), source)
+	switch {
+	case len(out) > 0:
+		return out, nil
+	case len(n.Sites) > 0 && len(n.Clusters) > 0:
+		return nil, fmt.Errorf("%w: sites %s and clusters %s have no host in common in %s (a selection naming both takes the hosts in both)",
+			ErrEmptySelection, strings.Join(n.Sites, ", "), strings.Join(n.Clusters, ", "), source)
+	}
+	return nil, fmt.Errorf("%w: %s lists no hosts", ErrEmptySelection, source)
+}
+
+// cut returns the selection of hosts, the first Any of them when Any is set.
+func (n NodeSelection) cut(hosts []string, source string) (NodeSelection, error) {
+	if n.Any > len(hosts) {
+		return n, fmt.Errorf("jobs: nodes: any = %d, but the selection holds only %d hosts of %s", n.Any, len(hosts), source)
 	}
 	if n.Any > 0 {
-		out = out[:n.Any]
+		hosts = hosts[:n.Any]
 	}
-	return NodeSelection{Hosts: out}, nil
+	return NodeSelection{Hosts: hosts}, nil
 }
 
 // duplicateHost returns the first host named twice in hosts, or "".

@@ -148,7 +148,7 @@ func (a *activityRun) takeAsync() error {
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+				return wrapErr(err, "halo from rank %d", l.rank)
 			}
 			if err := a.takeHalo(l, n); err != nil {
 				return err
@@ -162,18 +162,18 @@ func (a *activityRun) takeAsync() error {
 // into the slab's halo, and every fresh message is an activity-graph update.
 func (a *activityRun) takeHalo(l *link, n int) error {
 	if n < haloHeader {
-		return fmt.Errorf("halo from rank %d: %w: %d values", l.rank, errWire, n)
+		return wrapErr(fmt.Errorf("%w: %d values", errWire, n), "halo from rank %d", l.rank)
 	}
 	seq, kind := haloHeaderOf(l.in)
 	switch {
 	case kind == haloPlane && n == haloHeader+a.plane:
 	case kind == haloMarker && n == haloHeader:
 	default:
-		return fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
+		return wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
 	}
 	out, fresh, err := a.g.Update(l.side, seq)
 	if err != nil {
-		return fmt.Errorf("update from rank %d: %w", l.rank, err)
+		return wrapErr(err, "update from rank %d", l.rank)
 	}
 	a.queue(out)
 	if fresh && kind == haloPlane {
@@ -214,7 +214,7 @@ func (a *activityRun) control(l *link, m ctrlMsg) error {
 	}
 	out, err := a.g.Control(ActivityMsg{Kind: k, Side: l.side, Seq: m.seq})
 	if err != nil {
-		return fmt.Errorf("from rank %d: %w", l.rank, err)
+		return wrapErr(err, "control message from rank %d", l.rank)
 	}
 	a.queue(out)
 	return nil
@@ -255,7 +255,7 @@ func (a *activityRun) sendPlanes(ctx context.Context) error {
 			a.t.hooks.beforeSend(l.side)
 		}
 		if err := a.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
-			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+			return wrapErr(err, "halo to rank %d", l.rank)
 		}
 	}
 	return nil
@@ -287,7 +287,7 @@ func (a *activityRun) receiveSync(ctx context.Context) error {
 		}
 		n, err := a.ep.ReceiveFloat64s(ctx, l.peer, l.in, rmnp.DATA)
 		if err != nil {
-			return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+			return wrapErr(err, "halo from rank %d", l.rank)
 		}
 		if err := a.takeHalo(l, n); err != nil {
 			return err
@@ -324,7 +324,7 @@ func (a *activityRun) waitInactive(ctx context.Context) error {
 		l := a.linkOf(src)
 		switch {
 		case l == nil:
-			return fmt.Errorf("engine: rank %d: message from peer %d, not a neighbour", a.t.Rank, src)
+			return fmt.Errorf("engine: message from peer %d, not a neighbour", src)
 		case kind&rmnp.CTRL != 0:
 			if err := a.drainCtrl(); err != nil {
 				return err
@@ -332,7 +332,7 @@ func (a *activityRun) waitInactive(ctx context.Context) error {
 		case l.sync:
 			n, err := a.ep.ReceiveFloat64s(ctx, l.peer, l.in, rmnp.DATA)
 			if err != nil {
-				return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+				return wrapErr(err, "halo from rank %d", l.rank)
 			}
 			a.pre[l.side] = true
 			if err := a.takeHalo(l, n); err != nil {

@@ -122,7 +122,10 @@ func FuzzControlMessage(f *testing.F) {
 }
 
 func TestNodeStateJSON(t *testing.T) {
-	for st := StateStarting; st <= StateFailed; st++ {
+	if StateAborted.String() != "aborted" {
+		t.Errorf("StateAborted reads %q", StateAborted)
+	}
+	for st := StateStarting; st <= StateAborted; st++ {
 		b, err := st.MarshalText()
 		var back NodeState
 		if err != nil || back.UnmarshalText(b) != nil || back != st || string(b) != st.String() {

@@ -90,6 +90,10 @@ func (s *submission) report() *Report {
 		nr := NodeReport{Node: st.Node, Rank: r, Group: g, Range: s.plan.Ranges[r], Cores: s.plan.Cores[r],
 			State: st.State, Iterations: st.Iteration, Sigma: st.Sigma, Compute: st.Compute, Send: st.Send,
 			Wait: st.Wait, Traffic: st.Traffic, PeakRSS: st.PeakRSS, Err: st.Err}
+		if s.failed != nil && !st.State.final() {
+			// The run stopped it (msgAbort): it is not computing any more.
+			nr.State = StateAborted
+		}
 		nr.Coordinator = g >= 0 && s.plan.Groups[g].Coordinator == st.Node
 		if h := s.headers[r]; h != nil {
 			nr.Converged = h.Converged

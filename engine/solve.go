@@ -90,7 +90,7 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 	if err != nil {
 		s.state = StateFailed
 		s.emit(time.Now(), err)
-		return s.res, fmt.Errorf("engine: rank %d: %w", t.Rank, err)
+		return s.res, wrapErr(err, "rank %d", t.Rank)
 	}
 	s.state = StateTerminated
 	s.emit(time.Now(), nil)
@@ -220,7 +220,7 @@ func (s *solver) emit(now time.Time, err error) {
 	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.slab.Iteration(), Sigma: s.sigma,
 		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait}
 	if err != nil {
-		st.Err = err.Error()
+		st.Err = bare(err.Error()) // shown after the node's name
 	}
 	s.report(st)
 }
@@ -236,7 +236,7 @@ func (s *solver) sendCtrl(ctx context.Context, side Side, m []byte) error {
 	start := time.Now()
 	defer timed(&s.res.Send, start)
 	if err := s.ep.Send(ctx, l.peer, m, rmnp.CTRL); err != nil {
-		return fmt.Errorf("control message to rank %d: %w", l.rank, err)
+		return wrapErr(err, "control message to rank %d", l.rank)
 	}
 	return nil
 }
@@ -254,11 +254,11 @@ func (s *solver) recvCtrl(ctx context.Context, side Side, flags rmnp.Flags) (ctr
 		if errors.Is(err, rmnp.ErrNoMessage) {
 			return ctrlMsg{}, err
 		}
-		return ctrlMsg{}, fmt.Errorf("control message from rank %d: %w", l.rank, err)
+		return ctrlMsg{}, wrapErr(err, "control message from rank %d", l.rank)
 	}
 	m, err := decodeCtrl(l.ctrl[:n])
 	if err != nil {
-		return ctrlMsg{}, fmt.Errorf("control message from rank %d: %w", l.rank, err)
+		return ctrlMsg{}, wrapErr(err, "control message from rank %d", l.rank)
 	}
 	return m, nil
 }

@@ -14,7 +14,8 @@ import (
 	"github.com/gridtui/gridtui/rmnp"
 )
 
-// ErrRunFailed is wrapped when a node failed during a run.
+// ErrRunFailed is wrapped when a run did not complete: a node failed, the
+// wall time passed, or its context ended (then ErrRunAborted is wrapped too).
 var ErrRunFailed = errors.New("engine: run failed")
 
 // submission is one run as the submitter follows it.
@@ -42,6 +43,7 @@ type submission struct {
 	dirty     bool
 	lastSnap  time.Time
 	failed    *failure
+	aborted   *abortError // the run's context ended
 	outcome   string
 	gainRef   *gainCurve
 	residuals []jobs.ResidualSample
@@ -125,8 +127,12 @@ func (s *submission) execute(ctx context.Context) (*Report, error) {
 	}
 	defer s.ep.Close()
 	if err := s.assign(ctx, tasks); err != nil {
-		s.fail(err.node, err.cause)
-		s.end(msgAbort, "failed", nil)
+		if ctx.Err() != nil {
+			s.abort(ctx) // not the coordinator's fault
+		} else {
+			s.fail(err.node, err.cause)
+		}
+		s.end(msgAbort, s.failed.Cause, nil)
 		return s.report(), s.err()
 	}
 	msgs := make(chan inbound, 256)
@@ -209,8 +215,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	for s.failed == nil && !s.complete() {
 		select {
 		case <-ctx.Done():
-			s.outcome = "aborted"
-			s.fail("", "interrupted: "+context.Cause(ctx).Error())
+			s.abort(ctx)
 		case <-wall.C:
 			s.fail("", fmt.Sprintf("wall time %v exceeded", s.spec.WallTime))
 		case name := <-exited:
@@ -350,11 +355,25 @@ func (s *submission) complete() bool {
 	return true
 }
 
-// fail records the first failure of the run.
+// abort records that the run's context ended (Ctrl-C, the console's abort,
+// a deadline) as the run's failure, unless it failed before.
+func (s *submission) abort(ctx context.Context) {
+	if s.failed != nil {
+		return
+	}
+	s.aborted = newAbortError(s.spec.Name, ctx)
+	s.outcome = "aborted"
+	s.fail("", s.aborted.reason())
+}
+
+// fail records the first failure of the run. The cause is text, from this
+// process or a worker's; it is printed after the node's name, so without
+// the package prefix.
 func (s *submission) fail(node, cause string) {
 	if s.failed != nil {
 		return
 	}
+	cause = bare(cause)
 	s.failed = &failure{Node: node, Cause: cause}
 	if s.outcome == "" {
 		s.outcome = "failed"
@@ -380,6 +399,9 @@ func (s *submission) lostNodes() map[string]bool {
 func (s *submission) err() error {
 	if s.failed == nil {
 		return nil
+	}
+	if s.aborted != nil {
+		return s.aborted
 	}
 	if s.failed.Node == "" {
 		return fmt.Errorf("%w: %s", ErrRunFailed, s.failed.Cause)

@@ -139,7 +139,7 @@ func (w *switchRun) exchangeRound(ctx context.Context) error {
 		setHaloHeader(msg, w.sentSeq[l.side], haloPlane|uint64(w.request)<<8)
 		copy(msg[haloHeader:], own)
 		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
-			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+			return wrapErr(err, "halo to rank %d", l.rank)
 		}
 	}
 	now := time.Now()
@@ -151,11 +151,11 @@ func (w *switchRun) exchangeRound(ctx context.Context) error {
 		}
 		n, err := w.ep.ReceiveFloat64s(ctx, l.peer, l.in, rmnp.DATA)
 		if err != nil {
-			return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+			return wrapErr(err, "halo from rank %d", l.rank)
 		}
 		seq, kind := haloHeaderOf(l.in)
 		if kind&0xff != haloPlane || n != haloHeader+w.plane {
-			return fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
+			return wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
 		}
 		l.seq = seq
 		_, halo := w.planes(l.side)
@@ -218,11 +218,11 @@ func (w *switchRun) takeNewest() (bool, error) {
 				break
 			}
 			if err != nil {
-				return false, fmt.Errorf("halo from rank %d: %w", l.rank, err)
+				return false, wrapErr(err, "halo from rank %d", l.rank)
 			}
 			seq, kind := haloHeaderOf(l.in)
 			if kind != haloPlane || n != haloHeader+w.plane {
-				return false, fmt.Errorf("halo from rank %d: %w: kind %d with %d values", l.rank, errWire, kind, n)
+				return false, wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
 			}
 			if seq > l.seq {
 				l.seq = seq
@@ -252,7 +252,7 @@ func (w *switchRun) sendAsync(ctx context.Context) error {
 			w.t.hooks.beforeSend(l.side)
 		}
 		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
-			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+			return wrapErr(err, "halo to rank %d", l.rank)
 		}
 	}
 	return nil

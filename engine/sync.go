@@ -61,7 +61,7 @@ func (s *solver) exchangeSync(ctx context.Context) error {
 		}
 		own, _ := s.planes(l.side)
 		if err := s.ep.SendFloat64s(ctx, l.peer, own, rmnp.DATA); err != nil {
-			return fmt.Errorf("halo to rank %d: %w", l.rank, err)
+			return wrapErr(err, "halo to rank %d", l.rank)
 		}
 	}
 	now := time.Now()
@@ -74,10 +74,10 @@ func (s *solver) exchangeSync(ctx context.Context) error {
 		_, halo := s.planes(l.side)
 		n, err := s.ep.ReceiveFloat64s(ctx, l.peer, halo, rmnp.DATA)
 		if err != nil {
-			return fmt.Errorf("halo from rank %d: %w", l.rank, err)
+			return wrapErr(err, "halo from rank %d", l.rank)
 		}
 		if n != len(halo) {
-			return fmt.Errorf("halo from rank %d: %w: %d values, want %d", l.rank, errWire, n, len(halo))
+			return wrapErr(fmt.Errorf("%w: %d values, want %d", errWire, n, len(halo)), "halo from rank %d", l.rank)
 		}
 	}
 	return nil

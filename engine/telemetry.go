@@ -5,18 +5,23 @@ import "time"
 // NodeState is a worker's activity state as the console shows it. Active,
 // Inactive and Terminated are the states of the GRIDHPC activity graph
 // (Figs. 7–8); Starting and Failed frame a node's life around them.
+// Aborted is a report's final state of a node the run stopped before it
+// terminated (the run was interrupted, or another node failed): its
+// iterations and σ are the last it reported.
 type NodeState uint8
 
-// Node states, in the order a node normally passes through them.
+// Node states, in the order a node normally passes through them. Values
+// travel as numbers between workers and the submitter: new states go last.
 const (
 	StateStarting NodeState = iota
 	StateActive
 	StateInactive
 	StateTerminated
 	StateFailed
+	StateAborted
 )
 
-var stateNames = [...]string{"starting", "active", "inactive", "terminated", "failed"}
+var stateNames = [...]string{"starting", "active", "inactive", "terminated", "failed", "aborted"}
 
 // String returns the lower-case name of the state.
 func (s NodeState) String() string {
@@ -72,4 +77,9 @@ type LogEvent struct {
 	At   time.Time
 	Node string // empty for run-wide events
 	Text string
+}
+
+// final reports whether a node in state s has stopped for good.
+func (s NodeState) final() bool {
+	return s == StateTerminated || s == StateFailed || s == StateAborted
 }

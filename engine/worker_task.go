@@ -86,8 +86,11 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		if ctx.Err() != nil {
 			return // the run was stopped from above; nothing to report
 		}
-		job.setFailed(err)
-		m, _ := encodeMsg(msgFailed, failure{Node: t.Node, Cause: err.Error()})
+		// The cause is printed after the node's name ("engine: run failed:
+		// node alpha-2: rank 1: …"): without the package prefix.
+		cause := bare(err.Error())
+		job.setFailed(cause)
+		m, _ := encodeMsg(msgFailed, failure{Node: t.Node, Cause: cause})
 		// Bounded: a parent that stopped must not hold this goroutine (and
 		// endRun, which waits for it) forever.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
@@ -116,7 +119,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	}
 	res, err := Solve(ctx, data, sub, func(s NodeStatus) { job.update(s, data) })
 	if err != nil {
-		fail(fmt.Errorf("solve: %w", err))
+		fail(err)
 		return
 	}
 	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
@@ -158,18 +161,18 @@ func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (cho
 			n.logUp(ctx, w)
 		}
 		if err != nil {
-			return chosen, "", fmt.Errorf("link to %s: %w", up.Node, err)
+			return chosen, "", wrapErr(err, "link to %s", up.Node)
 		}
 		chosen = r
 		if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+string(r.Network)), rmnp.CTRL); err != nil {
-			return chosen, "", fmt.Errorf("link to %s: confirm the %s route: %w", up.Node, r.Network, err)
+			return chosen, "", wrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)
 		}
 	}
 	if low := t.Lower; low != nil {
 		wctx, cancel := context.WithTimeout(ctx, linkTimeout)
 		defer cancel()
 		if lowerNet, err = awaitLinked(wctx, data, low.Peer); err != nil {
-			return chosen, "", fmt.Errorf("lower neighbour %s never connected: %w", low.Node, err)
+			return chosen, "", wrapErr(err, "lower neighbour %s never connected", low.Node)
 		}
 	}
 	return chosen, lowerNet, nil
@@ -262,12 +265,12 @@ func (n *node) sendResult(ctx context.Context, parent rmnp.PeerID, hdr resultHea
 		return err
 	}
 	if err := n.send(ctx, parent, m); err != nil {
-		return fmt.Errorf("send result header: %w", err)
+		return wrapErr(err, "send result header")
 	}
 	for off := 0; off < len(v); off += valuesChunk {
 		end := min(off+valuesChunk, len(v))
 		if err := n.send(ctx, parent, encodeValues(hdr.Rank, off, v[off:end])); err != nil {
-			return fmt.Errorf("send result values: %w", err)
+			return wrapErr(err, "send result values")
 		}
 	}
 	return nil
@@ -293,10 +296,10 @@ func (j *jobState) finish(h resultHeader) {
 	j.latest.PeakRSS, j.dirty = h.PeakRSS, true
 }
 
-func (j *jobState) setFailed(err error) {
+func (j *jobState) setFailed(cause string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.latest.State, j.latest.Err, j.dirty = StateFailed, err.Error(), true
+	j.latest.State, j.latest.Err, j.dirty = StateFailed, cause, true
 	j.latest.PeakRSS = peakRSS()
 }
 

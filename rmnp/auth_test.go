@@ -92,7 +92,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		t.Run("garbage and wrong version", func(t *testing.T) {
 			for _, junk := range [][]byte{
 				bytes.Repeat([]byte{0xff}, helloSize),
-				append([]byte("RMNP\x09"), make([]byte, helloSize-5)...),
+				append([]byte("RMNP\x00"), make([]byte, helloSize-5)...), // below minVersion
 				[]byte("GET / HTTP/1.1\r\n\r\n"),
 			} {
 				c, err := net.Dial(network, address)

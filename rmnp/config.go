@@ -130,11 +130,18 @@ type LinkOptions struct {
 	Network string
 	// Compress asks for S2 compression of DATA (for inter-cluster links).
 	Compress bool
+
+	// maxVersion, if set, is the highest protocol version offered in the
+	// handshake (tests play an older dialer with it).
+	maxVersion uint8
 }
 
 func (o LinkOptions) validate() error {
 	if o.Mode > Async {
 		return fmt.Errorf("%w: mode %d", ErrConfig, o.Mode)
+	}
+	if o.maxVersion != 0 && (o.maxVersion < minVersion || o.maxVersion > protoVersion) {
+		return fmt.Errorf("%w: protocol version %d", ErrConfig, o.maxVersion)
 	}
 	if len(o.Network) > 31 {
 		return fmt.Errorf("%w: network label %q longer than 31 bytes", ErrConfig, o.Network)

@@ -6,8 +6,13 @@ import (
 	"time"
 )
 
-// protoVersion is the version byte of HELLO, ACCEPT and every frame header (spec.md §6).
-const protoVersion uint8 = 1
+// Protocol versions (spec.md §6). An endpoint speaks every version from
+// minVersion to protoVersion; a link speaks the highest both ends know, agreed in
+// the handshake, and every frame header carries it.
+const (
+	minVersion   uint8 = 1
+	protoVersion uint8 = 2
+)
 
 // PeerID identifies a worker (a subtask rank in the paper's GRID_Send) within a run.
 type PeerID uint32
@@ -98,6 +103,30 @@ const (
 
 // headerSize is the size of a frame header.
 const headerSize = 16
+
+// Payload alignment (spec.md §4, version 2): a MSG frame whose wire payload holds
+// at least padMin bytes has maxPad zero bytes after its header, so that the payload
+// starts frameAlign bytes after the frame does. The kernel's copies of a large
+// payload then run at the alignment the payload has in the user's buffer on both
+// sides; with the bare 16-byte header they ran 16 bytes off it, which cost 5–11 %
+// of a 64 KiB message (BENCHMARKS.md, rmnp).
+const (
+	frameAlign = 64
+	maxPad     = frameAlign - headerSize
+	padMin     = 4 << 10
+)
+
+// padFor returns the pad bytes a frame of version v, type typ and wire payload
+// length carries: maxPad or 0.
+func padFor(v, typ uint8, length uint32) int {
+	if v >= 2 && typ == typeMsg && length >= padMin {
+		return maxPad
+	}
+	return 0
+}
+
+// zeroPad is the pad written after a header.
+var zeroPad [maxPad]byte
 
 // Defaults of DefaultConfig.
 const (

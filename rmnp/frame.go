@@ -19,16 +19,25 @@ func (h *header) flags() uint8   { return h[2] }
 func (h *header) length() uint32 { return binary.LittleEndian.Uint32(h[4:8]) }
 func (h *header) raw() uint32    { return binary.LittleEndian.Uint32(h[8:12]) }
 func (h *header) seq() uint32    { return binary.LittleEndian.Uint32(h[12:16]) }
+func (h *header) pad() int       { return int(h[3]) }
+
+// size returns the bytes of the whole frame on the wire: header, pad, payload.
+func (h *header) size() uint64 { return uint64(headerSize + h.pad() + int(h.length())) }
 
 // kind returns the public message kind (CTRL or DATA) of a MSG frame.
 func (h *header) kind() Flags { return Flags(h.flags()) & kindMask }
 
-// encode fills the header.
+// encode fills the header for the current protocol version.
 func (h *header) encode(typ, flags uint8, length, raw, seq uint32) {
-	h[0] = protoVersion
+	h.encodeV(protoVersion, typ, flags, length, raw, seq)
+}
+
+// encodeV fills the header for version v, with the pad that version asks for.
+func (h *header) encodeV(v, typ, flags uint8, length, raw, seq uint32) {
+	h[0] = v
 	h[1] = typ
 	h[2] = flags
-	h[3] = 0
+	h[3] = uint8(padFor(v, typ, length))
 	binary.LittleEndian.PutUint32(h[4:8], length)
 	binary.LittleEndian.PutUint32(h[8:12], raw)
 	binary.LittleEndian.PutUint32(h[12:16], seq)
@@ -36,8 +45,8 @@ func (h *header) encode(typ, flags uint8, length, raw, seq uint32) {
 
 // String formats the header for logs.
 func (h *header) String() string {
-	return fmt.Sprintf("v%d type=%d flags=0x%02x len=%d raw=%d seq=%d",
-		h.version(), h.typ(), h.flags(), h.length(), h.raw(), h.seq())
+	return fmt.Sprintf("v%d type=%d flags=0x%02x pad=%d len=%d raw=%d seq=%d",
+		h.version(), h.typ(), h.flags(), h.pad(), h.length(), h.raw(), h.seq())
 }
 
 // frameReader decodes the frames of one connection. It validates every header field
@@ -48,9 +57,11 @@ type frameReader struct {
 	buf      []byte // read-ahead: buf[r:w] are stream bytes not consumed yet
 	r, w     int
 	maxFrame uint32
+	version  uint8 // the link's protocol version
 	hdr      header
-	seq      [2]uint32 // last seq of CTRL, DATA
-	zbuf     []byte    // compressed payload, reused
+	pad      [maxPad]byte // the pad after hdr, read and checked
+	seq      [2]uint32    // last seq of CTRL, DATA
+	zbuf     []byte       // compressed payload, reused
 	// retry, if set, is asked what to do when a read times out (boundary: no byte
 	// of the frame read yet): retry, or stop with the error it returns.
 	retry func(boundary bool) (bool, error)
@@ -62,7 +73,7 @@ type frameReader struct {
 const readBuffer = 8 << 10
 
 func newFrameReader(r io.Reader, maxFrame int) *frameReader {
-	return &frameReader{src: r, buf: make([]byte, readBuffer), maxFrame: uint32(maxFrame)}
+	return &frameReader{src: r, buf: make([]byte, readBuffer), maxFrame: uint32(maxFrame), version: protoVersion}
 }
 
 // buffered returns the number of read-ahead bytes not consumed yet.
@@ -105,7 +116,7 @@ func (fr *frameReader) unread(b []byte) {
 	fr.r, fr.w = 0, len(b)+rest
 }
 
-// next reads and validates the next header.
+// next reads and validates the next header, and skips its pad.
 func (fr *frameReader) next() (*header, error) {
 	h := &fr.hdr
 	if err := fr.readFull(h[:], true); err != nil {
@@ -114,19 +125,43 @@ func (fr *frameReader) next() (*header, error) {
 	if err := fr.check(h); err != nil {
 		return nil, err
 	}
+	if err := fr.skipPad(h); err != nil {
+		return nil, err
+	}
 	return h, nil
+}
+
+// skipPad reads the pad that follows the checked header h and checks it is zero.
+func (fr *frameReader) skipPad(h *header) error {
+	n := h.pad()
+	if n == 0 {
+		return nil
+	}
+	if err := fr.readFull(fr.pad[:n], false); err != nil {
+		return err
+	}
+	return checkPad(fr.pad[:n])
+}
+
+func checkPad(b []byte) error {
+	if !allZero(b) {
+		return fmt.Errorf("%w: non-zero pad", ErrFrame)
+	}
+	return nil
 }
 
 func (fr *frameReader) check(h *header) error {
 	switch {
-	case h.version() != protoVersion:
-		return fmt.Errorf("%w: version %d", ErrVersion, h.version())
+	case h.version() != fr.version:
+		return fmt.Errorf("%w: frame of version %d on a version %d link", ErrVersion, h.version(), fr.version)
 	case h.typ() >= typeCount:
 		return fmt.Errorf("%w: unknown type %d", ErrFrame, h.typ())
-	case h.flags()&^wireKnown != 0 || h[3] != 0:
+	case h.flags()&^wireKnown != 0:
 		return fmt.Errorf("%w: reserved bits set (%v)", ErrFrame, h)
 	case h.length() > fr.maxFrame || h.raw() > fr.maxFrame:
 		return fmt.Errorf("%w: oversize (%v, max %d)", ErrFrame, h, fr.maxFrame)
+	case h.pad() != padFor(fr.version, h.typ(), h.length()):
+		return fmt.Errorf("%w: pad %d, want %d (%v)", ErrFrame, h.pad(), padFor(fr.version, h.typ(), h.length()), h)
 	}
 	if h.typ() != typeMsg {
 		if h.flags() != 0 || h.length() != 0 || h.raw() != 0 || h.seq() != 0 {

@@ -29,6 +29,7 @@ func seedFrames() [][]byte {
 		stream,
 		append(zh[:], z...),
 		rawFrame(typeMsg, wireCTRL, nil, 1),
+		rawFrame(typeMsg, wireDATA, make([]byte, padMin), 1), // padded
 		rawFrame(typeMsg, wireDATA, []byte("y"), 7), // bad seq
 		stream[:21], // truncated
 	}

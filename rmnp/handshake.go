@@ -1,6 +1,7 @@
 package rmnp
 
 import (
+	"cmp"
 	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
@@ -86,7 +87,7 @@ func decodeHello(b []byte) (hello, error) {
 		return h, fmt.Errorf("%w: bad magic %q", ErrAuth, b[0:4])
 	}
 	h.version, h.order, h.mode, h.options = b[4], b[5], b[6], b[7]
-	if h.version != protoVersion {
+	if h.version < minVersion {
 		return h, fmt.Errorf("%w: peer speaks version %d", ErrVersion, h.version)
 	}
 	if h.order != orderLittle && h.order != orderBig {
@@ -136,7 +137,7 @@ func decodeAccept(b []byte) (accept, error) {
 	a.id = PeerID(binary.LittleEndian.Uint32(b[8:12]))
 	copy(a.nonce[:], b[16:48])
 	copy(a.mac[:], b[48:80])
-	if a.version != protoVersion {
+	if a.version < minVersion || a.version > protoVersion {
 		return a, fmt.Errorf("%w: peer speaks version %d", ErrVersion, a.version)
 	}
 	if a.status != statusOK {
@@ -187,6 +188,7 @@ func mac(secret, label []byte, parts ...[]byte) [macSize]byte {
 
 // linkInfo is what a handshake establishes about a link.
 type linkInfo struct {
+	version   uint8 // agreed protocol version
 	peer      PeerID
 	mode      Mode
 	label     string
@@ -196,7 +198,7 @@ type linkInfo struct {
 
 // dialHandshake runs the dialer's side of spec.md §3 on rw.
 func dialHandshake(rw io.ReadWriter, cfg *Config, to PeerID, opts LinkOptions) (linkInfo, error) {
-	h := hello{version: protoVersion, order: hostOrder, mode: uint8(opts.Mode),
+	h := hello{version: cmp.Or(opts.maxVersion, protoVersion), order: hostOrder, mode: uint8(opts.Mode),
 		run: cfg.RunID, from: cfg.Self, to: to, label: opts.Network}
 	if opts.Compress {
 		h.options = optCompress
@@ -220,6 +222,9 @@ func dialHandshake(rw io.ReadWriter, cfg *Config, to PeerID, opts LinkOptions) (
 	if a.id != to {
 		return linkInfo{}, fmt.Errorf("%w: reached peer %d, wanted %d", ErrAuth, a.id, to)
 	}
+	if a.version > h.version {
+		return linkInfo{}, fmt.Errorf("%w: peer chose version %d, we offered up to %d", ErrVersion, a.version, h.version)
+	}
 	want := mac(cfg.Secret, labelAccept, hb[:], ab[:48])
 	if !hmac.Equal(want[:], a.mac[:]) {
 		return linkInfo{}, fmt.Errorf("%w: peer's mac does not match our secret", ErrAuth)
@@ -241,7 +246,7 @@ func dialHandshake(rw io.ReadWriter, cfg *Config, to PeerID, opts LinkOptions) (
 	if done[4] != statusOK {
 		return linkInfo{}, statusError(done[4])
 	}
-	return linkInfo{peer: to, mode: opts.Mode, label: opts.Network,
+	return linkInfo{peer: to, mode: opts.Mode, label: opts.Network, version: a.version,
 		compress: a.options&optCompress != 0, peerOrder: a.order}, nil
 }
 
@@ -253,7 +258,12 @@ func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, err
 		return linkInfo{}, fmt.Errorf("%w: reading hello: %w", ErrAuth, err)
 	}
 	h, err := decodeHello(hb[:])
-	a := accept{version: protoVersion, order: hostOrder, id: cfg.Self}
+	// The link speaks the highest version both ends know (the dialer offers
+	// every version up to h.version).
+	a := accept{version: min(h.version, protoVersion), order: hostOrder, id: cfg.Self}
+	if err != nil {
+		a.version = protoVersion
+	}
 	switch {
 	case errors.Is(err, ErrVersion):
 		a.status = statusVersion
@@ -298,6 +308,6 @@ func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, err
 	if _, err := rw.Write(done[:]); err != nil {
 		return linkInfo{}, err
 	}
-	return linkInfo{peer: h.from, mode: Mode(h.mode), label: h.label,
+	return linkInfo{peer: h.from, mode: Mode(h.mode), label: h.label, version: a.version,
 		compress: a.options&optCompress != 0, peerOrder: h.order}, nil
 }

@@ -165,5 +165,5 @@ func rawDial(t testing.TB, addr string, from, to PeerID) net.Conn {
 func rawFrame(typ, flags uint8, payload []byte, seq uint32) []byte {
 	var h header
 	h.encode(typ, flags, uint32(len(payload)), uint32(len(payload)), seq)
-	return append(h[:], payload...)
+	return append(append(h[:], make([]byte, h.pad())...), payload...)
 }

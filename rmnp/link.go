@@ -40,15 +40,13 @@ type link struct {
 	err      error
 
 	// owned by whoever holds busy
-	wbuf   []byte
-	zbuf   []byte
-	wseq   [2]uint32
-	hdr    header
-	iovArr [2][]byte
-	iov    net.Buffers
+	wbuf []byte
+	zbuf []byte
+	wseq [2]uint32
+	hdr  header
 
-	rd readSide
-	sp speculation
+	rd   readSide
+	sock sockIO // the connection's reads and writes
 	// lastPayload is the payload size of the last CTRL and DATA read (by the
 	// holder of rd.tok): the prediction of a speculative read.
 	lastPayload [2]int
@@ -88,14 +86,16 @@ func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link
 		fr:     newFrameReader(c, e.cfg.MaxFrame),
 		wake:   make(chan struct{}, 1),
 		closed: make(chan struct{}),
-		wbuf:   make([]byte, headerSize+smallWrite),
+		wbuf:   make([]byte, frameAlign+smallWrite),
 	}
+	l.fr.version = info.version
 	l.rd.tok.init()
 	l.rd.resume = time.NewTimer(time.Hour)
 	l.rd.resume.Stop()
 	l.rd.now = make(chan struct{}, 1)
 	l.fr.retry = l.interrupted
-	l.sp.init(c)
+	l.sock.init(c)
+	l.fr.src = &l.sock
 	l.c.lastWrite.Store(time.Now().UnixNano())
 	return l
 }
@@ -311,7 +311,7 @@ func (l *link) writeMsg(ctx context.Context, kind Flags, async bool, buf []byte)
 		i = 1
 	}
 	l.wseq[i]++
-	l.hdr.encode(typeMsg, flags, uint32(len(payload)), uint32(len(buf)), l.wseq[i])
+	l.hdr.encodeV(l.info.version, typeMsg, flags, uint32(len(payload)), uint32(len(buf)), l.wseq[i])
 	if dl, ok := ctx.Deadline(); ok {
 		_ = l.conn.SetWriteDeadline(dl)
 		defer l.conn.SetWriteDeadline(time.Time{})
@@ -329,24 +329,23 @@ func (l *link) writeMsg(ctx context.Context, kind Flags, async bool, buf []byte)
 	return nil
 }
 
-// writeFrame writes l.hdr and payload: one write for small frames.
+// writeFrame writes l.hdr, its pad and payload in one system call: small frames
+// copied together, large ones with writev from the caller's buffer.
 func (l *link) writeFrame(payload []byte) error {
 	var err error
+	pad := l.hdr.pad()
 	if len(payload) <= smallWrite {
 		copy(l.wbuf, l.hdr[:])
-		n := copy(l.wbuf[headerSize:], payload)
-		_, err = l.conn.Write(l.wbuf[:headerSize+n])
+		off := headerSize + copy(l.wbuf[headerSize:headerSize+pad], zeroPad[:])
+		n := copy(l.wbuf[off:], payload)
+		err = l.sock.write(l.wbuf[:off+n], nil, nil)
 	} else {
-		// One writev for header and payload, without copying the payload.
-		l.iovArr = [2][]byte{l.hdr[:], payload}
-		l.iov = l.iovArr[:]
-		_, err = l.iov.WriteTo(l.conn)
-		l.iovArr = [2][]byte{}
+		err = l.sock.write(l.hdr[:], zeroPad[:pad], payload)
 	}
 	if err != nil {
 		return err
 	}
-	l.c.bytesSent.Add(uint64(headerSize + len(payload)))
+	l.c.bytesSent.Add(l.hdr.size())
 	if l.e.cfg.HeartbeatInterval > 0 {
 		l.c.lastWrite.Store(time.Now().UnixNano())
 	}
@@ -380,7 +379,7 @@ func (l *link) sendLoop() {
 			}
 			l.busy = true
 			l.mu.Unlock()
-			l.hdr.encode(typeGoAway, 0, 0, 0, 0)
+			l.hdr.encodeV(l.info.version, typeGoAway, 0, 0, 0, 0)
 			_ = l.writeFrame(nil)
 			l.fail(ErrClosed)
 			return
@@ -431,7 +430,7 @@ func (l *link) heartbeat() {
 	}
 	l.busy = true
 	l.mu.Unlock()
-	l.hdr.encode(typePing, 0, 0, 0, 0)
+	l.hdr.encodeV(l.info.version, typePing, 0, 0, 0, 0)
 	err := l.writeFrame(nil)
 	l.mu.Lock()
 	l.busy = false

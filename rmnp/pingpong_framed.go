@@ -5,58 +5,55 @@ import (
 	"net"
 )
 
-// framedConn sends and receives messages behind a 16-byte RMNP frame header on a
-// plain connection, with the system calls a link makes: header and payload in one
-// write (copied together up to smallWrite, one writev beyond) and read with one
-// readv where Linux allows it. It has none of a link's bookkeeping, so it is the
-// floor the wire format sets (NewFramedPingPong).
+// framedConn sends and receives messages framed as a link frames them (header,
+// pad from padMin up, payload) on a plain connection, with the system calls a link
+// makes: header and payload in one write (copied together up to smallWrite, one
+// writev beyond) and read with one readv, through the same sockIO. It has none of a
+// link's bookkeeping, so it is the floor the wire format and the I/O path set
+// (NewFramedPingPong).
 type framedConn struct {
 	c    net.Conn
-	out  header
-	in   header
+	head [frameAlign]byte // header, then the pad (zero)
+	in   [frameAlign]byte
 	wbuf []byte
-	iov  [2][]byte
-	bufs net.Buffers
-	sp   speculation
+	sock sockIO
 }
 
 func (f *framedConn) init(c net.Conn) {
 	f.c = c
-	f.wbuf = make([]byte, headerSize+smallWrite)
-	f.sp.init(c)
+	f.wbuf = make([]byte, frameAlign+smallWrite)
+	f.sock.init(c)
 }
 
 func (f *framedConn) write(buf []byte) error {
-	f.out.encode(typeMsg, uint8(DATA), uint32(len(buf)), uint32(len(buf)), 1)
+	h := (*header)(f.head[:headerSize])
+	h.encode(typeMsg, uint8(DATA), uint32(len(buf)), uint32(len(buf)), 1)
+	head := f.head[:headerSize+h.pad()]
 	if len(buf) <= smallWrite {
-		copy(f.wbuf, f.out[:])
-		n := copy(f.wbuf[headerSize:], buf)
-		_, err := f.c.Write(f.wbuf[:headerSize+n])
-		return err
+		off := copy(f.wbuf, head)
+		n := copy(f.wbuf[off:], buf)
+		return f.sock.write(f.wbuf[:off+n], nil, nil)
 	}
-	f.iov = [2][]byte{f.out[:], buf}
-	f.bufs = f.iov[:]
-	_, err := f.bufs.WriteTo(f.c)
-	f.iov = [2][]byte{}
-	return err
+	return f.sock.write(head, buf, nil)
 }
 
 // read reads one message of len(buf) bytes (the ping-pong knows the size).
 func (f *framedConn) read(buf []byte) error {
+	head := f.in[:headerSize+padFor(protoVersion, typeMsg, uint32(len(buf)))]
 	n := 0
-	if f.sp.ok() {
+	if f.sock.ok() {
 		var err error
-		if n, err = f.sp.readv(f.in[:], buf, nil); err != nil {
+		if n, err = f.sock.readv(head, buf, nil, nil); err != nil {
 			return err
 		}
 	}
-	if n < headerSize {
-		if _, err := io.ReadFull(f.c, f.in[n:]); err != nil {
+	if n < len(head) {
+		if _, err := io.ReadFull(&f.sock, head[n:]); err != nil {
 			return err
 		}
-		n = headerSize
+		n = len(head)
 	}
-	_, err := io.ReadFull(f.c, buf[n-headerSize:])
+	_, err := io.ReadFull(&f.sock, buf[n-len(head):])
 	return err
 }
 

@@ -186,7 +186,7 @@ func (l *link) readOne(background bool) error {
 
 // dispatch handles a frame whose header has been read and checked.
 func (l *link) dispatch(h *header, background bool) error {
-	l.c.bytesRecv.Add(uint64(headerSize + h.length()))
+	l.c.bytesRecv.Add(h.size())
 	switch h.typ() {
 	case typePing:
 		return nil

@@ -4,8 +4,8 @@ package rmnp
 // header with the first readBuffer bytes, a copy of those, and a second read for the
 // rest. A Receive reading its own link with a posted buffer can instead predict that
 // the next frame is like the last one (same kind, same size S): one readv puts the
-// header in the header, the next S bytes straight into the posted buffer and any
-// excess in the read-ahead. If the frame is not the predicted one, the bytes are put
+// header in the header, its pad in the pad buffer, the next S bytes straight into
+// the posted buffer and any excess in the read-ahead. If the frame is not the predicted one, the bytes are put
 // back in front of the read-ahead and the frame takes the normal path.
 
 // specMin is the smallest predicted payload worth a speculative read.
@@ -16,12 +16,15 @@ const specMin = readBuffer
 func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 	fr, pr := l.fr, r.pr
 	predicted := l.lastPayload[r.idx]
-	if !l.sp.ok() || fr.buffered() > 0 || predicted < specMin || predicted > len(pr.buf) || l.info.compress {
+	if !l.sock.ok() || fr.buffered() > 0 || predicted < specMin || predicted > len(pr.buf) || l.info.compress {
 		return false, nil
 	}
+	// The predicted frame is laid out as the sender writes it: header, pad,
+	// payload. Its pad goes to the reader's pad buffer.
+	padN := padFor(fr.version, typeMsg, uint32(predicted))
 	var n int
 	for {
-		n, err = l.sp.readv(fr.hdr[:], pr.buf[:predicted], fr.buf)
+		n, err = l.sock.readv(fr.hdr[:], fr.pad[:padN], pr.buf[:predicted], fr.buf)
 		if err == nil {
 			break
 		}
@@ -41,10 +44,25 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 		fr.unread(fr.hdr[:n])
 		return false, nil
 	}
-	inPosted := min(n-headerSize, predicted)
-	fr.r, fr.w = 0, n-headerSize-inPosted
+	rest := n - headerSize
+	inPad := min(rest, padN)
+	inPosted := min(rest-inPad, predicted)
+	fr.r, fr.w = 0, rest-inPad-inPosted
 	h := &fr.hdr
 	if err := fr.check(h); err != nil {
+		return true, err
+	}
+	if h.pad() != inPad {
+		// Another pad than predicted, or not all of it in: put the bytes back
+		// in stream order (unread prepends) and take the normal path.
+		fr.unread(pr.buf[:inPosted])
+		fr.unread(fr.pad[:inPad])
+		if err := fr.skipPad(h); err != nil {
+			return true, err
+		}
+		return true, l.dispatch(h, false)
+	}
+	if err := checkPad(fr.pad[:inPad]); err != nil {
 		return true, err
 	}
 	size := int(h.length())
@@ -96,7 +114,7 @@ func (l *link) finishSpeculative(r *receiveOp, h *header, inPosted int) {
 	if size < inPosted {
 		l.fr.unread(r.pr.buf[size:inPosted])
 	}
-	l.c.bytesRecv.Add(uint64(headerSize + size))
+	l.c.bytesRecv.Add(h.size())
 	l.lastPayload[r.idx] = size
 	l.c.specHits.Add(1)
 	l.p.completePosted(l, h, r.pr)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -26,8 +27,18 @@ func patterned(i, size int) []byte {
 // right, shorter, longer, other kind) while the receiver reads its link itself, in
 // lockstep and in bursts, and checks every byte.
 func TestSpeculativeReads(t *testing.T) {
+	for _, v := range []uint8{minVersion, protoVersion} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testSpeculativeReads(t, v) })
+	}
+}
+
+func testSpeculativeReads(t *testing.T, version uint8) {
 	script := []scriptMsg{
-		{DATA, 20000}, {DATA, 20000}, {DATA, 9000}, {DATA, 30000}, {CTRL, 12000},
+		{DATA, 20000}, {DATA, 20000}, {DATA, 9000},
+		// Padded frames predicted by a padded one and by an unpadded one, and
+		// the reverse (version 2 pads payloads from padMin up).
+		{DATA, padMin}, {DATA, 9000}, {DATA, padMin - 1}, {DATA, 9000}, {DATA, 40},
+		{DATA, 30000}, {CTRL, 12000},
 		{DATA, 30000}, {DATA, 100}, {DATA, 50000}, {CTRL, 8}, {DATA, 50000}, {DATA, 50000},
 		{CTRL, 16384}, {CTRL, 16384}, {DATA, 0}, {DATA, 16384},
 	}
@@ -36,7 +47,7 @@ func TestSpeculativeReads(t *testing.T) {
 			name := map[bool]string{false: "lockstep", true: "burst"}[burst]
 			t.Run(name, func(t *testing.T) {
 				checkGoroutines(t)
-				a, b := pair(t, tr, LinkOptions{Mode: Sync, Network: tr})
+				a, b := pair(t, tr, LinkOptions{Mode: Sync, Network: tr, maxVersion: version})
 				ctx := testCtx(t)
 				sent := make(chan struct{})
 				go func() {

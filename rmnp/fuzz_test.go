@@ -30,7 +30,7 @@ func seedFrames() [][]byte {
 		append(zh[:], z...),
 		rawFrame(typeMsg, wireCTRL, nil, 1),
 		rawFrame(typeMsg, wireDATA, make([]byte, padMin), 1), // padded
-		rawFrame(typeMsg, wireDATA, []byte("y"), 7), // bad seq
+		rawFrame(typeMsg, wireDATA, []byte("y"), 7),          // bad seq
 		stream[:21], // truncated
 	}
 }

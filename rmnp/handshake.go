@@ -1,8 +1,8 @@
 package rmnp
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"

@@ -12,7 +12,7 @@ import (
 // ErrEmptySelection is wrapped by the errors of a node selection that
 // names no host of the inventory (sites and clusters with no host in common,
 // or an inventory with no hosts).
-var ErrEmptySelection = errors.New("jobs: the node selection names no host")
+var ErrEmptySelection = errors.New("jobs: nodes: empty selection")
 
 // NodeRef is one inventory host as a node selection sees it.
 type NodeRef struct {
@@ -119,7 +119,7 @@ func (n NodeSelection) group(inv []NodeRef, source string) ([]string, error) {
 	case len(out) > 0:
 		return out, nil
 	case len(n.Sites) > 0 && len(n.Clusters) > 0:
-		return nil, fmt.Errorf("%w: sites %s and clusters %s have no host in common in %s (a selection naming both takes the hosts in both)",
+		return nil, fmt.Errorf("%w: sites %s and clusters %s have no host in common in %s (naming both takes the hosts in both)",
 			ErrEmptySelection, strings.Join(n.Sites, ", "), strings.Join(n.Clusters, ", "), source)
 	}
 	return nil, fmt.Errorf("%w: %s lists no hosts", ErrEmptySelection, source)

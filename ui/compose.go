@@ -80,6 +80,13 @@ type ComposeView struct {
 	// that the inventory does not have; it blocks the run until the user
 	// changes the node choice (the file's job cannot run as written).
 	unknown []string
+	// selErr is why a loaded job file's node selection names no host; it
+	// blocks the run like unknown.
+	selErr string
+	// order is the rank order of a loaded selection of hosts listed out of
+	// inventory order (a run keeps it); nil means inventory order. Changing
+	// the node choice drops it.
+	order []string
 }
 
 // Messages of the Compose view.
@@ -124,9 +131,9 @@ func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
 		fFile:     {Label: "Job file", Kind: kindText, Value: "job.toml"},
 		fStart:    {Label: "▶ Start run", Kind: kindButton},
 	}
-	d := jobs.DefaultSpec()
-	d.Nodes = jobs.NodeSelection{}
-	v.applySpec(d)
+	v.applyForm(jobs.DefaultSpec())
+	v.fields[fAny].Value = "0"
+	v.validate()
 	return v
 }
 
@@ -144,6 +151,14 @@ func (v *ComposeView) Problems() []string { return v.problems }
 
 // applySpec loads a spec into the form, the node picks and the hierarchy.
 func (v *ComposeView) applySpec(s jobs.Spec) {
+	v.applyForm(s)
+	v.applyNodes(s.Nodes)
+	v.groups = slices.Clone(s.Groups)
+	v.validate()
+}
+
+// applyForm loads a spec's parameters into the form fields.
+func (v *ComposeView) applyForm(s jobs.Spec) {
 	set := func(i int, val string) { v.fields[i].Value = val }
 	set(fName, s.Name)
 	set(fApp, orDefault(s.App, "obstacle"))
@@ -155,30 +170,6 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 	set(fDetector, orDefault(string(s.Detector), "default"))
 	set(fCores, strconv.Itoa(s.Cores))
 	set(fAny, strconv.Itoa(s.Nodes.Any))
-	v.picked = map[string]bool{}
-	v.unknown = nil
-	if v.inv != nil {
-		seen := map[string]bool{}
-		for _, h := range v.inv.Hosts() {
-			seen["host "+h.Name], seen["cluster "+h.Cluster], seen["site "+h.Site] = true, true, true
-			if slices.Contains(s.Nodes.Hosts, h.Name) || slices.Contains(s.Nodes.Clusters, h.Cluster) ||
-				slices.Contains(s.Nodes.Sites, h.Site) {
-				v.picked[h.Name] = true
-			}
-		}
-		for _, want := range []struct {
-			kind  string
-			names []string
-		}{{"site", s.Nodes.Sites}, {"cluster", s.Nodes.Clusters}, {"host", s.Nodes.Hosts}} {
-			for _, n := range want.names {
-				if !seen[want.kind+" "+n] {
-					v.unknown = append(v.unknown, want.kind+" "+n)
-				}
-			}
-		}
-	}
-	v.groups = slices.Clone(s.Groups)
-	v.validate()
 }
 
 func orDefault(s, d string) string {
@@ -232,66 +223,6 @@ func (v *ComposeView) parseSpec() (jobs.Spec, error) {
 	return s.WithDefaults(), firstErr
 }
 
-// selection turns the picked hosts into a node selection: whole clusters
-// by name when every picked host belongs to a fully picked cluster (then
-// "Take N nodes" takes the first N of them), else the hosts by name, the
-// first N when N is set.
-func (v *ComposeView) selection(take int) jobs.NodeSelection {
-	var sel jobs.NodeSelection
-	if v.inv == nil {
-		return sel
-	}
-	partial := false
-	for _, site := range v.inv.Sites {
-		for _, c := range site.Clusters {
-			all, any := true, false
-			for _, h := range c.Hosts {
-				all = all && v.picked[h.Name]
-				any = any || v.picked[h.Name]
-			}
-			switch {
-			case all && len(c.Hosts) > 0:
-				sel.Clusters = append(sel.Clusters, c.Name)
-			case any:
-				partial = true
-			}
-		}
-	}
-	if !partial {
-		sel.Any = take
-		return sel
-	}
-	sel.Clusters = nil
-	for _, h := range v.chosen() {
-		sel.Hosts = append(sel.Hosts, h.Name)
-	}
-	return sel
-}
-
-// chosen returns the job's nodes in rank order: the picked hosts in
-// inventory order, the first N of them when "Take N nodes" is set.
-func (v *ComposeView) chosen() []deploy.Host {
-	if v.inv == nil {
-		return nil
-	}
-	var out []deploy.Host
-	for _, h := range v.inv.Hosts() {
-		if v.picked[h.Name] {
-			out = append(out, h)
-		}
-	}
-	if n := v.take(); n > 0 && n < len(out) {
-		out = out[:n]
-	}
-	return out
-}
-
-// take is the "Take N nodes" field, 0 when unset or not a number.
-func (v *ComposeView) take() int {
-	n, _ := strconv.Atoi(strings.TrimSpace(v.fields[fAny].Value))
-	return max(0, n)
-}
-
 // hierarchy returns the groups: the user's edit, or by cluster, at most
 // jobs.MaxGroupSize workers per group, the first worker coordinating.
 func (v *ComposeView) hierarchy() []jobs.Group {
@@ -328,6 +259,9 @@ func (v *ComposeView) validate() {
 	if len(v.unknown) > 0 {
 		add("the job file names %s, not in the inventory: choose nodes again", strings.Join(v.unknown, ", "))
 	}
+	if v.selErr != "" {
+		add("the job file's [nodes] selects no host (choose nodes again): %s", v.selErr)
+	}
 	nodes := v.chosen()
 	picked := 0
 	for _, ok := range v.picked {
@@ -336,7 +270,7 @@ func (v *ComposeView) validate() {
 		}
 	}
 	switch {
-	case picked == 0:
+	case picked == 0 && len(v.unknown) == 0 && v.selErr == "":
 		add("no nodes chosen: pick hosts or clusters in the Nodes pane (→, space)")
 	case v.take() > picked:
 		add("not enough nodes: %d asked, %d chosen", v.take(), picked)
@@ -410,6 +344,12 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		v.applySpec(msg.Spec)
 		v.fields[fFile].Value = msg.Path
 		v.status = "loaded " + msg.Path
+		switch {
+		case v.selErr != "":
+			v.status += ": [nodes] selects no host: " + v.selErr
+		case len(v.unknown) == 0:
+			v.status += fmt.Sprintf(": %s → %d nodes", selectionRule(msg.Spec.Nodes), len(v.chosen()))
+		}
 	case SpecSavedMsg:
 		v.status = "saved " + msg.Path
 		if msg.Err != nil {

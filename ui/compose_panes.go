@@ -83,8 +83,10 @@ func (v *ComposeView) nodesKey(k string) {
 			v.picked[h] = !all
 		}
 	}
-	v.groups = nil // the node set changed: automatic hierarchy again
-	v.unknown = nil
+	// The node set changed: automatic hierarchy and inventory order again,
+	// and the loaded file's node selection no longer matters.
+	v.groups, v.order = nil, nil
+	v.unknown, v.selErr = nil, ""
 	v.validate()
 }
 
@@ -257,7 +259,10 @@ func (v ComposeView) formLines(w, h int) []string {
 		out = append(out, line)
 	}
 	if v.status != "" {
-		out = append(out, "", s.Dim.Render(wrap(v.status, w)))
+		out = append(out, "")
+		for _, l := range strings.Split(wrap(v.status, w), "\n") {
+			out = append(out, s.Dim.Render(l)) // one row each: a row holds no newline
+		}
 	}
 	return clipWindow(out, 0, h)
 }

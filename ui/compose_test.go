@@ -71,6 +71,14 @@ func TestComposeView(t *testing.T) {
 			v.press("right", "space", "right", "down", "down", "down", "m", "c")
 		}},
 		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
+		{name: "loaded_mixed", inv: twoSites(), setup: func(v *ComposeView) {
+			*v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
+				Sites: []string{"east"}, Clusters: []string{"beta", "gamma"}, Hosts: []string{"gamma-2", "alpha-3"}})})
+		}},
+		{name: "loaded_empty", inv: twoSites(), setup: func(v *ComposeView) {
+			*v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
+				Sites: []string{"west"}, Clusters: []string{"alpha"}})})
+		}},
 		{name: "1024", inv: bigInventory(1024), setup: func(v *ComposeView) {
 			for _, h := range v.inv.Hosts() {
 				v.picked[h.Name] = true

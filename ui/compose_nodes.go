@@ -1,0 +1,168 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// applyNodes picks the hosts a node selection names, resolved as `gridtui
+// run` resolves it (jobs.NodeSelection.Resolve, which flattens a mixed
+// selection with Flatten): sites and clusters both named intersect, hosts
+// are added once, in inventory order, a selection of hosts only keeps its
+// order. Any stays in the "Take N nodes" field, which cuts the same list.
+func (v *ComposeView) applyNodes(sel jobs.NodeSelection) {
+	v.picked, v.unknown, v.selErr, v.order = map[string]bool{}, nil, "", nil
+	if v.inv == nil {
+		return
+	}
+	seen := map[string]bool{}
+	var refs []jobs.NodeRef
+	for _, h := range v.inv.Hosts() {
+		seen["host "+h.Name], seen["cluster "+h.Cluster], seen["site "+h.Site] = true, true, true
+		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
+	}
+	for _, want := range []struct {
+		kind  string
+		names []string
+	}{{"site", sel.Sites}, {"cluster", sel.Clusters}, {"host", sel.Hosts}} {
+		for _, n := range want.names {
+			if !seen[want.kind+" "+n] {
+				v.unknown = append(v.unknown, want.kind+" "+n)
+			}
+		}
+	}
+	if len(v.unknown) > 0 {
+		return
+	}
+	all := sel
+	all.Any = 0 // the form's "Take N nodes" cuts the list
+	hosts, err := all.Resolve(refs, v.inv.Source)
+	if err != nil {
+		// Every name is known, so the selection is empty (sites and
+		// clusters sharing no host): say which, without the prefix.
+		v.selErr = strings.TrimPrefix(err.Error(), jobs.ErrEmptySelection.Error()+": ")
+		return
+	}
+	for _, h := range hosts {
+		v.picked[h] = true
+	}
+	if !slices.Equal(hosts, v.inventoryOrder()) {
+		v.order = hosts
+	}
+}
+
+// inventoryOrder returns the picked hosts in inventory order.
+func (v *ComposeView) inventoryOrder() []string {
+	var out []string
+	for _, h := range v.inv.Hosts() {
+		if v.picked[h.Name] {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// selectionRule says how a job file's node selection reads: sites and
+// clusters intersect, hosts are added, any takes the first N.
+func selectionRule(sel jobs.NodeSelection) string {
+	var group, parts []string
+	if len(sel.Sites) > 0 {
+		group = append(group, "sites "+strings.Join(sel.Sites, ","))
+	}
+	if len(sel.Clusters) > 0 {
+		group = append(group, "clusters "+strings.Join(sel.Clusters, ","))
+	}
+	if len(group) > 0 {
+		parts = append(parts, strings.Join(group, " ∩ "))
+	}
+	if len(sel.Hosts) > 0 {
+		parts = append(parts, "hosts "+strings.Join(sel.Hosts, ","))
+	}
+	rule := strings.Join(parts, " + ")
+	if rule == "" {
+		rule = "every host"
+	}
+	if sel.Any > 0 {
+		rule += fmt.Sprintf(", the first %d", sel.Any)
+	}
+	return rule
+}
+
+// selection turns the picked hosts into a node selection: whole clusters
+// by name when every picked host belongs to a fully picked cluster (then
+// "Take N nodes" takes the first N of them), else the hosts by name in
+// rank order, the first N when N is set. It never mixes clusters and hosts,
+// so a job file Compose writes means the same to every reader.
+func (v *ComposeView) selection(take int) jobs.NodeSelection {
+	var sel jobs.NodeSelection
+	if v.inv == nil {
+		return sel
+	}
+	partial := v.order != nil // hosts by name keep their rank order
+	for _, site := range v.inv.Sites {
+		for _, c := range site.Clusters {
+			all, any := true, false
+			for _, h := range c.Hosts {
+				all = all && v.picked[h.Name]
+				any = any || v.picked[h.Name]
+			}
+			switch {
+			case all && len(c.Hosts) > 0:
+				sel.Clusters = append(sel.Clusters, c.Name)
+			case any:
+				partial = true
+			}
+		}
+	}
+	if !partial {
+		sel.Any = take
+		return sel
+	}
+	sel.Clusters = nil
+	for _, h := range v.chosen() {
+		sel.Hosts = append(sel.Hosts, h.Name)
+	}
+	return sel
+}
+
+// chosen returns the job's nodes in rank order: the picked hosts in
+// inventory order (or in a loaded job file's order of hosts), the first N
+// of them when "Take N nodes" is set.
+func (v *ComposeView) chosen() []deploy.Host {
+	if v.inv == nil {
+		return nil
+	}
+	var out []deploy.Host
+	for _, h := range v.inv.Hosts() {
+		if v.picked[h.Name] {
+			out = append(out, h)
+		}
+	}
+	if v.order != nil {
+		byName := make(map[string]deploy.Host, len(out))
+		for _, h := range out {
+			byName[h.Name] = h
+		}
+		out = out[:0]
+		for _, name := range v.order {
+			if h, ok := byName[name]; ok {
+				out = append(out, h)
+			}
+		}
+	}
+	if n := v.take(); n > 0 && n < len(out) {
+		out = out[:n]
+	}
+	return out
+}
+
+// take is the "Take N nodes" field, 0 when unset or not a number.
+func (v *ComposeView) take() int {
+	n, _ := strconv.Atoi(strings.TrimSpace(v.fields[fAny].Value))
+	return max(0, n)
+}

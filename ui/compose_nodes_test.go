@@ -1,0 +1,212 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// twoSitesTOML is a local grid of two sites: east with clusters alpha and
+// beta, west with cluster gamma, three nodes each.
+const twoSitesTOML = `locality = "octet"
+[[site]]
+name = "east"
+launcher = "local"
+  [[site.cluster]]
+  name = "alpha"
+  nodes = 3
+  cores = 1
+  ethernet_addr = "127.16.64.10"
+  fast_addr = "127.18.64.10"
+  [[site.cluster]]
+  name = "beta"
+  nodes = 3
+  cores = 1
+  ethernet_addr = "127.16.34.20"
+  fast_addr = "127.18.34.20"
+[[site]]
+name = "west"
+launcher = "local"
+  [[site.cluster]]
+  name = "gamma"
+  nodes = 3
+  cores = 1
+  ethernet_addr = "127.16.44.30"
+  fast_addr = "127.18.44.30"
+`
+
+func twoSites() *deploy.Inventory {
+	inv, err := deploy.Parse("two-sites.toml", []byte(twoSitesTOML), nil)
+	if err != nil {
+		panic("ui test: two-sites inventory: " + err.Error())
+	}
+	return inv
+}
+
+// loadedSpec is a small async job on the selection, as read from a file.
+func loadedSpec(sel jobs.NodeSelection) jobs.Spec {
+	s := jobs.DefaultSpec()
+	s.Name, s.Scheme, s.Detector, s.Obstacle.N, s.Nodes = "mixed", jobs.Asynchronous, "", 32, sel
+	return s.WithDefaults()
+}
+
+// runPlan is what `gridtui run --job path` plans on inv when every host
+// has a worker: the job file, its selection flattened as cmd/gridtui's
+// buildSpec does, then engine.PlanJob.
+func runPlan(t *testing.T, path string, inv *deploy.Inventory) ([]string, error) {
+	t.Helper()
+	spec, err := jobs.LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []jobs.NodeRef
+	for _, h := range inv.Hosts() {
+		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
+	}
+	if spec.Nodes, err = spec.Nodes.Flatten(refs, inv.Source); err != nil {
+		return nil, err
+	}
+	return planRanks(spec, inv)
+}
+
+func planRanks(spec jobs.Spec, inv *deploy.Inventory) ([]string, error) {
+	h, err := HtableFromInventory(inv)
+	if err != nil {
+		return nil, err
+	}
+	p, err := engine.PlanJob(spec, inv, h.Nodes())
+	if err != nil {
+		return nil, err
+	}
+	return p.Ranks, nil
+}
+
+// loadInConsole loads the job file in the console as ctrl+o does: the root
+// reads it and hands the spec to the Compose view.
+func loadInConsole(t *testing.T, inv *deploy.Inventory, path string) Model {
+	t.Helper()
+	m := New(Config{Inventory: inv, NoLoad: true})
+	m = send(m, keys("3")...)
+	m.compose.fields[fFile].Value = path
+	next, cmd := m.Update(keyPress("ctrl+o"))
+	m = next.(Model)
+	for i := 0; cmd != nil && i < 3; i++ { // loadSpecMsg, then SpecLoadedMsg
+		next, cmd = m.Update(cmd())
+		m = next.(Model)
+	}
+	if !strings.HasPrefix(m.compose.status, "loaded "+path) {
+		t.Fatalf("ctrl+o: status %q, want the file loaded", m.compose.status)
+	}
+	return m
+}
+
+// TestComposeSelectionAsRun: a job file's [nodes] loaded in Compose plans
+// the same nodes, in the same rank order, as `gridtui run --job` (Flatten,
+// then the engine's planner); the job Compose starts plans them too.
+func TestComposeSelectionAsRun(t *testing.T) {
+	alpha := []string{"alpha-1", "alpha-2", "alpha-3"}
+	tests := map[string]struct {
+		nodes string
+		want  []string
+	}{
+		"cluster and hosts":          {`clusters = ["alpha"]` + "\n" + `hosts = ["gamma-2", "beta-1"]`, append(slices.Clone(alpha), "beta-1", "gamma-2")},
+		"host inside its cluster":    {`clusters = ["alpha"]` + "\n" + `hosts = ["alpha-2", "beta-3"]`, append(slices.Clone(alpha), "beta-3")},
+		"mixed with any":             {`clusters = ["beta"]` + "\n" + `hosts = ["alpha-1"]` + "\nany = 3", []string{"alpha-1", "beta-1", "beta-2"}},
+		"site and cluster intersect": {`sites = ["east"]` + "\n" + `clusters = ["alpha", "gamma"]`, alpha},
+		"site, cluster and host":     {`sites = ["east"]` + "\n" + `clusters = ["beta"]` + "\n" + `hosts = ["gamma-3"]`, []string{"beta-1", "beta-2", "beta-3", "gamma-3"}},
+		"site and host":              {`sites = ["west"]` + "\n" + `hosts = ["alpha-3"]`, []string{"alpha-3", "gamma-1", "gamma-2", "gamma-3"}},
+		"hosts out of order":         {`hosts = ["gamma-1", "alpha-2", "beta-1"]`, []string{"gamma-1", "alpha-2", "beta-1"}},
+		"hosts with any":             {`hosts = ["gamma-1", "alpha-2", "beta-1"]` + "\nany = 2", []string{"gamma-1", "alpha-2"}},
+		"site with any":              {`sites = ["west"]` + "\nany = 2", []string{"gamma-1", "gamma-2"}},
+		"no [nodes]: every host":     {"", append(slices.Clone(alpha), "beta-1", "beta-2", "beta-3", "gamma-1", "gamma-2", "gamma-3")},
+	}
+	inv := twoSites()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "job.toml")
+			doc := "scheme = \"async\"\n[obstacle]\nn = 32\n[nodes]\n" + tc.nodes + "\n"
+			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run, err := runPlan(t, path, inv)
+			if err != nil || !slices.Equal(run, tc.want) {
+				t.Fatalf("gridtui run plans %v (%v), want %v", run, err, tc.want)
+			}
+			v := loadInConsole(t, inv, path).compose
+			if p := v.Problems(); len(p) != 0 {
+				t.Fatalf("Compose problems %q", p)
+			}
+			if v.plan == nil || !slices.Equal(v.plan.Ranks, run) {
+				var ranks []string
+				if v.plan != nil {
+					ranks = v.plan.Ranks
+				}
+				t.Fatalf("Compose plans %v, gridtui run plans %v", ranks, run)
+			}
+			var chosen []string
+			for _, h := range v.chosen() {
+				chosen = append(chosen, h.Name)
+			}
+			if !slices.Equal(chosen, run) {
+				t.Errorf("Compose's Nodes pane chose %v, gridtui run plans %v", chosen, run)
+			}
+			if want := fmt.Sprintf("→ %d nodes", len(run)); !strings.Contains(v.status, want) {
+				t.Errorf("status %q does not say %q", v.status, want)
+			}
+			start, ok := v.press("r").(StartRunMsg)
+			if !ok {
+				t.Fatal("r did not start the loaded job")
+			}
+			if start.Spec.Nodes.Mixed() {
+				t.Errorf("Compose starts a mixed selection %+v", start.Spec.Nodes)
+			}
+			if got, err := planRanks(start.Spec, inv); err != nil || !slices.Equal(got, run) {
+				t.Errorf("the job Compose starts plans %v (%v), want %v", got, err, run)
+			}
+		})
+	}
+}
+
+// TestComposeEmptySelection: sites and clusters that share no host select
+// nothing; `gridtui run` cannot plan it, and Compose says why and refuses
+// to start until the user chooses nodes again.
+func TestComposeEmptySelection(t *testing.T) {
+	inv := twoSites()
+	for name, nodes := range map[string]string{
+		"groups only":     `sites = ["west"]` + "\n" + `clusters = ["alpha"]`,
+		"groups and host": `sites = ["west"]` + "\n" + `clusters = ["alpha"]` + "\n" + `hosts = ["beta-1"]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "job.toml")
+			if err := os.WriteFile(path, []byte("[obstacle]\nn = 32\n[nodes]\n"+nodes+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if run, err := runPlan(t, path, inv); err == nil {
+				t.Fatalf("gridtui run plans %v for an empty selection", run)
+			}
+			v := loadInConsole(t, inv, path).compose
+			want := "sites west and clusters alpha have no host in common in two-sites.toml"
+			if p := strings.Join(v.Problems(), "\n"); !strings.Contains(p, want) || strings.Contains(p, "no nodes chosen") {
+				t.Fatalf("problems %q, want only %q", p, want)
+			}
+			if len(v.chosen()) != 0 {
+				t.Errorf("Compose chose %d nodes for an empty selection", len(v.chosen()))
+			}
+			if msg := v.press("r"); msg != nil {
+				t.Fatalf("r started an empty selection: %#v", msg)
+			}
+			v.pane, v.cursor[paneNodes] = paneNodes, 0 // cluster alpha
+			v.press("space")
+			if p := v.Problems(); len(p) != 0 {
+				t.Errorf("problems after choosing alpha: %q", p)
+			}
+		})
+	}
+}

@@ -56,6 +56,9 @@ type abortError struct {
 
 // newAbortError describes run name ended by ctx (whose context has ended).
 func newAbortError(name string, ctx context.Context) *abortError {
+	if name == "" {
+		name = "(unnamed)"
+	}
 	e := &abortError{run: name, ctxErr: ctx.Err(), cause: context.Cause(ctx)}
 	if e.ctxErr == nil {
 		e.ctxErr = context.Canceled // not reached: callers check ctx.Err first

@@ -100,6 +100,7 @@ func TestRunFailures(t *testing.T) {
 			if tc.node != "" && !strings.Contains(err.Error(), tc.node) {
 				t.Errorf("error %q does not name %s", err, tc.node)
 			}
+			checkStoppedRun(t, rep, err, tc.sig == 0)
 			mu.Lock()
 			lag, stop := detected.Sub(signaled), returned.Sub(detected)
 			mu.Unlock()
@@ -116,7 +117,7 @@ func TestRunFailures(t *testing.T) {
 			if stop > reportLimit {
 				t.Errorf("report returned %v after the detection, want at most %v", stop, reportLimit)
 			}
-			t.Logf("%s: detected after %v, report %v later: %s", name, lag.Round(time.Millisecond), stop.Round(time.Millisecond), rep.Cause)
+			t.Logf("%s: detected after %v, report %v later: %v", name, lag.Round(time.Millisecond), stop.Round(time.Millisecond), err)
 			var all []int
 			for _, p := range pids {
 				all = append(all, p)
@@ -139,6 +140,34 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("recorded outcome %q reason %q with %d nodes", rec.Outcome, rec.Reason, len(rec.Nodes))
 			}
 		})
+	}
+}
+
+// checkStoppedRun checks what a stopped run says: its error carries
+// "engine:" once; an interrupted run's error wraps context.Canceled and names
+// the run, a failed run's does not; no node of the report is still listed
+// as starting, active or inactive, and the failed node (if any) is failed.
+func checkStoppedRun(t *testing.T, rep *Report, err error, interrupted bool) {
+	t.Helper()
+	if n := strings.Count(err.Error(), "engine:"); n != 1 {
+		t.Errorf("error %q: %d × \"engine:\", want 1", err, n)
+	}
+	if strings.Contains(rep.Cause, "engine:") {
+		t.Errorf("cause %q repeats the package prefix", rep.Cause)
+	}
+	if aborted := errors.Is(err, context.Canceled) && errors.Is(err, ErrRunAborted); aborted != interrupted {
+		t.Errorf("error %q: wraps context.Canceled and ErrRunAborted: %v, want %v", err, aborted, interrupted)
+	}
+	if interrupted && (!strings.Contains(err.Error(), rep.Spec.Name) || rep.Outcome != "aborted") {
+		t.Errorf("error %q, outcome %q: want the run %q named and aborted", err, rep.Outcome, rep.Spec.Name)
+	}
+	for _, n := range rep.Nodes {
+		switch {
+		case n.Node == rep.FailedNode && n.State != StateFailed:
+			t.Errorf("failed node %s reads %v", n.Node, n.State)
+		case n.State != StateAborted && n.State != StateTerminated && n.State != StateFailed:
+			t.Errorf("node %s of a stopped run reads %v", n.Node, n.State)
+		}
 	}
 }
 

@@ -35,7 +35,7 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 	pr.self = true // this goroutine reads the link: no wake-up
 	ib.posted, r.pr = pr, pr
 	p.mu.Unlock()
-	r.start = monoNow()
+	r.start = ticks()
 	l.endSelfRead(l.readUntil(ctx, r))
 	rd.tok.release()
 	l.unwantRead()

@@ -62,7 +62,7 @@ type counters struct {
 	zSent, zRecv         atomic.Uint64 // DATA payload on the wire
 	replaced, skipped    atomic.Uint64
 	specHits             atomic.Uint64 // predicted frames read straight into a posted buffer
-	blocked              atomic.Int64  // ns spent blocked in Receive
+	blocked              atomic.Int64  // ticks spent blocked in Receive (clock.go)
 	lastWrite            atomic.Int64
 }
 

@@ -89,7 +89,7 @@ type receiveOp struct {
 	buf     []byte
 	flags   Flags
 	pr      *posted // this call's posted buffer, if it posted one
-	start   int64   // monoNow when it first had to wait (0: never waited)
+	start   int64   // ticks() when it first had to wait (0: never waited)
 	wanting *link   // the link whose read side it asked for
 	link    *link   // the peer's primary link when it last looked
 }
@@ -163,7 +163,7 @@ func (r *receiveOp) wait(ctx context.Context) error {
 	p, l := r.p, r.link
 	p.mu.Unlock()
 	if r.start == 0 {
-		r.start = monoNow()
+		r.start = ticks()
 	}
 	var done chan struct{}
 	if r.pr != nil {
@@ -284,7 +284,7 @@ func (p *peer) withdraw(ib *inbox) {
 
 func (l *link) addBlocked(start int64) {
 	if l != nil && start != 0 {
-		l.c.blocked.Add(monoNow() - start)
+		l.c.blocked.Add(max(ticks()-start, 0))
 	}
 }
 

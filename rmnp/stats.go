@@ -87,7 +87,7 @@ func (l *link) counters() Counters {
 		RawDataSent: c.rawSent.Load(), RawDataReceived: c.rawRecv.Load(),
 		WireDataSent: wireSent, WireDataReceived: wireRecv,
 		Skipped: c.skipped.Load(), Replaced: c.replaced.Load(),
-		BlockedReceive: time.Duration(c.blocked.Load()),
+		BlockedReceive: ticksDuration(c.blocked.Load()),
 	}
 }
 

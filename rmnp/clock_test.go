@@ -24,3 +24,20 @@ func TestTicksDuration(t *testing.T) {
 		t.Fatal("empty or negative sums must convert to 0")
 	}
 }
+
+// BenchmarkClock compares the blocked-time clock with the monotonic clock it
+// replaces where the kernel keeps time with the TSC.
+func BenchmarkClock(b *testing.B) {
+	var sink int64
+	b.Run("ticks", func(b *testing.B) {
+		for b.Loop() {
+			sink += ticks()
+		}
+	})
+	b.Run("monoNow", func(b *testing.B) {
+		for b.Loop() {
+			sink += monoNow()
+		}
+	})
+	_ = sink
+}

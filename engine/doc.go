@@ -53,4 +53,14 @@
 // worker that dies is seen at once (its links close); one that hangs or is
 // cut off misses its heartbeats and is named within HeartbeatTimeout; the
 // run then stops everywhere and is recorded as failed.
+//
+// # Errors and stopped runs
+//
+// Errors carry the "engine: " prefix once however deep they were wrapped
+// ("engine: rank 1: halo from rank 2: rmnp: …"); a failure cause that travels
+// as text (a worker's, to the submitter) drops it, since it is printed after
+// the node's name. A run whose context ends (Ctrl-C, the console's abort, a
+// deadline) returns an error that names the run and wraps ErrRunAborted,
+// ErrRunFailed and the context's error; in its report, as in a failed run's,
+// the nodes the run stopped read StateAborted with their last iterations.
 package engine

@@ -150,17 +150,26 @@ func (s *sockIO) write(a, b, c []byte) error {
 	}
 	wr := &s.wr
 	wr.set(a, b, c)
-	defer wr.clear()
-	for wr.cnt > 0 {
+	err := s.writeAll()
+	wr.clear()
+	return err
+}
+
+// writeAll writes the vector of s.wr, continuing after short writes.
+func (s *sockIO) writeAll() error {
+	wr := &s.wr
+	for {
 		if err := s.raw.Write(wr.fn); err != nil {
 			return err
 		}
 		if wr.errno != 0 {
 			return os.NewSyscallError("writev", wr.errno)
 		}
+		if wr.n == wr.total {
+			return nil
+		}
 		wr.advance(wr.n)
 	}
-	return nil
 }
 
 // advance drops the first n bytes of the vector (after a short write).

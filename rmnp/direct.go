@@ -16,9 +16,7 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 		return 0, false
 	}
 	rd := &l.rd
-	rd.wantGen.Add(1) // want+1
-	if !rd.tok.tryTake() {
-		l.unwantRead()
+	if !rd.tok.tryTakeWanting() {
 		return 0, false
 	}
 	l.beginSelfRead(ctx)
@@ -26,21 +24,29 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 	if len(p.links) != 1 || p.links[0] != l || len(ib.q) > 0 || ib.posted != nil || p.e.isClosed() {
 		p.mu.Unlock()
 		l.endSelfRead(nil)
-		rd.tok.release()
-		l.unwantRead()
+		rd.tok.releaseWanting()
 		return 0, false
 	}
 	pr := &ib.post
 	pr.buf, pr.n, pr.claimed, pr.completed, pr.link = r.buf, 0, false, false, nil
 	pr.self = true // this goroutine reads the link: no wake-up
+	pr.direct = l  // completed from l: withdrawn at once (completePosted)
 	ib.posted, r.pr = pr, pr
 	p.mu.Unlock()
 	r.start = ticks()
 	l.endSelfRead(l.readUntil(ctx, r))
-	rd.tok.release()
-	l.unwantRead()
+	// The usual end: the message came on l and completePosted withdrew the
+	// posting (selfDone, selfN are l's reader state: read them before
+	// releasing it).
+	if rd.selfDone && rd.selfN >= 0 {
+		n = rd.selfN
+		rd.tok.releaseWanting()
+		l.addBlocked(r.start)
+		return n, true
+	}
+	rd.tok.releaseWanting()
 	p.mu.Lock()
-	pr.self = false
+	pr.self, pr.direct = false, nil
 	if !pr.completed {
 		// Cancelled, link down, or another link came up: the general path
 		// takes the posting over.
@@ -48,6 +54,7 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 		return 0, false
 	}
 	n = pr.n
+	l = pr.link
 	p.withdraw(ib)
 	p.mu.Unlock()
 	l.addBlocked(r.start)
@@ -58,23 +65,29 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 // of ctx or another link coming up interrupts its reads (at a frame boundary).
 func (l *link) beginSelfRead(ctx context.Context) {
 	rd := &l.rd
-	rd.mu.Lock()
-	rd.rDone, rd.self = ctx.Done(), true
-	l.armReadWatch(ctx)
-	rd.mu.Unlock()
+	if ctx.Done() != rd.watch {
+		rd.mu.Lock()
+		l.armReadWatch(ctx)
+		rd.mu.Unlock()
+	}
+	rd.selfSeq.Add(1) // odd: reading for itself
 }
 
 // endSelfRead undoes beginSelfRead and tears the link down if err is a read error.
 // The caller then releases rd.tok.
 func (l *link) endSelfRead(err error) {
 	rd := &l.rd
-	rd.mu.Lock()
-	rd.rDone, rd.self = nil, false
-	if rd.cancel || rd.stop {
-		rd.cancel, rd.stop = false, false
-		l.restoreDeadline()
+	rd.selfSeq.Add(1) // even
+	if rd.flagged.Load() {
+		// A cancellation or stop came for this read after its last frame.
+		// (One that comes after the load is stale: interrupted retries.)
+		rd.mu.Lock()
+		if rd.cancel || rd.stop {
+			rd.clearFlags()
+			l.restoreDeadline()
+		}
+		rd.mu.Unlock()
 	}
-	rd.mu.Unlock()
 	if err != nil && err != errCancelled {
 		l.fail(l.readErr(err))
 	}
@@ -85,7 +98,7 @@ func (l *link) endSelfRead(err error) {
 // if ctx ended between frames, or the read error.
 func (l *link) readUntil(ctx context.Context, r *receiveOp) error {
 	rd := &l.rd
-	rd.selfDone = false
+	rd.selfDone, rd.selfN = false, -1
 	for {
 		if ctx.Err() != nil {
 			return errCancelled

@@ -128,9 +128,9 @@ func (l *link) fail(err error) {
 		}
 		l.mu.Unlock()
 		l.rd.mu.Lock()
-		if l.rd.watchFn != nil {
+		if l.rd.watchFn != nil { // rd.watch stays: only holders of rd.tok write it
 			l.rd.watchFn()
-			l.rd.watchFn, l.rd.watch = nil, nil
+			l.rd.watchFn = nil
 		}
 		l.rd.mu.Unlock()
 		l.e.linkDown(l, err)

@@ -275,7 +275,7 @@ func (p *peer) blockErr(flags Flags) error {
 // withdraw removes the posted receive of ib. Called with p.mu held.
 func (p *peer) withdraw(ib *inbox) {
 	ib.posted = nil
-	ib.post.buf, ib.post.link, ib.post.self = nil, nil, false
+	ib.post.buf, ib.post.link, ib.post.self, ib.post.direct = nil, nil, false, nil
 	select {
 	case <-ib.post.done:
 	default:

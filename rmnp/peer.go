@@ -23,7 +23,8 @@ type posted struct {
 	n         int
 	claimed   bool // the reader is writing into buf
 	completed bool
-	self      bool // its owner is reading the link itself: no wake-up needed
+	self      bool  // its owner is reading the link itself: no wake-up needed
+	direct    *link // a direct Receive reading this link posted it (see completePosted)
 	link      *link
 	done      chan struct{} // signalled (under peer.mu) when completed
 }
@@ -236,9 +237,15 @@ func (p *peer) completePosted(l *link, h *header, pr *posted) {
 	if h.kind() == CTRL {
 		p.lastCtrl = p.e.arrival.Add(1)
 	}
-	if pr.self {
+	switch {
+	case pr.direct == l:
+		// A direct Receive reading l itself: it finds its message in l's
+		// reader state and needs no lock to collect it.
+		l.rd.selfDone, l.rd.selfN = true, pr.n
+		p.withdraw(&p.in[kindIndex(h.kind())])
+	case pr.self:
 		l.rd.selfDone = true
-	} else {
+	default:
 		signal(pr.done)
 	}
 }

@@ -16,33 +16,41 @@ import (
 // the receiving goroutine directly instead of a reader that then hands the message
 // over (one goroutine switch less per message on the latency path).
 type readSide struct {
-	tok readToken // holding it = owning l.fr
-	// wantGen packs two counters so that a Receive updates both with one atomic
-	// operation: the low 32 bits count the Receives waiting for or holding tok
-	// (want), the high 32 bits count those that have finished (gen).
-	wantGen atomic.Uint64
+	tok readToken // holding it = owning l.fr; it also counts the wanting Receives
+	// selfSeq is odd while a Receive holding tok reads for itself; it grows by
+	// one when such a read begins and when it ends, so that a cancellation or a
+	// stop aimed at one self-read is recognised as stale by the next reader
+	// (interrupted), and beginning and ending a self-read take no lock.
+	selfSeq atomic.Uint32
 	resume  *time.Timer   // the background reader's pause timer
 	now     chan struct{} // resume at once (Wait, NoWait polls)
 	mu      sync.Mutex    // guards the fields below and the read deadline
 	bgHolds atomic.Bool   // the background reader holds tok (written under mu)
-	kick    bool          // a past deadline was set to make the background reader yield
-	cancel  bool          // a past deadline was set because the reading Receive's ctx ended
-	stop    bool          // a past deadline was set to make the reading Receive re-check
-	self    bool          // a Receive holds tok and reads
+	// flagged is set while cancel or stop is (written under mu): ending a
+	// self-read locks mu only then.
+	flagged atomic.Bool
+	kick    bool   // a past deadline was set to make the background reader yield
+	cancel  bool   // a past deadline was set because the reading Receive's ctx ended
+	stop    bool   // a past deadline was set to make the reading Receive re-check
+	flagSeq uint32 // the selfSeq cancel or stop was set for
 	// selfDone is set (by the holder of tok, i.e. the reading Receive) when the
 	// frame it just read completed the posting of a Receive reading for itself:
-	// readFor then knows its message is there without locking the peer.
+	// readFor then knows its message is there without locking the peer. For a
+	// direct Receive the posting is also withdrawn then, its length in selfN.
 	selfDone bool
-	rDone    <-chan struct{}
-	watch    <-chan struct{}
-	watchFn  func() bool
+	selfN    int
+	// watch is the Done channel of the context of the last Receive that read for
+	// itself, watched by watchFn (see armReadWatch). Written by holders of tok
+	// under mu; read by them without it.
+	watch   <-chan struct{}
+	watchFn func() bool
 }
 
 // want returns the number of Receives waiting for or holding tok.
-func (rd *readSide) want() uint32 { return uint32(rd.wantGen.Load()) }
+func (rd *readSide) want() uint32 { return rd.tok.want() }
 
 // gen returns the number of Receives that have stopped wanting the read side.
-func (rd *readSide) gen() uint32 { return uint32(rd.wantGen.Load() >> 32) }
+func (rd *readSide) gen() uint32 { return rd.tok.gen() }
 
 // resumeDelay is how long the background reader stays off after the last Receive
 // that read for itself: it then picks up unexpected messages, heartbeats and
@@ -56,27 +64,29 @@ var (
 )
 
 // interrupted is frameReader.retry: it tells a read that timed out whether the
-// timeout was a kick (yield or retry), a cancellation, or real (heartbeat).
+// timeout was a kick (yield or retry), a cancellation, a stop, or real (heartbeat).
+// A cancellation or stop set for an earlier self-read (flagSeq is not the current
+// selfSeq: it ended before the flag was seen) is stale and only retried.
 func (l *link) interrupted(boundary bool) (bool, error) {
 	rd := &l.rd
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
-	switch {
-	case rd.stop:
-		rd.stop = false
+	if rd.cancel || rd.stop {
+		current := rd.flagSeq == rd.selfSeq.Load()
+		cancel := rd.cancel && !rd.stop // a stop finishes the frame first
+		rd.clearFlags()
 		l.restoreDeadline()
-		if boundary {
+		switch {
+		case !current:
+			return true, nil
+		case boundary:
 			return false, errCancelled
-		}
-		return true, nil
-	case rd.cancel:
-		rd.cancel = false
-		l.restoreDeadline()
-		if boundary {
-			return false, errCancelled
+		case !cancel: // stop: finish the frame
+			return true, nil
 		}
 		return false, fmt.Errorf("receive from peer %d cancelled mid-frame: %w", l.p.id, context.Canceled)
-	case rd.kick:
+	}
+	if rd.kick {
 		rd.kick = false
 		l.restoreDeadline()
 		if boundary && rd.bgHolds.Load() {
@@ -85,6 +95,30 @@ func (l *link) interrupted(boundary bool) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// flag sets cancel or stop for the self-read now in progress, if any, and makes
+// its read time out. Called with rd.mu held.
+func (l *link) flag(cancel bool) {
+	rd := &l.rd
+	seq := rd.selfSeq.Load()
+	if seq&1 == 0 {
+		return // no self-read
+	}
+	if cancel {
+		rd.cancel = true
+	} else {
+		rd.stop = true
+	}
+	rd.flagSeq = seq
+	rd.flagged.Store(true)
+	_ = l.conn.SetReadDeadline(pastDeadline)
+}
+
+// clearFlags drops cancel and stop. Called with rd.mu held.
+func (rd *readSide) clearFlags() {
+	rd.cancel, rd.stop = false, false
+	rd.flagged.Store(false)
 }
 
 // restoreDeadline resets the read deadline to the heartbeat's (or none). Called with
@@ -210,7 +244,7 @@ func (l *link) readErr(err error) error {
 // reader out of its blocking read.
 func (l *link) wantRead() {
 	rd := &l.rd
-	rd.wantGen.Add(1)
+	rd.tok.state.Add(tokWant)
 	// The background reader sets bgHolds before it checks want (readFrames), and
 	// this checks bgHolds after raising want: one of the two sees the other, so
 	// the lock is only needed when the reader may be blocked in a read.
@@ -227,7 +261,7 @@ func (l *link) wantRead() {
 
 // unwantRead undoes wantRead; the last one lets the background reader resume.
 func (l *link) unwantRead() {
-	l.rd.wantGen.Add(1<<32 - 1) // gen+1, want-1 (want ≥ 1: the carry goes to gen)
+	l.rd.tok.state.Add(tokUnwant)
 }
 
 // readFor reads frames from the Receive r's goroutine (which holds rd.tok) until
@@ -246,30 +280,35 @@ func (l *link) readFor(ctx context.Context, r *receiveOp) {
 func (l *link) stopSelfRead() {
 	rd := &l.rd
 	rd.mu.Lock()
-	if rd.self && !rd.stop {
-		rd.stop = true
-		_ = l.conn.SetReadDeadline(pastDeadline)
+	if !rd.stop {
+		l.flag(false)
 	}
 	rd.mu.Unlock()
 }
 
-// armReadWatch makes a cancellation of ctx interrupt the Receive reading the link;
-// the registration is reused while the same context is used. Called with rd.mu held.
+// armReadWatch makes a cancellation of ctx interrupt the Receive reading the link:
+// the registration is kept while Receives use the same context (or none), so
+// that beginning a self-read usually takes no lock. Called by the holder of
+// rd.tok, with rd.mu held.
 func (l *link) armReadWatch(ctx context.Context) {
 	rd := &l.rd
 	d := ctx.Done()
-	if d == nil || d == rd.watch {
+	if d == rd.watch {
 		return
 	}
 	if rd.watchFn != nil {
 		rd.watchFn()
+		rd.watchFn = nil
 	}
 	rd.watch = d
+	if d == nil {
+		return
+	}
 	rd.watchFn = context.AfterFunc(ctx, func() {
 		rd.mu.Lock()
-		if rd.rDone == d {
-			rd.cancel = true
-			_ = l.conn.SetReadDeadline(pastDeadline)
+		if rd.watch == d {
+			// The Receive reading now (if any) has this context.
+			l.flag(true)
 		}
 		rd.mu.Unlock()
 	})

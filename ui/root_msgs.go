@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -194,12 +195,13 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	if !msg.done {
 		return msg.feed.tick()
 	}
+	m.run.ApplyReport(msg.nodes)
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
 	m.markRunWorkers(m.run.snap, WorkerDown)
 	m.cancelRun = nil
 	switch {
-	case msg.err != nil && (m.run.Aborted() || errors.Is(msg.err, context.Canceled)):
+	case msg.err != nil && (m.run.Aborted() || errors.Is(msg.err, engine.ErrRunAborted) || errors.Is(msg.err, context.Canceled)):
 		m.setStatus(true, "run aborted")
 	case msg.err != nil:
 		m.setStatus(true, "run failed: %v", msg.err)

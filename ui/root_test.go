@@ -212,18 +212,21 @@ func TestAbortConfirmation(t *testing.T) {
 	}
 }
 
-// engineLikeAbort is a RunFunc that ends on cancellation the way the engine
-// does: its error names the interruption but does not wrap context.Canceled.
+// engineLikeAbort is a RunFunc that ends on cancellation the way
+// EngineRun does: its report reads the nodes the run stopped aborted, and
+// its error names the run and wraps engine.ErrRunAborted and the context's
+// error (abortLike; TestConsoleAbort runs the real engine).
 func engineLikeAbort(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
-	cb.Snapshot(fakeRun(4, 3, -1)[0])
+	snap := fakeRun(4, 3, -1)[0]
+	cb.Snapshot(snap)
 	<-ctx.Done()
-	return "outcome:   aborted\ncause:     run: interrupted: context canceled",
-		fmt.Errorf("engine: run failed: interrupted: %v", ctx.Err())
+	cb.Report(&engine.Report{Spec: spec, Outcome: "aborted", Nodes: stoppedReport(snap)})
+	return "outcome:   aborted\ncause:     run: interrupted: context canceled", abortLike{run: spec.Name, ctxErr: ctx.Err()}
 }
 
 // TestAbortShownAsAborted: a run the user aborted reads "aborted" in the
-// Run view's title, its first outcome line and the status line, not
-// "failed" with the engine's cancellation error.
+// Run view's title, its first outcome line, its state counts and the
+// status line, not "failed" with the engine's cancellation error.
 func TestAbortShownAsAborted(t *testing.T) {
 	m := New(Config{Inventory: deploy.Embedded(), Run: engineLikeAbort, NoLoad: true})
 	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "long", Scheme: jobs.Asynchronous}})
@@ -251,6 +254,9 @@ func TestAbortShownAsAborted(t *testing.T) {
 	}
 	if m.status != "run aborted" {
 		t.Errorf("status %q, want %q", m.status, "run aborted")
+	}
+	if got := ansiStrip(m.run.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
+		t.Errorf("counts %q, want the report's 4 aborted nodes", got)
 	}
 	// A later run that fails on its own is a failure again.
 	m.run.Start(jobs.Spec{Name: "next"})

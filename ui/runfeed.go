@@ -29,6 +29,8 @@ type runBatch struct {
 	done    bool
 	summary string
 	err     error
+	// nodes are the nodes of the run's report, their final states.
+	nodes []engine.NodeReport
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -64,6 +66,12 @@ func (f *runFeed) deploy(e deploy.Event) {
 	f.mu.Unlock()
 }
 
+func (f *runFeed) report(r *engine.Report) {
+	f.mu.Lock()
+	f.nodes = r.Nodes
+	f.mu.Unlock()
+}
+
 func (f *runFeed) finish(summary string, err error) {
 	f.mu.Lock()
 	f.done, f.summary, f.err = true, summary, err
@@ -91,12 +99,17 @@ func (f *runFeed) tick() tea.Cmd {
 }
 
 // RunCallbacks receive what a run reports while it runs: telemetry
-// snapshots, event-log lines and the workers' start/stop events. They must
-// not block (the console queues them for its next tick).
+// snapshots, event-log lines and the workers' start/stop events, then its
+// report. They must not block (the console queues them for its next tick).
 type RunCallbacks struct {
 	Snapshot func(engine.Snapshot)
 	Log      func(engine.LogEvent)
 	Deploy   func(deploy.Event)
+	// Report takes the run's report, failed and aborted runs' too, before
+	// the RunFunc returns: the Run view shows the nodes' final states from
+	// it (engine.StateAborted for the nodes a stopped run cut short, which
+	// no snapshot carries).
+	Report func(*engine.Report)
 }
 
 // RunFunc runs a job to its end, reporting through the callbacks, and
@@ -121,6 +134,9 @@ func EngineRunWith(opt deploy.Options) RunFunc {
 		})
 		var b strings.Builder
 		if rep != nil {
+			if cb.Report != nil {
+				cb.Report(rep)
+			}
 			if werr := rep.WriteText(&b); werr != nil && err == nil {
 				err = werr
 			}
@@ -141,7 +157,7 @@ func startRun(ctx context.Context, run RunFunc, spec jobs.Spec, inv *deploy.Inve
 			f.finish("", ErrNoEngine)
 			return
 		}
-		summary, err := run(ctx, spec, inv, storeDir, RunCallbacks{Snapshot: f.snapshot, Log: f.log, Deploy: f.deploy})
+		summary, err := run(ctx, spec, inv, storeDir, RunCallbacks{Snapshot: f.snapshot, Log: f.log, Deploy: f.deploy, Report: f.report})
 		f.finish(summary, err)
 	}()
 	return f, f.tick()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,6 +46,10 @@ type RunView struct {
 	// aborted is set when the user asked to abort the live run: its end is
 	// then an abort, not a failure, whatever error the engine returns.
 	aborted bool
+	// interrupted is set when the run ended because its context did without
+	// the user's abort (engine.ErrRunAborted: the console's own context
+	// ended, a deadline): an abort too, with the engine's reason.
+	interrupted bool
 }
 
 // AbortRequestMsg asks the root model to abort the live run (after the
@@ -100,11 +105,7 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 		v.history = v.history[:maxHistory/2]
 	}
 	v.history = append(v.history, sample{At: s.Elapsed, Sigma: s.GlobalSigma})
-	order := make([]int, len(s.Nodes))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return s.Nodes[a].Rank - s.Nodes[b].Rank })
+	order := rankOrder(s.Nodes)
 	rows := make([]listRow, len(s.Nodes))
 	for j, i := range order {
 		n := &s.Nodes[i]
@@ -120,6 +121,52 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 	v.list.setRows(rows)
 }
 
+// ApplyReport takes the nodes' final states from the report of the run
+// that has just ended, which its last snapshot may not show: the engine
+// reports engine.StateAborted for the nodes the run stopped (interrupted,
+// or another node failed) while their last telemetry still read active,
+// inactive or starting. Iterations, σ and errors are the report's; the
+// sparklines and the residual history are kept. Nodes the snapshots never
+// showed (a run stopped before its first) are added.
+func (v *RunView) ApplyReport(nodes []engine.NodeReport) {
+	if len(nodes) == 0 {
+		return
+	}
+	// A copy: the snapshot's slice may be shared with whoever sent it.
+	cur := slices.Clone(v.snap.Nodes)
+	at := make(map[string]int, len(cur))
+	for i := range cur {
+		at[cur[i].Node] = i
+	}
+	for _, r := range nodes {
+		i, ok := at[r.Node]
+		if !ok {
+			cur = append(cur, engine.NodeStatus{Node: r.Node, Rank: r.Rank, Group: r.Group, Traffic: r.Traffic,
+				Compute: r.Compute, Send: r.Send, Wait: r.Wait, PeakRSS: r.PeakRSS})
+			i = len(cur) - 1
+		}
+		n := &cur[i]
+		n.State, n.Iteration, n.Sigma, n.Err = r.State, r.Iterations, r.Sigma, r.Err
+	}
+	v.started = true
+	v.snap.Nodes = cur
+	rows := make([]listRow, len(cur))
+	for j, i := range rankOrder(cur) {
+		rows[j] = nodeRow(&cur[i], v.nodeHist[cur[i].Node])
+	}
+	v.list.setRows(rows)
+}
+
+// rankOrder is the indices of nodes in rank order.
+func rankOrder(nodes []engine.NodeStatus) []int {
+	order := make([]int, len(nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return nodes[a].Rank - nodes[b].Rank })
+	return order
+}
+
 func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 	r := listRow{Key: n.Node, Leaf: true, Cells: []string{
 		n.Node, stateGlyph(n.State) + " ", strconv.Itoa(n.Rank), strconv.Itoa(n.Iteration), sci(n.Sigma), sparklineLog(hist, sparkLen), n.Err,
@@ -129,6 +176,8 @@ func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 		r.Tone = toneErr
 	case engine.StateTerminated:
 		r.Tone = toneOK
+	case engine.StateAborted:
+		r.Tone = toneWarn
 	case engine.StateInactive, engine.StateStarting:
 		r.Tone = toneDim
 	}
@@ -145,7 +194,9 @@ func (v *RunView) AppendLog(evs ...engine.LogEvent) {
 
 // Finish marks the run as ended with its summary (the engine's report) or
 // the error that ended it. The view keeps the report's key lines (outcome,
-// wall time, true residual, complementarity, gain, warnings).
+// wall time, true residual, complementarity, gain, warnings). A run the
+// user aborted, or whose context ended (engine.ErrRunAborted), reads
+// "aborted" rather than "failed".
 func (v *RunView) Finish(summary string, err error) {
 	v.running = false
 	v.report = summary
@@ -155,6 +206,10 @@ func (v *RunView) Finish(summary string, err error) {
 		v.failed = true
 		v.report = "run aborted by the user\n\n" + summary
 		v.outcome = strings.TrimSpace("run aborted by the user\n" + v.outcome)
+	case errors.Is(err, engine.ErrRunAborted):
+		v.failed, v.interrupted = true, true
+		v.report = err.Error() + "\n\n" + summary // "engine: run x aborted: interrupted: …"
+		v.outcome = strings.TrimSpace(err.Error() + "\n" + v.outcome)
 	case err != nil:
 		v.failed = true
 		v.report = "run failed: " + err.Error() + "\n\n" + summary
@@ -314,7 +369,7 @@ func (v *RunView) titleLine() string {
 	}
 	state := "running"
 	switch {
-	case v.failed && v.aborted:
+	case v.failed && (v.aborted || v.interrupted):
 		state = "aborted"
 	case v.failed:
 		state = "failed"
@@ -333,20 +388,32 @@ func (v *RunView) titleLine() string {
 		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, len(v.snap.Nodes))
 }
 
+// countedStates is the order of the Run view's state counts.
+var countedStates = [nodeStates]engine.NodeState{engine.StateActive, engine.StateInactive, engine.StateTerminated,
+	engine.StateFailed, engine.StateAborted, engine.StateStarting}
+
+// countsLine counts the nodes by state. A live or finished run's line is
+// also the legend of the grid's glyphs, every state but aborted (which only
+// a stopped run's report gives) shown even at 0; a stopped run's line
+// tallies only the states its nodes ended in, so that its failed and
+// aborted counts fit in 80 columns.
 func (v *RunView) countsLine() string {
-	var n [5]int
+	var n [nodeStates]int
 	for i := range v.snap.Nodes {
 		if st := v.snap.Nodes[i].State; int(st) < len(n) {
 			n[st]++
 		}
 	}
 	s := v.common.Styles
-	parts := make([]string, 0, 5)
-	for _, st := range []engine.NodeState{engine.StateActive, engine.StateInactive, engine.StateTerminated, engine.StateFailed, engine.StateStarting} {
+	parts := make([]string, 0, len(countedStates))
+	for _, st := range countedStates {
+		if n[st] == 0 && (v.failed || st == engine.StateAborted) {
+			continue
+		}
 		parts = append(parts, s.stateStyle(st).Render(stateGlyph(st)+" "+st.String())+" "+strconv.Itoa(n[st]))
 	}
 	line := strings.Join(parts, " · ")
-	if v.failed && n[engine.StateActive]+n[engine.StateInactive]+n[engine.StateStarting] > 0 {
+	if v.failed && n[engine.StateActive]+n[engine.StateInactive]+n[engine.StateStarting]+n[engine.StateAborted] > 0 {
 		// The run is over and its workers stopped: the states are the last
 		// ones reported, not nodes still computing.
 		line = "stopped, last states: " + line

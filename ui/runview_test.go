@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +82,54 @@ traffic:  infiniband 4852 msgs 49.4 MiB (2103 skipped)
 computing gain: C_g = t1/ts = 4.000s / 1.512s = 2.65
 `
 
+// abortedReport is the report of an interrupted run of 4 nodes as
+// engine.Report.WriteText prints it.
+const abortedReport = `run obstacle-n48-async: obstacle, n = 48, ε = 1e-08, async iterations (activity detector), 4 nodes
+outcome:   aborted
+cause:     run: interrupted: context canceled
+wall time: 812ms
+rank  node    group  planes   cores  state    iterations  local σ   compute  send  wait  peak RSS
+0     node-1  0*     [0,12)   1      aborted  300         4e-04     0.6s     0.1s  0.1s  9.1 MiB
+1     node-2  0      [12,24)  1      aborted  303         4.4e-04   0.6s     0.1s  0.1s  9.0 MiB
+2     node-3  0      [24,36)  1      aborted  306         4.8e-04   0.6s     0.1s  0.1s  9.2 MiB
+3     node-4  0      [36,48)  1      aborted  309         5.2e-04   0.6s     0.1s  0.1s  9.0 MiB
+(* coordinator)
+true global residual: not computed (no complete solution)
+computing gain: unknown (no single-node run of this problem in the results store)
+`
+
+// stoppedReport is the report's nodes of a run stopped at snapshot s, by
+// the engine's rule (engine/report.go): a node not terminated or failed is
+// aborted, with its last iterations and σ.
+func stoppedReport(s engine.Snapshot) []engine.NodeReport {
+	out := make([]engine.NodeReport, len(s.Nodes))
+	for i, n := range s.Nodes {
+		out[i] = engine.NodeReport{Node: n.Node, Rank: n.Rank, Group: n.Group, State: n.State,
+			Iterations: n.Iteration, Sigma: n.Sigma, Traffic: n.Traffic, Err: n.Err}
+		if n.State != engine.StateTerminated && n.State != engine.StateFailed {
+			out[i].State = engine.StateAborted
+		}
+	}
+	return out
+}
+
+// abortLike has the shape of engine.Run's error for a run whose context
+// ended (engine/errors.go, abortError): it names the run and wraps
+// engine.ErrRunAborted, engine.ErrRunFailed and the context's error. The
+// engine's type is unexported; TestConsoleAbort meets the real one.
+type abortLike struct {
+	run    string
+	ctxErr error
+}
+
+func (e abortLike) Error() string {
+	return "engine: run " + e.run + " aborted: interrupted: " + e.ctxErr.Error()
+}
+
+func (e abortLike) Unwrap() []error {
+	return []error{engine.ErrRunAborted, engine.ErrRunFailed, e.ctxErr}
+}
+
 func TestRunView(t *testing.T) {
 	spec := jobs.Spec{Name: "obstacle-n48-async", Scheme: jobs.Asynchronous, Detector: jobs.DetectActivity}
 	cases := []struct {
@@ -116,6 +166,27 @@ func TestRunView(t *testing.T) {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(engine.LogEvent{At: t0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
+			v.Finish("", fmt.Errorf("engine: node-3 (127.16.64.12): heartbeat lost"))
+		}},
+		{name: "aborted_4", setup: func(v *RunView) {
+			v.Start(spec)
+			snaps := fakeRun(4, 6, -1)
+			for _, s := range snaps[:3] {
+				v.ApplySnapshot(s)
+			}
+			v.AppendLog(fakeLogs()[:3]...)
+			v.MarkAborted()
+			v.ApplyReport(stoppedReport(snaps[2]))
+			v.Finish(abortedReport, abortLike{run: spec.Name, ctxErr: context.Canceled})
+		}},
+		{name: "failed_node_aborted", setup: func(v *RunView) {
+			v.Start(spec)
+			snaps := fakeRun(8, 6, 2)
+			for _, s := range snaps[:5] {
+				v.ApplySnapshot(s)
+			}
+			v.AppendLog(engine.LogEvent{At: t0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
+			v.ApplyReport(stoppedReport(snaps[4]))
 			v.Finish("", fmt.Errorf("engine: node-3 (127.16.64.12): heartbeat lost"))
 		}},
 		{name: "1024", setup: func(v *RunView) {
@@ -187,6 +258,68 @@ func TestCountsAfterFailedRun(t *testing.T) {
 	w.Finish(sampleReport, nil)
 	if got := ansiStrip(w.countsLine()); strings.HasPrefix(got, "stopped") {
 		t.Errorf("counts of a finished run %q", got)
+	}
+}
+
+// TestAbortedNodes: the nodes a stopped run's report reads aborted show as
+// aborted in the counts, the grid and the node list, whoever stopped the
+// run; the run's history stays as the snapshots left it.
+func TestAbortedNodes(t *testing.T) {
+	snaps := fakeRun(4, 6, -1)
+	for _, byUser := range []bool{true, false} {
+		v := NewRunView(testCommon(80, 24))
+		v.Start(jobs.Spec{Name: "x", Scheme: jobs.Asynchronous})
+		for _, s := range snaps[:3] {
+			v.ApplySnapshot(s)
+		}
+		hist, spark := len(v.history), slices.Clone(v.nodeHist["node-2"])
+		if byUser {
+			v.MarkAborted()
+		}
+		v.ApplyReport(stoppedReport(snaps[2]))
+		v.Finish(abortedReport, abortLike{run: "x", ctxErr: context.Canceled})
+		if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
+			t.Errorf("by user %v: counts %q, want the 4 nodes aborted", byUser, got)
+		}
+		if title := ansiStrip(v.titleLine()); !strings.Contains(title, "· aborted ·") {
+			t.Errorf("by user %v: title %q, want the run aborted", byUser, title)
+		}
+		want := "run aborted by the user"
+		if !byUser {
+			want = "engine: run x aborted: interrupted: context canceled"
+		}
+		if first, _, _ := strings.Cut(v.outcome, "\n"); first != want {
+			t.Errorf("by user %v: first outcome line %q, want %q", byUser, first, want)
+		}
+		if grid := ansiStrip(strings.Join(v.grid(80, 1), "")); grid != " ⊘ ⊘ ⊘ ⊘ " {
+			t.Errorf("by user %v: grid %q, want four aborted nodes", byUser, grid)
+		}
+		for _, r := range v.list.rows {
+			if r.Cells[1] != "⊘ " || r.Tone != toneWarn {
+				t.Errorf("by user %v: row %s state cell %q tone %d, want aborted", byUser, r.Key, r.Cells[1], r.Tone)
+			}
+		}
+		if len(v.history) != hist || !slices.Equal(v.nodeHist["node-2"], spark) {
+			t.Errorf("by user %v: the report changed the history (%d samples, was %d) or a sparkline", byUser, len(v.history), hist)
+		}
+		if v.snap.Nodes[1].Iteration != snaps[2].Nodes[1].Iteration {
+			t.Errorf("by user %v: node-2 iteration %d, want the last reported %d", byUser, v.snap.Nodes[1].Iteration, snaps[2].Nodes[1].Iteration)
+		}
+	}
+	// A run stopped before its first snapshot: the report's nodes are shown.
+	v := NewRunView(testCommon(80, 24))
+	v.Start(jobs.Spec{Name: "early", Scheme: jobs.Synchronous})
+	v.ApplyReport(stoppedReport(snaps[0]))
+	v.Finish("", abortLike{run: "early", ctxErr: context.DeadlineExceeded})
+	if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" || len(v.list.rows) != 4 {
+		t.Errorf("counts %q with %d rows, want the report's 4 aborted nodes", got, len(v.list.rows))
+	}
+	// A live run's counts are the legend: no aborted entry until one is.
+	w := NewRunView(testCommon(80, 24))
+	w.Start(jobs.Spec{Name: "live", Scheme: jobs.Synchronous})
+	w.ApplySnapshot(snaps[0])
+	if got := ansiStrip(w.countsLine()); strings.Contains(got, "aborted") || !strings.Contains(got, "· starting 0") {
+		t.Errorf("live counts %q, want every state but aborted", got)
 	}
 }
 

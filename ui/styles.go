@@ -6,6 +6,11 @@ import (
 	"github.com/gridtui/gridtui/engine"
 )
 
+// nodeStates is the number of engine.NodeState values: the engine appends
+// new states last (engine/telemetry.go), so the last one bounds them.
+// TestEveryNodeStateShown fails when the engine gains one this misses.
+const nodeStates = int(engine.StateAborted) + 1
+
 // Styles are the console's Lip Gloss styles. Colours are downsampled by Bubble
 // Tea to what the terminal supports, and dropped entirely under NO_COLOR, so
 // nothing may be told apart by colour alone: node states also carry a glyph,
@@ -24,9 +29,9 @@ type Styles struct {
 	Key         lipgloss.Style
 	Modal       lipgloss.Style
 	// State styles the node cells of the Run view, indexed by engine.NodeState.
-	State [5]lipgloss.Style
+	State [nodeStates]lipgloss.Style
 	// cells caches each state's styled grid cell (glyph and a space).
-	cells [5]string
+	cells [nodeStates]string
 	// Network styles a network kind's traffic bars: ethernet, fast, unix.
 	Ethernet, Fast, Unix lipgloss.Style
 }
@@ -56,6 +61,7 @@ func DefaultStyles() *Styles {
 	s.State[engine.StateInactive] = lipgloss.NewStyle().Foreground(c("220"))
 	s.State[engine.StateTerminated] = lipgloss.NewStyle().Foreground(c("39"))
 	s.State[engine.StateFailed] = lipgloss.NewStyle().Foreground(c("196")).Bold(true)
+	s.State[engine.StateAborted] = lipgloss.NewStyle().Foreground(c("208"))
 	for st := range s.cells {
 		s.cells[st] = s.State[st].Render(stateGlyph(engine.NodeState(st))) + " "
 	}
@@ -75,13 +81,17 @@ func stateGlyph(s engine.NodeState) string {
 		return "T"
 	case engine.StateFailed:
 		return "X"
+	case engine.StateAborted:
+		// Stopped by the run before it terminated: a "no entry" sign,
+		// not failed's cross.
+		return "⊘"
 	}
 	return "?"
 }
 
 // stateCells returns the pre-rendered grid cells, indexed by state: the
 // Run grid of 1024 nodes then costs string copies, not style calls.
-func (s *Styles) stateCells() *[5]string { return &s.cells }
+func (s *Styles) stateCells() *[nodeStates]string { return &s.cells }
 
 // stateStyle returns the style of a node state, tolerating unknown values.
 func (s *Styles) stateStyle(st engine.NodeState) lipgloss.Style {

@@ -1,0 +1,86 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// pumpRun feeds the console the run's ticks until done returns true for
+// one, or fails after a generous timeout (the machine is shared and slow);
+// it returns the model and that tick.
+func pumpRun(t *testing.T, m Model, done func(runTickMsg) bool) (Model, runTickMsg) {
+	t.Helper()
+	feed := m.feed
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		tick := feed.drain()
+		m = send(m, tick)
+		if done(tick) {
+			return m, tick
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the run never reached the awaited state")
+	return m, runTickMsg{}
+}
+
+// TestConsoleAbort aborts a real run (worker processes of this binary on
+// cluster alpha, a tolerance they never reach) as the user does, and checks
+// the console against the engine's own abort: the error wraps
+// engine.ErrRunAborted and context.Canceled, the Run view reads "aborted"
+// and shows every node aborted from the run's report.
+func TestConsoleAbort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	patient := EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute})
+	m := New(Config{Inventory: deploy.Embedded(), Run: patient, StoreDir: t.TempDir(), NoLoad: true})
+	spec := jobs.Spec{Name: "endless", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 128, Eps: 1e-15},
+		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}}, Cores: 1,
+		MaxIter: 1 << 30, WallTime: 5 * time.Minute}
+	m = send(m, StartRunMsg{Spec: spec})
+	m, _ = pumpRun(t, m, func(tick runTickMsg) bool {
+		if tick.done {
+			t.Fatalf("the run ended before the abort: %v\n%s", tick.err, tick.summary)
+		}
+		if tick.snap == nil || len(tick.snap.Nodes) == 0 {
+			return false
+		}
+		for _, n := range tick.snap.Nodes {
+			if n.Iteration == 0 {
+				return false
+			}
+		}
+		return true // every node iterates
+	})
+	next, cmd := m.Update(keyPress("A"))
+	m = send(next.(Model), cmd()) // the confirmation
+	next, cmd = m.Update(keyPress("y"))
+	m = send(next.(Model), cmd()) // abortConfirmedMsg: the run's context ends
+	m, end := pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+
+	if !errors.Is(end.err, engine.ErrRunAborted) || !errors.Is(end.err, context.Canceled) || !strings.Contains(end.err.Error(), "endless") {
+		t.Errorf("run error %v: want it to name the run and wrap engine.ErrRunAborted and context.Canceled", end.err)
+	}
+	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· aborted ·") {
+		t.Errorf("title %q, want the run aborted", title)
+	}
+	if m.status != "run aborted" {
+		t.Errorf("status %q, want %q", m.status, "run aborted")
+	}
+	if got := ansiStrip(m.run.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
+		t.Errorf("counts %q, want the 4 nodes aborted", got)
+	}
+	for _, n := range m.run.snap.Nodes {
+		if n.State != engine.StateAborted || n.Iteration == 0 {
+			t.Errorf("node %s: %s after %d iterations, want aborted with its last iterations", n.Node, n.State, n.Iteration)
+		}
+	}
+}

@@ -13,7 +13,12 @@
 // Each link has one reader goroutine and one sender goroutine; a Receive that has to
 // wait on a peer's only link reads that link itself (and, for a large message like
 // the previous one, reads it with one readv straight into the caller's buffer), so
-// the hot path neither allocates nor switches goroutines. Counters per link and per
-// network are atomics (Stats). The wire format and the handshake are specified in
-// spec.md.
+// the hot path neither allocates nor switches goroutines. Links read and write
+// their sockets through sockIO: read/write or readv/writev on the file descriptor,
+// through the runtime's poller, without the runtime's system-call bookkeeping for
+// transfers up to 128 KiB. Counters per link and per network are atomics (Stats).
+//
+// The wire format and the handshake are specified in spec.md (version 2: large
+// payloads start 64 bytes after their frame, so the kernel copies them aligned;
+// the handshake agrees on the highest version both ends speak, down to 1).
 package rmnp

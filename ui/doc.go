@@ -2,8 +2,9 @@
 // from a Config) owns five plain view structs — Sites, Network, Compose, Run,
 // Results — hands each the same Common value (size, styles, keys, logger,
 // context) and routes messages to the one in front. Views are rendered from
-// plain data (deploy.Inventory, probe.Htable, engine.Snapshot, jobs.Results),
-// which is what the golden tests under testdata/ feed them. Side effects
+// plain data (deploy.Inventory, probe.Htable, engine.Snapshot and, once a
+// run ends, its engine.Report's final node states, jobs.Results), which is
+// what the golden tests under testdata/ feed them. Side effects
 // (deploying, running jobs with engine.Run, reading the results store, saving
 // job files) are commands that come back as typed messages: Update never does
 // I/O, and run telemetry is drained on a ≤ 10 Hz tick so a 1024-node run

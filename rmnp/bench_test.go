@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 )
 
 var benchSizes = []int{8, 1 << 10, 64 << 10, 512 << 10, 4 << 20}
@@ -28,7 +29,7 @@ func BenchmarkPingPong(b *testing.B) {
 			for _, kind := range []string{"plain", "framed", "rmnp"} {
 				b.Run(fmt.Sprintf("%s/%s/%s", tr, sizeName(size), kind), func(b *testing.B) {
 					ctx := context.Background()
-					p, err := newPingPong(ctx, tr, kind != "rmnp", kind == "framed", size)
+					p, err := newPingPong(ctx, tr, kind != "rmnp", kind == "framed", size, 0)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -124,5 +125,65 @@ func TestFramedPingPong(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" && (framed.OneWayCPU() <= 0 || rm.OneWayCPU() <= 0) {
 		t.Fatalf("CPU time not measured: framed %+v rmnp %+v", framed, rm)
+	}
+}
+
+// BenchmarkStream measures streaming bandwidth (StreamWindow messages per
+// acknowledgement, as osu_bw) through RMNP and the two baselines. MB/s counts the
+// payload moved one way.
+func BenchmarkStream(b *testing.B) {
+	for _, tr := range transports {
+		for _, size := range benchSizes[2:] {
+			for _, kind := range []string{"plain", "framed", "rmnp"} {
+				b.Run(fmt.Sprintf("%s/%s/%s", tr, sizeName(size), kind), func(b *testing.B) {
+					ctx := context.Background()
+					p, err := newPingPong(ctx, tr, kind != "rmnp", kind == "framed", size, StreamWindow)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					if err := p.Run(ctx, 1); err != nil {
+						b.Fatal(err)
+					}
+					b.SetBytes(int64(StreamWindow * size))
+					b.ReportAllocs()
+					b.ResetTimer()
+					if err := p.Run(ctx, b.N); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestStream checks that a stream moves whole windows on every transport and kind
+// and that its figures count messages, not round trips.
+func TestStream(t *testing.T) {
+	ctx := context.Background()
+	for _, tr := range transports {
+		for _, kind := range []string{"plain", "framed", "rmnp"} {
+			p, err := newPingPong(ctx, tr, kind != "rmnp", kind == "framed", 70000, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.Measure(ctx, 0, 4)
+			var got uint64
+			if kind == "rmnp" {
+				got = linkStats(t, p.b).MessagesReceived
+			}
+			p.Close()
+			if err != nil || r.Window != 5 || r.RoundTrips < 4 || r.OneWay() != r.Elapsed/time.Duration(5*r.RoundTrips) ||
+				r.Bandwidth() <= 0 {
+				t.Fatalf("%s %s: %+v, %v", tr, kind, r, err)
+			}
+			// Warm-up (3 windows) and the measured windows, every message received.
+			if want := uint64(5 * (3 + r.RoundTrips)); kind == "rmnp" && got != want {
+				t.Fatalf("%s: far end received %d messages, want %d", tr, got, want)
+			}
+		}
+	}
+	if _, err := NewStream(ctx, "unix", true, 8, 0); err == nil {
+		t.Fatal("stream with an empty window accepted")
 	}
 }

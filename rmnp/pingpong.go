@@ -28,6 +28,9 @@ type PingPong struct {
 	echoErr   chan error
 	stop      context.CancelFunc
 	fa        framedConn
+	// window, if positive, makes it a stream (NewStream): window messages one
+	// way, then a 1-byte acknowledgement back.
+	window int
 }
 
 // PingPongResult is the outcome of PingPong.Measure.
@@ -42,6 +45,17 @@ type PingPongResult struct {
 	// CPU is the CPU time of the whole process (both ends, every thread, user and
 	// system) during Elapsed; zero where the platform does not report it.
 	CPU time.Duration
+	// Window is the number of messages per acknowledgement of a stream
+	// (NewStream; RoundTrips then counts windows), 0 for a ping-pong.
+	Window int
+}
+
+// messages returns the one-way messages the result covers.
+func (r PingPongResult) messages() int {
+	if r.Window > 0 {
+		return r.RoundTrips * r.Window
+	}
+	return 2 * r.RoundTrips
 }
 
 // OneWayCPU returns the process CPU time per one-way message: on a shared
@@ -50,32 +64,49 @@ func (r PingPongResult) OneWayCPU() time.Duration {
 	if r.RoundTrips == 0 {
 		return 0
 	}
-	return r.CPU / time.Duration(2*r.RoundTrips)
+	return r.CPU / time.Duration(r.messages())
 }
 
-// OneWay returns the one-way latency: half a round trip.
+// OneWay returns the one-way latency of a ping-pong (half a round trip), or the
+// time per message of a stream.
 func (r PingPongResult) OneWay() time.Duration {
 	if r.RoundTrips == 0 {
 		return 0
 	}
-	return r.Elapsed / time.Duration(2*r.RoundTrips)
+	return r.Elapsed / time.Duration(r.messages())
 }
 
-// Bandwidth returns the payload bytes per second in one direction.
+// Bandwidth returns the payload bytes per second in one direction: of a
+// ping-pong, size over one-way latency; of a stream, what it moved.
 func (r PingPongResult) Bandwidth() float64 {
 	if r.Elapsed <= 0 {
 		return 0
 	}
-	return float64(2*r.RoundTrips*r.Size) / r.Elapsed.Seconds()
+	return float64(r.messages()*r.Size) / r.Elapsed.Seconds()
 }
 
 // NewPingPong sets up a pair on transport ("tcp" on 127.0.0.1, or "unix") that
 // echoes size-byte messages, through RMNP or (plain) a bare net.Conn.
 func NewPingPong(ctx context.Context, transport string, plain bool, size int) (*PingPong, error) {
-	return newPingPong(ctx, transport, plain, false, size)
+	return newPingPong(ctx, transport, plain, false, size, 0)
 }
 
-func newPingPong(ctx context.Context, transport string, plain, framed bool, size int) (*PingPong, error) {
+// StreamWindow is the number of messages a stream sends per acknowledgement,
+// as the OSU micro-benchmarks' osu_bw (the usual definition of bandwidth in HPC:
+// messages back to back, so that per-message costs overlap with the transfer).
+const StreamWindow = 64
+
+// NewStream sets up a pair like NewPingPong whose Run sends window messages of
+// size bytes one way, then waits for a 1-byte acknowledgement: Measure then gives
+// the streaming bandwidth.
+func NewStream(ctx context.Context, transport string, plain bool, size, window int) (*PingPong, error) {
+	if window < 1 {
+		return nil, fmt.Errorf("%w: stream window %d", ErrConfig, window)
+	}
+	return newPingPong(ctx, transport, plain, false, size, window)
+}
+
+func newPingPong(ctx context.Context, transport string, plain, framed bool, size, window int) (*PingPong, error) {
 	if transport != "tcp" && transport != "unix" {
 		return nil, fmt.Errorf("%w: transport %q: want tcp or unix", ErrConfig, transport)
 	}
@@ -84,7 +115,7 @@ func newPingPong(ctx context.Context, transport string, plain, framed bool, size
 		return nil, fmt.Errorf("rmnp: ping-pong: %w", err)
 	}
 	p := &PingPong{transport: transport, plain: plain, framed: framed, size: size, dir: dir,
-		bufA: make([]byte, size), echoErr: make(chan error, 1)}
+		bufA: make([]byte, size), echoErr: make(chan error, 1), window: window}
 	if plain {
 		err = p.setupPlain(ctx)
 	} else {
@@ -111,7 +142,20 @@ func (p *PingPong) addr(name string) string {
 // (the header shifts the payload off the alignment of the kernel's copies); against
 // RMNP, the cost of the protocol code.
 func NewFramedPingPong(ctx context.Context, transport string, size int) (*PingPong, error) {
-	return newPingPong(ctx, transport, true, true, size)
+	return newPingPong(ctx, transport, true, true, size, 0)
+}
+
+// reply returns what the far end sends back after its k-th message (counting
+// from 1): the message itself in a ping-pong, a 1-byte acknowledgement at the end
+// of a stream's window, nothing otherwise.
+func (p *PingPong) reply(buf []byte, k int) ([]byte, bool) {
+	switch {
+	case p.window == 0:
+		return buf, true
+	case k%p.window == 0:
+		return buf[:1], true
+	}
+	return nil, false
 }
 
 func (p *PingPong) setupPlain(ctx context.Context) error {
@@ -145,14 +189,16 @@ func (p *PingPong) setupPlain(ctx context.Context) error {
 	}
 	go func() {
 		buf := make([]byte, p.size)
-		for {
+		for k := 1; ; k++ {
 			if _, err := io.ReadFull(p.cb, buf); err != nil {
 				p.echoErr <- err
 				return
 			}
-			if _, err := p.cb.Write(buf); err != nil {
-				p.echoErr <- err
-				return
+			if r, ok := p.reply(buf, k); ok {
+				if _, err := p.cb.Write(r); err != nil {
+					p.echoErr <- err
+					return
+				}
 			}
 		}
 	}()
@@ -182,10 +228,10 @@ func (p *PingPong) setupRMNP(ctx context.Context) error {
 	p.stop = cancel
 	go func() {
 		buf := make([]byte, p.size)
-		for {
+		for k := 1; ; k++ {
 			n, err := p.b.Receive(ectx, 1, buf, DATA)
-			if err == nil {
-				err = p.b.Send(ectx, 1, buf[:n], DATA)
+			if r, ok := p.reply(buf[:n], k); err == nil && ok {
+				err = p.b.Send(ectx, 1, r, DATA)
 			}
 			if err != nil {
 				p.echoErr <- err
@@ -211,33 +257,46 @@ func (p *PingPong) Run(ctx context.Context, n int) error {
 	return nil
 }
 
+// roundTrip sends one message and reads the echo, or sends a stream's window and
+// reads the acknowledgement.
 func (p *PingPong) roundTrip(ctx context.Context) error {
-	if p.framed {
-		if err := p.fa.write(p.bufA); err != nil {
+	sends, back := 1, p.bufA
+	if p.window > 0 {
+		sends, back = p.window, p.bufA[:1]
+	}
+	for range sends {
+		if err := p.send(ctx); err != nil {
 			return err
 		}
-		return p.fa.read(p.bufA)
 	}
-	if p.plain {
-		if _, err := p.ca.Write(p.bufA); err != nil {
-			return err
-		}
-		_, err := io.ReadFull(p.ca, p.bufA)
-		return err
-	}
-	if err := p.a.Send(ctx, 2, p.bufA, DATA); err != nil {
+	switch {
+	case p.framed:
+		return p.fa.read(back)
+	case p.plain:
+		_, err := io.ReadFull(p.ca, back)
 		return err
 	}
 	n, err := p.a.Receive(ctx, 2, p.bufA, DATA)
-	if err == nil && n != p.size {
-		err = fmt.Errorf("echo of %d bytes, sent %d", n, p.size)
+	if err == nil && n != len(back) {
+		err = fmt.Errorf("reply of %d bytes, want %d", n, len(back))
 	}
 	return err
 }
 
+func (p *PingPong) send(ctx context.Context) error {
+	switch {
+	case p.framed:
+		return p.fa.write(p.bufA)
+	case p.plain:
+		_, err := p.ca.Write(p.bufA)
+		return err
+	}
+	return p.a.Send(ctx, 2, p.bufA, DATA)
+}
+
 // Measure runs round trips for about d (at least minTrips) after a short warm-up.
 func (p *PingPong) Measure(ctx context.Context, d time.Duration, minTrips int) (PingPongResult, error) {
-	r := PingPongResult{Transport: p.transport, Plain: p.plain, Framed: p.framed, Size: p.size}
+	r := PingPongResult{Transport: p.transport, Plain: p.plain, Framed: p.framed, Size: p.size, Window: p.window}
 	if err := p.Run(ctx, 3); err != nil {
 		return r, err
 	}
@@ -282,7 +341,7 @@ func (p *PingPong) Close() error {
 // round of each: on a shared machine the fastest round is the one least disturbed
 // by other load, and alternating exposes both to the same conditions.
 func ComparePingPong(ctx context.Context, transport string, size, rounds int, d time.Duration, minTrips int) (plain, rmnp PingPongResult, err error) {
-	res, err := comparePingPong(ctx, transport, size, rounds, d, minTrips, false)
+	res, err := comparePingPong(ctx, transport, size, 0, rounds, d, minTrips, false)
 	if err != nil {
 		return plain, rmnp, err
 	}
@@ -292,7 +351,20 @@ func ComparePingPong(ctx context.Context, transport string, size, rounds int, d 
 // CompareFramedPingPong is ComparePingPong with the framed baseline
 // (NewFramedPingPong) measured in the same alternation.
 func CompareFramedPingPong(ctx context.Context, transport string, size, rounds int, d time.Duration, minTrips int) (plain, framed, rmnp PingPongResult, err error) {
-	res, err := comparePingPong(ctx, transport, size, rounds, d, minTrips, true)
+	res, err := comparePingPong(ctx, transport, size, 0, rounds, d, minTrips, true)
+	if err != nil {
+		return plain, framed, rmnp, err
+	}
+	return res[0], res[2], res[1], nil
+}
+
+// CompareStream is CompareFramedPingPong for streams of window messages per
+// acknowledgement (NewStream): it measures bandwidth as osu_bw does.
+func CompareStream(ctx context.Context, transport string, size, window, rounds int, d time.Duration, minTrips int) (plain, framed, rmnp PingPongResult, err error) {
+	if window < 1 {
+		return plain, framed, rmnp, fmt.Errorf("%w: stream window %d", ErrConfig, window)
+	}
+	res, err := comparePingPong(ctx, transport, size, window, rounds, d, minTrips, true)
 	if err != nil {
 		return plain, framed, rmnp, err
 	}
@@ -301,14 +373,14 @@ func CompareFramedPingPong(ctx context.Context, transport string, size, rounds i
 
 // comparePingPong returns the best rounds of plain, RMNP and, if framed, the
 // framed baseline, in that order.
-func comparePingPong(ctx context.Context, transport string, size, rounds int, d time.Duration, minTrips int, framed bool) ([]PingPongResult, error) {
+func comparePingPong(ctx context.Context, transport string, size, window, rounds int, d time.Duration, minTrips int, framed bool) ([]PingPongResult, error) {
 	kinds := [][2]bool{{true, false}, {false, false}} // {plain, framed}
 	if framed {
 		kinds = append(kinds, [2]bool{true, true})
 	}
 	pairs := make([]*PingPong, len(kinds))
 	for i, k := range kinds {
-		p, err := newPingPong(ctx, transport, k[0], k[1], size)
+		p, err := newPingPong(ctx, transport, k[0], k[1], size, window)
 		if err != nil {
 			return nil, err
 		}

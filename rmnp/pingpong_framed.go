@@ -62,10 +62,10 @@ func (p *PingPong) echoFramed() {
 	var f framedConn
 	f.init(p.cb)
 	buf := make([]byte, p.size)
-	for {
+	for k := 1; ; k++ {
 		err := f.read(buf)
-		if err == nil {
-			err = f.write(buf)
+		if r, ok := p.reply(buf, k); err == nil && ok {
+			err = f.write(r)
 		}
 		if err != nil {
 			p.echoErr <- err

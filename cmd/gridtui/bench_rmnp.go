@@ -18,6 +18,7 @@ type benchRmnpFlags struct {
 	rounds     int
 	round      time.Duration
 	minTrips   int
+	window     int
 }
 
 // newBenchRmnpCmd returns `gridtui bench rmnp`: one-way latency and bandwidth of RMNP
@@ -33,7 +34,10 @@ func newBenchRmnpCmd() *cobra.Command {
 			"header (\"framed\": the floor of the wire format), alternating the three, and prints\n" +
 			"the best round of each: one-way latency (half a round trip), bandwidth, the\n" +
 			"RMNP/plain ratios, RMNP against framed, and the process CPU time per message\n" +
-			"(RMNP/plain), which moves less than wall time on a busy machine.",
+			"(RMNP/plain), which moves less than wall time on a busy machine.\n\n" +
+			"A second table measures streaming bandwidth as the OSU micro-benchmarks' osu_bw\n" +
+			"does: --window messages back to back, then a 1-byte acknowledgement, for the\n" +
+			"same three kinds (--window 0 leaves it out).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchRmnp(cmd, f)
@@ -43,7 +47,8 @@ func newBenchRmnpCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.transports, "transports", "tcp,unix", "transports: tcp, unix")
 	cmd.Flags().IntVar(&f.rounds, "rounds", 5, "alternating rounds per size (best kept)")
 	cmd.Flags().DurationVar(&f.round, "round", 200*time.Millisecond, "duration of one round")
-	cmd.Flags().IntVar(&f.minTrips, "min-trips", 10, "minimum round trips per round")
+	cmd.Flags().IntVar(&f.minTrips, "min-trips", 10, "minimum round trips (stream: windows) per round")
+	cmd.Flags().IntVar(&f.window, "window", rmnp.StreamWindow, "messages per acknowledgement in the streaming table (0: no streaming table)")
 	return cmd
 }
 
@@ -52,8 +57,8 @@ func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.rounds < 1 || f.minTrips < 1 || f.round <= 0 {
-		return fmt.Errorf("gridtui bench rmnp: --rounds, --round and --min-trips must be positive")
+	if f.rounds < 1 || f.minTrips < 1 || f.round <= 0 || f.window < 0 {
+		return fmt.Errorf("gridtui bench rmnp: --rounds, --round and --min-trips must be positive, --window at least 0")
 	}
 	transports, err := parseTransports(f.transports)
 	if err != nil {
@@ -71,16 +76,42 @@ func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
 			writeBenchRow(out, plain, framed, rm)
 		}
 	}
+	if f.window == 0 {
+		return nil
+	}
+	fmt.Fprintf(out, "\nStreaming, %d messages per acknowledgement:\n\n", f.window)
+	fmt.Fprintf(out, "| transport | size | plain MB/s | rmnp MB/s | bandwidth ratio | framed MB/s | rmnp/framed | CPU ratio |\n")
+	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|\n")
+	for _, tr := range transports {
+		for _, size := range sizes {
+			plain, framed, rm, err := rmnp.CompareStream(cmd.Context(), tr, size, f.window, f.rounds, f.round, f.minTrips)
+			if err != nil {
+				return fmt.Errorf("gridtui bench rmnp: stream %s %d B: %w", tr, size, err)
+			}
+			writeStreamRow(out, plain, framed, rm)
+		}
+	}
 	return nil
+}
+
+func writeStreamRow(out io.Writer, plain, framed, rm rmnp.PingPongResult) {
+	bp, bf, br := plain.Bandwidth()/1e6, framed.Bandwidth()/1e6, rm.Bandwidth()/1e6
+	fmt.Fprintf(out, "| %s | %s | %.0f | %.0f | %.2f× | %.0f | %.2f× | %s |\n",
+		plain.Transport, sizeLabel(plain.Size), bp, br, br/bp, bf, br/bf, cpuRatio(plain, rm))
+}
+
+// cpuRatio returns RMNP's process CPU time per message over plain's, or "n/a".
+func cpuRatio(plain, rm rmnp.PingPongResult) string {
+	if cp, cr := plain.OneWayCPU(), rm.OneWayCPU(); cp > 0 && cr > 0 {
+		return fmt.Sprintf("%.2f×", float64(cr)/float64(cp))
+	}
+	return "n/a"
 }
 
 func writeBenchRow(out io.Writer, plain, framed, rm rmnp.PingPongResult) {
 	lp, lf, lr := plain.OneWay(), framed.OneWay(), rm.OneWay()
 	bp, br := plain.Bandwidth()/1e6, rm.Bandwidth()/1e6
-	cpu := "n/a"
-	if cp, cr := plain.OneWayCPU(), rm.OneWayCPU(); cp > 0 && cr > 0 {
-		cpu = fmt.Sprintf("%.2f×", float64(cr)/float64(cp))
-	}
+	cpu := cpuRatio(plain, rm)
 	fmt.Fprintf(out, "| %s | %s | %v | %v | %.2f× | %.0f | %.0f | %.2f× | %v | %.2f× | %s |\n",
 		plain.Transport, sizeLabel(plain.Size), lp.Round(10*time.Nanosecond), lr.Round(10*time.Nanosecond),
 		float64(lr)/float64(lp), bp, br, br/bp, lf.Round(10*time.Nanosecond), float64(lr)/float64(lf), cpu)

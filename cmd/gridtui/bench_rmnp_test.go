@@ -11,17 +11,26 @@ func TestBenchRmnpCmd(t *testing.T) {
 	cmd := newBenchRmnpCmd()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
-	cmd.SetArgs([]string{"--sizes", "8,2K", "--rounds", "1", "--round", "1ms", "--min-trips", "5"})
+	cmd.SetArgs([]string{"--sizes", "8,2K", "--rounds", "1", "--round", "1ms", "--min-trips", "5", "--window", "3"})
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2+4 {
-		t.Fatalf("want header + 4 rows:\n%s", out.String())
+	pingpong, stream, ok := strings.Cut(strings.TrimSpace(out.String()), "\n\nStreaming, 3 messages per acknowledgement:\n\n")
+	if !ok {
+		t.Fatalf("no streaming table:\n%s", out.String())
 	}
-	for _, l := range lines {
-		if n := strings.Count(l, "|"); n != 12 { // 11 columns: with framed and CPU
-			t.Errorf("%d separators, want 12: %q", n, l)
+	for _, tc := range []struct {
+		table string
+		seps  int
+	}{{pingpong, 12}, {stream, 9}} { // 11 and 8 columns
+		lines := strings.Split(tc.table, "\n")
+		if len(lines) != 2+4 {
+			t.Fatalf("want header + 4 rows:\n%s", tc.table)
+		}
+		for _, l := range lines {
+			if n := strings.Count(l, "|"); n != tc.seps {
+				t.Errorf("%d separators, want %d: %q", n, tc.seps, l)
+			}
 		}
 	}
 	for _, want := range []string{"| tcp | 8 B |", "| unix | 2 KiB |"} {
@@ -68,6 +77,7 @@ func TestBenchRmnpBadFlags(t *testing.T) {
 		"empty":     {[]string{"--transports", ""}, `unknown transport ""`},
 		"round":     {[]string{"--round", "0s"}, "must be positive"},
 		"size":      {[]string{"--sizes", "x"}, "bad size"},
+		"window":    {[]string{"--window", "-1"}, "--window at least 0"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

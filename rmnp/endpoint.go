@@ -39,6 +39,7 @@ type Endpoint struct {
 	down      chan PeerDownEvent
 
 	closed    chan struct{}
+	isShut    atomic.Bool // set just before closed is closed: isClosed without a channel operation
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 }
@@ -128,14 +129,7 @@ func (e *Endpoint) Addrs() []string { return slices.Clone(e.addrs) }
 // Self returns this endpoint's peer id.
 func (e *Endpoint) Self() PeerID { return e.cfg.Self }
 
-func (e *Endpoint) isClosed() bool {
-	select {
-	case <-e.closed:
-		return true
-	default:
-		return false
-	}
-}
+func (e *Endpoint) isClosed() bool { return e.isShut.Load() }
 
 func (e *Endpoint) acceptLoop(ln net.Listener) {
 	defer e.wg.Done()
@@ -377,6 +371,7 @@ func (e *Endpoint) WaitPeer(ctx context.Context, id PeerID) error {
 func (e *Endpoint) Close() error {
 	e.closeOnce.Do(func() {
 		e.mu.Lock()
+		e.isShut.Store(true)
 		close(e.closed)
 		for c := range e.handshaking {
 			c.Close()

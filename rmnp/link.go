@@ -36,6 +36,7 @@ type link struct {
 	watchFn  func() bool
 	wake     chan struct{}
 	closed   chan struct{}
+	down     atomic.Bool // set just before closed is closed: isDown without a channel operation
 	failOnce sync.Once
 	err      error
 
@@ -113,6 +114,7 @@ func (l *link) fail(err error) {
 	l.failOnce.Do(func() {
 		l.mu.Lock()
 		l.err = err
+		l.down.Store(true)
 		close(l.closed)
 		l.conn.Close()
 		for _, it := range l.q {
@@ -143,14 +145,7 @@ func (l *link) downErr() error {
 	return fmt.Errorf("%w: peer %d at %s: %w", ErrPeerDown, l.p.id, l.remote, l.err)
 }
 
-func (l *link) isDown() bool {
-	select {
-	case <-l.closed:
-		return true
-	default:
-		return false
-	}
-}
+func (l *link) isDown() bool { return l.down.Load() }
 
 func (l *link) getItem() *outItem {
 	if n := len(l.free); n > 0 {

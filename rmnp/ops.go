@@ -272,14 +272,21 @@ func (p *peer) blockErr(flags Flags) error {
 	return nil
 }
 
-// withdraw removes the posted receive of ib. Called with p.mu held.
+// withdraw removes the posted receive of ib, with any wake-up left on its done
+// channel. Called with p.mu held.
 func (p *peer) withdraw(ib *inbox) {
-	ib.posted = nil
-	ib.post.buf, ib.post.link, ib.post.self, ib.post.direct = nil, nil, false, nil
+	p.unpost(ib)
 	select {
 	case <-ib.post.done:
 	default:
 	}
+}
+
+// unpost removes the posted receive of ib, whose completion signalled nothing
+// (see completePosted). Called with p.mu held.
+func (p *peer) unpost(ib *inbox) {
+	ib.posted = nil
+	ib.post.buf, ib.post.link, ib.post.self, ib.post.direct = nil, nil, false, nil
 }
 
 func (l *link) addBlocked(start int64) {

@@ -242,7 +242,7 @@ func (p *peer) completePosted(l *link, h *header, pr *posted) {
 		// A direct Receive reading l itself: it finds its message in l's
 		// reader state and needs no lock to collect it.
 		l.rd.selfDone, l.rd.selfN = true, pr.n
-		p.withdraw(&p.in[kindIndex(h.kind())])
+		p.unpost(&p.in[kindIndex(h.kind())])
 	case pr.self:
 		l.rd.selfDone = true
 	default:

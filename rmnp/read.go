@@ -280,9 +280,7 @@ func (l *link) readFor(ctx context.Context, r *receiveOp) {
 func (l *link) stopSelfRead() {
 	rd := &l.rd
 	rd.mu.Lock()
-	if !rd.stop {
-		l.flag(false)
-	}
+	l.flag(false) // even if a stop is set: it may be stale, aimed at an earlier read
 	rd.mu.Unlock()
 }
 

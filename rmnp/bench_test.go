@@ -21,8 +21,8 @@ func sizeName(n int) string {
 }
 
 // BenchmarkPingPong measures round trips through RMNP and, as the baselines in the
-// same run, over a plain net.Conn and over a plain net.Conn with RMNP's 16-byte
-// header (framed). MB/s counts both directions (2×size per op).
+// same run, over a plain net.Conn and over a plain net.Conn carrying RMNP's frame
+// layout (framed). MB/s counts both directions (2×size per op).
 func BenchmarkPingPong(b *testing.B) {
 	for _, tr := range transports {
 		for _, size := range benchSizes {

@@ -18,7 +18,7 @@ import (
 type PingPong struct {
 	transport string
 	plain     bool
-	framed    bool // plain, with a 16-byte frame header before each message
+	framed    bool // plain, with RMNP's frame layout (header, pad) around each message
 	size      int
 	dir       string
 	a, b      *Endpoint
@@ -136,11 +136,11 @@ func (p *PingPong) addr(name string) string {
 }
 
 // NewFramedPingPong sets up the framed baseline: a plain net.Conn ping-pong whose
-// messages carry a 16-byte RMNP frame header, written with the payload in one
-// writev and read with it in one readv as RMNP does, but with none of RMNP's
-// bookkeeping. Against the plain baseline it isolates the cost of the wire format
-// (the header shifts the payload off the alignment of the kernel's copies); against
-// RMNP, the cost of the protocol code.
+// messages are framed as a link frames them (header, and the pad of large payloads),
+// written with the payload in one system call and read with it in one readv
+// through the same sockIO as a link, but with none of RMNP's bookkeeping. Against
+// the plain baseline it isolates the cost of the wire format and the I/O path;
+// against RMNP, the cost of the protocol code.
 func NewFramedPingPong(ctx context.Context, transport string, size int) (*PingPong, error) {
 	return newPingPong(ctx, transport, true, true, size, 0)
 }

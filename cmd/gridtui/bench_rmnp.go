@@ -30,8 +30,8 @@ func newBenchRmnpCmd() *cobra.Command {
 		Short: "Measure RMNP latency and bandwidth against a plain socket ping-pong",
 		Long: "rmnp runs a ping-pong between two endpoints of this process over loopback TCP\n" +
 			"(127.0.0.1) and a Unix socket, through RMNP (a synchronous DATA link), over a\n" +
-			"plain net.Conn as the baseline, and over a plain net.Conn carrying RMNP's 16-byte\n" +
-			"header (\"framed\": the floor of the wire format), alternating the three, and prints\n" +
+			"plain net.Conn as the baseline, and over a plain net.Conn carrying RMNP's frame\n" +
+			"layout (\"framed\": the floor of the wire format), alternating the three, and prints\n" +
 			"the best round of each: one-way latency (half a round trip), bandwidth, the\n" +
 			"RMNP/plain ratios, RMNP against framed, and the process CPU time per message\n" +
 			"(RMNP/plain), which moves less than wall time on a busy machine.\n\n" +

@@ -153,8 +153,17 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
 	}
 	var err error
-	spec.Nodes, err = spec.Nodes.Flatten(refs, inv.Source)
-	return spec, err
+	if spec.Nodes, err = spec.Nodes.Flatten(refs, inv.Source); err != nil {
+		return spec, err
+	}
+	if len(spec.Groups) == 0 {
+		// Refuse a selection that names no host (sites and clusters with none
+		// in common) here, as Compose does, rather than in the planner.
+		if _, err := spec.Nodes.Resolve(refs, inv.Source); err != nil {
+			return spec, err
+		}
+	}
+	return spec, nil
 }
 
 // checkRunFlags refuses values given explicitly that would otherwise be

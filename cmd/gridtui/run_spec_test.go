@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
 )
 
 // buildSpecArgs parses args as gridtui run flags and builds the spec against
@@ -113,5 +115,23 @@ func TestRunBadValues(t *testing.T) {
 	}
 	if _, err := buildSpecArgs(t, "--eps", "1e-6", "--wall-time", "1m", "--max-iter", "10", "--n", "8"); err != nil {
 		t.Errorf("valid flags refused: %v", err)
+	}
+}
+
+// TestRunEmptySelection checks that a job whose sites and clusters share no host
+// is refused before any worker starts, naming both, as Compose refuses it.
+func TestRunEmptySelection(t *testing.T) {
+	inv, err := deploy.Load("../../testdata/sites/good_two_sites.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := newRunCmd(&globalFlags{})
+	job := writeJob(t, "[obstacle]\nn = 16\n[nodes]\nsites = [\"nancy\"]\nclusters = [\"sagittaire\"]\n")
+	if err := cmd.ParseFlags([]string{"--job", job}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = buildSpec(cmd, &runFlags{job: job}, inv)
+	if !errors.Is(err, jobs.ErrEmptySelection) || !strings.Contains(err.Error(), "nancy") || !strings.Contains(err.Error(), "sagittaire") {
+		t.Fatalf("err %v, want an empty selection naming nancy and sagittaire", err)
 	}
 }

@@ -43,7 +43,7 @@ func (f *framedConn) read(buf []byte) error {
 	n := 0
 	if f.sock.ok() {
 		var err error
-		if n, err = f.sock.readv(head, buf, nil, nil); err != nil {
+		if n, err = f.sock.readv(head, buf, nil); err != nil {
 			return err
 		}
 	}

@@ -13,8 +13,8 @@ import (
 // and the wait for readiness work as for net.Conn). Two things set it apart from
 // net.Conn's Read and Write:
 //
-//   - readv and writev: a frame's header, its payload and the read-ahead in one
-//     system call, the payload going straight to or from the caller's buffer;
+//   - readv and writev: a frame's header, pad and payload in one system call,
+//     the payload going straight to or from the caller's buffer;
 //   - calls moving at most rawMax bytes are made with syscall.RawSyscall, without
 //     the runtime's entersyscall/exitsyscall bookkeeping. The socket is
 //     non-blocking, so such a call only copies what is there: it cannot block,
@@ -27,17 +27,14 @@ import (
 // The read state belongs to whoever holds the link's read side, the write state
 // to whoever writes (busy); each is set up once so that a call allocates nothing.
 type sockIO struct {
-	c   net.Conn // used as is where it has no file descriptor (net.Pipe)
-	raw syscall.RawConn
-	rd  sysCall
-	wr  sysCall
-	// bufs is the fallback's writev.
-	bufs net.Buffers
-	arr  [3][]byte
+	conn connIO // used where the connection has no file descriptor (net.Pipe)
+	raw  syscall.RawConn
+	rd   sysCall
+	wr   sysCall
 }
 
-// rawMax is the largest transfer made with RawSyscall (a 64 KiB message with its
-// header and the read-ahead fits); larger ones go through syscall.Syscall.
+// rawMax is the largest transfer made with RawSyscall (a 64 KiB frame fits with
+// room to spare); larger ones go through syscall.Syscall.
 const rawMax = 128 << 10
 
 // sysCall is one readv or writev in progress: its vector, and the outcome the
@@ -45,7 +42,7 @@ const rawMax = 128 << 10
 type sysCall struct {
 	trap  uintptr // SYS_READV or SYS_WRITEV
 	one   uintptr // SYS_READ or SYS_WRITE, for a single buffer
-	iov   [4]syscall.Iovec
+	iov   [3]syscall.Iovec
 	cnt   int
 	total int
 	n     int
@@ -54,7 +51,7 @@ type sysCall struct {
 }
 
 func (s *sockIO) init(c net.Conn) {
-	s.c = c
+	s.conn.c = c
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return
@@ -108,20 +105,20 @@ func (c *sysCall) set(bufs ...[]byte) {
 }
 
 // clear drops the vector's references to the caller's buffers.
-func (c *sysCall) clear() { c.iov = [4]syscall.Iovec{} }
+func (c *sysCall) clear() { c.iov = [3]syscall.Iovec{} }
 
 // Read reads into p (io.Reader, for the frame reader).
 func (s *sockIO) Read(p []byte) (int, error) {
 	if s.raw == nil {
-		return s.c.Read(p)
+		return s.conn.Read(p)
 	}
-	return s.readv(p, nil, nil, nil)
+	return s.readv(p, nil, nil)
 }
 
-// readv reads into the four buffers in order with one system call (only when ok).
-func (s *sockIO) readv(a, b, c, d []byte) (int, error) {
+// readv reads into the three buffers in order with one system call (only when ok).
+func (s *sockIO) readv(a, b, c []byte) (int, error) {
 	rd := &s.rd
-	rd.set(a, b, c, d)
+	rd.set(a, b, c)
 	if rd.cnt == 0 {
 		return 0, nil
 	}
@@ -142,11 +139,7 @@ func (s *sockIO) readv(a, b, c, d []byte) (int, error) {
 // all (the usual case).
 func (s *sockIO) write(a, b, c []byte) error {
 	if s.raw == nil {
-		s.arr = [3][]byte{a, b, c}
-		s.bufs = s.arr[:]
-		_, err := s.bufs.WriteTo(s.c)
-		s.arr = [3][]byte{}
-		return err
+		return s.conn.write(a, b, c)
 	}
 	wr := &s.wr
 	wr.set(a, b, c)

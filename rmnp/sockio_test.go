@@ -2,6 +2,8 @@ package rmnp
 
 import (
 	"bytes"
+	"io"
+	"net"
 	"testing"
 )
 
@@ -35,4 +37,28 @@ func TestLargeMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestSockIOWithoutDescriptor checks the path of connections with no file
+// descriptor (net.Pipe): writes of header, pad and payload arrive whole and in
+// order, and Read reads them.
+func TestSockIOWithoutDescriptor(t *testing.T) {
+	c1, c2 := net.Pipe()
+	defer c1.Close()
+	defer c2.Close()
+	var w, r sockIO
+	w.init(c1)
+	r.init(c2)
+	if w.ok() {
+		t.Fatal("a pipe has no descriptor to read speculatively")
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- w.write([]byte("hdr"), nil, []byte("payload")) }()
+	got := make([]byte, 10)
+	if _, err := io.ReadFull(&r, got); err != nil || string(got) != "hdrpayload" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
 }

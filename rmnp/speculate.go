@@ -28,7 +28,7 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 	padN := padFor(fr.version, typeMsg, uint32(predicted))
 	var n int
 	for {
-		n, err = l.sock.readv(fr.hdr[:], fr.pad[:padN], pr.buf[:predicted], nil)
+		n, err = l.sock.readv(fr.hdr[:], fr.pad[:padN], pr.buf[:predicted])
 		if err == nil {
 			break
 		}

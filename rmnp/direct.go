@@ -6,8 +6,9 @@ import "context"
 // link to the peer, nothing of the kind buffered, no other Receive posted for it,
 // and the link's read side free. The Receive takes the read side before it looks at
 // the peer (so nothing can be delivered meanwhile), posts its buffer and reads its
-// link until its message is in: one peer lock to post, one per frame, one to finish,
-// and no hand-off to the background reader. done false means the general path must
+// link until its message is in: one peer lock to post and one per frame (the frame
+// that completes the posting also withdraws it), and no hand-off to the
+// background reader. done false means the general path must
 // go on: either nothing was done, or r.pr is posted and r.start set.
 func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 	p, ib := r.p, r.ib
@@ -36,8 +37,9 @@ func (r *receiveOp) direct(ctx context.Context) (n int, done bool) {
 	r.start = ticks()
 	l.endSelfRead(l.readUntil(ctx, r))
 	// The usual end: the message came on l and completePosted withdrew the
-	// posting (selfDone, selfN are l's reader state: read them before
-	// releasing it).
+	// posting. selfN is set (≥ 0) only then: selfDone alone may come from
+	// another Receive's posting. Both are l's reader state: read them before
+	// releasing it.
 	if rd.selfDone && rd.selfN >= 0 {
 		n = rd.selfN
 		rd.tok.releaseWanting()

@@ -13,13 +13,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
 // composeWith returns a composer on inv with hosts picked.
 func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView {
 	v := NewComposeView(c, inv)
-	if h, err := HtableFromInventory(inv); err == nil {
+	if h, err := grid.Htable(inv); err == nil {
 		v.SetHtable(h)
 	}
 	for _, p := range picks {

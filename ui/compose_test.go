@@ -283,7 +283,7 @@ func TestJobFileRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatal("ctrl+s did not ask to save")
 	}
-	if err := saveJobFile(save.Path, save.Spec); err != nil {
+	if err := jobs.SaveSpec(save.Path, save.Spec, jobFileComment); err != nil {
 		t.Fatal(err)
 	}
 	got, err := jobs.LoadSpec(path)

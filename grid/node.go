@@ -78,3 +78,18 @@ func Refs(inv *deploy.Inventory) []jobs.NodeRef {
 	}
 	return refs
 }
+
+// RefsOf returns nodes (those with a live worker, say) as a job's node
+// selection sees them, in their order, each with its site in inv (none for
+// a node inv lacks).
+func RefsOf(inv *deploy.Inventory, nodes []probe.Node) []jobs.NodeRef {
+	site := map[string]string{}
+	for _, r := range Refs(inv) {
+		site[r.Name] = r.Site
+	}
+	refs := make([]jobs.NodeRef, len(nodes))
+	for i, n := range nodes {
+		refs[i] = jobs.NodeRef{Name: n.Name, Cluster: n.Cluster, Site: site[n.Name]}
+	}
+	return refs
+}

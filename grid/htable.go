@@ -36,7 +36,7 @@ func Probe(ctx context.Context, inv *deploy.Inventory) (h *probe.Htable, skipped
 	nodes := LocalNodes(inv)
 	var remote []deploy.Host
 	for _, h := range inv.Hosts() {
-		if !IsLocal(h) {
+		if !isLocal(h) {
 			remote = append(remote, h)
 		}
 	}

@@ -4,9 +4,9 @@
 // context) and routes messages to the one in front. Views are rendered from
 // plain data (deploy.Inventory, probe.Htable, engine.Snapshot and, once a
 // run ends, its engine.Report's final node states, jobs.Results), which is
-// what the golden tests under testdata/ feed them. Side effects
-// (deploying, probing with grid.Probe, running jobs with engine.Run, reading
-// the results store, saving job files with jobs.SaveSpec) are commands that come back as typed messages: Update never does
-// I/O, and run telemetry is drained on a ≤ 10 Hz tick so a 1024-node run
-// cannot flood it.
+// what the golden tests under testdata/ feed them. Side effects (deploying,
+// probing with grid.Probe, running jobs with engine.Run, reading the results
+// store, saving job files with jobs.SaveSpec) are commands that come back as
+// typed messages: Update never does I/O, and run telemetry is drained on a
+// ≤ 10 Hz tick so a 1024-node run cannot flood it.
 package ui

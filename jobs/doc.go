@@ -1,8 +1,6 @@
-// Package jobs holds job specifications and applications. The obstacle
-// problem of GRIDHPC Sec. VI comes as a plain serial reference (SerialSweep,
-// the specification) and as Slab, one node's share of the a·b decomposition
-// swept by a persistent pool of cores, bit-for-bit equal to the reference in
-// synchronous runs. Around it: Split, Assemble, the true Residual and the
-// complementarity check, VTI/raw output, the results store (results.jsonl)
-// and the computing-gain tables of the paper (Tables III and IV).
+// Package jobs holds job specifications and job files, the results store
+// (results.jsonl), VTI/raw output of a solution and the computing-gain
+// tables of the paper (Tables III and IV). The obstacle problem itself
+// lives in apps/obstacle; jobs keeps its former names (Obstacle, Slab,
+// Split…) as aliases for the specs, the store and the engine's report.
 package jobs

@@ -24,6 +24,8 @@ type coordState struct {
 	assign groupAssign
 	cancel context.CancelFunc
 
+	up upQueue // messages forwarded to the submitter, in order
+
 	mu       sync.Mutex
 	children map[rmnp.PeerID]string
 	statuses map[string]NodeStatus
@@ -51,7 +53,8 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 		return fmt.Errorf("%w: group of %d workers", ErrProtocol, len(a.Members))
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{}}
+	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{},
+		up: newUpQueue()}
 	var own *member
 	for i, m := range a.Members {
 		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: a.Group, State: StateStarting}
@@ -75,8 +78,9 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 	}
 	n.coord = c
 	n.mu.Unlock()
-	n.live.watchFor(SubmitterID, "submitter", ParentTimeout)
+	n.live.watchFor(SubmitterID, "submitter", parentLimits)
 	go n.forwardTasks(cctx, c)
+	go c.up.run(cctx, n, SubmitterID)
 	if own != nil {
 		return n.startTask(ctx, n.self, own.Task)
 	}
@@ -149,7 +153,53 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, 
 		}
 		c.markFailed(f.Node, f.Cause)
 	}
-	return n.ctrl.Send(ctx, SubmitterID, raw, rmnp.CTRL)
+	c.up.push(raw)
+	return nil
+}
+
+// upQueue holds the messages a coordinator forwards to its parent. The
+// receive loop only queues them: a send blocked on a busy parent must not
+// stop it from reading (and so from hearing) the other members.
+type upQueue struct {
+	mu    sync.Mutex
+	items [][]byte
+	ready chan struct{}
+}
+
+func newUpQueue() upQueue { return upQueue{ready: make(chan struct{}, 1)} }
+
+// push queues a copy of m.
+func (q *upQueue) push(m []byte) {
+	q.mu.Lock()
+	q.items = append(q.items, slices.Clone(m))
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// run sends the queued messages to parent, in order, until ctx ends.
+func (q *upQueue) run(ctx context.Context, n *node, parent rmnp.PeerID) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.ready:
+		}
+		q.mu.Lock()
+		items := q.items
+		q.items = nil
+		q.mu.Unlock()
+		for _, m := range items {
+			if err := n.ctrl.Send(ctx, parent, m, rmnp.CTRL); err != nil {
+				if ctx.Err() == nil {
+					n.log.Warn("engine: forward to parent failed", "err", err)
+				}
+				return
+			}
+		}
+	}
 }
 
 func (c *coordState) markFailed(node, cause string) {

@@ -53,7 +53,7 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
 		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
-		live: newLiveness(HeartbeatTimeout), coords: map[rmnp.PeerID]string{}}
+		live: newLiveness(childLimits), coords: map[rmnp.PeerID]string{}}
 	var id [8]byte
 	rand.Read(id[:])
 	s.run = binary.LittleEndian.Uint64(id[:]) | 1
@@ -194,6 +194,9 @@ func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 			}
 			continue
 		}
+		// Noted on arrival, not when the event loop gets to it: a busy loop
+		// must not make a coordinator look silent.
+		s.live.seen(src)
 		select {
 		case out <- inbound{src, slices.Clone(m)}:
 		case <-ctx.Done():
@@ -229,11 +232,10 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 				s.fail(name, fmt.Sprintf("coordinator connection lost: %v", ev.Err))
 			}
 		case in := <-msgs:
-			s.live.seen(in.src)
 			s.handle(in)
 		case now := <-tick.C:
 			for _, p := range s.live.check(prev, now) {
-				s.fail(p.Name, fmt.Sprintf("coordinator sent no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
+				s.fail(p.Name, "coordinator sent "+p.silence())
 			}
 			prev = now
 			if now.Sub(lastBeat) >= HeartbeatInterval {

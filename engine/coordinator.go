@@ -87,11 +87,11 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 	return nil
 }
 
-// forwardTasks connects to the group's workers (8 at a time) and sends
+// forwardTasks connects to the group's workers (forwardWidth at a time) and sends
 // each its task; a worker that cannot be reached is reported failed.
 func (n *node) forwardTasks(ctx context.Context, c *coordState) {
 	var g errgroup.Group
-	g.SetLimit(8)
+	g.SetLimit(forwardWidth)
 	for _, m := range c.assign.Members {
 		if m.Node == n.boot.Node {
 			continue

@@ -30,8 +30,9 @@ import (
 // detector waits longer before it accuses; on a quiet one it accuses fast.
 //
 // The bound: a watched peer is declared lost when its silence exceeds
-// SuspectAfter and φ exceeds PhiThreshold, or in any case when its silence
-// exceeds HeartbeatTimeout. A hung peer is therefore named after at most
+// SuspectAfter and φ exceeds PhiThreshold (once it was heard from at all:
+// before that, it is starting), or in any case when its silence exceeds
+// HeartbeatTimeout. A hung peer is therefore named after at most
 // HeartbeatTimeout of silence plus one check (100 ms), never before
 // SuspectAfter.
 //
@@ -67,6 +68,7 @@ const (
 // inter-arrival times with their running sums.
 type arrivals struct {
 	last      time.Time
+	heardOnce bool                    // an arrival was seen, not only the start of the watch
 	ring      [arrivalHistory]float64 // seconds
 	n, next   int
 	sum, sum2 float64
@@ -101,7 +103,7 @@ func (a *arrivals) heard(now time.Time) {
 	if d := now.Sub(a.last); d > 0 {
 		a.add(d.Seconds())
 	}
-	a.last = now
+	a.last, a.heardOnce = now, true
 }
 
 // phi is the suspicion level at now: −log10 of the probability that the
@@ -229,8 +231,11 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 		if silent <= w.limits.suspect {
 			continue
 		}
+		// Until a peer's first message the silence is its start-up (a task
+		// to receive, links to set up, on a machine that may be loaded):
+		// only the bound applies.
 		phi := w.model.phi(now)
-		if phi >= PhiThreshold || silent > w.limits.timeout {
+		if (phi >= PhiThreshold && w.model.heardOnce) || silent > w.limits.timeout {
 			out = append(out, lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi})
 			delete(l.peers, id)
 		}

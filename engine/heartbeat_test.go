@@ -61,21 +61,22 @@ func TestLivenessSilences(t *testing.T) {
 		silent time.Duration
 		lost   bool
 	}{
-		"regular, short silence":       {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: time.Second},
-		"regular, below the floor":     {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: 1900 * time.Millisecond},
-		"regular, past the floor":      {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: 2100 * time.Millisecond, lost: true},
-		"jittered, past the floor":     {gaps: jittered(100*time.Millisecond, 400*time.Millisecond, 100), limits: childLimits, silent: 2100 * time.Millisecond, lost: true},
-		"fresh peer, past the floor":   {limits: childLimits, silent: 2100 * time.Millisecond, lost: true},
-		"loaded, usual stall":          {gaps: loaded(100), limits: childLimits, silent: 2400 * time.Millisecond},
-		"loaded, long stall":           {gaps: loaded(100), limits: childLimits, silent: 4 * time.Second},
-		"loaded, hung past the bound":  {gaps: loaded(100), limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
-		"loaded then quiet again":      {gaps: append(loaded(100), repeat(250*time.Millisecond, arrivalHistory)...), limits: childLimits, silent: 2400 * time.Millisecond, lost: true},
-		"parent, below its timeout":    {gaps: repeat(250*time.Millisecond, 100), limits: parentLimits, silent: ParentTimeout - 100*time.Millisecond},
-		"parent, past its timeout":     {gaps: loaded(100), limits: parentLimits, silent: ParentTimeout + 100*time.Millisecond, lost: true},
-		"bound holds for any history":  {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
-		"slow but regular, not lost":   {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: 5 * time.Second},
-		"old fixed timeout's mistake":  {gaps: loaded(20), limits: childLimits, silent: 2400 * time.Millisecond},
-		"killed right after the start": {gaps: repeat(250*time.Millisecond, 2), limits: childLimits, silent: 2500 * time.Millisecond, lost: true},
+		"regular, short silence":        {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: time.Second},
+		"regular, below the floor":      {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: 1900 * time.Millisecond},
+		"regular, past the floor":       {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: 2100 * time.Millisecond, lost: true},
+		"jittered, past the floor":      {gaps: jittered(100*time.Millisecond, 400*time.Millisecond, 100), limits: childLimits, silent: 2100 * time.Millisecond, lost: true},
+		"starting peer, past the floor": {limits: childLimits, silent: 2100 * time.Millisecond},
+		"starting peer, past the bound": {limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
+		"loaded, usual stall":           {gaps: loaded(100), limits: childLimits, silent: 2400 * time.Millisecond},
+		"loaded, long stall":            {gaps: loaded(100), limits: childLimits, silent: 4 * time.Second},
+		"loaded, hung past the bound":   {gaps: loaded(100), limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
+		"loaded then quiet again":       {gaps: append(loaded(100), repeat(250*time.Millisecond, arrivalHistory)...), limits: childLimits, silent: 2400 * time.Millisecond, lost: true},
+		"parent, below its timeout":     {gaps: repeat(250*time.Millisecond, 100), limits: parentLimits, silent: ParentTimeout - 100*time.Millisecond},
+		"parent, past its timeout":      {gaps: loaded(100), limits: parentLimits, silent: ParentTimeout + 100*time.Millisecond, lost: true},
+		"bound holds for any history":   {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
+		"slow but regular, not lost":    {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: 5 * time.Second},
+		"old fixed timeout's mistake":   {gaps: loaded(20), limits: childLimits, silent: 2400 * time.Millisecond},
+		"killed right after the start":  {gaps: repeat(250*time.Millisecond, 2), limits: childLimits, silent: 2500 * time.Millisecond, lost: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
@@ -145,32 +147,42 @@ func (s *submission) execute(ctx context.Context) (*Report, error) {
 
 type assignError struct{ node, cause string }
 
-// assign is "send sub-tasks": connect to each coordinator and send it its
-// group's members and tasks.
+// assign is "send sub-tasks": connect to the coordinators (assignWidth at
+// a time) and send each its group's members and tasks.
 func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignError {
 	byNode := map[string]workerTask{}
 	for _, t := range tasks {
 		byNode[t.Node] = t
 	}
-	for gi, g := range s.plan.Groups {
-		a := groupAssign{Run: s.run, Group: gi, Coordinator: g.Coordinator}
-		for _, w := range g.Workers {
+	dialErr := make([]error, len(s.plan.Groups))
+	var g errgroup.Group
+	g.SetLimit(assignWidth)
+	for gi, grp := range s.plan.Groups {
+		g.Go(func() error {
+			_, dialErr[gi] = connectCtrl(ctx, s.ep, NodeID(grp.Coordinator), s.ctrl[grp.Coordinator])
+			return nil
+		})
+	}
+	g.Wait()
+	for gi, grp := range s.plan.Groups {
+		if err := dialErr[gi]; err != nil {
+			return &assignError{grp.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[grp.Coordinator], err)}
+		}
+		a := groupAssign{Run: s.run, Group: gi, Coordinator: grp.Coordinator}
+		for _, w := range grp.Workers {
 			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
 		}
-		id := NodeID(g.Coordinator)
-		if _, err := connectCtrl(ctx, s.ep, id, s.ctrl[g.Coordinator]); err != nil {
-			return &assignError{g.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[g.Coordinator], err)}
-		}
-		s.coords[id] = g.Coordinator
-		s.live.watch(id, g.Coordinator)
+		id := NodeID(grp.Coordinator)
+		s.coords[id] = grp.Coordinator
+		s.live.watch(id, grp.Coordinator)
 		m, err := encodeMsg(msgAssign, a)
 		if err == nil {
 			err = s.ep.Send(ctx, id, m, rmnp.CTRL)
 		}
 		if err != nil {
-			return &assignError{g.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
+			return &assignError{grp.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
 		}
-		s.logf(g.Coordinator, "coordinates group %d: %d workers", gi, len(g.Workers))
+		s.logf(grp.Coordinator, "coordinates group %d: %d workers", gi, len(grp.Workers))
 	}
 	return nil
 }

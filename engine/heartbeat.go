@@ -30,11 +30,13 @@ import (
 // detector waits longer before it accuses; on a quiet one it accuses fast.
 //
 // The bound: a watched peer is declared lost when its silence exceeds
-// SuspectAfter and φ exceeds PhiThreshold (once it was heard from at all:
-// before that, it is starting), or in any case when its silence exceeds
-// HeartbeatTimeout. A hung peer is therefore named after at most
-// HeartbeatTimeout of silence plus one check (100 ms), never before
-// SuspectAfter.
+// SuspectAfter and φ exceeds PhiThreshold, or in any case when its
+// silence exceeds HeartbeatTimeout. A hung peer is therefore named after at
+// most HeartbeatTimeout of silence plus one check (100 ms), never before
+// SuspectAfter. A newly watched peer starts from a wide prior (intervals of
+// HeartbeatInterval and SuspectAfter): while it is starting, on a machine
+// that may be loaded, it is judged leniently, until its own arrivals
+// outweigh the prior.
 //
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
@@ -46,7 +48,7 @@ import (
 // lost.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	SuspectAfter      = 2 * time.Second
+	SuspectAfter      = 3 * time.Second
 	HeartbeatTimeout  = 8 * time.Second
 	ParentTimeout     = 10 * time.Second
 	PhiThreshold      = 8.0
@@ -55,9 +57,11 @@ const (
 
 // Parameters of the arrival model.
 const (
-	// arrivalHistory is how many inter-arrival times the fit remembers: a
-	// minute of load at 4 Hz ages out in a few seconds of quiet.
-	arrivalHistory = 64
+	// arrivalHistory is how many inter-arrival times the fit remembers:
+	// about a minute of a computing peer's telemetry (10 Hz), two of its
+	// heartbeats (4 Hz), so that the stalls of a loaded machine are still
+	// in the fit when the next one comes.
+	arrivalHistory = 512
 	// minDeviation keeps φ finite and sane when arrivals are very regular
 	// (a standard deviation near 0 would make any delay infinitely
 	// suspicious).
@@ -68,19 +72,20 @@ const (
 // inter-arrival times with their running sums.
 type arrivals struct {
 	last      time.Time
-	heardOnce bool                    // an arrival was seen, not only the start of the watch
+	count     int                     // arrivals seen since the start of the watch
 	ring      [arrivalHistory]float64 // seconds
 	n, next   int
 	sum, sum2 float64
 }
 
-// newArrivals starts a model as if one interval of HeartbeatInterval had
-// been seen, with a wide deviation, so that the first silences are judged
-// leniently until real arrivals are in.
+// newArrivals starts a model with a prior of two intervals,
+// HeartbeatInterval and SuspectAfter: a wide law, so that the first
+// silences of a peer (its start-up, on a machine that may be loaded) are
+// judged leniently until its real arrivals outweigh the prior.
 func newArrivals(now time.Time) *arrivals {
 	a := &arrivals{last: now}
 	a.add(HeartbeatInterval.Seconds())
-	a.add(HeartbeatInterval.Seconds() * 3)
+	a.add(SuspectAfter.Seconds())
 	return a
 }
 
@@ -103,7 +108,7 @@ func (a *arrivals) heard(now time.Time) {
 	if d := now.Sub(a.last); d > 0 {
 		a.add(d.Seconds())
 	}
-	a.last, a.heardOnce = now, true
+	a.last = now
 }
 
 // phi is the suspicion level at now: −log10 of the probability that the
@@ -231,11 +236,8 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 		if silent <= w.limits.suspect {
 			continue
 		}
-		// Until a peer's first message the silence is its start-up (a task
-		// to receive, links to set up, on a machine that may be loaded):
-		// only the bound applies.
 		phi := w.model.phi(now)
-		if (phi >= PhiThreshold && w.model.heardOnce) || silent > w.limits.timeout {
+		if phi >= PhiThreshold || silent > w.limits.timeout {
 			out = append(out, lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi})
 			delete(l.peers, id)
 		}

@@ -55,28 +55,31 @@ func loaded(k int) []time.Duration {
 // and checks, for silences after the last arrival, whether the peer is
 // declared lost.
 func TestLivenessSilences(t *testing.T) {
+	const ms = time.Millisecond
+	beat, floor, bound := HeartbeatInterval, SuspectAfter, HeartbeatTimeout
 	tests := map[string]struct {
 		gaps   []time.Duration
 		limits watchLimits
 		silent time.Duration
 		lost   bool
 	}{
-		"regular, short silence":        {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: time.Second},
-		"regular, below the floor":      {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: 1900 * time.Millisecond},
-		"regular, past the floor":       {gaps: repeat(250*time.Millisecond, 100), limits: childLimits, silent: 2100 * time.Millisecond, lost: true},
-		"jittered, past the floor":      {gaps: jittered(100*time.Millisecond, 400*time.Millisecond, 100), limits: childLimits, silent: 2100 * time.Millisecond, lost: true},
-		"starting peer, past the floor": {limits: childLimits, silent: 2100 * time.Millisecond},
-		"starting peer, past the bound": {limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
-		"loaded, usual stall":           {gaps: loaded(100), limits: childLimits, silent: 2400 * time.Millisecond},
-		"loaded, long stall":            {gaps: loaded(100), limits: childLimits, silent: 4 * time.Second},
-		"loaded, hung past the bound":   {gaps: loaded(100), limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
-		"loaded then quiet again":       {gaps: append(loaded(100), repeat(250*time.Millisecond, arrivalHistory)...), limits: childLimits, silent: 2400 * time.Millisecond, lost: true},
-		"parent, below its timeout":     {gaps: repeat(250*time.Millisecond, 100), limits: parentLimits, silent: ParentTimeout - 100*time.Millisecond},
-		"parent, past its timeout":      {gaps: loaded(100), limits: parentLimits, silent: ParentTimeout + 100*time.Millisecond, lost: true},
-		"bound holds for any history":   {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: HeartbeatTimeout + 100*time.Millisecond, lost: true},
+		"regular, short silence":        {gaps: repeat(beat, 100), limits: childLimits, silent: time.Second},
+		"regular, below the floor":      {gaps: repeat(beat, 100), limits: childLimits, silent: floor - 100*ms},
+		"regular, past the floor":       {gaps: repeat(beat, 100), limits: childLimits, silent: floor + 100*ms, lost: true},
+		"jittered, past the floor":      {gaps: jittered(100*ms, 400*ms, 100), limits: childLimits, silent: floor + 100*ms, lost: true},
+		"starting peer, past the floor": {limits: childLimits, silent: floor + 100*ms},
+		"starting peer, past the bound": {limits: childLimits, silent: bound + 100*ms, lost: true},
+		"loaded, usual stall":           {gaps: loaded(100), limits: childLimits, silent: floor + 100*ms},
+		"loaded, long stall":            {gaps: loaded(100), limits: childLimits, silent: 5 * time.Second},
+		"loaded, hung past the bound":   {gaps: loaded(100), limits: childLimits, silent: bound + 100*ms, lost: true},
+		"loaded then quiet again":       {gaps: append(loaded(100), repeat(beat, arrivalHistory)...), limits: childLimits, silent: floor + 100*ms, lost: true},
+		"parent, below its timeout":     {gaps: repeat(beat, 100), limits: parentLimits, silent: ParentTimeout - 100*ms},
+		"parent, past its timeout":      {gaps: loaded(100), limits: parentLimits, silent: ParentTimeout + 100*ms, lost: true},
+		"bound holds for any history":   {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: bound + 100*ms, lost: true},
 		"slow but regular, not lost":    {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: 5 * time.Second},
-		"old fixed timeout's mistake":   {gaps: loaded(20), limits: childLimits, silent: 2400 * time.Millisecond},
-		"killed right after the start":  {gaps: repeat(250*time.Millisecond, 2), limits: childLimits, silent: 2500 * time.Millisecond, lost: true},
+		"old fixed timeout's mistake":   {gaps: loaded(20), limits: childLimits, silent: 2400 * ms},
+		"hung right after the start":    {gaps: repeat(beat, 2), limits: childLimits, silent: floor + 100*ms},
+		"hung after 8 s of arrivals":    {gaps: repeat(beat, 32), limits: childLimits, silent: floor + 100*ms, lost: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -123,8 +126,8 @@ func (l *liveness) phiOf(id uint32, now time.Time) float64 {
 // regular ones.
 func TestPhiGrows(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	regular, r0 := arrivalsFrom(t0, repeat(250*time.Millisecond, 64))
-	irregular, i0 := arrivalsFrom(t0, loaded(64))
+	regular, r0 := arrivalsFrom(t0, repeat(250*time.Millisecond, arrivalHistory))
+	irregular, i0 := arrivalsFrom(t0, loaded(arrivalHistory))
 	prev := -1.0
 	for d := time.Duration(0); d < 10*time.Second; d += 50 * time.Millisecond {
 		p := regular.phi(r0.Add(d))

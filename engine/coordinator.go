@@ -29,7 +29,7 @@ type coordState struct {
 	mu       sync.Mutex
 	children map[rmnp.PeerID]string
 	statuses map[string]NodeStatus
-	dirty    bool
+	changed  map[string]bool // members whose status changed since the last send
 	lastSent time.Time
 	lastBeat time.Time
 }
@@ -54,7 +54,7 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{},
-		up: newUpQueue()}
+		changed: map[string]bool{}, up: newUpQueue()}
 	var own *member
 	for i, m := range a.Members {
 		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: a.Group, State: StateStarting}
@@ -137,14 +137,7 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, 
 		if err := decodeBody(t, body, &ss); err != nil {
 			return err
 		}
-		c.mu.Lock()
-		for _, s := range ss {
-			old, ok := c.statuses[s.Node]
-			if ok && old.State != StateFailed && old.State != StateTerminated && s.Iteration >= old.Iteration {
-				c.statuses[s.Node], c.dirty = s, true
-			}
-		}
-		c.mu.Unlock()
+		c.merge(ss)
 		return nil
 	case msgFailed:
 		var f failure
@@ -202,12 +195,25 @@ func (q *upQueue) run(ctx context.Context, n *node, parent rmnp.PeerID) {
 	}
 }
 
+// merge takes the members' statuses, never going back in iterations nor
+// past a final state.
+func (c *coordState) merge(ss []NodeStatus) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range ss {
+		old, ok := c.statuses[s.Node]
+		if ok && old.State != StateFailed && old.State != StateTerminated && s.Iteration >= old.Iteration {
+			c.statuses[s.Node], c.changed[s.Node] = s, true
+		}
+	}
+}
+
 func (c *coordState) markFailed(node, cause string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.statuses[node]
 	s.Node, s.State, s.Err = node, StateFailed, cause
-	c.statuses[node], c.dirty = s, true
+	c.statuses[node], c.changed[node] = s, true
 }
 
 // reportFailure tells the submitter that a member failed.
@@ -226,7 +232,9 @@ func (n *node) reportFailure(ctx context.Context, node, cause string) {
 }
 
 // tickCoord sends the group's aggregated telemetry to the submitter (at
-// most 10 Hz, or a heartbeat) and heartbeats to the members.
+// most 10 Hz, or a heartbeat) and heartbeats to the members. Only the
+// statuses that changed since the last send go up: the submitter's fan-in
+// is at most 10 messages a second per group, of at most a group's rows.
 func (n *node) tickCoord(ctx context.Context, now time.Time) {
 	n.mu.Lock()
 	c := n.coord
@@ -234,37 +242,43 @@ func (n *node) tickCoord(ctx context.Context, now time.Time) {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	var up []byte
-	switch {
-	case c.dirty:
-		batch := make([]NodeStatus, 0, len(c.statuses))
-		for _, s := range c.statuses {
-			batch = append(batch, s)
-		}
-		slices.SortFunc(batch, func(a, b NodeStatus) int { return a.Rank - b.Rank })
-		up, _ = encodeMsg(msgStatus, batch)
-		c.dirty = false
-	case now.Sub(c.lastSent) >= HeartbeatInterval:
-		up = []byte{byte(msgHeartbeat)}
-	}
-	if up != nil {
-		c.lastSent = now
-	}
-	var beat []rmnp.PeerID
-	if now.Sub(c.lastBeat) >= HeartbeatInterval {
-		c.lastBeat = now
-		for id := range c.children {
-			beat = append(beat, id)
-		}
-	}
-	c.mu.Unlock()
+	up, beat := c.due(now)
 	if up != nil {
 		n.post(ctx, SubmitterID, up)
 	}
 	for _, id := range beat {
 		n.post(ctx, id, []byte{byte(msgHeartbeat)})
 	}
+}
+
+// due returns what the coordinator sends at now: the message up (the
+// changed statuses, a heartbeat, or nil) and the members to send a
+// heartbeat to.
+func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case len(c.changed) > 0:
+		batch := make([]NodeStatus, 0, len(c.changed))
+		for node := range c.changed {
+			batch = append(batch, c.statuses[node])
+		}
+		slices.SortFunc(batch, func(a, b NodeStatus) int { return a.Rank - b.Rank })
+		up, _ = encodeMsg(msgStatus, batch)
+		clear(c.changed)
+	case now.Sub(c.lastSent) >= HeartbeatInterval:
+		up = []byte{byte(msgHeartbeat)}
+	}
+	if up != nil {
+		c.lastSent = now
+	}
+	if now.Sub(c.lastBeat) >= HeartbeatInterval {
+		c.lastBeat = now
+		for id := range c.children {
+			beat = append(beat, id)
+		}
+	}
+	return up, beat
 }
 
 // post sends a control message in the background (m is copied), bounded by

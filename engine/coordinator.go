@@ -13,8 +13,12 @@ import (
 )
 
 // postTimeout bounds a background control send (heartbeat, status, abort):
-// a stopped peer must never block the node's tick loop.
-const postTimeout = 2 * time.Second
+// a stopped peer must never block the node's tick loop. It is as long as
+// the longest detector bound: rmnp cuts a link whose send is cancelled
+// mid-frame, and the peer takes that for this node's failure, so a send on
+// a slow (loaded) link must not give up before the detector has named a
+// peer that is really gone.
+const postTimeout = ParentTimeout
 
 // coordState is the coordinator role of a node (GRIDHPC Sec. IV-B): it
 // forwards sub-tasks to the workers of its group (at most 32), aggregates

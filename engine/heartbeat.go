@@ -25,9 +25,12 @@ import (
 // and Cassandra use it) over the inter-arrival times of each watched peer's
 // messages. φ is the suspicion that the current silence is not the usual
 // jitter: −log10 of the probability, under a normal law fitted to the last
-// arrivals, that a message comes this late. A loaded machine or a saturated
-// link stretches the arrivals, the fitted law widens with them, and the
-// detector waits longer before it accuses; on a quiet one it accuses fast.
+// arrivals, that a message comes this late, counting only the part of the
+// silence beyond the longest pause the peer took recently (Akka's
+// acceptable heartbeat pause, learnt). A loaded machine or a saturated link
+// stretches the arrivals, the fit and the pause grow with them, and the
+// detector waits longer before it accuses; on a quiet one it accuses as
+// soon as the floor allows.
 //
 // The bound: a watched peer is declared lost when its silence exceeds
 // SuspectAfter and φ exceeds PhiThreshold, or in any case when its
@@ -48,9 +51,9 @@ import (
 // lost.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	SuspectAfter      = 3 * time.Second
-	HeartbeatTimeout  = 8 * time.Second
-	ParentTimeout     = 10 * time.Second
+	SuspectAfter      = 4 * time.Second
+	HeartbeatTimeout  = 10 * time.Second
+	ParentTimeout     = 12 * time.Second
 	PhiThreshold      = 8.0
 	stallGrace        = 500 * time.Millisecond
 )
@@ -69,23 +72,26 @@ const (
 )
 
 // arrivals is the φ-accrual model of one peer: a ring of its last
-// inter-arrival times with their running sums.
+// inter-arrival times with their running sums, plus a prior.
 type arrivals struct {
 	last      time.Time
-	count     int                     // arrivals seen since the start of the watch
 	ring      [arrivalHistory]float64 // seconds
 	n, next   int
-	sum, sum2 float64
+	sum, sum2 float64 // of the ring and the prior
 }
 
-// newArrivals starts a model with a prior of two intervals,
-// HeartbeatInterval and SuspectAfter: a wide law, so that the first
-// silences of a peer (its start-up, on a machine that may be loaded) are
-// judged leniently until its real arrivals outweigh the prior.
+// prior is two pseudo-intervals, HeartbeatInterval and SuspectAfter, that
+// stay in the fit: a wide law at first, so that the first silences of a
+// peer (its start-up, on a machine that may be loaded) are judged
+// leniently until its real arrivals outweigh the prior.
+var prior = [...]float64{HeartbeatInterval.Seconds(), SuspectAfter.Seconds()}
+
 func newArrivals(now time.Time) *arrivals {
 	a := &arrivals{last: now}
-	a.add(HeartbeatInterval.Seconds())
-	a.add(SuspectAfter.Seconds())
+	for _, x := range prior {
+		a.sum += x
+		a.sum2 += x * x
+	}
 	return a
 }
 
@@ -111,14 +117,30 @@ func (a *arrivals) heard(now time.Time) {
 	a.last = now
 }
 
+// longest is the longest real interval in the history (0 if none): the
+// pause the peer has shown it can take and still be alive.
+func (a *arrivals) longest() float64 {
+	m := 0.0
+	for _, x := range a.ring[:a.n] {
+		m = max(m, x)
+	}
+	return m
+}
+
 // phi is the suspicion level at now: −log10 of the probability that the
-// next arrival comes later than now, under the fitted normal law (with the
-// logistic approximation of its tail that Akka uses).
+// next arrival comes later than now, under the normal law fitted to the
+// history and the prior (with the logistic approximation of its tail that
+// Akka uses), for the part of the silence beyond the longest pause of the
+// history. Stalls are heavy-tailed (a loaded machine runs a process, then
+// not at all for seconds): the normal law alone, fitted to many prompt
+// arrivals, would find the next stall incredible; the longest pause seen
+// is what Akka's acceptable heartbeat pause is, learnt instead of set.
 func (a *arrivals) phi(now time.Time) float64 {
-	mean := a.sum / float64(a.n)
-	v := a.sum2/float64(a.n) - mean*mean
+	k := float64(a.n + len(prior))
+	mean := a.sum / k
+	v := a.sum2/k - mean*mean
 	sd := math.Max(math.Sqrt(math.Max(v, 0)), minDeviation.Seconds())
-	y := (now.Sub(a.last).Seconds() - mean) / sd
+	y := (now.Sub(a.last).Seconds() - a.longest() - mean) / sd
 	e := math.Exp(-y * (1.5976 + 0.070566*y*y))
 	if y > 0 {
 		return -math.Log10(e / (1 + e))

@@ -139,8 +139,8 @@ func TestPhiGrows(t *testing.T) {
 			t.Errorf("at %v: φ %.2f after irregular arrivals ≥ %.2f after regular ones", d, q, p)
 		}
 	}
-	if p := regular.phi(r0.Add(time.Second)); p < PhiThreshold {
-		t.Errorf("1 s after regular 250 ms arrivals φ = %.2f, want ≥ %v", p, PhiThreshold)
+	if p := regular.phi(r0.Add(2 * time.Second)); p < PhiThreshold {
+		t.Errorf("2 s after regular 250 ms arrivals φ = %.2f, want ≥ %v", p, PhiThreshold)
 	}
 }
 

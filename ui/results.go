@@ -13,7 +13,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/jobs"
-	"github.com/gridtui/gridtui/study"
 )
 
 // Results view modes.
@@ -340,7 +339,7 @@ func gainChart(t jobs.Table, width, height int) []string {
 		return nil
 	}
 	var b strings.Builder
-	if err := study.RenderGainChart(&b, width, height, t); err != nil {
+	if err := jobs.RenderGainChart(&b, width, height, t); err != nil {
 		return nil
 	}
 	return append([]string{""}, strings.Split(strings.TrimRight(b.String(), "\n"), "\n")...)

@@ -105,6 +105,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.inventory = InventoryKey(inv)
 	rep, runErr := s.execute(ctx)
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {

@@ -46,6 +46,7 @@ type submission struct {
 	aborted   *abortError // the run's context ended
 	outcome   string
 	gainRef   *gainCurve
+	inventory string // jobs.RunConfig.Inventory of the run (InventoryKey)
 	residuals []jobs.ResidualSample
 }
 
@@ -115,7 +116,7 @@ func (s *submission) tasks() ([]workerTask, error) {
 // every result is in, a node fails, the wall time passes or ctx ends.
 func (s *submission) execute(ctx context.Context) (*Report, error) {
 	s.start = time.Now()
-	s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem)
+	s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem, s.inventory, s.gridLabel())
 	tasks, err := s.tasks()
 	if err != nil {
 		return s.report(), err

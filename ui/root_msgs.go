@@ -195,7 +195,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	if !msg.done {
 		return msg.feed.tick()
 	}
-	m.run.ApplyReport(msg.nodes)
+	m.run.ApplyReport(msg.nodes, msg.gain)
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
 	m.markRunWorkers(m.run.snap, WorkerDown)

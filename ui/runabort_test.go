@@ -84,3 +84,38 @@ func TestConsoleAbort(t *testing.T) {
 		}
 	}
 }
+
+// gainReportRun is a RunFunc whose live estimate never got a gain (the
+// single-node reference never reached the run's last σ, as happens) while
+// its report has one: the report's figure is what the header shows at the
+// end.
+func gainReportRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+	snaps := fakeRun(4, 3, -1)
+	for _, s := range snaps {
+		s.Gain = 0
+		cb.Snapshot(s)
+	}
+	rep := &engine.Report{Spec: spec, Outcome: "ok", Nodes: stoppedReport(snaps[len(snaps)-1]), Wall: 2 * time.Second,
+		T1: 880 * time.Millisecond, Gain: 0.44}
+	cb.Report(rep)
+	return "outcome:   ok\ncomputing gain: C_g = t1/ts = 880ms / 2s = 0.44\n", nil
+}
+
+// TestRunHeaderGainFromReport: after a run the Run header's gain is the
+// report's C_g, not "–" while the report beside it reads 0.44.
+func TestRunHeaderGainFromReport(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), Run: gainReportRun, NoLoad: true})
+	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "four", Scheme: jobs.Asynchronous}})
+	m, _ = pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· gain 0.44× ·") {
+		t.Errorf("title %q, want the report's gain 0.44×", title)
+	}
+	// A run whose report has no gain reads "–", whatever the estimate said.
+	m.run.Start(jobs.Spec{Name: "next"})
+	m.run.ApplySnapshot(engine.Snapshot{Gain: 3})
+	m.run.ApplyReport(nil, 0)
+	m.run.Finish("outcome:   failed", errors.New("engine: node alpha-2 lost"))
+	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· gain – ·") {
+		t.Errorf("title %q of a run without a gain, want –", title)
+	}
+}

@@ -50,6 +50,10 @@ type RunView struct {
 	// the user's abort (engine.ErrRunAborted: the console's own context
 	// ended, a deadline): an abort too, with the engine's reason.
 	interrupted bool
+	// finalGain is the computing gain of the run's report (0: unknown);
+	// once the run has ended the header shows it instead of the live
+	// estimate, so the two never disagree.
+	finalGain float64
 }
 
 // AbortRequestMsg asks the root model to abort the live run (after the
@@ -127,8 +131,10 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 // or another node failed) while their last telemetry still read active,
 // inactive or starting. Iterations, σ and errors are the report's; the
 // sparklines and the residual history are kept. Nodes the snapshots never
-// showed (a run stopped before its first) are added.
-func (v *RunView) ApplyReport(nodes []engine.NodeReport) {
+// showed (a run stopped before its first) are added. gain is the report's
+// computing gain (0: unknown), the header's once the run has ended.
+func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
+	v.finalGain = gain
 	if len(nodes) == 0 {
 		return
 	}
@@ -376,9 +382,12 @@ func (v *RunView) titleLine() string {
 	case !v.running:
 		state = "finished"
 	}
-	gain := "–"
-	if v.snap.Gain > 0 {
-		gain = fmt.Sprintf("%.2f×", v.snap.Gain)
+	gain, g := "–", v.snap.Gain
+	if !v.running {
+		g = v.finalGain // the report's figure, not the last estimate
+	}
+	if g > 0 {
+		gain = fmt.Sprintf("%.2f×", g)
 	}
 	det := string(v.spec.Detector)
 	if det == "" {

@@ -83,7 +83,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 			return nil, err
 		}
 		opt.RunID, opt.Secret = NewRunSecret()
-		logf("", "starting %d workers", len(hosts))
+		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
 		workers, err = deploy.StartWorkers(ctx, inv, hosts, BootFor(opt.RunID, opt.Secret), opt.Deploy)
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)

@@ -224,9 +224,24 @@ func TestRunRecordsAndGain(t *testing.T) {
 	defer cancel()
 	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 32, Eps: 1e-8}, Scheme: jobs.Asynchronous,
 		Nodes: jobs.NodeSelection{Any: 1}, Cores: 1}
-	one, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store})
+	var (
+		logMu sync.Mutex
+		logs  []string
+	)
+	one, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store, OnLog: func(e LogEvent) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		logs = append(logs, e.Text)
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	for _, l := range logs {
+		if strings.Contains(l, "1 workers") {
+			t.Errorf("log %q: want one worker in the singular", l)
+		}
 	}
 	if one.RecordID == "" || one.Gain != 1 || !one.T1Self || one.T1 != one.Wall {
 		t.Fatalf("single-node run: record %q, gain %v (t1 %v, self %v), want 1 against itself", one.RecordID, one.Gain, one.T1, one.T1Self)

@@ -190,7 +190,7 @@ func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignErro
 		if err != nil {
 			return &assignError{g.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
 		}
-		s.logf(g.Coordinator, "coordinates group %d: %d workers", gi, len(g.Workers))
+		s.logf(g.Coordinator, "coordinates group %d: %d %s", gi, len(g.Workers), plural(len(g.Workers), "worker", "workers"))
 	}
 	return nil
 }

@@ -411,6 +411,12 @@ func (v *ComposeView) start() tea.Cmd {
 	return msgCmd(StartRunMsg{Spec: s})
 }
 
+// RunEnded replaces the "starting" line once the run has ended: how it
+// ended and where its report is.
+func (v *ComposeView) RunEnded(name, how string) {
+	v.status = fmt.Sprintf("run %s %s: its report is in 4 Run, its times in 5 Results", name, how)
+}
+
 func (v ComposeView) formKey(k string) (ComposeView, tea.Cmd) {
 	i := v.cursor[paneForm]
 	f := &v.fields[i]

@@ -210,3 +210,18 @@ func TestComposeEmptySelection(t *testing.T) {
 		})
 	}
 }
+
+// TestHierarchyCountsRead: one worker and one group read in the singular.
+func TestHierarchyCountsRead(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded(), "alpha-1")
+	out := ansiStrip(v.View())
+	for _, bad := range []string{"1 workers", "1 groups"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("Compose reads %q:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, "1 worker,") || !strings.Contains(out, "(1 group)") {
+		t.Errorf("Compose does not count 1 worker in 1 group:\n%s", out)
+	}
+}

@@ -209,7 +209,7 @@ func (v ComposeView) View() string {
 	}
 	right := v.paneTitle(paneNodes, "Nodes", fmt.Sprintf(" (%d chosen)", len(v.chosen())))
 	right = append(right, v.pickLines(rw, nodesH-1)...)
-	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", fmt.Sprintf(" (%d groups)", len(v.hierarchy())))...)
+	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", " ("+count(len(v.hierarchy()), "group", "groups")+")")...)
 	right = append(right, v.hierLines(rw, mainH-len(right))...)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
@@ -315,7 +315,7 @@ func (v ComposeView) hierLines(w, h int) []string {
 			line = "  submitter (this console)"
 		case r.worker == "":
 			g := groups[r.group]
-			line = fmt.Sprintf("  └ group %d: %d workers, coordinator %s", r.group+1, len(g.Workers), g.Coordinator)
+			line = fmt.Sprintf("  └ group %d: %s, coordinator %s", r.group+1, count(len(g.Workers), "worker", "workers"), g.Coordinator)
 			if len(g.Workers) > jobs.MaxGroupSize {
 				line += " (too many!)"
 			}

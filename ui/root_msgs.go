@@ -180,6 +180,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	if msg.snap != nil {
 		m.run.ApplySnapshot(*msg.snap)
 		m.markRunWorkers(*msg.snap, WorkerBusy)
+		m.applyNodeLoads(*msg.snap)
 	}
 	m.run.AppendLog(msg.logs...)
 	for _, e := range msg.logs {
@@ -208,6 +209,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	default:
 		m.setStatus(false, "run finished")
 	}
+	m.compose.RunEnded(m.run.spec.Name, m.run.endState())
 	return m.results.load()
 }
 
@@ -297,7 +299,29 @@ func (m *Model) applyWorkerEvent(ev deploy.Event) {
 	case deploy.PhaseFailed:
 		st.Worker = WorkerDown
 	}
+	if ev.Hello != nil && ev.Hello.Load != nil {
+		st.Load = *ev.Hello.Load // an SSH host's own load, from its worker
+	}
 	m.sites.SetHostState(ev.Host, st)
+}
+
+// applyNodeLoads shows the load average each node's worker last reported
+// (engine.NodeStatus.Load): the only figure the console has of an SSH
+// host's load.
+func (m *Model) applyNodeLoads(s engine.Snapshot) {
+	changed := false
+	for i := range s.Nodes {
+		if l := s.Nodes[i].Load; l != nil {
+			st := m.sites.HostState(s.Nodes[i].Node)
+			if st.Load != *l {
+				st.Load, changed = *l, true
+				m.sites.states[s.Nodes[i].Node] = st
+			}
+		}
+	}
+	if changed {
+		m.sites.rebuild() // once: a 1024-node run updates them all
+	}
 }
 
 func (m *Model) deployDone(msg deployDoneMsg) {

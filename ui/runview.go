@@ -373,15 +373,7 @@ func (v *RunView) titleLine() string {
 	if name == "" {
 		name = "job"
 	}
-	state := "running"
-	switch {
-	case v.failed && (v.aborted || v.interrupted):
-		state = "aborted"
-	case v.failed:
-		state = "failed"
-	case !v.running:
-		state = "finished"
-	}
+	state := v.endState()
 	gain, g := "–", v.snap.Gain
 	if !v.running {
 		g = v.finalGain // the report's figure, not the last estimate
@@ -395,6 +387,20 @@ func (v *RunView) titleLine() string {
 	}
 	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %d nodes",
 		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, len(v.snap.Nodes))
+}
+
+// endState is the run's state as its header reads it: running, finished,
+// failed or aborted.
+func (v *RunView) endState() string {
+	switch {
+	case v.failed && (v.aborted || v.interrupted):
+		return "aborted"
+	case v.failed:
+		return "failed"
+	case !v.running:
+		return "finished"
+	}
+	return "running"
 }
 
 // countedStates is the order of the Run view's state counts.

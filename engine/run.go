@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -59,16 +60,16 @@ func (e notEnoughNodes) Unwrap() []error { return []error{ErrNotEnoughNodes, e.e
 // report. Cancelling ctx aborts the run cleanly everywhere; a failed run
 // returns its report (Outcome "failed") and an error naming the node.
 func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
-	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
 	inv := opt.Inventory
 	if inv == nil {
 		var err error
 		if inv, err = deploy.Load(""); err != nil {
 			return nil, err
 		}
+	}
+	spec, err := admit(spec, inv)
+	if err != nil {
+		return nil, err
 	}
 	logf := func(node, format string, args ...any) {
 		if opt.OnLog != nil {
@@ -94,7 +95,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	nodes := liveNodes(workers)
-	plan, err := PlanJob(spec, inv, nodes)
+	plan, err := planJob(spec, inv, nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	nodes := make([]probe.Node, len(all))
 	byName := map[string]deploy.Host{}
 	for i, h := range all {
-		nodes[i] = probe.Node{Name: h.Name, Host: h.Name, Cluster: h.Cluster}
+		nodes[i] = grid.NodeOf(h, deploy.Hello{})
 		byName[h.Name] = h
 	}
 	names, err := selectNodes(spec, inv, nodes)
@@ -164,9 +165,9 @@ func BootFor(id [16]byte, secret []byte) func(deploy.Host) deploy.Boot {
 	}
 }
 
-// liveNodes describes the workers that are still running for the Htable:
-// local-grid nodes by their inventory addresses (each its own simulated
-// host), real hosts by the NICs their hello reported.
+// liveNodes describes the workers that are still running for the Htable
+// (grid.NodeOf: local-grid nodes by their inventory addresses, real hosts by
+// the NICs their hello reported).
 func liveNodes(workers []*deploy.Worker) []probe.Node {
 	var out []probe.Node
 	for _, w := range workers {
@@ -178,18 +179,7 @@ func liveNodes(workers []*deploy.Worker) []probe.Node {
 			continue
 		default:
 		}
-		h := w.Host
-		n := probe.Node{Name: h.Name, Host: w.Hello.Host, Cluster: h.Cluster}
-		if h.EthernetAddr.IsValid() {
-			n.Host = h.Name
-			n.NICs = append(n.NICs, probe.NIC{Name: "eth-" + h.Name, Kind: probe.Ethernet, Addrs: []netip.Addr{h.EthernetAddr}, Up: true, MTU: 65536})
-			if h.FastAddr.IsValid() {
-				n.NICs = append(n.NICs, probe.NIC{Name: "ib-" + h.Name, Kind: probe.Infiniband, Addrs: []netip.Addr{h.FastAddr}, Up: true, MTU: 65536})
-			}
-		} else {
-			n.NICs = probe.ApplyHints(w.Hello.NICs, h.Ethernet, h.Fast)
-		}
-		out = append(out, n)
+		out = append(out, grid.NodeOf(w.Host, w.Hello))
 	}
 	return out
 }

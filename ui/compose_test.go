@@ -13,13 +13,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
 // composeWith returns a composer on inv with hosts picked.
 func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView {
 	v := NewComposeView(c, inv)
-	if h, err := HtableFromInventory(inv); err == nil {
+	if h, err := grid.Htable(inv); err == nil {
 		v.SetHtable(h)
 	}
 	for _, p := range picks {
@@ -282,7 +283,7 @@ func TestJobFileRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatal("ctrl+s did not ask to save")
 	}
-	if err := saveJobFile(save.Path, save.Spec); err != nil {
+	if err := jobs.SaveSpec(save.Path, save.Spec, jobFileComment); err != nil {
 		t.Fatal(err)
 	}
 	got, err := jobs.LoadSpec(path)

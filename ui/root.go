@@ -12,6 +12,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/grid"
 )
 
 // Tabs of the console, in key order.
@@ -112,7 +113,7 @@ func New(cfg Config) Model {
 		preflight:  map[string]string{},
 	}
 	if cfg.Inventory != nil {
-		h, err := HtableFromInventory(cfg.Inventory)
+		h, err := grid.Htable(cfg.Inventory)
 		m.network.SetHtable(h, err)
 		m.compose.SetHtable(h)
 		m.showPairs()

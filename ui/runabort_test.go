@@ -9,6 +9,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -168,7 +169,7 @@ func TestLoadOfSSHHosts(t *testing.T) {
 func TestComposeStatusAfterRun(t *testing.T) {
 	inv := deploy.Embedded()
 	m := New(Config{Inventory: inv, Run: gainReportRun, NoLoad: true})
-	h, err := HtableFromInventory(inv)
+	h, err := grid.Htable(inv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // WorkerState is a host's worker process as the Sites view shows it.
@@ -328,10 +329,10 @@ func (v SitesView) View() string {
 }
 
 func localityName(inv *deploy.Inventory) string {
-	if inv.Locality == "" {
-		return string(deploy.LocalityOctet)
+	if inv.Locality.Rule == "" {
+		return probe.RuleOctet
 	}
-	return string(inv.Locality)
+	return inv.Locality.Rule
 }
 
 // detailLines is the height of the detail line under the list.

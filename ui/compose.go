@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -74,8 +73,13 @@ type ComposeView struct {
 	groups   []jobs.Group
 	plan     *engine.Plan // the engine's plan of the job, when it plans
 	problems []string
-	pairs    []PairRoute
-	status   string
+	// badFields marks the form fields a problem is about (shown ✗);
+	// formProblems counts the problems of the job itself (the first ones),
+	// which its job file would be refused for.
+	badFields    [fieldCount]bool
+	formProblems int
+	pairs        []PairRoute
+	status       string
 	// unknown lists the sites, clusters and hosts a loaded job file names
 	// that the inventory does not have; it blocks the run until the user
 	// changes the node choice (the file's job cannot run as written).
@@ -97,6 +101,12 @@ type (
 	saveSpecMsg struct {
 		Path string
 		Spec jobs.Spec
+	}
+	// saveConfirmMsg asks the root to confirm saving a job that cannot
+	// run as composed (its file is valid): Problems says why.
+	saveConfirmMsg struct {
+		saveSpecMsg
+		Problems []string
 	}
 	// loadSpecMsg asks the root to read a job file.
 	loadSpecMsg struct{ Path string }
@@ -151,7 +161,7 @@ func (v *ComposeView) Problems() []string { return v.problems }
 
 // applySpec loads a spec into the form, the node picks and the hierarchy.
 func (v *ComposeView) applySpec(s jobs.Spec) {
-	v.applyForm(s)
+	v.applyForm(s.WithDefaults()) // the form shows what will run, never a 0 standing for a default
 	v.applyNodes(s.Nodes)
 	v.groups = slices.Clone(s.Groups)
 	v.validate()
@@ -186,43 +196,6 @@ func (v *ComposeView) Spec() jobs.Spec {
 	return s
 }
 
-// parseSpec builds the spec from the form; the error names the first field
-// that does not parse.
-func (v *ComposeView) parseSpec() (jobs.Spec, error) {
-	var firstErr error
-	num := func(i int) int {
-		n, err := strconv.Atoi(strings.TrimSpace(v.fields[i].Value))
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("%s: %q is not a whole number", v.fields[i].Label, v.fields[i].Value)
-		}
-		return n
-	}
-	s := jobs.Spec{
-		Name:    strings.TrimSpace(v.fields[fName].Value),
-		App:     v.fields[fApp].Value,
-		Scheme:  jobs.Scheme(v.fields[fScheme].Value),
-		Cores:   num(fCores),
-		MaxIter: num(fMaxIter),
-	}
-	s.Obstacle.N = num(fN)
-	eps, err := strconv.ParseFloat(strings.TrimSpace(v.fields[fEps].Value), 64)
-	if err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("%s: %q is not a number", v.fields[fEps].Label, v.fields[fEps].Value)
-	}
-	s.Obstacle.Eps = eps
-	if d := v.fields[fDetector].Value; d != "default" {
-		s.Detector = jobs.Detector(d)
-	}
-	wall, err := time.ParseDuration(strings.TrimSpace(v.fields[fWall].Value))
-	if err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("%s: %q is not a duration (e.g. 5m, 90s)", v.fields[fWall].Label, v.fields[fWall].Value)
-	}
-	s.WallTime = wall
-	s.Nodes = v.selection(num(fAny))
-	s.Groups = slices.Clone(v.groups)
-	return s.WithDefaults(), firstErr
-}
-
 // hierarchy returns the groups: the user's edit, or by cluster, at most
 // jobs.MaxGroupSize workers per group, the first worker coordinating.
 func (v *ComposeView) hierarchy() []jobs.Group {
@@ -246,16 +219,12 @@ func (v *ComposeView) hierarchy() []jobs.Group {
 	return out
 }
 
-// validate recomputes the problems and the pairs' routes.
+// validate recomputes the problems and the pairs' routes. Every problem
+// of the form is listed, each field's once, and its field marked.
 func (v *ComposeView) validate() {
 	v.problems = v.problems[:0]
 	add := func(format string, a ...any) { v.problems = append(v.problems, fmt.Sprintf(format, a...)) }
-	s, perr := v.parseSpec()
-	if perr != nil {
-		add("%v", perr)
-	} else if err := s.Validate(); err != nil {
-		add("%s", strings.TrimPrefix(err.Error(), "jobs: "))
-	}
+	s := v.checkForm(add)
 	if len(v.unknown) > 0 {
 		add("the job file names %s, not in the inventory: choose nodes again", strings.Join(v.unknown, ", "))
 	}
@@ -375,8 +344,7 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 		v.pane = (v.pane + 1) % 3
 		return v, nil
 	case "ctrl+s":
-		s, _ := v.parseSpec()
-		return v, msgCmd(saveSpecMsg{Path: v.fields[fFile].Value, Spec: s})
+		return v, v.save()
 	case "ctrl+o":
 		return v, msgCmd(loadSpecMsg{Path: v.fields[fFile].Value})
 	case "r":

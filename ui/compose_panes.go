@@ -245,8 +245,13 @@ func (v ComposeView) formLines(w, h int) []string {
 		case kindButton:
 			val = ""
 		}
-		if v.editing && i == v.cursor[paneForm] {
+		switch {
+		case v.editing && i == v.cursor[paneForm]:
 			val = v.buf + "▏"
+		case v.badFields[i]:
+			val += s.Err.Render(" ✗")
+		case i == fCores && strings.TrimSpace(val) == "0":
+			val += s.Dim.Render(" = all cores") // of each host (jobs.Spec.Cores)
 		}
 		mark := " "
 		if v.pane == paneForm && i == v.cursor[paneForm] {
@@ -343,8 +348,9 @@ func (v ComposeView) validationLines(w, h int) []string {
 		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %d nodes, %d neighbour pairs — press r (or enter on Start) to run", n, len(v.pairs)), w))}
 	}
 	out := []string{s.Err.Render(fitLine(fmt.Sprintf("✗ %d problem(s):", len(v.problems)), w))}
-	for _, p := range v.problems {
-		if len(out) == h {
+	for i, p := range v.problems {
+		if len(out) == h-1 && i < len(v.problems)-1 {
+			out = append(out, s.Err.Render(fitLine(fmt.Sprintf("  … and %d more (their fields are marked ✗)", len(v.problems)-i), w)))
 			break
 		}
 		out = append(out, s.Err.Render(fitLine("  • "+p, w)))

@@ -100,6 +100,10 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case loadMsg:
 		m.applyLoad(msg)
 		return loadTick(), true
+	case saveConfirmMsg:
+		m.confirm = &confirmation{question: fmt.Sprintf("This job cannot run as composed:\n• %s\nSave %s anyway?",
+			strings.Join(msg.Problems, "\n• "), msg.Path), onYes: msg.saveSpecMsg}
+		return nil, true
 	case saveSpecMsg:
 		return func() tea.Msg {
 			return SpecSavedMsg{Path: msg.Path, Err: jobs.SaveSpec(msg.Path, msg.Spec, jobFileComment)}

@@ -83,10 +83,13 @@ func (v *ComposeView) nodesKey(k string) {
 			v.picked[h] = !all
 		}
 	}
-	// The node set changed: automatic hierarchy and inventory order again,
-	// and the loaded file's node selection no longer matters.
-	v.groups, v.order = nil, nil
+	// The node set changed: the loaded file's node selection no longer
+	// matters; a hand-edited hierarchy and rank order keep what applies.
 	v.unknown, v.selErr = nil, ""
+	v.keepOrder()
+	if note := v.keepHierarchy(); note != "" {
+		v.status = note
+	}
 	v.validate()
 }
 

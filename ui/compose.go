@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -68,7 +69,7 @@ type ComposeView struct {
 	pane    int
 	cursor  [3]int
 	editing bool
-	buf     string
+	input   textinput.Model // the field being edited
 	picked  map[string]bool
 	// groups is the hierarchy when the user edited it; nil = automatic.
 	groups   []jobs.Group
@@ -329,6 +330,12 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		return v.key(msg)
+	case tea.PasteMsg:
+		if v.editing { // text pasted in the terminal goes where the cursor is
+			var cmd tea.Cmd
+			v.input, cmd = v.input.Update(msg)
+			return v, cmd
+		}
 	case tea.MouseClickMsg:
 		if !v.editing {
 			v.click(msg.X, msg.Y)
@@ -339,8 +346,7 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 
 func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 	if v.editing {
-		v.editKey(msg)
-		return v, nil
+		return v, v.editKey(msg)
 	}
 	k := v.keyMap()
 	switch {
@@ -405,33 +411,9 @@ func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView,
 		}
 		v.validate()
 	case f.Kind == kindText && key.Matches(msg, k.Edit):
-		v.editing, v.buf = true, f.Value
+		return v, v.startEdit()
 	}
 	return v, nil
-}
-
-// editKey edits the focused text field: enter keeps, esc cancels.
-func (v *ComposeView) editKey(msg tea.KeyPressMsg) {
-	k := v.common.Keys
-	switch {
-	case key.Matches(msg, k.Accept):
-		v.fields[v.cursor[paneForm]].Value = v.buf
-		v.editing = false
-		if v.cursor[paneForm] == fAny {
-			v.groups = nil // the node set changed: automatic hierarchy again
-		}
-		v.validate()
-	case key.Matches(msg, k.Cancel):
-		v.editing = false
-	case key.Matches(msg, k.DeleteChar):
-		if r := []rune(v.buf); len(r) > 0 {
-			v.buf = string(r[:len(r)-1])
-		}
-	case key.Matches(msg, k.ClearText):
-		v.buf = ""
-	default:
-		v.buf += msg.Text
-	}
 }
 
 // capturing reports whether the composer is taking text input.

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,4 +121,33 @@ func runCmds(m Model, msg any) Model {
 		}
 	}
 	return m
+}
+
+// TestComposeFieldEditsLikeText: a form field edits like a text field: the
+// cursor moves with ←/→ and home/end and typing goes where it is, ctrl+u
+// deletes to its start, text pasted in the terminal is inserted, and the
+// terminal's cursor is put on the field where the text goes. Before, keys
+// only appended to the end (← typed nothing) and a paste was lost.
+func TestComposeFieldEditsLikeText(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m = send(m, keys("3", "down", "down", "enter")...) // n (points/axis), 48
+	m = send(m, keys("left", "0", "home", "1")...)
+	m = send(m, keys("end", "backspace", "enter")...)
+	if got := m.compose.fields[fN].Value; got != "140" {
+		t.Fatalf("n after ←, 0, home, 1, end, backspace = %q, want 140", got)
+	}
+	m = send(m, keys("down", "enter", "ctrl+u")...) // ε: cleared, then pasted
+	m = send(m, tea.PasteMsg{Content: "1e-9"})
+	m = send(m, keys("home", "right")...)
+	cur := m.View().Cursor
+	if cur == nil || cur.Position.X != 20 || cur.Position.Y != 1+1+fEps {
+		t.Errorf("terminal cursor %+v, want the field's second character at x 20, y %d", cur, 2+fEps)
+	}
+	m = send(m, keys("enter")...)
+	if got := m.compose.fields[fEps].Value; got != "1e-9" {
+		t.Fatalf("ε after ctrl+u and a paste of 1e-9 = %q", got)
+	}
+	if m.View().Cursor != nil {
+		t.Error("the terminal cursor stays shown after the edit")
+	}
 }

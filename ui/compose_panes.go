@@ -238,7 +238,12 @@ func (k composeKeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-func (v ComposeView) help() help.KeyMap { return v.keyMap() }
+func (v ComposeView) help() help.KeyMap {
+	if v.editing {
+		return v.editKeys()
+	}
+	return v.keyMap()
+}
 
 // View renders the form on the left, the node picker and the hierarchy on
 // the right, and the live validation underneath.
@@ -250,7 +255,7 @@ func (v ComposeView) View() string {
 	h := c.bodyHeight()
 	probH := min(len(v.problems), max(1, h/5)) + 1
 	mainH := h - probH
-	lw := min(44, c.Width*9/20)
+	lw := c.formWidth()
 	rw := c.Width - lw - 1
 	left := v.formLines(lw, mainH)
 	nodesNeed, hierNeed := len(v.pickRows())+1, len(v.hierRows())+2
@@ -300,7 +305,7 @@ func (v ComposeView) formLines(w, h int) []string {
 		}
 		switch {
 		case v.editing && i == v.cursor[paneForm]:
-			val = v.buf + "▏"
+			val = v.input.View()
 		case v.badFields[i]:
 			val += s.Err.Render(" ✗")
 		case i == fCores && strings.TrimSpace(val) == "0":

@@ -89,7 +89,7 @@ func (v ComposeView) editKeys() editKeyMap {
 		Word:   bind("alt+←/→", "by word", "alt+left", "alt+right"),
 		Ends:   bind("home/end", "start/end", "home", "end"),
 		Delete: k.DeleteChar, Clear: bind("ctrl+u", "delete to start", "ctrl+u"),
-		Paste:  bind("paste", "from the terminal", ""),
+		Paste: bind("paste", "from the terminal", ""),
 	}
 }
 

@@ -321,7 +321,7 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		case v.selErr != "":
 			v.status += ": [nodes] selects no host: " + v.selErr
 		case len(v.unknown) == 0:
-			v.status += fmt.Sprintf(": %s → %d nodes", selectionRule(msg.Spec.Nodes), len(v.chosen()))
+			v.status += fmt.Sprintf(": %s → %s", selectionRule(msg.Spec.Nodes), count(len(v.chosen()), "node", "nodes"))
 		}
 	case SpecSavedMsg:
 		v.status = "saved " + msg.Path

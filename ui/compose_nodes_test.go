@@ -210,7 +210,7 @@ func TestHierarchyCountsRead(t *testing.T) {
 	c := testCommon(80, 24)
 	v := composeWith(c, deploy.Embedded(), "alpha-1")
 	out := ansiStrip(v.View())
-	for _, bad := range []string{"1 workers", "1 groups"} {
+	for _, bad := range []string{"1 workers", "1 groups", "1 nodes", "1 neighbour pairs"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("Compose reads %q:\n%s", bad, out)
 		}

@@ -403,7 +403,7 @@ func (v ComposeView) validationLines(w, h int) []string {
 	s := v.common.Styles
 	if len(v.problems) == 0 {
 		n := len(v.chosen())
-		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %d nodes, %d neighbour pairs — press r (or enter on Start) to run", n, len(v.pairs)), w))}
+		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %s, %s — press r (or enter on Start) to run", count(n, "node", "nodes"), count(len(v.pairs), "neighbour pair", "neighbour pairs")), w))}
 	}
 	out := []string{s.Err.Render(fitLine(fmt.Sprintf("✗ %d problem(s):", len(v.problems)), w))}
 	for i, p := range v.problems {

@@ -360,8 +360,8 @@ func (v *RunView) titleLine() string {
 	if det == "" {
 		det = "default"
 	}
-	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %d nodes",
-		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, len(v.snap.Nodes))
+	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %s",
+		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, count(len(v.snap.Nodes), "node", "nodes"))
 }
 
 // endState is the run's state as its header reads it: running, finished,

@@ -108,8 +108,8 @@ const headerSize = 16
 // at least padMin bytes has maxPad zero bytes after its header, so that the payload
 // starts frameAlign bytes after the frame does. The kernel's copies of a large
 // payload then run at the alignment the payload has in the user's buffer on both
-// sides; with the bare 16-byte header they ran 16 bytes off it, which cost 5–11 %
-// of a 64 KiB message (BENCHMARKS.md, rmnp).
+// sides; with the bare 16-byte header they ran 16 bytes off it, which the kernel's
+// copy paid for on every large message (BENCHMARKS.md, rmnp).
 const (
 	frameAlign = 64
 	maxPad     = frameAlign - headerSize

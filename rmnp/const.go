@@ -134,6 +134,12 @@ const (
 	defaultMaxBuffered = 256 << 20
 	defaultDialTimeout = 10 * time.Second
 	defaultCloseWait   = 2 * time.Second
+
+	// Pending handshakes (pending.go): the per-source bound leaves room for a
+	// coordinator's 32 workers on two networks each dialing at once from one
+	// host (the local grid dials from 127.0.0.1).
+	defaultMaxPending          = 256
+	defaultMaxPendingPerSource = 64
 )
 
 // Sentinel errors; match them with errors.Is.

@@ -278,6 +278,9 @@ func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, err
 	}
 	var ab [acceptSize]byte
 	if a.status != statusOK {
+		// Nothing about this endpoint before the MACs are checked: no peer id,
+		// no byte order (the dialer learns only which of its own claims failed).
+		a.id, a.order = 0, 0
 		a.encode(&ab)
 		_, _ = rw.Write(ab[:])
 		return linkInfo{}, err

@@ -43,6 +43,13 @@ type Config struct {
 	AllowCompress bool
 	// CloseTimeout bounds how long Close waits for queued messages to be written.
 	CloseTimeout time.Duration
+	// CongestionControl chooses the TCP congestion control of links (Linux):
+	// CongestionAuto (the default) moves links of sub-millisecond round trip
+	// off a pacing control such as BBR, whose bandwidth estimate can lock
+	// large messages at half speed for the life of a connection, to cubic (or
+	// reno); CongestionSystem keeps the kernel's choice; any other value is the
+	// name of the control every TCP link asks for (the kernel may refuse it).
+	CongestionControl string
 	// MaxPendingHandshakes bounds the accepted connections whose handshake has not
 	// ended; beyond it a new connection is closed at once. Zero means 256.
 	MaxPendingHandshakes int

@@ -275,6 +275,7 @@ func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 	if info.mode == Async {
 		limitUnsent(c, AsyncUnsentLimit)
 	}
+	info.congestion = tuneCongestion(c, e.cfg.CongestionControl)
 	p := e.peerFor(info.peer)
 	l := newLink(e, p, c, info, dialed)
 	e.mu.Lock()
@@ -292,7 +293,7 @@ func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 	e.linkUp = make(chan struct{})
 	e.mu.Unlock()
 	e.log.Debug("rmnp: link up", "self", e.cfg.Self, "peer", info.peer, "network", info.label,
-		"mode", info.mode, "remote", l.remote, "compress", info.compress)
+		"mode", info.mode, "remote", l.remote, "compress", info.compress, "congestion", info.congestion)
 	e.wg.Add(2)
 	go l.readLoop()
 	go l.sendLoop()

@@ -194,6 +194,9 @@ type linkInfo struct {
 	label     string
 	compress  bool
 	peerOrder uint8
+	// congestion is the TCP congestion control the link ended with (set when
+	// it is added, not negotiated; "" for Unix sockets).
+	congestion string
 }
 
 // dialHandshake runs the dialer's side of spec.md §3 on rw.

@@ -29,7 +29,6 @@ const (
 	defaultPort           = 22
 	defaultWorkdir        = ".gridtui"
 	defaultConnectTimeout = 10 * time.Second
-	defaultPrefixBits     = 24
 )
 
 // fileInventory is the TOML shape of sites.toml; Parse turns it into an

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // builder validates a decoded fileInventory and resolves it into an Inventory.
@@ -26,11 +27,11 @@ func (b *builder) errAt(path, format string, args ...any) error {
 }
 
 func (b *builder) build(fi *fileInventory) (*Inventory, error) {
-	inv := &Inventory{Locality: LocalityOctet, PrefixBits: defaultPrefixBits}
-	switch LocalityRule(fi.Locality) {
+	inv := &Inventory{Locality: probe.Locality{Rule: probe.RuleOctet, PrefixBits: probe.DefaultPrefixBits}}
+	switch fi.Locality {
 	case "":
-	case LocalityOctet, LocalityPrefix, LocalityLabel:
-		inv.Locality = LocalityRule(fi.Locality)
+	case probe.RuleOctet, probe.RulePrefix, probe.RuleLabel:
+		inv.Locality.Rule = fi.Locality
 	default:
 		return nil, b.errAt("locality", "unknown locality rule %q (want octet, prefix or label)", fi.Locality)
 	}
@@ -38,7 +39,7 @@ func (b *builder) build(fi *fileInventory) (*Inventory, error) {
 		if fi.PrefixBits < 1 || fi.PrefixBits > 32 {
 			return nil, b.errAt("prefix_bits", "prefix_bits must be between 1 and 32, not %d", fi.PrefixBits)
 		}
-		inv.PrefixBits = fi.PrefixBits
+		inv.Locality.PrefixBits = fi.PrefixBits
 	}
 	d, err := b.defaults(fi.Defaults)
 	if err != nil {

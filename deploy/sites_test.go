@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/probe"
 )
 
 func readSites(t *testing.T, name string) []byte {
@@ -85,8 +87,8 @@ func TestParseGoodFile(t *testing.T) {
 	if lyon.Port != 2222 || lyon.ProxyJump != "" || lyon.Cores != 2 || lyon.Site != "lyon" || lyon.Cluster != "sagittaire" {
 		t.Errorf("site settings not applied: %+v", lyon)
 	}
-	if inv.Defaults.ConnectTimeout != 5*time.Second || inv.Locality != LocalityOctet || inv.Sites[0].Launcher != LauncherSSH {
-		t.Errorf("defaults: %+v locality %q launcher %q", inv.Defaults, inv.Locality, inv.Sites[0].Launcher)
+	if inv.Defaults.ConnectTimeout != 5*time.Second || inv.Locality.Rule != probe.RuleOctet || inv.Sites[0].Launcher != LauncherSSH {
+		t.Errorf("defaults: %+v locality %q launcher %q", inv.Defaults, inv.Locality.Rule, inv.Sites[0].Launcher)
 	}
 }
 

@@ -48,18 +48,20 @@ func (e *SpecError) Error() string {
 // Unwrap lets errors.Is(err, ErrSpec) match.
 func (e *SpecError) Unwrap() error { return ErrSpec }
 
-// specFile mirrors Spec with the wall time as text ("90s", "5m").
+// specFile is the job-file schema, read by ParseSpec and written by
+// FormatSpec: Spec with the wall time as text ("90s", "5m"). Its fields are
+// in the order a written file lists them.
 type specFile struct {
 	Name     string        `toml:"name"`
 	App      string        `toml:"app"`
-	Obstacle ObstacleSpec  `toml:"obstacle"`
 	Scheme   Scheme        `toml:"scheme"`
-	Detector Detector      `toml:"detector"`
-	Nodes    NodeSelection `toml:"nodes"`
+	Detector Detector      `toml:"detector,omitempty"`
 	Cores    int           `toml:"cores"`
-	Groups   []Group       `toml:"group"`
 	MaxIter  int           `toml:"max_iterations"`
 	WallTime string        `toml:"wall_time"`
+	Obstacle ObstacleSpec  `toml:"obstacle"`
+	Nodes    NodeSelection `toml:"nodes"`
+	Groups   []Group       `toml:"group,omitempty"`
 	Output   Output        `toml:"output"`
 }
 

@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// applyNodes picks the hosts a node selection names, resolved as `gridtui
-// run` resolves it (jobs.NodeSelection.Resolve, which flattens a mixed
-// selection with Flatten): sites and clusters both named intersect, hosts
+// applyNodes picks the hosts a node selection names, resolved as the engine
+// resolves it (jobs.NodeSelection.Resolve): sites and clusters both named intersect, hosts
 // are added once, in inventory order, a selection of hosts only keeps its
 // order. Any stays in the "Take N nodes" field, which cuts the same list.
 func (v *ComposeView) applyNodes(sel jobs.NodeSelection) {
@@ -21,10 +21,9 @@ func (v *ComposeView) applyNodes(sel jobs.NodeSelection) {
 		return
 	}
 	seen := map[string]bool{}
-	var refs []jobs.NodeRef
-	for _, h := range v.inv.Hosts() {
-		seen["host "+h.Name], seen["cluster "+h.Cluster], seen["site "+h.Site] = true, true, true
-		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
+	refs := grid.Refs(v.inv)
+	for _, r := range refs {
+		seen["host "+r.Name], seen["cluster "+r.Cluster], seen["site "+r.Site] = true, true, true
 	}
 	for _, want := range []struct {
 		kind  string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -58,26 +59,19 @@ func loadedSpec(sel jobs.NodeSelection) jobs.Spec {
 }
 
 // runPlan is what `gridtui run --job path` plans on inv when every host
-// has a worker: the job file, its selection flattened as cmd/gridtui's
-// buildSpec does, then engine.PlanJob.
+// has a worker: the job file as it is, then engine.PlanJob, which resolves
+// its selection.
 func runPlan(t *testing.T, path string, inv *deploy.Inventory) ([]string, error) {
 	t.Helper()
 	spec, err := jobs.LoadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var refs []jobs.NodeRef
-	for _, h := range inv.Hosts() {
-		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
-	}
-	if spec.Nodes, err = spec.Nodes.Flatten(refs, inv.Source); err != nil {
-		return nil, err
-	}
 	return planRanks(spec, inv)
 }
 
 func planRanks(spec jobs.Spec, inv *deploy.Inventory) ([]string, error) {
-	h, err := HtableFromInventory(inv)
+	h, err := grid.Htable(inv)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +102,8 @@ func loadInConsole(t *testing.T, inv *deploy.Inventory, path string) Model {
 }
 
 // TestComposeSelectionAsRun: a job file's [nodes] loaded in Compose plans
-// the same nodes, in the same rank order, as `gridtui run --job` (Flatten,
-// then the engine's planner); the job Compose starts plans them too.
+// the same nodes, in the same rank order, as `gridtui run --job` (the engine's
+// planner); the job Compose starts plans them too.
 func TestComposeSelectionAsRun(t *testing.T) {
 	alpha := []string{"alpha-1", "alpha-2", "alpha-3"}
 	tests := map[string]struct {

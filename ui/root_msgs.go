@@ -17,6 +17,9 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
+// jobFileComment heads the job files Compose saves.
+const jobFileComment = "gridtui job file, written by the console's Compose view"
+
 // widthOf is the display width of s.
 func widthOf(s string) int { return ansi.StringWidth(s) }
 
@@ -98,7 +101,9 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 		m.applyLoad(msg)
 		return loadTick(), true
 	case saveSpecMsg:
-		return func() tea.Msg { return SpecSavedMsg{Path: msg.Path, Err: saveJobFile(msg.Path, msg.Spec)} }, true
+		return func() tea.Msg {
+			return SpecSavedMsg{Path: msg.Path, Err: jobs.SaveSpec(msg.Path, msg.Spec, jobFileComment)}
+		}, true
 	case loadSpecMsg:
 		return func() tea.Msg {
 			s, err := jobs.LoadSpec(msg.Path)

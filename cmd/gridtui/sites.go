@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/probe"
 	"github.com/spf13/cobra"
 )
 
@@ -40,10 +41,10 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 }
 
 func localityName(inv *deploy.Inventory) string {
-	if inv.Locality == deploy.LocalityPrefix {
-		return "prefix /" + strconv.Itoa(inv.PrefixBits)
+	if inv.Locality.Rule == probe.RulePrefix {
+		return "prefix /" + strconv.Itoa(inv.Locality.PrefixBits)
 	}
-	return string(inv.Locality)
+	return inv.Locality.Rule
 }
 
 func coresText(n int) string {

@@ -240,8 +240,8 @@ func TestAsyncActivityTerminates(t *testing.T) {
 // delayUpper makes rank r sleep before every DATA send to its upper
 // neighbour, so that the neighbour iterates on stale halos.
 func delayUpper(r int, d time.Duration) map[int]*solveHooks {
-	return map[int]*solveHooks{r: {beforeSend: func(s Side) {
-		if s == Upper {
+	return map[int]*solveHooks{r: {beforeSend: func(to int) {
+		if to == r+1 {
 			time.Sleep(d)
 		}
 	}}}

@@ -180,7 +180,9 @@ func (g *ActivityGraph) Deficit() bool {
 }
 
 // valid reports whether side is one of the node's neighbours.
-func (g *ActivityGraph) valid(side Side) bool { return side >= 0 && int(side) < len(g.has) && g.has[side] }
+func (g *ActivityGraph) valid(side Side) bool {
+	return side >= 0 && int(side) < len(g.has) && g.has[side]
+}
 
 // Send returns the sequence number of a new update to side. Only an Active
 // node sends updates.

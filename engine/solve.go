@@ -156,8 +156,8 @@ type solver struct {
 	part     gridapp.Part
 	recv     gridapp.HaloReceiver // nil: the part does not act on receipt
 	iter     int                  // sweeps done
-	links    []*link // by the part's neighbour index (Side)
-	graph    [][]int // the task's neighbour graph: neighbour ranks per rank
+	links    []*link              // by the part's neighbour index (Side)
+	graph    [][]int              // the task's neighbour graph: neighbour ranks per rank
 	eps      float64
 	maxIter  int
 	report   func(NodeStatus)

@@ -36,6 +36,7 @@ type testServer struct {
 	breakAfter atomic.Int64 // close the connection after this many SFTP bytes in (0: never)
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
+	user       atomic.Value // the user name of the last connection
 	env        []string     // extra environment of commands (set before use)
 	open       atomic.Int32 // session channels open now
 	maxOpen    atomic.Int32 // the most ever open at once on one server
@@ -114,6 +115,7 @@ func (s *testServer) handleConn(c net.Conn) {
 		return
 	}
 	defer sc.Close()
+	s.user.Store(sc.User())
 	go ssh.DiscardRequests(reqs)
 	for nc := range chans {
 		switch nc.ChannelType() {
@@ -332,7 +334,7 @@ func sshInventory() *Inventory {
 
 // testOptions are options that never touch the user's agent or known_hosts.
 func testOptions(known string) Options {
-	return Options{KnownHosts: known, Agent: "none", ConnectTimeout: 20 * time.Second, HelloTimeout: 30 * time.Second}
+	return Options{KnownHosts: known, SSHConfig: "none", Agent: "none", ConnectTimeout: 20 * time.Second, HelloTimeout: 30 * time.Second}
 }
 
 // silentListener accepts connections and never says anything: a host whose

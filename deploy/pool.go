@@ -181,7 +181,7 @@ func (p *Pool) connect(ctx context.Context, e endpoint) (*ssh.Client, error) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	if e.proxyCmd != "" {
-		pc, err := startProxyCommand(dctx, e.proxyCmd)
+		pc, err := startProxyCommand(dctx, e.proxyCmd, e.addr())
 		if err != nil {
 			return nil, fmt.Errorf("deploy: connect to %s: %w", e, err)
 		}

@@ -76,6 +76,7 @@ func (w *watchdog) stop() bool {
 type proxyConn struct {
 	cmd     *exec.Cmd
 	line    string
+	remote  string // the "host:port" the command reaches, for host key checks
 	stdin   io.WriteCloser
 	stdout  io.ReadCloser
 	stderr  *tailBuffer
@@ -83,10 +84,10 @@ type proxyConn struct {
 }
 
 // startProxyCommand runs line with sh -c, as ssh does.
-func startProxyCommand(ctx context.Context, line string) (*proxyConn, error) {
+func startProxyCommand(ctx context.Context, line, remote string) (*proxyConn, error) {
 	cmd := exec.Command("sh", "-c", "exec "+line)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	pc := &proxyConn{cmd: cmd, line: line, stderr: newTail()}
+	pc := &proxyConn{cmd: cmd, line: line, remote: remote, stderr: newTail()}
 	cmd.Stderr = pc.stderr
 	var err error
 	if pc.stdin, err = cmd.StdinPipe(); err != nil {
@@ -129,12 +130,12 @@ func (pc *proxyConn) Close() error {
 }
 
 func (pc *proxyConn) LocalAddr() net.Addr              { return proxyAddr(pc.line) }
-func (pc *proxyConn) RemoteAddr() net.Addr             { return proxyAddr(pc.line) }
+func (pc *proxyConn) RemoteAddr() net.Addr             { return proxyAddr(pc.remote) }
 func (pc *proxyConn) SetDeadline(time.Time) error      { return nil }
 func (pc *proxyConn) SetReadDeadline(time.Time) error  { return nil }
 func (pc *proxyConn) SetWriteDeadline(time.Time) error { return nil }
 
-// proxyAddr names a proxy command as a net.Addr.
+// proxyAddr is an address at the end of a proxy command.
 type proxyAddr string
 
 func (a proxyAddr) Network() string { return "proxycommand" }

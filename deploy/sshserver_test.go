@@ -50,6 +50,18 @@ type testServer struct {
 // newTestServer starts a server on ip:0 accepting only the client key.
 func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 	t.Helper()
+	return newTestServerAuth(t, ip, func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
+		if string(k.Marshal()) == string(client.Marshal()) {
+			return nil, nil
+		}
+		return nil, errors.New("key not authorized")
+	})
+}
+
+// newTestServerAuth starts a server on ip:0 whose public key
+// authentication is auth.
+func newTestServerAuth(t testing.TB, ip string, auth func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error)) *testServer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	hk, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
@@ -60,12 +72,7 @@ func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 		t.Fatal(err)
 	}
 	s := &testServer{t: t, addr: ln.Addr().String(), home: t.TempDir(), hostKey: hk, ln: ln}
-	s.cfg = &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
-		if string(k.Marshal()) == string(client.Marshal()) {
-			return nil, nil
-		}
-		return nil, errors.New("key not authorized")
-	}}
+	s.cfg = &ssh.ServerConfig{PublicKeyCallback: auth}
 	s.cfg.AddHostKey(hk)
 	s.wg.Add(1)
 	go s.serve()

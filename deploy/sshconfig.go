@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,8 +55,16 @@ type SSHResolver interface {
 // -G` when ssh is installed, else a parser of ~/.ssh/config and
 // /etc/ssh/ssh_config. configFile, when set, replaces both files (ssh -F;
 // "none" reads no file at all).
+//
+// ssh finds ~/.ssh/config in the account's home directory, not in $HOME;
+// gridtui reads known_hosts and identity files under $HOME, so when the two
+// differ (a test or a container setting HOME) $HOME/.ssh/config is passed to
+// ssh -F for the same view (and /etc/ssh/ssh_config when there is none).
 func NewSSHResolver(configFile string) SSHResolver {
 	if path, err := exec.LookPath("ssh"); err == nil {
+		if configFile == "" {
+			configFile = homeConfig()
+		}
 		return SSHCommand{Path: path, ConfigFile: configFile}
 	}
 	switch configFile {
@@ -70,6 +79,22 @@ func NewSSHResolver(configFile string) SSHResolver {
 	default:
 		return SSHFiles{Files: []string{configFile}, Required: true}
 	}
+}
+
+// homeConfig is "" when $HOME is the account's home directory (ssh finds the
+// files itself), else the file ssh -F should read.
+func homeConfig() string {
+	home := os.Getenv("HOME")
+	u, err := user.Current()
+	if home == "" || err != nil || filepath.Clean(u.HomeDir) == filepath.Clean(home) {
+		return ""
+	}
+	for _, f := range []string{filepath.Join(home, ".ssh", "config"), "/etc/ssh/ssh_config"} {
+		if _, err := os.Stat(f); err == nil {
+			return f
+		}
+	}
+	return "none"
 }
 
 // SSHCommand resolves with `ssh -G`, so Match blocks, Include, tokens and

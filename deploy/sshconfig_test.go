@@ -437,3 +437,23 @@ func filesOrDefault(files []string) []string {
 	}
 	return files
 }
+
+// With HOME set elsewhere than the account's home (tests, containers), ssh
+// must read $HOME/.ssh/config, as gridtui reads $HOME/.ssh/known_hosts.
+func TestResolverFollowsHOME(t *testing.T) {
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("ssh is not installed")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "config"), []byte("Host aliased\n  HostName 192.0.2.7\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hc, err := NewSSHResolver("").Resolve(context.Background(), SSHQuery{Name: "aliased"})
+	if err != nil || hc.HostName != "192.0.2.7" {
+		t.Fatalf("resolved %+v, %v: want HostName from $HOME/.ssh/config", hc, err)
+	}
+}

@@ -134,6 +134,7 @@ func (p *pager) render(s *Styles, w, h int) []string {
 	lines := p.lines(w)
 	th := p.textHeight(h)
 	p.scroll = max(0, min(p.scroll, len(lines)-th))
+	p.shift = max(0, min(p.shift, p.widest(lines)-w)) // the terminal may have grown
 	out := []string{s.Title.Render(fitLine(p.title, w))}
 	body := clipWindow(lines, p.scroll, th)
 	for _, l := range body {

@@ -36,6 +36,7 @@ type ResultsView struct {
 	list   list
 	// scroll is the first line shown of a run's details or a table.
 	scroll  int
+	shift   int // and how far it is scrolled sideways
 	message string
 }
 
@@ -206,7 +207,7 @@ func (v ResultsView) page() pager {
 		p = newPager(lines[0], strings.Join(lines[1:], "\n"))
 		p.noWrap = true
 	}
-	p.scroll = v.scroll
+	p.scroll, p.shift = v.scroll, v.shift
 	return p
 }
 
@@ -245,7 +246,7 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 	if k.paged {
 		p := v.page()
 		if ok, cmd := p.update(msg, v.common.Keys, v.common.Width, v.pageHeight()); ok {
-			v.scroll = p.scroll
+			v.scroll, v.shift = p.scroll, p.shift
 			if !p.open {
 				v.mode = modeRuns
 			}
@@ -254,10 +255,10 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.list.Details):
-		v.mode, v.scroll = modeDetail, 0
+		v.mode, v.scroll, v.shift = modeDetail, 0, 0
 	case key.Matches(msg, k.Tables):
 		v.mode = map[int]int{modeRuns: modeTimes, modeTimes: modeGains, modeGains: modeRuns, modeDetail: modeTimes}[v.mode]
-		v.scroll = 0
+		v.scroll, v.shift = 0, 0
 	case key.Matches(msg, k.Reload):
 		return v, v.load()
 	case key.Matches(msg, k.CSV), key.Matches(msg, k.Markdown):
@@ -359,8 +360,10 @@ func scrollLines(lines []string, first, h int) []string {
 func recordDetail(r jobs.RunRecord) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run %s — %s\n", r.ID, r.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
-	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %d nodes, %d cores, grid %s\n",
-		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"), r.Job.Nodes, r.Job.Cores, orDefault(r.Job.Grid, "-"))
+	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %s, %s, grid %s\n",
+		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"),
+		count(r.Job.Nodes, "node", "nodes"), count(r.Job.Cores, "core", "cores"), orDefault(r.Job.Grid, "-"))
+	fmt.Fprintf(&b, "inventory: %s\n", jobs.InventoryName(r.Job.Inventory))
 	fmt.Fprintf(&b, "console on %s (%s/%s, %d cores)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, r.Machine.Cores)
 	outcome := r.Outcome
 	if r.Reason != "" {

@@ -148,7 +148,7 @@ func (v *SitesView) rebuild() {
 		for _, c := range s.Clusters {
 			ckey := "cluster/" + s.Name + "/" + c.Name
 			rows = append(rows, listRow{Key: ckey, Level: 1,
-				Cells: []string{v.fold(ckey) + c.Name + fmt.Sprintf(" (%d hosts)", len(c.Hosts)), strconv.Itoa(c.Cores)}})
+				Cells: []string{v.fold(ckey) + c.Name + " (" + count(len(c.Hosts), "host", "hosts") + ")", strconv.Itoa(c.Cores)}})
 			if v.collapsed[ckey] {
 				continue
 			}
@@ -169,7 +169,7 @@ func (v *SitesView) fold(key string) string {
 }
 
 func siteNote(s deploy.Site, hosts int) string {
-	note := fmt.Sprintf(" (%d clusters, %d hosts", len(s.Clusters), hosts)
+	note := " (" + count(len(s.Clusters), "cluster", "clusters") + ", " + count(hosts, "host", "hosts")
 	if s.Frontend != "" {
 		note += ", via " + s.Frontend
 	}
@@ -255,7 +255,7 @@ func (v SitesView) keyMap() sitesKeyMap {
 		pending = pending || v.HostState(h.Name).Fingerprint != ""
 	}
 	k := v.common.Keys
-	shown := v.loadErr == nil && v.inv != nil && len(v.inv.Hosts()) > 0
+	shown := v.shown()
 	lk := v.list.keyMap(k).only(shown)
 	// enter folds a site or a cluster and describes a host.
 	lk.Details = enabled(lk.Details, sel && r.Leaf)
@@ -269,6 +269,11 @@ func (v SitesView) keyMap() sitesKeyMap {
 		list:      lk,
 		nav:       k.navOnly(shown),
 	}
+}
+
+// shown reports whether the list is on screen (an inventory with hosts).
+func (v SitesView) shown() bool {
+	return v.loadErr == nil && v.inv != nil && len(v.inv.Hosts()) > 0
 }
 
 // ShortHelp implements help.KeyMap.
@@ -307,7 +312,7 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 		return v, cmd
 	}
 	k := v.keyMap()
-	if k.Probe.Enabled() && v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
+	if v.shown() && v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
 		return v, nil
 	}
 	switch {
@@ -358,8 +363,8 @@ func (v SitesView) View() string {
 		return strings.Join(v.page.render(s, c.Width, h), "\n")
 	}
 	n := len(v.inv.Hosts())
-	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %d sites · %d hosts · locality %s",
-		v.inv.Source, len(v.inv.Sites), n, localityName(v.inv)))
+	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %s · %s · locality %s",
+		v.inv.Source, count(len(v.inv.Sites), "site", "sites"), count(n, "host", "hosts"), localityName(v.inv)))
 	body := fitLine(title, c.Width) + "\n" + v.list.render(s, 0, 1, c.Width, h-1-v.detailLines())
 	if d := v.detail(); d != "" {
 		body += "\n" + d

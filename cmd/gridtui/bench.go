@@ -17,10 +17,11 @@ import (
 // run from the binary: study (the paper's Tables III/IV) and rmnp.
 func newBenchCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Benchmarks: the paper's study of schemes (Tables III/IV), RMNP against plain sockets",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Use:     "bench",
+		Short:   "Benchmarks: the paper's study of schemes (Tables III/IV), RMNP against plain sockets",
+		Example: "  gridtui bench study --dry-run\n  gridtui bench rmnp",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newBenchStudyCmd(g), newBenchRmnpCmd())
 	return cmd
@@ -43,8 +44,9 @@ func newBenchStudyCmd(g *globalFlags) *cobra.Command {
 			"C_g = t1/ts (Table IV), a gain chart and whether the paper's ordering of the schemes\n" +
 			"(async ≥ hybrid ≥ sync) holds. --out writes the tables (text, CSV, Markdown), runs.csv,\n" +
 			"summary.md and gain plots (SVG, PNG). Without --matrix it runs the quick default study.",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runBenchStudy(cmd, g, f) },
+		Example: "  gridtui bench study --dry-run\n  gridtui bench study --matrix testdata/study/quick.toml --out study",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return runBenchStudy(cmd, g, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.matrix, "matrix", "", "matrix file (TOML; default: the built-in quick study)")

@@ -38,7 +38,8 @@ func newBenchRmnpCmd() *cobra.Command {
 			"A second table measures streaming bandwidth as the OSU micro-benchmarks' osu_bw\n" +
 			"does: --window messages back to back, then a 1-byte acknowledgement, for the\n" +
 			"same three kinds (--window 0 leaves it out).",
-		Args: cobra.NoArgs,
+		Example: "  gridtui bench rmnp\n  gridtui bench rmnp --window 0",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchRmnp(cmd, f)
 		},

@@ -40,6 +40,9 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 			"have it. Local hosts need no upload. --start also starts a worker per host, prints its\n" +
 			"hello and stops it again (a smoke test); --stop stops running workers and --clean also\n" +
 			"removes the work directories.",
+		Example: "  gridtui deploy                  # upload to every SSH host of ./sites.toml\n" +
+			"  gridtui deploy --start alpha    # upload to cluster alpha, smoke-test one worker per host\n" +
+			"  gridtui deploy --stop node-3    # stop the workers left on node-3",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDeploy(cmd, g, f, args)
 		},

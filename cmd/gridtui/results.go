@@ -33,6 +33,9 @@ func newResultsCmd() *cobra.Command {
 			"for each problem (n, ε), Table III (computing times by cores × grid × scheme) and\n" +
 			"Table IV (computing gains C_g = t1/ts), as text, CSV or Markdown. --list prints the runs.\n" +
 			"CSV is one file in long form: a line per cell (table, n, eps, cores, grid, scheme, value).",
+		Example: "  gridtui results                       # Tables III and IV of every problem\n" +
+			"  gridtui results --n 48 --table gain   # Table IV of n = 48\n" +
+			"  gridtui results --list --format csv   # every recorded run as CSV",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return showResults(cmd.OutOrStdout(), cmd, f) },
 	}
@@ -49,7 +52,7 @@ func newResultsCmd() *cobra.Command {
 func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 	format, err := jobs.ParseTableFormat(f.format)
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	var kinds []jobs.TableKind
 	switch f.table {
@@ -60,7 +63,7 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 	case "both":
 		kinds = []jobs.TableKind{jobs.TimeTable, jobs.GainTable}
 	default:
-		return fmt.Errorf("gridtui results: --table %q: want time, gain or both", f.table)
+		return usageErrorf("gridtui results: --table %q: want time, gain or both", f.table)
 	}
 	dir, err := jobs.DataDir(f.dataDir)
 	if err != nil {

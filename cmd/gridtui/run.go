@@ -37,6 +37,10 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 			"(wall time, iterations per node, true residual, complementarity, traffic per network,\n" +
 			"computing gain). With no arguments it runs the default job on the local grid:\n" +
 			"the obstacle problem, n = 48, ε = 1e-8, hybrid iterations on 8 nodes.",
+		Example: "  gridtui run                                   # the default job on the local grid\n" +
+			"  gridtui run --n 64 --scheme async --nodes 4   # flags override the default job\n" +
+			"  gridtui run --job job.toml --nodes alpha,beta # a job file on two clusters\n" +
+			"  gridtui run --json | jq -c 'select(.event == \"report\")'",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runJob(cmd, g, f) },
 	}
@@ -171,13 +175,13 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 func checkRunFlags(set func(string) bool, f *runFlags) error {
 	switch {
 	case set("n") && f.n < 1:
-		return fmt.Errorf("gridtui run: --n %d: want at least 1", f.n)
+		return usageErrorf("gridtui run: --n %d: want at least 1", f.n)
 	case set("eps") && !(f.eps > 0):
-		return fmt.Errorf("gridtui run: --eps %g: want a positive number", f.eps)
+		return usageErrorf("gridtui run: --eps %g: want a positive number", f.eps)
 	case set("max-iter") && f.maxIter < 1:
-		return fmt.Errorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
+		return usageErrorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
 	case set("wall-time") && f.wall <= 0:
-		return fmt.Errorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
+		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
 	}
 	return nil
 }
@@ -187,7 +191,7 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	var sel jobs.NodeSelection
 	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 		if k < 1 {
-			return sel, fmt.Errorf("gridtui run: --nodes %d: want at least 1", k)
+			return sel, usageErrorf("gridtui run: --nodes %d: want at least 1", k)
 		}
 		sel.Any = k
 		return sel, nil
@@ -206,7 +210,7 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	for _, tok := range strings.Split(s, ",") {
 		tok = strings.TrimSpace(tok)
 		if seen[tok] && tok != "" {
-			return sel, fmt.Errorf("gridtui run: --nodes: %s is listed twice", tok)
+			return sel, usageErrorf("gridtui run: --nodes: %s is listed twice", tok)
 		}
 		seen[tok] = true
 		switch {
@@ -218,7 +222,7 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 		case slices.Contains(sites, tok):
 			sel.Sites = append(sel.Sites, tok)
 		default:
-			return sel, fmt.Errorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
+			return sel, usageErrorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
 		}
 	}
 	return sel, nil

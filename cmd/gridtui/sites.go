@@ -11,10 +11,11 @@ import (
 
 func newSitesCmd(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
-		Use:   "sites",
-		Short: "Print the inventory as gridtui understood it",
-		Long:  "Print every host of the inventory (./sites.toml, --sites, or the embedded local grid)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
-		Args:  cobra.NoArgs,
+		Use:     "sites",
+		Short:   "Print the inventory as gridtui understood it",
+		Long:    "Print every host of the inventory (./sites.toml, --sites, or the embedded local grid)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
+		Example: "  gridtui sites\n  gridtui sites --sites lab.toml",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inv, err := deploy.Load(g.sites)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/study"
 )
 
@@ -30,7 +31,7 @@ func newBenchCmd(g *globalFlags) *cobra.Command {
 type benchStudyFlags struct {
 	matrix, out, dataDir string
 	width                int
-	dryRun               bool
+	dryRun, json         bool
 }
 
 func newBenchStudyCmd(g *globalFlags) *cobra.Command {
@@ -54,6 +55,7 @@ func newBenchStudyCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	fl.IntVar(&f.width, "width", 72, "width of the terminal gain chart")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "list the runs and skipped combinations, run nothing")
+	fl.BoolVar(&f.json, "json", false, "print the plan or the study's result as JSON (progress goes to stderr)")
 	return cmd
 }
 
@@ -70,11 +72,14 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 		return err
 	}
 	out := cmd.OutOrStdout()
+	if f.json {
+		out = cmd.ErrOrStderr()
+	}
 	if inv.Notice != "" {
 		fmt.Fprintln(out, inv.Notice)
 	}
 	if f.dryRun {
-		return printPlan(cmd, m, inv)
+		return printPlan(cmd, m, inv, f.json)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -94,7 +99,11 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 	if res == nil {
 		return runErr
 	}
-	if err := res.WriteText(out, f.width); err != nil {
+	if f.json {
+		if err := jsonout.Write(cmd.OutOrStdout(), res); err != nil {
+			return err
+		}
+	} else if err := res.WriteText(out, f.width); err != nil {
 		return err
 	}
 	if f.out != "" {
@@ -115,12 +124,18 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 	return nil
 }
 
-func printPlan(cmd *cobra.Command, m study.Matrix, inv *deploy.Inventory) error {
+func printPlan(cmd *cobra.Command, m study.Matrix, inv *deploy.Inventory, asJSON bool) error {
 	runs, skips, err := study.Plan(m, inv)
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
+	if asJSON {
+		return jsonout.Write(out, struct {
+			Runs    []study.Run
+			Skipped []study.Skip
+		}{runs, skips})
+	}
 	for _, r := range runs {
 		fmt.Fprintf(out, "%3d  %-40s  nodes %v\n", r.Index+1, r.Spec.Name, r.Spec.Nodes.Hosts)
 	}

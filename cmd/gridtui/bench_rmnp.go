@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/rmnp"
 	"github.com/spf13/cobra"
 )
@@ -19,6 +20,18 @@ type benchRmnpFlags struct {
 	round      time.Duration
 	minTrips   int
 	window     int
+	json       bool
+}
+
+// benchRow is one line of `gridtui bench rmnp --json`: the three kinds
+// measured for one transport, size and table ("ping_pong" or "stream").
+type benchRow struct {
+	Table     string `json:"table"`
+	Transport string `json:"transport"`
+	Size      int    `json:"size_bytes"`
+	Plain     rmnp.PingPongResult
+	Framed    rmnp.PingPongResult
+	RMNP      rmnp.PingPongResult `json:"rmnp"`
 }
 
 // newBenchRmnpCmd returns `gridtui bench rmnp`: one-way latency and bandwidth of RMNP
@@ -50,6 +63,7 @@ func newBenchRmnpCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&f.round, "round", 200*time.Millisecond, "duration of one round")
 	cmd.Flags().IntVar(&f.minTrips, "min-trips", 10, "minimum round trips (stream: windows) per round")
 	cmd.Flags().IntVar(&f.window, "window", rmnp.StreamWindow, "messages per acknowledgement in the streaming table (0: no streaming table)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print every measurement as JSON (durations in seconds) instead of the tables")
 	return cmd
 }
 
@@ -66,6 +80,13 @@ func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
+	if f.json {
+		rows, err := benchRmnpRows(cmd, f, transports, sizes)
+		if err != nil {
+			return err
+		}
+		return jsonout.Write(out, rows)
+	}
 	fmt.Fprintf(out, "| transport | size | plain one-way | rmnp one-way | latency ratio | plain MB/s | rmnp MB/s | bandwidth ratio | framed one-way | rmnp/framed | CPU ratio |\n")
 	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, tr := range transports {
@@ -93,6 +114,29 @@ func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
 		}
 	}
 	return nil
+}
+
+// benchRmnpRows measures what the tables show and returns it as rows.
+func benchRmnpRows(cmd *cobra.Command, f *benchRmnpFlags, transports []string, sizes []int) ([]benchRow, error) {
+	var rows []benchRow
+	for _, tr := range transports {
+		for _, size := range sizes {
+			plain, framed, rm, err := rmnp.CompareFramedPingPong(cmd.Context(), tr, size, f.rounds, f.round, f.minTrips)
+			if err != nil {
+				return nil, fmt.Errorf("gridtui bench rmnp: %s %d B: %w", tr, size, err)
+			}
+			rows = append(rows, benchRow{"ping_pong", tr, size, plain, framed, rm})
+			if f.window == 0 {
+				continue
+			}
+			plain, framed, rm, err = rmnp.CompareStream(cmd.Context(), tr, size, f.window, f.rounds, f.round, f.minTrips)
+			if err != nil {
+				return nil, fmt.Errorf("gridtui bench rmnp: stream %s %d B: %w", tr, size, err)
+			}
+			rows = append(rows, benchRow{"stream", tr, size, plain, framed, rm})
+		}
+	}
+	return rows, nil
 }
 
 func writeStreamRow(out io.Writer, plain, framed, rm rmnp.PingPongResult) {

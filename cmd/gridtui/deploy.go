@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/jsonout"
 )
 
 // deployFlags are the flags of `gridtui deploy`.
@@ -28,6 +29,17 @@ type deployFlags struct {
 	binary    string
 	dist      string
 	timeout   time.Duration
+	json      bool
+}
+
+// deployView is `gridtui deploy --json`: what was done, to which hosts,
+// with what outcome, and the hellos of the workers --start started.
+type deployView struct {
+	Action    string `json:"action"`
+	Inventory string `json:"inventory"`
+	Elapsed   time.Duration
+	Hosts     []deploy.Result
+	Workers   []deploy.Hello `json:"workers,omitempty"`
 }
 
 func newDeployCmd(g *globalFlags) *cobra.Command {
@@ -55,6 +67,7 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.start, "start", false, "after deploying, start one worker per host, print its hello, stop it")
 	fl.StringVar(&f.binary, "binary", "", "worker binary to upload instead of this one")
 	fl.StringVar(&f.dist, "dist", "dist", "directory of cross-built binaries (make dist)")
+	fl.BoolVar(&f.json, "json", false, "print the outcome per host (and the hellos of --start) as JSON; progress goes to stderr")
 	fl.DurationVar(&f.timeout, "connect-timeout", 0, "SSH connect timeout per hop (default: the inventory's, else 10s)")
 	return cmd
 }
@@ -86,6 +99,9 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	out := cmd.OutOrStdout()
+	if f.json {
+		out = cmd.ErrOrStderr()
+	}
 	tty := isTerminal(out)
 	progress := deploy.NewProgress(out, hosts, tty)
 	opt := deploy.Options{Width: f.width, AcceptNew: f.acceptNew, Binary: f.binary, Dist: f.dist,
@@ -120,17 +136,22 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	sum, err := action(ctx, inv, hosts, opt)
 	progress.Flush()
 	deploy.WriteSummary(out, sum, time.Since(start))
-	if err != nil {
-		return &exitError{code: 1, err: commandError("gridtui "+verb, err)}
+	view := deployView{Action: verb, Inventory: inv.Source, Elapsed: time.Since(start), Hosts: sum.Results}
+	if err == nil && f.start && verb == "deploy" {
+		view.Workers, err = smokeStart(ctx, out, inv, hosts, opt)
+	} else if err != nil {
+		err = &exitError{code: 1, err: commandError("gridtui "+verb, err)}
 	}
-	if f.start && verb == "deploy" {
-		return smokeStart(ctx, out, inv, hosts, opt)
+	if f.json {
+		if jerr := jsonout.Write(cmd.OutOrStdout(), view); jerr != nil && err == nil {
+			err = jerr
+		}
 	}
-	return nil
+	return err
 }
 
 // smokeStart starts a worker on every host, prints the hellos and stops them.
-func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts []deploy.Host, opt deploy.Options) error {
+func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts []deploy.Host, opt deploy.Options) ([]deploy.Hello, error) {
 	var run [16]byte
 	secret := make([]byte, 32)
 	rand.Read(run[:])
@@ -149,10 +170,12 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 	opt.Events = deploy.NewProgress(out, hosts, false).Event
 	ws, err := deploy.StartWorkers(ctx, inv, hosts, boot, opt)
 	if err != nil {
-		return &exitError{code: 1, err: commandError("gridtui deploy --start", err)}
+		return nil, &exitError{code: 1, err: commandError("gridtui deploy --start", err)}
 	}
+	var hellos []deploy.Hello
 	for _, w := range ws {
 		h := w.Hello
+		hellos = append(hellos, h)
 		fmt.Fprintf(out, "  %s: pid %d on %s (%s/%s, %d cores, %s) listening on %s\n",
 			h.Node, h.PID, h.Host, h.OS, h.Arch, h.Cores, h.Version, strings.Join(h.Listen, " "))
 	}
@@ -160,10 +183,10 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 	defer cancel()
 	for _, w := range ws {
 		if err := w.Stop(sctx); err != nil {
-			return err
+			return hellos, err
 		}
 	}
-	return nil
+	return hellos, nil
 }
 
 func addrString(s string, ok bool) string {

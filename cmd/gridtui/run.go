@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -55,7 +55,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
-	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text")
+	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
 	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
 	return cmd
 }
@@ -237,7 +237,10 @@ type progress struct {
 }
 
 func (p *progress) emit(kind string, v any) {
-	b, err := json.Marshal(map[string]any{"event": kind, "data": v})
+	b, err := jsonout.Marshal(struct {
+		Event string `json:"event"`
+		Data  any    `json:"data"`
+	}{kind, v})
 	if err == nil {
 		fmt.Fprintln(p.w, string(b))
 	}

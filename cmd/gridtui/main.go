@@ -62,7 +62,7 @@ func newRootCmd() *cobra.Command {
 	root.Example = "  gridtui                      # open the console on ./sites.toml or the local grid\n" +
 		"  gridtui run --nodes 4        # a headless run of the default job on 4 nodes\n" +
 		"  gridtui deploy --start       # upload the worker to every SSH host and smoke-test it"
-	root.PersistentFlags().StringVar(&g.sites, "sites", "", "inventory file (default: ./sites.toml if present, else the embedded local grid)")
+	root.PersistentFlags().StringVar(&g.sites, "sites", "", "inventory file (default: $GRIDTUI_SITES, else ./sites.toml, else $XDG_CONFIG_HOME/gridtui/sites.toml, else the embedded local grid)")
 	root.AddCommand(
 		newSitesCmd(g),
 		newRunCmd(g),

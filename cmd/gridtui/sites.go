@@ -15,7 +15,7 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "sites",
 		Short:   "Print the inventory as gridtui understood it",
-		Long:    "Print every host of the inventory (./sites.toml, --sites, or the embedded local grid)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
+		Long:    "Print every host of the inventory (--sites, $GRIDTUI_SITES, ./sites.toml,\n$XDG_CONFIG_HOME/gridtui/sites.toml or the embedded local grid: the first line says which)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
 		Example: "  gridtui sites\n  gridtui sites --sites lab.toml",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

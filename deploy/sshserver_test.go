@@ -36,9 +36,12 @@ type testServer struct {
 	breakAfter atomic.Int64 // close the connection after this many SFTP bytes in (0: never)
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
-	env        []string     // extra environment of commands (set before use)
-	open       atomic.Int32 // session channels open now
-	maxOpen    atomic.Int32 // the most ever open at once on one server
+	env        []string // extra environment of commands (set before use)
+	// ignoreSignals makes the server ignore signal requests, as OpenSSH's
+	// sshd before 8.1 does.
+	ignoreSignals bool
+	open          atomic.Int32 // session channels open now
+	maxOpen       atomic.Int32 // the most ever open at once on one server
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -203,7 +206,7 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 			req.Reply(true, nil)
 			go s.sftp(conn, ch)
 		case "signal":
-			if g := pgid.Load(); g > 0 {
+			if g := pgid.Load(); g > 0 && !s.ignoreSignals {
 				syscall.Kill(-int(g), syscall.SIGKILL)
 			}
 			req.Reply(true, nil)

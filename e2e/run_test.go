@@ -190,8 +190,12 @@ func TestRunFailures(t *testing.T) {
 		name, host string
 		breakIt    func(t *testing.T, h *Host)
 		repair     func(h *Host)
+		// gone: the broken host's worker must be gone too once gridtui has
+		// exited (it is reachable, only hung).
+		gone bool
 	}{
 		{name: "worker killed", host: "b2", breakIt: func(t *testing.T, h *Host) { killWorker(t, g, h) }},
+		{name: "worker hung", host: "b1", gone: true, breakIt: func(t *testing.T, h *Host) { signalWorker(t, g, h, "-STOP") }},
 		{name: "links down", host: "a2",
 			breakIt: func(t *testing.T, h *Host) {
 				for _, nic := range []string{"ib0", "eth0"} {
@@ -230,8 +234,26 @@ func TestRunFailures(t *testing.T) {
 			if rep.FailedNode != h.Ethernet.String() && !strings.Contains(rep.Cause, h.Ethernet.String()) {
 				t.Errorf("the report names %q (%s), want %s (%s)", rep.FailedNode, rep.Cause, h.Ethernet, h.Name)
 			}
-			checkNoWorkers(t, g, h)
+			broken := h
+			if c.gone {
+				broken = nil
+			}
+			checkNoWorkers(t, g, broken)
 		})
+	}
+}
+
+// signalWorker sends sig (as kill(1) spells it) to h's gridtui worker.
+func signalWorker(t *testing.T, g *Grid, h *Host, sig string) {
+	t.Helper()
+	pids := workerPids(h)
+	if len(pids) == 0 {
+		t.Fatalf("%s runs no gridtui worker", h.Name)
+	}
+	for _, p := range pids {
+		if _, err := g.Exec(context.Background(), h.Name, "kill", sig, p); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package deploy
 import (
 	"net/netip"
 	"time"
+
+	"github.com/gridtui/gridtui/probe"
 )
 
 // Launcher says how a site's workers are started.
@@ -12,17 +14,6 @@ type Launcher string
 const (
 	LauncherSSH   Launcher = "ssh"
 	LauncherLocal Launcher = "local"
-)
-
-// LocalityRule names the rule that decides whether two nodes share a cluster
-// (GRIDHPC Sec. III-B uses the third octet of the Ethernet address).
-type LocalityRule string
-
-// Locality rules an inventory may choose.
-const (
-	LocalityOctet  LocalityRule = "octet"  // same third octet of the Ethernet address
-	LocalityPrefix LocalityRule = "prefix" // same /PrefixBits subnet
-	LocalityLabel  LocalityRule = "label"  // same cluster name in the inventory
 )
 
 // Inventory is a parsed and validated sites.toml: every host of every cluster,
@@ -36,12 +27,11 @@ type Inventory struct {
 	// Notice, when set, is a line to show the user about how the inventory
 	// was chosen (for instance why ./sites.toml was not used).
 	Notice string
-	// Locality is the rule used to group nodes into clusters.
-	Locality LocalityRule
-	// PrefixBits is the subnet size for LocalityPrefix (default 24).
-	PrefixBits int
-	Defaults   Defaults
-	Sites      []Site
+	// Locality is the rule that groups nodes into clusters (locality and
+	// prefix_bits in the file): probe.RuleOctet unless the file says.
+	Locality probe.Locality
+	Defaults Defaults
+	Sites    []Site
 }
 
 // Defaults apply to every host unless a site, cluster or host overrides them.

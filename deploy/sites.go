@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
 )
@@ -26,12 +25,11 @@ const EmbeddedSource = "embedded"
 //go:embed embedded.toml
 var embeddedSites []byte
 
-// Built-in defaults, used when neither the inventory nor ~/.ssh/config says.
+// Built-in defaults, used when neither the inventory nor the ssh
+// configuration says.
 const (
-	defaultPort           = 22
-	defaultWorkdir        = ".gridtui"
-	defaultConnectTimeout = 10 * time.Second
-	defaultPrefixBits     = 24
+	defaultPort    = 22
+	defaultWorkdir = ".gridtui"
 )
 
 // fileInventory is the TOML shape of sites.toml; Parse turns it into an
@@ -156,7 +154,7 @@ func loadFile(path string) (*Inventory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deploy: %w", err)
 	}
-	return Parse(path, data, DefaultSSHConfig())
+	return Parse(path, data)
 }
 
 // loadDefault loads path if it exists and is not an example: nil and false
@@ -169,7 +167,7 @@ func loadDefault(path string) (inv *Inventory, example bool, err error) {
 	case err != nil:
 		return nil, false, fmt.Errorf("deploy: %w", err)
 	}
-	inv, err = Parse(path, data, DefaultSSHConfig())
+	inv, err = Parse(path, data)
 	if err != nil {
 		return nil, false, err
 	}
@@ -181,7 +179,7 @@ func loadDefault(path string) (inv *Inventory, example bool, err error) {
 
 // Embedded returns the embedded local-grid inventory.
 func Embedded() *Inventory {
-	inv, err := Parse(EmbeddedSource, embeddedSites, nil)
+	inv, err := Parse(EmbeddedSource, embeddedSites)
 	if err != nil {
 		panic("deploy: embedded inventory is invalid: " + err.Error())
 	}
@@ -189,9 +187,9 @@ func Embedded() *Inventory {
 }
 
 // Parse decodes and validates an inventory. name is used in error messages
-// (file:line:col). ssh supplies ~/.ssh/config settings for what the inventory
-// leaves unsaid; nil means none.
-func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
+// (file:line:col). What the inventory leaves unsaid about SSH comes from the
+// ssh configuration when connecting (see SSHResolver).
+func Parse(name string, data []byte) (*Inventory, error) {
 	var fi fileInventory
 	if ps := tomlfile.Decode(data, &fi); ps != nil {
 		errs := make([]error, len(ps))
@@ -203,7 +201,7 @@ func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
-	b := builder{file: name, data: data, ssh: ssh, seen: map[string]string{}, addrs: map[netip.Addr]string{}}
+	b := builder{file: name, data: data, seen: map[string]string{}, addrs: map[netip.Addr]string{}}
 	inv, err := b.build(&fi)
 	if err != nil {
 		return nil, err

@@ -3,18 +3,17 @@ package deploy
 import (
 	"fmt"
 	"net/netip"
-	"os/user"
 	"strconv"
 	"time"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // builder validates a decoded fileInventory and resolves it into an Inventory.
 type builder struct {
 	file  string
 	data  []byte
-	ssh   SSHConfig
 	seen  map[string]string     // host name -> key path where first defined
 	addrs map[netip.Addr]string // local address -> key path
 }
@@ -26,11 +25,11 @@ func (b *builder) errAt(path, format string, args ...any) error {
 }
 
 func (b *builder) build(fi *fileInventory) (*Inventory, error) {
-	inv := &Inventory{Locality: LocalityOctet, PrefixBits: defaultPrefixBits}
-	switch LocalityRule(fi.Locality) {
+	inv := &Inventory{Locality: probe.Locality{Rule: probe.RuleOctet, PrefixBits: probe.DefaultPrefixBits}}
+	switch fi.Locality {
 	case "":
-	case LocalityOctet, LocalityPrefix, LocalityLabel:
-		inv.Locality = LocalityRule(fi.Locality)
+	case probe.RuleOctet, probe.RulePrefix, probe.RuleLabel:
+		inv.Locality.Rule = fi.Locality
 	default:
 		return nil, b.errAt("locality", "unknown locality rule %q (want octet, prefix or label)", fi.Locality)
 	}
@@ -38,7 +37,7 @@ func (b *builder) build(fi *fileInventory) (*Inventory, error) {
 		if fi.PrefixBits < 1 || fi.PrefixBits > 32 {
 			return nil, b.errAt("prefix_bits", "prefix_bits must be between 1 and 32, not %d", fi.PrefixBits)
 		}
-		inv.PrefixBits = fi.PrefixBits
+		inv.Locality.PrefixBits = fi.PrefixBits
 	}
 	d, err := b.defaults(fi.Defaults)
 	if err != nil {
@@ -66,12 +65,11 @@ func (b *builder) build(fi *fileInventory) (*Inventory, error) {
 
 func (b *builder) defaults(fd fileDefaults) (Defaults, error) {
 	d := Defaults{
-		User:           fd.User,
-		Port:           fd.Port,
-		IdentityFiles:  fd.IdentityFiles,
-		KnownHosts:     fd.KnownHosts,
-		Workdir:        fd.Workdir,
-		ConnectTimeout: defaultConnectTimeout,
+		User:          fd.User,
+		Port:          fd.Port,
+		IdentityFiles: fd.IdentityFiles,
+		KnownHosts:    fd.KnownHosts,
+		Workdir:       fd.Workdir,
 	}
 	if fd.Port < 0 || fd.Port > 65535 {
 		return d, b.errAt("defaults.port", "port %d is not between 1 and 65535", fd.Port)
@@ -255,37 +253,17 @@ func (b *builder) loopback(key, first string, k int) (netip.Addr, error) {
 	return a, nil
 }
 
-// host resolves one host's settings: the inventory first, then ~/.ssh/config,
-// then built-in defaults.
+// host resolves one host's settings from the inventory. User, port,
+// identity files and jump host stay empty unless the inventory states them:
+// the ssh configuration (ssh -G) fills them in when connecting, as it would
+// for ssh -l, -p, -i and -J.
 func (b *builder) host(name string, fs *fileSite, c *Cluster, d *Defaults) Host {
-	h := Host{
+	return Host{
 		Name: name, Site: fs.Name, Cluster: c.Name, Cores: c.Cores,
 		User: firstOf(fs.User, d.User), Port: firstInt(fs.Port, d.Port),
 		IdentityFiles: d.IdentityFiles, ProxyJump: fs.Frontend,
 		Workdir: firstOf(fs.Workdir, d.Workdir), Ethernet: c.Ethernet, Fast: c.Fast,
 	}
-	if fs.Launcher == string(LauncherLocal) {
-		return h
-	}
-	if b.ssh != nil {
-		h.User = firstOf(h.User, b.ssh.Get(name, "User"))
-		if p, err := strconv.Atoi(b.ssh.Get(name, "Port")); err == nil && h.Port == 0 {
-			h.Port = p
-		}
-		if len(h.IdentityFiles) == 0 {
-			h.IdentityFiles = b.ssh.GetAll(name, "IdentityFile")
-		}
-		if pj := b.ssh.Get(name, "ProxyJump"); h.ProxyJump == "" && pj != "none" {
-			h.ProxyJump = pj
-		}
-	}
-	if h.User == "" {
-		if u, err := user.Current(); err == nil {
-			h.User = u.Username
-		}
-	}
-	h.Port = firstInt(h.Port, defaultPort)
-	return h
 }
 
 // overrides applies [[site.cluster.host]] entries to the named hosts.

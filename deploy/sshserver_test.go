@@ -36,7 +36,8 @@ type testServer struct {
 	breakAfter atomic.Int64 // close the connection after this many SFTP bytes in (0: never)
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
-	env        []string // extra environment of commands (set before use)
+	user       atomic.Value // the user name of the last connection
+	env        []string     // extra environment of commands (set before use)
 	// ignoreSignals makes the server ignore signal requests, as OpenSSH's
 	// sshd before 8.1 does.
 	ignoreSignals bool
@@ -52,6 +53,18 @@ type testServer struct {
 // newTestServer starts a server on ip:0 accepting only the client key.
 func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 	t.Helper()
+	return newTestServerAuth(t, ip, func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
+		if string(k.Marshal()) == string(client.Marshal()) {
+			return nil, nil
+		}
+		return nil, errors.New("key not authorized")
+	})
+}
+
+// newTestServerAuth starts a server on ip:0 whose public key
+// authentication is auth.
+func newTestServerAuth(t testing.TB, ip string, auth func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error)) *testServer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	hk, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
@@ -62,12 +75,7 @@ func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 		t.Fatal(err)
 	}
 	s := &testServer{t: t, addr: ln.Addr().String(), home: t.TempDir(), hostKey: hk, ln: ln}
-	s.cfg = &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
-		if string(k.Marshal()) == string(client.Marshal()) {
-			return nil, nil
-		}
-		return nil, errors.New("key not authorized")
-	}}
+	s.cfg = &ssh.ServerConfig{PublicKeyCallback: auth}
 	s.cfg.AddHostKey(hk)
 	s.wg.Add(1)
 	go s.serve()
@@ -117,6 +125,7 @@ func (s *testServer) handleConn(c net.Conn) {
 		return
 	}
 	defer sc.Close()
+	s.user.Store(sc.User())
 	go ssh.DiscardRequests(reqs)
 	for nc := range chans {
 		switch nc.ChannelType() {
@@ -335,7 +344,7 @@ func sshInventory() *Inventory {
 
 // testOptions are options that never touch the user's agent or known_hosts.
 func testOptions(known string) Options {
-	return Options{KnownHosts: known, Agent: "none", ConnectTimeout: 20 * time.Second, HelloTimeout: 30 * time.Second}
+	return Options{KnownHosts: known, SSHConfig: "none", Agent: "none", ConnectTimeout: 20 * time.Second, HelloTimeout: 30 * time.Second}
 }
 
 // silentListener accepts connections and never says anything: a host whose

@@ -51,7 +51,7 @@ type activityRun struct {
 	lockstep bool // the node has a synchronous link: it sweeps every iteration
 	localOK  bool
 	newData  bool          // a plane arrived since the last sweep
-	pre      [2]bool       // a synchronous message was taken ahead of the iteration
+	pre      []bool        // a synchronous message was taken ahead of the iteration, by side
 	pending  []ActivityMsg // control messages to send, acks coalesced
 	// waitCtx bounds the blocking waits of an inactive node; it is renewed
 	// only when it expires, not per wait (no allocation per iteration).
@@ -60,11 +60,9 @@ type activityRun struct {
 }
 
 func (s *solver) runActivity(ctx context.Context) error {
-	g, err := NewActivityGraph(s.t.Rank, s.t.Ranks)
-	if err != nil {
-		return err
-	}
-	a := &activityRun{solver: s, g: g, pending: make([]ActivityMsg, 0, 8)}
+	_, parent, children := s.tree(0)
+	g := NewActivityTree(len(s.links), parent, children)
+	a := &activityRun{solver: s, g: g, pending: make([]ActivityMsg, 0, 8), pre: make([]bool, len(s.links))}
 	for _, l := range s.links {
 		a.lockstep = a.lockstep || l != nil && l.sync
 	}
@@ -73,13 +71,13 @@ func (s *solver) runActivity(ctx context.Context) error {
 			a.waitCancel()
 		}
 	}()
-	err = a.loop(ctx)
+	err := a.loop(ctx)
 	if err != nil && ctx.Err() != nil {
 		// Whichever wait the context ended (a blocking synchronous receive, the
 		// inactive wait), say where the detector stood: a run that hangs until
 		// its deadline is diagnosed from these lines.
 		err = fmt.Errorf("%w (activity graph: %s; local test %v, unswept plane %v, taken ahead %v, %d iterations)",
-			err, g, a.localOK, a.newData, a.pre, s.slab.Iteration())
+			err, g, a.localOK, a.newData, a.pre, s.iter)
 	}
 	return err
 }
@@ -147,6 +145,9 @@ func (a *activityRun) takeAsync() error {
 			if errors.Is(err, rmnp.ErrNoMessage) {
 				break
 			}
+			if errors.Is(err, rmnp.ErrShortBuffer) {
+				return wrapErr(a.haloMismatch(l, l.nIn+1), "halo from rank %d", l.rank)
+			}
 			if err != nil {
 				return wrapErr(err, "halo from rank %d", l.rank)
 			}
@@ -166,7 +167,7 @@ func (a *activityRun) takeHalo(l *link, n int) error {
 	}
 	seq, kind := haloHeaderOf(l.in)
 	switch {
-	case kind == haloPlane && n == haloHeader+a.plane:
+	case kind == haloPlane && n == haloHeader+l.nIn:
 	case kind == haloMarker && n == haloHeader:
 	default:
 		return wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
@@ -177,8 +178,9 @@ func (a *activityRun) takeHalo(l *link, n int) error {
 	}
 	a.queue(out)
 	if fresh && kind == haloPlane {
-		_, halo := a.planes(l.side)
+		_, halo := a.planes(l)
 		copy(halo, l.in[haloHeader:n])
+		a.received(l)
 		a.newData = true
 	}
 	return nil
@@ -229,7 +231,10 @@ func (a *activityRun) sendPlanes(ctx context.Context) error {
 		if l == nil {
 			continue
 		}
-		own, _ := a.planes(l.side)
+		own, _ := a.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(a.solver, len(own))
+		}
 		moved := !l.ever || drift(own, l.sent, a.eps)
 		if !moved && !l.sync {
 			continue
@@ -242,17 +247,17 @@ func (a *activityRun) sendPlanes(ctx context.Context) error {
 		kind := uint64(haloMarker)
 		if moved {
 			kind = haloPlane
-			msg = l.out[:haloHeader+a.plane]
+			msg = l.out[:haloHeader+l.nOut]
 			copy(msg[haloHeader:], own)
 			if l.sent == nil {
-				l.sent = make([]float64, a.plane)
+				l.sent = make([]float64, l.nOut)
 			}
 			copy(l.sent, own)
 			l.ever = true
 		}
 		setHaloHeader(msg, seq, kind)
 		if a.t.hooks != nil && a.t.hooks.beforeSend != nil {
-			a.t.hooks.beforeSend(l.side)
+			a.t.hooks.beforeSend(l.rank)
 		}
 		if err := a.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
 			return wrapErr(err, "halo to rank %d", l.rank)

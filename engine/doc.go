@@ -3,16 +3,32 @@
 // schemes, their termination detectors (convergence tokens, activity graph,
 // timed sync/async switching) and the telemetry the console displays.
 //
+// # Applications
+//
+// The engine knows applications only through the programming model
+// (apps/gridapp): a worker looks its Subtask's application up by name,
+// defines the task with it (Define, deterministic: every worker derives the
+// same decomposition), builds its own Part (NewPart) and drives it — Sweep,
+// Outgoing to each neighbour, Halo from each — under the job's scheme and
+// detector, then sends the part's Result up. A part that panics, returns a
+// NaN σ, or sends a neighbour more or fewer values than its halo holds fails
+// the run with ErrApplication and an error naming the application.
+//
 // # Schemes and termination (Solve)
 //
-// The b workers of a job own slabs 0…b−1 of the grid and form a chain; each
-// exchanges halo planes with its two neighbours as rmnp DATA and detector
-// messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
+// The b workers of a job own parts 0…b−1 (obstacle: slabs of the grid, a
+// chain); each exchanges halos with its neighbours in the application's graph
+// as rmnp DATA and detector messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
+// The detectors run on any connected graph: their messages travel along a
+// breadth-first spanning tree every worker derives from the same graph
+// (rooted at the last rank for the tokens and the switch's votes, at rank 0
+// for the activity graph); on a chain that tree is the paper's chain.
 //
 // Synchronous: iteration k+1 uses the neighbours' iteration-k halos, so the
 // values are bit-for-bit the serial ones. Termination by the tokens of Fig. 6,
 // pipelined (ConvergenceTokens): all ranks stop after the same iteration, at
-// most 2(b−1) iterations after the serial run would have.
+// most H+D iterations after the serial run would have (the tree's height and
+// depth; 2(b−1) on a chain).
 //
 // Asynchronous and hybrid: each worker iterates on the newest halos it holds
 // (hybrid: synchronous links inside a cluster, asynchronous across). A
@@ -38,8 +54,10 @@
 //
 // # Roles and the control plane (Run, ServeWorker)
 //
-// Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B:
-// it starts (or reuses) the workers, plans the job (PlanJob: enough nodes,
+// Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B.
+// A job spec enters the engine there (or through PlanJob) and is validated
+// once, its node selection checked against the inventory; Run then starts
+// (or reuses) the workers, plans the job (PlanJob: enough nodes,
 // the split, groups of at most 32 by cluster, each pair's network by
 // Algorithm 1), sends each coordinator its group, follows the telemetry the
 // coordinators aggregate (≤ 10 Hz) and gathers the results. ServeWorker is

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
@@ -23,6 +24,9 @@ type Plan struct {
 	Ranges []jobs.Range // planes [Lo,Hi) per rank
 	Cores  []int        // cores per rank
 	Groups []jobs.Group
+	// Levels is the control hierarchy (see Levels): Levels[0] is Groups,
+	// each further level the coordinators of coordinators above it.
+	Levels [][]jobs.Group
 	// Routes[i] is the chosen (best) route of ranks i and i+1; Candidates[i]
 	// lists it and its fallbacks, which the workers try in order.
 	Routes     []probe.Route
@@ -52,12 +56,45 @@ func planErr(format string, args ...any) error {
 // worker), checks there are enough (GRIDHPC Sec. V-B, step 3: before
 // anything starts), splits the grid, forms the groups (by cluster, at most
 // 32 each, the first node coordinating, unless the job names them) and
-// chooses each neighbour pair's network (Algorithm 1).
+// chooses each neighbour pair's network (Algorithm 1). The spec is admitted
+// first, as Run admits it.
 func PlanJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, error) {
-	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
+	spec, err := admit(spec, inv)
+	if err != nil {
 		return nil, err
 	}
+	return planJob(spec, inv, nodes)
+}
+
+// admit is where a job spec enters the engine, through Run or PlanJob: it
+// fills the defaults, validates the spec, and refuses a node selection that
+// names a site, cluster or host not in the inventory (jobs.ErrUnknownName)
+// or whose sites and clusters share no host (jobs.ErrEmptySelection), as the
+// console's Compose view refuses them, before any worker starts. Everything
+// after trusts the spec it returns.
+func admit(spec jobs.Spec, inv *deploy.Inventory) (jobs.Spec, error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return spec, err
+	}
+	if inv != nil && len(spec.Groups) == 0 {
+		_, err := spec.Nodes.Resolve(grid.Refs(inv), inv.Source)
+		if errors.Is(err, jobs.ErrUnknownName) || errors.Is(err, jobs.ErrEmptySelection) {
+			return spec, selectionError{err}
+		}
+	}
+	return spec, nil
+}
+
+// selectionError reads as the jobs error that refused a node selection
+// while matching ErrPlan too.
+type selectionError struct{ err error }
+
+func (e selectionError) Error() string   { return e.err.Error() }
+func (e selectionError) Unwrap() []error { return []error{ErrPlan, e.err} }
+
+// planJob is PlanJob for an admitted spec.
+func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, error) {
 	free := map[string]probe.Node{}
 	for _, n := range nodes {
 		free[n.Name] = n
@@ -89,6 +126,7 @@ func PlanJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 	if err := p.planGroups(spec, sel); err != nil {
 		return nil, err
 	}
+	p.Levels = Levels(p.Groups)
 	return p, p.planRoutes(spec, sel, loc)
 }
 
@@ -96,70 +134,70 @@ func localityOf(inv *deploy.Inventory) probe.Locality {
 	if inv == nil {
 		return probe.Locality{}
 	}
-	return probe.Locality{Rule: string(inv.Locality), PrefixBits: inv.PrefixBits}
+	return inv.Locality
 }
 
 // selectNodes returns the job's nodes in rank order: the groups' workers in
-// order when the job names groups, else the free nodes matching the
-// selection in inventory order (so that clusters stay contiguous).
+// order when the job names groups, else the job's node selection resolved
+// among the free nodes, in their order (jobs.NodeSelection.Resolve, the one
+// resolver of selections: sites and clusters intersect, named hosts keep
+// their order and are added once, any takes the first N). Hosts the job
+// names must be in the inventory and have a live worker.
 func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]string, error) {
-	free := map[string]probe.Node{}
-	for _, n := range nodes {
-		free[n.Name] = n
+	inInventory := map[string]bool{}
+	for _, r := range grid.Refs(inv) {
+		inInventory[r.Name] = true
 	}
-	site := map[string]string{}
-	if inv != nil {
-		for _, h := range inv.Hosts() {
-			site[h.Name] = h.Site
-		}
+	free := grid.RefsOf(inv, nodes)
+	isFree := map[string]bool{}
+	for _, r := range free {
+		isFree[r.Name] = true
 	}
-	var want []string
-	switch {
-	case len(spec.Groups) > 0:
+	want := spec.Nodes.Hosts
+	if len(spec.Groups) > 0 {
+		want = nil
 		for _, g := range spec.Groups {
 			want = append(want, g.Workers...)
 		}
-	case len(spec.Nodes.Hosts) > 0:
-		want = spec.Nodes.Hosts
 	}
-	if want != nil {
-		var missing, unknown []string
-		for _, w := range want {
-			if _, ok := free[w]; !ok {
-				if _, known := site[w]; inv != nil && !known {
-					unknown = append(unknown, w)
-				} else {
-					missing = append(missing, w)
-				}
+	var missing, unknown []string
+	for _, w := range want {
+		if !isFree[w] {
+			if inv != nil && !inInventory[w] {
+				unknown = append(unknown, w)
+			} else {
+				missing = append(missing, w)
 			}
 		}
-		if len(unknown) > 0 {
-			return nil, planErr("%s named by the job %s not in the inventory %s (hosts: %s)",
-				strings.Join(unknown, ", "), plural(len(unknown), "is", "are"), inv.Source, nodeList(nodes))
-		}
-		if len(missing) > 0 {
-			return nil, planErr("not enough nodes: %s named by the job %s no live worker (free: %s)",
-				strings.Join(missing, ", "), plural(len(missing), "has", "have"), nodeList(nodes))
-		}
+	}
+	if len(unknown) > 0 {
+		return nil, planErr("%s named by the job %s not in the inventory %s (hosts: %s)",
+			strings.Join(unknown, ", "), plural(len(unknown), "is", "are"), inv.Source, nodeList(nodes))
+	}
+	if len(missing) > 0 {
+		return nil, planErr("not enough nodes: %s named by the job %s no live worker (free: %s)",
+			strings.Join(missing, ", "), plural(len(missing), "has", "have"), nodeList(nodes))
+	}
+	if len(spec.Groups) > 0 {
 		return want, nil
 	}
-	var match []string
-	for _, n := range nodes {
-		sel := spec.Nodes
-		if (len(sel.Clusters) == 0 || slices.Contains(sel.Clusters, n.Cluster)) &&
-			(len(sel.Sites) == 0 || slices.Contains(sel.Sites, site[n.Name])) {
-			match = append(match, n.Name)
+	source := "the free nodes"
+	if inv != nil {
+		source = inv.Source
+	}
+	names, err := spec.Nodes.Resolve(free, source)
+	if err != nil {
+		all := spec.Nodes
+		all.Any = 0
+		match, _ := all.Resolve(free, source)
+		need := spec.Nodes.Any
+		if need == 0 {
+			need = len(match)
 		}
-	}
-	need := spec.Nodes.Any
-	if need == 0 {
-		need = len(match)
-	}
-	if need == 0 || len(match) < need {
 		return nil, planErr("not enough nodes: the job needs %d, only %d free %s match %s (free: %s)",
 			max(need, 1), len(match), plural(len(match), "node", "nodes"), describeSelection(spec.Nodes), nodeList(nodes))
 	}
-	return match[:need], nil
+	return names, nil
 }
 
 func plural(n int, one, many string) string {

@@ -4,28 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
 // localNodes describes the hosts of inv as liveNodes does for local workers.
-func localNodes(inv *deploy.Inventory) []probe.Node {
-	var out []probe.Node
-	for _, h := range inv.Hosts() {
-		out = append(out, probe.Node{Name: h.Name, Host: h.Name, Cluster: h.Cluster, NICs: []probe.NIC{
-			{Name: "eth", Kind: probe.Ethernet, Addrs: []netip.Addr{h.EthernetAddr}, Up: true},
-			{Name: "ib", Kind: probe.Infiniband, Addrs: []netip.Addr{h.FastAddr}, Up: true},
-		}})
-	}
-	return out
-}
-
 func TestPlanJob(t *testing.T) {
 	small := deploy.Embedded()
 	big, err := deploy.Load("../testdata/jobs/sites64.toml")
@@ -57,14 +47,14 @@ func TestPlanJob(t *testing.T) {
 		"32+8 in one cluster": {inv: big, spec: jobs.Spec{Obstacle: obst(64), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 40}},
 			groups: []string{"gamma-1:32", "delta-1:8"}, ranks: "gamma-1…delta-8"},
 		"not enough":    {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Any: 9}}, err: "needs 9, only 8 free"},
-		"unknown host":  {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "zeta-1"}}}, err: "zeta-1 named by the job is not in the inventory"},
+		"unknown host":  {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "zeta-1"}}}, err: `host "zeta-1" is not in`},
 		"n too small":   {inv: small, spec: jobs.Spec{Obstacle: obst(5), Nodes: jobs.NodeSelection{Any: 8}}, err: "n = 5 is too small to split over 8 nodes"},
 		"cores > n":     {inv: small, spec: jobs.Spec{Obstacle: obst(8), Cores: 9, Nodes: jobs.NodeSelection{Any: 1}}, err: "9 cores but n = 8"},
-		"empty cluster": {inv: small, spec: jobs.Spec{Obstacle: obst(8), Nodes: jobs.NodeSelection{Clusters: []string{"omega"}}}, err: "clusters omega"},
+		"empty cluster": {inv: small, spec: jobs.Spec{Obstacle: obst(8), Nodes: jobs.NodeSelection{Clusters: []string{"omega"}}}, err: `cluster "omega" is not in`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			p, err := PlanJob(tc.spec, tc.inv, localNodes(tc.inv))
+			p, err := PlanJob(tc.spec, tc.inv, grid.LocalNodes(tc.inv))
 			if tc.err != "" {
 				if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want ErrPlan with %q", err, tc.err)
@@ -139,23 +129,142 @@ func TestDialAddr(t *testing.T) {
 func TestRunSelectionErrors(t *testing.T) {
 	inv := deploy.Embedded()
 	tests := map[string]struct {
-		hosts []string
-		any   int
-		want  string
+		hosts  []string
+		any    int
+		is     error
+		want   string
+		prefix int // "engine:" prefixes
 	}{
-		"host not in the inventory": {hosts: []string{"alpha-1", "gamma-9"}, want: "gamma-9 named by the job is not in the inventory embedded"},
-		"too many nodes":            {any: 99, want: "the job needs 99, only 8 free nodes"},
+		"host not in the inventory": {hosts: []string{"alpha-1", "gamma-9"}, is: jobs.ErrUnknownName, want: `jobs: nodes: host "gamma-9" is not in embedded`},
+		"too many nodes":            {any: 99, is: ErrNotEnoughNodes, want: "the job needs 99, only 8 free nodes", prefix: 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-8}, Scheme: jobs.Asynchronous,
 				Nodes: jobs.NodeSelection{Hosts: tc.hosts, Any: tc.any}, Cores: 1}
 			_, err := Run(context.Background(), spec, RunOptions{Inventory: inv, NoRecord: true})
-			if !errors.Is(err, ErrNotEnoughNodes) || !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want ErrNotEnoughNodes and ErrPlan with %q", err, tc.want)
+			if !errors.Is(err, tc.is) || !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %v and ErrPlan with %q", err, tc.is, tc.want)
 			}
-			if n := strings.Count(err.Error(), "engine:"); n != 1 {
-				t.Errorf("error has %d 'engine:' prefixes, want 1: %v", n, err)
+			if n := strings.Count(err.Error(), "engine:"); n != tc.prefix {
+				t.Errorf("error has %d 'engine:' prefixes, want %d: %v", n, tc.prefix, err)
+			}
+		})
+	}
+}
+
+// TestLevels checks the hierarchy above the groups: at most
+// jobs.MaxGroupSize children per coordinator at every level, every group's
+// coordinator reached once, and the depth for 1 000, 10 000 and 100 000
+// workers.
+func TestLevels(t *testing.T) {
+	tests := map[string]struct {
+		workers, levels, top int
+	}{
+		"one group":     {workers: 8, levels: 1, top: 1},
+		"1024 workers":  {workers: 1024, levels: 1, top: 32},
+		"1025 workers":  {workers: 1025, levels: 2, top: 2},
+		"10000 workers": {workers: 10000, levels: 2, top: 10},
+		"32768 workers": {workers: 32768, levels: 2, top: 32},
+		"1e5 workers":   {workers: 100000, levels: 3, top: 4},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var groups []jobs.Group
+			for w := 0; w < tc.workers; w++ {
+				name := fmt.Sprintf("n%d", w)
+				if w%jobs.MaxGroupSize == 0 {
+					groups = append(groups, jobs.Group{Coordinator: name})
+				}
+				groups[len(groups)-1].Workers = append(groups[len(groups)-1].Workers, name)
+			}
+			levels := Levels(groups)
+			if len(levels) != tc.levels || len(levels[len(levels)-1]) != tc.top {
+				t.Fatalf("%d levels with %d at the top, want %d and %d: %s", len(levels), len(levels[len(levels)-1]), tc.levels, tc.top, DescribeLevels(levels))
+			}
+			for k := 1; k < len(levels); k++ {
+				seen := map[string]bool{}
+				for _, g := range levels[k] {
+					if len(g.Workers) > jobs.MaxGroupSize || g.Workers[0] != g.Coordinator {
+						t.Fatalf("level %d: group of %d coordinated by %s (first %s)", k, len(g.Workers), g.Coordinator, g.Workers[0])
+					}
+					for _, c := range g.Workers {
+						seen[c] = true
+					}
+				}
+				for _, g := range levels[k-1] {
+					if !seen[g.Coordinator] {
+						t.Fatalf("level %d does not reach %s", k, g.Coordinator)
+					}
+				}
+				if len(seen) != len(levels[k-1]) {
+					t.Fatalf("level %d reaches %d coordinators, level %d has %d", k, len(seen), k-1, len(levels[k-1]))
+				}
+			}
+		})
+	}
+	if got, want := DescribeLevels(Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
+		t.Errorf("DescribeLevels = %q, want %q", got, want)
+	}
+}
+
+// TestTasksSkipLoopbackQuietly: two SSH workers on one machine (four
+// loopback addresses, as a test grid has) get the candidates unix socket,
+// loopback, ethernet; workers never listen on loopback (same-host pairs
+// use the unix socket), so that candidate is dropped without a warning on
+// every run. A network the route wants that the worker does not listen on
+// is still reported, naming the node and what to check.
+func TestTasksSkipLoopbackQuietly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		bData    []string
+		want     []probe.Kind
+		warnings []string
+	}{
+		{name: "loopback", bData: []string{"tcp://127.16.64.11:4001", "unix:///tmp/b/data.sock"},
+			want: []probe.Kind{probe.Unix, probe.Ethernet}},
+		{name: "ethernet_missing", bData: []string{"unix:///tmp/b/data.sock"},
+			want:     []probe.Kind{probe.Unix},
+			warnings: []string{"b does not listen on its ethernet address 127.16.64.11"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			same := "same host (h)"
+			plan := &Plan{Ranks: []string{"a", "b"}, Ranges: []jobs.Range{{Lo: 0, Hi: 8}, {Lo: 8, Hi: 16}}, Cores: []int{1, 1},
+				Modes: []rmnp.Mode{rmnp.Sync},
+				Candidates: [][]probe.Route{{
+					{A: "a", B: "b", Network: probe.Unix, AAddr: probe.UnixPrefix + "a", BAddr: probe.UnixPrefix + "b", Reason: same},
+					{A: "a", B: "b", Network: probe.Loopback, AAddr: "127.0.0.1", BAddr: "127.0.0.1", Reason: same + ", fallback"},
+					{A: "a", B: "b", Network: probe.Ethernet, AAddr: "127.16.64.10", BAddr: "127.16.64.11", Reason: same + ", fallback"},
+				}}}
+			plan.Routes = []probe.Route{plan.Candidates[0][0]}
+			var logs []string
+			s := &submission{spec: jobs.Spec{Scheme: jobs.Synchronous}, plan: plan,
+				data: map[string][]string{"a": {"tcp://127.16.64.10:4000"}, "b": tc.bData},
+				logf: func(node, f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)) }}
+			tasks, err := s.tasks()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []probe.Kind
+			for _, r := range tasks[0].Upper.Routes {
+				got = append(got, r.Network)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("routes %v, want %v", got, tc.want)
+			}
+			var warned []string
+			for _, l := range logs {
+				if strings.Contains(l, "warning") {
+					warned = append(warned, l)
+				}
+			}
+			if len(warned) != len(tc.warnings) {
+				t.Fatalf("warnings %q, want %d", warned, len(tc.warnings))
+			}
+			for i, w := range tc.warnings {
+				if !strings.Contains(warned[i], w) {
+					t.Errorf("warning %q, want it to say %q", warned[i], w)
+				}
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -19,8 +19,9 @@ import (
 type RunOptions struct {
 	// Inventory is the grid; nil loads ./sites.toml or the embedded local grid.
 	Inventory *deploy.Inventory
-	// Workers are live workers to reuse (started with RunID and Secret);
-	// nil: Run starts the job's workers and stops them when it ends.
+	// Workers are live workers to reuse (started with deploy.BootFor of
+	// RunID and Secret); nil: Run starts the job's workers and stops them
+	// when it ends.
 	Workers []*deploy.Worker
 	RunID   [16]byte
 	Secret  []byte
@@ -59,16 +60,16 @@ func (e notEnoughNodes) Unwrap() []error { return []error{ErrNotEnoughNodes, e.e
 // report. Cancelling ctx aborts the run cleanly everywhere; a failed run
 // returns its report (Outcome "failed") and an error naming the node.
 func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
-	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
 	inv := opt.Inventory
 	if inv == nil {
 		var err error
 		if inv, err = deploy.Load(""); err != nil {
 			return nil, err
 		}
+	}
+	spec, err := admit(spec, inv)
+	if err != nil {
+		return nil, err
 	}
 	logf := func(node, format string, args ...any) {
 		if opt.OnLog != nil {
@@ -82,9 +83,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		opt.RunID, opt.Secret = NewRunSecret()
-		logf("", "starting %d workers", len(hosts))
-		workers, err = deploy.StartWorkers(ctx, inv, hosts, BootFor(opt.RunID, opt.Secret), opt.Deploy)
+		opt.RunID, opt.Secret = deploy.NewRunSecret()
+		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
+		workers, err = deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(opt.RunID, opt.Secret), opt.Deploy)
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}
@@ -94,7 +95,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	nodes := liveNodes(workers)
-	plan, err := PlanJob(spec, inv, nodes)
+	plan, err := planJob(spec, inv, nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +106,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.inventory = InventoryKey(inv)
 	rep, runErr := s.execute(ctx)
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
@@ -120,7 +122,7 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	nodes := make([]probe.Node, len(all))
 	byName := map[string]deploy.Host{}
 	for i, h := range all {
-		nodes[i] = probe.Node{Name: h.Name, Host: h.Name, Cluster: h.Cluster}
+		nodes[i] = grid.NodeOf(h, deploy.Hello{})
 		byName[h.Name] = h
 	}
 	names, err := selectNodes(spec, inv, nodes)
@@ -137,35 +139,9 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	return hosts, nil
 }
 
-// NewRunSecret returns a fresh run id and a 256-bit run secret for the
-// workers' RMNP handshakes.
-func NewRunSecret() (id [16]byte, secret []byte) {
-	rand.Read(id[:])
-	secret = make([]byte, 32)
-	rand.Read(secret)
-	return id, secret
-}
-
-// BootFor returns the Boot of each host for deploy.StartWorkers: local-grid
-// nodes listen on their simulated Ethernet and fast addresses; real hosts
-// choose from their NICs. Workers started with it can be reused by Run
-// (RunOptions.Workers with the same RunID and Secret).
-func BootFor(id [16]byte, secret []byte) func(deploy.Host) deploy.Boot {
-	return func(h deploy.Host) deploy.Boot {
-		b := deploy.Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast,
-			Cores: h.Cores, Cluster: h.Cluster}
-		for _, a := range []netip.Addr{h.EthernetAddr, h.FastAddr} {
-			if a.IsValid() {
-				b.Listen = append(b.Listen, "tcp://"+netip.AddrPortFrom(a, 0).String())
-			}
-		}
-		return b
-	}
-}
-
-// liveNodes describes the workers that are still running for the Htable:
-// local-grid nodes by their inventory addresses (each its own simulated
-// host), real hosts by the NICs their hello reported.
+// liveNodes describes the workers that are still running for the Htable
+// (grid.NodeOf: local-grid nodes by their inventory addresses, real hosts by
+// the NICs their hello reported).
 func liveNodes(workers []*deploy.Worker) []probe.Node {
 	var out []probe.Node
 	for _, w := range workers {
@@ -177,18 +153,7 @@ func liveNodes(workers []*deploy.Worker) []probe.Node {
 			continue
 		default:
 		}
-		h := w.Host
-		n := probe.Node{Name: h.Name, Host: w.Hello.Host, Cluster: h.Cluster}
-		if h.EthernetAddr.IsValid() {
-			n.Host = h.Name
-			n.NICs = append(n.NICs, probe.NIC{Name: "eth-" + h.Name, Kind: probe.Ethernet, Addrs: []netip.Addr{h.EthernetAddr}, Up: true, MTU: 65536})
-			if h.FastAddr.IsValid() {
-				n.NICs = append(n.NICs, probe.NIC{Name: "ib-" + h.Name, Kind: probe.Infiniband, Addrs: []netip.Addr{h.FastAddr}, Up: true, MTU: 65536})
-			}
-		} else {
-			n.NICs = probe.ApplyHints(w.Hello.NICs, h.Ethernet, h.Fast)
-		}
-		out = append(out, n)
+		out = append(out, grid.NodeOf(w.Host, w.Hello))
 	}
 	return out
 }

@@ -23,6 +23,10 @@ type chainRun struct {
 	asyncLink func(r int) bool
 	hooks     map[int]*solveHooks
 	period    time.Duration
+	// app and params name another application than the obstacle problem p
+	// (p.N still gives the chain's split in the Subtasks).
+	app    string
+	params map[string]string
 }
 
 var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
@@ -30,6 +34,22 @@ var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
 // endpoints starts one endpoint per rank on 127.0.0.1 and links the chain,
 // the lower rank dialling.
 func (c chainRun) endpoints(t testing.TB, ctx context.Context) []*rmnp.Endpoint {
+	t.Helper()
+	eps := c.listen(t, ctx)
+	for r := 0; r+1 < c.ranks; r++ {
+		opts := rmnp.LinkOptions{Mode: c.mode(r), Network: "ethernet"}
+		if err := eps[r].Connect(ctx, rmnp.PeerID(r+2), eps[r+1].Addrs()[0], opts); err != nil {
+			t.Fatal(err)
+		}
+		if err := eps[r+1].WaitPeer(ctx, rmnp.PeerID(r+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return eps
+}
+
+// listen starts one endpoint per rank on 127.0.0.1 (rank r is peer r+1).
+func (c chainRun) listen(t testing.TB, ctx context.Context) []*rmnp.Endpoint {
 	t.Helper()
 	eps := make([]*rmnp.Endpoint, c.ranks)
 	for r := range eps {
@@ -46,15 +66,6 @@ func (c chainRun) endpoints(t testing.TB, ctx context.Context) []*rmnp.Endpoint 
 		t.Cleanup(func() { e.Close() })
 		eps[r] = e
 	}
-	for r := 0; r+1 < c.ranks; r++ {
-		opts := rmnp.LinkOptions{Mode: c.mode(r), Network: "ethernet"}
-		if err := eps[r].Connect(ctx, rmnp.PeerID(r+2), eps[r+1].Addrs()[0], opts); err != nil {
-			t.Fatal(err)
-		}
-		if err := eps[r+1].WaitPeer(ctx, rmnp.PeerID(r+1)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return eps
 }
 
@@ -69,6 +80,19 @@ func (c chainRun) mode(r int) rmnp.Mode {
 // run solves the problem on the chain and returns the results and ranges.
 func (c chainRun) run(t testing.TB) ([]SolveResult, []jobs.Range) {
 	t.Helper()
+	res, ranges, errs := c.runAll(t)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	return res, ranges
+}
+
+// runAll solves the problem on the chain and returns every rank's result
+// and error: when one rank fails, the others are stopped.
+func (c chainRun) runAll(t testing.TB) ([]SolveResult, []jobs.Range, []error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	eps := c.endpoints(t, ctx)
@@ -81,7 +105,8 @@ func (c chainRun) run(t testing.TB) ([]SolveResult, []jobs.Range) {
 	var wg sync.WaitGroup
 	for r := range c.ranks {
 		st := Subtask{Problem: c.p, Rank: r, Ranks: c.ranks, Range: ranges[r], Cores: c.cores,
-			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r]}
+			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r],
+			App: c.app, Params: c.params}
 		if r > 0 {
 			st.Lower = &Neighbour{Rank: r - 1, Peer: rmnp.PeerID(r), Mode: c.mode(r - 1)}
 		}
@@ -98,12 +123,7 @@ func (c chainRun) run(t testing.TB) ([]SolveResult, []jobs.Range) {
 		}()
 	}
 	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-	}
-	return res, ranges
+	return res, ranges, errs
 }
 
 func assemble(t testing.TB, p jobs.Obstacle, ranges []jobs.Range, res []SolveResult) []float64 {
@@ -227,8 +247,8 @@ func TestAsyncActivityTerminates(t *testing.T) {
 // delayUpper makes rank r sleep before every DATA send to its upper
 // neighbour, so that the neighbour iterates on stale halos.
 func delayUpper(r int, d time.Duration) map[int]*solveHooks {
-	return map[int]*solveHooks{r: {beforeSend: func(s Side) {
-		if s == Upper {
+	return map[int]*solveHooks{r: {beforeSend: func(to int) {
+		if to == r+1 {
 			time.Sleep(d)
 		}
 	}}}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -21,7 +22,7 @@ func followedRun(t *testing.T, states ...NodeState) *submission {
 	inv := deploy.Embedded()
 	spec := jobs.Spec{Name: "aborted-job", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-8},
 		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: len(states)}, Cores: 1, WallTime: time.Minute}.WithDefaults()
-	plan, err := PlanJob(spec, inv, localNodes(inv))
+	plan, err := PlanJob(spec, inv, grid.LocalNodes(inv))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,12 @@ type switchRun struct {
 	*solver
 	timer   *SwitchTimer
 	section uint64
-	sentSeq [2]uint64
-	pre     [2]bool // first halo of the section already received
+	sentSeq []uint64 // by side
+	pre     []bool   // first halo of the section already received, by side
+	// The section's votes go up the spanning tree rooted at the last rank,
+	// its decision comes down.
+	parent   Side
+	children []Side
 	// With synchronous links (hybrid, or the synchronous scheme) the
 	// neighbours on them iterate in lockstep: round counts their exchanges,
 	// and request is the round at which the section starts, 0 if none.
@@ -40,7 +44,9 @@ type switchRun struct {
 }
 
 func (s *solver) runSwitch(ctx context.Context) error {
-	w := &switchRun{solver: s, timer: NewSwitchTimer(s.t.SwitchPeriod, time.Now())}
+	w := &switchRun{solver: s, timer: NewSwitchTimer(s.t.SwitchPeriod, time.Now()),
+		sentSeq: make([]uint64, len(s.links)), pre: make([]bool, len(s.links))}
+	_, w.parent, w.children = s.tree(s.t.Ranks - 1)
 	for _, l := range s.links {
 		w.hasSync = w.hasSync || l != nil && l.sync
 	}
@@ -133,9 +139,12 @@ func (w *switchRun) exchangeRound(ctx context.Context) error {
 		if l == nil || !l.sync {
 			continue
 		}
-		own, _ := w.planes(l.side)
+		own, _ := w.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(w.solver, len(own))
+		}
 		w.sentSeq[l.side]++
-		msg := l.out[:haloHeader+w.plane]
+		msg := l.out[:haloHeader+l.nOut]
 		setHaloHeader(msg, w.sentSeq[l.side], haloPlane|uint64(w.request)<<8)
 		copy(msg[haloHeader:], own)
 		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
@@ -154,12 +163,13 @@ func (w *switchRun) exchangeRound(ctx context.Context) error {
 			return wrapErr(err, "halo from rank %d", l.rank)
 		}
 		seq, kind := haloHeaderOf(l.in)
-		if kind&0xff != haloPlane || n != haloHeader+w.plane {
+		if kind&0xff != haloPlane || n != haloHeader+l.nIn {
 			return wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
 		}
 		l.seq = seq
-		_, halo := w.planes(l.side)
+		_, halo := w.planes(l)
 		copy(halo, l.in[haloHeader:n])
+		w.received(l)
 		if r := int(kind >> 8); r > w.round && (w.request == 0 || r < w.request) {
 			w.request = r
 		}
@@ -221,13 +231,14 @@ func (w *switchRun) takeNewest() (bool, error) {
 				return false, wrapErr(err, "halo from rank %d", l.rank)
 			}
 			seq, kind := haloHeaderOf(l.in)
-			if kind != haloPlane || n != haloHeader+w.plane {
+			if kind != haloPlane || n != haloHeader+l.nIn {
 				return false, wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
 			}
 			if seq > l.seq {
 				l.seq = seq
-				_, halo := w.planes(l.side)
+				_, halo := w.planes(l)
 				copy(halo, l.in[haloHeader:n])
+				w.received(l)
 				took = true
 			}
 		}
@@ -243,13 +254,16 @@ func (w *switchRun) sendAsync(ctx context.Context) error {
 		if l == nil || l.sync {
 			continue
 		}
-		own, _ := w.planes(l.side)
+		own, _ := w.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(w.solver, len(own))
+		}
 		w.sentSeq[l.side]++
-		msg := l.out[:haloHeader+w.plane]
+		msg := l.out[:haloHeader+l.nOut]
 		setHaloHeader(msg, w.sentSeq[l.side], haloPlane)
 		copy(msg[haloHeader:], own)
 		if w.t.hooks != nil && w.t.hooks.beforeSend != nil {
-			w.t.hooks.beforeSend(l.side)
+			w.t.hooks.beforeSend(l.rank)
 		}
 		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
 			return wrapErr(err, "halo to rank %d", l.rank)
@@ -290,7 +304,10 @@ func (w *switchRun) exchangeSection(ctx context.Context, step uint64) error {
 		if l == nil {
 			continue
 		}
-		own, _ := w.planes(l.side)
+		own, _ := w.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(w.solver, len(own))
+		}
 		w.sentSeq[l.side]++
 		msg := encodeCtrl(w.ctrlOut, ctrlSectionHalo, w.sentSeq[l.side], w.section<<1|(step-1), own)
 		if err := w.sendCtrl(ctx, l.side, msg); err != nil {
@@ -318,38 +335,39 @@ func (w *switchRun) exchangeSection(ctx context.Context, step uint64) error {
 
 // takeSectionHalo checks that m is the halo of step of section and takes it.
 func (w *switchRun) takeSectionHalo(l *link, m ctrlMsg, section, step uint64) error {
-	_, halo := w.planes(l.side)
+	_, halo := w.planes(l)
 	if m.kind != ctrlSectionHalo || m.arg != section<<1|(step-1) || !m.floats(halo) {
 		return fmt.Errorf("%w: rank %d sent control kind %d (arg %d, %d bytes), want halo %d of section %d",
 			ErrTermination, l.rank, m.kind, m.arg, len(m.payload), step, section)
 	}
 	l.seq = max(l.seq, m.seq)
+	w.received(l)
 	return nil
 }
 
-// reduce combines the votes along the chain (up) and returns the decision
-// sent back (down).
+// reduce combines the votes up the spanning tree and returns the decision
+// sent back down (on a chain: up the chain and back).
 func (w *switchRun) reduce(ctx context.Context, vote SectionVote) (SectionVote, error) {
-	if l := w.links[Lower]; l != nil {
-		m, err := w.recvSection(ctx, Lower, ctrlSectionVote)
+	for _, c := range w.children {
+		m, err := w.recvSection(ctx, c, ctrlSectionVote)
 		if err != nil {
 			return vote, err
 		}
 		vote = vote.And(m)
 	}
-	if w.links[Upper] != nil {
+	if w.parent >= 0 {
 		msg := encodeCtrl(w.ctrlOut, ctrlSectionVote, vote.flags(), w.section, []float64{vote.Sigma})
-		if err := w.sendCtrl(ctx, Upper, msg); err != nil {
+		if err := w.sendCtrl(ctx, w.parent, msg); err != nil {
 			return vote, err
 		}
 		var err error
-		if vote, err = w.recvSection(ctx, Upper, ctrlSectionDecision); err != nil {
+		if vote, err = w.recvSection(ctx, w.parent, ctrlSectionDecision); err != nil {
 			return vote, err
 		}
 	}
-	if w.links[Lower] != nil {
+	for _, c := range w.children {
 		msg := encodeCtrl(w.ctrlOut, ctrlSectionDecision, vote.flags(), w.section, []float64{vote.Sigma})
-		if err := w.sendCtrl(ctx, Lower, msg); err != nil {
+		if err := w.sendCtrl(ctx, c, msg); err != nil {
 			return vote, err
 		}
 	}

@@ -14,26 +14,30 @@ import (
 // or an inventory with no hosts).
 var ErrEmptySelection = errors.New("jobs: nodes: empty selection")
 
+// ErrUnknownName is matched by the errors of a node selection that names a
+// site, cluster or host the inventory does not have.
+var ErrUnknownName = errors.New("jobs: nodes: name not in the inventory")
+
+// unknownName reads as its own message and matches ErrUnknownName.
+type unknownName struct{ msg string }
+
+func (e unknownName) Error() string        { return e.msg }
+func (e unknownName) Is(target error) bool { return target == ErrUnknownName }
+
 // NodeRef is one inventory host as a node selection sees it.
 type NodeRef struct {
 	Name, Cluster, Site string
 }
 
 // Mixed reports whether the selection names hosts together with sites or
-// clusters; Flatten turns such a selection into hosts only.
+// clusters: Resolve takes the union of both.
 func (n NodeSelection) Mixed() bool {
 	return len(n.Hosts) > 0 && (len(n.Clusters) > 0 || len(n.Sites) > 0)
 }
 
-// Flatten resolves a selection against the inventory's hosts (in inventory
-// order) into one naming hosts only. A Mixed selection becomes the union of
-// the hosts in its sites and clusters (both must match when both are given,
-// and they must share a host) and the named hosts, in inventory order
-// without duplicates, cut to Any when Any is set. A selection of hosts only
-// keeps their order (it is the rank order) and is cut to Any. source names
-// the inventory in errors. A selection of sites and clusters only is
-// returned unchanged: the engine chooses among the hosts with a live worker.
-func (n NodeSelection) Flatten(inv []NodeRef, source string) (NodeSelection, error) {
+// flatten is Resolve of a selection that names hosts, as a selection of
+// hosts only; a selection of sites and clusters only is returned unchanged.
+func (n NodeSelection) flatten(inv []NodeRef, source string) (NodeSelection, error) {
 	switch {
 	case len(n.Hosts) == 0:
 		return n, nil
@@ -59,20 +63,23 @@ func (n NodeSelection) Flatten(inv []NodeRef, source string) (NodeSelection, err
 	return n.cut(out, source)
 }
 
-// Resolve returns the hosts a run plans for the selection, in rank order,
-// when every host of the inventory inv has a live worker: the hosts of
-// Flatten when it names hosts, else those of the named sites and clusters
-// (both must match when both are given; neither named means every host), in
-// inventory order, the first Any of them when Any is set. source names the
-// inventory in errors; a selection that names no host wraps
-// ErrEmptySelection. The console's Compose view plans with it, so that it
-// shows what `gridtui run` would run.
+// Resolve is the one resolver of node selections: it returns the hosts of
+// inv (the inventory's hosts, or those with a live worker, in the order
+// ranks are filled) that the selection takes, in rank order. A selection of
+// hosts only keeps their order; a Mixed one is the union of its sites' and
+// clusters' hosts and its named hosts, in inventory order without
+// duplicates; else the hosts of the named sites and clusters (both must
+// match when both are given; neither named means every host), in inventory
+// order. Any keeps the first Any. source names the inventory in errors; a
+// name not in inv matches ErrUnknownName, a selection that names no host
+// wraps ErrEmptySelection. The engine plans with it, and the console's
+// Compose view shows what it gives.
 func (n NodeSelection) Resolve(inv []NodeRef, source string) ([]string, error) {
 	if err := n.known(inv, source); err != nil {
 		return nil, err
 	}
 	if len(n.Hosts) > 0 {
-		f, err := n.Flatten(inv, source)
+		f, err := n.flatten(inv, source)
 		return f.Hosts, err
 	}
 	group, err := n.group(inv, source)
@@ -89,7 +96,7 @@ func (n NodeSelection) known(inv []NodeRef, source string) error {
 	check := func(names []string, field func(NodeRef) string, what string) error {
 		for _, name := range names {
 			if !slices.ContainsFunc(inv, func(r NodeRef) bool { return field(r) == name }) {
-				return fmt.Errorf("jobs: nodes: %s %q is not in %s", what, name, source)
+				return unknownName{fmt.Sprintf("jobs: nodes: %s %q is not in %s", what, name, source)}
 			}
 		}
 		return nil

@@ -78,17 +78,17 @@ func TestNodeSelectionFlatten(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := tc.sel.Flatten(twoSites(), "two.toml")
+			got, err := tc.sel.flatten(twoSites(), "two.toml")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got.Sites, tc.want.Sites) || !slices.Equal(got.Clusters, tc.want.Clusters) ||
 				!slices.Equal(got.Hosts, tc.want.Hosts) || got.Any != tc.want.Any {
-				t.Errorf("Flatten(%+v) = %+v, want %+v", tc.sel, got, tc.want)
+				t.Errorf("flatten(%+v) = %+v, want %+v", tc.sel, got, tc.want)
 			}
 		})
 	}
-	_, err := NodeSelection{Sites: []string{"west"}, Clusters: []string{"beta"}, Hosts: []string{"alpha-1"}}.Flatten(twoSites(), "two.toml")
+	_, err := NodeSelection{Sites: []string{"west"}, Clusters: []string{"beta"}, Hosts: []string{"alpha-1"}}.flatten(twoSites(), "two.toml")
 	if !errors.Is(err, ErrEmptySelection) {
 		t.Errorf("mixed selection whose sites and clusters share no host: %v, want ErrEmptySelection", err)
 	}

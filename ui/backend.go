@@ -2,16 +2,15 @@ package ui
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"net/netip"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/shirou/gopsutil/v4/load"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -150,93 +149,17 @@ type htableMsg struct {
 	warnings []string
 }
 
-// probeCmd builds the Htable: local-launcher nodes from the inventory, SSH
-// hosts from the NICs their workers report (each started briefly with a
-// throw-away run secret, then stopped). SSH hosts must have been deployed
-// (Sites, d); a host whose worker does not start is left out with a warning.
+// probeCmd builds the Htable of every host (grid.Probe): local-grid nodes
+// from the inventory, SSH hosts from the NICs their workers report. SSH
+// hosts must have been deployed (Sites, d); a host whose worker does not
+// start is left out with a warning.
 func probeCmd(ctx context.Context, inv *deploy.Inventory) tea.Cmd {
 	return func() tea.Msg {
-		if inv == nil {
-			return htableMsg{err: fmt.Errorf("ui: no inventory")}
-		}
-		nodes := inventoryNodes(inv)
-		var remote []deploy.Host
-		for _, h := range inv.Hosts() {
-			if !h.EthernetAddr.IsValid() {
-				remote = append(remote, h)
-			}
-		}
+		h, skipped, err := grid.Probe(ctx, inv)
 		var warnings []string
-		if len(remote) > 0 {
-			got, err := probeRemote(ctx, inv, remote)
-			nodes = append(nodes, got...)
-			if err != nil {
-				warnings = append(warnings, err.Error())
-			}
+		if skipped != nil {
+			warnings = append(warnings, skipped.Error())
 		}
-		h, err := probe.NewHtable(nodes, probe.Locality{Rule: string(inv.Locality), PrefixBits: inv.PrefixBits})
 		return htableMsg{table: h, err: err, warnings: warnings}
 	}
-}
-
-// probeRemote starts workers on SSH hosts just long enough to read their
-// hellos (NICs and host identity), then stops them.
-func probeRemote(ctx context.Context, inv *deploy.Inventory, hosts []deploy.Host) ([]probe.Node, error) {
-	var id [16]byte
-	secret := make([]byte, 32)
-	if _, err := rand.Read(id[:]); err != nil {
-		return nil, fmt.Errorf("ui: probe: %w", err)
-	}
-	if _, err := rand.Read(secret); err != nil {
-		return nil, fmt.Errorf("ui: probe: %w", err)
-	}
-	boot := func(h deploy.Host) deploy.Boot {
-		return deploy.Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast, Cluster: h.Cluster}
-	}
-	workers, err := deploy.StartWorkers(ctx, inv, hosts, boot, deploy.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("ui: probe %d ssh host(s) (deploy them first): %w", len(hosts), err)
-	}
-	var nodes []probe.Node
-	for _, w := range workers {
-		nodes = append(nodes, probe.Node{Name: w.Host.Name, Host: w.Hello.Host, Cluster: w.Host.Cluster,
-			NICs: probe.ApplyHints(w.Hello.NICs, w.Host.Ethernet, w.Host.Fast)})
-	}
-	for _, w := range workers {
-		if serr := w.Stop(ctx); serr != nil {
-			err = errors.Join(err, fmt.Errorf("ui: probe: stop worker %s: %w", w.Host.Name, serr))
-		}
-	}
-	return nodes, err
-}
-
-// HtableFromInventory builds the Htable of the inventory's local-launcher
-// nodes (GRIDHPC Table I on the loopback range): each local node is its own
-// simulated host with an Ethernet and an Infiniband address. SSH hosts are
-// known only once their workers have said hello, so they are skipped.
-func HtableFromInventory(inv *deploy.Inventory) (*probe.Htable, error) {
-	if inv == nil {
-		return nil, fmt.Errorf("ui: no inventory")
-	}
-	nodes := inventoryNodes(inv)
-	return probe.NewHtable(nodes, probe.Locality{Rule: string(inv.Locality), PrefixBits: inv.PrefixBits})
-}
-
-// inventoryNodes describes the local-launcher nodes by their inventory
-// addresses: each its own simulated host, an Ethernet and an Infiniband
-// address (the loopback range of the embedded local grid).
-func inventoryNodes(inv *deploy.Inventory) []probe.Node {
-	var nodes []probe.Node
-	for _, h := range inv.Hosts() {
-		if !h.EthernetAddr.IsValid() {
-			continue
-		}
-		n := probe.Node{Name: h.Name, Host: h.Name, Cluster: h.Cluster}
-		n.NICs = append(n.NICs, probe.NIC{Name: orDefault(h.Ethernet, "eth0"), Kind: probe.Ethernet, Up: true, Addrs: []netip.Addr{h.EthernetAddr}})
-		if h.FastAddr.IsValid() {
-			n.NICs = append(n.NICs, probe.NIC{Name: orDefault(h.Fast, "ib0"), Kind: probe.Infiniband, Up: true, Addrs: []netip.Addr{h.FastAddr}})
-		}
-		nodes = append(nodes, n)
-	}
-	return nodes
 }

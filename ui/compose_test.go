@@ -13,13 +13,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
 // composeWith returns a composer on inv with hosts picked.
 func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView {
 	v := NewComposeView(c, inv)
-	if h, err := HtableFromInventory(inv); err == nil {
+	if h, err := grid.Htable(inv); err == nil {
 		v.SetHtable(h)
 	}
 	for _, p := range picks {
@@ -282,7 +283,7 @@ func TestJobFileRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatal("ctrl+s did not ask to save")
 	}
-	if err := saveJobFile(save.Path, save.Spec); err != nil {
+	if err := jobs.SaveSpec(save.Path, save.Spec, jobFileComment); err != nil {
 		t.Fatal(err)
 	}
 	got, err := jobs.LoadSpec(path)
@@ -326,5 +327,32 @@ func TestComposeUnprobedSSHHosts(t *testing.T) {
 	}
 	if _, ok := v.press("r").(StartRunMsg); !ok {
 		t.Error("r did not start a job on unprobed SSH hosts")
+	}
+}
+
+// TestComposeLevels checks that a job of more than 32 groups shows its
+// coordinators of coordinators: on the submitter's line and on the groups
+// whose coordinator also serves a level above.
+func TestComposeLevels(t *testing.T) {
+	v := NewComposeView(testCommon(200, 60), deploy.Embedded())
+	for g := range 40 {
+		grp := jobs.Group{Coordinator: fmt.Sprintf("n%d-1", g)}
+		for w := range jobs.MaxGroupSize {
+			grp.Workers = append(grp.Workers, fmt.Sprintf("n%d-%d", g, w+1))
+		}
+		v.groups = append(v.groups, grp)
+	}
+	lines := v.hierLines(200, 10000)
+	if want := "1280 workers, 40 groups under 2 coordinators of coordinators (2 levels below the submitter)"; !strings.Contains(lines[0], want) {
+		t.Errorf("submitter line %q, want %q", lines[0], want)
+	}
+	var marked []string
+	for _, l := range lines {
+		if strings.Contains(l, "also coordinates at level 2") {
+			marked = append(marked, l)
+		}
+	}
+	if len(marked) != 2 || !strings.Contains(marked[0], "coordinator n0-1") || !strings.Contains(marked[1], "coordinator n32-1") {
+		t.Errorf("groups marked as level-2 coordinators: %q", marked)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // updating reports the -update flag (defined by x/exp/golden, which
@@ -76,7 +77,7 @@ func testCommon(w, h int) *Common { return NewCommon(context.Background(), w, h,
 
 // bigInventory is a two-site inventory of n local hosts in clusters of 64.
 func bigInventory(n int) *deploy.Inventory {
-	inv := &deploy.Inventory{Source: "test-1024", Locality: deploy.LocalityOctet}
+	inv := &deploy.Inventory{Source: "test-1024", Locality: probe.Locality{Rule: probe.RuleOctet}}
 	for s := 0; s < 2; s++ {
 		site := deploy.Site{Name: fmt.Sprintf("site%d", s+1), Launcher: deploy.LauncherLocal}
 		for c := 0; c < n/128; c++ {

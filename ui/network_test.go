@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -31,7 +32,7 @@ func TestNetworkView(t *testing.T) {
 				if tc.err != nil {
 					v.SetHtable(nil, tc.err)
 				} else {
-					h, err := HtableFromInventory(tc.inv)
+					h, err := grid.Htable(tc.inv)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -56,7 +57,7 @@ func TestNetworkView(t *testing.T) {
 // Ethernet (Algorithm 1 of GRIDHPC, Table I).
 func TestJobPairsNetworks(t *testing.T) {
 	inv := deploy.Embedded()
-	h, err := HtableFromInventory(inv)
+	h, err := grid.Htable(inv)
 	if err != nil {
 		t.Fatal(err)
 	}

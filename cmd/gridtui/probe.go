@@ -7,8 +7,8 @@ import (
 	"os"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/probe"
-	"github.com/gridtui/gridtui/ui"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +69,7 @@ func runProbeRoutes(out io.Writer, g *globalFlags, f *probeFlags) error {
 	if err != nil {
 		return err
 	}
-	h, err := ui.HtableFromInventory(inv)
+	h, err := grid.Htable(inv)
 	if err != nil {
 		return err
 	}

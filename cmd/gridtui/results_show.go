@@ -111,7 +111,7 @@ func gainOf(res *jobs.Results, rec jobs.RunRecord) float64 {
 	if !rec.OK() {
 		return 0
 	}
-	t1, ok := res.FastestSingleNode(rec.Job.N, rec.Job.Eps)
+	t1, ok := res.FastestSingleNode(rec.Job.N, rec.Job.Eps, rec.Job.Inventory, rec.Job.Grid)
 	if !ok {
 		return 0
 	}
@@ -126,7 +126,7 @@ func writeRun(w io.Writer, r jobs.RunRecord, gain float64) error {
 	if j.Detector != "" {
 		fmt.Fprintf(w, " (detector %s)", j.Detector)
 	}
-	fmt.Fprintf(w, ", %d nodes, %d cores, grid %s", j.Nodes, j.Cores, j.Grid)
+	fmt.Fprintf(w, ", %d nodes, %d cores, grid %s (%s)", j.Nodes, j.Cores, j.Grid, jobs.InventoryName(j.Inventory))
 	if j.MaxIter > 0 {
 		fmt.Fprintf(w, ", max %d iterations", j.MaxIter)
 	}

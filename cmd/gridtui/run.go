@@ -100,8 +100,8 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 }
 
 // buildSpec starts from the job file (or the default job) and applies the
-// flags that were given. A selection mixing hosts with sites or clusters
-// becomes the hosts it names (their union, in inventory order).
+// flags that were given. engine.Run validates the result and resolves its
+// node selection.
 func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spec, error) {
 	spec := jobs.DefaultSpec()
 	if f.job != "" {
@@ -147,25 +147,6 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 			return spec, err
 		}
 		spec.Nodes, spec.Groups = sel, nil
-	}
-	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
-		return spec, err
-	}
-	var refs []jobs.NodeRef
-	for _, h := range inv.Hosts() {
-		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
-	}
-	var err error
-	if spec.Nodes, err = spec.Nodes.Flatten(refs, inv.Source); err != nil {
-		return spec, err
-	}
-	if len(spec.Groups) == 0 {
-		// Refuse a selection that names no host (sites and clusters with none
-		// in common) here, as Compose does, rather than in the planner.
-		if _, err := spec.Nodes.Resolve(refs, inv.Source); err != nil {
-			return spec, err
-		}
 	}
 	return spec, nil
 }

@@ -9,11 +9,14 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// buildSpecArgs parses args as gridtui run flags and builds the spec against
-// the embedded local grid.
+// buildSpecArgs parses args as gridtui run flags, builds the spec against
+// the embedded local grid and returns the ranks engine.Run would plan for
+// it when every host has a worker (the engine resolves the selection).
 func buildSpecArgs(t *testing.T, args ...string) (specNodes []string, err error) {
 	t.Helper()
 	cmd := newRunCmd(&globalFlags{})
@@ -32,14 +35,16 @@ func buildSpecArgs(t *testing.T, args ...string) (specNodes []string, err error)
 	f.maxIter, _ = fl.GetInt("max-iter")
 	f.eps, _ = fl.GetFloat64("eps")
 	f.wall, _ = fl.GetDuration("wall-time")
-	spec, err := buildSpec(cmd, f, deploy.Embedded())
+	inv := deploy.Embedded()
+	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return nil, err
 	}
-	if len(spec.Nodes.Clusters) > 0 || len(spec.Nodes.Sites) > 0 {
-		return []string{"unflattened"}, nil
+	p, err := engine.PlanJob(spec, inv, grid.LocalNodes(inv))
+	if err != nil {
+		return nil, err
 	}
-	return spec.Nodes.Hosts, nil
+	return p.Ranks, nil
 }
 
 func writeJob(t *testing.T, doc string) string {
@@ -119,7 +124,8 @@ func TestRunBadValues(t *testing.T) {
 }
 
 // TestRunEmptySelection checks that a job whose sites and clusters share no host
-// is refused before any worker starts, naming both, as Compose refuses it.
+// is refused where it enters the engine, before any worker starts (no node
+// is free here), naming both, as Compose refuses it.
 func TestRunEmptySelection(t *testing.T) {
 	inv, err := deploy.Load("../../testdata/sites/good_two_sites.toml")
 	if err != nil {
@@ -130,7 +136,11 @@ func TestRunEmptySelection(t *testing.T) {
 	if err := cmd.ParseFlags([]string{"--job", job}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = buildSpec(cmd, &runFlags{job: job}, inv)
+	spec, err := buildSpec(cmd, &runFlags{job: job}, inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = engine.PlanJob(spec, inv, nil)
 	if !errors.Is(err, jobs.ErrEmptySelection) || !strings.Contains(err.Error(), "nancy") || !strings.Contains(err.Error(), "sagittaire") {
 		t.Fatalf("err %v, want an empty selection naming nancy and sagittaire", err)
 	}

@@ -54,6 +54,7 @@ func TestBuildSpecFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	spec = spec.WithDefaults()
 	if spec.Obstacle.N != 32 || spec.Obstacle.Eps != 1e-8 || spec.Scheme != jobs.Synchronous || spec.Detector != jobs.DetectTokens ||
 		spec.MaxIter != 99 || len(spec.Nodes.Clusters) != 1 || spec.Nodes.Any != 0 {
 		t.Errorf("spec %+v", spec)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package obstacle
+
+const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package jobs
-
-const raceEnabled = false

@@ -79,10 +79,10 @@ func (w *Worker) Stop(ctx context.Context) error {
 
 // forceKill ends a worker that did not exit when asked.
 func (w *Worker) forceKill() {
-	w.kill()
 	if w.killHung != nil {
-		w.killHung()
+		w.killHung() // first: closing the session may close the connection
 	}
+	w.kill()
 }
 
 // exited records how the worker ended and closes done.

@@ -160,20 +160,27 @@ func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, grace time.
 	return stopOutcome(h.Name, n, k, a, grace, clean)
 }
 
-// localWorkdir is a local host's work directory (pid files, logs): the
-// inventory's workdir (relative to home, as on remote hosts) plus
-// local/<node>, so local nodes never share one and Clean removes only theirs.
+// localWorkdir is a local host's work directory (pid files, sockets,
+// logs): with the default workdir, gridtui/local/<node> under the XDG state
+// directory ($XDG_STATE_HOME, else ~/.local/state), beside the console's
+// log; with a workdir of the inventory's own, that directory (relative to
+// home, as on remote hosts) plus local/<node>. Local nodes never share one
+// and Clean removes only theirs.
 func localWorkdir(h Host) string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
 	wd := h.Workdir
-	if wd == "" {
-		wd = fallbackWorkdir
+	if wd == "" || wd == defaultWorkdir {
+		state := os.Getenv("XDG_STATE_HOME")
+		if !filepath.IsAbs(state) { // the XDG spec: a relative path is invalid
+			state = filepath.Join(home, ".local", "state")
+		}
+		return filepath.Join(state, "gridtui", "local", h.Name)
 	}
 	wd = expandHome(wd)
 	if wd == "~" || !filepath.IsAbs(wd) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = os.TempDir()
-		}
 		if wd == "~" {
 			wd = ""
 		}

@@ -174,3 +174,28 @@ func stopProcess(t *testing.T, pid int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestLocalWorkdir checks where a local node works: under the XDG state
+// directory unless the inventory names a work directory of its own.
+func TestLocalWorkdir(t *testing.T) {
+	home, state := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	tests := map[string]struct {
+		workdir, xdg, want string
+	}{
+		"default":          {".gridtui", state, filepath.Join(state, "gridtui", "local", "alpha-1")},
+		"unset":            {"", state, filepath.Join(state, "gridtui", "local", "alpha-1")},
+		"no XDG":           {"", "", filepath.Join(home, ".local", "state", "gridtui", "local", "alpha-1")},
+		"relative XDG":     {"", "state", filepath.Join(home, ".local", "state", "gridtui", "local", "alpha-1")},
+		"inventory's own":  {"/scratch/w", state, "/scratch/w/local/alpha-1"},
+		"relative to home": {"work", state, filepath.Join(home, "work", "local", "alpha-1")},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", tc.xdg)
+			if got := localWorkdir(Host{Name: "alpha-1", Workdir: tc.workdir}); got != tc.want {
+				t.Errorf("localWorkdir = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -74,5 +74,6 @@ func newRootCmd() *cobra.Command {
 		newVersionCmd(),
 	)
 	markUsageErrors(root)
+	registerCompletions(root, g)
 	return root
 }

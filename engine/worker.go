@@ -439,7 +439,10 @@ func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.data != nil {
-		n.data.Close()
+		// Abort, not Close: what is still queued belongs to the run that
+		// ended, and a neighbour cut off by the network would hold a
+		// Close for CloseTimeout.
+		n.data.Abort()
 		n.data = nil
 	}
 	data, err := n.listenData(context.Background(), n.dataAddrs)

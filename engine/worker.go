@@ -59,9 +59,11 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("node", boot.Node)
 	if boot.LogFile != "" {
+		// The file keeps the log on the host (`gridtui logs`); stderr still
+		// gets it, whose tail the console puts in a failed worker's error.
 		if f, err := os.OpenFile(boot.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
 			defer f.Close()
-			log = slog.New(slog.NewTextHandler(f, nil)).With("node", boot.Node)
+			log = slog.New(slog.NewTextHandler(io.MultiWriter(f, logw), nil)).With("node", boot.Node)
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -72,6 +72,7 @@ func newRootCmd() *cobra.Command {
 		newWorkerCmd(g),
 		newBenchCmd(g),
 		newVersionCmd(),
+		newLogsCmd(g),
 	)
 	markUsageErrors(root)
 	registerCompletions(root, g)

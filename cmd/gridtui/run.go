@@ -94,6 +94,9 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 			}
 		}
 	}
+	if rep != nil && rep.Outcome != "ok" && rep.RecordID != "" && !f.json {
+		fmt.Fprintf(cmd.ErrOrStderr(), "the workers' logs: gridtui logs %s [NODE]\n", rep.RecordID)
+	}
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
 	}

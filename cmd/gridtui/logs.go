@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,7 +58,7 @@ func runLogs(cmd *cobra.Command, g *globalFlags, f *resultsFlags, id string, nod
 		names = append(names, n.Name)
 	}
 	for _, n := range nodes {
-		if !contains(names, n) {
+		if !slices.Contains(names, n) {
 			return usageErrorf("gridtui logs: %s is no node of run %s (its nodes: %s)", n, rec.ID, strings.Join(names, ", "))
 		}
 	}

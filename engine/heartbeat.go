@@ -36,10 +36,10 @@ import (
 // SuspectAfter and φ exceeds PhiThreshold, or in any case when its
 // silence exceeds HeartbeatTimeout. A hung peer is therefore named after at
 // most HeartbeatTimeout of silence plus one check (100 ms), never before
-// SuspectAfter. A newly watched peer starts from a wide prior (intervals of
-// HeartbeatInterval and SuspectAfter): while it is starting, on a machine
-// that may be loaded, it is judged leniently, until its own arrivals
-// outweigh the prior.
+// SuspectAfter. A newly watched peer is judged by the bound alone until its
+// first message (it is starting, on a machine that may be loaded), then
+// from a wider prior (intervals of one and four HeartbeatIntervals) until
+// its own arrivals outweigh it.
 //
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
@@ -80,11 +80,11 @@ type arrivals struct {
 	sum, sum2 float64 // of the ring and the prior
 }
 
-// prior is two pseudo-intervals, HeartbeatInterval and SuspectAfter, that
-// stay in the fit: a wide law at first, so that the first silences of a
-// peer (its start-up, on a machine that may be loaded) are judged
+// prior is two pseudo-intervals, HeartbeatInterval and four times that,
+// that stay in the fit: a wider law at first, so that the first silences of
+// a peer (its start-up, on a machine that may be loaded) are judged
 // leniently until its real arrivals outweigh the prior.
-var prior = [...]float64{HeartbeatInterval.Seconds(), SuspectAfter.Seconds()}
+var prior = [...]float64{HeartbeatInterval.Seconds(), 4 * HeartbeatInterval.Seconds()}
 
 func newArrivals(now time.Time) *arrivals {
 	a := &arrivals{last: now}
@@ -258,8 +258,11 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 		if silent <= w.limits.suspect {
 			continue
 		}
+		// A peer not heard from yet is starting (a task to receive, links
+		// to set up, on a machine that may be loaded): only the bound
+		// applies until its first message.
 		phi := w.model.phi(now)
-		if phi >= PhiThreshold || silent > w.limits.timeout {
+		if (phi >= PhiThreshold && w.model.n > 0) || silent > w.limits.timeout {
 			out = append(out, lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi})
 			delete(l.peers, id)
 		}

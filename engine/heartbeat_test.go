@@ -78,7 +78,7 @@ func TestLivenessSilences(t *testing.T) {
 		"bound holds for any history":   {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: bound + 100*ms, lost: true},
 		"slow but regular, not lost":    {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: 5 * time.Second},
 		"old fixed timeout's mistake":   {gaps: loaded(20), limits: childLimits, silent: 2400 * ms},
-		"hung right after the start":    {gaps: repeat(beat, 2), limits: childLimits, silent: floor + 100*ms},
+		"hung right after the start":    {gaps: repeat(beat, 2), limits: childLimits, silent: floor + 100*ms, lost: true},
 		"hung after 8 s of arrivals":    {gaps: repeat(beat, 32), limits: childLimits, silent: floor + 100*ms, lost: true},
 	}
 	for name, tc := range tests {

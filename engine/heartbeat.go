@@ -51,7 +51,7 @@ import (
 // lost.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	SuspectAfter      = 4 * time.Second
+	SuspectAfter      = 5 * time.Second
 	HeartbeatTimeout  = 10 * time.Second
 	ParentTimeout     = 12 * time.Second
 	PhiThreshold      = 8.0

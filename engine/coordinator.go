@@ -13,13 +13,18 @@ import (
 	"github.com/gridtui/gridtui/rmnp"
 )
 
-// postTimeout bounds a background control send (heartbeat, status, abort):
-// a stopped peer must never block the node's tick loop. It is as long as
-// the longest detector bound: rmnp cuts a link whose send is cancelled
-// mid-frame, and the peer takes that for this node's failure, so a send on
-// a slow (loaded) link must not give up before the detector has named a
-// peer that is really gone.
+// postTimeout bounds a control send that someone waits for (a worker's
+// failure report, which its end of run waits on): a stopped parent must
+// not hold it longer than the detector takes to name that parent.
 const postTimeout = ParentTimeout
+
+// beatTimeout bounds a background control send (heartbeat, status, abort).
+// rmnp cuts a link whose send times out mid-frame, and the peer takes that
+// for this node's failure; on an overloaded machine a write can stall as
+// long as the process is not scheduled. So a background send gives up only
+// long after the detector has named a peer that is really gone: liveness is
+// the detector's to judge, not a send's.
+const beatTimeout = time.Minute
 
 // coordState is the coordinator role of a node (GRIDHPC Sec. IV-B): it
 // forwards sub-tasks to the workers of its group (at most 32), aggregates
@@ -302,7 +307,7 @@ func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID) {
 }
 
 // post sends a control message in the background (m is copied), bounded by
-// postTimeout, so that a stopped or slow peer never blocks the caller.
+// beatTimeout, so that a stopped or slow peer never blocks the caller.
 func (n *node) post(ctx context.Context, peer rmnp.PeerID, m []byte) {
 	if peer == n.self {
 		n.send(ctx, peer, m)
@@ -310,7 +315,7 @@ func (n *node) post(ctx context.Context, peer rmnp.PeerID, m []byte) {
 	}
 	m = slices.Clone(m)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), beatTimeout)
 		defer cancel()
 		if err := n.ctrl.Send(ctx, peer, m, rmnp.CTRL); err != nil {
 			n.log.Debug("engine: control send failed", "peer", peer, "err", err)

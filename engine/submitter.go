@@ -482,7 +482,7 @@ func (s *submission) end(t msgType, reason string, msgs <-chan inbound) {
 
 func (s *submission) post(id rmnp.PeerID, m []byte) {
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), postTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
 		defer cancel()
 		s.ep.Send(ctx, id, m, rmnp.CTRL)
 	}()

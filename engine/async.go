@@ -79,7 +79,7 @@ func (s *solver) runActivity(ctx context.Context) error {
 		// inactive wait), say where the detector stood: a run that hangs until
 		// its deadline is diagnosed from these lines.
 		err = fmt.Errorf("%w (activity graph: %s; local test %v, unswept plane %v, taken ahead %v, %d iterations)",
-			err, g, a.localOK, a.newData, a.pre, s.slab.Iteration())
+			err, g, a.localOK, a.newData, a.pre, s.iter)
 	}
 	return err
 }
@@ -147,6 +147,9 @@ func (a *activityRun) takeAsync() error {
 			if errors.Is(err, rmnp.ErrNoMessage) {
 				break
 			}
+			if errors.Is(err, rmnp.ErrShortBuffer) {
+				return wrapErr(a.haloMismatch(l, l.nIn+1), "halo from rank %d", l.rank)
+			}
 			if err != nil {
 				return wrapErr(err, "halo from rank %d", l.rank)
 			}
@@ -166,7 +169,7 @@ func (a *activityRun) takeHalo(l *link, n int) error {
 	}
 	seq, kind := haloHeaderOf(l.in)
 	switch {
-	case kind == haloPlane && n == haloHeader+a.plane:
+	case kind == haloPlane && n == haloHeader+l.nIn:
 	case kind == haloMarker && n == haloHeader:
 	default:
 		return wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
@@ -177,8 +180,9 @@ func (a *activityRun) takeHalo(l *link, n int) error {
 	}
 	a.queue(out)
 	if fresh && kind == haloPlane {
-		_, halo := a.planes(l.side)
+		_, halo := a.planes(l)
 		copy(halo, l.in[haloHeader:n])
+		a.received(l)
 		a.newData = true
 	}
 	return nil
@@ -229,7 +233,10 @@ func (a *activityRun) sendPlanes(ctx context.Context) error {
 		if l == nil {
 			continue
 		}
-		own, _ := a.planes(l.side)
+		own, _ := a.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(a.solver, len(own))
+		}
 		moved := !l.ever || drift(own, l.sent, a.eps)
 		if !moved && !l.sync {
 			continue
@@ -242,10 +249,10 @@ func (a *activityRun) sendPlanes(ctx context.Context) error {
 		kind := uint64(haloMarker)
 		if moved {
 			kind = haloPlane
-			msg = l.out[:haloHeader+a.plane]
+			msg = l.out[:haloHeader+l.nOut]
 			copy(msg[haloHeader:], own)
 			if l.sent == nil {
-				l.sent = make([]float64, a.plane)
+				l.sent = make([]float64, l.nOut)
 			}
 			copy(l.sent, own)
 			l.ever = true

@@ -3,11 +3,22 @@
 // schemes, their termination detectors (convergence tokens, activity graph,
 // timed sync/async switching) and the telemetry the console displays.
 //
+// # Applications
+//
+// The engine knows applications only through the programming model
+// (apps/gridapp): a worker looks its Subtask's application up by name,
+// defines the task with it (Define, deterministic: every worker derives the
+// same decomposition), builds its own Part (NewPart) and drives it — Sweep,
+// Outgoing to each neighbour, Halo from each — under the job's scheme and
+// detector, then sends the part's Result up. A part that panics, returns a
+// NaN σ, or sends a neighbour more or fewer values than its halo holds fails
+// the run with ErrApplication and an error naming the application.
+//
 // # Schemes and termination (Solve)
 //
-// The b workers of a job own slabs 0…b−1 of the grid and form a chain; each
-// exchanges halo planes with its two neighbours as rmnp DATA and detector
-// messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
+// The b workers of a job own parts 0…b−1 (obstacle: slabs of the grid) and
+// form a chain; each exchanges halos with its two neighbours as rmnp DATA and
+// detector messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
 //
 // Synchronous: iteration k+1 uses the neighbours' iteration-k halos, so the
 // values are bit-for-bit the serial ones. Termination by the tokens of Fig. 6,
@@ -38,14 +49,16 @@
 //
 // # Roles and the control plane (Run, ServeWorker)
 //
-// Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B:
-// it starts (or reuses) the workers, plans the job (PlanJob: enough nodes,
-// the split, groups of at most 32 by cluster, coordinators of coordinators
-// by 32 above more than 32 groups (Levels), each pair's network by
-// Algorithm 1), sends the coordinators of the top level their subtrees
-// (each forwards tasks and assignments down, in waves, with retries;
-// startup.go), follows the telemetry the coordinators aggregate (≤ 10 Hz,
-// changed rows only) and gathers the results. ServeWorker is
+// Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B.
+// A job spec enters the engine there (or through PlanJob) and is validated
+// once, its node selection checked against the inventory; Run then starts
+// (or reuses) the workers, plans the job (PlanJob: enough nodes, the split,
+// groups of at most 32 by cluster, coordinators of coordinators by 32 above
+// more than 32 groups (Levels), each pair's network by Algorithm 1), sends
+// the coordinators of the top level their subtrees (each forwards tasks and
+// assignments down, in waves, with retries; startup.go), follows the
+// telemetry the coordinators aggregate (≤ 10 Hz, changed rows only) and
+// gathers the results. ServeWorker is
 // the worker process. It has two RMNP endpoints: a control endpoint
 // (sub-tasks, telemetry, results, heartbeats, end of run; see protocol.go)
 // and a data endpoint that only Solve uses, rebound after every run. Before

@@ -144,15 +144,14 @@ func localityOf(inv *deploy.Inventory) probe.Locality {
 // their order and are added once, any takes the first N). Hosts the job
 // names must be in the inventory and have a live worker.
 func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]string, error) {
-	site := map[string]string{}
+	inInventory := map[string]bool{}
 	for _, r := range grid.Refs(inv) {
-		site[r.Name] = r.Site
+		inInventory[r.Name] = true
 	}
-	free := make([]jobs.NodeRef, len(nodes))
+	free := grid.RefsOf(inv, nodes)
 	isFree := map[string]bool{}
-	for i, n := range nodes {
-		free[i] = jobs.NodeRef{Name: n.Name, Cluster: n.Cluster, Site: site[n.Name]}
-		isFree[n.Name] = true
+	for _, r := range free {
+		isFree[r.Name] = true
 	}
 	want := spec.Nodes.Hosts
 	if len(spec.Groups) > 0 {
@@ -164,7 +163,7 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 	var missing, unknown []string
 	for _, w := range want {
 		if !isFree[w] {
-			if _, known := site[w]; inv != nil && !known {
+			if inv != nil && !inInventory[w] {
 				unknown = append(unknown, w)
 			} else {
 				missing = append(missing, w)

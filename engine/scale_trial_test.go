@@ -128,9 +128,9 @@ func scaleRuns(t *testing.T, n int) {
 	if n > 256 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		id, secret := NewRunSecret()
+		id, secret := deploy.NewRunSecret()
 		t0 := time.Now()
-		ws, err := deploy.StartWorkers(ctx, inv, inv.Hosts(), BootFor(id, secret), deploy.Options{})
+		ws, err := deploy.StartWorkers(ctx, inv, inv.Hosts(), deploy.BootFor(id, secret), deploy.Options{})
 		if err != nil {
 			t.Fatalf("start %d workers: %v", n, err)
 		}

@@ -4,14 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
 // Subtask is one worker's share of a job, as its coordinator hands it down.
+// The worker computes it through the programming model (apps/gridapp): App
+// names the registered application and Params its parameters; the worker
+// defines the task with the application (Define is deterministic, so every
+// worker derives the same decomposition) and builds its own Part.
 type Subtask struct {
+	// App is the registered application ("" = "obstacle"); Params are its
+	// parameters as typed (nil for the obstacle problem: n and eps of
+	// Problem).
+	App      string
+	Params   map[string]string
 	Problem  jobs.Obstacle
 	Rank     int
 	Ranks    int
@@ -41,7 +52,7 @@ type Neighbour struct {
 
 // SolveResult is what Solve leaves on one worker.
 type SolveResult struct {
-	Values     []float64 // the slab's owned values, (Hi−Lo)·n·n, x-major
+	Values     []float64 // the part's Result (obstacle: the slab's planes, x-major)
 	Iterations int       // sweeps done on this worker (hybrid: equal across a cluster)
 	Sigma      float64   // local σ of the last sweep
 	Converged  bool      // the detector saw the global test pass (false: MaxIter)
@@ -63,17 +74,24 @@ const reportEvery = 100 * time.Millisecond
 // ErrScheme reports a Subtask whose scheme, detector or links do not fit.
 var ErrScheme = errors.New("engine: unsupported scheme")
 
-// Solve runs the iteration on this worker's slab until the detector declares
+// Solve runs the iteration on this worker's part until the detector declares
 // termination, exchanging halos and detector messages with its neighbours over
 // ep (rank r ↔ peer ids given in Neighbour). Halos are DATA messages, detector
 // messages CTRL (GRIDHPC Sec. V-A). report is called at most every ~100 ms
-// and once at the end with the final state.
-func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (SolveResult, error) {
+// and once at the end with the final state. A part that panics, returns a
+// NaN σ or sends a halo its neighbour cannot take fails the run with an error
+// naming the application.
+func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (res SolveResult, err error) {
 	s, err := newSolver(ep, t, report)
 	if err != nil {
-		return SolveResult{}, err
+		return SolveResult{}, wrapErr(err, "rank %d", t.Rank)
 	}
-	defer s.slab.Close()
+	defer s.part.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = s.res, s.finish(s.fault(r))
+		}
+	}()
 	switch {
 	case t.Scheme == jobs.Synchronous && s.detector == jobs.DetectTokens:
 		err = s.runSync(ctx)
@@ -84,28 +102,42 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 	default:
 		err = fmt.Errorf("%w: scheme %q with detector %q", ErrScheme, t.Scheme, s.detector)
 	}
-	s.res.Values = append([]float64(nil), s.slab.Values()...)
-	s.res.Iterations = s.slab.Iteration()
+	return s.res, s.finish(err)
+}
+
+// finish records the part's result and the final state.
+func (s *solver) finish(err error) error {
+	s.res.Iterations = s.iter
 	s.res.Sigma = s.sigma
 	if err != nil {
 		s.state = StateFailed
 		s.emit(time.Now(), err)
-		return s.res, wrapErr(err, "rank %d", t.Rank)
+		return wrapErr(err, "rank %d", s.t.Rank)
 	}
+	v, err := s.result()
+	if err != nil {
+		s.state = StateFailed
+		s.emit(time.Now(), err)
+		return wrapErr(err, "rank %d", s.t.Rank)
+	}
+	s.res.Values = v
 	s.state = StateTerminated
 	s.emit(time.Now(), nil)
-	return s.res, nil
+	return nil
 }
 
 // link is the solver's view of one neighbour.
 type link struct {
 	side Side
+	nb   int // the neighbour's index in the part (Outgoing, Halo)
 	peer rmnp.PeerID
 	rank int
 	sync bool
-	out  []float64 // halo message: header + plane
+	nOut int       // values of Outgoing(nb)
+	nIn  int       // values of Halo(nb)
+	out  []float64 // halo message: header + outgoing values
 	in   []float64
-	sent []float64 // plane as last sent (asynchronous drift test)
+	sent []float64 // values as last sent (asynchronous drift test)
 	ctrl []byte
 	seq  uint64 // highest update seq taken (halo filter for all detectors)
 	ever bool   // an update was sent on this link
@@ -116,12 +148,14 @@ type solver struct {
 	ep       *rmnp.Endpoint
 	t        Subtask
 	detector jobs.Detector
-	slab     *jobs.Slab
+	app      string
+	part     gridapp.Part
+	recv     gridapp.HaloReceiver // nil: the part does not act on receipt
+	iter     int                  // sweeps done
 	links    [2]*link
 	eps      float64
 	maxIter  int
 	report   func(NodeStatus)
-	plane    int
 	ctrlOut  []byte // control message being sent
 
 	state      NodeState
@@ -131,10 +165,6 @@ type solver struct {
 }
 
 func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, error) {
-	p := t.Problem.WithDefaults()
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
 	switch t.Scheme {
 	case jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid:
 	default:
@@ -149,14 +179,15 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if ep == nil && t.Ranks > 1 {
 		return nil, fmt.Errorf("engine: rank %d: no endpoint", t.Rank)
 	}
-	slab, err := jobs.NewSlab(p, t.Range, max(t.Cores, 1))
+	bp, err := buildPart(t)
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{ep: ep, t: t, slab: slab, eps: p.Eps, maxIter: t.MaxIter, report: report,
-		plane: p.N * p.N, state: StateActive, sigma: -1, ctrlOut: make([]byte, ctrlHeader+8*p.N*p.N)}
+	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, eps: bp.eps, maxIter: t.MaxIter, report: report,
+		state: StateActive, sigma: -1}
+	s.recv, _ = bp.part.(gridapp.HaloReceiver)
 	if s.maxIter <= 0 {
-		s.maxIter = p.MaxIter
+		s.maxIter = bp.maxIter
 	}
 	s.detector = t.Detector
 	if s.detector == "" {
@@ -165,45 +196,84 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 			s.detector = jobs.DetectTokens
 		}
 	}
-	for side, nb := range [2]*Neighbour{t.Lower, t.Upper} {
-		if nb == nil {
-			continue
-		}
-		l := &link{side: Side(side), peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
-			out: make([]float64, haloHeader+s.plane), in: make([]float64, haloHeader+s.plane),
-			ctrl: make([]byte, ctrlHeader+8*s.plane)}
-		if t.Scheme == jobs.Asynchronous && l.sync {
-			slab.Close()
-			return nil, fmt.Errorf("%w: asynchronous scheme over a synchronous link to rank %d", ErrScheme, nb.Rank)
-		}
-		if t.Scheme == jobs.Synchronous && !l.sync {
-			slab.Close()
-			return nil, fmt.Errorf("%w: synchronous scheme over an asynchronous link to rank %d", ErrScheme, nb.Rank)
-		}
-		s.links[side] = l
+	if err := s.makeLinks(bp.neighbours); err != nil {
+		bp.part.Close()
+		return nil, err
 	}
 	return s, nil
 }
 
-// plane returns the slab plane sent to side and the halo received from it.
-func (s *solver) planes(side Side) (own, halo []float64) {
-	if side == Lower {
-		return s.slab.LowPlane(), s.slab.LowHalo()
+// makeLinks builds the links to the chain neighbours the Subtask names,
+// matching them with the part's neighbours (by rank) and sizing the message
+// buffers from the part's Outgoing and Halo.
+func (s *solver) makeLinks(neighbours []int) error {
+	t := s.t
+	want := 0
+	maxOut := 1 // a section vote's σ
+	for side, nb := range [2]*Neighbour{t.Lower, t.Upper} {
+		if nb == nil {
+			continue
+		}
+		want++
+		i := slices.Index(neighbours, nb.Rank)
+		if i < 0 {
+			return fmt.Errorf("%w: application %q: rank %d's part does not neighbour rank %d (its neighbours: %v)", ErrScheme, s.app, t.Rank, nb.Rank, neighbours)
+		}
+		l := &link{side: Side(side), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
+			nOut: len(s.part.Outgoing(i)), nIn: len(s.part.Halo(i))}
+		l.out, l.in = make([]float64, haloHeader+l.nOut), make([]float64, haloHeader+l.nIn)
+		l.ctrl = make([]byte, ctrlHeader+8*l.nIn)
+		maxOut = max(maxOut, l.nOut)
+		if t.Scheme == jobs.Asynchronous && l.sync {
+			return fmt.Errorf("%w: asynchronous scheme over a synchronous link to rank %d", ErrScheme, nb.Rank)
+		}
+		if t.Scheme == jobs.Synchronous && !l.sync {
+			return fmt.Errorf("%w: synchronous scheme over an asynchronous link to rank %d", ErrScheme, nb.Rank)
+		}
+		s.links[side] = l
 	}
-	return s.slab.HighPlane(), s.slab.HighHalo()
+	if want != len(neighbours) {
+		return fmt.Errorf("%w: application %q: rank %d's part has neighbours %v, the chain gives it %d (the detectors run on a chain of parts)", ErrScheme, s.app, t.Rank, neighbours, want)
+	}
+	s.ctrlOut = make([]byte, ctrlHeader+8*maxOut)
+	return nil
 }
 
-// sweep runs one iteration of the slab and accounts its time.
+// planes returns the part's values sent on l and the halo received from it.
+func (s *solver) planes(l *link) (own, halo []float64) {
+	return s.part.Outgoing(l.nb), s.part.Halo(l.nb)
+}
+
+// outgoingChanged is the error of a part whose Outgoing(nb) changed length
+// since the run started.
+func (l *link) outgoingChanged(s *solver, n int) error {
+	return fmt.Errorf("%w %q: %d outgoing values for rank %d, %d at the start (Outgoing must keep its length)",
+		ErrApplication, s.app, n, l.rank, l.nOut)
+}
+
+// received tells the part that l's halo holds new values.
+func (s *solver) received(l *link) {
+	if s.recv != nil {
+		s.recv.Received(l.nb)
+	}
+}
+
+// sweep runs one iteration of the part and accounts its time. A NaN σ
+// stops the run (see fault).
 func (s *solver) sweep() float64 {
 	start := time.Now()
-	s.sigma = s.slab.Sweep()
+	s.sigma = s.part.Sweep()
+	s.iter++
+	if s.sigma != s.sigma {
+		panic(appFault{fmt.Errorf("sweep %d returned σ = NaN", s.iter)})
+	}
 	now := time.Now()
 	s.res.Compute += now.Sub(start)
 	s.maybeReport(now)
 	return s.sigma
 }
 
-func (s *solver) exhausted() bool { return s.maxIter > 0 && s.slab.Iteration() >= s.maxIter }
+func (s *solver) exhausted() bool { return s.maxIter > 0 && s.iter >= s.maxIter }
 
 // maybeReport calls report if the last call is old enough.
 func (s *solver) maybeReport(now time.Time) {
@@ -217,7 +287,7 @@ func (s *solver) emit(now time.Time, err error) {
 	if s.report == nil {
 		return
 	}
-	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.slab.Iteration(), Sigma: s.sigma,
+	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.iter, Sigma: s.sigma,
 		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait}
 	if err != nil {
 		st.Err = bare(err.Error()) // shown after the node's name

@@ -23,6 +23,10 @@ type chainRun struct {
 	asyncLink func(r int) bool
 	hooks     map[int]*solveHooks
 	period    time.Duration
+	// app and params name another application than the obstacle problem p
+	// (p.N still gives the chain's split in the Subtasks).
+	app    string
+	params map[string]string
 }
 
 var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
@@ -69,6 +73,19 @@ func (c chainRun) mode(r int) rmnp.Mode {
 // run solves the problem on the chain and returns the results and ranges.
 func (c chainRun) run(t testing.TB) ([]SolveResult, []jobs.Range) {
 	t.Helper()
+	res, ranges, errs := c.runAll(t)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	return res, ranges
+}
+
+// runAll solves the problem on the chain and returns every rank's result
+// and error: when one rank fails, the others are stopped.
+func (c chainRun) runAll(t testing.TB) ([]SolveResult, []jobs.Range, []error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	eps := c.endpoints(t, ctx)
@@ -81,7 +98,8 @@ func (c chainRun) run(t testing.TB) ([]SolveResult, []jobs.Range) {
 	var wg sync.WaitGroup
 	for r := range c.ranks {
 		st := Subtask{Problem: c.p, Rank: r, Ranks: c.ranks, Range: ranges[r], Cores: c.cores,
-			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r]}
+			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r],
+			App: c.app, Params: c.params}
 		if r > 0 {
 			st.Lower = &Neighbour{Rank: r - 1, Peer: rmnp.PeerID(r), Mode: c.mode(r - 1)}
 		}
@@ -98,12 +116,7 @@ func (c chainRun) run(t testing.TB) ([]SolveResult, []jobs.Range) {
 		}()
 	}
 	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-	}
-	return res, ranges
+	return res, ranges, errs
 }
 
 func assemble(t testing.TB, p jobs.Obstacle, ranges []jobs.Range, res []SolveResult) []float64 {

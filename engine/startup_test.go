@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -26,7 +27,7 @@ func TestConnectRetry(t *testing.T) {
 	}
 	addr := "tcp://" + ln.Addr().String()
 	ln.Close() // nothing listens there yet: dials are refused
-	id, secret := NewRunSecret()
+	id, secret := deploy.NewRunSecret()
 	cfg := rmnp.DefaultConfig()
 	cfg.RunID, cfg.Secret, cfg.Self = id, secret, SubmitterID
 	dialer, err := rmnp.Listen(ctx, cfg)

@@ -133,9 +133,12 @@ func (w *switchRun) exchangeRound(ctx context.Context) error {
 		if l == nil || !l.sync {
 			continue
 		}
-		own, _ := w.planes(l.side)
+		own, _ := w.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(w.solver, len(own))
+		}
 		w.sentSeq[l.side]++
-		msg := l.out[:haloHeader+w.plane]
+		msg := l.out[:haloHeader+l.nOut]
 		setHaloHeader(msg, w.sentSeq[l.side], haloPlane|uint64(w.request)<<8)
 		copy(msg[haloHeader:], own)
 		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
@@ -154,12 +157,13 @@ func (w *switchRun) exchangeRound(ctx context.Context) error {
 			return wrapErr(err, "halo from rank %d", l.rank)
 		}
 		seq, kind := haloHeaderOf(l.in)
-		if kind&0xff != haloPlane || n != haloHeader+w.plane {
+		if kind&0xff != haloPlane || n != haloHeader+l.nIn {
 			return wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
 		}
 		l.seq = seq
-		_, halo := w.planes(l.side)
+		_, halo := w.planes(l)
 		copy(halo, l.in[haloHeader:n])
+		w.received(l)
 		if r := int(kind >> 8); r > w.round && (w.request == 0 || r < w.request) {
 			w.request = r
 		}
@@ -221,13 +225,14 @@ func (w *switchRun) takeNewest() (bool, error) {
 				return false, wrapErr(err, "halo from rank %d", l.rank)
 			}
 			seq, kind := haloHeaderOf(l.in)
-			if kind != haloPlane || n != haloHeader+w.plane {
+			if kind != haloPlane || n != haloHeader+l.nIn {
 				return false, wrapErr(fmt.Errorf("%w: kind %d with %d values", errWire, kind, n), "halo from rank %d", l.rank)
 			}
 			if seq > l.seq {
 				l.seq = seq
-				_, halo := w.planes(l.side)
+				_, halo := w.planes(l)
 				copy(halo, l.in[haloHeader:n])
+				w.received(l)
 				took = true
 			}
 		}
@@ -243,9 +248,12 @@ func (w *switchRun) sendAsync(ctx context.Context) error {
 		if l == nil || l.sync {
 			continue
 		}
-		own, _ := w.planes(l.side)
+		own, _ := w.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(w.solver, len(own))
+		}
 		w.sentSeq[l.side]++
-		msg := l.out[:haloHeader+w.plane]
+		msg := l.out[:haloHeader+l.nOut]
 		setHaloHeader(msg, w.sentSeq[l.side], haloPlane)
 		copy(msg[haloHeader:], own)
 		if w.t.hooks != nil && w.t.hooks.beforeSend != nil {
@@ -290,7 +298,10 @@ func (w *switchRun) exchangeSection(ctx context.Context, step uint64) error {
 		if l == nil {
 			continue
 		}
-		own, _ := w.planes(l.side)
+		own, _ := w.planes(l)
+		if len(own) != l.nOut {
+			return l.outgoingChanged(w.solver, len(own))
+		}
 		w.sentSeq[l.side]++
 		msg := encodeCtrl(w.ctrlOut, ctrlSectionHalo, w.sentSeq[l.side], w.section<<1|(step-1), own)
 		if err := w.sendCtrl(ctx, l.side, msg); err != nil {
@@ -318,12 +329,13 @@ func (w *switchRun) exchangeSection(ctx context.Context, step uint64) error {
 
 // takeSectionHalo checks that m is the halo of step of section and takes it.
 func (w *switchRun) takeSectionHalo(l *link, m ctrlMsg, section, step uint64) error {
-	_, halo := w.planes(l.side)
+	_, halo := w.planes(l)
 	if m.kind != ctrlSectionHalo || m.arg != section<<1|(step-1) || !m.floats(halo) {
 		return fmt.Errorf("%w: rank %d sent control kind %d (arg %d, %d bytes), want halo %d of section %d",
 			ErrTermination, l.rank, m.kind, m.arg, len(m.payload), step, section)
 	}
 	l.seq = max(l.seq, m.seq)
+	w.received(l)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -59,7 +60,7 @@ func (s *solver) exchangeSync(ctx context.Context) error {
 		if s.t.hooks != nil && s.t.hooks.beforeSend != nil {
 			s.t.hooks.beforeSend(l.side)
 		}
-		own, _ := s.planes(l.side)
+		own, _ := s.planes(l)
 		if err := s.ep.SendFloat64s(ctx, l.peer, own, rmnp.DATA); err != nil {
 			return wrapErr(err, "halo to rank %d", l.rank)
 		}
@@ -71,14 +72,18 @@ func (s *solver) exchangeSync(ctx context.Context) error {
 		if l == nil {
 			continue
 		}
-		_, halo := s.planes(l.side)
+		_, halo := s.planes(l)
 		n, err := s.ep.ReceiveFloat64s(ctx, l.peer, halo, rmnp.DATA)
+		if errors.Is(err, rmnp.ErrShortBuffer) {
+			n, err = len(halo)+1, nil // more values than the halo holds
+		}
 		if err != nil {
 			return wrapErr(err, "halo from rank %d", l.rank)
 		}
 		if n != len(halo) {
-			return wrapErr(fmt.Errorf("%w: %d values, want %d", errWire, n, len(halo)), "halo from rank %d", l.rank)
+			return wrapErr(s.haloMismatch(l, n), "halo from rank %d", l.rank)
 		}
+		s.received(l)
 	}
 	return nil
 }
@@ -129,4 +134,16 @@ func (s *solver) sendTokens(ctx context.Context, c ConvToken, tm TermToken) erro
 		}
 	}
 	return nil
+}
+
+// haloMismatch is the error of a halo of n values from l's neighbour, when
+// the part's halo holds another number: the application's Outgoing and Halo
+// disagree (n is len(halo)+1 for "more").
+func (s *solver) haloMismatch(l *link, n int) error {
+	got := fmt.Sprint(n)
+	if n > l.nIn {
+		got = "more"
+	}
+	return fmt.Errorf("%w: %s values, want %d: application %q: rank %d's outgoing values for rank %d and their halo differ in length",
+		errWire, got, l.nIn, s.app, l.rank, s.t.Rank)
 }

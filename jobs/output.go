@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"github.com/gridtui/gridtui/apps/obstacle"
+
 	"bufio"
 	"encoding/base64"
 	"encoding/binary"
@@ -52,7 +54,7 @@ func WriteVTI(w io.Writer, p Obstacle, u []float64) error {
 		at   func(i, j, k int) float64
 	}{
 		{"u", func(i, j, k int) float64 { return u[(i*n+j)*n+k] }},
-		{"u_minus_phi", func(i, j, k int) float64 { return u[(i*n+j)*n+k] - phiAt(h, i, j, k) }},
+		{"u_minus_phi", func(i, j, k int) float64 { return u[(i*n+j)*n+k] - obstacle.PhiAt(h, i, j, k) }},
 	}
 	for _, a := range arrays {
 		fmt.Fprintf(bw, "        <DataArray type=\"Float64\" Name=%q format=\"binary\">\n          ", a.name)

@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"github.com/gridtui/gridtui/apps/obstacle"
+
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
@@ -79,7 +81,7 @@ func TestWriteVTIStructureAndValues(t *testing.T) {
 		got := math.Float64frombits(binary.LittleEndian.Uint64(raw[8+8*vtkIndex:]))
 		want := u[(2*3+1)*3+0]
 		if a.Name == "u_minus_phi" {
-			want -= phiAt(0.25, 2, 1, 0)
+			want -= obstacle.PhiAt(0.25, 2, 1, 0)
 		}
 		if got != want {
 			t.Fatalf("array %s at (2,1,0) = %v, want %v", a.Name, got, want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -83,6 +84,8 @@ type ComposeView struct {
 	// selErr is why a loaded job file's node selection names no host; it
 	// blocks the run like unknown.
 	selErr string
+	// drawn is where the last frame drew the panes' rows, for clicks.
+	drawn *composeDrawn
 	// order is the rank order of a loaded selection of hosts listed out of
 	// inventory order (a run keeps it); nil means inventory order. Changing
 	// the node choice drops it.
@@ -116,7 +119,7 @@ type (
 // NewComposeView returns a composer for the inventory's hosts, starting
 // from the default job (jobs.DefaultSpec) with no node chosen.
 func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
-	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}}
+	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
 	v.fields = [fieldCount]field{
 		fName:     {Label: "Name", Kind: kindText},
 		fApp:      {Label: "Application", Kind: kindChoice, Options: []string{"obstacle"}},
@@ -357,6 +360,10 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		return v.key(msg)
+	case tea.MouseClickMsg:
+		if !v.editing {
+			v.click(msg.X, msg.Y)
+		}
 	}
 	return v, nil
 }
@@ -366,35 +373,34 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 		v.editKey(msg)
 		return v, nil
 	}
-	k := msg.String()
-	switch k {
-	case "left":
-		v.pane = (v.pane + 2) % 3
-		return v, nil
-	case "right":
+	k := v.keyMap()
+	switch {
+	case key.Matches(msg, k.Pane):
 		v.pane = (v.pane + 1) % 3
+		if key.Matches(msg, k.prevPane) {
+			v.pane = (v.pane + 1) % 3 // two steps on is one back
+		}
 		return v, nil
-	case "ctrl+s":
+	case key.Matches(msg, k.Save):
 		s, _ := v.parseSpec()
 		return v, msgCmd(saveSpecMsg{Path: v.fields[fFile].Value, Spec: s})
-	case "ctrl+o":
+	case key.Matches(msg, k.Load):
 		return v, msgCmd(loadSpecMsg{Path: v.fields[fFile].Value})
-	case "r":
+	case key.Matches(msg, k.Start):
 		return v, v.start()
-	case "up", "k":
-		v.cursor[v.pane] = max(0, v.cursor[v.pane]-1)
-		return v, nil
-	case "down", "j":
-		v.cursor[v.pane] = min(v.paneLen(v.pane)-1, v.cursor[v.pane]+1)
+	}
+	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.bodyHeight()/2) {
 		return v, nil
 	}
 	switch v.pane {
 	case paneForm:
-		return v.formKey(k)
+		return v.formKey(msg, k)
 	case paneNodes:
-		v.nodesKey(k)
+		if key.Matches(msg, k.Toggle) {
+			v.toggleNode()
+		}
 	case paneHierarchy:
-		v.hierarchyKey(k)
+		v.hierarchyKey(msg, k)
 	}
 	return v, nil
 }
@@ -411,20 +417,20 @@ func (v *ComposeView) start() tea.Cmd {
 	return msgCmd(StartRunMsg{Spec: s})
 }
 
-func (v ComposeView) formKey(k string) (ComposeView, tea.Cmd) {
+func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView, tea.Cmd) {
 	i := v.cursor[paneForm]
 	f := &v.fields[i]
 	switch {
-	case f.Kind == kindButton && k == "enter":
+	case f.Kind == kindButton && key.Matches(msg, k.Edit):
 		return v, v.start()
-	case f.Kind == kindChoice && (k == "enter" || k == "space"):
+	case f.Kind == kindChoice && (key.Matches(msg, k.Edit) || key.Matches(msg, k.Cycle)):
 		j := slices.Index(f.Options, f.Value)
 		f.Value = f.Options[(j+1)%len(f.Options)]
 		if i == fScheme && f.Value == "sync" {
 			v.fields[fDetector].Value = "default" // sync runs use tokens
 		}
 		v.validate()
-	case f.Kind == kindText && k == "enter":
+	case f.Kind == kindText && key.Matches(msg, k.Edit):
 		v.editing, v.buf = true, f.Value
 	}
 	return v, nil
@@ -432,21 +438,22 @@ func (v ComposeView) formKey(k string) (ComposeView, tea.Cmd) {
 
 // editKey edits the focused text field: enter keeps, esc cancels.
 func (v *ComposeView) editKey(msg tea.KeyPressMsg) {
-	switch msg.String() {
-	case "enter":
+	k := v.common.Keys
+	switch {
+	case key.Matches(msg, k.Accept):
 		v.fields[v.cursor[paneForm]].Value = v.buf
 		v.editing = false
 		if v.cursor[paneForm] == fAny {
 			v.groups = nil // the node set changed: automatic hierarchy again
 		}
 		v.validate()
-	case "esc":
+	case key.Matches(msg, k.Cancel):
 		v.editing = false
-	case "backspace":
+	case key.Matches(msg, k.DeleteChar):
 		if r := []rune(v.buf); len(r) > 0 {
 			v.buf = string(r[:len(r)-1])
 		}
-	case "ctrl+u":
+	case key.Matches(msg, k.ClearText):
 		v.buf = ""
 	default:
 		v.buf += msg.Text

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
@@ -62,11 +64,8 @@ func (v *ComposeView) paneLen(p int) int {
 	return fieldCount
 }
 
-// nodesKey toggles a host, or a whole cluster, with space or enter.
-func (v *ComposeView) nodesKey(k string) {
-	if k != "space" && k != "enter" {
-		return
-	}
+// toggleNode toggles the host, or the whole cluster, under the cursor.
+func (v *ComposeView) toggleNode() {
 	rows := v.pickRows()
 	i := v.cursor[paneNodes]
 	if i >= len(rows) {
@@ -103,7 +102,7 @@ func (v *ComposeView) clusterHosts(cluster string) []string {
 
 // hierarchyKey edits the hierarchy: m moves the worker under the cursor to
 // the next group, n to a new group, c makes it its group's coordinator.
-func (v *ComposeView) hierarchyKey(k string) {
+func (v *ComposeView) hierarchyKey(msg tea.KeyPressMsg, k composeKeyMap) {
 	rows := v.hierRows()
 	i := v.cursor[paneHierarchy]
 	if i >= len(rows) || rows[i].worker == "" {
@@ -111,10 +110,10 @@ func (v *ComposeView) hierarchyKey(k string) {
 	}
 	r := rows[i]
 	groups := cloneGroups(v.hierarchy())
-	switch k {
-	case "c":
+	switch {
+	case key.Matches(msg, k.Coordinator):
 		groups[r.group].Coordinator = r.worker
-	case "m", "n":
+	case key.Matches(msg, k.Move), key.Matches(msg, k.NewGroup):
 		src := r.group
 		before := len(groups)
 		groups = removeWorker(groups, src, r.worker)
@@ -122,7 +121,7 @@ func (v *ComposeView) hierarchyKey(k string) {
 			src = -1 // the source group vanished
 		}
 		to := len(groups) // a new group
-		if k == "m" {
+		if key.Matches(msg, k.Move) {
 			// the next group after the source, wrapping, but never the source
 			for _, cand := range []int{r.group + 1 - (before - len(groups)), 0} {
 				if cand >= 0 && cand < len(groups) && cand != src {
@@ -169,26 +168,75 @@ func removeWorker(gs []jobs.Group, g int, w string) []jobs.Group {
 	return gs
 }
 
-func (v ComposeView) help() bindingList {
-	b := func(k, d string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, d)) }
-	pane := b("←/→", "pane")
-	start := b("r", "start run")
-	var short []key.Binding
-	switch v.pane {
-	case paneForm:
-		short = []key.Binding{pane, b("enter", "edit/cycle"), start, b("ctrl+s", "save"), b("ctrl+o", "load")}
-	case paneNodes:
-		short = []key.Binding{pane, b("space", "toggle node/cluster"), start}
-	case paneHierarchy:
-		short = []key.Binding{pane, b("m", "move to next group"), b("n", "new group"), b("c", "coordinator"), start}
-	}
-	full := [][]key.Binding{
-		{pane, b("enter", "edit field / cycle choice"), b("esc", "cancel edit"), start},
-		{b("space", "toggle node or cluster"), b("ctrl+s", "save job file"), b("ctrl+o", "load job file")},
-		{b("m", "move worker to next group"), b("n", "worker to a new group"), b("c", "make coordinator")},
-	}
-	return bindingList{short: short, full: full, noList: true}
+// composeKeyMap is the Compose view's key map (help.KeyMap): each pane's
+// keys are enabled in that pane only, so the help lists what acts where the
+// cursor is.
+type composeKeyMap struct {
+	Pane, Edit, Cycle, Toggle, Start, Save, Load key.Binding
+	Move, NewGroup, Coordinator                  key.Binding
+	// prevPane is the left half of Pane (one pane back).
+	prevPane key.Binding
+	nav      []key.Binding
 }
+
+// keyMap returns the bindings of the pane in focus.
+func (v ComposeView) keyMap() composeKeyMap {
+	k := v.common.Keys
+	form, nodes, hier := v.pane == paneForm, v.pane == paneNodes, v.pane == paneHierarchy
+	edit := "edit field / cycle choice"
+	if form {
+		switch v.fields[v.cursor[paneForm]].Kind {
+		case kindChoice:
+			edit = "cycle choice"
+		case kindButton:
+			edit = "start run"
+		default:
+			edit = "edit field (enter keeps, esc cancels)"
+		}
+	}
+	onWorker := false
+	if rows := v.hierRows(); hier && v.cursor[paneHierarchy] < len(rows) {
+		onWorker = rows[v.cursor[paneHierarchy]].worker != ""
+	}
+	return composeKeyMap{
+		Pane:        bind("←/→", "pane", "left", "right"),
+		prevPane:    bind("←", "previous pane", "left"),
+		Edit:        enabled(bind("enter", edit, "enter"), form),
+		Cycle:       enabled(bind("space", "cycle choice", "space"), form && v.fields[v.cursor[paneForm]].Kind == kindChoice),
+		Toggle:      enabled(bind("space", "toggle node or cluster", "space", "enter"), nodes && len(v.pickRows()) > 0),
+		Start:       bind("r", "start run", "r"),
+		Save:        bind("ctrl+s", "save job file", "ctrl+s"),
+		Load:        bind("ctrl+o", "load job file", "ctrl+o"),
+		Move:        enabled(bind("m", "move worker to next group", "m"), onWorker),
+		NewGroup:    enabled(bind("n", "worker to a new group", "n"), onWorker),
+		Coordinator: enabled(bind("c", "make coordinator", "c"), onWorker),
+		nav:         k.navKeys(),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k composeKeyMap) ShortHelp() []key.Binding {
+	short := k
+	short.Edit.SetHelp("enter", "edit/cycle")
+	short.Toggle.SetHelp("space", "toggle node/cluster")
+	short.Move.SetHelp("m", "move to next group")
+	short.NewGroup.SetHelp("n", "new group")
+	short.Coordinator.SetHelp("c", "coordinator")
+	short.Save.SetHelp("ctrl+s", "save")
+	short.Load.SetHelp("ctrl+o", "load")
+	return []key.Binding{k.Pane, short.Edit, short.Toggle, short.Move, short.NewGroup, short.Coordinator, k.Start, short.Save, short.Load}
+}
+
+// FullHelp implements help.KeyMap.
+func (k composeKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pane, k.Edit, k.Cycle, k.Toggle, k.Start},
+		{k.Move, k.NewGroup, k.Coordinator, k.Save, k.Load},
+		k.nav,
+	}
+}
+
+func (v ComposeView) help() help.KeyMap { return v.keyMap() }
 
 // View renders the form on the left, the node picker and the hierarchy on
 // the right, and the live validation underneath.
@@ -211,7 +259,9 @@ func (v ComposeView) View() string {
 	right := v.paneTitle(paneNodes, "Nodes", fmt.Sprintf(" (%d chosen)", len(v.chosen())))
 	right = append(right, v.pickLines(rw, nodesH-1)...)
 	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", fmt.Sprintf(" (%d groups)", len(v.hierarchy())))...)
+	hierY := len(right)
 	right = append(right, v.hierLines(rw, mainH-len(right))...)
+	v.drawn.record(v, lw, rw, nodesH-1, hierY, mainH-hierY)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
 		l, r := "", ""
@@ -379,11 +429,15 @@ func scrollTo(lines []string, cur, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	first := 0
+	return clipWindow(lines, scrollFirst(cur, h), h)
+}
+
+// scrollFirst is the first of h lines that show line cur.
+func scrollFirst(cur, h int) int {
 	if cur >= h {
-		first = cur - h + 1
+		return cur - h + 1
 	}
-	return clipWindow(lines, first, h)
+	return 0
 }
 
 // clipWindow returns lines[first:first+h], bounded.

@@ -1,4 +1,4 @@
-package jobs
+package obstacle
 
 import (
 	"errors"
@@ -11,19 +11,19 @@ import (
 func TestObstacleValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		p     Obstacle
+		p     Problem
 		field string // "" means valid
 	}{
-		{"ok", Obstacle{N: 1, Eps: 1e-8}, ""},
-		{"ok max iter", Obstacle{N: 64, Eps: DefaultEps, MaxIter: 10}, ""},
-		{"zero n", Obstacle{N: 0, Eps: 1}, "n ="},
-		{"negative n", Obstacle{N: -3, Eps: 1}, "n ="},
-		{"huge n", Obstacle{N: MaxN + 1, Eps: 1}, "n ="},
-		{"zero eps", Obstacle{N: 4}, "eps ="},
-		{"negative eps", Obstacle{N: 4, Eps: -1}, "eps ="},
-		{"nan eps", Obstacle{N: 4, Eps: math.NaN()}, "eps ="},
-		{"inf eps", Obstacle{N: 4, Eps: math.Inf(1)}, "eps ="},
-		{"negative max iter", Obstacle{N: 4, Eps: 1, MaxIter: -1}, "max_iter ="},
+		{"ok", Problem{N: 1, Eps: 1e-8}, ""},
+		{"ok max iter", Problem{N: 64, Eps: DefaultEps, MaxIter: 10}, ""},
+		{"zero n", Problem{N: 0, Eps: 1}, "n ="},
+		{"negative n", Problem{N: -3, Eps: 1}, "n ="},
+		{"huge n", Problem{N: MaxN + 1, Eps: 1}, "n ="},
+		{"zero eps", Problem{N: 4}, "eps ="},
+		{"negative eps", Problem{N: 4, Eps: -1}, "eps ="},
+		{"nan eps", Problem{N: 4, Eps: math.NaN()}, "eps ="},
+		{"inf eps", Problem{N: 4, Eps: math.Inf(1)}, "eps ="},
+		{"negative max iter", Problem{N: 4, Eps: 1, MaxIter: -1}, "max_iter ="},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.p.Validate()
@@ -33,24 +33,24 @@ func TestObstacleValidate(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrInvalidObstacle) || !strings.Contains(err.Error(), tc.field) {
-				t.Fatalf("Validate() = %v, want ErrInvalidObstacle naming %q", err, tc.field)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.field) {
+				t.Fatalf("Validate() = %v, want ErrInvalid naming %q", err, tc.field)
 			}
 		})
 	}
 }
 
 func TestWithDefaults(t *testing.T) {
-	if got := (Obstacle{N: 3}).WithDefaults().Eps; got != DefaultEps {
+	if got := (Problem{N: 3}).WithDefaults().Eps; got != DefaultEps {
 		t.Fatalf("Eps = %v, want %v", got, DefaultEps)
 	}
-	if got := (Obstacle{N: 3, Eps: 1e-3}).WithDefaults().Eps; got != 1e-3 {
+	if got := (Problem{N: 3, Eps: 1e-3}).WithDefaults().Eps; got != 1e-3 {
 		t.Fatalf("Eps = %v, want 1e-3", got)
 	}
 }
 
 func TestInitialGuessAndPhi(t *testing.T) {
-	p := Obstacle{N: 3}
+	p := Problem{N: 3}
 	h := p.H()
 	if h != 0.25 {
 		t.Fatalf("H() = %v, want 0.25", h)
@@ -70,12 +70,12 @@ func TestInitialGuessAndPhi(t *testing.T) {
 
 // TestSerialSweepHandComputed checks one point of the first sweep by hand.
 func TestSerialSweepHandComputed(t *testing.T) {
-	p := Obstacle{N: 1}
+	p := Problem{N: 1}
 	u := []float64{0.3}
 	next := []float64{0}
 	sigma := SerialSweep(p, u, next)
 	h := 0.5
-	want := max(phiAt(h, 0, 0, 0), (0+h*h*ObstacleLoad)/6.0)
+	want := max(PhiAt(h, 0, 0, 0), (0+h*h*Load)/6.0)
 	if next[0] != want || sigma != math.Abs(want-0.3) {
 		t.Fatalf("next = %v σ = %v, want %v and %v", next[0], sigma, want, math.Abs(want-0.3))
 	}
@@ -84,7 +84,7 @@ func TestSerialSweepHandComputed(t *testing.T) {
 // TestSerialSolveConverges checks convergence on a small grid, the iteration
 // count contract and that the residual then is below eps.
 func TestSerialSolveConverges(t *testing.T) {
-	p := Obstacle{N: 12, Eps: 1e-10}
+	p := Problem{N: 12, Eps: 1e-10}
 	u, iters, sigma := SerialSolve(p)
 	if sigma >= p.Eps || iters < 2 {
 		t.Fatalf("iters = %d σ = %v, want σ < %v", iters, sigma, p.Eps)
@@ -97,7 +97,7 @@ func TestSerialSolveConverges(t *testing.T) {
 	if iters != 5 || sigma < p.Eps {
 		t.Fatalf("with MaxIter 5: iters = %d σ = %v", iters, sigma)
 	}
-	if u, iters, sigma := SerialSolve(Obstacle{N: -1}); u != nil || iters != 0 || !math.IsNaN(sigma) {
+	if u, iters, sigma := SerialSolve(Problem{N: -1}); u != nil || iters != 0 || !math.IsNaN(sigma) {
 		t.Fatalf("invalid problem: SerialSolve = %v, %d, %v; want nil, 0, NaN", u, iters, sigma)
 	}
 	if r := Residual(p, u[:7]); !math.IsNaN(r) {
@@ -121,7 +121,7 @@ func TestReferenceIterationCounts(t *testing.T) {
 		if testing.Short() || raceEnabled {
 			t.Skip("reference iteration counts skipped in -short mode and under -race")
 		}
-		p := Obstacle{N: tc.n, Eps: 1e-8}
+		p := Problem{N: tc.n, Eps: 1e-8}
 		got := fastSolveIterations(t, p)
 		if got != tc.want {
 			t.Errorf("n = %d, eps = 1e-8: %d iterations, want %d", tc.n, got, tc.want)
@@ -131,9 +131,9 @@ func TestReferenceIterationCounts(t *testing.T) {
 
 // fastSolveIterations solves p on one slab (bit-for-bit equal to SerialSolve,
 // see TestSlabsBitForBitSerial) and returns the iteration count.
-func fastSolveIterations(t *testing.T, p Obstacle) int {
+func fastSolveIterations(t *testing.T, p Problem) int {
 	t.Helper()
-	s, err := NewSlab(p, Range{0, p.N}, 2)
+	s, err := NewSlab(p, Range{Lo: 0, Hi: p.N}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +149,10 @@ func TestSplit(t *testing.T) {
 		n, parts int
 		want     []Range
 	}{
-		{"one", 5, 1, []Range{{0, 5}}},
-		{"even", 6, 3, []Range{{0, 2}, {2, 4}, {4, 6}}},
-		{"uneven", 7, 3, []Range{{0, 3}, {3, 5}, {5, 7}}},
-		{"all", 3, 3, []Range{{0, 1}, {1, 2}, {2, 3}}},
+		{"one", 5, 1, []Range{{Lo: 0, Hi: 5}}},
+		{"even", 6, 3, []Range{{Lo: 0, Hi: 2}, {Lo: 2, Hi: 4}, {Lo: 4, Hi: 6}}},
+		{"uneven", 7, 3, []Range{{Lo: 0, Hi: 3}, {Lo: 3, Hi: 5}, {Lo: 5, Hi: 7}}},
+		{"all", 3, 3, []Range{{Lo: 0, Hi: 1}, {Lo: 1, Hi: 2}, {Lo: 2, Hi: 3}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Split(tc.n, tc.parts)

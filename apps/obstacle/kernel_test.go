@@ -1,4 +1,4 @@
-package jobs
+package obstacle
 
 import (
 	"fmt"
@@ -86,7 +86,7 @@ func BenchmarkSweep(b *testing.B) {
 }
 
 func benchSweep(b *testing.B, n, cores int) {
-	s, err := NewSlab(Obstacle{N: n}, Range{0, n}, cores)
+	s, err := NewSlab(Problem{N: n}, Range{Lo: 0, Hi: n}, cores)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func benchSweep(b *testing.B, n, cores int) {
 // kernel, so the speed-up of the kernel is visible in the same run.
 func BenchmarkSerialSweep(b *testing.B) {
 	n := 64
-	p := Obstacle{N: n}
+	p := Problem{N: n}
 	u := InitialGuess(p)
 	next := make([]float64, len(u))
 	cpu0 := cpuSeconds()
@@ -229,7 +229,7 @@ func BenchmarkSlabMemory(b *testing.B) {
 // traffic.
 func BenchmarkKernelRow(b *testing.B) {
 	const n = 256
-	p := Obstacle{N: n}
+	p := Problem{N: n}
 	h := p.H()
 	// One buffer, rows 2368 bytes apart: no two rows at the same address
 	// modulo 4 KiB, which would make stores and later loads falsely

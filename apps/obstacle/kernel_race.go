@@ -1,6 +1,6 @@
 //go:build race
 
-package jobs
+package obstacle
 
 // raceEnabled is set in race-detector builds. The detector cannot see the
 // memory accesses of assembly, so Slab then sweeps with the Go kernel; the

@@ -1,4 +1,4 @@
-package jobs
+package obstacle
 
 import "math"
 
@@ -26,7 +26,7 @@ type Complementarity struct {
 // amplified by 1/h². The tolerance is four times the sum of both, so an
 // iterate converged to σ < ε passes, and one far from convergence does not.
 // |u − φ| < 1 on this problem, so the same Tol bounds the product.
-func ComplementarityTol(p Obstacle, residual float64) float64 {
+func ComplementarityTol(p Problem, residual float64) float64 {
 	h := p.H()
 	const roundoff = 64 * 0x1p-52 // ulps lost in 6u − Σ₆, relative to |u| ≤ 1
 	return 4 * 6 * (residual + roundoff) / (h * h)
@@ -36,7 +36,7 @@ func ComplementarityTol(p Obstacle, residual float64) float64 {
 // values) with tolerance tol in units of Au − f; u − φ is allowed down to
 // −tol·h²/6, the same tolerance mapped back through δ = h²/6. A u of the
 // wrong length fails the check with NaN figures rather than panicking.
-func CheckComplementarity(p Obstacle, u []float64, tol float64) Complementarity {
+func CheckComplementarity(p Problem, u []float64, tol float64) Complementarity {
 	n, h := p.N, p.H()
 	c := Complementarity{
 		MinUMinusPhi: math.Inf(1),
@@ -61,8 +61,8 @@ func CheckComplementarity(p Obstacle, u []float64, tol float64) Complementarity 
 				ui := u[(i*n+j)*n+k]
 				s := at(i-1, j, k) + at(i+1, j, k) + at(i, j-1, k) + at(i, j+1, k) +
 					at(i, j, k-1) + at(i, j, k+1)
-				r := float64(6*ui-s)*invH2 - ObstacleLoad
-				g := ui - phiAt(h, i, j, k)
+				r := float64(6*ui-s)*invH2 - Load
+				g := ui - PhiAt(h, i, j, k)
 				c.MinUMinusPhi = min(c.MinUMinusPhi, g)
 				c.MinAuMinusF = min(c.MinAuMinusF, r)
 				c.MaxProduct = max(c.MaxProduct, math.Abs(r*g))

@@ -1,5 +1,5 @@
 //go:build !race
 
-package jobs
+package obstacle
 
 const raceEnabled = false

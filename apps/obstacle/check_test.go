@@ -1,4 +1,4 @@
-package jobs
+package obstacle
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestCheckComplementarity(t *testing.T) {
-	p := Obstacle{N: 10, Eps: 1e-12}
+	p := Problem{N: 10, Eps: 1e-12}
 	sol, _, _ := SerialSolve(p)
 	res := Residual(p, sol)
 	tol := ComplementarityTol(p, res)
@@ -52,7 +52,7 @@ func TestCheckComplementarity(t *testing.T) {
 }
 
 func TestResidualMatchesSweep(t *testing.T) {
-	p := Obstacle{N: 6}
+	p := Problem{N: 6}
 	u, sig := serialRun(p, 3)
 	_, sig4 := serialRun(p, 4)
 	if r := Residual(p, u); r != sig4[3] {

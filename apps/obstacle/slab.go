@@ -1,4 +1,4 @@
-package jobs
+package obstacle
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 )
 
 // ErrSlab is wrapped by every error NewSlab and Assemble return.
-var ErrSlab = errors.New("jobs: bad slab")
+var ErrSlab = errors.New("obstacle: bad slab")
 
 // Slab is one computing node's share of the obstacle problem in the a·b
 // decomposition of GRIDHPC Sec. VI-B: the planes x ∈ [Lo, Hi) of u, u' and φ,
@@ -21,7 +21,7 @@ var ErrSlab = errors.New("jobs: bad slab")
 // A Slab is not safe for concurrent use: write the halos, call Sweep, read the
 // planes, in turn, from one goroutine. Call Close to stop its pool.
 type Slab struct {
-	p     Obstacle
+	p     Problem
 	r     Range
 	n     int     // points per axis
 	plane int     // n·n, the length of one x-plane
@@ -68,7 +68,7 @@ func SlabBytes(n, planes int) int64 {
 // NewSlab allocates the slab of planes r for problem p, initialised to
 // u⁰ = max(φ, 0), with zero halos, and starts a pool of cores goroutines
 // (the caller's included) that split the y axis between them.
-func NewSlab(p Obstacle, r Range, cores int) (*Slab, error) {
+func NewSlab(p Problem, r Range, cores int) (*Slab, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (s *Slab) Range() Range { return s.r }
 func (s *Slab) Cores() []Range { return append([]Range(nil), s.cores...) }
 
 // Problem returns the problem the slab belongs to.
-func (s *Slab) Problem() Obstacle { return s.p }
+func (s *Slab) Problem() Problem { return s.p }
 
 // LowPlane returns the current values of plane Lo, to send to the lower
 // neighbour. The slice aliases the slab: it is valid until the next Sweep.
@@ -216,7 +216,7 @@ func (s *Slab) Close() {
 
 // Assemble gathers the values of slabs owning parts (in order, covering
 // [0, N) without gap) into the full x-major grid.
-func Assemble(p Obstacle, parts []Range, values [][]float64) ([]float64, error) {
+func Assemble(p Problem, parts []Range, values [][]float64) ([]float64, error) {
 	if err := p.WithDefaults().Validate(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package jobs
+package obstacle
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package jobs
+package obstacle
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 // in-process, copying interface planes between neighbours before every sweep
 // as the network does, and returns the assembled grid and the global σ of
 // every iteration.
-func runSlabs(t *testing.T, p Obstacle, b, a, iters int) ([]float64, []float64) {
+func runSlabs(t *testing.T, p Problem, b, a, iters int) ([]float64, []float64) {
 	t.Helper()
 	parts, err := Split(p.N, b)
 	if err != nil {
@@ -58,7 +58,7 @@ func runSlabs(t *testing.T, p Obstacle, b, a, iters int) ([]float64, []float64) 
 }
 
 // serialRun runs iters SerialSweep iterations from the initial guess.
-func serialRun(p Obstacle, iters int) ([]float64, []float64) {
+func serialRun(p Problem, iters int) ([]float64, []float64) {
 	u := InitialGuess(p)
 	next := make([]float64, len(u))
 	var sigmas []float64
@@ -89,7 +89,7 @@ func TestSlabsBitForBitSerial(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		const iters = 7
 		for _, n := range []int{5, 7, 10} {
-			p := Obstacle{N: n, Eps: 1e-8}
+			p := Problem{N: n, Eps: 1e-8}
 			for _, it := range []int{1, 2, iters} {
 				want, wantSig := serialRun(p, it)
 				for b := 1; b <= 4; b++ {
@@ -117,7 +117,7 @@ func TestSlabsBitForBitLong(t *testing.T) {
 }
 
 func testSlabsBitForBitLong(t *testing.T) {
-	p := Obstacle{N: 16}
+	p := Problem{N: 16}
 	want, _ := serialRun(p, 60)
 	for _, tc := range []struct {
 		name string
@@ -202,17 +202,17 @@ func TestSlabGuardPadded(t *testing.T) {
 
 func testSlabGuardPadded(t *testing.T) {
 	const guard = 9.75e300
-	p := Obstacle{N: 9}
+	p := Problem{N: 9}
 	for _, tc := range []struct {
 		name  string
 		r     Range
 		cores int
 	}{
-		{"interior/a=1", Range{3, 6}, 1},
-		{"interior/a=4", Range{3, 6}, 4},
-		{"bottom/a=2", Range{0, 2}, 2},
-		{"top/a=3", Range{8, 9}, 3},
-		{"all/a=9", Range{0, 9}, 9},
+		{"interior/a=1", Range{Lo: 3, Hi: 6}, 1},
+		{"interior/a=4", Range{Lo: 3, Hi: 6}, 4},
+		{"bottom/a=2", Range{Lo: 0, Hi: 2}, 2},
+		{"top/a=3", Range{Lo: 8, Hi: 9}, 3},
+		{"all/a=9", Range{Lo: 0, Hi: 9}, 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := NewSlab(p, tc.r, tc.cores)
@@ -284,7 +284,7 @@ func testSlabGuardPadded(t *testing.T) {
 func TestSlabSweepAllocatesNothing(t *testing.T) {
 	for _, cores := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("a=%d", cores), func(t *testing.T) {
-			s, err := NewSlab(Obstacle{N: 12}, Range{2, 7}, cores)
+			s, err := NewSlab(Problem{N: 12}, Range{Lo: 2, Hi: 7}, cores)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,16 +297,16 @@ func TestSlabSweepAllocatesNothing(t *testing.T) {
 }
 
 func TestSlabBoundaryHalosAndPlanes(t *testing.T) {
-	p := Obstacle{N: 6}
+	p := Problem{N: 6}
 	for _, tc := range []struct {
 		name            string
 		r               Range
 		lowNil, highNil bool
 	}{
-		{"whole", Range{0, 6}, true, true},
-		{"bottom", Range{0, 3}, true, false},
-		{"middle", Range{2, 4}, false, false},
-		{"top", Range{4, 6}, false, true},
+		{"whole", Range{Lo: 0, Hi: 6}, true, true},
+		{"bottom", Range{Lo: 0, Hi: 3}, true, false},
+		{"middle", Range{Lo: 2, Hi: 4}, false, false},
+		{"top", Range{Lo: 4, Hi: 6}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := NewSlab(p, tc.r, 1)
@@ -334,20 +334,20 @@ func TestSlabBoundaryHalosAndPlanes(t *testing.T) {
 }
 
 func TestNewSlabErrors(t *testing.T) {
-	p := Obstacle{N: 4}
+	p := Problem{N: 4}
 	for _, tc := range []struct {
 		name  string
-		p     Obstacle
+		p     Problem
 		r     Range
 		cores int
 		want  error
 	}{
-		{"bad problem", Obstacle{N: 0}, Range{0, 1}, 1, ErrInvalidObstacle},
-		{"empty range", p, Range{2, 2}, 1, ErrSlab},
-		{"range past n", p, Range{2, 5}, 1, ErrSlab},
-		{"negative lo", p, Range{-1, 2}, 1, ErrSlab},
-		{"too many cores", p, Range{0, 4}, 5, ErrSplit},
-		{"no cores", p, Range{0, 4}, 0, ErrSlab},
+		{"bad problem", Problem{N: 0}, Range{Lo: 0, Hi: 1}, 1, ErrInvalid},
+		{"empty range", p, Range{Lo: 2, Hi: 2}, 1, ErrSlab},
+		{"range past n", p, Range{Lo: 2, Hi: 5}, 1, ErrSlab},
+		{"negative lo", p, Range{Lo: -1, Hi: 2}, 1, ErrSlab},
+		{"too many cores", p, Range{Lo: 0, Hi: 4}, 5, ErrSplit},
+		{"no cores", p, Range{Lo: 0, Hi: 4}, 0, ErrSlab},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := NewSlab(tc.p, tc.r, tc.cores)
@@ -359,9 +359,9 @@ func TestNewSlabErrors(t *testing.T) {
 }
 
 func TestSlabCloseIdempotentAndSweepAfterClose(t *testing.T) {
-	p := Obstacle{N: 8}
+	p := Problem{N: 8}
 	before := runtime.NumGoroutine()
-	s, err := NewSlab(p, Range{0, 8}, 4)
+	s, err := NewSlab(p, Range{Lo: 0, Hi: 8}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,18 +379,18 @@ func TestSlabCloseIdempotentAndSweepAfterClose(t *testing.T) {
 }
 
 func TestAssembleErrors(t *testing.T) {
-	p := Obstacle{N: 2}
+	p := Problem{N: 2}
 	plane := make([]float64, 4)
 	for _, tc := range []struct {
 		name   string
 		parts  []Range
 		values [][]float64
 	}{
-		{"count mismatch", []Range{{0, 2}}, nil},
-		{"gap", []Range{{0, 1}, {1, 1}}, [][]float64{plane, plane}},
-		{"overlap", []Range{{0, 1}, {0, 2}}, [][]float64{plane, plane}},
-		{"short", []Range{{0, 1}}, [][]float64{plane}},
-		{"wrong length", []Range{{0, 1}, {1, 2}}, [][]float64{plane, plane[:3]}},
+		{"count mismatch", []Range{{Lo: 0, Hi: 2}}, nil},
+		{"gap", []Range{{Lo: 0, Hi: 1}, {Lo: 1, Hi: 1}}, [][]float64{plane, plane}},
+		{"overlap", []Range{{Lo: 0, Hi: 1}, {Lo: 0, Hi: 2}}, [][]float64{plane, plane}},
+		{"short", []Range{{Lo: 0, Hi: 1}}, [][]float64{plane}},
+		{"wrong length", []Range{{Lo: 0, Hi: 1}, {Lo: 1, Hi: 2}}, [][]float64{plane, plane[:3]}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Assemble(p, tc.parts, tc.values); !errors.Is(err, ErrSlab) {
@@ -421,7 +421,7 @@ func slabHeapBytes(tb testing.TB, n, sweeps int) float64 {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := NewSlab(Obstacle{N: n}, Range{0, n}, 2)
+	s, err := NewSlab(Problem{N: n}, Range{Lo: 0, Hi: n}, 2)
 	if err != nil {
 		tb.Fatal(err)
 	}

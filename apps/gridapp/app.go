@@ -1,0 +1,205 @@
+package gridapp
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"sync"
+)
+
+// Application is what a package registers: an iterative method the
+// environment runs on a grid (GRIDHPC Sec. V-B, Fig. 4). The environment
+// calls Define at the submitter ("task definition"), NewPart on every worker
+// ("receive sub-tasks", "distribute sub-tasks on the cores"), drives the
+// parts' sweeps and the exchanges between them ("calculate"), and calls
+// Assemble with the parts' results ("results aggregation").
+type Application interface {
+	// Info describes the application in listings.
+	Info() Info
+	// Params declares the parameters a job gives the application.
+	Params() []Param
+	// Define builds the task for the chosen nodes (in rank order): the
+	// global problem's split into one sub-task per node and which sub-tasks
+	// neighbour which. An error says why the nodes or values cannot work
+	// (e.g. more nodes than planes); it is shown to the user.
+	Define(v Values, nodes []Node) (Task, error)
+	// NewPart builds one worker's share from its sub-task. It runs on the
+	// worker, so it allocates only that share.
+	NewPart(v Values, sub Subtask) (Part, error)
+	// Assemble gathers the parts' results (in rank order, each of the Size
+	// its PartSpec announced) into the global solution and measures it.
+	Assemble(v Values, t Task, results [][]float64) (Result, error)
+}
+
+// Info describes an application.
+type Info struct {
+	Summary string // one line: what it solves and how
+}
+
+// Node is one computing node of a job as Define sees it.
+type Node struct {
+	Name    string
+	Cluster string
+	Cores   int // cores the job gives the node's sub-task (≥ 1)
+}
+
+// Task is the application's definition of a job: the convergence threshold
+// of the local test and one sub-task per node.
+type Task struct {
+	// Eps is the threshold of the local test (σ < Eps) and of the
+	// asynchronous schemes' send test (a value moved by ≥ Eps is resent).
+	Eps float64
+	// MaxIter bounds the iterations of every node (0: no limit).
+	MaxIter int
+	Parts   []PartSpec
+}
+
+// PartSpec is one node's sub-task as Define describes it.
+type PartSpec struct {
+	// Neighbours are the ranks this part exchanges values with, in the order
+	// the Part's Outgoing and Halo index them. The relation must be
+	// symmetric and the graph connected.
+	Neighbours []int
+	// Spec is the application's own description of the sub-task, handed to
+	// NewPart on the worker (it travels on the network: keep it small, e.g.
+	// index ranges, never the data itself).
+	Spec []byte
+	// Size is the number of values the part's Result holds.
+	Size int
+}
+
+// Subtask is what NewPart receives on the worker.
+type Subtask struct {
+	Rank       int   // this part's index in Task.Parts
+	Ranks      int   // number of parts
+	Neighbours []int // as in the PartSpec
+	Cores      int   // cores of the node for this part (≥ 1): size a Pool with it
+	Spec       []byte
+}
+
+// Part is one worker's share of a task: the iteration-level interface, the
+// one most applications implement (like PETSc's DMDA local callbacks, the
+// application only computes on its own values and the halos the engine
+// filled). The engine calls its methods from one goroutine, in turn:
+//
+//	for each iteration:
+//	    for each neighbour i: send Outgoing(i); receive into Halo(i) (then Received(i))
+//	    σ = Sweep()
+//
+// A synchronous link delivers the neighbour's values of the previous
+// iteration; an asynchronous one the newest that arrived (Halo keeps the
+// last values when nothing new came).
+type Part interface {
+	// Sweep performs one iteration over the part's own values using the
+	// halos as they are, and returns the local residual σ (e.g. max|u'−u|).
+	// It must read nothing but the part's values and its halos, so that a
+	// synchronous run is bit for bit the serial one. A NaN σ fails the run.
+	Sweep() float64
+	// Outgoing returns the values neighbour i needs of this part's current
+	// iterate. The slice may alias the part: it is read before the next
+	// Sweep. Its length must not change between calls.
+	Outgoing(i int) []float64
+	// Halo returns the buffer the engine writes neighbour i's values into
+	// (its Outgoing for this part). It keeps its contents across sweeps.
+	Halo(i int) []float64
+	// Result returns the part's share of the solution (Size values).
+	Result() []float64
+	// Close releases the part's resources (e.g. its Pool).
+	Close()
+}
+
+// HaloReceiver is implemented by a Part that must act on new halo values
+// (unpack, scale, keep a history) before the next Sweep: the engine calls
+// Received(i) after writing fresh values into Halo(i).
+type HaloReceiver interface {
+	Received(i int)
+}
+
+// Result is an application's assembled solution and its measured figures.
+type Result struct {
+	// Solution is the global solution in the application's order.
+	Solution []float64
+	// Residual is the true global residual of Solution (e.g. one more serial
+	// sweep's σ): what the report shows, not the detector's belief.
+	Residual float64
+	// Figures are application-specific measurements for the report (error
+	// against the exact solution, checksums, complementarity).
+	Figures []Figure
+	// OK is false when a check of the application failed (a figure says
+	// which).
+	OK bool
+}
+
+// Figure is one measured quantity of a Result.
+type Figure struct {
+	Name  string
+	Value float64
+	Text  string // how to print it, if not just the value
+}
+
+// SerialReference is implemented by applications that carry their plain
+// serial solver beside them as their specification: the tests compare a
+// synchronous distributed run with it bit for bit.
+type SerialReference interface {
+	// Serial solves the whole problem on one core, in the simplest loop,
+	// and returns the solution (in Assemble's order), the iterations done
+	// and the last σ.
+	Serial(v Values) (solution []float64, iterations int, sigma float64, err error)
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Application{}
+	nameRe     = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+)
+
+// ErrUnknownApp is wrapped by Lookup's error.
+var ErrUnknownApp = errors.New("gridapp: unknown application")
+
+// Register makes an application available by name, as database/sql drivers
+// register: call it from an init function of the application's package.
+// Registering a nil application, an invalid name (lower-case letters,
+// digits, '-' and '_', starting with a letter) or the same name twice is a
+// programmer error and panics.
+func Register(name string, app Application) {
+	if app == nil {
+		panic("gridapp: Register of a nil application")
+	}
+	if !nameRe.MatchString(name) {
+		panic("gridapp: Register: invalid application name")
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("gridapp: Register called twice for the same name")
+	}
+	registry[name] = app
+}
+
+// Lookup returns the application registered under name.
+func Lookup(name string) (Application, error) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	if a, ok := registry[name]; ok {
+		return a, nil
+	}
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("%w %q (registered: %v)", ErrUnknownApp, name, names)
+}
+
+// Names returns the registered applications' names, sorted.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,109 @@
+// Package gridapp is gridtui's programming model (GRIDHPC Sec. V): the API an
+// iterative application is written against. The application owns its
+// parameters, the split of its problem into sub-tasks and which sub-tasks
+// neighbour which, the local iteration over owned values plus the halos the
+// environment filled, and the assembly of the result; the environment owns
+// everything else — nodes and the hierarchy, each pair's network, the
+// scheme and each link's mode, transport, termination detection, failures,
+// telemetry, the results store and the computing gain.
+//
+// # A tutorial: the smallest application
+//
+// The package's Example is a complete application, rod (−u″ = 1 on (0,1),
+// Jacobi). Its steps are those of Fig. 4 of the paper.
+//
+// Parameters. Params declares each parameter once, with its name, kind,
+// default, range and help; job files, the console's Compose form and
+// `gridtui run --param name=value` show and validate them from there, and
+// the application reads them, already checked, from Values:
+//
+//	func (rod) Params() []gridapp.Param {
+//	    return []gridapp.Param{
+//	        gridapp.IntParam("n", 64, 1, 1<<20, "interior points"),
+//	        gridapp.FloatParam("eps", 1e-10, 0, 1, "tolerance").Above(), // (0, 1]
+//	    }
+//	}
+//
+// Task definition (at the submitter). Define receives the nodes the job
+// chose, in rank order with their cores, and returns the Task: the
+// threshold ε of the local test and one PartSpec per node — the ranks it
+// neighbours (the graph: slabs, blocks, a partition of a sparse matrix; it
+// must be symmetric and connected), a small Spec the worker's NewPart will
+// decode (index ranges, not data), and the size of its share of the result.
+// Split cuts an axis into balanced ranges.
+//
+// The sub-task (on the worker). NewPart builds the Part from its Subtask:
+// its rank, its neighbours, its cores and its Spec. A Part allocates its
+// own values and one halo buffer per neighbour. For the cores of the node
+// (Fig. 4's sub-sub-tasks) it starts a Pool of Subtask.Cores and runs each
+// sweep through Pool.Run, one barrier per sweep.
+//
+// Calculate. For every iteration the engine writes each neighbour's values
+// into Halo(i), calls Sweep, and sends Outgoing(i) to neighbour i:
+//
+//	Sweep() float64          // one iteration over own values + halos; returns local σ
+//	Outgoing(i int) []float64 // what neighbour i needs of the current iterate
+//	Halo(i int) []float64     // where neighbour i's values are written
+//	Result() []float64       // this part's share of the solution
+//
+// A Part that must act on what it receives (unpack, reorder) also
+// implements HaloReceiver. Neighbour i is Subtask.Neighbours[i]; part q's
+// Outgoing for part r must have the length of r's Halo for q.
+//
+// Results. Each worker's Result is gathered at the submitter, and Assemble
+// turns the parts' results into the global solution, its true residual
+// (measured, e.g. by one more serial sweep, never the detector's belief) and
+// the application's own figures (error against an exact solution,
+// complementarity).
+//
+// Registration. An application registers itself by name from its package's
+// init, as database/sql drivers do, and a user's binary imports the
+// packages of the applications it wants:
+//
+//	func init() { gridapp.Register("rod", rod{}) }
+//
+// # What the schemes do with the messages
+//
+// On a synchronous link (the synchronous scheme; hybrid inside a cluster)
+// iteration k+1 sweeps with the neighbours' iteration-k values, so when
+// Sweep reads only the part's values and its halos, a synchronous run is bit
+// for bit the serial one. On an asynchronous link (asynchronous scheme;
+// hybrid across clusters) Halo holds the newest values that arrived: a newer
+// message replaces an unread one, a send is skipped while the previous is in
+// flight, and the engine resends a part's values only when they moved by ≥ ε.
+// The application writes the same code for all three schemes.
+//
+// # What an application must guarantee
+//
+// Sweep reads only the part's own values and its halos, writes only its own
+// values (never a halo: the engine owns them), and returns σ ≥ 0 — a NaN σ, a
+// panic in any method, or an Outgoing whose length is not the neighbour's
+// Halo length fails the run with an error naming the node and the
+// application. Outgoing may alias the iterate; its values are read before
+// the next Sweep. Define must be deterministic: the same Values and nodes
+// give the same Task.
+//
+// # Testing an application bit for bit
+//
+// RunLocal runs a Task in one process with the synchronous scheme's
+// semantics; an application that implements SerialReference carries its
+// plain serial loop as its specification, and its tests compare the two bit
+// for bit for several decompositions and core counts. A synchronous run on
+// the grid computes the same values.
+//
+// # The low-level model
+//
+// An application that needs its own loop — a different exchange per phase,
+// an outer time loop, its own termination — implements Calculator on its
+// Part. Calculate receives a Comm with the paper's operations (Listing 1):
+// Send, Receive and Wait, each with the DATA or CTRL flag, on neighbours
+// named by index. The mode of each link (Mode: Sync or Async) is the
+// environment's choice from the scheme and the pair's locality (Sec. V-A),
+// not the caller's: Receive of DATA blocks until it arrives on a Sync link
+// and returns the newest update on an Async one; CTRL is always reliable and
+// in order and is what a loop uses for its own convergence and termination
+// messages. Use the iteration-level interface whenever the method is "sweep,
+// exchange, test": it gets the environment's three detectors, the
+// send-skip and hybrid links for free; use Calculate only when the loop
+// itself is the method.
+package gridapp

@@ -1,0 +1,182 @@
+package gridapp
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func testParams() []Param {
+	return []Param{
+		IntParam("n", 48, 1, 4096, "points per axis"),
+		FloatParam("eps", 1e-8, 0, 1, "tolerance").Above(),
+		StringParam("order", "xyz", []string{"xyz", "zyx"}, "sweep order"),
+		BoolParam("force", false, "skip the check"),
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := map[string]struct {
+		given map[string]string
+		want  string // error substring, "" for success
+	}{
+		"defaults":       {nil, ""},
+		"all":            {map[string]string{"n": "64", "eps": "1e-11", "order": "zyx", "force": "yes"}, ""},
+		"unknown":        {map[string]string{"m": "3"}, "unknown parameter m (declared: n, eps, order, force)"},
+		"not int":        {map[string]string{"n": "4.5"}, `n: "4.5" is not an integer`},
+		"int range":      {map[string]string{"n": "0"}, "n: 0 is outside 1…4096"},
+		"open min":       {map[string]string{"eps": "0"}, "eps: 0 is outside (0, 1]"},
+		"nan":            {map[string]string{"eps": "NaN"}, "not a finite number"},
+		"choice":         {map[string]string{"order": "yxz"}, `order: "yxz" is not one of xyz, zyx`},
+		"bool":           {map[string]string{"force": "maybe"}, "not true or false"},
+		"spaces trimmed": {map[string]string{"n": " 12 "}, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			v, err := Parse(testParams(), tc.given)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := Parse(testParams(), v.Encode())
+				if err != nil || back.Int("n") != v.Int("n") || back.Float("eps") != v.Float("eps") ||
+					back.String("order") != v.String("order") || back.Bool("force") != v.Bool("force") {
+					t.Fatalf("Encode round trip: %v %v", back, err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, ErrParam) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrParam containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseValues(t *testing.T) {
+	v, err := Parse(testParams(), map[string]string{"n": "64", "force": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Int("n") != 64 || v.Float("eps") != 1e-8 || v.String("order") != "xyz" || !v.Bool("force") {
+		t.Fatalf("values %+v", v.v)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("reading an int as a float did not panic")
+		}
+	}()
+	v.Float("n")
+}
+
+func TestParseBadDefault(t *testing.T) {
+	_, err := Parse([]Param{IntParam("n", 0, 1, 10, "")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "declared default") {
+		t.Fatalf("error %v, want the declared default blamed", err)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	Register("test-app", stubApp{})
+	if _, err := Lookup("test-app"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Lookup("nope")
+	if !errors.Is(err, ErrUnknownApp) || !strings.Contains(err.Error(), "test-app") {
+		t.Fatalf("Lookup(nope) = %v, want ErrUnknownApp listing the registered", err)
+	}
+	for name, f := range map[string]func(){
+		"twice":    func() { Register("test-app", stubApp{}) },
+		"bad name": func() { Register("Bad Name", stubApp{}) },
+		"nil":      func() { Register("nil-app", nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			f()
+		})
+	}
+}
+
+type stubApp struct{}
+
+func (stubApp) Info() Info                                         { return Info{} }
+func (stubApp) Params() []Param                                    { return nil }
+func (stubApp) Define(Values, []Node) (Task, error)                { return Task{}, nil }
+func (stubApp) NewPart(Values, Subtask) (Part, error)              { return nil, nil }
+func (stubApp) Assemble(Values, Task, [][]float64) (Result, error) { return Result{}, nil }
+
+func TestCheckGraph(t *testing.T) {
+	g := func(nbs ...[]int) []PartSpec {
+		out := make([]PartSpec, len(nbs))
+		for i, n := range nbs {
+			out[i].Neighbours = n
+		}
+		return out
+	}
+	tests := map[string]struct {
+		parts []PartSpec
+		want  string
+	}{
+		"single":       {g(nil), ""},
+		"chain":        {g([]int{1}, []int{0, 2}, []int{1}), ""},
+		"2x2 blocks":   {g([]int{1, 2}, []int{0, 3}, []int{0, 3}, []int{1, 2}), ""},
+		"empty":        {nil, "no parts"},
+		"out of range": {g([]int{1}), "names neighbour 1 of 1 parts"},
+		"self":         {g([]int{0}), "names itself"},
+		"twice":        {g([]int{1, 1}, []int{0}), "twice"},
+		"asymmetric":   {g([]int{1}, nil), "does not name"},
+		"disconnected": {g([]int{1}, []int{0}, []int{3}, []int{2}), "part 2 is not connected"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := CheckGraph(tc.parts)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrGraph) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrGraph containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSplit(t *testing.T) {
+	rs, err := Split(10, 3)
+	if err != nil || len(rs) != 3 || rs[0] != (Range{0, 4}) || rs[1] != (Range{4, 7}) || rs[2] != (Range{7, 10}) {
+		t.Fatalf("Split(10, 3) = %v, %v", rs, err)
+	}
+	for _, parts := range []int{0, 11} {
+		if _, err := Split(10, parts); !errors.Is(err, ErrSplit) {
+			t.Errorf("Split(10, %d) error %v, want ErrSplit", parts, err)
+		}
+	}
+}
+
+func TestPool(t *testing.T) {
+	for _, cores := range []int{0, 1, 3} {
+		p := NewPool(cores)
+		var calls atomic.Int64
+		job := func(c int) float64 { calls.Add(1); return float64(c) }
+		for range 5 {
+			if got := p.Run(job); got != float64(max(cores, 1)-1) {
+				t.Fatalf("%d cores: Run = %v", cores, got)
+			}
+		}
+		if calls.Load() != int64(5*max(cores, 1)) {
+			t.Fatalf("%d cores: %d calls", cores, calls.Load())
+		}
+		p.Close()
+		p.Close()
+		if got := p.Run(func(c int) float64 { return math.NaN() }); !math.IsNaN(got) {
+			t.Fatalf("NaN σ lost after Close: %v", got)
+		}
+	}
+}

@@ -84,7 +84,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 			return nil, err
 		}
 		opt.RunID, opt.Secret = deploy.NewRunSecret()
-		logf("", "starting %d workers", len(hosts))
+		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
 		workers, err = deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(opt.RunID, opt.Secret), opt.Deploy)
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
@@ -106,6 +106,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.inventory = InventoryKey(inv)
 	rep, runErr := s.execute(ctx)
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {

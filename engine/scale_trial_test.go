@@ -149,14 +149,21 @@ func scaleRuns(t *testing.T, n int) {
 		return
 	}
 	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Synchronous} {
+		// ε = 1 converges at once: an async run ends within seconds of its
+		// start, a sync run after the 2(b−1) iterations its tokens need.
+		wall := 3 * time.Minute
+		if scheme == jobs.Synchronous {
+			wall = 20 * time.Minute
+		}
 		spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 256, Eps: 1}, Scheme: scheme,
-			Nodes: jobs.NodeSelection{Any: n}, Cores: 1, WallTime: 30 * time.Minute}
+			Nodes: jobs.NodeSelection{Any: n}, Cores: 1, WallTime: wall}
 		var (
 			mu       sync.Mutex
 			started  time.Duration
 			first    time.Duration
 			med, top float64
 			pids     []int
+			last     Snapshot
 		)
 		t0 := time.Now()
 		opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
@@ -170,6 +177,7 @@ func scaleRuns(t *testing.T, n int) {
 			OnSnapshot: func(s Snapshot) {
 				mu.Lock()
 				defer mu.Unlock()
+				last = s
 				for _, st := range s.Nodes {
 					if st.Iteration > 0 && first == 0 {
 						first = time.Since(t0)
@@ -182,7 +190,14 @@ func scaleRuns(t *testing.T, n int) {
 		cancel()
 		total := time.Since(t0)
 		if err != nil {
-			t.Fatalf("%s run on %d workers: %v", scheme, n, err)
+			mu.Lock()
+			states := map[NodeState]int{}
+			for _, st := range last.Nodes {
+				states[st.State]++
+			}
+			mu.Unlock()
+			assertGone(t, pids)
+			t.Fatalf("%s run on %d workers: %v (last snapshot: %v)", scheme, n, err, states)
 		}
 		rss, heap := consoleMiB()
 		its := 0

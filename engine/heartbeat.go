@@ -48,7 +48,9 @@ import (
 // A watcher that was itself not scheduled for a while (a loaded machine)
 // could not have heard anyone: when its own tick comes more than stallGrace
 // late, every watched peer is given a fresh start instead of being declared
-// lost.
+// lost. A tick merely late (by lateCheck) says the watcher's machine is
+// overloaded: for the next overloadMemory only the bound accuses, since the
+// watcher's own receive path may be what is slow.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
 	SuspectAfter      = 5 * time.Second
@@ -56,6 +58,12 @@ const (
 	ParentTimeout     = 12 * time.Second
 	PhiThreshold      = 8.0
 	stallGrace        = 500 * time.Millisecond
+	// checkInterval is how often nodes and the submitter check their
+	// peers; a check lateCheck late marks the watcher overloaded for
+	// overloadMemory.
+	checkInterval  = 100 * time.Millisecond
+	lateCheck      = 150 * time.Millisecond
+	overloadMemory = time.Minute
 )
 
 // Parameters of the arrival model.
@@ -160,6 +168,10 @@ type liveness struct {
 	mu     sync.Mutex
 	peers  map[rmnp.PeerID]*watched
 	limits watchLimits
+	// overloaded is until when the watcher holds its own machine for
+	// overloaded (a check came late, though not stalled): its receive path
+	// is as starved as its ticks, and its peers' silences prove less.
+	overloaded time.Time
 }
 
 type watched struct {
@@ -231,6 +243,11 @@ func (l *liveness) check(prev, now time.Time) []lostPeer {
 		l.excuse(now)
 		return nil
 	}
+	if !prev.IsZero() && now.Sub(prev) > checkInterval+lateCheck {
+		l.mu.Lock()
+		l.overloaded = now.Add(overloadMemory)
+		l.mu.Unlock()
+	}
 	return l.expired(now)
 }
 
@@ -261,8 +278,11 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 		// A peer not heard from yet is starting (a task to receive, links
 		// to set up, on a machine that may be loaded): only the bound
 		// applies until its first message.
+		// On an overloaded watcher only the bound applies: φ's fit cannot
+		// tell the peer's stall from the watcher's own.
 		phi := w.model.phi(now)
-		if (phi >= PhiThreshold && w.model.n > 0) || silent > w.limits.timeout {
+		suspect := phi >= PhiThreshold && w.model.n > 0 && !now.Before(l.overloaded)
+		if suspect || silent > w.limits.timeout {
 			out = append(out, lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi})
 			delete(l.peers, id)
 		}

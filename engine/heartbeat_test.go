@@ -170,3 +170,41 @@ func TestLivenessStall(t *testing.T) {
 		t.Error("reset left a peer watched")
 	}
 }
+
+// TestLivenessOverloaded checks that a watcher whose own check came late
+// accuses by the bound only, for overloadMemory, then by φ again.
+func TestLivenessOverloaded(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watch(1, "a")
+	l.peers[1].model.last = t0
+	now := t0
+	for range 100 {
+		now = now.Add(HeartbeatInterval)
+		l.seenAt(1, now)
+	}
+	// A check 300 ms after the previous one: late, not stalled.
+	if lost := l.check(now.Add(-300*time.Millisecond), now); lost != nil {
+		t.Fatalf("lost %v at once", lost)
+	}
+	at := now.Add(SuspectAfter + time.Second)
+	if lost := l.check(at.Add(-checkInterval), at); lost != nil {
+		t.Fatalf("overloaded watcher accused by φ after %v: %v", at.Sub(now), lost)
+	}
+	at = now.Add(HeartbeatTimeout + 100*time.Millisecond)
+	if lost := l.check(at.Add(-checkInterval), at); len(lost) != 1 {
+		t.Fatalf("overloaded watcher did not accuse at the bound")
+	}
+	// A minute later, φ accuses again.
+	l.watch(2, "b")
+	later := now.Add(overloadMemory + time.Second)
+	l.peers[2].model.last = later
+	for range 100 {
+		later = later.Add(HeartbeatInterval)
+		l.seenAt(2, later)
+	}
+	at = later.Add(SuspectAfter + time.Second)
+	if lost := l.check(at.Add(-checkInterval), at); len(lost) != 1 {
+		t.Fatal("φ did not accuse once the overload was forgotten")
+	}
+}

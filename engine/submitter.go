@@ -260,7 +260,7 @@ func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 
 // follow is the submitter's event loop.
 func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(checkInterval)
 	defer tick.Stop()
 	wall := time.NewTimer(s.spec.WallTime)
 	defer wall.Stop()

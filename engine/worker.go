@@ -334,7 +334,7 @@ func (n *node) send(ctx context.Context, peer rmnp.PeerID, m []byte) error {
 
 // tickLoop paces telemetry (at most 10 Hz), heartbeats and liveness checks.
 func (n *node) tickLoop(ctx context.Context) {
-	t := time.NewTicker(100 * time.Millisecond)
+	t := time.NewTicker(checkInterval)
 	defer t.Stop()
 	var prev time.Time
 	for {

@@ -48,7 +48,9 @@ import (
 // A watcher that was itself not scheduled for a while (a loaded machine)
 // could not have heard anyone: when its own tick comes more than stallGrace
 // late, every watched peer is given a fresh start instead of being declared
-// lost. A tick merely late (by lateCheck) says the watcher's machine is
+// lost — up to excuseLimit × its timeout of wall-clock silence, after which
+// it is lost however starved the watcher is (30 s for a worker or a
+// coordinator, 36 s for a parent). A tick merely late (by lateCheck) says the watcher's machine is
 // overloaded: for the next overloadMemory only the bound accuses, since the
 // watcher's own receive path may be what is slow.
 const (
@@ -64,6 +66,9 @@ const (
 	checkInterval  = 100 * time.Millisecond
 	lateCheck      = 150 * time.Millisecond
 	overloadMemory = time.Minute
+	// excuseLimit bounds the excuses: a peer silent for that many times its
+	// timeout, in wall time, is lost even if the watcher kept stalling.
+	excuseLimit = 3
 )
 
 // Parameters of the arrival model.
@@ -82,7 +87,8 @@ const (
 // arrivals is the φ-accrual model of one peer: a ring of its last
 // inter-arrival times with their running sums, plus a prior.
 type arrivals struct {
-	last      time.Time
+	last      time.Time               // the silence's start: an arrival, or the watcher's excuse
+	heardAt   time.Time               // the last arrival (or the start of the watch), never excused
 	ring      [arrivalHistory]float64 // seconds
 	n, next   int
 	sum, sum2 float64 // of the ring and the prior
@@ -95,7 +101,7 @@ type arrivals struct {
 var prior = [...]float64{HeartbeatInterval.Seconds(), 4 * HeartbeatInterval.Seconds()}
 
 func newArrivals(now time.Time) *arrivals {
-	a := &arrivals{last: now}
+	a := &arrivals{last: now, heardAt: now}
 	for _, x := range prior {
 		a.sum += x
 		a.sum2 += x * x
@@ -122,7 +128,7 @@ func (a *arrivals) heard(now time.Time) {
 	if d := now.Sub(a.last); d > 0 {
 		a.add(d.Seconds())
 	}
-	a.last = now
+	a.last, a.heardAt = now, now
 }
 
 // longest is the longest real interval in the history (0 if none): the
@@ -241,7 +247,7 @@ func (l *liveness) excuse(now time.Time) {
 func (l *liveness) check(prev, now time.Time) []lostPeer {
 	if !prev.IsZero() && now.Sub(prev) > stallGrace {
 		l.excuse(now)
-		return nil
+		return l.expired(now) // only the excuse's own bound can accuse now
 	}
 	if !prev.IsZero() && now.Sub(prev) > checkInterval+lateCheck {
 		l.mu.Lock()
@@ -271,6 +277,13 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 	defer l.mu.Unlock()
 	var out []lostPeer
 	for id, w := range l.peers {
+		// However often the watcher stalls and excuses, a peer silent for
+		// excuseLimit times its bound is lost.
+		if wall := now.Sub(w.model.heardAt); wall > excuseLimit*w.limits.timeout {
+			out = append(out, lostPeer{ID: id, Name: w.name, Silent: wall, Phi: w.model.phi(now)})
+			delete(l.peers, id)
+			continue
+		}
 		silent := now.Sub(w.model.last)
 		if silent <= w.limits.suspect {
 			continue

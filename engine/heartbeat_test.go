@@ -208,3 +208,25 @@ func TestLivenessOverloaded(t *testing.T) {
 		t.Fatal("φ did not accuse once the overload was forgotten")
 	}
 }
+
+// TestLivenessExcuseLimit checks that a watcher that stalls at every check
+// still names a silent peer after excuseLimit times its timeout.
+func TestLivenessExcuseLimit(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watch(1, "a")
+	l.peers[1].model.last, l.peers[1].model.heardAt = t0, t0
+	prev := t0
+	for now := t0.Add(time.Second); now.Sub(t0) < 40*time.Second; now = now.Add(time.Second) {
+		lost := l.check(prev, now) // every check a second late: a stall
+		prev = now
+		if len(lost) == 0 {
+			continue
+		}
+		if d := now.Sub(t0); d <= excuseLimit*HeartbeatTimeout || d > excuseLimit*HeartbeatTimeout+time.Second {
+			t.Fatalf("named after %v of silence, want just after %v", d, excuseLimit*HeartbeatTimeout)
+		}
+		return
+	}
+	t.Fatal("a stalling watcher never named the silent peer")
+}

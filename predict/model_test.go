@@ -14,7 +14,7 @@ import (
 func record(id string, scheme jobs.Scheme, iters int, received uint64, async bool) jobs.RunRecord {
 	r := jobs.RunRecord{ID: id, Time: time.Unix(int64(len(id)), 0), Outcome: jobs.OutcomeOK, WallSeconds: 1,
 		Machine: jobs.Machine{Cores: 2},
-		Job: jobs.RunConfig{App: "obstacle", N: 8, Eps: 1e-6, Scheme: scheme, Nodes: 2, Cores: 2, Inventory: jobs.InventoryEmbedded}}
+		Job:     jobs.RunConfig{App: "obstacle", N: 8, Eps: 1e-6, Scheme: scheme, Nodes: 2, Cores: 2, Inventory: jobs.InventoryEmbedded}}
 	for rank := range 2 {
 		tr := &jobs.NodeTrace{Points: 256}
 		for range iters {

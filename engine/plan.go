@@ -24,6 +24,9 @@ type Plan struct {
 	Ranges []jobs.Range // planes [Lo,Hi) per rank
 	Cores  []int        // cores per rank
 	Groups []jobs.Group
+	// Levels is the control hierarchy (see Levels): Levels[0] is Groups,
+	// each further level the coordinators of coordinators above it.
+	Levels [][]jobs.Group
 	// Routes[i] is the chosen (best) route of ranks i and i+1; Candidates[i]
 	// lists it and its fallbacks, which the workers try in order.
 	Routes     []probe.Route
@@ -123,6 +126,7 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 	if err := p.planGroups(spec, sel); err != nil {
 		return nil, err
 	}
+	p.Levels = Levels(p.Groups)
 	return p, p.planRoutes(spec, sel, loc)
 }
 

@@ -153,6 +153,61 @@ func TestRunSelectionErrors(t *testing.T) {
 	}
 }
 
+// TestLevels checks the hierarchy above the groups: at most
+// jobs.MaxGroupSize children per coordinator at every level, every group's
+// coordinator reached once, and the depth for 1 000, 10 000 and 100 000
+// workers.
+func TestLevels(t *testing.T) {
+	tests := map[string]struct {
+		workers, levels, top int
+	}{
+		"one group":     {workers: 8, levels: 1, top: 1},
+		"1024 workers":  {workers: 1024, levels: 1, top: 32},
+		"1025 workers":  {workers: 1025, levels: 2, top: 2},
+		"10000 workers": {workers: 10000, levels: 2, top: 10},
+		"32768 workers": {workers: 32768, levels: 2, top: 32},
+		"1e5 workers":   {workers: 100000, levels: 3, top: 4},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var groups []jobs.Group
+			for w := 0; w < tc.workers; w++ {
+				name := fmt.Sprintf("n%d", w)
+				if w%jobs.MaxGroupSize == 0 {
+					groups = append(groups, jobs.Group{Coordinator: name})
+				}
+				groups[len(groups)-1].Workers = append(groups[len(groups)-1].Workers, name)
+			}
+			levels := Levels(groups)
+			if len(levels) != tc.levels || len(levels[len(levels)-1]) != tc.top {
+				t.Fatalf("%d levels with %d at the top, want %d and %d: %s", len(levels), len(levels[len(levels)-1]), tc.levels, tc.top, DescribeLevels(levels))
+			}
+			for k := 1; k < len(levels); k++ {
+				seen := map[string]bool{}
+				for _, g := range levels[k] {
+					if len(g.Workers) > jobs.MaxGroupSize || g.Workers[0] != g.Coordinator {
+						t.Fatalf("level %d: group of %d coordinated by %s (first %s)", k, len(g.Workers), g.Coordinator, g.Workers[0])
+					}
+					for _, c := range g.Workers {
+						seen[c] = true
+					}
+				}
+				for _, g := range levels[k-1] {
+					if !seen[g.Coordinator] {
+						t.Fatalf("level %d does not reach %s", k, g.Coordinator)
+					}
+				}
+				if len(seen) != len(levels[k-1]) {
+					t.Fatalf("level %d reaches %d coordinators, level %d has %d", k, len(seen), k-1, len(levels[k-1]))
+				}
+			}
+		})
+	}
+	if got, want := DescribeLevels(Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
+		t.Errorf("DescribeLevels = %q, want %q", got, want)
+	}
+}
+
 // TestTasksSkipLoopbackQuietly: two SSH workers on one machine (four
 // loopback addresses, as a test grid has) get the candidates unix socket,
 // loopback, ethernet; workers never listen on loopback (same-host pairs

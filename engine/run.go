@@ -19,8 +19,9 @@ import (
 type RunOptions struct {
 	// Inventory is the grid; nil loads ./sites.toml or the embedded local grid.
 	Inventory *deploy.Inventory
-	// Workers are live workers to reuse (started with RunID and Secret);
-	// nil: Run starts the job's workers and stops them when it ends.
+	// Workers are live workers to reuse (started with deploy.BootFor of
+	// RunID and Secret); nil: Run starts the job's workers and stops them
+	// when it ends.
 	Workers []*deploy.Worker
 	RunID   [16]byte
 	Secret  []byte

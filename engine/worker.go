@@ -66,7 +66,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(HeartbeatTimeout),
+	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(childLimits),
 		fatal: make(chan error, 1), acks: make(chan rmnp.PeerID, 64)}
 	nics, perr := probe.Local()
 	if perr != nil {
@@ -349,7 +349,7 @@ func (n *node) tickLoop(ctx context.Context) {
 			n.tickJob(ctx, now)
 			n.tickCoord(ctx, now)
 			for _, p := range n.live.check(prev, now) {
-				n.peerLost(ctx, p.ID, fmt.Sprintf("no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
+				n.peerLost(ctx, p.ID, p.silence())
 			}
 			prev = now
 		}

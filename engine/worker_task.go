@@ -62,7 +62,7 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 	data := n.data
 	n.mu.Unlock()
 	if parent != n.self {
-		n.live.watchFor(parent, "coordinator", ParentTimeout)
+		n.live.watchFor(parent, "coordinator", parentLimits)
 	}
 	go func() {
 		defer close(job.done)

@@ -44,7 +44,7 @@ launcher = "local"
 `
 
 func twoSites() *deploy.Inventory {
-	inv, err := deploy.Parse("two-sites.toml", []byte(twoSitesTOML), nil)
+	inv, err := deploy.Parse("two-sites.toml", []byte(twoSitesTOML))
 	if err != nil {
 		panic("ui test: two-sites inventory: " + err.Error())
 	}

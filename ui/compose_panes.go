@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -369,6 +370,7 @@ func (v ComposeView) pickLines(w, h int) []string {
 func (v ComposeView) hierLines(w, h int) []string {
 	s := v.common.Styles
 	groups := v.hierarchy()
+	levels := engine.Levels(groups)
 	rows := v.hierRows()
 	lines := make([]string, len(rows))
 	for i, r := range rows {
@@ -376,11 +378,17 @@ func (v ComposeView) hierLines(w, h int) []string {
 		switch {
 		case r.group < 0:
 			line = "  submitter (this console)"
+			if len(levels) > 1 {
+				line += s.Dim.Render(" · " + engine.DescribeLevels(levels))
+			}
 		case r.worker == "":
 			g := groups[r.group]
 			line = fmt.Sprintf("  └ group %d: %s, coordinator %s", r.group+1, count(len(g.Workers), "worker", "workers"), g.Coordinator)
 			if len(g.Workers) > jobs.MaxGroupSize {
 				line += " (too many!)"
+			}
+			if k := coordinatorLevel(levels, g.Coordinator); k > 0 {
+				line += s.Dim.Render(fmt.Sprintf(" · also coordinates at level %d", k+1))
 			}
 		default:
 			line = "      └ " + r.worker
@@ -397,6 +405,20 @@ func (v ComposeView) hierLines(w, h int) []string {
 		lines = append(lines, s.Dim.Render("    (no workers: choose nodes)"))
 	}
 	return scrollTo(lines, v.cursor[paneHierarchy], h)
+}
+
+// coordinatorLevel is the highest level above the groups (1, 2, …) at
+// which node coordinates coordinators, 0 if none.
+func coordinatorLevel(levels [][]jobs.Group, node string) int {
+	top := 0
+	for k := 1; k < len(levels); k++ {
+		for _, g := range levels[k] {
+			if g.Coordinator == node {
+				top = k
+			}
+		}
+	}
+	return top
 }
 
 func (v ComposeView) validationLines(w, h int) []string {

@@ -137,7 +137,7 @@ func keyPress(k string) tea.KeyPressMsg {
 // TestSitesLoadErrorKeepsExcerpt: the inventory error's excerpt keeps its
 // alignment on screen, so the marker points at the offending column.
 func TestSitesLoadErrorKeepsExcerpt(t *testing.T) {
-	_, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"n1\"\n  cores = \"four\"\n"), nil)
+	_, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"n1\"\n  cores = \"four\"\n"))
 	if err == nil {
 		t.Fatal("parse accepted a string for cores")
 	}

@@ -336,7 +336,7 @@ func (n *node) send(ctx context.Context, peer rmnp.PeerID, m []byte) error {
 
 // tickLoop paces telemetry (at most 10 Hz), heartbeats and liveness checks.
 func (n *node) tickLoop(ctx context.Context) {
-	t := time.NewTicker(100 * time.Millisecond)
+	t := time.NewTicker(checkInterval)
 	defer t.Stop()
 	var prev time.Time
 	for {
@@ -374,7 +374,7 @@ func (n *node) linkDown(ctx context.Context, ev rmnp.PeerDownEvent) {
 func (n *node) isParent(id rmnp.PeerID) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return (n.job != nil && n.job.parent == id) || (n.coord != nil && id == SubmitterID)
+	return (n.job != nil && n.job.parent == id) || (n.coord != nil && id == n.coord.assign.Parent)
 }
 
 // peerLost handles a parent or child that died or went silent.
@@ -389,11 +389,8 @@ func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
 			return
 		}
 	}
-	if (job != nil && job.parent == id) || (coord != nil && id == SubmitterID) {
-		who := "coordinator"
-		if id == SubmitterID {
-			who = "submitter"
-		}
+	if (job != nil && job.parent == id) || (coord != nil && id == coord.assign.Parent) {
+		who := parentName(id)
 		err := fmt.Errorf("%w: %s %s", ErrParentLost, who, cause)
 		n.endRun(0, err.Error())
 		// Stop computing at once, but exit a little later: whoever watches

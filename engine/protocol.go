@@ -160,6 +160,9 @@ type resultHeader struct {
 	Traffic    []NetTraffic `json:",omitempty"`
 	Route      string       `json:",omitempty"` // the route to the upper neighbour
 	PeakRSS    uint64       `json:",omitempty"` // the worker process's VmHWM, bytes
+	// Sweeps and Links are the node's trace (jobs.NodeTrace).
+	Sweeps jobs.SweepHist   `json:",omitzero"`
+	Links  []jobs.LinkTrace `json:",omitempty"`
 }
 
 // failure reports a failed node and why.

@@ -59,9 +59,11 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("node", boot.Node)
 	if boot.LogFile != "" {
+		// The file keeps the log on the host (`gridtui logs`); stderr still
+		// gets it, whose tail the console puts in a failed worker's error.
 		if f, err := os.OpenFile(boot.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
 			defer f.Close()
-			log = slog.New(slog.NewTextHandler(f, nil)).With("node", boot.Node)
+			log = slog.New(slog.NewTextHandler(io.MultiWriter(f, logw), nil)).With("node", boot.Node)
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -436,7 +438,10 @@ func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.data != nil {
-		n.data.Close()
+		// Abort, not Close: what is still queued belongs to the run that
+		// ended, and a neighbour cut off by the network would hold a
+		// Close for CloseTimeout.
+		n.data.Abort()
 		n.data = nil
 	}
 	data, err := n.listenData(context.Background(), n.dataAddrs)

@@ -30,6 +30,9 @@ type Event struct {
 	Detail   string
 	Err      error
 	At       time.Time
+	// Hello is the worker's hello on the PhaseReady event of a worker
+	// StartWorkers started; nil otherwise.
+	Hello *Hello
 }
 
 // DefaultWidth is how many hosts are deployed to at the same time.
@@ -114,6 +117,16 @@ func (e *emitter) emit(host string, p Phase, progress float64, detail string, er
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.fn(Event{Host: host, Phase: p, Progress: progress, Detail: detail, Err: err, At: time.Now()})
+}
+
+// emitHello reports a started worker: PhaseReady with its hello.
+func (e *emitter) emitHello(host, detail string, h Hello) {
+	if e == nil || e.fn == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fn(Event{Host: host, Phase: PhaseReady, Progress: 1, Detail: detail, At: time.Now(), Hello: &h})
 }
 
 // Result is the outcome for one host.

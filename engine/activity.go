@@ -2,10 +2,12 @@ package engine
 
 import "fmt"
 
-// Side names a rank's neighbour in the 1-D chain of slabs.
-type Side uint8
+// Side names one of a rank's neighbours: its index in the rank's list of
+// neighbours (gridapp.Subtask.Neighbours). On a chain built by
+// NewActivityGraph or a chain Subtask, the slots are Lower and Upper.
+type Side int
 
-// Sides: the rank below (rank-1) and the rank above (rank+1).
+// Sides of a chain: the rank below (rank-1) and the rank above (rank+1).
 const (
 	Lower Side = iota
 	Upper
@@ -13,12 +15,16 @@ const (
 
 func (s Side) other() Side { return 1 - s }
 
-// String returns "lower" or "upper".
+// String returns "lower" or "upper" for a chain's sides, "neighbour i"
+// beyond.
 func (s Side) String() string {
-	if s == Lower {
+	switch s {
+	case Lower:
 		return "lower"
+	case Upper:
+		return "upper"
 	}
-	return "upper"
+	return fmt.Sprintf("neighbour %d", int(s))
 }
 
 // ActivityKind is the kind of an activity-graph control message (GRIDHPC
@@ -59,10 +65,14 @@ type ActivityMsg struct {
 // Sec. VI-B1, Figs. 7–8, after El Baz) for one rank, as a state machine apart
 // from I/O. It is a Dijkstra–Scholten diffusing-computation detector: the
 // activity graph is the DS tree rooted at rank 0, a node's list of children is
-// the set of neighbours that sent it Activate and not yet Inactivate.
+// the set of neighbours that sent it Activate and not yet Inactivate. It runs
+// on any connected neighbour graph: the initial graph is a spanning tree of
+// it (NewActivityTree; on a chain, the chain itself), along which the
+// termination message also travels.
 //
 // Updates (DATA halos) carry a per-link sequence number starting at 2 (1 is the
-// virtual "start" message that makes the initial graph the chain 0←1←…←b-1).
+// virtual "start" message that makes the initial graph the spanning tree,
+// e.g. the chain 0←1←…←b-1).
 // Because asynchronous DATA is latest-value, an update may be replaced by a
 // newer one before it is read, so acknowledgements are cumulative: a node
 // counts its deficit on a link as "highest seq sent > highest seq
@@ -82,45 +92,68 @@ type ActivityMsg struct {
 // can reach by the invariant.
 type ActivityGraph struct {
 	root      bool
-	has       [2]bool
+	has       []bool
 	state     NodeState
 	engaged   bool
 	hasParent bool
 	parent    Side
-	children  [2]bool
-	sent      [2]uint64 // highest update seq sent to each side
-	acked     [2]uint64 // highest seq the side acknowledged
-	taken     [2]uint64 // highest update seq taken from each side
-	out       [1]ActivityMsg
+	children  []bool
+	sent      []uint64 // highest update seq sent to each side
+	acked     []uint64 // highest seq the side acknowledged
+	taken     []uint64 // highest update seq taken from each side
+	treeKids  []Side   // the spanning tree's children: where Terminate goes
+	out       []ActivityMsg
 }
 
 // emit returns m as the one message to send, without allocating; the slice
 // is valid until the next call on g.
 func (g *ActivityGraph) emit(m ActivityMsg) []ActivityMsg {
-	g.out[0] = m
-	return g.out[:1]
+	g.out = append(g.out[:0], m)
+	return g.out
 }
 
 // firstSeq is the sequence number of the first real update on a link.
 const firstSeq = 2
 
 // NewActivityGraph returns the detector of rank among ranks, Active, with the
-// chain as the initial graph.
+// chain as the initial graph (sides Lower and Upper).
 func NewActivityGraph(rank, ranks int) (*ActivityGraph, error) {
 	if ranks < 1 || rank < 0 || rank >= ranks {
 		return nil, fmt.Errorf("engine: activity graph: rank %d out of range for %d ranks", rank, ranks)
 	}
-	g := &ActivityGraph{root: rank == 0, state: StateActive, engaged: true}
-	g.has = [2]bool{rank > 0, rank < ranks-1}
-	if g.has[Lower] {
-		g.hasParent, g.parent = true, Lower
-		g.taken[Lower] = firstSeq - 1
+	parent := Side(-1)
+	if rank > 0 {
+		parent = Lower
 	}
-	if g.has[Upper] {
-		g.children[Upper] = true
-		g.sent[Upper] = firstSeq - 1
+	var kids []Side
+	if rank < ranks-1 {
+		kids = []Side{Upper}
 	}
+	g := NewActivityTree(2, parent, kids)
+	g.has[Lower], g.has[Upper] = rank > 0, rank < ranks-1
 	return g, nil
+}
+
+// NewActivityTree returns the detector of a rank with sides neighbours,
+// Active, in the initial graph given by a spanning tree of the neighbour
+// graph: its parent side (negative at the root, rank 0) and its children's.
+func NewActivityTree(sides int, parent Side, children []Side) *ActivityGraph {
+	g := &ActivityGraph{root: parent < 0, state: StateActive, engaged: true,
+		has: make([]bool, sides), children: make([]bool, sides), sent: make([]uint64, sides),
+		acked: make([]uint64, sides), taken: make([]uint64, sides), treeKids: children,
+		out: make([]ActivityMsg, 0, 1+len(children))}
+	for i := range g.has {
+		g.has[i] = true
+	}
+	if parent >= 0 {
+		g.hasParent, g.parent = true, parent
+		g.taken[parent] = firstSeq - 1
+	}
+	for _, c := range children {
+		g.children[c] = true
+		g.sent[c] = firstSeq - 1
+	}
+	return g
 }
 
 // State returns StateActive, StateInactive or StateTerminated.
@@ -129,8 +162,8 @@ func (g *ActivityGraph) State() NodeState { return g.state }
 // Engaged reports whether the node is in the activity graph.
 func (g *ActivityGraph) Engaged() bool { return g.engaged }
 
-// Children reports which neighbours are the node's children.
-func (g *ActivityGraph) Children() [2]bool { return g.children }
+// Children reports which neighbours are the node's children, by side.
+func (g *ActivityGraph) Children() []bool { return append([]bool(nil), g.children...) }
 
 // Parent returns the node's parent side, ok false for the root or a node out
 // of the graph.
@@ -138,13 +171,23 @@ func (g *ActivityGraph) Parent() (Side, bool) { return g.parent, g.hasParent }
 
 // Deficit reports whether some update the node sent is not acknowledged yet.
 func (g *ActivityGraph) Deficit() bool {
-	return g.acked[Lower] < g.sent[Lower] || g.acked[Upper] < g.sent[Upper]
+	for i, s := range g.sent {
+		if g.acked[i] < s {
+			return true
+		}
+	}
+	return false
+}
+
+// valid reports whether side is one of the node's neighbours.
+func (g *ActivityGraph) valid(side Side) bool {
+	return side >= 0 && int(side) < len(g.has) && g.has[side]
 }
 
 // Send returns the sequence number of a new update to side. Only an Active
 // node sends updates.
 func (g *ActivityGraph) Send(side Side) (uint64, error) {
-	if !g.has[side] {
+	if !g.valid(side) {
 		return 0, fmt.Errorf("engine: activity graph: no %s neighbour", side)
 	}
 	if g.state != StateActive {
@@ -162,7 +205,7 @@ func (g *ActivityGraph) Send(side Side) (uint64, error) {
 // changes nothing and fresh is false. A fresh update makes the node Active;
 // the returned messages must be sent.
 func (g *ActivityGraph) Update(side Side, seq uint64) (out []ActivityMsg, fresh bool, err error) {
-	if !g.has[side] {
+	if !g.valid(side) {
 		return nil, false, fmt.Errorf("%w: update from missing %s neighbour", ErrTermination, side)
 	}
 	if seq <= g.taken[side] {
@@ -197,7 +240,7 @@ func (g *ActivityGraph) Passive() []ActivityMsg {
 // Control applies a control message received from side and returns the
 // messages to send in reply.
 func (g *ActivityGraph) Control(m ActivityMsg) ([]ActivityMsg, error) {
-	if !g.has[m.Side] {
+	if !g.valid(m.Side) {
 		return nil, fmt.Errorf("%w: %s from missing %s neighbour", ErrTermination, m.Kind, m.Side)
 	}
 	switch m.Kind {
@@ -222,18 +265,27 @@ func (g *ActivityGraph) Control(m ActivityMsg) ([]ActivityMsg, error) {
 	return nil, fmt.Errorf("%w: unknown activity message %d from %s", ErrTermination, m.Kind, m.Side)
 }
 
-// terminate handles the termination message: by the invariant, the node is
-// out of the graph and inactive; anything else is a protocol violation.
+// terminate handles the termination message, which comes down the spanning
+// tree: by the invariant, the node is out of the graph and inactive;
+// anything else is a protocol violation. It is passed on to the tree's
+// children.
 func (g *ActivityGraph) terminate(from Side) ([]ActivityMsg, error) {
 	if g.root || g.state != StateInactive || g.engaged || g.Deficit() {
 		return nil, fmt.Errorf("%w: termination from %s reached a %s node (engaged %v, deficit %v)",
 			ErrTermination, from, g.state, g.engaged, g.Deficit())
 	}
 	g.state = StateTerminated
-	if to := from.other(); g.has[to] {
-		return g.emit(ActivityMsg{Kind: MsgTerminate, Side: to}), nil
+	return g.terminateChildren(), nil
+}
+
+// terminateChildren returns the termination messages to the tree's
+// children.
+func (g *ActivityGraph) terminateChildren() []ActivityMsg {
+	g.out = g.out[:0]
+	for _, c := range g.treeKids {
+		g.out = append(g.out, ActivityMsg{Kind: MsgTerminate, Side: c})
 	}
-	return nil, nil
+	return g.out
 }
 
 // tryLeave leaves the graph (or terminates at the root) when the node is
@@ -244,10 +296,7 @@ func (g *ActivityGraph) tryLeave() []ActivityMsg {
 	}
 	if g.root {
 		g.state = StateTerminated
-		if g.has[Upper] {
-			return g.emit(ActivityMsg{Kind: MsgTerminate, Side: Upper})
-		}
-		return nil
+		return g.terminateChildren()
 	}
 	g.engaged, g.hasParent = false, false
 	return g.emit(ActivityMsg{Kind: MsgInactivate, Side: g.parent, Seq: g.taken[g.parent]})

@@ -51,7 +51,7 @@ type activityRun struct {
 	lockstep bool // the node has a synchronous link: it sweeps every iteration
 	localOK  bool
 	newData  bool          // a plane arrived since the last sweep
-	pre      [2]bool       // a synchronous message was taken ahead of the iteration
+	pre      []bool        // a synchronous message was taken ahead of the iteration, by side
 	pending  []ActivityMsg // control messages to send, acks coalesced
 	// waitCtx bounds the blocking waits of an inactive node; it is renewed
 	// only when it expires, not per wait (no allocation per iteration).
@@ -60,11 +60,9 @@ type activityRun struct {
 }
 
 func (s *solver) runActivity(ctx context.Context) error {
-	g, err := NewActivityGraph(s.t.Rank, s.t.Ranks)
-	if err != nil {
-		return err
-	}
-	a := &activityRun{solver: s, g: g, pending: make([]ActivityMsg, 0, 8)}
+	_, parent, children := s.tree(0)
+	g := NewActivityTree(len(s.links), parent, children)
+	a := &activityRun{solver: s, g: g, pending: make([]ActivityMsg, 0, 8), pre: make([]bool, len(s.links))}
 	for _, l := range s.links {
 		a.lockstep = a.lockstep || l != nil && l.sync
 	}
@@ -73,7 +71,7 @@ func (s *solver) runActivity(ctx context.Context) error {
 			a.waitCancel()
 		}
 	}()
-	err = a.loop(ctx)
+	err := a.loop(ctx)
 	if err != nil && ctx.Err() != nil {
 		// Whichever wait the context ended (a blocking synchronous receive, the
 		// inactive wait), say where the detector stood: a run that hangs until
@@ -259,7 +257,7 @@ func (a *activityRun) sendPlanes(ctx context.Context) error {
 		}
 		setHaloHeader(msg, seq, kind)
 		if a.t.hooks != nil && a.t.hooks.beforeSend != nil {
-			a.t.hooks.beforeSend(l.side)
+			a.t.hooks.beforeSend(l.rank)
 		}
 		if err := a.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
 			return wrapErr(err, "halo to rank %d", l.rank)

@@ -16,14 +16,19 @@
 //
 // # Schemes and termination (Solve)
 //
-// The b workers of a job own parts 0…b−1 (obstacle: slabs of the grid) and
-// form a chain; each exchanges halos with its two neighbours as rmnp DATA and
-// detector messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
+// The b workers of a job own parts 0…b−1 (obstacle: slabs of the grid, a
+// chain); each exchanges halos with its neighbours in the application's graph
+// as rmnp DATA and detector messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
+// The detectors run on any connected graph: their messages travel along a
+// breadth-first spanning tree every worker derives from the same graph
+// (rooted at the last rank for the tokens and the switch's votes, at rank 0
+// for the activity graph); on a chain that tree is the paper's chain.
 //
 // Synchronous: iteration k+1 uses the neighbours' iteration-k halos, so the
 // values are bit-for-bit the serial ones. Termination by the tokens of Fig. 6,
 // pipelined (ConvergenceTokens): all ranks stop after the same iteration, at
-// most 2(b−1) iterations after the serial run would have.
+// most H+D iterations after the serial run would have (the tree's height and
+// depth; 2(b−1) on a chain).
 //
 // Asynchronous and hybrid: each worker iterates on the newest halos it holds
 // (hybrid: synchronous links inside a cluster, asynchronous across). A

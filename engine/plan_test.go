@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,5 +205,67 @@ func TestLevels(t *testing.T) {
 	}
 	if got, want := DescribeLevels(Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
 		t.Errorf("DescribeLevels = %q, want %q", got, want)
+	}
+}
+
+// TestTasksSkipLoopbackQuietly: two SSH workers on one machine (four
+// loopback addresses, as a test grid has) get the candidates unix socket,
+// loopback, ethernet; workers never listen on loopback (same-host pairs
+// use the unix socket), so that candidate is dropped without a warning on
+// every run. A network the route wants that the worker does not listen on
+// is still reported, naming the node and what to check.
+func TestTasksSkipLoopbackQuietly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		bData    []string
+		want     []probe.Kind
+		warnings []string
+	}{
+		{name: "loopback", bData: []string{"tcp://127.16.64.11:4001", "unix:///tmp/b/data.sock"},
+			want: []probe.Kind{probe.Unix, probe.Ethernet}},
+		{name: "ethernet_missing", bData: []string{"unix:///tmp/b/data.sock"},
+			want:     []probe.Kind{probe.Unix},
+			warnings: []string{"b does not listen on its ethernet address 127.16.64.11"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			same := "same host (h)"
+			plan := &Plan{Ranks: []string{"a", "b"}, Ranges: []jobs.Range{{Lo: 0, Hi: 8}, {Lo: 8, Hi: 16}}, Cores: []int{1, 1},
+				Modes: []rmnp.Mode{rmnp.Sync},
+				Candidates: [][]probe.Route{{
+					{A: "a", B: "b", Network: probe.Unix, AAddr: probe.UnixPrefix + "a", BAddr: probe.UnixPrefix + "b", Reason: same},
+					{A: "a", B: "b", Network: probe.Loopback, AAddr: "127.0.0.1", BAddr: "127.0.0.1", Reason: same + ", fallback"},
+					{A: "a", B: "b", Network: probe.Ethernet, AAddr: "127.16.64.10", BAddr: "127.16.64.11", Reason: same + ", fallback"},
+				}}}
+			plan.Routes = []probe.Route{plan.Candidates[0][0]}
+			var logs []string
+			s := &submission{spec: jobs.Spec{Scheme: jobs.Synchronous}, plan: plan,
+				data: map[string][]string{"a": {"tcp://127.16.64.10:4000"}, "b": tc.bData},
+				logf: func(node, f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)) }}
+			tasks, err := s.tasks()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []probe.Kind
+			for _, r := range tasks[0].Upper.Routes {
+				got = append(got, r.Network)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("routes %v, want %v", got, tc.want)
+			}
+			var warned []string
+			for _, l := range logs {
+				if strings.Contains(l, "warning") {
+					warned = append(warned, l)
+				}
+			}
+			if len(warned) != len(tc.warnings) {
+				t.Fatalf("warnings %q, want %d", warned, len(tc.warnings))
+			}
+			for i, w := range tc.warnings {
+				if !strings.Contains(warned[i], w) {
+					t.Errorf("warning %q, want it to say %q", warned[i], w)
+				}
+			}
+		})
 	}
 }

@@ -19,8 +19,9 @@ import (
 type RunOptions struct {
 	// Inventory is the grid; nil loads ./sites.toml or the embedded local grid.
 	Inventory *deploy.Inventory
-	// Workers are live workers to reuse (started with RunID and Secret);
-	// nil: Run starts the job's workers and stops them when it ends.
+	// Workers are live workers to reuse (started with deploy.BootFor of
+	// RunID and Secret); nil: Run starts the job's workers and stops them
+	// when it ends.
 	Workers []*deploy.Worker
 	RunID   [16]byte
 	Secret  []byte
@@ -83,7 +84,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 			return nil, err
 		}
 		opt.RunID, opt.Secret = deploy.NewRunSecret()
-		logf("", "starting %d workers", len(hosts))
+		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
 		workers, err = deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(opt.RunID, opt.Secret), opt.Deploy)
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
@@ -105,6 +106,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.inventory = InventoryKey(inv)
 	rep, runErr := s.execute(ctx)
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {

@@ -31,8 +31,11 @@ type Subtask struct {
 	Scheme   jobs.Scheme
 	Detector jobs.Detector // empty: tokens for sync, activity for async and hybrid
 	MaxIter  int           // 0: Problem.MaxIter (0 there too: no limit)
-	// Lower and Upper are the slab neighbours, nil at the domain boundary.
+	// Lower and Upper are the neighbours on a chain, nil at its ends;
+	// Neighbours, when set, replaces them: every neighbour of the part on
+	// any connected graph (the application's decomposition).
 	Lower, Upper *Neighbour
+	Neighbours   []Neighbour
 	// SwitchPeriod is the initial length of the asynchronous sections of the
 	// switch detector (AIAC); 0: DefaultSwitchPeriod.
 	SwitchPeriod time.Duration
@@ -63,9 +66,10 @@ type SolveResult struct {
 
 // solveHooks are fault-injection points for tests.
 type solveHooks struct {
-	// beforeSend is called before each DATA send to side; a test sleeps in it
-	// to delay one link and provoke stale halos.
-	beforeSend func(side Side)
+	// beforeSend is called before each DATA send to the neighbour of the
+	// given rank; a test sleeps in it to delay one link and provoke stale
+	// halos.
+	beforeSend func(rank int)
 }
 
 // reportEvery bounds how often Solve calls report.
@@ -152,7 +156,8 @@ type solver struct {
 	part     gridapp.Part
 	recv     gridapp.HaloReceiver // nil: the part does not act on receipt
 	iter     int                  // sweeps done
-	links    [2]*link
+	links    []*link              // by the part's neighbour index (Side)
+	graph    [][]int              // the task's neighbour graph: neighbour ranks per rank
 	eps      float64
 	maxIter  int
 	report   func(NodeStatus)
@@ -173,8 +178,16 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if t.Ranks < 1 || t.Rank < 0 || t.Rank >= t.Ranks {
 		return nil, fmt.Errorf("engine: rank %d of %d", t.Rank, t.Ranks)
 	}
-	if (t.Lower == nil) != (t.Rank == 0) || (t.Upper == nil) != (t.Rank == t.Ranks-1) {
-		return nil, fmt.Errorf("engine: rank %d of %d: neighbours do not match the chain", t.Rank, t.Ranks)
+	nbs := t.Neighbours
+	if nbs == nil {
+		if (t.Lower == nil) != (t.Rank == 0) || (t.Upper == nil) != (t.Rank == t.Ranks-1) {
+			return nil, fmt.Errorf("engine: rank %d of %d: neighbours do not match the chain", t.Rank, t.Ranks)
+		}
+		for _, nb := range []*Neighbour{t.Lower, t.Upper} {
+			if nb != nil {
+				nbs = append(nbs, *nb)
+			}
+		}
 	}
 	if ep == nil && t.Ranks > 1 {
 		return nil, fmt.Errorf("engine: rank %d: no endpoint", t.Rank)
@@ -183,7 +196,7 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, eps: bp.eps, maxIter: t.MaxIter, report: report,
+	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, report: report,
 		state: StateActive, sigma: -1}
 	s.recv, _ = bp.part.(gridapp.HaloReceiver)
 	if s.maxIter <= 0 {
@@ -196,30 +209,30 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 			s.detector = jobs.DetectTokens
 		}
 	}
-	if err := s.makeLinks(bp.neighbours); err != nil {
+	if err := s.makeLinks(nbs, bp.neighbours); err != nil {
 		bp.part.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// makeLinks builds the links to the chain neighbours the Subtask names,
-// matching them with the part's neighbours (by rank) and sizing the message
+// makeLinks builds one link per neighbour of the part, matching the
+// Subtask's neighbours with the part's (by rank) and sizing the message
 // buffers from the part's Outgoing and Halo.
-func (s *solver) makeLinks(neighbours []int) error {
+func (s *solver) makeLinks(nbs []Neighbour, neighbours []int) error {
 	t := s.t
-	want := 0
+	if len(nbs) != len(neighbours) {
+		return fmt.Errorf("%w: application %q: rank %d's part has neighbours %v, the plan gives it %d", ErrScheme, s.app, t.Rank, neighbours, len(nbs))
+	}
 	maxOut := 1 // a section vote's σ
-	for side, nb := range [2]*Neighbour{t.Lower, t.Upper} {
-		if nb == nil {
-			continue
+	s.links = make([]*link, len(neighbours))
+	for i, q := range neighbours {
+		j := slices.IndexFunc(nbs, func(nb Neighbour) bool { return nb.Rank == q })
+		if j < 0 {
+			return fmt.Errorf("%w: application %q: rank %d's part neighbours rank %d, which the plan does not link to it", ErrScheme, s.app, t.Rank, q)
 		}
-		want++
-		i := slices.Index(neighbours, nb.Rank)
-		if i < 0 {
-			return fmt.Errorf("%w: application %q: rank %d's part does not neighbour rank %d (its neighbours: %v)", ErrScheme, s.app, t.Rank, nb.Rank, neighbours)
-		}
-		l := &link{side: Side(side), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
+		nb := nbs[j]
+		l := &link{side: Side(i), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
 			nOut: len(s.part.Outgoing(i)), nIn: len(s.part.Halo(i))}
 		l.out, l.in = make([]float64, haloHeader+l.nOut), make([]float64, haloHeader+l.nIn)
 		l.ctrl = make([]byte, ctrlHeader+8*l.nIn)
@@ -230,13 +243,34 @@ func (s *solver) makeLinks(neighbours []int) error {
 		if t.Scheme == jobs.Synchronous && !l.sync {
 			return fmt.Errorf("%w: synchronous scheme over an asynchronous link to rank %d", ErrScheme, nb.Rank)
 		}
-		s.links[side] = l
-	}
-	if want != len(neighbours) {
-		return fmt.Errorf("%w: application %q: rank %d's part has neighbours %v, the chain gives it %d (the detectors run on a chain of parts)", ErrScheme, s.app, t.Rank, neighbours, want)
+		s.links[i] = l
 	}
 	s.ctrlOut = make([]byte, ctrlHeader+8*maxOut)
 	return nil
+}
+
+// sideOf returns the side (link index) of neighbour rank q.
+func (s *solver) sideOf(q int) Side {
+	for _, l := range s.links {
+		if l.rank == q {
+			return l.side
+		}
+	}
+	panic("engine: sideOf: not a neighbour")
+}
+
+// tree returns the spanning tree rooted at root as this rank sees it: its
+// parent's side (−1 at the root) and its children's sides.
+func (s *solver) tree(root int) (t *spanningTree, parent Side, children []Side) {
+	t = newSpanningTree(s.graph, root)
+	parent = -1
+	if p := t.parent[s.t.Rank]; p >= 0 {
+		parent = s.sideOf(p)
+	}
+	for _, c := range t.children[s.t.Rank] {
+		children = append(children, s.sideOf(c))
+	}
+	return t, parent, children
 }
 
 // planes returns the part's values sent on l and the halo received from it.

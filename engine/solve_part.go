@@ -23,6 +23,7 @@ type builtPart struct {
 	app        string
 	part       gridapp.Part
 	neighbours []int
+	graph      [][]int // every part's neighbours
 	eps        float64
 	maxIter    int
 	size       int
@@ -86,6 +87,10 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 		return bp, err
 	}
 	bp.neighbours, bp.eps, bp.size = ps.Neighbours, task.Eps, ps.Size
+	bp.graph = make([][]int, len(task.Parts))
+	for r, p := range task.Parts {
+		bp.graph[r] = p.Neighbours
+	}
 	if task.MaxIter > 0 && (bp.maxIter == 0 || task.MaxIter < bp.maxIter) {
 		bp.maxIter = task.MaxIter
 	}

@@ -35,6 +35,22 @@ var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
 // the lower rank dialling.
 func (c chainRun) endpoints(t testing.TB, ctx context.Context) []*rmnp.Endpoint {
 	t.Helper()
+	eps := c.listen(t, ctx)
+	for r := 0; r+1 < c.ranks; r++ {
+		opts := rmnp.LinkOptions{Mode: c.mode(r), Network: "ethernet"}
+		if err := eps[r].Connect(ctx, rmnp.PeerID(r+2), eps[r+1].Addrs()[0], opts); err != nil {
+			t.Fatal(err)
+		}
+		if err := eps[r+1].WaitPeer(ctx, rmnp.PeerID(r+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return eps
+}
+
+// listen starts one endpoint per rank on 127.0.0.1 (rank r is peer r+1).
+func (c chainRun) listen(t testing.TB, ctx context.Context) []*rmnp.Endpoint {
+	t.Helper()
 	eps := make([]*rmnp.Endpoint, c.ranks)
 	for r := range eps {
 		cfg := rmnp.DefaultConfig()
@@ -49,15 +65,6 @@ func (c chainRun) endpoints(t testing.TB, ctx context.Context) []*rmnp.Endpoint 
 		}
 		t.Cleanup(func() { e.Close() })
 		eps[r] = e
-	}
-	for r := 0; r+1 < c.ranks; r++ {
-		opts := rmnp.LinkOptions{Mode: c.mode(r), Network: "ethernet"}
-		if err := eps[r].Connect(ctx, rmnp.PeerID(r+2), eps[r+1].Addrs()[0], opts); err != nil {
-			t.Fatal(err)
-		}
-		if err := eps[r+1].WaitPeer(ctx, rmnp.PeerID(r+1)); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return eps
 }
@@ -240,8 +247,8 @@ func TestAsyncActivityTerminates(t *testing.T) {
 // delayUpper makes rank r sleep before every DATA send to its upper
 // neighbour, so that the neighbour iterates on stale halos.
 func delayUpper(r int, d time.Duration) map[int]*solveHooks {
-	return map[int]*solveHooks{r: {beforeSend: func(s Side) {
-		if s == Upper {
+	return map[int]*solveHooks{r: {beforeSend: func(to int) {
+		if to == r+1 {
 			time.Sleep(d)
 		}
 	}}}

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -48,6 +50,7 @@ type submission struct {
 	aborted   *abortError // the run's context ended
 	outcome   string
 	gainRef   *gainCurve
+	inventory string // jobs.RunConfig.Inventory of the run (InventoryKey)
 	residuals []jobs.ResidualSample
 }
 
@@ -94,10 +97,15 @@ func (s *submission) tasks() ([]workerTask, error) {
 		var errs []error
 		for _, r := range p.Candidates[i] {
 			a, err := dialAddr(r, r.BAddr, s.data[hi])
-			if err != nil {
+			switch {
+			case err != nil && r.Network == probe.Loopback:
+				// Workers never listen on loopback (same-host pairs have
+				// the unix socket): nothing is wrong, nothing to say.
+				continue
+			case err != nil:
 				// The worker does not listen there (e.g. a NIC its hello
 				// listed but it could not bind): try the next network.
-				s.logf(hi, "warning: %s ↔ %s: %s skipped: %v", lo, hi, r.Network, err)
+				s.logf(hi, "warning: %s ↔ %s: %s", lo, hi, notListening(hi, r, s.data[hi]))
 				errs = append(errs, fmt.Errorf("%s: %w", r.Network, err))
 				continue
 			}
@@ -113,11 +121,23 @@ func (s *submission) tasks() ([]workerTask, error) {
 	return out, nil
 }
 
+// notListening says that node's worker does not listen where route r wants
+// to reach it, and what the user can check.
+func notListening(node string, r probe.Route, listen []string) string {
+	what := fmt.Sprintf("its %s address %s", r.Network, r.BAddr)
+	if r.Network == probe.Unix {
+		what = "a unix socket"
+	}
+	return fmt.Sprintf("%s does not listen on %s (it listens on %s), so this pair skips %s: "+
+		"check that the interface is up with that address on %s, or name the interfaces in sites.toml (ethernet = …, fast = …)",
+		node, what, strings.Join(listen, ", "), r.Network, node)
+}
+
 // run sends the sub-tasks to the coordinators and follows the run until
 // every result is in, a node fails, the wall time passes or ctx ends.
 func (s *submission) execute(ctx context.Context) (*Report, error) {
 	s.start = time.Now()
-	s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem)
+	s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem, s.inventory, s.gridLabel())
 	tasks, err := s.tasks()
 	if err != nil {
 		return s.report(), err
@@ -182,7 +202,7 @@ func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignErro
 		if err != nil {
 			return &assignError{grp.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
 		}
-		s.logf(grp.Coordinator, "coordinates group %d: %d workers", gi, len(grp.Workers))
+		s.logf(grp.Coordinator, "coordinates group %d: %d %s", gi, len(grp.Workers), plural(len(grp.Workers), "worker", "workers"))
 	}
 	return nil
 }

@@ -29,8 +29,12 @@ type switchRun struct {
 	*solver
 	timer   *SwitchTimer
 	section uint64
-	sentSeq [2]uint64
-	pre     [2]bool // first halo of the section already received
+	sentSeq []uint64 // by side
+	pre     []bool   // first halo of the section already received, by side
+	// The section's votes go up the spanning tree rooted at the last rank,
+	// its decision comes down.
+	parent   Side
+	children []Side
 	// With synchronous links (hybrid, or the synchronous scheme) the
 	// neighbours on them iterate in lockstep: round counts their exchanges,
 	// and request is the round at which the section starts, 0 if none.
@@ -40,7 +44,9 @@ type switchRun struct {
 }
 
 func (s *solver) runSwitch(ctx context.Context) error {
-	w := &switchRun{solver: s, timer: NewSwitchTimer(s.t.SwitchPeriod, time.Now())}
+	w := &switchRun{solver: s, timer: NewSwitchTimer(s.t.SwitchPeriod, time.Now()),
+		sentSeq: make([]uint64, len(s.links)), pre: make([]bool, len(s.links))}
+	_, w.parent, w.children = s.tree(s.t.Ranks - 1)
 	for _, l := range s.links {
 		w.hasSync = w.hasSync || l != nil && l.sync
 	}
@@ -257,7 +263,7 @@ func (w *switchRun) sendAsync(ctx context.Context) error {
 		setHaloHeader(msg, w.sentSeq[l.side], haloPlane)
 		copy(msg[haloHeader:], own)
 		if w.t.hooks != nil && w.t.hooks.beforeSend != nil {
-			w.t.hooks.beforeSend(l.side)
+			w.t.hooks.beforeSend(l.rank)
 		}
 		if err := w.ep.SendFloat64s(ctx, l.peer, msg, rmnp.DATA); err != nil {
 			return wrapErr(err, "halo to rank %d", l.rank)
@@ -339,29 +345,29 @@ func (w *switchRun) takeSectionHalo(l *link, m ctrlMsg, section, step uint64) er
 	return nil
 }
 
-// reduce combines the votes along the chain (up) and returns the decision
-// sent back (down).
+// reduce combines the votes up the spanning tree and returns the decision
+// sent back down (on a chain: up the chain and back).
 func (w *switchRun) reduce(ctx context.Context, vote SectionVote) (SectionVote, error) {
-	if l := w.links[Lower]; l != nil {
-		m, err := w.recvSection(ctx, Lower, ctrlSectionVote)
+	for _, c := range w.children {
+		m, err := w.recvSection(ctx, c, ctrlSectionVote)
 		if err != nil {
 			return vote, err
 		}
 		vote = vote.And(m)
 	}
-	if w.links[Upper] != nil {
+	if w.parent >= 0 {
 		msg := encodeCtrl(w.ctrlOut, ctrlSectionVote, vote.flags(), w.section, []float64{vote.Sigma})
-		if err := w.sendCtrl(ctx, Upper, msg); err != nil {
+		if err := w.sendCtrl(ctx, w.parent, msg); err != nil {
 			return vote, err
 		}
 		var err error
-		if vote, err = w.recvSection(ctx, Upper, ctrlSectionDecision); err != nil {
+		if vote, err = w.recvSection(ctx, w.parent, ctrlSectionDecision); err != nil {
 			return vote, err
 		}
 	}
-	if w.links[Lower] != nil {
+	for _, c := range w.children {
 		msg := encodeCtrl(w.ctrlOut, ctrlSectionDecision, vote.flags(), w.section, []float64{vote.Sigma})
-		if err := w.sendCtrl(ctx, Lower, msg); err != nil {
+		if err := w.sendCtrl(ctx, c, msg); err != nil {
 			return vote, err
 		}
 	}

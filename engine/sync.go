@@ -15,10 +15,13 @@ import (
 // neighbours' iteration-k halos, exactly as the serial sweep does, so the
 // values are bit-for-bit the serial ones after any number of iterations.
 func (s *solver) runSync(ctx context.Context) error {
-	det, err := NewConvergenceTokens(s.t.Rank, s.t.Ranks, s.maxIter)
-	if err != nil {
-		return err
+	tree, parent, children := s.tree(s.t.Ranks - 1)
+	heights := make([]int, len(children))
+	for i, c := range children {
+		heights[i] = tree.height[s.links[c].rank]
 	}
+	det := NewTreeTokens(tree.height[s.t.Rank], heights, parent < 0, tree.maxDepth(), s.maxIter)
+	tok := tokenLinks{parent: parent, children: children, convs: make([]ConvToken, len(children))}
 	for k := 1; ; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -27,19 +30,20 @@ func (s *solver) runSync(ctx context.Context) error {
 			return err
 		}
 		sigma := s.sweep()
-		var conv ConvToken
 		var term TermToken
+		clear(tok.convs)
 		if det.Receives(k) {
-			if conv, term, err = s.receiveTokens(ctx); err != nil {
+			var err error
+			if term, err = s.receiveTokens(ctx, &tok); err != nil {
 				return err
 			}
 		}
-		c, tm, send, stop, err := det.Step(k, sigma < s.eps, conv, term)
+		c, tm, send, stop, err := det.StepTree(k, sigma < s.eps, tok.convs, term)
 		if err != nil {
 			return err
 		}
 		if send {
-			if err := s.sendTokens(ctx, c, tm); err != nil {
+			if err := s.sendTokens(ctx, &tok, c, tm); err != nil {
 				return err
 			}
 		}
@@ -58,7 +62,7 @@ func (s *solver) exchangeSync(ctx context.Context) error {
 			continue
 		}
 		if s.t.hooks != nil && s.t.hooks.beforeSend != nil {
-			s.t.hooks.beforeSend(l.side)
+			s.t.hooks.beforeSend(l.rank)
 		}
 		own, _ := s.planes(l)
 		if err := s.ep.SendFloat64s(ctx, l.peer, own, rmnp.DATA); err != nil {
@@ -88,48 +92,55 @@ func (s *solver) exchangeSync(ctx context.Context) error {
 	return nil
 }
 
-// receiveTokens reads tok_conv from below and tok_term from above, both sent
-// in the previous iteration.
-func (s *solver) receiveTokens(ctx context.Context) (ConvToken, TermToken, error) {
-	var conv ConvToken
+// tokenLinks are the sides the tokens travel on: tok_conv comes from the
+// spanning tree's children and goes to the parent, tok_term the other way.
+type tokenLinks struct {
+	parent   Side // −1 at the root
+	children []Side
+	convs    []ConvToken // read in this iteration, by child
+}
+
+// receiveTokens reads tok_conv from every child and tok_term from the
+// parent, all sent in the previous iteration.
+func (s *solver) receiveTokens(ctx context.Context, tok *tokenLinks) (TermToken, error) {
 	var term TermToken
-	if s.links[Lower] != nil {
-		m, err := s.recvCtrl(ctx, Lower, 0)
+	for i, c := range tok.children {
+		m, err := s.recvCtrl(ctx, c, 0)
 		if err != nil {
-			return conv, term, err
+			return term, err
 		}
 		if m.kind != ctrlConv {
-			return conv, term, fmt.Errorf("%w: got control kind %d from rank %d, want tok_conv", ErrTermination, m.kind, s.links[Lower].rank)
+			return term, fmt.Errorf("%w: got control kind %d from rank %d, want tok_conv", ErrTermination, m.kind, s.links[c].rank)
 		}
-		conv = ConvToken{Iter: int(int64(m.arg)), OK: m.seq == 1}
+		tok.convs[i] = ConvToken{Iter: int(int64(m.arg)), OK: m.seq == 1}
 	}
-	if s.links[Upper] != nil {
-		m, err := s.recvCtrl(ctx, Upper, 0)
+	if tok.parent >= 0 {
+		m, err := s.recvCtrl(ctx, tok.parent, 0)
 		if err != nil {
-			return conv, term, err
+			return term, err
 		}
 		if m.kind != ctrlTerm {
-			return conv, term, fmt.Errorf("%w: got control kind %d from rank %d, want tok_term", ErrTermination, m.kind, s.links[Upper].rank)
+			return term, fmt.Errorf("%w: got control kind %d from rank %d, want tok_term", ErrTermination, m.kind, s.links[tok.parent].rank)
 		}
 		term = TermToken{StopAt: int(m.arg)}
 	}
-	return conv, term, nil
+	return term, nil
 }
 
-// sendTokens sends tok_conv up and tok_term down.
-func (s *solver) sendTokens(ctx context.Context, c ConvToken, tm TermToken) error {
+// sendTokens sends tok_conv to the parent and tok_term to the children.
+func (s *solver) sendTokens(ctx context.Context, tok *tokenLinks, c ConvToken, tm TermToken) error {
 	buf := s.ctrlOut
-	if s.links[Upper] != nil {
+	if tok.parent >= 0 {
 		ok := uint64(0)
 		if c.OK {
 			ok = 1
 		}
-		if err := s.sendCtrl(ctx, Upper, encodeCtrl(buf, ctrlConv, ok, uint64(int64(c.Iter)), nil)); err != nil {
+		if err := s.sendCtrl(ctx, tok.parent, encodeCtrl(buf, ctrlConv, ok, uint64(int64(c.Iter)), nil)); err != nil {
 			return err
 		}
 	}
-	if s.links[Lower] != nil {
-		if err := s.sendCtrl(ctx, Lower, encodeCtrl(buf, ctrlTerm, 0, uint64(tm.StopAt), nil)); err != nil {
+	for _, ch := range tok.children {
+		if err := s.sendCtrl(ctx, ch, encodeCtrl(buf, ctrlTerm, 0, uint64(tm.StopAt), nil)); err != nil {
 			return err
 		}
 	}

@@ -115,3 +115,80 @@ func TestConvergenceTokensRejectsWrongIteration(t *testing.T) {
 		t.Fatal("rank 4 of 4 accepted")
 	}
 }
+
+// TestConvergenceTokensOnTrees runs the tokens on spanning trees of other
+// graphs than a chain (a 2×2 block grid, a star, a 3×2 grid rooted at the
+// last rank, as the synchronous scheme roots them): every rank stops after
+// the same iteration, first+H+D, where first is the first iteration at which
+// every local test holds, H the root's height and D the tree's depth.
+func TestConvergenceTokensOnTrees(t *testing.T) {
+	grid := func(a, b int) [][]int {
+		g := make([][]int, a*b)
+		for i := range a {
+			for j := range b {
+				r := i*b + j
+				for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+					if x, y := i+d[0], j+d[1]; x >= 0 && x < a && y >= 0 && y < b {
+						g[r] = append(g[r], x*b+y)
+					}
+				}
+			}
+		}
+		return g
+	}
+	star := [][]int{{1, 2, 3, 4}, {0}, {0}, {0}, {0}}
+	for name, g := range map[string][][]int{"2x2": grid(2, 2), "3x2": grid(3, 2), "star": star, "chain": chainGraph(4)} {
+		t.Run(name, func(t *testing.T) {
+			n := len(g)
+			tree := newSpanningTree(g, n-1)
+			local := func(r, k int) bool { return k >= 10+r%3 && !(r == 1 && k == 14) }
+			first := 12 // the first iteration at which every local test holds
+			want := first + tree.height[n-1] + tree.maxDepth()
+			det := make([]*ConvergenceTokens, n)
+			for r := range n {
+				var hs []int
+				for _, c := range tree.children[r] {
+					hs = append(hs, tree.height[c])
+				}
+				det[r] = NewTreeTokens(tree.height[r], hs, r == n-1, tree.maxDepth(), 0)
+			}
+			conv := make([]ConvToken, n) // sent by r in the previous iteration
+			term := make([]TermToken, n)
+			stopped := make([]int, n)
+			for k := 1; k < 200; k++ {
+				nextConv, nextTerm := make([]ConvToken, n), make([]TermToken, n)
+				for r := range n {
+					if stopped[r] != 0 {
+						continue
+					}
+					var convs []ConvToken
+					var tm TermToken
+					if det[r].Receives(k) {
+						for _, c := range tree.children[r] {
+							convs = append(convs, conv[c])
+						}
+						if p := tree.parent[r]; p >= 0 {
+							tm = term[p]
+						}
+					} else {
+						convs = make([]ConvToken, len(tree.children[r]))
+					}
+					c, tmOut, _, stop, err := det[r].StepTree(k, local(r, k), convs, tm)
+					if err != nil {
+						t.Fatalf("rank %d iteration %d: %v", r, k, err)
+					}
+					nextConv[r], nextTerm[r] = c, tmOut
+					if stop {
+						stopped[r] = k
+					}
+				}
+				conv, term = nextConv, nextTerm
+			}
+			for r, k := range stopped {
+				if k != want {
+					t.Fatalf("rank %d stopped after %d, want %d (all %v)", r, k, want, stopped)
+				}
+			}
+		})
+	}
+}

@@ -61,14 +61,14 @@ func chartSeries(t Table) []series {
 	var out []series
 	grid, gi := "", -1
 	for i, c := range t.Columns {
-		if c.Grid != grid {
-			grid, gi = c.Grid, gi+1
+		if c.GridName() != grid {
+			grid, gi = c.GridName(), gi+1
 		}
 		m := '*'
 		if si := c.Scheme.Index(); si >= 0 && gi < len(seriesMarkers) {
 			m = seriesMarkers[gi][si]
 		}
-		out = append(out, series{label: c.Grid + " " + SchemeLabel(c.Scheme), marker: m, col: i})
+		out = append(out, series{label: c.GridName() + " " + SchemeLabel(c.Scheme), marker: m, col: i})
 	}
 	return out
 }

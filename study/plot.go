@@ -43,8 +43,8 @@ func WriteGainPlot(w io.Writer, gains jobs.Table, format string) error {
 	}
 	grid, gi := "", -1
 	for i, c := range gains.Columns {
-		if c.Grid != grid {
-			grid, gi = c.Grid, gi+1
+		if c.GridName() != grid {
+			grid, gi = c.GridName(), gi+1
 		}
 		var pts plotter.XYs
 		for _, r := range gains.Rows {
@@ -57,7 +57,7 @@ func WriteGainPlot(w io.Writer, gains jobs.Table, format string) error {
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return fmt.Errorf("study: plot %s %s: %w", c.Grid, c.Scheme, err)
+			return fmt.Errorf("study: plot %s %s: %w", c.GridName(), c.Scheme, err)
 		}
 		si := max(c.Scheme.Index(), 0)
 		line.Color, points.Color = plotutil.Color(si), plotutil.Color(si)
@@ -66,7 +66,7 @@ func WriteGainPlot(w io.Writer, gains jobs.Table, format string) error {
 		points.Shape = plotutil.Shape(gi)
 		points.Radius = vg.Points(3)
 		p.Add(line, points)
-		p.Legend.Add(c.Grid+" "+jobs.SchemeLabel(c.Scheme), line, points)
+		p.Legend.Add(c.GridName()+" "+jobs.SchemeLabel(c.Scheme), line, points)
 	}
 	wt, err := p.WriterTo(18*vg.Centimeter, 12*vg.Centimeter, format)
 	if err != nil {

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -69,14 +69,19 @@ type ComposeView struct {
 	pane    int
 	cursor  [3]int
 	editing bool
-	buf     string
+	input   textinput.Model // the field being edited
 	picked  map[string]bool
 	// groups is the hierarchy when the user edited it; nil = automatic.
 	groups   []jobs.Group
 	plan     *engine.Plan // the engine's plan of the job, when it plans
 	problems []string
-	pairs    []PairRoute
-	status   string
+	// badFields marks the form fields a problem is about (shown ✗);
+	// formProblems counts the problems of the job itself (the first ones),
+	// which its job file would be refused for.
+	badFields    [fieldCount]bool
+	formProblems int
+	pairs        []PairRoute
+	status       string
 	// unknown lists the sites, clusters and hosts a loaded job file names
 	// that the inventory does not have; it blocks the run until the user
 	// changes the node choice (the file's job cannot run as written).
@@ -100,6 +105,12 @@ type (
 	saveSpecMsg struct {
 		Path string
 		Spec jobs.Spec
+	}
+	// saveConfirmMsg asks the root to confirm saving a job that cannot
+	// run as composed (its file is valid): Problems says why.
+	saveConfirmMsg struct {
+		saveSpecMsg
+		Problems []string
 	}
 	// loadSpecMsg asks the root to read a job file.
 	loadSpecMsg struct{ Path string }
@@ -154,7 +165,7 @@ func (v *ComposeView) Problems() []string { return v.problems }
 
 // applySpec loads a spec into the form, the node picks and the hierarchy.
 func (v *ComposeView) applySpec(s jobs.Spec) {
-	v.applyForm(s)
+	v.applyForm(s.WithDefaults()) // the form shows what will run, never a 0 standing for a default
 	v.applyNodes(s.Nodes)
 	v.groups = slices.Clone(s.Groups)
 	v.validate()
@@ -189,43 +200,6 @@ func (v *ComposeView) Spec() jobs.Spec {
 	return s
 }
 
-// parseSpec builds the spec from the form; the error names the first field
-// that does not parse.
-func (v *ComposeView) parseSpec() (jobs.Spec, error) {
-	var firstErr error
-	num := func(i int) int {
-		n, err := strconv.Atoi(strings.TrimSpace(v.fields[i].Value))
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("%s: %q is not a whole number", v.fields[i].Label, v.fields[i].Value)
-		}
-		return n
-	}
-	s := jobs.Spec{
-		Name:    strings.TrimSpace(v.fields[fName].Value),
-		App:     v.fields[fApp].Value,
-		Scheme:  jobs.Scheme(v.fields[fScheme].Value),
-		Cores:   num(fCores),
-		MaxIter: num(fMaxIter),
-	}
-	s.Obstacle.N = num(fN)
-	eps, err := strconv.ParseFloat(strings.TrimSpace(v.fields[fEps].Value), 64)
-	if err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("%s: %q is not a number", v.fields[fEps].Label, v.fields[fEps].Value)
-	}
-	s.Obstacle.Eps = eps
-	if d := v.fields[fDetector].Value; d != "default" {
-		s.Detector = jobs.Detector(d)
-	}
-	wall, err := time.ParseDuration(strings.TrimSpace(v.fields[fWall].Value))
-	if err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("%s: %q is not a duration (e.g. 5m, 90s)", v.fields[fWall].Label, v.fields[fWall].Value)
-	}
-	s.WallTime = wall
-	s.Nodes = v.selection(num(fAny))
-	s.Groups = slices.Clone(v.groups)
-	return s.WithDefaults(), firstErr
-}
-
 // hierarchy returns the groups: the user's edit, or by cluster, at most
 // jobs.MaxGroupSize workers per group, the first worker coordinating.
 func (v *ComposeView) hierarchy() []jobs.Group {
@@ -249,16 +223,12 @@ func (v *ComposeView) hierarchy() []jobs.Group {
 	return out
 }
 
-// validate recomputes the problems and the pairs' routes.
+// validate recomputes the problems and the pairs' routes. Every problem
+// of the form is listed, each field's once, and its field marked.
 func (v *ComposeView) validate() {
 	v.problems = v.problems[:0]
 	add := func(format string, a ...any) { v.problems = append(v.problems, fmt.Sprintf(format, a...)) }
-	s, perr := v.parseSpec()
-	if perr != nil {
-		add("%v", perr)
-	} else if err := s.Validate(); err != nil {
-		add("%s", strings.TrimPrefix(err.Error(), "jobs: "))
-	}
+	s := v.checkForm(add)
 	if len(v.unknown) > 0 {
 		add("the job file names %s, not in the inventory: choose nodes again", strings.Join(v.unknown, ", "))
 	}
@@ -351,7 +321,7 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		case v.selErr != "":
 			v.status += ": [nodes] selects no host: " + v.selErr
 		case len(v.unknown) == 0:
-			v.status += fmt.Sprintf(": %s → %d nodes", selectionRule(msg.Spec.Nodes), len(v.chosen()))
+			v.status += fmt.Sprintf(": %s → %s", selectionRule(msg.Spec.Nodes), count(len(v.chosen()), "node", "nodes"))
 		}
 	case SpecSavedMsg:
 		v.status = "saved " + msg.Path
@@ -360,6 +330,12 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		return v.key(msg)
+	case tea.PasteMsg:
+		if v.editing { // text pasted in the terminal goes where the cursor is
+			var cmd tea.Cmd
+			v.input, cmd = v.input.Update(msg)
+			return v, cmd
+		}
 	case tea.MouseClickMsg:
 		if !v.editing {
 			v.click(msg.X, msg.Y)
@@ -370,8 +346,7 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 
 func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 	if v.editing {
-		v.editKey(msg)
-		return v, nil
+		return v, v.editKey(msg)
 	}
 	k := v.keyMap()
 	switch {
@@ -382,8 +357,7 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 		}
 		return v, nil
 	case key.Matches(msg, k.Save):
-		s, _ := v.parseSpec()
-		return v, msgCmd(saveSpecMsg{Path: v.fields[fFile].Value, Spec: s})
+		return v, v.save()
 	case key.Matches(msg, k.Load):
 		return v, msgCmd(loadSpecMsg{Path: v.fields[fFile].Value})
 	case key.Matches(msg, k.Start):
@@ -417,6 +391,12 @@ func (v *ComposeView) start() tea.Cmd {
 	return msgCmd(StartRunMsg{Spec: s})
 }
 
+// RunEnded replaces the "starting" line once the run has ended: how it
+// ended and where its report is.
+func (v *ComposeView) RunEnded(name, how string) {
+	v.status = fmt.Sprintf("run %s %s: its report is in 4 Run, its times in 5 Results", name, how)
+}
+
 func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView, tea.Cmd) {
 	i := v.cursor[paneForm]
 	f := &v.fields[i]
@@ -431,33 +411,9 @@ func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView,
 		}
 		v.validate()
 	case f.Kind == kindText && key.Matches(msg, k.Edit):
-		v.editing, v.buf = true, f.Value
+		return v, v.startEdit()
 	}
 	return v, nil
-}
-
-// editKey edits the focused text field: enter keeps, esc cancels.
-func (v *ComposeView) editKey(msg tea.KeyPressMsg) {
-	k := v.common.Keys
-	switch {
-	case key.Matches(msg, k.Accept):
-		v.fields[v.cursor[paneForm]].Value = v.buf
-		v.editing = false
-		if v.cursor[paneForm] == fAny {
-			v.groups = nil // the node set changed: automatic hierarchy again
-		}
-		v.validate()
-	case key.Matches(msg, k.Cancel):
-		v.editing = false
-	case key.Matches(msg, k.DeleteChar):
-		if r := []rune(v.buf); len(r) > 0 {
-			v.buf = string(r[:len(r)-1])
-		}
-	case key.Matches(msg, k.ClearText):
-		v.buf = ""
-	default:
-		v.buf += msg.Text
-	}
 }
 
 // capturing reports whether the composer is taking text input.

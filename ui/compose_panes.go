@@ -83,10 +83,13 @@ func (v *ComposeView) toggleNode() {
 			v.picked[h] = !all
 		}
 	}
-	// The node set changed: automatic hierarchy and inventory order again,
-	// and the loaded file's node selection no longer matters.
-	v.groups, v.order = nil, nil
+	// The node set changed: the loaded file's node selection no longer
+	// matters; a hand-edited hierarchy and rank order keep what applies.
 	v.unknown, v.selErr = nil, ""
+	v.keepOrder()
+	if note := v.keepHierarchy(); note != "" {
+		v.status = note
+	}
 	v.validate()
 }
 
@@ -236,7 +239,12 @@ func (k composeKeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-func (v ComposeView) help() help.KeyMap { return v.keyMap() }
+func (v ComposeView) help() help.KeyMap {
+	if v.editing {
+		return v.editKeys()
+	}
+	return v.keyMap()
+}
 
 // View renders the form on the left, the node picker and the hierarchy on
 // the right, and the live validation underneath.
@@ -248,7 +256,7 @@ func (v ComposeView) View() string {
 	h := c.bodyHeight()
 	probH := min(len(v.problems), max(1, h/5)) + 1
 	mainH := h - probH
-	lw := min(44, c.Width*9/20)
+	lw := c.formWidth()
 	rw := c.Width - lw - 1
 	left := v.formLines(lw, mainH)
 	nodesNeed, hierNeed := len(v.pickRows())+1, len(v.hierRows())+2
@@ -258,7 +266,7 @@ func (v ComposeView) View() string {
 	}
 	right := v.paneTitle(paneNodes, "Nodes", fmt.Sprintf(" (%d chosen)", len(v.chosen())))
 	right = append(right, v.pickLines(rw, nodesH-1)...)
-	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", fmt.Sprintf(" (%d groups)", len(v.hierarchy())))...)
+	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", " ("+count(len(v.hierarchy()), "group", "groups")+")")...)
 	hierY := len(right)
 	right = append(right, v.hierLines(rw, mainH-len(right))...)
 	v.drawn.record(v, lw, rw, nodesH-1, hierY, mainH-hierY)
@@ -296,8 +304,13 @@ func (v ComposeView) formLines(w, h int) []string {
 		case kindButton:
 			val = ""
 		}
-		if v.editing && i == v.cursor[paneForm] {
-			val = v.buf + "▏"
+		switch {
+		case v.editing && i == v.cursor[paneForm]:
+			val = v.input.View()
+		case v.badFields[i]:
+			val += s.Err.Render(" ✗")
+		case i == fCores && strings.TrimSpace(val) == "0":
+			val += s.Dim.Render(" = all cores") // of each host (jobs.Spec.Cores)
 		}
 		mark := " "
 		if v.pane == paneForm && i == v.cursor[paneForm] {
@@ -370,7 +383,7 @@ func (v ComposeView) hierLines(w, h int) []string {
 			}
 		case r.worker == "":
 			g := groups[r.group]
-			line = fmt.Sprintf("  └ group %d: %d workers, coordinator %s", r.group+1, len(g.Workers), g.Coordinator)
+			line = fmt.Sprintf("  └ group %d: %s, coordinator %s", r.group+1, count(len(g.Workers), "worker", "workers"), g.Coordinator)
 			if len(g.Workers) > jobs.MaxGroupSize {
 				line += " (too many!)"
 			}
@@ -412,11 +425,12 @@ func (v ComposeView) validationLines(w, h int) []string {
 	s := v.common.Styles
 	if len(v.problems) == 0 {
 		n := len(v.chosen())
-		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %d nodes, %d neighbour pairs — press r (or enter on Start) to run", n, len(v.pairs)), w))}
+		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %s, %s — press r (or enter on Start) to run", count(n, "node", "nodes"), count(len(v.pairs), "neighbour pair", "neighbour pairs")), w))}
 	}
 	out := []string{s.Err.Render(fitLine(fmt.Sprintf("✗ %d problem(s):", len(v.problems)), w))}
-	for _, p := range v.problems {
-		if len(out) == h {
+	for i, p := range v.problems {
+		if len(out) == h-1 && i < len(v.problems)-1 {
+			out = append(out, s.Err.Render(fitLine(fmt.Sprintf("  … and %d more (their fields are marked ✗)", len(v.problems)-i), w)))
 			break
 		}
 		out = append(out, s.Err.Render(fitLine("  • "+p, w)))

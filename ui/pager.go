@@ -113,9 +113,9 @@ func (p *pager) render(s *Styles, w, h int) []string {
 	for len(out) < h-1 {
 		out = append(out, "")
 	}
-	foot := "esc back · y copy"
+	foot := "" // the keys are in the help bar
 	if len(lines) > th {
-		foot = fmt.Sprintf("lines %d–%d of %d · ", p.scroll+1, p.scroll+len(body), len(lines)) + foot
+		foot = fmt.Sprintf("lines %d–%d of %d", p.scroll+1, p.scroll+len(body), len(lines))
 	}
 	return append(out[:max(1, h-1)], s.Dim.Render(fitLine(foot, w)))
 }

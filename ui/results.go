@@ -359,8 +359,10 @@ func scrollLines(lines []string, first, h int) []string {
 func recordDetail(r jobs.RunRecord) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run %s — %s\n", r.ID, r.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
-	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %d nodes, %d cores, grid %s\n",
-		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"), r.Job.Nodes, r.Job.Cores, orDefault(r.Job.Grid, "-"))
+	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %s, %s, grid %s\n",
+		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"),
+		count(r.Job.Nodes, "node", "nodes"), count(r.Job.Cores, "core", "cores"), orDefault(r.Job.Grid, "-"))
+	fmt.Fprintf(&b, "inventory: %s\n", jobs.InventoryName(r.Job.Inventory))
 	fmt.Fprintf(&b, "console on %s (%s/%s, %d cores)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, r.Machine.Cores)
 	outcome := r.Outcome
 	if r.Reason != "" {

@@ -358,6 +358,12 @@ func (m *Model) markRunWorkers(s engine.Snapshot, w WorkerState) {
 // View draws the console.
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
+	if m.tab == TabCompose && m.confirm == nil && m.secret == nil && !m.showHelp && !m.quitting {
+		if c := m.compose.editCursor(); c != nil {
+			c.Position.Y++ // the body starts below the tab bar
+			v.Cursor = c
+		}
+	}
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	if m.paging() {

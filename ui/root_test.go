@@ -107,8 +107,8 @@ func TestRootKeyRouting(t *testing.T) {
 	if m.Tab() != TabCompose || m.quitting {
 		t.Fatalf("typing in a field switched tab (%d) or quit (%v)", m.Tab(), m.quitting)
 	}
-	if m.compose.buf != "2q1" {
-		t.Errorf("field buffer %q, want %q", m.compose.buf, "2q1")
+	if got := m.compose.input.Value(); got != "2q1" {
+		t.Errorf("field buffer %q, want %q", got, "2q1")
 	}
 	m = send(m, keys("esc", "tab")...)
 	if m.Tab() != TabRun {

@@ -53,6 +53,10 @@ type RunView struct {
 	// the user's abort (engine.ErrRunAborted: the console's own context
 	// ended, a deadline): an abort too, with the engine's reason.
 	interrupted bool
+	// finalGain is the computing gain of the run's report (0: unknown);
+	// once the run has ended the header shows it instead of the live
+	// estimate, so the two never disagree.
+	finalGain float64
 }
 
 // AbortRequestMsg asks the root model to abort the live run (after the
@@ -135,8 +139,10 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 // or another node failed) while their last telemetry still read active,
 // inactive or starting. Iterations, σ and errors are the report's; the
 // sparklines and the residual history are kept. Nodes the snapshots never
-// showed (a run stopped before its first) are added.
-func (v *RunView) ApplyReport(nodes []engine.NodeReport) {
+// showed (a run stopped before its first) are added. gain is the report's
+// computing gain (0: unknown), the header's once the run has ended.
+func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
+	v.finalGain = gain
 	if len(nodes) == 0 {
 		return
 	}
@@ -342,25 +348,34 @@ func (v *RunView) titleLine() string {
 	if name == "" {
 		name = "job"
 	}
-	state := "running"
-	switch {
-	case v.failed && (v.aborted || v.interrupted):
-		state = "aborted"
-	case v.failed:
-		state = "failed"
-	case !v.running:
-		state = "finished"
+	state := v.endState()
+	gain, g := "–", v.snap.Gain
+	if !v.running {
+		g = v.finalGain // the report's figure, not the last estimate
 	}
-	gain := "–"
-	if v.snap.Gain > 0 {
-		gain = fmt.Sprintf("%.2f×", v.snap.Gain)
+	if g > 0 {
+		gain = fmt.Sprintf("%.2f×", g)
 	}
 	det := string(v.spec.Detector)
 	if det == "" {
 		det = "default"
 	}
-	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %d nodes",
-		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, len(v.snap.Nodes))
+	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %s",
+		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, count(len(v.snap.Nodes), "node", "nodes"))
+}
+
+// endState is the run's state as its header reads it: running, finished,
+// failed or aborted.
+func (v *RunView) endState() string {
+	switch {
+	case v.failed && (v.aborted || v.interrupted):
+		return "aborted"
+	case v.failed:
+		return "failed"
+	case !v.running:
+		return "finished"
+	}
+	return "running"
 }
 
 // countedStates is the order of the Run view's state counts.

@@ -148,7 +148,7 @@ func (v *SitesView) rebuild() {
 		for _, c := range s.Clusters {
 			ckey := "cluster/" + s.Name + "/" + c.Name
 			rows = append(rows, listRow{Key: ckey, Level: 1,
-				Cells: []string{v.fold(ckey) + c.Name + fmt.Sprintf(" (%d hosts)", len(c.Hosts)), strconv.Itoa(c.Cores)}})
+				Cells: []string{v.fold(ckey) + c.Name + " (" + count(len(c.Hosts), "host", "hosts") + ")", strconv.Itoa(c.Cores)}})
 			if v.collapsed[ckey] {
 				continue
 			}
@@ -169,7 +169,7 @@ func (v *SitesView) fold(key string) string {
 }
 
 func siteNote(s deploy.Site, hosts int) string {
-	note := fmt.Sprintf(" (%d clusters, %d hosts", len(s.Clusters), hosts)
+	note := " (" + count(len(s.Clusters), "cluster", "clusters") + ", " + count(hosts, "host", "hosts")
 	if s.Frontend != "" {
 		note += ", via " + s.Frontend
 	}
@@ -358,8 +358,8 @@ func (v SitesView) View() string {
 		return strings.Join(v.page.render(s, c.Width, h), "\n")
 	}
 	n := len(v.inv.Hosts())
-	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %d sites · %d hosts · locality %s",
-		v.inv.Source, len(v.inv.Sites), n, localityName(v.inv)))
+	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %s · %s · locality %s",
+		v.inv.Source, count(len(v.inv.Sites), "site", "sites"), count(n, "host", "hosts"), localityName(v.inv)))
 	body := fitLine(title, c.Width) + "\n" + v.list.render(s, 0, 1, c.Width, h-1-v.detailLines())
 	if d := v.detail(); d != "" {
 		body += "\n" + d

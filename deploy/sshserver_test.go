@@ -37,6 +37,7 @@ type testServer struct {
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
 	user       atomic.Value // the user name of the last connection
+	noSFTP     atomic.Bool  // refuse the sftp subsystem
 	env        []string     // extra environment of commands (set before use)
 	open       atomic.Int32 // session channels open now
 	maxOpen    atomic.Int32 // the most ever open at once on one server
@@ -205,7 +206,7 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 			go s.exec(ch, p.Command, &pgid)
 		case "subsystem":
 			var p struct{ Name string }
-			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" {
+			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" || s.noSFTP.Load() {
 				req.Reply(false, nil)
 				continue
 			}

@@ -160,8 +160,9 @@ func fileExists(p string) bool {
 }
 
 // sameBuild reports whether lean exists and was built from the source
-// revision of exe, unmodified (Go's embedded VCS stamps), so that a stale
-// lean worker is never shipped instead of the running binary.
+// revision of exe, unmodified (Go's embedded VCS stamps, present by default
+// when building in a git checkout; absent with -buildvcs=false), so that a
+// stale lean worker is never shipped instead of the running binary.
 func sameBuild(lean, exe string) bool {
 	if !fileExists(lean) {
 		return false

@@ -50,6 +50,9 @@ func TestBuild(t *testing.T) {
 	if m.Staleness.Runs != 1 || !near(m.Staleness.Alpha, 1) || !near(m.Staleness.Fit[0].Modelled, 2) {
 		t.Errorf("staleness model %+v", m.Staleness)
 	}
+	if d := m.ExchangeDelay; !near(d.Base, 0.001) || d.PerContention != 0 || !near(m.SchemePointSeconds[jobs.Synchronous], 0.002/256) {
+		t.Errorf("exchange delay %+v (want 0.1 s of waits over 100 iterations), per-scheme %v", d, m.SchemePointSeconds)
+	}
 	// Wall 1 s, busiest node 0.2 + 0.2 s (sync) and 0.4 + 0.2 s (async).
 	if !near(m.Overhead, (0.6+0.4)/2) {
 		t.Errorf("overhead %g", m.Overhead)
@@ -67,6 +70,28 @@ func TestBuild(t *testing.T) {
 	// 2 × 8000 bytes in 2 × 0.1 s of sending.
 	if bw := pl.Networks["infiniband"].Bandwidth; !near(bw, 80000) {
 		t.Errorf("measured bandwidth %g", bw)
+	}
+}
+
+func TestFitDelay(t *testing.T) {
+	tests := []struct {
+		name      string
+		pts       [][2]float64
+		base, per float64
+		at3       float64
+	}{
+		{"none", nil, 0, 0, 0},
+		{"one level", [][2]float64{{0, 1}, {0, 3}}, 2, 0, 2},
+		{"line", [][2]float64{{0, 1}, {1, 3}, {1, 3}}, 1, 2, 5},
+		{"falling is clamped at 0", [][2]float64{{0, 3}, {1, 1}}, 3, -2, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := fitDelay(tc.pts)
+			if !near(d.Base, tc.base) || !near(d.PerContention, tc.per) || !near(d.At(3), tc.at3) {
+				t.Errorf("%+v at 3 = %g, want %g + %g·(c−1), %g", d, d.At(3), tc.base, tc.per, tc.at3)
+			}
+		})
 	}
 }
 

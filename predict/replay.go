@@ -85,6 +85,11 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 	if pl.SharedCores > 0 {
 		cont = max(1, float64(n*cores)/float64(pl.SharedCores))
 	}
+	pointSeconds := m.PointSeconds
+	if ps, ok := m.SchemePointSeconds[job.Scheme]; ok && ps > 0 {
+		pointSeconds = ps
+	}
+	delay := m.ExchangeDelay.At(cont)
 	r := &replay{sweep: make([]float64, n), spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
 		ready: make([]float64, n), idle: make([]float64, n), rng: rand.New(rand.NewPCG(1, 2))}
 	for i := range n {
@@ -92,7 +97,7 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 		if i < m.Points%n {
 			points++
 		}
-		r.sweep[i] = m.PointSeconds * float64(points) / float64(cores) * cont
+		r.sweep[i] = pointSeconds * float64(points) / float64(cores) * cont
 		for _, j := range g[i] {
 			if j < 0 || j >= n || j == i {
 				return nil, fmt.Errorf("%w: rank %d has neighbour %d (of %d ranks)", ErrPlatform, i, j, n)
@@ -106,7 +111,7 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 				return nil, err
 			}
 			async := job.Scheme == jobs.Asynchronous || job.Scheme == jobs.Hybrid && cluster[i] != cluster[j]
-			r.out[i] = append(r.out[i], &edge{to: j, async: async, latency: net.Latency.Seconds(),
+			r.out[i] = append(r.out[i], &edge{to: j, async: async, latency: net.Latency.Seconds() + delay,
 				transfer: net.transfer(m.LinkBytes) - net.Latency.Seconds()})
 			if !async {
 				r.in[j] = append(r.in[j], i)

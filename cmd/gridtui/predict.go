@@ -231,6 +231,9 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "per point and sweep %.3g s, %.0f bytes per link and iteration, %d synchronous iterations, overhead %s\n",
 		m.PointSeconds, m.LinkBytes, m.SyncIterations, secs(m.Overhead))
+	if d := m.ExchangeDelay; d.Base != 0 || d.PerContention != 0 {
+		fmt.Fprintf(b, "exchange delay (synchronous waits): %.3g s + %.3g s per unit of host contention above 1\n", d.Base, d.PerContention)
+	}
 	names := make([]string, 0, len(r.Platform.Networks))
 	for n := range r.Platform.Networks {
 		names = append(names, n)

@@ -160,7 +160,7 @@ func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (cho
 			}
 			return errors.New("unknown route")
 		}
-		r, warns, err := probe.Preflight(ctx, up.Routes, dial, 0)
+		r, warns, err := probe.Preflight(ctx, up.Routes, dial, preflightTimeout)
 		for _, w := range warns {
 			n.logUp(ctx, w)
 		}

@@ -24,8 +24,12 @@ type Source struct {
 	WallSeconds float64     `json:"wall_seconds"`
 	// Iterations is the mean iteration count over the run's nodes.
 	Iterations float64 `json:"iterations"`
-	// Staleness is the run's halo age (see StalenessModel) from its traces.
-	Staleness float64 `json:"staleness,omitempty"`
+	// Staleness is the run's halo age (see StalenessModel): the replay's of
+	// its own job, so that the model is fitted in the terms it predicts in.
+	// TraceStaleness is the same age read from the run's traces (received
+	// updates per sweep), for comparison.
+	Staleness      float64 `json:"staleness,omitempty"`
+	TraceStaleness float64 `json:"trace_staleness,omitempty"`
 }
 
 // Model is what the traces of a problem say, scaled to a unit: compute per
@@ -140,7 +144,7 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 			busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
 		}
 		m.Points = points
-		src.Staleness = mean(ages)
+		src.TraceStaleness = mean(ages)
 		overheads = append(overheads, max(0, r.WallSeconds-busiest))
 		if r.Job.Scheme == jobs.Synchronous && m.SyncIterations == 0 {
 			m.SyncIterations = r.Nodes[0].Iterations
@@ -158,6 +162,7 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 	for i := range spread {
 		m.Spread = append(m.Spread, spread[i]/float64(spreadN))
 	}
+	m.replayAges(res)
 	m.fitStaleness()
 	return m, nil
 }
@@ -204,6 +209,27 @@ type FitPoint struct {
 	Modelled  float64 `json:"modelled_ratio"`
 }
 
+// replayAges sets each asynchronous or hybrid source's Staleness to the
+// halo age the replay finds for its own job (its node count on the traced
+// platform).
+func (m *Model) replayAges(res *jobs.Results) {
+	if m.SyncIterations == 0 {
+		return
+	}
+	for i, s := range m.Sources {
+		if s.Scheme == jobs.Synchronous {
+			continue
+		}
+		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1})
+		if err != nil {
+			continue
+		}
+		k := min(m.SyncIterations, maxReplay)
+		r.run(k)
+		m.Sources[i].Staleness = r.staleness(k)
+	}
+}
+
 // fitStaleness fits the staleness model on the asynchronous sources.
 func (m *Model) fitStaleness() {
 	if m.SyncIterations == 0 {
@@ -242,11 +268,22 @@ type DelayModel struct {
 // At is the delay at contention c.
 func (d DelayModel) At(c float64) float64 { return max(0, d.Base+d.PerContention*(c-1)) }
 
-// fitDelay fits the delay line by least squares on (c − 1, delay) points;
-// with one contention level only it is that level's mean.
+// fitDelay fits the delay line by least squares on (c − 1, delay) points
+// when they span at least three contention levels; with fewer, a slope
+// would follow the host's other load rather than the job's, and the model
+// is the median delay.
 func fitDelay(pts [][2]float64) DelayModel {
 	if len(pts) == 0 {
 		return DelayModel{}
+	}
+	levels := map[float64]bool{}
+	ys := make([]float64, len(pts))
+	for i, p := range pts {
+		levels[p[0]] = true
+		ys[i] = p[1]
+	}
+	if len(levels) < 3 {
+		return DelayModel{Base: median(ys)}
 	}
 	var mx, my float64
 	for _, p := range pts {

@@ -251,7 +251,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	if st := m.Staleness; st.Runs > 0 {
 		fmt.Fprintf(b, "staleness model: iterations = %d · (1 + %.3g · halo age), fitted on %d run(s):", m.SyncIterations, st.Alpha, st.Runs)
 		for _, f := range st.Fit {
-			fmt.Fprintf(b, "  %s age %.2f measured ×%.2f modelled ×%.2f", f.ID, f.Staleness, f.Measured, f.Modelled)
+			fmt.Fprintf(b, "\n  %s replayed age %.2f: measured ×%.2f, modelled ×%.2f", f.ID, f.Staleness, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
 	}

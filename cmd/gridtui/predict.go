@@ -34,6 +34,9 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 			"time and computing gain for each scheme side by side (or the one --scheme names), with\n" +
 			"the runs it rests on. The platform is the traced runs' clusters and networks resized to\n" +
 			"--nodes; --net edits a network for what-if questions (--net ethernet=10Gbit/s,100us).",
+		Example: "  gridtui predict --n 48 --nodes 8                        # every scheme, from the runs of n = 48\n" +
+			"  gridtui predict --job job.toml --scheme async --json    # one scheme of a job file, as JSON\n" +
+			"  gridtui predict --n 48 --nodes 64 --net ethernet=10Gbit/s,100us   # what if the sites had 10 Gbit/s",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return predictJob(cmd, g, f) },
 	}

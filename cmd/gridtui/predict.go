@@ -252,9 +252,9 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		fmt.Fprintf(b, "all nodes share the host's %d cores (local grid)\n", r.Platform.SharedCores)
 	}
 	if st := m.Staleness; st.Runs > 0 {
-		fmt.Fprintf(b, "staleness model: iterations = %d · (1 + %.3g · halo age), fitted on %d run(s):", m.SyncIterations, st.Alpha, st.Runs)
+		fmt.Fprintf(b, "staleness model: iterations = %d · (1 + %.3g · s), s = (1 + halo age) · asynchronous links end to end, fitted on %d run(s):", m.SyncIterations, st.Alpha, st.Runs)
 		for _, f := range st.Fit {
-			fmt.Fprintf(b, "\n  %s replayed age %.2f: measured ×%.2f, modelled ×%.2f", f.ID, f.Staleness, f.Measured, f.Modelled)
+			fmt.Fprintf(b, "\n  %s replayed s %.2f: measured ×%.2f, modelled ×%.2f", f.ID, f.Staleness, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
 	}

@@ -52,17 +52,18 @@ func (e *SpecError) Unwrap() error { return ErrSpec }
 // FormatSpec: Spec with the wall time as text ("90s", "5m"). Its fields are
 // in the order a written file lists them.
 type specFile struct {
-	Name     string        `toml:"name"`
-	App      string        `toml:"app"`
-	Scheme   Scheme        `toml:"scheme"`
-	Detector Detector      `toml:"detector,omitempty"`
-	Cores    int           `toml:"cores"`
-	MaxIter  int           `toml:"max_iterations"`
-	WallTime string        `toml:"wall_time"`
-	Obstacle ObstacleSpec  `toml:"obstacle"`
-	Nodes    NodeSelection `toml:"nodes"`
-	Groups   []Group       `toml:"group,omitempty"`
-	Output   Output        `toml:"output"`
+	Name     string            `toml:"name"`
+	App      string            `toml:"app"`
+	Scheme   Scheme            `toml:"scheme"`
+	Detector Detector          `toml:"detector,omitempty"`
+	Cores    int               `toml:"cores"`
+	MaxIter  int               `toml:"max_iterations"`
+	WallTime string            `toml:"wall_time"`
+	Obstacle ObstacleSpec      `toml:"obstacle"`
+	Params   map[string]string `toml:"params,omitempty"`
+	Nodes    NodeSelection     `toml:"nodes"`
+	Groups   []Group           `toml:"group,omitempty"`
+	Output   Output            `toml:"output"`
 }
 
 // DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle
@@ -99,7 +100,7 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		return Spec{}, specError(file, ps[0])
 	}
 	s := Spec{
-		Name: f.Name, App: f.App, Obstacle: f.Obstacle, Scheme: f.Scheme,
+		Name: f.Name, App: f.App, Obstacle: f.Obstacle, Params: f.Params, Scheme: f.Scheme,
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
 		MaxIter: f.MaxIter, Output: f.Output,
 	}
@@ -146,8 +147,10 @@ func (s Spec) WithDefaults() Spec {
 	if s.WallTime == 0 {
 		s.WallTime = d.WallTime
 	}
-	if s.Name == "" {
+	if s.Name == "" && s.App == d.App {
 		s.Name = fmt.Sprintf("%s-n%d-%s", s.App, s.Obstacle.N, s.Scheme)
+	} else if s.Name == "" {
+		s.Name = s.App + "-" + string(s.Scheme)
 	}
 	return s
 }
@@ -191,7 +194,17 @@ func bad(path, format string, args ...any) error {
 // inventory: node counts against live workers are checked when planning.
 func (s Spec) Validate() error {
 	if s.App != "obstacle" {
-		return bad("app", "app %q is unknown (want \"obstacle\")", s.App)
+		if _, _, err := s.Application(); err != nil {
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				return fe
+			}
+			return bad("params", "%v", err)
+		}
+		return s.validateRun()
+	}
+	if len(s.Params) > 0 {
+		return bad("params", "the obstacle problem takes n and eps in [obstacle], not [params]")
 	}
 	if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
 		return bad("obstacle.n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
@@ -199,6 +212,12 @@ func (s Spec) Validate() error {
 	if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
 		return bad("obstacle.eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
 	}
+	return s.validateRun()
+}
+
+// validateRun checks what every application's job shares: scheme,
+// detector, cores, limits, nodes and groups.
+func (s Spec) validateRun() error {
 	switch s.Scheme {
 	case Synchronous, Asynchronous, Hybrid:
 	default:

@@ -53,6 +53,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(
 		newSitesCmd(g),
 		newRunCmd(g),
+		newAppsCmd(),
 		newResultsCmd(),
 		newDeployCmd(g),
 		newProbeCmd(g),

@@ -1,8 +1,10 @@
 package deploy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -51,49 +53,123 @@ func (k *keyring) close() {
 	}
 }
 
-// defaultIdentities are the files OpenSSH tries when none is configured.
-func defaultIdentities() []string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil
+// methods returns the auth methods for e: certificates first, then agent keys
+// (with IdentitiesOnly, only those of e's identity files), then identity
+// files. A file the inventory names that cannot be read is an error; files
+// from the ssh configuration (and its defaults) are skipped when missing, as
+// ssh does.
+func (k *keyring) methods(e endpoint) ([]ssh.AuthMethod, error) {
+	var files []ssh.Signer
+	var problems []string
+	for _, f := range e.explicit {
+		s, err := k.signer(e.name, expandHome(f))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, s)
 	}
-	var out []string
-	for _, n := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
-		p := filepath.Join(home, ".ssh", n)
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
+	for _, f := range e.identity {
+		s, err := k.signer(e.name, expandHome(f))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				problems = append(problems, err.Error())
+			}
+			continue
+		}
+		files = append(files, s)
+	}
+	var agentKeys []ssh.Signer
+	if ag := k.agentClient(); ag != nil {
+		if s, err := ag.Signers(); err == nil {
+			agentKeys = s
+		}
+	}
+	if e.only {
+		agentKeys = onlyIdentities(agentKeys, append(append([]string(nil), e.explicit...), e.identity...))
+	}
+	signers := append(agentKeys, files...)
+	certs, err := k.certSigners(e, signers)
+	if err != nil {
+		return nil, err
+	}
+	signers = append(certs, signers...)
+	if len(signers) == 0 {
+		why := "no agent (SSH_AUTH_SOCK) and no usable identity file"
+		if len(problems) > 0 {
+			why += ": " + strings.Join(problems, "; ")
+		}
+		return nil, fmt.Errorf("deploy: no ssh key for %s: %s", e, why)
+	}
+	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, nil
+}
+
+// onlyIdentities keeps the agent keys whose public half is one of files
+// (read from FILE.pub), as IdentitiesOnly asks.
+func onlyIdentities(agentKeys []ssh.Signer, files []string) []ssh.Signer {
+	want := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(expandHome(f) + ".pub")
+		if err != nil {
+			continue
+		}
+		if pk, _, _, _, err := ssh.ParseAuthorizedKey(data); err == nil {
+			want[string(pk.Marshal())] = true
+		}
+	}
+	var out []ssh.Signer
+	for _, s := range agentKeys {
+		if want[string(s.PublicKey().Marshal())] {
+			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// methods returns the auth methods for host: agent keys, then identity files.
-// An explicitly configured identity file that cannot be read is an error.
-func (k *keyring) methods(host string, files []string) ([]ssh.AuthMethod, error) {
-	var signers []ssh.Signer
-	if ag := k.agentClient(); ag != nil {
-		if s, err := ag.Signers(); err == nil {
-			signers = append(signers, s...)
-		}
-	}
-	explicit := len(files) > 0
-	if !explicit {
-		files = defaultIdentities()
-	}
-	for _, f := range files {
-		s, err := k.signer(host, expandHome(f))
+// certSigners pairs each user certificate (CertificateFile, and FILE-cert.pub
+// beside each identity file, as ssh looks for) with the signer of its key.
+// A configured certificate that cannot be read, or whose key is none of
+// ours, is an error naming it.
+func (k *keyring) certSigners(e endpoint, signers []ssh.Signer) ([]ssh.Signer, error) {
+	var out []ssh.Signer
+	try := func(file string, required bool) error {
+		data, err := os.ReadFile(expandHome(file))
 		if err != nil {
-			if explicit {
-				return nil, err
+			if !required && errors.Is(err, fs.ErrNotExist) {
+				return nil
 			}
-			continue
+			return fmt.Errorf("deploy: certificate file %s for %s: %w", file, e, err)
 		}
-		signers = append(signers, s)
+		pk, _, _, _, err := ssh.ParseAuthorizedKey(data)
+		cert, ok := pk.(*ssh.Certificate)
+		if err != nil || !ok {
+			return fmt.Errorf("deploy: certificate file %s for %s: not an OpenSSH certificate", file, e)
+		}
+		for _, s := range signers {
+			if bytes.Equal(s.PublicKey().Marshal(), cert.Key.Marshal()) {
+				cs, err := ssh.NewCertSigner(cert, s)
+				if err != nil {
+					return fmt.Errorf("deploy: certificate file %s for %s: %w", file, e, err)
+				}
+				out = append(out, cs)
+				return nil
+			}
+		}
+		if required {
+			return fmt.Errorf("deploy: certificate file %s for %s: no identity file or agent key matches its key", file, e)
+		}
+		return nil
 	}
-	if len(signers) == 0 {
-		return nil, fmt.Errorf("deploy: no ssh key for %s: no agent (SSH_AUTH_SOCK) and no usable identity file", host)
+	for _, f := range e.certs {
+		if err := try(f, true); err != nil {
+			return nil, err
+		}
 	}
-	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, nil
+	for _, f := range append(append([]string(nil), e.explicit...), e.identity...) {
+		if err := try(f+"-cert.pub", false); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (k *keyring) agentClient() agent.ExtendedAgent {

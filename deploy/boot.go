@@ -62,6 +62,9 @@ type Hello struct {
 	NICs    []probe.NIC
 	// Listen holds the actual RMNP addresses, with real ports.
 	Listen []string
+	// Load is the host's 1-minute load average when the worker started
+	// (the console's Sites view shows it for SSH hosts); nil when unknown.
+	Load *float64 `json:",omitempty"`
 }
 
 // Validate reports the first problem of b, wrapping ErrBadBoot.

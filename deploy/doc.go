@@ -1,6 +1,9 @@
 // Package deploy reads the sites.toml inventory, connects to grid hosts over SSH
-// (known_hosts with explicit first-use acceptance, ssh-agent and identity files,
-// jump hosts verified hop by hop, one pooled connection per host), uploads the
+// (each host and jump host resolved as OpenSSH would, by ssh -G or the config
+// files: aliases, ProxyJump chains, ProxyCommand, certificates, known_hosts
+// files and StrictHostKeyChecking; explicit first-use acceptance, ssh-agent
+// and identity files, jump hosts verified hop by hop, one pooled connection
+// per host), uploads the
 // worker binary (skipped when the remote sha256 matches; temporary name, verify,
 // atomic rename), and starts and stops workers, remotely or as local processes
 // for the embedded local grid. A worker's life is bound to its stdin: the boot

@@ -31,16 +31,24 @@ var (
 // the host ("[host]:port" form) and the key's SHA256 fingerprint.
 type HostKeyPrompt func(host, fingerprint string) bool
 
-// hostKeys verifies host keys against known_hosts files, and records keys the
-// user accepted, hashed, in the first file.
-type hostKeys struct {
-	file      string // where accepted keys are written
-	db        *knownhosts.HostKeyDB
+// trust decides about host keys for a whole pool: one known_hosts database
+// per set of files (each host may name its own UserKnownHostsFile), the
+// options' --accept-new and prompt, and the keys accepted in this session.
+type trust struct {
+	override  string // known_hosts forced by the options or the inventory
 	acceptNew bool
 	prompt    HostKeyPrompt
 
-	mu       sync.Mutex
+	mu       sync.Mutex // held while prompting: one question at a time
+	dbs      map[string]*hostKeys
 	accepted map[string][]byte // normalized address -> marshaled key
+}
+
+// hostKeys is one known_hosts database: the files read, and the file where
+// accepted keys are written.
+type hostKeys struct {
+	file string
+	db   *knownhosts.HostKeyDB
 }
 
 // defaultKnownHosts is ~/.ssh/known_hosts.
@@ -56,18 +64,35 @@ func defaultKnownHosts() string {
 // it exists.
 const globalKnownHosts = "/etc/ssh/ssh_known_hosts"
 
-// newHostKeys loads file (and the system-wide file). A missing file is an
-// empty one: it is created when the first key is accepted, so merely
-// building a pool changes nothing on disk.
-func newHostKeys(file string, acceptNew bool, prompt HostKeyPrompt) (*hostKeys, error) {
-	if file == "" {
-		file = defaultKnownHosts()
+func newTrust(override string, acceptNew bool, prompt HostKeyPrompt) *trust {
+	return &trust{override: override, acceptNew: acceptNew, prompt: prompt,
+		dbs: map[string]*hostKeys{}, accepted: map[string][]byte{}}
+}
+
+// keys returns the database for e: the pool's known_hosts file when one is
+// forced, else e's UserKnownHostsFile and GlobalKnownHostsFile. Missing
+// files are empty ones: the first user file is created when the first key
+// is accepted, so merely connecting changes nothing on disk.
+func (t *trust) keys(e endpoint) (*hostKeys, error) {
+	user, global := e.known, e.global
+	if t.override != "" || len(user) == 0 {
+		user, global = []string{firstOf(t.override, defaultKnownHosts())}, []string{globalKnownHosts}
 	}
-	if file == "" {
+	user = append([]string(nil), user...)
+	for i := range user {
+		user[i] = expandHome(user[i])
+	}
+	if user[0] == "" {
 		return nil, errors.New("deploy: no known_hosts file: set known_hosts in sites.toml or HOME")
 	}
+	id := strings.Join(user, "\x00") + "\x00\x00" + strings.Join(global, "\x00")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if hk, ok := t.dbs[id]; ok {
+		return hk, nil
+	}
 	var files []string
-	for _, f := range []string{file, globalKnownHosts} {
+	for _, f := range append(append([]string(nil), user...), global...) {
 		if _, err := os.Stat(f); err == nil {
 			files = append(files, f)
 		}
@@ -76,7 +101,9 @@ func newHostKeys(file string, acceptNew bool, prompt HostKeyPrompt) (*hostKeys, 
 	if err != nil {
 		return nil, fmt.Errorf("deploy: read known_hosts %s: %w", strings.Join(files, ", "), err)
 	}
-	return &hostKeys{file: file, db: db, acceptNew: acceptNew, prompt: prompt, accepted: map[string][]byte{}}, nil
+	hk := &hostKeys{file: user[0], db: db}
+	t.dbs[id] = hk
+	return hk, nil
 }
 
 // algorithms returns the host key algorithms known_hosts has for addr, so the
@@ -85,9 +112,12 @@ func (hk *hostKeys) algorithms(addr string) []string {
 	return hk.db.HostKeyAlgorithms(addr)
 }
 
-// callback returns the ssh.HostKeyCallback for one dialed address. addr is
-// the "host:port" we dialed, which is what known_hosts records.
-func (hk *hostKeys) callback(addr string) ssh.HostKeyCallback {
+// callback returns the ssh.HostKeyCallback for one dialed address under the
+// StrictHostKeyChecking mode strict. addr is the "host:port" we dialed, which
+// is what known_hosts records. wait is called before any wait for the user or
+// for another host's question, and what it returns after: the handshake's
+// timeout stops meanwhile.
+func (hk *hostKeys) callback(t *trust, addr, strict string, wait func() func()) ssh.HostKeyCallback {
 	inner := hk.db.HostKeyCallback()
 	return func(_ string, remote net.Addr, key ssh.PublicKey) error {
 		err := inner(addr, remote, key)
@@ -103,23 +133,31 @@ func (hk *hostKeys) callback(addr string) ssh.HostKeyCallback {
 		if !knownhosts.IsHostUnknown(err) {
 			return fmt.Errorf("deploy: verify host key of %s: %w", norm, err)
 		}
-		return hk.unknown(norm, key, fp)
+		resume := wait()
+		defer resume()
+		return t.unknown(hk, norm, strict, key, fp)
 	}
 }
 
-// unknown decides about a key known_hosts has never seen for norm.
-func (hk *hostKeys) unknown(norm string, key ssh.PublicKey, fp string) error {
-	hk.mu.Lock()
-	defer hk.mu.Unlock()
-	if prev, ok := hk.accepted[norm]; ok {
+// unknown decides about a key known_hosts has never seen for norm: recorded
+// when --accept-new was given or StrictHostKeyChecking is accept-new (or no),
+// refused when it is yes, asked about otherwise (ask, OpenSSH's default).
+func (t *trust) unknown(hk *hostKeys, norm, strict string, key ssh.PublicKey, fp string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if prev, ok := t.accepted[norm]; ok {
 		if bytes.Equal(prev, key.Marshal()) {
 			return nil
 		}
 		return fmt.Errorf("%w: %s presents %s, not the key accepted earlier in this session", ErrHostKeyChanged, norm, fp)
 	}
-	ok := hk.acceptNew
-	if !ok && hk.prompt != nil {
-		ok = hk.prompt(norm, fp)
+	ok := t.acceptNew || strict == "accept-new" || strict == "no"
+	if !ok && strict == "yes" {
+		return fmt.Errorf("%w: %s presents %s %s, not in %s, and StrictHostKeyChecking is yes for it in the ssh configuration",
+			ErrHostKeyUnknown, norm, key.Type(), fp, hk.file)
+	}
+	if !ok && t.prompt != nil {
+		ok = t.prompt(norm, fp)
 	}
 	if !ok {
 		return fmt.Errorf("%w: %s presents %s %s; to trust it, run gridtui deploy --accept-new (or accept it in the console)",
@@ -128,7 +166,7 @@ func (hk *hostKeys) unknown(norm string, key ssh.PublicKey, fp string) error {
 	if err := appendKnownHost(hk.file, norm, key); err != nil {
 		return err
 	}
-	hk.accepted[norm] = key.Marshal()
+	t.accepted[norm] = key.Marshal()
 	return nil
 }
 

@@ -254,3 +254,39 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// A slow answer to one host's key question must not use up the connect
+// timeout of that host or of the hosts whose questions wait behind it.
+func TestSlowHostKeyAnswerKeepsTimeouts(t *testing.T) {
+	key := newTestKey(t, "")
+	a := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	b := newTestServer(t, "127.0.0.2", key.signer.PublicKey())
+	opt := testOptions(filepath.Join(t.TempDir(), "known_hosts"))
+	opt.ConnectTimeout = 300 * time.Millisecond
+	var asked atomic.Int32
+	opt.ConfirmHostKey = func(string, string) bool {
+		asked.Add(1)
+		time.Sleep(time.Second) // the user reads the fingerprint
+		return true
+	}
+	p, err := NewPool(sshInventory(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	errs := make(chan error, 2)
+	for _, s := range []*testServer{a, b} {
+		go func() {
+			_, err := connectHost(testCtx(t), p, testHost(s, key))
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a host whose key was accepted failed: %v", err)
+		}
+	}
+	if asked.Load() != 2 {
+		t.Fatalf("asked %d times, want 2", asked.Load())
+	}
+}

@@ -3,6 +3,7 @@ package deploy
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -18,6 +19,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		os.Exit(testWorker())
+	}
+	if len(os.Args) == 4 && os.Args[1] == "netcat" {
+		os.Exit(testNetcat(os.Args[2], os.Args[3]))
 	}
 	os.Exit(m.Run())
 }
@@ -52,5 +56,17 @@ func testWorker() int {
 		return 4
 	}
 	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// testNetcat joins stdin and stdout to host:port, a ProxyCommand for tests.
+func testNetcat(host, port string) int {
+	c, err := net.Dial("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "netcat:", err)
+		return 1
+	}
+	go func() { io.Copy(c, os.Stdin); c.(*net.TCPConn).CloseWrite() }()
+	io.Copy(os.Stdout, c)
 	return 0
 }

@@ -30,6 +30,9 @@ type Event struct {
 	Detail   string
 	Err      error
 	At       time.Time
+	// Hello is the worker's hello on the PhaseReady event of a worker
+	// StartWorkers started; nil otherwise.
+	Hello *Hello
 }
 
 // DefaultWidth is how many hosts are deployed to at the same time.
@@ -62,12 +65,20 @@ type Options struct {
 	Dist string
 	// KnownHosts overrides the inventory's known_hosts file.
 	KnownHosts string
+	// SSHConfig is the ssh configuration file to resolve hosts with (ssh
+	// -F; "none" reads none). Empty: ~/.ssh/config and /etc/ssh/ssh_config.
+	SSHConfig string
+	// Resolver overrides how hosts are resolved (default: NewSSHResolver).
+	Resolver SSHResolver
 	// Agent is the ssh-agent socket: "" means $SSH_AUTH_SOCK, "none" disables.
 	Agent string
 	// ConnectTimeout bounds connecting and the SSH handshake per hop
-	// (default: the inventory's connect_timeout, else 10 s).
+	// (default: the inventory's connect_timeout, else the host's
+	// ConnectTimeout in the ssh configuration, else 10 s).
 	ConnectTimeout time.Duration
-	// KeepAlive is the keepalive interval (default 15 s, negative disables).
+	// KeepAlive is the keepalive interval (default: the host's
+	// ServerAliveInterval in the ssh configuration, else 15 s; negative
+	// disables).
 	KeepAlive time.Duration
 	// HelloTimeout bounds the wait for a worker's hello (default 30 s).
 	HelloTimeout time.Duration
@@ -106,6 +117,16 @@ func (e *emitter) emit(host string, p Phase, progress float64, detail string, er
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.fn(Event{Host: host, Phase: p, Progress: progress, Detail: detail, Err: err, At: time.Now()})
+}
+
+// emitHello reports a started worker: PhaseReady with its hello.
+func (e *emitter) emitHello(host, detail string, h Hello) {
+	if e == nil || e.fn == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fn(Event{Host: host, Phase: PhaseReady, Progress: 1, Detail: detail, At: time.Now(), Hello: &h})
 }
 
 // Result is the outcome for one host.

@@ -27,10 +27,11 @@ const (
 // of that host's sessions: checks, uploads and workers. It is safe for
 // concurrent use. Close it when the workers it started are stopped.
 type Pool struct {
-	hostKeys  *hostKeys
+	trust     *trust
 	keys      *keyring
-	timeout   time.Duration
-	keepAlive time.Duration
+	resolver  SSHResolver
+	timeout   time.Duration // forced by the options or inventory (0: per host)
+	keepAlive time.Duration // forced by the options (0: per host)
 
 	mu     sync.Mutex
 	conns  map[string]*sshConn
@@ -47,6 +48,7 @@ type sshConn struct {
 }
 
 // NewPool builds a connection pool from the inventory's SSH defaults and opt.
+// What neither says comes from the ssh configuration of each host (ssh -G).
 func NewPool(inv *Inventory, opt Options) (*Pool, error) {
 	known := opt.KnownHosts
 	timeout := opt.ConnectTimeout
@@ -58,19 +60,28 @@ func NewPool(inv *Inventory, opt Options) (*Pool, error) {
 			timeout = inv.Defaults.ConnectTimeout
 		}
 	}
-	if timeout <= 0 {
-		timeout = DefaultConnectTimeout
+	r := opt.Resolver
+	if r == nil {
+		r = NewSSHResolver(opt.SSHConfig)
 	}
-	hk, err := newHostKeys(known, opt.AcceptNew, opt.ConfirmHostKey)
-	if err != nil {
-		return nil, err
+	return &Pool{trust: newTrust(known, opt.AcceptNew, opt.ConfirmHostKey), keys: newKeyring(opt.Agent, opt.Passphrase),
+		resolver: r, timeout: timeout, keepAlive: opt.KeepAlive, conns: map[string]*sshConn{}}, nil
+}
+
+// connectTimeout is the pool's forced timeout, else e's ConnectTimeout, else
+// the default.
+func (p *Pool) connectTimeout(e endpoint) time.Duration {
+	return time.Duration(firstInt(int(p.timeout), int(e.timeout), int(DefaultConnectTimeout)))
+}
+
+// keepAliveOf is the pool's forced interval, else e's ServerAliveInterval,
+// else the default; negative disables.
+func (p *Pool) keepAliveOf(e endpoint) (time.Duration, int) {
+	misses := keepAliveMisses
+	if e.aliveMax > 0 {
+		misses = e.aliveMax
 	}
-	ka := opt.KeepAlive
-	if ka == 0 {
-		ka = DefaultKeepAlive
-	}
-	return &Pool{hostKeys: hk, keys: newKeyring(opt.Agent, opt.Passphrase),
-		timeout: timeout, keepAlive: ka, conns: map[string]*sshConn{}}, nil
+	return time.Duration(firstInt(int(p.keepAlive), int(e.alive), int(DefaultKeepAlive))), misses
 }
 
 // ErrPoolClosed is returned when a closed Pool is asked for a connection.
@@ -145,68 +156,93 @@ func (p *Pool) forget(c *sshConn) {
 	p.mu.Unlock()
 }
 
-// connect opens the TCP connection (directly or through the last jump host)
-// and runs the SSH handshake on it, verifying the host key at every hop.
+// connect opens the TCP connection (directly, through the last jump host or
+// through the proxy command) and runs the SSH handshake on it, verifying the
+// host key at every hop. The jump host is waited for without this hop's
+// timeout: its own dial is bounded by its own, and a question about its key
+// must not use up ours.
 func (p *Pool) connect(ctx context.Context, e endpoint) (*ssh.Client, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
-	defer cancel()
-	var nc net.Conn
-	var err error
+	timeout := p.connectTimeout(e)
 	var via string
 	if n := len(e.via); n > 0 {
-		jump, jerr := p.get(ctx, e.via[n-1])
+		jump, jerr := p.get(context.WithoutCancel(ctx), e.via[n-1])
 		if jerr != nil {
 			return nil, fmt.Errorf("deploy: connect to %s via %s: %w", e, e.via[n-1], jerr)
 		}
 		via = " via " + jump.ep.String()
-		nc, err = jump.client.DialContext(ctx, "tcp", e.addr())
-	} else {
-		var d net.Dialer
-		nc, err = d.DialContext(ctx, "tcp", e.addr())
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		nc, err := jump.client.DialContext(dctx, "tcp", e.addr())
+		if err != nil {
+			return nil, fmt.Errorf("deploy: connect to %s%s: %w", e, via, err)
+		}
+		return p.handshakeVia(nc, e, via, timeout)
 	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if e.proxyCmd != "" {
+		pc, err := startProxyCommand(dctx, e.proxyCmd, e.addr())
+		if err != nil {
+			return nil, fmt.Errorf("deploy: connect to %s: %w", e, err)
+		}
+		client, err := p.handshakeVia(pc, e, " through proxy command", timeout)
+		if err != nil {
+			return nil, pc.explain(err)
+		}
+		return client, nil
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(dctx, "tcp", e.addr())
 	if err != nil {
-		return nil, fmt.Errorf("deploy: connect to %s%s: %w", e, via, err)
+		if dctx.Err() != nil {
+			return nil, fmt.Errorf("deploy: connect to %s: no answer within %v: %w", e, timeout, dctx.Err())
+		}
+		return nil, fmt.Errorf("deploy: connect to %s: %w", e, err)
 	}
-	client, err := p.handshake(ctx, nc, e)
+	return p.handshakeVia(nc, e, "", timeout)
+}
+
+func (p *Pool) handshakeVia(nc net.Conn, e endpoint, via string, timeout time.Duration) (*ssh.Client, error) {
+	client, err := p.handshake(nc, e, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("deploy: ssh handshake with %s%s: %w", e, via, err)
 	}
 	return client, nil
 }
 
-// handshake runs the SSH handshake on nc, closing nc if ctx ends first (a
-// server that accepts and never speaks must not hang us; tunnelled
-// connections have no deadlines, so closing is the only portable way).
-func (p *Pool) handshake(ctx context.Context, nc net.Conn, e endpoint) (*ssh.Client, error) {
-	auth, err := p.keys.methods(e.host, e.identity)
+// errHandshakeTimeout is what a handshake that ran out of time reports.
+var errHandshakeTimeout = context.DeadlineExceeded
+
+// handshake runs the SSH handshake on nc, closing nc if it takes longer than
+// timeout (a server that accepts and never speaks must not hang us;
+// tunnelled connections have no deadlines, so closing is the only portable
+// way). Time spent waiting for the user to answer about a host key, or for
+// another host's question to be answered, does not count.
+func (p *Pool) handshake(nc net.Conn, e endpoint, timeout time.Duration) (*ssh.Client, error) {
+	auth, err := p.keys.methods(e)
 	if err != nil {
 		nc.Close()
 		return nil, err
 	}
+	hk, err := p.trust.keys(e)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	w := startWatchdog(timeout, func() { nc.Close() })
 	cfg := &ssh.ClientConfig{
 		User:              e.user,
 		Auth:              auth,
-		HostKeyCallback:   p.hostKeys.callback(e.addr()),
-		HostKeyAlgorithms: p.hostKeys.algorithms(e.addr()),
-		Timeout:           p.timeout,
+		HostKeyCallback:   hk.callback(p.trust, e.addr(), e.strict, w.pause),
+		HostKeyAlgorithms: hk.algorithms(e.addr()),
+		Timeout:           timeout,
 	}
-	done := make(chan struct{})
-	watchdog := make(chan struct{})
-	go func() {
-		defer close(watchdog)
-		select {
-		case <-ctx.Done():
-			nc.Close()
-		case <-done:
-		}
-	}()
 	conn, chans, reqs, err := ssh.NewClientConn(nc, e.addr(), cfg)
-	close(done)
-	<-watchdog
+	expired := w.stop()
 	if err != nil {
 		nc.Close()
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("no answer within %v: %w", p.timeout, ctx.Err())
+		if expired {
+			return nil, fmt.Errorf("no answer within %v: %w", timeout, errHandshakeTimeout)
 		}
 		return nil, err
 	}
@@ -214,12 +250,13 @@ func (p *Pool) handshake(ctx context.Context, nc net.Conn, e endpoint) (*ssh.Cli
 }
 
 // keepalive sends keepalive@openssh.com requests and closes the connection
-// after keepAliveMisses unanswered ones, so a dead host is noticed.
+// after ServerAliveCountMax unanswered ones, so a dead host is noticed.
 func (p *Pool) keepalive(c *sshConn) {
-	if p.keepAlive < 0 {
+	every, maxMisses := p.keepAliveOf(c.ep)
+	if every < 0 {
 		return
 	}
-	t := time.NewTicker(p.keepAlive)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	misses := 0
 	closed := make(chan struct{})
@@ -242,9 +279,9 @@ func (p *Pool) keepalive(c *sshConn) {
 				return
 			}
 			misses = 0
-		case <-time.After(p.keepAlive):
+		case <-time.After(every):
 			misses++
-			if misses >= keepAliveMisses {
+			if misses >= maxMisses {
 				c.client.Close()
 				return
 			}

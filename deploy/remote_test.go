@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"context"
 	"os/exec"
 	"strings"
 	"testing"
@@ -35,16 +36,18 @@ func TestParseHopAndEndpoint(t *testing.T) {
 		wantErr    bool
 	}{
 		{name: "none", jump: "none"},
-		{name: "plain", jump: "front", want: []string{"me@front:22"}},
+		{name: "plain", jump: "front", want: []string{"local@front:22"}},
 		{name: "user and port", jump: "bob@front.site:2222", want: []string{"bob@front.site:2222"}},
-		{name: "chain", jump: "a@gw1, gw2:23", want: []string{"a@gw1:22", "me@gw2:23"}},
-		{name: "ipv6", jump: "[::1]:2200", want: []string{"me@[::1]:2200"}},
+		{name: "chain", jump: "a@gw1, gw2:23", want: []string{"a@gw1:22", "local@gw2:23"}},
+		{name: "ipv6", jump: "[::1]:2200", want: []string{"local@[::1]:2200"}},
 		{name: "bad port", jump: "gw:99999", wantErr: true},
 		{name: "empty hop", jump: "gw,,x", wantErr: true},
 	}
+	// A jump host's user is its own (here the local user), not the target's.
+	t.Setenv("USER", "local")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := hostEndpoint(Host{Name: "node", User: "me", ProxyJump: tc.jump})
+			e, err := hostEndpoint(context.Background(), SSHFiles{}, Host{Name: "node", User: "me", ProxyJump: tc.jump})
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v", err)
 			}
@@ -114,11 +117,12 @@ func TestSelectHosts(t *testing.T) {
 }
 
 // FuzzRemoteOutput feeds arbitrary host output (uname, sha256sum) and
-// ProxyJump values to their parsers: errors, never panics; what parses is sane.
+// ProxyJump values and ssh -G output to their parsers: errors, never panics; what parses is sane.
 func FuzzRemoteOutput(f *testing.F) {
 	f.Add("Linux x86_64\n", "gw1,bob@gw2:2222")
 	f.Add(strings.Repeat("ab", 32)+"  work/gridtui\n", "[::1]:22")
 	f.Add("", "@:")
+	f.Add("hostname 10.0.0.1\nport 2222\nidentityfile ~/.ssh/id\nconnecttimeout none\nstricthostkeychecking true\n", "ssh://a@b:1")
 	f.Fuzz(func(t *testing.T, out, jump string) {
 		if o, a, err := parseUname(out); err == nil && (o == "" || a == "") {
 			t.Fatalf("parseUname(%q) = %q %q without error", out, o, a)
@@ -126,7 +130,10 @@ func FuzzRemoteOutput(f *testing.F) {
 		if s := parseSum(out); s != "" && len(s) != 64 {
 			t.Fatalf("parseSum(%q) = %q", out, s)
 		}
-		e, err := hostEndpoint(Host{Name: "n", ProxyJump: jump})
+		if hc, err := parseSSHG([]byte(out)); err == nil && (hc.HostName == "" || hc.Port < 0 || hc.Port > 65535) {
+			t.Fatalf("parseSSHG(%q) = %+v without error", out, hc)
+		}
+		e, err := hostEndpoint(context.Background(), SSHFiles{}, Host{Name: "n", ProxyJump: jump})
 		if err == nil {
 			for _, v := range e.via {
 				if v.host == "" || v.port <= 0 || v.port > 65535 {

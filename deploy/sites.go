@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
-	"time"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
 )
@@ -24,11 +23,11 @@ const EmbeddedSource = "embedded"
 //go:embed embedded.toml
 var embeddedSites []byte
 
-// Built-in defaults, used when neither the inventory nor ~/.ssh/config says.
+// Built-in defaults, used when neither the inventory nor the ssh
+// configuration says.
 const (
-	defaultPort           = 22
-	defaultWorkdir        = ".gridtui"
-	defaultConnectTimeout = 10 * time.Second
+	defaultPort    = 22
+	defaultWorkdir = ".gridtui"
 )
 
 // fileInventory is the TOML shape of sites.toml; Parse turns it into an
@@ -90,7 +89,7 @@ func Load(path string) (*Inventory, error) {
 		data, err := os.ReadFile(DefaultSitesFile)
 		switch {
 		case err == nil:
-			inv, err := Parse(DefaultSitesFile, data, DefaultSSHConfig())
+			inv, err := Parse(DefaultSitesFile, data)
 			if err != nil || !inv.Example {
 				return inv, err
 			}
@@ -107,12 +106,12 @@ func Load(path string) (*Inventory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deploy: %w", err)
 	}
-	return Parse(path, data, DefaultSSHConfig())
+	return Parse(path, data)
 }
 
 // Embedded returns the embedded local-grid inventory.
 func Embedded() *Inventory {
-	inv, err := Parse(EmbeddedSource, embeddedSites, nil)
+	inv, err := Parse(EmbeddedSource, embeddedSites)
 	if err != nil {
 		panic("deploy: embedded inventory is invalid: " + err.Error())
 	}
@@ -120,9 +119,9 @@ func Embedded() *Inventory {
 }
 
 // Parse decodes and validates an inventory. name is used in error messages
-// (file:line:col). ssh supplies ~/.ssh/config settings for what the inventory
-// leaves unsaid; nil means none.
-func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
+// (file:line:col). What the inventory leaves unsaid about SSH comes from the
+// ssh configuration when connecting (see SSHResolver).
+func Parse(name string, data []byte) (*Inventory, error) {
 	var fi fileInventory
 	if ps := tomlfile.Decode(data, &fi); ps != nil {
 		errs := make([]error, len(ps))
@@ -134,7 +133,7 @@ func Parse(name string, data []byte, ssh SSHConfig) (*Inventory, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
-	b := builder{file: name, data: data, ssh: ssh, seen: map[string]string{}, addrs: map[netip.Addr]string{}}
+	b := builder{file: name, data: data, seen: map[string]string{}, addrs: map[netip.Addr]string{}}
 	inv, err := b.build(&fi)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package deploy
 import (
 	"fmt"
 	"net/netip"
-	"os/user"
 	"strconv"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 type builder struct {
 	file  string
 	data  []byte
-	ssh   SSHConfig
 	seen  map[string]string     // host name -> key path where first defined
 	addrs map[netip.Addr]string // local address -> key path
 }
@@ -67,12 +65,11 @@ func (b *builder) build(fi *fileInventory) (*Inventory, error) {
 
 func (b *builder) defaults(fd fileDefaults) (Defaults, error) {
 	d := Defaults{
-		User:           fd.User,
-		Port:           fd.Port,
-		IdentityFiles:  fd.IdentityFiles,
-		KnownHosts:     fd.KnownHosts,
-		Workdir:        fd.Workdir,
-		ConnectTimeout: defaultConnectTimeout,
+		User:          fd.User,
+		Port:          fd.Port,
+		IdentityFiles: fd.IdentityFiles,
+		KnownHosts:    fd.KnownHosts,
+		Workdir:       fd.Workdir,
 	}
 	if fd.Port < 0 || fd.Port > 65535 {
 		return d, b.errAt("defaults.port", "port %d is not between 1 and 65535", fd.Port)
@@ -256,37 +253,17 @@ func (b *builder) loopback(key, first string, k int) (netip.Addr, error) {
 	return a, nil
 }
 
-// host resolves one host's settings: the inventory first, then ~/.ssh/config,
-// then built-in defaults.
+// host resolves one host's settings from the inventory. User, port,
+// identity files and jump host stay empty unless the inventory states them:
+// the ssh configuration (ssh -G) fills them in when connecting, as it would
+// for ssh -l, -p, -i and -J.
 func (b *builder) host(name string, fs *fileSite, c *Cluster, d *Defaults) Host {
-	h := Host{
+	return Host{
 		Name: name, Site: fs.Name, Cluster: c.Name, Cores: c.Cores,
 		User: firstOf(fs.User, d.User), Port: firstInt(fs.Port, d.Port),
 		IdentityFiles: d.IdentityFiles, ProxyJump: fs.Frontend,
 		Workdir: firstOf(fs.Workdir, d.Workdir), Ethernet: c.Ethernet, Fast: c.Fast,
 	}
-	if fs.Launcher == string(LauncherLocal) {
-		return h
-	}
-	if b.ssh != nil {
-		h.User = firstOf(h.User, b.ssh.Get(name, "User"))
-		if p, err := strconv.Atoi(b.ssh.Get(name, "Port")); err == nil && h.Port == 0 {
-			h.Port = p
-		}
-		if len(h.IdentityFiles) == 0 {
-			h.IdentityFiles = b.ssh.GetAll(name, "IdentityFile")
-		}
-		if pj := b.ssh.Get(name, "ProxyJump"); h.ProxyJump == "" && pj != "none" {
-			h.ProxyJump = pj
-		}
-	}
-	if h.User == "" {
-		if u, err := user.Current(); err == nil {
-			h.User = u.Username
-		}
-	}
-	h.Port = firstInt(h.Port, defaultPort)
-	return h
 }
 
 // overrides applies [[site.cluster.host]] entries to the named hosts.

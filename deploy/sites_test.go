@@ -42,7 +42,7 @@ func TestParseBadFiles(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			inv, err := Parse(tt.file, readSites(t, tt.file), nil)
+			inv, err := Parse(tt.file, readSites(t, tt.file))
 			if err == nil {
 				t.Fatalf("Parse accepted %s: %+v", tt.file, inv)
 			}
@@ -66,7 +66,7 @@ func TestParseBadFiles(t *testing.T) {
 }
 
 func TestParseGoodFile(t *testing.T) {
-	inv, err := Parse("good.toml", readSites(t, "good_two_sites.toml"), nil)
+	inv, err := Parse("good.toml", readSites(t, "good_two_sites.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestParseGoodFile(t *testing.T) {
 		t.Errorf("hosts:\n got %s\nwant %s", got, want)
 	}
 	g20 := inv.Sites[0].Clusters[0].Hosts[3]
-	if g20.Cores != 2 || g20.Fast != "ib1" || g20.Ethernet != "eth0" || g20.ProxyJump != "access.nancy.example" || g20.User != "alice" || g20.Port != 22 {
+	if g20.Cores != 2 || g20.Fast != "ib1" || g20.Ethernet != "eth0" || g20.ProxyJump != "access.nancy.example" || g20.User != "alice" || g20.Port != 0 {
 		t.Errorf("override not applied: %+v", g20)
 	}
 	lyon := inv.Sites[1].Clusters[0].Hosts[0]
@@ -149,35 +149,6 @@ func TestLoadPrefersWorkingDirectory(t *testing.T) {
 	}
 }
 
-func TestSSHConfigFillsSilentFields(t *testing.T) {
-	cfg, err := ParseSSHConfig([]byte("Host *.nancy.example\n  User bob\n  Port 2200\n  IdentityFile ~/.ssh/grid\n  ProxyJump gw.example\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := []byte(`
-[[site]]
-name = "nancy"
-  [[site.cluster]]
-  name = "g"
-  hosts = "g-[1-2].nancy.example"
-    [[site.cluster.host]]
-    name = "g-2.nancy.example"
-    user = "carol"
-    port = 22
-`)
-	inv, err := Parse("t.toml", data, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, h2 := inv.Hosts()[0], inv.Hosts()[1]
-	if h1.User != "bob" || h1.Port != 2200 || h1.ProxyJump != "gw.example" || len(h1.IdentityFiles) != 1 || h1.IdentityFiles[0] != "~/.ssh/grid" {
-		t.Errorf("ssh config not applied: %+v", h1)
-	}
-	if h2.User != "carol" || h2.Port != 22 {
-		t.Errorf("inventory must win over ssh config: %+v", h2)
-	}
-}
-
 func TestExpandNodeSet(t *testing.T) {
 	tests := map[string]struct {
 		in   string
@@ -227,7 +198,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(embeddedSites)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		inv, err := Parse("fuzz.toml", data, nil)
+		inv, err := Parse("fuzz.toml", data)
 		if err != nil {
 			var ce *ConfigError
 			if !errors.As(err, &ce) {

@@ -36,6 +36,7 @@ type testServer struct {
 	breakAfter atomic.Int64 // close the connection after this many SFTP bytes in (0: never)
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
+	user       atomic.Value // the user name of the last connection
 	env        []string     // extra environment of commands (set before use)
 	open       atomic.Int32 // session channels open now
 	maxOpen    atomic.Int32 // the most ever open at once on one server
@@ -49,6 +50,18 @@ type testServer struct {
 // newTestServer starts a server on ip:0 accepting only the client key.
 func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 	t.Helper()
+	return newTestServerAuth(t, ip, func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
+		if string(k.Marshal()) == string(client.Marshal()) {
+			return nil, nil
+		}
+		return nil, errors.New("key not authorized")
+	})
+}
+
+// newTestServerAuth starts a server on ip:0 whose public key
+// authentication is auth.
+func newTestServerAuth(t testing.TB, ip string, auth func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error)) *testServer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	hk, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
@@ -59,12 +72,7 @@ func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 		t.Fatal(err)
 	}
 	s := &testServer{t: t, addr: ln.Addr().String(), home: t.TempDir(), hostKey: hk, ln: ln}
-	s.cfg = &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
-		if string(k.Marshal()) == string(client.Marshal()) {
-			return nil, nil
-		}
-		return nil, errors.New("key not authorized")
-	}}
+	s.cfg = &ssh.ServerConfig{PublicKeyCallback: auth}
 	s.cfg.AddHostKey(hk)
 	s.wg.Add(1)
 	go s.serve()
@@ -114,6 +122,7 @@ func (s *testServer) handleConn(c net.Conn) {
 		return
 	}
 	defer sc.Close()
+	s.user.Store(sc.User())
 	go ssh.DiscardRequests(reqs)
 	for nc := range chans {
 		switch nc.ChannelType() {
@@ -332,7 +341,7 @@ func sshInventory() *Inventory {
 
 // testOptions are options that never touch the user's agent or known_hosts.
 func testOptions(known string) Options {
-	return Options{KnownHosts: known, Agent: "none", ConnectTimeout: 20 * time.Second, HelloTimeout: 30 * time.Second}
+	return Options{KnownHosts: known, SSHConfig: "none", Agent: "none", ConnectTimeout: 20 * time.Second, HelloTimeout: 30 * time.Second}
 }
 
 // silentListener accepts connections and never says anything: a host whose

@@ -67,7 +67,7 @@ func (d *deployer) deployHost(ctx context.Context, h Host) Result {
 
 // connectHost resolves h and returns its pooled connection.
 func connectHost(ctx context.Context, p *Pool, h Host) (*sshConn, error) {
-	e, err := hostEndpoint(h)
+	e, err := hostEndpoint(ctx, p.resolver, h)
 	if err != nil {
 		return nil, err
 	}

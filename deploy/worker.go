@@ -187,7 +187,7 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 			return Result{Host: h.Name, Phase: PhaseFailed, Detail: "start", Err: err}
 		}
 		workers[i] = w
-		ev.emit(h.Name, PhaseReady, 1, strings.Join(w.Hello.Listen, " "), nil)
+		ev.emitHello(h.Name, strings.Join(w.Hello.Listen, " "), w.Hello)
 		return Result{Host: h.Name, Phase: PhaseReady}
 	})
 	if err := s.Err(); err != nil {

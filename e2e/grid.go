@@ -68,6 +68,13 @@ type Config struct {
 	// emulating a slow wide-area link (the kernel has tbf but no netem, so
 	// there is no added delay).
 	LimitWAN string
+	// Frontend hides cluster beta behind a frontend, as on Grid'5000: beta's
+	// sshds listen only on ib0 (their cluster's own network), a frontend host
+	// "fB" (eth0 and ib0 on beta's segments) runs sshd on port 2222 for a user
+	// of its own, and ConsoleHome/.ssh/config reaches beta's hosts, named
+	// "b1"…, through a Host alias of the frontend (ProxyJump, HostName, User,
+	// Port); sites.toml names them and says nothing else about SSH.
+	Frontend bool
 	// Logf receives what the harness does (default: nothing).
 	Logf func(format string, args ...any)
 }
@@ -88,6 +95,10 @@ type Host struct {
 	Ethernet, Fast netip.Addr
 	// HostKey is the public host key its sshd presents.
 	HostKey ssh.PublicKey
+	// SSHAddr and SSHPort are where its sshd listens: eth0, port 22, unless
+	// the host sits behind a frontend (Config.Frontend).
+	SSHAddr netip.Addr
+	SSHPort int
 
 	dir  string    // sshd config, host key, log
 	sshd *exec.Cmd // nil once stopped
@@ -112,6 +123,11 @@ type Grid struct {
 	SitesFile, KnownHosts, Identity string
 	// Hosts lists cluster alpha's hosts, then beta's.
 	Hosts []*Host
+	// Frontend is beta's frontend when Config.Frontend is set, else nil. It
+	// is not in Hosts: it runs no worker.
+	Frontend *Host
+	// SSHConfig is ConsoleHome/.ssh/config (written when Config.Frontend).
+	SSHConfig string
 
 	cfg      Config
 	mu       sync.Mutex
@@ -192,10 +208,39 @@ func newGrid(cfg Config) (*Grid, error) {
 				Ethernet: netip.AddrFrom4([4]byte{198, 18, c.Octet, c.First + byte(i)}),
 				Fast:     netip.AddrFrom4([4]byte{198, 19, c.Octet, c.First + byte(i)}),
 				dir:      filepath.Join(g.Dir, "sshd", name)}
+			h.SSHAddr, h.SSHPort = h.Ethernet, 22
+			if cfg.Frontend && ci == 1 {
+				h.SSHAddr = h.Fast
+			}
 			g.Hosts = append(g.Hosts, h)
 		}
 	}
+	g.SSHConfig = filepath.Join(g.ConsoleHome, ".ssh", "config")
+	if cfg.Frontend {
+		c := clusterDefs[1]
+		g.Frontend = &Host{Name: "fB", Site: c.Site, Netns: g.name("fB"), User: g.name("fB"),
+			Home:     filepath.Join(g.Dir, "home", "fB"),
+			Ethernet: netip.AddrFrom4([4]byte{198, 18, c.Octet, frontendHost}),
+			Fast:     netip.AddrFrom4([4]byte{198, 19, c.Octet, frontendHost}),
+			SSHPort:  frontendPort, dir: filepath.Join(g.Dir, "sshd", "fB")}
+		g.Frontend.SSHAddr = g.Frontend.Ethernet
+	}
 	return g, nil
+}
+
+// The frontend's last address octet and sshd port (not 22: the inventory
+// must learn it from the ssh configuration).
+const (
+	frontendHost = 250
+	frontendPort = 2222
+)
+
+// sshHosts is every host running an sshd: Hosts and the frontend.
+func (g *Grid) sshHosts() []*Host {
+	if g.Frontend == nil {
+		return g.Hosts
+	}
+	return append(append([]*Host(nil), g.Hosts...), g.Frontend)
 }
 
 // name is the grid-unique name of a namespace or user: "gte2e1a2b3c-a1".
@@ -226,9 +271,9 @@ func (g *Grid) build(ctx context.Context) error {
 	return nil
 }
 
-// Host returns the host named name ("a1"), or nil.
+// Host returns the host named name ("a1", or "fB" for the frontend), or nil.
 func (g *Grid) Host(name string) *Host {
-	for _, h := range g.Hosts {
+	for _, h := range g.sshHosts() {
 		if h.Name == name {
 			return h
 		}
@@ -285,7 +330,7 @@ func (g *Grid) Down() error {
 			errs = append(errs, err)
 		}
 	}
-	for _, h := range g.Hosts {
+	for _, h := range g.sshHosts() {
 		for _, p := range tmpFilesOf(h.User) { // else a later grid's user with the same uid inherits them
 			if err := os.RemoveAll(p); err != nil {
 				errs = append(errs, fmt.Errorf("e2e: remove %s of %s: %w", p, h.Name, err))
@@ -307,8 +352,8 @@ func (g *Grid) Down() error {
 
 // allNetns lists every namespace the grid may have created, hosts first.
 func (g *Grid) allNetns() []string {
-	out := make([]string, 0, len(g.Hosts)+2)
-	for _, h := range g.Hosts {
+	out := make([]string, 0, len(g.Hosts)+3)
+	for _, h := range g.sshHosts() {
 		out = append(out, h.Netns)
 	}
 	return append(out, g.Console, g.Switch)

@@ -35,7 +35,7 @@ func (g *Grid) Leaks(ctx context.Context) []string {
 	for _, u := range users {
 		out = append(out, "user "+u)
 	}
-	for _, h := range g.Hosts {
+	for _, h := range g.sshHosts() {
 		if h.sshd != nil && h.sshd.Process != nil && syscall.Kill(h.sshd.Process.Pid, 0) == nil {
 			out = append(out, fmt.Sprintf("sshd of %s (pid %d)", h.Name, h.sshd.Process.Pid))
 		}

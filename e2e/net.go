@@ -115,7 +115,7 @@ func (g *Grid) buildNetwork(ctx context.Context) error {
 	if err := g.plugNIC(ctx, g.Console, "con", "eth0", "ethA", ConsoleAddr.String(), ethernetBits); err != nil {
 		return err
 	}
-	for _, h := range g.Hosts {
+	for _, h := range g.sshHosts() {
 		if err := g.addNetns(ctx, h.Netns); err != nil {
 			return err
 		}

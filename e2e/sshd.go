@@ -29,8 +29,7 @@ const sshdPath = "/usr/sbin/sshd"
 // host's own user, internal SFTP (gridtui uploads with SFTP). UsePAM is off,
 // so no PAM session setup is needed in the namespace.
 const sshdConfig = `# gridtui e2e test host %[1]s
-ListenAddress %[2]s
-Port 22
+ListenAddress %[2]s:%[5]d
 HostKey %[3]s/host_ed25519
 PidFile %[3]s/sshd.pid
 AllowUsers %[4]s
@@ -66,7 +65,7 @@ func (g *Grid) buildSSH(ctx context.Context) error {
 	if err := os.WriteFile(g.Identity+".pub", ssh.MarshalAuthorizedKey(userPub), 0o644); err != nil {
 		return fmt.Errorf("e2e: %w", err)
 	}
-	for _, h := range g.Hosts {
+	for _, h := range g.sshHosts() {
 		if err := g.addUser(ctx, h, userPub); err != nil {
 			return err
 		}
@@ -74,7 +73,7 @@ func (g *Grid) buildSSH(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, h := range g.Hosts {
+	for _, h := range g.sshHosts() {
 		if err := waitListening(ctx, h); err != nil {
 			return err
 		}
@@ -149,7 +148,7 @@ func (g *Grid) startSSHD(ctx context.Context, h *Host) error {
 	}
 	h.HostKey = pub
 	cfgPath := filepath.Join(h.dir, "sshd_config")
-	cfg := fmt.Sprintf(sshdConfig, h.Name, h.Ethernet, h.dir, h.User)
+	cfg := fmt.Sprintf(sshdConfig, h.Name, h.SSHAddr, h.dir, h.User, h.SSHPort)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		return fmt.Errorf("e2e: %w", err)
 	}
@@ -190,7 +189,7 @@ func waitListening(ctx context.Context, h *Host) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("e2e: sshd on %s (%s) not listening: %w", h.Name, h.Ethernet, ctx.Err())
+			return fmt.Errorf("e2e: sshd on %s (%s:%d) not listening: %w", h.Name, h.SSHAddr, h.SSHPort, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -208,7 +207,7 @@ func (g *Grid) SSHDLog(host string) string {
 
 // stopSSHDs stops every sshd (SIGTERM, then SIGKILL) and reaps it.
 func (g *Grid) stopSSHDs() {
-	for _, h := range g.Hosts {
+	for _, h := range g.sshHosts() {
 		if h.sshd == nil || h.sshd.Process == nil {
 			continue
 		}

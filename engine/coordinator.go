@@ -13,8 +13,12 @@ import (
 )
 
 // postTimeout bounds a background control send (heartbeat, status, abort):
-// a stopped peer must never block the node's tick loop.
-const postTimeout = 2 * time.Second
+// a stopped peer must never block the node's tick loop. It is as long as
+// the longest detector bound: rmnp cuts a link whose send is cancelled
+// mid-frame, and the peer takes that for this node's failure, so a send on
+// a slow (loaded) link must not give up before the detector has named a
+// peer that is really gone.
+const postTimeout = ParentTimeout
 
 // coordState is the coordinator role of a node (GRIDHPC Sec. IV-B): it
 // forwards sub-tasks to the workers of its group (at most 32), aggregates
@@ -24,10 +28,12 @@ type coordState struct {
 	assign groupAssign
 	cancel context.CancelFunc
 
+	up upQueue // messages forwarded to the submitter, in order
+
 	mu       sync.Mutex
 	children map[rmnp.PeerID]string
 	statuses map[string]NodeStatus
-	dirty    bool
+	changed  map[string]bool // members whose status changed since the last send
 	lastSent time.Time
 	lastBeat time.Time
 }
@@ -51,7 +57,8 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 		return fmt.Errorf("%w: group of %d workers", ErrProtocol, len(a.Members))
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{}}
+	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{},
+		changed: map[string]bool{}, up: newUpQueue()}
 	var own *member
 	for i, m := range a.Members {
 		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: a.Group, State: StateStarting}
@@ -75,19 +82,20 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 	}
 	n.coord = c
 	n.mu.Unlock()
-	n.live.watchFor(SubmitterID, "submitter", ParentTimeout)
+	n.live.watchFor(SubmitterID, "submitter", parentLimits)
 	go n.forwardTasks(cctx, c)
+	go c.up.run(cctx, n, SubmitterID)
 	if own != nil {
 		return n.startTask(ctx, n.self, own.Task)
 	}
 	return nil
 }
 
-// forwardTasks connects to the group's workers (8 at a time) and sends
+// forwardTasks connects to the group's workers (forwardWidth at a time) and sends
 // each its task; a worker that cannot be reached is reported failed.
 func (n *node) forwardTasks(ctx context.Context, c *coordState) {
 	var g errgroup.Group
-	g.SetLimit(8)
+	g.SetLimit(forwardWidth)
 	for _, m := range c.assign.Members {
 		if m.Node == n.boot.Node {
 			continue
@@ -133,14 +141,7 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, 
 		if err := decodeBody(t, body, &ss); err != nil {
 			return err
 		}
-		c.mu.Lock()
-		for _, s := range ss {
-			old, ok := c.statuses[s.Node]
-			if ok && old.State != StateFailed && old.State != StateTerminated && s.Iteration >= old.Iteration {
-				c.statuses[s.Node], c.dirty = s, true
-			}
-		}
-		c.mu.Unlock()
+		c.merge(ss)
 		return nil
 	case msgFailed:
 		var f failure
@@ -149,7 +150,66 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, 
 		}
 		c.markFailed(f.Node, f.Cause)
 	}
-	return n.ctrl.Send(ctx, SubmitterID, raw, rmnp.CTRL)
+	c.up.push(raw)
+	return nil
+}
+
+// upQueue holds the messages a coordinator forwards to its parent. The
+// receive loop only queues them: a send blocked on a busy parent must not
+// stop it from reading (and so from hearing) the other members.
+type upQueue struct {
+	mu    sync.Mutex
+	items [][]byte
+	ready chan struct{}
+}
+
+func newUpQueue() upQueue { return upQueue{ready: make(chan struct{}, 1)} }
+
+// push queues a copy of m.
+func (q *upQueue) push(m []byte) {
+	q.mu.Lock()
+	q.items = append(q.items, slices.Clone(m))
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// run sends the queued messages to parent, in order, until ctx ends.
+func (q *upQueue) run(ctx context.Context, n *node, parent rmnp.PeerID) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.ready:
+		}
+		q.mu.Lock()
+		items := q.items
+		q.items = nil
+		q.mu.Unlock()
+		for _, m := range items {
+			if err := n.ctrl.Send(ctx, parent, m, rmnp.CTRL); err != nil {
+				if ctx.Err() == nil {
+					n.log.Warn("engine: forward to parent failed", "err", err)
+				}
+				return
+			}
+		}
+	}
+}
+
+// merge takes the members' statuses, never going back in iterations nor
+// past a final state.
+func (c *coordState) merge(ss []NodeStatus) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range ss {
+		old, ok := c.statuses[s.Node]
+		if ok && old.State != StateFailed && old.State != StateTerminated && s.Iteration >= old.Iteration {
+			c.statuses[s.Node], c.changed[s.Node] = s, true
+		}
+	}
 }
 
 func (c *coordState) markFailed(node, cause string) {
@@ -157,7 +217,7 @@ func (c *coordState) markFailed(node, cause string) {
 	defer c.mu.Unlock()
 	s := c.statuses[node]
 	s.Node, s.State, s.Err = node, StateFailed, cause
-	c.statuses[node], c.dirty = s, true
+	c.statuses[node], c.changed[node] = s, true
 }
 
 // reportFailure tells the submitter that a member failed.
@@ -176,7 +236,9 @@ func (n *node) reportFailure(ctx context.Context, node, cause string) {
 }
 
 // tickCoord sends the group's aggregated telemetry to the submitter (at
-// most 10 Hz, or a heartbeat) and heartbeats to the members.
+// most 10 Hz, or a heartbeat) and heartbeats to the members. Only the
+// statuses that changed since the last send go up: the submitter's fan-in
+// is at most 10 messages a second per group, of at most a group's rows.
 func (n *node) tickCoord(ctx context.Context, now time.Time) {
 	n.mu.Lock()
 	c := n.coord
@@ -184,37 +246,43 @@ func (n *node) tickCoord(ctx context.Context, now time.Time) {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	var up []byte
-	switch {
-	case c.dirty:
-		batch := make([]NodeStatus, 0, len(c.statuses))
-		for _, s := range c.statuses {
-			batch = append(batch, s)
-		}
-		slices.SortFunc(batch, func(a, b NodeStatus) int { return a.Rank - b.Rank })
-		up, _ = encodeMsg(msgStatus, batch)
-		c.dirty = false
-	case now.Sub(c.lastSent) >= HeartbeatInterval:
-		up = []byte{byte(msgHeartbeat)}
-	}
-	if up != nil {
-		c.lastSent = now
-	}
-	var beat []rmnp.PeerID
-	if now.Sub(c.lastBeat) >= HeartbeatInterval {
-		c.lastBeat = now
-		for id := range c.children {
-			beat = append(beat, id)
-		}
-	}
-	c.mu.Unlock()
+	up, beat := c.due(now)
 	if up != nil {
 		n.post(ctx, SubmitterID, up)
 	}
 	for _, id := range beat {
 		n.post(ctx, id, []byte{byte(msgHeartbeat)})
 	}
+}
+
+// due returns what the coordinator sends at now: the message up (the
+// changed statuses, a heartbeat, or nil) and the members to send a
+// heartbeat to.
+func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case len(c.changed) > 0:
+		batch := make([]NodeStatus, 0, len(c.changed))
+		for node := range c.changed {
+			batch = append(batch, c.statuses[node])
+		}
+		slices.SortFunc(batch, func(a, b NodeStatus) int { return a.Rank - b.Rank })
+		up, _ = encodeMsg(msgStatus, batch)
+		clear(c.changed)
+	case now.Sub(c.lastSent) >= HeartbeatInterval:
+		up = []byte{byte(msgHeartbeat)}
+	}
+	if up != nil {
+		c.lastSent = now
+	}
+	if now.Sub(c.lastBeat) >= HeartbeatInterval {
+		c.lastBeat = now
+		for id := range c.children {
+			beat = append(beat, id)
+		}
+	}
+	return up, beat
 }
 
 // post sends a control message in the background (m is copied), bounded by

@@ -54,8 +54,10 @@
 //
 // # Roles and the control plane (Run, ServeWorker)
 //
-// Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B:
-// it starts (or reuses) the workers, plans the job (PlanJob: enough nodes,
+// Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B.
+// A job spec enters the engine there (or through PlanJob) and is validated
+// once, its node selection checked against the inventory; Run then starts
+// (or reuses) the workers, plans the job (PlanJob: enough nodes,
 // the split, groups of at most 32 by cluster, each pair's network by
 // Algorithm 1), sends each coordinator its group, follows the telemetry the
 // coordinators aggregate (≤ 10 Hz) and gathers the results. ServeWorker is

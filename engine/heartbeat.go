@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -10,10 +12,34 @@ import (
 // Heartbeats on the control plane. Every node sends its parent a message
 // (a status, or a heartbeat when it has nothing new) at least every
 // HeartbeatInterval, and every coordinator and the submitter do the same
-// towards their children. A peer silent for HeartbeatTimeout is declared
-// lost: that catches a process that is stopped (SIGSTOP) or hung, and a
-// network cut that TCP would only notice after minutes. A process that dies
-// closes its sockets, and the PeerDown event of rmnp reports it at once.
+// towards their children. They travel on the control endpoint, whose
+// connections, reader goroutines and receive loop are not the data plane's:
+// a backlog of halos never queues in front of them, and the receive loops
+// that note their arrival never block on a send (coordinators forward up
+// through a queue of their own).
+//
+// A process that dies closes its sockets, and the PeerDown event of rmnp
+// reports it at once. A process that is stopped (SIGSTOP) or hung, or a
+// network cut that TCP would only notice after minutes, is caught by an
+// adaptive detector: the φ-accrual detector of Hayashibara et al. (as Akka
+// and Cassandra use it) over the inter-arrival times of each watched peer's
+// messages. φ is the suspicion that the current silence is not the usual
+// jitter: −log10 of the probability, under a normal law fitted to the last
+// arrivals, that a message comes this late, counting only the part of the
+// silence beyond the longest pause the peer took recently (Akka's
+// acceptable heartbeat pause, learnt). A loaded machine or a saturated link
+// stretches the arrivals, the fit and the pause grow with them, and the
+// detector waits longer before it accuses; on a quiet one it accuses as
+// soon as the floor allows.
+//
+// The bound: a watched peer is declared lost when its silence exceeds
+// SuspectAfter and φ exceeds PhiThreshold, or in any case when its
+// silence exceeds HeartbeatTimeout. A hung peer is therefore named after at
+// most HeartbeatTimeout of silence plus one check (100 ms), never before
+// SuspectAfter. A newly watched peer starts from a wide prior (intervals of
+// HeartbeatInterval and SuspectAfter): while it is starting, on a machine
+// that may be loaded, it is judged leniently, until its own arrivals
+// outweigh the prior.
 //
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
@@ -25,70 +51,176 @@ import (
 // lost.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	HeartbeatTimeout  = 2200 * time.Millisecond
-	ParentTimeout     = 4 * time.Second
+	SuspectAfter      = 4 * time.Second
+	HeartbeatTimeout  = 10 * time.Second
+	ParentTimeout     = 12 * time.Second
+	PhiThreshold      = 8.0
 	stallGrace        = 500 * time.Millisecond
 )
 
-// liveness tracks when each watched peer was last heard from.
-type liveness struct {
-	mu      sync.Mutex
-	last    map[rmnp.PeerID]time.Time
-	names   map[rmnp.PeerID]string
-	limit   map[rmnp.PeerID]time.Duration
-	timeout time.Duration
+// Parameters of the arrival model.
+const (
+	// arrivalHistory is how many inter-arrival times the fit remembers:
+	// about a minute of a computing peer's telemetry (10 Hz), two of its
+	// heartbeats (4 Hz), so that the stalls of a loaded machine are still
+	// in the fit when the next one comes.
+	arrivalHistory = 512
+	// minDeviation keeps φ finite and sane when arrivals are very regular
+	// (a standard deviation near 0 would make any delay infinitely
+	// suspicious).
+	minDeviation = 100 * time.Millisecond
+)
+
+// arrivals is the φ-accrual model of one peer: a ring of its last
+// inter-arrival times with their running sums, plus a prior.
+type arrivals struct {
+	last      time.Time
+	ring      [arrivalHistory]float64 // seconds
+	n, next   int
+	sum, sum2 float64 // of the ring and the prior
 }
 
-func newLiveness(timeout time.Duration) *liveness {
-	return &liveness{last: map[rmnp.PeerID]time.Time{}, names: map[rmnp.PeerID]string{},
-		limit: map[rmnp.PeerID]time.Duration{}, timeout: timeout}
+// prior is two pseudo-intervals, HeartbeatInterval and SuspectAfter, that
+// stay in the fit: a wide law at first, so that the first silences of a
+// peer (its start-up, on a machine that may be loaded) are judged
+// leniently until its real arrivals outweigh the prior.
+var prior = [...]float64{HeartbeatInterval.Seconds(), SuspectAfter.Seconds()}
+
+func newArrivals(now time.Time) *arrivals {
+	a := &arrivals{last: now}
+	for _, x := range prior {
+		a.sum += x
+		a.sum2 += x * x
+	}
+	return a
 }
+
+func (a *arrivals) add(x float64) {
+	if a.n == arrivalHistory {
+		old := a.ring[a.next]
+		a.sum -= old
+		a.sum2 -= old * old
+	} else {
+		a.n++
+	}
+	a.ring[a.next] = x
+	a.next = (a.next + 1) % arrivalHistory
+	a.sum += x
+	a.sum2 += x * x
+}
+
+// heard records an arrival at now.
+func (a *arrivals) heard(now time.Time) {
+	if d := now.Sub(a.last); d > 0 {
+		a.add(d.Seconds())
+	}
+	a.last = now
+}
+
+// longest is the longest real interval in the history (0 if none): the
+// pause the peer has shown it can take and still be alive.
+func (a *arrivals) longest() float64 {
+	m := 0.0
+	for _, x := range a.ring[:a.n] {
+		m = max(m, x)
+	}
+	return m
+}
+
+// phi is the suspicion level at now: −log10 of the probability that the
+// next arrival comes later than now, under the normal law fitted to the
+// history and the prior (with the logistic approximation of its tail that
+// Akka uses), for the part of the silence beyond the longest pause of the
+// history. Stalls are heavy-tailed (a loaded machine runs a process, then
+// not at all for seconds): the normal law alone, fitted to many prompt
+// arrivals, would find the next stall incredible; the longest pause seen
+// is what Akka's acceptable heartbeat pause is, learnt instead of set.
+func (a *arrivals) phi(now time.Time) float64 {
+	k := float64(a.n + len(prior))
+	mean := a.sum / k
+	v := a.sum2/k - mean*mean
+	sd := math.Max(math.Sqrt(math.Max(v, 0)), minDeviation.Seconds())
+	y := (now.Sub(a.last).Seconds() - a.longest() - mean) / sd
+	e := math.Exp(-y * (1.5976 + 0.070566*y*y))
+	if y > 0 {
+		return -math.Log10(e / (1 + e))
+	}
+	return -math.Log10(1 - 1/(1+e))
+}
+
+// watchLimits are the silences between which a peer may be declared lost.
+type watchLimits struct {
+	suspect time.Duration // never lost before this silence
+	timeout time.Duration // always lost after it
+}
+
+// liveness is the failure detector of a node (or of the submitter): the
+// arrival model of each watched peer.
+type liveness struct {
+	mu     sync.Mutex
+	peers  map[rmnp.PeerID]*watched
+	limits watchLimits
+}
+
+type watched struct {
+	name   string
+	limits watchLimits
+	model  *arrivals
+}
+
+func newLiveness(l watchLimits) *liveness {
+	return &liveness{peers: map[rmnp.PeerID]*watched{}, limits: l}
+}
+
+// childLimits are the limits of a node's children (and the submitter's
+// coordinators); parentLimits those of a worker's parent.
+var (
+	childLimits  = watchLimits{suspect: SuspectAfter, timeout: HeartbeatTimeout}
+	parentLimits = watchLimits{suspect: ParentTimeout, timeout: ParentTimeout}
+)
 
 // watch starts watching id (named name), as if just heard from.
-func (l *liveness) watch(id rmnp.PeerID, name string) { l.watchFor(id, name, l.timeout) }
+func (l *liveness) watch(id rmnp.PeerID, name string) { l.watchFor(id, name, l.limits) }
 
-// watchFor watches id with its own timeout.
-func (l *liveness) watchFor(id rmnp.PeerID, name string, timeout time.Duration) {
+// watchFor watches id with its own limits.
+func (l *liveness) watchFor(id rmnp.PeerID, name string, lim watchLimits) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.last[id] = time.Now()
-	l.names[id] = name
-	l.limit[id] = timeout
+	l.peers[id] = &watched{name: name, limits: lim, model: newArrivals(time.Now())}
 }
 
 // unwatch stops watching id.
 func (l *liveness) unwatch(id rmnp.PeerID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.last, id)
-	delete(l.names, id)
-	delete(l.limit, id)
+	delete(l.peers, id)
 }
 
 // reset stops watching every peer.
 func (l *liveness) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	clear(l.last)
-	clear(l.names)
-	clear(l.limit)
+	clear(l.peers)
 }
 
 // seen records that id was heard from now; unwatched peers are ignored.
-func (l *liveness) seen(id rmnp.PeerID) {
+func (l *liveness) seen(id rmnp.PeerID) { l.seenAt(id, time.Now()) }
+
+func (l *liveness) seenAt(id rmnp.PeerID, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.last[id]; ok {
-		l.last[id] = time.Now()
+	if w, ok := l.peers[id]; ok {
+		w.model.heard(now)
 	}
 }
 
-// excuse restarts every watched peer's clock at now (the watcher stalled).
+// excuse restarts every watched peer's silence at now (the watcher
+// stalled), without counting the stall as an interval.
 func (l *liveness) excuse(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for id := range l.last {
-		l.last[id] = now
+	for _, w := range l.peers {
+		w.model.last = now
 	}
 }
 
@@ -107,20 +239,29 @@ type lostPeer struct {
 	ID     rmnp.PeerID
 	Name   string
 	Silent time.Duration
+	Phi    float64
 }
 
-// expired returns the peers silent for longer than the timeout at now and
-// stops watching them, so each is reported once.
+// silence is the cause a lost peer is reported with.
+func (p lostPeer) silence() string {
+	return fmt.Sprintf("no heartbeat for %.1fs, φ %.1f (hung, stopped or cut off)", p.Silent.Seconds(), min(p.Phi, 99))
+}
+
+// expired returns the peers lost at now and stops watching them, so each
+// is reported once.
 func (l *liveness) expired(now time.Time) []lostPeer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []lostPeer
-	for id, t := range l.last {
-		if d := now.Sub(t); d > l.limit[id] {
-			out = append(out, lostPeer{ID: id, Name: l.names[id], Silent: d})
-			delete(l.last, id)
-			delete(l.names, id)
-			delete(l.limit, id)
+	for id, w := range l.peers {
+		silent := now.Sub(w.model.last)
+		if silent <= w.limits.suspect {
+			continue
+		}
+		phi := w.model.phi(now)
+		if phi >= PhiThreshold || silent > w.limits.timeout {
+			out = append(out, lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi})
+			delete(l.peers, id)
 		}
 	}
 	return out
@@ -130,6 +271,9 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 func (l *liveness) name(id rmnp.PeerID) (string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n, ok := l.names[id]
-	return n, ok
+	w, ok := l.peers[id]
+	if !ok {
+		return "", false
+	}
+	return w.name, true
 }

@@ -1,35 +1,172 @@
 package engine
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
 
-func TestLiveness(t *testing.T) {
-	l := newLiveness(time.Second)
-	t0 := time.Now()
-	l.watch(1, "a")
-	l.watchFor(2, "b", 3*time.Second)
-	tests := map[string]struct {
-		prev, now time.Time
-		seen      []uint32
-		want      []string
-	}{
-		"both fresh":              {prev: t0.Add(400 * time.Millisecond), now: t0.Add(500 * time.Millisecond)},
-		"a silent":                {prev: t0.Add(1400 * time.Millisecond), now: t0.Add(1500 * time.Millisecond), want: []string{"a"}},
-		"watcher stalled excuses": {prev: t0.Add(1500 * time.Millisecond), now: t0.Add(3500 * time.Millisecond)},
-		"b silent after excuse":   {prev: t0.Add(6900 * time.Millisecond), now: t0.Add(7000 * time.Millisecond), want: []string{"b"}},
-		"nothing left":            {prev: t0.Add(9900 * time.Millisecond), now: t0.Add(10 * time.Second)},
+// arrivalsFrom feeds a model the given inter-arrival times from t0 and
+// returns it with the time of the last arrival.
+func arrivalsFrom(t0 time.Time, gaps []time.Duration) (*arrivals, time.Time) {
+	a := newArrivals(t0)
+	now := t0
+	for _, g := range gaps {
+		now = now.Add(g)
+		a.heard(now)
 	}
-	for _, name := range []string{"both fresh", "a silent", "watcher stalled excuses", "b silent after excuse", "nothing left"} {
-		tc := tests[name]
-		lost := l.check(tc.prev, tc.now)
-		var got []string
-		for _, p := range lost {
-			got = append(got, p.Name)
+	return a, now
+}
+
+func repeat(d time.Duration, k int) []time.Duration {
+	out := make([]time.Duration, k)
+	for i := range out {
+		out[i] = d
+	}
+	return out
+}
+
+// jittered returns k gaps drawn uniformly from [lo, hi) with a fixed seed.
+func jittered(lo, hi time.Duration, k int) []time.Duration {
+	r := rand.New(rand.NewPCG(1, 2))
+	out := make([]time.Duration, k)
+	for i := range out {
+		out[i] = lo + time.Duration(r.Int64N(int64(hi-lo)))
+	}
+	return out
+}
+
+// loaded is the arrival pattern of a peer on an oversubscribed machine: a
+// few prompt heartbeats, then a stall of about two seconds, again and again.
+func loaded(k int) []time.Duration {
+	var out []time.Duration
+	for i := range k {
+		if i%4 == 3 {
+			out = append(out, 2300*time.Millisecond)
+		} else {
+			out = append(out, 250*time.Millisecond)
 		}
-		if len(got) != len(tc.want) || (len(got) == 1 && got[0] != tc.want[0]) {
-			t.Errorf("%s: lost %v, want %v", name, got, tc.want)
+	}
+	return out
+}
+
+// TestLivenessSilences runs the detector over synthetic arrival sequences
+// and checks, for silences after the last arrival, whether the peer is
+// declared lost.
+func TestLivenessSilences(t *testing.T) {
+	const ms = time.Millisecond
+	beat, floor, bound := HeartbeatInterval, SuspectAfter, HeartbeatTimeout
+	tests := map[string]struct {
+		gaps   []time.Duration
+		limits watchLimits
+		silent time.Duration
+		lost   bool
+	}{
+		"regular, short silence":        {gaps: repeat(beat, 100), limits: childLimits, silent: time.Second},
+		"regular, below the floor":      {gaps: repeat(beat, 100), limits: childLimits, silent: floor - 100*ms},
+		"regular, past the floor":       {gaps: repeat(beat, 100), limits: childLimits, silent: floor + 100*ms, lost: true},
+		"jittered, past the floor":      {gaps: jittered(100*ms, 400*ms, 100), limits: childLimits, silent: floor + 100*ms, lost: true},
+		"starting peer, past the floor": {limits: childLimits, silent: floor + 100*ms},
+		"starting peer, past the bound": {limits: childLimits, silent: bound + 100*ms, lost: true},
+		"loaded, usual stall":           {gaps: loaded(100), limits: childLimits, silent: floor + 100*ms},
+		"loaded, long stall":            {gaps: loaded(100), limits: childLimits, silent: 5 * time.Second},
+		"loaded, hung past the bound":   {gaps: loaded(100), limits: childLimits, silent: bound + 100*ms, lost: true},
+		"loaded then quiet again":       {gaps: append(loaded(100), repeat(beat, arrivalHistory)...), limits: childLimits, silent: floor + 100*ms, lost: true},
+		"parent, below its timeout":     {gaps: repeat(beat, 100), limits: parentLimits, silent: ParentTimeout - 100*ms},
+		"parent, past its timeout":      {gaps: loaded(100), limits: parentLimits, silent: ParentTimeout + 100*ms, lost: true},
+		"bound holds for any history":   {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: bound + 100*ms, lost: true},
+		"slow but regular, not lost":    {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: 5 * time.Second},
+		"old fixed timeout's mistake":   {gaps: loaded(20), limits: childLimits, silent: 2400 * ms},
+		"hung right after the start":    {gaps: repeat(beat, 2), limits: childLimits, silent: floor + 100*ms},
+		"hung after 8 s of arrivals":    {gaps: repeat(beat, 32), limits: childLimits, silent: floor + 100*ms, lost: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t0 := time.Unix(1000, 0)
+			l := newLiveness(childLimits)
+			l.watchFor(7, "alpha-7", tc.limits)
+			l.peers[7].model.last = t0
+			now := t0
+			for _, g := range tc.gaps {
+				now = now.Add(g)
+				l.seenAt(7, now)
+			}
+			at := now.Add(tc.silent)
+			lost := l.check(at.Add(-100*time.Millisecond), at)
+			if got := len(lost) == 1; got != tc.lost {
+				t.Fatalf("after %v of silence: lost = %v, want %v (φ %.2f)", tc.silent, got, tc.lost, l.phiOf(7, at))
+			}
+			if tc.lost {
+				if lost[0].Name != "alpha-7" || lost[0].Silent != tc.silent {
+					t.Errorf("lost %+v, want alpha-7 silent %v", lost[0], tc.silent)
+				}
+				if l.check(at, at.Add(100*time.Millisecond)) != nil {
+					t.Error("a lost peer was reported twice")
+				}
+			}
+		})
+	}
+}
+
+// phiOf is the suspicion of id at now (tests only); NaN if not watched.
+func (l *liveness) phiOf(id uint32, now time.Time) float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for pid, w := range l.peers {
+		if uint32(pid) == id {
+			return w.model.phi(now)
 		}
+	}
+	return math.NaN()
+}
+
+// TestPhiGrows checks that φ never falls as a silence lasts, and that the
+// same silence is less suspicious after irregular arrivals than after
+// regular ones.
+func TestPhiGrows(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	regular, r0 := arrivalsFrom(t0, repeat(250*time.Millisecond, arrivalHistory))
+	irregular, i0 := arrivalsFrom(t0, loaded(arrivalHistory))
+	prev := -1.0
+	for d := time.Duration(0); d < 10*time.Second; d += 50 * time.Millisecond {
+		p := regular.phi(r0.Add(d))
+		if p < prev {
+			t.Fatalf("φ fell from %.3f to %.3f at %v of silence", prev, p, d)
+		}
+		prev = p
+		if q := irregular.phi(i0.Add(d)); d > time.Second && q >= p && !math.IsInf(p, 1) {
+			t.Errorf("at %v: φ %.2f after irregular arrivals ≥ %.2f after regular ones", d, q, p)
+		}
+	}
+	if p := regular.phi(r0.Add(2 * time.Second)); p < PhiThreshold {
+		t.Errorf("2 s after regular 250 ms arrivals φ = %.2f, want ≥ %v", p, PhiThreshold)
+	}
+}
+
+// TestLivenessStall checks that a watcher that was not scheduled for a
+// while excuses its peers instead of declaring them lost, and watches them
+// again from then.
+func TestLivenessStall(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watch(1, "a")
+	l.peers[1].model.last = t0
+	if lost := l.check(t0, t0.Add(5*time.Second)); lost != nil {
+		t.Fatalf("stalled watcher declared %v lost", lost)
+	}
+	if lost := l.check(t0.Add(5*time.Second), t0.Add(5100*time.Millisecond)); lost != nil {
+		t.Fatalf("excused peer lost at once: %v", lost)
+	}
+	at := t0.Add(5*time.Second + HeartbeatTimeout + 200*time.Millisecond)
+	if lost := l.check(at.Add(-100*time.Millisecond), at); len(lost) != 1 {
+		t.Fatalf("silent peer not lost after the stall: %v", lost)
+	}
+	l.watch(2, "b")
+	l.unwatch(2)
+	l.watch(3, "c")
+	l.reset()
+	if _, ok := l.name(3); ok {
+		t.Error("reset left a peer watched")
 	}
 }

@@ -26,6 +26,9 @@ type Plan struct {
 	Ranges []jobs.Range // obstacle problem: planes [Lo,Hi) per rank (nil for other applications)
 	Cores  []int        // cores per rank
 	Groups []jobs.Group
+	// Levels is the control hierarchy (see Levels): Levels[0] is Groups,
+	// each further level the coordinators of coordinators above it.
+	Levels [][]jobs.Group
 	// App, Values and Task are the job's application, its parameters and
 	// the task it defined for these nodes (GRIDHPC Fig. 4, task definition).
 	App    gridapp.Application
@@ -135,6 +138,7 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 	if err := p.planGroups(spec, sel); err != nil {
 		return nil, err
 	}
+	p.Levels = Levels(p.Groups)
 	if err := p.planTask(spec, sel); err != nil {
 		return nil, err
 	}
@@ -192,15 +196,14 @@ func localityOf(inv *deploy.Inventory) probe.Locality {
 // their order and are added once, any takes the first N). Hosts the job
 // names must be in the inventory and have a live worker.
 func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]string, error) {
-	site := map[string]string{}
+	inInventory := map[string]bool{}
 	for _, r := range grid.Refs(inv) {
-		site[r.Name] = r.Site
+		inInventory[r.Name] = true
 	}
-	free := make([]jobs.NodeRef, len(nodes))
+	free := grid.RefsOf(inv, nodes)
 	isFree := map[string]bool{}
-	for i, n := range nodes {
-		free[i] = jobs.NodeRef{Name: n.Name, Cluster: n.Cluster, Site: site[n.Name]}
-		isFree[n.Name] = true
+	for _, r := range free {
+		isFree[r.Name] = true
 	}
 	want := spec.Nodes.Hosts
 	if len(spec.Groups) > 0 {
@@ -212,7 +215,7 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 	var missing, unknown []string
 	for _, w := range want {
 		if !isFree[w] {
-			if _, known := site[w]; inv != nil && !known {
+			if inv != nil && !inInventory[w] {
 				unknown = append(unknown, w)
 			} else {
 				missing = append(missing, w)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -147,6 +149,124 @@ func TestRunSelectionErrors(t *testing.T) {
 			}
 			if n := strings.Count(err.Error(), "engine:"); n != tc.prefix {
 				t.Errorf("error has %d 'engine:' prefixes, want %d: %v", n, tc.prefix, err)
+			}
+		})
+	}
+}
+
+// TestLevels checks the hierarchy above the groups: at most
+// jobs.MaxGroupSize children per coordinator at every level, every group's
+// coordinator reached once, and the depth for 1 000, 10 000 and 100 000
+// workers.
+func TestLevels(t *testing.T) {
+	tests := map[string]struct {
+		workers, levels, top int
+	}{
+		"one group":     {workers: 8, levels: 1, top: 1},
+		"1024 workers":  {workers: 1024, levels: 1, top: 32},
+		"1025 workers":  {workers: 1025, levels: 2, top: 2},
+		"10000 workers": {workers: 10000, levels: 2, top: 10},
+		"32768 workers": {workers: 32768, levels: 2, top: 32},
+		"1e5 workers":   {workers: 100000, levels: 3, top: 4},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var groups []jobs.Group
+			for w := 0; w < tc.workers; w++ {
+				name := fmt.Sprintf("n%d", w)
+				if w%jobs.MaxGroupSize == 0 {
+					groups = append(groups, jobs.Group{Coordinator: name})
+				}
+				groups[len(groups)-1].Workers = append(groups[len(groups)-1].Workers, name)
+			}
+			levels := Levels(groups)
+			if len(levels) != tc.levels || len(levels[len(levels)-1]) != tc.top {
+				t.Fatalf("%d levels with %d at the top, want %d and %d: %s", len(levels), len(levels[len(levels)-1]), tc.levels, tc.top, DescribeLevels(levels))
+			}
+			for k := 1; k < len(levels); k++ {
+				seen := map[string]bool{}
+				for _, g := range levels[k] {
+					if len(g.Workers) > jobs.MaxGroupSize || g.Workers[0] != g.Coordinator {
+						t.Fatalf("level %d: group of %d coordinated by %s (first %s)", k, len(g.Workers), g.Coordinator, g.Workers[0])
+					}
+					for _, c := range g.Workers {
+						seen[c] = true
+					}
+				}
+				for _, g := range levels[k-1] {
+					if !seen[g.Coordinator] {
+						t.Fatalf("level %d does not reach %s", k, g.Coordinator)
+					}
+				}
+				if len(seen) != len(levels[k-1]) {
+					t.Fatalf("level %d reaches %d coordinators, level %d has %d", k, len(seen), k-1, len(levels[k-1]))
+				}
+			}
+		})
+	}
+	if got, want := DescribeLevels(Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
+		t.Errorf("DescribeLevels = %q, want %q", got, want)
+	}
+}
+
+// TestTasksSkipLoopbackQuietly: two SSH workers on one machine (four
+// loopback addresses, as a test grid has) get the candidates unix socket,
+// loopback, ethernet; workers never listen on loopback (same-host pairs
+// use the unix socket), so that candidate is dropped without a warning on
+// every run. A network the route wants that the worker does not listen on
+// is still reported, naming the node and what to check.
+func TestTasksSkipLoopbackQuietly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		bData    []string
+		want     []probe.Kind
+		warnings []string
+	}{
+		{name: "loopback", bData: []string{"tcp://127.16.64.11:4001", "unix:///tmp/b/data.sock"},
+			want: []probe.Kind{probe.Unix, probe.Ethernet}},
+		{name: "ethernet_missing", bData: []string{"unix:///tmp/b/data.sock"},
+			want:     []probe.Kind{probe.Unix},
+			warnings: []string{"b does not listen on its ethernet address 127.16.64.11"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			same := "same host (h)"
+			plan := &Plan{Ranks: []string{"a", "b"}, Ranges: []jobs.Range{{Lo: 0, Hi: 8}, {Lo: 8, Hi: 16}}, Cores: []int{1, 1},
+				Modes: []rmnp.Mode{rmnp.Sync}, Edges: [][2]int{{0, 1}},
+				Task: gridapp.Task{Parts: []gridapp.PartSpec{{Neighbours: []int{1}}, {Neighbours: []int{0}}}},
+				Candidates: [][]probe.Route{{
+					{A: "a", B: "b", Network: probe.Unix, AAddr: probe.UnixPrefix + "a", BAddr: probe.UnixPrefix + "b", Reason: same},
+					{A: "a", B: "b", Network: probe.Loopback, AAddr: "127.0.0.1", BAddr: "127.0.0.1", Reason: same + ", fallback"},
+					{A: "a", B: "b", Network: probe.Ethernet, AAddr: "127.16.64.10", BAddr: "127.16.64.11", Reason: same + ", fallback"},
+				}}}
+			plan.Routes = []probe.Route{plan.Candidates[0][0]}
+			var logs []string
+			s := &submission{spec: jobs.Spec{Scheme: jobs.Synchronous}, plan: plan,
+				data: map[string][]string{"a": {"tcp://127.16.64.10:4000"}, "b": tc.bData},
+				logf: func(node, f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)) }}
+			tasks, err := s.tasks()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []probe.Kind
+			for _, r := range tasks[0].Neighbours[0].Routes {
+				got = append(got, r.Network)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("routes %v, want %v", got, tc.want)
+			}
+			var warned []string
+			for _, l := range logs {
+				if strings.Contains(l, "warning") {
+					warned = append(warned, l)
+				}
+			}
+			if len(warned) != len(tc.warnings) {
+				t.Fatalf("warnings %q, want %d", warned, len(tc.warnings))
+			}
+			for i, w := range tc.warnings {
+				if !strings.Contains(warned[i], w) {
+					t.Errorf("warning %q, want it to say %q", warned[i], w)
+				}
 			}
 		})
 	}

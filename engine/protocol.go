@@ -240,7 +240,7 @@ func decodeValues(b []byte, dst [][]float64) (rank int, n int, err error) {
 func connectCtrl(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID, addrs []string) (string, error) {
 	var errs []error
 	for _, a := range addrs {
-		err := ep.Connect(ctx, peer, a, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+		err := connectRetry(ctx, ep, peer, a)
 		if err == nil {
 			return a, nil
 		}

@@ -48,13 +48,20 @@ type Report struct {
 	Eps       float64          `json:",omitempty"`
 	Figures   []gridapp.Figure `json:",omitempty"`
 	FiguresOK bool             `json:",omitempty"`
-	// T1 is the fastest single-node time for this problem in the results
-	// store and Gain = T1 / Wall (GRIDHPC eq. 2); both 0 when unknown.
-	T1       time.Duration
-	Gain     float64
-	Warnings []string
-	Outputs  []string
-	RecordID string // the results-store record, when recorded
+	// T1 is the single-node time of this problem in the results store that
+	// Table IV compares the run with (jobs.Results.SingleNodeReference, this
+	// run included) and Gain = T1 / Wall (GRIDHPC eq. 2); both 0 when
+	// unknown. T1Self is set when the run is that single-node run itself.
+	T1     time.Duration
+	Gain   float64
+	T1Self bool
+	// Grid and Inventory are the run's grid configuration and the key of
+	// its inventory in the results store (jobs.RunConfig).
+	Grid      string
+	Inventory string
+	Warnings  []string
+	Outputs   []string
+	RecordID  string // the results-store record, when recorded
 	// Solution is the assembled grid (nil unless the run completed).
 	Solution []float64 `json:"-"`
 }
@@ -156,11 +163,13 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 			}
 		}
 	}
-	if t1, ok := fastestSingleNode(opt.StoreDir, s.problem); ok && rep.Outcome == "ok" && s.spec.App == obstacleApp {
-		rep.T1, rep.Gain = t1, t1.Seconds()/rep.Wall.Seconds()
+	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
+	rec := runRecord(rep, s)
+	if rep.Outcome == "ok" && s.spec.App == obstacleApp { // the store keys t1 by the obstacle problem's n and ε
+		setGain(rep, rec, opt.StoreDir)
 	}
 	if !opt.NoRecord {
-		if err := recordRun(rep, s, opt); err != nil {
+		if err := recordRun(rep, &rec, opt); err != nil {
 			rep.Warnings = append(rep.Warnings, err.Error())
 		}
 	}
@@ -275,11 +284,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.writeRoutes(&b)
 	r.writeTraffic(&b)
-	if r.Gain > 0 {
-		fmt.Fprintf(&b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
-	} else {
-		fmt.Fprintln(&b, "computing gain: unknown (no single-node run of this problem in the results store)")
-	}
+	r.writeGain(&b)
 	for _, o := range r.Outputs {
 		fmt.Fprintf(&b, "wrote %s\n", o)
 	}
@@ -291,6 +296,29 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeGain prints the computing gain, or why it is unknown.
+func (r *Report) writeGain(b *strings.Builder) {
+	switch {
+	case r.Gain > 0 && r.T1Self:
+		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of n = %d, ε = %g)\n",
+			r.Gain, r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
+	case r.Gain > 0:
+		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
+	case r.Outcome != "ok":
+		fmt.Fprintf(b, "computing gain: unknown (the run did not complete: %s)\n", r.Outcome)
+	default:
+		where := ""
+		switch r.Inventory {
+		case "":
+		case jobs.InventoryEmbedded:
+			where = " on the embedded local grid"
+		default:
+			where = " on " + jobs.InventoryName(r.Inventory)
+		}
+		fmt.Fprintf(b, "computing gain: unknown (no single-node run of this problem%s in the results store: run it once with --nodes 1)\n", where)
+	}
 }
 
 // writeRoutes lists each neighbour pair's network (Algorithm 1), or counts

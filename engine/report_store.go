@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -16,11 +18,15 @@ const maxResidualSamples = 2048
 // estimate.
 type gainCurve struct {
 	t1   time.Duration
+	eps  float64
 	hist []jobs.ResidualSample
 }
 
 // gain estimates C_g live: the time the single-node run needed to reach
-// sigma, divided by elapsed; 0 when the reference never got there.
+// sigma, divided by elapsed. A σ below the reference's last sample but
+// converged (below ε) is where the reference stood at its end, t1: the
+// estimate then reads as the report's t1/ts. 0 when the reference never got
+// there.
 func (g *gainCurve) gain(sigma float64, elapsed time.Duration) float64 {
 	if elapsed <= 0 {
 		return 0
@@ -29,6 +35,9 @@ func (g *gainCurve) gain(sigma float64, elapsed time.Duration) float64 {
 		if float64(p.Sigma) <= sigma {
 			return p.Seconds / elapsed.Seconds()
 		}
+	}
+	if sigma < g.eps {
+		return g.t1.Seconds() / elapsed.Seconds()
 	}
 	return 0
 }
@@ -42,26 +51,35 @@ func loadResults(dir string) (*jobs.Results, error) {
 	return jobs.Load(d)
 }
 
-// loadGainCurve finds the single-node reference of p, or nil.
-func loadGainCurve(dir string, p jobs.Obstacle) *gainCurve {
+// loadGainCurve finds the single-node reference of p for a run of grid
+// configuration grid on inventory inv, or nil.
+func loadGainCurve(dir string, p jobs.Obstacle, inv, grid string) *gainCurve {
 	res, err := loadResults(dir)
 	if err != nil || res == nil {
 		return nil
 	}
-	rec, ok := res.SingleNodeReference(p.N, p.Eps)
+	rec, ok := res.SingleNodeReference(p.N, p.Eps, inv, grid)
 	if !ok || len(rec.Residuals) == 0 {
 		return nil
 	}
-	return &gainCurve{t1: rec.Wall(), hist: rec.Residuals}
+	return &gainCurve{t1: rec.Wall(), eps: p.Eps, hist: rec.Residuals}
 }
 
-// fastestSingleNode is t1 of GRIDHPC eq. 2 for p, from the results store.
-func fastestSingleNode(dir string, p jobs.Obstacle) (time.Duration, bool) {
+// setGain computes the run's computing gain C_g = t1/ts (GRIDHPC eq. 2)
+// the way Table IV will once rec, this run's record, is in the store:
+// t1 is jobs.Results.SingleNodeReference over the stored runs and this
+// one, so a single-node run faster than any before is its own t1 (gain 1).
+func setGain(rep *Report, rec jobs.RunRecord, dir string) {
 	res, err := loadResults(dir)
 	if err != nil || res == nil {
-		return 0, false
+		res = &jobs.Results{}
 	}
-	return res.FastestSingleNode(p.N, p.Eps)
+	res.Records = append(res.Records, rec)
+	ref, ok := res.SingleNodeReference(rec.Job.N, rec.Job.Eps, rec.Job.Inventory, rec.Job.Grid)
+	if !ok || rep.Wall <= 0 {
+		return
+	}
+	rep.T1, rep.Gain, rep.T1Self = ref.Wall(), ref.WallSeconds/rep.Wall.Seconds(), ref.ID == rec.ID
 }
 
 // sampleResidual adds the run's global σ to its history.
@@ -87,14 +105,24 @@ func (s *submission) sampleResidual(now time.Time) {
 	s.residuals = append(s.residuals, jobs.ResidualSample{Iteration: it, Seconds: now.Sub(s.start).Seconds(), Sigma: jobs.Float(sigma)})
 }
 
-// recordRun appends the run to the results store, failed runs too.
-func recordRun(rep *Report, s *submission, opt RunOptions) error {
+// recordRun appends the run's record to the results store.
+func recordRun(rep *Report, rec *jobs.RunRecord, opt RunOptions) error {
 	dir, err := jobs.DataDir(opt.StoreDir)
 	if err != nil {
 		return err
 	}
-	rec := jobs.RunRecord{Time: rep.Started, Machine: jobs.LocalMachine(), WallSeconds: rep.Wall.Seconds(),
-		Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause}
+	if err := jobs.Append(dir, rec); err != nil {
+		return fmt.Errorf("engine: record run: %w", err)
+	}
+	rep.RecordID = rec.ID
+	return nil
+}
+
+// runRecord is the run as the results store keeps it, failed runs too,
+// with its id already chosen.
+func runRecord(rep *Report, s *submission) jobs.RunRecord {
+	rec := jobs.RunRecord{ID: jobs.NewRecordID(rep.Started), Time: rep.Started, Machine: jobs.LocalMachine(),
+		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause}
 	if rep.FailedNode != "" {
 		rec.Reason = fmt.Sprintf("node %s: %s", rep.FailedNode, rep.Cause)
 	}
@@ -118,17 +146,36 @@ func recordRun(rep *Report, s *submission, opt RunOptions) error {
 	sp := rep.Spec
 	rec.Job = jobs.RunConfig{Name: sp.Name, App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps, MaxIter: sp.MaxIter,
 		Scheme: sp.Scheme, Detector: sp.Detector, Nodes: len(rep.Nodes), Cores: cores,
-		Grid: jobs.GridLabel(clusters), Clusters: uniq(clusters)}
+		Grid: jobs.GridLabel(clusters), Clusters: uniq(clusters), Inventory: s.inventory}
 	if rep.Checked {
 		r := jobs.Float(rep.Residual)
 		c := rep.Complementarity
 		rec.TrueResidual, rec.Complementarity = &r, &c
 	}
-	if err := jobs.Append(dir, &rec); err != nil {
-		return fmt.Errorf("engine: record run: %w", err)
+	return rec
+}
+
+// gridLabel is the run's grid configuration (jobs.GridLabel of its nodes'
+// clusters).
+func (s *submission) gridLabel() string {
+	clusters := make([]string, 0, len(s.plan.Ranks))
+	for _, name := range s.plan.Ranks {
+		node, _ := s.plan.Htable.Node(name)
+		clusters = append(clusters, node.Cluster)
 	}
-	rep.RecordID = rec.ID
-	return nil
+	return jobs.GridLabel(clusters)
+}
+
+// InventoryKey is the jobs.RunConfig.Inventory of runs on inv: the results
+// of different inventories are never compared.
+func InventoryKey(inv *deploy.Inventory) string {
+	if inv == nil || inv.Source == deploy.EmbeddedSource {
+		return jobs.InventoryEmbedded
+	}
+	if abs, err := filepath.Abs(inv.Source); err == nil {
+		return abs
+	}
+	return inv.Source
 }
 
 func uniq(s []string) []string {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -20,8 +19,9 @@ import (
 type RunOptions struct {
 	// Inventory is the grid; nil loads ./sites.toml or the embedded local grid.
 	Inventory *deploy.Inventory
-	// Workers are live workers to reuse (started with RunID and Secret);
-	// nil: Run starts the job's workers and stops them when it ends.
+	// Workers are live workers to reuse (started with deploy.BootFor of
+	// RunID and Secret); nil: Run starts the job's workers and stops them
+	// when it ends.
 	Workers []*deploy.Worker
 	RunID   [16]byte
 	Secret  []byte
@@ -83,9 +83,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		opt.RunID, opt.Secret = NewRunSecret()
-		logf("", "starting %d workers", len(hosts))
-		workers, err = deploy.StartWorkers(ctx, inv, hosts, BootFor(opt.RunID, opt.Secret), opt.Deploy)
+		opt.RunID, opt.Secret = deploy.NewRunSecret()
+		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
+		workers, err = deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(opt.RunID, opt.Secret), opt.Deploy)
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}
@@ -106,6 +106,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.inventory = InventoryKey(inv)
 	rep, runErr := s.execute(ctx)
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
@@ -136,32 +137,6 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 		hosts[i] = byName[n]
 	}
 	return hosts, nil
-}
-
-// NewRunSecret returns a fresh run id and a 256-bit run secret for the
-// workers' RMNP handshakes.
-func NewRunSecret() (id [16]byte, secret []byte) {
-	rand.Read(id[:])
-	secret = make([]byte, 32)
-	rand.Read(secret)
-	return id, secret
-}
-
-// BootFor returns the Boot of each host for deploy.StartWorkers: local-grid
-// nodes listen on their simulated Ethernet and fast addresses; real hosts
-// choose from their NICs. Workers started with it can be reused by Run
-// (RunOptions.Workers with the same RunID and Secret).
-func BootFor(id [16]byte, secret []byte) func(deploy.Host) deploy.Boot {
-	return func(h deploy.Host) deploy.Boot {
-		b := deploy.Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast,
-			Cores: h.Cores, Cluster: h.Cluster}
-		for _, a := range []netip.Addr{h.EthernetAddr, h.FastAddr} {
-			if a.IsValid() {
-				b.Listen = append(b.Listen, "tcp://"+netip.AddrPortFrom(a, 0).String())
-			}
-		}
-		return b
-	}
 }
 
 // liveNodes describes the workers that are still running for the Htable

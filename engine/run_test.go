@@ -213,9 +213,10 @@ func TestRunNotEnoughNodes(t *testing.T) {
 	}
 }
 
-// TestRunRecordsAndGain records a single-node run, then a 4-node run of the
-// same problem, whose report and live telemetry carry the computing gain
-// C_g = t1/ts against it.
+// TestRunRecordsAndGain records a single-node run, whose own report gives
+// the gain Table IV shows for it (1.00: it is its own t1), then a 4-node
+// run of the same problem, whose report and live telemetry carry the
+// computing gain C_g = t1/ts against it, the last snapshot the report's.
 func TestRunRecordsAndGain(t *testing.T) {
 	inv := loadInventory(t, "")
 	store := t.TempDir()
@@ -223,20 +224,39 @@ func TestRunRecordsAndGain(t *testing.T) {
 	defer cancel()
 	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 32, Eps: 1e-8}, Scheme: jobs.Asynchronous,
 		Nodes: jobs.NodeSelection{Any: 1}, Cores: 1}
-	one, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store})
+	var (
+		logMu sync.Mutex
+		logs  []string
+	)
+	one, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store, OnLog: func(e LogEvent) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		logs = append(logs, e.Text)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if one.RecordID == "" || one.Gain != 0 {
-		t.Fatalf("single-node run: record %q, gain %v", one.RecordID, one.Gain)
+	logMu.Lock()
+	defer logMu.Unlock()
+	for _, l := range logs {
+		if strings.Contains(l, "1 workers") {
+			t.Errorf("log %q: want one worker in the singular", l)
+		}
+	}
+	if one.RecordID == "" || one.Gain != 1 || !one.T1Self || one.T1 != one.Wall {
+		t.Fatalf("single-node run: record %q, gain %v (t1 %v, self %v), want 1 against itself", one.RecordID, one.Gain, one.T1, one.T1Self)
+	}
+	var text strings.Builder
+	if err := one.WriteText(&text); err != nil || !strings.Contains(text.String(), "computing gain: C_g = t1/ts = 1.00 (this run is the fastest single-node run") {
+		t.Errorf("single-node report: %v\n%s", err, text.String())
 	}
 	spec.Nodes.Any = 4
 	var mu sync.Mutex
-	live := 0.0
+	live, last := 0.0, 0.0
 	four, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store, OnSnapshot: func(s Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()
-		live = max(live, s.Gain)
+		live, last = max(live, s.Gain), s.Gain
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -252,9 +272,15 @@ func TestRunRecordsAndGain(t *testing.T) {
 	if live <= 0 {
 		t.Error("no live gain estimate during the run")
 	}
+	if last <= 0 {
+		t.Error("the last snapshot of a converged run has no gain estimate")
+	}
 	res, err := jobs.Load(store)
 	if err != nil || len(res.Records) != 2 || res.Records[1].Job.Nodes != 4 || res.Records[1].TrueResidual == nil {
 		t.Fatalf("results store: %v", err)
+	}
+	if res.Records[0].Job.Inventory != jobs.InventoryEmbedded || res.Records[0].ID != one.RecordID {
+		t.Errorf("record %s inventory %q, want %q", res.Records[0].ID, res.Records[0].Job.Inventory, jobs.InventoryEmbedded)
 	}
 	if len(res.Records[0].Residuals) == 0 {
 		t.Error("no residual history recorded")

@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -46,6 +50,7 @@ type submission struct {
 	aborted   *abortError // the run's context ended
 	outcome   string
 	gainRef   *gainCurve
+	inventory string // jobs.RunConfig.Inventory of the run (InventoryKey)
 	residuals []jobs.ResidualSample
 }
 
@@ -53,7 +58,7 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
 		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
-		live: newLiveness(HeartbeatTimeout), coords: map[rmnp.PeerID]string{}}
+		live: newLiveness(childLimits), coords: map[rmnp.PeerID]string{}}
 	var id [8]byte
 	rand.Read(id[:])
 	s.run = binary.LittleEndian.Uint64(id[:]) | 1
@@ -104,10 +109,15 @@ func (s *submission) tasks() ([]workerTask, error) {
 		var errs []error
 		for _, r := range p.Candidates[e] {
 			a, err := dialAddr(r, r.BAddr, s.data[hi])
-			if err != nil {
+			switch {
+			case err != nil && r.Network == probe.Loopback:
+				// Workers never listen on loopback (same-host pairs have
+				// the unix socket): nothing is wrong, nothing to say.
+				continue
+			case err != nil:
 				// The worker does not listen there (e.g. a NIC its hello
 				// listed but it could not bind): try the next network.
-				s.logf(hi, "warning: %s ↔ %s: %s skipped: %v", lo, hi, r.Network, err)
+				s.logf(hi, "warning: %s ↔ %s: %s", lo, hi, notListening(hi, r, s.data[hi]))
 				errs = append(errs, fmt.Errorf("%s: %w", r.Network, err))
 				continue
 			}
@@ -128,12 +138,24 @@ func (s *submission) tasks() ([]workerTask, error) {
 	return out, nil
 }
 
+// notListening says that node's worker does not listen where route r wants
+// to reach it, and what the user can check.
+func notListening(node string, r probe.Route, listen []string) string {
+	what := fmt.Sprintf("its %s address %s", r.Network, r.BAddr)
+	if r.Network == probe.Unix {
+		what = "a unix socket"
+	}
+	return fmt.Sprintf("%s does not listen on %s (it listens on %s), so this pair skips %s: "+
+		"check that the interface is up with that address on %s, or name the interfaces in sites.toml (ethernet = …, fast = …)",
+		node, what, strings.Join(listen, ", "), r.Network, node)
+}
+
 // run sends the sub-tasks to the coordinators and follows the run until
 // every result is in, a node fails, the wall time passes or ctx ends.
 func (s *submission) execute(ctx context.Context) (*Report, error) {
 	s.start = time.Now()
 	if s.spec.App == obstacleApp { // the results store keys t1 by the obstacle problem's n and ε
-		s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem)
+		s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem, s.inventory, s.gridLabel())
 	}
 	tasks, err := s.tasks()
 	if err != nil {
@@ -164,32 +186,42 @@ func (s *submission) execute(ctx context.Context) (*Report, error) {
 
 type assignError struct{ node, cause string }
 
-// assign is "send sub-tasks": connect to each coordinator and send it its
-// group's members and tasks.
+// assign is "send sub-tasks": connect to the coordinators (assignWidth at
+// a time) and send each its group's members and tasks.
 func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignError {
 	byNode := map[string]workerTask{}
 	for _, t := range tasks {
 		byNode[t.Node] = t
 	}
-	for gi, g := range s.plan.Groups {
-		a := groupAssign{Run: s.run, Group: gi, Coordinator: g.Coordinator}
-		for _, w := range g.Workers {
+	dialErr := make([]error, len(s.plan.Groups))
+	var g errgroup.Group
+	g.SetLimit(assignWidth)
+	for gi, grp := range s.plan.Groups {
+		g.Go(func() error {
+			_, dialErr[gi] = connectCtrl(ctx, s.ep, NodeID(grp.Coordinator), s.ctrl[grp.Coordinator])
+			return nil
+		})
+	}
+	g.Wait()
+	for gi, grp := range s.plan.Groups {
+		if err := dialErr[gi]; err != nil {
+			return &assignError{grp.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[grp.Coordinator], err)}
+		}
+		a := groupAssign{Run: s.run, Group: gi, Coordinator: grp.Coordinator}
+		for _, w := range grp.Workers {
 			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
 		}
-		id := NodeID(g.Coordinator)
-		if _, err := connectCtrl(ctx, s.ep, id, s.ctrl[g.Coordinator]); err != nil {
-			return &assignError{g.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[g.Coordinator], err)}
-		}
-		s.coords[id] = g.Coordinator
-		s.live.watch(id, g.Coordinator)
+		id := NodeID(grp.Coordinator)
+		s.coords[id] = grp.Coordinator
+		s.live.watch(id, grp.Coordinator)
 		m, err := encodeMsg(msgAssign, a)
 		if err == nil {
 			err = s.ep.Send(ctx, id, m, rmnp.CTRL)
 		}
 		if err != nil {
-			return &assignError{g.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
+			return &assignError{grp.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
 		}
-		s.logf(g.Coordinator, "coordinates group %d: %d workers", gi, len(g.Workers))
+		s.logf(grp.Coordinator, "coordinates group %d: %d %s", gi, len(grp.Workers), plural(len(grp.Workers), "worker", "workers"))
 	}
 	return nil
 }
@@ -213,6 +245,9 @@ func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 			}
 			continue
 		}
+		// Noted on arrival, not when the event loop gets to it: a busy loop
+		// must not make a coordinator look silent.
+		s.live.seen(src)
 		select {
 		case out <- inbound{src, slices.Clone(m)}:
 		case <-ctx.Done():
@@ -248,11 +283,10 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 				s.fail(name, fmt.Sprintf("coordinator connection lost: %v", ev.Err))
 			}
 		case in := <-msgs:
-			s.live.seen(in.src)
 			s.handle(in)
 		case now := <-tick.C:
 			for _, p := range s.live.check(prev, now) {
-				s.fail(p.Name, fmt.Sprintf("coordinator sent no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
+				s.fail(p.Name, "coordinator sent "+p.silence())
 			}
 			prev = now
 			if now.Sub(lastBeat) >= HeartbeatInterval {

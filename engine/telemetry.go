@@ -55,6 +55,9 @@ type NodeStatus struct {
 	Wait      time.Duration // time blocked waiting for halos or tokens
 	PeakRSS   uint64        // bytes
 	Err       string        // why the node failed, when State is StateFailed
+	// Load is the 1-minute load average of the node's host as the worker
+	// last read it; nil when unknown.
+	Load *float64 `json:",omitempty"`
 }
 
 // Snapshot is the state of a whole run at one instant, emitted by the

@@ -66,7 +66,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(HeartbeatTimeout),
+	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(childLimits),
 		fatal: make(chan error, 1), acks: make(chan rmnp.PeerID, 64)}
 	nics, perr := probe.Local()
 	if perr != nil {
@@ -93,7 +93,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 		cores = runtime.NumCPU()
 	}
 	hello := deploy.Hello{Node: boot.Node, Host: host(), PID: os.Getpid(), Version: Version,
-		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen}
+		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen, Load: hostLoad()}
 	if err := deploy.WriteHello(stdout, hello); err != nil {
 		return fmt.Errorf("engine: worker %s: %w", boot.Node, err)
 	}
@@ -349,7 +349,7 @@ func (n *node) tickLoop(ctx context.Context) {
 			n.tickJob(ctx, now)
 			n.tickCoord(ctx, now)
 			for _, p := range n.live.check(prev, now) {
-				n.peerLost(ctx, p.ID, fmt.Sprintf("no heartbeat for %.1fs (hung, stopped or cut off)", p.Silent.Seconds()))
+				n.peerLost(ctx, p.ID, p.silence())
 			}
 			prev = now
 		}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shirou/gopsutil/v4/load"
+
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -60,7 +62,7 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 	data := n.data
 	n.mu.Unlock()
 	if parent != n.self {
-		n.live.watchFor(parent, "coordinator", ParentTimeout)
+		n.live.watchFor(parent, "coordinator", parentLimits)
 	}
 	go func() {
 		defer close(job.done)
@@ -299,7 +301,7 @@ func (n *node) sendResult(ctx context.Context, parent rmnp.PeerID, hdr resultHea
 func (j *jobState) update(s NodeStatus, data *rmnp.Endpoint) {
 	s.Node, s.Rank, s.Group = j.task.Node, j.task.Rank, j.task.Group
 	s.Traffic = traffic(data)
-	s.PeakRSS = peakRSS()
+	s.PeakRSS, s.Load = peakRSS(), hostLoad()
 	j.mu.Lock()
 	if j.latest.State != StateTerminated && j.latest.State != StateFailed {
 		j.latest, j.dirty = s, true
@@ -372,6 +374,16 @@ func peakRSS() uint64 {
 		}
 	}
 	return 0
+}
+
+// hostLoad is the host's 1-minute load average, or nil when it cannot be
+// read (only Linux and the BSDs have one to read cheaply).
+func hostLoad() *float64 {
+	avg, err := load.Avg()
+	if err != nil {
+		return nil
+	}
+	return &avg.Load1
 }
 
 // trafficOf sums the data endpoint's counters per network, sent and received.

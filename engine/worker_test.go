@@ -25,10 +25,10 @@ func startWorkers(t *testing.T, names ...string) ([]*deploy.Worker, [16]byte, []
 			}
 		}
 	}
-	id, secret := NewRunSecret()
+	id, secret := deploy.NewRunSecret()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ws, err := deploy.StartWorkers(ctx, inv, hosts, BootFor(id, secret), deploy.Options{StopTimeout: 30 * time.Second})
+	ws, err := deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(id, secret), deploy.Options{StopTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package grid
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 
@@ -37,7 +36,7 @@ func Probe(ctx context.Context, inv *deploy.Inventory) (h *probe.Htable, skipped
 	nodes := LocalNodes(inv)
 	var remote []deploy.Host
 	for _, h := range inv.Hosts() {
-		if !IsLocal(h) {
+		if !isLocal(h) {
 			remote = append(remote, h)
 		}
 	}
@@ -50,21 +49,11 @@ func Probe(ctx context.Context, inv *deploy.Inventory) (h *probe.Htable, skipped
 	return h, skipped, err
 }
 
-// probeRemote starts workers on SSH hosts just long enough to read their
-// hellos (NICs and host identity), then stops them.
+// probeRemote starts workers on SSH hosts, with a throw-away run secret,
+// just long enough to read their hellos (NICs and host identity), then
+// stops them.
 func probeRemote(ctx context.Context, inv *deploy.Inventory, hosts []deploy.Host) ([]probe.Node, error) {
-	var id [16]byte
-	secret := make([]byte, 32)
-	if _, err := rand.Read(id[:]); err != nil {
-		return nil, fmt.Errorf("grid: probe: %w", err)
-	}
-	if _, err := rand.Read(secret); err != nil {
-		return nil, fmt.Errorf("grid: probe: %w", err)
-	}
-	boot := func(h deploy.Host) deploy.Boot {
-		return deploy.Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast, Cluster: h.Cluster}
-	}
-	workers, err := deploy.StartWorkers(ctx, inv, hosts, boot, deploy.Options{})
+	workers, err := deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(deploy.NewRunSecret()), deploy.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("grid: probe %d ssh host(s) (deploy them first): %w", len(hosts), err)
 	}

@@ -18,9 +18,9 @@ const (
 	LocalMTU          = 65536
 )
 
-// IsLocal reports whether h is a local-launcher node of the embedded local
+// isLocal reports whether h is a local-launcher node of the embedded local
 // grid: the inventory gives its addresses, no hello is needed to know them.
-func IsLocal(h deploy.Host) bool { return h.EthernetAddr.IsValid() }
+func isLocal(h deploy.Host) bool { return h.EthernetAddr.IsValid() }
 
 // NodeOf describes host h as the Htable sees it. A local-grid node is its
 // own simulated host with an Ethernet NIC and, when the inventory gives one,
@@ -31,7 +31,7 @@ func IsLocal(h deploy.Host) bool { return h.EthernetAddr.IsValid() }
 // the hello names, so that nodes on one machine share a Unix socket.
 func NodeOf(h deploy.Host, hello deploy.Hello) probe.Node {
 	n := probe.Node{Name: h.Name, Host: hello.Host, Cluster: h.Cluster}
-	if !IsLocal(h) {
+	if !isLocal(h) {
 		n.NICs = probe.ApplyHints(hello.NICs, h.Ethernet, h.Fast)
 		return n
 	}
@@ -59,7 +59,7 @@ func orDefault(s, def string) string {
 func LocalNodes(inv *deploy.Inventory) []probe.Node {
 	var nodes []probe.Node
 	for _, h := range inv.Hosts() {
-		if IsLocal(h) {
+		if isLocal(h) {
 			nodes = append(nodes, NodeOf(h, deploy.Hello{}))
 		}
 	}
@@ -75,6 +75,21 @@ func Refs(inv *deploy.Inventory) []jobs.NodeRef {
 	var refs []jobs.NodeRef
 	for _, h := range inv.Hosts() {
 		refs = append(refs, jobs.NodeRef{Name: h.Name, Cluster: h.Cluster, Site: h.Site})
+	}
+	return refs
+}
+
+// RefsOf returns nodes (those with a live worker, say) as a job's node
+// selection sees them, in their order, each with its site in inv (none for
+// a node inv lacks).
+func RefsOf(inv *deploy.Inventory, nodes []probe.Node) []jobs.NodeRef {
+	site := map[string]string{}
+	for _, r := range Refs(inv) {
+		site[r.Name] = r.Site
+	}
+	refs := make([]jobs.NodeRef, len(nodes))
+	for i, n := range nodes {
+		refs[i] = jobs.NodeRef{Name: n.Name, Cluster: n.Cluster, Site: site[n.Name]}
 	}
 	return refs
 }

@@ -104,4 +104,9 @@ func TestEmbeddedGrid(t *testing.T) {
 	if Refs(nil) != nil {
 		t.Error("Refs(nil) is not nil")
 	}
+	free := RefsOf(inv, []probe.Node{nodes[5], nodes[0], {Name: "gamma-1", Cluster: "gamma"}})
+	want := []jobs.NodeRef{refs[5], refs[0], {Name: "gamma-1", Cluster: "gamma"}}
+	if !reflect.DeepEqual(free, want) {
+		t.Errorf("RefsOf = %+v, want %+v", free, want)
+	}
 }

@@ -21,11 +21,27 @@ const (
 	GainTable                  // computing gain C_g = t1/ts (Table IV)
 )
 
-// TableColumn is one column of a gain table: a grid configuration and a
-// scheme.
+// TableColumn is one column of a gain table: a grid configuration of an
+// inventory, and a scheme.
 type TableColumn struct {
 	Grid   string
 	Scheme Scheme
+	// Inventory is the RunConfig.Inventory of the column's runs: the same
+	// cluster names in two inventories are two grid configurations.
+	Inventory string
+	// Label names the grid configuration for a reader: Grid, followed by
+	// its inventory when the table holds more than one ("alpha+beta @
+	// embedded local grid"). BuildTable sets it; empty means Grid.
+	Label string
+}
+
+// GridName returns the column's grid configuration as a reader sees it:
+// Label, or Grid.
+func (c TableColumn) GridName() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return c.Grid
 }
 
 // TableRow is one row of a gain table: a total number of cores and one cell
@@ -38,11 +54,14 @@ type TableRow struct {
 // Table is a table of the shape of GRIDHPC Tables III and IV: rows by number
 // of cores, columns by grid configuration × scheme.
 type Table struct {
-	Kind    TableKind
-	N       int
-	Eps     float64
-	Columns []TableColumn
-	Rows    []TableRow
+	Kind TableKind
+	N    int
+	Eps  float64
+	// Inventories are the inventories of the table's runs, in column order
+	// (RunConfig.Inventory; "" for records older than it).
+	Inventories []string
+	Columns     []TableColumn
+	Rows        []TableRow
 }
 
 // schemeOrder and schemeLabel give the paper's column order and names.
@@ -62,10 +81,12 @@ func (c TableColumn) label() string {
 // BuildTable builds the table of kind from the successful obstacle runs of
 // (n, eps) in recs. A cell is the fastest run of its cores × grid × scheme
 // (the paper reports one time per configuration; the minimum is the least
-// disturbed one on a shared machine). Gains use, per grid configuration, the
-// fastest single-node run of that configuration as t1, or the fastest
-// single-node run overall when the configuration has none (as GRIDHPC does
-// for its two-cluster columns, measured against one Graphene node).
+// disturbed one on a shared machine). Runs of different inventories are
+// different columns, never one cell. Gains use t1 of SingleNodeReference:
+// per grid configuration, the fastest single-node run of that
+// configuration, or the fastest single-node run of its inventory when the
+// configuration has none (as GRIDHPC does for its two-cluster columns,
+// measured against one Graphene node).
 func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
 	t := Table{Kind: kind, N: n, Eps: eps}
 	type key struct {
@@ -79,7 +100,7 @@ func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
 		if !matches(r, n, eps) {
 			continue
 		}
-		k := key{r.Job.Cores, TableColumn{r.Job.Grid, r.Job.Scheme}}
+		k := key{r.Job.Cores, TableColumn{Grid: r.Job.Grid, Scheme: r.Job.Scheme, Inventory: r.Job.Inventory}}
 		if v, ok := best[k]; !ok || r.WallSeconds < v {
 			best[k] = r.WallSeconds
 		}
@@ -89,31 +110,35 @@ func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
 		t.Columns = append(t.Columns, c)
 	}
 	slices.SortFunc(t.Columns, compareColumns)
+	for _, c := range t.Columns {
+		if !slices.Contains(t.Inventories, c.Inventory) {
+			t.Inventories = append(t.Inventories, c.Inventory)
+		}
+	}
+	if len(t.Inventories) > 1 {
+		for i := range t.Columns {
+			t.Columns[i].Label = t.Columns[i].Grid + " @ " + InventoryName(t.Columns[i].Inventory)
+		}
+	}
 	coreList := make([]int, 0, len(cores))
 	for c := range cores {
 		coreList = append(coreList, c)
 	}
 	slices.Sort(coreList)
-	t1 := map[string]float64{}
-	for _, c := range t.Columns {
-		ref, ok := fastestSingle(recs, n, eps, c.Grid, false)
-		if !ok {
-			ref, ok = fastestSingle(recs, n, eps, "", true)
-		}
-		t1[c.Grid] = math.NaN()
-		if ok {
-			t1[c.Grid] = ref.WallSeconds
-		}
-	}
 	for _, nc := range coreList {
 		row := TableRow{Cores: nc, Cells: make([]float64, len(t.Columns))}
 		for i, c := range t.Columns {
+			c.Label = "" // the key is the run's configuration alone
 			v, ok := best[key{nc, c}]
 			switch {
 			case !ok:
 				v = math.NaN()
 			case kind == GainTable:
-				v = t1[c.Grid] / v
+				t1 := math.NaN()
+				if ref, ok := reference(recs, n, eps, c.Inventory, c.Grid); ok {
+					t1 = ref.WallSeconds
+				}
+				v = t1 / v
 			}
 			row.Cells[i] = v
 		}
@@ -123,12 +148,15 @@ func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
 }
 
 // compareColumns orders columns by grid (single clusters first, then by
-// name) and by the paper's scheme order.
+// name), by inventory and by the paper's scheme order.
 func compareColumns(a, b TableColumn) int {
 	if c := cmp.Compare(strings.Count(a.Grid, "+"), strings.Count(b.Grid, "+")); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.Grid, b.Grid); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Inventory, b.Inventory); c != 0 {
 		return c
 	}
 	oa, okA := schemeOrder[a.Scheme]
@@ -151,7 +179,11 @@ func (t Table) Title() string {
 	if t.Kind == GainTable {
 		what = "Computing gain C_g = t1/ts"
 	}
-	return fmt.Sprintf("%s of parallel iterative methods, obstacle problem n = %d, eps = %g", what, t.N, t.Eps)
+	title := fmt.Sprintf("%s of parallel iterative methods, obstacle problem n = %d, eps = %g", what, t.N, t.Eps)
+	if len(t.Inventories) == 1 && t.Inventories[0] != "" {
+		title += " (" + InventoryName(t.Inventories[0]) + ")"
+	}
+	return title
 }
 
 // cell formats a cell for reading: "-" when never run, times with three or
@@ -268,7 +300,7 @@ func (t Table) Markdown() string {
 	var b strings.Builder
 	b.WriteString("**" + t.Title() + "**\n\n| Number of cores |")
 	for _, c := range t.Columns {
-		fmt.Fprintf(&b, " %s %s |", strings.ReplaceAll(c.Grid, "|", `\|`), c.label())
+		fmt.Fprintf(&b, " %s %s |", strings.ReplaceAll(c.GridName(), "|", `\|`), c.label())
 	}
 	b.WriteString("\n|---:|" + strings.Repeat("---:|", len(t.Columns)) + "\n")
 	for _, r := range t.Rows {
@@ -287,7 +319,7 @@ func (t Table) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"cores"}
 	for _, c := range t.Columns {
-		head = append(head, c.Grid+"/"+string(c.Scheme))
+		head = append(head, c.GridName()+"/"+string(c.Scheme))
 	}
 	if err := cw.Write(head); err != nil {
 		return err
@@ -318,11 +350,11 @@ type gridGroup struct {
 func (t Table) groups() []gridGroup {
 	var gs []gridGroup
 	for i, c := range t.Columns {
-		if len(gs) > 0 && gs[len(gs)-1].grid == c.Grid {
+		if len(gs) > 0 && gs[len(gs)-1].grid == c.GridName() {
 			gs[len(gs)-1].to = i + 1
 			continue
 		}
-		gs = append(gs, gridGroup{c.Grid, i, i + 1})
+		gs = append(gs, gridGroup{c.GridName(), i, i + 1})
 	}
 	return gs
 }

@@ -75,10 +75,10 @@ func TestGainTableReproducesPaper(t *testing.T) {
 	}
 	// Our column order: single clusters by name, then the pair.
 	order := []TableColumn{
-		{"chinqchint", Synchronous}, {"chinqchint", Asynchronous},
-		{"graphene", Synchronous}, {"graphene", Asynchronous},
-		{"chinqchint+graphene", Synchronous}, {"chinqchint+graphene", Asynchronous},
-		{"chinqchint+graphene", Hybrid},
+		{Grid: "chinqchint", Scheme: Synchronous}, {Grid: "chinqchint", Scheme: Asynchronous},
+		{Grid: "graphene", Scheme: Synchronous}, {Grid: "graphene", Scheme: Asynchronous},
+		{Grid: "chinqchint+graphene", Scheme: Synchronous}, {Grid: "chinqchint+graphene", Scheme: Asynchronous},
+		{Grid: "chinqchint+graphene", Scheme: Hybrid},
 	}
 	paperIndex := []int{2, 3, 0, 1, 4, 5, 6}
 	if len(tab.Columns) != len(order) {
@@ -183,5 +183,38 @@ func TestTableTextNonASCIIGrid(t *testing.T) {
 	// a|b has no single-node run: its gain uses the fastest single node overall.
 	if got := tab.Rows[1].Cells[0]; got != 2.5 {
 		t.Fatalf("gain of a|b at 8 cores = %v, want 100/40 = 2.5", got)
+	}
+}
+
+// TestTableKeepsInventoriesApart: the same cluster on two inventories is two
+// columns, named by inventory, each with the gain against its own t1.
+func TestTableKeepsInventoriesApart(t *testing.T) {
+	var recs []RunRecord
+	for _, r := range []struct {
+		inv   string
+		nodes int
+		wall  float64
+	}{{"embedded", 1, 10}, {"embedded", 4, 5}, {"/grid/sites.toml", 1, 40}, {"/grid/sites.toml", 4, 10}} {
+		rec := sampleRecord("alpha", Asynchronous, r.nodes, r.nodes, r.wall)
+		rec.Job.Inventory = r.inv
+		recs = append(recs, rec)
+	}
+	tab := BuildTable(GainTable, recs, 256, DefaultEps)
+	if len(tab.Columns) != 2 || len(tab.Rows) != 2 {
+		t.Fatalf("columns %v, rows %d: want one column per inventory", tab.Columns, len(tab.Rows))
+	}
+	want := map[string][2]float64{"/grid/sites.toml": {1, 4}, "embedded": {1, 2}}
+	for i, c := range tab.Columns {
+		w := want[c.Inventory]
+		if got := [2]float64{tab.Rows[0].Cells[i], tab.Rows[1].Cells[i]}; got != w {
+			t.Errorf("%s gains %v, want %v", c.GridName(), got, w)
+		}
+		if !strings.Contains(c.GridName(), InventoryName(c.Inventory)) {
+			t.Errorf("column %q does not name its inventory", c.GridName())
+		}
+	}
+	one := BuildTable(TimeTable, recs[:2], 256, DefaultEps)
+	if !strings.HasSuffix(one.Title(), "(embedded local grid)") || one.Columns[0].GridName() != "alpha" {
+		t.Errorf("one inventory: title %q, column %q", one.Title(), one.Columns[0].GridName())
 	}
 }

@@ -73,6 +73,31 @@ type RunConfig struct {
 	// the column groups of Tables III and IV.
 	Grid     string   `json:"grid"`
 	Clusters []string `json:"clusters,omitempty"`
+	// Inventory is the inventory the nodes came from (InventoryEmbedded, or
+	// the absolute path of a sites file); "" in records written before it
+	// was kept. Runs of different inventories are never compared: two
+	// inventories may name different machines alike (an "alpha" cluster on
+	// loopback and one reached over SSH).
+	Inventory string `json:"inventory,omitempty"`
+}
+
+// InventoryEmbedded is RunConfig.Inventory for the embedded local grid.
+const InventoryEmbedded = "embedded"
+
+// InventoryName returns how an inventory key reads for a user: "embedded
+// local grid", the sites file with the home directory as ~, or "inventory
+// not recorded" for records older than the key.
+func InventoryName(inv string) string {
+	switch inv {
+	case "":
+		return "inventory not recorded"
+	case InventoryEmbedded:
+		return "embedded local grid"
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(inv, home+string(filepath.Separator)) {
+		return "~" + inv[len(home):]
+	}
+	return inv
 }
 
 // Machine describes the host the console ran on.
@@ -351,17 +376,20 @@ func (res *Results) read(r io.Reader) error {
 	}
 }
 
-// SingleNodeReference returns the fastest successful single-node run of the
-// obstacle problem with this n and eps, whatever its configuration: the t1
-// of the computing gain C_g = t1/ts (GRIDHPC eq. 2) and its residual
-// history, for live gain estimates.
-func (r *Results) SingleNodeReference(n int, eps float64) (RunRecord, bool) {
-	return fastestSingle(r.Records, n, eps, "", true)
+// SingleNodeReference returns the single-node run that gives t1 of the
+// computing gain C_g = t1/ts (GRIDHPC eq. 2) for a run of grid configuration
+// grid on inventory inv, with its residual history for live estimates: the
+// fastest successful single-node run of the obstacle problem (n, eps) on
+// that grid configuration, else on any configuration of that inventory (as
+// GRIDHPC measures its two-cluster columns against one Graphene node). It is
+// the same t1 as Table IV's (BuildTable).
+func (r *Results) SingleNodeReference(n int, eps float64, inv, grid string) (RunRecord, bool) {
+	return reference(r.Records, n, eps, inv, grid)
 }
 
 // FastestSingleNode returns t1, the wall time of SingleNodeReference.
-func (r *Results) FastestSingleNode(n int, eps float64) (t1 time.Duration, ok bool) {
-	rec, ok := r.SingleNodeReference(n, eps)
+func (r *Results) FastestSingleNode(n int, eps float64, inv, grid string) (t1 time.Duration, ok bool) {
+	rec, ok := r.SingleNodeReference(n, eps, inv, grid)
 	return rec.Wall(), ok
 }
 
@@ -373,13 +401,21 @@ func ComputingGain(t1, ts time.Duration) float64 {
 	return t1.Seconds() / ts.Seconds()
 }
 
-// fastestSingle finds the fastest ok single-node obstacle run of (n, eps),
-// restricted to grid unless anyGrid.
-func fastestSingle(recs []RunRecord, n int, eps float64, grid string, anyGrid bool) (RunRecord, bool) {
+// reference is SingleNodeReference over recs.
+func reference(recs []RunRecord, n int, eps float64, inv, grid string) (RunRecord, bool) {
+	if rec, ok := fastestSingle(recs, n, eps, inv, grid, false); ok {
+		return rec, true
+	}
+	return fastestSingle(recs, n, eps, inv, "", true)
+}
+
+// fastestSingle finds the fastest ok single-node obstacle run of (n, eps)
+// on inventory inv, restricted to grid unless anyGrid.
+func fastestSingle(recs []RunRecord, n int, eps float64, inv, grid string, anyGrid bool) (RunRecord, bool) {
 	var best RunRecord
 	found := false
 	for _, rec := range recs {
-		if !matches(rec, n, eps) || rec.Job.Nodes != 1 || !(anyGrid || rec.Job.Grid == grid) {
+		if !matches(rec, n, eps) || rec.Job.Nodes != 1 || rec.Job.Inventory != inv || !(anyGrid || rec.Job.Grid == grid) {
 			continue
 		}
 		if !found || rec.WallSeconds < best.WallSeconds {

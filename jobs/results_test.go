@@ -188,16 +188,27 @@ func TestFastestSingleNode(t *testing.T) {
 	otherEps := sampleRecord("alpha", Synchronous, 1, 4, 10)
 	otherEps.Job.Eps = 1e-8
 	multi := sampleRecord("alpha", Synchronous, 2, 8, 20)
-	rs := &Results{Records: []RunRecord{slow, fast, failed, otherN, otherEps, multi}}
-	t1, ok := rs.FastestSingleNode(256, DefaultEps)
-	if !ok || t1 != 200*time.Second {
-		t.Fatalf("FastestSingleNode = %v, %v; want 200s", t1, ok)
+	elsewhere := sampleRecord("alpha", Synchronous, 1, 4, 5) // another inventory's alpha
+	elsewhere.Job.Inventory = "/grid/sites.toml"
+	rs := &Results{Records: []RunRecord{slow, fast, failed, otherN, otherEps, multi, elsewhere}}
+	for grid, want := range map[string]time.Duration{"alpha": 200 * time.Second, "beta": 300 * time.Second, "alpha+beta": 200 * time.Second} {
+		t1, ok := rs.FastestSingleNode(256, DefaultEps, "", grid)
+		if !ok || t1 != want {
+			t.Fatalf("FastestSingleNode of %s = %v, %v; want %v", grid, t1, ok, want)
+		}
 	}
-	ref, _ := rs.SingleNodeReference(256, DefaultEps)
+	t1, _ := rs.FastestSingleNode(256, DefaultEps, "", "alpha")
+	ref, _ := rs.SingleNodeReference(256, DefaultEps, "", "alpha")
 	if len(ref.Residuals) != 1 {
 		t.Fatal("SingleNodeReference did not return the fastest record")
 	}
-	if _, ok := rs.FastestSingleNode(64, DefaultEps); ok {
+	if t1, ok := rs.FastestSingleNode(256, DefaultEps, "/grid/sites.toml", "beta"); !ok || t1 != 5*time.Second {
+		t.Fatalf("FastestSingleNode of another inventory = %v, %v; want its own 5s", t1, ok)
+	}
+	if _, ok := rs.FastestSingleNode(256, DefaultEps, "embedded", "alpha"); ok {
+		t.Fatal("FastestSingleNode found a run of an inventory with none")
+	}
+	if _, ok := rs.FastestSingleNode(64, DefaultEps, "", "alpha"); ok {
 		t.Fatal("FastestSingleNode found a run for n = 64")
 	}
 	if g := ComputingGain(t1, 50*time.Second); g != 4 {

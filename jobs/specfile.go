@@ -190,63 +190,86 @@ func bad(path, format string, args ...any) error {
 	return &fieldError{path: path, msg: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks a spec; errors name the field. It does not know the
-// inventory: node counts against live workers are checked when planning.
+// Validate checks a spec; the error names the field (the first of
+// Problems). It does not know the inventory: node counts against live
+// workers are checked when planning.
 func (s Spec) Validate() error {
-	if s.App != "obstacle" {
+	if ps := s.Problems(); len(ps) > 0 {
+		return &fieldError{path: ps[0].Key, msg: ps[0].Msg}
+	}
+	return nil
+}
+
+// Problem is one thing wrong with a spec: the job-file key it concerns
+// ("obstacle.n", "group[1].coordinator") and what is wrong, naming the value.
+type Problem struct {
+	Key, Msg string
+}
+
+// Problems lists everything wrong with a spec, in the order of the job
+// file's keys, so that a form can show them all at once.
+func (s Spec) Problems() []Problem {
+	var ps []Problem
+	add := func(key, format string, args ...any) {
+		ps = append(ps, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case s.App != "obstacle":
 		if _, _, err := s.Application(); err != nil {
 			var fe *fieldError
 			if errors.As(err, &fe) {
-				return fe
+				add(fe.path, "%s", fe.msg)
+			} else {
+				add("params", "%v", err)
 			}
-			return bad("params", "%v", err)
 		}
-		return s.validateRun()
+	case len(s.Params) > 0:
+		add("params", "the obstacle problem takes n and eps in [obstacle], not [params]")
+	default:
+		if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
+			add("obstacle.n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
+		}
+		if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
+			add("obstacle.eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
+		}
 	}
-	if len(s.Params) > 0 {
-		return bad("params", "the obstacle problem takes n and eps in [obstacle], not [params]")
-	}
-	if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
-		return bad("obstacle.n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
-	}
-	if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
-		return bad("obstacle.eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
-	}
-	return s.validateRun()
-}
-
-// validateRun checks what every application's job shares: scheme,
-// detector, cores, limits, nodes and groups.
-func (s Spec) validateRun() error {
+	schemeOK := true
 	switch s.Scheme {
 	case Synchronous, Asynchronous, Hybrid:
 	default:
-		return bad("scheme", "scheme %q is unknown (want sync, async or hybrid)", s.Scheme)
+		schemeOK = false
+		add("scheme", "scheme %q is unknown (want sync, async or hybrid)", s.Scheme)
 	}
 	switch s.Detector {
 	case DetectTokens, DetectActivity, DetectSwitch:
+		if schemeOK && !Supported(s.Scheme, s.Detector) {
+			add("detector", "detector %q does not run with scheme %q: tokens is for sync jobs only; async and hybrid jobs use activity or switch", s.Detector, s.Scheme)
+		}
 	default:
-		return bad("detector", "detector %q is unknown (want tokens, activity or switch)", s.Detector)
-	}
-	if !Supported(s.Scheme, s.Detector) {
-		return bad("detector", "detector %q does not run with scheme %q: tokens is for sync jobs only; async and hybrid jobs use activity or switch", s.Detector, s.Scheme)
+		add("detector", "detector %q is unknown (want tokens, activity or switch)", s.Detector)
 	}
 	if s.Cores < 0 || s.Cores > 1024 {
-		return bad("cores", "cores = %d is out of range (0 = all of each host, up to 1024)", s.Cores)
+		add("cores", "cores = %d is out of range (0 = all of each host, up to 1024)", s.Cores)
 	}
 	if s.MaxIter < 0 {
-		return bad("max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
+		add("max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
 	}
 	if s.WallTime < 0 {
-		return bad("wall_time", "wall_time = %s must not be negative", s.WallTime)
+		add("wall_time", "wall_time = %s must not be negative", s.WallTime)
 	}
 	if h := duplicateHost(s.Nodes.Hosts); h != "" {
-		return bad("nodes.hosts", "nodes.hosts: %s is listed twice", h)
+		add("nodes.hosts", "nodes.hosts: %s is listed twice", h)
 	}
 	if s.Nodes.Any < 0 {
-		return bad("nodes.any", "nodes.any = %d must not be negative", s.Nodes.Any)
+		add("nodes.any", "nodes.any = %d must not be negative", s.Nodes.Any)
 	}
-	return s.validateGroups()
+	if err := s.validateGroups(); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			add(fe.path, "%s", fe.msg)
+		}
+	}
+	return ps
 }
 
 func (s Spec) validateGroups() error {

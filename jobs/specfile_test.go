@@ -170,3 +170,25 @@ func TestParseSpecInlineTableZero(t *testing.T) {
 		t.Fatalf("error %v, want obstacle.eps = 0 refused at line 1", err)
 	}
 }
+
+// TestSpecProblemsListsAll: Problems reports every field at fault, in the
+// job file's order, and Validate the first of them.
+func TestSpecProblemsListsAll(t *testing.T) {
+	s := DefaultSpec().WithDefaults()
+	s.Obstacle.N, s.Cores, s.MaxIter, s.Nodes.Any = -5, -1, -3, -2
+	s.Groups = []Group{{Coordinator: "a"}}
+	var keys []string
+	for _, p := range s.Problems() {
+		keys = append(keys, p.Key)
+	}
+	want := []string{"obstacle.n", "cores", "max_iterations", "nodes.any", "group[0].workers"}
+	if strings.Join(keys, " ") != strings.Join(want, " ") {
+		t.Fatalf("problems at %v, want %v", keys, want)
+	}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "obstacle.n = -5") {
+		t.Fatalf("Validate = %v, want the first problem", err)
+	}
+	if ps := DefaultSpec().WithDefaults().Problems(); len(ps) != 0 {
+		t.Fatalf("the default spec has problems: %v", ps)
+	}
+}

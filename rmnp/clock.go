@@ -8,12 +8,12 @@ import (
 
 // The clock of the BlockedReceive counter. A Receive that waits reads a clock when
 // it starts waiting and when its message is in: on the small-message ping-pong the
-// vDSO clock (time.Since) cost 32 ns a read, 64 ns of a 2.4 µs one-way message
-// (perf, unix 8 B). Where the kernel itself keeps time with the CPU's time-stamp
-// counter (clocksource "tsc": constant rate, synchronised across CPUs), the
-// counter is read directly instead (rdtsc, amd64) and the sum is converted to
-// nanoseconds when Stats reads it, at the rate measured against the monotonic
-// clock since the first reading. Elsewhere ticks are nanoseconds.
+// two vDSO clock reads (time.Since) were a visible share of a one-way message in
+// perf (BENCHMARKS.md, rmnp). Where the kernel itself keeps time with the CPU's
+// time-stamp counter (clocksource "tsc": constant rate, synchronised across
+// CPUs), the counter is read directly instead (rdtsc, amd64) and the sum is
+// converted to nanoseconds when Stats reads it, at the rate measured against the
+// monotonic clock since the first reading. Elsewhere ticks are nanoseconds.
 
 // clockState is the tick source and its calibration origin, chosen at start-up.
 type clockState struct {

@@ -1,6 +1,7 @@
 package rmnp
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,10 +43,25 @@ type Config struct {
 	AllowCompress bool
 	// CloseTimeout bounds how long Close waits for queued messages to be written.
 	CloseTimeout time.Duration
+	// CongestionControl chooses the TCP congestion control of links (Linux):
+	// CongestionAuto (the default) moves links of sub-millisecond round trip
+	// off a pacing control such as BBR, whose bandwidth estimate can lock
+	// large messages at half speed for the life of a connection, to cubic (or
+	// reno); CongestionSystem keeps the kernel's choice; any other value is the
+	// name of the control every TCP link asks for (the kernel may refuse it).
+	CongestionControl string
+	// MaxPendingHandshakes bounds the accepted connections whose handshake has not
+	// ended; beyond it a new connection is closed at once. Zero means 256.
+	MaxPendingHandshakes int
+	// MaxPendingPerSource bounds the pending handshakes from one source address
+	// (all Unix-socket peers count as one), so that one host cannot take every
+	// place. Zero means 64.
+	MaxPendingPerSource int
 }
 
 // DefaultConfig returns a Config with the protocol defaults (64 MiB frames, 10 s dial
-// timeout, no heartbeat, compression allowed when asked).
+// timeout, no heartbeat, compression allowed when asked, 256 pending handshakes of
+// which 64 from one address).
 func DefaultConfig() Config {
 	return Config{
 		MaxFrame:      defaultMaxFrame,
@@ -53,6 +69,9 @@ func DefaultConfig() Config {
 		DialTimeout:   defaultDialTimeout,
 		AllowCompress: true,
 		CloseTimeout:  defaultCloseWait,
+
+		MaxPendingHandshakes: defaultMaxPending,
+		MaxPendingPerSource:  defaultMaxPendingPerSource,
 	}
 }
 
@@ -79,6 +98,11 @@ func (cfg *Config) validate() error {
 	if cfg.CloseTimeout <= 0 {
 		cfg.CloseTimeout = defaultCloseWait
 	}
+	if cfg.MaxPendingHandshakes < 0 || cfg.MaxPendingPerSource < 0 {
+		return fmt.Errorf("%w: negative MaxPendingHandshakes or MaxPendingPerSource", ErrConfig)
+	}
+	cfg.MaxPendingHandshakes = cmp.Or(cfg.MaxPendingHandshakes, defaultMaxPending)
+	cfg.MaxPendingPerSource = cmp.Or(cfg.MaxPendingPerSource, defaultMaxPendingPerSource)
 	if cfg.HeartbeatInterval < 0 {
 		return fmt.Errorf("%w: negative HeartbeatInterval", ErrConfig)
 	}

@@ -108,8 +108,8 @@ const headerSize = 16
 // at least padMin bytes has maxPad zero bytes after its header, so that the payload
 // starts frameAlign bytes after the frame does. The kernel's copies of a large
 // payload then run at the alignment the payload has in the user's buffer on both
-// sides; with the bare 16-byte header they ran 16 bytes off it, which cost 5–11 %
-// of a 64 KiB message (BENCHMARKS.md, rmnp).
+// sides; with the bare 16-byte header they ran 16 bytes off it, which the kernel's
+// copy paid for on every large message (BENCHMARKS.md, rmnp).
 const (
 	frameAlign = 64
 	maxPad     = frameAlign - headerSize
@@ -134,6 +134,12 @@ const (
 	defaultMaxBuffered = 256 << 20
 	defaultDialTimeout = 10 * time.Second
 	defaultCloseWait   = 2 * time.Second
+
+	// Pending handshakes (pending.go): the per-source bound leaves room for a
+	// coordinator's 32 workers on two networks each dialing at once from one
+	// host (the local grid dials from 127.0.0.1).
+	defaultMaxPending          = 256
+	defaultMaxPendingPerSource = 64
 )
 
 // Sentinel errors; match them with errors.Is.

@@ -16,7 +16,10 @@
 // the hot path neither allocates nor switches goroutines. Links read and write
 // their sockets through sockIO: read/write or readv/writev on the file descriptor,
 // through the runtime's poller, without the runtime's system-call bookkeeping for
-// transfers up to 128 KiB. Counters per link and per network are atomics (Stats).
+// transfers up to 128 KiB. TCP links on a path of sub-millisecond round trip leave a
+// pacing congestion control such as BBR, whose bandwidth estimate can hold a
+// connection's large messages at half speed (Config.CongestionControl). Counters per
+// link and per network are atomics (Stats).
 //
 // The wire format and the handshake are specified in spec.md (version 2: large
 // payloads start 64 bytes after their frame, so the kernel copies them aligned;

@@ -26,10 +26,13 @@ type Endpoint struct {
 
 	mu          sync.Mutex
 	peers       map[PeerID]*peer
-	links       []*link // every link ever up, for Stats
-	handshaking map[net.Conn]struct{}
-	linkUp      chan struct{} // closed and replaced whenever a link comes up
-	anyReady    chan struct{} // signalled whenever a message is buffered
+	links       []*link             // every link ever up, for Stats
+	handshaking map[net.Conn]string // accepted connections in handshake, and their source
+	pendingFrom map[string]int      // handshakes in progress per source (pending.go)
+	refusedN    atomic.Int64        // connections refused since the last warning
+	refusedAt   atomic.Int64        // when that warning was logged (UnixNano)
+	linkUp      chan struct{}       // closed and replaced whenever a link comes up
+	anyReady    chan struct{}       // signalled whenever a message is buffered
 	arrival     atomic.Uint64
 	peerSnap    atomic.Pointer[map[PeerID]*peer] // copy of peers for lock-free lookups
 	// peerCache maps id%len to the peer last looked up there: a halo exchange
@@ -75,7 +78,8 @@ func Listen(ctx context.Context, cfg Config) (*Endpoint, error) {
 		cfg:         cfg,
 		log:         cfg.Logger,
 		peers:       make(map[PeerID]*peer),
-		handshaking: make(map[net.Conn]struct{}),
+		handshaking: make(map[net.Conn]string),
+		pendingFrom: make(map[string]int),
 		linkUp:      make(chan struct{}),
 		anyReady:    make(chan struct{}, 1),
 		down:        make(chan PeerDownEvent, peerDownQueue),
@@ -152,7 +156,10 @@ func (e *Endpoint) acceptLoop(ln net.Listener) {
 // remote address and only that connection is dropped (spec.md §3).
 func (e *Endpoint) acceptConn(c net.Conn) {
 	defer e.wg.Done()
-	if !e.trackHandshake(c, true) {
+	if err := e.beginHandshake(c); err != nil {
+		if err != ErrClosed {
+			e.refused(c, err)
+		}
 		c.Close()
 		return
 	}
@@ -161,35 +168,20 @@ func (e *Endpoint) acceptConn(c net.Conn) {
 	if err == nil {
 		err = c.SetDeadline(time.Time{})
 	}
-	if err != nil {
-		e.log.Warn("rmnp: rejected connection", "self", e.cfg.Self,
-			"remote", remoteName(c), "err", err)
-		c.Close()
-		return
+	if !e.endHandshake(c) && err == nil {
+		err = ErrClosed
 	}
-	if !e.trackHandshake(c, false) {
+	if err != nil {
+		if err != ErrClosed {
+			e.log.Warn("rmnp: rejected connection", "self", e.cfg.Self,
+				"remote", remoteName(c), "err", err)
+		}
 		c.Close()
 		return
 	}
 	if err := e.addLink(c, info, false); err != nil {
 		c.Close()
 	}
-}
-
-// trackHandshake adds (start) or removes c from the connections Close must
-// interrupt. It returns false if the endpoint is closed or Close already closed c.
-func (e *Endpoint) trackHandshake(c net.Conn, start bool) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.isClosed() {
-		return false
-	}
-	if start {
-		e.handshaking[c] = struct{}{}
-	} else {
-		delete(e.handshaking, c)
-	}
-	return true
 }
 
 func remoteName(c net.Conn) string {
@@ -283,6 +275,7 @@ func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 	if info.mode == Async {
 		limitUnsent(c, AsyncUnsentLimit)
 	}
+	info.congestion = tuneCongestion(c, e.cfg.CongestionControl)
 	p := e.peerFor(info.peer)
 	l := newLink(e, p, c, info, dialed)
 	e.mu.Lock()
@@ -300,7 +293,7 @@ func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 	e.linkUp = make(chan struct{})
 	e.mu.Unlock()
 	e.log.Debug("rmnp: link up", "self", e.cfg.Self, "peer", info.peer, "network", info.label,
-		"mode", info.mode, "remote", l.remote, "compress", info.compress)
+		"mode", info.mode, "remote", l.remote, "compress", info.compress, "congestion", info.congestion)
 	e.wg.Add(2)
 	go l.readLoop()
 	go l.sendLoop()

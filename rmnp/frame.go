@@ -145,7 +145,7 @@ func (fr *frameReader) skipPad(h *header) error {
 }
 
 func checkPad(b []byte) error {
-	if !bytes.Equal(b, zeroPad[:len(b)]) { // memequal: a byte loop cost 50 ns a frame
+	if !bytes.Equal(b, zeroPad[:len(b)]) { // memequal: a byte loop showed in the 64 KiB profile
 
 		return fmt.Errorf("%w: non-zero pad", ErrFrame)
 	}

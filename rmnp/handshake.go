@@ -194,6 +194,9 @@ type linkInfo struct {
 	label     string
 	compress  bool
 	peerOrder uint8
+	// congestion is the TCP congestion control the link ended with (set when
+	// it is added, not negotiated; "" for Unix sockets).
+	congestion string
 }
 
 // dialHandshake runs the dialer's side of spec.md §3 on rw.
@@ -278,6 +281,9 @@ func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, err
 	}
 	var ab [acceptSize]byte
 	if a.status != statusOK {
+		// Nothing about this endpoint before the MACs are checked: no peer id,
+		// no byte order (the dialer learns only which of its own claims failed).
+		a.id, a.order = 0, 0
 		a.encode(&ab)
 		_, _ = rw.Write(ab[:])
 		return linkInfo{}, err

@@ -18,11 +18,11 @@ import (
 //   - calls moving at most rawMax bytes are made with syscall.RawSyscall, without
 //     the runtime's entersyscall/exitsyscall bookkeeping. The socket is
 //     non-blocking, so such a call only copies what is there: it cannot block,
-//     and a copy of rawMax bytes takes about 10 µs, under the 20 µs after which
-//     the runtime would hand the P to another thread anyway. On a
-//     small-message ping-pong that bookkeeping is about 5 % of the CPU time
-//     (perf, unix 8 B), three times per message (the write, the read that finds
-//     nothing, the read that gets the frame).
+//     and a copy of rawMax bytes stays well under the 20 µs after which the
+//     runtime's sysmon would hand the P to another thread anyway. On a
+//     small-message ping-pong that bookkeeping shows in perf (BENCHMARKS.md,
+//     rmnp), three times per message (the write, the read that finds nothing,
+//     the read that gets the frame).
 //
 // The read state belongs to whoever holds the link's read side, the write state
 // to whoever writes (busy); each is set up once so that a call allocates nothing.
@@ -69,7 +69,7 @@ func (s *sockIO) init(c net.Conn) {
 func (s *sockIO) ok() bool { return s.raw != nil }
 
 // call is the poller's callback: one read or write (a single buffer: the kernel's
-// readv/writev cost ~70 ns more per call, copying and checking the vector), or one
+// readv/writev pay per call for copying and checking the vector), or one
 // readv or writev; false asks the poller to wait until the socket is ready and call
 // again.
 func (c *sysCall) call(fd uintptr) bool {

@@ -57,6 +57,9 @@ type LinkStats struct {
 	Up       bool
 	Local    string
 	Remote   string
+	// Congestion is the TCP congestion control the link uses (see
+	// Config.CongestionControl); empty for a Unix socket.
+	Congestion string
 	Counters
 }
 
@@ -102,7 +105,7 @@ func (e *Endpoint) Stats() Stats {
 	for _, l := range links {
 		ls := LinkStats{Peer: l.p.id, Network: l.info.label, Mode: l.info.mode,
 			Compress: l.info.compress, Dialed: l.dialed, Up: !l.isDown(),
-			Local: l.local, Remote: l.remote, Counters: l.counters()}
+			Local: l.local, Remote: l.remote, Congestion: l.info.congestion, Counters: l.counters()}
 		s.Links = append(s.Links, ls)
 		i, ok := byNet[ls.Network]
 		if !ok {

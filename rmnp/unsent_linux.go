@@ -10,10 +10,10 @@ import (
 // the kernel (TCP_NOTSENT_LOWAT). Without it the send buffer grows to
 // megabytes on a slow link: every DATA frame is handed to the kernel at once,
 // the AIAC skip (a newer update replaces a queued one) never happens, and the
-// peer iterates with halos that waited seconds in the buffer. Measured on the
-// multi-host harness with a 10 Mbit/s inter-cluster link (n = 48, 4 nodes):
-// asynchronous runs took 27.7 s against 14.7 s synchronous; with this limit
-// 5.5 s (BENCHMARKS.md, Study).
+// peer iterates with halos that waited seconds in the buffer. On the
+// multi-host harness with a slow inter-cluster link, asynchronous runs were
+// slower than synchronous ones without the limit and much faster with it
+// (BENCHMARKS.md, Study).
 const AsyncUnsentLimit = 16 << 10
 
 // limitUnsent sets TCP_NOTSENT_LOWAT on a TCP connection; other connections

@@ -2,7 +2,8 @@
 # console-flow.sh drives the real gridtui binary in tmux through the flow a
 # new user follows on the embedded local grid: look at Sites and Network,
 # compose a job on the 4 nodes of cluster alpha with asynchronous
-# iterations, start it, watch it reach Terminated, find it in Results, quit.
+# iterations, start it, watch it reach Terminated, find it in Results, then
+# run it on one node (t1) and on the 4 again to see the gain, quit.
 #
 # Usage: scripts/console-flow.sh [--screens DIR] [--size WxH]
 #   --screens DIR  also save each screen as DIR/<step>.txt (README captures)
@@ -161,6 +162,38 @@ else
 	keys Escape
 	sleep 0.5
 fi
+
+# The computing gain needs t1, a single-node run of the same problem: take
+# one node, run, and its own report and header read 1.00 (it is t1); take
+# the 4 nodes again, run, and the header shows the gain its report gives.
+keys 3
+wait_for "run default finished"
+keys Down Down Down Enter C-u
+type_text 1
+keys Enter
+wait_for "✓ ready: 1 node"
+keys r
+wait_for "Run default"
+wait_for " · finished · " " · failed · "
+screen | grep -qF " · finished · " || fail "the single-node run failed"
+screen | grep -qF "· gain 1.00× ·" || fail "the single-node run's header does not read gain 1.00×"
+screen | grep -qF "computing gain: C_g = t1/ts = 1.00" || fail "the single-node run's report does not give gain 1.00"
+echo "console-flow: the single-node run is its own t1: gain 1.00 in its header and report"
+save 4-run-single-node
+keys 3
+wait_for "run default finished"
+keys Enter C-u
+type_text 0
+keys Enter
+wait_for "✓ ready: 4 nodes"
+keys r
+wait_for "Run default"
+wait_for " · finished · " " · failed · "
+screen | grep -qF " · finished · " || fail "the second 4-node run failed"
+screen | grep -qE "· gain [0-9]+\.[0-9]{2}× ·" || fail "the 4-node run after a single-node run shows no gain in its header"
+screen | grep -qF "computing gain: C_g = t1/ts = " || fail "the 4-node run's report gives no gain"
+echo "console-flow: after the single-node run, the 4-node run's header and report show its gain"
+save 4-run-gain
 
 keys q
 wait_for "gridtui-exited-0"

@@ -6,6 +6,7 @@
 // builds the paper's tables (times as Table III, computing gains
 // C_g = t1/ts as Table IV), checks the paper's ordering of the schemes
 // (async ≥ hybrid ≥ sync in gain on a multi-cluster grid), and draws gain
-// against cores per scheme, as a terminal chart (RenderGainChart, for the
-// console's Results view) and as an SVG or PNG file (gonum/plot).
+// against cores per scheme as an SVG or PNG file (gonum/plot) beside the
+// terminal chart of jobs.RenderGainChart, which the console's Results view
+// draws too.
 package study

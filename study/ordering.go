@@ -57,15 +57,15 @@ func CheckOrdering(gains jobs.Table) []OrderCheck {
 	var out []OrderCheck
 	var grids []string
 	for _, c := range gains.Columns {
-		if len(grids) == 0 || grids[len(grids)-1] != c.Grid {
-			grids = append(grids, c.Grid)
+		if len(grids) == 0 || grids[len(grids)-1] != c.GridName() {
+			grids = append(grids, c.GridName())
 		}
 	}
 	for _, row := range gains.Rows {
 		for _, g := range grids {
 			c := OrderCheck{N: gains.N, Cores: row.Cores, Grid: g, Sync: math.NaN(), Async: math.NaN(), Hybrid: math.NaN()}
 			for i, col := range gains.Columns {
-				if col.Grid != g || math.IsNaN(row.Cells[i]) {
+				if col.GridName() != g || math.IsNaN(row.Cells[i]) {
 					continue
 				}
 				switch col.Scheme {

@@ -24,7 +24,7 @@ func (r *Result) WriteText(w io.Writer, width int) error {
 	for _, n := range r.Sizes() {
 		times, gains := r.Tables(n)
 		b.WriteString("\n" + times.Text() + "\n" + gains.Text() + "\n")
-		if err := RenderGainChart(&b, width, 18, gains); err != nil {
+		if err := jobs.RenderGainChart(&b, width, 18, gains); err != nil {
 			return err
 		}
 		checks := CheckOrdering(gains)

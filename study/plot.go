@@ -31,7 +31,7 @@ func WriteGainPlot(w io.Writer, gains jobs.Table, format string) error {
 	p.Y.Label.Text = "computing gain C_g"
 	// Head room above the highest point keeps the legend (top left) clear
 	// of the lines.
-	p.Y.Min, p.Y.Max = 0, max(maxGain(gains), 1)*1.5
+	p.Y.Min, p.Y.Max = 0, max(gains.MaxCell(), 1)*1.5
 	p.Legend.Top, p.Legend.Left = true, true
 	var ticks []plot.Tick
 	for _, r := range gains.Rows {
@@ -43,8 +43,8 @@ func WriteGainPlot(w io.Writer, gains jobs.Table, format string) error {
 	}
 	grid, gi := "", -1
 	for i, c := range gains.Columns {
-		if c.Grid != grid {
-			grid, gi = c.Grid, gi+1
+		if c.GridName() != grid {
+			grid, gi = c.GridName(), gi+1
 		}
 		var pts plotter.XYs
 		for _, r := range gains.Rows {
@@ -57,16 +57,16 @@ func WriteGainPlot(w io.Writer, gains jobs.Table, format string) error {
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return fmt.Errorf("study: plot %s %s: %w", c.Grid, c.Scheme, err)
+			return fmt.Errorf("study: plot %s %s: %w", c.GridName(), c.Scheme, err)
 		}
-		si := schemeIndex[c.Scheme]
+		si := max(c.Scheme.Index(), 0)
 		line.Color, points.Color = plotutil.Color(si), plotutil.Color(si)
 		line.Dashes = plotutil.Dashes(gi)
 		line.Width = vg.Points(1.5)
 		points.Shape = plotutil.Shape(gi)
 		points.Radius = vg.Points(3)
 		p.Add(line, points)
-		p.Legend.Add(c.Grid+" "+SchemeLabel(c.Scheme), line, points)
+		p.Legend.Add(c.GridName()+" "+jobs.SchemeLabel(c.Scheme), line, points)
 	}
 	wt, err := p.WriterTo(18*vg.Centimeter, 12*vg.Centimeter, format)
 	if err != nil {
@@ -84,7 +84,7 @@ func addIdeal(p *plot.Plot, gains jobs.Table) error {
 	if len(gains.Rows) == 0 {
 		return nil
 	}
-	top := max(maxGain(gains)*1.2, 1)
+	top := max(gains.MaxCell()*1.2, 1)
 	var pts plotter.XYs
 	for _, r := range gains.Rows {
 		if c := float64(r.Cores); c <= top {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strconv"
 )
 
 // Common is the value handed to every view (the soft-serve pattern): the
@@ -44,4 +45,12 @@ func (c *Common) bodyHeight() int {
 		h = 1
 	}
 	return h
+}
+
+// count reads "1 worker", "2 workers": n and the noun in its number.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -68,14 +69,19 @@ type ComposeView struct {
 	pane    int
 	cursor  [3]int
 	editing bool
-	buf     string
+	input   textinput.Model // the field being edited
 	picked  map[string]bool
 	// groups is the hierarchy when the user edited it; nil = automatic.
 	groups   []jobs.Group
 	plan     *engine.Plan // the engine's plan of the job, when it plans
 	problems []string
-	pairs    []PairRoute
-	status   string
+	// badFields marks the form fields a problem is about (shown ✗);
+	// formProblems counts the problems of the job itself (the first ones),
+	// which its job file would be refused for.
+	badFields    [fieldCount]bool
+	formProblems int
+	pairs        []PairRoute
+	status       string
 	// unknown lists the sites, clusters and hosts a loaded job file names
 	// that the inventory does not have; it blocks the run until the user
 	// changes the node choice (the file's job cannot run as written).
@@ -83,6 +89,8 @@ type ComposeView struct {
 	// selErr is why a loaded job file's node selection names no host; it
 	// blocks the run like unknown.
 	selErr string
+	// drawn is where the last frame drew the panes' rows, for clicks.
+	drawn *composeDrawn
 	// order is the rank order of a loaded selection of hosts listed out of
 	// inventory order (a run keeps it); nil means inventory order. Changing
 	// the node choice drops it.
@@ -97,6 +105,12 @@ type (
 	saveSpecMsg struct {
 		Path string
 		Spec jobs.Spec
+	}
+	// saveConfirmMsg asks the root to confirm saving a job that cannot
+	// run as composed (its file is valid): Problems says why.
+	saveConfirmMsg struct {
+		saveSpecMsg
+		Problems []string
 	}
 	// loadSpecMsg asks the root to read a job file.
 	loadSpecMsg struct{ Path string }
@@ -116,7 +130,7 @@ type (
 // NewComposeView returns a composer for the inventory's hosts, starting
 // from the default job (jobs.DefaultSpec) with no node chosen.
 func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
-	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}}
+	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
 	v.fields = [fieldCount]field{
 		fName:     {Label: "Name", Kind: kindText},
 		fApp:      {Label: "Application", Kind: kindChoice, Options: []string{"obstacle"}},
@@ -151,7 +165,7 @@ func (v *ComposeView) Problems() []string { return v.problems }
 
 // applySpec loads a spec into the form, the node picks and the hierarchy.
 func (v *ComposeView) applySpec(s jobs.Spec) {
-	v.applyForm(s)
+	v.applyForm(s.WithDefaults()) // the form shows what will run, never a 0 standing for a default
 	v.applyNodes(s.Nodes)
 	v.groups = slices.Clone(s.Groups)
 	v.validate()
@@ -186,43 +200,6 @@ func (v *ComposeView) Spec() jobs.Spec {
 	return s
 }
 
-// parseSpec builds the spec from the form; the error names the first field
-// that does not parse.
-func (v *ComposeView) parseSpec() (jobs.Spec, error) {
-	var firstErr error
-	num := func(i int) int {
-		n, err := strconv.Atoi(strings.TrimSpace(v.fields[i].Value))
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("%s: %q is not a whole number", v.fields[i].Label, v.fields[i].Value)
-		}
-		return n
-	}
-	s := jobs.Spec{
-		Name:    strings.TrimSpace(v.fields[fName].Value),
-		App:     v.fields[fApp].Value,
-		Scheme:  jobs.Scheme(v.fields[fScheme].Value),
-		Cores:   num(fCores),
-		MaxIter: num(fMaxIter),
-	}
-	s.Obstacle.N = num(fN)
-	eps, err := strconv.ParseFloat(strings.TrimSpace(v.fields[fEps].Value), 64)
-	if err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("%s: %q is not a number", v.fields[fEps].Label, v.fields[fEps].Value)
-	}
-	s.Obstacle.Eps = eps
-	if d := v.fields[fDetector].Value; d != "default" {
-		s.Detector = jobs.Detector(d)
-	}
-	wall, err := time.ParseDuration(strings.TrimSpace(v.fields[fWall].Value))
-	if err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("%s: %q is not a duration (e.g. 5m, 90s)", v.fields[fWall].Label, v.fields[fWall].Value)
-	}
-	s.WallTime = wall
-	s.Nodes = v.selection(num(fAny))
-	s.Groups = slices.Clone(v.groups)
-	return s.WithDefaults(), firstErr
-}
-
 // hierarchy returns the groups: the user's edit, or by cluster, at most
 // jobs.MaxGroupSize workers per group, the first worker coordinating.
 func (v *ComposeView) hierarchy() []jobs.Group {
@@ -246,16 +223,12 @@ func (v *ComposeView) hierarchy() []jobs.Group {
 	return out
 }
 
-// validate recomputes the problems and the pairs' routes.
+// validate recomputes the problems and the pairs' routes. Every problem
+// of the form is listed, each field's once, and its field marked.
 func (v *ComposeView) validate() {
 	v.problems = v.problems[:0]
 	add := func(format string, a ...any) { v.problems = append(v.problems, fmt.Sprintf(format, a...)) }
-	s, perr := v.parseSpec()
-	if perr != nil {
-		add("%v", perr)
-	} else if err := s.Validate(); err != nil {
-		add("%s", strings.TrimPrefix(err.Error(), "jobs: "))
-	}
+	s := v.checkForm(add)
 	if len(v.unknown) > 0 {
 		add("the job file names %s, not in the inventory: choose nodes again", strings.Join(v.unknown, ", "))
 	}
@@ -348,7 +321,7 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		case v.selErr != "":
 			v.status += ": [nodes] selects no host: " + v.selErr
 		case len(v.unknown) == 0:
-			v.status += fmt.Sprintf(": %s → %d nodes", selectionRule(msg.Spec.Nodes), len(v.chosen()))
+			v.status += fmt.Sprintf(": %s → %s", selectionRule(msg.Spec.Nodes), count(len(v.chosen()), "node", "nodes"))
 		}
 	case SpecSavedMsg:
 		v.status = "saved " + msg.Path
@@ -357,44 +330,51 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		return v.key(msg)
+	case tea.PasteMsg:
+		if v.editing { // text pasted in the terminal goes where the cursor is
+			var cmd tea.Cmd
+			v.input, cmd = v.input.Update(msg)
+			return v, cmd
+		}
+	case tea.MouseClickMsg:
+		if !v.editing {
+			v.click(msg.X, msg.Y)
+		}
 	}
 	return v, nil
 }
 
 func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 	if v.editing {
-		v.editKey(msg)
-		return v, nil
+		return v, v.editKey(msg)
 	}
-	k := msg.String()
-	switch k {
-	case "left":
-		v.pane = (v.pane + 2) % 3
-		return v, nil
-	case "right":
+	k := v.keyMap()
+	switch {
+	case key.Matches(msg, k.Pane):
 		v.pane = (v.pane + 1) % 3
+		if key.Matches(msg, k.prevPane) {
+			v.pane = (v.pane + 1) % 3 // two steps on is one back
+		}
 		return v, nil
-	case "ctrl+s":
-		s, _ := v.parseSpec()
-		return v, msgCmd(saveSpecMsg{Path: v.fields[fFile].Value, Spec: s})
-	case "ctrl+o":
+	case key.Matches(msg, k.Save):
+		return v, v.save()
+	case key.Matches(msg, k.Load):
 		return v, msgCmd(loadSpecMsg{Path: v.fields[fFile].Value})
-	case "r":
+	case key.Matches(msg, k.Start):
 		return v, v.start()
-	case "up", "k":
-		v.cursor[v.pane] = max(0, v.cursor[v.pane]-1)
-		return v, nil
-	case "down", "j":
-		v.cursor[v.pane] = min(v.paneLen(v.pane)-1, v.cursor[v.pane]+1)
+	}
+	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.bodyHeight()/2) {
 		return v, nil
 	}
 	switch v.pane {
 	case paneForm:
-		return v.formKey(k)
+		return v.formKey(msg, k)
 	case paneNodes:
-		v.nodesKey(k)
+		if key.Matches(msg, k.Toggle) {
+			v.toggleNode()
+		}
 	case paneHierarchy:
-		v.hierarchyKey(k)
+		v.hierarchyKey(msg, k)
 	}
 	return v, nil
 }
@@ -411,46 +391,29 @@ func (v *ComposeView) start() tea.Cmd {
 	return msgCmd(StartRunMsg{Spec: s})
 }
 
-func (v ComposeView) formKey(k string) (ComposeView, tea.Cmd) {
+// RunEnded replaces the "starting" line once the run has ended: how it
+// ended and where its report is.
+func (v *ComposeView) RunEnded(name, how string) {
+	v.status = fmt.Sprintf("run %s %s: its report is in 4 Run, its times in 5 Results", name, how)
+}
+
+func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView, tea.Cmd) {
 	i := v.cursor[paneForm]
 	f := &v.fields[i]
 	switch {
-	case f.Kind == kindButton && k == "enter":
+	case f.Kind == kindButton && key.Matches(msg, k.Edit):
 		return v, v.start()
-	case f.Kind == kindChoice && (k == "enter" || k == "space"):
+	case f.Kind == kindChoice && (key.Matches(msg, k.Edit) || key.Matches(msg, k.Cycle)):
 		j := slices.Index(f.Options, f.Value)
 		f.Value = f.Options[(j+1)%len(f.Options)]
 		if i == fScheme && f.Value == "sync" {
 			v.fields[fDetector].Value = "default" // sync runs use tokens
 		}
 		v.validate()
-	case f.Kind == kindText && k == "enter":
-		v.editing, v.buf = true, f.Value
+	case f.Kind == kindText && key.Matches(msg, k.Edit):
+		return v, v.startEdit()
 	}
 	return v, nil
-}
-
-// editKey edits the focused text field: enter keeps, esc cancels.
-func (v *ComposeView) editKey(msg tea.KeyPressMsg) {
-	switch msg.String() {
-	case "enter":
-		v.fields[v.cursor[paneForm]].Value = v.buf
-		v.editing = false
-		if v.cursor[paneForm] == fAny {
-			v.groups = nil // the node set changed: automatic hierarchy again
-		}
-		v.validate()
-	case "esc":
-		v.editing = false
-	case "backspace":
-		if r := []rune(v.buf); len(r) > 0 {
-			v.buf = string(r[:len(r)-1])
-		}
-	case "ctrl+u":
-		v.buf = ""
-	default:
-		v.buf += msg.Text
-	}
 }
 
 // capturing reports whether the composer is taking text input.

@@ -165,3 +165,85 @@ func (v *ComposeView) take() int {
 	n, _ := strconv.Atoi(strings.TrimSpace(v.fields[fAny].Value))
 	return max(0, n)
 }
+
+// keepOrder keeps a loaded rank order for the hosts still picked, the
+// newly picked ones after them in inventory order.
+func (v *ComposeView) keepOrder() {
+	if v.order == nil {
+		return
+	}
+	v.order = slices.DeleteFunc(v.order, func(n string) bool { return !v.picked[n] })
+	for _, n := range v.inventoryOrder() {
+		if !slices.Contains(v.order, n) {
+			v.order = append(v.order, n)
+		}
+	}
+}
+
+// keepHierarchy fits a hand-edited hierarchy to a changed node choice,
+// keeping what still applies: nodes no longer chosen leave their group (a
+// group that lost its coordinator gets its first remaining worker, a group
+// left empty goes), nodes newly chosen join a group of their cluster with
+// room, else a new group. It returns what changed (groups by their number
+// before the change), "" when the hierarchy is the automatic one (it
+// follows the choice by itself).
+func (v *ComposeView) keepHierarchy() string {
+	if v.groups == nil {
+		return ""
+	}
+	chosen := v.chosen()
+	in := make(map[string]bool, len(chosen))
+	cluster := make(map[string]string, len(chosen))
+	for _, h := range chosen {
+		in[h.Name], cluster[h.Name] = true, h.Cluster
+	}
+	var kept []jobs.Group
+	var notes []string
+	placed := map[string]bool{}
+	for i, g := range v.groups {
+		var ws, gone []string
+		for _, w := range g.Workers {
+			if in[w] {
+				ws, placed[w] = append(ws, w), true
+			} else {
+				gone = append(gone, w)
+			}
+		}
+		switch {
+		case len(ws) == 0:
+			notes = append(notes, fmt.Sprintf("group %d (%s) dropped", i+1, strings.Join(gone, ", ")))
+			continue
+		case len(gone) > 0:
+			notes = append(notes, fmt.Sprintf("%s left group %d", strings.Join(gone, ", "), i+1))
+		}
+		coord := g.Coordinator
+		if !in[coord] {
+			coord = ws[0]
+			notes = append(notes, fmt.Sprintf("group %d's coordinator is now %s", i+1, coord))
+		}
+		kept = append(kept, jobs.Group{Coordinator: coord, Workers: ws})
+	}
+	for _, h := range chosen {
+		if placed[h.Name] {
+			continue
+		}
+		to := slices.IndexFunc(kept, func(g jobs.Group) bool {
+			return len(g.Workers) < jobs.MaxGroupSize && slices.ContainsFunc(g.Workers, func(w string) bool { return cluster[w] == h.Cluster })
+		})
+		if to < 0 {
+			kept = append(kept, jobs.Group{Coordinator: h.Name, Workers: []string{h.Name}})
+			notes = append(notes, h.Name+" coordinates a new group")
+			continue
+		}
+		kept[to].Workers = append(kept[to].Workers, h.Name)
+		notes = append(notes, fmt.Sprintf("%s joins %s's group", h.Name, kept[to].Coordinator))
+	}
+	v.groups = kept
+	if len(kept) == 0 {
+		v.groups = nil // nothing chosen: nothing of the edit is left
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "hierarchy kept: " + strings.Join(notes, "; ")
+}

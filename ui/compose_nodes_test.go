@@ -44,7 +44,7 @@ launcher = "local"
 `
 
 func twoSites() *deploy.Inventory {
-	inv, err := deploy.Parse("two-sites.toml", []byte(twoSitesTOML), nil)
+	inv, err := deploy.Parse("two-sites.toml", []byte(twoSitesTOML))
 	if err != nil {
 		panic("ui test: two-sites inventory: " + err.Error())
 	}
@@ -202,5 +202,72 @@ func TestComposeEmptySelection(t *testing.T) {
 				t.Errorf("problems after choosing alpha: %q", p)
 			}
 		})
+	}
+}
+
+// TestHierarchyCountsRead: one worker and one group read in the singular.
+func TestHierarchyCountsRead(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded(), "alpha-1")
+	out := ansiStrip(v.View())
+	for _, bad := range []string{"1 workers", "1 groups", "1 nodes", "1 neighbour pairs"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("Compose reads %q:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, "1 worker,") || !strings.Contains(out, "(1 group)") {
+		t.Errorf("Compose does not count 1 worker in 1 group:\n%s", out)
+	}
+}
+
+// TestComposeKeepsEditedHierarchy: changing the node choice keeps what
+// still applies of a hand-edited hierarchy (groups, coordinators) instead
+// of going back to the automatic one, and the status says what changed.
+func TestComposeKeepsEditedHierarchy(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2")
+	v.groups = []jobs.Group{
+		{Coordinator: "alpha-2", Workers: []string{"alpha-1", "alpha-2", "alpha-3"}},
+		{Coordinator: "alpha-4", Workers: []string{"alpha-4"}},
+		{Coordinator: "beta-2", Workers: []string{"beta-1", "beta-2"}},
+	}
+	v.validate()
+	toggle := func(row int) {
+		v.pane, v.cursor[paneNodes] = paneNodes, row
+		v.press("space")
+	}
+	steps := []struct {
+		row    int
+		want   []jobs.Group
+		status []string
+	}{
+		{row: 2, // alpha-2 off: its group keeps the others, alpha-1 coordinates
+			want: []jobs.Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1", "alpha-3"}},
+				{Coordinator: "alpha-4", Workers: []string{"alpha-4"}}, {Coordinator: "beta-2", Workers: []string{"beta-1", "beta-2"}}},
+			status: []string{"alpha-2 left group 1", "group 1's coordinator is now alpha-1"}},
+		{row: 8, // beta-3 on: joins the group of its cluster
+			want: []jobs.Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1", "alpha-3"}},
+				{Coordinator: "alpha-4", Workers: []string{"alpha-4"}}, {Coordinator: "beta-2", Workers: []string{"beta-1", "beta-2", "beta-3"}}},
+			status: []string{"beta-3 joins beta-2's group"}},
+		{row: 4, // alpha-4 off: its group goes
+			want: []jobs.Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1", "alpha-3"}},
+				{Coordinator: "beta-2", Workers: []string{"beta-1", "beta-2", "beta-3"}}},
+			status: []string{"group 2 (alpha-4) dropped"}},
+	}
+	for i, st := range steps {
+		toggle(st.row)
+		if !slices.EqualFunc(v.groups, st.want, func(a, b jobs.Group) bool {
+			return a.Coordinator == b.Coordinator && slices.Equal(a.Workers, b.Workers)
+		}) {
+			t.Fatalf("step %d: groups %v, want %v", i, v.groups, st.want)
+		}
+		for _, w := range st.status {
+			if !strings.Contains(v.status, w) {
+				t.Errorf("step %d: status %q does not say %q", i, v.status, w)
+			}
+		}
+		if len(v.Problems()) != 0 {
+			t.Errorf("step %d: problems %q", i, v.Problems())
+		}
 	}
 }

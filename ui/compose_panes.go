@@ -6,8 +6,11 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -61,11 +64,8 @@ func (v *ComposeView) paneLen(p int) int {
 	return fieldCount
 }
 
-// nodesKey toggles a host, or a whole cluster, with space or enter.
-func (v *ComposeView) nodesKey(k string) {
-	if k != "space" && k != "enter" {
-		return
-	}
+// toggleNode toggles the host, or the whole cluster, under the cursor.
+func (v *ComposeView) toggleNode() {
 	rows := v.pickRows()
 	i := v.cursor[paneNodes]
 	if i >= len(rows) {
@@ -83,10 +83,13 @@ func (v *ComposeView) nodesKey(k string) {
 			v.picked[h] = !all
 		}
 	}
-	// The node set changed: automatic hierarchy and inventory order again,
-	// and the loaded file's node selection no longer matters.
-	v.groups, v.order = nil, nil
+	// The node set changed: the loaded file's node selection no longer
+	// matters; a hand-edited hierarchy and rank order keep what applies.
 	v.unknown, v.selErr = nil, ""
+	v.keepOrder()
+	if note := v.keepHierarchy(); note != "" {
+		v.status = note
+	}
 	v.validate()
 }
 
@@ -102,7 +105,7 @@ func (v *ComposeView) clusterHosts(cluster string) []string {
 
 // hierarchyKey edits the hierarchy: m moves the worker under the cursor to
 // the next group, n to a new group, c makes it its group's coordinator.
-func (v *ComposeView) hierarchyKey(k string) {
+func (v *ComposeView) hierarchyKey(msg tea.KeyPressMsg, k composeKeyMap) {
 	rows := v.hierRows()
 	i := v.cursor[paneHierarchy]
 	if i >= len(rows) || rows[i].worker == "" {
@@ -110,10 +113,10 @@ func (v *ComposeView) hierarchyKey(k string) {
 	}
 	r := rows[i]
 	groups := cloneGroups(v.hierarchy())
-	switch k {
-	case "c":
+	switch {
+	case key.Matches(msg, k.Coordinator):
 		groups[r.group].Coordinator = r.worker
-	case "m", "n":
+	case key.Matches(msg, k.Move), key.Matches(msg, k.NewGroup):
 		src := r.group
 		before := len(groups)
 		groups = removeWorker(groups, src, r.worker)
@@ -121,7 +124,7 @@ func (v *ComposeView) hierarchyKey(k string) {
 			src = -1 // the source group vanished
 		}
 		to := len(groups) // a new group
-		if k == "m" {
+		if key.Matches(msg, k.Move) {
 			// the next group after the source, wrapping, but never the source
 			for _, cand := range []int{r.group + 1 - (before - len(groups)), 0} {
 				if cand >= 0 && cand < len(groups) && cand != src {
@@ -168,25 +171,79 @@ func removeWorker(gs []jobs.Group, g int, w string) []jobs.Group {
 	return gs
 }
 
-func (v ComposeView) help() bindingList {
-	b := func(k, d string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, d)) }
-	pane := b("←/→", "pane")
-	start := b("r", "start run")
-	var short []key.Binding
-	switch v.pane {
-	case paneForm:
-		short = []key.Binding{pane, b("enter", "edit/cycle"), start, b("ctrl+s", "save"), b("ctrl+o", "load")}
-	case paneNodes:
-		short = []key.Binding{pane, b("space", "toggle node/cluster"), start}
-	case paneHierarchy:
-		short = []key.Binding{pane, b("m", "move to next group"), b("n", "new group"), b("c", "coordinator"), start}
+// composeKeyMap is the Compose view's key map (help.KeyMap): each pane's
+// keys are enabled in that pane only, so the help lists what acts where the
+// cursor is.
+type composeKeyMap struct {
+	Pane, Edit, Cycle, Toggle, Start, Save, Load key.Binding
+	Move, NewGroup, Coordinator                  key.Binding
+	// prevPane is the left half of Pane (one pane back).
+	prevPane key.Binding
+	nav      []key.Binding
+}
+
+// keyMap returns the bindings of the pane in focus.
+func (v ComposeView) keyMap() composeKeyMap {
+	k := v.common.Keys
+	form, nodes, hier := v.pane == paneForm, v.pane == paneNodes, v.pane == paneHierarchy
+	edit := "edit field / cycle choice"
+	if form {
+		switch v.fields[v.cursor[paneForm]].Kind {
+		case kindChoice:
+			edit = "cycle choice"
+		case kindButton:
+			edit = "start run"
+		default:
+			edit = "edit field (enter keeps, esc cancels)"
+		}
 	}
-	full := [][]key.Binding{
-		{pane, b("enter", "edit field / cycle choice"), b("esc", "cancel edit"), start},
-		{b("space", "toggle node or cluster"), b("ctrl+s", "save job file"), b("ctrl+o", "load job file")},
-		{b("m", "move worker to next group"), b("n", "worker to a new group"), b("c", "make coordinator")},
+	onWorker := false
+	if rows := v.hierRows(); hier && v.cursor[paneHierarchy] < len(rows) {
+		onWorker = rows[v.cursor[paneHierarchy]].worker != ""
 	}
-	return bindingList{short: short, full: full, noList: true}
+	return composeKeyMap{
+		Pane:        bind("←/→", "pane", "left", "right"),
+		prevPane:    bind("←", "previous pane", "left"),
+		Edit:        enabled(bind("enter", edit, "enter"), form),
+		Cycle:       enabled(bind("space", "cycle choice", "space"), form && v.fields[v.cursor[paneForm]].Kind == kindChoice),
+		Toggle:      enabled(bind("space", "toggle node or cluster", "space", "enter"), nodes && len(v.pickRows()) > 0),
+		Start:       bind("r", "start run", "r"),
+		Save:        bind("ctrl+s", "save job file", "ctrl+s"),
+		Load:        bind("ctrl+o", "load job file", "ctrl+o"),
+		Move:        enabled(bind("m", "move worker to next group", "m"), onWorker),
+		NewGroup:    enabled(bind("n", "worker to a new group", "n"), onWorker),
+		Coordinator: enabled(bind("c", "make coordinator", "c"), onWorker),
+		nav:         k.navKeys(),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k composeKeyMap) ShortHelp() []key.Binding {
+	short := k
+	short.Edit.SetHelp("enter", "edit/cycle")
+	short.Toggle.SetHelp("space", "toggle node/cluster")
+	short.Move.SetHelp("m", "move to next group")
+	short.NewGroup.SetHelp("n", "new group")
+	short.Coordinator.SetHelp("c", "coordinator")
+	short.Save.SetHelp("ctrl+s", "save")
+	short.Load.SetHelp("ctrl+o", "load")
+	return []key.Binding{k.Pane, short.Edit, short.Toggle, short.Move, short.NewGroup, short.Coordinator, k.Start, short.Save, short.Load}
+}
+
+// FullHelp implements help.KeyMap.
+func (k composeKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pane, k.Edit, k.Cycle, k.Toggle, k.Start},
+		{k.Move, k.NewGroup, k.Coordinator, k.Save, k.Load},
+		k.nav,
+	}
+}
+
+func (v ComposeView) help() help.KeyMap {
+	if v.editing {
+		return v.editKeys()
+	}
+	return v.keyMap()
 }
 
 // View renders the form on the left, the node picker and the hierarchy on
@@ -199,7 +256,7 @@ func (v ComposeView) View() string {
 	h := c.bodyHeight()
 	probH := min(len(v.problems), max(1, h/5)) + 1
 	mainH := h - probH
-	lw := min(44, c.Width*9/20)
+	lw := c.formWidth()
 	rw := c.Width - lw - 1
 	left := v.formLines(lw, mainH)
 	nodesNeed, hierNeed := len(v.pickRows())+1, len(v.hierRows())+2
@@ -209,8 +266,10 @@ func (v ComposeView) View() string {
 	}
 	right := v.paneTitle(paneNodes, "Nodes", fmt.Sprintf(" (%d chosen)", len(v.chosen())))
 	right = append(right, v.pickLines(rw, nodesH-1)...)
-	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", fmt.Sprintf(" (%d groups)", len(v.hierarchy())))...)
+	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", " ("+count(len(v.hierarchy()), "group", "groups")+")")...)
+	hierY := len(right)
 	right = append(right, v.hierLines(rw, mainH-len(right))...)
+	v.drawn.record(v, lw, rw, nodesH-1, hierY, mainH-hierY)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
 		l, r := "", ""
@@ -245,8 +304,13 @@ func (v ComposeView) formLines(w, h int) []string {
 		case kindButton:
 			val = ""
 		}
-		if v.editing && i == v.cursor[paneForm] {
-			val = v.buf + "▏"
+		switch {
+		case v.editing && i == v.cursor[paneForm]:
+			val = v.input.View()
+		case v.badFields[i]:
+			val += s.Err.Render(" ✗")
+		case i == fCores && strings.TrimSpace(val) == "0":
+			val += s.Dim.Render(" = all cores") // of each host (jobs.Spec.Cores)
 		}
 		mark := " "
 		if v.pane == paneForm && i == v.cursor[paneForm] {
@@ -306,6 +370,7 @@ func (v ComposeView) pickLines(w, h int) []string {
 func (v ComposeView) hierLines(w, h int) []string {
 	s := v.common.Styles
 	groups := v.hierarchy()
+	levels := engine.Levels(groups)
 	rows := v.hierRows()
 	lines := make([]string, len(rows))
 	for i, r := range rows {
@@ -313,11 +378,17 @@ func (v ComposeView) hierLines(w, h int) []string {
 		switch {
 		case r.group < 0:
 			line = "  submitter (this console)"
+			if len(levels) > 1 {
+				line += s.Dim.Render(" · " + engine.DescribeLevels(levels))
+			}
 		case r.worker == "":
 			g := groups[r.group]
-			line = fmt.Sprintf("  └ group %d: %d workers, coordinator %s", r.group+1, len(g.Workers), g.Coordinator)
+			line = fmt.Sprintf("  └ group %d: %s, coordinator %s", r.group+1, count(len(g.Workers), "worker", "workers"), g.Coordinator)
 			if len(g.Workers) > jobs.MaxGroupSize {
 				line += " (too many!)"
+			}
+			if k := coordinatorLevel(levels, g.Coordinator); k > 0 {
+				line += s.Dim.Render(fmt.Sprintf(" · also coordinates at level %d", k+1))
 			}
 		default:
 			line = "      └ " + r.worker
@@ -336,15 +407,30 @@ func (v ComposeView) hierLines(w, h int) []string {
 	return scrollTo(lines, v.cursor[paneHierarchy], h)
 }
 
+// coordinatorLevel is the highest level above the groups (1, 2, …) at
+// which node coordinates coordinators, 0 if none.
+func coordinatorLevel(levels [][]jobs.Group, node string) int {
+	top := 0
+	for k := 1; k < len(levels); k++ {
+		for _, g := range levels[k] {
+			if g.Coordinator == node {
+				top = k
+			}
+		}
+	}
+	return top
+}
+
 func (v ComposeView) validationLines(w, h int) []string {
 	s := v.common.Styles
 	if len(v.problems) == 0 {
 		n := len(v.chosen())
-		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %d nodes, %d neighbour pairs — press r (or enter on Start) to run", n, len(v.pairs)), w))}
+		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %s, %s — press r (or enter on Start) to run", count(n, "node", "nodes"), count(len(v.pairs), "neighbour pair", "neighbour pairs")), w))}
 	}
 	out := []string{s.Err.Render(fitLine(fmt.Sprintf("✗ %d problem(s):", len(v.problems)), w))}
-	for _, p := range v.problems {
-		if len(out) == h {
+	for i, p := range v.problems {
+		if len(out) == h-1 && i < len(v.problems)-1 {
+			out = append(out, s.Err.Render(fitLine(fmt.Sprintf("  … and %d more (their fields are marked ✗)", len(v.problems)-i), w)))
 			break
 		}
 		out = append(out, s.Err.Render(fitLine("  • "+p, w)))
@@ -357,11 +443,15 @@ func scrollTo(lines []string, cur, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	first := 0
+	return clipWindow(lines, scrollFirst(cur, h), h)
+}
+
+// scrollFirst is the first of h lines that show line cur.
+func scrollFirst(cur, h int) int {
 	if cur >= h {
-		first = cur - h + 1
+		return cur - h + 1
 	}
-	return clipWindow(lines, first, h)
+	return 0
 }
 
 // clipWindow returns lines[first:first+h], bounded.

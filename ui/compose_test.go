@@ -329,3 +329,30 @@ func TestComposeUnprobedSSHHosts(t *testing.T) {
 		t.Error("r did not start a job on unprobed SSH hosts")
 	}
 }
+
+// TestComposeLevels checks that a job of more than 32 groups shows its
+// coordinators of coordinators: on the submitter's line and on the groups
+// whose coordinator also serves a level above.
+func TestComposeLevels(t *testing.T) {
+	v := NewComposeView(testCommon(200, 60), deploy.Embedded())
+	for g := range 40 {
+		grp := jobs.Group{Coordinator: fmt.Sprintf("n%d-1", g)}
+		for w := range jobs.MaxGroupSize {
+			grp.Workers = append(grp.Workers, fmt.Sprintf("n%d-%d", g, w+1))
+		}
+		v.groups = append(v.groups, grp)
+	}
+	lines := v.hierLines(200, 10000)
+	if want := "1280 workers, 40 groups under 2 coordinators of coordinators (2 levels below the submitter)"; !strings.Contains(lines[0], want) {
+		t.Errorf("submitter line %q, want %q", lines[0], want)
+	}
+	var marked []string
+	for _, l := range lines {
+		if strings.Contains(l, "also coordinates at level 2") {
+			marked = append(marked, l)
+		}
+	}
+	if len(marked) != 2 || !strings.Contains(marked[0], "coordinator n0-1") || !strings.Contains(marked[1], "coordinator n32-1") {
+		t.Errorf("groups marked as level-2 coordinators: %q", marked)
+	}
+}

@@ -4,9 +4,15 @@
 // context) and routes messages to the one in front. Views are rendered from
 // plain data (deploy.Inventory, probe.Htable, engine.Snapshot and, once a
 // run ends, its engine.Report's final node states, jobs.Results), which is
-// what the golden tests under testdata/ feed them. Side effects
-// (deploying, running jobs with engine.Run, reading the results store, saving
-// job files) are commands that come back as typed messages: Update never does
-// I/O, and run telemetry is drained on a ≤ 10 Hz tick so a 1024-node run
-// cannot flood it.
+// what the golden tests under testdata/ feed them. Side effects (deploying,
+// probing with grid.Probe, running jobs with engine.Run, reading the results
+// store, saving job files with jobs.SaveSpec) are commands that come back as
+// typed messages: Update never does I/O, and run telemetry is drained on a
+// ≤ 10 Hz tick so a 1024-node run cannot flood it. Each view binds its keys
+// through a key map of key.Bindings (KeyMap for the console-wide ones,
+// sitesKeyMap and the like for a view's, each a help.KeyMap enabled for the
+// view's state): the help bar and the full help are drawn from the bindings
+// the view matches, so a key is listed where it acts. Every list opens the row
+// under the cursor in a detail view (enter: the whole row, wrapped, copyable),
+// and a click selects a row.
 package ui

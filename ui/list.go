@@ -54,10 +54,36 @@ type list struct {
 	filtering bool
 	sortCol   int // -1: natural (tree) order
 	desc      bool
+	// drawn is where the last frame drew the rows, for mouse clicks; a
+	// pointer, so that the copies of a view (Update and View work on
+	// copies) share it.
+	drawn *drawnRows
+}
+
+// drawnRows is where a list's rows were drawn in the body area: h rows
+// from (x, y), w cells wide, the first showing visible row first.
+type drawnRows struct {
+	x, y, w, h int
+	first      int
 }
 
 func newList(cols []column) list {
-	return list{cols: cols, sortCol: -1}
+	return list{cols: cols, sortCol: -1, drawn: &drawnRows{}}
+}
+
+// click moves the cursor to the row drawn at (x, y) of the body area; it
+// reports whether a row was there.
+func (l *list) click(x, y int) bool {
+	d := l.drawn
+	if d == nil || x < d.x || x >= d.x+d.w || y < d.y || y >= d.y+d.h {
+		return false
+	}
+	i := d.first + y - d.y
+	if i >= len(l.visible) {
+		return false
+	}
+	l.cursor = i
+	return true
 }
 
 // setRows replaces the rows, keeping the cursor on the same key if present.
@@ -190,12 +216,12 @@ func leadingNumber(s string) string {
 // the key was consumed. While the filter is being typed every key is consumed.
 func (l *list) update(msg tea.KeyPressMsg, k KeyMap, height int) bool {
 	if l.filtering {
-		switch msg.String() {
-		case "enter":
+		switch {
+		case key.Matches(msg, k.Accept):
 			l.filtering = false
-		case "esc":
+		case key.Matches(msg, k.Cancel):
 			l.filtering, l.filter = false, ""
-		case "backspace":
+		case key.Matches(msg, k.DeleteChar):
 			if r := []rune(l.filter); len(r) > 0 {
 				l.filter = string(r[:len(r)-1])
 			}
@@ -207,38 +233,53 @@ func (l *list) update(msg tea.KeyPressMsg, k KeyMap, height int) bool {
 		l.refresh()
 		return true
 	}
-	page := max(1, height-1)
+	if navigate(msg, k, &l.cursor, len(l.visible), height-1) {
+		return true
+	}
+	lk := l.keyMap(k)
 	switch {
-	case key.Matches(msg, k.Up):
-		l.cursor--
-	case key.Matches(msg, k.Down):
-		l.cursor++
-	case key.Matches(msg, k.PageUp):
-		l.cursor -= page
-	case key.Matches(msg, k.PageDown):
-		l.cursor += page
-	case key.Matches(msg, k.Home):
-		l.cursor = 0
-	case key.Matches(msg, k.End):
-		l.cursor = len(l.visible) - 1
-	case key.Matches(msg, k.Filter):
+	case key.Matches(msg, lk.Filter):
 		l.filtering = true
-	case key.Matches(msg, k.Sort):
+	case key.Matches(msg, lk.Sort):
 		l.sortCol++
 		if l.sortCol >= len(l.cols) {
 			l.sortCol = -1
 		}
 		l.refresh()
-	case key.Matches(msg, k.Reverse):
+	case key.Matches(msg, lk.Reverse):
 		l.desc = !l.desc
 		l.refresh()
-	case msg.String() == "esc" && l.filter != "":
+	case key.Matches(msg, lk.ClearFilter):
 		l.filter = ""
 		l.refresh()
 	default:
 		return false
 	}
 	l.clampCursor()
+	return true
+}
+
+// navigate moves a cursor over n items with the navigation keys (a page
+// is page items); it reports whether the key was one of them.
+func navigate(msg tea.KeyPressMsg, k KeyMap, cursor *int, n, page int) bool {
+	page = max(1, page)
+	switch {
+	case key.Matches(msg, k.Up):
+		*cursor--
+	case key.Matches(msg, k.Down):
+		*cursor++
+	case key.Matches(msg, k.PageUp):
+		*cursor -= page
+	case key.Matches(msg, k.PageDown):
+		*cursor += page
+	case key.Matches(msg, k.Home):
+		*cursor = 0
+	case key.Matches(msg, k.End):
+		*cursor = n - 1
+	default:
+		return false
+	}
+	*cursor = max(0, min(*cursor, n-1))
 	return true
 }
 
@@ -263,8 +304,9 @@ func (l *list) widths(total int) []int {
 }
 
 // render draws the header, the visible window of rows and a footer line in
-// exactly height lines of the given width.
-func (l *list) render(s *Styles, width, height int) string {
+// exactly height lines of the given width, at (x, y) of the body area (where
+// a click finds its rows).
+func (l *list) render(s *Styles, x, y, width, height int) string {
 	var b strings.Builder
 	w := l.widths(width)
 	rowsH := max(1, height-2)
@@ -275,6 +317,9 @@ func (l *list) render(s *Styles, width, height int) string {
 		l.offset = l.cursor - rowsH + 1
 	}
 	l.offset = max(0, min(l.offset, len(l.visible)-rowsH))
+	if l.drawn != nil {
+		*l.drawn = drawnRows{x: x, y: y + 1, w: width, h: rowsH, first: l.offset}
+	}
 	hdr := make([]string, len(l.cols))
 	for i, c := range l.cols {
 		t := c.Title

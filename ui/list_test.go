@@ -104,7 +104,7 @@ func TestListSortMarkVisible(t *testing.T) {
 			l.setRows([]listRow{{Key: "a", Cells: []string{"alpha-1", "8"}, Leaf: true}})
 			l.sortCol, l.desc = tc.col, tc.desc
 			l.refresh()
-			head, _, _ := strings.Cut(ansiStrip(l.render(s, 40, 4)), "\n")
+			head, _, _ := strings.Cut(ansiStrip(l.render(s, 0, 0, 40, 4)), "\n")
 			if !strings.Contains(head, tc.want) || strings.Contains(head, "…") {
 				t.Errorf("header %q, want %q and no ellipsis", head, tc.want)
 			}

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -35,6 +36,8 @@ type NetworkView struct {
 	nodes  list
 	routes list
 	focus  int // 0: nodes, 1: pairs
+	// detail describes a node or a pair, whole (enter on its row).
+	page pager
 }
 
 // NewNetworkView returns an empty Network view.
@@ -182,29 +185,90 @@ func (v *NetworkView) summary() string {
 	return fmt.Sprintf("Job pairs (%d): %s", len(v.pairs), strings.Join(parts, ", "))
 }
 
-func (v NetworkView) help() bindingList {
-	pane := key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "nodes/pairs"))
-	probeKey := key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "probe again"))
-	return bindingList{short: []key.Binding{pane, probeKey}, full: [][]key.Binding{{pane, probeKey}}}
+// networkKeyMap is the Network view's key map (help.KeyMap).
+type networkKeyMap struct {
+	Pane, Probe key.Binding
+	list        listKeyMap
+	nav         []key.Binding
 }
 
-// Update handles the lists' keys and switching between them.
+// keyMap returns the bindings of the list in focus.
+func (v NetworkView) keyMap() networkKeyMap {
+	k := v.common.Keys
+	shown := v.shown()
+	return networkKeyMap{
+		Pane:  enabled(bind("←/→", "nodes/pairs", "left", "right"), shown && (len(v.pairs) > 0 || v.focus == 1)),
+		Probe: bind("p", "probe again", "p"),
+		list:  v.focused().keyMap(k).only(shown),
+		nav:   k.navOnly(shown),
+	}
+}
+
+// shown reports whether the lists are on screen (an Htable to show).
+func (v NetworkView) shown() bool {
+	return v.err == nil && v.table != nil && len(v.table.Rows()) > 0
+}
+
+// ShortHelp implements help.KeyMap.
+func (k networkKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.list.Details, k.Pane, k.Probe, k.list.Filter}
+}
+
+// FullHelp implements help.KeyMap.
+func (k networkKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Pane, k.Probe}, k.list.column(), k.nav}
+}
+
+// help returns the key map the help shows: the detail view's when open.
+func (v NetworkView) help() help.KeyMap {
+	if v.page.open {
+		return v.page.keyMap(v.common.Keys, v.common.Width, v.common.bodyHeight())
+	}
+	return v.keyMap()
+}
+
+// focused is the list in focus.
+func (v *NetworkView) focused() *list {
+	if v.focus == 1 {
+		return &v.routes
+	}
+	return &v.nodes
+}
+
+// Update handles the lists' keys and clicks and switching between them.
 func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
+	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.open {
+		switch {
+		case v.nodes.click(c.X, c.Y):
+			v.focus = 0
+		case len(v.pairs) > 0 && v.routes.click(c.X, c.Y):
+			v.focus = 1
+		}
+		return v, nil
+	}
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return v, nil
 	}
-	l := &v.nodes
-	if v.focus == 1 {
-		l = &v.routes
+	if v.page.open {
+		_, cmd := v.page.update(km, v.common.Keys, v.common.Width, v.common.bodyHeight())
+		return v, cmd
 	}
-	if l.update(km, v.common.Keys, v.common.bodyHeight()/2) {
+	if v.shown() && v.focused().update(km, v.common.Keys, v.common.bodyHeight()/2) {
 		return v, nil
 	}
-	switch km.String() {
-	case "left", "right":
+	k := v.keyMap()
+	switch {
+	case key.Matches(km, k.list.Details):
+		r, _ := v.focused().selected()
+		if v.focus == 1 {
+			v.page = newPager(v.describePair(r.Key))
+		} else {
+			v.page = newPager(v.describeNode(r.Key))
+		}
+	case key.Matches(km, k.Pane):
 		v.focus = 1 - v.focus
-	case "p":
+	case key.Matches(km, k.Probe):
 		return v, msgCmd(ProbeRequestMsg{})
 	}
 	return v, nil
@@ -224,6 +288,9 @@ func (v NetworkView) View() string {
 			s.Dim.Render("Deploy workers in Sites (1) or press p to probe; local nodes come from the inventory."))
 	}
 	h := c.bodyHeight()
+	if v.page.open {
+		return strings.Join(v.page.render(s, c.Width, h), "\n")
+	}
 	loc := v.table.Locality().Rule
 	if loc == "" {
 		loc = probe.RuleOctet
@@ -234,11 +301,11 @@ func (v NetworkView) View() string {
 	}
 	out := []string{
 		fitLine(v.focusTitle(0, "Htable")+s.Dim.Render(fmt.Sprintf(" — %d nodes · locality rule %s", len(v.table.Rows()), loc)), c.Width),
-		v.nodes.render(s, c.Width, nodesH),
+		v.nodes.render(s, 0, 1, c.Width, nodesH),
 		fitLine(v.focusTitle(1, v.summary()), c.Width),
 	}
 	if len(v.pairs) > 0 {
-		out = append(out, v.routes.render(s, c.Width, h-nodesH-2))
+		out = append(out, v.routes.render(s, 0, nodesH+2, c.Width, h-nodesH-2))
 	}
 	return placeBody(c, strings.Join(out, "\n"))
 }

@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/jobs"
-	"github.com/gridtui/gridtui/study"
 )
 
 // Results view modes.
@@ -27,14 +27,14 @@ const (
 // Table III (times) and Table IV (gains) by cores × grid × scheme for the
 // selected run's problem, exports them, and opens a run for its details.
 type ResultsView struct {
-	common  *Common
-	store   string // the store setting: "" = jobs.DataDir's default
-	res     *jobs.Results
-	err     error
-	loaded  bool
-	mode    int
-	list    list
-	detail  string
+	common *Common
+	store  string // the store setting: "" = jobs.DataDir's default
+	res    *jobs.Results
+	err    error
+	loaded bool
+	mode   int
+	list   list
+	// scroll is the first line shown of a run's details or a table.
 	scroll  int
 	message string
 }
@@ -127,17 +127,95 @@ func (v *ResultsView) table(kind jobs.TableKind) (jobs.Table, bool) {
 	return jobs.BuildTable(kind, v.res.Records, rec.Job.N, rec.Job.Eps), true
 }
 
-func (v ResultsView) help() bindingList {
-	b := func(k, d string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, d)) }
-	open, tbl, csv, md, back, reload := b("enter", "open run"), b("t", "Table III/IV"), b("c", "export CSV"), b("m", "export Markdown"), b("esc", "back"), b("R", "reload")
-	short := []key.Binding{open, tbl, csv, md}
-	if v.mode != modeRuns {
-		short = []key.Binding{back, tbl, csv, md}
+// resultsKeyMap is the Results view's key map (help.KeyMap): the runs'
+// list's keys, or the page's (a run's details, a table) in front of it.
+type resultsKeyMap struct {
+	Tables, CSV, Markdown, Reload key.Binding
+	list                          listKeyMap
+	page                          pagerKeyMap
+	nav                           []key.Binding
+	paged                         bool
+}
+
+// keyMap returns the bindings of the current mode.
+func (v ResultsView) keyMap() resultsKeyMap {
+	k := v.common.Keys
+	_, sel := v.selectedRecord()
+	rk := resultsKeyMap{
+		Tables:   enabled(bind("t", "Table III/IV", "t"), sel),
+		CSV:      enabled(bind("c", "export CSV", "c"), sel),
+		Markdown: enabled(bind("m", "export Markdown", "m"), sel),
+		Reload:   bind("R", "reload", "R"),
+		nav:      k.navKeys(),
 	}
-	return bindingList{short: short, full: [][]key.Binding{{open, tbl, back, reload}, {csv, md}}}
+	if v.mode == modeRuns {
+		shown := v.shown()
+		rk.list = v.list.keyMap(k).only(shown)
+		rk.nav = k.navOnly(shown)
+		rk.Reload = enabled(rk.Reload, v.loaded)
+		rk.list.Details.SetHelp("enter", "open run")
+		return rk
+	}
+	p := v.page()
+	rk.page, rk.paged = p.keyMap(k, v.common.Width, v.pageHeight()), true
+	return rk
+}
+
+// ShortHelp implements help.KeyMap.
+func (k resultsKeyMap) ShortHelp() []key.Binding {
+	if k.paged {
+		return []key.Binding{k.page.Close, k.Tables, k.CSV, k.Markdown, k.page.Copy}
+	}
+	return []key.Binding{k.list.Details, k.Tables, k.CSV, k.Markdown, k.list.Filter}
+}
+
+// FullHelp implements help.KeyMap.
+func (k resultsKeyMap) FullHelp() [][]key.Binding {
+	own := []key.Binding{k.Tables, k.Reload, k.CSV, k.Markdown}
+	if k.paged {
+		return append([][]key.Binding{own}, k.page.FullHelp()...)
+	}
+	return [][]key.Binding{own, k.list.column(), k.nav}
+}
+
+func (v ResultsView) help() help.KeyMap { return v.keyMap() }
+
+// pageHeight is the height of a page (a run's details, a table): the body
+// less the view's title and message lines.
+func (v ResultsView) pageHeight() int { return v.common.bodyHeight() - 2 }
+
+// page is what the view shows instead of the runs: the selected run's
+// details (wrapped) or a table (cut, so that its columns stay aligned).
+func (v ResultsView) page() pager {
+	var p pager
+	switch v.mode {
+	case modeDetail:
+		rec, _ := v.selectedRecord()
+		title, rest, _ := strings.Cut(recordDetail(rec), "\n")
+		p = newPager(title, rest)
+	case modeTimes, modeGains:
+		kind := jobs.TimeTable
+		if v.mode == modeGains {
+			kind = jobs.GainTable
+		}
+		t, _ := v.table(kind)
+		lines := strings.Split(strings.TrimRight(t.Text(), "\n"), "\n")
+		if kind == jobs.GainTable {
+			lines = append(lines, gainChart(t, v.common.Width, v.pageHeight()-2-len(lines))...)
+		}
+		p = newPager(lines[0], strings.Join(lines[1:], "\n"))
+		p.noWrap = true
+	}
+	p.scroll = v.scroll
+	return p
 }
 
 func (v ResultsView) capturing() bool { return v.list.filtering }
+
+// shown reports whether the runs are on screen (a store read, with runs).
+func (v ResultsView) shown() bool {
+	return v.err == nil && v.loaded && v.res != nil && len(v.res.Records) > 0
+}
 
 // Update handles the view's keys and the store's messages.
 func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
@@ -149,6 +227,10 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 		if msg.err != nil {
 			v.message = "export failed: " + msg.err.Error()
 		}
+	case tea.MouseClickMsg:
+		if v.mode == modeRuns {
+			v.list.click(msg.X, msg.Y)
+		}
 	case tea.KeyPressMsg:
 		return v.key(msg)
 	}
@@ -156,37 +238,39 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 }
 
 func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
-	k := msg.String()
-	if v.mode == modeRuns && v.list.update(msg, v.common.Keys, v.common.bodyHeight()-2) {
+	if v.mode == modeRuns && v.shown() && v.list.update(msg, v.common.Keys, v.common.bodyHeight()-2) {
 		return v, nil
 	}
-	switch k {
-	case "enter":
-		if rec, ok := v.selectedRecord(); ok && v.mode == modeRuns {
-			v.mode, v.detail, v.scroll = modeDetail, recordDetail(rec), 0
+	k := v.keyMap()
+	if k.paged {
+		p := v.page()
+		if ok, cmd := p.update(msg, v.common.Keys, v.common.Width, v.pageHeight()); ok {
+			v.scroll = p.scroll
+			if !p.open {
+				v.mode = modeRuns
+			}
+			return v, cmd
 		}
-	case "esc":
-		v.mode = modeRuns
-	case "t":
+	}
+	switch {
+	case key.Matches(msg, k.list.Details):
+		v.mode, v.scroll = modeDetail, 0
+	case key.Matches(msg, k.Tables):
 		v.mode = map[int]int{modeRuns: modeTimes, modeTimes: modeGains, modeGains: modeRuns, modeDetail: modeTimes}[v.mode]
-	case "up", "k":
-		v.scroll = max(0, v.scroll-1)
-	case "down", "j":
-		v.scroll++
-	case "R":
+		v.scroll = 0
+	case key.Matches(msg, k.Reload):
 		return v, v.load()
-	case "c", "m":
+	case key.Matches(msg, k.CSV), key.Matches(msg, k.Markdown):
 		kind := jobs.TimeTable
 		if v.mode == modeGains {
 			kind = jobs.GainTable
 		}
-		if t, ok := v.table(kind); ok {
-			f := jobs.FormatCSV
-			if k == "m" {
-				f = jobs.FormatMarkdown
-			}
-			return v, exportTable(t, f)
+		t, _ := v.table(kind)
+		f := jobs.FormatCSV
+		if key.Matches(msg, k.Markdown) {
+			f = jobs.FormatMarkdown
 		}
+		return v, exportTable(t, f)
 	}
 	return v, nil
 }
@@ -236,25 +320,11 @@ func (v ResultsView) View() string {
 		title += s.Warn.Render(fmt.Sprintf(" · %d corrupt line(s) skipped", n))
 	}
 	var body []string
-	switch v.mode {
-	case modeRuns:
-		body = strings.Split(v.list.render(s, c.Width, h-2), "\n")
-	case modeDetail:
-		body = scrollLines(strings.Split(v.detail, "\n"), v.scroll, h-2)
-	default:
-		kind := jobs.TimeTable
-		if v.mode == modeGains {
-			kind = jobs.GainTable
-		}
-		t, _ := v.table(kind)
-		body = strings.Split(strings.TrimRight(t.Text(), "\n"), "\n")
-		if len(body) > 0 {
-			body[0] = s.Title.Render(body[0])
-		}
-		if kind == jobs.GainTable {
-			body = append(body, gainChart(t, c.Width, h-3-len(body))...)
-		}
-		body = scrollLines(body, v.scroll, h-2)
+	if v.mode == modeRuns {
+		body = strings.Split(v.list.render(s, 0, 1, c.Width, h-2), "\n")
+	} else {
+		p := v.page()
+		body = p.render(s, c.Width, h-2)
 	}
 	out := append([]string{fitLine(title, c.Width)}, body...)
 	out = append(out, s.Dim.Render(v.message))
@@ -269,7 +339,7 @@ func gainChart(t jobs.Table, width, height int) []string {
 		return nil
 	}
 	var b strings.Builder
-	if err := study.RenderGainChart(&b, width, height, t); err != nil {
+	if err := jobs.RenderGainChart(&b, width, height, t); err != nil {
 		return nil
 	}
 	return append([]string{""}, strings.Split(strings.TrimRight(b.String(), "\n"), "\n")...)
@@ -289,8 +359,10 @@ func scrollLines(lines []string, first, h int) []string {
 func recordDetail(r jobs.RunRecord) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run %s — %s\n", r.ID, r.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
-	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %d nodes, %d cores, grid %s\n",
-		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"), r.Job.Nodes, r.Job.Cores, orDefault(r.Job.Grid, "-"))
+	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %s, %s, grid %s\n",
+		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"),
+		count(r.Job.Nodes, "node", "nodes"), count(r.Job.Cores, "core", "cores"), orDefault(r.Job.Grid, "-"))
+	fmt.Fprintf(&b, "inventory: %s\n", jobs.InventoryName(r.Job.Inventory))
 	fmt.Fprintf(&b, "console on %s (%s/%s, %d cores)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, r.Machine.Cores)
 	outcome := r.Outcome
 	if r.Reason != "" {

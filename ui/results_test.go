@@ -44,6 +44,20 @@ func sampleResults() *jobs.Results {
 	}}
 }
 
+// twoInventories holds the same cluster on the embedded local grid and in
+// a sites file: Tables III and IV keep them apart and say which is which.
+func twoInventories() *jobs.Results {
+	res := sampleResults()
+	for i := range res.Records {
+		res.Records[i].Job.Inventory = jobs.InventoryEmbedded
+	}
+	for _, r := range []jobs.RunRecord{record(6, jobs.Synchronous, 1, 9.0, true), record(7, jobs.Synchronous, 4, 3.0, true)} {
+		r.Job.Inventory = "/grid/sites.toml"
+		res.Records = append(res.Records, r)
+	}
+	return res
+}
+
 func TestResultsView(t *testing.T) {
 	big := &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{record(9, jobs.Asynchronous, 1024, 12.5, true)}}
 	cases := []struct {
@@ -55,6 +69,8 @@ func TestResultsView(t *testing.T) {
 		{name: "runs", res: sampleResults()},
 		{name: "table_III", res: sampleResults(), setup: func(v *ResultsView) { v.press("t") }},
 		{name: "table_IV", res: sampleResults(), setup: func(v *ResultsView) { v.press("t", "t") }},
+		{name: "table_IV_two_inventories", res: twoInventories(), setup: func(v *ResultsView) { v.press("t", "t") }},
+		{name: "detail_inventory", res: twoInventories(), setup: func(v *ResultsView) { v.press("enter") }},
 		{name: "detail_failed", res: sampleResults(), setup: func(v *ResultsView) { v.press("down", "enter") }},
 		{name: "empty", res: &jobs.Results{Path: "/data/gridtui/results.jsonl"}},
 		{name: "error", err: errors.New("jobs: results store: open /data/gridtui/results.jsonl: permission denied")},

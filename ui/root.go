@@ -188,7 +188,7 @@ func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Yes):
 			m.confirm = nil
 			return m, msgCmd(c.onYes)
-		case key.Matches(msg, k.No), msg.String() == "ctrl+c":
+		case key.Matches(msg, k.No), key.Matches(msg, k.Interrupt):
 			m.confirm = nil
 			if c.onNo != nil {
 				return m, msgCmd(c.onNo)
@@ -200,7 +200,7 @@ func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.showHelp = false
 		return m, nil
 	}
-	if msg.String() == "ctrl+c" || (!m.capturing() && key.Matches(msg, k.Quit)) {
+	if key.Matches(msg, k.Interrupt) || (!m.capturing() && key.Matches(msg, k.Quit)) {
 		return m.quit()
 	}
 	if !m.capturing() {
@@ -230,15 +230,16 @@ func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // logged.
 func (m *Model) secretKey(msg tea.KeyPressMsg) {
 	sp := m.secret
-	switch msg.String() {
-	case "enter":
+	k := m.common.Keys
+	switch {
+	case key.Matches(msg, k.Accept):
 		sp.prompt.reply <- sp.buf // buffered: never blocks
 		m.secret = nil
-	case "esc", "ctrl+c":
+	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Interrupt):
 		sp.prompt.reply <- nil
 		m.secret = nil
 		m.setStatus(true, "deploy: passphrase for %s refused", sp.prompt.keyfile)
-	case "backspace":
+	case key.Matches(msg, k.DeleteChar):
 		if len(sp.buf) > 0 {
 			sp.buf = sp.buf[:len(sp.buf)-1]
 		}
@@ -251,10 +252,20 @@ func (m *Model) secretKey(msg tea.KeyPressMsg) {
 	}
 }
 
-// click switches tabs when the tab bar is clicked (the mouse is optional).
+// click switches tabs when the tab bar is clicked and hands a click in the
+// body to the view in front, whose lists select the row clicked (the mouse
+// is optional: every click has its keys).
 func (m Model) click(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
 	mouse := msg.Mouse()
-	if mouse.Y != 0 || m.confirm != nil {
+	if m.confirm != nil || m.secret != nil || m.showHelp || mouse.Button != tea.MouseLeft {
+		return m, nil
+	}
+	if mouse.Y >= 1 && mouse.Y <= m.common.bodyHeight() && !m.capturing() {
+		body := msg
+		body.Y-- // the views' rows count from the top of the body
+		return m.routeToView(body)
+	}
+	if mouse.Y != 0 {
 		return m, nil
 	}
 	x := len("gridtui ")
@@ -347,8 +358,19 @@ func (m *Model) markRunWorkers(s engine.Snapshot, w WorkerState) {
 // View draws the console.
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
+	if m.tab == TabCompose && m.confirm == nil && m.secret == nil && !m.showHelp && !m.quitting {
+		if c := m.compose.editCursor(); c != nil {
+			c.Position.Y++ // the body starts below the tab bar
+			v.Cursor = c
+		}
+	}
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	if m.paging() {
+		// A detail view is open: the terminal selects and copies its
+		// text as it would anywhere (the mouse is released to it).
+		v.MouseMode = tea.MouseModeNone
+	}
 	v.WindowTitle = "gridtui"
 	return v
 }
@@ -429,116 +451,6 @@ func (m Model) tabBar() string {
 		}
 	}
 	return fitLine(b.String(), m.common.Width)
-}
-
-func (m Model) viewHelp() bindingList {
-	switch m.tab {
-	case TabSites:
-		return m.sites.help()
-	case TabNetwork:
-		return m.network.help()
-	case TabCompose:
-		return m.compose.help()
-	case TabRun:
-		return m.run.help()
-	}
-	return m.results.help()
-}
-
-func (m Model) shortHelp() string {
-	k := m.common.Keys
-	var bs []key.Binding
-	if m.confirm != nil {
-		bs = []key.Binding{k.Yes, k.No}
-	} else {
-		vh := m.viewHelp()
-		bs = vh.ShortHelp()
-		if !vh.noList {
-			bs = append(bs, k.Filter)
-		}
-		bs = append(bs, k.NextTab, k.Help, k.Quit)
-	}
-	h := m.help
-	h.SetWidth(0)
-	// Drop the view's least important keys until "? help" and "q quit"
-	// fit: they must be on every screen.
-	for len(bs) > 2 && widthOf(h.ShortHelpView(bs)) > m.common.Width {
-		bs = append(bs[:len(bs)-3], bs[len(bs)-2:]...)
-	}
-	return fitLine(h.ShortHelpView(bs), m.common.Width)
-}
-
-// fullHelp lays the view's and the global key groups out in columns,
-// wrapping to more rows of columns when the terminal is narrow.
-func (m Model) fullHelp() string {
-	s := m.common.Styles
-	vh := m.viewHelp()
-	groups := append(vh.FullHelp(), m.common.Keys.globalHelp(!vh.noList)...)
-	var blocks [][]string
-	for _, g := range groups {
-		kw := 0
-		for _, b := range g {
-			kw = max(kw, widthOf(b.Help().Key))
-		}
-		var lines []string
-		for _, b := range g {
-			if b.Enabled() {
-				lines = append(lines, s.Key.Render(padRight(b.Help().Key, kw))+"  "+b.Help().Desc)
-			}
-		}
-		if len(lines) > 0 {
-			blocks = append(blocks, lines)
-		}
-	}
-	out := []string{s.Title.Render("Help — " + tabNames[m.tab] + " (any key closes)"), ""}
-	var row [][]string
-	rowW := 0
-	flush := func() {
-		out = append(out, joinBlocks(row)...)
-		out = append(out, "")
-		row, rowW = nil, 0
-	}
-	for _, b := range blocks {
-		bw := 0
-		for _, l := range b {
-			bw = max(bw, widthOf(l))
-		}
-		if rowW > 0 && rowW+bw+3 > m.common.Width {
-			flush()
-		}
-		row = append(row, b)
-		rowW += bw + 3
-	}
-	flush()
-	return placeBody(m.common, strings.Join(out, "\n"))
-}
-
-// joinBlocks puts blocks of lines side by side, three spaces apart.
-func joinBlocks(blocks [][]string) []string {
-	h := 0
-	widths := make([]int, len(blocks))
-	for i, b := range blocks {
-		h = max(h, len(b))
-		for _, l := range b {
-			widths[i] = max(widths[i], widthOf(l))
-		}
-	}
-	out := make([]string, h)
-	for r := 0; r < h; r++ {
-		var b strings.Builder
-		for i, blk := range blocks {
-			l := ""
-			if r < len(blk) {
-				l = blk[r]
-			}
-			if i < len(blocks)-1 {
-				l = padRight(l, widths[i]) + "   "
-			}
-			b.WriteString(l)
-		}
-		out[r] = b.String()
-	}
-	return out
 }
 
 // overlay centres box over body (both plain lines of the body size).

@@ -100,6 +100,10 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case loadMsg:
 		m.applyLoad(msg)
 		return loadTick(), true
+	case saveConfirmMsg:
+		m.confirm = &confirmation{question: fmt.Sprintf("This job cannot run as composed:\n• %s\nSave %s anyway?",
+			strings.Join(msg.Problems, "\n• "), msg.Path), onYes: msg.saveSpecMsg}
+		return nil, true
 	case saveSpecMsg:
 		return func() tea.Msg {
 			return SpecSavedMsg{Path: msg.Path, Err: jobs.SaveSpec(msg.Path, msg.Spec, jobFileComment)}
@@ -185,6 +189,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	if msg.snap != nil {
 		m.run.ApplySnapshot(*msg.snap)
 		m.markRunWorkers(*msg.snap, WorkerBusy)
+		m.applyNodeLoads(*msg.snap)
 	}
 	m.run.AppendLog(msg.logs...)
 	for _, e := range msg.logs {
@@ -200,7 +205,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	if !msg.done {
 		return msg.feed.tick()
 	}
-	m.run.ApplyReport(msg.nodes)
+	m.run.ApplyReport(msg.nodes, msg.gain)
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
 	m.markRunWorkers(m.run.snap, WorkerDown)
@@ -213,6 +218,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	default:
 		m.setStatus(false, "run finished")
 	}
+	m.compose.RunEnded(m.run.spec.Name, m.run.endState())
 	return m.results.load()
 }
 
@@ -302,7 +308,29 @@ func (m *Model) applyWorkerEvent(ev deploy.Event) {
 	case deploy.PhaseFailed:
 		st.Worker = WorkerDown
 	}
+	if ev.Hello != nil && ev.Hello.Load != nil {
+		st.Load = *ev.Hello.Load // an SSH host's own load, from its worker
+	}
 	m.sites.SetHostState(ev.Host, st)
+}
+
+// applyNodeLoads shows the load average each node's worker last reported
+// (engine.NodeStatus.Load): the only figure the console has of an SSH
+// host's load.
+func (m *Model) applyNodeLoads(s engine.Snapshot) {
+	changed := false
+	for i := range s.Nodes {
+		if l := s.Nodes[i].Load; l != nil {
+			st := m.sites.HostState(s.Nodes[i].Node)
+			if st.Load != *l {
+				st.Load, changed = *l, true
+				m.sites.states[s.Nodes[i].Node] = st
+			}
+		}
+	}
+	if changed {
+		m.sites.rebuild() // once: a 1024-node run updates them all
+	}
 }
 
 func (m *Model) deployDone(msg deployDoneMsg) {

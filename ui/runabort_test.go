@@ -9,6 +9,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -82,5 +83,118 @@ func TestConsoleAbort(t *testing.T) {
 		if n.State != engine.StateAborted || n.Iteration == 0 {
 			t.Errorf("node %s: %s after %d iterations, want aborted with its last iterations", n.Node, n.State, n.Iteration)
 		}
+	}
+}
+
+// gainReportRun is a RunFunc whose live estimate never got a gain (the
+// single-node reference never reached the run's last σ, as happens) while
+// its report has one: the report's figure is what the header shows at the
+// end.
+func gainReportRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+	snaps := fakeRun(4, 3, -1)
+	for _, s := range snaps {
+		s.Gain = 0
+		cb.Snapshot(s)
+	}
+	rep := &engine.Report{Spec: spec, Outcome: "ok", Nodes: stoppedReport(snaps[len(snaps)-1]), Wall: 2 * time.Second,
+		T1: 880 * time.Millisecond, Gain: 0.44}
+	cb.Report(rep)
+	return "outcome:   ok\ncomputing gain: C_g = t1/ts = 880ms / 2s = 0.44\n", nil
+}
+
+// TestRunHeaderGainFromReport: after a run the Run header's gain is the
+// report's C_g, not "–" while the report beside it reads 0.44.
+func TestRunHeaderGainFromReport(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), Run: gainReportRun, NoLoad: true})
+	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "four", Scheme: jobs.Asynchronous}})
+	m, _ = pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· gain 0.44× ·") {
+		t.Errorf("title %q, want the report's gain 0.44×", title)
+	}
+	// A run whose report has no gain reads "–", whatever the estimate said.
+	m.run.Start(jobs.Spec{Name: "next"})
+	m.run.ApplySnapshot(engine.Snapshot{Gain: 3})
+	m.run.ApplyReport(nil, 0)
+	m.run.Finish("outcome:   failed", errors.New("engine: node alpha-2 lost"))
+	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· gain – ·") {
+		t.Errorf("title %q of a run without a gain, want –", title)
+	}
+}
+
+// sshLoadRun is a RunFunc on SSH hosts: their workers' hellos and then
+// their statuses carry the hosts' load averages.
+func sshLoadRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+	one, two := 1.5, 2.25
+	cb.Deploy(deploy.Event{Host: "n-1.lyon", Phase: deploy.PhaseReady, Hello: &deploy.Hello{Node: "n-1.lyon", Load: &one}})
+	cb.Deploy(deploy.Event{Host: "n-2.lyon", Phase: deploy.PhaseReady, Hello: &deploy.Hello{Node: "n-2.lyon"}})
+	time.Sleep(2 * runTick) // the hello's figure is shown before the statuses replace it
+	cb.Snapshot(engine.Snapshot{Nodes: []engine.NodeStatus{{Node: "n-1.lyon", State: engine.StateActive, Load: &two},
+		{Node: "n-2.lyon", Rank: 1, State: engine.StateActive}}})
+	time.Sleep(2 * runTick)
+	cb.Report(&engine.Report{Spec: spec, Outcome: "ok"})
+	return "outcome:   ok\n", nil
+}
+
+// TestLoadOfSSHHosts: the Sites view's Load column shows an SSH host's
+// load average from its worker's hello, then from its statuses; a host
+// whose worker says nothing stays "–".
+func TestLoadOfSSHHosts(t *testing.T) {
+	inv, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"lyon\"\n[[site.cluster]]\nname = \"n\"\nhosts = \"n-[1-2].lyon\"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{Inventory: inv, Run: sshLoadRun, NoLoad: true})
+	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "ssh", Scheme: jobs.Asynchronous}})
+	sawHello := false
+	m, _ = pumpRun(t, m, func(tick runTickMsg) bool {
+		sawHello = sawHello || m.sites.HostState("n-1.lyon").Load == 1.5
+		return tick.done
+	})
+	if !sawHello {
+		t.Error("n-1.lyon never showed the load of its hello (1.50)")
+	}
+	if got := m.sites.HostState("n-1.lyon").Load; got != 2.25 {
+		t.Errorf("n-1.lyon load %v, want 2.25 from its last status", got)
+	}
+	if got := m.sites.HostState("n-2.lyon").Load; got != -1 {
+		t.Errorf("n-2.lyon load %v, want unknown (-1)", got)
+	}
+	if !strings.Contains(ansiStrip(m.sites.View()), "2.25") {
+		t.Errorf("Sites view does not show 2.25:\n%s", ansiStrip(m.sites.View()))
+	}
+}
+
+// TestComposeStatusAfterRun: Compose's "starting NAME" does not outlive
+// the run; it says how the run ended and where its report is.
+func TestComposeStatusAfterRun(t *testing.T) {
+	inv := deploy.Embedded()
+	m := New(Config{Inventory: inv, Run: gainReportRun, NoLoad: true})
+	h, err := grid.Htable(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.compose.SetHtable(h)
+	m.compose.picked["alpha-1"] = true
+	m.compose.validate()
+	m = send(m, keys("3")...)
+	next, cmd := m.Update(keyPress("r"))
+	m = next.(Model)
+	for cmd != nil { // the start request travels as a command
+		msg := cmd()
+		if msg == nil {
+			break
+		}
+		next, cmd = m.Update(msg)
+		m = next.(Model)
+		if m.feed != nil {
+			break
+		}
+	}
+	if m.feed == nil {
+		t.Fatal("r did not start a run")
+	}
+	m, _ = pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	if strings.Contains(m.compose.status, "starting") || !strings.Contains(m.compose.status, "finished") {
+		t.Errorf("Compose status after the run %q, want how it ended", m.compose.status)
 	}
 }

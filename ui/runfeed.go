@@ -29,8 +29,10 @@ type runBatch struct {
 	done    bool
 	summary string
 	err     error
-	// nodes are the nodes of the run's report, their final states.
+	// nodes are the nodes of the run's report, their final states, and
+	// gain its computing gain (0: unknown).
 	nodes []engine.NodeReport
+	gain  float64
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -68,7 +70,7 @@ func (f *runFeed) deploy(e deploy.Event) {
 
 func (f *runFeed) report(r *engine.Report) {
 	f.mu.Lock()
-	f.nodes = r.Nodes
+	f.nodes, f.gain = r.Nodes, r.Gain
 	f.mu.Unlock()
 }
 

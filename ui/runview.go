@@ -6,10 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
@@ -39,10 +35,17 @@ type RunView struct {
 	list     list
 	outcome  string // key lines of the report once the run has ended
 	report   string // the engine's full report
-	// showReport shows the full report instead of the live panels.
-	showReport   bool
-	reportScroll int
-	failed       bool
+	// page is shown instead of the live panels: the full report (o), a
+	// node's or an event's details (enter); pageKind says which.
+	page     pager
+	pageKind int
+	// events is the event log expanded to the whole view (e), scrollable
+	// and filterable; its rows are rebuilt only while it is shown.
+	events     list
+	showEvents bool
+	// logSeq numbers the events appended so far (the events' row keys).
+	logSeq int
+	failed bool
 	// aborted is set when the user asked to abort the live run: its end is
 	// then an abort, not a failure, whatever error the engine returns.
 	aborted bool
@@ -50,6 +53,10 @@ type RunView struct {
 	// the user's abort (engine.ErrRunAborted: the console's own context
 	// ended, a deadline): an abort too, with the engine's reason.
 	interrupted bool
+	// finalGain is the computing gain of the run's report (0: unknown);
+	// once the run has ended the header shows it instead of the live
+	// estimate, so the two never disagree.
+	finalGain float64
 }
 
 // AbortRequestMsg asks the root model to abort the live run (after the
@@ -69,6 +76,11 @@ func NewRunView(c *Common) RunView {
 			{Title: "σ", Width: 7, Right: true},
 			{Title: "σ trend", Width: sparkLen},
 			{Title: "Note", Width: 0},
+		}),
+		events: newList([]column{
+			{Title: "Time", Width: 7},
+			{Title: "Node", Width: 10},
+			{Title: "Event", Width: 0},
 		}),
 	}
 }
@@ -127,8 +139,10 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 // or another node failed) while their last telemetry still read active,
 // inactive or starting. Iterations, σ and errors are the report's; the
 // sparklines and the residual history are kept. Nodes the snapshots never
-// showed (a run stopped before its first) are added.
-func (v *RunView) ApplyReport(nodes []engine.NodeReport) {
+// showed (a run stopped before its first) are added. gain is the report's
+// computing gain (0: unknown), the header's once the run has ended.
+func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
+	v.finalGain = gain
 	if len(nodes) == 0 {
 		return
 	}
@@ -184,14 +198,6 @@ func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 	return r
 }
 
-// AppendLog adds events to the event log, keeping the newest maxLog.
-func (v *RunView) AppendLog(evs ...engine.LogEvent) {
-	v.logs = append(v.logs, evs...)
-	if over := len(v.logs) - maxLog; over > 0 {
-		v.logs = append(v.logs[:0], v.logs[over:]...)
-	}
-}
-
 // Finish marks the run as ended with its summary (the engine's report) or
 // the error that ended it. The view keeps the report's key lines (outcome,
 // wall time, true residual, complementarity, gain, warnings). A run the
@@ -236,37 +242,6 @@ func keyLines(report string) string {
 	return strings.Join(out, "\n")
 }
 
-func (v RunView) help() bindingList {
-	abort := key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "abort run"))
-	abort.SetEnabled(v.running)
-	report := key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "full report"))
-	report.SetEnabled(v.report != "")
-	return bindingList{short: []key.Binding{abort, report}, full: [][]key.Binding{{abort, report}}}
-}
-
-// Update handles the node list's keys and the abort request.
-func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
-	km, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return v, nil
-	}
-	switch {
-	case km.String() == "A" && v.running:
-		return v, msgCmd(AbortRequestMsg{})
-	case km.String() == "o" && v.report != "":
-		v.showReport, v.reportScroll = !v.showReport, 0
-	case v.showReport && key.Matches(km, v.common.Keys.Up):
-		v.reportScroll = max(0, v.reportScroll-1)
-	case v.showReport && key.Matches(km, v.common.Keys.Down):
-		v.reportScroll++
-	case v.showReport && km.String() == "esc":
-		v.showReport = false
-	default:
-		v.list.update(km, v.common.Keys, 6)
-	}
-	return v, nil
-}
-
 // View renders the Run view in the body area.
 func (v RunView) View() string {
 	c, s := v.common, v.common.Styles
@@ -276,9 +251,13 @@ func (v RunView) View() string {
 	}
 	h := c.bodyHeight()
 	out := []string{v.titleLine(), v.countsLine()}
-	if v.showReport {
-		lines := strings.Split(strings.TrimRight(v.report, "\n"), "\n")
-		out = append(out, scrollLines(lines, v.reportScroll, h-2)...)
+	switch {
+	case v.page.open:
+		out = append(out, v.page.render(s, c.Width, h-2)...)
+	case v.showEvents:
+		out = append(out, strings.Split(v.events.render(s, 0, 2, c.Width, h-2), "\n")...)
+	}
+	if v.page.open || v.showEvents {
 		for i := range out {
 			out[i] = fitLine(out[i], c.Width)
 		}
@@ -298,9 +277,9 @@ func (v RunView) View() string {
 	}
 	rest := h - len(out)
 	if c.Width >= 120 {
-		out = append(out, v.wideBody(rest)...)
+		out = append(out, v.wideBody(len(out), rest)...)
 	} else {
-		out = append(out, v.narrowBody(rest)...)
+		out = append(out, v.narrowBody(len(out), rest)...)
 	}
 	for len(out) < h {
 		out = append(out, "")
@@ -311,8 +290,9 @@ func (v RunView) View() string {
 	return strings.Join(out[:h], "\n")
 }
 
-// narrowBody stacks grid, chart, traffic, node list and log.
-func (v *RunView) narrowBody(h int) []string {
+// narrowBody stacks grid, chart, traffic, node list and log in h lines
+// from line top of the body.
+func (v *RunView) narrowBody(top, h int) []string {
 	w := v.common.Width
 	logH := min(3, max(1, h/6))
 	chartH := min(4, max(2, h/5))
@@ -324,7 +304,7 @@ func (v *RunView) narrowBody(h int) []string {
 	out = append(out, residualChart(v.history, w, chartH)...)
 	out = append(out, v.traffic(w, trafficH)...)
 	if listH >= 3 {
-		out = append(out, strings.Split(v.list.render(v.common.Styles, w, listH), "\n")...)
+		out = append(out, strings.Split(v.list.render(v.common.Styles, 0, top+len(out), w, listH), "\n")...)
 	} else {
 		chartH += listH
 	}
@@ -332,14 +312,15 @@ func (v *RunView) narrowBody(h int) []string {
 	return out
 }
 
-// wideBody puts the grid and node list left, chart, traffic and log right.
-func (v *RunView) wideBody(h int) []string {
+// wideBody puts the grid and node list left, chart, traffic and log right,
+// in h lines from line top of the body.
+func (v *RunView) wideBody(top, h int) []string {
 	w := v.common.Width
 	lw := w * 11 / 20
 	rw := w - lw - 1
 	gridH := min(v.gridLines(lw), h/3)
 	left := v.grid(lw, gridH)
-	left = append(left, strings.Split(v.list.render(v.common.Styles, lw, h-gridH), "\n")...)
+	left = append(left, strings.Split(v.list.render(v.common.Styles, 0, top+gridH, lw, h-gridH), "\n")...)
 	chartH := max(3, h/3)
 	right := []string{v.common.Styles.Title.Render("Global σ (log scale)")}
 	right = append(right, residualChart(v.history, rw, chartH)...)
@@ -367,25 +348,34 @@ func (v *RunView) titleLine() string {
 	if name == "" {
 		name = "job"
 	}
-	state := "running"
-	switch {
-	case v.failed && (v.aborted || v.interrupted):
-		state = "aborted"
-	case v.failed:
-		state = "failed"
-	case !v.running:
-		state = "finished"
+	state := v.endState()
+	gain, g := "–", v.snap.Gain
+	if !v.running {
+		g = v.finalGain // the report's figure, not the last estimate
 	}
-	gain := "–"
-	if v.snap.Gain > 0 {
-		gain = fmt.Sprintf("%.2f×", v.snap.Gain)
+	if g > 0 {
+		gain = fmt.Sprintf("%.2f×", g)
 	}
 	det := string(v.spec.Detector)
 	if det == "" {
 		det = "default"
 	}
-	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %d nodes",
-		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, len(v.snap.Nodes))
+	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %s",
+		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, count(len(v.snap.Nodes), "node", "nodes"))
+}
+
+// endState is the run's state as its header reads it: running, finished,
+// failed or aborted.
+func (v *RunView) endState() string {
+	switch {
+	case v.failed && (v.aborted || v.interrupted):
+		return "aborted"
+	case v.failed:
+		return "failed"
+	case !v.running:
+		return "finished"
+	}
+	return "running"
 }
 
 // countedStates is the order of the Run view's state counts.
@@ -532,34 +522,6 @@ func (v *RunView) traffic(w, h int) []string {
 			line += " " + countText(t.Skipped) + " skipped"
 		}
 		out = append(out, line)
-	}
-	return out
-}
-
-// logLines returns the newest h events.
-func (v *RunView) logLines(w, h int) []string {
-	if h <= 0 {
-		return nil
-	}
-	evs := v.logs
-	if len(evs) > h {
-		evs = evs[len(evs)-h:]
-	}
-	out := make([]string, 0, h)
-	start := v.snap.At.Add(-v.snap.Elapsed)
-	for _, e := range evs {
-		at := e.At.Sub(start)
-		if v.snap.At.IsZero() {
-			at = 0
-		}
-		node := e.Node
-		if node == "" {
-			node = "run"
-		}
-		out = append(out, padRight(fmt.Sprintf("%s %-8s %s", clock(at.Truncate(100*time.Millisecond)), node, e.Text), w))
-	}
-	if len(out) == 0 {
-		out = append(out, v.common.Styles.Dim.Render("no events yet"))
 	}
 	return out
 }

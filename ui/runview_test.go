@@ -150,6 +150,7 @@ func TestRunView(t *testing.T) {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(fakeLogs()...)
+			v.ApplyReport(nil, 2.65) // sampleReport's gain
 			v.Finish(sampleReport, nil)
 		}},
 		{name: "full_report", setup: func(v *RunView) {
@@ -157,6 +158,7 @@ func TestRunView(t *testing.T) {
 			for _, s := range fakeRun(4, 6, -1) {
 				v.ApplySnapshot(s)
 			}
+			v.ApplyReport(nil, 2.65)
 			v.Finish(sampleReport, nil)
 			*v, _ = v.Update(keyPress("o"))
 		}},
@@ -176,7 +178,7 @@ func TestRunView(t *testing.T) {
 			}
 			v.AppendLog(fakeLogs()[:3]...)
 			v.MarkAborted()
-			v.ApplyReport(stoppedReport(snaps[2]))
+			v.ApplyReport(stoppedReport(snaps[2]), 0)
 			v.Finish(abortedReport, abortLike{run: spec.Name, ctxErr: context.Canceled})
 		}},
 		{name: "failed_node_aborted", setup: func(v *RunView) {
@@ -186,7 +188,7 @@ func TestRunView(t *testing.T) {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(engine.LogEvent{At: t0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
-			v.ApplyReport(stoppedReport(snaps[4]))
+			v.ApplyReport(stoppedReport(snaps[4]), 0)
 			v.Finish("", fmt.Errorf("engine: node-3 (127.16.64.12): heartbeat lost"))
 		}},
 		{name: "1024", setup: func(v *RunView) {
@@ -276,7 +278,7 @@ func TestAbortedNodes(t *testing.T) {
 		if byUser {
 			v.MarkAborted()
 		}
-		v.ApplyReport(stoppedReport(snaps[2]))
+		v.ApplyReport(stoppedReport(snaps[2]), 0)
 		v.Finish(abortedReport, abortLike{run: "x", ctxErr: context.Canceled})
 		if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
 			t.Errorf("by user %v: counts %q, want the 4 nodes aborted", byUser, got)
@@ -309,7 +311,7 @@ func TestAbortedNodes(t *testing.T) {
 	// A run stopped before its first snapshot: the report's nodes are shown.
 	v := NewRunView(testCommon(80, 24))
 	v.Start(jobs.Spec{Name: "early", Scheme: jobs.Synchronous})
-	v.ApplyReport(stoppedReport(snaps[0]))
+	v.ApplyReport(stoppedReport(snaps[0]), 0)
 	v.Finish("", abortLike{run: "early", ctxErr: context.DeadlineExceeded})
 	if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" || len(v.list.rows) != 4 {
 		t.Errorf("counts %q with %d rows, want the report's 4 aborted nodes", got, len(v.list.rows))

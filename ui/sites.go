@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -61,6 +62,8 @@ type SitesView struct {
 	list    list
 	// collapsed holds the site and cluster rows folded by the user.
 	collapsed map[string]bool
+	// detail describes a host, whole (enter on its row).
+	page pager
 }
 
 // Action requests the Sites view sends to the root model, which performs
@@ -145,7 +148,7 @@ func (v *SitesView) rebuild() {
 		for _, c := range s.Clusters {
 			ckey := "cluster/" + s.Name + "/" + c.Name
 			rows = append(rows, listRow{Key: ckey, Level: 1,
-				Cells: []string{v.fold(ckey) + c.Name + fmt.Sprintf(" (%d hosts)", len(c.Hosts)), strconv.Itoa(c.Cores)}})
+				Cells: []string{v.fold(ckey) + c.Name + " (" + count(len(c.Hosts), "host", "hosts") + ")", strconv.Itoa(c.Cores)}})
 			if v.collapsed[ckey] {
 				continue
 			}
@@ -166,7 +169,7 @@ func (v *SitesView) fold(key string) string {
 }
 
 func siteNote(s deploy.Site, hosts int) string {
-	note := fmt.Sprintf(" (%d clusters, %d hosts", len(s.Clusters), hosts)
+	note := " (" + count(len(s.Clusters), "cluster", "clusters") + ", " + count(hosts, "host", "hosts")
 	if s.Frontend != "" {
 		note += ", via " + s.Frontend
 	}
@@ -235,59 +238,92 @@ func (v *SitesView) selectedHosts() []deploy.Host {
 	return out
 }
 
-// sitesKeys are the Sites view's own bindings.
-type sitesKeys struct {
+// sitesKeyMap is the Sites view's key map (help.KeyMap): its own keys, the
+// list's and the moves; a detail view open in front has its own.
+type sitesKeyMap struct {
 	Deploy, DeployAll, Stop, Probe, Accept, Fold key.Binding
+	list                                         listKeyMap
+	nav                                          []key.Binding
 }
 
-func defaultSitesKeys() sitesKeys {
-	return sitesKeys{
-		Deploy:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deploy selected")),
-		DeployAll: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "deploy all")),
-		Stop:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop workers")),
-		Probe:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "probe")),
-		Accept:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept host key")),
-		Fold:      key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "fold/unfold")),
+// keyMap returns the bindings enabled for what is under the cursor.
+func (v SitesView) keyMap() sitesKeyMap {
+	r, sel := v.list.selected()
+	hosts := len(v.selectedHosts()) > 0
+	pending := false
+	for _, h := range v.selectedHosts() {
+		pending = pending || v.HostState(h.Name).Fingerprint != ""
+	}
+	k := v.common.Keys
+	shown := v.loadErr == nil && v.inv != nil && len(v.inv.Hosts()) > 0
+	lk := v.list.keyMap(k).only(shown)
+	// enter folds a site or a cluster and describes a host.
+	lk.Details = enabled(lk.Details, sel && r.Leaf)
+	return sitesKeyMap{
+		Deploy:    enabled(bind("d", "deploy selected", "d"), hosts),
+		DeployAll: enabled(bind("D", "deploy all", "D"), shown),
+		Stop:      enabled(bind("x", "stop workers", "x"), hosts),
+		Probe:     enabled(bind("p", "probe", "p"), shown),
+		Accept:    enabled(bind("a", "accept host key", "a"), pending),
+		Fold:      enabled(bind("space", "fold/unfold", "space", "enter"), sel && !r.Leaf),
+		list:      lk,
+		nav:       k.navOnly(shown),
 	}
 }
 
-// help returns the view's bindings for the help bar.
-func (v SitesView) help() bindingList {
-	k := defaultSitesKeys()
-	return bindingList{
-		short: []key.Binding{k.Deploy, k.DeployAll, k.Stop, k.Probe},
-		full:  [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept, k.Fold}},
-	}
+// ShortHelp implements help.KeyMap.
+func (k sitesKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.list.Details, k.Deploy, k.DeployAll, k.Stop, k.Probe, k.list.Filter}
 }
 
-// Update handles the Sites view's keys; actions become request messages.
+// FullHelp implements help.KeyMap.
+func (k sitesKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept, k.Fold}, k.list.column(), k.nav}
+}
+
+// help returns the key map the help shows: the detail view's when open.
+func (v SitesView) help() help.KeyMap {
+	if v.page.open {
+		return v.page.keyMap(v.common.Keys, v.common.Width, v.common.bodyHeight())
+	}
+	return v.keyMap()
+}
+
+// Update handles the Sites view's keys and clicks; actions become request
+// messages.
 func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
+	if c, ok := msg.(tea.MouseClickMsg); ok {
+		if !v.page.open {
+			v.list.click(c.X, c.Y)
+		}
+		return v, nil
+	}
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return v, nil
 	}
-	if v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
+	if v.page.open {
+		_, cmd := v.page.update(km, v.common.Keys, v.common.Width, v.common.bodyHeight())
+		return v, cmd
+	}
+	k := v.keyMap()
+	if k.Probe.Enabled() && v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
 		return v, nil
 	}
-	k := defaultSitesKeys()
 	switch {
 	case key.Matches(km, k.Fold):
-		if r, ok := v.list.selected(); ok && !r.Leaf {
-			v.collapsed[r.Key] = !v.collapsed[r.Key]
-			v.rebuild()
-		}
+		r, _ := v.list.selected()
+		v.collapsed[r.Key] = !v.collapsed[r.Key]
+		v.rebuild()
+	case key.Matches(km, k.list.Details):
+		r, _ := v.list.selected()
+		v.page = newPager(v.describe(strings.TrimPrefix(r.Key, "host/")))
 	case key.Matches(km, k.Deploy):
-		if hs := v.selectedHosts(); len(hs) > 0 {
-			return v, msgCmd(DeployRequestMsg{Hosts: hs})
-		}
+		return v, msgCmd(DeployRequestMsg{Hosts: v.selectedHosts()})
 	case key.Matches(km, k.DeployAll):
-		if v.inv != nil {
-			return v, msgCmd(DeployRequestMsg{Hosts: v.inv.Hosts()})
-		}
+		return v, msgCmd(DeployRequestMsg{Hosts: v.inv.Hosts()})
 	case key.Matches(km, k.Stop):
-		if hs := v.selectedHosts(); len(hs) > 0 {
-			return v, msgCmd(StopRequestMsg{Hosts: hs})
-		}
+		return v, msgCmd(StopRequestMsg{Hosts: v.selectedHosts()})
 	case key.Matches(km, k.Probe):
 		return v, msgCmd(ProbeRequestMsg{})
 	case key.Matches(km, k.Accept):
@@ -318,10 +354,13 @@ func (v SitesView) View() string {
 		}
 		return placeBody(c, s.Title.Render("No hosts")+"\n"+s.Dim.Render("The inventory ("+src+") lists no hosts. Add sites to sites.toml."))
 	}
+	if v.page.open {
+		return strings.Join(v.page.render(s, c.Width, h), "\n")
+	}
 	n := len(v.inv.Hosts())
-	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %d sites · %d hosts · locality %s",
-		v.inv.Source, len(v.inv.Sites), n, localityName(v.inv)))
-	body := fitLine(title, c.Width) + "\n" + v.list.render(s, c.Width, h-1-v.detailLines())
+	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %s · %s · locality %s",
+		v.inv.Source, count(len(v.inv.Sites), "site", "sites"), count(n, "host", "hosts"), localityName(v.inv)))
+	body := fitLine(title, c.Width) + "\n" + v.list.render(s, 0, 1, c.Width, h-1-v.detailLines())
 	if d := v.detail(); d != "" {
 		body += "\n" + d
 	}

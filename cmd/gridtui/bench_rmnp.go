@@ -1,13 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/gridtui/gridtui/rmnp"
+	"github.com/gridtui/gridtui/internal/rmnpbench"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +20,8 @@ type benchRmnpFlags struct {
 	round      time.Duration
 	minTrips   int
 	window     int
+	runs       int
+	json       bool
 }
 
 // newBenchRmnpCmd returns `gridtui bench rmnp`: one-way latency and bandwidth of RMNP
@@ -37,7 +40,14 @@ func newBenchRmnpCmd() *cobra.Command {
 			"(RMNP/plain), which moves less than wall time on a busy machine.\n\n" +
 			"A second table measures streaming bandwidth as the OSU micro-benchmarks' osu_bw\n" +
 			"does: --window messages back to back, then a 1-byte acknowledgement, for the\n" +
-			"same three kinds (--window 0 leaves it out).",
+			"same three kinds (--window 0 leaves it out).\n\n" +
+			"--runs N measures every size N times, each time on fresh connections, prints a\n" +
+			"row per run and a spread table (least, median and largest one-way time and\n" +
+			"bandwidth ratio, and every ratio sorted): a connection that falls into a slow\n" +
+			"mode shows as a second cluster instead of disappearing in a best-of figure.",
+		Example: "  gridtui bench rmnp --sizes 8,64K --transports tcp\n" +
+			"  gridtui bench rmnp --rounds 5 --round 50ms --sizes 512K,4M --transports tcp --window 0 --runs 10\n" +
+			"  gridtui bench rmnp --sizes 4M --window 0 --json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchRmnp(cmd, f)
@@ -48,8 +58,18 @@ func newBenchRmnpCmd() *cobra.Command {
 	cmd.Flags().IntVar(&f.rounds, "rounds", 5, "alternating rounds per size (best kept)")
 	cmd.Flags().DurationVar(&f.round, "round", 200*time.Millisecond, "duration of one round")
 	cmd.Flags().IntVar(&f.minTrips, "min-trips", 10, "minimum round trips (stream: windows) per round")
-	cmd.Flags().IntVar(&f.window, "window", rmnp.StreamWindow, "messages per acknowledgement in the streaming table (0: no streaming table)")
+	cmd.Flags().IntVar(&f.window, "window", rmnpbench.StreamWindow, "messages per acknowledgement in the streaming table (0: no streaming table)")
+	cmd.Flags().IntVar(&f.runs, "runs", 1, "runs per size, each on fresh connections (more than 1 adds a spread table)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON instead of tables")
 	return cmd
+}
+
+// benchCase is one transport and size of one table, and its runs.
+type benchCase struct {
+	Transport string                 `json:"transport"`
+	Size      int                    `json:"size_bytes"`
+	Window    int                    `json:"window"`
+	Runs      []rmnpbench.Comparison `json:"-"`
 }
 
 func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
@@ -57,64 +77,177 @@ func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.rounds < 1 || f.minTrips < 1 || f.round <= 0 || f.window < 0 {
-		return fmt.Errorf("gridtui bench rmnp: --rounds, --round and --min-trips must be positive, --window at least 0")
+	if f.rounds < 1 || f.minTrips < 1 || f.round <= 0 || f.window < 0 || f.runs < 1 {
+		return fmt.Errorf("gridtui bench rmnp: --rounds, --round, --min-trips and --runs must be positive, --window at least 0")
 	}
 	transports, err := parseTransports(f.transports)
 	if err != nil {
 		return err
 	}
+	var cases []*benchCase
+	for _, window := range []int{0, f.window} {
+		for _, tr := range transports {
+			for _, size := range sizes {
+				cases = append(cases, &benchCase{Transport: tr, Size: size, Window: window})
+			}
+		}
+		if f.window == 0 {
+			break
+		}
+	}
+	// Runs outermost: the runs of one size are spread over the whole command
+	// instead of falling into one noisy moment together.
+	for range f.runs {
+		for _, c := range cases {
+			r, err := rmnpbench.Compare(cmd.Context(), rmnpbench.Options{Transport: c.Transport, Size: c.Size,
+				Window: c.Window, Rounds: f.rounds, Round: f.round, MinTrips: f.minTrips})
+			if err != nil {
+				return fmt.Errorf("gridtui bench rmnp: %s %s window %d: %w", c.Transport, sizeLabel(c.Size), c.Window, err)
+			}
+			c.Runs = append(c.Runs, r)
+		}
+	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "| transport | size | plain one-way | rmnp one-way | latency ratio | plain MB/s | rmnp MB/s | bandwidth ratio | framed one-way | rmnp/framed | CPU ratio |\n")
-	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, tr := range transports {
-		for _, size := range sizes {
-			plain, framed, rm, err := rmnp.CompareFramedPingPong(cmd.Context(), tr, size, f.rounds, f.round, f.minTrips)
-			if err != nil {
-				return fmt.Errorf("gridtui bench rmnp: %s %d B: %w", tr, size, err)
-			}
-			writeBenchRow(out, plain, framed, rm)
-		}
+	if f.json {
+		return writeBenchJSON(out, cases)
 	}
-	if f.window == 0 {
-		return nil
-	}
-	fmt.Fprintf(out, "\nStreaming, %d messages per acknowledgement:\n\n", f.window)
-	fmt.Fprintf(out, "| transport | size | plain MB/s | rmnp MB/s | bandwidth ratio | framed MB/s | rmnp/framed | CPU ratio |\n")
-	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|\n")
-	for _, tr := range transports {
-		for _, size := range sizes {
-			plain, framed, rm, err := rmnp.CompareStream(cmd.Context(), tr, size, f.window, f.rounds, f.round, f.minTrips)
-			if err != nil {
-				return fmt.Errorf("gridtui bench rmnp: stream %s %d B: %w", tr, size, err)
-			}
-			writeStreamRow(out, plain, framed, rm)
-		}
-	}
+	writeBenchTables(out, cases, f.window, f.runs)
 	return nil
 }
 
-func writeStreamRow(out io.Writer, plain, framed, rm rmnp.PingPongResult) {
+func writeBenchTables(out io.Writer, cases []*benchCase, window, runs int) {
+	fmt.Fprintf(out, "| transport | size | plain one-way | rmnp one-way | latency ratio | plain MB/s | rmnp MB/s | bandwidth ratio | framed one-way | rmnp/framed | CPU ratio |\n")
+	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|\n")
+	var streams []*benchCase
+	for _, c := range cases {
+		if c.Window > 0 {
+			streams = append(streams, c)
+			continue
+		}
+		for _, r := range c.Runs {
+			writeBenchRow(out, r)
+		}
+	}
+	if len(streams) > 0 {
+		fmt.Fprintf(out, "\nStreaming, %d messages per acknowledgement:\n\n", window)
+		fmt.Fprintf(out, "| transport | size | plain MB/s | rmnp MB/s | bandwidth ratio | framed MB/s | rmnp/framed | CPU ratio |\n")
+		fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|\n")
+		for _, c := range streams {
+			for _, r := range c.Runs {
+				writeStreamRow(out, r)
+			}
+		}
+	}
+	if runs > 1 {
+		writeSpreadTable(out, cases, runs)
+	}
+}
+
+// writeSpreadTable prints, per table, transport and size, the spread of one-way
+// time of plain and RMNP over the runs and of their bandwidth ratio.
+func writeSpreadTable(out io.Writer, cases []*benchCase, runs int) {
+	fmt.Fprintf(out, "\nSpread over %d runs on fresh connections (one-way time min / median / max):\n\n", runs)
+	fmt.Fprintf(out, "| table | transport | size | plain one-way | rmnp one-way | framed one-way | bandwidth ratio | every ratio |\n")
+	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|\n")
+	for _, c := range cases {
+		table := "ping-pong"
+		if c.Window > 0 {
+			table = "stream"
+		}
+		oneWay := func(pick func(rmnpbench.Comparison) rmnpbench.Result) rmnpbench.Spread {
+			var vs []float64
+			for _, r := range c.Runs {
+				vs = append(vs, float64(pick(r).OneWay()))
+			}
+			return rmnpbench.SpreadOf(vs)
+		}
+		var ratios []float64
+		for _, r := range c.Runs {
+			ratios = append(ratios, r.Ratio())
+		}
+		rs := rmnpbench.SpreadOf(ratios)
+		every := make([]string, len(rs.Sorted))
+		for i, v := range rs.Sorted {
+			every[i] = fmt.Sprintf("%.2f", v)
+		}
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %.2f× / %.2f× / %.2f× | %s |\n", table, c.Transport, sizeLabel(c.Size),
+			durSpread(oneWay(func(r rmnpbench.Comparison) rmnpbench.Result { return r.Plain })),
+			durSpread(oneWay(func(r rmnpbench.Comparison) rmnpbench.Result { return r.RMNP })),
+			durSpread(oneWay(func(r rmnpbench.Comparison) rmnpbench.Result { return r.Framed })),
+			rs.Min, rs.Median, rs.Max, strings.Join(every, " "))
+	}
+}
+
+func durSpread(s rmnpbench.Spread) string {
+	d := func(v float64) time.Duration { return time.Duration(v).Round(10 * time.Nanosecond) }
+	return fmt.Sprintf("%v / %v / %v", d(s.Min), d(s.Median), d(s.Max))
+}
+
+func writeStreamRow(out io.Writer, c rmnpbench.Comparison) {
+	plain, framed, rm := c.Plain, c.Framed, c.RMNP
 	bp, bf, br := plain.Bandwidth()/1e6, framed.Bandwidth()/1e6, rm.Bandwidth()/1e6
 	fmt.Fprintf(out, "| %s | %s | %.0f | %.0f | %.2f× | %.0f | %.2f× | %s |\n",
 		plain.Transport, sizeLabel(plain.Size), bp, br, br/bp, bf, br/bf, cpuRatio(plain, rm))
 }
 
 // cpuRatio returns RMNP's process CPU time per message over plain's, or "n/a".
-func cpuRatio(plain, rm rmnp.PingPongResult) string {
+func cpuRatio(plain, rm rmnpbench.Result) string {
 	if cp, cr := plain.OneWayCPU(), rm.OneWayCPU(); cp > 0 && cr > 0 {
 		return fmt.Sprintf("%.2f×", float64(cr)/float64(cp))
 	}
 	return "n/a"
 }
 
-func writeBenchRow(out io.Writer, plain, framed, rm rmnp.PingPongResult) {
+func writeBenchRow(out io.Writer, c rmnpbench.Comparison) {
+	plain, framed, rm := c.Plain, c.Framed, c.RMNP
 	lp, lf, lr := plain.OneWay(), framed.OneWay(), rm.OneWay()
 	bp, br := plain.Bandwidth()/1e6, rm.Bandwidth()/1e6
 	cpu := cpuRatio(plain, rm)
 	fmt.Fprintf(out, "| %s | %s | %v | %v | %.2f× | %.0f | %.0f | %.2f× | %v | %.2f× | %s |\n",
 		plain.Transport, sizeLabel(plain.Size), lp.Round(10*time.Nanosecond), lr.Round(10*time.Nanosecond),
 		float64(lr)/float64(lp), bp, br, br/bp, lf.Round(10*time.Nanosecond), float64(lr)/float64(lf), cpu)
+}
+
+// benchResultJSON is one kind's best round in --json output.
+type benchResultJSON struct {
+	OneWayNs       int64   `json:"one_way_ns"`
+	BytesPerSecond float64 `json:"bytes_per_second"`
+	RoundTrips     int     `json:"round_trips"`
+	ElapsedNs      int64   `json:"elapsed_ns"`
+	CPUPerMsgNs    int64   `json:"cpu_per_message_ns"`
+}
+
+func resultJSON(r rmnpbench.Result) benchResultJSON {
+	return benchResultJSON{OneWayNs: int64(r.OneWay()), BytesPerSecond: r.Bandwidth(), RoundTrips: r.RoundTrips,
+		ElapsedNs: int64(r.Elapsed), CPUPerMsgNs: int64(r.OneWayCPU())}
+}
+
+// writeBenchJSON prints {"cases": [...]}: per table (window 0 is the ping-pong),
+// transport and size, every run's plain, framed and rmnp results and ratio.
+func writeBenchJSON(out io.Writer, cases []*benchCase) error {
+	type runJSON struct {
+		Plain  benchResultJSON `json:"plain"`
+		Framed benchResultJSON `json:"framed"`
+		RMNP   benchResultJSON `json:"rmnp"`
+		Ratio  float64         `json:"bandwidth_ratio"`
+	}
+	type caseJSON struct {
+		*benchCase
+		Runs []runJSON `json:"runs"`
+	}
+	var doc struct {
+		Cases []caseJSON `json:"cases"`
+	}
+	for _, c := range cases {
+		cj := caseJSON{benchCase: c}
+		for _, r := range c.Runs {
+			cj.Runs = append(cj.Runs, runJSON{resultJSON(r.Plain), resultJSON(r.Framed), resultJSON(r.RMNP), r.Ratio()})
+		}
+		doc.Cases = append(doc.Cases, cj)
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }
 
 // parseTransports reads "tcp,unix", refusing unknown names before anything

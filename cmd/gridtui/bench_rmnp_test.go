@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,78 @@ func TestBenchRmnpCmd(t *testing.T) {
 	for _, want := range []string{"| tcp | 8 B |", "| unix | 2 KiB |"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestBenchRmnpRuns checks --runs: a row per run in each table, and a spread
+// table with a row per table, transport and size listing every run's ratio.
+func TestBenchRmnpRuns(t *testing.T) {
+	cmd := newBenchRmnpCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--sizes", "8,2K", "--transports", "unix", "--rounds", "1", "--round", "1ms",
+		"--min-trips", "3", "--window", "2", "--runs", "3"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	_, spread, ok := strings.Cut(text, "Spread over 3 runs on fresh connections")
+	if !ok {
+		t.Fatalf("no spread table:\n%s", text)
+	}
+	if n := strings.Count(text, "\n| unix | 2 KiB |"); n != 6 { // 3 ping-pong rows, 3 stream rows
+		t.Errorf("%d rows of 2 KiB, want 6:\n%s", n, text)
+	}
+	rows := 0
+	for _, l := range strings.Split(spread, "\n") {
+		if strings.HasPrefix(l, "| ping-pong | unix |") || strings.HasPrefix(l, "| stream | unix |") {
+			rows++
+			cells := strings.Split(l, "|")
+			if every := strings.Fields(cells[len(cells)-2]); len(every) != 3 {
+				t.Errorf("want 3 ratios in %q", l)
+			}
+		}
+	}
+	if rows != 4 {
+		t.Errorf("%d spread rows, want 4:\n%s", rows, spread)
+	}
+}
+
+// TestBenchRmnpJSON checks --json: every case with its runs and each kind's figures.
+func TestBenchRmnpJSON(t *testing.T) {
+	cmd := newBenchRmnpCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--sizes", "1K", "--transports", "tcp", "--rounds", "1", "--round", "1ms",
+		"--min-trips", "3", "--window", "0", "--runs", "2", "--json"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases []struct {
+			Transport string `json:"transport"`
+			Size      int    `json:"size_bytes"`
+			Window    int    `json:"window"`
+			Runs      []struct {
+				Plain, Framed, RMNP struct {
+					OneWayNs       int64   `json:"one_way_ns"`
+					BytesPerSecond float64 `json:"bytes_per_second"`
+					RoundTrips     int     `json:"round_trips"`
+				}
+				Ratio float64 `json:"bandwidth_ratio"`
+			} `json:"runs"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out.String())
+	}
+	if len(doc.Cases) != 1 || doc.Cases[0].Size != 1024 || doc.Cases[0].Transport != "tcp" || len(doc.Cases[0].Runs) != 2 {
+		t.Fatalf("%+v", doc)
+	}
+	for _, r := range doc.Cases[0].Runs {
+		if r.Plain.OneWayNs <= 0 || r.RMNP.RoundTrips < 3 || r.Framed.BytesPerSecond <= 0 || r.Ratio <= 0 {
+			t.Fatalf("run %+v", r)
 		}
 	}
 }
@@ -78,6 +151,7 @@ func TestBenchRmnpBadFlags(t *testing.T) {
 		"round":     {[]string{"--round", "0s"}, "must be positive"},
 		"size":      {[]string{"--sizes", "x"}, "bad size"},
 		"window":    {[]string{"--window", "-1"}, "--window at least 0"},
+		"runs":      {[]string{"--runs", "0"}, "must be positive"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // terminal), the inventory error it would have shown on screen is part of
 // the error printed instead, with its position in the file.
 func TestConsoleErrorKeepsInventoryError(t *testing.T) {
-	_, invErr := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"a\"\n  cores = 0\n"), nil)
+	_, invErr := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"a\"\n  cores = 0\n"))
 	if invErr == nil {
 		t.Fatal("the parser accepted cores = 0")
 	}

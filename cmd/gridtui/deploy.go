@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
@@ -128,20 +127,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 
 // smokeStart starts a worker on every host, prints the hellos and stops them.
 func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts []deploy.Host, opt deploy.Options) error {
-	var run [16]byte
-	secret := make([]byte, 32)
-	rand.Read(run[:])
-	rand.Read(secret)
-	boot := func(h deploy.Host) deploy.Boot {
-		b := deploy.Boot{Node: h.Name, RunID: run, Secret: secret, Cores: h.Cores, Cluster: h.Cluster,
-			Ethernet: h.Ethernet, Fast: h.Fast}
-		for _, a := range []string{addrString(h.EthernetAddr.String(), h.EthernetAddr.IsValid()), addrString(h.FastAddr.String(), h.FastAddr.IsValid())} {
-			if a != "" {
-				b.Listen = append(b.Listen, "tcp://"+a+":0")
-			}
-		}
-		return b
-	}
+	boot := deploy.BootFor(deploy.NewRunSecret())
 	fmt.Fprintln(out, "\nstarting workers:")
 	opt.Events = deploy.NewProgress(out, hosts, false).Event
 	ws, err := deploy.StartWorkers(ctx, inv, hosts, boot, opt)
@@ -161,13 +147,6 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 		}
 	}
 	return nil
-}
-
-func addrString(s string, ok bool) string {
-	if !ok {
-		return ""
-	}
-	return s
 }
 
 // commandError prefixes the first line of a deploy error (the summary above

@@ -32,7 +32,9 @@ func newResultsCmd() *cobra.Command {
 		Long: "results reads the results store (every run of `gridtui run` and the console) and prints,\n" +
 			"for each problem (n, ε), Table III (computing times by cores × grid × scheme) and\n" +
 			"Table IV (computing gains C_g = t1/ts), as text, CSV or Markdown. --list prints the runs.\n" +
-			"CSV is one file in long form: a line per cell (table, n, eps, cores, grid, scheme, value).",
+			"CSV is one file in long form: a line per cell (table, n, eps, cores, grid, scheme, value, inventory).\n" +
+			"Runs on different inventories (the embedded local grid, a sites file) are never pooled:\n" +
+			"the same cluster names in two inventories are two columns, each inventory has its own t1.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return showResults(cmd.OutOrStdout(), cmd, f) },
 	}
@@ -139,11 +141,13 @@ func resultProblems(recs []jobs.RunRecord, f *resultsFlags, dir string) ([]probl
 }
 
 // writeTablesCSV writes the tables of every problem as one CSV in long form:
-// one line per cell that was run, identified by table, n, ε, cores, grid
-// and scheme, so tables with different columns share one header.
+// one line per cell that was run, identified by table, n, ε, cores, grid,
+// scheme and inventory (jobs.RunConfig.Inventory, last so that readers of
+// the older seven columns keep working), so tables with different columns
+// share one header.
 func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"table", "n", "eps", "cores", "grid", "scheme", "value"})
+	_ = cw.Write([]string{"table", "n", "eps", "cores", "grid", "scheme", "value", "inventory"})
 	for _, p := range probs {
 		for _, k := range kinds {
 			t := jobs.BuildTable(k, recs, p.n, p.eps)
@@ -158,7 +162,7 @@ func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds [
 					}
 					c := t.Columns[i]
 					_ = cw.Write([]string{name, strconv.Itoa(p.n), strconv.FormatFloat(p.eps, 'g', -1, 64),
-						strconv.Itoa(r.Cores), c.Grid, string(c.Scheme), strconv.FormatFloat(v, 'g', -1, 64)})
+						strconv.Itoa(r.Cores), c.Grid, string(c.Scheme), strconv.FormatFloat(v, 'g', -1, 64), c.Inventory})
 				}
 			}
 		}
@@ -172,7 +176,7 @@ func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds [
 
 // listRuns prints the recorded runs, one per line, in format.
 func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat) error {
-	head := []string{"id", "n", "ε", "scheme", "nodes", "cores", "grid", "wall (s)", "true residual", "outcome"}
+	head := []string{"id", "n", "ε", "scheme", "nodes", "cores", "grid", "wall (s)", "true residual", "outcome", "inventory"}
 	rows := make([][]string, 0, len(recs))
 	for _, r := range recs {
 		res := ""
@@ -184,12 +188,16 @@ func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat) error
 			out += ": " + r.Reason
 		}
 		rows = append(rows, []string{r.ID, strconv.Itoa(r.Job.N), strconv.FormatFloat(r.Job.Eps, 'g', -1, 64), string(r.Job.Scheme),
-			strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), r.Job.Grid, fmt.Sprintf("%.3f", r.WallSeconds), res, out})
+			strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), r.Job.Grid, fmt.Sprintf("%.3f", r.WallSeconds), res, out,
+			jobs.InventoryName(r.Job.Inventory)})
 	}
 	switch format {
 	case jobs.FormatCSV:
 		cw := csv.NewWriter(w)
 		head[2], head[7] = "eps", "wall_s"
+		for i, r := range recs {
+			rows[i][10] = r.Job.Inventory
+		}
 		_ = cw.Write(head)
 		_ = cw.WriteAll(rows)
 		if err := cw.Error(); err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,7 +58,7 @@ func TestResultsCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not one valid CSV: %v\n%s", err, out)
 	}
-	if strings.Join(recs[0], ",") != "table,n,eps,cores,grid,scheme,value" {
+	if strings.Join(recs[0], ",") != "table,n,eps,cores,grid,scheme,value,inventory" {
 		t.Fatalf("header %v", recs[0])
 	}
 	seen := map[string]bool{}
@@ -105,5 +107,57 @@ func TestResultsNoMatch(t *testing.T) {
 	out, err := runResults(t, "--data-dir", t.TempDir())
 	if err != nil || !strings.Contains(out, "no successful runs recorded") {
 		t.Errorf("empty store: %v %q", err, out)
+	}
+}
+
+// TestResultsInventoriesNotPooled: runs of the embedded local grid and of
+// an SSH inventory with the same cluster names are two columns, each gain
+// against its own inventory's single-node run; records written before the
+// inventory was kept still read, as a third.
+func TestResultsInventoriesNotPooled(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		// t1 = 10 s on the embedded grid, 40 s over SSH: pooled, the SSH
+		// cell would read 10/20 = 0.50 and the embedded one 10/2 = 5.00
+		// (the fastest of both in one cell).
+		`{"v":1,"id":"a","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"async","nodes":1,"cores":1,"grid":"alpha","inventory":"embedded"},"wall_seconds":10,"outcome":"ok"}`,
+		`{"v":1,"id":"b","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"async","nodes":4,"cores":4,"grid":"alpha","inventory":"embedded"},"wall_seconds":5,"outcome":"ok"}`,
+		`{"v":1,"id":"c","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"async","nodes":1,"cores":1,"grid":"alpha","inventory":"/grid/sites.toml"},"wall_seconds":40,"outcome":"ok"}`,
+		`{"v":1,"id":"d","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"async","nodes":4,"cores":4,"grid":"alpha","inventory":"/grid/sites.toml"},"wall_seconds":20,"outcome":"ok"}`,
+		`{"v":1,"id":"e","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"async","nodes":4,"cores":4,"grid":"alpha"},"wall_seconds":2,"outcome":"ok"}`,
+	}
+	if err := os.WriteFile(filepath.Join(dir, jobs.ResultsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runResults(t, "--data-dir", dir, "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range recs[1:] {
+		if len(r) < 8 {
+			t.Fatalf("no inventory column: %v", recs[0])
+		}
+		got[r[0]+" "+r[3]+" "+r[7]] = r[6]
+	}
+	want := map[string]string{"gain 1 embedded": "1", "gain 4 embedded": "2", "gain 1 /grid/sites.toml": "1", "gain 4 /grid/sites.toml": "2",
+		"time_s 4 ": "2"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("gain at %s = %q, want %s (cells %v)", k, got[k], v, got)
+		}
+	}
+	text, err := runResults(t, "--data-dir", dir, "--table", "time")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"alpha @ embedded local grid", "alpha @ /grid/sites.toml", "alpha @ inventory not recorded"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("Table III does not name %q:\n%s", w, text)
+		}
 	}
 }

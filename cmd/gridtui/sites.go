@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
@@ -26,12 +27,13 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
 			}
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
+			ssh := deploy.NewSSHResolver("")
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES")
 			for _, s := range inv.Sites {
 				for _, c := range s.Clusters {
 					for _, h := range c.Hosts {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(s, h))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(cmd.Context(), ssh, s, h))
 					}
 				}
 			}
@@ -55,8 +57,9 @@ func coresText(n int) string {
 }
 
 // addressText shows how a host is reached: its loopback addresses on a local
-// site, user@host:port (and the jump host) over SSH.
-func addressText(s deploy.Site, h deploy.Host) string {
+// site, user@hostname:port and the jump hosts over SSH, as the ssh
+// configuration resolves them.
+func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h deploy.Host) string {
 	if s.Launcher == deploy.LauncherLocal {
 		t := "eth " + h.EthernetAddr.String()
 		if h.FastAddr.IsValid() {
@@ -64,10 +67,11 @@ func addressText(s deploy.Site, h deploy.Host) string {
 		}
 		return t
 	}
-	t := fmt.Sprintf("ssh %s@%s:%d", h.User, h.Name, h.Port)
-	if h.ProxyJump != "" {
-		t += " via " + h.ProxyJump
+	route, err := deploy.Route(ctx, ssh, h)
+	if err != nil {
+		route = "unresolved: " + err.Error()
 	}
+	t := "ssh " + route
 	if h.Ethernet != "" || h.Fast != "" {
 		t += fmt.Sprintf(" (nics: eth=%s fast=%s)", dash(h.Ethernet), dash(h.Fast))
 	}

@@ -1,4 +1,4 @@
-package study
+package jobs
 
 import (
 	"bytes"
@@ -7,16 +7,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/gridtui/gridtui/jobs"
 )
 
-func gainTable() jobs.Table {
+func gainTable() Table {
 	nan := math.NaN()
-	return jobs.Table{Kind: jobs.GainTable, N: 64, Eps: 1e-6,
-		Columns: []jobs.TableColumn{{Grid: "alpha", Scheme: jobs.Synchronous}, {Grid: "alpha+beta", Scheme: jobs.Asynchronous},
-			{Grid: "alpha+beta", Scheme: jobs.Hybrid}},
-		Rows: []jobs.TableRow{{Cores: 1, Cells: []float64{1, nan, nan}}, {Cores: 2, Cells: []float64{1.5, 2, nan}},
+	return Table{Kind: GainTable, N: 64, Eps: 1e-6,
+		Columns: []TableColumn{{Grid: "alpha", Scheme: Synchronous}, {Grid: "alpha+beta", Scheme: Asynchronous},
+			{Grid: "alpha+beta", Scheme: Hybrid}},
+		Rows: []TableRow{{Cores: 1, Cells: []float64{1, nan, nan}}, {Cores: 2, Cells: []float64{1.5, 2, nan}},
 			{Cores: 8, Cells: []float64{nan, 4, 3}}}}
 }
 
@@ -77,26 +75,8 @@ func TestRenderGainChartTooSmallOrEmpty(t *testing.T) {
 		t.Errorf("small chart: %q, %v", b.String(), err)
 	}
 	b.Reset()
-	if err := RenderGainChart(&b, 60, 12, jobs.Table{Kind: jobs.GainTable}); err != nil || !strings.Contains(b.String(), "no gains") {
+	if err := RenderGainChart(&b, 60, 12, Table{Kind: GainTable}); err != nil || !strings.Contains(b.String(), "no gains") {
 		t.Errorf("empty table: %q, %v", b.String(), err)
-	}
-}
-
-func TestWriteGainPlotFormats(t *testing.T) {
-	for _, f := range PlotFormats {
-		t.Run(f, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := WriteGainPlot(&b, gainTable(), f); err != nil {
-				t.Fatal(err)
-			}
-			head := map[string]string{"svg": "<?xml", "png": "\x89PNG\r\n\x1a\n"}[f]
-			if !bytes.HasPrefix(b.Bytes(), []byte(head)) {
-				t.Errorf("%s plot starts %.16q", f, b.Bytes())
-			}
-			if f == "svg" && !bytes.Contains(b.Bytes(), []byte("alpha+beta Hybrid")) {
-				t.Error("SVG has no legend entry for alpha+beta Hybrid")
-			}
-		})
 	}
 }
 
@@ -131,9 +111,9 @@ func markerAt(lines []string, m rune, k int) [2]int {
 }
 
 func TestRenderGainChartOverlap(t *testing.T) {
-	tb := jobs.Table{Kind: jobs.GainTable, N: 8, Eps: 1e-6,
-		Columns: []jobs.TableColumn{{Grid: "a+b", Scheme: jobs.Synchronous}, {Grid: "a+b", Scheme: jobs.Asynchronous}},
-		Rows:    []jobs.TableRow{{Cores: 2, Cells: []float64{1, 1}}, {Cores: 4, Cells: []float64{1, 2}}}}
+	tb := Table{Kind: GainTable, N: 8, Eps: 1e-6,
+		Columns: []TableColumn{{Grid: "a+b", Scheme: Synchronous}, {Grid: "a+b", Scheme: Asynchronous}},
+		Rows:    []TableRow{{Cores: 2, Cells: []float64{1, 1}}, {Cores: 4, Cells: []float64{1, 2}}}}
 	var b bytes.Buffer
 	if err := RenderGainChart(&b, 40, 12, tb); err != nil {
 		t.Fatal(err)

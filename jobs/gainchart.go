@@ -1,4 +1,4 @@
-package study
+package jobs
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/gridtui/gridtui/jobs"
 )
 
 // seriesMarkers mark a series in the terminal chart: one row per grid
@@ -19,16 +17,29 @@ var seriesMarkers = [][3]rune{
 	{'4', '5', '6'},
 }
 
-var schemeIndex = map[jobs.Scheme]int{jobs.Synchronous: 0, jobs.Asynchronous: 1, jobs.Hybrid: 2}
+// Index is the scheme's place in the paper's order (sync 0, async 1,
+// hybrid 2), which picks its marker and colour in charts; -1 for an unknown
+// scheme.
+func (s Scheme) Index() int {
+	switch s {
+	case Synchronous:
+		return 0
+	case Asynchronous:
+		return 1
+	case Hybrid:
+		return 2
+	}
+	return -1
+}
 
 // SchemeLabel is the paper's name of a scheme: Syn, Asyn, Hybrid.
-func SchemeLabel(s jobs.Scheme) string {
+func SchemeLabel(s Scheme) string {
 	switch s {
-	case jobs.Synchronous:
+	case Synchronous:
 		return "Syn"
-	case jobs.Asynchronous:
+	case Asynchronous:
 		return "Asyn"
-	case jobs.Hybrid:
+	case Hybrid:
 		return "Hybrid"
 	}
 	return string(s)
@@ -46,18 +57,18 @@ type series struct {
 }
 
 // chartSeries lists the table's columns with their markers.
-func chartSeries(t jobs.Table) []series {
+func chartSeries(t Table) []series {
 	var out []series
 	grid, gi := "", -1
 	for i, c := range t.Columns {
-		if c.Grid != grid {
-			grid, gi = c.Grid, gi+1
+		if c.GridName() != grid {
+			grid, gi = c.GridName(), gi+1
 		}
 		m := '*'
-		if si, ok := schemeIndex[c.Scheme]; ok && gi < len(seriesMarkers) {
+		if si := c.Scheme.Index(); si >= 0 && gi < len(seriesMarkers) {
 			m = seriesMarkers[gi][si]
 		}
-		out = append(out, series{label: c.Grid + " " + SchemeLabel(c.Scheme), marker: m, col: i})
+		out = append(out, series{label: c.GridName() + " " + SchemeLabel(c.Scheme), marker: m, col: i})
 	}
 	return out
 }
@@ -69,7 +80,7 @@ func chartSeries(t jobs.Table) []series {
 // table's rows (core counts) evenly; consecutive points of a series are
 // joined by dots. It is meant for the console's Results view and for
 // terminal output; it holds no styling, so the caller may colour it.
-func RenderGainChart(w io.Writer, width, height int, gains jobs.Table) error {
+func RenderGainChart(w io.Writer, width, height int, gains Table) error {
 	if width < 24 || height < 8 {
 		_, err := fmt.Fprintf(w, "(gain chart needs at least 24×8, have %d×%d)\n", width, height)
 		return err
@@ -104,7 +115,7 @@ func RenderGainChart(w io.Writer, width, height int, gains jobs.Table) error {
 
 // chart is the plot area of RenderGainChart.
 type chart struct {
-	t            jobs.Table
+	t            Table
 	width        int
 	plotW, plotH int
 	top          float64
@@ -112,9 +123,9 @@ type chart struct {
 	yw           int
 }
 
-func newChart(t jobs.Table, width, plotH int) *chart {
+func newChart(t Table, width, plotH int) *chart {
 	const yw = 6 // "12.5 ┤"
-	c := &chart{t: t, width: width, plotW: width - yw - 1, plotH: plotH, top: niceCeil(maxGain(t)), yw: yw}
+	c := &chart{t: t, width: width, plotW: width - yw - 1, plotH: plotH, top: niceCeil(t.MaxCell()), yw: yw}
 	c.canvas = make([][]rune, plotH)
 	for i := range c.canvas {
 		c.canvas[i] = []rune(strings.Repeat(" ", c.plotW))
@@ -166,7 +177,7 @@ func (c *chart) write(b *strings.Builder) {
 
 // drawSeries puts a series' markers on the canvas and dots between them; it
 // reports whether a marker fell on another series' marker (drawn Overlap).
-func drawSeries(canvas [][]rune, t jobs.Table, s series, xOf func(int) int, yOf func(float64) int) bool {
+func drawSeries(canvas [][]rune, t Table, s series, xOf func(int) int, yOf func(float64) int) bool {
 	px, py := -1, -1
 	overlap := false
 	for r, row := range t.Rows {
@@ -215,7 +226,9 @@ func legendLines(ss []series, width int) []string {
 	return lines
 }
 
-func maxGain(t jobs.Table) float64 {
+// MaxCell returns the largest finite cell of the table, 0 when it has none
+// (the top of a chart's axis).
+func (t Table) MaxCell() float64 {
 	m := 0.0
 	for _, r := range t.Rows {
 		for _, v := range r.Cells {

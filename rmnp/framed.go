@@ -3,14 +3,17 @@ package rmnp
 import (
 	"io"
 	"net"
+
+	"github.com/gridtui/gridtui/internal/rmnpframed"
 )
 
 // framedConn sends and receives messages framed as a link frames them (header,
 // pad from padMin up, payload) on a plain connection, with the system calls a link
 // makes: header and payload in one write (copied together up to smallWrite, one
 // writev beyond) and read with one readv, through the same sockIO. It has none of a
-// link's bookkeeping, so it is the floor the wire format and the I/O path set
-// (NewFramedPingPong).
+// link's bookkeeping, so it is the floor the wire format and the I/O path set: the
+// framed baseline of the benchmark harness, which reaches it through
+// internal/rmnpframed.
 type framedConn struct {
 	c    net.Conn
 	head [frameAlign]byte // header, then the pad (zero)
@@ -19,13 +22,22 @@ type framedConn struct {
 	sock sockIO
 }
 
+func init() {
+	rmnpframed.New = func(c net.Conn) rmnpframed.Conn {
+		f := &framedConn{}
+		f.init(c)
+		return f
+	}
+}
+
 func (f *framedConn) init(c net.Conn) {
 	f.c = c
 	f.wbuf = make([]byte, frameAlign+smallWrite)
 	f.sock.init(c)
 }
 
-func (f *framedConn) write(buf []byte) error {
+// Write sends buf as one DATA frame.
+func (f *framedConn) Write(buf []byte) error {
 	h := (*header)(f.head[:headerSize])
 	h.encode(typeMsg, uint8(DATA), uint32(len(buf)), uint32(len(buf)), 1)
 	head := f.head[:headerSize+h.pad()]
@@ -37,8 +49,8 @@ func (f *framedConn) write(buf []byte) error {
 	return f.sock.write(head, buf, nil)
 }
 
-// read reads one message of len(buf) bytes (the ping-pong knows the size).
-func (f *framedConn) read(buf []byte) error {
+// Read reads one message of len(buf) bytes (the caller knows the size).
+func (f *framedConn) Read(buf []byte) error {
 	head := f.in[:headerSize+padFor(protoVersion, typeMsg, uint32(len(buf)))]
 	n := 0
 	if f.sock.ok() {
@@ -55,21 +67,4 @@ func (f *framedConn) read(buf []byte) error {
 	}
 	_, err := io.ReadFull(&f.sock, buf[n-len(head):])
 	return err
-}
-
-// echoFramed is the framed baseline's far end.
-func (p *PingPong) echoFramed() {
-	var f framedConn
-	f.init(p.cb)
-	buf := make([]byte, p.size)
-	for k := 1; ; k++ {
-		err := f.read(buf)
-		if r, ok := p.reply(buf, k); err == nil && ok {
-			err = f.write(r)
-		}
-		if err != nil {
-			p.echoErr <- err
-			return
-		}
-	}
 }

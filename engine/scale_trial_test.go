@@ -1,0 +1,270 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// The scale trials are opt-in: they start hundreds of worker processes and
+// take minutes on a small machine. GRIDTUI_SCALE lists the trials, e.g.
+//
+//	GRIDTUI_SCALE=64,256,1024,kill256,stop256 go test -run TestScaleTrials -timeout 60m ./engine/
+//
+// A number N runs N one-core local workers in two clusters: the obstacle
+// problem at n = 256 in async and sync iterations when N ≤ 256 (each node
+// needs a plane, and larger n does not fit in memory here), only the start
+// of the workers (idle RSS, console memory) beyond. killN and stopN send
+// SIGKILL or SIGSTOP to one worker of an async run on N workers and time
+// its detection.
+func TestScaleTrials(t *testing.T) {
+	list := os.Getenv("GRIDTUI_SCALE")
+	if list == "" {
+		t.Skip("opt-in: set GRIDTUI_SCALE (e.g. 64,256,1024,kill256,stop256)")
+	}
+	for _, item := range strings.Split(list, ",") {
+		t.Run(item, func(t *testing.T) {
+			switch {
+			case strings.HasPrefix(item, "kill"):
+				scaleFailure(t, atoi(t, item[4:]), syscall.SIGKILL)
+			case strings.HasPrefix(item, "stop"):
+				scaleFailure(t, atoi(t, item[4:]), syscall.SIGSTOP)
+			default:
+				scaleRuns(t, atoi(t, item))
+			}
+		})
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 2 || n%2 != 0 {
+		t.Fatalf("GRIDTUI_SCALE item %q: want an even worker count ≥ 2", s)
+	}
+	return n
+}
+
+// scaleInventory is a local grid of two clusters of n/2 one-core nodes,
+// told apart by label (beyond 245 nodes the addresses cross an octet).
+func scaleInventory(t *testing.T, n int) *deploy.Inventory {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sites.toml")
+	toml := fmt.Sprintf(`locality = "label"
+[[site]]
+name = "local"
+launcher = "local"
+  [[site.cluster]]
+  name = "alpha"
+  nodes = %[1]d
+  cores = 1
+  ethernet_addr = "127.16.64.10"
+  fast_addr = "127.18.64.10"
+  [[site.cluster]]
+  name = "beta"
+  nodes = %[1]d
+  cores = 1
+  ethernet_addr = "127.20.34.20"
+  fast_addr = "127.22.34.20"
+`, n/2)
+	if err := os.WriteFile(path, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return loadInventory(t, path)
+}
+
+// rssKiB reads a process's resident set (VmRSS) or peak (VmHWM) in KiB.
+func rssKiB(pid int, field string) int {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			k, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return k
+		}
+	}
+	return 0
+}
+
+// idleRSS returns the median and largest RSS of the workers, in MiB.
+func idleRSS(ws []*deploy.Worker) (median, largest float64) {
+	var r []int
+	for _, w := range ws {
+		r = append(r, rssKiB(w.Hello.PID, "VmRSS"))
+	}
+	slices.Sort(r)
+	return float64(r[len(r)/2]) / 1024, float64(r[len(r)-1]) / 1024
+}
+
+// consoleMiB is this process's (the console's) resident set and Go heap in
+// use, in MiB, after a collection.
+func consoleMiB() (rss, heap float64) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return float64(rssKiB(os.Getpid(), "VmRSS")) / 1024, float64(ms.HeapInuse) / (1 << 20)
+}
+
+// scaleRuns starts n workers per job and runs the async and sync jobs (or
+// only starts them when the job cannot fit), logging the figures.
+func scaleRuns(t *testing.T, n int) {
+	inv := scaleInventory(t, n)
+	if n > 256 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		id, secret := deploy.NewRunSecret()
+		t0 := time.Now()
+		ws, err := deploy.StartWorkers(ctx, inv, inv.Hosts(), deploy.BootFor(id, secret), deploy.Options{})
+		if err != nil {
+			t.Fatalf("start %d workers: %v", n, err)
+		}
+		started := time.Since(t0)
+		med, top := idleRSS(ws)
+		rss, heap := consoleMiB()
+		var pids []int
+		for _, w := range ws {
+			pids = append(pids, w.Hello.PID)
+		}
+		t0 = time.Now()
+		stopWorkers(ws, nil)
+		t.Logf("SCALE workers=%d start=%v stop=%v idle-rss-median=%.1fMiB idle-rss-max=%.1fMiB console-rss=%.0fMiB console-heap=%.1fMiB",
+			n, started.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond), med, top, rss, heap)
+		assertGone(t, pids)
+		return
+	}
+	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Synchronous} {
+		spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 256, Eps: 1}, Scheme: scheme,
+			Nodes: jobs.NodeSelection{Any: n}, Cores: 1, WallTime: 30 * time.Minute}
+		var (
+			mu       sync.Mutex
+			started  time.Duration
+			first    time.Duration
+			med, top float64
+			pids     []int
+		)
+		t0 := time.Now()
+		opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
+			OnWorkers: func(ws []*deploy.Worker) {
+				started = time.Since(t0)
+				med, top = idleRSS(ws)
+				for _, w := range ws {
+					pids = append(pids, w.Hello.PID)
+				}
+			},
+			OnSnapshot: func(s Snapshot) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, st := range s.Nodes {
+					if st.Iteration > 0 && first == 0 {
+						first = time.Since(t0)
+					}
+				}
+			},
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+		rep, err := Run(ctx, spec, opt)
+		cancel()
+		total := time.Since(t0)
+		if err != nil {
+			t.Fatalf("%s run on %d workers: %v", scheme, n, err)
+		}
+		rss, heap := consoleMiB()
+		its := 0
+		for _, nd := range rep.Nodes {
+			its = max(its, nd.Iterations)
+		}
+		mu.Lock()
+		// The gathered solution (n³ float64) is the console's largest
+		// allocation and does not depend on the worker count: shown apart.
+		sol := float64(256*256*256*8) / (1 << 20)
+		t.Logf("SCALE workers=%d scheme=%s start=%v first-iteration=%v report=%v iterations=%d idle-rss-median=%.1fMiB idle-rss-max=%.1fMiB console-rss=%.0fMiB console-heap=%.1fMiB (solution %.0fMiB) outcome=%s",
+			n, scheme, started.Round(time.Millisecond), first.Round(time.Millisecond), total.Round(time.Millisecond), its, med, top, rss, heap, sol, rep.Outcome)
+		mu.Unlock()
+		assertGone(t, pids)
+	}
+}
+
+// scaleFailure runs a long async job on n workers, sends sig to one worker
+// (not a coordinator) once every node iterates, and checks that the run
+// names it within the bound and leaves nothing running.
+func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
+	inv := scaleInventory(t, n)
+	victim := fmt.Sprintf("alpha-%d", n/4+2) // inside a group, not its first
+	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 256, Eps: 1e-14}, Scheme: jobs.Asynchronous,
+		Nodes: jobs.NodeSelection{Any: n}, Cores: 1, MaxIter: 1 << 30, WallTime: 20 * time.Minute}
+	var (
+		mu                 sync.Mutex
+		pids               = map[string]int{}
+		signaled, detected time.Time
+		falseFailure       string
+	)
+	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
+		OnWorkers: func(ws []*deploy.Worker) {
+			for _, w := range ws {
+				pids[w.Host.Name] = w.Hello.PID
+			}
+		},
+		OnSnapshot: func(s Snapshot) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !signaled.IsZero() {
+				return
+			}
+			for _, st := range s.Nodes {
+				if st.Iteration < 3 {
+					return
+				}
+			}
+			signaled = time.Now()
+			syscall.Kill(pids[victim], sig)
+		},
+		OnLog: func(ev LogEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {
+				detected = time.Now()
+				if ev.Node != victim {
+					falseFailure = ev.Node + ": " + ev.Text
+				}
+			}
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, spec, opt)
+	mu.Lock()
+	defer mu.Unlock()
+	if falseFailure != "" || rep == nil || rep.FailedNode != victim {
+		t.Fatalf("want %s named; first failure %q, run error %v", victim, falseFailure, err)
+	}
+	limit := detectLimit
+	if sig == syscall.SIGSTOP {
+		limit = hangLimit
+	}
+	lag := detected.Sub(signaled)
+	if signaled.IsZero() || lag > limit {
+		t.Errorf("%v of %s detected after %v, want at most %v", sig, victim, lag, limit)
+	}
+	t.Logf("SCALE workers=%d signal=%v detected-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), rep.Cause)
+	var all []int
+	for _, p := range pids {
+		all = append(all, p)
+	}
+	assertGone(t, all)
+}

@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// clickOn clicks the first screen cell showing text (after line from), as
+// the terminal reports a left click, and returns the model.
+func clickOn(t *testing.T, m Model, text string, from int) Model {
+	t.Helper()
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	for y := from; y < len(lines); y++ {
+		if x := strings.Index(lines[y], text); x >= 0 {
+			return send(m, tea.MouseClickMsg{X: ansi.StringWidth(lines[y][:x]), Y: y, Button: tea.MouseLeft})
+		}
+	}
+	t.Fatalf("no %q on screen:\n%s", text, strings.Join(lines, "\n"))
+	return m
+}
+
+// TestClickSelectsRow: a left click on a row of any list moves that list's
+// cursor there (and focuses its pane), at both sizes.
+func TestClickSelectsRow(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T) Model
+		click string
+		check func(m Model) string // "" when the clicked row is selected
+	}{
+		{"sites", func(t *testing.T) Model { return at(console(t), "1") }, "beta-3", func(m Model) string {
+			r, _ := m.sites.list.selected()
+			return want(r.Key, "host/beta-3")
+		}},
+		{"network_nodes", func(t *testing.T) Model { return at(withPairs(t), "2", "right") }, "alpha-3 ", func(m Model) string {
+			r, _ := m.network.nodes.selected()
+			return want(r.Key, "alpha-3") + want(fmt.Sprint(m.network.focus), "0")
+		}},
+		{"network_pairs", func(t *testing.T) Model { return at(withPairs(t), "2") }, "alpha-3 ↔ alpha-4", func(m Model) string {
+			r, _ := m.network.routes.selected()
+			return want(r.Key, "alpha-3↔alpha-4") + want(fmt.Sprint(m.network.focus), "1")
+		}},
+		{"compose_field", func(t *testing.T) Model { return at(console(t), "3") }, "Wall time", func(m Model) string {
+			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneForm]), fmt.Sprint(paneForm, fWall))
+		}},
+		{"compose_node", func(t *testing.T) Model { return at(console(t), "3") }, "beta-2", func(m Model) string {
+			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneNodes]), fmt.Sprint(paneNodes, 7))
+		}},
+		{"compose_worker", func(t *testing.T) Model { return at(withPairs(t), "3", "left") }, "└ alpha-3", func(m Model) string {
+			rows := m.compose.hierRows()
+			return want(fmt.Sprint(m.compose.pane), fmt.Sprint(paneHierarchy)) + want(rows[m.compose.cursor[paneHierarchy]].worker, "alpha-3")
+		}},
+		{"run_nodes", func(t *testing.T) Model { return at(liveRun(t, false), "4") }, "node-6 ", func(m Model) string {
+			r, _ := m.run.list.selected()
+			return want(r.Key, "node-6")
+		}},
+		{"run_events", func(t *testing.T) Model { return at(liveRun(t, false), "4", "e") }, "node-3 ", func(m Model) string {
+			r, _ := m.run.events.selected()
+			return want(r.Cells[1], "node-3")
+		}},
+		{"results", func(t *testing.T) Model { return at(withResults(t), "5") }, "hybrid ", func(m Model) string {
+			r, _ := m.results.selectedRecord()
+			return want(r.Job.Name, "obstacle-n48-hybrid")
+		}},
+	}
+	for _, tc := range cases {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
+				m := send(tc.setup(t), tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
+				m = clickOn(t, m, tc.click, 1)
+				if msg := tc.check(m); msg != "" {
+					t.Error(msg)
+				}
+			})
+		}
+	}
+}
+
+func want(got, w string) string {
+	if got != w {
+		return fmt.Sprintf("selected %q, want %q; ", got, w)
+	}
+	return ""
+}
+
+// TestClickIgnoredUnderDialogs: a click does not reach the list behind a
+// question, the full help or a detail view, nor one outside the rows.
+func TestClickIgnoredUnderDialogs(t *testing.T) {
+	m := at(console(t), "1")
+	m.confirm = &confirmation{question: "sure?"}
+	if m = clickOn(t, m, "alpha-3", 1); m.sites.list.cursor != 0 {
+		t.Error("a click under a question moved the cursor")
+	}
+	m = at(console(t), "1", "down", "down", "enter") // alpha-1's details
+	if m = clickOn(t, m, "deploy:", 2); !m.sites.page.open || m.sites.list.cursor != 2 {
+		t.Error("a click on a detail view acted on the list behind it")
+	}
+	m = at(console(t), "1")
+	m = send(m, tea.MouseClickMsg{X: 2, Y: 1, Button: tea.MouseLeft}) // the title line
+	if m.sites.list.cursor != 0 {
+		t.Error("a click on the title moved the cursor")
+	}
+	if v := m.View(); v.MouseMode != tea.MouseModeCellMotion {
+		t.Errorf("mouse mode %v with no detail open", v.MouseMode)
+	}
+	if v := at(m, "down", "down", "enter").View(); v.MouseMode != tea.MouseModeNone {
+		t.Error("the mouse is not released to the terminal while a detail view is open")
+	}
+}

@@ -17,11 +17,12 @@ func NewRunSecret() (id [16]byte, secret []byte) {
 // BootFor returns the Boot of each host for StartWorkers in the run id
 // and secret: local-grid nodes listen on their simulated Ethernet and fast
 // addresses; real hosts choose from their NICs. The engine reuses workers
-// started with it when given the same id and secret.
+// started with it when given the same id and secret. Workers log into
+// WorkerLogFile in their work directory.
 func BootFor(id [16]byte, secret []byte) func(Host) Boot {
 	return func(h Host) Boot {
 		b := Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast,
-			Cores: h.Cores, Cluster: h.Cluster}
+			Cores: h.Cores, Cluster: h.Cluster, LogFile: WorkerLogFile(h.Name)}
 		for _, a := range []netip.Addr{h.EthernetAddr, h.FastAddr} {
 			if a.IsValid() {
 				b.Listen = append(b.Listen, "tcp://"+netip.AddrPortFrom(a, 0).String())

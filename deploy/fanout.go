@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -99,22 +98,6 @@ func pidFile(node string) string {
 	return "worker-" + strings.NewReplacer("/", "_", " ", "_").Replace(node) + ".pid"
 }
 
-// stopScript kills the workers whose pid files in wd name this host — only
-// processes still running gridtui, so a recycled pid is left alone — and
-// removes their pid files; with clean it removes wd as well.
-func stopScript(wd string, clean bool) string {
-	q := shQuote(wd)
-	s := `cd ` + q + ` 2>/dev/null || { echo 0; exit 0; }; me=$(uname -n); n=0; ` +
-		`for f in worker-*.pid; do [ -f "$f" ] || continue; read p h < "$f"; [ "$h" = "$me" ] || continue; ` +
-		`case "$p" in ''|*[!0-9]*) rm -f "$f"; continue;; esac; ` +
-		`if tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q gridtui || ps -p "$p" -o args= 2>/dev/null | grep -q gridtui; then kill "$p" && n=$((n+1)); fi; ` +
-		`rm -f "$f"; done; echo "$n"`
-	if clean {
-		s += `; cd && rm -rf ` + q
-	}
-	return s
-}
-
 // Stop stops the workers recorded in every host's work directory (workers
 // of this process are better stopped with Worker.Stop).
 func Stop(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
@@ -142,9 +125,9 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		var detail string
 		var err error
 		if launcherOf(inv, h) == LauncherLocal {
-			detail, err = stopLocal(h, clean)
+			detail, err = stopLocal(h, clean, opt.stopGrace())
 		} else {
-			detail, err = stopRemote(ctx, pool, h, clean, ev)
+			detail, err = stopRemote(ctx, pool, h, clean, opt.stopGrace(), ev)
 		}
 		if err != nil {
 			ev.emit(h.Name, PhaseFailed, 0, "stop", err)
@@ -156,7 +139,7 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 	return s, s.Err()
 }
 
-func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, ev *emitter) (string, error) {
+func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, grace time.Duration, ev *emitter) (string, error) {
 	ev.emit(h.Name, PhaseConnect, 0, "", nil)
 	c, err := connectHost(ctx, pool, h)
 	if err != nil {
@@ -166,65 +149,44 @@ func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, ev *emitter
 	if err := checkWorkdir(h, wd); err != nil {
 		return "", err
 	}
-	out, err := c.run(ctx, stopScript(wd, clean))
+	out, err := c.run(ctx, stopScript(wd, clean, grace))
 	if err != nil {
 		return "", err
 	}
-	return stopDetail(strings.TrimSpace(string(out)), clean), nil
-}
-
-func stopDetail(n string, clean bool) string {
-	d := n + " worker(s) stopped"
-	if clean {
-		d += ", work directory removed"
+	n, k, a, err := stopCounts(string(out))
+	if err != nil {
+		return "", fmt.Errorf("deploy: %s: %w", h.Name, err)
 	}
-	return d
+	return stopOutcome(h.Name, n, k, a, grace, clean)
 }
 
-// localWorkdir is a local host's work directory (pid files, logs): the
-// inventory's workdir (relative to home, as on remote hosts) plus
-// local/<node>, so local nodes never share one and Clean removes only theirs.
+// localWorkdir is a local host's work directory (pid files, sockets,
+// logs): with the default workdir, gridtui/local/<node> under the XDG state
+// directory ($XDG_STATE_HOME, else ~/.local/state), beside the console's
+// log; with a workdir of the inventory's own, that directory (relative to
+// home, as on remote hosts) plus local/<node>. Local nodes never share one
+// and Clean removes only theirs.
 func localWorkdir(h Host) string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
 	wd := h.Workdir
-	if wd == "" {
-		wd = fallbackWorkdir
+	if wd == "" || wd == defaultWorkdir {
+		state := os.Getenv("XDG_STATE_HOME")
+		if !filepath.IsAbs(state) { // the XDG spec: a relative path is invalid
+			state = filepath.Join(home, ".local", "state")
+		}
+		return filepath.Join(state, "gridtui", "local", h.Name)
 	}
 	wd = expandHome(wd)
 	if wd == "~" || !filepath.IsAbs(wd) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = os.TempDir()
-		}
 		if wd == "~" {
 			wd = ""
 		}
 		wd = filepath.Join(home, wd)
 	}
 	return filepath.Join(wd, "local", h.Name)
-}
-
-// stopLocal does what stopScript does, for local processes.
-func stopLocal(h Host, clean bool) (string, error) {
-	wd := localWorkdir(h)
-	files, _ := filepath.Glob(filepath.Join(wd, "worker-*.pid"))
-	n := 0
-	for _, f := range files {
-		buf, err := os.ReadFile(f)
-		pid, perr := strconv.Atoi(strings.TrimSpace(string(buf)))
-		if err == nil && perr == nil && pid > 0 && isGridtui(pid) {
-			if syscall.Kill(-pid, syscall.SIGTERM) == nil || syscall.Kill(pid, syscall.SIGTERM) == nil {
-				n++
-			}
-		}
-		os.Remove(f)
-	}
-	if clean {
-		if err := os.RemoveAll(wd); err != nil {
-			return "", fmt.Errorf("deploy: remove %s: %w", wd, err)
-		}
-		os.Remove(filepath.Dir(wd)) // the shared "local" directory, once empty
-	}
-	return stopDetail(strconv.Itoa(n), clean), nil
 }
 
 // isGridtui reports whether pid runs our binary (its exe path or argv[0]).

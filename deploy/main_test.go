@@ -6,16 +6,19 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestMain turns the test binary into a tiny worker when started as
 // `<binary> worker` (locally or after upload over SSH): ReadBoot, WriteHello,
 // wait for stdin EOF. Nodes named "crash…" exit with an error and nodes
-// named "mute…" never say hello, to test the failure paths.
+// named "mute…" never say hello, to test the failure paths; "deaf…" ignore
+// SIGTERM.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		os.Exit(testWorker())
@@ -39,6 +42,9 @@ func testWorker() int {
 	case strings.HasPrefix(b.Node, "mute"):
 		io.Copy(io.Discard, os.Stdin)
 		return 0
+	}
+	if strings.HasPrefix(b.Node, "deaf") {
+		signal.Ignore(syscall.SIGTERM) // a hang: only SIGKILL ends it
 	}
 	host, _ := os.Hostname()
 	if strings.HasPrefix(b.Node, "parent") {

@@ -42,6 +42,7 @@ const DefaultWidth = 32
 const (
 	DefaultHelloTimeout = 30 * time.Second
 	DefaultStopTimeout  = 5 * time.Second
+	DefaultStopGrace    = 3 * time.Second
 )
 
 // Options tune Deploy, StartWorkers, Stop and Clean. The zero value is usable.
@@ -85,6 +86,10 @@ type Options struct {
 	// StopTimeout is how long a worker may take to exit after its stdin
 	// closes before it is killed (default 5 s).
 	StopTimeout time.Duration
+	// StopGrace is how long Stop and Clean wait after SIGTERM before they
+	// SIGKILL a worker that is still there (default 3 s): a hung or stopped
+	// worker does not act on SIGTERM.
+	StopGrace time.Duration
 	// Pool shares SSH connections between calls; nil gives each call its
 	// own, closed when the call (or, for StartWorkers, the last worker) ends.
 	Pool *Pool

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
 )
@@ -81,32 +83,98 @@ type fileHost struct {
 	Fast     string `toml:"fast"`
 }
 
-// Load reads the inventory at path. An empty path means ./sites.toml when it
-// exists and is not marked as an example, and the embedded local grid
-// otherwise. An explicit path is always loaded, example or not.
+// SitesEnv is the environment variable naming the inventory to use when no
+// path is given.
+const SitesEnv = "GRIDTUI_SITES"
+
+// Load reads the inventory at path. An explicit path is always loaded,
+// example or not. An empty path means, in this order: the file $GRIDTUI_SITES
+// names; ./sites.toml; $XDG_CONFIG_HOME/gridtui/sites.toml
+// (~/.config/gridtui/sites.toml); the embedded local grid. Files marked as
+// examples are skipped in that search. Inventory.Notice says which file was
+// used when it is not ./sites.toml or the embedded grid, and why an example
+// was skipped.
 func Load(path string) (*Inventory, error) {
-	if path == "" {
-		data, err := os.ReadFile(DefaultSitesFile)
-		switch {
-		case err == nil:
-			inv, err := Parse(DefaultSitesFile, data)
-			if err != nil || !inv.Example {
-				return inv, err
+	if path != "" {
+		return loadFile(path)
+	}
+	if p := os.Getenv(SitesEnv); p != "" {
+		inv, err := loadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("deploy: $%s: %w", SitesEnv, err)
+		}
+		inv.Notice = "inventory " + p + " (from $" + SitesEnv + ")"
+		return inv, nil
+	}
+	inv, skipped, err := loadDefault(DefaultSitesFile)
+	if inv != nil || err != nil {
+		return inv, err
+	}
+	var notes []string
+	if skipped {
+		notes = append(notes, "./sites.toml is an example (example = true)")
+	}
+	if user := UserSitesFile(); user != "" {
+		inv, uskipped, err := loadDefault(user)
+		if err != nil {
+			return nil, err
+		}
+		if inv != nil {
+			why := "no ./sites.toml here"
+			if skipped {
+				why = notes[0]
 			}
-			emb := Embedded()
-			emb.Notice = "./sites.toml is an example (example = true): using the embedded local grid; pass --sites sites.toml to use it"
-			return emb, nil
-		case errors.Is(err, fs.ErrNotExist):
-			return Embedded(), nil
-		default:
-			return nil, fmt.Errorf("deploy: %w", err)
+			inv.Notice = "inventory " + user + " (" + why + ")"
+			return inv, nil
+		}
+		if uskipped {
+			notes = append(notes, user+" is an example (example = true)")
 		}
 	}
+	emb := Embedded()
+	if len(notes) > 0 {
+		emb.Notice = strings.Join(notes, ", ") + ": using the embedded local grid; pass --sites FILE to use one"
+	}
+	return emb, nil
+}
+
+// UserSitesFile is the user's inventory: sites.toml in gridtui's directory
+// under $XDG_CONFIG_HOME (~/.config), or "" when there is no such directory.
+func UserSitesFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "gridtui", DefaultSitesFile)
+}
+
+// loadFile reads and parses the inventory at path.
+func loadFile(path string) (*Inventory, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("deploy: %w", err)
 	}
 	return Parse(path, data)
+}
+
+// loadDefault loads path if it exists and is not an example: nil and false
+// when it does not exist, nil and true when it is an example.
+func loadDefault(path string) (inv *Inventory, example bool, err error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("deploy: %w", err)
+	}
+	inv, err = Parse(path, data)
+	if err != nil {
+		return nil, false, err
+	}
+	if inv.Example {
+		return nil, true, nil
+	}
+	return inv, false, nil
 }
 
 // Embedded returns the embedded local-grid inventory.

@@ -22,19 +22,20 @@ type ConfigError struct {
 }
 
 // Error renders "file:line:col: key: message" and, on the next lines, the
-// offending line with a marker.
+// offending line with a marker. Control characters from the file are quoted
+// (\x1b): an error must not drive the terminal it is printed on.
 func (e *ConfigError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(tomlfile.Quote(e.File))
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
 	}
 	b.WriteString(": ")
 	if e.Key != "" {
-		b.WriteString(e.Key)
+		b.WriteString(tomlfile.Quote(e.Key))
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Msg)
+	b.WriteString(tomlfile.QuoteMessage(e.Msg))
 	if e.Context != "" {
 		b.WriteString("\n")
 		b.WriteString(e.Context)
@@ -47,7 +48,8 @@ func newConfigError(file string, data []byte, line, col int, key, msg string) *C
 	return &ConfigError{File: file, Line: line, Col: col, Key: key, Msg: msg, Context: contextLine(data, line, col)}
 }
 
-// contextLine returns the 1-based line of data with a caret under col.
+// contextLine returns the 1-based line of data, quoted, with a caret under
+// col.
 func contextLine(data []byte, line, col int) string {
 	if line < 1 {
 		return ""
@@ -56,15 +58,8 @@ func contextLine(data []byte, line, col int) string {
 	if line > len(lines) {
 		return ""
 	}
-	text := strings.TrimRight(string(lines[line-1]), "\r")
-	text = strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return ' '
-		}
-		return r
-	}, text)
+	text, pad := tomlfile.Excerpt(strings.TrimRight(string(lines[line-1]), "\r"), col)
 	prefix := fmt.Sprintf("%5d | ", line)
-	pad := max(col-1, 0)
 	return prefix + text + "\n" + strings.Repeat(" ", len(prefix)-2) + "| " + strings.Repeat(" ", pad) + "^"
 }
 

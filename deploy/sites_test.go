@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/internal/tomlfile"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -197,12 +198,17 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add(embeddedSites)
+	f.Add([]byte("[[site]]\nname = \"s\"\nlauncher = \"\x1b]0;t\x07\"\n"))
+	f.Add([]byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = [\"h\u009b\", \"h\u009b\"]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inv, err := Parse("fuzz.toml", data)
 		if err != nil {
 			var ce *ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("error is %T, not a *ConfigError: %v", err, err)
+			}
+			if msg := err.Error(); tomlfile.QuoteMessage(msg) != msg {
+				t.Fatalf("error carries control characters: %q", msg)
 			}
 			return
 		}

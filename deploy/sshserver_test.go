@@ -38,8 +38,11 @@ type testServer struct {
 	execs      atomic.Int32
 	user       atomic.Value // the user name of the last connection
 	env        []string     // extra environment of commands (set before use)
-	open       atomic.Int32 // session channels open now
-	maxOpen    atomic.Int32 // the most ever open at once on one server
+	// ignoreSignals makes the server ignore signal requests, as OpenSSH's
+	// sshd before 8.1 does.
+	ignoreSignals bool
+	open          atomic.Int32 // session channels open now
+	maxOpen       atomic.Int32 // the most ever open at once on one server
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -212,7 +215,7 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 			req.Reply(true, nil)
 			go s.sftp(conn, ch)
 		case "signal":
-			if g := pgid.Load(); g > 0 {
+			if g := pgid.Load(); g > 0 && !s.ignoreSignals {
 				syscall.Kill(-int(g), syscall.SIGKILL)
 			}
 			req.Reply(true, nil)

@@ -19,15 +19,19 @@ type Worker struct {
 	// Hello is what the worker reported when it started.
 	Hello Hello
 
-	done    chan struct{}
-	err     error // set before done is closed
-	stdin   io.WriteCloser
-	stderr  *tailBuffer
-	kill    func() // forcibly ends the worker (SIGKILL / close the session)
-	stopped bool
-	mu      sync.Mutex
-	timeout time.Duration
-	ev      *emitter
+	done   chan struct{}
+	err    error // set before done is closed
+	stdin  io.WriteCloser
+	stderr *tailBuffer
+	kill   func() // forcibly ends the worker (SIGKILL / close the session)
+	// killHung, when set, makes sure a worker that did not exit on time is
+	// gone even where kill cannot reach it (an sshd that ignores signal
+	// requests, a stopped process that never sees its stdin close).
+	killHung func()
+	stopped  bool
+	mu       sync.Mutex
+	timeout  time.Duration
+	ev       *emitter
 }
 
 // ErrWorkerExited is wrapped when a worker exits before it was stopped.
@@ -59,9 +63,9 @@ func (w *Worker) Stop(ctx context.Context) error {
 	select {
 	case <-w.done:
 	case <-t.C:
-		w.kill()
+		w.forceKill()
 	case <-ctx.Done():
-		w.kill()
+		w.forceKill()
 	}
 	select {
 	case <-w.done:
@@ -71,6 +75,14 @@ func (w *Worker) Stop(ctx context.Context) error {
 	w.kill() // the process group, for a local worker's children
 	w.ev.emit(w.Host.Name, PhaseStopped, 1, "", nil)
 	return nil
+}
+
+// forceKill ends a worker that did not exit when asked.
+func (w *Worker) forceKill() {
+	if w.killHung != nil {
+		w.killHung() // first: closing the session may close the connection
+	}
+	w.kill()
 }
 
 // exited records how the worker ended and closes done.

@@ -22,6 +22,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	if err := os.MkdirAll(wd, 0o700); err != nil {
 		return nil, fmt.Errorf("deploy: work directory of %s: %w", h.Name, err)
 	}
+	cleanStaleLocal(wd, b.Node)
 	cmd := exec.Command(exe, "worker")
 	cmd.Dir = wd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strconv"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
 
 // workerCommand starts the uploaded binary in the work directory. exec keeps
 // the shell's pid, so the pid file names the worker itself; it also names
-// the host, for work directories shared by several hosts (NFS homes).
+// the host, for work directories shared by several hosts (NFS homes). What
+// a killed or hung worker of the node left is cleaned first (staleScript).
 func workerCommand(wd, node string) string {
-	return "cd " + shQuote(wd) + " && echo \"$$ $(uname -n)\" > " + shQuote(pidFile(node)) +
+	return "cd " + shQuote(wd) + " && { " + staleScript(node) + "} && echo \"$$ $(uname -n)\" > " + shQuote(pidFile(node)) +
 		" && exec ./" + binaryName + " worker"
 }
 
@@ -46,6 +49,7 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 		s.Close()
 	}
 	s.Stderr = w.stderr
+	w.killHung = func() { killRemote(c, h, b.Node, w.Hello.PID) }
 	cmd := workerCommand(remoteWorkdir(h), b.Node)
 	if err := s.Start(cmd); err != nil {
 		s.Close()
@@ -71,6 +75,22 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 		release()
 	}()
 	return w, nil
+}
+
+// killRemote SIGKILLs the worker of node with pid on h through a command of
+// its own (closing the worker's session and a signal request do not end a
+// stopped process under every sshd), if the node's pid file still names
+// that process on this host. Errors are ignored: a host that cannot be
+// reached has nothing to kill that can be reached.
+func killRemote(c *sshConn, h Host, node string, pid int) {
+	if pid <= 0 {
+		return
+	}
+	p := strconv.Itoa(pid)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.run(ctx, "cd "+shQuote(remoteWorkdir(h))+" && read p h < "+shQuote(pidFile(node))+
+		" && [ \"$p\" = "+p+" ] && [ \"$h\" = \"$(uname -n)\" ] && kill -KILL "+p+" && rm -f "+shQuote(pidFile(node)))
 }
 
 func openWorkerSession(ctx context.Context, c *sshConn) (*ssh.Session, io.WriteCloser, io.Reader, error) {

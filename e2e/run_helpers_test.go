@@ -19,40 +19,40 @@ import (
 )
 
 // The parts of `gridtui run --json` output the tests read (engine.Report,
-// engine.LogEvent, engine.Snapshot as JSON).
+// engine.LogEvent, engine.Snapshot as JSON, keys in snake_case).
 type (
 	netTraffic struct {
-		Network  string
-		Messages uint64
-		Bytes    uint64
+		Network  string `json:"network"`
+		Messages uint64 `json:"messages"`
+		Bytes    uint64 `json:"bytes"`
 	}
 	nodeReport struct {
-		Node       string
-		Rank       int
-		Iterations int
-		Traffic    []netTraffic
-		Err        string
+		Node       string       `json:"node"`
+		Rank       int          `json:"rank"`
+		Iterations int          `json:"iterations"`
+		Traffic    []netTraffic `json:"traffic"`
+		Err        string       `json:"err"`
 	}
 	runReport struct {
-		Outcome    string
-		FailedNode string
-		Cause      string
-		Nodes      []nodeReport
-		Traffic    []netTraffic
-		Routes     []probe.Route
-		Checked    bool
-		Residual   float64
-		Warnings   []string
+		Outcome    string        `json:"outcome"`
+		FailedNode string        `json:"failed_node"`
+		Cause      string        `json:"cause"`
+		Nodes      []nodeReport  `json:"nodes"`
+		Traffic    []netTraffic  `json:"traffic"`
+		Routes     []probe.Route `json:"routes"`
+		Checked    bool          `json:"checked"`
+		Residual   float64       `json:"residual"`
+		Warnings   []string      `json:"warnings"`
 	}
 	logEvent struct {
-		Node string
-		Text string
+		Node string `json:"node"`
+		Text string `json:"text"`
 	}
 	snapshot struct {
 		Nodes []struct {
-			Node      string
-			Iteration int
-		}
+			Node      string `json:"node"`
+			Iteration int    `json:"iteration"`
+		} `json:"nodes"`
 	}
 )
 

@@ -186,13 +186,41 @@ func TestRunPreflightFallback(t *testing.T) {
 func TestRunFailures(t *testing.T) {
 	g := newGridT(t, Config{HostsA: 2, HostsB: 2})
 	deployOrSkip(t, g)
+	stopped := map[string]time.Duration{}
+	defer func() {
+		// The asynchronous run's teardown must not wait on the cut-off
+		// node (rmnp's CloseTimeout, 2 s) where the synchronous one does not.
+		sync, async := stopped["links down"], stopped["links down async"]
+		if sync > 0 && async > sync+1500*time.Millisecond {
+			t.Errorf("an asynchronous run stopped %v after its node was cut off, a synchronous one %v", async, sync)
+		}
+	}()
 	for _, c := range []struct {
 		name, host string
 		breakIt    func(t *testing.T, h *Host)
 		repair     func(h *Host)
+		// gone: the broken host's worker must be gone too once gridtui has
+		// exited (it is reachable, only hung).
+		gone   bool
+		scheme string // default sync
 	}{
 		{name: "worker killed", host: "b2", breakIt: func(t *testing.T, h *Host) { killWorker(t, g, h) }},
+		{name: "worker hung", host: "b1", gone: true, breakIt: func(t *testing.T, h *Host) { signalWorker(t, g, h, "-STOP") }},
 		{name: "links down", host: "a2",
+			breakIt: func(t *testing.T, h *Host) {
+				for _, nic := range []string{"ib0", "eth0"} {
+					if err := g.LinkDown(context.Background(), h.Name, nic); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			repair: func(h *Host) {
+				g.LinkUp(context.Background(), h.Name, "eth0")
+				g.LinkUp(context.Background(), h.Name, "ib0")
+			}},
+		// Asynchronous links hold data queued for the cut-off node: the
+		// teardown must not wait on it (issue: 2 s longer than sync).
+		{name: "links down async", host: "a2", scheme: "async",
 			breakIt: func(t *testing.T, h *Host) {
 				for _, nic := range []string{"ib0", "eth0"} {
 					if err := g.LinkDown(context.Background(), h.Name, nic); err != nil {
@@ -210,7 +238,11 @@ func TestRunFailures(t *testing.T) {
 			if c.repair != nil {
 				t.Cleanup(func() { c.repair(h) })
 			}
-			run := startRun(t, g, 3*time.Minute, "--nodes", "4", "--scheme", "sync", "--n", "48",
+			scheme := c.scheme
+			if scheme == "" {
+				scheme = "sync"
+			}
+			run := startRun(t, g, 3*time.Minute, "--nodes", "4", "--scheme", scheme, "--n", "48",
 				"--eps", "1e-14", "--max-iter", "10000000", "--wall-time", "2m")
 			run.waitIterations(t, 20, time.Minute)
 			start := time.Now()
@@ -220,6 +252,7 @@ func TestRunFailures(t *testing.T) {
 			// bound is generous for a loaded machine, and the time is logged.
 			took := time.Since(start)
 			t.Logf("the run stopped %v after %s", took.Round(time.Millisecond), c.name)
+			stopped[c.name] = took
 			if took > 90*time.Second {
 				t.Errorf("the run took %v to stop after %s", took, c.name)
 			}
@@ -230,8 +263,26 @@ func TestRunFailures(t *testing.T) {
 			if rep.FailedNode != h.Ethernet.String() && !strings.Contains(rep.Cause, h.Ethernet.String()) {
 				t.Errorf("the report names %q (%s), want %s (%s)", rep.FailedNode, rep.Cause, h.Ethernet, h.Name)
 			}
-			checkNoWorkers(t, g, h)
+			broken := h
+			if c.gone {
+				broken = nil
+			}
+			checkNoWorkers(t, g, broken)
 		})
+	}
+}
+
+// signalWorker sends sig (as kill(1) spells it) to h's gridtui worker.
+func signalWorker(t *testing.T, g *Grid, h *Host, sig string) {
+	t.Helper()
+	pids := workerPids(h)
+	if len(pids) == 0 {
+		t.Fatalf("%s runs no gridtui worker", h.Name)
+	}
+	for _, p := range pids {
+		if _, err := g.Exec(context.Background(), h.Name, "kill", sig, p); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -9,16 +9,22 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
-// postTimeout bounds a background control send (heartbeat, status, abort):
-// a stopped peer must never block the node's tick loop. It is as long as
-// the longest detector bound: rmnp cuts a link whose send is cancelled
-// mid-frame, and the peer takes that for this node's failure, so a send on
-// a slow (loaded) link must not give up before the detector has named a
-// peer that is really gone.
+// postTimeout bounds a control send that someone waits for (a worker's
+// failure report, which its end of run waits on): a stopped parent must
+// not hold it longer than the detector takes to name that parent.
 const postTimeout = ParentTimeout
+
+// beatTimeout bounds a background control send (heartbeat, status, abort).
+// rmnp cuts a link whose send times out mid-frame, and the peer takes that
+// for this node's failure; on an overloaded machine a write can stall as
+// long as the process is not scheduled. So a background send gives up only
+// long after the detector has named a peer that is really gone: liveness is
+// the detector's to judge, not a send's.
+const beatTimeout = time.Minute
 
 // coordState is the coordinator role of a node (GRIDHPC Sec. IV-B): it
 // forwards sub-tasks to the workers of its group (at most 32), aggregates
@@ -48,25 +54,31 @@ func (c *coordState) childName(id rmnp.PeerID) (string, bool) {
 }
 
 // coordinate is "forward sub-tasks": connect to every member's control
-// endpoint, send it its task, and start this node's own task.
+// endpoint, send it its task, forward the assignments of the coordinators
+// below (a coordinator of coordinators), and start this node's own task.
 func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) error {
-	if src != SubmitterID {
-		return fmt.Errorf("%w: assignment from peer %d, not the submitter", ErrProtocol, src)
+	if src != a.Parent {
+		return fmt.Errorf("%w: assignment from peer %d, not its parent %d", ErrProtocol, src, a.Parent)
 	}
-	if len(a.Members) == 0 || len(a.Members) > 32 {
-		return fmt.Errorf("%w: group of %d workers", ErrProtocol, len(a.Members))
+	if len(a.Members) == 0 || len(a.Members) > jobs.MaxGroupSize || len(a.Subgroups) > jobs.MaxGroupSize {
+		return fmt.Errorf("%w: group of %d workers and %d coordinators", ErrProtocol, len(a.Members), len(a.Subgroups))
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{},
 		changed: map[string]bool{}, up: newUpQueue()}
+	a.subtree(func(m member, group int) {
+		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: group, State: StateStarting}
+	})
 	var own *member
 	for i, m := range a.Members {
-		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: a.Group, State: StateStarting}
 		if m.Node == n.boot.Node {
 			own = &a.Members[i]
 		} else {
 			c.children[m.Peer] = m.Node
 		}
+	}
+	for _, sub := range a.Subgroups {
+		c.children[NodeID(sub.Assign.Coordinator)] = sub.Assign.Coordinator
 	}
 	n.mu.Lock()
 	if n.coord != nil && n.coord.assign.Run != a.Run {
@@ -82,38 +94,45 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 	}
 	n.coord = c
 	n.mu.Unlock()
-	n.live.watchFor(SubmitterID, "submitter", parentLimits)
+	n.live.watchFor(a.Parent, parentName(a.Parent), parentLimits)
 	go n.forwardTasks(cctx, c)
-	go c.up.run(cctx, n, SubmitterID)
+	go c.up.run(cctx, n, a.Parent)
 	if own != nil {
 		return n.startTask(ctx, n.self, own.Task)
 	}
 	return nil
 }
 
-// forwardTasks connects to the group's workers (forwardWidth at a time) and sends
-// each its task; a worker that cannot be reached is reported failed.
+// forwardTasks connects to the group's workers and to the coordinators
+// below (forwardWidth at a time) and sends each its task or assignment; one
+// that cannot be reached is reported failed.
 func (n *node) forwardTasks(ctx context.Context, c *coordState) {
 	var g errgroup.Group
 	g.SetLimit(forwardWidth)
-	for _, m := range c.assign.Members {
-		if m.Node == n.boot.Node {
-			continue
-		}
+	forward := func(node string, ctrl []string, t msgType, body any) {
 		g.Go(func() error {
-			_, err := connectCtrl(ctx, n.ctrl, m.Peer, m.Ctrl)
+			peer := NodeID(node)
+			_, err := connectCtrl(ctx, n.ctrl, peer, ctrl)
 			if err == nil {
-				n.live.watch(m.Peer, m.Node)
+				n.live.watch(peer, node)
 				var msg []byte
-				if msg, err = encodeMsg(msgTask, m.Task); err == nil {
-					err = n.ctrl.Send(ctx, m.Peer, msg, rmnp.CTRL)
+				if msg, err = encodeMsg(t, body); err == nil {
+					err = n.ctrl.Send(ctx, peer, msg, rmnp.CTRL)
 				}
 			}
 			if err != nil && ctx.Err() == nil {
-				n.reportFailure(ctx, m.Node, fmt.Sprintf("coordinator %s cannot reach it at %v: %v", n.boot.Node, m.Ctrl, err))
+				n.reportFailure(ctx, node, fmt.Sprintf("coordinator %s cannot reach it at %v: %v", n.boot.Node, ctrl, err))
 			}
 			return nil
 		})
+	}
+	for _, m := range c.assign.Members {
+		if m.Node != n.boot.Node {
+			forward(m.Node, m.Ctrl, msgTask, m.Task)
+		}
+	}
+	for _, sub := range c.assign.Subgroups {
+		forward(sub.Assign.Coordinator, sub.Ctrl, msgAssign, sub.Assign)
 	}
 	g.Wait()
 }
@@ -220,7 +239,8 @@ func (c *coordState) markFailed(node, cause string) {
 	c.statuses[node], c.changed[node] = s, true
 }
 
-// reportFailure tells the submitter that a member failed.
+// reportFailure tells the parent (and so the submitter) that a member
+// failed.
 func (n *node) reportFailure(ctx context.Context, node, cause string) {
 	n.mu.Lock()
 	c := n.coord
@@ -231,12 +251,13 @@ func (n *node) reportFailure(ctx context.Context, node, cause string) {
 	c.markFailed(node, cause)
 	n.log.Warn("engine: worker failed", "worker", node, "cause", cause)
 	if m, err := encodeMsg(msgFailed, failure{Node: node, Cause: cause}); err == nil {
-		n.post(ctx, SubmitterID, m)
+		n.post(ctx, c.assign.Parent, m)
 	}
 }
 
-// tickCoord sends the group's aggregated telemetry to the submitter (at
-// most 10 Hz, or a heartbeat) and heartbeats to the members. Only the
+// tickCoord sends the group's aggregated telemetry to the parent (at most
+// 10 Hz, or a heartbeat) and heartbeats to the members and the
+// coordinators below. Only the
 // statuses that changed since the last send go up: the submitter's fan-in
 // is at most 10 messages a second per group, of at most a group's rows.
 func (n *node) tickCoord(ctx context.Context, now time.Time) {
@@ -248,7 +269,7 @@ func (n *node) tickCoord(ctx context.Context, now time.Time) {
 	}
 	up, beat := c.due(now)
 	if up != nil {
-		n.post(ctx, SubmitterID, up)
+		n.post(ctx, c.assign.Parent, up)
 	}
 	for _, id := range beat {
 		n.post(ctx, id, []byte{byte(msgHeartbeat)})
@@ -286,7 +307,7 @@ func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID) {
 }
 
 // post sends a control message in the background (m is copied), bounded by
-// postTimeout, so that a stopped or slow peer never blocks the caller.
+// beatTimeout, so that a stopped or slow peer never blocks the caller.
 func (n *node) post(ctx context.Context, peer rmnp.PeerID, m []byte) {
 	if peer == n.self {
 		n.send(ctx, peer, m)
@@ -294,7 +315,7 @@ func (n *node) post(ctx context.Context, peer rmnp.PeerID, m []byte) {
 	}
 	m = slices.Clone(m)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), beatTimeout)
 		defer cancel()
 		if err := n.ctrl.Send(ctx, peer, m, rmnp.CTRL); err != nil {
 			n.log.Debug("engine: control send failed", "peer", peer, "err", err)

@@ -57,10 +57,13 @@
 // Run is the submitter and follows the thirteen steps of GRIDHPC Sec. V-B.
 // A job spec enters the engine there (or through PlanJob) and is validated
 // once, its node selection checked against the inventory; Run then starts
-// (or reuses) the workers, plans the job (PlanJob: enough nodes,
-// the split, groups of at most 32 by cluster, each pair's network by
-// Algorithm 1), sends each coordinator its group, follows the telemetry the
-// coordinators aggregate (≤ 10 Hz) and gathers the results. ServeWorker is
+// (or reuses) the workers, plans the job (PlanJob: enough nodes, the split,
+// groups of at most 32 by cluster, coordinators of coordinators by 32 above
+// more than 32 groups (Levels), each pair's network by Algorithm 1), sends
+// the coordinators of the top level their subtrees (each forwards tasks and
+// assignments down, in waves, with retries; startup.go), follows the
+// telemetry the coordinators aggregate (≤ 10 Hz, changed rows only) and
+// gathers the results. ServeWorker is
 // the worker process. It has two RMNP endpoints: a control endpoint
 // (sub-tasks, telemetry, results, heartbeats, end of run; see protocol.go)
 // and a data endpoint that only Solve uses, rebound after every run. Before
@@ -69,8 +72,9 @@
 // message names the network it kept, and the accepting worker starts only
 // once it has it, so both ends use the same link. A
 // worker that dies is seen at once (its links close); one that hangs or is
-// cut off misses its heartbeats and is named within HeartbeatTimeout; the
-// run then stops everywhere and is recorded as failed.
+// cut off misses its heartbeats and is named by a φ-accrual detector that
+// learns each peer's pauses, after SuspectAfter and within HeartbeatTimeout
+// (heartbeat.go); the run then stops everywhere and is recorded as failed.
 //
 // # Errors and stopped runs
 //

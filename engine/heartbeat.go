@@ -36,10 +36,10 @@ import (
 // SuspectAfter and φ exceeds PhiThreshold, or in any case when its
 // silence exceeds HeartbeatTimeout. A hung peer is therefore named after at
 // most HeartbeatTimeout of silence plus one check (100 ms), never before
-// SuspectAfter. A newly watched peer starts from a wide prior (intervals of
-// HeartbeatInterval and SuspectAfter): while it is starting, on a machine
-// that may be loaded, it is judged leniently, until its own arrivals
-// outweigh the prior.
+// SuspectAfter. A newly watched peer is judged by the bound alone until its
+// first message (it is starting, on a machine that may be loaded), then
+// from a wider prior (intervals of one and four HeartbeatIntervals) until
+// its own arrivals outweigh it.
 //
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
@@ -48,14 +48,27 @@ import (
 // A watcher that was itself not scheduled for a while (a loaded machine)
 // could not have heard anyone: when its own tick comes more than stallGrace
 // late, every watched peer is given a fresh start instead of being declared
-// lost.
+// lost — up to excuseLimit × its timeout of wall-clock silence, after which
+// it is lost however starved the watcher is (30 s for a worker or a
+// coordinator, 36 s for a parent). A tick merely late (by lateCheck) says the watcher's machine is
+// overloaded: for the next overloadMemory only the bound accuses, since the
+// watcher's own receive path may be what is slow.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	SuspectAfter      = 4 * time.Second
+	SuspectAfter      = 5 * time.Second
 	HeartbeatTimeout  = 10 * time.Second
 	ParentTimeout     = 12 * time.Second
 	PhiThreshold      = 8.0
 	stallGrace        = 500 * time.Millisecond
+	// checkInterval is how often nodes and the submitter check their
+	// peers; a check lateCheck late marks the watcher overloaded for
+	// overloadMemory.
+	checkInterval  = 100 * time.Millisecond
+	lateCheck      = 150 * time.Millisecond
+	overloadMemory = time.Minute
+	// excuseLimit bounds the excuses: a peer silent for that many times its
+	// timeout, in wall time, is lost even if the watcher kept stalling.
+	excuseLimit = 3
 )
 
 // Parameters of the arrival model.
@@ -74,20 +87,21 @@ const (
 // arrivals is the φ-accrual model of one peer: a ring of its last
 // inter-arrival times with their running sums, plus a prior.
 type arrivals struct {
-	last      time.Time
+	last      time.Time               // the silence's start: an arrival, or the watcher's excuse
+	heardAt   time.Time               // the last arrival (or the start of the watch), never excused
 	ring      [arrivalHistory]float64 // seconds
 	n, next   int
 	sum, sum2 float64 // of the ring and the prior
 }
 
-// prior is two pseudo-intervals, HeartbeatInterval and SuspectAfter, that
-// stay in the fit: a wide law at first, so that the first silences of a
-// peer (its start-up, on a machine that may be loaded) are judged
+// prior is two pseudo-intervals, HeartbeatInterval and four times that,
+// that stay in the fit: a wider law at first, so that the first silences of
+// a peer (its start-up, on a machine that may be loaded) are judged
 // leniently until its real arrivals outweigh the prior.
-var prior = [...]float64{HeartbeatInterval.Seconds(), SuspectAfter.Seconds()}
+var prior = [...]float64{HeartbeatInterval.Seconds(), 4 * HeartbeatInterval.Seconds()}
 
 func newArrivals(now time.Time) *arrivals {
-	a := &arrivals{last: now}
+	a := &arrivals{last: now, heardAt: now}
 	for _, x := range prior {
 		a.sum += x
 		a.sum2 += x * x
@@ -114,7 +128,7 @@ func (a *arrivals) heard(now time.Time) {
 	if d := now.Sub(a.last); d > 0 {
 		a.add(d.Seconds())
 	}
-	a.last = now
+	a.last, a.heardAt = now, now
 }
 
 // longest is the longest real interval in the history (0 if none): the
@@ -160,6 +174,10 @@ type liveness struct {
 	mu     sync.Mutex
 	peers  map[rmnp.PeerID]*watched
 	limits watchLimits
+	// overloaded is until when the watcher holds its own machine for
+	// overloaded (a check came late, though not stalled): its receive path
+	// is as starved as its ticks, and its peers' silences prove less.
+	overloaded time.Time
 }
 
 type watched struct {
@@ -229,7 +247,12 @@ func (l *liveness) excuse(now time.Time) {
 func (l *liveness) check(prev, now time.Time) []lostPeer {
 	if !prev.IsZero() && now.Sub(prev) > stallGrace {
 		l.excuse(now)
-		return nil
+		return l.expired(now) // only the excuse's own bound can accuse now
+	}
+	if !prev.IsZero() && now.Sub(prev) > checkInterval+lateCheck {
+		l.mu.Lock()
+		l.overloaded = now.Add(overloadMemory)
+		l.mu.Unlock()
 	}
 	return l.expired(now)
 }
@@ -254,12 +277,25 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 	defer l.mu.Unlock()
 	var out []lostPeer
 	for id, w := range l.peers {
+		// However often the watcher stalls and excuses, a peer silent for
+		// excuseLimit times its bound is lost.
+		if wall := now.Sub(w.model.heardAt); wall > excuseLimit*w.limits.timeout {
+			out = append(out, lostPeer{ID: id, Name: w.name, Silent: wall, Phi: w.model.phi(now)})
+			delete(l.peers, id)
+			continue
+		}
 		silent := now.Sub(w.model.last)
 		if silent <= w.limits.suspect {
 			continue
 		}
+		// A peer not heard from yet is starting (a task to receive, links
+		// to set up, on a machine that may be loaded): only the bound
+		// applies until its first message.
+		// On an overloaded watcher only the bound applies: φ's fit cannot
+		// tell the peer's stall from the watcher's own.
 		phi := w.model.phi(now)
-		if phi >= PhiThreshold || silent > w.limits.timeout {
+		suspect := phi >= PhiThreshold && w.model.n > 0 && !now.Before(l.overloaded)
+		if suspect || silent > w.limits.timeout {
 			out = append(out, lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi})
 			delete(l.peers, id)
 		}

@@ -78,7 +78,7 @@ func TestLivenessSilences(t *testing.T) {
 		"bound holds for any history":   {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: bound + 100*ms, lost: true},
 		"slow but regular, not lost":    {gaps: repeat(5*time.Second, 100), limits: childLimits, silent: 5 * time.Second},
 		"old fixed timeout's mistake":   {gaps: loaded(20), limits: childLimits, silent: 2400 * ms},
-		"hung right after the start":    {gaps: repeat(beat, 2), limits: childLimits, silent: floor + 100*ms},
+		"hung right after the start":    {gaps: repeat(beat, 2), limits: childLimits, silent: floor + 100*ms, lost: true},
 		"hung after 8 s of arrivals":    {gaps: repeat(beat, 32), limits: childLimits, silent: floor + 100*ms, lost: true},
 	}
 	for name, tc := range tests {
@@ -169,4 +169,64 @@ func TestLivenessStall(t *testing.T) {
 	if _, ok := l.name(3); ok {
 		t.Error("reset left a peer watched")
 	}
+}
+
+// TestLivenessOverloaded checks that a watcher whose own check came late
+// accuses by the bound only, for overloadMemory, then by φ again.
+func TestLivenessOverloaded(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watch(1, "a")
+	l.peers[1].model.last = t0
+	now := t0
+	for range 100 {
+		now = now.Add(HeartbeatInterval)
+		l.seenAt(1, now)
+	}
+	// A check 300 ms after the previous one: late, not stalled.
+	if lost := l.check(now.Add(-300*time.Millisecond), now); lost != nil {
+		t.Fatalf("lost %v at once", lost)
+	}
+	at := now.Add(SuspectAfter + time.Second)
+	if lost := l.check(at.Add(-checkInterval), at); lost != nil {
+		t.Fatalf("overloaded watcher accused by φ after %v: %v", at.Sub(now), lost)
+	}
+	at = now.Add(HeartbeatTimeout + 100*time.Millisecond)
+	if lost := l.check(at.Add(-checkInterval), at); len(lost) != 1 {
+		t.Fatalf("overloaded watcher did not accuse at the bound")
+	}
+	// A minute later, φ accuses again.
+	l.watch(2, "b")
+	later := now.Add(overloadMemory + time.Second)
+	l.peers[2].model.last = later
+	for range 100 {
+		later = later.Add(HeartbeatInterval)
+		l.seenAt(2, later)
+	}
+	at = later.Add(SuspectAfter + time.Second)
+	if lost := l.check(at.Add(-checkInterval), at); len(lost) != 1 {
+		t.Fatal("φ did not accuse once the overload was forgotten")
+	}
+}
+
+// TestLivenessExcuseLimit checks that a watcher that stalls at every check
+// still names a silent peer after excuseLimit times its timeout.
+func TestLivenessExcuseLimit(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watch(1, "a")
+	l.peers[1].model.last, l.peers[1].model.heardAt = t0, t0
+	prev := t0
+	for now := t0.Add(time.Second); now.Sub(t0) < 40*time.Second; now = now.Add(time.Second) {
+		lost := l.check(prev, now) // every check a second late: a stall
+		prev = now
+		if len(lost) == 0 {
+			continue
+		}
+		if d := now.Sub(t0); d <= excuseLimit*HeartbeatTimeout || d > excuseLimit*HeartbeatTimeout+time.Second {
+			t.Fatalf("named after %v of silence, want just after %v", d, excuseLimit*HeartbeatTimeout)
+		}
+		return
+	}
+	t.Fatal("a stalling watcher never named the silent peer")
 }

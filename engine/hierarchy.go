@@ -4,7 +4,13 @@ import (
 	"fmt"
 
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
 )
+
+// levelFanout is how many coordinators one coordinator of coordinators (or
+// the submitter) serves: jobs.MaxGroupSize, lowered by tests to build deep
+// hierarchies from few processes.
+var levelFanout = jobs.MaxGroupSize
 
 // Levels builds the control hierarchy above the groups (P2PDC's
 // coordinators, GRIDHPC Sec. IV-B, applied again): level 0 is the groups of
@@ -19,11 +25,11 @@ func Levels(groups []jobs.Group) [][]jobs.Group {
 		return nil
 	}
 	levels := [][]jobs.Group{groups}
-	for top := groups; len(top) > jobs.MaxGroupSize; {
+	for top := groups; len(top) > levelFanout; {
 		var next []jobs.Group
-		for i := 0; i < len(top); i += jobs.MaxGroupSize {
+		for i := 0; i < len(top); i += levelFanout {
 			g := jobs.Group{Coordinator: top[i].Coordinator}
-			for _, sub := range top[i:min(i+jobs.MaxGroupSize, len(top))] {
+			for _, sub := range top[i:min(i+levelFanout, len(top))] {
 				g.Workers = append(g.Workers, sub.Coordinator)
 			}
 			next = append(next, g)
@@ -49,4 +55,51 @@ func DescribeLevels(levels [][]jobs.Group) string {
 		s += fmt.Sprintf(" under %d %s", len(l), plural(len(l), "coordinator of coordinators", "coordinators of coordinators"))
 	}
 	return s + fmt.Sprintf(" (%d %s below the submitter)", len(levels), plural(len(levels), "level", "levels"))
+}
+
+// assignments builds the assignment of every coordinator the submitter
+// talks to (those of the last level), each carrying its subtree: level by
+// level from the groups up, a coordinator of coordinators takes its own
+// group's assignment (it is the first coordinator of the level below) and
+// the assignments of the others, which report to it.
+func assignments(levels [][]jobs.Group, base map[string]*groupAssign, ctrl map[string][]string) []groupAssign {
+	for _, level := range levels[1:] {
+		for _, g := range level {
+			up := base[g.Coordinator]
+			for _, sub := range g.Workers {
+				if sub == g.Coordinator {
+					continue
+				}
+				a := base[sub]
+				a.Parent = NodeID(g.Coordinator)
+				up.Subgroups = append(up.Subgroups, subAssign{Ctrl: ctrl[sub], Assign: *a})
+			}
+		}
+	}
+	top := levels[len(levels)-1]
+	out := make([]groupAssign, len(top))
+	for i, g := range top {
+		out[i] = *base[g.Coordinator]
+		out[i].Parent = SubmitterID
+	}
+	return out
+}
+
+// subtree calls f with every member of a and of the assignments below it,
+// with the group it belongs to.
+func (a *groupAssign) subtree(f func(m member, group int)) {
+	for _, m := range a.Members {
+		f(m, a.Group)
+	}
+	for i := range a.Subgroups {
+		a.Subgroups[i].Assign.subtree(f)
+	}
+}
+
+// parentName names a coordinator's parent in messages.
+func parentName(id rmnp.PeerID) string {
+	if id == SubmitterID {
+		return "submitter"
+	}
+	return "coordinator"
 }

@@ -128,12 +128,25 @@ type member struct {
 	Task workerTask
 }
 
-// groupAssign is what the submitter sends a coordinator.
+// groupAssign is what the submitter sends a coordinator: its group's
+// members and, for a coordinator of coordinators (Plan.Levels), the
+// assignments it forwards to the coordinators below it.
 type groupAssign struct {
 	Run         uint64
 	Group       int
 	Coordinator string
 	Members     []member
+	// Parent is the peer the coordinator reports to: the submitter
+	// (SubmitterID, the zero value) or a coordinator of coordinators.
+	Parent    rmnp.PeerID `json:",omitempty"`
+	Subgroups []subAssign `json:",omitempty"`
+}
+
+// subAssign is the assignment of a coordinator one level down, with the
+// control addresses to reach it.
+type subAssign struct {
+	Ctrl   []string
+	Assign groupAssign
 }
 
 // resultHeader announces a worker's result; Count values follow in
@@ -151,6 +164,9 @@ type resultHeader struct {
 	Traffic    []NetTraffic `json:",omitempty"`
 	Route      string       `json:",omitempty"` // the route to the upper neighbour
 	PeakRSS    uint64       `json:",omitempty"` // the worker process's VmHWM, bytes
+	// Sweeps and Links are the node's trace (jobs.NodeTrace).
+	Sweeps jobs.SweepHist   `json:",omitzero"`
+	Links  []jobs.LinkTrace `json:",omitempty"`
 }
 
 // failure reports a failed node and why.

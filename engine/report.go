@@ -86,6 +86,9 @@ type NodeReport struct {
 	// as it last reported it; 0 when unknown (not Linux, or no report).
 	PeakRSS uint64
 	Err     string
+	// Trace is the node's execution trace (sweep times, traffic per
+	// neighbour) from its result; nil when it sent none.
+	Trace *jobs.NodeTrace `json:",omitempty"`
 }
 
 // report builds the Report from what the submission gathered.
@@ -116,6 +119,7 @@ func (s *submission) report() *Report {
 		nr.Coordinator = g >= 0 && s.plan.Groups[g].Coordinator == st.Node
 		if h := s.headers[r]; h != nil {
 			nr.Converged = h.Converged
+			nr.Trace = &jobs.NodeTrace{Points: h.Count, Sweeps: h.Sweeps, Links: h.Links}
 			if !h.Converged && rep.Outcome == "ok" {
 				rep.Outcome = "not converged"
 			}

@@ -133,7 +133,7 @@ func runRecord(rep *Report, s *submission) jobs.RunRecord {
 		nr := jobs.NodeRecord{Name: n.Node, Host: node.Host, Cluster: node.Cluster, Rank: n.Rank, Cores: n.Cores,
 			Iterations: n.Iterations, Sigma: jobs.Float(n.Sigma), ComputeSeconds: n.Compute.Seconds(),
 			SendSeconds: n.Send.Seconds(), WaitSeconds: n.Wait.Seconds(), PeakRSS: n.PeakRSS, Err: n.Err,
-			Stats: map[string]float64{}}
+			Stats: map[string]float64{}, Trace: n.Trace}
 		for _, t := range n.Traffic {
 			nr.Stats["messages."+t.Network] = float64(t.Messages)
 			nr.Stats["bytes."+t.Network] = float64(t.Bytes)

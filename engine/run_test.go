@@ -289,6 +289,33 @@ func TestRunRecordsAndGain(t *testing.T) {
 		if runtime.GOOS == "linux" && n.PeakRSS == 0 {
 			t.Errorf("recorded node %s has no peak RSS", n.Name)
 		}
+		checkTrace(t, n, 4)
+	}
+}
+
+// checkTrace checks a recorded node's trace: its sweeps match its
+// iterations and it has a link to each chain neighbour with traffic both ways.
+func checkTrace(t *testing.T, n jobs.NodeRecord, ranks int) {
+	t.Helper()
+	tr := n.Trace
+	if tr == nil {
+		t.Errorf("recorded node %s has no trace", n.Name)
+		return
+	}
+	if tr.Sweeps.Count != n.Iterations || tr.Sweeps.Seconds <= 0 || tr.Points <= 0 {
+		t.Errorf("node %s trace: %d sweeps (%.3gs), %d points; %d iterations", n.Name, tr.Sweeps.Count, tr.Sweeps.Seconds, tr.Points, n.Iterations)
+	}
+	want := 2
+	if n.Rank == 0 || n.Rank == ranks-1 {
+		want = 1
+	}
+	if len(tr.Links) != want {
+		t.Errorf("node %s (rank %d) trace has %d links, want %d", n.Name, n.Rank, len(tr.Links), want)
+	}
+	for _, l := range tr.Links {
+		if l.Peer != n.Rank-1 && l.Peer != n.Rank+1 || l.Sent == 0 || l.BytesReceived == 0 || l.Network == "" {
+			t.Errorf("node %s link %+v", n.Name, l)
+		}
 	}
 }
 

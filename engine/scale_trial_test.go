@@ -27,7 +27,8 @@ import (
 // A number N runs N one-core local workers in two clusters: the obstacle
 // problem at n = 256 in async and sync iterations when N ≤ 256 (each node
 // needs a plane, and larger n does not fit in memory here), only the start
-// of the workers (idle RSS, console memory) beyond. killN and stopN send
+// of the workers (idle RSS, console memory) beyond; syncN and asyncN run one
+// scheme only. killN and stopN send
 // SIGKILL or SIGSTOP to one worker of an async run on N workers and time
 // its detection.
 func TestScaleTrials(t *testing.T) {
@@ -42,8 +43,12 @@ func TestScaleTrials(t *testing.T) {
 				scaleFailure(t, atoi(t, item[4:]), syscall.SIGKILL)
 			case strings.HasPrefix(item, "stop"):
 				scaleFailure(t, atoi(t, item[4:]), syscall.SIGSTOP)
+			case strings.HasPrefix(item, "sync"):
+				scaleRuns(t, atoi(t, item[4:]), jobs.Synchronous)
+			case strings.HasPrefix(item, "async"):
+				scaleRuns(t, atoi(t, item[5:]), jobs.Asynchronous)
 			default:
-				scaleRuns(t, atoi(t, item))
+				scaleRuns(t, atoi(t, item), jobs.Asynchronous, jobs.Synchronous)
 			}
 		})
 	}
@@ -121,9 +126,9 @@ func consoleMiB() (rss, heap float64) {
 	return float64(rssKiB(os.Getpid(), "VmRSS")) / 1024, float64(ms.HeapInuse) / (1 << 20)
 }
 
-// scaleRuns starts n workers per job and runs the async and sync jobs (or
+// scaleRuns starts n workers per job and runs the jobs of the schemes (or
 // only starts them when the job cannot fit), logging the figures.
-func scaleRuns(t *testing.T, n int) {
+func scaleRuns(t *testing.T, n int, schemes ...jobs.Scheme) {
 	inv := scaleInventory(t, n)
 	if n > 256 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -148,15 +153,22 @@ func scaleRuns(t *testing.T, n int) {
 		assertGone(t, pids)
 		return
 	}
-	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Synchronous} {
+	for _, scheme := range schemes {
+		// ε = 1 converges at once: an async run ends within seconds of its
+		// start, a sync run after the 2(b−1) iterations its tokens need.
+		wall := 3 * time.Minute
+		if scheme == jobs.Synchronous {
+			wall = 20 * time.Minute
+		}
 		spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 256, Eps: 1}, Scheme: scheme,
-			Nodes: jobs.NodeSelection{Any: n}, Cores: 1, WallTime: 30 * time.Minute}
+			Nodes: jobs.NodeSelection{Any: n}, Cores: 1, WallTime: wall}
 		var (
 			mu       sync.Mutex
 			started  time.Duration
 			first    time.Duration
 			med, top float64
 			pids     []int
+			last     Snapshot
 		)
 		t0 := time.Now()
 		opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
@@ -170,6 +182,7 @@ func scaleRuns(t *testing.T, n int) {
 			OnSnapshot: func(s Snapshot) {
 				mu.Lock()
 				defer mu.Unlock()
+				last = s
 				for _, st := range s.Nodes {
 					if st.Iteration > 0 && first == 0 {
 						first = time.Since(t0)
@@ -182,7 +195,14 @@ func scaleRuns(t *testing.T, n int) {
 		cancel()
 		total := time.Since(t0)
 		if err != nil {
-			t.Fatalf("%s run on %d workers: %v", scheme, n, err)
+			mu.Lock()
+			states := map[NodeState]int{}
+			for _, st := range last.Nodes {
+				states[st.State]++
+			}
+			mu.Unlock()
+			assertGone(t, pids)
+			t.Fatalf("%s run on %d workers: %v (last snapshot: %v)", scheme, n, err, states)
 		}
 		rss, heap := consoleMiB()
 		its := 0

@@ -62,6 +62,7 @@ type SolveResult struct {
 	Compute    time.Duration
 	Send       time.Duration
 	Wait       time.Duration
+	Sweeps     jobs.SweepHist // compute time per sweep (the node's trace)
 }
 
 // solveHooks are fault-injection points for tests.
@@ -306,6 +307,7 @@ func (s *solver) sweep() float64 {
 	}
 	now := time.Now()
 	s.res.Compute += now.Sub(start)
+	s.res.Sweeps.Add(now.Sub(start))
 	s.maybeReport(now)
 	return s.sigma
 }

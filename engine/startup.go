@@ -33,6 +33,12 @@ const (
 	// forwardWidth how many members a coordinator dials at once.
 	assignWidth  = 16
 	forwardWidth = 8
+	// preflightTimeout bounds the pre-flight dial of a neighbour on one
+	// network. A neighbour that is alive but not scheduled (a start-up
+	// wave of hundreds of workers on a loaded machine) can take seconds
+	// to answer a handshake; a network that drops packets costs this much
+	// before the next candidate is tried.
+	preflightTimeout = 6 * time.Second
 )
 
 // connectRetry connects ep to peer at addr, retrying transient failures

@@ -186,44 +186,65 @@ func (s *submission) execute(ctx context.Context) (*Report, error) {
 
 type assignError struct{ node, cause string }
 
-// assign is "send sub-tasks": connect to the coordinators (assignWidth at
-// a time) and send each its group's members and tasks.
+// assign is "send sub-tasks": connect to the coordinators of the top level
+// of the hierarchy (assignWidth at a time) and send each its group's
+// members and tasks, and the assignments of the coordinators below it.
 func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignError {
 	byNode := map[string]workerTask{}
 	for _, t := range tasks {
 		byNode[t.Node] = t
 	}
-	dialErr := make([]error, len(s.plan.Groups))
+	base := map[string]*groupAssign{}
+	for gi, grp := range s.plan.Groups {
+		a := &groupAssign{Run: s.run, Group: gi, Coordinator: grp.Coordinator}
+		for _, w := range grp.Workers {
+			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
+		}
+		base[grp.Coordinator] = a
+	}
+	levels := s.plan.Levels
+	if levels == nil {
+		levels = Levels(s.plan.Groups)
+	}
+	top := assignments(levels, base, s.ctrl)
+	dialErr := make([]error, len(top))
 	var g errgroup.Group
 	g.SetLimit(assignWidth)
-	for gi, grp := range s.plan.Groups {
+	for i, a := range top {
 		g.Go(func() error {
-			_, dialErr[gi] = connectCtrl(ctx, s.ep, NodeID(grp.Coordinator), s.ctrl[grp.Coordinator])
+			_, dialErr[i] = connectCtrl(ctx, s.ep, NodeID(a.Coordinator), s.ctrl[a.Coordinator])
 			return nil
 		})
 	}
 	g.Wait()
-	for gi, grp := range s.plan.Groups {
-		if err := dialErr[gi]; err != nil {
-			return &assignError{grp.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[grp.Coordinator], err)}
+	for i, a := range top {
+		if err := dialErr[i]; err != nil {
+			return &assignError{a.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[a.Coordinator], err)}
 		}
-		a := groupAssign{Run: s.run, Group: gi, Coordinator: grp.Coordinator}
-		for _, w := range grp.Workers {
-			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
-		}
-		id := NodeID(grp.Coordinator)
-		s.coords[id] = grp.Coordinator
-		s.live.watch(id, grp.Coordinator)
+		id := NodeID(a.Coordinator)
+		s.coords[id] = a.Coordinator
+		s.live.watch(id, a.Coordinator)
 		m, err := encodeMsg(msgAssign, a)
 		if err == nil {
 			err = s.ep.Send(ctx, id, m, rmnp.CTRL)
 		}
 		if err != nil {
-			return &assignError{grp.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
+			return &assignError{a.Coordinator, fmt.Sprintf("send sub-tasks: %v", err)}
 		}
-		s.logf(grp.Coordinator, "coordinates group %d: %d %s", gi, len(grp.Workers), plural(len(grp.Workers), "worker", "workers"))
+		s.logf(a.Coordinator, "%s", describeAssign(a))
 	}
 	return nil
+}
+
+// describeAssign is the event-log line of an assignment.
+func describeAssign(a groupAssign) string {
+	line := fmt.Sprintf("coordinates group %d: %d %s", a.Group, len(a.Members), plural(len(a.Members), "worker", "workers"))
+	if len(a.Subgroups) > 0 {
+		n := 0
+		a.subtree(func(member, int) { n++ })
+		line += fmt.Sprintf(", and %d %s below it (%d workers in all)", len(a.Subgroups), plural(len(a.Subgroups), "coordinator", "coordinators"), n)
+	}
+	return line
 }
 
 type inbound struct {
@@ -258,7 +279,7 @@ func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 
 // follow is the submitter's event loop.
 func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(checkInterval)
 	defer tick.Stop()
 	wall := time.NewTimer(s.spec.WallTime)
 	defer wall.Stop()
@@ -500,7 +521,7 @@ func (s *submission) end(t msgType, reason string, msgs <-chan inbound) {
 
 func (s *submission) post(id rmnp.PeerID, m []byte) {
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), postTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
 		defer cancel()
 		s.ep.Send(ctx, id, m, rmnp.CTRL)
 	}()

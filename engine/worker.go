@@ -59,9 +59,11 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("node", boot.Node)
 	if boot.LogFile != "" {
+		// The file keeps the log on the host (`gridtui logs`); stderr still
+		// gets it, whose tail the console puts in a failed worker's error.
 		if f, err := os.OpenFile(boot.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
 			defer f.Close()
-			log = slog.New(slog.NewTextHandler(f, nil)).With("node", boot.Node)
+			log = slog.New(slog.NewTextHandler(io.MultiWriter(f, logw), nil)).With("node", boot.Node)
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -334,7 +336,7 @@ func (n *node) send(ctx context.Context, peer rmnp.PeerID, m []byte) error {
 
 // tickLoop paces telemetry (at most 10 Hz), heartbeats and liveness checks.
 func (n *node) tickLoop(ctx context.Context) {
-	t := time.NewTicker(100 * time.Millisecond)
+	t := time.NewTicker(checkInterval)
 	defer t.Stop()
 	var prev time.Time
 	for {
@@ -372,7 +374,7 @@ func (n *node) linkDown(ctx context.Context, ev rmnp.PeerDownEvent) {
 func (n *node) isParent(id rmnp.PeerID) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return (n.job != nil && n.job.parent == id) || (n.coord != nil && id == SubmitterID)
+	return (n.job != nil && n.job.parent == id) || (n.coord != nil && id == n.coord.assign.Parent)
 }
 
 // peerLost handles a parent or child that died or went silent.
@@ -387,11 +389,8 @@ func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
 			return
 		}
 	}
-	if (job != nil && job.parent == id) || (coord != nil && id == SubmitterID) {
-		who := "coordinator"
-		if id == SubmitterID {
-			who = "submitter"
-		}
+	if (job != nil && job.parent == id) || (coord != nil && id == coord.assign.Parent) {
+		who := parentName(id)
 		err := fmt.Errorf("%w: %s %s", ErrParentLost, who, cause)
 		n.endRun(0, err.Error())
 		// Stop computing at once, but exit a little later: whoever watches
@@ -439,7 +438,10 @@ func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.data != nil {
-		n.data.Close()
+		// Abort, not Close: what is still queued belongs to the run that
+		// ended, and a neighbour cut off by the network would hold a
+		// Close for CloseTimeout.
+		n.data.Abort()
 		n.data = nil
 	}
 	data, err := n.listenData(context.Background(), n.dataAddrs)

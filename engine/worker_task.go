@@ -13,6 +13,7 @@ import (
 
 	"github.com/shirou/gopsutil/v4/load"
 
+	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -120,7 +121,8 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	}
 	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
-		Count: len(res.Values), Traffic: traffic(data), Route: route.Reason, PeakRSS: peakRSS()}
+		Count: len(res.Values), Traffic: traffic(data), Route: route.Reason, PeakRSS: peakRSS(),
+		Sweeps: res.Sweeps, Links: linkTraces(data, t.Neighbours...)}
 	job.finish(hdr)
 	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
 		fail(err)
@@ -186,7 +188,7 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask)
 		}
 		return errors.New("unknown route")
 	}
-	r, warns, err := probe.Preflight(ctx, up.Routes, dial, 0)
+	r, warns, err := probe.Preflight(ctx, up.Routes, dial, preflightTimeout)
 	for _, w := range warns {
 		n.logUp(ctx, w)
 	}
@@ -384,6 +386,28 @@ func hostLoad() *float64 {
 		return nil
 	}
 	return &avg.Load1
+}
+
+// linkTraces is the node's traffic per neighbour (the links of its trace),
+// from the data endpoint's per-link counters.
+func linkTraces(ep *rmnp.Endpoint, nbs ...*neighbourTask) []jobs.LinkTrace {
+	rank := map[rmnp.PeerID]int{}
+	for _, nb := range nbs {
+		if nb != nil {
+			rank[nb.Peer] = nb.Rank
+		}
+	}
+	var out []jobs.LinkTrace
+	for _, l := range ep.Stats().Links {
+		r, ok := rank[l.Peer]
+		if !ok {
+			continue
+		}
+		out = append(out, jobs.LinkTrace{Peer: r, Network: l.Network, Async: l.Mode == rmnp.Async,
+			Sent: l.MessagesSent, Received: l.MessagesReceived, BytesSent: l.BytesSent,
+			BytesReceived: l.BytesReceived, Skipped: l.Skipped + l.Replaced})
+	}
+	return out
 }
 
 // trafficOf sums the data endpoint's counters per network, sent and received.

@@ -129,6 +129,9 @@ type NodeRecord struct {
 	PeakRSS uint64             `json:"peak_rss_bytes,omitempty"`
 	Err     string             `json:"error,omitempty"`
 	Stats   map[string]float64 `json:"stats,omitempty"`
+	// Trace is the node's execution trace for prediction; nil in records
+	// written before traces were kept, and for nodes that sent no result.
+	Trace *NodeTrace `json:"trace,omitempty"`
 }
 
 // ResidualSample is the global σ at one point of a run.

@@ -29,18 +29,19 @@ type SpecError struct {
 }
 
 // Error formats the error as "jobs: file:line:col: msg" followed by the line
-// and a caret marker.
+// and a caret marker, control characters from the file quoted (\x1b).
 func (e *SpecError) Error() string {
 	var b strings.Builder
 	b.WriteString("jobs: ")
-	b.WriteString(e.File)
+	b.WriteString(tomlfile.Quote(e.File))
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
 	}
 	b.WriteString(": ")
-	b.WriteString(e.Msg)
+	b.WriteString(tomlfile.QuoteMessage(e.Msg))
 	if e.Text != "" {
-		fmt.Fprintf(&b, "\n  %s\n  %s^", e.Text, strings.Repeat(" ", max(e.Col-1, 0)))
+		text, pad := tomlfile.Excerpt(e.Text, e.Col)
+		fmt.Fprintf(&b, "\n  %s\n  %s^", text, strings.Repeat(" ", pad))
 	}
 	return b.String()
 }
@@ -183,7 +184,7 @@ type fieldError struct {
 	path, msg string
 }
 
-func (e *fieldError) Error() string { return "jobs: " + e.msg }
+func (e *fieldError) Error() string { return "jobs: " + tomlfile.QuoteMessage(e.msg) }
 func (e *fieldError) Unwrap() error { return ErrSpec }
 
 func bad(path, format string, args ...any) error {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/internal/tomlfile"
 )
 
 func TestParseSpecFiles(t *testing.T) {
@@ -113,13 +115,17 @@ func FuzzParseSpec(f *testing.F) {
 	}
 	f.Add([]byte("[obstacle]\nn = 1e400\n"))
 	f.Add([]byte("[[group]]\nworkers = []\n"))
+	f.Add([]byte("scheme = \"sync\x1b]0;t\x07\"\n"))
+	f.Add([]byte("scheme = \"\\u001b[2J\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSpec("fuzz.toml", data)
 		if err != nil {
 			if !errors.Is(err, ErrSpec) {
 				t.Fatalf("error %v does not wrap ErrSpec", err)
 			}
-			_ = err.Error()
+			if msg := err.Error(); tomlfile.QuoteMessage(msg) != msg {
+				t.Fatalf("error carries control characters: %q", msg)
+			}
 			return
 		}
 		if err := s.Validate(); err != nil {

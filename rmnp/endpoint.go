@@ -362,6 +362,27 @@ func (e *Endpoint) WaitPeer(ctx context.Context, id PeerID) error {
 // Config.CloseTimeout), says GOAWAY, closes every connection and fails the pending
 // operations with ErrClosed. It waits for every goroutine of the endpoint to exit.
 func (e *Endpoint) Close() error {
+	return e.closeWithin(e.cfg.CloseTimeout)
+}
+
+// Abort closes the endpoint as Close does without waiting for queued
+// messages to be written: for the end of a run that failed or is over, whose
+// queued messages no peer needs, and where a peer cut off by the network
+// would otherwise hold the close for CloseTimeout.
+func (e *Endpoint) Abort() error {
+	return e.closeWithin(0)
+}
+
+// closedTime is a channel that is always ready: a wait of zero.
+var closedTime = func() <-chan time.Time {
+	c := make(chan time.Time)
+	close(c)
+	return c
+}()
+
+// closeWithin closes the endpoint, letting the links write what is queued
+// for at most wait.
+func (e *Endpoint) closeWithin(wait time.Duration) error {
 	e.closeOnce.Do(func() {
 		e.mu.Lock()
 		e.isShut.Store(true)
@@ -375,9 +396,15 @@ func (e *Endpoint) Close() error {
 		}
 		done := make(chan struct{})
 		go func() { e.wg.Wait(); close(done) }()
+		var timeout <-chan time.Time
+		if wait > 0 {
+			timeout = time.After(wait)
+		} else {
+			timeout = closedTime
+		}
 		select {
 		case <-done:
-		case <-time.After(e.cfg.CloseTimeout):
+		case <-timeout:
 			e.mu.Lock()
 			links := slices.Clone(e.links)
 			e.mu.Unlock()

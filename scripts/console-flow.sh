@@ -3,7 +3,8 @@
 # new user follows on the embedded local grid: look at Sites and Network,
 # compose a job on the 4 nodes of cluster alpha with asynchronous
 # iterations, start it, watch it reach Terminated, find it in Results, then
-# run it on one node (t1) and on the 4 again to see the gain, quit.
+# run it on one node (t1) and on the 4 again to see the gain, quit; on the
+# way it opens the detail view of a host, an event and a pair.
 #
 # Usage: scripts/console-flow.sh [--screens DIR] [--size WxH]
 #   --screens DIR  also save each screen as DIR/<step>.txt (README captures)
@@ -94,6 +95,16 @@ wait_for "1 Sites" && wait_for "alpha-1"
 echo "console-flow: Sites lists the local grid"
 save 1-sites
 
+# The detail view of a host (enter on its row): the whole row, wrapped.
+keys Down Down Enter
+wait_for "Host alpha-1"
+wait_for "addresses: ethernet 127.16.64.10"
+echo "console-flow: enter shows a host's details"
+save 1-sites-detail
+keys Escape
+sleep 0.5 # a key right after Escape would arrive as alt+key
+wait_for "8 of 8"
+
 keys 2
 wait_for "Htable"
 wait_for "127.18.64.10"
@@ -139,11 +150,33 @@ screen | grep -qF "T terminated 4" || fail "not every node reached Terminated"
 echo "console-flow: the run reached Terminated on 4 nodes"
 save 4-run
 
+# The event log expanded (e), one event whole (enter), back to the panels.
+keys e
+wait_for "Time    Node"
+keys Enter
+wait_for "Event"
+echo "console-flow: e expands the event log, enter shows an event whole"
+save 4-run-event
+keys Escape
+sleep 0.5
+keys e
+wait_for "T terminated 4"
+
 keys 2
 wait_for "Job pairs (3): 3 over infiniband"
 screen | grep -qE "alpha-1 ↔ alpha-2 .*(ok|fallback)" || fail "the Network view shows no pre-flight outcome"
 echo "console-flow: Network shows the job's pairs on infiniband with their pre-flight outcome"
 save 4-network-after-run
+
+# The detail view of a pair: its network, addresses and reason whole.
+keys Right Enter
+wait_for "Pair alpha-1 ↔ alpha-2"
+wait_for "reason: "
+echo "console-flow: enter shows a pair's network and reason whole"
+save 4-network-pair-detail
+keys Escape
+sleep 0.5
+keys Left
 
 keys 5
 wait_for "1 of 1" "No runs recorded yet"

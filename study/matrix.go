@@ -60,16 +60,17 @@ type MatrixError struct {
 }
 
 // Error formats the error as "study: file:line:col: msg", then the line and
-// a caret under the column.
+// a caret under the column, control characters from the file quoted (\x1b).
 func (e *MatrixError) Error() string {
 	var b strings.Builder
-	b.WriteString("study: " + e.File)
+	b.WriteString("study: " + tomlfile.Quote(e.File))
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
 	}
-	b.WriteString(": " + e.Msg)
+	b.WriteString(": " + tomlfile.QuoteMessage(e.Msg))
 	if e.Text != "" {
-		fmt.Fprintf(&b, "\n  %s\n  %s^", e.Text, strings.Repeat(" ", max(e.Col-1, 0)))
+		text, pad := tomlfile.Excerpt(e.Text, e.Col)
+		fmt.Fprintf(&b, "\n  %s\n  %s^", text, strings.Repeat(" ", pad))
 	}
 	return b.String()
 }

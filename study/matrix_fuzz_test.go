@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/gridtui/gridtui/internal/tomlfile"
 )
 
 // FuzzParseMatrix feeds arbitrary text to the matrix parser, seeded with the
@@ -19,12 +21,17 @@ func FuzzParseMatrix(f *testing.F) {
 	f.Add([]byte("sizes = [8\nnodes = [2]\n"))
 	f.Add([]byte("sizes = [8]\nnodes = [2]\n[[grid]]\nclusters = [\"a\", \"a\"]\n"))
 	f.Add([]byte("sizes = [1e9]\nnodes = [-1]\nrepeats = 99999999999\n[[grid]]\nclusters = [\"\"]\n"))
+	f.Add([]byte("name = \x1b]0;t\x07\n"))
+	f.Add([]byte("sizes = [8]\nschemes = [\"\\u009b31m\"]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMatrix("fuzz.toml", data)
 		if err != nil {
 			var me *MatrixError
 			if !errors.As(err, &me) || !errors.Is(err, ErrMatrix) {
 				t.Fatalf("error %v (%T) is not a *MatrixError", err, err)
+			}
+			if msg := err.Error(); tomlfile.QuoteMessage(msg) != msg {
+				t.Fatalf("error carries control characters: %q", msg)
 			}
 			return
 		}

@@ -41,6 +41,8 @@ func TestDetailViews(t *testing.T) {
 			m.run.AppendLog(engine.LogEvent{At: t0.Add(1200 * time.Millisecond), Node: "node-4", Text: "failed: heartbeat lost"})
 			return at(m, "4", "down", "down", "down", "enter")
 		}, want: []string{"Node node-4", "its worker was stopped and the run stopped everywhere", "failed: heartbeat lost"}},
+		{name: "results_run_sideways", setup: func(t *testing.T) Model { return at(withResults(t), "5", "down", "down", "enter", "right") },
+			want: []string{"Run 20261121T180400Z-000004", "send s wait s error", "1.300 s"}},
 		{name: "run_event_log", setup: func(t *testing.T) Model { return at(liveRun(t, false), "4", "e") }, want: []string{"12 of 12"}},
 		{name: "run_event", setup: func(t *testing.T) Model { return at(liveRun(t, false), "4", "e", "enter") }, want: []string{
 			"Event", "a long event " + strings.TrimSpace(strings.Repeat("text ", 30))}},

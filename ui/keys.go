@@ -22,6 +22,8 @@ type KeyMap struct {
 	Up, Down         key.Binding
 	PageUp, PageDown key.Binding
 	Home, End        key.Binding
+	// ScrollLeft and ScrollRight move a page of text sideways.
+	ScrollLeft, ScrollRight key.Binding
 
 	Filter, Sort, Reverse key.Binding
 	// ClearFilter drops a kept filter.
@@ -58,6 +60,8 @@ func DefaultKeyMap() KeyMap {
 		PageDown:    bind("pgdn", "page down", "pgdown", "pgdn"),
 		Home:        bind("home/g", "first", "home", "g"),
 		End:         bind("end/G", "last", "end", "G"),
+		ScrollLeft:  bind("←", "scroll left", "left"),
+		ScrollRight: bind("→", "scroll right", "right"),
 		Filter:      bind("/", "filter", "/"),
 		Sort:        bind("s", "sort column", "s"),
 		Reverse:     bind("S", "reverse sort", "S"),

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -110,4 +112,69 @@ func TestClickIgnoredUnderDialogs(t *testing.T) {
 	if v := at(m, "down", "down", "enter").View(); v.MouseMode != tea.MouseModeNone {
 		t.Error("the mouse is not released to the terminal while a detail view is open")
 	}
+}
+
+// TestClickFromTerminalBytes: the click arrives as a terminal sends it (an
+// SGR mouse report on the program's input), through Bubble Tea's decoder,
+// and selects the row under it; then q quits.
+func TestClickFromTerminalBytes(t *testing.T) {
+	m := send(console(t), tea.WindowSizeMsg{Width: 80, Height: 24})
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	y := -1
+	for i, l := range lines {
+		if strings.Contains(l, "beta-2 ") {
+			y = i
+		}
+	}
+	if y < 0 {
+		t.Fatal("beta-2 not on screen")
+	}
+	in, feed := io.Pipe()
+	scr := &screenText{}
+	p := tea.NewProgram(screenModel{Model: m, last: scr}, tea.WithInput(in), tea.WithOutput(io.Discard),
+		tea.WithWindowSize(80, 24), tea.WithoutSignals())
+	done := make(chan tea.Model, 1)
+	go func() {
+		final, err := p.Run()
+		if err != nil {
+			t.Error(err)
+		}
+		done <- final
+	}()
+	waitScreen(t, scr, "8 of 8")
+	// SGR reports count from 1: press and release of the left button.
+	fmt.Fprintf(feed, "\x1b[<0;%d;%dM\x1b[<0;%d;%dm", 10, y+1, 10, y+1)
+	deadline := time.Now().Add(30 * time.Second)
+	for !cursorOn(scr, "beta-2") {
+		if time.Now().After(deadline) {
+			p.Kill()
+			t.Fatalf("the cursor never reached beta-2:\n%s", scr.text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Fprint(feed, "q")
+	var final tea.Model
+	select {
+	case final = <-done:
+	case <-time.After(30 * time.Second):
+		p.Kill()
+		t.Fatal("the program did not quit")
+	}
+	feed.Close()
+	sites := final.(screenModel).sites
+	if r, _ := sites.list.selected(); r.Key != "host/beta-2" {
+		t.Errorf("the click selected %q, want host/beta-2", r.Key)
+	}
+}
+
+// cursorOn reports whether the screen's cursor row (marked ›) shows text.
+func cursorOn(scr *screenText, text string) bool {
+	scr.mu.Lock()
+	defer scr.mu.Unlock()
+	for _, l := range strings.Split(scr.text, "\n") {
+		if strings.HasPrefix(l, "›") && strings.Contains(l, text) {
+			return true
+		}
+	}
+	return false
 }

@@ -36,6 +36,7 @@ type ResultsView struct {
 	list   list
 	// scroll is the first line shown of a run's details or a table.
 	scroll  int
+	shift   int // and how far it is scrolled sideways
 	message string
 }
 
@@ -206,7 +207,7 @@ func (v ResultsView) page() pager {
 		p = newPager(lines[0], strings.Join(lines[1:], "\n"))
 		p.noWrap = true
 	}
-	p.scroll = v.scroll
+	p.scroll, p.shift = v.scroll, v.shift
 	return p
 }
 
@@ -245,7 +246,7 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 	if k.paged {
 		p := v.page()
 		if ok, cmd := p.update(msg, v.common.Keys, v.common.Width, v.pageHeight()); ok {
-			v.scroll = p.scroll
+			v.scroll, v.shift = p.scroll, p.shift
 			if !p.open {
 				v.mode = modeRuns
 			}
@@ -254,10 +255,10 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.list.Details):
-		v.mode, v.scroll = modeDetail, 0
+		v.mode, v.scroll, v.shift = modeDetail, 0, 0
 	case key.Matches(msg, k.Tables):
 		v.mode = map[int]int{modeRuns: modeTimes, modeTimes: modeGains, modeGains: modeRuns, modeDetail: modeTimes}[v.mode]
-		v.scroll = 0
+		v.scroll, v.shift = 0, 0
 	case key.Matches(msg, k.Reload):
 		return v, v.load()
 	case key.Matches(msg, k.CSV), key.Matches(msg, k.Markdown):

@@ -345,7 +345,7 @@ func (m *Model) deployDone(msg deployDoneMsg) {
 	}
 	switch {
 	case len(failed) > 0:
-		m.setStatus(true, "%s: %d of %d host(s) failed (select a host for the reason)", msg.what, len(failed), len(msg.summary.Results))
+		m.setStatus(true, "%s: %d of %d host(s) failed (enter on a host shows the reason whole)", msg.what, len(failed), len(msg.summary.Results))
 	case msg.err != nil:
 		m.setStatus(true, "%s: %v", msg.what, msg.err)
 	default:

@@ -139,7 +139,7 @@ func sshLoadRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir 
 // load average from its worker's hello, then from its statuses; a host
 // whose worker says nothing stays "–".
 func TestLoadOfSSHHosts(t *testing.T) {
-	inv, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"lyon\"\n[[site.cluster]]\nname = \"n\"\nhosts = \"n-[1-2].lyon\"\n"), nil)
+	inv, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"lyon\"\n[[site.cluster]]\nname = \"n\"\nhosts = \"n-[1-2].lyon\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

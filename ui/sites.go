@@ -255,7 +255,7 @@ func (v SitesView) keyMap() sitesKeyMap {
 		pending = pending || v.HostState(h.Name).Fingerprint != ""
 	}
 	k := v.common.Keys
-	shown := v.loadErr == nil && v.inv != nil && len(v.inv.Hosts()) > 0
+	shown := v.shown()
 	lk := v.list.keyMap(k).only(shown)
 	// enter folds a site or a cluster and describes a host.
 	lk.Details = enabled(lk.Details, sel && r.Leaf)
@@ -269,6 +269,11 @@ func (v SitesView) keyMap() sitesKeyMap {
 		list:      lk,
 		nav:       k.navOnly(shown),
 	}
+}
+
+// shown reports whether the list is on screen (an inventory with hosts).
+func (v SitesView) shown() bool {
+	return v.loadErr == nil && v.inv != nil && len(v.inv.Hosts()) > 0
 }
 
 // ShortHelp implements help.KeyMap.
@@ -307,7 +312,7 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 		return v, cmd
 	}
 	k := v.keyMap()
-	if k.Probe.Enabled() && v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
+	if v.shown() && v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
 		return v, nil
 	}
 	switch {

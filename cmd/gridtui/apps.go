@@ -17,6 +17,8 @@ func newAppsCmd() *cobra.Command {
 		Short: "List the registered applications and their parameters",
 		Long: "apps lists the applications this binary carries, each with its parameters as job files\n" +
 			"([params], or [obstacle] for the obstacle problem) and `gridtui run --app NAME --param k=v` take them.",
+		Example: "  gridtui apps                                        # names, summaries and parameters\n" +
+			"  gridtui run --app poisson --nodes 4 --param blocks=2x2x1  # run one of them",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/study"
 )
 
@@ -17,10 +18,11 @@ import (
 // run from the binary: study (the paper's Tables III/IV) and rmnp.
 func newBenchCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Benchmarks: the paper's study of schemes (Tables III/IV), RMNP against plain sockets",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Use:     "bench",
+		Short:   "Benchmarks: the paper's study of schemes (Tables III/IV), RMNP against plain sockets",
+		Example: "  gridtui bench study --dry-run\n  gridtui bench rmnp",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newBenchStudyCmd(g), newBenchRmnpCmd())
 	return cmd
@@ -29,7 +31,7 @@ func newBenchCmd(g *globalFlags) *cobra.Command {
 type benchStudyFlags struct {
 	matrix, out, dataDir string
 	width                int
-	dryRun               bool
+	dryRun, json         bool
 }
 
 func newBenchStudyCmd(g *globalFlags) *cobra.Command {
@@ -43,8 +45,9 @@ func newBenchStudyCmd(g *globalFlags) *cobra.Command {
 			"C_g = t1/ts (Table IV), a gain chart and whether the paper's ordering of the schemes\n" +
 			"(async ≥ hybrid ≥ sync) holds. --out writes the tables (text, CSV, Markdown), runs.csv,\n" +
 			"summary.md and gain plots (SVG, PNG). Without --matrix it runs the quick default study.",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runBenchStudy(cmd, g, f) },
+		Example: "  gridtui bench study --dry-run\n  gridtui bench study --matrix testdata/study/quick.toml --out study",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return runBenchStudy(cmd, g, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.matrix, "matrix", "", "matrix file (TOML; default: the built-in quick study)")
@@ -52,6 +55,7 @@ func newBenchStudyCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	fl.IntVar(&f.width, "width", 72, "width of the terminal gain chart")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "list the runs and skipped combinations, run nothing")
+	fl.BoolVar(&f.json, "json", false, "print the plan or the study's result as JSON (progress goes to stderr)")
 	return cmd
 }
 
@@ -68,11 +72,14 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 		return err
 	}
 	out := cmd.OutOrStdout()
+	if f.json {
+		out = cmd.ErrOrStderr()
+	}
 	if inv.Notice != "" {
 		fmt.Fprintln(out, inv.Notice)
 	}
 	if f.dryRun {
-		return printPlan(cmd, m, inv)
+		return printPlan(cmd, m, inv, f.json)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -92,7 +99,11 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 	if res == nil {
 		return runErr
 	}
-	if err := res.WriteText(out, f.width); err != nil {
+	if f.json {
+		if err := jsonout.Write(cmd.OutOrStdout(), res); err != nil {
+			return err
+		}
+	} else if err := res.WriteText(out, f.width); err != nil {
 		return err
 	}
 	if f.out != "" {
@@ -113,12 +124,18 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 	return nil
 }
 
-func printPlan(cmd *cobra.Command, m study.Matrix, inv *deploy.Inventory) error {
+func printPlan(cmd *cobra.Command, m study.Matrix, inv *deploy.Inventory, asJSON bool) error {
 	runs, skips, err := study.Plan(m, inv)
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
+	if asJSON {
+		return jsonout.Write(out, struct {
+			Runs    []study.Run
+			Skipped []study.Skip
+		}{runs, skips})
+	}
 	for _, r := range runs {
 		fmt.Fprintf(out, "%3d  %-40s  nodes %v\n", r.Index+1, r.Spec.Name, r.Spec.Nodes.Hosts)
 	}

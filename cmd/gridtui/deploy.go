@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/jsonout"
 )
 
 // deployFlags are the flags of `gridtui deploy`.
@@ -27,6 +28,17 @@ type deployFlags struct {
 	binary    string
 	dist      string
 	timeout   time.Duration
+	json      bool
+}
+
+// deployView is `gridtui deploy --json`: what was done, to which hosts,
+// with what outcome, and the hellos of the workers --start started.
+type deployView struct {
+	Action    string `json:"action"`
+	Inventory string `json:"inventory"`
+	Elapsed   time.Duration
+	Hosts     []deploy.Result
+	Workers   []deploy.Hello `json:"workers,omitempty"`
 }
 
 func newDeployCmd(g *globalFlags) *cobra.Command {
@@ -39,6 +51,9 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 			"have it. Local hosts need no upload. --start also starts a worker per host, prints its\n" +
 			"hello and stops it again (a smoke test); --stop stops running workers and --clean also\n" +
 			"removes the work directories.",
+		Example: "  gridtui deploy                  # upload to every SSH host of ./sites.toml\n" +
+			"  gridtui deploy --start alpha    # upload to cluster alpha, smoke-test one worker per host\n" +
+			"  gridtui deploy --stop node-3    # stop the workers left on node-3",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDeploy(cmd, g, f, args)
 		},
@@ -51,6 +66,7 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.start, "start", false, "after deploying, start one worker per host, print its hello, stop it")
 	fl.StringVar(&f.binary, "binary", "", "worker binary to upload instead of this one")
 	fl.StringVar(&f.dist, "dist", "dist", "directory of cross-built binaries (make dist)")
+	fl.BoolVar(&f.json, "json", false, "print the outcome per host (and the hellos of --start) as JSON; progress goes to stderr")
 	fl.DurationVar(&f.timeout, "connect-timeout", 0, "SSH connect timeout per hop (default: the inventory's, else 10s)")
 	return cmd
 }
@@ -82,6 +98,9 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	out := cmd.OutOrStdout()
+	if f.json {
+		out = cmd.ErrOrStderr()
+	}
 	tty := isTerminal(out)
 	progress := deploy.NewProgress(out, hosts, tty)
 	opt := deploy.Options{Width: f.width, AcceptNew: f.acceptNew, Binary: f.binary, Dist: f.dist,
@@ -111,31 +130,44 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	if len(hosts) == 1 {
 		noun = "host"
 	}
+	if inv.Notice != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
+	}
+	if inv.Notice != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
+	}
 	fmt.Fprintf(out, "%s: %d %s from %s\n", verb, len(hosts), noun, inv.Source)
 	start := time.Now()
 	sum, err := action(ctx, inv, hosts, opt)
 	progress.Flush()
 	deploy.WriteSummary(out, sum, time.Since(start))
-	if err != nil {
-		return &exitError{code: 1, err: commandError("gridtui "+verb, err)}
+	view := deployView{Action: verb, Inventory: inv.Source, Elapsed: time.Since(start), Hosts: sum.Results}
+	if err == nil && f.start && verb == "deploy" {
+		view.Workers, err = smokeStart(ctx, out, inv, hosts, opt)
+	} else if err != nil {
+		err = &exitError{code: 1, err: commandError("gridtui "+verb, err)}
 	}
-	if f.start && verb == "deploy" {
-		return smokeStart(ctx, out, inv, hosts, opt)
+	if f.json {
+		if jerr := jsonout.Write(cmd.OutOrStdout(), view); jerr != nil && err == nil {
+			err = jerr
+		}
 	}
-	return nil
+	return err
 }
 
 // smokeStart starts a worker on every host, prints the hellos and stops them.
-func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts []deploy.Host, opt deploy.Options) error {
+func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts []deploy.Host, opt deploy.Options) ([]deploy.Hello, error) {
 	boot := deploy.BootFor(deploy.NewRunSecret())
 	fmt.Fprintln(out, "\nstarting workers:")
 	opt.Events = deploy.NewProgress(out, hosts, false).Event
 	ws, err := deploy.StartWorkers(ctx, inv, hosts, boot, opt)
 	if err != nil {
-		return &exitError{code: 1, err: commandError("gridtui deploy --start", err)}
+		return nil, &exitError{code: 1, err: commandError("gridtui deploy --start", err)}
 	}
+	var hellos []deploy.Hello
 	for _, w := range ws {
 		h := w.Hello
+		hellos = append(hellos, h)
 		fmt.Fprintf(out, "  %s: pid %d on %s (%s/%s, %d cores, %s) listening on %s\n",
 			h.Node, h.PID, h.Host, h.OS, h.Arch, h.Cores, h.Version, strings.Join(h.Listen, " "))
 	}
@@ -143,10 +175,10 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 	defer cancel()
 	for _, w := range ws {
 		if err := w.Stop(sctx); err != nil {
-			return err
+			return hellos, err
 		}
 	}
-	return nil
+	return hellos, nil
 }
 
 // commandError prefixes the first line of a deploy error (the summary above

@@ -24,12 +24,20 @@ func main() {
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is the process exit code for the error Execute returned.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
 }
 
 // globalFlags are shared by every subcommand.
@@ -49,7 +57,12 @@ func newRootCmd() *cobra.Command {
 			return runConsole(cmd, g)
 		},
 	}
-	root.PersistentFlags().StringVar(&g.sites, "sites", "", "inventory file (default: ./sites.toml if present, else the embedded local grid)")
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Example = "  gridtui                      # open the console on ./sites.toml or the local grid\n" +
+		"  gridtui run --nodes 4        # a headless run of the default job on 4 nodes\n" +
+		"  gridtui deploy --start       # upload the worker to every SSH host and smoke-test it"
+	root.PersistentFlags().StringVar(&g.sites, "sites", "", "inventory file (default: $GRIDTUI_SITES, else ./sites.toml, else $XDG_CONFIG_HOME/gridtui/sites.toml, else the embedded local grid)")
 	root.AddCommand(
 		newSitesCmd(g),
 		newRunCmd(g),
@@ -60,6 +73,9 @@ func newRootCmd() *cobra.Command {
 		newWorkerCmd(g),
 		newBenchCmd(g),
 		newVersionCmd(),
+		newLogsCmd(g),
 	)
+	markUsageErrors(root)
+	registerCompletions(root, g)
 	return root
 }

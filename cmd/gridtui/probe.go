@@ -32,7 +32,8 @@ func newProbeCmd(g *globalFlags) *cobra.Command {
 			"With --routes it prints instead the Htable of the inventory's local-launcher\n" +
 			"nodes and, for every pair, the network Algorithm 1 picks and why. (SSH hosts\n" +
 			"are known only once their workers say hello: see the console's Network view.)",
-		Args: cobra.NoArgs,
+		Example: "  gridtui probe\n  gridtui probe --json\n  gridtui probe --routes",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.routes {
 				return runProbeRoutes(cmd.OutOrStdout(), g, f)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -22,6 +23,7 @@ type resultsFlags struct {
 	table   string
 	dataDir string
 	list    bool
+	json    bool
 }
 
 func newResultsCmd() *cobra.Command {
@@ -34,16 +36,24 @@ func newResultsCmd() *cobra.Command {
 			"Table IV (computing gains C_g = t1/ts), as text, CSV or Markdown. --list prints the runs.\n" +
 			"CSV is one file in long form: a line per cell (table, n, eps, cores, grid, scheme, value, inventory).\n" +
 			"Runs on different inventories (the embedded local grid, a sites file) are never pooled:\n" +
-			"the same cluster names in two inventories are two columns, each inventory has its own t1.",
+			"the same cluster names in two inventories are two columns, each inventory has its own t1.\n" +
+			"`results show RUN` prints one run, `results export RUN` writes its residual history and\n" +
+			"gain chart.",
+		Example: "  gridtui results                       # Tables III and IV of every problem\n" +
+			"  gridtui results --n 48 --table gain   # Table IV of n = 48\n" +
+			"  gridtui results --list --format csv   # every recorded run as CSV",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return showResults(cmd.OutOrStdout(), cmd, f) },
 	}
+	cmd.AddCommand(newResultsShowCmd(f), newResultsExportCmd(f))
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
+	pf.BoolVar(&f.json, "json", false, "print JSON (snake_case keys) instead of text")
 	fl := cmd.Flags()
 	fl.IntVar(&f.n, "n", 0, "only the problem with this n (default: every problem recorded)")
 	fl.Float64Var(&f.eps, "eps", 0, "only the problem with this ε")
 	fl.StringVar(&f.format, "format", "text", "text, csv or markdown")
 	fl.StringVar(&f.table, "table", "both", "time (Table III), gain (Table IV) or both")
-	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	fl.BoolVar(&f.list, "list", false, "list the recorded runs instead of the tables")
 	return cmd
 }
@@ -51,7 +61,7 @@ func newResultsCmd() *cobra.Command {
 func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 	format, err := jobs.ParseTableFormat(f.format)
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	var kinds []jobs.TableKind
 	switch f.table {
@@ -62,7 +72,7 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 	case "both":
 		kinds = []jobs.TableKind{jobs.TimeTable, jobs.GainTable}
 	default:
-		return fmt.Errorf("gridtui results: --table %q: want time, gain or both", f.table)
+		return usageErrorf("gridtui results: --table %q: want time, gain or both", f.table)
 	}
 	dir, err := jobs.DataDir(f.dataDir)
 	if err != nil {
@@ -76,9 +86,15 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", lerr)
 	}
 	if f.list {
+		if f.json {
+			return jsonout.Write(w, res.Records)
+		}
 		return listRuns(w, res.Records, format)
 	}
 	probs, err := resultProblems(res.Records, f, dir)
+	if f.json && err == nil {
+		return jsonout.Write(w, tablesJSON(res.Records, probs, kinds))
+	}
 	if err != nil || probs == nil {
 		if err == nil {
 			fmt.Fprintf(w, "no successful runs recorded in %s\n", dir)
@@ -99,6 +115,31 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 		}
 	}
 	return nil
+}
+
+// tableView is a table of `gridtui results --json`: Table III ("time",
+// seconds) or Table IV ("gain"); a cell never run is null.
+type tableView struct {
+	Table   string `json:"table"`
+	N       int    `json:"n"`
+	Eps     float64
+	Columns []jobs.TableColumn
+	Rows    []jobs.TableRow
+}
+
+func tablesJSON(recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) []tableView {
+	out := []tableView{}
+	for _, p := range probs {
+		for _, k := range kinds {
+			t := jobs.BuildTable(k, recs, p.n, p.eps)
+			name := "time"
+			if k == jobs.GainTable {
+				name = "gain"
+			}
+			out = append(out, tableView{name, t.N, t.Eps, t.Columns, t.Rows})
+		}
+	}
+	return out
 }
 
 // problem is one obstacle problem of the results store.

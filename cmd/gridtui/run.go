@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,10 +12,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -39,6 +40,11 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 			"(wall time, iterations per node, true residual, complementarity, traffic per network,\n" +
 			"computing gain). With no arguments it runs the default job on the local grid:\n" +
 			"the obstacle problem, n = 48, ε = 1e-8, hybrid iterations on 8 nodes.",
+		Example: "  gridtui run                                   # the default job on the local grid\n" +
+			"  gridtui run --n 64 --scheme async --nodes 4   # flags override the default job\n" +
+			"  gridtui run --job job.toml --nodes alpha,beta # a job file on two clusters\n" +
+			"  gridtui run --app poisson --param blocks=2x2x1 --nodes 4 # another application\n" +
+			"  gridtui run --json | jq -c 'select(.event == \"report\")'",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runJob(cmd, g, f) },
 	}
@@ -55,7 +61,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
-	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text")
+	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
 	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
 	return cmd
 }
@@ -71,6 +77,9 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return err
+	}
+	if err := jobs.CheckConsoleMemory(spec, availableMemory()); err != nil {
+		return fmt.Errorf("gridtui run: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -89,6 +98,9 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 				return err
 			}
 		}
+	}
+	if rep != nil && rep.Outcome != "ok" && rep.RecordID != "" && !f.json {
+		fmt.Fprintf(cmd.ErrOrStderr(), "the workers' logs: gridtui logs %s [NODE]\n", rep.RecordID)
 	}
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
@@ -197,13 +209,13 @@ func applyParams(spec *jobs.Spec, kvs []string) error {
 func checkRunFlags(set func(string) bool, f *runFlags) error {
 	switch {
 	case set("n") && f.n < 1:
-		return fmt.Errorf("gridtui run: --n %d: want at least 1", f.n)
+		return usageErrorf("gridtui run: --n %d: want at least 1", f.n)
 	case set("eps") && !(f.eps > 0):
-		return fmt.Errorf("gridtui run: --eps %g: want a positive number", f.eps)
+		return usageErrorf("gridtui run: --eps %g: want a positive number", f.eps)
 	case set("max-iter") && f.maxIter < 1:
-		return fmt.Errorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
+		return usageErrorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
 	case set("wall-time") && f.wall <= 0:
-		return fmt.Errorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
+		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
 	}
 	return nil
 }
@@ -213,7 +225,7 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	var sel jobs.NodeSelection
 	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 		if k < 1 {
-			return sel, fmt.Errorf("gridtui run: --nodes %d: want at least 1", k)
+			return sel, usageErrorf("gridtui run: --nodes %d: want at least 1", k)
 		}
 		sel.Any = k
 		return sel, nil
@@ -232,7 +244,7 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	for _, tok := range strings.Split(s, ",") {
 		tok = strings.TrimSpace(tok)
 		if seen[tok] && tok != "" {
-			return sel, fmt.Errorf("gridtui run: --nodes: %s is listed twice", tok)
+			return sel, usageErrorf("gridtui run: --nodes: %s is listed twice", tok)
 		}
 		seen[tok] = true
 		switch {
@@ -244,7 +256,7 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 		case slices.Contains(sites, tok):
 			sel.Sites = append(sel.Sites, tok)
 		default:
-			return sel, fmt.Errorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
+			return sel, usageErrorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
 		}
 	}
 	return sel, nil
@@ -259,7 +271,10 @@ type progress struct {
 }
 
 func (p *progress) emit(kind string, v any) {
-	b, err := json.Marshal(map[string]any{"event": kind, "data": v})
+	b, err := jsonout.Marshal(struct {
+		Event string `json:"event"`
+		Data  any    `json:"data"`
+	}{kind, v})
 	if err == nil {
 		fmt.Fprintln(p.w, string(b))
 	}
@@ -309,3 +324,13 @@ func (p *progress) snapshot(s engine.Snapshot) {
 }
 
 var _ = context.Background
+
+// availableMemory is the memory the console can still use, in bytes; 0 when
+// the platform does not say.
+func availableMemory() uint64 {
+	vm, err := mem.VirtualMemory()
+	if err != nil {
+		return 0
+	}
+	return vm.Available
+}

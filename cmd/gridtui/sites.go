@@ -7,16 +7,19 @@ import (
 	"text/tabwriter"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/spf13/cobra"
 )
 
 func newSitesCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "sites",
-		Short: "Print the inventory as gridtui understood it",
-		Long:  "Print every host of the inventory (./sites.toml, --sites, or the embedded local grid)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
-		Args:  cobra.NoArgs,
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "sites",
+		Short:   "Print the inventory as gridtui understood it",
+		Long:    "Print every host of the inventory (--sites, $GRIDTUI_SITES, ./sites.toml,\n$XDG_CONFIG_HOME/gridtui/sites.toml or the embedded local grid: the first line says which)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
+		Example: "  gridtui sites\n  gridtui sites --sites lab.toml",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inv, err := deploy.Load(g.sites)
 			if err != nil {
@@ -25,6 +28,9 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 			out := cmd.OutOrStdout()
 			if inv.Notice != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
+			}
+			if asJSON {
+				return jsonout.Write(out, sitesJSON(inv))
 			}
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
 			ssh := deploy.NewSSHResolver("")
@@ -40,6 +46,33 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the inventory as JSON")
+	return cmd
+}
+
+// sitesView is `gridtui sites --json`: the inventory's file, its locality
+// rule and every host with its launcher.
+type sitesView struct {
+	Inventory string `json:"inventory"`
+	Locality  string `json:"locality"`
+	Hosts     []siteHost
+}
+
+type siteHost struct {
+	deploy.Host
+	Launcher deploy.Launcher
+}
+
+func sitesJSON(inv *deploy.Inventory) sitesView {
+	v := sitesView{Inventory: inv.Source, Locality: localityName(inv)}
+	for _, s := range inv.Sites {
+		for _, c := range s.Clusters {
+			for _, h := range c.Hosts {
+				v.Hosts = append(v.Hosts, siteHost{h, s.Launcher})
+			}
+		}
+	}
+	return v
 }
 
 func localityName(inv *deploy.Inventory) string {

@@ -17,7 +17,8 @@ func newWorkerCmd(g *globalFlags) *cobra.Command {
 		Long: "worker is started by the console, over SSH or as a local process. It reads one boot line\n" +
 			"(node name, run secret) on stdin, listens for RMNP, prints its hello on stdout and serves\n" +
 			"runs until stdin closes.",
-		Args: cobra.NoArgs,
+		Hidden: true,
+		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			engine.Version = version
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -1,0 +1,211 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// Problem names the runs a model may rest on: the same application with
+// the same parameters (traces of other sizes are not rescaled).
+type Problem struct {
+	App string  `json:"app"`
+	N   int     `json:"n"`
+	Eps float64 `json:"eps"`
+}
+
+// Source is one recorded run a model rests on.
+type Source struct {
+	ID          string      `json:"id"`
+	Scheme      jobs.Scheme `json:"scheme"`
+	Nodes       int         `json:"nodes"`
+	WallSeconds float64     `json:"wall_seconds"`
+	// Iterations is the mean iteration count over the run's nodes.
+	Iterations float64 `json:"iterations"`
+	// Staleness is the run's halo age (see StalenessModel) from its traces.
+	Staleness float64 `json:"staleness,omitempty"`
+}
+
+// Model is what the traces of a problem say, scaled to a unit: compute per
+// grid point, traffic per link and iteration, iteration counts.
+type Model struct {
+	Problem Problem `json:"problem"`
+	// Points is the problem's grid points in total (the sum over a run's
+	// nodes of the points each owned).
+	Points int `json:"points"`
+	// PointSeconds is one sweep's compute time per point on one
+	// uncontended core (mean over the traced nodes).
+	PointSeconds float64 `json:"point_seconds"`
+	// Spread is the sweep-time distribution relative to its mean (16
+	// quantiles pooled over the traced nodes): the replay draws from it.
+	Spread []float64 `json:"spread"`
+	// LinkBytes is the traffic one link carries per iteration and direction.
+	LinkBytes float64 `json:"link_bytes"`
+	// SyncIterations is the iteration count of a synchronous run (the same
+	// on every node and for every node count); 0 if no synchronous run.
+	SyncIterations int `json:"sync_iterations"`
+	// Overhead is the part of a run's wall time outside the iterations
+	// (sending sub-tasks, detecting termination, gathering), in seconds:
+	// the median over the sources.
+	Overhead  float64        `json:"overhead_seconds"`
+	Staleness StalenessModel `json:"staleness"`
+	Sources   []Source       `json:"sources"`
+}
+
+// ErrNoTrace is returned when the store holds no usable trace of a problem.
+var ErrNoTrace = errors.New("predict: no usable trace")
+
+// traced reports whether rec is a completed run of p with a trace on every node.
+func traced(rec jobs.RunRecord, p Problem) bool {
+	if !rec.OK() || rec.Job.App != p.App || rec.Job.N != p.N || rec.Job.Eps != p.Eps || len(rec.Nodes) == 0 {
+		return false
+	}
+	for _, n := range rec.Nodes {
+		if n.Trace == nil || n.Trace.Sweeps.Count == 0 || n.Trace.Points == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// contention is how much slower a node's sweeps ran than on its own cores:
+// the run's cores over the host's when every node shared the console's host
+// (the embedded local grid), else 1.
+func contention(rec jobs.RunRecord) float64 {
+	if rec.Job.Inventory != jobs.InventoryEmbedded || rec.Machine.Cores <= 0 {
+		return 1
+	}
+	return max(1, float64(rec.Job.Cores)/float64(rec.Machine.Cores))
+}
+
+// Build makes the model of p from the runs in res. Without a completed,
+// traced run of p it returns an error wrapping ErrNoTrace that says what
+// to run first.
+func Build(res *jobs.Results, p Problem) (*Model, error) {
+	var recs []jobs.RunRecord
+	if res != nil {
+		for _, r := range res.Records {
+			if traced(r, p) {
+				recs = append(recs, r)
+			}
+		}
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%w of %s n = %d, ε = %g in the results store: run it once first, e.g. gridtui run --n %d --eps %g --scheme sync --nodes 2",
+			ErrNoTrace, p.App, p.N, p.Eps, p.N, p.Eps)
+	}
+	m := &Model{Problem: p}
+	var perPoint, linkBytes, overheads []float64
+	var spread [16]float64
+	spreadN := 0
+	for _, r := range recs {
+		src := Source{ID: r.ID, Scheme: r.Job.Scheme, Nodes: len(r.Nodes), WallSeconds: r.WallSeconds}
+		c := contention(r)
+		points, busiest := 0, 0.0
+		var ages []float64
+		for _, n := range r.Nodes {
+			tr := n.Trace
+			points += tr.Points
+			src.Iterations += float64(n.Iterations) / float64(len(r.Nodes))
+			perPoint = append(perPoint, tr.Sweeps.Mean()/c*float64(max(n.Cores, 1))/float64(tr.Points))
+			for i := range spread {
+				spread[i] += tr.Sweeps.Quantile((float64(i)+0.5)/16) / tr.Sweeps.Mean()
+			}
+			spreadN++
+			for _, l := range tr.Links {
+				if n.Iterations > 0 && l.BytesSent > 0 {
+					linkBytes = append(linkBytes, float64(l.BytesSent)/float64(n.Iterations))
+				}
+				if l.Async && l.Received > 0 {
+					ages = append(ages, max(0, float64(n.Iterations)/float64(l.Received)-1))
+				}
+			}
+			busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
+		}
+		m.Points = points
+		src.Staleness = mean(ages)
+		overheads = append(overheads, max(0, r.WallSeconds-busiest))
+		if r.Job.Scheme == jobs.Synchronous && m.SyncIterations == 0 {
+			m.SyncIterations = r.Nodes[0].Iterations
+		}
+		m.Sources = append(m.Sources, src)
+	}
+	m.PointSeconds = mean(perPoint)
+	m.LinkBytes = mean(linkBytes)
+	m.Overhead = median(overheads)
+	for i := range spread {
+		m.Spread = append(m.Spread, spread[i]/float64(spreadN))
+	}
+	m.fitStaleness()
+	return m, nil
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// StalenessModel is how asynchronous iteration counts grow with the age of
+// the halos: iterations = SyncIterations · (1 + Alpha · s), s the mean
+// halo age in the receiver's sweeps over the asynchronous links. Alpha is
+// fitted by least squares through the origin on the recorded asynchronous
+// and hybrid runs; Fit lists each run's measured and modelled ratio.
+type StalenessModel struct {
+	Alpha float64    `json:"alpha"`
+	Runs  int        `json:"runs"` // the runs it was fitted on
+	Fit   []FitPoint `json:"fit,omitempty"`
+}
+
+// FitPoint is one recorded run against the staleness model.
+type FitPoint struct {
+	ID        string  `json:"id"`
+	Staleness float64 `json:"staleness"`
+	Measured  float64 `json:"measured_ratio"` // its iterations / SyncIterations
+	Modelled  float64 `json:"modelled_ratio"`
+}
+
+// fitStaleness fits the staleness model on the asynchronous sources.
+func (m *Model) fitStaleness() {
+	if m.SyncIterations == 0 {
+		return
+	}
+	var sxy, sxx float64
+	var pts []FitPoint
+	for _, s := range m.Sources {
+		if s.Scheme == jobs.Synchronous {
+			continue
+		}
+		r := s.Iterations / float64(m.SyncIterations)
+		pts = append(pts, FitPoint{ID: s.ID, Staleness: s.Staleness, Measured: r})
+		sxy += s.Staleness * (r - 1)
+		sxx += s.Staleness * s.Staleness
+	}
+	m.Staleness = StalenessModel{Runs: len(pts)}
+	if sxx > 0 {
+		m.Staleness.Alpha = sxy / sxx
+	}
+	for i := range pts {
+		pts[i].Modelled = 1 + m.Staleness.Alpha*pts[i].Staleness
+	}
+	m.Staleness.Fit = pts
+}

@@ -1,0 +1,87 @@
+package predict
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// record is a completed two-node run of obstacle n = 8 on the embedded
+// grid (a 2-core console host): each node owns 256 points on one core,
+// sweeps take 2 ms, each link sends 80 bytes per iteration.
+func record(id string, scheme jobs.Scheme, iters int, received uint64, async bool) jobs.RunRecord {
+	r := jobs.RunRecord{ID: id, Time: time.Unix(int64(len(id)), 0), Outcome: jobs.OutcomeOK, WallSeconds: 1,
+		Machine: jobs.Machine{Cores: 2},
+		Job:     jobs.RunConfig{App: "obstacle", N: 8, Eps: 1e-6, Scheme: scheme, Nodes: 2, Cores: 2, Inventory: jobs.InventoryEmbedded}}
+	for rank := range 2 {
+		tr := &jobs.NodeTrace{Points: 256}
+		for range iters {
+			tr.Sweeps.Add(2 * time.Millisecond)
+		}
+		tr.Links = []jobs.LinkTrace{{Peer: 1 - rank, Network: "infiniband", Async: async, Sent: uint64(iters),
+			Received: received, BytesSent: uint64(80 * iters), BytesReceived: uint64(80 * iters)}}
+		r.Nodes = append(r.Nodes, jobs.NodeRecord{Name: "n" + string(rune('0'+rank)), Cluster: "alpha", Rank: rank, Cores: 1,
+			Iterations: iters, ComputeSeconds: 0.002 * float64(iters), SendSeconds: 0.1, WaitSeconds: 0.1, Trace: tr})
+	}
+	return r
+}
+
+func TestBuild(t *testing.T) {
+	res := &jobs.Results{Records: []jobs.RunRecord{
+		record("sync", jobs.Synchronous, 100, 100, false),
+		// 200 sweeps with 100 updates received: halo age 1, ratio 2.
+		record("async", jobs.Asynchronous, 200, 100, true),
+		record("other problem", jobs.Synchronous, 50, 50, false),
+	}}
+	res.Records[2].Job.N = 16
+	m, err := Build(res, Problem{App: "obstacle", N: 8, Eps: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Sources) != 2 || m.SyncIterations != 100 || m.Points != 512 {
+		t.Fatalf("sources %d, sync iterations %d, points %d", len(m.Sources), m.SyncIterations, m.Points)
+	}
+	// 2 ms per sweep for 256 points on one core, uncontended (2 cores, 2 nodes).
+	if !near(m.PointSeconds, 0.002/256) || !near(m.LinkBytes, 80) {
+		t.Errorf("point seconds %g link bytes %g", m.PointSeconds, m.LinkBytes)
+	}
+	if m.Staleness.Runs != 1 || !near(m.Staleness.Alpha, 1) || !near(m.Staleness.Fit[0].Modelled, 2) {
+		t.Errorf("staleness model %+v", m.Staleness)
+	}
+	// Wall 1 s, busiest node 0.2 + 0.2 s (sync) and 0.4 + 0.2 s (async).
+	if !near(m.Overhead, (0.6+0.4)/2) {
+		t.Errorf("overhead %g", m.Overhead)
+	}
+	for _, q := range m.Spread {
+		if math.Abs(q-1) > 0.5 {
+			t.Errorf("spread %v of constant sweeps", m.Spread)
+			break
+		}
+	}
+	pl := PlatformFor(res, m, 8)
+	if pl.Nodes() != 8 || pl.SharedCores != 2 || pl.Clusters[0].Network != "infiniband" || pl.Networks["infiniband"].Source != "measured" {
+		t.Errorf("platform %+v", pl)
+	}
+	// 2 × 8000 bytes in 2 × 0.1 s of sending.
+	if bw := pl.Networks["infiniband"].Bandwidth; !near(bw, 80000) {
+		t.Errorf("measured bandwidth %g", bw)
+	}
+}
+
+// BenchmarkPredict1024 predicts a 1024-node job of 2146 synchronous
+// iterations on two clusters, each scheme.
+func BenchmarkPredict1024(b *testing.B) {
+	m := &Model{Points: 64 * 64 * 64, PointSeconds: 1e-8, LinkBytes: 64 * 64 * 8, SyncIterations: 2146,
+		Spread: []float64{0.9, 1, 1, 1.1}, Staleness: StalenessModel{Alpha: 0.3}}
+	pl := Platform{Clusters: []Cluster{{Name: "a", Nodes: 512, Network: "infiniband"}, {Name: "b", Nodes: 512, Network: "infiniband"}},
+		Between: "ethernet", Networks: DefaultNetworks()}
+	for b.Loop() {
+		for _, s := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
+			if _, err := Predict(m, pl, Job{Scheme: s, Cores: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

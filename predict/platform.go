@@ -1,0 +1,126 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Network is one network's performance as the replay uses it: the time a
+// message waits before its first byte arrives and the rate of the rest.
+type Network struct {
+	Latency   time.Duration `json:"latency_ns"`
+	Bandwidth float64       `json:"bandwidth_bytes_per_s"` // bytes per second
+	// Source says where the figures come from: "default", "measured" (from
+	// recorded runs) or "set" (what-if).
+	Source string `json:"source"`
+}
+
+// transfer is the time one message of n bytes takes on the network.
+func (n Network) transfer(bytes float64) float64 {
+	t := n.Latency.Seconds()
+	if n.Bandwidth > 0 {
+		t += bytes / n.Bandwidth
+	}
+	return t
+}
+
+// Cluster is a set of nodes that reach each other over one network.
+type Cluster struct {
+	Name    string `json:"name"`
+	Nodes   int    `json:"nodes"`
+	Network string `json:"network"` // the network inside the cluster
+}
+
+// Platform is the machine a prediction is for: its clusters, the network
+// between them and the figures of every network.
+type Platform struct {
+	Clusters []Cluster          `json:"clusters"`
+	Between  string             `json:"between"` // the network between clusters
+	Networks map[string]Network `json:"networks"`
+	// SharedCores is the number of cores all nodes share when they run on
+	// one host (the local grid); 0: every node has its own cores.
+	SharedCores int `json:"shared_cores,omitempty"`
+}
+
+// DefaultNetworks are the figures used for a network no run measured: the
+// nominal rates of the kinds GRIDHPC's Table I lists.
+func DefaultNetworks() map[string]Network {
+	return map[string]Network{
+		"ethernet":   {Latency: 50 * time.Microsecond, Bandwidth: 125e6, Source: "default"},
+		"infiniband": {Latency: 5 * time.Microsecond, Bandwidth: 1.25e9, Source: "default"},
+		"myrinet":    {Latency: 10 * time.Microsecond, Bandwidth: 250e6, Source: "default"},
+		"unix":       {Latency: 5 * time.Microsecond, Bandwidth: 2e9, Source: "default"},
+	}
+}
+
+// Nodes is the platform's node count.
+func (p Platform) Nodes() int {
+	n := 0
+	for _, c := range p.Clusters {
+		n += c.Nodes
+	}
+	return n
+}
+
+// ErrPlatform is wrapped by the errors of a bad platform description.
+var ErrPlatform = errors.New("predict: platform")
+
+// network returns the figures of the named network.
+func (p Platform) network(name string) (Network, error) {
+	n, ok := p.Networks[name]
+	if !ok {
+		return Network{}, fmt.Errorf("%w: no figures for network %q", ErrPlatform, name)
+	}
+	return n, nil
+}
+
+// SetNetwork applies a what-if edit "name=bandwidth[,latency]", e.g.
+// "ethernet=10Gbit/s,100us" or "ethernet=100Mbit/s".
+func (p *Platform) SetNetwork(edit string) error {
+	name, val, ok := strings.Cut(edit, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("%w: %q: want network=bandwidth[,latency] (e.g. ethernet=10Gbit/s,100us)", ErrPlatform, edit)
+	}
+	bw, lat, hasLat := strings.Cut(val, ",")
+	n := p.Networks[name]
+	rate, err := ParseBandwidth(bw)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrPlatform, name, err)
+	}
+	n.Bandwidth = rate
+	if hasLat {
+		d, err := time.ParseDuration(lat)
+		if err != nil || d < 0 {
+			return fmt.Errorf("%w: %s: latency %q: want a duration such as 100us", ErrPlatform, name, lat)
+		}
+		n.Latency = d
+	}
+	n.Source = "set"
+	if p.Networks == nil {
+		p.Networks = map[string]Network{}
+	}
+	p.Networks[name] = n
+	return nil
+}
+
+// ParseBandwidth reads a rate such as "10Gbit/s", "100Mbit/s" or "1.5GB/s"
+// into bytes per second.
+func ParseBandwidth(s string) (float64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}, {"kbit/s", 1e3 / 8}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}, {"B/s", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil || v <= 0 {
+				break
+			}
+			return v * u.mult, nil
+		}
+	}
+	return 0, fmt.Errorf("bandwidth %q: want a positive rate such as 10Gbit/s, 100Mbit/s or 1GB/s", s)
+}

@@ -1,0 +1,187 @@
+package predict
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// maxReplay bounds the sweeps replayed per node: past it the run is in its
+// steady state and the replay's rates are extrapolated to the iteration
+// count, so a 1024-node prediction stays well under a second.
+const maxReplay = 1000
+
+// Job is what a prediction is for: the scheme, the cores per node and the
+// neighbour graph of the decomposition.
+type Job struct {
+	Scheme jobs.Scheme `json:"scheme"`
+	Cores  int         `json:"cores"` // per node; < 1 counts as 1
+	// Graph lists each rank's neighbours; nil: a chain (slabs), as the
+	// obstacle, Poisson and heat applications decompose.
+	Graph [][]int `json:"-"`
+}
+
+// Chain is the neighbour graph of n slabs in a row.
+func Chain(n int) [][]int {
+	g := make([][]int, n)
+	for i := range g {
+		if i > 0 {
+			g[i] = append(g[i], i-1)
+		}
+		if i < n-1 {
+			g[i] = append(g[i], i+1)
+		}
+	}
+	return g
+}
+
+// edge is one directed link of the replay.
+type edge struct {
+	to       int
+	async    bool
+	transfer float64 // seconds on the wire for one iteration's traffic
+	latency  float64
+	busy     float64 // the previous message is in flight until then
+	updates  int     // messages delivered (asynchronous links)
+}
+
+// replay is the discrete-event state of a run: per node, the time it is
+// ready for its next sweep and its mean sweep time; per link, the arrival
+// of the last halo.
+type replay struct {
+	sweep  []float64 // mean sweep time per node
+	spread []float64
+	out    [][]*edge
+	in     [][]int // for node i, the sync neighbours whose halo it waits for
+	ready  []float64
+	idle   []float64
+	rng    *rand.Rand
+}
+
+// newReplay lays the job out on the platform: ranks fill the clusters in
+// order, a link inside a cluster uses its network, others the network
+// between clusters; hybrid makes the latter asynchronous.
+func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
+	n := pl.Nodes()
+	if n < 1 {
+		return nil, fmt.Errorf("%w: no nodes", ErrPlatform)
+	}
+	g := job.Graph
+	if g == nil {
+		g = Chain(n)
+	}
+	if len(g) != n {
+		return nil, fmt.Errorf("%w: graph of %d ranks for %d nodes", ErrPlatform, len(g), n)
+	}
+	cluster := make([]int, 0, n)
+	for c, cl := range pl.Clusters {
+		for range cl.Nodes {
+			cluster = append(cluster, c)
+		}
+	}
+	cores := max(job.Cores, 1)
+	cont := 1.0
+	if pl.SharedCores > 0 {
+		cont = max(1, float64(n*cores)/float64(pl.SharedCores))
+	}
+	r := &replay{sweep: make([]float64, n), spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
+		ready: make([]float64, n), idle: make([]float64, n), rng: rand.New(rand.NewPCG(1, 2))}
+	for i := range n {
+		points := m.Points / n
+		if i < m.Points%n {
+			points++
+		}
+		r.sweep[i] = m.PointSeconds * float64(points) / float64(cores) * cont
+		for _, j := range g[i] {
+			if j < 0 || j >= n || j == i {
+				return nil, fmt.Errorf("%w: rank %d has neighbour %d (of %d ranks)", ErrPlatform, i, j, n)
+			}
+			name := pl.Between
+			if cluster[i] == cluster[j] {
+				name = pl.Clusters[cluster[i]].Network
+			}
+			net, err := pl.network(name)
+			if err != nil {
+				return nil, err
+			}
+			async := job.Scheme == jobs.Asynchronous || job.Scheme == jobs.Hybrid && cluster[i] != cluster[j]
+			r.out[i] = append(r.out[i], &edge{to: j, async: async, latency: net.Latency.Seconds(),
+				transfer: net.transfer(m.LinkBytes) - net.Latency.Seconds()})
+			if !async {
+				r.in[j] = append(r.in[j], i)
+			}
+		}
+	}
+	return r, nil
+}
+
+// draw is one sweep's compute time on node i, drawn from the traced spread.
+func (r *replay) draw(i int) float64 {
+	if len(r.spread) == 0 {
+		return r.sweep[i]
+	}
+	return r.sweep[i] * r.spread[r.rng.IntN(len(r.spread))]
+}
+
+// run replays k sweeps on every node. Sweep s of a node starts when the node
+// is ready and every synchronous neighbour's halo of sweep s−1 has arrived
+// (GRIDHPC's synchronous exchange); then it sends one message per link, one
+// after another. On an asynchronous link a send is skipped while the
+// previous message is still in flight (AIAC). It returns each node's time
+// after its k-th sweep.
+func (r *replay) run(k int) []float64 {
+	n := len(r.sweep)
+	prev := make([][]float64, n) // arrival of i's halo of the last sweep at each out edge
+	cur := make([][]float64, n)
+	for i := range n {
+		prev[i] = make([]float64, len(r.out[i]))
+		cur[i] = make([]float64, len(r.out[i]))
+	}
+	arrival := func(from, to int, halos [][]float64) float64 {
+		for e, ed := range r.out[from] {
+			if ed.to == to {
+				return halos[from][e]
+			}
+		}
+		return 0
+	}
+	for s := range k {
+		for i := range n {
+			start := r.ready[i]
+			if s > 0 {
+				for _, j := range r.in[i] {
+					start = max(start, arrival(j, i, prev))
+				}
+			}
+			r.idle[i] += start - r.ready[i]
+			t := start + r.draw(i)
+			for e, ed := range r.out[i] {
+				if ed.async && ed.busy > t {
+					continue // skipped: the previous message is in flight
+				}
+				t += ed.transfer
+				ed.busy = t + ed.latency
+				cur[i][e] = ed.busy
+				ed.updates++
+			}
+			r.ready[i] = t
+		}
+		prev, cur = cur, prev
+	}
+	return r.ready
+}
+
+// staleness is the replay's halo age beyond a synchronous run's: the
+// receiver's sweeps per update, minus one, over the asynchronous links.
+func (r *replay) staleness(k int) float64 {
+	var ages []float64
+	for i := range r.out {
+		for _, ed := range r.out[i] {
+			if ed.async && ed.updates > 0 {
+				ages = append(ages, max(0, float64(k)/float64(ed.updates)-1))
+			}
+		}
+	}
+	return mean(ages)
+}

@@ -89,7 +89,7 @@ func BenchmarkNullSweep(b *testing.B) {
 	})
 	b.Run("sync-iteration", func(b *testing.B) {
 		n := max(b.N, 10)
-		c := chainRun{ranks: 2, cores: 1, scheme: jobs.Synchronous, app: "test-null",
+		c := chainRun{p: jobs.Obstacle{N: 2, Eps: 1}, ranks: 2, cores: 1, scheme: jobs.Synchronous, app: "test-null",
 			params: map[string]string{"max_iter": strconv.Itoa(n)}}
 		b.ResetTimer()
 		res, _ := c.run(b) // links and parts set up included: a few ms against b.N iterations

@@ -53,6 +53,9 @@ type Report struct {
 	Warnings  []string
 	Outputs   []string
 	RecordID  string // the results-store record, when recorded
+	// Predicted is what package predict expected of the run from the runs
+	// before it; nil without a usable trace.
+	Predicted *Prediction `json:",omitempty"`
 	// Solution is the assembled grid (nil unless the run completed).
 	Solution []float64 `json:"-"`
 }
@@ -156,6 +159,7 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	rec := runRecord(rep, s)
 	if rep.Outcome == "ok" {
 		setGain(rep, rec, opt.StoreDir)
+		setPrediction(rep, s, opt.StoreDir)
 	}
 	if !opt.NoRecord {
 		if err := recordRun(rep, &rec, opt); err != nil {
@@ -243,6 +247,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.writeRoutes(&b)
 	r.writeTraffic(&b)
 	r.writeGain(&b)
+	r.writePrediction(&b)
 	for _, o := range r.Outputs {
 		fmt.Fprintf(&b, "wrote %s\n", o)
 	}

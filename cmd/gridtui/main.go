@@ -66,6 +66,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(
 		newSitesCmd(g),
 		newRunCmd(g),
+		newPredictCmd(g),
 		newResultsCmd(),
 		newDeployCmd(g),
 		newProbeCmd(g),

@@ -65,7 +65,7 @@ func NewPool(inv *Inventory, opt Options) (*Pool, error) {
 		r = NewSSHResolver(opt.SSHConfig)
 	}
 	return &Pool{trust: newTrust(known, opt.AcceptNew, opt.ConfirmHostKey), keys: newKeyring(opt.Agent, opt.Passphrase),
-		resolver: r, timeout: timeout, keepAlive: opt.KeepAlive, conns: map[string]*sshConn{}}, nil
+		resolver: newCachedResolver(r), timeout: timeout, keepAlive: opt.KeepAlive, conns: map[string]*sshConn{}}, nil
 }
 
 // connectTimeout is the pool's forced timeout, else e's ConnectTimeout, else

@@ -290,3 +290,86 @@ func TestSlowHostKeyAnswerKeepsTimeouts(t *testing.T) {
 		t.Fatalf("asked %d times, want 2", asked.Load())
 	}
 }
+
+// Questions about several hosts are pending at once (the console lists them
+// all); one about the same address twice is asked once.
+func TestHostKeyQuestionsPendingTogether(t *testing.T) {
+	key := newTestKey(t, "")
+	servers := []*testServer{newTestServer(t, "127.0.0.1", key.signer.PublicKey()),
+		newTestServer(t, "127.0.0.2", key.signer.PublicKey()), newTestServer(t, "127.0.0.3", key.signer.PublicKey())}
+	opt := testOptions(filepath.Join(t.TempDir(), "known_hosts"))
+	var pending, asked atomic.Int32
+	all := make(chan struct{})
+	opt.ConfirmHostKey = func(string, string) bool {
+		asked.Add(1)
+		if pending.Add(1) == int32(len(servers)) {
+			close(all)
+		}
+		select {
+		case <-all: // every question is on screen: accept them all
+			return true
+		case <-time.After(5 * time.Second):
+			return false
+		}
+	}
+	p, err := NewPool(sshInventory(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	errs := make(chan error, 2*len(servers))
+	for _, s := range servers {
+		for _, user := range []string{"u1", "u2"} { // two connections to one address
+			go func() {
+				h := testHost(s, key)
+				h.User = user
+				_, err := connectHost(testCtx(t), p, h)
+				errs <- err
+			}()
+		}
+	}
+	for range 2 * len(servers) {
+		if err := <-errs; err != nil {
+			t.Fatalf("questions were not pending together: %v", err)
+		}
+	}
+	if asked.Load() != int32(len(servers)) {
+		t.Fatalf("asked %d times, want once per address (%d)", asked.Load(), len(servers))
+	}
+}
+
+// A frontend that wants a one-time code (keyboard-interactive) gets it from
+// the challenge prompt, after the key it does not accept.
+func TestKeyboardInteractiveChallenge(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServerConfig(t, "127.0.0.1", &ssh.ServerConfig{
+		PublicKeyCallback: func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error) {
+			return nil, errors.New("codes only")
+		},
+		KeyboardInteractiveCallback: func(_ ssh.ConnMetadata, ask ssh.KeyboardInteractiveChallenge) (*ssh.Permissions, error) {
+			ans, err := ask("", "Two-factor login", []string{"Code: "}, []bool{false})
+			if err != nil || len(ans) != 1 || ans[0] != "424242" {
+				return nil, errors.New("wrong code")
+			}
+			return nil, nil
+		},
+	})
+	h := testHost(srv, key)
+	for _, tc := range []struct {
+		code string
+		ok   bool
+	}{{"424242", true}, {"000000", false}} {
+		opt := testOptions(writeKnownHosts(t, srv))
+		opt.ConnectTimeout = 300 * time.Millisecond
+		var asked []string
+		opt.Challenge = func(host, instruction string, questions []string, echo []bool) ([]string, error) {
+			asked = append(asked, host+"|"+instruction+"|"+strings.Join(questions, ","))
+			time.Sleep(500 * time.Millisecond) // the user types: not counted against the timeout
+			return []string{tc.code}, nil
+		}
+		err := connectOnce(t, h, opt)
+		if (err == nil) != tc.ok || len(asked) == 0 || !strings.Contains(asked[0], "Two-factor login|Code: ") {
+			t.Fatalf("code %s: err = %v, asked %q", tc.code, err, asked)
+		}
+	}
+}

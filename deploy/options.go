@@ -54,6 +54,9 @@ type Options struct {
 	// ConfirmHostKey, if set, is asked about unknown host keys when AcceptNew
 	// is false (the console's prompt).
 	ConfirmHostKey HostKeyPrompt
+	// Challenge, if set, answers keyboard-interactive authentication (the
+	// one-time codes of HPC frontends), tried after the keys.
+	Challenge ChallengePrompt
 	// Passphrase is asked for the passphrase of encrypted identity files.
 	Passphrase PassphrasePrompt
 	// Events receives progress; the calls made by one Deploy, StartWorkers,
@@ -62,6 +65,9 @@ type Options struct {
 	// Binary overrides the worker binary to upload (default: the running
 	// binary when the remote OS/arch match, else Dist/gridtui-OS-ARCH).
 	Binary string
+	// NoCompress ships the binary as it is over SFTP (default: gzip-compressed
+	// through an exec channel when the host has gzip).
+	NoCompress bool
 	// Dist is the directory of cross-built binaries (default "dist").
 	Dist string
 	// KnownHosts overrides the inventory's known_hosts file.

@@ -37,6 +37,7 @@ type testServer struct {
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
 	user       atomic.Value // the user name of the last connection
+	noSFTP     atomic.Bool  // refuse the sftp subsystem
 	env        []string     // extra environment of commands (set before use)
 	// ignoreSignals makes the server ignore signal requests, as OpenSSH's
 	// sshd before 8.1 does.
@@ -65,6 +66,12 @@ func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 // authentication is auth.
 func newTestServerAuth(t testing.TB, ip string, auth func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error)) *testServer {
 	t.Helper()
+	return newTestServerConfig(t, ip, &ssh.ServerConfig{PublicKeyCallback: auth})
+}
+
+// newTestServerConfig starts a server on ip:0 with cfg (a host key is added).
+func newTestServerConfig(t testing.TB, ip string, cfg *ssh.ServerConfig) *testServer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	hk, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
@@ -75,7 +82,7 @@ func newTestServerAuth(t testing.TB, ip string, auth func(ssh.ConnMetadata, ssh.
 		t.Fatal(err)
 	}
 	s := &testServer{t: t, addr: ln.Addr().String(), home: t.TempDir(), hostKey: hk, ln: ln}
-	s.cfg = &ssh.ServerConfig{PublicKeyCallback: auth}
+	s.cfg = cfg
 	s.cfg.AddHostKey(hk)
 	s.wg.Add(1)
 	go s.serve()
@@ -208,7 +215,7 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 			go s.exec(ch, p.Command, &pgid)
 		case "subsystem":
 			var p struct{ Name string }
-			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" {
+			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" || s.noSFTP.Load() {
 				req.Reply(false, nil)
 				continue
 			}

@@ -108,6 +108,7 @@ func measureNetworks(res *jobs.Results, m *Model, pl *Platform) {
 			}
 		}
 	}
+	var measured Network
 	for name, b := range bytes {
 		net := pl.Networks[name]
 		if net.Latency == 0 {
@@ -115,5 +116,17 @@ func measureNetworks(res *jobs.Results, m *Model, pl *Platform) {
 		}
 		net.Bandwidth, net.Source = b/secs[name], "measured"
 		pl.Networks[name] = net
+		measured = net
+	}
+	if pl.SharedCores == 0 || measured.Source == "" {
+		return
+	}
+	// On the local grid every network is the loopback: one measured is
+	// the figure of all.
+	for name, net := range pl.Networks {
+		if net.Source == "default" {
+			measured.Source = "measured on another network (loopback)"
+			pl.Networks[name] = measured
+		}
 	}
 }

@@ -24,8 +24,12 @@ type Source struct {
 	WallSeconds float64     `json:"wall_seconds"`
 	// Iterations is the mean iteration count over the run's nodes.
 	Iterations float64 `json:"iterations"`
-	// Staleness is the run's halo age (see StalenessModel) from its traces.
-	Staleness float64 `json:"staleness,omitempty"`
+	// Staleness is the run's halo age (see StalenessModel): the replay's of
+	// its own job, so that the model is fitted in the terms it predicts in.
+	// TraceStaleness is the same age read from the run's traces (received
+	// updates per sweep), for comparison.
+	Staleness      float64 `json:"staleness,omitempty"`
+	TraceStaleness float64 `json:"trace_staleness,omitempty"`
 }
 
 // Model is what the traces of a problem say, scaled to a unit: compute per
@@ -41,6 +45,14 @@ type Model struct {
 	// Spread is the sweep-time distribution relative to its mean (16
 	// quantiles pooled over the traced nodes): the replay draws from it.
 	Spread []float64 `json:"spread"`
+	// SchemePointSeconds is PointSeconds over the runs of each scheme
+	// alone: on a shared host an asynchronous run's sweeps contend with its
+	// communication, so each scheme replays its own compute cost when traced.
+	SchemePointSeconds map[jobs.Scheme]float64 `json:"scheme_point_seconds"`
+	// ExchangeDelay is the delay of one synchronous exchange beyond the
+	// network's transfer, as a line in the host's contention (see
+	// DelayModel), fitted on the synchronous runs' waits.
+	ExchangeDelay DelayModel `json:"exchange_delay"`
 	// LinkBytes is the traffic one link carries per iteration and direction.
 	LinkBytes float64 `json:"link_bytes"`
 	// SyncIterations is the iteration count of a synchronous run (the same
@@ -98,6 +110,8 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 	}
 	m := &Model{Problem: p}
 	var perPoint, linkBytes, overheads []float64
+	byScheme := map[jobs.Scheme][]float64{}
+	var delays [][2]float64 // (contention − 1, wait per iteration) of sync runs
 	var spread [16]float64
 	spreadN := 0
 	for _, r := range recs {
@@ -109,7 +123,12 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 			tr := n.Trace
 			points += tr.Points
 			src.Iterations += float64(n.Iterations) / float64(len(r.Nodes))
-			perPoint = append(perPoint, tr.Sweeps.Mean()/c*float64(max(n.Cores, 1))/float64(tr.Points))
+			pp := tr.Sweeps.Mean() / c * float64(max(n.Cores, 1)) / float64(tr.Points)
+			perPoint = append(perPoint, pp)
+			byScheme[r.Job.Scheme] = append(byScheme[r.Job.Scheme], pp)
+			if r.Job.Scheme == jobs.Synchronous && n.Iterations > 0 {
+				delays = append(delays, [2]float64{c - 1, n.WaitSeconds / float64(n.Iterations)})
+			}
 			for i := range spread {
 				spread[i] += tr.Sweeps.Quantile((float64(i)+0.5)/16) / tr.Sweeps.Mean()
 			}
@@ -125,7 +144,7 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 			busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
 		}
 		m.Points = points
-		src.Staleness = mean(ages)
+		src.TraceStaleness = mean(ages)
 		overheads = append(overheads, max(0, r.WallSeconds-busiest))
 		if r.Job.Scheme == jobs.Synchronous && m.SyncIterations == 0 {
 			m.SyncIterations = r.Nodes[0].Iterations
@@ -133,11 +152,17 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 		m.Sources = append(m.Sources, src)
 	}
 	m.PointSeconds = mean(perPoint)
+	m.SchemePointSeconds = map[jobs.Scheme]float64{}
+	for sc, xs := range byScheme {
+		m.SchemePointSeconds[sc] = mean(xs)
+	}
+	m.ExchangeDelay = fitDelay(delays)
 	m.LinkBytes = mean(linkBytes)
 	m.Overhead = median(overheads)
 	for i := range spread {
 		m.Spread = append(m.Spread, spread[i]/float64(spreadN))
 	}
+	m.replayAges(res)
 	m.fitStaleness()
 	return m, nil
 }
@@ -184,6 +209,27 @@ type FitPoint struct {
 	Modelled  float64 `json:"modelled_ratio"`
 }
 
+// replayAges sets each asynchronous or hybrid source's Staleness to the
+// halo age the replay finds for its own job (its node count on the traced
+// platform).
+func (m *Model) replayAges(res *jobs.Results) {
+	if m.SyncIterations == 0 {
+		return
+	}
+	for i, s := range m.Sources {
+		if s.Scheme == jobs.Synchronous {
+			continue
+		}
+		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1})
+		if err != nil {
+			continue
+		}
+		k := min(m.SyncIterations, maxReplay)
+		r.run(k)
+		m.Sources[i].Staleness = r.staleness(k)
+	}
+}
+
 // fitStaleness fits the staleness model on the asynchronous sources.
 func (m *Model) fitStaleness() {
 	if m.SyncIterations == 0 {
@@ -208,4 +254,50 @@ func (m *Model) fitStaleness() {
 		pts[i].Modelled = 1 + m.Staleness.Alpha*pts[i].Staleness
 	}
 	m.Staleness.Fit = pts
+}
+
+// DelayModel is a delay that grows linearly with the host's contention c
+// (cores asked over cores there, at least 1): Base + PerContention·(c − 1).
+// On a shared host a halo waits for its receiver to be scheduled, which the
+// network's figures do not show.
+type DelayModel struct {
+	Base          float64 `json:"base_seconds"`
+	PerContention float64 `json:"per_contention_seconds"`
+}
+
+// At is the delay at contention c.
+func (d DelayModel) At(c float64) float64 { return max(0, d.Base+d.PerContention*(c-1)) }
+
+// fitDelay fits the delay line by least squares on (c − 1, delay) points
+// when they span at least three contention levels; with fewer, a slope
+// would follow the host's other load rather than the job's, and the model
+// is the median delay.
+func fitDelay(pts [][2]float64) DelayModel {
+	if len(pts) == 0 {
+		return DelayModel{}
+	}
+	levels := map[float64]bool{}
+	ys := make([]float64, len(pts))
+	for i, p := range pts {
+		levels[p[0]] = true
+		ys[i] = p[1]
+	}
+	if len(levels) < 3 {
+		return DelayModel{Base: median(ys)}
+	}
+	var mx, my float64
+	for _, p := range pts {
+		mx += p[0] / float64(len(pts))
+		my += p[1] / float64(len(pts))
+	}
+	var sxy, sxx float64
+	for _, p := range pts {
+		sxy += (p[0] - mx) * (p[1] - my)
+		sxx += (p[0] - mx) * (p[0] - mx)
+	}
+	if sxx == 0 {
+		return DelayModel{Base: my}
+	}
+	b := sxy / sxx
+	return DelayModel{Base: my - b*mx, PerContention: b}
 }

@@ -36,6 +36,9 @@ func TestBuild(t *testing.T) {
 		record("other problem", jobs.Synchronous, 50, 50, false),
 	}}
 	res.Records[2].Job.N = 16
+	for i := range res.Records[0].Nodes {
+		res.Records[0].Nodes[i].WaitSeconds = 1 // 10 ms per exchange: the replayed halos go stale
+	}
 	m, err := Build(res, Problem{App: "obstacle", N: 8, Eps: 1e-6})
 	if err != nil {
 		t.Fatal(err)
@@ -47,11 +50,18 @@ func TestBuild(t *testing.T) {
 	if !near(m.PointSeconds, 0.002/256) || !near(m.LinkBytes, 80) {
 		t.Errorf("point seconds %g link bytes %g", m.PointSeconds, m.LinkBytes)
 	}
-	if m.Staleness.Runs != 1 || !near(m.Staleness.Alpha, 1) || !near(m.Staleness.Fit[0].Modelled, 2) {
-		t.Errorf("staleness model %+v", m.Staleness)
+	// The async run's traces: 200 sweeps, 100 updates received, age 1; its
+	// replay's age is what α is fitted on, for its measured ratio 2.
+	age := m.Sources[1].Staleness
+	if !near(m.Sources[1].TraceStaleness, 1) || age <= 0 || m.Staleness.Runs != 1 || !near(m.Staleness.Alpha, 1/age) ||
+		!near(m.Staleness.Fit[0].Modelled, 2) {
+		t.Errorf("replayed age %g, staleness model %+v", age, m.Staleness)
 	}
-	// Wall 1 s, busiest node 0.2 + 0.2 s (sync) and 0.4 + 0.2 s (async).
-	if !near(m.Overhead, (0.6+0.4)/2) {
+	if d := m.ExchangeDelay; !near(d.Base, 0.01) || d.PerContention != 0 || !near(m.SchemePointSeconds[jobs.Synchronous], 0.002/256) {
+		t.Errorf("exchange delay %+v (want 0.1 s of waits over 100 iterations), per-scheme %v", d, m.SchemePointSeconds)
+	}
+	// Wall 1 s, busiest node 0.2 + 1.1 s (sync) and 0.4 + 0.2 s (async).
+	if !near(m.Overhead, (0+0.4)/2) {
 		t.Errorf("overhead %g", m.Overhead)
 	}
 	for _, q := range m.Spread {
@@ -64,9 +74,32 @@ func TestBuild(t *testing.T) {
 	if pl.Nodes() != 8 || pl.SharedCores != 2 || pl.Clusters[0].Network != "infiniband" || pl.Networks["infiniband"].Source != "measured" {
 		t.Errorf("platform %+v", pl)
 	}
-	// 2 × 8000 bytes in 2 × 0.1 s of sending.
+	// 2 × 8000 bytes in 2 × 0.1 s of sending (the synchronous run only).
 	if bw := pl.Networks["infiniband"].Bandwidth; !near(bw, 80000) {
 		t.Errorf("measured bandwidth %g", bw)
+	}
+}
+
+func TestFitDelay(t *testing.T) {
+	tests := []struct {
+		name      string
+		pts       [][2]float64
+		base, per float64
+		at3       float64
+	}{
+		{"none", nil, 0, 0, 0},
+		{"one level", [][2]float64{{0, 1}, {0, 3}}, 2, 0, 2},
+		{"two levels: the median", [][2]float64{{0, 1}, {1, 3}, {1, 4}}, 3, 0, 3},
+		{"line", [][2]float64{{0, 1}, {1, 3}, {2, 5}}, 1, 2, 5},
+		{"falling is clamped at 0", [][2]float64{{0, 3}, {1, 1}, {2, -1}}, 3, -2, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := fitDelay(tc.pts)
+			if !near(d.Base, tc.base) || !near(d.PerContention, tc.per) || !near(d.At(3), tc.at3) {
+				t.Errorf("%+v at 3 = %g, want %g + %g·(c−1), %g", d, d.At(3), tc.base, tc.per, tc.at3)
+			}
+		})
 	}
 }
 

@@ -32,10 +32,12 @@ func unitModel(alpha float64) *Model {
 // sync: sweep 1 ends at 1, its send at 1.5 and the halo arrives at 1.75;
 // every later sweep starts at the halo's arrival, so a sweep costs 1.75 and
 // the fourth send ends at 1.5 + 3·1.75 = 6.75 with 3·0.25 idle.
-// async: nothing waits, a sweep costs 1 + 0.5, four of them 6.
+// async: nothing waits, a sweep costs 1 + 0.5, four of them 6; the halo
+// age is 0 over one asynchronous link, s = 1, so with α = 0.5 the run needs
+// 6 sweeps at 4/6 per second: 9.
 // async, 3 s latency: sends at sweeps 1 and 4 only (the others find the
 // previous message in flight), the fourth ends at 5; the halo age is
-// 4/2 − 1 = 1 so with α = 0.5 the run needs 6 sweeps at 4/5 per second: 7.5.
+// 4/2 − 1 = 1, s = 2, so the run needs 8 sweeps at 4/5 per second: 10.
 func TestPredictByHand(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -48,9 +50,9 @@ func TestPredictByHand(t *testing.T) {
 		stale   float64
 	}{
 		{"sync", jobs.Synchronous, twoNodes(250*time.Millisecond, false), 0, 6.75, 0.75, 4, 0},
-		{"async", jobs.Asynchronous, twoNodes(250*time.Millisecond, false), 0.5, 6, 0, 4, 0},
-		{"async stale", jobs.Asynchronous, twoNodes(3*time.Second, false), 0.5, 7.5, 0, 6, 1},
-		{"hybrid across clusters is async", jobs.Hybrid, twoNodes(3*time.Second, true), 0.5, 7.5, 0, 6, 1},
+		{"async", jobs.Asynchronous, twoNodes(250*time.Millisecond, false), 0.5, 9, 0, 6, 1},
+		{"async stale", jobs.Asynchronous, twoNodes(3*time.Second, false), 0.5, 10, 0, 8, 2},
+		{"hybrid across clusters is async", jobs.Hybrid, twoNodes(3*time.Second, true), 0.5, 10, 0, 8, 2},
 		{"hybrid inside a cluster is sync", jobs.Hybrid, twoNodes(250*time.Millisecond, false), 0.5, 6.75, 0.75, 4, 0},
 	}
 	for _, tc := range tests {
@@ -136,5 +138,26 @@ func TestSetNetwork(t *testing.T) {
 				t.Errorf("%v: %+v", err, n)
 			}
 		})
+	}
+}
+
+// TestAsyncDiameter: on a chain of six ranks in three clusters of two,
+// hybrid crosses two asynchronous links end to end, async five.
+func TestAsyncDiameter(t *testing.T) {
+	nets := map[string]Network{"net": {Bandwidth: 1e12}}
+	pl := Platform{Clusters: []Cluster{{Name: "a", Nodes: 2, Network: "net"}, {Name: "b", Nodes: 2, Network: "net"},
+		{Name: "c", Nodes: 2, Network: "net"}}, Between: "net", Networks: nets}
+	for _, tc := range []struct {
+		scheme jobs.Scheme
+		d      int
+	}{{jobs.Synchronous, 0}, {jobs.Hybrid, 2}, {jobs.Asynchronous, 5}} {
+		r, err := newReplay(unitModel(0), pl, Job{Scheme: tc.scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		far, _ := r.asyncHops(0)
+		if _, d := r.asyncHops(far); d != tc.d {
+			t.Errorf("%s: asynchronous diameter %d, want %d", tc.scheme, d, tc.d)
+		}
 	}
 }

@@ -85,6 +85,11 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 	if pl.SharedCores > 0 {
 		cont = max(1, float64(n*cores)/float64(pl.SharedCores))
 	}
+	pointSeconds := m.PointSeconds
+	if ps, ok := m.SchemePointSeconds[job.Scheme]; ok && ps > 0 {
+		pointSeconds = ps
+	}
+	delay := m.ExchangeDelay.At(cont)
 	r := &replay{sweep: make([]float64, n), spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
 		ready: make([]float64, n), idle: make([]float64, n), rng: rand.New(rand.NewPCG(1, 2))}
 	for i := range n {
@@ -92,7 +97,7 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 		if i < m.Points%n {
 			points++
 		}
-		r.sweep[i] = m.PointSeconds * float64(points) / float64(cores) * cont
+		r.sweep[i] = pointSeconds * float64(points) / float64(cores) * cont
 		for _, j := range g[i] {
 			if j < 0 || j >= n || j == i {
 				return nil, fmt.Errorf("%w: rank %d has neighbour %d (of %d ranks)", ErrPlatform, i, j, n)
@@ -106,7 +111,7 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 				return nil, err
 			}
 			async := job.Scheme == jobs.Asynchronous || job.Scheme == jobs.Hybrid && cluster[i] != cluster[j]
-			r.out[i] = append(r.out[i], &edge{to: j, async: async, latency: net.Latency.Seconds(),
+			r.out[i] = append(r.out[i], &edge{to: j, async: async, latency: net.Latency.Seconds() + delay,
 				transfer: net.transfer(m.LinkBytes) - net.Latency.Seconds()})
 			if !async {
 				r.in[j] = append(r.in[j], i)
@@ -172,8 +177,12 @@ func (r *replay) run(k int) []float64 {
 	return r.ready
 }
 
-// staleness is the replay's halo age beyond a synchronous run's: the
-// receiver's sweeps per update, minus one, over the asynchronous links.
+// staleness is the replay's staleness regressor s = (1 + a) · D: a the
+// halo age beyond a synchronous run's (the receiver's sweeps per update,
+// minus one, over the asynchronous links) and D the asynchronous diameter of
+// the graph (the most asynchronous links on a shortest path between two
+// ranks, synchronous links counting 0): information crosses D stale links
+// to reach every rank. 0 without asynchronous links.
 func (r *replay) staleness(k int) float64 {
 	var ages []float64
 	for i := range r.out {
@@ -183,5 +192,46 @@ func (r *replay) staleness(k int) float64 {
 			}
 		}
 	}
-	return mean(ages)
+	if len(ages) == 0 {
+		return 0
+	}
+	far, _ := r.asyncHops(0)
+	_, d := r.asyncHops(far)
+	return (1 + mean(ages)) * float64(d)
+}
+
+// asyncHops is a 0-1 breadth-first search from rank src counting
+// asynchronous links: the farthest rank and its distance.
+func (r *replay) asyncHops(src int) (int, int) {
+	dist := make([]int, len(r.out))
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[src] = 0
+	deque := []int{src}
+	for len(deque) > 0 {
+		i := deque[0]
+		deque = deque[1:]
+		for _, ed := range r.out[i] {
+			w := 0
+			if ed.async {
+				w = 1
+			}
+			if nd := dist[i] + w; dist[ed.to] < 0 || nd < dist[ed.to] {
+				dist[ed.to] = nd
+				if w == 0 {
+					deque = append([]int{ed.to}, deque...)
+				} else {
+					deque = append(deque, ed.to)
+				}
+			}
+		}
+	}
+	far := src
+	for i, d := range dist {
+		if d > dist[far] {
+			far = i
+		}
+	}
+	return far, dist[far]
 }

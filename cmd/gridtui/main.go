@@ -66,6 +66,8 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(
 		newSitesCmd(g),
 		newRunCmd(g),
+		newPredictCmd(g),
+		newAppsCmd(),
 		newResultsCmd(),
 		newDeployCmd(g),
 		newProbeCmd(g),

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/predict"
+)
+
+// Prediction is what package predict expected of a run, from the traces of
+// the runs recorded before it, beside what the run measured.
+type Prediction struct {
+	Seconds        float64 `json:"seconds"`
+	MeanIterations float64 `json:"mean_iterations"`
+	Sources        int     `json:"sources"` // traced runs it rests on
+}
+
+// setPrediction predicts the run from the runs in the store before it, on
+// the run's own clusters (rank order) and the traced networks; nothing when
+// the store holds no usable trace of its problem.
+func setPrediction(rep *Report, s *submission, dir string) {
+	res, err := loadResults(dir)
+	if err != nil || res == nil {
+		return
+	}
+	sp := rep.Spec
+	m, err := predict.Build(res, predict.Problem{App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps})
+	if err != nil || (sp.Scheme != jobs.Synchronous && m.Staleness.Runs == 0) {
+		return
+	}
+	pl := predict.PlatformFor(res, m, len(rep.Nodes))
+	inside := map[string]string{}
+	for _, c := range pl.Clusters {
+		inside[c.Name] = c.Network
+	}
+	var cls []predict.Cluster
+	for _, name := range s.plan.Ranks {
+		node, _ := s.plan.Htable.Node(name)
+		if k := len(cls); k > 0 && cls[k-1].Name == node.Cluster {
+			cls[k-1].Nodes++
+			continue
+		}
+		net, ok := inside[node.Cluster]
+		if !ok && len(pl.Clusters) > 0 {
+			net = pl.Clusters[0].Network
+		}
+		cls = append(cls, predict.Cluster{Name: node.Cluster, Nodes: 1, Network: net})
+	}
+	pl.Clusters = cls
+	cores := 0
+	for _, n := range rep.Nodes {
+		cores = max(cores, n.Cores)
+	}
+	p, err := predict.Predict(m, pl, predict.Job{Scheme: sp.Scheme, Cores: cores})
+	if err != nil {
+		return
+	}
+	rep.Predicted = &Prediction{Seconds: p.Seconds, MeanIterations: p.MeanIterations, Sources: len(m.Sources)}
+}
+
+// writePrediction prints the prediction against the measured wall time and
+// iterations.
+func (r *Report) writePrediction(b *strings.Builder) {
+	p := r.Predicted
+	if p == nil {
+		return
+	}
+	it := 0.0
+	for _, n := range r.Nodes {
+		it += float64(n.Iterations) / float64(len(r.Nodes))
+	}
+	errPct := 0.0
+	if r.Wall > 0 {
+		errPct = 100 * (p.Seconds - r.Wall.Seconds()) / r.Wall.Seconds()
+	}
+	fmt.Fprintf(b, "predicted: %s and %.0f iterations per node (from %d traced runs); measured %s and %.0f (time %+.0f %%)\n",
+		time.Duration(p.Seconds*float64(time.Second)).Round(time.Millisecond), p.MeanIterations, p.Sources,
+		r.Wall.Round(time.Millisecond), it, math.Round(errPct))
+}

@@ -1,6 +1,7 @@
 # gridtui build targets. `make dist` cross-builds the worker/console binary for
-# the platforms grid hosts run, into dist/gridtui-OS-ARCH: `gridtui deploy`
-# ships these to hosts whose `uname -sm` differs from the machine it runs on.
+# the platforms grid hosts run, into dist/gridtui-OS-ARCH, and the lean worker
+# (no plotting stack) into dist/gridtui-worker-OS-ARCH: `gridtui deploy` ships
+# the lean worker when it is there, else the running binary or gridtui-OS-ARCH.
 
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -14,13 +15,20 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o gridtui ./cmd/gridtui
 
-dist: $(addprefix dist/gridtui-,$(PLATFORMS))
+dist: $(addprefix dist/gridtui-,$(PLATFORMS)) $(addprefix dist/gridtui-worker-,$(PLATFORMS))
 
 # Static (CGO_ENABLED=0) so one binary runs on any distribution of the arch.
 dist/gridtui-%: FORCE
 	@mkdir -p dist
 	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) \
 		$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/gridtui
+
+# The lean worker: no plotting stack (tag noplot), what deploy ships when
+# it is there (see deploy/binary.go).
+dist/gridtui-worker-%: FORCE
+	@mkdir -p dist
+	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) \
+		$(GO) build -trimpath -tags noplot -ldflags "$(LDFLAGS)" -o $@ ./cmd/gridtui
 
 test:
 	$(GO) test ./...

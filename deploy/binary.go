@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"crypto/sha256"
+	"debug/buildinfo"
 	"debug/elf"
 	"encoding/hex"
 	"errors"
@@ -42,8 +43,11 @@ func newBinaries(opt Options) *binaries {
 	return &binaries{override: opt.Binary, dist: opt.dist(), cache: map[string]*binaryEntry{}}
 }
 
-// forTarget returns the binary to ship to a goos/goarch host: the override,
-// the running binary if it matches, else dist/gridtui-goos-goarch.
+// forTarget returns the binary to ship to a goos/goarch host: the override;
+// the lean worker dist/gridtui-worker-goos-goarch (built with tag noplot by
+// make dist: no plotting stack) when it exists — for the running platform
+// only when it comes from the same source revision as the running binary;
+// the running binary if it matches; else dist/gridtui-goos-goarch.
 func (b *binaries) forTarget(goos, goarch string) (binary, error) {
 	target := goos + "/" + goarch
 	var p string
@@ -56,8 +60,14 @@ func (b *binaries) forTarget(goos, goarch string) (binary, error) {
 			return binary{}, fmt.Errorf("deploy: locate running binary: %w", err)
 		}
 		p = exe
+		if lean := filepath.Join(b.dist, leanWorker(goos, goarch)); sameBuild(lean, exe) {
+			p = lean
+		}
 	default:
 		p = filepath.Join(b.dist, "gridtui-"+goos+"-"+goarch)
+		if lean := filepath.Join(b.dist, leanWorker(goos, goarch)); fileExists(lean) {
+			p = lean
+		}
 		if _, err := os.Stat(p); err != nil {
 			return binary{}, fmt.Errorf("%w for %s: the running binary is %s/%s and %s does not exist (build it with make dist)",
 				ErrNoBinary, target, runtime.GOOS, runtime.GOARCH, p)
@@ -139,4 +149,43 @@ func checkELF(p, goos, goarch string) error {
 		return fmt.Errorf("%w for %s/%s: %s is an ELF %s binary", ErrNoBinary, goos, goarch, p, f.Machine)
 	}
 	return nil
+}
+
+// leanWorker is the file name of the lean worker build for a platform.
+func leanWorker(goos, goarch string) string { return "gridtui-worker-" + goos + "-" + goarch }
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// sameBuild reports whether lean exists and was built from the source
+// revision of exe, unmodified (Go's embedded VCS stamps, present by default
+// when building in a git checkout; absent with -buildvcs=false), so that a
+// stale lean worker is never shipped instead of the running binary.
+func sameBuild(lean, exe string) bool {
+	if !fileExists(lean) {
+		return false
+	}
+	rev := func(p string) string {
+		bi, err := buildinfo.ReadFile(p)
+		if err != nil {
+			return ""
+		}
+		var r, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				r = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if modified != "false" {
+			return ""
+		}
+		return r
+	}
+	r := rev(exe)
+	return r != "" && r == rev(lean)
 }

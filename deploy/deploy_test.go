@@ -73,6 +73,7 @@ func TestDeployUploadThenSkipUnchanged(t *testing.T) {
 	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 	opt := testOptions(writeKnownHosts(t, srv))
 	opt.Binary = smallBinary(t, 3<<20+17)
+	opt.NoCompress = true // over SFTP: every byte counted
 	var log eventLog
 	opt.Events = log.add
 	h := testHost(srv, key)
@@ -122,6 +123,7 @@ func TestDeployBrokenUploadLeavesOldBinary(t *testing.T) {
 	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 	opt := testOptions(writeKnownHosts(t, srv))
 	opt.Binary = smallBinary(t, 4<<20)
+	opt.NoCompress = true // SFTP is what breaks
 	h := testHost(srv, key)
 	dir := filepath.Join(srv.home, "work")
 	os.MkdirAll(dir, 0o755)
@@ -334,6 +336,7 @@ func TestRedeployDetectsChangedBinary(t *testing.T) {
 			srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 			opt := testOptions(writeKnownHosts(t, srv))
 			opt.Binary = smallBinary(t, 200<<10)
+			opt.NoCompress = true // a full upload is every byte
 			h := testHost(srv, key)
 			if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
 				t.Fatal(err)

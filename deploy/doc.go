@@ -3,8 +3,9 @@
 // files: aliases, ProxyJump chains, ProxyCommand, certificates, known_hosts
 // files and StrictHostKeyChecking; explicit first-use acceptance, ssh-agent
 // and identity files, jump hosts verified hop by hop, one pooled connection
-// per host), uploads the
-// worker binary (skipped when the remote sha256 matches; temporary name, verify,
+// per host), uploads the worker binary (skipped when the remote sha256
+// matches; gzip-compressed through an exec channel when the host has gzip,
+// else over SFTP, else plain through an exec channel; temporary name, verify,
 // atomic rename), and starts and stops workers, remotely or as local processes
 // for the embedded local grid. A worker's life is bound to its stdin: the boot
 // line with the run secret goes in, its hello comes out, and EOF ends it, so

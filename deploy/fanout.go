@@ -80,7 +80,7 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 			return Summary{}, err
 		}
 		defer done()
-		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev}
+		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev, noCompress: opt.NoCompress}
 	}
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h Host) Result {
 		if launcherOf(inv, h) == LauncherLocal {

@@ -28,7 +28,9 @@ var (
 )
 
 // HostKeyPrompt asks the user whether to trust an unknown host key; it gets
-// the host ("[host]:port" form) and the key's SHA256 fingerprint.
+// the host ("[host]:port" form) and the key's SHA256 fingerprint. It is
+// called for several hosts at the same time (never twice at once for one),
+// so that a console can list every pending key and accept them together.
 type HostKeyPrompt func(host, fingerprint string) bool
 
 // trust decides about host keys for a whole pool: one known_hosts database
@@ -39,9 +41,10 @@ type trust struct {
 	acceptNew bool
 	prompt    HostKeyPrompt
 
-	mu       sync.Mutex // held while prompting: one question at a time
+	mu       sync.Mutex
 	dbs      map[string]*hostKeys
-	accepted map[string][]byte // normalized address -> marshaled key
+	accepted map[string][]byte        // normalized address -> marshaled key
+	asking   map[string]chan struct{} // questions open, closed when answered
 }
 
 // hostKeys is one known_hosts database: the files read, and the file where
@@ -66,7 +69,7 @@ const globalKnownHosts = "/etc/ssh/ssh_known_hosts"
 
 func newTrust(override string, acceptNew bool, prompt HostKeyPrompt) *trust {
 	return &trust{override: override, acceptNew: acceptNew, prompt: prompt,
-		dbs: map[string]*hostKeys{}, accepted: map[string][]byte{}}
+		dbs: map[string]*hostKeys{}, accepted: map[string][]byte{}, asking: map[string]chan struct{}{}}
 }
 
 // keys returns the database for e: the pool's known_hosts file when one is
@@ -142,32 +145,57 @@ func (hk *hostKeys) callback(t *trust, addr, strict string, wait func() func()) 
 // unknown decides about a key known_hosts has never seen for norm: recorded
 // when --accept-new was given or StrictHostKeyChecking is accept-new (or no),
 // refused when it is yes, asked about otherwise (ask, OpenSSH's default).
+// Questions about different hosts are asked at the same time, so that the
+// console can show them all (and accept them all at once); a second
+// connection to the same address waits for the first one's answer.
 func (t *trust) unknown(hk *hostKeys, norm, strict string, key ssh.PublicKey, fp string) error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	for q, ok := t.asking[norm]; ok; q, ok = t.asking[norm] {
+		t.mu.Unlock()
+		<-q
+		t.mu.Lock()
+	}
 	if prev, ok := t.accepted[norm]; ok {
+		t.mu.Unlock()
 		if bytes.Equal(prev, key.Marshal()) {
 			return nil
 		}
 		return fmt.Errorf("%w: %s presents %s, not the key accepted earlier in this session", ErrHostKeyChanged, norm, fp)
 	}
 	ok := t.acceptNew || strict == "accept-new" || strict == "no"
-	if !ok && strict == "yes" {
-		return fmt.Errorf("%w: %s presents %s %s, not in %s, and StrictHostKeyChecking is yes for it in the ssh configuration",
-			ErrHostKeyUnknown, norm, key.Type(), fp, hk.file)
+	if !ok && (strict == "yes" || t.prompt == nil) {
+		t.mu.Unlock()
+		if strict == "yes" {
+			return fmt.Errorf("%w: %s presents %s %s, not in %s, and StrictHostKeyChecking is yes for it in the ssh configuration",
+				ErrHostKeyUnknown, norm, key.Type(), fp, hk.file)
+		}
+		return t.refused(norm, key, fp)
 	}
-	if !ok && t.prompt != nil {
+	done := make(chan struct{})
+	t.asking[norm] = done
+	defer func() {
+		delete(t.asking, norm)
+		close(done)
+		t.mu.Unlock()
+	}()
+	if !ok {
+		t.mu.Unlock()
 		ok = t.prompt(norm, fp)
+		t.mu.Lock()
 	}
 	if !ok {
-		return fmt.Errorf("%w: %s presents %s %s; to trust it, run gridtui deploy --accept-new (or accept it in the console)",
-			ErrHostKeyUnknown, norm, key.Type(), fp)
+		return t.refused(norm, key, fp)
 	}
 	if err := appendKnownHost(hk.file, norm, key); err != nil {
 		return err
 	}
 	t.accepted[norm] = key.Marshal()
 	return nil
+}
+
+func (t *trust) refused(norm string, key ssh.PublicKey, fp string) error {
+	return fmt.Errorf("%w: %s presents %s %s; to trust it, run gridtui deploy --accept-new (or accept it in the console)",
+		ErrHostKeyUnknown, norm, key.Type(), fp)
 }
 
 // appendKnownHost writes a hashed known_hosts line for norm (as OpenSSH does

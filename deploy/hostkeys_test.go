@@ -290,3 +290,50 @@ func TestSlowHostKeyAnswerKeepsTimeouts(t *testing.T) {
 		t.Fatalf("asked %d times, want 2", asked.Load())
 	}
 }
+
+// Questions about several hosts are pending at once (the console lists them
+// all); one about the same address twice is asked once.
+func TestHostKeyQuestionsPendingTogether(t *testing.T) {
+	key := newTestKey(t, "")
+	servers := []*testServer{newTestServer(t, "127.0.0.1", key.signer.PublicKey()),
+		newTestServer(t, "127.0.0.2", key.signer.PublicKey()), newTestServer(t, "127.0.0.3", key.signer.PublicKey())}
+	opt := testOptions(filepath.Join(t.TempDir(), "known_hosts"))
+	var pending, asked atomic.Int32
+	all := make(chan struct{})
+	opt.ConfirmHostKey = func(string, string) bool {
+		asked.Add(1)
+		if pending.Add(1) == int32(len(servers)) {
+			close(all)
+		}
+		select {
+		case <-all: // every question is on screen: accept them all
+			return true
+		case <-time.After(5 * time.Second):
+			return false
+		}
+	}
+	p, err := NewPool(sshInventory(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	errs := make(chan error, 2*len(servers))
+	for _, s := range servers {
+		for _, user := range []string{"u1", "u2"} { // two connections to one address
+			go func() {
+				h := testHost(s, key)
+				h.User = user
+				_, err := connectHost(testCtx(t), p, h)
+				errs <- err
+			}()
+		}
+	}
+	for range 2 * len(servers) {
+		if err := <-errs; err != nil {
+			t.Fatalf("questions were not pending together: %v", err)
+		}
+	}
+	if asked.Load() != int32(len(servers)) {
+		t.Fatalf("asked %d times, want once per address (%d)", asked.Load(), len(servers))
+	}
+}

@@ -62,6 +62,9 @@ type Options struct {
 	// Binary overrides the worker binary to upload (default: the running
 	// binary when the remote OS/arch match, else Dist/gridtui-OS-ARCH).
 	Binary string
+	// NoCompress ships the binary as it is over SFTP (default: gzip-compressed
+	// through an exec channel when the host has gzip).
+	NoCompress bool
 	// Dist is the directory of cross-built binaries (default "dist").
 	Dist string
 	// KnownHosts overrides the inventory's known_hosts file.

@@ -98,6 +98,10 @@ func TestSelectHosts(t *testing.T) {
 		{name: "site", names: []string{"nancy"}, want: "b1"},
 		{name: "cluster and host, inventory order, no duplicates", names: []string{"b1", "a", "a2"}, want: "a1 a2 b1"},
 		{name: "unknown", names: []string{"zz"}, err: true},
+		{name: "node set", names: []string{"a[1-2]"}, want: "a1 a2"},
+		{name: "node set and cluster", names: []string{"b[1],a"}, want: "a1 a2 b1"},
+		{name: "node set naming a missing host", names: []string{"a[1-3]"}, err: true},
+		{name: "bad node set", names: []string{"a[2-1]"}, err: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,6 +37,7 @@ type testServer struct {
 	forwards   atomic.Int32 // direct-tcpip channels opened
 	execs      atomic.Int32
 	user       atomic.Value // the user name of the last connection
+	noSFTP     atomic.Bool  // refuse the sftp subsystem
 	env        []string     // extra environment of commands (set before use)
 	// ignoreSignals makes the server ignore signal requests, as OpenSSH's
 	// sshd before 8.1 does.
@@ -208,7 +209,7 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 			go s.exec(ch, p.Command, &pgid)
 		case "subsystem":
 			var p struct{ Name string }
-			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" {
+			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" || s.noSFTP.Load() {
 				req.Reply(false, nil)
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pkg/sftp"
@@ -21,9 +22,29 @@ const tmpPrefix = ".gridtui.tmp-"
 
 // deployer uploads the worker binary to one host at a time.
 type deployer struct {
-	pool *Pool
-	bins *binaries
-	ev   *emitter
+	pool       *Pool
+	bins       *binaries
+	ev         *emitter
+	gz         gzipCache
+	noCompress bool
+
+	mu   sync.Mutex
+	gzip map[string]bool // hosts that have gzip, learnt by check
+}
+
+func (d *deployer) setGzip(host string, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.gzip == nil {
+		d.gzip = map[string]bool{}
+	}
+	d.gzip[host] = ok
+}
+
+func (d *deployer) hasGzip(host string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.gzip[host]
 }
 
 // deployHost makes sure h's work directory holds the right binary: connect,
@@ -83,15 +104,17 @@ func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final stri
 	if err := checkWorkdir(h, wd); err != nil {
 		return binary{}, "", err
 	}
-	out, err := c.run(ctx, "uname -sm && mkdir -p "+shQuote(wd)+" && "+statKey(final)+
+	out, err := c.run(ctx, "uname -sm && { command -v gzip >/dev/null 2>&1 && echo gzip || echo -; } && mkdir -p "+shQuote(wd)+" && "+statKey(final)+
 		" && { cat "+shQuote(path.Join(wd, sumRecord))+" 2>/dev/null || echo -; }")
 	if err != nil {
 		return binary{}, "", err
 	}
-	lines := strings.SplitN(string(out), "\n", 4)
-	if len(lines) < 3 {
+	lines := strings.SplitN(string(out), "\n", 5)
+	if len(lines) < 4 {
 		return binary{}, "", fmt.Errorf("deploy: host %s: unexpected check output %.80q", h.Name, out)
 	}
+	d.setGzip(h.Name, strings.TrimSpace(lines[1]) == "gzip")
+	lines = append(lines[:1], lines[2:]...)
 	goos, goarch, err := parseUname(lines[0])
 	if err != nil {
 		return binary{}, "", fmt.Errorf("deploy: host %s: %w", h.Name, err)
@@ -137,16 +160,27 @@ func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
 // upload copies bin to a temporary file with concurrent SFTP writes, checks
 // its sha256 on the host, and renames it over final, so final is never a
 // half-written binary.
+//
+// When the host has gzip (and Options.NoCompress is not set) the binary goes
+// compressed through an exec channel instead (uploadExec); a host without
+// the SFTP subsystem gets it plain through one.
 func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, wd, final string) (int64, error) {
+	if !d.noCompress && d.hasGzip(h.Name) {
+		return d.uploadExec(ctx, c, h, bin, wd, final, true)
+	}
 	release, err := c.acquire(ctx, 2) // the SFTP session, and one for verify and record
 	if err != nil {
 		return 0, err
 	}
-	defer release()
 	sc, closeSFTP, err := openSFTP(ctx, c)
 	if err != nil {
+		release()
+		if ctx.Err() == nil {
+			return d.uploadExec(ctx, c, h, bin, wd, final, false)
+		}
 		return 0, err
 	}
+	defer release()
 	defer closeSFTP()
 	stop := context.AfterFunc(ctx, func() { sc.Close() })
 	defer stop()

@@ -302,3 +302,24 @@ func TestStopAndCleanLocal(t *testing.T) {
 		}
 	}
 }
+
+// The lean worker (make dist, tag noplot) is preferred for another platform;
+// for the running one only when it provably comes from the same revision,
+// which a test binary (no VCS stamp) cannot show: never a stale worker.
+func TestLeanWorkerFromDist(t *testing.T) {
+	dist := t.TempDir()
+	fakeELF(t, filepath.Join(dist, "gridtui-linux-arm64"), elf.EM_AARCH64)
+	lean := filepath.Join(dist, "gridtui-worker-linux-arm64")
+	fakeELF(t, lean, elf.EM_AARCH64)
+	if bin, err := newBinaries(Options{Dist: dist}).forTarget("linux", "arm64"); err != nil || bin.path != lean {
+		t.Fatalf("arm64 host: %+v, %v; want the lean worker %s", bin, err, lean)
+	}
+	own := filepath.Join(dist, leanWorker(runtime.GOOS, runtime.GOARCH))
+	if err := os.WriteFile(own, []byte("stale"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	if bin, err := newBinaries(Options{Dist: dist}).forTarget(runtime.GOOS, runtime.GOARCH); err != nil || bin.path != exe {
+		t.Fatalf("own platform with an unprovable lean worker: %+v, %v; want the running binary", bin, err)
+	}
+}

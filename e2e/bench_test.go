@@ -5,6 +5,8 @@ package e2e
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -69,6 +71,52 @@ func BenchmarkLinks(b *testing.B) {
 				conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
 				if _, err := conn.Write(buf); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDeployWAN measures a fresh `gridtui deploy` from the console to
+// one host and to eight hosts of cluster beta, all behind a 10 Mbit/s tbf
+// WAN link, with the binary gzip-compressed (the default) and plain over
+// SFTP (--no-compress). Each iteration removes ~/.gridtui on the targets
+// first, so every deploy ships the whole binary.
+func BenchmarkDeployWAN(b *testing.B) {
+	if unsupported != nil {
+		b.Skipf("e2e: %v", unsupported)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	g, err := Up(ctx, Config{HostsA: 0, HostsB: 8, LimitWAN: "10mbit"})
+	cancel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Down()
+	one := []string{g.Hosts[0].Ethernet.String()}
+	for _, c := range []struct {
+		name  string
+		hosts []string
+		flags []string
+	}{
+		{"1 host gzip", one, nil},
+		{"8 hosts gzip", []string{"beta"}, nil},
+		{"1 host plain", one, []string{"--no-compress"}},
+		{"8 hosts plain", []string{"beta"}, []string{"--no-compress"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				for _, h := range g.Hosts {
+					os.RemoveAll(filepath.Join(h.Home, ".gridtui"))
+				}
+				b.StartTimer()
+				argv := append([]string{gridtuiBinary(b), "--sites", g.SitesFile, "deploy"}, append(c.flags, c.hosts...)...)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				out, err := g.ConsoleCommand(ctx, argv...).CombinedOutput()
+				cancel()
+				if err != nil {
+					b.Fatalf("deploy: %v\n%s", err, out)
 				}
 			}
 		})

@@ -98,7 +98,7 @@ var bin struct {
 }
 
 // gridtuiBinary builds ./cmd/gridtui (the real binary) once per test run.
-func gridtuiBinary(t *testing.T) string {
+func gridtuiBinary(t testing.TB) string {
 	t.Helper()
 	bin.once.Do(func() {
 		bin.dir, bin.err = os.MkdirTemp("", "gridtui-e2etest-bin-")

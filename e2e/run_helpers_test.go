@@ -50,8 +50,9 @@ type (
 	}
 	snapshot struct {
 		Nodes []struct {
-			Node      string `json:"node"`
-			Iteration int    `json:"iteration"`
+			Node      string   `json:"node"`
+			Iteration int      `json:"iteration"`
+			Load      *float64 `json:"load"`
 		} `json:"nodes"`
 	}
 )
@@ -62,6 +63,8 @@ type runOutput struct {
 	report *runReport
 	logs   []logEvent
 	raw    string
+	// loaded lists the nodes whose statuses carried their host's load.
+	loaded map[string]bool
 }
 
 // logged reports whether some log line contains every one of words.
@@ -175,6 +178,12 @@ func (r *liveRun) decode(line []byte) {
 			lo := s.Nodes[0].Iteration
 			for _, n := range s.Nodes {
 				lo = min(lo, n.Iteration)
+				if n.Load != nil {
+					if r.out.loaded == nil {
+						r.out.loaded = map[string]bool{}
+					}
+					r.out.loaded[n.Node] = true
+				}
 			}
 			select {
 			case r.progress <- lo:

@@ -121,7 +121,8 @@ func allNICBytes(t *testing.T, g *Grid) map[string]map[string]uint64 {
 // clusters and checks that it completes with a verified solution, that
 // intra-cluster halos went over Infiniband (ib0) and inter-cluster halos
 // over Ethernet (eth0) — by the run's own per-network counters and by the
-// kernel's ib0 counters — and that the WAN link carried the Ethernet halos.
+// kernel's ib0 counters — and that the WAN link carried the Ethernet halos;
+// every host's statuses carry its load, and no warning is logged.
 func TestRunSchemes(t *testing.T) {
 	g := newGridT(t, Config{LimitWAN: "1gbit"})
 	deployOrSkip(t, g)
@@ -139,6 +140,16 @@ func TestRunSchemes(t *testing.T) {
 			}
 			checkRunRoutes(t, g, rep.Routes)
 			checkTraffic(t, g, rep, before, after)
+			// Every SSH host's load reaches the console (its Sites view shows
+			// it), and nothing warns about networks no worker listens on.
+			for _, n := range rep.Nodes {
+				if !out.loaded[n.Node] {
+					t.Errorf("no status of %s carried its host's load", n.Node)
+				}
+			}
+			if out.logged("skipped") || out.logged("loopback") {
+				t.Errorf("a warning about a skipped network on a healthy grid: %+v", out.logs)
+			}
 			eth := bytesOn(rep.Traffic, string(probe.Ethernet))
 			t.Logf("Ethernet: the run counted %d bytes, the WAN link carried %d", eth, wanAfter-wanBefore)
 			if wanAfter-wanBefore < eth || eth == 0 {

@@ -50,7 +50,10 @@
 // iterations whose halos travel as CTRL, and a section's global test ends the
 // run (SwitchTimer, SectionVote). It works with every scheme: on synchronous
 // links the section start is agreed a few rounds ahead, so that partners
-// blocked on each other's halos enter it together.
+// blocked on each other's halos enter it together. A node whose local test
+// holds calls the section without waiting for its timer (at most once per
+// few section lengths), so a converged grid does not iterate on until a long
+// period ends.
 //
 // # Roles and the control plane (Run, ServeWorker)
 //

@@ -47,8 +47,8 @@ import (
 //
 // A watcher that was itself not scheduled for a while (a loaded machine)
 // could not have heard anyone: when its own tick comes more than stallGrace
-// late, every watched peer is given a fresh start instead of being declared
-// lost — up to excuseLimit × its timeout of wall-clock silence, after which
+// late and no peer at all was heard meanwhile, every watched peer is given
+// a fresh start instead of being declared lost — up to excuseLimit × its timeout of wall-clock silence, after which
 // it is lost however starved the watcher is (30 s for a worker or a
 // coordinator, 36 s for a parent). A tick merely late (by lateCheck) says the watcher's machine is
 // overloaded: for the next overloadMemory only the bound accuses, since the
@@ -178,6 +178,9 @@ type liveness struct {
 	// overloaded (a check came late, though not stalled): its receive path
 	// is as starved as its ticks, and its peers' silences prove less.
 	overloaded time.Time
+	// anyHeard is the last arrival from any watched peer: a watcher that
+	// heard someone during its own late check was not deaf.
+	anyHeard time.Time
 }
 
 type watched struct {
@@ -229,6 +232,7 @@ func (l *liveness) seenAt(id rmnp.PeerID, now time.Time) {
 	defer l.mu.Unlock()
 	if w, ok := l.peers[id]; ok {
 		w.model.heard(now)
+		l.anyHeard = now
 	}
 }
 
@@ -242,19 +246,21 @@ func (l *liveness) excuse(now time.Time) {
 	}
 }
 
-// check returns the peers lost at now, unless the watcher's previous
-// check, at prev, is so long ago that the watcher itself was stalled.
+// check returns the peers lost at now. A check late since the previous one,
+// at prev, marks the watcher overloaded; one so late that the watcher was
+// stalled, and heard nobody meanwhile, excuses every peer.
 func (l *liveness) check(prev, now time.Time) []lostPeer {
-	if !prev.IsZero() && now.Sub(prev) > stallGrace {
+	if prev.IsZero() || now.Sub(prev) <= checkInterval+lateCheck {
+		return l.expired(now)
+	}
+	l.mu.Lock()
+	l.overloaded = now.Add(overloadMemory)
+	deaf := now.Sub(prev) > stallGrace && !l.anyHeard.After(prev)
+	l.mu.Unlock()
+	if deaf {
 		l.excuse(now)
-		return l.expired(now) // only the excuse's own bound can accuse now
 	}
-	if !prev.IsZero() && now.Sub(prev) > checkInterval+lateCheck {
-		l.mu.Lock()
-		l.overloaded = now.Add(overloadMemory)
-		l.mu.Unlock()
-	}
-	return l.expired(now)
+	return l.expired(now) // after an excuse, only its own bound can accuse
 }
 
 // lostPeer is a watched peer that went silent.

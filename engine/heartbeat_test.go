@@ -230,3 +230,29 @@ func TestLivenessExcuseLimit(t *testing.T) {
 	}
 	t.Fatal("a stalling watcher never named the silent peer")
 }
+
+// TestLivenessLateButHearing checks that a watcher whose check is late but
+// which heard other peers meanwhile does not excuse the silent one: it
+// names it by the bound.
+func TestLivenessLateButHearing(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watch(1, "silent")
+	l.watch(2, "talking")
+	l.peers[1].model.last, l.peers[1].model.heardAt = t0, t0
+	l.peers[2].model.last, l.peers[2].model.heardAt = t0, t0
+	prev := t0
+	for now := t0.Add(time.Second); now.Sub(t0) < 20*time.Second; now = now.Add(time.Second) {
+		l.seenAt(2, now.Add(-500*time.Millisecond))
+		lost := l.check(prev, now)
+		prev = now
+		if len(lost) == 0 {
+			continue
+		}
+		if lost[0].Name != "silent" || now.Sub(t0) > HeartbeatTimeout+time.Second {
+			t.Fatalf("lost %v after %v", lost, now.Sub(t0))
+		}
+		return
+	}
+	t.Fatal("the silent peer was never named")
+}

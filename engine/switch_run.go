@@ -41,6 +41,9 @@ type switchRun struct {
 	hasSync bool
 	round   int
 	request int
+	// sectionCost is how long the last section took: a node calls the next
+	// one on its own local test only sectionCallRatio times that later.
+	sectionCost time.Duration
 }
 
 func (s *solver) runSwitch(ctx context.Context) error {
@@ -65,8 +68,10 @@ func (s *solver) runSwitch(ctx context.Context) error {
 			}
 			continue
 		}
-		if enter || w.timer.Due(time.Now()) || s.exhausted() {
+		if enter || w.timer.Due(time.Now()) || w.locallyDone(time.Now()) || s.exhausted() {
+			began := time.Now()
 			stop, err := w.runSection(ctx)
+			w.sectionCost = time.Since(began)
 			if err != nil || stop {
 				return err
 			}
@@ -386,4 +391,22 @@ func (w *switchRun) recvSection(ctx context.Context, side Side, kind ctrlKind) (
 			ErrTermination, w.links[side].rank, m.kind, m.arg, kind, w.section)
 	}
 	return voteOf(m.seq, sigma[0]), nil
+}
+
+// sectionCallRatio bounds what sections called on a local test can cost:
+// at most one section per sectionCallRatio section lengths (a section is two
+// synchronous iterations and a reduction along the tree), so while some
+// ranks have converged and others not, the calls take at most 1/4 of the
+// time.
+const sectionCallRatio = 4
+
+// locallyDone reports whether this node should call a section before its
+// timer is due: its local test holds and the last section ended at least
+// sectionCallRatio section lengths ago (and never later than the timer's
+// shortest period). Waiting for the timer (up to Max) after the whole grid
+// has converged is the detector's overshoot: iterations past ε that the
+// result does not need.
+func (w *switchRun) locallyDone(now time.Time) bool {
+	gap := min(sectionCallRatio*w.sectionCost, w.timer.Min)
+	return w.sigma >= 0 && w.sigma < w.eps && now.Sub(w.timer.start) >= gap
 }

@@ -1,3 +1,5 @@
+//go:build !noplot
+
 package study
 
 import (

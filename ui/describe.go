@@ -23,7 +23,7 @@ func (v *SitesView) describe(name string) (string, string) {
 	}
 	st := v.HostState(name)
 	var b strings.Builder
-	fmt.Fprintf(&b, "site %s · cluster %s · %d cores · launcher %s\n", h.Site, h.Cluster, h.Cores, site.Launcher)
+	fmt.Fprintf(&b, "site %s · cluster %s · %s · launcher %s\n", h.Site, h.Cluster, count(h.Cores, "core", "cores"), site.Launcher)
 	if site.Launcher == deploy.LauncherLocal {
 		fmt.Fprintf(&b, "addresses: ethernet %s · fast network %s\n", addrOrNone(h.EthernetAddr.String(), h.EthernetAddr.IsValid()), addrOrNone(h.FastAddr.String(), h.FastAddr.IsValid()))
 	} else {

@@ -316,7 +316,7 @@ func (v ResultsView) View() string {
 		return placeBody(c, s.Title.Render("No runs recorded yet")+"\n"+s.Dim.Render(wrap("Runs started from Compose or `gridtui run` are recorded in the results store"+path+".", c.Width)))
 	}
 	h := c.bodyHeight()
-	title := s.Title.Render("Results") + s.Dim.Render(fmt.Sprintf(" — %d runs · %s", len(v.res.Records), v.res.Path))
+	title := s.Title.Render("Results") + s.Dim.Render(fmt.Sprintf(" — %s · %s", count(len(v.res.Records), "run", "runs"), v.res.Path))
 	if n := len(v.res.Corrupt); n > 0 || v.res.Truncated {
 		title += s.Warn.Render(fmt.Sprintf(" · %d corrupt line(s) skipped", n))
 	}
@@ -364,7 +364,7 @@ func recordDetail(r jobs.RunRecord) string {
 		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"),
 		count(r.Job.Nodes, "node", "nodes"), count(r.Job.Cores, "core", "cores"), orDefault(r.Job.Grid, "-"))
 	fmt.Fprintf(&b, "inventory: %s\n", jobs.InventoryName(r.Job.Inventory))
-	fmt.Fprintf(&b, "console on %s (%s/%s, %d cores)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, r.Machine.Cores)
+	fmt.Fprintf(&b, "console on %s (%s/%s, %s)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, count(r.Machine.Cores, "core", "cores"))
 	outcome := r.Outcome
 	if r.Reason != "" {
 		outcome += ": " + r.Reason

@@ -23,11 +23,17 @@ const jobFileComment = "gridtui job file, written by the console's Compose view"
 // widthOf is the display width of s.
 func widthOf(s string) int { return ansi.StringWidth(s) }
 
-// hostKeyAnswerMsg is the user's answer about an unknown host key.
+// hostKeyAnswerMsg is the user's answer about an unknown host key, or about
+// every key in all (the "accept all N shown" question).
 type hostKeyAnswerMsg struct {
 	host   string
 	accept bool
+	all    []string
 }
+
+// hostKeyOneMsg asks about the first pending host key alone (the answer
+// "no" to accepting all of them).
+type hostKeyOneMsg struct{}
 
 // runStoppedMsg reports that the run goroutine has returned after an abort
 // requested by quitting.
@@ -49,10 +55,15 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case hostKeyPromptMsg:
 		m.keyPrompts[msg.host] = msg
 		m.markFingerprint(msg.host, msg.fingerprint)
-		if m.confirm == nil { // else it waits: asked after the open question
-			m.askHostKey(msg)
+		if m.confirm == nil || m.askingHostKeys() { // else it waits: asked after the open question
+			m.askHostKeys()
 		}
 		return listen(msg.ch), true
+	case hostKeyOneMsg:
+		if hosts := slices.Sorted(maps.Keys(m.keyPrompts)); len(hosts) > 0 {
+			m.askHostKey(m.keyPrompts[hosts[0]])
+		}
+		return nil, true
 	case passphrasePromptMsg:
 		if m.secret != nil { // one prompt at a time: the others wait their turn
 			m.secretQueue = append(m.secretQueue, msg)
@@ -68,14 +79,15 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	case hostKeyAnswerMsg:
-		if p, ok := m.keyPrompts[msg.host]; ok {
-			p.reply <- msg.accept // buffered: never blocks
-			delete(m.keyPrompts, msg.host)
+		for _, h := range append(msg.all, msg.host) {
+			if p, ok := m.keyPrompts[h]; ok {
+				p.reply <- msg.accept || msg.all != nil // buffered: never blocks
+				delete(m.keyPrompts, h)
+			}
+			m.markFingerprint(h, "")
 		}
-		m.markFingerprint(msg.host, "")
 		if m.confirm == nil && len(m.keyPrompts) > 0 {
-			hosts := slices.Sorted(maps.Keys(m.keyPrompts))
-			m.askHostKey(m.keyPrompts[hosts[0]])
+			m.askHostKeys()
 		}
 		return nil, true
 	case deployDoneMsg:
@@ -253,6 +265,33 @@ func (m *Model) notePreflight(msg runTickMsg) {
 	if changed {
 		m.showPairs()
 	}
+}
+
+// askHostKeys asks about the pending host keys: alone when there is one,
+// else every host with its fingerprint and "accept all N shown?" (no: ask
+// about them one at a time).
+func (m *Model) askHostKeys() {
+	hosts := slices.Sorted(maps.Keys(m.keyPrompts))
+	if len(hosts) == 1 {
+		m.askHostKey(m.keyPrompts[hosts[0]])
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d unknown host keys:\n", len(hosts))
+	for _, h := range hosts {
+		fmt.Fprintf(&b, "  %s  %s\n", h, m.keyPrompts[h].fingerprint)
+	}
+	fmt.Fprintf(&b, "Accept all %d shown and record them in known_hosts? (no: ask one at a time)", len(hosts))
+	m.confirm = &confirmation{question: b.String(), onYes: hostKeyAnswerMsg{all: hosts}, onNo: hostKeyOneMsg{}}
+}
+
+// askingHostKeys reports whether the open question is about host keys.
+func (m *Model) askingHostKeys() bool {
+	if m.confirm == nil {
+		return false
+	}
+	_, ok := m.confirm.onYes.(hostKeyAnswerMsg)
+	return ok
 }
 
 func (m *Model) askHostKey(p hostKeyPromptMsg) {

@@ -490,10 +490,20 @@ func TestHostKeyPrompt(t *testing.T) {
 	if st := m.sites.HostState("alpha-2"); st.Fingerprint != "" {
 		t.Error("the pending key is still shown after the answer")
 	}
-	// Two hosts at once (a parallel deploy): asked one after the other.
+	// Two hosts at once (a parallel deploy): both listed with their
+	// fingerprints; n asks one at a time.
 	reply2 := make(chan bool, 1)
+	fp2 := "SHA256:zzzzzzzzzzzzzzzzzzzz"
 	m = send(m, hostKeyPromptMsg{host: "[beta-1]:22", fingerprint: fp, reply: reply, ch: ch},
-		hostKeyPromptMsg{host: "[beta-2]:22", fingerprint: fp, reply: reply2, ch: ch})
+		hostKeyPromptMsg{host: "[beta-2]:22", fingerprint: fp2, reply: reply2, ch: ch})
+	if q := m.confirm.question; !strings.Contains(q, "Accept all 2 shown") || !strings.Contains(q, fp) || !strings.Contains(q, fp2) {
+		t.Fatalf("two pending keys: question %q, want both fingerprints and accept all 2", q)
+	}
+	next, cmd = m.Update(keyPress("n"))
+	m = send(next.(Model), cmd())
+	if m.confirm == nil || !strings.Contains(m.confirm.question, "beta-1") || strings.Contains(m.confirm.question, "beta-2") {
+		t.Fatalf("after n, want beta-1 asked alone, got %+v", m.confirm)
+	}
 	next, cmd = m.Update(keyPress("n"))
 	m = send(next.(Model), cmd())
 	if <-reply {
@@ -506,6 +516,21 @@ func TestHostKeyPrompt(t *testing.T) {
 	m = send(next.(Model), cmd())
 	if !<-reply2 {
 		t.Error("y did not accept beta-2's key")
+	}
+	// Three at once, accepted together with one y.
+	replies := []chan bool{make(chan bool, 1), make(chan bool, 1), make(chan bool, 1)}
+	for i, r := range replies {
+		m = send(m, hostKeyPromptMsg{host: fmt.Sprintf("[alpha-%d]:22", i+1), fingerprint: fp, reply: r, ch: ch})
+	}
+	next, cmd = m.Update(keyPress("y"))
+	m = send(next.(Model), cmd())
+	for i, r := range replies {
+		if !<-r {
+			t.Errorf("accept all 3: alpha-%d refused", i+1)
+		}
+	}
+	if m.confirm != nil || len(m.keyPrompts) != 0 {
+		t.Errorf("after accept all, still asking: %+v", m.confirm)
 	}
 }
 

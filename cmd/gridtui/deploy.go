@@ -28,6 +28,7 @@ type deployFlags struct {
 	binary    string
 	dist      string
 	timeout   time.Duration
+	plain     bool
 	json      bool
 }
 
@@ -44,7 +45,7 @@ type deployView struct {
 func newDeployCmd(g *globalFlags) *cobra.Command {
 	f := &deployFlags{}
 	cmd := &cobra.Command{
-		Use:   "deploy [host|cluster|site...]",
+		Use:   "deploy [host|cluster|site|node set...]",
 		Short: "Upload the worker binary to the grid's hosts (or stop workers, clean up)",
 		Long: "deploy copies this binary (or dist/gridtui-OS-ARCH for other platforms) to the work\n" +
 			"directory of every SSH host of the inventory, in parallel, skipping hosts that already\n" +
@@ -59,6 +60,7 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
+	fl.BoolVar(&f.plain, "no-compress", false, "ship the binary uncompressed over SFTP (default: gzip through an exec channel when the host has gzip)")
 	fl.BoolVar(&f.acceptNew, "accept-new", false, "trust and record unknown SSH host keys (changed keys are always refused)")
 	fl.IntVar(&f.width, "width", deploy.DefaultWidth, "hosts worked on at the same time")
 	fl.BoolVar(&f.stop, "stop", false, "stop the workers running on the hosts")
@@ -104,7 +106,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	tty := isTerminal(out)
 	progress := deploy.NewProgress(out, hosts, tty)
 	opt := deploy.Options{Width: f.width, AcceptNew: f.acceptNew, Binary: f.binary, Dist: f.dist,
-		ConnectTimeout: f.timeout, Events: progress.Event}
+		ConnectTimeout: f.timeout, Events: progress.Event, NoCompress: f.plain}
 	if term.IsTerminal(os.Stdin.Fd()) {
 		opt.Passphrase = func(host, keyfile string) ([]byte, error) {
 			return askPassphrase(progress, host, keyfile)

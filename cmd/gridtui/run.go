@@ -51,7 +51,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε")
 	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid")
 	fl.StringVar(&f.detector, "detector", "", "tokens, activity or switch (default: the scheme's)")
-	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts`)
+	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts; node sets such as "alpha-[1-4]"`)
 	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores)")
 	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
@@ -174,7 +174,8 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 	return nil
 }
 
-// parseNodes reads --nodes: a count, or names of sites, clusters and hosts.
+// parseNodes reads --nodes: a count, or names of sites, clusters and hosts,
+// node sets allowed ("alpha-[1-4],beta").
 func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	var sel jobs.NodeSelection
 	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
@@ -194,8 +195,16 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	for _, h := range inv.Hosts() {
 		hosts = append(hosts, h.Name)
 	}
+	toks := strings.Split(s, ",")
+	if strings.Contains(s, "[") {
+		set, err := deploy.ExpandNodeSet(s)
+		if err != nil {
+			return sel, fmt.Errorf("gridtui run: --nodes: %w", err)
+		}
+		toks = set
+	}
 	seen := map[string]bool{}
-	for _, tok := range strings.Split(s, ",") {
+	for _, tok := range toks {
 		tok = strings.TrimSpace(tok)
 		if seen[tok] && tok != "" {
 			return sel, usageErrorf("gridtui run: --nodes: %s is listed twice", tok)

@@ -23,6 +23,9 @@ func TestParseNodes(t *testing.T) {
 		"unknown":  {"gamma", "error"},
 		"zero":     {"0", "error"},
 		"mixed":    {"alpha,beta-1", "{[] [alpha] [beta-1] 0}"},
+		"node set": {"alpha-[1-2],beta", "{[] [beta] [alpha-1 alpha-2] 0}"},
+		"bad set":  {"alpha-[2-1]", "error"},
+		"missing":  {"alpha-[1-9]", "error"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"text/tabwriter"
 
@@ -47,7 +48,56 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the inventory as JSON")
+	cmd.AddCommand(newSitesImportCmd())
 	return cmd
+}
+
+// newSitesImportCmd turns an MPI hostfile into a sites.toml.
+func newSitesImportCmd() *cobra.Command {
+	var site, cluster, out string
+	c := &cobra.Command{
+		Use:   "import HOSTFILE",
+		Short: "Turn an Open MPI or MPICH hostfile into a sites.toml inventory",
+		Long: "Read an Open MPI hostfile (\"host slots=N\") or an MPICH one (\"host:N\") and print a sites.toml\n" +
+			"with one site and one cluster holding its hosts, cores from the slots. SSH settings are left to\n" +
+			"~/.ssh/config. -o writes a file (never over an existing one).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			entries, err := deploy.ParseHostfile(args[0], data)
+			if err != nil {
+				return err
+			}
+			text := deploy.ImportHostfile(args[0], site, cluster, entries)
+			if _, err := deploy.Parse(args[0], text); err != nil {
+				return fmt.Errorf("gridtui sites import: --site/--cluster: %w", err)
+			}
+			if out == "" {
+				_, err = cmd.OutOrStdout().Write(text)
+				return err
+			}
+			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err != nil {
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			if _, err := f.Write(text); err != nil {
+				f.Close()
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d hosts\n", out, len(entries))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&site, "site", "imported", "name of the site")
+	c.Flags().StringVar(&cluster, "cluster", "hosts", "name of the cluster")
+	c.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	return c
 }
 
 // sitesView is `gridtui sites --json`: the inventory's file, its locality

@@ -11,7 +11,7 @@ import (
 // Network is one network's performance as the replay uses it: the time a
 // message waits before its first byte arrives and the rate of the rest.
 type Network struct {
-	Latency   time.Duration `json:"latency_ns"`
+	Latency   time.Duration `json:"latency_seconds"`
 	Bandwidth float64       `json:"bandwidth_bytes_per_s"` // bytes per second
 	// Source says where the figures come from: "default", "measured" (from
 	// recorded runs) or "set" (what-if).

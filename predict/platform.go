@@ -11,7 +11,7 @@ import (
 // Network is one network's performance as the replay uses it: the time a
 // message waits before its first byte arrives and the rate of the rest.
 type Network struct {
-	Latency   time.Duration `json:"latency_ns"`
+	Latency   time.Duration `json:"latency_seconds"`
 	Bandwidth float64       `json:"bandwidth_bytes_per_s"` // bytes per second
 	// Source says where the figures come from: "default", "measured" (from
 	// recorded runs) or "set" (what-if).
@@ -116,11 +116,12 @@ func ParseBandwidth(s string) (float64, error) {
 	for _, u := range units {
 		if num, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.ParseFloat(num, 64)
-			if err != nil || v <= 0 {
+			// A rate must be a finite positive number below 1 PB/s.
+			if err != nil || !(v > 0) || v*u.mult > 1e15 {
 				break
 			}
 			return v * u.mult, nil
 		}
 	}
-	return 0, fmt.Errorf("bandwidth %q: want a positive rate such as 10Gbit/s, 100Mbit/s or 1GB/s", s)
+	return 0, fmt.Errorf("bandwidth %q: want a positive rate below 1 PB/s such as 10Gbit/s, 100Mbit/s or 1GB/s", s)
 }

@@ -15,6 +15,11 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 )
 
+// ChallengePrompt answers a keyboard-interactive challenge from host: the
+// server's instruction, its questions, and for each whether the answer may
+// be echoed (false for codes and passwords).
+type ChallengePrompt func(host, instruction string, questions []string, echo []bool) ([]string, error)
+
 // PassphrasePrompt asks for the passphrase of an encrypted identity file; host
 // is the host being connected to, for the prompt's text.
 type PassphrasePrompt func(host, keyfile string) ([]byte, error)
@@ -25,6 +30,7 @@ type PassphrasePrompt func(host, keyfile string) ([]byte, error)
 type keyring struct {
 	agentSock  string
 	passphrase PassphrasePrompt
+	challenge  ChallengePrompt
 
 	agentOnce sync.Once
 	agent     agent.ExtendedAgent
@@ -35,14 +41,14 @@ type keyring struct {
 	failed  map[string]error
 }
 
-func newKeyring(agentSock string, passphrase PassphrasePrompt) *keyring {
+func newKeyring(agentSock string, passphrase PassphrasePrompt, challenge ChallengePrompt) *keyring {
 	if agentSock == "" {
 		agentSock = os.Getenv("SSH_AUTH_SOCK")
 	}
 	if agentSock == "none" {
 		agentSock = ""
 	}
-	return &keyring{agentSock: agentSock, passphrase: passphrase,
+	return &keyring{agentSock: agentSock, passphrase: passphrase, challenge: challenge,
 		signers: map[string]ssh.Signer{}, failed: map[string]error{}}
 }
 
@@ -55,10 +61,11 @@ func (k *keyring) close() {
 
 // methods returns the auth methods for e: certificates first, then agent keys
 // (with IdentitiesOnly, only those of e's identity files), then identity
-// files. A file the inventory names that cannot be read is an error; files
-// from the ssh configuration (and its defaults) are skipped when missing, as
-// ssh does.
-func (k *keyring) methods(e endpoint) ([]ssh.AuthMethod, error) {
+// files, then keyboard-interactive when a challenge prompt is set (wait
+// stops the handshake's clock while the user answers). A file the inventory
+// names that cannot be read is an error; files from the ssh configuration
+// (and its defaults) are skipped when missing, as ssh does.
+func (k *keyring) methods(e endpoint, wait func() func()) ([]ssh.AuthMethod, error) {
 	var files []ssh.Signer
 	var problems []string
 	for _, f := range e.explicit {
@@ -93,6 +100,19 @@ func (k *keyring) methods(e endpoint) ([]ssh.AuthMethod, error) {
 		return nil, err
 	}
 	signers = append(certs, signers...)
+	var ki []ssh.AuthMethod
+	if k.challenge != nil {
+		ki = append(ki, ssh.KeyboardInteractive(func(name, instruction string, questions []string, echos []bool) ([]string, error) {
+			if len(questions) == 0 {
+				return nil, nil
+			}
+			defer wait()()
+			return k.challenge(e.String(), strings.TrimSpace(name+"\n"+instruction), questions, echos)
+		}))
+	}
+	if len(signers) == 0 && len(ki) > 0 {
+		return ki, nil
+	}
 	if len(signers) == 0 {
 		why := "no agent (SSH_AUTH_SOCK) and no usable identity file"
 		if len(problems) > 0 {
@@ -100,7 +120,7 @@ func (k *keyring) methods(e endpoint) ([]ssh.AuthMethod, error) {
 		}
 		return nil, fmt.Errorf("deploy: no ssh key for %s: %s", e, why)
 	}
-	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, nil
+	return append([]ssh.AuthMethod{ssh.PublicKeys(signers...)}, ki...), nil
 }
 
 // onlyIdentities keeps the agent keys whose public half is one of files

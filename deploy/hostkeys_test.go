@@ -337,3 +337,39 @@ func TestHostKeyQuestionsPendingTogether(t *testing.T) {
 		t.Fatalf("asked %d times, want once per address (%d)", asked.Load(), len(servers))
 	}
 }
+
+// A frontend that wants a one-time code (keyboard-interactive) gets it from
+// the challenge prompt, after the key it does not accept.
+func TestKeyboardInteractiveChallenge(t *testing.T) {
+	key := newTestKey(t, "")
+	srv := newTestServerConfig(t, "127.0.0.1", &ssh.ServerConfig{
+		PublicKeyCallback: func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error) {
+			return nil, errors.New("codes only")
+		},
+		KeyboardInteractiveCallback: func(_ ssh.ConnMetadata, ask ssh.KeyboardInteractiveChallenge) (*ssh.Permissions, error) {
+			ans, err := ask("", "Two-factor login", []string{"Code: "}, []bool{false})
+			if err != nil || len(ans) != 1 || ans[0] != "424242" {
+				return nil, errors.New("wrong code")
+			}
+			return nil, nil
+		},
+	})
+	h := testHost(srv, key)
+	for _, tc := range []struct {
+		code string
+		ok   bool
+	}{{"424242", true}, {"000000", false}} {
+		opt := testOptions(writeKnownHosts(t, srv))
+		opt.ConnectTimeout = 300 * time.Millisecond
+		var asked []string
+		opt.Challenge = func(host, instruction string, questions []string, echo []bool) ([]string, error) {
+			asked = append(asked, host+"|"+instruction+"|"+strings.Join(questions, ","))
+			time.Sleep(500 * time.Millisecond) // the user types: not counted against the timeout
+			return []string{tc.code}, nil
+		}
+		err := connectOnce(t, h, opt)
+		if (err == nil) != tc.ok || len(asked) == 0 || !strings.Contains(asked[0], "Two-factor login|Code: ") {
+			t.Fatalf("code %s: err = %v, asked %q", tc.code, err, asked)
+		}
+	}
+}

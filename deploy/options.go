@@ -54,6 +54,9 @@ type Options struct {
 	// ConfirmHostKey, if set, is asked about unknown host keys when AcceptNew
 	// is false (the console's prompt).
 	ConfirmHostKey HostKeyPrompt
+	// Challenge, if set, answers keyboard-interactive authentication (the
+	// one-time codes of HPC frontends), tried after the keys.
+	Challenge ChallengePrompt
 	// Passphrase is asked for the passphrase of encrypted identity files.
 	Passphrase PassphrasePrompt
 	// Events receives progress; the calls made by one Deploy, StartWorkers,

@@ -64,8 +64,8 @@ func NewPool(inv *Inventory, opt Options) (*Pool, error) {
 	if r == nil {
 		r = NewSSHResolver(opt.SSHConfig)
 	}
-	return &Pool{trust: newTrust(known, opt.AcceptNew, opt.ConfirmHostKey), keys: newKeyring(opt.Agent, opt.Passphrase),
-		resolver: r, timeout: timeout, keepAlive: opt.KeepAlive, conns: map[string]*sshConn{}}, nil
+	return &Pool{trust: newTrust(known, opt.AcceptNew, opt.ConfirmHostKey), keys: newKeyring(opt.Agent, opt.Passphrase, opt.Challenge),
+		resolver: newCachedResolver(r), timeout: timeout, keepAlive: opt.KeepAlive, conns: map[string]*sshConn{}}, nil
 }
 
 // connectTimeout is the pool's forced timeout, else e's ConnectTimeout, else
@@ -219,7 +219,8 @@ var errHandshakeTimeout = context.DeadlineExceeded
 // way). Time spent waiting for the user to answer about a host key, or for
 // another host's question to be answered, does not count.
 func (p *Pool) handshake(nc net.Conn, e endpoint, timeout time.Duration) (*ssh.Client, error) {
-	auth, err := p.keys.methods(e)
+	var w *watchdog // started below; the challenge prompt runs after that
+	auth, err := p.keys.methods(e, func() func() { return w.pause() })
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -229,7 +230,7 @@ func (p *Pool) handshake(nc net.Conn, e endpoint, timeout time.Duration) (*ssh.C
 		nc.Close()
 		return nil, err
 	}
-	w := startWatchdog(timeout, func() { nc.Close() })
+	w = startWatchdog(timeout, func() { nc.Close() })
 	cfg := &ssh.ClientConfig{
 		User:              e.user,
 		Auth:              auth,

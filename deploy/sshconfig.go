@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kevinburke/ssh_config"
@@ -329,4 +330,44 @@ func resolveFiles(q SSHQuery, get func(string) []string) (HostConfig, error) {
 		hc.GlobalKnownHostsFiles = []string{"/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"}
 	}
 	return hc, nil
+}
+
+// resolveTimeout bounds one resolution (ssh -G runs Match exec commands).
+const resolveTimeout = 30 * time.Second
+
+// cachedResolver resolves each query once per pool: a site's hosts share
+// their frontend, which would otherwise be resolved again for every host.
+type cachedResolver struct {
+	r       SSHResolver
+	mu      sync.Mutex
+	results map[SSHQuery]*cachedConfig
+}
+
+type cachedConfig struct {
+	once sync.Once
+	hc   HostConfig
+	err  error
+}
+
+func newCachedResolver(r SSHResolver) *cachedResolver {
+	return &cachedResolver{r: r, results: map[SSHQuery]*cachedConfig{}}
+}
+
+// Resolve returns the first answer for q (errors too: the configuration
+// does not change during a deploy).
+func (c *cachedResolver) Resolve(ctx context.Context, q SSHQuery) (HostConfig, error) {
+	c.mu.Lock()
+	e, ok := c.results[q]
+	if !ok {
+		e = &cachedConfig{}
+		c.results[q] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		// Not the first caller's context: its end would fail every host.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveTimeout)
+		defer cancel()
+		e.hc, e.err = c.r.Resolve(rctx, q)
+	})
+	return e.hc, e.err
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -455,5 +456,44 @@ func TestResolverFollowsHOME(t *testing.T) {
 	hc, err := NewSSHResolver("").Resolve(context.Background(), SSHQuery{Name: "aliased"})
 	if err != nil || hc.HostName != "192.0.2.7" {
 		t.Fatalf("resolved %+v, %v: want HostName from $HOME/.ssh/config", hc, err)
+	}
+}
+
+// countingResolver counts the resolutions of each name.
+type countingResolver struct {
+	SSHResolver
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countingResolver) Resolve(ctx context.Context, q SSHQuery) (HostConfig, error) {
+	c.mu.Lock()
+	c.n[q.Name]++
+	c.mu.Unlock()
+	return c.SSHResolver.Resolve(ctx, q)
+}
+
+// A site's frontend is resolved once per pool, not once per host behind it.
+func TestFrontendResolvedOncePerPool(t *testing.T) {
+	key := newTestKey(t, "")
+	jump := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	targets := []*testServer{newTestServer(t, "127.0.0.2", key.signer.PublicKey()), newTestServer(t, "127.0.0.3", key.signer.PublicKey())}
+	known := writeKnownHosts(t, append(targets, jump)...)
+	jh, jp := jump.host()
+	file := writeSSHConfig(t, "Host gw\n  HostName %s\n  Port %d\nHost *\n  IdentityFile %s\n  UserKnownHostsFile %s\n", jh, jp, key.file, known)
+	r := &countingResolver{SSHResolver: SSHFiles{Files: []string{file}}, n: map[string]int{}}
+	opt := configOptions(r)
+	opt.Binary = smallBinary(t, 10<<10)
+	var hosts []Host
+	for _, s := range targets {
+		h := testHost(s, key)
+		h.IdentityFiles, h.ProxyJump = nil, "gw"
+		hosts = append(hosts, h)
+	}
+	if _, err := Deploy(testCtx(t), sshInventory(), hosts, opt); err != nil {
+		t.Fatal(err)
+	}
+	if r.n["gw"] != 1 {
+		t.Fatalf("the frontend was resolved %d times for %d hosts, want once", r.n["gw"], len(hosts))
 	}
 }

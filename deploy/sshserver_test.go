@@ -66,6 +66,12 @@ func newTestServer(t testing.TB, ip string, client ssh.PublicKey) *testServer {
 // authentication is auth.
 func newTestServerAuth(t testing.TB, ip string, auth func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error)) *testServer {
 	t.Helper()
+	return newTestServerConfig(t, ip, &ssh.ServerConfig{PublicKeyCallback: auth})
+}
+
+// newTestServerConfig starts a server on ip:0 with cfg (a host key is added).
+func newTestServerConfig(t testing.TB, ip string, cfg *ssh.ServerConfig) *testServer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	hk, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
@@ -76,7 +82,7 @@ func newTestServerAuth(t testing.TB, ip string, auth func(ssh.ConnMetadata, ssh.
 		t.Fatal(err)
 	}
 	s := &testServer{t: t, addr: ln.Addr().String(), home: t.TempDir(), hostKey: hk, ln: ln}
-	s.cfg = &ssh.ServerConfig{PublicKeyCallback: auth}
+	s.cfg = cfg
 	s.cfg.AddHostKey(hk)
 	s.wg.Add(1)
 	go s.serve()

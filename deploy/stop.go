@@ -182,7 +182,8 @@ func socketPrefix(node string) string {
 
 // staleScript runs before a node's worker starts in its work directory: a
 // worker of the same node recorded there that is stopped (SIGSTOP, hung:
-// it would never exit on its own) is killed; when no worker of the node is
+// it would never exit on its own) and no longer owned by a live session
+// (its parent is neither sshd nor gridtui: its console is gone) is killed; when no worker of the node is
 // left, its pid file's leftovers, the RMNP socket directories of killed
 // workers, are removed.
 func staleScript(node string) string {
@@ -190,8 +191,9 @@ func staleScript(node string) string {
 	return shAlive + shIsGridtui +
 		`live=0; if [ -f ` + pf + ` ]; then read p h < ` + pf + `; ` +
 		`case "$p" in ''|*[!0-9]*) ;; *) if [ "$h" = "$(uname -n)" ] && alive "$p" && isgt "$p"; then ` +
-		`s=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -c1); ` +
-		`if [ "$s" = T ] || [ "$s" = t ]; then kill -KILL "$p"; sleep 0.1; fi; alive "$p" && live=1; fi;; esac; fi; ` +
+		`s=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -d' ' -f1,2); pp=${s#* }; s=${s%% *}; ` +
+		`owned=0; tr '\0' ' ' </proc/$pp/cmdline 2>/dev/null | grep -q -e sshd -e gridtui && owned=1; ` +
+		`if [ $owned = 0 ] && { [ "$s" = T ] || [ "$s" = t ]; }; then kill -KILL "$p"; sleep 0.1; fi; alive "$p" && live=1; fi;; esac; fi; ` +
 		`if [ $live = 0 ]; then for d in ` + pre + `*; do [ -d "$d" ] || continue; ` +
 		`case "${d#` + pre + `}" in ''|*[!0-9]*) continue;; esac; rm -rf "$d"; done; fi; `
 }
@@ -201,7 +203,7 @@ func cleanStaleLocal(wd, node string) {
 	if buf, err := os.ReadFile(filepath.Join(wd, pidFile(node))); err == nil {
 		pid, err := strconv.Atoi(strings.TrimSpace(string(buf)))
 		if err == nil && pid > 0 && processAlive(pid) && isGridtui(pid) {
-			if st, _ := processState(pid); st == 'T' || st == 't' {
+			if st, _ := processState(pid); (st == 'T' || st == 't') && !ownedByConsole(pid) {
 				signalGroup(pid, syscall.SIGKILL)
 				awaitGone([]int{pid}, time.Second)
 			}
@@ -217,4 +219,20 @@ func cleanStaleLocal(wd, node string) {
 			os.RemoveAll(d)
 		}
 	}
+}
+
+// ownedByConsole reports whether pid's parent is a running gridtui (the
+// console that started it): its worker is not stale, even when stopped.
+func ownedByConsole(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat[i+1:]))
+	if i < 0 || len(f) < 2 {
+		return false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return err == nil && ppid > 1 && processAlive(ppid) && isGridtui(ppid)
 }

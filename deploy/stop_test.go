@@ -81,7 +81,8 @@ func TestWorkerStopKillsHungWorker(t *testing.T) {
 
 // TestStartCleansStaleFiles checks that starting a node's worker removes the
 // pid file and socket directories a killed worker of that node left, and
-// ends a hung (stopped) worker of that node, but leaves other nodes' alone.
+// ends a hung (stopped) worker of that node whose session is gone (remote:
+// the test server is no sshd), but leaves other nodes' alone.
 func TestStartCleansStaleFiles(t *testing.T) {
 	for _, kind := range []string{"remote", "local"} {
 		t.Run(kind, func(t *testing.T) {
@@ -94,6 +95,14 @@ func TestStartCleansStaleFiles(t *testing.T) {
 			old := ws[0].Hello.PID
 			stopProcess(t, old)
 			t.Cleanup(func() { syscall.Kill(old, syscall.SIGKILL) })
+			if kind == "local" {
+				// The old worker's console (this test) is alive: a stopped
+				// worker it owns is not stale and must be left to it (a
+				// concurrent run's hung node is that run's to report). Kill
+				// it to leave what a dead worker leaves.
+				syscall.Kill(old, syscall.SIGKILL)
+				<-ws[0].Done()
+			}
 			node := testBoot(h).Node
 			stale := []string{"rmnp-" + node + "-123456", "rmnp-" + node + "-99"}
 			kept := []string{"rmnp-" + node + "-2-123456", "rmnp-other-1"}
@@ -197,5 +206,28 @@ func TestLocalWorkdir(t *testing.T) {
 				t.Errorf("localWorkdir = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStartLeavesOwnedStoppedWorker checks that a stopped worker whose
+// console is alive (a concurrent run's hung node) is not killed by the
+// start of another worker of the same node.
+func TestStartLeavesOwnedStoppedWorker(t *testing.T) {
+	inv, h, opt := stopFixture(t, "local")
+	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := ws[0].Hello.PID
+	stopProcess(t, old)
+	t.Cleanup(func() { syscall.Kill(old, syscall.SIGKILL) })
+	ws2, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2[0].Stop(testCtx(t))
+	time.Sleep(200 * time.Millisecond)
+	if !running(old) {
+		t.Fatalf("the stopped worker %d of a live console was killed", old)
 	}
 }

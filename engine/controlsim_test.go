@@ -69,7 +69,7 @@ func simMember(rank int) member {
 		Routes: []probe.Route{r}, Addrs: []string{"tcp://10.1.64.12:40123"}}
 	t := workerTask{Run: 1, Node: "c0-1", Rank: rank, Ranks: 100000, Group: rank / 32,
 		Problem: jobs.Obstacle{N: 1000, Eps: 1e-8}, Range: jobs.Range{Lo: rank, Hi: rank + 1}, Cores: 16,
-		Scheme: jobs.Asynchronous, MaxIter: 1 << 30, Lower: nb, Upper: nb}
+		Scheme: jobs.Asynchronous, MaxIter: 1 << 30, Neighbours: []*neighbourTask{nb, nb}}
 	return member{Node: "c0-1", Peer: 12345, Ctrl: []string{"tcp://10.0.64.11:40000"}, Task: t}
 }
 

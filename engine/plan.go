@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -17,22 +18,31 @@ import (
 // for the split, a group naming an unknown node…).
 var ErrPlan = errors.New("engine: cannot plan job")
 
-// Plan is what runs where: one rank per node along the slab chain, the
-// groups and their coordinators, and the network of each neighbour pair.
+// Plan is what runs where: one rank per node with its part of the
+// application's task, the groups and their coordinators, and the network of
+// each neighbour pair of the task's graph.
 type Plan struct {
 	Ranks  []string     // node name per rank
-	Ranges []jobs.Range // planes [Lo,Hi) per rank
+	Ranges []jobs.Range // obstacle problem: planes [Lo,Hi) per rank (nil for other applications)
 	Cores  []int        // cores per rank
 	Groups []jobs.Group
 	// Levels is the control hierarchy (see Levels): Levels[0] is Groups,
 	// each further level the coordinators of coordinators above it.
 	Levels [][]jobs.Group
-	// Routes[i] is the chosen (best) route of ranks i and i+1; Candidates[i]
-	// lists it and its fallbacks, which the workers try in order.
+	// App, Values and Task are the job's application, its parameters and
+	// the task it defined for these nodes (GRIDHPC Fig. 4, task definition).
+	App    gridapp.Application
+	Values gridapp.Values
+	Task   gridapp.Task
+	// Edges are the neighbour pairs of the task's graph, lower rank first,
+	// ordered by it (a chain's are ranks i and i+1, in order). Routes[e] is
+	// the chosen (best) route of edge e; Candidates[e] lists it and its
+	// fallbacks, which the workers try in order.
+	Edges      [][2]int
 	Routes     []probe.Route
 	Candidates [][]probe.Route
-	// Modes[i] is the link mode of ranks i and i+1: hybrid is synchronous
-	// inside a cluster and asynchronous between clusters.
+	// Modes[e] is the link mode of edge e: hybrid is synchronous inside a
+	// cluster and asynchronous between clusters.
 	Modes    []rmnp.Mode
 	Warnings []string
 	Htable   *probe.Htable
@@ -104,8 +114,10 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 		return nil, err
 	}
 	p := &Plan{Ranks: names}
-	if p.Ranges, err = jobs.Split(spec.Obstacle.N, len(names)); err != nil {
-		return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane): %w", spec.Obstacle.N, len(names), err)
+	if spec.App == obstacleApp {
+		if p.Ranges, err = jobs.Split(spec.Obstacle.N, len(names)); err != nil {
+			return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane): %w", spec.Obstacle.N, len(names), err)
+		}
 	}
 	if err := p.planCores(spec, inv); err != nil {
 		return nil, err
@@ -127,7 +139,47 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 		return nil, err
 	}
 	p.Levels = Levels(p.Groups)
+	if err := p.planTask(spec, sel); err != nil {
+		return nil, err
+	}
 	return p, p.planRoutes(spec, sel, loc)
+}
+
+// obstacleApp is the application whose job files keep their own section.
+const obstacleApp = "obstacle"
+
+// planTask is "task definition" (GRIDHPC Fig. 4): the application splits
+// its problem over the chosen nodes and says which parts neighbour which.
+func (p *Plan) planTask(spec jobs.Spec, sel []probe.Node) (err error) {
+	if p.App, p.Values, err = spec.Application(); err != nil {
+		return planErr("%w", err)
+	}
+	nodes := make([]gridapp.Node, len(sel))
+	for i, n := range sel {
+		nodes[i] = gridapp.Node{Name: n.Name, Cluster: n.Cluster, Cores: p.Cores[i]}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = planErr("application %s: panic in Define: %v", spec.App, r)
+		}
+	}()
+	if p.Task, err = p.App.Define(p.Values, nodes); err != nil {
+		return planErr("application %s: %w", spec.App, err)
+	}
+	if len(p.Task.Parts) != len(nodes) {
+		return planErr("application %s defined %d parts for %d nodes", spec.App, len(p.Task.Parts), len(nodes))
+	}
+	if err := gridapp.CheckGraph(p.Task.Parts); err != nil {
+		return planErr("application %s: %w", spec.App, err)
+	}
+	for a, ps := range p.Task.Parts {
+		for _, b := range ps.Neighbours {
+			if a < b {
+				p.Edges = append(p.Edges, [2]int{a, b})
+			}
+		}
+	}
+	return nil
 }
 
 func localityOf(inv *deploy.Inventory) probe.Locality {
@@ -246,7 +298,7 @@ func (p *Plan) planCores(spec jobs.Spec, inv *deploy.Inventory) error {
 		if c == 0 {
 			c = max(hostCores[name], 1)
 		}
-		if c > spec.Obstacle.N {
+		if spec.App == obstacleApp && c > spec.Obstacle.N {
 			return planErr("node %s: %d cores but n = %d leaves fewer planes than cores along y", name, c, spec.Obstacle.N)
 		}
 		if hc := hostCores[name]; hc > 0 && c > hc {
@@ -280,12 +332,12 @@ func (p *Plan) planGroups(spec jobs.Spec, sel []probe.Node) error {
 
 // planRoutes chooses the network and link mode of every neighbour pair.
 func (p *Plan) planRoutes(spec jobs.Spec, sel []probe.Node, loc probe.Locality) error {
-	for i := 0; i+1 < len(sel); i++ {
-		a, b := sel[i], sel[i+1]
+	for _, e := range p.Edges {
+		a, b := sel[e[0]], sel[e[1]]
 		c := p.Htable.Candidates(a.Name, b.Name)
 		if len(c) == 0 {
 			_, err := p.Htable.Route(a.Name, b.Name)
-			return planErr("ranks %d (%s) and %d (%s) have no network in common: %v", i, a.Name, i+1, b.Name, err)
+			return planErr("ranks %d (%s) and %d (%s) have no network in common: %v", e[0], a.Name, e[1], b.Name, err)
 		}
 		mode := rmnp.Sync
 		switch spec.Scheme {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -230,7 +231,8 @@ func TestTasksSkipLoopbackQuietly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			same := "same host (h)"
 			plan := &Plan{Ranks: []string{"a", "b"}, Ranges: []jobs.Range{{Lo: 0, Hi: 8}, {Lo: 8, Hi: 16}}, Cores: []int{1, 1},
-				Modes: []rmnp.Mode{rmnp.Sync},
+				Modes: []rmnp.Mode{rmnp.Sync}, Edges: [][2]int{{0, 1}},
+				Task: gridapp.Task{Parts: []gridapp.PartSpec{{Neighbours: []int{1}}, {Neighbours: []int{0}}}},
 				Candidates: [][]probe.Route{{
 					{A: "a", B: "b", Network: probe.Unix, AAddr: probe.UnixPrefix + "a", BAddr: probe.UnixPrefix + "b", Reason: same},
 					{A: "a", B: "b", Network: probe.Loopback, AAddr: "127.0.0.1", BAddr: "127.0.0.1", Reason: same + ", fallback"},
@@ -246,7 +248,7 @@ func TestTasksSkipLoopbackQuietly(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []probe.Kind
-			for _, r := range tasks[0].Upper.Routes {
+			for _, r := range tasks[0].Neighbours[0].Routes {
 				got = append(got, r.Network)
 			}
 			if !slices.Equal(got, tc.want) {

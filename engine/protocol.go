@@ -83,9 +83,9 @@ func NodeID(name string) rmnp.PeerID {
 	return id
 }
 
-// neighbourTask tells a worker about one slab neighbour. The lower rank of a
-// pair dials (Dial) over the first of Routes that answers (pre-flight with
-// fallback); Addrs[i] is the rmnp address for Routes[i].
+// neighbourTask tells a worker about one neighbour of its part. The lower
+// rank of a pair dials (Dial) over the first of Routes that answers
+// (pre-flight with fallback); Addrs[i] is the rmnp address for Routes[i].
 type neighbourTask struct {
 	Rank   int
 	Node   string
@@ -111,8 +111,12 @@ type workerTask struct {
 	Scheme   jobs.Scheme
 	Detector jobs.Detector
 	MaxIter  int
-	Lower    *neighbourTask `json:",omitempty"`
-	Upper    *neighbourTask `json:",omitempty"`
+	// App is the registered application; Params its parameters (nil for
+	// the obstacle problem, described by Problem).
+	App    string            `json:",omitempty"`
+	Params map[string]string `json:",omitempty"`
+	// Neighbours are the ranks the part exchanges with, in the task's order.
+	Neighbours []*neighbourTask `json:",omitempty"`
 }
 
 // member is one worker of a group: where its control endpoint listens

@@ -35,7 +35,8 @@ func TestValuesRoundTrip(t *testing.T) {
 func TestControlRoundTrip(t *testing.T) {
 	task := workerTask{Run: 7, Node: "alpha-2", Rank: 1, Ranks: 3, Problem: jobs.Obstacle{N: 9, Eps: 1e-8},
 		Range: jobs.Range{Lo: 3, Hi: 6}, Cores: 1, Scheme: jobs.Hybrid,
-		Upper: &neighbourTask{Rank: 2, Node: "beta-1", Peer: NodeID("beta-1"), Dial: true}}
+		App: "poisson", Params: map[string]string{"n": "9"},
+		Neighbours: []*neighbourTask{{Rank: 2, Node: "beta-1", Peer: NodeID("beta-1"), Dial: true}}}
 	m, err := encodeMsg(msgTask, task)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func TestControlRoundTrip(t *testing.T) {
 	if err == nil {
 		err = decodeBody(typ, body, &got)
 	}
-	if err != nil || typ != msgTask || got.Upper == nil || got.Upper.Node != "beta-1" || got.Range != task.Range || got.Run != 7 {
+	if err != nil || typ != msgTask || len(got.Neighbours) != 1 || got.Neighbours[0].Node != "beta-1" || got.Params["n"] != "9" || got.Range != task.Range || got.Run != 7 {
 		t.Fatalf("round trip: %v %v %+v", typ, err, got)
 	}
 	if _, _, err := decodeMsg([]byte{0}); !errors.Is(err, ErrProtocol) {

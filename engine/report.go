@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -38,7 +40,14 @@ type Report struct {
 	// solution.
 	Checked         bool
 	Residual        float64
-	Complementarity jobs.Complementarity
+	Complementarity jobs.Complementarity // the obstacle problem's check
+	// Eps is the task's threshold; Figures are what the application
+	// measured on the solution (error against an exact solution, checksums),
+	// and FiguresOK is false when one of its checks failed (applications
+	// other than the obstacle problem).
+	Eps       float64          `json:",omitempty"`
+	Figures   []gridapp.Figure `json:",omitempty"`
+	FiguresOK bool             `json:",omitempty"`
 	// T1 is the single-node time of this problem in the results store that
 	// Table IV compares the run with (jobs.Results.SingleNodeReference, this
 	// run included) and Gain = T1 / Wall (GRIDHPC eq. 2); both 0 when
@@ -100,9 +109,12 @@ func (s *submission) report() *Report {
 	var order []string
 	for r, st := range s.statuses {
 		g := s.plan.GroupOf(r)
-		nr := NodeReport{Node: st.Node, Rank: r, Group: g, Range: s.plan.Ranges[r], Cores: s.plan.Cores[r],
+		nr := NodeReport{Node: st.Node, Rank: r, Group: g, Cores: s.plan.Cores[r],
 			State: st.State, Iterations: st.Iteration, Sigma: st.Sigma, Compute: st.Compute, Send: st.Send,
 			Wait: st.Wait, Traffic: st.Traffic, PeakRSS: st.PeakRSS, Err: st.Err}
+		if s.plan.Ranges != nil {
+			nr.Range = s.plan.Ranges[r]
+		}
 		if s.failed != nil && !st.State.final() {
 			// The run stopped it (msgAbort): it is not computing any more.
 			nr.State = StateAborted
@@ -141,7 +153,10 @@ func (s *submission) report() *Report {
 // and record the run (failed runs too).
 func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	var firstErr error
-	if s.failed == nil && s.complete() {
+	rep.Eps = s.plan.Task.Eps
+	if s.failed == nil && s.complete() && s.spec.App != obstacleApp {
+		firstErr = assembleApp(rep, s)
+	} else if s.failed == nil && s.complete() {
 		u, err := jobs.Assemble(s.problem, s.plan.Ranges, s.values)
 		if err != nil {
 			firstErr = fmt.Errorf("engine: assemble solution: %w", err)
@@ -157,7 +172,7 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	}
 	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
 	rec := runRecord(rep, s)
-	if rep.Outcome == "ok" {
+	if rep.Outcome == "ok" && s.spec.App == obstacleApp { // the store keys t1 by the obstacle problem's n and ε
 		setGain(rep, rec, opt.StoreDir)
 		setPrediction(rep, s, opt.StoreDir)
 	}
@@ -167,6 +182,27 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 		}
 	}
 	return firstErr
+}
+
+// assembleApp is "results aggregation" for an application other than the
+// obstacle problem: its Assemble gathers the parts and measures the
+// solution.
+func assembleApp(rep *Report, s *submission) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w %q: panic in Assemble: %v", ErrApplication, s.spec.App, r)
+		}
+	}()
+	res, err := s.plan.App.Assemble(s.plan.Values, s.plan.Task, s.values)
+	if err != nil {
+		return fmt.Errorf("%w %q: assemble solution: %w", ErrApplication, s.spec.App, err)
+	}
+	rep.Solution, rep.Checked = res.Solution, true
+	rep.Residual, rep.Figures, rep.FiguresOK = res.Residual, res.Figures, res.OK
+	if o := rep.Spec.Output; o.VTI || o.Raw {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write VTI or raw files", s.spec.App))
+	}
+	return nil
 }
 
 // writeOutputs writes the solution as the job's output section asks.
@@ -208,8 +244,12 @@ func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := r.Spec.Obstacle
-	fmt.Fprintf(&b, "run %s: %s, n = %d, ε = %g, %s iterations (%s detector), %d nodes\n",
-		r.Spec.Name, r.Spec.App, p.N, p.Eps, r.Spec.Scheme, r.Spec.Detector, len(r.Nodes))
+	problem := fmt.Sprintf("n = %d, ε = %g", p.N, p.Eps)
+	if r.Spec.App != obstacleApp {
+		problem = formatParams(r.Spec.Params)
+	}
+	fmt.Fprintf(&b, "run %s: %s, %s, %s iterations (%s detector), %d nodes\n",
+		r.Spec.Name, r.Spec.App, problem, r.Spec.Scheme, r.Spec.Detector, len(r.Nodes))
 	fmt.Fprintf(&b, "outcome:   %s\n", r.Outcome)
 	if r.Cause != "" {
 		who := "run"
@@ -226,13 +266,19 @@ func (r *Report) WriteText(w io.Writer) error {
 		if n.Coordinator {
 			c = "*"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d%s\t%s\t%d\t%s\t%d\t%.3g\t%s\t%s\t%s\t%s\n", n.Rank, n.Node, n.Group, c, n.Range, n.Cores,
+		planes := n.Range.String()
+		if r.Spec.App != obstacleApp {
+			planes = "–" // the application's own decomposition
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d%s\t%s\t%d\t%s\t%d\t%.3g\t%s\t%s\t%s\t%s\n", n.Rank, n.Node, n.Group, c, planes, n.Cores,
 			n.State, n.Iterations, n.Sigma, n.Compute.Round(time.Millisecond), n.Send.Round(time.Millisecond), n.Wait.Round(time.Millisecond),
 			formatRSS(n.PeakRSS))
 	}
 	tw.Flush()
 	fmt.Fprintln(&b, "(* coordinator)")
-	if r.Checked {
+	if r.Checked && r.Spec.App != obstacleApp {
+		r.writeFigures(&b)
+	} else if r.Checked {
 		c := r.Complementarity
 		verdict := "OK"
 		if !c.OK {
@@ -348,4 +394,38 @@ func formatBytes(n uint64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// formatParams lists an application's parameters as the job gave them.
+func formatParams(params map[string]string) string {
+	if len(params) == 0 {
+		return "default parameters"
+	}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + " = " + params[k]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeFigures prints the true residual and the application's figures.
+func (r *Report) writeFigures(b *strings.Builder) {
+	fmt.Fprintf(b, "true global residual: %.3e (ε = %g)\n", r.Residual, r.Eps)
+	verdict := "OK"
+	if !r.FiguresOK {
+		verdict = "FAILED"
+	}
+	for _, f := range r.Figures {
+		text := f.Text
+		if text == "" {
+			text = fmt.Sprintf("%.3g", f.Value)
+		}
+		fmt.Fprintf(b, "%s: %s\n", f.Name, text)
+	}
+	fmt.Fprintf(b, "application check: %s\n", verdict)
 }

@@ -97,7 +97,10 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 			res, err = s.res, s.finish(s.fault(r))
 		}
 	}()
+	calc, own := s.part.(gridapp.Calculator)
 	switch {
+	case own:
+		err = s.runCalculate(ctx, calc)
 	case t.Scheme == jobs.Synchronous && s.detector == jobs.DetectTokens:
 		err = s.runSync(ctx)
 	case s.detector == jobs.DetectActivity:

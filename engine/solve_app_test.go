@@ -64,6 +64,7 @@ type rodPart struct {
 	iter     int
 	grown    []float64
 	received int
+	nbs      int // neighbours
 }
 
 func (rodApp) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
@@ -73,7 +74,7 @@ func (rodApp) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, erro
 	}
 	h := 1.0 / float64(v.Int("n")+1)
 	p := &rodPart{u: make([]float64, s.Hi-s.Lo+2), next: make([]float64, s.Hi-s.Lo+2),
-		hh: float64(h * h), lowerNb: s.Lo > 0, faultAt: v.Int("fault_iter")}
+		hh: float64(h * h), lowerNb: s.Lo > 0, faultAt: v.Int("fault_iter"), nbs: len(sub.Neighbours)}
 	if s.Fault {
 		p.fault = v.String("fault")
 	}

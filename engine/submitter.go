@@ -70,32 +70,44 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 		s.workers[w.Host.Name], s.ctrl[w.Host.Name], s.data[w.Host.Name] = w, ctrl, data
 	}
 	b := len(plan.Ranks)
-	n2 := spec.Obstacle.N * spec.Obstacle.N
 	s.statuses = make([]NodeStatus, b)
 	s.headers = make([]*resultHeader, b)
 	s.values = make([][]float64, b)
 	s.got = make([]int, b)
 	for r, name := range plan.Ranks {
 		s.statuses[r] = NodeStatus{Node: name, Rank: r, Group: plan.GroupOf(r), State: StateStarting}
-		s.values[r] = make([]float64, plan.Ranges[r].Len()*n2)
+		s.values[r] = make([]float64, plan.Task.Parts[r].Size)
 	}
 	return s, nil
 }
 
-// tasks builds every rank's workerTask: its slab, cores, scheme and its
+// tasks builds every rank's workerTask: its part, cores, scheme and its
 // neighbours with the candidate routes and the addresses to dial.
 func (s *submission) tasks() ([]workerTask, error) {
 	p := s.plan
 	out := make([]workerTask, len(p.Ranks))
+	var params map[string]string
+	if s.spec.App != obstacleApp {
+		params = p.Values.Encode()
+	}
 	for r, name := range p.Ranks {
 		out[r] = workerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
-			Range: p.Ranges[r], Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter}
+			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter,
+			App: s.spec.App, Params: params}
+		if p.Ranges != nil {
+			out[r].Range = p.Ranges[r]
+		}
 	}
-	for i := 0; i+1 < len(p.Ranks); i++ {
-		lo, hi := p.Ranks[i], p.Ranks[i+1]
-		up := &neighbourTask{Rank: i + 1, Node: hi, Peer: NodeID(hi), Mode: p.Modes[i], Dial: true}
+	byRank := make([]map[int]*neighbourTask, len(p.Ranks))
+	for r := range byRank {
+		byRank[r] = map[int]*neighbourTask{}
+	}
+	for e, pair := range p.Edges {
+		i, j := pair[0], pair[1]
+		lo, hi := p.Ranks[i], p.Ranks[j]
+		up := &neighbourTask{Rank: j, Node: hi, Peer: NodeID(hi), Mode: p.Modes[e], Dial: true}
 		var errs []error
-		for _, r := range p.Candidates[i] {
+		for _, r := range p.Candidates[e] {
 			a, err := dialAddr(r, r.BAddr, s.data[hi])
 			switch {
 			case err != nil && r.Network == probe.Loopback:
@@ -112,11 +124,16 @@ func (s *submission) tasks() ([]workerTask, error) {
 			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
 		}
 		if len(up.Routes) == 0 {
-			return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s): no network to dial: %w", i, lo, i+1, hi, errors.Join(errs...))
+			return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s): no network to dial: %w", i, lo, j, hi, errors.Join(errs...))
 		}
-		out[i].Upper = up
-		out[i+1].Lower = &neighbourTask{Rank: i, Node: lo, Peer: NodeID(lo), Mode: p.Modes[i], Routes: p.Candidates[i][:1]}
-		s.logf("", "%s", p.Routes[i].Reason)
+		byRank[i][j] = up
+		byRank[j][i] = &neighbourTask{Rank: i, Node: lo, Peer: NodeID(lo), Mode: p.Modes[e], Routes: p.Candidates[e][:1]}
+		s.logf("", "%s", p.Routes[e].Reason)
+	}
+	for r := range out {
+		for _, q := range p.Task.Parts[r].Neighbours {
+			out[r].Neighbours = append(out[r].Neighbours, byRank[r][q])
+		}
 	}
 	return out, nil
 }
@@ -137,7 +154,9 @@ func notListening(node string, r probe.Route, listen []string) string {
 // every result is in, a node fails, the wall time passes or ctx ends.
 func (s *submission) execute(ctx context.Context) (*Report, error) {
 	s.start = time.Now()
-	s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem, s.inventory, s.gridLabel())
+	if s.spec.App == obstacleApp { // the results store keys t1 by the obstacle problem's n and ε
+		s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem, s.inventory, s.gridLabel())
+	}
 	tasks, err := s.tasks()
 	if err != nil {
 		return s.report(), err

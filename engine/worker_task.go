@@ -104,21 +104,15 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		fail(errors.New("no data endpoint"))
 		return
 	}
-	route, lowerNet, err := n.link(ctx, data, t)
+	route, nets, err := n.link(ctx, data, t)
 	if err != nil {
 		fail(err)
 		return
 	}
-	sub := Subtask{Problem: t.Problem, Rank: t.Rank, Ranks: t.Ranks, Range: t.Range, Cores: t.Cores,
+	sub := Subtask{App: t.App, Params: t.Params, Problem: t.Problem, Rank: t.Rank, Ranks: t.Ranks, Range: t.Range, Cores: t.Cores,
 		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter}
-	if nb := t.Lower; nb != nil {
-		sub.Lower = &Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: lowerNet}
-		if lowerNet == "" {
-			sub.Lower.Network = firstNetwork(nb)
-		}
-	}
-	if nb := t.Upper; nb != nil {
-		sub.Upper = &Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: string(route.Network)}
+	for _, nb := range t.Neighbours {
+		sub.Neighbours = append(sub.Neighbours, Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
 	res, err := Solve(ctx, data, sub, func(s NodeStatus) { job.update(s, data) })
 	if err != nil {
@@ -128,58 +122,83 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
 		Count: len(res.Values), Traffic: traffic(data), Route: route.Reason, PeakRSS: peakRSS(),
-		Sweeps: res.Sweeps, Links: linkTraces(data, t.Lower, t.Upper)}
+		Sweeps: res.Sweeps, Links: linkTraces(data, t.Neighbours...)}
 	job.finish(hdr)
 	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
 		fail(err)
 	}
 }
 
-// link connects the data endpoint to the upper neighbour (the lower rank of
-// a pair dials, over the first candidate route that answers: pre-flight
-// with fallback) and waits for the lower neighbour to do the same. It
-// returns the route to the upper neighbour and the network the lower one
-// chose.
+// link connects the data endpoint to the neighbours this rank dials (the
+// lower rank of each pair dials, over the first candidate route that
+// answers: pre-flight with fallback) and waits for the others to do the
+// same. It returns the first dialled route (for the report) and every
+// neighbour's network by rank.
 //
 // A pre-flight attempt that times out may have completed the handshake on
 // the accepting side only: that side then holds a link the dialer
 // abandoned, and would send its halos into it. So the dialer confirms its
 // choice with a first CTRL message on the chosen link (linkedPrefix and
 // the network), and the accepting side computes only once it has that
-// message and no other link to its lower neighbour is up.
-func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (chosen probe.Route, lowerNet string, err error) {
-	if up := t.Upper; up != nil && up.Dial {
-		if len(up.Routes) == 0 || len(up.Routes) != len(up.Addrs) {
-			return chosen, "", fmt.Errorf("%w: %d routes and %d addresses to %s", ErrProtocol, len(up.Routes), len(up.Addrs), up.Node)
+// message and no other link to that neighbour is up.
+func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (first probe.Route, nets map[int]string, err error) {
+	nets = map[int]string{}
+	for _, up := range t.Neighbours {
+		if up == nil || !up.Dial {
+			continue
 		}
-		dial := func(ctx context.Context, r probe.Route) error {
-			for i := range up.Routes {
-				if up.Routes[i] == r {
-					return data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: string(r.Network)})
-				}
-			}
-			return errors.New("unknown route")
-		}
-		r, warns, err := probe.Preflight(ctx, up.Routes, dial, preflightTimeout)
-		for _, w := range warns {
-			n.logUp(ctx, w)
-		}
+		r, err := n.dial(ctx, data, up)
 		if err != nil {
-			return chosen, "", wrapErr(err, "link to %s", up.Node)
+			return first, nil, err
 		}
-		chosen = r
-		if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+string(r.Network)), rmnp.CTRL); err != nil {
-			return chosen, "", wrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)
+		if first.Network == "" {
+			first = r
 		}
+		nets[up.Rank] = string(r.Network)
 	}
-	if low := t.Lower; low != nil {
+	for _, low := range t.Neighbours {
+		if low == nil || low.Dial {
+			continue
+		}
 		wctx, cancel := context.WithTimeout(ctx, linkTimeout)
-		defer cancel()
-		if lowerNet, err = awaitLinked(wctx, data, low.Peer); err != nil {
-			return chosen, "", wrapErr(err, "lower neighbour %s never connected", low.Node)
+		net, err := awaitLinked(wctx, data, low.Peer)
+		cancel()
+		if err != nil {
+			return first, nil, wrapErr(err, "neighbour %s never connected", low.Node)
 		}
+		if net == "" {
+			net = firstNetwork(low)
+		}
+		nets[low.Rank] = net
 	}
-	return chosen, lowerNet, nil
+	return first, nets, nil
+}
+
+// dial links to neighbour up over the first of its routes that answers and
+// confirms the choice on the chosen link.
+func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask) (probe.Route, error) {
+	if len(up.Routes) == 0 || len(up.Routes) != len(up.Addrs) {
+		return probe.Route{}, fmt.Errorf("%w: %d routes and %d addresses to %s", ErrProtocol, len(up.Routes), len(up.Addrs), up.Node)
+	}
+	dial := func(ctx context.Context, r probe.Route) error {
+		for i := range up.Routes {
+			if up.Routes[i] == r {
+				return data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: string(r.Network)})
+			}
+		}
+		return errors.New("unknown route")
+	}
+	r, warns, err := probe.Preflight(ctx, up.Routes, dial, preflightTimeout)
+	for _, w := range warns {
+		n.logUp(ctx, w)
+	}
+	if err != nil {
+		return r, wrapErr(err, "link to %s", up.Node)
+	}
+	if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+string(r.Network)), rmnp.CTRL); err != nil {
+		return r, wrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)
+	}
+	return r, nil
 }
 
 // linkedPrefix starts the first message the dialer of a pair sends on the

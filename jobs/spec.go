@@ -28,17 +28,21 @@ const (
 // Spec is a job: what to solve, on which nodes, how. Job files (TOML) and the
 // console's composer both produce it.
 type Spec struct {
-	Name     string        `toml:"name"`
-	App      string        `toml:"app"` // "obstacle"
-	Obstacle ObstacleSpec  `toml:"obstacle"`
-	Scheme   Scheme        `toml:"scheme"`
-	Detector Detector      `toml:"detector"` // empty: the scheme's default
-	Nodes    NodeSelection `toml:"nodes"`
-	Cores    int           `toml:"cores"` // cores per node; 0: each host's cores
-	Groups   []Group       `toml:"group"` // empty: group by cluster, ≤ 32 per group
-	MaxIter  int           `toml:"max_iterations"`
-	WallTime time.Duration `toml:"wall_time"`
-	Output   Output        `toml:"output"`
+	Name     string       `toml:"name"`
+	App      string       `toml:"app"` // a registered application (apps/gridapp)
+	Obstacle ObstacleSpec `toml:"obstacle"`
+	// Params are the parameters of an application other than the obstacle
+	// problem (whose n and eps are in Obstacle), as typed; validated against
+	// the application's declarations.
+	Params   map[string]string `toml:"params"`
+	Scheme   Scheme            `toml:"scheme"`
+	Detector Detector          `toml:"detector"` // empty: the scheme's default
+	Nodes    NodeSelection     `toml:"nodes"`
+	Cores    int               `toml:"cores"` // cores per node; 0: each host's cores
+	Groups   []Group           `toml:"group"` // empty: group by cluster, ≤ 32 per group
+	MaxIter  int               `toml:"max_iterations"`
+	WallTime time.Duration     `toml:"wall_time"`
+	Output   Output            `toml:"output"`
 }
 
 // ObstacleSpec holds the obstacle problem's parameters in a job file.

@@ -53,17 +53,18 @@ func (e *SpecError) Unwrap() error { return ErrSpec }
 // FormatSpec: Spec with the wall time as text ("90s", "5m"). Its fields are
 // in the order a written file lists them.
 type specFile struct {
-	Name     string        `toml:"name"`
-	App      string        `toml:"app"`
-	Scheme   Scheme        `toml:"scheme"`
-	Detector Detector      `toml:"detector,omitempty"`
-	Cores    int           `toml:"cores"`
-	MaxIter  int           `toml:"max_iterations"`
-	WallTime string        `toml:"wall_time"`
-	Obstacle ObstacleSpec  `toml:"obstacle"`
-	Nodes    NodeSelection `toml:"nodes"`
-	Groups   []Group       `toml:"group,omitempty"`
-	Output   Output        `toml:"output"`
+	Name     string            `toml:"name"`
+	App      string            `toml:"app"`
+	Scheme   Scheme            `toml:"scheme"`
+	Detector Detector          `toml:"detector,omitempty"`
+	Cores    int               `toml:"cores"`
+	MaxIter  int               `toml:"max_iterations"`
+	WallTime string            `toml:"wall_time"`
+	Obstacle ObstacleSpec      `toml:"obstacle"`
+	Params   map[string]string `toml:"params,omitempty"`
+	Nodes    NodeSelection     `toml:"nodes"`
+	Groups   []Group           `toml:"group,omitempty"`
+	Output   Output            `toml:"output"`
 }
 
 // DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle
@@ -100,7 +101,7 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		return Spec{}, specError(file, ps[0])
 	}
 	s := Spec{
-		Name: f.Name, App: f.App, Obstacle: f.Obstacle, Scheme: f.Scheme,
+		Name: f.Name, App: f.App, Obstacle: f.Obstacle, Params: f.Params, Scheme: f.Scheme,
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
 		MaxIter: f.MaxIter, Output: f.Output,
 	}
@@ -147,8 +148,10 @@ func (s Spec) WithDefaults() Spec {
 	if s.WallTime == 0 {
 		s.WallTime = d.WallTime
 	}
-	if s.Name == "" {
+	if s.Name == "" && s.App == d.App {
 		s.Name = fmt.Sprintf("%s-n%d-%s", s.App, s.Obstacle.N, s.Scheme)
+	} else if s.Name == "" {
+		s.Name = s.App + "-" + string(s.Scheme)
 	}
 	return s
 }
@@ -211,14 +214,25 @@ func (s Spec) Problems() []Problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	if s.App != "obstacle" {
-		add("app", "app %q is unknown (want \"obstacle\")", s.App)
-	}
-	if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
-		add("obstacle.n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
-	}
-	if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
-		add("obstacle.eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
+	switch {
+	case s.App != "obstacle":
+		if _, _, err := s.Application(); err != nil {
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				add(fe.path, "%s", fe.msg)
+			} else {
+				add("params", "%v", err)
+			}
+		}
+	case len(s.Params) > 0:
+		add("params", "the obstacle problem takes n and eps in [obstacle], not [params]")
+	default:
+		if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
+			add("obstacle.n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
+		}
+		if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
+			add("obstacle.eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
+		}
 	}
 	schemeOK := true
 	switch s.Scheme {

@@ -17,7 +17,7 @@ func FormatSpec(s Spec) ([]byte, error) {
 	f := specFile{
 		Name: s.Name, App: s.App, Scheme: s.Scheme, Detector: s.Detector,
 		Cores: s.Cores, MaxIter: s.MaxIter, WallTime: s.WallTime.String(),
-		Obstacle: s.Obstacle, Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
+		Obstacle: s.Obstacle, Params: s.Params, Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
 	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(f); err != nil {

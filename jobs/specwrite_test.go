@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"os"
+
+	_ "github.com/gridtui/gridtui/apps/poisson" // the full spec's application
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -30,7 +32,8 @@ func zeroFields(v reflect.Value, path string) []string {
 // with and without groups.
 func TestSpecRoundTrip(t *testing.T) {
 	full := Spec{
-		Name: "every field", App: "obstacle", Obstacle: ObstacleSpec{N: 37, Eps: 3.3e-7},
+		Name: "every field", App: "poisson", Obstacle: ObstacleSpec{N: 37, Eps: 3.3e-7},
+		Params: map[string]string{"n": "20", "blocks": "2x1x1"},
 		Scheme: Hybrid, Detector: DetectSwitch,
 		Nodes: NodeSelection{Sites: []string{"lyon"}, Clusters: []string{"sagittaire"}, Hosts: []string{"n3.nancy", "n1.nancy"}, Any: 3},
 		Cores: 2,

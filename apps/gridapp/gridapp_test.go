@@ -180,3 +180,27 @@ func TestPool(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolPanic: a panic in a helper core's job comes out of Run on the
+// caller (the environment recovers it there), and the pool still works.
+func TestPoolPanic(t *testing.T) {
+	p := NewPool(3)
+	defer p.Close()
+	func() {
+		defer func() {
+			r := recover()
+			if r == nil || !strings.Contains(r.(string), "core 2: boom") {
+				t.Fatalf("recovered %v, want core 2's panic", r)
+			}
+		}()
+		p.Run(func(c int) float64 {
+			if c == 2 {
+				panic("boom")
+			}
+			return 0
+		})
+	}()
+	if got := p.Run(func(c int) float64 { return float64(c) }); got != 2 {
+		t.Fatalf("Run after a panic = %v", got)
+	}
+}

@@ -88,9 +88,13 @@ func (p Param) Range() string {
 	case len(p.Choices) > 0:
 		return "one of " + strings.Join(p.Choices, ", ")
 	case !p.Bounded:
-		return p.Kind.String()
+		return "any " + p.Kind.String()
 	case p.Kind == Int:
 		return fmt.Sprintf("%g…%g", p.Min, p.Max)
+	case p.Max >= math.MaxFloat64 && p.MinOpen:
+		return fmt.Sprintf("> %g", p.Min)
+	case p.Max >= math.MaxFloat64:
+		return fmt.Sprintf("≥ %g", p.Min)
 	case p.MinOpen:
 		return fmt.Sprintf("(%g, %g]", p.Min, p.Max)
 	}

@@ -1,6 +1,9 @@
 package gridapp
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // Pool is the per-node set of cores of Fig. 4's "distribute sub-tasks on the
 // different cores": one persistent goroutine per extra core, woken once per
@@ -8,12 +11,13 @@ import "sync"
 // Subtask's Cores and closes it in Close.
 //
 // A Pool is driven by one goroutine (the Part's Sweep); Run is not
-// reentrant.
+// reentrant. A panic in any core's job is raised by Run on the caller.
 type Pool struct {
 	start  []chan struct{}
 	done   sync.WaitGroup
 	exited sync.WaitGroup
 	sigma  []paddedSigma
+	panics []any // a helper core's panic, re-raised by Run on the caller
 	job    func(core int) float64
 	once   sync.Once
 	closed bool
@@ -29,7 +33,7 @@ type paddedSigma struct {
 // than 1 means 1).
 func NewPool(cores int) *Pool {
 	cores = max(cores, 1)
-	p := &Pool{start: make([]chan struct{}, cores-1), sigma: make([]paddedSigma, cores)}
+	p := &Pool{start: make([]chan struct{}, cores-1), sigma: make([]paddedSigma, cores), panics: make([]any, cores)}
 	for c := 1; c < cores; c++ {
 		ch := make(chan struct{}, 1)
 		p.start[c-1] = ch
@@ -37,12 +41,24 @@ func NewPool(cores int) *Pool {
 		go func() {
 			defer p.exited.Done()
 			for range ch {
-				p.sigma[c].v = p.job(c)
-				p.done.Done()
+				p.runCore(c)
 			}
 		}()
 	}
 	return p
+}
+
+// runCore runs the job of helper core c, keeping a panic for Run to raise
+// on the caller's goroutine (where the environment recovers it and fails
+// the run naming the application, instead of the process dying).
+func (p *Pool) runCore(c int) {
+	defer p.done.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			p.panics[c] = r
+		}
+	}()
+	p.sigma[c].v = p.job(c)
 }
 
 // Cores returns the number of cores of the pool.
@@ -66,12 +82,29 @@ func (p *Pool) Run(job func(core int) float64) float64 {
 	for _, ch := range p.start {
 		ch <- struct{}{}
 	}
-	sigma := job(0)
+	sigma := p.runCaller(job)
 	p.done.Wait()
 	for c := 1; c < len(p.sigma); c++ {
+		if r := p.panics[c]; r != nil {
+			p.panics[c] = nil
+			panic(fmt.Sprintf("core %d: %v", c, r))
+		}
 		sigma = max(sigma, p.sigma[c].v)
 	}
 	return sigma
+}
+
+// runCaller runs core 0's job; if it panics, the helpers are waited for
+// before the panic goes on, so that none is left inside the sweep.
+func (p *Pool) runCaller(job func(core int) float64) float64 {
+	defer func() {
+		if r := recover(); r != nil {
+			p.done.Wait()
+			clear(p.panics)
+			panic(r)
+		}
+	}()
+	return job(0)
 }
 
 // Close stops the pool's goroutines. It is idempotent.

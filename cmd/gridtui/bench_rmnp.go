@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/internal/rmnpbench"
 	"github.com/spf13/cobra"
 )
@@ -60,16 +60,16 @@ func newBenchRmnpCmd() *cobra.Command {
 	cmd.Flags().IntVar(&f.minTrips, "min-trips", 10, "minimum round trips (stream: windows) per round")
 	cmd.Flags().IntVar(&f.window, "window", rmnpbench.StreamWindow, "messages per acknowledgement in the streaming table (0: no streaming table)")
 	cmd.Flags().IntVar(&f.runs, "runs", 1, "runs per size, each on fresh connections (more than 1 adds a spread table)")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON instead of tables")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print every run as JSON (durations in seconds) instead of the tables")
 	return cmd
 }
 
 // benchCase is one transport and size of one table, and its runs.
 type benchCase struct {
-	Transport string                 `json:"transport"`
-	Size      int                    `json:"size_bytes"`
-	Window    int                    `json:"window"`
-	Runs      []rmnpbench.Comparison `json:"-"`
+	Transport string
+	Size      int
+	Window    int // 0: the ping-pong table
+	Runs      []rmnpbench.Comparison
 }
 
 func runBenchRmnp(cmd *cobra.Command, f *benchRmnpFlags) error {
@@ -208,46 +208,55 @@ func writeBenchRow(out io.Writer, c rmnpbench.Comparison) {
 		float64(lr)/float64(lp), bp, br, br/bp, lf.Round(10*time.Nanosecond), float64(lr)/float64(lf), cpu)
 }
 
-// benchResultJSON is one kind's best round in --json output.
+// benchResultJSON is one kind's best round in --json output (durations in
+// seconds, as jsonout writes them).
 type benchResultJSON struct {
-	OneWayNs       int64   `json:"one_way_ns"`
-	BytesPerSecond float64 `json:"bytes_per_second"`
-	RoundTrips     int     `json:"round_trips"`
-	ElapsedNs      int64   `json:"elapsed_ns"`
-	CPUPerMsgNs    int64   `json:"cpu_per_message_ns"`
+	OneWay         time.Duration `json:"one_way_seconds"`
+	BytesPerSecond float64       `json:"bytes_per_second"`
+	RoundTrips     int           `json:"round_trips"`
+	Elapsed        time.Duration `json:"elapsed_seconds"`
+	CPUPerMessage  time.Duration `json:"cpu_per_message_seconds"`
 }
 
 func resultJSON(r rmnpbench.Result) benchResultJSON {
-	return benchResultJSON{OneWayNs: int64(r.OneWay()), BytesPerSecond: r.Bandwidth(), RoundTrips: r.RoundTrips,
-		ElapsedNs: int64(r.Elapsed), CPUPerMsgNs: int64(r.OneWayCPU())}
+	return benchResultJSON{OneWay: r.OneWay(), BytesPerSecond: r.Bandwidth(), RoundTrips: r.RoundTrips,
+		Elapsed: r.Elapsed, CPUPerMessage: r.OneWayCPU()}
 }
 
-// writeBenchJSON prints {"cases": [...]}: per table (window 0 is the ping-pong),
-// transport and size, every run's plain, framed and rmnp results and ratio.
+// benchRunJSON is one run (fresh connections) of a case in --json output.
+type benchRunJSON struct {
+	Plain  benchResultJSON `json:"plain"`
+	Framed benchResultJSON `json:"framed"`
+	RMNP   benchResultJSON `json:"rmnp"`
+	Ratio  float64         `json:"bandwidth_ratio"`
+}
+
+// benchCaseJSON is one table ("ping_pong" or "stream"), transport and size.
+type benchCaseJSON struct {
+	Table     string         `json:"table"`
+	Transport string         `json:"transport"`
+	Size      int            `json:"size_bytes"`
+	Window    int            `json:"window"`
+	Runs      []benchRunJSON `json:"runs"`
+}
+
+// writeBenchJSON prints {"cases": [...]}: per table, transport and size, every
+// run's plain, framed and rmnp results and their bandwidth ratio.
 func writeBenchJSON(out io.Writer, cases []*benchCase) error {
-	type runJSON struct {
-		Plain  benchResultJSON `json:"plain"`
-		Framed benchResultJSON `json:"framed"`
-		RMNP   benchResultJSON `json:"rmnp"`
-		Ratio  float64         `json:"bandwidth_ratio"`
-	}
-	type caseJSON struct {
-		*benchCase
-		Runs []runJSON `json:"runs"`
-	}
 	var doc struct {
-		Cases []caseJSON `json:"cases"`
+		Cases []benchCaseJSON `json:"cases"`
 	}
 	for _, c := range cases {
-		cj := caseJSON{benchCase: c}
+		cj := benchCaseJSON{Table: "ping_pong", Transport: c.Transport, Size: c.Size, Window: c.Window}
+		if c.Window > 0 {
+			cj.Table = "stream"
+		}
 		for _, r := range c.Runs {
-			cj.Runs = append(cj.Runs, runJSON{resultJSON(r.Plain), resultJSON(r.Framed), resultJSON(r.RMNP), r.Ratio()})
+			cj.Runs = append(cj.Runs, benchRunJSON{resultJSON(r.Plain), resultJSON(r.Framed), resultJSON(r.RMNP), r.Ratio()})
 		}
 		doc.Cases = append(doc.Cases, cj)
 	}
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return jsonout.Write(out, doc)
 }
 
 // parseTransports reads "tcp,unix", refusing unknown names before anything

@@ -87,12 +87,13 @@ func TestBenchRmnpJSON(t *testing.T) {
 	}
 	var doc struct {
 		Cases []struct {
+			Table     string `json:"table"`
 			Transport string `json:"transport"`
 			Size      int    `json:"size_bytes"`
 			Window    int    `json:"window"`
 			Runs      []struct {
 				Plain, Framed, RMNP struct {
-					OneWayNs       int64   `json:"one_way_ns"`
+					OneWay         float64 `json:"one_way_seconds"`
 					BytesPerSecond float64 `json:"bytes_per_second"`
 					RoundTrips     int     `json:"round_trips"`
 				}
@@ -103,11 +104,11 @@ func TestBenchRmnpJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatalf("%v:\n%s", err, out.String())
 	}
-	if len(doc.Cases) != 1 || doc.Cases[0].Size != 1024 || doc.Cases[0].Transport != "tcp" || len(doc.Cases[0].Runs) != 2 {
+	if len(doc.Cases) != 1 || doc.Cases[0].Table != "ping_pong" || doc.Cases[0].Size != 1024 || doc.Cases[0].Transport != "tcp" || len(doc.Cases[0].Runs) != 2 {
 		t.Fatalf("%+v", doc)
 	}
 	for _, r := range doc.Cases[0].Runs {
-		if r.Plain.OneWayNs <= 0 || r.RMNP.RoundTrips < 3 || r.Framed.BytesPerSecond <= 0 || r.Ratio <= 0 {
+		if r.Plain.OneWay <= 0 || r.Plain.OneWay > 1 || r.RMNP.RoundTrips < 3 || r.Framed.BytesPerSecond <= 0 || r.Ratio <= 0 {
 			t.Fatalf("run %+v", r)
 		}
 	}

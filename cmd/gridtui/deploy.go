@@ -111,6 +111,9 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 		opt.Passphrase = func(host, keyfile string) ([]byte, error) {
 			return askPassphrase(progress, host, keyfile)
 		}
+		opt.Challenge = func(host, instruction string, questions []string, echo []bool) ([]string, error) {
+			return askChallenge(progress, host, instruction, questions, echo)
+		}
 		if !f.acceptNew {
 			opt.ConfirmHostKey = func(host, fp string) bool { return confirmHostKey(progress, host, fp) }
 		}
@@ -217,6 +220,35 @@ func askPassphrase(p *deploy.Progress, host, keyfile string) (pass []byte, err e
 		fmt.Fprintln(os.Stderr)
 	})
 	return pass, err
+}
+
+// askChallenge answers a keyboard-interactive challenge (a one-time code) on
+// the terminal; answers that must not be echoed are read without echo.
+func askChallenge(p *deploy.Progress, host, instruction string, questions []string, echo []bool) (answers []string, err error) {
+	p.Prompt(func() {
+		if instruction != "" {
+			fmt.Fprintf(os.Stderr, "%s (%s)\n", instruction, host)
+		}
+		in := bufio.NewReader(os.Stdin)
+		for i, q := range questions {
+			fmt.Fprintf(os.Stderr, "%s", q)
+			var a string
+			if i < len(echo) && echo[i] {
+				a, err = in.ReadString('\n')
+			} else {
+				var b []byte
+				b, err = term.ReadPassword(os.Stdin.Fd())
+				a = string(b)
+				fmt.Fprintln(os.Stderr)
+			}
+			if err != nil {
+				err = fmt.Errorf("gridtui deploy: answer for %s: %w", host, err)
+				return
+			}
+			answers = append(answers, strings.TrimRight(a, "\r\n"))
+		}
+	})
+	return answers, err
 }
 
 // confirmHostKey asks whether to trust an unknown host key.

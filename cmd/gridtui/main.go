@@ -67,6 +67,7 @@ func newRootCmd() *cobra.Command {
 		newSitesCmd(g),
 		newRunCmd(g),
 		newPredictCmd(g),
+		newAppsCmd(),
 		newResultsCmd(),
 		newDeployCmd(g),
 		newProbeCmd(g),

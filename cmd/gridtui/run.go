@@ -23,6 +23,8 @@ import (
 
 type runFlags struct {
 	job, scheme, detector, nodes, out string
+	app                               string
+	params                            []string
 	n, cores, maxIter                 int
 	eps                               float64
 	wall                              time.Duration
@@ -41,14 +43,17 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		Example: "  gridtui run                                   # the default job on the local grid\n" +
 			"  gridtui run --n 64 --scheme async --nodes 4   # flags override the default job\n" +
 			"  gridtui run --job job.toml --nodes alpha,beta # a job file on two clusters\n" +
+			"  gridtui run --app poisson --param blocks=2x2x1 --nodes 4 # another application\n" +
 			"  gridtui run --json | jq -c 'select(.event == \"report\")'",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runJob(cmd, g, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.job, "job", "", "job file (TOML); flags below override it")
-	fl.IntVar(&f.n, "n", 0, "interior points per axis")
-	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε")
+	fl.StringVar(&f.app, "app", "", "the application (gridtui apps lists them; default obstacle)")
+	fl.StringArrayVar(&f.params, "param", nil, "an application parameter name=value (repeatable)")
+	fl.IntVar(&f.n, "n", 0, "interior points per axis (the parameter n)")
+	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε (the parameter eps)")
 	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid")
 	fl.StringVar(&f.detector, "detector", "", "tokens, activity or switch (default: the scheme's)")
 	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts; node sets such as "alpha-[1-4]"`)
@@ -100,7 +105,7 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
 	}
-	if rep.Outcome != "ok" || (rep.Checked && !rep.Complementarity.OK) {
+	if rep.Outcome != "ok" || (rep.Checked && !rep.Complementarity.OK && spec.App == "obstacle") || (rep.Checked && spec.App != "obstacle" && !rep.FiguresOK) {
 		return &exitError{code: 1, err: fmt.Errorf("gridtui run: outcome %s", rep.Outcome)}
 	}
 	return nil
@@ -121,11 +126,20 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	if err := checkRunFlags(set, f); err != nil {
 		return spec, err
 	}
+	if set("app") {
+		if f.job == "" {
+			spec.Name = ""
+		}
+		spec.App, spec.Params = f.app, nil
+	}
 	if set("n") {
-		spec.Obstacle.N = f.n
+		f.params = append([]string{"n=" + strconv.Itoa(f.n)}, f.params...)
 	}
 	if set("eps") {
-		spec.Obstacle.Eps = f.eps
+		f.params = append([]string{"eps=" + strconv.FormatFloat(f.eps, 'g', -1, 64)}, f.params...)
+	}
+	if err := applyParams(&spec, f.params); err != nil {
+		return spec, err
 	}
 	if set("scheme") {
 		spec.Scheme = jobs.Scheme(f.scheme)
@@ -156,6 +170,38 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 		spec.Nodes, spec.Groups = sel, nil
 	}
 	return spec, nil
+}
+
+// applyParams sets the job's application parameters from --param
+// name=value; the obstacle problem keeps n and eps in its own section.
+func applyParams(spec *jobs.Spec, kvs []string) error {
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return fmt.Errorf("gridtui run: --param %q: want name=value", kv)
+		}
+		if spec.App != "obstacle" {
+			if spec.Params == nil {
+				spec.Params = map[string]string{}
+			}
+			spec.Params[k] = v
+			continue
+		}
+		var err error
+		switch k {
+		case "n":
+			spec.Obstacle.N, err = strconv.Atoi(v)
+		case "eps":
+			spec.Obstacle.Eps, err = strconv.ParseFloat(v, 64)
+		default:
+			return fmt.Errorf("gridtui run: --param %s: the obstacle problem has parameters n and eps", k)
+		}
+		if err != nil {
+			return fmt.Errorf("gridtui run: --param %s=%s: not a number", k, v)
+		}
+	}
+	return nil
 }
 
 // checkRunFlags refuses values given explicitly that would otherwise be

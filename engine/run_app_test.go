@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestRunPoisson runs the Poisson problem end to end through worker
+// processes: its 2×2×1 blocks make a graph that is no chain (routes and
+// pre-flight per edge), the result is assembled by the application, and the
+// report carries its true residual and its error against the exact solution.
+func TestRunPoisson(t *testing.T) {
+	inv := loadInventory(t, "")
+	hosts := jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}}
+	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Hybrid} {
+		t.Run(string(scheme), func(t *testing.T) {
+			spec := jobs.Spec{App: "poisson", Params: map[string]string{"n": "16", "eps": "1e-8", "blocks": "2x2x1"},
+				Scheme: scheme, Nodes: hosts, Cores: 1}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			rep, err := Run(ctx, spec, RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if rep.Outcome != "ok" || !rep.Checked || !rep.FiguresOK || !(rep.Residual < 1e-8) {
+				t.Fatalf("outcome %s, checked %v, figures OK %v, residual %g", rep.Outcome, rep.Checked, rep.FiguresOK, rep.Residual)
+			}
+			if len(rep.Routes) != 4 {
+				t.Errorf("%d routes, want the 4 edges of 2x2 blocks", len(rep.Routes))
+			}
+			if scheme == jobs.Synchronous {
+				for _, n := range rep.Nodes {
+					if n.Iterations != rep.Nodes[0].Iterations {
+						t.Errorf("node %s: %d iterations, rank 0 %d", n.Node, n.Iterations, rep.Nodes[0].Iterations)
+					}
+				}
+			}
+			var b bytes.Buffer
+			rep.WriteText(&b)
+			for _, want := range []string{"run poisson-" + string(scheme) + ": poisson, blocks = 2x2x1, eps = 1e-8, n = 16",
+				"max error against the exact solution: ", "application check: OK"} {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("report lacks %q:\n%s", want, b.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRunBadApplication: a sweep that returns NaN on one node fails the run
+// with an error naming that node and the application, and no worker is
+// left running.
+func TestRunBadApplication(t *testing.T) {
+	inv := loadInventory(t, "")
+	spec := jobs.Spec{App: "test-rod", Params: map[string]string{"fault": "nan", "fault_rank": "1", "fault_iter": "20"},
+		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 3}, Cores: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var pids []int
+	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(), OnWorkers: func(ws []*deploy.Worker) {
+		for _, w := range ws {
+			pids = append(pids, w.Hello.PID)
+		}
+	}}
+	rep, err := Run(ctx, spec, opt)
+	if err == nil || !errors.Is(err, ErrRunFailed) {
+		t.Fatalf("run: %v, want a failure", err)
+	}
+	want := `node alpha-2: rank 1: application failed "test-rod": sweep 20 returned σ = NaN`
+	if !strings.Contains(err.Error(), want) || rep.FailedNode != "alpha-2" {
+		t.Fatalf("error %q (failed node %q), want it to contain %q", err, rep.FailedNode, want)
+	}
+	assertGone(t, pids)
+}

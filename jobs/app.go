@@ -1,0 +1,52 @@
+package jobs
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+)
+
+// Application returns the job's registered application and its parameters,
+// checked against the application's declarations: the obstacle problem's
+// from the [obstacle] section, any other's from [params]. An unknown
+// application or a bad parameter is a field error naming app or
+// params.NAME.
+func (s Spec) Application() (gridapp.Application, gridapp.Values, error) {
+	app, err := gridapp.Lookup(s.App)
+	if err != nil {
+		return nil, gridapp.Values{}, bad("app", "app %q is unknown (registered: %s)", s.App, appNames())
+	}
+	params := s.Params
+	if s.App == "obstacle" {
+		params = map[string]string{"n": strconv.Itoa(s.Obstacle.N), "eps": strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64)}
+	}
+	v, err := gridapp.Parse(app.Params(), params)
+	if err != nil {
+		path := "params"
+		for _, p := range app.Params() {
+			if errors.Is(err, gridapp.ErrParam) && containsParam(err.Error(), p.Name) {
+				path = "params." + p.Name
+				break
+			}
+		}
+		return nil, gridapp.Values{}, bad(path, "app %s: %v", s.App, err)
+	}
+	return app, v, nil
+}
+
+// containsParam reports whether a gridapp parameter error is about name
+// ("gridapp: bad parameter: NAME: …").
+func containsParam(text, name string) bool {
+	want := gridapp.ErrParam.Error() + ": " + name + ":"
+	return len(text) >= len(want) && text[:len(want)] == want
+}
+
+func appNames() string {
+	names := gridapp.Names()
+	if len(names) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(names)
+}

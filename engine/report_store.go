@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -147,6 +148,7 @@ func runRecord(rep *Report, s *submission) jobs.RunRecord {
 	rec.Job = jobs.RunConfig{Name: sp.Name, App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps, MaxIter: sp.MaxIter,
 		Scheme: sp.Scheme, Detector: sp.Detector, Nodes: len(rep.Nodes), Cores: cores,
 		Grid: jobs.GridLabel(clusters), Clusters: uniq(clusters), Inventory: s.inventory}
+	recordParams(&rec.Job, sp)
 	if rep.Checked {
 		r := jobs.Float(rep.Residual)
 		c := rep.Complementarity
@@ -188,4 +190,27 @@ func uniq(s []string) []string {
 		}
 	}
 	return out
+}
+
+// recordParams records an application's checked parameters (defaults
+// included) with its run, and takes the problem size n and tolerance ε of
+// the record from them when the application declares them: the obstacle
+// spec's fields describe only the obstacle problem.
+func recordParams(job *jobs.RunConfig, sp jobs.Spec) {
+	if sp.App == "" || sp.App == "obstacle" {
+		return
+	}
+	app, v, err := sp.Application()
+	if err != nil {
+		return // the run was admitted, so this does not happen
+	}
+	job.Params = v.Encode()
+	for _, p := range app.Params() {
+		switch {
+		case p.Name == "n" && p.Kind == gridapp.Int:
+			job.N = v.Int("n")
+		case p.Name == "eps" && p.Kind == gridapp.Float:
+			job.Eps = v.Float("eps")
+		}
+	}
 }

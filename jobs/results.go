@@ -80,6 +80,10 @@ type RunConfig struct {
 	// inventories may name different machines alike (an "alpha" cluster on
 	// loopback and one reached over SSH).
 	Inventory string `json:"inventory,omitempty"`
+	// Params are the checked parameters of an application other than the
+	// obstacle problem (defaults included), as text; N and Eps then hold
+	// its "n" and "eps" when it declares them.
+	Params map[string]string `json:"params,omitempty"`
 }
 
 // InventoryEmbedded is RunConfig.Inventory for the embedded local grid.

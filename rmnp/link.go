@@ -372,6 +372,13 @@ func (l *link) sendLoop() {
 				time.Sleep(time.Millisecond)
 				l.mu.Lock()
 			}
+			if l.isDown() {
+				// Failed (an Abort, or the connection broke): there is no
+				// one to say GOAWAY to, and a direct Send may still hold
+				// the writer, so the frame must not be written.
+				l.mu.Unlock()
+				return
+			}
 			l.busy = true
 			l.mu.Unlock()
 			l.hdr.encodeV(l.info.version, typeGoAway, 0, 0, 0, 0)

@@ -22,6 +22,11 @@ func TestExitCodes(t *testing.T) {
 		"extra argument":   {[]string{"sites", "extra"}, 2, "extra"},
 		"bad flag value":   {[]string{"run", "--n", "x"}, 2, "--n"},
 		"bad count":        {[]string{"run", "--n", "-5"}, 2, "--n"},
+		"bad scheme":       {[]string{"run", "--scheme", "foo"}, 2, "--scheme"},
+		"bad detector":     {[]string{"run", "--detector", "foo"}, 2, "--detector"},
+		"bad cores":        {[]string{"run", "--cores", "-5"}, 2, "--cores"},
+		"unknown app":      {[]string{"run", "--app", "nosuch"}, 2, "nosuch"},
+		"bad param":        {[]string{"run", "--app", "poisson", "--param", "q=1"}, 2, "q"},
 		"version flag":     {[]string{"--version"}, 0, "gridtui "},
 		"help has example": {[]string{"run", "--help"}, 0, "Examples:"},
 	}

@@ -139,7 +139,14 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 		f.params = append([]string{"eps=" + strconv.FormatFloat(f.eps, 'g', -1, 64)}, f.params...)
 	}
 	if err := applyParams(&spec, f.params); err != nil {
-		return spec, err
+		return spec, usageError(err)
+	}
+	if set("app") || len(f.params) > 0 {
+		// The application and its parameters come from the command line:
+		// a name or value it refuses is a usage error.
+		if _, _, err := spec.Application(); err != nil {
+			return spec, usageError(fmt.Errorf("gridtui run: %w", err))
+		}
 	}
 	if set("scheme") {
 		spec.Scheme = jobs.Scheme(f.scheme)
@@ -216,6 +223,12 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 		return usageErrorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
 	case set("wall-time") && f.wall <= 0:
 		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
+	case set("scheme") && !slices.Contains([]jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}, jobs.Scheme(f.scheme)):
+		return usageErrorf("gridtui run: --scheme %q: want sync, async or hybrid", f.scheme)
+	case set("detector") && !slices.Contains([]jobs.Detector{jobs.DetectTokens, jobs.DetectActivity, jobs.DetectSwitch}, jobs.Detector(f.detector)):
+		return usageErrorf("gridtui run: --detector %q: want tokens, activity or switch", f.detector)
+	case set("cores") && f.cores < 0:
+		return usageErrorf("gridtui run: --cores %d: want 0 (each host's cores) or more", f.cores)
 	}
 	return nil
 }

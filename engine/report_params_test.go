@@ -1,0 +1,29 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestRecordParams: a run of an application other than the obstacle
+// problem is recorded with its own n and ε (defaults included) and its
+// checked parameters, not with the obstacle spec's defaults.
+func TestRecordParams(t *testing.T) {
+	var job jobs.RunConfig
+	sp := jobs.Spec{App: "poisson", Params: map[string]string{"n": "16"}}
+	sp.Obstacle.N, sp.Obstacle.Eps = 48, 1e-8 // what an unset obstacle spec defaults to
+	job.N, job.Eps = sp.Obstacle.N, sp.Obstacle.Eps
+	recordParams(&job, sp)
+	if job.N != 16 || job.Eps != 1e-8 {
+		t.Errorf("recorded n = %d, ε = %g; want the application's 16 and its default 1e-08", job.N, job.Eps)
+	}
+	if job.Params["n"] != "16" || job.Params["eps"] == "" || len(job.Params) < 3 {
+		t.Errorf("recorded params %v, want every checked parameter (n, eps, blocks…)", job.Params)
+	}
+	obstacle := jobs.RunConfig{N: 48, Eps: 1e-8}
+	recordParams(&obstacle, jobs.Spec{App: "obstacle"})
+	if obstacle.Params != nil || obstacle.N != 48 {
+		t.Errorf("obstacle record changed: %+v", obstacle)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -147,7 +148,9 @@ type ResidualSample struct {
 
 // Wall returns the wall time of the run.
 func (r RunRecord) Wall() time.Duration {
-	return time.Duration(r.WallSeconds * float64(time.Second))
+	// Rounded, not truncated: a wall time read back from its seconds must
+	// equal the one recorded (2.031819046 s is 2031819045.9999998 ns).
+	return time.Duration(math.Round(r.WallSeconds * float64(time.Second)))
 }
 
 // OK reports whether the run completed successfully.

@@ -65,3 +65,13 @@ func TestNodeTraceSize(t *testing.T) {
 	}
 	t.Logf("%d bytes per node", len(b))
 }
+
+// TestRunRecordWallRoundTrip: a wall time stored as seconds reads back
+// equal, to the nanosecond.
+func TestRunRecordWallRoundTrip(t *testing.T) {
+	for _, d := range []time.Duration{2031819046, 1, 999_999_999, 3*time.Hour + 7} {
+		if got := (RunRecord{WallSeconds: d.Seconds()}).Wall(); got != d {
+			t.Errorf("%d ns read back as %d ns", d, got)
+		}
+	}
+}

@@ -105,8 +105,12 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 		}
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("%w of %s n = %d, ε = %g in the results store: run it once first, e.g. gridtui run --n %d --eps %g --scheme sync --nodes 2",
-			ErrNoTrace, p.App, p.N, p.Eps, p.N, p.Eps)
+		size := fmt.Sprintf("--n %d --eps %g", p.N, p.Eps)
+		if p.App != "obstacle" {
+			size = fmt.Sprintf("--app %s --param n=%d --param eps=%g", p.App, p.N, p.Eps)
+		}
+		return nil, fmt.Errorf("%w of %s n = %d, ε = %g in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2",
+			ErrNoTrace, p.App, p.N, p.Eps, size)
 	}
 	m := &Model{Problem: p}
 	var perPoint, linkBytes, overheads []float64

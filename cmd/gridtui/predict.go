@@ -9,12 +9,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
-
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
+	"github.com/spf13/cobra"
 )
 
 type predictFlags struct {
@@ -42,6 +42,8 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.job, "job", "", "job file (TOML); flags below override it")
+	fl.StringVar(&f.app, "app", "", "the application (gridtui apps lists them; default obstacle)")
+	fl.StringArrayVar(&f.params, "param", nil, "an application parameter name=value (repeatable)")
 	fl.IntVar(&f.n, "n", 0, "interior points per axis")
 	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε")
 	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid (default: all three)")
@@ -85,7 +87,10 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if f.maxTraced > 0 {
 		res.Records = slices.DeleteFunc(res.Records, func(r jobs.RunRecord) bool { return len(r.Nodes) > f.maxTraced })
 	}
-	prob := predict.Problem{App: spec.App, N: spec.Obstacle.N, Eps: spec.Obstacle.Eps}
+	prob, err := problemOf(spec)
+	if err != nil {
+		return err
+	}
 	m, err := predict.Build(res, prob)
 	if err != nil {
 		return &exitError{code: 1, err: err}
@@ -124,6 +129,32 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 		return jsonout.Write(w, out)
 	}
 	return out.writeText(w)
+}
+
+// problemOf is the problem a job's runs are recorded under: an application
+// other than the obstacle takes n and ε from its own parameters, as the
+// engine records them.
+func problemOf(spec jobs.Spec) (predict.Problem, error) {
+	p := predict.Problem{App: spec.App, N: spec.Obstacle.N, Eps: spec.Obstacle.Eps}
+	if p.App == "" {
+		p.App = "obstacle"
+	}
+	if p.App == "obstacle" {
+		return p, nil
+	}
+	app, v, err := spec.Application()
+	if err != nil {
+		return p, err
+	}
+	for _, prm := range app.Params() {
+		switch {
+		case prm.Name == "n" && prm.Kind == gridapp.Int:
+			p.N = v.Int("n")
+		case prm.Name == "eps" && prm.Kind == gridapp.Float:
+			p.Eps = v.Float("eps")
+		}
+	}
+	return p, nil
 }
 
 // targetNodes is the job's node count: --nodes as a count, else the nodes

@@ -76,6 +76,9 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 	s.got = make([]int, b)
 	for r, name := range plan.Ranks {
 		s.statuses[r] = NodeStatus{Node: name, Rank: r, Group: plan.GroupOf(r), State: StateStarting}
+		if w := s.workers[name]; w != nil {
+			s.statuses[r].Load = w.Hello.Load // until a status brings a fresher one
+		}
 		s.values[r] = make([]float64, plan.Task.Parts[r].Size)
 	}
 	return s, nil
@@ -377,6 +380,9 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 			// go back in iterations, nor past a result or a failure.
 			cur := s.statuses[st.Rank]
 			if s.headers[st.Rank] == nil && cur.State != StateFailed && st.Iteration >= cur.Iteration {
+				if st.Load == nil { // a coordinator's own status of a member: keep the load known
+					st.Load = cur.Load
+				}
 				s.statuses[st.Rank], s.dirty = st, true
 			}
 		}

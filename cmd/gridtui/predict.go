@@ -111,7 +111,12 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	}
 	for _, s := range schemes {
 		if s != jobs.Synchronous && m.Staleness.Runs == 0 {
-			out.Unavailable[s] = "no traced asynchronous or hybrid run to fit the staleness model on: run it once with --scheme " + string(s)
+			// The fit relates asynchronous iteration counts to a synchronous
+			// run's, so it needs one of each.
+			out.Unavailable[s] = "the staleness model is fitted on traced asynchronous or hybrid runs against a traced synchronous run of the same problem: run it with --scheme sync and --scheme " + string(s)
+			if m.SyncIterations == 0 {
+				out.Unavailable[s] = "the staleness model needs a traced synchronous run of the same problem: run it once with --scheme sync"
+			}
 			continue
 		}
 		p, err := predict.Predict(m, pl, predict.Job{Scheme: s, Cores: out.Cores})
@@ -119,7 +124,7 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 			if !errors.Is(err, predict.ErrNoTrace) {
 				return err
 			}
-			out.Unavailable[s] = err.Error()
+			out.Unavailable[s] = strings.TrimPrefix(err.Error(), "predict: ")
 			continue
 		}
 		out.Predictions = append(out.Predictions, p)

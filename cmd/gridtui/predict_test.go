@@ -91,3 +91,30 @@ func TestPredictNoTrace(t *testing.T) {
 		t.Error("a bad --net was accepted")
 	}
 }
+
+// TestPredictAsyncOnly: with only an asynchronous run traced, the
+// asynchronous schemes say the staleness fit needs a synchronous run too
+// (not that no asynchronous run is traced), and no reason repeats the
+// "predict:" prefix.
+func TestPredictAsyncOnly(t *testing.T) {
+	src := tracedStore(t)
+	res, err := jobs.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range res.Records {
+		if res.Records[i].Job.Scheme == jobs.Asynchronous {
+			if err := jobs.Append(dir, &res.Records[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, _ := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4")
+	if !strings.Contains(out, "needs a traced synchronous run") || strings.Contains(out, "no traced asynchronous") {
+		t.Errorf("the asynchronous schemes do not say a synchronous run is missing:\n%s", out)
+	}
+	if strings.Contains(out, "predict: predict:") || strings.Contains(out, "no prediction: predict:") {
+		t.Errorf("a reason repeats its prefix:\n%s", out)
+	}
+}

@@ -5,7 +5,7 @@
 
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+LDFLAGS := -s -w -X github.com/gridtui/gridtui/cli.version=$(VERSION)
 PLATFORMS := linux-amd64 linux-arm64
 
 .PHONY: all build dist test clean

@@ -24,7 +24,7 @@ import (
 // the submitter disappeared during a run.
 var ErrParentLost = errors.New("engine: parent lost")
 
-// Version is reported in worker hellos; cmd/gridtui sets it.
+// Version is reported in worker hellos; package cli sets it.
 var Version = "dev"
 
 // node is one worker process: its two RMNP endpoints (control plane and

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestLogs checks `gridtui logs RUN [NODE]`: each node's worker log, read
+// from its host, cut to the run's time, and a missing log named.
+func TestLogs(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rec := jobs.RunRecord{Time: start, Job: jobs.RunConfig{App: "obstacle", N: 8, Eps: 1e-6, Scheme: jobs.Synchronous, Nodes: 2, Cores: 2},
+		WallSeconds: 2, Outcome: jobs.OutcomeFailed, Reason: "node alpha-2 failed",
+		Nodes: []jobs.NodeRecord{{Name: "alpha-1"}, {Name: "alpha-2"}}}
+	if err := jobs.Append(dir, &rec); err != nil {
+		t.Fatal(err)
+	}
+	line := func(at time.Time, msg string) string {
+		return "time=" + at.Format(time.RFC3339Nano) + " level=INFO msg=\"" + msg + "\" node=alpha-1\n"
+	}
+	h := deploy.Host{Name: "alpha-1", Workdir: ".gridtui"}
+	wd := filepath.Join(os.Getenv("XDG_STATE_HOME"), "gridtui", "local", "alpha-1")
+	if err := os.MkdirAll(wd, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	log := line(start.Add(-time.Hour), "an older run") + line(start.Add(time.Second), "this run") + "  a continuation\n" +
+		line(start.Add(time.Hour), "a later run")
+	if err := os.WriteFile(filepath.Join(wd, deploy.WorkerLogFile(h.Name)), []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := string(runGridtui(t, "logs", rec.ID, "alpha-1", "--data-dir", dir))
+	if !strings.Contains(out, "this run") || !strings.Contains(out, "a continuation") || strings.Contains(out, "older") || strings.Contains(out, "later") {
+		t.Errorf("logs of alpha-1:\n%s", out)
+	}
+	out = string(runGridtui(t, "logs", rec.ID, "--data-dir", dir))
+	if !strings.Contains(out, "this run") || !strings.Contains(out, "alpha-2") {
+		t.Errorf("logs of the run (alpha-2's missing log named):\n%s", out)
+	}
+}

@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/jsonout"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/predict"
+	"github.com/spf13/cobra"
+)
+
+type predictFlags struct {
+	runFlags
+	dataDir   string
+	nets      []string
+	maxTraced int
+}
+
+func newPredictCmd(g *globalFlags) *cobra.Command {
+	f := &predictFlags{}
+	cmd := &cobra.Command{
+		Use:   "predict",
+		Short: "Predict a job's time to solution, iterations and gain before running it",
+		Long: "predict reads the traces that earlier runs of the same problem left in the results store\n" +
+			"and replays the job on the platform (dPerf): time to solution, iterations per node, idle\n" +
+			"time and computing gain for each scheme side by side (or the one --scheme names), with\n" +
+			"the runs it rests on. The platform is the traced runs' clusters and networks resized to\n" +
+			"--nodes; --net edits a network for what-if questions (--net ethernet=10Gbit/s,100us).",
+		Example: "  gridtui predict --n 48 --nodes 8                        # every scheme, from the runs of n = 48\n" +
+			"  gridtui predict --job job.toml --scheme async --json    # one scheme of a job file, as JSON\n" +
+			"  gridtui predict --n 48 --nodes 64 --net ethernet=10Gbit/s,100us   # what if the sites had 10 Gbit/s",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return predictJob(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.job, "job", "", "job file (TOML); flags below override it")
+	fl.StringVar(&f.app, "app", "", "the application (gridtui apps lists them; default obstacle)")
+	fl.StringArrayVar(&f.params, "param", nil, "an application parameter name=value (repeatable)")
+	fl.IntVar(&f.n, "n", 0, "interior points per axis")
+	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε")
+	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid (default: all three)")
+	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts`)
+	fl.IntVar(&f.cores, "cores", -1, "cores per node")
+	fl.StringArrayVar(&f.nets, "net", nil, "what-if network figures: name=bandwidth[,latency] (repeatable)")
+	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
+	fl.IntVar(&f.maxTraced, "max-trace-nodes", 0, "rest only on runs of at most this many nodes (0: every run)")
+	fl.BoolVar(&f.json, "json", false, "print the prediction as JSON")
+	return cmd
+}
+
+// predictionReport is what gridtui predict prints.
+type predictionReport struct {
+	Problem     predict.Problem      `json:"problem"`
+	Cores       int                  `json:"cores"`
+	Platform    predict.Platform     `json:"platform"`
+	Predictions []predict.Prediction `json:"predictions"`
+	// Unavailable says, per scheme, why it has no prediction.
+	Unavailable map[jobs.Scheme]string `json:"unavailable,omitempty"`
+	Model       *predict.Model         `json:"model"`
+}
+
+func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
+	inv, err := deploy.Load(g.sites)
+	if err != nil {
+		return err
+	}
+	spec, err := buildSpec(cmd, &f.runFlags, inv)
+	if err != nil {
+		return err
+	}
+	dir, err := jobs.DataDir(f.dataDir)
+	if err != nil {
+		return err
+	}
+	res, err := jobs.Load(dir)
+	if err != nil {
+		return err
+	}
+	if f.maxTraced > 0 {
+		res.Records = slices.DeleteFunc(res.Records, func(r jobs.RunRecord) bool { return len(r.Nodes) > f.maxTraced })
+	}
+	prob, err := problemOf(spec)
+	if err != nil {
+		return err
+	}
+	m, err := predict.Build(res, prob)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	pl := predict.PlatformFor(res, m, targetNodes(spec, inv))
+	if cl := selectedClusters(spec, inv, pl); cl != nil {
+		pl.Clusters = cl
+	}
+	for _, e := range f.nets {
+		if err := pl.SetNetwork(e); err != nil {
+			return err
+		}
+	}
+	out := predictionReport{Problem: prob, Cores: max(spec.Cores, 1), Platform: pl, Model: m, Unavailable: map[jobs.Scheme]string{}}
+	schemes := []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}
+	if cmd.Flags().Changed("scheme") {
+		schemes = []jobs.Scheme{spec.Scheme}
+	}
+	for _, s := range schemes {
+		if s != jobs.Synchronous && m.Staleness.Runs == 0 {
+			// The fit relates asynchronous iteration counts to a synchronous
+			// run's, so it needs one of each.
+			out.Unavailable[s] = "the staleness model is fitted on traced asynchronous or hybrid runs against a traced synchronous run of the same problem: run it with --scheme sync and --scheme " + string(s)
+			if m.SyncIterations == 0 {
+				out.Unavailable[s] = "the staleness model needs a traced synchronous run of the same problem: run it once with --scheme sync"
+			}
+			continue
+		}
+		p, err := predict.Predict(m, pl, predict.Job{Scheme: s, Cores: out.Cores})
+		if err != nil {
+			if !errors.Is(err, predict.ErrNoTrace) {
+				return err
+			}
+			out.Unavailable[s] = strings.TrimPrefix(err.Error(), "predict: ")
+			continue
+		}
+		out.Predictions = append(out.Predictions, p)
+	}
+	w := cmd.OutOrStdout()
+	if f.json {
+		return jsonout.Write(w, out)
+	}
+	return out.writeText(w)
+}
+
+// problemOf is the problem a job's runs are recorded under: an application
+// other than the obstacle takes n and ε from its own parameters, as the
+// engine records them.
+func problemOf(spec jobs.Spec) (predict.Problem, error) {
+	p := predict.Problem{App: spec.App, N: spec.Obstacle.N, Eps: spec.Obstacle.Eps}
+	if p.App == "" {
+		p.App = "obstacle"
+	}
+	if p.App == "obstacle" {
+		return p, nil
+	}
+	app, v, err := spec.Application()
+	if err != nil {
+		return p, err
+	}
+	for _, prm := range app.Params() {
+		switch {
+		case prm.Name == "n" && prm.Kind == gridapp.Int:
+			p.N = v.Int("n")
+		case prm.Name == "eps" && prm.Kind == gridapp.Float:
+			p.Eps = v.Float("eps")
+		}
+	}
+	return p, nil
+}
+
+// targetNodes is the job's node count: --nodes as a count, else the nodes
+// its selection names in the inventory.
+func targetNodes(spec jobs.Spec, inv *deploy.Inventory) int {
+	if spec.Nodes.Any > 0 {
+		return spec.Nodes.Any
+	}
+	n := 0
+	for _, c := range selected(spec, inv) {
+		n += len(c.Hosts)
+	}
+	return max(n, 1)
+}
+
+// selected is the inventory's clusters the job's selection names.
+func selected(spec jobs.Spec, inv *deploy.Inventory) []deploy.Cluster {
+	var out []deploy.Cluster
+	for _, st := range inv.Sites {
+		for _, c := range st.Clusters {
+			if slices.Contains(spec.Nodes.Sites, st.Name) || slices.Contains(spec.Nodes.Clusters, c.Name) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// selectedClusters is the platform's clusters from the inventory: the
+// clusters the job names, or for a node count the inventory's clusters
+// filled in order, as the engine takes nodes; each with its network as
+// traced (a cluster no run used takes a traced cluster's network). Nil when
+// the inventory cannot hold the job (the traced clusters resized stand).
+func selectedClusters(spec jobs.Spec, inv *deploy.Inventory, pl predict.Platform) []predict.Cluster {
+	if len(spec.Nodes.Hosts) > 0 {
+		return nil
+	}
+	cls := selected(spec, inv)
+	left := spec.Nodes.Any
+	if left > 0 {
+		cls = nil
+		for _, st := range inv.Sites {
+			cls = append(cls, st.Clusters...)
+		}
+	}
+	traced := ""
+	for _, t := range pl.Clusters {
+		traced = t.Network
+	}
+	var out []predict.Cluster
+	for _, c := range cls {
+		net := traced
+		for _, t := range pl.Clusters {
+			if t.Name == c.Name {
+				net = t.Network
+			}
+		}
+		k := len(c.Hosts)
+		if spec.Nodes.Any > 0 {
+			k = min(k, left)
+			left -= k
+		}
+		if k > 0 {
+			out = append(out, predict.Cluster{Name: c.Name, Nodes: k, Network: net})
+		}
+	}
+	if left > 0 {
+		return nil
+	}
+	return out
+}
+
+func (r predictionReport) writeText(w io.Writer) error {
+	var b strings.Builder
+	p := r.Problem
+	var cl []string
+	for _, c := range r.Platform.Clusters {
+		cl = append(cl, fmt.Sprintf("%s %d on %s", c.Name, c.Nodes, c.Network))
+	}
+	fmt.Fprintf(&b, "prediction: %s, n = %d, ε = %g, %d nodes (%s; between clusters %s), %d core(s) per node\n",
+		p.App, p.N, p.Eps, r.Platform.Nodes(), strings.Join(cl, ", "), r.Platform.Between, r.Cores)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scheme\ttime\titerations (min/mean/max)\tidle per node\tgain\tstaleness")
+	for _, x := range r.Predictions {
+		fmt.Fprintf(tw, "%s\t%s\t%d/%.0f/%d\t%s\t%.2f\t%.2f\n", x.Scheme, secs(x.Seconds), x.MinIterations, x.MeanIterations,
+			x.MaxIterations, secs(x.IdleSeconds), x.Gain, x.Staleness)
+	}
+	tw.Flush()
+	for _, s := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
+		if why, ok := r.Unavailable[s]; ok {
+			fmt.Fprintf(&b, "%s: no prediction: %s\n", s, why)
+		}
+	}
+	r.writeBasis(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeBasis prints what the prediction rests on: the traced runs, the
+// networks' figures and the staleness model.
+func (r predictionReport) writeBasis(b *strings.Builder) {
+	m := r.Model
+	fmt.Fprintf(b, "rests on %d traced run(s):\n", len(m.Sources))
+	for _, s := range m.Sources {
+		fmt.Fprintf(b, "  %s  %-6s %3d nodes  %s  %.0f iterations\n", s.ID, s.Scheme, s.Nodes, secs(s.WallSeconds), s.Iterations)
+	}
+	fmt.Fprintf(b, "per point and sweep %.3g s, %.0f bytes per link and iteration, %d synchronous iterations, overhead %s\n",
+		m.PointSeconds, m.LinkBytes, m.SyncIterations, secs(m.Overhead))
+	if d := m.ExchangeDelay; d.Base != 0 || d.PerContention != 0 {
+		fmt.Fprintf(b, "exchange delay (synchronous waits): %.3g s + %.3g s per unit of host contention above 1\n", d.Base, d.PerContention)
+	}
+	names := make([]string, 0, len(r.Platform.Networks))
+	for n := range r.Platform.Networks {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	fmt.Fprint(b, "networks:")
+	for _, n := range names {
+		x := r.Platform.Networks[n]
+		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, x.Source)
+	}
+	fmt.Fprintln(b)
+	if r.Platform.SharedCores > 0 {
+		fmt.Fprintf(b, "all nodes share the host's %d cores (local grid)\n", r.Platform.SharedCores)
+	}
+	if st := m.Staleness; st.Runs > 0 {
+		fmt.Fprintf(b, "staleness model: iterations = %d · (1 + %.3g · s), s = (1 + halo age) · asynchronous links end to end, fitted on %d run(s):", m.SyncIterations, st.Alpha, st.Runs)
+		for _, f := range st.Fit {
+			fmt.Fprintf(b, "\n  %s replayed s %.2f: measured ×%.2f, modelled ×%.2f", f.ID, f.Staleness, f.Measured, f.Modelled)
+		}
+		fmt.Fprintln(b)
+	}
+}
+
+func secs(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}

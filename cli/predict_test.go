@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// tracedStore records a synchronous and an asynchronous traced two-node run
+// of obstacle n = 16, ε = 1e-6 on the embedded grid.
+func tracedStore(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, s := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
+		rec := jobs.RunRecord{Job: jobs.RunConfig{App: "obstacle", N: 16, Eps: 1e-6, Scheme: s, Nodes: 2, Cores: 2,
+			Grid: "alpha", Clusters: []string{"alpha"}, Inventory: jobs.InventoryEmbedded},
+			Machine: jobs.Machine{Cores: 2}, WallSeconds: 0.5, Outcome: jobs.OutcomeOK}
+		for rank := range 2 {
+			tr := &jobs.NodeTrace{Points: 2048}
+			for range 300 {
+				tr.Sweeps.Add(time.Millisecond)
+			}
+			tr.Links = []jobs.LinkTrace{{Peer: 1 - rank, Network: "infiniband", Async: s != jobs.Synchronous,
+				Sent: 300, Received: 200, BytesSent: 300 * 2056, BytesReceived: 300 * 2056}}
+			rec.Nodes = append(rec.Nodes, jobs.NodeRecord{Name: "alpha-" + string(rune('1'+rank)), Cluster: "alpha", Rank: rank,
+				Cores: 1, Iterations: 300, ComputeSeconds: 0.3, SendSeconds: 0.05, WaitSeconds: 0.05, Trace: tr})
+		}
+		if err := jobs.Append(dir, &rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runPredict(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := newPredictCmd(&globalFlags{})
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestPredictCommand(t *testing.T) {
+	dir := tracedStore(t)
+	out, err := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "8", "--net", "ethernet=10Gbit/s,100us")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"8 nodes (alpha 4 on infiniband, beta 4 on infiniband; between clusters ethernet)",
+		"\nsync ", "\nasync ", "\nhybrid ", "rests on 2 traced run(s)", "ethernet 100µs 1.25e+03 MB/s (set)", "staleness model"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4", "--scheme", "sync", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Predictions []struct {
+			Scheme         string  `json:"scheme"`
+			Seconds        float64 `json:"seconds"`
+			MeanIterations float64 `json:"mean_iterations"`
+		} `json:"predictions"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Predictions) != 1 || rep.Predictions[0].Scheme != "sync" ||
+		rep.Predictions[0].MeanIterations != 300 || rep.Predictions[0].Seconds <= 0 {
+		t.Errorf("json: %v %+v\n%s", err, rep, out)
+	}
+}
+
+// TestPredictNoTrace: with no traced run of the problem the command fails
+// and says what to run first.
+func TestPredictNoTrace(t *testing.T) {
+	out, err := runPredict(t, "--data-dir", tracedStore(t), "--n", "24", "--eps", "1e-6")
+	if err == nil || !strings.Contains(err.Error(), "no usable trace") || !strings.Contains(err.Error(), "gridtui run --n 24 --eps 1e-06") {
+		t.Errorf("err %v\n%s", err, out)
+	}
+	_, err = runPredict(t, "--data-dir", tracedStore(t), "--n", "16", "--eps", "1e-6", "--max-trace-nodes", "1")
+	if err == nil || !strings.Contains(err.Error(), "no usable trace") {
+		t.Errorf("max-trace-nodes 1: %v", err)
+	}
+	if _, err := runPredict(t, "--data-dir", tracedStore(t), "--n", "16", "--eps", "1e-6", "--net", "ethernet=fast"); err == nil {
+		t.Error("a bad --net was accepted")
+	}
+}
+
+// TestPredictAsyncOnly: with only an asynchronous run traced, the
+// asynchronous schemes say the staleness fit needs a synchronous run too
+// (not that no asynchronous run is traced), and no reason repeats the
+// "predict:" prefix.
+func TestPredictAsyncOnly(t *testing.T) {
+	src := tracedStore(t)
+	res, err := jobs.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range res.Records {
+		if res.Records[i].Job.Scheme == jobs.Asynchronous {
+			if err := jobs.Append(dir, &res.Records[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, _ := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4")
+	if !strings.Contains(out, "needs a traced synchronous run") || strings.Contains(out, "no traced asynchronous") {
+		t.Errorf("the asynchronous schemes do not say a synchronous run is missing:\n%s", out)
+	}
+	if strings.Contains(out, "predict: predict:") || strings.Contains(out, "no prediction: predict:") {
+		t.Errorf("a reason repeats its prefix:\n%s", out)
+	}
+}

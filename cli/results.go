@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/internal/jsonout"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+type resultsFlags struct {
+	n       int
+	eps     float64
+	format  string
+	table   string
+	dataDir string
+	list    bool
+	json    bool
+}
+
+func newResultsCmd() *cobra.Command {
+	f := &resultsFlags{}
+	cmd := &cobra.Command{
+		Use:   "results",
+		Short: "Print recorded runs as the paper's tables (times and computing gains)",
+		Long: "results reads the results store (every run of `gridtui run` and the console) and prints,\n" +
+			"for each problem (n, ε), Table III (computing times by cores × grid × scheme) and\n" +
+			"Table IV (computing gains C_g = t1/ts), as text, CSV or Markdown. --list prints the runs.\n" +
+			"CSV is one file in long form: a line per cell (table, n, eps, cores, grid, scheme, value, inventory).\n" +
+			"Runs on different inventories (the embedded local grid, a sites file) are never pooled:\n" +
+			"the same cluster names in two inventories are two columns, each inventory has its own t1.\n" +
+			"`results show RUN` prints one run, `results export RUN` writes its residual history and\n" +
+			"gain chart.",
+		Example: "  gridtui results                       # Tables III and IV of every problem\n" +
+			"  gridtui results --n 48 --table gain   # Table IV of n = 48\n" +
+			"  gridtui results --list --format csv   # every recorded run as CSV",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return showResults(cmd.OutOrStdout(), cmd, f) },
+	}
+	cmd.AddCommand(newResultsShowCmd(f), newResultsExportCmd(f))
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
+	pf.BoolVar(&f.json, "json", false, "print JSON (snake_case keys) instead of text")
+	fl := cmd.Flags()
+	fl.IntVar(&f.n, "n", 0, "only the problem with this n (default: every problem recorded)")
+	fl.Float64Var(&f.eps, "eps", 0, "only the problem with this ε")
+	fl.StringVar(&f.format, "format", "text", "text, csv or markdown")
+	fl.StringVar(&f.table, "table", "both", "time (Table III), gain (Table IV) or both")
+	fl.BoolVar(&f.list, "list", false, "list the recorded runs instead of the tables")
+	return cmd
+}
+
+func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
+	format, err := jobs.ParseTableFormat(f.format)
+	if err != nil {
+		return usageError(err)
+	}
+	var kinds []jobs.TableKind
+	switch f.table {
+	case "time":
+		kinds = []jobs.TableKind{jobs.TimeTable}
+	case "gain":
+		kinds = []jobs.TableKind{jobs.GainTable}
+	case "both":
+		kinds = []jobs.TableKind{jobs.TimeTable, jobs.GainTable}
+	default:
+		return usageErrorf("gridtui results: --table %q: want time, gain or both", f.table)
+	}
+	dir, err := jobs.DataDir(f.dataDir)
+	if err != nil {
+		return err
+	}
+	res, err := jobs.Load(dir)
+	if err != nil {
+		return err
+	}
+	if lerr := res.Err(); lerr != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", lerr)
+	}
+	if f.list {
+		if f.json {
+			return jsonout.Write(w, res.Records)
+		}
+		return listRuns(w, res.Records, format)
+	}
+	probs, err := resultProblems(res.Records, f, dir)
+	if f.json && err == nil {
+		return jsonout.Write(w, tablesJSON(res.Records, probs, kinds))
+	}
+	if err != nil || probs == nil {
+		if err == nil {
+			fmt.Fprintf(w, "no successful runs recorded in %s\n", dir)
+		}
+		return err
+	}
+	if format == jobs.FormatCSV {
+		return writeTablesCSV(w, res.Records, probs, kinds)
+	}
+	for i, p := range probs {
+		for j, k := range kinds {
+			if i > 0 || j > 0 {
+				fmt.Fprintln(w)
+			}
+			if err := jobs.BuildTable(k, res.Records, p.n, p.eps).Write(w, format); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tableView is a table of `gridtui results --json`: Table III ("time",
+// seconds) or Table IV ("gain"); a cell never run is null.
+type tableView struct {
+	Table   string `json:"table"`
+	N       int    `json:"n"`
+	Eps     float64
+	Columns []jobs.TableColumn
+	Rows    []jobs.TableRow
+}
+
+func tablesJSON(recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) []tableView {
+	out := []tableView{}
+	for _, p := range probs {
+		for _, k := range kinds {
+			t := jobs.BuildTable(k, recs, p.n, p.eps)
+			name := "time"
+			if k == jobs.GainTable {
+				name = "gain"
+			}
+			out = append(out, tableView{name, t.N, t.Eps, t.Columns, t.Rows})
+		}
+	}
+	return out
+}
+
+// problem is one obstacle problem of the results store.
+type problem struct {
+	n   int
+	eps float64
+}
+
+// resultProblems returns the problems with successful runs that --n and
+// --eps select, in store order: nil when the store has no successful run,
+// an error naming n and ε when it has some but none match.
+func resultProblems(recs []jobs.RunRecord, f *resultsFlags, dir string) ([]problem, error) {
+	var all, probs []problem
+	for _, r := range recs {
+		p := problem{r.Job.N, r.Job.Eps}
+		if !r.OK() || slices.Contains(all, p) {
+			continue
+		}
+		all = append(all, p)
+		if (f.n == 0 || p.n == f.n) && (f.eps == 0 || p.eps == f.eps) {
+			probs = append(probs, p)
+		}
+	}
+	if len(all) == 0 || len(probs) > 0 {
+		return probs, nil
+	}
+	want := []string{}
+	if f.n != 0 {
+		want = append(want, fmt.Sprintf("n = %d", f.n))
+	}
+	if f.eps != 0 {
+		want = append(want, fmt.Sprintf("ε = %g", f.eps))
+	}
+	have := make([]string, len(all))
+	for i, p := range all {
+		have[i] = fmt.Sprintf("n = %d ε = %g", p.n, p.eps)
+	}
+	return nil, fmt.Errorf("gridtui results: no successful runs match %s in %s (recorded: %s)",
+		strings.Join(want, ", "), dir, strings.Join(have, "; "))
+}
+
+// writeTablesCSV writes the tables of every problem as one CSV in long form:
+// one line per cell that was run, identified by table, n, ε, cores, grid,
+// scheme and inventory (jobs.RunConfig.Inventory, last so that readers of
+// the older seven columns keep working), so tables with different columns
+// share one header.
+func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"table", "n", "eps", "cores", "grid", "scheme", "value", "inventory"})
+	for _, p := range probs {
+		for _, k := range kinds {
+			t := jobs.BuildTable(k, recs, p.n, p.eps)
+			name := "time_s"
+			if k == jobs.GainTable {
+				name = "gain"
+			}
+			for _, r := range t.Rows {
+				for i, v := range r.Cells {
+					if math.IsNaN(v) {
+						continue
+					}
+					c := t.Columns[i]
+					_ = cw.Write([]string{name, strconv.Itoa(p.n), strconv.FormatFloat(p.eps, 'g', -1, 64),
+						strconv.Itoa(r.Cores), c.Grid, string(c.Scheme), strconv.FormatFloat(v, 'g', -1, 64), c.Inventory})
+				}
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("gridtui results: write csv: %w", err)
+	}
+	return nil
+}
+
+// listRuns prints the recorded runs, one per line, in format.
+func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat) error {
+	head := []string{"id", "n", "ε", "scheme", "nodes", "cores", "grid", "wall (s)", "true residual", "outcome", "inventory"}
+	rows := make([][]string, 0, len(recs))
+	for _, r := range recs {
+		res := ""
+		if r.TrueResidual != nil {
+			res = fmt.Sprintf("%.3g", float64(*r.TrueResidual))
+		}
+		out := r.Outcome
+		if r.Reason != "" {
+			out += ": " + r.Reason
+		}
+		rows = append(rows, []string{r.ID, strconv.Itoa(r.Job.N), strconv.FormatFloat(r.Job.Eps, 'g', -1, 64), string(r.Job.Scheme),
+			strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), r.Job.Grid, fmt.Sprintf("%.3f", r.WallSeconds), res, out,
+			jobs.InventoryName(r.Job.Inventory)})
+	}
+	switch format {
+	case jobs.FormatCSV:
+		cw := csv.NewWriter(w)
+		head[2], head[7] = "eps", "wall_s"
+		for i, r := range recs {
+			rows[i][10] = r.Job.Inventory
+		}
+		_ = cw.Write(head)
+		_ = cw.WriteAll(rows)
+		if err := cw.Error(); err != nil {
+			return fmt.Errorf("gridtui results: write csv: %w", err)
+		}
+		return nil
+	case jobs.FormatMarkdown:
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+		for _, r := range rows {
+			for i := range r {
+				r[i] = strings.ReplaceAll(r[i], "|", "\\|")
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		if r[8] == "" {
+			r[8] = "-"
+		}
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}

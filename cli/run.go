@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/mem"
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/internal/jsonout"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+type runFlags struct {
+	job, scheme, detector, nodes, out string
+	app                               string
+	params                            []string
+	n, cores, maxIter                 int
+	eps                               float64
+	wall                              time.Duration
+	json, noRecord                    bool
+}
+
+func newRunCmd(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a job headless and print its report",
+		Long: "run starts the job's workers, runs it and prints progress lines and a final report\n" +
+			"(wall time, iterations per node, true residual, complementarity, traffic per network,\n" +
+			"computing gain). With no arguments it runs the default job on the local grid:\n" +
+			"the obstacle problem, n = 48, ε = 1e-8, hybrid iterations on 8 nodes.",
+		Example: "  gridtui run                                   # the default job on the local grid\n" +
+			"  gridtui run --n 64 --scheme async --nodes 4   # flags override the default job\n" +
+			"  gridtui run --job job.toml --nodes alpha,beta # a job file on two clusters\n" +
+			"  gridtui run --app poisson --param blocks=2x2x1 --nodes 4 # another application\n" +
+			"  gridtui run --json | jq -c 'select(.event == \"report\")'",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runJob(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.job, "job", "", "job file (TOML); flags below override it")
+	fl.StringVar(&f.app, "app", "", "the application (gridtui apps lists them; default obstacle)")
+	fl.StringArrayVar(&f.params, "param", nil, "an application parameter name=value (repeatable)")
+	fl.IntVar(&f.n, "n", 0, "interior points per axis (the parameter n)")
+	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε (the parameter eps)")
+	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid")
+	fl.StringVar(&f.detector, "detector", "", "tokens, activity or switch (default: the scheme's)")
+	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts; node sets such as "alpha-[1-4]"`)
+	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores)")
+	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
+	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
+	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
+	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
+	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
+	return cmd
+}
+
+func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
+	inv, err := deploy.Load(g.sites)
+	if err != nil {
+		return err
+	}
+	if inv.Notice != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
+	}
+	spec, err := buildSpec(cmd, f, inv)
+	if err != nil {
+		return err
+	}
+	if err := jobs.CheckConsoleMemory(spec, availableMemory()); err != nil {
+		return fmt.Errorf("gridtui run: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := cmd.OutOrStdout()
+	p := &progress{w: out, json: f.json}
+	rep, runErr := engine.Run(ctx, spec, engine.RunOptions{
+		Inventory: inv, OnSnapshot: p.snapshot, OnLog: p.log, NoRecord: f.noRecord,
+		Deploy: deploy.Options{HelloTimeout: 30 * time.Second},
+	})
+	if rep != nil {
+		if f.json {
+			p.emit("report", rep)
+		} else {
+			fmt.Fprintln(out)
+			if err := rep.WriteText(out); err != nil {
+				return err
+			}
+		}
+	}
+	if rep != nil && rep.Outcome != "ok" && rep.RecordID != "" && !f.json {
+		fmt.Fprintf(cmd.ErrOrStderr(), "the workers' logs: gridtui logs %s [NODE]\n", rep.RecordID)
+	}
+	if runErr != nil {
+		return &exitError{code: 1, err: runErr}
+	}
+	if rep.Outcome != "ok" || (rep.Checked && !rep.Complementarity.OK && spec.App == "obstacle") || (rep.Checked && spec.App != "obstacle" && !rep.FiguresOK) {
+		return &exitError{code: 1, err: fmt.Errorf("gridtui run: outcome %s", rep.Outcome)}
+	}
+	return nil
+}
+
+// buildSpec starts from the job file (or the default job) and applies the
+// flags that were given. engine.Run validates the result and resolves its
+// node selection.
+func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spec, error) {
+	spec := jobs.DefaultSpec()
+	if f.job != "" {
+		var err error
+		if spec, err = jobs.LoadSpec(f.job); err != nil {
+			return spec, err
+		}
+	}
+	set := cmd.Flags().Changed
+	if err := checkRunFlags(set, f); err != nil {
+		return spec, err
+	}
+	if set("app") {
+		if f.job == "" {
+			spec.Name = ""
+		}
+		spec.App, spec.Params = f.app, nil
+	}
+	if set("n") {
+		f.params = append([]string{"n=" + strconv.Itoa(f.n)}, f.params...)
+	}
+	if set("eps") {
+		f.params = append([]string{"eps=" + strconv.FormatFloat(f.eps, 'g', -1, 64)}, f.params...)
+	}
+	if err := applyParams(&spec, f.params); err != nil {
+		return spec, usageError(err)
+	}
+	if set("app") || len(f.params) > 0 {
+		// The application and its parameters come from the command line:
+		// a name or value it refuses is a usage error.
+		if _, _, err := spec.Application(); err != nil {
+			return spec, usageError(fmt.Errorf("gridtui run: %w", err))
+		}
+	}
+	if set("scheme") {
+		spec.Scheme = jobs.Scheme(f.scheme)
+		if !set("detector") {
+			spec.Detector = ""
+		}
+	}
+	if set("detector") {
+		spec.Detector = jobs.Detector(f.detector)
+	}
+	if set("cores") {
+		spec.Cores = f.cores
+	}
+	if set("max-iter") {
+		spec.MaxIter = f.maxIter
+	}
+	if set("wall-time") {
+		spec.WallTime = f.wall
+	}
+	if set("out") {
+		spec.Output = jobs.Output{Dir: f.out, VTI: true, Raw: true}
+	}
+	if set("nodes") {
+		sel, err := parseNodes(f.nodes, inv)
+		if err != nil {
+			return spec, err
+		}
+		spec.Nodes, spec.Groups = sel, nil
+	}
+	return spec, nil
+}
+
+// applyParams sets the job's application parameters from --param
+// name=value; the obstacle problem keeps n and eps in its own section.
+func applyParams(spec *jobs.Spec, kvs []string) error {
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return fmt.Errorf("gridtui run: --param %q: want name=value", kv)
+		}
+		if spec.App != "obstacle" {
+			if spec.Params == nil {
+				spec.Params = map[string]string{}
+			}
+			spec.Params[k] = v
+			continue
+		}
+		var err error
+		switch k {
+		case "n":
+			spec.Obstacle.N, err = strconv.Atoi(v)
+		case "eps":
+			spec.Obstacle.Eps, err = strconv.ParseFloat(v, 64)
+		default:
+			return fmt.Errorf("gridtui run: --param %s: the obstacle problem has parameters n and eps", k)
+		}
+		if err != nil {
+			return fmt.Errorf("gridtui run: --param %s=%s: not a number", k, v)
+		}
+	}
+	return nil
+}
+
+// checkRunFlags refuses values given explicitly that would otherwise be
+// replaced by a default (0) or fail only after the workers started.
+func checkRunFlags(set func(string) bool, f *runFlags) error {
+	switch {
+	case set("n") && f.n < 1:
+		return usageErrorf("gridtui run: --n %d: want at least 1", f.n)
+	case set("eps") && !(f.eps > 0):
+		return usageErrorf("gridtui run: --eps %g: want a positive number", f.eps)
+	case set("max-iter") && f.maxIter < 1:
+		return usageErrorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
+	case set("wall-time") && f.wall <= 0:
+		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
+	case set("scheme") && !slices.Contains([]jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}, jobs.Scheme(f.scheme)):
+		return usageErrorf("gridtui run: --scheme %q: want sync, async or hybrid", f.scheme)
+	case set("detector") && !slices.Contains([]jobs.Detector{jobs.DetectTokens, jobs.DetectActivity, jobs.DetectSwitch}, jobs.Detector(f.detector)):
+		return usageErrorf("gridtui run: --detector %q: want tokens, activity or switch", f.detector)
+	case set("cores") && f.cores < 0:
+		return usageErrorf("gridtui run: --cores %d: want 0 (each host's cores) or more", f.cores)
+	}
+	return nil
+}
+
+// parseNodes reads --nodes: a count, or names of sites, clusters and hosts,
+// node sets allowed ("alpha-[1-4],beta").
+func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
+	var sel jobs.NodeSelection
+	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+		if k < 1 {
+			return sel, usageErrorf("gridtui run: --nodes %d: want at least 1", k)
+		}
+		sel.Any = k
+		return sel, nil
+	}
+	var sites, clusters, hosts []string
+	for _, st := range inv.Sites {
+		sites = append(sites, st.Name)
+		for _, c := range st.Clusters {
+			clusters = append(clusters, c.Name)
+		}
+	}
+	for _, h := range inv.Hosts() {
+		hosts = append(hosts, h.Name)
+	}
+	toks := strings.Split(s, ",")
+	if strings.Contains(s, "[") {
+		set, err := deploy.ExpandNodeSet(s)
+		if err != nil {
+			return sel, fmt.Errorf("gridtui run: --nodes: %w", err)
+		}
+		toks = set
+	}
+	seen := map[string]bool{}
+	for _, tok := range toks {
+		tok = strings.TrimSpace(tok)
+		if seen[tok] && tok != "" {
+			return sel, usageErrorf("gridtui run: --nodes: %s is listed twice", tok)
+		}
+		seen[tok] = true
+		switch {
+		case tok == "":
+		case slices.Contains(hosts, tok):
+			sel.Hosts = append(sel.Hosts, tok)
+		case slices.Contains(clusters, tok):
+			sel.Clusters = append(sel.Clusters, tok)
+		case slices.Contains(sites, tok):
+			sel.Sites = append(sel.Sites, tok)
+		default:
+			return sel, usageErrorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
+		}
+	}
+	return sel, nil
+}
+
+// progress prints telemetry: a text line about once a second, or every
+// snapshot and log event as a JSON line.
+type progress struct {
+	w    io.Writer
+	json bool
+	last time.Time
+}
+
+func (p *progress) emit(kind string, v any) {
+	b, err := jsonout.Marshal(struct {
+		Event string `json:"event"`
+		Data  any    `json:"data"`
+	}{kind, v})
+	if err == nil {
+		fmt.Fprintln(p.w, string(b))
+	}
+}
+
+func (p *progress) log(ev engine.LogEvent) {
+	if p.json {
+		p.emit("log", ev)
+		return
+	}
+	who := ev.Node
+	if who == "" {
+		who = "run"
+	}
+	fmt.Fprintf(p.w, "%s  %-8s %s\n", ev.At.Format("15:04:05.000"), who, ev.Text)
+}
+
+func (p *progress) snapshot(s engine.Snapshot) {
+	if p.json {
+		p.emit("snapshot", s)
+		return
+	}
+	if time.Since(p.last) < time.Second {
+		return
+	}
+	p.last = time.Now()
+	counts := map[engine.NodeState]int{}
+	lo, hi := -1, 0
+	for _, n := range s.Nodes {
+		counts[n.State]++
+		if lo < 0 || n.Iteration < lo {
+			lo = n.Iteration
+		}
+		hi = max(hi, n.Iteration)
+	}
+	var states []string
+	for st := engine.StateStarting; st <= engine.StateFailed; st++ {
+		if counts[st] > 0 {
+			states = append(states, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	gain := ""
+	if s.Gain > 0 {
+		gain = fmt.Sprintf("  gain≈%.2f", s.Gain)
+	}
+	fmt.Fprintf(p.w, "%7.1fs  σ=%.3e  iterations %d…%d  %s%s\n", s.Elapsed.Seconds(), s.GlobalSigma, lo, hi, strings.Join(states, ", "), gain)
+}
+
+var _ = context.Background
+
+// availableMemory is the memory the console can still use, in bytes; 0 when
+// the platform does not say.
+func availableMemory() uint64 {
+	vm, err := mem.VirtualMemory()
+	if err != nil {
+		return 0
+	}
+	return vm.Available
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/jsonout"
+	"github.com/gridtui/gridtui/probe"
+	"github.com/spf13/cobra"
+)
+
+func newSitesCmd(g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "sites",
+		Short:   "Print the inventory as gridtui understood it",
+		Long:    "Print every host of the inventory (--sites, $GRIDTUI_SITES, ./sites.toml,\n$XDG_CONFIG_HOME/gridtui/sites.toml or the embedded local grid: the first line says which)\nwith its site, cluster, cores, launcher and addresses, node ranges expanded.",
+		Example: "  gridtui sites\n  gridtui sites --sites lab.toml",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inv, err := deploy.Load(g.sites)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if inv.Notice != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
+			}
+			if asJSON {
+				return jsonout.Write(out, sitesJSON(inv))
+			}
+			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
+			ssh := deploy.NewSSHResolver("")
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES")
+			for _, s := range inv.Sites {
+				for _, c := range s.Clusters {
+					for _, h := range c.Hosts {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(cmd.Context(), ssh, s, h))
+					}
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the inventory as JSON")
+	cmd.AddCommand(newSitesImportCmd())
+	return cmd
+}
+
+// newSitesImportCmd turns an MPI hostfile into a sites.toml.
+func newSitesImportCmd() *cobra.Command {
+	var site, cluster, out string
+	c := &cobra.Command{
+		Use:   "import HOSTFILE",
+		Short: "Turn an Open MPI or MPICH hostfile into a sites.toml inventory",
+		Long: "Read an Open MPI hostfile (\"host slots=N\") or an MPICH one (\"host:N\") and print a sites.toml\n" +
+			"with one site and one cluster holding its hosts, cores from the slots. SSH settings are left to\n" +
+			"~/.ssh/config. -o writes a file (never over an existing one).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			entries, err := deploy.ParseHostfile(args[0], data)
+			if err != nil {
+				return err
+			}
+			text := deploy.ImportHostfile(args[0], site, cluster, entries)
+			if _, err := deploy.Parse(args[0], text); err != nil {
+				return fmt.Errorf("gridtui sites import: --site/--cluster: %w", err)
+			}
+			if out == "" {
+				_, err = cmd.OutOrStdout().Write(text)
+				return err
+			}
+			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err != nil {
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			if _, err := f.Write(text); err != nil {
+				f.Close()
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("gridtui sites import: %w", err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d hosts\n", out, len(entries))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&site, "site", "imported", "name of the site")
+	c.Flags().StringVar(&cluster, "cluster", "hosts", "name of the cluster")
+	c.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	return c
+}
+
+// sitesView is `gridtui sites --json`: the inventory's file, its locality
+// rule and every host with its launcher.
+type sitesView struct {
+	Inventory string `json:"inventory"`
+	Locality  string `json:"locality"`
+	Hosts     []siteHost
+}
+
+type siteHost struct {
+	deploy.Host
+	Launcher deploy.Launcher
+}
+
+func sitesJSON(inv *deploy.Inventory) sitesView {
+	v := sitesView{Inventory: inv.Source, Locality: localityName(inv)}
+	for _, s := range inv.Sites {
+		for _, c := range s.Clusters {
+			for _, h := range c.Hosts {
+				v.Hosts = append(v.Hosts, siteHost{h, s.Launcher})
+			}
+		}
+	}
+	return v
+}
+
+func localityName(inv *deploy.Inventory) string {
+	if inv.Locality.Rule == probe.RulePrefix {
+		return "prefix /" + strconv.Itoa(inv.Locality.PrefixBits)
+	}
+	return inv.Locality.Rule
+}
+
+func coresText(n int) string {
+	if n == 0 {
+		return "all"
+	}
+	return strconv.Itoa(n)
+}
+
+// addressText shows how a host is reached: its loopback addresses on a local
+// site, user@hostname:port and the jump hosts over SSH, as the ssh
+// configuration resolves them.
+func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h deploy.Host) string {
+	if s.Launcher == deploy.LauncherLocal {
+		t := "eth " + h.EthernetAddr.String()
+		if h.FastAddr.IsValid() {
+			t += ", fast " + h.FastAddr.String()
+		}
+		return t
+	}
+	route, err := deploy.Route(ctx, ssh, h)
+	if err != nil {
+		route = "unresolved: " + err.Error()
+	}
+	t := "ssh " + route
+	if h.Ethernet != "" || h.Fast != "" {
+		t += fmt.Sprintf(" (nics: eth=%s fast=%s)", dash(h.Ethernet), dash(h.Fast))
+	}
+	return t
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

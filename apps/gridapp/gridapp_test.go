@@ -228,7 +228,6 @@ func (p *stepPart) Result() []float64      { return []float64{p.u, float64(p.adv
 func (p *stepPart) Close()                 {}
 func (p *stepPart) Advance()               { p.step++; p.advances++ }
 
-
 func (a stepApp) Info() Info      { return Info{} }
 func (a stepApp) Params() []Param { return nil }
 func (a stepApp) Define(Values, []Node) (Task, error) {

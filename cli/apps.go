@@ -10,6 +10,7 @@ import (
 	_ "github.com/gridtui/gridtui/apps/heat" // the applications of this repository
 	_ "github.com/gridtui/gridtui/apps/obstacle"
 	_ "github.com/gridtui/gridtui/apps/poisson"
+	_ "github.com/gridtui/gridtui/apps/sparse"
 )
 
 func newAppsCmd() *cobra.Command {

@@ -102,6 +102,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	for _, w := range plan.Warnings {
 		logf("", "%s", w)
 	}
+	if err := checkNodeMemory(plan, workers); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	s, err := newSubmission(spec, plan, workers, opt, logf)
 	if err != nil {
 		return nil, err

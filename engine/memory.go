@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -145,4 +146,27 @@ func readUint(path string) (uint64, bool) {
 	}
 	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	return v, err == nil
+}
+
+// memoryNote adds the memory figures to the exit of a worker killed by
+// SIGKILL (deploy.ErrKilled): the kernel's out-of-memory killer is the
+// usual culprit, and the figures say whether the node's part could fit.
+func (s *submission) memoryNote(node string, err error) string {
+	if !errors.Is(err, deploy.ErrKilled) {
+		return ""
+	}
+	r := slices.Index(s.plan.Ranks, node)
+	if r < 0 {
+		return ""
+	}
+	had := "an unknown amount"
+	if w := s.workers[node]; w != nil && w.Hello.Memory > 0 {
+		had = jobs.Bytes(w.Hello.Memory)
+	}
+	what := "possibly out of memory"
+	if errors.Is(err, deploy.ErrOutOfMemory) {
+		what = "out of memory"
+	}
+	return fmt.Sprintf(" (%s: the node's part needs about %s, its host had %s available when the worker started)",
+		what, jobs.Bytes(nodeMemory(s.plan, r)), had)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -104,4 +105,27 @@ func TestRunRefusesNodeMemory(t *testing.T) {
 		t.Errorf("the console allocated %s before refusing", jobs.Bytes(grew))
 	}
 	assertGone(t, pids)
+}
+
+// TestMemoryNote checks the figures added to a worker killed by SIGKILL,
+// and that the kernel's word for an out-of-memory kill is kept.
+func TestMemoryNote(t *testing.T) {
+	plan := &Plan{Ranks: []string{"alpha-1"}, Task: gridapp.Task{Parts: []gridapp.PartSpec{{Size: 1 << 27}}}}
+	s := &submission{plan: plan, workers: map[string]*deploy.Worker{
+		"alpha-1": {Host: deploy.Host{Name: "alpha-1"}, Hello: deploy.Hello{Memory: 2 << 30}}}}
+	tests := map[string]struct {
+		err  error
+		want string
+	}{
+		"kill -9":    {fmt.Errorf("%w: %w", deploy.ErrKilled, errors.New("signal: killed")), " (possibly out of memory: the node's part needs about 4.0 GiB, its host had 2.0 GiB available when the worker started)"},
+		"oom killer": {fmt.Errorf("%w, %w", deploy.ErrKilled, deploy.ErrOutOfMemory), " (out of memory: the node's part needs about 4.0 GiB, its host had 2.0 GiB available when the worker started)"},
+		"exit 1":     {errors.New("exit status 1"), ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := s.memoryNote("alpha-1", tc.err); got != tc.want {
+				t.Errorf("note %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

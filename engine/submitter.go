@@ -299,7 +299,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 		case name := <-exited:
 			cause := "worker process exited"
 			if err := s.workers[name].Err(); err != nil {
-				cause = fmt.Sprintf("worker process exited: %v", err)
+				cause = fmt.Sprintf("worker process exited: %v%s", err, s.memoryNote(name, err))
 			}
 			s.fail(name, cause)
 		case ev := <-s.ep.PeerDown():

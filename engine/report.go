@@ -154,7 +154,19 @@ func (s *submission) report() *Report {
 func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	var firstErr error
 	rep.Eps = s.plan.Task.Eps
-	if s.failed == nil && s.complete() && s.spec.App != obstacleApp {
+	if s.disk != nil {
+		ok := s.failed == nil && s.complete()
+		s.values = nil // the mapping ends here
+		if err := s.disk.unmap(); err != nil {
+			firstErr = fmt.Errorf("engine: solution file %s: %w", s.disk.path, err)
+		}
+		if ok {
+			rep.Outputs = append(rep.Outputs, s.disk.path)
+			rep.Warnings = append(rep.Warnings, s.disk.note())
+		} else {
+			os.Remove(s.disk.path) // a failed run's pieces are no solution
+		}
+	} else if s.failed == nil && s.complete() && s.spec.App != obstacleApp {
 		firstErr = assembleApp(rep, s)
 	} else if s.failed == nil && s.complete() {
 		u, err := jobs.Assemble(s.problem, s.plan.Ranges, s.values)

@@ -184,8 +184,10 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	}
 	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
 	rec := runRecord(rep, s)
-	if rep.Outcome == "ok" && s.spec.App == obstacleApp { // the store keys t1 by the obstacle problem's n and ε
+	if rep.Outcome == "ok" { // t1 is the same application's with the same parameters (jobs.Instance)
 		setGain(rep, rec, opt.StoreDir)
+	}
+	if rep.Outcome == "ok" && s.spec.App == obstacleApp {
 		setPrediction(rep, s, opt.StoreDir)
 	}
 	if !opt.NoRecord {
@@ -348,8 +350,11 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) writeGain(b *strings.Builder) {
 	switch {
 	case r.Gain > 0 && r.T1Self:
-		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of n = %d, ε = %g)\n",
-			r.Gain, r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
+		what := fmt.Sprintf("n = %d, ε = %g", r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
+		if r.Spec.App != obstacleApp {
+			what = r.Spec.App + " " + formatParams(r.Spec.Params)
+		}
+		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of %s)\n", r.Gain, what)
 	case r.Gain > 0:
 		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
 	case r.Outcome != "ok":

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gridtui/gridtui/apps/gridapp"
-
 	_ "github.com/gridtui/gridtui/apps/exec" // the applications of this repository
+	"github.com/gridtui/gridtui/apps/gridapp"
+	_ "github.com/gridtui/gridtui/apps/heat"
 	_ "github.com/gridtui/gridtui/apps/obstacle"
 	_ "github.com/gridtui/gridtui/apps/poisson"
 )

@@ -26,6 +26,7 @@ type builtPart struct {
 	graph      [][]int // every part's neighbours
 	eps        float64
 	maxIter    int
+	steps      int
 	size       int
 }
 
@@ -85,6 +86,11 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: ps.Neighbours, Cores: max(t.Cores, 1), Spec: ps.Spec}
 	if bp.part, err = app.NewPart(v, sub); err != nil {
 		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
+	}
+	bp.steps = task.StepCount()
+	if _, ok := bp.part.(gridapp.Stepper); !ok && bp.steps > 1 {
+		bp.part.Close()
+		return bp, fmt.Errorf("%w %q: a task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApplication, bp.app, bp.steps)
 	}
 	bp.neighbours, bp.eps, bp.size = ps.Neighbours, task.Eps, ps.Size
 	bp.graph = make([][]int, len(task.Parts))

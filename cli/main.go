@@ -74,6 +74,7 @@ func newRootCmd() *cobra.Command {
 		newDeployCmd(g),
 		newProbeCmd(g),
 		newWorkerCmd(g),
+		newGatewayCmd(g),
 		newBenchCmd(g),
 		newVersionCmd(),
 		newLogsCmd(g),

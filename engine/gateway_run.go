@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,10 @@ func (g *runGateway) local() string {
 func (g *runGateway) wan() string {
 	return "tcp://" + net.JoinHostPort(g.Def.Address, strconv.Itoa(g.Port))
 }
+
+// gatewayS2Env, set to "off" in the console's environment, turns S2 off
+// on the gateway links (to measure what it saves).
+const gatewayS2Env = "GRIDTUI_GATEWAY_S2"
 
 // gatewayName names the gateway of a site.
 func gatewayName(site string) string { return "gw-" + site }
@@ -112,7 +117,7 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 // gatewayPlanFor is g's plan: every other gateway of the run, and the data
 // addresses of the workers of g's site.
 func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inventory, workers []*deploy.Worker) gatewayPlan {
-	p := gatewayPlan{Self: g.ID}
+	p := gatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
 	for _, o := range all {
 		if o != g {
 			p.Peers = append(p.Peers, rmnp.GatewayPeer{ID: o.ID, Name: o.Name, Addr: o.wan()})

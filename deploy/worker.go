@@ -23,7 +23,8 @@ type Worker struct {
 	err    error // set before done is closed
 	stdin  io.WriteCloser
 	stderr *tailBuffer
-	kill   func() // forcibly ends the worker (SIGKILL / close the session)
+	stdout *tailBuffer // what it printed after its hello (a gateway's counters)
+	kill   func()      // forcibly ends the worker (SIGKILL / close the session)
 	// killHung, when set, makes sure a worker that did not exit on time is
 	// gone even where kill cannot reach it (an sshd that ignores signal
 	// requests, a stopped process that never sees its stdin close).
@@ -52,6 +53,25 @@ func (w *Worker) Err() error {
 	default:
 		return nil
 	}
+}
+
+// LastLine returns the last complete line the process printed on stdout
+// after its hello ("" if none): a gateway prints its counters there.
+func (w *Worker) LastLine() string {
+	s := strings.TrimRight(w.stdout.String(), "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if !strings.HasSuffix(w.stdout.String(), "\n") {
+		return ""
+	}
+	return s
+}
+
+// WriteLine writes v as one JSON line on the process's stdin (a gateway's
+// peers, after its hello).
+func (w *Worker) WriteLine(v any) error {
+	return writeJSONLine(w.stdin, v, "line")
 }
 
 // Stop closes the worker's stdin, waits up to Options.StopTimeout for it to

@@ -35,6 +35,9 @@ type Report struct {
 	Traffic []NetTraffic
 	Routes  []probe.Route
 	Groups  []jobs.Group
+	// Gateways are the run's gateway links (a run across sites whose nodes
+	// cannot reach each other), as each gateway counted what it sent.
+	Gateways []GatewayReport `json:",omitempty"`
 	// Residual is the true global residual: σ of one more synchronous sweep
 	// of the assembled solution. Checked is false when the run produced no
 	// solution.
@@ -101,7 +104,8 @@ func (s *submission) report() *Report {
 		end = time.Now()
 	}
 	rep := &Report{Spec: s.spec, Started: s.start, Wall: end.Sub(s.start), Outcome: "ok",
-		Routes: s.plan.Routes, Groups: s.plan.Groups, Warnings: s.plan.Warnings}
+		Routes: s.dialledRoutes(), Groups: s.plan.Groups, Warnings: s.plan.Warnings,
+		Gateways: gatewayReports(s.gateways)}
 	if s.failed != nil {
 		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause
 	}
@@ -331,6 +335,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.writeRoutes(&b)
 	r.writeTraffic(&b)
+	r.writeGateways(&b)
 	r.writeGain(&b)
 	r.writePrediction(&b)
 	for _, o := range r.Outputs {
@@ -382,6 +387,9 @@ func (r *Report) writeRoutes(b *strings.Builder) {
 		fmt.Fprint(b, "networks:")
 		for _, rt := range r.Routes {
 			fmt.Fprintf(b, "  %s↔%s %s", rt.A, rt.B, rt.Network)
+			if rt.Via != "" {
+				fmt.Fprintf(b, " via %s", rt.Via)
+			}
 		}
 		fmt.Fprintln(b)
 		return

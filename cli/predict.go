@@ -263,7 +263,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, ", fitted on %d run(s):", st.Runs)
 		for _, f := range st.Fit {
-			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %s: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, secs(f.Round), f.Measured, f.Modelled)
+			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
 	}

@@ -97,6 +97,8 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 	}
 	fmt.Fprintf(&b, "within %.0f %%: %d of %d cases (%.0f %%); %d without a prediction\n", 100*v.Tolerance,
 		v.Within, len(v.Cases), pct(v.Within, len(v.Cases)), len(v.Cases)-v.Predicted())
+	fmt.Fprintf(&b, "within %.0f %% of the fastest run of each case: %d of %d (%.0f %%)\n", 100*v.Tolerance,
+		v.WithinFastest, len(v.Cases), pct(v.WithinFastest, len(v.Cases)))
 	fmt.Fprintf(&b, "schemes ranked in the measured order: %d of %d (%.0f %%)\n", v.Ranked, len(v.Rankings), pct(v.Ranked, len(v.Rankings)))
 	_, err := io.WriteString(w, b.String())
 	return err

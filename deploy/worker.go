@@ -28,10 +28,13 @@ type Worker struct {
 	// gone even where kill cannot reach it (an sshd that ignores signal
 	// requests, a stopped process that never sees its stdin close).
 	killHung func()
-	stopped  bool
-	mu       sync.Mutex
-	timeout  time.Duration
-	ev       *emitter
+	// oomLine, when set, returns the kernel's log line of the out-of-memory
+	// killer ending the worker ("" if it did not).
+	oomLine func() string
+	stopped bool
+	mu      sync.Mutex
+	timeout time.Duration
+	ev      *emitter
 }
 
 // ErrWorkerExited is wrapped when a worker exits before it was stopped.
@@ -91,6 +94,9 @@ func (w *Worker) exited(node string, err error) {
 	stopped := w.stopped
 	w.mu.Unlock()
 	if err != nil && !stopped {
+		if killedHard(err) {
+			err = w.killed(err)
+		}
 		tail := strings.TrimSpace(w.stderr.String())
 		if tail != "" {
 			err = fmt.Errorf("%w: %s on %s: %w: %s", ErrWorkerExited, node, w.Host.Name, err, tail)
@@ -106,6 +112,17 @@ func (w *Worker) exited(node string, err error) {
 	}
 	w.err = err
 	close(w.done)
+}
+
+// killed says how a worker that ended by SIGKILL was killed: by the
+// kernel's out-of-memory killer when its log says so.
+func (w *Worker) killed(err error) error {
+	if w.oomLine != nil {
+		if line := w.oomLine(); line != "" {
+			return fmt.Errorf("%w, %w (the kernel's log: %q): %w", ErrKilled, ErrOutOfMemory, line, err)
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrKilled, err)
 }
 
 // handshake sends the boot line and waits for the hello, at most timeout.

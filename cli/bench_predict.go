@@ -16,6 +16,7 @@ import (
 type benchPredictFlags struct {
 	dataDir   string
 	maxTraced int
+	shared    int
 	tolerance float64
 	json      bool
 }
@@ -42,7 +43,7 @@ func newBenchPredictCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v, err := predict.Validate(res, f.maxTraced, f.tolerance)
+			v, err := predict.Validate(res, f.maxTraced, f.tolerance, f.shared)
 			if err != nil {
 				return err
 			}
@@ -55,6 +56,7 @@ func newBenchPredictCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	fl.IntVar(&f.maxTraced, "max-trace-nodes", 4, "predict from runs of at most this many nodes, the larger ones")
+	fl.IntVar(&f.shared, "shared-cores", 0, "the runs' nodes all shared one host of this many cores (the multi-host test harness: the machine's)")
 	fl.Float64Var(&f.tolerance, "tolerance", 0.15, "relative error a prediction must be within")
 	fl.BoolVar(&f.json, "json", false, "print the validation as JSON")
 	return cmd

@@ -50,7 +50,8 @@ func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 		p.applySync(ends, r.idle, float64(iters)/float64(k), iters)
 	} else {
 		p.Staleness = r.staleness(k)
-		p.applyAsync(ends, r.idle, k, m.Staleness.Rounds(job.Scheme, p.Nodes)*float64(iters)*round)
+		link := m.Staleness.Rounds(job.Scheme, p.Nodes) * float64(iters) * round
+		p.applyAsync(ends, r.idle, k, max(link, r.cpuBound(m, job.Scheme)))
 	}
 	p.Seconds += m.Overhead
 	cont := 1.0

@@ -45,6 +45,7 @@ type Ranking struct {
 // from its smaller ones.
 type Validation struct {
 	MaxTraceNodes int       `json:"max_trace_nodes"`
+	SharedCores   int       `json:"shared_cores,omitempty"`
 	Tolerance     float64   `json:"tolerance"`
 	Cases         []Case    `json:"cases"`
 	Rankings      []Ranking `json:"rankings"`
@@ -75,7 +76,10 @@ func (v *Validation) Predicted() int {
 // median measured time against the prediction, and per problem and node
 // count the order of the schemes. tol is the relative error a case must be
 // within to count in Within (0.15 for dPerf's 15 %).
-func Validate(res *jobs.Results, maxTraceNodes int, tol float64) (*Validation, error) {
+//
+// sharedCores, when positive, says every run's nodes shared one host of
+// that many cores (see BuildShared).
+func Validate(res *jobs.Results, maxTraceNodes int, tol float64, sharedCores int) (*Validation, error) {
 	if maxTraceNodes < 1 {
 		return nil, fmt.Errorf("predict: validate: max trace nodes %d: want at least 1", maxTraceNodes)
 	}
@@ -100,11 +104,11 @@ func Validate(res *jobs.Results, maxTraceNodes int, tol float64) (*Validation, e
 		return cmp.Or(cmp.Compare(a.p.App, b.p.App), cmp.Compare(a.p.N, b.p.N), cmp.Compare(a.p.Eps, b.p.Eps),
 			cmp.Compare(a.nodes, b.nodes), cmp.Compare(slices.Index(AllSchemes, a.scheme), slices.Index(AllSchemes, b.scheme)))
 	})
-	v := &Validation{MaxTraceNodes: maxTraceNodes, Tolerance: tol}
+	v := &Validation{MaxTraceNodes: maxTraceNodes, Tolerance: tol, SharedCores: sharedCores}
 	for _, k := range keys {
 		c := measuredCase(k.p, k.scheme, k.nodes, groups[k])
 		out, err := PredictSchemes(res, Request{Problem: k.p, Nodes: k.nodes, Schemes: []jobs.Scheme{k.scheme},
-			MaxTraceNodes: maxTraceNodes, Cores: groups[k][0].Nodes[0].Cores})
+			MaxTraceNodes: maxTraceNodes, Cores: groups[k][0].Nodes[0].Cores, SharedCores: sharedCores})
 		switch {
 		case errors.Is(err, ErrNoTrace):
 			c.Reason = err.Error()

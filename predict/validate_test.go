@@ -40,7 +40,7 @@ func TestValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Validate(res, 2, 0.15)
+	v, err := Validate(res, 2, 0.15, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestValidate(t *testing.T) {
 	if within != v.Within {
 		t.Errorf("within %d, counted %d", v.Within, within)
 	}
-	if _, err := Validate(res, 0, 0.15); err == nil {
+	if _, err := Validate(res, 0, 0.15, 0); err == nil {
 		t.Error("max trace nodes 0 accepted")
 	}
 }

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -209,7 +210,7 @@ func (r *replay) cpuBound(m *Model, scheme jobs.Scheme) float64 {
 		cpu += r.base[i] + float64(len(r.out[i]))*m.LinkBytes*m.ByteSeconds
 	}
 	n := len(r.sweep)
-	cpu *= l.At(n) / float64(n) * r.cont
+	cpu *= max(1, l.A+l.B*math.Log2(float64(n))) / float64(n) * r.cont
 	return cpu
 }
 

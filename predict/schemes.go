@@ -26,6 +26,9 @@ type Request struct {
 	// MaxTraceNodes, when positive, rests the prediction only on runs of
 	// at most that many nodes.
 	MaxTraceNodes int
+	// SharedCores, when positive, says that every node, of the traced runs
+	// and of the job, shares one host of that many cores (see BuildShared).
+	SharedCores int
 }
 
 // Outlook is what every scheme of one job is expected to do on one
@@ -56,7 +59,7 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 		kept.Records = slices.DeleteFunc(slices.Clone(res.Records), func(r jobs.RunRecord) bool { return len(r.Nodes) > req.MaxTraceNodes })
 		res = &kept
 	}
-	m, err := Build(res, req.Problem)
+	m, err := BuildShared(res, req.Problem, req.SharedCores)
 	if err != nil {
 		return nil, err
 	}

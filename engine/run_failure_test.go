@@ -106,6 +106,7 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("error %q does not name %s", err, tc.node)
 			}
 			checkStoppedRun(t, rep, err, tc.sig == 0)
+			checkFailedLog(t, rep)
 			mu.Lock()
 			lag, stop := detected.Sub(signaled), returned.Sub(detected)
 			mu.Unlock()
@@ -148,6 +149,29 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("recorded outcome %q reason %q with %d nodes", rec.Outcome, rec.Reason, len(rec.Nodes))
 			}
 		})
+	}
+}
+
+// checkFailedLog checks that the report of a run that failed on a node
+// carries the tail of that node's log (issue 20 item 10): in its cause when
+// the worker exited with it, else in FailedLog, which the text prints.
+func checkFailedLog(t *testing.T, rep *Report) {
+	t.Helper()
+	if rep.FailedNode == "" {
+		return
+	}
+	own := "node=" + rep.FailedNode
+	if strings.Contains(rep.Cause, own) {
+		return
+	}
+	if len(rep.FailedLog) == 0 || !strings.Contains(strings.Join(rep.FailedLog, "\n"), own) {
+		t.Errorf("the report carries no log of %s: cause %q, log %q", rep.FailedNode, rep.Cause, rep.FailedLog)
+		return
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "its log:   "+rep.FailedLog[0]) {
+		t.Errorf("the text report does not print the failed node's log:\n%s", b.String())
 	}
 }
 

@@ -246,49 +246,12 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	victim := fmt.Sprintf("alpha-%d", n/4+2) // inside a group, not its first
 	spec := scaleJob(n, jobs.Asynchronous, 1e-14)
 	spec.MaxIter, spec.WallTime = 1<<30, 20*time.Minute
-	var (
-		mu                 sync.Mutex
-		pids               = map[string]int{}
-		signaled, detected time.Time
-		falseFailure       string
-	)
-	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
-		OnWorkers: func(ws []*deploy.Worker) {
-			for _, w := range ws {
-				pids[w.Host.Name] = w.Hello.PID
-			}
-		},
-		OnSnapshot: func(s Snapshot) {
-			mu.Lock()
-			defer mu.Unlock()
-			if !signaled.IsZero() {
-				return
-			}
-			for _, st := range s.Nodes {
-				if st.Iteration < 3 {
-					return
-				}
-			}
-			signaled = time.Now()
-			syscall.Kill(pids[victim], sig)
-		},
-		OnLog: func(ev LogEvent) {
-			mu.Lock()
-			defer mu.Unlock()
-			if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {
-				detected = time.Now()
-				if ev.Node != victim {
-					falseFailure = ev.Node + ": " + ev.Text
-				}
-			}
-		},
-	}
+	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir()}
+	f := faultAt(&opt, victim, sig, 3, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, spec, opt)
-	mu.Lock()
-	defer mu.Unlock()
-	if falseFailure != "" || rep == nil || rep.FailedNode != victim {
+	if falseFailure := f.falseFailure(victim); falseFailure != "" || rep == nil || rep.FailedNode != victim {
 		t.Fatalf("want %s named; first failure %q, run error %v", victim, falseFailure, err)
 	}
 	limit := detectLimit
@@ -297,14 +260,11 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 		// still names a silent one after excuseLimit × HeartbeatTimeout.
 		limit = excuseLimit*HeartbeatTimeout + time.Second
 	}
-	lag := detected.Sub(signaled)
+	signaled, _ := f.times()
+	lag := f.lag()
 	if signaled.IsZero() || lag > limit {
 		t.Errorf("%v of %s detected after %v, want at most %v", sig, victim, lag, limit)
 	}
 	t.Logf("SCALE workers=%d signal=%v detected-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), rep.Cause)
-	var all []int
-	for _, p := range pids {
-		all = append(all, p)
-	}
-	assertGone(t, all)
+	assertGone(t, f.allPIDs())
 }

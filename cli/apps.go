@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/gridtui/gridtui/apps/exec" // the applications of this repository
 	"github.com/gridtui/gridtui/apps/gridapp"
-	_ "github.com/gridtui/gridtui/apps/obstacle" // the applications of this repository
+	_ "github.com/gridtui/gridtui/apps/heat"
+	_ "github.com/gridtui/gridtui/apps/obstacle"
 	_ "github.com/gridtui/gridtui/apps/poisson"
 )
 

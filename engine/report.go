@@ -216,10 +216,39 @@ func assembleApp(rep *Report, s *submission) (err error) {
 	}
 	rep.Solution, rep.Checked = res.Solution, true
 	rep.Residual, rep.Figures, rep.FiguresOK = res.Residual, res.Figures, res.OK
-	if o := rep.Spec.Output; o.VTI || o.Raw {
+	o := rep.Spec.Output
+	w, writes := s.plan.App.(gridapp.Outputter)
+	switch {
+	case o.VTI && writes:
+		base, err := outputBase(rep)
+		if err != nil {
+			return err
+		}
+		files, err := w.WriteOutput(s.plan.Values, s.plan.Task, res, base)
+		rep.Outputs = append(rep.Outputs, files...)
+		if err != nil {
+			return fmt.Errorf("%w %q: write output: %w", ErrApplication, s.spec.App, err)
+		}
+		if o.Raw {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write raw files", s.spec.App))
+		}
+	case o.VTI || o.Raw:
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write VTI or raw files", s.spec.App))
 	}
 	return nil
+}
+
+// outputBase makes the job's output directory and returns the base name of
+// the run's files in it: name-start.
+func outputBase(rep *Report) (string, error) {
+	dir := rep.Spec.Output.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("engine: output directory %s: %w", dir, err)
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%s", rep.Spec.Name, rep.Started.UTC().Format("20060102T150405"))), nil
 }
 
 // writeOutputs writes the solution as the job's output section asks.
@@ -228,14 +257,10 @@ func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
 	if !o.VTI && !o.Raw {
 		return nil
 	}
-	dir := o.Dir
-	if dir == "" {
-		dir = "."
+	base, err := outputBase(rep)
+	if err != nil {
+		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("engine: output directory %s: %w", dir, err)
-	}
-	base := filepath.Join(dir, fmt.Sprintf("%s-%s", rep.Spec.Name, rep.Started.UTC().Format("20060102T150405")))
 	if o.VTI {
 		var buf bytes.Buffer
 		if err := jobs.WriteVTI(&buf, p, u); err != nil {

@@ -165,9 +165,7 @@ func notListening(node string, r probe.Route, listen []string) string {
 // every result is in, a node fails, the wall time passes or ctx ends.
 func (s *submission) execute(ctx context.Context) (*Report, error) {
 	s.start = time.Now()
-	if s.spec.App == obstacleApp { // the results store keys t1 by the obstacle problem's n and ε
-		s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem, s.inventory, s.gridLabel())
-	}
+	s.gainRef = loadGainCurve(s.opt.StoreDir, s.instance(), s.inventory, s.gridLabel())
 	tasks, err := s.tasks()
 	if err != nil {
 		return s.report(), err

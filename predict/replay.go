@@ -177,12 +177,9 @@ func (r *replay) run(k int) []float64 {
 	return r.ready
 }
 
-// staleness is the replay's staleness regressor s = (1 + a) · D: a the
-// halo age beyond a synchronous run's (the receiver's sweeps per update,
-// minus one, over the asynchronous links) and D the asynchronous diameter of
-// the graph (the most asynchronous links on a shortest path between two
-// ranks, synchronous links counting 0): information crosses D stale links
-// to reach every rank. 0 without asynchronous links.
+// staleness is the mean halo age over the asynchronous links after k
+// sweeps: the receiver's sweeps per delivered update, minus one; 0 without
+// asynchronous links.
 func (r *replay) staleness(k int) float64 {
 	var ages []float64
 	for i := range r.out {
@@ -192,46 +189,20 @@ func (r *replay) staleness(k int) float64 {
 			}
 		}
 	}
-	if len(ages) == 0 {
-		return 0
-	}
-	far, _ := r.asyncHops(0)
-	_, d := r.asyncHops(far)
-	return (1 + mean(ages)) * float64(d)
+	return mean(ages)
 }
 
-// asyncHops is a 0-1 breadth-first search from rank src counting
-// asynchronous links: the farthest rank and its distance.
-func (r *replay) asyncHops(src int) (int, int) {
-	dist := make([]int, len(r.out))
-	for i := range dist {
-		dist[i] = -1
-	}
-	dist[src] = 0
-	deque := []int{src}
-	for len(deque) > 0 {
-		i := deque[0]
-		deque = deque[1:]
+// round is the interval between two updates delivered over the slowest
+// asynchronous link, given each node's time after its replayed sweeps; 0
+// without asynchronous links.
+func (r *replay) round(ends []float64) float64 {
+	round := 0.0
+	for i := range r.out {
 		for _, ed := range r.out[i] {
-			w := 0
-			if ed.async {
-				w = 1
-			}
-			if nd := dist[i] + w; dist[ed.to] < 0 || nd < dist[ed.to] {
-				dist[ed.to] = nd
-				if w == 0 {
-					deque = append([]int{ed.to}, deque...)
-				} else {
-					deque = append(deque, ed.to)
-				}
+			if ed.async && ed.updates > 0 {
+				round = max(round, ends[i]/float64(ed.updates))
 			}
 		}
 	}
-	far := src
-	for i, d := range dist {
-		if d > dist[far] {
-			far = i
-		}
-	}
-	return far, dist[far]
+	return round
 }

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -179,6 +180,7 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
+	cut bool // bytes were dropped: buf may start inside a line
 }
 
 func newTail() *tailBuffer { return &tailBuffer{max: 4096} }
@@ -190,9 +192,28 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.cut = true
 	}
 	return len(p), nil
 }
+
+// lines returns the kept tail from its first whole line.
+func (t *tailBuffer) lines() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if t.cut {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// LogTail returns the last lines the worker wrote to its stderr (where it
+// logs, besides its log file on its host), from the first whole line of
+// what the console keeps.
+func (w *Worker) LogTail() string { return w.stderr.lines() }
 
 // String returns the kept tail.
 func (t *tailBuffer) String() string {

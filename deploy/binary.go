@@ -45,8 +45,8 @@ func newBinaries(opt Options) *binaries {
 }
 
 // forTarget returns the binary to ship to a goos/goarch host: the override;
-// the lean worker dist/gridtui-worker-goos-goarch (built with tag noplot by
-// make dist: no plotting stack) when it exists — for the running platform
+// the stripped worker dist/gridtui-worker-goos-goarch (built by make dist)
+// when it exists — for the running platform
 // only when it comes from the same source revision as the running binary;
 // the running binary if it matches; else dist/gridtui-goos-goarch.
 func (b *binaries) forTarget(goos, goarch string) (binary, error) {

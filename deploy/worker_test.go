@@ -304,7 +304,7 @@ func TestStopAndCleanLocal(t *testing.T) {
 	}
 }
 
-// The lean worker (make dist, tag noplot) is preferred for another platform;
+// The stripped worker (make dist) is preferred for another platform;
 // for the running one only when it provably comes from the same revision,
 // which a test binary (no VCS stamp) cannot show: never a stale worker.
 func TestLeanWorkerFromDist(t *testing.T) {

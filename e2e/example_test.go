@@ -93,9 +93,9 @@ func rodConsole(t *testing.T, g *Grid, rod string) (waitFor func(time.Duration, 
 // of both clusters and runs it headless there: every host runs the rod
 // binary as its worker (gridtui's would not know the application), a
 // synchronous run across the clusters equals the example's serial reference
-// bit for bit, an asynchronous one converges below ε, a run of it composed
-// from a job file in the rod binary's console finishes on every host, and
-// nothing is left on any host afterwards.
+// bit for bit, an asynchronous one converges below ε, a synchronous run
+// composed from a job file in the rod binary's console is bit for bit too,
+// and nothing is left on any host afterwards.
 func TestExampleRod(t *testing.T) {
 	g := newGridT(t, Config{HostsA: 2, HostsB: 2})
 	rod := rodBinary(t)
@@ -140,7 +140,8 @@ func TestExampleRod(t *testing.T) {
 		}
 	})
 	t.Run("console", func(t *testing.T) {
-		job := "name = \"rod-console\"\napp = \"rod\"\nscheme = \"sync\"\n\n[nodes]\nclusters = [\"alpha\", \"beta\"]\n"
+		job := "name = \"rod-console\"\napp = \"rod\"\nscheme = \"sync\"\n\n[params]\nn = \"40\"\niters = \"300\"\n\n" +
+			"[nodes]\nclusters = [\"alpha\", \"beta\"]\n"
 		if err := os.WriteFile(filepath.Join(g.ConsoleHome, "job.toml"), []byte(job), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func TestExampleRod(t *testing.T) {
 		}
 		keys("o")
 		s = waitFor(30*time.Second, "application check:")
-		for _, want := range []string{"run rod-console: rod,", "outcome:   ok", "application check: OK", "ethernet"} {
+		for _, want := range []string{"run rod-console: rod,", "outcome:   ok", "application check: OK", "max |u − serial reference| after 300 iterations: 0", "ethernet"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("the console's report lacks %q:\n%s", want, s)
 			}

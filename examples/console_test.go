@@ -70,13 +70,14 @@ func (c *console) waitFor(timeout time.Duration, texts ...string) string {
 
 // TestRodConsole opens the example binary's console (it is gridtui's, with
 // rod registered), loads a job file of the application rod in Compose,
-// runs it on cluster alpha of the local grid and reads the report: every
-// node terminated and the application's own check passed. Quitting leaves
+// runs it synchronously on cluster alpha of the local grid and reads the
+// report: every node terminated and the values are the serial reference's
+// after the same iterations (the application's own check). Quitting leaves
 // no worker running.
 func TestRodConsole(t *testing.T) {
 	bin := buildRod(t)
 	dir := t.TempDir()
-	job := "name = \"rod-console\"\napp = \"rod\"\nscheme = \"sync\"\n\n[nodes]\nclusters = [\"alpha\"]\n"
+	job := "name = \"rod-console\"\napp = \"rod\"\nscheme = \"sync\"\n\n[params]\nn = \"32\"\niters = \"300\"\n\n[nodes]\nclusters = [\"alpha\"]\n"
 	if err := os.WriteFile(filepath.Join(dir, "job.toml"), []byte(job), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestRodConsole(t *testing.T) {
 	}
 	c.keys("o")
 	s = c.waitFor(10*time.Second, "application check:")
-	for _, want := range []string{"run rod-console: rod,", "outcome:   ok", "application check: OK", "max error against the exact solution"} {
+	for _, want := range []string{"run rod-console: rod,", "outcome:   ok", "application check: OK", "max |u − serial reference| after 300 iterations: 0"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the report lacks %q:\n%s", want, s)
 		}

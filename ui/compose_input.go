@@ -75,7 +75,7 @@ func (v ComposeView) editCursor() *tea.Cursor {
 	if c == nil {
 		return nil
 	}
-	x, row := valueColumn, 1+v.cursor[paneForm] // below the pane's title
+	x, row := valueColumn, 1+v.cursor[paneForm]-formFirst(v.cursor[paneForm], v.drawn.mainH) // below the pane's title
 	if v.pane == panePredict {
 		d := v.drawn.predict
 		x, row = d.x+predictValueColumn, d.y+v.cursor[panePredict]-d.first

@@ -5,6 +5,7 @@ package ui
 // work on copies).
 type composeDrawn struct {
 	form, nodes, hier, predict drawnRows
+	mainH                      int // the panes' height
 }
 
 // record notes the panes' places: the form left (lw wide, a field a line
@@ -12,7 +13,9 @@ type composeDrawn struct {
 // hierarchy right from line hierY (hierH lines), the Predict panel's rows
 // right from line predY.
 func (d *composeDrawn) record(v ComposeView, lw, rw, nodesH, hierY, hierH, predY, predH int) {
-	d.form = drawnRows{x: 0, y: 1, w: lw, h: min(len(v.fields), hierY+hierH-1)}
+	mainH := predY + predH
+	d.mainH = mainH
+	d.form = drawnRows{x: 0, y: 1, w: lw, h: min(len(v.fields), mainH-1), first: formFirst(v.cursor[paneForm], mainH)}
 	d.nodes = drawnRows{x: lw + 1, y: 1, w: rw, h: max(0, nodesH), first: scrollFirst(v.cursor[paneNodes], nodesH)}
 	d.hier = drawnRows{x: lw + 1, y: hierY, w: rw, h: max(0, hierH), first: scrollFirst(v.cursor[paneHierarchy], hierH)}
 	d.predict = drawnRows{x: lw + 1, y: predY + 1, w: rw, h: max(0, min(len(v.predictRows()), predH-1))}

@@ -310,9 +310,12 @@ func (v ComposeView) paneTitle(p int, title, note string) []string {
 	return []string{"  " + title + s.Dim.Render(note)}
 }
 
+// formLines renders the form in w×h: its title, then the fields, the
+// focused parameter's help and the status, scrolled so that the cursor's
+// field shows (an application may declare many parameters).
 func (v ComposeView) formLines(w, h int) []string {
 	s := v.common.Styles
-	out := v.paneTitle(paneForm, "Job", "")
+	var out []string
 	for i, f := range v.fields {
 		val := f.Value
 		switch f.Kind {
@@ -351,8 +354,12 @@ func (v ComposeView) formLines(w, h int) []string {
 			out = append(out, s.Dim.Render(l)) // one row each: a row holds no newline
 		}
 	}
-	return clipWindow(out, 0, h)
+	return append(v.paneTitle(paneForm, "Job", ""), clipWindow(out, formFirst(v.cursor[paneForm], h), h-1)...)
 }
+
+// formFirst is the first field row shown in a form of h lines (its title
+// included) with the cursor on field cur.
+func formFirst(cur, h int) int { return scrollFirst(cur, max(1, h-1)) }
 
 func (v ComposeView) pickLines(w, h int) []string {
 	s := v.common.Styles

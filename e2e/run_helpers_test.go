@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -43,6 +44,10 @@ type (
 		Checked    bool          `json:"checked"`
 		Residual   float64       `json:"residual"`
 		Warnings   []string      `json:"warnings"`
+		Figures    []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"figures"`
 	}
 	logEvent struct {
 		Node string `json:"node"`
@@ -56,6 +61,16 @@ type (
 		} `json:"nodes"`
 	}
 )
+
+// figure returns the value of the application's figure name, or NaN.
+func (r *runReport) figure(name string) float64 {
+	for _, f := range r.Figures {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return math.NaN()
+}
 
 // runOutput is what one `gridtui run --json` printed, decoded.
 type runOutput struct {

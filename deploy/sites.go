@@ -60,6 +60,13 @@ type fileSite struct {
 	Workdir  string        `toml:"workdir"`
 	Batch    *fileBatch    `toml:"batch"`
 	Clusters []fileCluster `toml:"cluster"`
+	Gateways []fileGateway `toml:"gateway"`
+}
+
+type fileGateway struct {
+	Host    string `toml:"host"`
+	Address string `toml:"address"`
+	Ports   []int  `toml:"ports"`
 }
 
 // fileBatch is [site.batch]: how a batch launcher asks for allocations.

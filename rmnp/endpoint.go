@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -198,17 +199,12 @@ func (e *Endpoint) Connect(ctx context.Context, peerID PeerID, addr string, opts
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	network, address, err := parseAddr(addr)
-	if err != nil {
-		return err
-	}
 	if e.isClosed() {
 		return ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.DialTimeout)
 	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, address)
+	c, err := dial(ctx, addr)
 	if err != nil {
 		return fmt.Errorf("rmnp: connect to peer %d at %s: %w", peerID, addr, err)
 	}
@@ -232,6 +228,21 @@ func (e *Endpoint) Connect(ctx context.Context, peerID PeerID, addr string, opts
 		return fmt.Errorf("rmnp: connect to peer %d at %s: %w", peerID, addr, err)
 	}
 	return nil
+}
+
+// dial connects to an rmnp address; a gateway address (GatewayAddr) also
+// asks the gateway for its route, after which the connection leads to the
+// destination's endpoint.
+func dial(ctx context.Context, addr string) (net.Conn, error) {
+	if strings.HasPrefix(addr, "gw://") {
+		return dialGateway(ctx, addr)
+	}
+	network, address, err := parseAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, address)
 }
 
 // peerFor returns the state of peer id, creating it on first use (a Receive may come

@@ -1,0 +1,531 @@
+package rmnp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+)
+
+// A Gateway carries the links between the workers of two sites whose node
+// networks are not routed to each other, as PACX-MPI's pair of gateway
+// processes per machine does: a worker dials its site's gateway and names the
+// peer site's gateway and the destination behind it (spec.md §8.1); the
+// gateway relays the worker's RMNP handshake and frames over one
+// authenticated gateway link per pair of sites, on which every such worker
+// link is a channel (§8.3). On that link DATA is compressed with S2, CTRL is
+// never queued behind another channel's DATA, and an asynchronous channel
+// holds at most one queued DATA: a newer update replaces it, so a slow WAN
+// never stores seconds of stale halos. The workers' own handshake runs end to
+// end through both gateways, which check nothing of it but its framing.
+type Gateway struct {
+	cfg    GatewayConfig
+	log    *slog.Logger
+	lns    []net.Listener
+	addrs  []string
+	closed chan struct{}
+	wg     sync.WaitGroup
+
+	mu    sync.Mutex
+	muxes map[PeerID]*gwMux
+	muxUp chan struct{} // closed and replaced when a gateway link comes up
+	shut  bool
+}
+
+// GatewayConfig configures a Gateway.
+type GatewayConfig struct {
+	// RunID and Secret authenticate the gateway links as Config's do.
+	RunID  [16]byte
+	Secret []byte
+	// Self is this gateway's peer id on gateway links; Name is how workers
+	// and errors name it.
+	Self PeerID
+	Name string
+	// Listen lists the TCP addresses to listen on: the site side, where
+	// workers dial, and the WAN side, where peer gateways dial (one port may
+	// serve both: the first bytes of a connection tell them apart).
+	Listen []string
+	// Peers are the gateways of the other sites; of each pair, the gateway
+	// with the lower id dials.
+	Peers []GatewayPeer
+	// Allow lists the rmnp addresses ("tcp://host:port") this gateway may
+	// dial for a peer gateway: the data addresses of its site's workers in
+	// the run. Any other destination is refused.
+	Allow []string
+	// Compress compresses DATA with S2 on gateway links.
+	Compress bool
+	// HeartbeatInterval makes a gateway link send a PING when idle that long
+	// and declares it dead after three intervals without a frame. Zero means
+	// one second.
+	HeartbeatInterval time.Duration
+	// DialTimeout bounds a dial plus its handshake. Zero means 10 s.
+	DialTimeout time.Duration
+	// MaxFrame bounds a relayed message. Zero means 64 MiB.
+	MaxFrame int
+	// Logger receives link events; nil discards them.
+	Logger *slog.Logger
+}
+
+// GatewayPeer is the gateway of another site.
+type GatewayPeer struct {
+	ID   PeerID
+	Name string
+	// Addr is where this gateway dials it: "tcp://host:port".
+	Addr string
+}
+
+func (cfg *GatewayConfig) validate() error {
+	if len(cfg.Secret) < 16 {
+		return fmt.Errorf("%w: gateway %s: secret shorter than 16 bytes", ErrConfig, cfg.Name)
+	}
+	if cfg.Name == "" || len(cfg.Listen) == 0 {
+		return fmt.Errorf("%w: gateway needs a name and an address to listen on", ErrConfig)
+	}
+	for _, p := range cfg.Peers {
+		if p.ID == cfg.Self || p.Name == "" {
+			return fmt.Errorf("%w: gateway %s: peer gateway %q (id %d)", ErrConfig, cfg.Name, p.Name, p.ID)
+		}
+		if _, _, err := parseAddr(p.Addr); err != nil {
+			return fmt.Errorf("gateway %s: peer %s: %w", cfg.Name, p.Name, err)
+		}
+	}
+	for _, a := range cfg.Listen {
+		if _, _, err := parseAddr(a); err != nil {
+			return err
+		}
+	}
+	if cfg.HeartbeatInterval <= 0 {
+		cfg.HeartbeatInterval = time.Second
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = defaultDialTimeout
+	}
+	if cfg.MaxFrame <= 0 {
+		cfg.MaxFrame = defaultMaxFrame
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return nil
+}
+
+// StartGateway listens on cfg.Listen and starts dialing the peer gateways
+// of higher id. It returns once listening; the gateway runs until Close.
+func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	g := &Gateway{cfg: cfg, log: cfg.Logger, closed: make(chan struct{}),
+		muxes: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
+	var lc net.ListenConfig
+	for _, a := range cfg.Listen {
+		network, address, _ := parseAddr(a)
+		ln, err := lc.Listen(ctx, network, address)
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("rmnp: gateway %s: listen on %s: %w", cfg.Name, a, err)
+		}
+		g.lns, g.addrs = append(g.lns, ln), append(g.addrs, formatAddr(ln.Addr()))
+	}
+	for _, ln := range g.lns {
+		g.wg.Add(1)
+		go g.acceptLoop(ln)
+	}
+	g.mu.Lock()
+	g.dialPeers(cfg.Peers)
+	g.mu.Unlock()
+	return g, nil
+}
+
+// dialPeers starts keeping a link to each peer of higher id; g.mu is held.
+func (g *Gateway) dialPeers(peers []GatewayPeer) {
+	for _, p := range peers {
+		if g.cfg.Self < p.ID && !g.shut {
+			g.wg.Add(1)
+			go g.dialLoop(p)
+		}
+	}
+}
+
+// Configure sets the peer gateways and the allowed destinations of a
+// gateway started without them (its peers' ports are known only once they
+// listen), whether DATA is compressed on its links, and starts dialing the
+// peers of higher id.
+func (g *Gateway) Configure(peers []GatewayPeer, allow []string, compress bool) error {
+	c := g.cfg
+	c.Peers, c.Allow = peers, allow
+	if err := c.validate(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.cfg.Peers) > 0 {
+		return fmt.Errorf("%w: gateway %s is configured already", ErrConfig, g.cfg.Name)
+	}
+	g.cfg.Peers, g.cfg.Allow, g.cfg.Compress = slices.Clone(peers), slices.Clone(allow), compress
+	g.dialPeers(peers)
+	return nil
+}
+
+// Addrs returns the bound addresses, in the order of Listen.
+func (g *Gateway) Addrs() []string { return slices.Clone(g.addrs) }
+
+// Close stops listening, closes every gateway link and relayed connection,
+// and waits for the gateway's goroutines.
+func (g *Gateway) Close() error {
+	g.mu.Lock()
+	if g.shut {
+		g.mu.Unlock()
+		return nil
+	}
+	g.shut = true
+	close(g.closed)
+	muxes := make([]*gwMux, 0, len(g.muxes))
+	for _, m := range g.muxes {
+		muxes = append(muxes, m)
+	}
+	g.mu.Unlock()
+	for _, ln := range g.lns {
+		ln.Close()
+	}
+	for _, m := range muxes {
+		m.fail(ErrClosed)
+	}
+	g.wg.Wait()
+	return nil
+}
+
+// GatewayAddr is the rmnp address of a destination reached through gateway
+// (its site-side address, "tcp://host:port"), then the peer gateway named
+// via: the address Connect dials for such a link.
+func GatewayAddr(gateway, via, to string) string {
+	host := gateway
+	if _, rest, ok := cutScheme(gateway); ok {
+		host = rest
+	}
+	return "gw://" + host + "?" + url.Values{"via": {via}, "to": {to}}.Encode()
+}
+
+func cutScheme(a string) (string, string, bool) {
+	s, rest, ok := bytes.Cut([]byte(a), []byte("://"))
+	return string(s), string(rest), ok
+}
+
+// parseGatewayAddr splits a GatewayAddr into the gateway's TCP address and
+// the route request.
+func parseGatewayAddr(a string) (string, routeRequest, error) {
+	u, err := url.Parse(a)
+	if err != nil || u.Scheme != "gw" || u.Host == "" {
+		return "", routeRequest{}, fmt.Errorf("%w: gateway address %q: want gw://host:port?via=NAME&to=ADDR", ErrConfig, a)
+	}
+	q := u.Query()
+	r := routeRequest{Via: q.Get("via"), To: q.Get("to")}
+	if _, _, err := parseAddr(r.To); err != nil || r.Via == "" {
+		return "", routeRequest{}, fmt.Errorf("%w: gateway address %q: bad via or to", ErrConfig, a)
+	}
+	return u.Host, r, nil
+}
+
+// dialGateway dials the gateway of address a and asks for its route; the
+// connection returned then carries the RMNP handshake to the destination.
+func dialGateway(ctx context.Context, a string) (net.Conn, error) {
+	host, req, err := parseGatewayAddr(a)
+	if err != nil {
+		return nil, err
+	}
+	b, err := req.encode()
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return nil, fmt.Errorf("gateway %s: %w", host, err)
+	}
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	if _, err := c.Write(b); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("gateway %s: %w", host, err)
+	}
+	st, err := readRouteReply(c)
+	if err == nil && st != routeOK {
+		err = fmt.Errorf("%w: gateway %s via %s to %s: %s", ErrUnreachableVia, host, req.Via, req.To, routeStatusText(st))
+	}
+	if err != nil {
+		c.Close()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("gateway %s: %w", host, ctx.Err())
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// ErrUnreachableVia is wrapped when a gateway could not open a route.
+var ErrUnreachableVia = errors.New("rmnp: no route through the gateways")
+
+func (g *Gateway) acceptLoop(ln net.Listener) {
+	defer g.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			g.serve(c)
+		}()
+	}
+}
+
+// serve tells a worker's route request ("RMGW") from a peer gateway's
+// handshake ("RMNP") by the first four bytes.
+func (g *Gateway) serve(c net.Conn) {
+	_ = c.SetDeadline(time.Now().Add(g.cfg.DialTimeout))
+	var m [4]byte
+	if _, err := io.ReadFull(c, m[:]); err != nil {
+		c.Close()
+		return
+	}
+	switch m {
+	case routeMagic:
+		req, err := readRouteRequest(io.MultiReader(bytes.NewReader(m[:]), c))
+		if err != nil {
+			g.log.Warn("rmnp: gateway: bad route request", "gateway", g.cfg.Name, "remote", remoteName(c), "err", err)
+			_, _ = c.Write(routeReply(routeBadRequest))
+			c.Close()
+			return
+		}
+		g.route(c, req)
+	case magic:
+		rw := struct {
+			io.Reader
+			io.Writer
+		}{io.MultiReader(bytes.NewReader(m[:]), c), c}
+		cfg := g.rmnpConfig()
+		info, err := acceptHandshake(rw, &cfg, g.isClosed())
+		if err == nil && (info.label != gatewayLabel || g.peer(info.peer) == nil) {
+			err = fmt.Errorf("%w: peer %d (%q) is not a gateway of this run", ErrAuth, info.peer, info.label)
+		}
+		if err != nil {
+			g.log.Warn("rmnp: gateway: handshake refused", "gateway", g.cfg.Name, "remote", remoteName(c), "err", err)
+			c.Close()
+			return
+		}
+		_ = c.SetDeadline(time.Time{})
+		g.runMux(c, *g.peer(info.peer), false)
+	default:
+		g.log.Warn("rmnp: gateway: unknown protocol", "gateway", g.cfg.Name, "remote", remoteName(c))
+		c.Close()
+	}
+}
+
+// gatewayLabel is the network label of gateway links' handshakes.
+const gatewayLabel = "gateway"
+
+func (g *Gateway) rmnpConfig() Config {
+	return Config{RunID: g.cfg.RunID, Secret: g.cfg.Secret, Self: g.cfg.Self}
+}
+
+func (g *Gateway) isClosed() bool {
+	select {
+	case <-g.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+func (g *Gateway) peer(id PeerID) *GatewayPeer {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := range g.cfg.Peers {
+		if g.cfg.Peers[i].ID == id {
+			return &g.cfg.Peers[i]
+		}
+	}
+	return nil
+}
+
+func (g *Gateway) allowed(to string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Contains(g.cfg.Allow, to)
+}
+
+func (g *Gateway) peerNamed(name string) *GatewayPeer {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := range g.cfg.Peers {
+		if g.cfg.Peers[i].Name == name {
+			return &g.cfg.Peers[i]
+		}
+	}
+	return nil
+}
+
+// dialLoop keeps a gateway link to p up: it dials until the link is up,
+// waits for it to fail, and dials again, until the gateway closes.
+func (g *Gateway) dialLoop(p GatewayPeer) {
+	defer g.wg.Done()
+	network, address, _ := parseAddr(p.Addr)
+	for !g.isClosed() {
+		ctx, cancel := context.WithTimeout(context.Background(), g.cfg.DialTimeout)
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, address)
+		if err == nil {
+			_ = c.SetDeadline(time.Now().Add(g.cfg.DialTimeout))
+			cfg := g.rmnpConfig()
+			_, err = dialHandshake(c, &cfg, p.ID, LinkOptions{Mode: Sync, Network: gatewayLabel})
+			if err != nil {
+				c.Close()
+			}
+		}
+		cancel()
+		if err != nil {
+			g.log.Warn("rmnp: gateway: dial peer gateway", "gateway", g.cfg.Name, "peer", p.Name, "addr", p.Addr, "err", err)
+			select {
+			case <-g.closed:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			continue
+		}
+		_ = c.SetDeadline(time.Time{})
+		g.runMux(c, p, true)
+	}
+}
+
+// runMux serves a gateway link until it fails.
+func (g *Gateway) runMux(c net.Conn, p GatewayPeer, dialed bool) {
+	limitUnsent(c, AsyncUnsentLimit) // a slow WAN must hold back the writer, so async DATA is replaced here
+	m := newMux(g, c, p, dialed)
+	g.mu.Lock()
+	if g.shut {
+		g.mu.Unlock()
+		c.Close()
+		return
+	}
+	old := g.muxes[p.ID]
+	g.muxes[p.ID] = m
+	close(g.muxUp)
+	g.muxUp = make(chan struct{})
+	g.mu.Unlock()
+	if old != nil {
+		old.fail(errors.New("replaced by a newer gateway link"))
+	}
+	g.log.Info("rmnp: gateway link up", "gateway", g.cfg.Name, "peer", p.Name, "remote", remoteName(c))
+	err := m.run()
+	g.mu.Lock()
+	if g.muxes[p.ID] == m {
+		delete(g.muxes, p.ID)
+	}
+	g.mu.Unlock()
+	g.log.Warn("rmnp: gateway link down", "gateway", g.cfg.Name, "peer", p.Name, "err", err)
+}
+
+// waitMux returns the live gateway link to peer id, waiting for it until
+// ctx ends.
+func (g *Gateway) waitMux(ctx context.Context, id PeerID) *gwMux {
+	for {
+		g.mu.Lock()
+		m, up := g.muxes[id], g.muxUp
+		g.mu.Unlock()
+		if m != nil && !m.isDown() {
+			return m
+		}
+		select {
+		case <-up:
+		case <-ctx.Done():
+			return nil
+		case <-g.closed:
+			return nil
+		}
+	}
+}
+
+// route serves a worker's route request: it opens a channel to the peer
+// gateway, which dials the destination, and answers the worker.
+func (g *Gateway) route(c net.Conn, req routeRequest) {
+	fail := func(st uint8, why string) {
+		g.log.Warn("rmnp: gateway: route refused", "gateway", g.cfg.Name, "via", req.Via, "to", req.To, "why", why)
+		_, _ = c.Write(routeReply(st))
+		c.Close()
+	}
+	p := g.peerNamed(req.Via)
+	if p == nil {
+		fail(routeNoPeer, "no such peer gateway")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.DialTimeout)
+	defer cancel()
+	m := g.waitMux(ctx, p.ID)
+	if m == nil {
+		fail(routeNoPeer, "gateway link down")
+		return
+	}
+	ch := m.newChan(c, true)
+	m.enqueue(ch, &relayItem{op: opOpen, body: []byte(req.To)})
+	var st uint8
+	select {
+	case st = <-ch.opened:
+	case <-ctx.Done():
+		st = routeUnreachable
+	case <-m.closed:
+		st = routeNoPeer
+	}
+	if st != routeOK {
+		m.forget(ch)
+		fail(st, "the peer gateway answered "+routeStatusText(st))
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	if _, err := c.Write(routeReply(routeOK)); err != nil {
+		m.closeChan(ch, true)
+		return
+	}
+	ch.start()
+}
+
+// openFromPeer serves a peer gateway's OPEN: dial the destination if it is
+// one of this run's workers, and answer.
+func (g *Gateway) openFromPeer(m *gwMux, id uint32, to string) {
+	ch := m.adoptChan(id)
+	if ch == nil {
+		return
+	}
+	answer := func(st uint8) {
+		m.enqueue(ch, &relayItem{op: opOpened, body: []byte{st}})
+	}
+	if !g.allowed(to) {
+		g.log.Warn("rmnp: gateway: destination refused", "gateway", g.cfg.Name, "peer", m.peer.Name, "to", to)
+		answer(routeRefused)
+		m.closeChan(ch, false)
+		return
+	}
+	network, address, _ := parseAddr(to)
+	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.DialTimeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		g.log.Warn("rmnp: gateway: dial destination", "gateway", g.cfg.Name, "to", to, "err", err)
+		answer(routeUnreachable)
+		m.closeChan(ch, false)
+		return
+	}
+	if !ch.attach(c) {
+		return
+	}
+	answer(routeOK)
+	ch.start()
+}

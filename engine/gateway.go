@@ -28,7 +28,7 @@ type gatewayPlan struct {
 }
 
 // gatewayStatsPeriod is how often a gateway prints its counters.
-const gatewayStatsPeriod = 500 * time.Millisecond
+const gatewayStatsPeriod = 200 * time.Millisecond
 
 // ServeGateway is `gridtui gateway`: it reads its boot (Role gateway) on
 // stdin, listens on the first of its boot's addresses it can bind, prints
@@ -82,6 +82,9 @@ func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw i
 	t := time.NewTicker(gatewayStatsPeriod)
 	defer t.Stop()
 	enc := json.NewEncoder(stdout)
+	if err := enc.Encode(gw.Stats()); err != nil { // the console waits for it: configured
+		return fmt.Errorf("engine: gateway %s: %w", boot.Node, err)
+	}
 	for {
 		select {
 		case <-stdinGone:

@@ -1,7 +1,8 @@
 # gridtui build targets. `make dist` cross-builds the worker/console binary for
-# the platforms grid hosts run, into dist/gridtui-OS-ARCH, and the lean worker
-# (no plotting stack) into dist/gridtui-worker-OS-ARCH: `gridtui deploy` ships
-# the lean worker when it is there, else the running binary or gridtui-OS-ARCH.
+# the platforms grid hosts run, into dist/gridtui-OS-ARCH, and the stripped
+# worker into dist/gridtui-worker-OS-ARCH: `gridtui deploy` ships the stripped
+# worker when it is there (and, for the running platform, comes from the same
+# revision), else the running binary or gridtui-OS-ARCH.
 
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -23,12 +24,12 @@ dist/gridtui-%: FORCE
 	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) \
 		$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/gridtui
 
-# The lean worker: no plotting stack (tag noplot), what deploy ships when
-# it is there (see deploy/binary.go).
+# The stripped worker, what deploy ships when it is there (see
+# deploy/binary.go). Every build is lean: gain plots need no plotting library.
 dist/gridtui-worker-%: FORCE
 	@mkdir -p dist
 	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) \
-		$(GO) build -trimpath -tags noplot -ldflags "$(LDFLAGS)" -o $@ ./cmd/gridtui
+		$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/gridtui
 
 test:
 	$(GO) test ./...

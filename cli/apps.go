@@ -6,9 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/gridtui/gridtui/apps/exec" // the applications of this repository
 	"github.com/gridtui/gridtui/apps/gridapp"
-	_ "github.com/gridtui/gridtui/apps/obstacle" // the applications of this repository
+	_ "github.com/gridtui/gridtui/apps/heat"
+	_ "github.com/gridtui/gridtui/apps/obstacle"
 	_ "github.com/gridtui/gridtui/apps/poisson"
+	_ "github.com/gridtui/gridtui/apps/sparse"
 )
 
 func newAppsCmd() *cobra.Command {

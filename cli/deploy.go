@@ -29,6 +29,7 @@ type deployFlags struct {
 	dist      string
 	timeout   time.Duration
 	plain     bool
+	noRelay   bool
 	json      bool
 }
 
@@ -61,6 +62,7 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.plain, "no-compress", false, "ship the binary uncompressed over SFTP (default: gzip through an exec channel when the host has gzip)")
+	fl.BoolVar(&f.noRelay, "no-relay", false, "upload from the console to every host (default: one host per site gets the binary and relays it to the others over the site's network)")
 	fl.BoolVar(&f.acceptNew, "accept-new", false, "trust and record unknown SSH host keys (changed keys are always refused)")
 	fl.IntVar(&f.width, "width", deploy.DefaultWidth, "hosts worked on at the same time")
 	fl.BoolVar(&f.stop, "stop", false, "stop the workers running on the hosts")
@@ -106,7 +108,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	tty := isTerminal(out)
 	progress := deploy.NewProgress(out, hosts, tty)
 	opt := deploy.Options{Width: f.width, AcceptNew: f.acceptNew, Binary: f.binary, Dist: f.dist,
-		ConnectTimeout: f.timeout, Events: progress.Event, NoCompress: f.plain}
+		ConnectTimeout: f.timeout, Events: progress.Event, NoCompress: f.plain, NoRelay: f.noRelay}
 	if term.IsTerminal(os.Stdin.Fd()) {
 		opt.Passphrase = func(host, keyfile string) ([]byte, error) {
 			return askPassphrase(progress, host, keyfile)

@@ -74,6 +74,7 @@ func newRootCmd() *cobra.Command {
 		newDeployCmd(g),
 		newProbeCmd(g),
 		newWorkerCmd(g),
+		newRelayCmd(),
 		newGatewayCmd(g),
 		newBenchCmd(g),
 		newVersionCmd(),

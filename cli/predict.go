@@ -22,6 +22,7 @@ type predictFlags struct {
 	dataDir   string
 	nets      []string
 	maxTraced int
+	shared    int
 }
 
 func newPredictCmd(g *globalFlags) *cobra.Command {
@@ -51,21 +52,14 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.cores, "cores", -1, "cores per node")
 	fl.StringArrayVar(&f.nets, "net", nil, "what-if network figures: name=bandwidth[,latency] (repeatable)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
+	fl.IntVar(&f.shared, "shared-cores", 0, "every node, traced and predicted, shares one host of this many cores (0: each node has its own)")
 	fl.IntVar(&f.maxTraced, "max-trace-nodes", 0, "rest only on runs of at most this many nodes (0: every run)")
 	fl.BoolVar(&f.json, "json", false, "print the prediction as JSON")
 	return cmd
 }
 
 // predictionReport is what gridtui predict prints.
-type predictionReport struct {
-	Problem     predict.Problem      `json:"problem"`
-	Cores       int                  `json:"cores"`
-	Platform    predict.Platform     `json:"platform"`
-	Predictions []predict.Prediction `json:"predictions"`
-	// Unavailable says, per scheme, why it has no prediction.
-	Unavailable map[jobs.Scheme]string `json:"unavailable,omitempty"`
-	Model       *predict.Model         `json:"model"`
-}
+type predictionReport predict.Outlook
 
 func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	inv, err := deploy.Load(g.sites)
@@ -84,56 +78,33 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.maxTraced > 0 {
-		res.Records = slices.DeleteFunc(res.Records, func(r jobs.RunRecord) bool { return len(r.Nodes) > f.maxTraced })
-	}
 	prob, err := problemOf(spec)
 	if err != nil {
 		return err
 	}
-	m, err := predict.Build(res, prob)
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	pl := predict.PlatformFor(res, m, targetNodes(spec, inv))
-	if cl := selectedClusters(spec, inv, pl); cl != nil {
-		pl.Clusters = cl
-	}
-	for _, e := range f.nets {
-		if err := pl.SetNetwork(e); err != nil {
-			return err
-		}
-	}
-	out := predictionReport{Problem: prob, Cores: max(spec.Cores, 1), Platform: pl, Model: m, Unavailable: map[jobs.Scheme]string{}}
-	schemes := []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}
+	req := predict.Request{Problem: prob, Nodes: targetNodes(spec, inv), Cores: spec.Cores,
+		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared}
 	if cmd.Flags().Changed("scheme") {
-		schemes = []jobs.Scheme{spec.Scheme}
+		req.Schemes = []jobs.Scheme{spec.Scheme}
 	}
-	for _, s := range schemes {
-		if s != jobs.Synchronous && m.Staleness.Runs == 0 {
-			// The fit relates asynchronous iteration counts to a synchronous
-			// run's, so it needs one of each.
-			out.Unavailable[s] = "the staleness model is fitted on traced asynchronous or hybrid runs against a traced synchronous run of the same problem: run it with --scheme sync and --scheme " + string(s)
-			if m.SyncIterations == 0 {
-				out.Unavailable[s] = "the staleness model needs a traced synchronous run of the same problem: run it once with --scheme sync"
-			}
-			continue
+	// The inventory's clusters, with the networks the traces show.
+	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Schemes: []jobs.Scheme{}})
+	if err != nil {
+		if errors.Is(err, predict.ErrNoTrace) {
+			return &exitError{code: 1, err: err}
 		}
-		p, err := predict.Predict(m, pl, predict.Job{Scheme: s, Cores: out.Cores})
-		if err != nil {
-			if !errors.Is(err, predict.ErrNoTrace) {
-				return err
-			}
-			out.Unavailable[s] = strings.TrimPrefix(err.Error(), "predict: ")
-			continue
-		}
-		out.Predictions = append(out.Predictions, p)
+		return err
+	}
+	req.Clusters = selectedClusters(spec, inv, traced.Platform)
+	out, err := predict.PredictSchemes(res, req)
+	if err != nil {
+		return err
 	}
 	w := cmd.OutOrStdout()
 	if f.json {
 		return jsonout.Write(w, out)
 	}
-	return out.writeText(w)
+	return predictionReport(*out).writeText(w)
 }
 
 // problemOf is the problem a job's runs are recorded under: an application
@@ -248,7 +219,7 @@ func (r predictionReport) writeText(w io.Writer) error {
 			x.MaxIterations, secs(x.IdleSeconds), x.Gain, x.Staleness)
 	}
 	tw.Flush()
-	for _, s := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
+	for _, s := range predict.AllSchemes {
 		if why, ok := r.Unavailable[s]; ok {
 			fmt.Fprintf(&b, "%s: no prediction: %s\n", s, why)
 		}
@@ -286,9 +257,15 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		fmt.Fprintf(b, "all nodes share the host's %d cores (local grid)\n", r.Platform.SharedCores)
 	}
 	if st := m.Staleness; st.Runs > 0 {
-		fmt.Fprintf(b, "staleness model: iterations = %d · (1 + %.3g · s), s = (1 + halo age) · asynchronous links end to end, fitted on %d run(s):", m.SyncIterations, st.Alpha, st.Runs)
+		fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link, f = a + b · log2(nodes)", m.SyncIterations)
+		for _, sc := range predict.AllSchemes {
+			if l, ok := st.Lines[sc]; ok {
+				fmt.Fprintf(b, "; %s: f = %.3g + %.3g · log2(nodes)", sc, l.A, l.B)
+			}
+		}
+		fmt.Fprintf(b, ", fitted on %d run(s):", st.Runs)
 		for _, f := range st.Fit {
-			fmt.Fprintf(b, "\n  %s replayed s %.2f: measured ×%.2f, modelled ×%.2f", f.ID, f.Staleness, f.Measured, f.Modelled)
+			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
 	}

@@ -111,11 +111,11 @@ func gainOf(res *jobs.Results, rec jobs.RunRecord) float64 {
 	if !rec.OK() {
 		return 0
 	}
-	t1, ok := res.FastestSingleNode(rec.Job.N, rec.Job.Eps, rec.Job.Inventory, rec.Job.Grid)
+	ref, ok := res.SingleNodeReferenceOf(rec.Job.Instance(), rec.Job.Inventory, rec.Job.Grid)
 	if !ok {
 		return 0
 	}
-	return jobs.ComputingGain(t1, rec.Wall())
+	return jobs.ComputingGain(ref.Wall(), rec.Wall())
 }
 
 // writeRun prints a record for reading.
@@ -172,7 +172,7 @@ func exportRun(dir string, res *jobs.Results, rec jobs.RunRecord) ([]string, err
 	}
 	cw.Flush()
 	var svg bytes.Buffer
-	gains := jobs.BuildTable(jobs.GainTable, res.Records, rec.Job.N, rec.Job.Eps)
+	gains := jobs.BuildTableOf(jobs.GainTable, res.Records, rec.Job.Instance())
 	if err := study.WriteGainPlot(&svg, gains, "svg"); err != nil {
 		return nil, fmt.Errorf("gridtui results export: gain chart of n = %d ε = %g: %w", rec.Job.N, rec.Job.Eps, err)
 	}

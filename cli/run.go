@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -77,9 +76,6 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return err
-	}
-	if err := jobs.CheckConsoleMemory(spec, availableMemory()); err != nil {
-		return fmt.Errorf("gridtui run: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -346,13 +342,3 @@ func (p *progress) snapshot(s engine.Snapshot) {
 }
 
 var _ = context.Background
-
-// availableMemory is the memory the console can still use, in bytes; 0 when
-// the platform does not say.
-func availableMemory() uint64 {
-	vm, err := mem.VirtualMemory()
-	if err != nil {
-		return 0
-	}
-	return vm.Available
-}

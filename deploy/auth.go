@@ -66,12 +66,43 @@ func (k *keyring) close() {
 // names that cannot be read is an error; files from the ssh configuration
 // (and its defaults) are skipped when missing, as ssh does.
 func (k *keyring) methods(e endpoint, wait func() func()) ([]ssh.AuthMethod, error) {
+	signers, problems, err := k.signersFor(e)
+	if err != nil {
+		return nil, err
+	}
+	var ki []ssh.AuthMethod
+	if k.challenge != nil {
+		ki = append(ki, ssh.KeyboardInteractive(func(name, instruction string, questions []string, echos []bool) ([]string, error) {
+			if len(questions) == 0 {
+				return nil, nil
+			}
+			defer wait()()
+			return k.challenge(e.String(), strings.TrimSpace(name+"\n"+instruction), questions, echos)
+		}))
+	}
+	if len(signers) == 0 && len(ki) > 0 {
+		return ki, nil
+	}
+	if len(signers) == 0 {
+		why := "no agent (SSH_AUTH_SOCK) and no usable identity file"
+		if len(problems) > 0 {
+			why += ": " + strings.Join(problems, "; ")
+		}
+		return nil, fmt.Errorf("deploy: no ssh key for %s: %s", e, why)
+	}
+	return append([]ssh.AuthMethod{ssh.PublicKeys(signers...)}, ki...), nil
+}
+
+// signersFor returns the keys offered to e, in the order they are tried:
+// certificates, agent keys, identity files; problems are the identity files
+// of the ssh configuration that exist but could not be used.
+func (k *keyring) signersFor(e endpoint) ([]ssh.Signer, []string, error) {
 	var files []ssh.Signer
 	var problems []string
 	for _, f := range e.explicit {
 		s, err := k.signer(e.name, expandHome(f))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files = append(files, s)
 	}
@@ -97,30 +128,9 @@ func (k *keyring) methods(e endpoint, wait func() func()) ([]ssh.AuthMethod, err
 	signers := append(agentKeys, files...)
 	certs, err := k.certSigners(e, signers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	signers = append(certs, signers...)
-	var ki []ssh.AuthMethod
-	if k.challenge != nil {
-		ki = append(ki, ssh.KeyboardInteractive(func(name, instruction string, questions []string, echos []bool) ([]string, error) {
-			if len(questions) == 0 {
-				return nil, nil
-			}
-			defer wait()()
-			return k.challenge(e.String(), strings.TrimSpace(name+"\n"+instruction), questions, echos)
-		}))
-	}
-	if len(signers) == 0 && len(ki) > 0 {
-		return ki, nil
-	}
-	if len(signers) == 0 {
-		why := "no agent (SSH_AUTH_SOCK) and no usable identity file"
-		if len(problems) > 0 {
-			why += ": " + strings.Join(problems, "; ")
-		}
-		return nil, fmt.Errorf("deploy: no ssh key for %s: %s", e, why)
-	}
-	return append([]ssh.AuthMethod{ssh.PublicKeys(signers...)}, ki...), nil
+	return append(certs, signers...), problems, nil
 }
 
 // onlyIdentities keeps the agent keys whose public half is one of files

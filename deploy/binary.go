@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -44,8 +45,8 @@ func newBinaries(opt Options) *binaries {
 }
 
 // forTarget returns the binary to ship to a goos/goarch host: the override;
-// the lean worker dist/gridtui-worker-goos-goarch (built with tag noplot by
-// make dist: no plotting stack) when it exists — for the running platform
+// the stripped worker dist/gridtui-worker-goos-goarch (built by make dist)
+// when it exists — for the running platform
 // only when it comes from the same source revision as the running binary;
 // the running binary if it matches; else dist/gridtui-goos-goarch.
 func (b *binaries) forTarget(goos, goarch string) (binary, error) {
@@ -71,6 +72,9 @@ func (b *binaries) forTarget(goos, goarch string) (binary, error) {
 		if _, err := os.Stat(p); err != nil {
 			return binary{}, fmt.Errorf("%w for %s: the running binary is %s/%s and %s does not exist (build it with make dist)",
 				ErrNoBinary, target, runtime.GOOS, runtime.GOARCH, p)
+		}
+		if err := sameProgram(p, target); err != nil {
+			return binary{}, err
 		}
 	}
 	bin, err := b.load(p)
@@ -159,8 +163,22 @@ func fileExists(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// sameProgram refuses a dist binary of another program than the running one:
+// a user's own binary (its applications registered, then cli.Main) must not
+// ship gridtui's workers, which do not know its applications. Binaries
+// without build information are not judged.
+func sameProgram(p, target string) error {
+	own, ok := debug.ReadBuildInfo()
+	bi, err := buildinfo.ReadFile(p)
+	if !ok || err != nil || own.Path == "" || bi.Path == "" || own.Path == bi.Path {
+		return nil
+	}
+	return fmt.Errorf("%w for %s: %s is a build of %s, the running program is %s (build it for %s and pass --binary)",
+		ErrNoBinary, target, p, bi.Path, own.Path, target)
+}
+
 // sameBuild reports whether lean exists and was built from the source
-// revision of exe, unmodified (Go's embedded VCS stamps, present by default
+// revision of exe (the same program: the same main package), unmodified (Go's embedded VCS stamps, present by default
 // when building in a git checkout; absent with -buildvcs=false), so that a
 // stale lean worker is never shipped instead of the running binary.
 func sameBuild(lean, exe string) bool {
@@ -181,10 +199,10 @@ func sameBuild(lean, exe string) bool {
 				modified = s.Value
 			}
 		}
-		if modified != "false" {
+		if modified != "false" || r == "" {
 			return ""
 		}
-		return r
+		return bi.Path + "@" + r
 	}
 	r := rev(exe)
 	return r != "" && r == rev(lean)

@@ -79,6 +79,11 @@ type Hello struct {
 	// Load is the host's 1-minute load average when the worker started
 	// (the console's Sites view shows it for SSH hosts); nil when unknown.
 	Load *float64 `json:",omitempty"`
+	// Memory is the memory in bytes the worker could use when it started:
+	// the host's available memory, or what its control group's limit leaves
+	// if that is less. The console checks a job's parts against it before
+	// sending them (the nodes of one host share it); 0 when unknown.
+	Memory uint64 `json:",omitempty"`
 }
 
 // Validate reports the first problem of b, wrapping ErrBadBoot.

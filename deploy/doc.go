@@ -6,7 +6,8 @@
 // per host), uploads the worker binary (skipped when the remote sha256
 // matches; gzip-compressed through an exec channel when the host has gzip,
 // else over SFTP, else plain through an exec channel; temporary name, verify,
-// atomic rename), and starts and stops workers, remotely or as local processes
+// atomic rename; across the WAN once per site, one host relaying it to the
+// others with `gridtui relay` and a forwarded read-only agent), and starts and stops workers, remotely or as local processes
 // for the embedded local grid. A worker's life is bound to its stdin: the boot
 // line with the run secret goes in, its hello comes out, and EOF ends it, so
 // nothing outlives the console. Progress is reported as plain Events that the

@@ -69,7 +69,10 @@ func needsSSH(inv *Inventory, hosts []Host) bool {
 
 // Deploy uploads the worker binary to every SSH host of hosts in parallel
 // (opt.Width at a time), skipping hosts that already have it; local hosts
-// are ready at once. The Summary lists every host; the error is the
+// are ready at once. Every host is checked first; then, per site, one host
+// gets the binary from the console and relays it to the others over the
+// site's own network (unless opt.NoRelay), and a host the relay could not
+// serve gets it from the console. The Summary lists every host; the error is the
 // Summary's Err (nil when all succeeded) or a setup error.
 func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
 	ev := &emitter{fn: opt.Events}
@@ -82,13 +85,19 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 		defer done()
 		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev, noCompress: opt.NoCompress}
 	}
-	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h Host) Result {
+	plans := make([]*plan, len(hosts))
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
 		if launcherOf(inv, h) == LauncherLocal {
 			ev.emit(h.Name, PhaseReady, 1, "local process, nothing to upload", nil)
 			return Result{Host: h.Name, Phase: PhaseReady, Detail: "local"}
 		}
-		return d.deployHost(ctx, h)
+		p, res := d.checkHost(ctx, i, h)
+		plans[i] = p
+		return res
 	})
+	if d != nil {
+		d.uploadAll(ctx, plans, s.Results, opt.width(), !opt.NoRelay)
+	}
 	return s, s.Err()
 }
 

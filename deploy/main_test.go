@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -15,13 +16,20 @@ import (
 )
 
 // TestMain turns the test binary into a tiny worker when started as
-// `<binary> worker` (locally or after upload over SSH): ReadBoot, WriteHello,
+// `<binary> worker`, and into the relay as `<binary> relay` (locally or after upload over SSH): ReadBoot, WriteHello,
 // wait for stdin EOF. Nodes named "crash…" exit with an error and nodes
 // named "mute…" never say hello, to test the failure paths; "deaf…" ignore
 // SIGTERM.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		os.Exit(testWorker())
+	}
+	if len(os.Args) == 2 && os.Args[1] == "relay" {
+		if err := ServeRelay(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	if len(os.Args) == 4 && os.Args[1] == "netcat" {
 		os.Exit(testNetcat(os.Args[2], os.Args[3]))

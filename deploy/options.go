@@ -68,6 +68,10 @@ type Options struct {
 	// NoCompress ships the binary as it is over SFTP (default: gzip-compressed
 	// through an exec channel when the host has gzip).
 	NoCompress bool
+	// NoRelay uploads the binary from the console to every host. By
+	// default a site's hosts get it from one of them (relay.go): it crosses
+	// the wide-area link once per site.
+	NoRelay bool
 	// Dist is the directory of cross-built binaries (default "dist").
 	Dist string
 	// KnownHosts overrides the inventory's known_hosts file.

@@ -45,6 +45,13 @@ type sshConn struct {
 	client *ssh.Client
 	err    error
 	slots  *semaphore.Weighted // session slots, see maxSessionsPerHost
+	// hostKey is the key the server presented and we verified: a relay
+	// (relay.go) gives it to the host that reaches this one for us.
+	hostKey ssh.PublicKey
+
+	agentOnce sync.Once // the relay's agent forwarding, set up once
+	agent     *signerAgent
+	agentErr  error
 }
 
 // NewPool builds a connection pool from the inventory's SSH defaults and opt.
@@ -134,7 +141,7 @@ func (p *Pool) get(ctx context.Context, e endpoint) (*sshConn, error) {
 // dial connects c and publishes the result; a failed or later broken
 // connection leaves the pool so the next get dials again.
 func (p *Pool) dial(ctx context.Context, c *sshConn) {
-	c.client, c.err = p.connect(ctx, c.ep)
+	c.client, c.hostKey, c.err = p.connect(ctx, c.ep)
 	if c.err != nil {
 		p.forget(c)
 		close(c.ready)
@@ -161,20 +168,20 @@ func (p *Pool) forget(c *sshConn) {
 // host key at every hop. The jump host is waited for without this hop's
 // timeout: its own dial is bounded by its own, and a question about its key
 // must not use up ours.
-func (p *Pool) connect(ctx context.Context, e endpoint) (*ssh.Client, error) {
+func (p *Pool) connect(ctx context.Context, e endpoint) (*ssh.Client, ssh.PublicKey, error) {
 	timeout := p.connectTimeout(e)
 	var via string
 	if n := len(e.via); n > 0 {
 		jump, jerr := p.get(context.WithoutCancel(ctx), e.via[n-1])
 		if jerr != nil {
-			return nil, fmt.Errorf("deploy: connect to %s via %s: %w", e, e.via[n-1], jerr)
+			return nil, nil, fmt.Errorf("deploy: connect to %s via %s: %w", e, e.via[n-1], jerr)
 		}
 		via = " via " + jump.ep.String()
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		nc, err := jump.client.DialContext(dctx, "tcp", e.addr())
 		if err != nil {
-			return nil, fmt.Errorf("deploy: connect to %s%s: %w", e, via, err)
+			return nil, nil, fmt.Errorf("deploy: connect to %s%s: %w", e, via, err)
 		}
 		return p.handshakeVia(nc, e, via, timeout)
 	}
@@ -183,31 +190,31 @@ func (p *Pool) connect(ctx context.Context, e endpoint) (*ssh.Client, error) {
 	if e.proxyCmd != "" {
 		pc, err := startProxyCommand(dctx, e.proxyCmd, e.addr())
 		if err != nil {
-			return nil, fmt.Errorf("deploy: connect to %s: %w", e, err)
+			return nil, nil, fmt.Errorf("deploy: connect to %s: %w", e, err)
 		}
-		client, err := p.handshakeVia(pc, e, " through proxy command", timeout)
+		client, key, err := p.handshakeVia(pc, e, " through proxy command", timeout)
 		if err != nil {
-			return nil, pc.explain(err)
+			return nil, nil, pc.explain(err)
 		}
-		return client, nil
+		return client, key, nil
 	}
 	var d net.Dialer
 	nc, err := d.DialContext(dctx, "tcp", e.addr())
 	if err != nil {
 		if dctx.Err() != nil {
-			return nil, fmt.Errorf("deploy: connect to %s: no answer within %v: %w", e, timeout, dctx.Err())
+			return nil, nil, fmt.Errorf("deploy: connect to %s: no answer within %v: %w", e, timeout, dctx.Err())
 		}
-		return nil, fmt.Errorf("deploy: connect to %s: %w", e, err)
+		return nil, nil, fmt.Errorf("deploy: connect to %s: %w", e, err)
 	}
 	return p.handshakeVia(nc, e, "", timeout)
 }
 
-func (p *Pool) handshakeVia(nc net.Conn, e endpoint, via string, timeout time.Duration) (*ssh.Client, error) {
-	client, err := p.handshake(nc, e, timeout)
+func (p *Pool) handshakeVia(nc net.Conn, e endpoint, via string, timeout time.Duration) (*ssh.Client, ssh.PublicKey, error) {
+	client, key, err := p.handshake(nc, e, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("deploy: ssh handshake with %s%s: %w", e, via, err)
+		return nil, nil, fmt.Errorf("deploy: ssh handshake with %s%s: %w", e, via, err)
 	}
-	return client, nil
+	return client, key, nil
 }
 
 // errHandshakeTimeout is what a handshake that ran out of time reports.
@@ -218,23 +225,24 @@ var errHandshakeTimeout = context.DeadlineExceeded
 // tunnelled connections have no deadlines, so closing is the only portable
 // way). Time spent waiting for the user to answer about a host key, or for
 // another host's question to be answered, does not count.
-func (p *Pool) handshake(nc net.Conn, e endpoint, timeout time.Duration) (*ssh.Client, error) {
+func (p *Pool) handshake(nc net.Conn, e endpoint, timeout time.Duration) (*ssh.Client, ssh.PublicKey, error) {
 	var w *watchdog // started below; the challenge prompt runs after that
 	auth, err := p.keys.methods(e, func() func() { return w.pause() })
 	if err != nil {
 		nc.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	hk, err := p.trust.keys(e)
 	if err != nil {
 		nc.Close()
-		return nil, err
+		return nil, nil, err
 	}
+	var key ssh.PublicKey
 	w = startWatchdog(timeout, func() { nc.Close() })
 	cfg := &ssh.ClientConfig{
 		User:              e.user,
 		Auth:              auth,
-		HostKeyCallback:   hk.callback(p.trust, e.addr(), e.strict, w.pause),
+		HostKeyCallback:   remember(hk.callback(p.trust, e.addr(), e.strict, w.pause), &key),
 		HostKeyAlgorithms: hk.algorithms(e.addr()),
 		Timeout:           timeout,
 	}
@@ -243,11 +251,23 @@ func (p *Pool) handshake(nc net.Conn, e endpoint, timeout time.Duration) (*ssh.C
 	if err != nil {
 		nc.Close()
 		if expired {
-			return nil, fmt.Errorf("no answer within %v: %w", timeout, errHandshakeTimeout)
+			return nil, nil, fmt.Errorf("no answer within %v: %w", timeout, errHandshakeTimeout)
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return ssh.NewClient(conn, chans, reqs), nil
+	return ssh.NewClient(conn, chans, reqs), key, nil
+}
+
+// remember wraps a host key callback so that the key it accepted is kept in
+// *key.
+func remember(cb ssh.HostKeyCallback, key *ssh.PublicKey) ssh.HostKeyCallback {
+	return func(host string, remote net.Addr, k ssh.PublicKey) error {
+		err := cb(host, remote, k)
+		if err == nil {
+			*key = k
+		}
+		return err
+	}
 }
 
 // keepalive sends keepalive@openssh.com requests and closes the connection

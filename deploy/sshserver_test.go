@@ -42,8 +42,11 @@ type testServer struct {
 	// ignoreSignals makes the server ignore signal requests, as OpenSSH's
 	// sshd before 8.1 does.
 	ignoreSignals bool
-	open          atomic.Int32 // session channels open now
-	maxOpen       atomic.Int32 // the most ever open at once on one server
+	// agentForwarding lets sessions ask for the client's agent, as sshd's
+	// AllowAgentForwarding does.
+	agentForwarding atomic.Bool
+	open            atomic.Int32 // session channels open now
+	maxOpen         atomic.Int32 // the most ever open at once on one server
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -153,7 +156,7 @@ func (s *testServer) handleConn(c net.Conn) {
 				continue
 			}
 			s.wg.Add(1)
-			go s.session(c, ch, creqs)
+			go s.session(c, sc, ch, creqs)
 		case "direct-tcpip":
 			s.forward(nc)
 		default:
@@ -197,13 +200,27 @@ func (s *testServer) forward(nc ssh.NewChannel) {
 
 // session handles exec, the sftp subsystem and signals, as sshd does; when
 // the channel closes, the command's stdin sees EOF.
-func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Request) {
+func (s *testServer) session(conn net.Conn, sc ssh.Conn, ch ssh.Channel, reqs <-chan *ssh.Request) {
 	defer s.wg.Done()
 	defer s.open.Add(-1)
 	defer ch.Close()
 	var pgid atomic.Int64
+	var env []string
 	for req := range reqs {
 		switch req.Type {
+		case "auth-agent-req@openssh.com":
+			if !s.agentForwarding.Load() {
+				req.Reply(false, nil)
+				continue
+			}
+			sock, stop, err := serveForwardedAgent(sc)
+			if err != nil {
+				req.Reply(false, nil)
+				continue
+			}
+			defer stop()
+			env = append(env, "SSH_AUTH_SOCK="+sock)
+			req.Reply(true, nil)
 		case "exec":
 			var p struct{ Command string }
 			if ssh.Unmarshal(req.Payload, &p) != nil {
@@ -212,7 +229,7 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 			}
 			req.Reply(true, nil)
 			s.execs.Add(1)
-			go s.exec(ch, p.Command, &pgid)
+			go s.exec(ch, p.Command, &pgid, env)
 		case "subsystem":
 			var p struct{ Name string }
 			if ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" || s.noSFTP.Load() {
@@ -232,10 +249,10 @@ func (s *testServer) session(conn net.Conn, ch ssh.Channel, reqs <-chan *ssh.Req
 	}
 }
 
-func (s *testServer) exec(ch ssh.Channel, command string, pgid *atomic.Int64) {
+func (s *testServer) exec(ch ssh.Channel, command string, pgid *atomic.Int64, env []string) {
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = s.home
-	cmd.Env = append(append(os.Environ(), "HOME="+s.home), s.env...)
+	cmd.Env = append(append(append(os.Environ(), "HOME="+s.home), s.env...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = ch
 	cmd.Stderr = ch.Stderr()
@@ -259,6 +276,42 @@ func (s *testServer) exec(ch ssh.Channel, command string, pgid *atomic.Int64) {
 	}
 	ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(code)}))
 	ch.Close()
+}
+
+// serveForwardedAgent listens on a Unix socket whose every connection is
+// an auth-agent@openssh.com channel to the client, as sshd does for a
+// session with agent forwarding; stop removes it.
+func serveForwardedAgent(sc ssh.Conn) (string, func(), error) {
+	dir, err := os.MkdirTemp("", "agent")
+	if err != nil {
+		return "", nil, err
+	}
+	sock := filepath.Join(dir, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				ch, reqs, err := sc.OpenChannel("auth-agent@openssh.com", nil)
+				if err != nil {
+					return
+				}
+				go ssh.DiscardRequests(reqs)
+				go func() { io.Copy(ch, c); ch.CloseWrite() }()
+				io.Copy(c, ch)
+				ch.Close()
+			}()
+		}
+	}()
+	return sock, func() { ln.Close(); os.RemoveAll(dir) }, nil
 }
 
 // breakingChannel closes the whole connection after limit bytes came in:

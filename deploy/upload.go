@@ -47,43 +47,59 @@ func (d *deployer) hasGzip(host string) bool {
 	return d.gzip[host]
 }
 
-// deployHost makes sure h's work directory holds the right binary: connect,
-// check OS/arch and the remote sha256, upload to a temporary name, verify,
-// rename into place.
-func (d *deployer) deployHost(ctx context.Context, h Host) Result {
+// plan is one host's state between its check and its upload.
+type plan struct {
+	i         int // the host's index in the fan-out
+	h         Host
+	c         *sshConn
+	bin       binary
+	wd, final string
+	start     time.Time
+	unchanged bool // the host already has bin
+}
+
+// checkHost connects to h and checks what it has: the plan of its upload,
+// or, when it failed, nil and the failed Result.
+func (d *deployer) checkHost(ctx context.Context, i int, h Host) (*plan, Result) {
 	start := time.Now()
-	res := Result{Host: h.Name}
-	fail := func(p Phase, err error) Result {
-		res.Phase, res.Err, res.Elapsed = PhaseFailed, err, time.Since(start)
-		res.Detail = string(p)
-		d.ev.emit(h.Name, PhaseFailed, 0, string(p), err)
-		return res
-	}
 	d.ev.emit(h.Name, PhaseConnect, 0, "", nil)
 	c, err := connectHost(ctx, d.pool, h)
 	if err != nil {
-		return fail(PhaseConnect, err)
+		return nil, d.fail(h, start, PhaseConnect, err)
 	}
 	d.ev.emit(h.Name, PhaseCheck, 0, "", nil)
 	wd := remoteWorkdir(h)
 	final := path.Join(wd, binaryName)
 	bin, remoteSum, err := d.check(ctx, c, h, wd, final)
 	if err != nil {
-		return fail(PhaseCheck, err)
+		return nil, d.fail(h, start, PhaseCheck, err)
 	}
-	if remoteSum == bin.sum {
-		res.Phase, res.Detail, res.Elapsed = PhaseReady, "unchanged", time.Since(start)
-		d.ev.emit(h.Name, PhaseReady, 1, "unchanged", nil)
-		return res
+	p := &plan{i: i, h: h, c: c, bin: bin, wd: wd, final: final, start: start, unchanged: remoteSum == bin.sum}
+	if p.unchanged {
+		return p, d.ready(p, 0, "unchanged")
 	}
-	n, err := d.upload(ctx, c, h, bin, wd, final)
+	return p, Result{Host: h.Name, Phase: PhaseCheck}
+}
+
+// uploadHost uploads p's binary from the console.
+func (d *deployer) uploadHost(ctx context.Context, p *plan) Result {
+	n, err := d.upload(ctx, p.c, p.h, p.bin, p.wd, p.final)
 	if err != nil {
-		return fail(PhaseUpload, err)
+		return d.fail(p.h, p.start, PhaseUpload, err)
 	}
-	res.Phase, res.Bytes, res.Elapsed = PhaseReady, n, time.Since(start)
-	res.Detail = fmt.Sprintf("uploaded %s", humanBytes(n))
-	d.ev.emit(h.Name, PhaseReady, 1, res.Detail, nil)
-	return res
+	return d.ready(p, n, "uploaded "+humanBytes(n))
+}
+
+// fail ends h's deployment with err in phase ph.
+func (d *deployer) fail(h Host, start time.Time, ph Phase, err error) Result {
+	d.ev.emit(h.Name, PhaseFailed, 0, string(ph), err)
+	return Result{Host: h.Name, Phase: PhaseFailed, Detail: string(ph), Err: err, Elapsed: time.Since(start)}
+}
+
+// ready ends p's deployment: n bytes uploaded (0: it had the binary).
+func (d *deployer) ready(p *plan, n int64, detail string) Result {
+	d.ev.emit(p.h.Name, PhaseReady, 1, detail, nil)
+	return Result{Host: p.h.Name, Phase: PhaseReady, Detail: detail, Bytes: n, Elapsed: time.Since(p.start)}
 }
 
 // connectHost resolves h and returns its pooled connection.

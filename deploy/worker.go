@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -29,10 +30,13 @@ type Worker struct {
 	// gone even where kill cannot reach it (an sshd that ignores signal
 	// requests, a stopped process that never sees its stdin close).
 	killHung func()
-	stopped  bool
-	mu       sync.Mutex
-	timeout  time.Duration
-	ev       *emitter
+	// oomLine, when set, returns the kernel's log line of the out-of-memory
+	// killer ending the worker ("" if it did not).
+	oomLine func() string
+	stopped bool
+	mu      sync.Mutex
+	timeout time.Duration
+	ev      *emitter
 }
 
 // ErrWorkerExited is wrapped when a worker exits before it was stopped.
@@ -111,6 +115,9 @@ func (w *Worker) exited(node string, err error) {
 	stopped := w.stopped
 	w.mu.Unlock()
 	if err != nil && !stopped {
+		if killedHard(err) {
+			err = w.killed(err)
+		}
 		tail := strings.TrimSpace(w.stderr.String())
 		if tail != "" {
 			err = fmt.Errorf("%w: %s on %s: %w: %s", ErrWorkerExited, node, w.Host.Name, err, tail)
@@ -126,6 +133,17 @@ func (w *Worker) exited(node string, err error) {
 	}
 	w.err = err
 	close(w.done)
+}
+
+// killed says how a worker that ended by SIGKILL was killed: by the
+// kernel's out-of-memory killer when its log says so.
+func (w *Worker) killed(err error) error {
+	if w.oomLine != nil {
+		if line := w.oomLine(); line != "" {
+			return fmt.Errorf("%w, %w (the kernel's log: %q): %w", ErrKilled, ErrOutOfMemory, line, err)
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrKilled, err)
 }
 
 // handshake sends the boot line and waits for the hello, at most timeout.
@@ -162,6 +180,7 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
+	cut bool // bytes were dropped: buf may start inside a line
 }
 
 func newTail() *tailBuffer { return &tailBuffer{max: 4096} }
@@ -173,9 +192,28 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.cut = true
 	}
 	return len(p), nil
 }
+
+// lines returns the kept tail from its first whole line.
+func (t *tailBuffer) lines() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if t.cut {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// LogTail returns the last lines the worker wrote to its stderr (where it
+// logs, besides its log file on its host), from the first whole line of
+// what the console keeps.
+func (w *Worker) LogTail() string { return w.stderr.lines() }
 
 // String returns the kept tail.
 func (t *tailBuffer) String() string {

@@ -58,6 +58,8 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		}
 		return nil, fmt.Errorf("deploy: local worker %s: %w", h.Name, err)
 	}
+	pid := w.Hello.PID
+	w.oomLine = func() string { return localOOMKill(pid) }
 	go func() {
 		err := reap()
 		os.Remove(pf)

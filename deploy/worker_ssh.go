@@ -66,6 +66,8 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 		}
 		return nil, fmt.Errorf("deploy: worker on %s: %w", h.Name, err)
 	}
+	pid := w.Hello.PID
+	w.oomLine = func() string { return remoteOOMKill(c, pid) }
 	go func() {
 		io.Copy(w.stdout, stdout)
 		err := s.Wait()

@@ -5,6 +5,7 @@ import (
 	enc "encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -303,7 +304,7 @@ func TestStopAndCleanLocal(t *testing.T) {
 	}
 }
 
-// The lean worker (make dist, tag noplot) is preferred for another platform;
+// The stripped worker (make dist) is preferred for another platform;
 // for the running one only when it provably comes from the same revision,
 // which a test binary (no VCS stamp) cannot show: never a stale worker.
 func TestLeanWorkerFromDist(t *testing.T) {
@@ -321,5 +322,28 @@ func TestLeanWorkerFromDist(t *testing.T) {
 	exe, _ := os.Executable()
 	if bin, err := newBinaries(Options{Dist: dist}).forTarget(runtime.GOOS, runtime.GOARCH); err != nil || bin.path != exe {
 		t.Fatalf("own platform with an unprovable lean worker: %+v, %v; want the running binary", bin, err)
+	}
+}
+
+// A dist binary of another program is never shipped in place of the running
+// one: a user's binary with its own applications would otherwise deploy
+// workers that do not know them. The go command stands for the other
+// program (a real Go binary with build information).
+func TestDistOfAnotherProgram(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to stand for another program")
+	}
+	other, err := os.ReadFile(goCmd)
+	if err != nil {
+		t.Skip(err)
+	}
+	dist := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dist, "gridtui-linux-arm64"), other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = newBinaries(Options{Dist: dist}).forTarget("linux", "arm64")
+	if !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "is a build of cmd/go") || !strings.Contains(err.Error(), "--binary") {
+		t.Fatalf("forTarget: %v, want ErrNoBinary naming the other program and --binary", err)
 	}
 }

@@ -79,9 +79,12 @@ func BenchmarkLinks(b *testing.B) {
 
 // BenchmarkDeployWAN measures a fresh `gridtui deploy` from the console to
 // one host and to eight hosts of cluster beta, all behind a 10 Mbit/s tbf
-// WAN link, with the binary gzip-compressed (the default) and plain over
-// SFTP (--no-compress). Each iteration removes ~/.gridtui on the targets
-// first, so every deploy ships the whole binary.
+// WAN link: by default (one host of the site gets the binary and relays it
+// to the others) and with --no-relay (every host gets it from the console).
+// With $GRIDTUI_DEPLOY_BASELINE naming another gridtui binary (an earlier
+// build), the same deploys by that binary run alternately with these, as
+// the baseline. Each iteration removes ~/.gridtui on the targets first, so
+// every deploy ships the whole binary.
 func BenchmarkDeployWAN(b *testing.B) {
 	if unsupported != nil {
 		b.Skipf("e2e: %v", unsupported)
@@ -94,16 +97,22 @@ func BenchmarkDeployWAN(b *testing.B) {
 	}
 	defer g.Down()
 	one := []string{g.Hosts[0].Ethernet.String()}
-	for _, c := range []struct {
-		name  string
-		hosts []string
-		flags []string
-	}{
-		{"1 host gzip", one, nil},
-		{"8 hosts gzip", []string{"beta"}, nil},
-		{"1 host plain", one, []string{"--no-compress"}},
-		{"8 hosts plain", []string{"beta"}, []string{"--no-compress"}},
-	} {
+	type deployCase struct {
+		name   string
+		binary string
+		hosts  []string
+		flags  []string
+	}
+	bin := gridtuiBinary(b)
+	cases := []deployCase{
+		{"1 host", bin, one, nil},
+		{"8 hosts relay", bin, []string{"beta"}, nil},
+		{"8 hosts no relay", bin, []string{"beta"}, []string{"--no-relay"}},
+	}
+	if base := os.Getenv("GRIDTUI_DEPLOY_BASELINE"); base != "" {
+		cases = append(cases, deployCase{"1 host baseline", base, one, nil}, deployCase{"8 hosts baseline", base, []string{"beta"}, nil})
+	}
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
@@ -111,7 +120,7 @@ func BenchmarkDeployWAN(b *testing.B) {
 					os.RemoveAll(filepath.Join(h.Home, ".gridtui"))
 				}
 				b.StartTimer()
-				argv := append([]string{gridtuiBinary(b), "--sites", g.SitesFile, "deploy"}, append(c.flags, c.hosts...)...)
+				argv := append([]string{c.binary, "--sites", g.SitesFile, "deploy"}, append(c.flags, c.hosts...)...)
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 				out, err := g.ConsoleCommand(ctx, argv...).CombinedOutput()
 				cancel()

@@ -29,7 +29,11 @@ type Report struct {
 	Outcome    string
 	FailedNode string // the node that failed, when known
 	Cause      string // why the run failed
-	Nodes      []NodeReport
+	// FailedLog holds the last lines of the failed node's worker log as
+	// the console received them (its stderr), unless Cause quotes them
+	// already; the whole log stays on the node's host (gridtui logs).
+	FailedLog []string `json:",omitempty"`
+	Nodes     []NodeReport
 	// Traffic sums the data-plane traffic per network; each message is
 	// counted once (half of the sent+received sums of its two ends).
 	Traffic []NetTraffic
@@ -108,6 +112,7 @@ func (s *submission) report() *Report {
 		Gateways: gatewayReports(s.gateways)}
 	if s.failed != nil {
 		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause
+		rep.FailedLog = s.failedLog()
 	}
 	nets := map[string]*NetTraffic{}
 	var order []string
@@ -158,7 +163,19 @@ func (s *submission) report() *Report {
 func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	var firstErr error
 	rep.Eps = s.plan.Task.Eps
-	if s.failed == nil && s.complete() && s.spec.App != obstacleApp {
+	if s.disk != nil {
+		ok := s.failed == nil && s.complete()
+		s.values = nil // the mapping ends here
+		if err := s.disk.unmap(); err != nil {
+			firstErr = fmt.Errorf("engine: solution file %s: %w", s.disk.path, err)
+		}
+		if ok {
+			rep.Outputs = append(rep.Outputs, s.disk.path)
+			rep.Warnings = append(rep.Warnings, s.disk.note())
+		} else {
+			os.Remove(s.disk.path) // a failed run's pieces are no solution
+		}
+	} else if s.failed == nil && s.complete() && s.spec.App != obstacleApp {
 		firstErr = assembleApp(rep, s)
 	} else if s.failed == nil && s.complete() {
 		u, err := jobs.Assemble(s.problem, s.plan.Ranges, s.values)
@@ -176,8 +193,10 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	}
 	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
 	rec := runRecord(rep, s)
-	if rep.Outcome == "ok" && s.spec.App == obstacleApp { // the store keys t1 by the obstacle problem's n and ε
+	if rep.Outcome == "ok" { // t1 is the same application's with the same parameters (jobs.Instance)
 		setGain(rep, rec, opt.StoreDir)
+	}
+	if rep.Outcome == "ok" && s.spec.App == obstacleApp {
 		setPrediction(rep, s, opt.StoreDir)
 	}
 	if !opt.NoRecord {
@@ -203,10 +222,39 @@ func assembleApp(rep *Report, s *submission) (err error) {
 	}
 	rep.Solution, rep.Checked = res.Solution, true
 	rep.Residual, rep.Figures, rep.FiguresOK = res.Residual, res.Figures, res.OK
-	if o := rep.Spec.Output; o.VTI || o.Raw {
+	o := rep.Spec.Output
+	w, writes := s.plan.App.(gridapp.Outputter)
+	switch {
+	case o.VTI && writes:
+		base, err := outputBase(rep)
+		if err != nil {
+			return err
+		}
+		files, err := w.WriteOutput(s.plan.Values, s.plan.Task, res, base)
+		rep.Outputs = append(rep.Outputs, files...)
+		if err != nil {
+			return fmt.Errorf("%w %q: write output: %w", ErrApplication, s.spec.App, err)
+		}
+		if o.Raw {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write raw files", s.spec.App))
+		}
+	case o.VTI || o.Raw:
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write VTI or raw files", s.spec.App))
 	}
 	return nil
+}
+
+// outputBase makes the job's output directory and returns the base name of
+// the run's files in it: name-start.
+func outputBase(rep *Report) (string, error) {
+	dir := rep.Spec.Output.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("engine: output directory %s: %w", dir, err)
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%s", rep.Spec.Name, rep.Started.UTC().Format("20060102T150405"))), nil
 }
 
 // writeOutputs writes the solution as the job's output section asks.
@@ -215,14 +263,10 @@ func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
 	if !o.VTI && !o.Raw {
 		return nil
 	}
-	dir := o.Dir
-	if dir == "" {
-		dir = "."
+	base, err := outputBase(rep)
+	if err != nil {
+		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("engine: output directory %s: %w", dir, err)
-	}
-	base := filepath.Join(dir, fmt.Sprintf("%s-%s", rep.Spec.Name, rep.Started.UTC().Format("20060102T150405")))
 	if o.VTI {
 		var buf bytes.Buffer
 		if err := jobs.WriteVTI(&buf, p, u); err != nil {
@@ -261,6 +305,13 @@ func (r *Report) WriteText(w io.Writer) error {
 			who = "node " + r.FailedNode
 		}
 		fmt.Fprintf(&b, "cause:     %s: %s\n", who, r.Cause)
+	}
+	for i, l := range r.FailedLog {
+		head := "           "
+		if i == 0 {
+			head = "its log:   "
+		}
+		fmt.Fprintf(&b, "%s%s\n", head, l)
 	}
 	fmt.Fprintf(&b, "wall time: %s\n", r.Wall.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -316,8 +367,11 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) writeGain(b *strings.Builder) {
 	switch {
 	case r.Gain > 0 && r.T1Self:
-		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of n = %d, ε = %g)\n",
-			r.Gain, r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
+		what := fmt.Sprintf("n = %d, ε = %g", r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
+		if r.Spec.App != obstacleApp {
+			what = r.Spec.App + " " + formatParams(r.Spec.Params)
+		}
+		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of %s)\n", r.Gain, what)
 	case r.Gain > 0:
 		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
 	case r.Outcome != "ok":
@@ -436,4 +490,27 @@ func (r *Report) writeFigures(b *strings.Builder) {
 		fmt.Fprintf(b, "%s: %s\n", f.Name, text)
 	}
 	fmt.Fprintf(b, "application check: %s\n", verdict)
+}
+
+// failedLogLines is how many lines of a failed node's log the report
+// carries.
+const failedLogLines = 8
+
+// failedLog returns the last lines of the failed node's log as its worker's
+// stderr brought them to the console, nil when there are none or the cause
+// (a worker's exit) quotes them already.
+func (s *submission) failedLog() []string {
+	w := s.workers[s.failed.Node]
+	if w == nil {
+		return nil
+	}
+	tail := strings.TrimRight(w.LogTail(), "\n")
+	if tail == "" {
+		return nil
+	}
+	lines := strings.Split(tail, "\n")
+	if strings.Contains(s.failed.Cause, lines[len(lines)-1]) {
+		return nil
+	}
+	return lines[max(0, len(lines)-failedLogLines):]
 }

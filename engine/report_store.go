@@ -52,18 +52,26 @@ func loadResults(dir string) (*jobs.Results, error) {
 	return jobs.Load(d)
 }
 
-// loadGainCurve finds the single-node reference of p for a run of grid
-// configuration grid on inventory inv, or nil.
-func loadGainCurve(dir string, p jobs.Obstacle, inv, grid string) *gainCurve {
+// loadGainCurve finds the single-node reference of the problem instance in
+// for a run of grid configuration grid on inventory inv, or nil.
+func loadGainCurve(dir string, in jobs.Instance, inv, grid string) *gainCurve {
 	res, err := loadResults(dir)
 	if err != nil || res == nil {
 		return nil
 	}
-	rec, ok := res.SingleNodeReference(p.N, p.Eps, inv, grid)
+	rec, ok := res.SingleNodeReferenceOf(in, inv, grid)
 	if !ok || len(rec.Residuals) == 0 {
 		return nil
 	}
-	return &gainCurve{t1: rec.Wall(), eps: p.Eps, hist: rec.Residuals}
+	return &gainCurve{t1: rec.Wall(), eps: in.Eps, hist: rec.Residuals}
+}
+
+// instance is the problem instance the run's record will name (its
+// application and checked parameters), which t1 is looked up by.
+func (s *submission) instance() jobs.Instance {
+	c := jobs.RunConfig{App: s.spec.App, N: s.spec.Obstacle.N, Eps: s.spec.Obstacle.Eps}
+	recordParams(&c, s.spec)
+	return c.Instance()
 }
 
 // setGain computes the run's computing gain C_g = t1/ts (GRIDHPC eq. 2)
@@ -76,7 +84,7 @@ func setGain(rep *Report, rec jobs.RunRecord, dir string) {
 		res = &jobs.Results{}
 	}
 	res.Records = append(res.Records, rec)
-	ref, ok := res.SingleNodeReference(rec.Job.N, rec.Job.Eps, rec.Job.Inventory, rec.Job.Grid)
+	ref, ok := res.SingleNodeReferenceOf(rec.Job.Instance(), rec.Job.Inventory, rec.Job.Grid)
 	if !ok || rep.Wall <= 0 {
 		return
 	}

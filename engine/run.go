@@ -38,6 +38,11 @@ type RunOptions struct {
 	// OnWorkers, if set, is told the workers Run started (PIDs for the
 	// console, or for tests that signal them).
 	OnWorkers func([]*deploy.Worker)
+	// GatherLimit is the largest solution, in bytes, gathered in the
+	// console's memory; a larger one is gathered to a file in the job's
+	// output directory, piece by piece, and neither assembled nor checked.
+	// 0: a third of the console's available memory.
+	GatherLimit uint64
 }
 
 // ErrNotEnoughNodes is wrapped when the job asks for more nodes than have a
@@ -101,6 +106,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	}
 	for _, w := range plan.Warnings {
 		logf("", "%s", w)
+	}
+	if err := checkNodeMemory(plan, workers); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	gws, err := startGateways(ctx, inv, plan.Ranks, workers, opt)
 	if err != nil {

@@ -102,11 +102,11 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 	case own:
 		err = s.runCalculate(ctx, calc)
 	case t.Scheme == jobs.Synchronous && s.detector == jobs.DetectTokens:
-		err = s.runSync(ctx)
+		err = s.runSteps(ctx, s.runSync)
 	case s.detector == jobs.DetectActivity:
-		err = s.runActivity(ctx)
+		err = s.runSteps(ctx, s.runActivity)
 	case s.detector == jobs.DetectSwitch:
-		err = s.runSwitch(ctx)
+		err = s.runSteps(ctx, s.runSwitch)
 	default:
 		err = fmt.Errorf("%w: scheme %q with detector %q", ErrScheme, t.Scheme, s.detector)
 	}
@@ -164,6 +164,7 @@ type solver struct {
 	graph    [][]int              // the task's neighbour graph: neighbour ranks per rank
 	eps      float64
 	maxIter  int
+	steps    int // outer steps of the task (gridapp.Task.Steps, ≥ 1)
 	report   func(NodeStatus)
 	ctrlOut  []byte // control message being sent
 
@@ -200,8 +201,8 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, report: report,
-		state: StateActive, sigma: -1}
+	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, steps: bp.steps,
+		report: report, state: StateActive, sigma: -1}
 	s.recv, _ = bp.part.(gridapp.HaloReceiver)
 	if s.maxIter <= 0 {
 		s.maxIter = bp.maxIter
@@ -239,7 +240,7 @@ func (s *solver) makeLinks(nbs []Neighbour, neighbours []int) error {
 		l := &link{side: Side(i), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
 			nOut: len(s.part.Outgoing(i)), nIn: len(s.part.Halo(i))}
 		l.out, l.in = make([]float64, haloHeader+l.nOut), make([]float64, haloHeader+l.nIn)
-		l.ctrl = make([]byte, ctrlHeader+8*l.nIn)
+		l.ctrl = make([]byte, ctrlHeader+8*max(l.nIn, 1)) // a section halo, or a vote's σ on a link whose halo is empty
 		maxOut = max(maxOut, l.nOut)
 		if t.Scheme == jobs.Asynchronous && l.sync {
 			return fmt.Errorf("%w: asynchronous scheme over a synchronous link to rank %d", ErrScheme, nb.Rank)

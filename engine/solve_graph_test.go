@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ type graphRun struct {
 	// asyncLink reports whether the link of ranks a < b is asynchronous
 	// (hybrid).
 	asyncLink func(a, b int) bool
+	hooks     map[int]*solveHooks // by rank
 }
 
 func (c graphRun) mode(a, b int) rmnp.Mode {
@@ -72,7 +74,8 @@ func (c graphRun) run(t testing.TB) ([]SolveResult, gridapp.Task, gridapp.Values
 	errs := make([]error, c.ranks)
 	var wg sync.WaitGroup
 	for r := range c.ranks {
-		st := Subtask{App: c.app, Params: v.Encode(), Rank: r, Ranks: c.ranks, Cores: c.cores, Scheme: c.scheme, Detector: c.detector}
+		st := Subtask{App: c.app, Params: v.Encode(), Rank: r, Ranks: c.ranks, Cores: c.cores, Scheme: c.scheme, Detector: c.detector,
+			hooks: c.hooks[r]}
 		for _, q := range task.Parts[r].Neighbours {
 			st.Neighbours = append(st.Neighbours, Neighbour{Rank: q, Peer: rmnp.PeerID(q + 1), Mode: c.mode(r, q)})
 		}
@@ -84,10 +87,14 @@ func (c graphRun) run(t testing.TB) ([]SolveResult, gridapp.Task, gridapp.Values
 		})
 	}
 	wg.Wait()
+	var failed []string
 	for r, err := range errs {
 		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
+			failed = append(failed, fmt.Sprintf("rank %d: %v", r, err))
 		}
+	}
+	if failed != nil {
+		t.Fatal(strings.Join(failed, "\n"))
 	}
 	return res, task, v
 }

@@ -26,6 +26,7 @@ type builtPart struct {
 	graph      [][]int // every part's neighbours
 	eps        float64
 	maxIter    int
+	steps      int
 	size       int
 }
 
@@ -84,7 +85,12 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 	ps := task.Parts[t.Rank]
 	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: ps.Neighbours, Cores: max(t.Cores, 1), Spec: ps.Spec}
 	if bp.part, err = app.NewPart(v, sub); err != nil {
-		return bp, err
+		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
+	}
+	bp.steps = task.StepCount()
+	if _, ok := bp.part.(gridapp.Stepper); !ok && bp.steps > 1 {
+		bp.part.Close()
+		return bp, fmt.Errorf("%w %q: a task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApplication, bp.app, bp.steps)
 	}
 	bp.neighbours, bp.eps, bp.size = ps.Neighbours, task.Eps, ps.Size
 	bp.graph = make([][]int, len(task.Parts))
@@ -98,11 +104,14 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 }
 
 // fault turns a panic recovered in Solve into the run's error: the
-// application's (a NaN σ, or a panic in its code) — it names the
-// application and where it panicked.
+// application's (a NaN σ, a gridapp.Failure, or a panic in its code) — it
+// names the application and, for a panic, where it panicked.
 func (s *solver) fault(r any) error {
 	if f, ok := r.(appFault); ok {
 		return fmt.Errorf("%w %q: %w", ErrApplication, s.app, f.err)
+	}
+	if f, ok := r.(gridapp.Failure); ok {
+		return fmt.Errorf("%w %q: %w", ErrApplication, s.app, f.Err)
 	}
 	return fmt.Errorf("%w %q: panic: %v%s", ErrApplication, s.app, r, panicSite())
 }
@@ -111,7 +120,10 @@ func (s *solver) fault(r any) error {
 func (s *solver) result() (v []float64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w %q: panic in Result: %v%s", ErrApplication, s.app, r, panicSite())
+			err = s.fault(r)
+			if _, ok := r.(gridapp.Failure); !ok {
+				err = fmt.Errorf("%w %q: panic in Result: %v%s", ErrApplication, s.app, r, panicSite())
+			}
 		}
 	}()
 	return append([]float64(nil), s.part.Result()...), nil

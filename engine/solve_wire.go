@@ -36,6 +36,9 @@ const (
 	ctrlSectionHalo                         // switch: arg section<<1 | step, seq: update seq, payload plane
 	ctrlSectionVote                         // switch: arg section, seq flags, payload σ
 	ctrlSectionDecision                     // switch: arg section, seq flags
+	ctrlStepVote                            // outer steps: arg step, seq 1 if converged
+	ctrlStepGo                              // outer steps: arg step, seq 1 to go on
+	ctrlStepFence                           // outer steps: arg step
 	ctrlKinds
 )
 

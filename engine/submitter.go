@@ -43,6 +43,7 @@ type submission struct {
 	statuses  []NodeStatus
 	headers   []*resultHeader
 	values    [][]float64
+	disk      *diskGather // values gathered to a file, not memory
 	got       []int
 	dirty     bool
 	lastSnap  time.Time
@@ -74,14 +75,21 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 	b := len(plan.Ranks)
 	s.statuses = make([]NodeStatus, b)
 	s.headers = make([]*resultHeader, b)
-	s.values = make([][]float64, b)
 	s.got = make([]int, b)
+	sizes := make([]int, b)
+	for r := range sizes {
+		sizes[r] = plan.Task.Parts[r].Size
+	}
+	var err error
+	s.values, s.disk, err = gatherValues(sizes, opt.GatherLimit, spec.Output.Dir, fmt.Sprintf("%s-%016x", spec.Name, s.run))
+	if err != nil {
+		return nil, err
+	}
 	for r, name := range plan.Ranks {
 		s.statuses[r] = NodeStatus{Node: name, Rank: r, Group: plan.GroupOf(r), State: StateStarting}
 		if w := s.workers[name]; w != nil {
 			s.statuses[r].Load = w.Hello.Load // until a status brings a fresher one
 		}
-		s.values[r] = make([]float64, plan.Task.Parts[r].Size)
 	}
 	return s, nil
 }
@@ -160,9 +168,7 @@ func notListening(node string, r probe.Route, listen []string) string {
 // every result is in, a node fails, the wall time passes or ctx ends.
 func (s *submission) execute(ctx context.Context) (*Report, error) {
 	s.start = time.Now()
-	if s.spec.App == obstacleApp { // the results store keys t1 by the obstacle problem's n and ε
-		s.gainRef = loadGainCurve(s.opt.StoreDir, s.problem, s.inventory, s.gridLabel())
-	}
+	s.gainRef = loadGainCurve(s.opt.StoreDir, s.instance(), s.inventory, s.gridLabel())
 	tasks, err := s.tasks()
 	if err != nil {
 		return s.report(), err
@@ -305,7 +311,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 		case name := <-exited:
 			cause := "worker process exited"
 			if err := s.workers[name].Err(); err != nil {
-				cause = fmt.Sprintf("worker process exited: %v", err)
+				cause = fmt.Sprintf("worker process exited: %v%s", err, s.memoryNote(name, err))
 			}
 			s.fail(name, cause)
 		case ev := <-s.ep.PeerDown():

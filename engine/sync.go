@@ -20,7 +20,11 @@ func (s *solver) runSync(ctx context.Context) error {
 	for i, c := range children {
 		heights[i] = tree.height[s.links[c].rank]
 	}
-	det := NewTreeTokens(tree.height[s.t.Rank], heights, parent < 0, tree.maxDepth(), s.maxIter)
+	budget := s.maxIter // iterations left to this step (tokens count from 1 in every step)
+	if budget > 0 {
+		budget = max(budget-s.iter, 1)
+	}
+	det := NewTreeTokens(tree.height[s.t.Rank], heights, parent < 0, tree.maxDepth(), budget)
 	tok := tokenLinks{parent: parent, children: children, convs: make([]ConvToken, len(children))}
 	for k := 1; ; k++ {
 		if err := ctx.Err(); err != nil {

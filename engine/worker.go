@@ -95,7 +95,8 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 		cores = runtime.NumCPU()
 	}
 	hello := deploy.Hello{Node: boot.Node, Host: host(), PID: os.Getpid(), Version: Version,
-		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen, Load: hostLoad()}
+		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen, Load: hostLoad(),
+		Memory: availableMemory()}
 	if err := deploy.WriteHello(stdout, hello); err != nil {
 		return fmt.Errorf("engine: worker %s: %w", boot.Node, err)
 	}

@@ -55,8 +55,10 @@ type TableRow struct {
 // of cores, columns by grid configuration × scheme.
 type Table struct {
 	Kind TableKind
-	N    int
-	Eps  float64
+	// Instance is the problem of the table's runs; N and Eps are its.
+	Instance Instance
+	N        int
+	Eps      float64
 	// Inventories are the inventories of the table's runs, in column order
 	// (RunConfig.Inventory; "" for records older than it).
 	Inventories []string
@@ -79,7 +81,13 @@ func (c TableColumn) label() string {
 }
 
 // BuildTable builds the table of kind from the successful obstacle runs of
-// (n, eps) in recs. A cell is the fastest run of its cores × grid × scheme
+// (n, eps) in recs: BuildTableOf the obstacle instance.
+func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
+	return BuildTableOf(kind, recs, ObstacleInstance(n, eps))
+}
+
+// BuildTableOf builds the table of kind from the successful runs of the
+// instance in recs (one application with the same parameters). A cell is the fastest run of its cores × grid × scheme
 // (the paper reports one time per configuration; the minimum is the least
 // disturbed one on a shared machine). Runs of different inventories are
 // different columns, never one cell. Gains use t1 of SingleNodeReference:
@@ -87,8 +95,8 @@ func (c TableColumn) label() string {
 // configuration, or the fastest single-node run of its inventory when the
 // configuration has none (as GRIDHPC does for its two-cluster columns,
 // measured against one Graphene node).
-func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
-	t := Table{Kind: kind, N: n, Eps: eps}
+func BuildTableOf(kind TableKind, recs []RunRecord, in Instance) Table {
+	t := Table{Kind: kind, Instance: in, N: in.N, Eps: in.Eps}
 	type key struct {
 		cores int
 		col   TableColumn
@@ -97,7 +105,7 @@ func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
 	cols := map[TableColumn]bool{}
 	cores := map[int]bool{}
 	for _, r := range recs {
-		if !matches(r, n, eps) {
+		if !matches(r, in) {
 			continue
 		}
 		k := key{r.Job.Cores, TableColumn{Grid: r.Job.Grid, Scheme: r.Job.Scheme, Inventory: r.Job.Inventory}}
@@ -135,7 +143,7 @@ func BuildTable(kind TableKind, recs []RunRecord, n int, eps float64) Table {
 				v = math.NaN()
 			case kind == GainTable:
 				t1 := math.NaN()
-				if ref, ok := reference(recs, n, eps, c.Inventory, c.Grid); ok {
+				if ref, ok := reference(recs, in, c.Inventory, c.Grid); ok {
 					t1 = ref.WallSeconds
 				}
 				v = t1 / v
@@ -179,7 +187,11 @@ func (t Table) Title() string {
 	if t.Kind == GainTable {
 		what = "Computing gain C_g = t1/ts"
 	}
-	title := fmt.Sprintf("%s of parallel iterative methods, obstacle problem n = %d, eps = %g", what, t.N, t.Eps)
+	in := t.Instance
+	if in.App == "" {
+		in = ObstacleInstance(t.N, t.Eps)
+	}
+	title := fmt.Sprintf("%s of parallel iterative methods, %s", what, in)
 	if len(t.Inventories) == 1 && t.Inventories[0] != "" {
 		title += " (" + InventoryName(t.Inventories[0]) + ")"
 	}

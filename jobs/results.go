@@ -388,13 +388,21 @@ func (res *Results) read(r io.Reader) error {
 
 // SingleNodeReference returns the single-node run that gives t1 of the
 // computing gain C_g = t1/ts (GRIDHPC eq. 2) for a run of grid configuration
-// grid on inventory inv, with its residual history for live estimates: the
-// fastest successful single-node run of the obstacle problem (n, eps) on
-// that grid configuration, else on any configuration of that inventory (as
-// GRIDHPC measures its two-cluster columns against one Graphene node). It is
-// the same t1 as Table IV's (BuildTable).
+// grid on inventory inv of the obstacle problem (n, eps): see
+// SingleNodeReferenceOf.
 func (r *Results) SingleNodeReference(n int, eps float64, inv, grid string) (RunRecord, bool) {
-	return reference(r.Records, n, eps, inv, grid)
+	return reference(r.Records, ObstacleInstance(n, eps), inv, grid)
+}
+
+// SingleNodeReferenceOf returns the single-node run that gives t1 for a run
+// of the instance in of grid configuration grid on inventory inv, with its
+// residual history for live estimates: the fastest successful single-node
+// run of the same application with the same parameters on that grid
+// configuration, else on any configuration of that inventory (as GRIDHPC
+// measures its two-cluster columns against one Graphene node). It is the
+// same t1 as Table IV's (BuildTableOf).
+func (r *Results) SingleNodeReferenceOf(in Instance, inv, grid string) (RunRecord, bool) {
+	return reference(r.Records, in, inv, grid)
 }
 
 // FastestSingleNode returns t1, the wall time of SingleNodeReference.
@@ -411,21 +419,21 @@ func ComputingGain(t1, ts time.Duration) float64 {
 	return t1.Seconds() / ts.Seconds()
 }
 
-// reference is SingleNodeReference over recs.
-func reference(recs []RunRecord, n int, eps float64, inv, grid string) (RunRecord, bool) {
-	if rec, ok := fastestSingle(recs, n, eps, inv, grid, false); ok {
+// reference is SingleNodeReferenceOf over recs.
+func reference(recs []RunRecord, in Instance, inv, grid string) (RunRecord, bool) {
+	if rec, ok := fastestSingle(recs, in, inv, grid, false); ok {
 		return rec, true
 	}
-	return fastestSingle(recs, n, eps, inv, "", true)
+	return fastestSingle(recs, in, inv, "", true)
 }
 
 // fastestSingle finds the fastest ok single-node obstacle run of (n, eps)
 // on inventory inv, restricted to grid unless anyGrid.
-func fastestSingle(recs []RunRecord, n int, eps float64, inv, grid string, anyGrid bool) (RunRecord, bool) {
+func fastestSingle(recs []RunRecord, in Instance, inv, grid string, anyGrid bool) (RunRecord, bool) {
 	var best RunRecord
 	found := false
 	for _, rec := range recs {
-		if !matches(rec, n, eps) || rec.Job.Nodes != 1 || rec.Job.Inventory != inv || !(anyGrid || rec.Job.Grid == grid) {
+		if !matches(rec, in) || rec.Job.Nodes != 1 || rec.Job.Inventory != inv || !(anyGrid || rec.Job.Grid == grid) {
 			continue
 		}
 		if !found || rec.WallSeconds < best.WallSeconds {
@@ -435,9 +443,8 @@ func fastestSingle(recs []RunRecord, n int, eps float64, inv, grid string, anyGr
 	return best, found
 }
 
-// matches reports whether rec is a successful obstacle run of (n, eps) with
-// a positive wall time.
-func matches(rec RunRecord, n int, eps float64) bool {
-	return rec.OK() && (rec.Job.App == "obstacle" || rec.Job.App == "") &&
-		rec.Job.N == n && rec.Job.Eps == eps && rec.WallSeconds > 0
+// matches reports whether rec is a successful run of the instance with a
+// positive wall time.
+func matches(rec RunRecord, in Instance) bool {
+	return rec.OK() && in.Has(rec.Job) && rec.WallSeconds > 0
 }

@@ -60,7 +60,7 @@ type specFile struct {
 	Cores    int               `toml:"cores"`
 	MaxIter  int               `toml:"max_iterations"`
 	WallTime string            `toml:"wall_time"`
-	Obstacle ObstacleSpec      `toml:"obstacle"`
+	Obstacle *ObstacleSpec     `toml:"obstacle,omitempty"` // the obstacle problem's only
 	Params   map[string]string `toml:"params,omitempty"`
 	Nodes    NodeSelection     `toml:"nodes"`
 	Groups   []Group           `toml:"group,omitempty"`
@@ -101,9 +101,12 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		return Spec{}, specError(file, ps[0])
 	}
 	s := Spec{
-		Name: f.Name, App: f.App, Obstacle: f.Obstacle, Params: f.Params, Scheme: f.Scheme,
+		Name: f.Name, App: f.App, Params: f.Params, Scheme: f.Scheme,
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
 		MaxIter: f.MaxIter, Output: f.Output,
+	}
+	if f.Obstacle != nil {
+		s.Obstacle = *f.Obstacle
 	}
 	if f.WallTime != "" {
 		d, err := time.ParseDuration(f.WallTime)

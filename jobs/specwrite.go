@@ -17,7 +17,12 @@ func FormatSpec(s Spec) ([]byte, error) {
 	f := specFile{
 		Name: s.Name, App: s.App, Scheme: s.Scheme, Detector: s.Detector,
 		Cores: s.Cores, MaxIter: s.MaxIter, WallTime: s.WallTime.String(),
-		Obstacle: s.Obstacle, Params: s.Params, Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
+		Params: s.Params, Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
+	}
+	if s.App == "" || s.App == "obstacle" || s.Obstacle.N != 0 {
+		// Another application's parameters are in [params]: no [obstacle]
+		// section with an n of 0 to puzzle the reader.
+		f.Obstacle = &s.Obstacle
 	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(f); err != nil {

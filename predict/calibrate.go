@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -23,6 +24,9 @@ func PlatformFor(res *jobs.Results, m *Model, nodes int) Platform {
 	if latest.Job.Inventory == jobs.InventoryEmbedded {
 		pl.SharedCores = latest.Machine.Cores
 	}
+	if m.SharedCores > 0 {
+		pl.SharedCores = m.SharedCores
+	}
 	names, inside := clusterNetworks(latest, &pl)
 	for i, name := range names {
 		share := nodes / len(names)
@@ -33,7 +37,7 @@ func PlatformFor(res *jobs.Results, m *Model, nodes int) Platform {
 			pl.Clusters = append(pl.Clusters, Cluster{Name: name, Nodes: share, Network: inside[name]})
 		}
 	}
-	measureNetworks(res, m, &pl)
+	measureNetworks(res, m, &pl, latest.Job.Inventory == jobs.InventoryEmbedded)
 	return pl
 }
 
@@ -78,47 +82,62 @@ func clusterNetworks(rec *jobs.RunRecord, pl *Platform) ([]string, map[string]st
 	return names, inside
 }
 
-// measureNetworks replaces the default bandwidth of every network that a
-// synchronous source's node used alone by the measured one.
-func measureNetworks(res *jobs.Results, m *Model, pl *Platform) {
+// measureNetworks replaces the default bandwidth of every network that
+// the synchronous sources show by the one their iterations imply: a
+// synchronous iteration is a sweep then an exchange, so the exchange takes
+// the busiest node's time per iteration less its mean sweep (and less the
+// host's exchange delay on a shared host). A run over one network gives
+// that network's exchange time; a run over several gives the one network
+// not yet known, when its exchange is slower than the known ones explain
+// (the run's bottleneck). The bandwidth is the traffic of a link per
+// iteration over the exchange time less the network's latency.
+func measureNetworks(res *jobs.Results, m *Model, pl *Platform, loopback bool) {
+	var xs []runExchange
 	ids := map[string]bool{}
 	for _, s := range m.Sources {
-		if s.Scheme == jobs.Synchronous {
-			ids[s.ID] = true
-		}
+		ids[s.ID] = s.Scheme == jobs.Synchronous
 	}
-	bytes, secs := map[string]float64{}, map[string]float64{}
 	for _, r := range res.Records {
 		if !ids[r.ID] {
 			continue
 		}
-		for _, n := range r.Nodes {
-			nets := map[string]bool{}
-			var b float64
-			for _, l := range n.Trace.Links {
-				nets[l.Network] = true
-				b += float64(l.BytesSent)
-			}
-			if len(nets) != 1 || n.SendSeconds <= 0 {
-				continue
-			}
-			for name := range nets {
-				bytes[name] += b
-				secs[name] += n.SendSeconds
-			}
+		if x, ok := syncExchange(r, m); ok {
+			xs = append(xs, x)
 		}
 	}
+	slices.SortStableFunc(xs, func(a, b runExchange) int { return len(a.nets) - len(b.nets) })
+	fitted := map[string][]float64{}
+	for _, x := range xs {
+		var unknown []string
+		explained := 0.0
+		for _, n := range x.nets {
+			if d, ok := fitted[n]; ok {
+				explained = max(explained, median(d))
+			} else {
+				unknown = append(unknown, n)
+			}
+		}
+		switch {
+		case len(x.nets) == 1:
+			fitted[x.nets[0]] = append(fitted[x.nets[0]], x.seconds)
+		case len(unknown) == 1 && x.seconds > 1.25*explained:
+			fitted[unknown[0]] = append(fitted[unknown[0]], x.seconds)
+		}
+	}
+	bytes := m.LinkBytes
 	var measured Network
-	for name, b := range bytes {
+	for name, d := range fitted {
 		net := pl.Networks[name]
 		if net.Latency == 0 {
 			net.Latency = 50 * time.Microsecond
 		}
-		net.Bandwidth, net.Source = b/secs[name], "measured"
-		pl.Networks[name] = net
-		measured = net
+		if t := median(d) - net.Latency.Seconds(); t > 0 && bytes > 0 {
+			net.Bandwidth, net.Source = bytes/t, "measured"
+			pl.Networks[name] = net
+			measured = net
+		}
 	}
-	if pl.SharedCores == 0 || measured.Source == "" {
+	if !loopback || measured.Source == "" {
 		return
 	}
 	// On the local grid every network is the loopback: one measured is
@@ -129,4 +148,35 @@ func measureNetworks(res *jobs.Results, m *Model, pl *Platform) {
 			pl.Networks[name] = measured
 		}
 	}
+}
+
+// runExchange is one synchronous run's exchange time per iteration and the
+// networks its links used.
+type runExchange struct {
+	nets    []string
+	seconds float64
+}
+
+// syncExchange reads a synchronous run's exchange time per iteration.
+func syncExchange(r jobs.RunRecord, m *Model) (runExchange, bool) {
+	var x runExchange
+	busiest, sweep, iters := 0.0, 0.0, 0
+	seen := map[string]bool{}
+	for _, n := range r.Nodes {
+		busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
+		sweep = max(sweep, n.Trace.Sweeps.Mean())
+		iters = max(iters, n.Iterations)
+		for _, l := range n.Trace.Links {
+			if !seen[l.Network] {
+				seen[l.Network] = true
+				x.nets = append(x.nets, l.Network)
+			}
+		}
+	}
+	if iters == 0 || len(x.nets) == 0 {
+		return x, false
+	}
+	slices.Sort(x.nets)
+	x.seconds = busiest/float64(iters) - sweep - m.ExchangeDelay.At(contention(r))
+	return x, x.seconds > 0
 }

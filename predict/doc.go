@@ -10,7 +10,13 @@
 // per link per iteration and the neighbour graph, so it serves every
 // application written on apps/gridapp. Synchronous runs are replayed
 // exactly (each sweep waits for its neighbours' halos of the previous
-// one); asynchronous runs need a model of how iteration counts grow with
-// the staleness of halos, fitted on the recorded asynchronous runs
-// (see StalenessModel).
+// one); asynchronous runs are counted in rounds of their slowest
+// asynchronous link, how many being fitted on the recorded asynchronous
+// runs (see StalenessModel).
+//
+// PredictSchemes answers "every scheme of this job on this platform" with
+// the traces it rests on; Validate predicts a results store's larger runs
+// from its smaller ones and compares; SimGridScript and CheckSimGrid replay
+// the same traces in SimGrid (python3-simgrid), the simulator dPerf used,
+// to cross-check the built-in replay.
 package predict

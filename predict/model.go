@@ -3,6 +3,7 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -24,11 +25,8 @@ type Source struct {
 	WallSeconds float64     `json:"wall_seconds"`
 	// Iterations is the mean iteration count over the run's nodes.
 	Iterations float64 `json:"iterations"`
-	// Staleness is the run's halo age (see StalenessModel): the replay's of
-	// its own job, so that the model is fitted in the terms it predicts in.
-	// TraceStaleness is the same age read from the run's traces (received
-	// updates per sweep), for comparison.
-	Staleness      float64 `json:"staleness,omitempty"`
+	// TraceStaleness is the run's halo age read from its traces (sweeps per
+	// received update, minus one, over its asynchronous links).
 	TraceStaleness float64 `json:"trace_staleness,omitempty"`
 }
 
@@ -50,20 +48,37 @@ type Model struct {
 	// communication, so each scheme replays its own compute cost when traced.
 	SchemePointSeconds map[jobs.Scheme]float64 `json:"scheme_point_seconds"`
 	// ExchangeDelay is the delay of one synchronous exchange beyond the
-	// network's transfer, as a line in the host's contention (see
-	// DelayModel), fitted on the synchronous runs' waits.
+	// network's transfer on a host all nodes share (the embedded local
+	// grid), as a line in the host's contention (see DelayModel), fitted on
+	// such synchronous runs' waits; zero when no run shared a host.
 	ExchangeDelay DelayModel `json:"exchange_delay"`
 	// LinkBytes is the traffic one link carries per iteration and direction.
 	LinkBytes float64 `json:"link_bytes"`
 	// SyncIterations is the iteration count of a synchronous run (the same
 	// on every node and for every node count); 0 if no synchronous run.
 	SyncIterations int `json:"sync_iterations"`
+	// SyncLine is the synchronous iteration count as a line in the node
+	// count (detecting convergence costs a few sweeps per node), fitted on
+	// the synchronous runs when they span two node counts or more.
+	SyncLine RoundsLine `json:"sync_line"`
 	// Overhead is the part of a run's wall time outside the iterations
 	// (sending sub-tasks, detecting termination, gathering), in seconds:
 	// the median over the sources.
 	Overhead  float64        `json:"overhead_seconds"`
 	Staleness StalenessModel `json:"staleness"`
-	Sources   []Source       `json:"sources"`
+	// ByteSeconds is the host's time to send one byte (the synchronous
+	// runs' time spent sending over the bytes they sent: copying into the
+	// kernel, which no network figure shows), the CPU a message costs.
+	ByteSeconds float64 `json:"byte_seconds"`
+	// AsyncSweeps is each asynchronous scheme's mean sweeps per node, a
+	// line in log₂ of the node count fitted on its runs: the predicted
+	// iterations, and with ByteSeconds the CPU an asynchronous run needs at
+	// the least.
+	AsyncSweeps map[jobs.Scheme]RoundsLine `json:"async_sweeps,omitempty"`
+	// SharedCores, when positive, is the cores of the one host every
+	// node shares (several nodes per machine; see BuildShared).
+	SharedCores int      `json:"shared_cores,omitempty"`
+	Sources     []Source `json:"sources"`
 }
 
 // ErrNoTrace is returned when the store holds no usable trace of a problem.
@@ -95,7 +110,14 @@ func contention(rec jobs.RunRecord) float64 {
 // Build makes the model of p from the runs in res. Without a completed,
 // traced run of p it returns an error wrapping ErrNoTrace that says what
 // to run first.
-func Build(res *jobs.Results, p Problem) (*Model, error) {
+func Build(res *jobs.Results, p Problem) (*Model, error) { return BuildShared(res, p, 0) }
+
+// BuildShared is Build for nodes that all share one host of sharedCores
+// cores, traced and predicted alike (several nodes per machine, as on the
+// multi-host test harness): the replay shares those cores between the
+// nodes' sweeps, and an asynchronous run lasts at least the CPU its sweeps
+// and messages need on them.
+func BuildShared(res *jobs.Results, p Problem, sharedCores int) (*Model, error) {
 	var recs []jobs.RunRecord
 	if res != nil {
 		for _, r := range res.Records {
@@ -112,10 +134,13 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 		return nil, fmt.Errorf("%w of %s n = %d, ε = %g in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2",
 			ErrNoTrace, p.App, p.N, p.Eps, size)
 	}
-	m := &Model{Problem: p}
+	m := &Model{Problem: p, SharedCores: sharedCores}
+	var sentBytes, sendSeconds float64
+	asyncIters := map[jobs.Scheme][]FitPoint{}
 	var perPoint, linkBytes, overheads []float64
 	byScheme := map[jobs.Scheme][]float64{}
 	var delays [][2]float64 // (contention − 1, wait per iteration) of sync runs
+	var syncs [][2]float64  // (nodes, iterations) of sync runs
 	var spread [16]float64
 	spreadN := 0
 	for _, r := range recs {
@@ -130,7 +155,7 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 			pp := tr.Sweeps.Mean() / c * float64(max(n.Cores, 1)) / float64(tr.Points)
 			perPoint = append(perPoint, pp)
 			byScheme[r.Job.Scheme] = append(byScheme[r.Job.Scheme], pp)
-			if r.Job.Scheme == jobs.Synchronous && n.Iterations > 0 {
+			if r.Job.Scheme == jobs.Synchronous && n.Iterations > 0 && r.Job.Inventory == jobs.InventoryEmbedded {
 				delays = append(delays, [2]float64{c - 1, n.WaitSeconds / float64(n.Iterations)})
 			}
 			for i := range spread {
@@ -148,10 +173,23 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 			busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
 		}
 		m.Points = points
+		if r.Job.Scheme == jobs.Synchronous {
+			for _, n := range r.Nodes {
+				sendSeconds += n.SendSeconds
+				for _, l := range n.Trace.Links {
+					sentBytes += float64(l.BytesSent)
+				}
+			}
+		} else {
+			asyncIters[r.Job.Scheme] = append(asyncIters[r.Job.Scheme], FitPoint{Nodes: len(r.Nodes), Measured: src.Iterations})
+		}
 		src.TraceStaleness = mean(ages)
 		overheads = append(overheads, max(0, r.WallSeconds-busiest))
-		if r.Job.Scheme == jobs.Synchronous && m.SyncIterations == 0 {
-			m.SyncIterations = r.Nodes[0].Iterations
+		if r.Job.Scheme == jobs.Synchronous {
+			if m.SyncIterations == 0 {
+				m.SyncIterations = r.Nodes[0].Iterations
+			}
+			syncs = append(syncs, [2]float64{float64(len(r.Nodes)), float64(r.Nodes[0].Iterations)})
 		}
 		m.Sources = append(m.Sources, src)
 	}
@@ -166,8 +204,17 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 	for i := range spread {
 		m.Spread = append(m.Spread, spread[i]/float64(spreadN))
 	}
-	m.replayAges(res)
-	m.fitStaleness()
+	m.SyncLine = fitSyncLine(syncs)
+	if sentBytes > 0 {
+		m.ByteSeconds = sendSeconds / sentBytes
+	}
+	m.AsyncSweeps = map[jobs.Scheme]RoundsLine{}
+	for sc, pts := range asyncIters {
+		// Falling is allowed: a hybrid run's ranks sweep in lockstep with
+		// more synchronous neighbours as its clusters grow.
+		m.AsyncSweeps[sc] = fitLog2(pts, true)
+	}
+	m.fitRounds(res)
 	return m, nil
 }
 
@@ -192,72 +239,6 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// StalenessModel is how asynchronous iteration counts grow with the age of
-// the halos: iterations = SyncIterations · (1 + Alpha · s), s the mean
-// halo age in the receiver's sweeps over the asynchronous links. Alpha is
-// fitted by least squares through the origin on the recorded asynchronous
-// and hybrid runs; Fit lists each run's measured and modelled ratio.
-type StalenessModel struct {
-	Alpha float64    `json:"alpha"`
-	Runs  int        `json:"runs"` // the runs it was fitted on
-	Fit   []FitPoint `json:"fit,omitempty"`
-}
-
-// FitPoint is one recorded run against the staleness model.
-type FitPoint struct {
-	ID        string  `json:"id"`
-	Staleness float64 `json:"staleness"`
-	Measured  float64 `json:"measured_ratio"` // its iterations / SyncIterations
-	Modelled  float64 `json:"modelled_ratio"`
-}
-
-// replayAges sets each asynchronous or hybrid source's Staleness to the
-// halo age the replay finds for its own job (its node count on the traced
-// platform).
-func (m *Model) replayAges(res *jobs.Results) {
-	if m.SyncIterations == 0 {
-		return
-	}
-	for i, s := range m.Sources {
-		if s.Scheme == jobs.Synchronous {
-			continue
-		}
-		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1})
-		if err != nil {
-			continue
-		}
-		k := min(m.SyncIterations, maxReplay)
-		r.run(k)
-		m.Sources[i].Staleness = r.staleness(k)
-	}
-}
-
-// fitStaleness fits the staleness model on the asynchronous sources.
-func (m *Model) fitStaleness() {
-	if m.SyncIterations == 0 {
-		return
-	}
-	var sxy, sxx float64
-	var pts []FitPoint
-	for _, s := range m.Sources {
-		if s.Scheme == jobs.Synchronous {
-			continue
-		}
-		r := s.Iterations / float64(m.SyncIterations)
-		pts = append(pts, FitPoint{ID: s.ID, Staleness: s.Staleness, Measured: r})
-		sxy += s.Staleness * (r - 1)
-		sxx += s.Staleness * s.Staleness
-	}
-	m.Staleness = StalenessModel{Runs: len(pts)}
-	if sxx > 0 {
-		m.Staleness.Alpha = sxy / sxx
-	}
-	for i := range pts {
-		pts[i].Modelled = 1 + m.Staleness.Alpha*pts[i].Staleness
-	}
-	m.Staleness.Fit = pts
 }
 
 // DelayModel is a delay that grows linearly with the host's contention c
@@ -304,4 +285,31 @@ func fitDelay(pts [][2]float64) DelayModel {
 	}
 	b := sxy / sxx
 	return DelayModel{Base: my - b*mx, PerContention: b}
+}
+
+// fitSyncLine fits iterations = A + B · nodes on the synchronous runs by
+// least squares (B at least 0; B = 0 with one node count).
+func fitSyncLine(pts [][2]float64) RoundsLine {
+	var mx, my float64
+	for _, p := range pts {
+		mx += p[0] / float64(len(pts))
+		my += p[1] / float64(len(pts))
+	}
+	var sxy, sxx float64
+	for _, p := range pts {
+		sxy += (p[0] - mx) * (p[1] - my)
+		sxx += (p[0] - mx) * (p[0] - mx)
+	}
+	if sxx == 0 || sxy <= 0 {
+		return RoundsLine{A: my}
+	}
+	return RoundsLine{A: my - sxy/sxx*mx, B: sxy / sxx}
+}
+
+// syncIterations is the synchronous iteration count on nodes nodes.
+func (m *Model) syncIterations(nodes int) int {
+	if m.SyncLine.A == 0 && m.SyncLine.B == 0 {
+		return m.SyncIterations
+	}
+	return max(1, int(math.Round(m.SyncLine.A+m.SyncLine.B*float64(nodes))))
 }

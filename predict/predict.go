@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -22,15 +23,16 @@ type Prediction struct {
 	// (GRIDHPC eq. 2).
 	T1Seconds float64 `json:"t1_seconds"`
 	Gain      float64 `json:"gain"`
-	// Staleness is the replayed halo age (asynchronous links; see
-	// StalenessModel).
+	// Staleness is the replayed halo age: sweeps per delivered update,
+	// minus one, over the asynchronous links.
 	Staleness float64 `json:"staleness,omitempty"`
 }
 
-// Predict replays job on the platform with the model's traces. An
-// asynchronous or hybrid prediction needs a fitted staleness model when the
-// replay finds stale halos; without one the iteration count is the
-// synchronous one and the error says so.
+// Predict replays job on the platform with the model's traces. A
+// synchronous run is replayed sweep by sweep and extrapolated to the
+// traced iteration count; an asynchronous or hybrid one lasts the
+// staleness model's rounds of its slowest asynchronous link (see
+// StalenessModel), and its nodes sweep at their replayed rates meanwhile.
 func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 	p := Prediction{Scheme: job.Scheme, Nodes: pl.Nodes()}
 	if m.SyncIterations == 0 {
@@ -41,18 +43,19 @@ func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 	if err != nil {
 		return p, err
 	}
-	k := min(m.SyncIterations, maxReplay)
+	iters := m.syncIterations(p.Nodes)
+	k := min(iters, maxReplay)
 	ends := r.run(k)
-	iters := float64(m.SyncIterations)
-	if job.Scheme != jobs.Synchronous {
-		p.Staleness = r.staleness(k)
-		iters *= 1 + m.Staleness.Alpha*p.Staleness
-	}
-	scale := iters / float64(k)
-	if job.Scheme == jobs.Synchronous {
-		p.applySync(ends, r.idle, scale, m.SyncIterations)
+	round := r.round(ends)
+	if job.Scheme == jobs.Synchronous || round == 0 {
+		p.applySync(ends, r.idle, float64(iters)/float64(k), iters)
 	} else {
-		p.applyAsync(ends, r.idle, k, iters)
+		p.Staleness = r.staleness(k)
+		link := m.Staleness.Rounds(job.Scheme, p.Nodes) * float64(iters) * round
+		p.applyAsync(ends, r.idle, k, max(link, r.cpuBound(m, job.Scheme)))
+		if l, ok := m.AsyncSweeps[job.Scheme]; ok {
+			p.scaleIterations(max(1, l.A+l.B*math.Log2(float64(p.Nodes))))
+		}
 	}
 	p.Seconds += m.Overhead
 	cont := 1.0
@@ -78,34 +81,35 @@ func (p *Prediction) applySync(ends, idle []float64, scale float64, iters int) {
 	p.IdleSeconds = mean(idle) * scale
 }
 
-// applyAsync extrapolates an asynchronous (or hybrid) replay: each node
-// sweeps at its own rate, and the run lasts until the nodes have done iters
-// sweeps on average.
-func (p *Prediction) applyAsync(ends, idle []float64, k int, iters float64) {
-	rate := 0.0
-	for _, e := range ends {
-		if e > 0 {
-			rate += float64(k) / e
-		}
-	}
-	rate /= float64(len(ends))
-	if rate == 0 {
+// scaleIterations keeps the nodes' replayed iteration rates relative to
+// each other but sets their mean (the replay sweeps as fast as its compute
+// figure allows; the fitted sweeps per node know the host's other costs).
+func (p *Prediction) scaleIterations(mean float64) {
+	if p.MeanIterations <= 0 {
 		return
 	}
-	p.Seconds = iters / rate
+	f := mean / p.MeanIterations
+	p.MinIterations = int(float64(p.MinIterations)*f + 0.5)
+	p.MaxIterations = int(float64(p.MaxIterations)*f + 0.5)
+	p.MeanIterations = mean
+}
+
+// applyAsync extrapolates an asynchronous (or hybrid) replay of k sweeps
+// to a run of the given seconds of iterations: each node sweeps at its
+// replayed rate meanwhile.
+func (p *Prediction) applyAsync(ends, idle []float64, k int, seconds float64) {
+	p.Seconds = seconds
 	p.MinIterations = int(^uint(0) >> 1)
 	sum := 0.0
 	for i, e := range ends {
-		it := iters
+		it := float64(k)
 		if e > 0 {
-			it = float64(k) / e * p.Seconds
+			it = float64(k) / e * seconds
+			p.IdleSeconds += idle[i] / e * seconds / float64(len(ends))
 		}
 		sum += it
 		p.MinIterations = min(p.MinIterations, int(it+0.5))
 		p.MaxIterations = max(p.MaxIterations, int(it+0.5))
-		if e > 0 {
-			p.IdleSeconds += idle[i] / e * p.Seconds / float64(len(ends))
-		}
 	}
 	p.MeanIterations = sum / float64(len(ends))
 }

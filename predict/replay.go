@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -51,6 +52,8 @@ type edge struct {
 // of the last halo.
 type replay struct {
 	sweep  []float64 // mean sweep time per node
+	base   []float64 // the same on the node's own cores
+	cont   float64   // the sharing of the host's cores (1: none)
 	spread []float64
 	out    [][]*edge
 	in     [][]int // for node i, the sync neighbours whose halo it waits for
@@ -90,14 +93,15 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 		pointSeconds = ps
 	}
 	delay := m.ExchangeDelay.At(cont)
-	r := &replay{sweep: make([]float64, n), spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
+	r := &replay{sweep: make([]float64, n), base: make([]float64, n), cont: cont, spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
 		ready: make([]float64, n), idle: make([]float64, n), rng: rand.New(rand.NewPCG(1, 2))}
 	for i := range n {
 		points := m.Points / n
 		if i < m.Points%n {
 			points++
 		}
-		r.sweep[i] = pointSeconds * float64(points) / float64(cores) * cont
+		r.base[i] = pointSeconds * float64(points) / float64(cores)
+		r.sweep[i] = r.base[i] * cont
 		for _, j := range g[i] {
 			if j < 0 || j >= n || j == i {
 				return nil, fmt.Errorf("%w: rank %d has neighbour %d (of %d ranks)", ErrPlatform, i, j, n)
@@ -177,12 +181,9 @@ func (r *replay) run(k int) []float64 {
 	return r.ready
 }
 
-// staleness is the replay's staleness regressor s = (1 + a) · D: a the
-// halo age beyond a synchronous run's (the receiver's sweeps per update,
-// minus one, over the asynchronous links) and D the asynchronous diameter of
-// the graph (the most asynchronous links on a shortest path between two
-// ranks, synchronous links counting 0): information crosses D stale links
-// to reach every rank. 0 without asynchronous links.
+// staleness is the mean halo age over the asynchronous links after k
+// sweeps: the receiver's sweeps per delivered update, minus one; 0 without
+// asynchronous links.
 func (r *replay) staleness(k int) float64 {
 	var ages []float64
 	for i := range r.out {
@@ -192,46 +193,38 @@ func (r *replay) staleness(k int) float64 {
 			}
 		}
 	}
-	if len(ages) == 0 {
-		return 0
-	}
-	far, _ := r.asyncHops(0)
-	_, d := r.asyncHops(far)
-	return (1 + mean(ages)) * float64(d)
+	return mean(ages)
 }
 
-// asyncHops is a 0-1 breadth-first search from rank src counting
-// asynchronous links: the farthest rank and its distance.
-func (r *replay) asyncHops(src int) (int, int) {
-	dist := make([]int, len(r.out))
-	for i := range dist {
-		dist[i] = -1
+// cpuBound is the least time an asynchronous run of scheme takes for its
+// sweeps and messages on the nodes' cores: the fitted sweeps per node, each
+// costing a replayed sweep and the sending of a halo on every link (the
+// nodes sharing the host's cores when they do; see BuildShared).
+func (r *replay) cpuBound(m *Model, scheme jobs.Scheme) float64 {
+	l, ok := m.AsyncSweeps[scheme]
+	if !ok {
+		return 0
 	}
-	dist[src] = 0
-	deque := []int{src}
-	for len(deque) > 0 {
-		i := deque[0]
-		deque = deque[1:]
+	cpu := 0.0
+	for i := range r.sweep {
+		cpu += r.base[i] + float64(len(r.out[i]))*m.LinkBytes*m.ByteSeconds
+	}
+	n := len(r.sweep)
+	cpu *= max(1, l.A+l.B*math.Log2(float64(n))) / float64(n) * r.cont
+	return cpu
+}
+
+// round is the interval between two updates delivered over the slowest
+// asynchronous link, given each node's time after its replayed sweeps; 0
+// without asynchronous links.
+func (r *replay) round(ends []float64) float64 {
+	round := 0.0
+	for i := range r.out {
 		for _, ed := range r.out[i] {
-			w := 0
-			if ed.async {
-				w = 1
-			}
-			if nd := dist[i] + w; dist[ed.to] < 0 || nd < dist[ed.to] {
-				dist[ed.to] = nd
-				if w == 0 {
-					deque = append([]int{ed.to}, deque...)
-				} else {
-					deque = append(deque, ed.to)
-				}
+			if ed.async && ed.updates > 0 {
+				round = max(round, ends[i]/float64(ed.updates))
 			}
 		}
 	}
-	far := src
-	for i, d := range dist {
-		if d > dist[far] {
-			far = i
-		}
-	}
-	return far, dist[far]
+	return round
 }

@@ -216,9 +216,6 @@ func TestExecuteStopsOnCancel(t *testing.T) {
 }
 
 func TestWriteDir(t *testing.T) {
-	if len(PlotFormats) == 0 {
-		t.Skip("built without plots (tag noplot)")
-	}
 	res := runFake(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	paths, err := res.WriteDir(dir)

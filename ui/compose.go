@@ -11,18 +11,18 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
 
-// Form fields of the Compose view, in display order.
+// Ids of the Compose form's fixed fields; the application's parameters
+// come after fApp (formFields), with ids from fParam.
 const (
 	fName = iota
 	fApp
-	fN
-	fEps
 	fMaxIter
 	fWall
 	fScheme
@@ -31,7 +31,6 @@ const (
 	fAny
 	fFile
 	fStart
-	fieldCount
 )
 
 // fieldKind says how a form field is edited.
@@ -45,10 +44,13 @@ const (
 
 // field is one row of the Compose form.
 type field struct {
+	ID      int // fName…fStart, or fParam+i
 	Label   string
 	Value   string
 	Kind    fieldKind
 	Options []string
+	// Param is the declaration of an application parameter's field.
+	Param *gridapp.Param
 }
 
 // Compose panes.
@@ -62,23 +64,26 @@ const (
 // parameters, scheme and detector, and the submitter → coordinator → worker
 // hierarchy, validated live. It produces a jobs.Spec.
 type ComposeView struct {
-	common  *Common
-	inv     *deploy.Inventory
-	htable  *probe.Htable
-	fields  [fieldCount]field
-	pane    int
-	cursor  [3]int
-	editing bool
-	input   textinput.Model // the field being edited
-	picked  map[string]bool
+	common *Common
+	inv    *deploy.Inventory
+	htable *probe.Htable
+	fields []field
+	// appValues keeps the parameters typed for each application the form
+	// left, for when the user cycles back to it.
+	appValues map[string]map[string]string
+	pane      int
+	cursor    [3]int
+	editing   bool
+	input     textinput.Model // the field being edited
+	picked    map[string]bool
 	// groups is the hierarchy when the user edited it; nil = automatic.
 	groups   []jobs.Group
 	plan     *engine.Plan // the engine's plan of the job, when it plans
 	problems []string
-	// badFields marks the form fields a problem is about (shown ✗);
+	// badFields marks the form fields (by id) a problem is about (shown ✗);
 	// formProblems counts the problems of the job itself (the first ones),
 	// which its job file would be refused for.
-	badFields    [fieldCount]bool
+	badFields    map[int]bool
 	formProblems int
 	pairs        []PairRoute
 	status       string
@@ -128,25 +133,19 @@ type (
 )
 
 // NewComposeView returns a composer for the inventory's hosts, starting
-// from the default job (jobs.DefaultSpec) with no node chosen.
+// from the default job of `gridtui run` (jobs.DefaultSpec) on the hosts it
+// takes: the first 8 of the inventory (all of a smaller one), picked by
+// name so that the user sees which.
 func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
 	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
-	v.fields = [fieldCount]field{
-		fName:     {Label: "Name", Kind: kindText},
-		fApp:      {Label: "Application", Kind: kindChoice, Options: []string{"obstacle"}},
-		fN:        {Label: "n (points/axis)", Kind: kindText},
-		fEps:      {Label: "ε (tolerance)", Kind: kindText},
-		fMaxIter:  {Label: "Max iterations", Kind: kindText},
-		fWall:     {Label: "Wall time", Kind: kindText},
-		fScheme:   {Label: "Scheme", Kind: kindChoice, Options: []string{"sync", "async", "hybrid"}},
-		fDetector: {Label: "Detector", Kind: kindChoice, Options: []string{"default", "tokens", "activity", "switch"}},
-		fCores:    {Label: "Cores per node", Kind: kindText},
-		fAny:      {Label: "Take N nodes", Kind: kindText},
-		fFile:     {Label: "Job file", Kind: kindText, Value: "job.toml"},
-		fStart:    {Label: "▶ Start run", Kind: kindButton},
+	d := jobs.DefaultSpec()
+	take := d.Nodes.Any
+	d.Nodes.Any = 0
+	v.applySpec(d)
+	for i, h := range v.chosen() {
+		v.picked[h.Name] = i < take
 	}
-	v.applyForm(jobs.DefaultSpec())
-	v.fields[fAny].Value = "0"
+	v.field(fFile).Value = "job.toml"
 	v.validate()
 	return v
 }
@@ -157,7 +156,9 @@ func (v *ComposeView) SetHtable(h *probe.Htable) {
 	v.validate()
 }
 
-// Pairs returns the routes of the job's neighbour pairs (rank r ↔ r+1).
+// Pairs returns the routes of the job's neighbour pairs: the edges of the
+// application's neighbour graph (a chain of slabs, blocks with up to six
+// neighbours, a sparse matrix's partition), lower rank first.
 func (v *ComposeView) Pairs() []PairRoute { return v.pairs }
 
 // Problems returns the live validation problems; empty means the job can start.
@@ -171,13 +172,12 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 	v.validate()
 }
 
-// applyForm loads a spec's parameters into the form fields.
+// applyForm loads a spec's application, its parameters and the rest into
+// the form fields.
 func (v *ComposeView) applyForm(s jobs.Spec) {
-	set := func(i int, val string) { v.fields[i].Value = val }
+	v.setApp(orDefault(s.App, obstacleApp), specParams(s))
+	set := func(id int, val string) { v.field(id).Value = val }
 	set(fName, s.Name)
-	set(fApp, orDefault(s.App, "obstacle"))
-	set(fN, strconv.Itoa(s.Obstacle.N))
-	set(fEps, strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64))
 	set(fMaxIter, strconv.Itoa(s.MaxIter))
 	set(fWall, s.WallTime.String())
 	set(fScheme, orDefault(string(s.Scheme), "hybrid"))
@@ -248,25 +248,27 @@ func (v *ComposeView) validate() {
 	case v.take() > picked:
 		add("not enough nodes: %d asked, %d chosen", v.take(), picked)
 	}
-	if len(nodes) > 0 && s.Obstacle.N > 0 && s.Obstacle.N < len(nodes) {
-		add("n = %d is too small to split over %d nodes (each node needs at least one plane)", s.Obstacle.N, len(nodes))
-	}
-	if s.Cores > 0 && s.Obstacle.N > 0 && s.Cores > s.Obstacle.N {
-		add("cores = %d exceeds n = %d (cores split the y axis)", s.Cores, s.Obstacle.N)
-	}
 	v.plan = nil
+	var edges [][2]int
+	if v.formProblems == 0 && len(nodes) > 0 {
+		var err error
+		if edges, err = v.defineTask(s); err != nil {
+			add("%s", strings.TrimPrefix(err.Error(), s.App+": "))
+		}
+	}
 	if len(v.problems) == 0 && v.htable != nil {
 		v.planJob(s)
 	}
 	v.pairs = v.pairs[:0]
 	if v.plan != nil {
-		for i, r := range v.plan.Routes {
-			v.pairs = append(v.pairs, PairRoute{A: v.plan.Ranks[i], B: v.plan.Ranks[i+1], Route: r})
+		for e, r := range v.plan.Routes {
+			a, b := v.plan.Edges[e][0], v.plan.Edges[e][1]
+			v.pairs = append(v.pairs, PairRoute{A: v.plan.Ranks[a], B: v.plan.Ranks[b], Route: r})
 		}
 		return
 	}
-	for i := 0; i+1 < len(nodes); i++ {
-		p := PairRoute{A: nodes[i].Name, B: nodes[i+1].Name}
+	for _, e := range edges {
+		p := PairRoute{A: nodes[e[0]].Name, B: nodes[e[1]].Name}
 		if !v.probed(p.A) || !v.probed(p.B) {
 			p.Err = errNotProbed // chosen when the run starts
 		} else if p.Route, p.Err = v.htable.Route(p.A, p.B); p.Err != nil {
@@ -315,7 +317,7 @@ func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
 			return v, nil
 		}
 		v.applySpec(msg.Spec)
-		v.fields[fFile].Value = msg.Path
+		v.field(fFile).Value = msg.Path
 		v.status = "loaded " + msg.Path
 		switch {
 		case v.selErr != "":
@@ -359,7 +361,7 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 	case key.Matches(msg, k.Save):
 		return v, v.save()
 	case key.Matches(msg, k.Load):
-		return v, msgCmd(loadSpecMsg{Path: v.fields[fFile].Value})
+		return v, msgCmd(loadSpecMsg{Path: v.field(fFile).Value})
 	case key.Matches(msg, k.Start):
 		return v, v.start()
 	}
@@ -398,16 +400,23 @@ func (v *ComposeView) RunEnded(name, how string) {
 }
 
 func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView, tea.Cmd) {
-	i := v.cursor[paneForm]
-	f := &v.fields[i]
+	f := &v.fields[v.cursor[paneForm]]
 	switch {
 	case f.Kind == kindButton && key.Matches(msg, k.Edit):
 		return v, v.start()
 	case f.Kind == kindChoice && (key.Matches(msg, k.Edit) || key.Matches(msg, k.Cycle)):
 		j := slices.Index(f.Options, f.Value)
-		f.Value = f.Options[(j+1)%len(f.Options)]
-		if i == fScheme && f.Value == "sync" {
-			v.fields[fDetector].Value = "default" // sync runs use tokens
+		next := f.Options[(j+1)%len(f.Options)]
+		switch f.ID {
+		case fApp:
+			v.cycleApp(next) // the form takes the new application's parameters
+		case fScheme:
+			f.Value = next
+			if next == "sync" {
+				v.field(fDetector).Value = "default" // sync runs use tokens
+			}
+		default:
+			f.Value = next
 		}
 		v.validate()
 	case f.Kind == kindText && key.Matches(msg, k.Edit):

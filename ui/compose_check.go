@@ -12,9 +12,10 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// fieldKeys maps the job-file keys of jobs.Problem to the form's fields.
+// fieldKeys maps the job-file keys of jobs.Problem to the form's fixed
+// fields (keyField adds the application's parameters).
 var fieldKeys = map[string]int{
-	"app": fApp, "obstacle.n": fN, "obstacle.eps": fEps, "max_iterations": fMaxIter, "wall_time": fWall,
+	"app": fApp, "max_iterations": fMaxIter, "wall_time": fWall,
 	"scheme": fScheme, "detector": fDetector, "cores": fCores, "nodes.any": fAny,
 }
 
@@ -30,36 +31,28 @@ type fieldProblem struct {
 func (v *ComposeView) parseSpec() (jobs.Spec, []fieldProblem) {
 	var ps []fieldProblem
 	bad := func(i int, format string, a ...any) { ps = append(ps, fieldProblem{i, fmt.Sprintf(format, a...)}) }
-	val := func(i int) string { return strings.TrimSpace(v.fields[i].Value) }
-	num := func(i int) int {
-		n, err := strconv.Atoi(val(i))
+	val := func(id int) string { return strings.TrimSpace(v.field(id).Value) }
+	num := func(id int) int {
+		n, err := strconv.Atoi(val(id))
 		if err != nil {
-			bad(i, "%q is not a whole number", v.fields[i].Value)
+			bad(id, "%q is not a whole number", v.field(id).Value)
 		}
 		return n
 	}
 	d := jobs.DefaultSpec()
-	s := jobs.Spec{Name: val(fName), App: v.fields[fApp].Value, Scheme: jobs.Scheme(v.fields[fScheme].Value),
+	s := jobs.Spec{Name: val(fName), App: v.field(fApp).Value, Scheme: jobs.Scheme(v.field(fScheme).Value),
 		Cores: num(fCores), MaxIter: num(fMaxIter)}
 	if s.MaxIter == 0 && val(fMaxIter) == "0" {
 		bad(fMaxIter, "0 must be at least 1 (the default is %d)", d.MaxIter)
 	}
-	s.Obstacle.N = num(fN)
-	eps, err := strconv.ParseFloat(val(fEps), 64)
-	switch {
-	case err != nil:
-		bad(fEps, "%q is not a number", v.fields[fEps].Value)
-	case eps == 0:
-		bad(fEps, "0 must be a positive number (the default is %g)", d.Obstacle.Eps)
-	}
-	s.Obstacle.Eps = eps
-	if det := v.fields[fDetector].Value; det != "default" {
+	v.parseParams(&s, bad)
+	if det := v.field(fDetector).Value; det != "default" {
 		s.Detector = jobs.Detector(det)
 	}
 	wall, err := time.ParseDuration(val(fWall))
 	switch {
 	case err != nil:
-		bad(fWall, "%q is not a duration (e.g. 5m, 90s)", v.fields[fWall].Value)
+		bad(fWall, "%q is not a duration (e.g. 5m, 90s)", v.field(fWall).Value)
 	case wall == 0:
 		bad(fWall, "0 must be positive (the default is %s)", d.WallTime)
 	}
@@ -78,22 +71,22 @@ func (v *ComposeView) parseSpec() (jobs.Spec, []fieldProblem) {
 // field once and prefixed with its label; it marks those fields and
 // returns the spec.
 func (v *ComposeView) checkForm(add func(string, ...any)) jobs.Spec {
-	v.badFields = [fieldCount]bool{}
+	v.badFields = map[int]bool{}
 	s, fps := v.parseSpec()
 	for _, p := range fps {
 		if !v.badFields[p.field] {
 			v.badFields[p.field] = true
-			add("%s: %s", v.fields[p.field].Label, p.msg)
+			add("%s: %s", v.field(p.field).Label, p.msg)
 		}
 	}
 	for _, p := range s.Problems() {
-		f, ok := fieldKeys[p.Key]
+		f, ok := v.keyField(p.Key)
 		switch {
 		case !ok:
 			add("%s", p.Msg)
 		case !v.badFields[f]:
 			v.badFields[f] = true
-			add("%s: %s", v.fields[f].Label, p.Msg)
+			add("%s: %s", v.field(f).Label, p.Msg)
 		}
 	}
 	v.formProblems = len(v.problems)
@@ -107,7 +100,7 @@ func (v *ComposeView) checkForm(add func(string, ...any)) jobs.Spec {
 func (v *ComposeView) save() tea.Cmd {
 	v.validate()
 	s, _ := v.parseSpec()
-	msg := saveSpecMsg{Path: strings.TrimSpace(v.fields[fFile].Value), Spec: s}
+	msg := saveSpecMsg{Path: strings.TrimSpace(v.field(fFile).Value), Spec: s}
 	switch {
 	case v.formProblems > 0:
 		v.status = fmt.Sprintf("not saved: %s would be refused when loaded: %s",

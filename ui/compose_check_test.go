@@ -20,24 +20,30 @@ func TestComposeListsAllProblems(t *testing.T) {
 	c := testCommon(80, 24)
 	cases := []struct {
 		name  string
-		edit  map[int]string
+		edit  map[any]string // a fixed field's id, or a parameter's name
 		want  []string
-		marks []int
+		marks []any
 	}{
-		{name: "n and eps", edit: map[int]string{fN: "-5", fEps: "abc"},
-			want: []string{`ε (tolerance): "abc" is not a number`, "n (points/axis): obstacle.n = -5 is out of range"}, marks: []int{fN, fEps}},
-		{name: "zeros", edit: map[int]string{fMaxIter: "0", fWall: "0s", fEps: "0"},
-			want:  []string{"Max iterations: 0 must be at least 1", "Wall time: 0 must be positive", "ε (tolerance): 0 must be a positive number"},
-			marks: []int{fMaxIter, fWall, fEps}},
-		{name: "negative", edit: map[int]string{fCores: "-1", fMaxIter: "-3", fAny: "-2"},
+		{name: "n and eps", edit: map[any]string{"n": "-5", "eps": "abc"},
+			want: []string{`eps: "abc" is not a finite number (want > 0)`, "n: -5 is outside 1…4096"}, marks: []any{"n", "eps"}},
+		{name: "zeros", edit: map[any]string{fMaxIter: "0", fWall: "0s", "eps": "0"},
+			want:  []string{"Max iterations: 0 must be at least 1", "Wall time: 0 must be positive", "eps: 0 is outside > 0"},
+			marks: []any{fMaxIter, fWall, "eps"}},
+		{name: "negative", edit: map[any]string{fCores: "-1", fMaxIter: "-3", fAny: "-2"},
 			want:  []string{"Cores per node: cores = -1 is out of range", "Max iterations: max_iterations = -3 must not be negative", "Take N nodes: -2 must not be negative"},
-			marks: []int{fCores, fMaxIter, fAny}},
+			marks: []any{fCores, fMaxIter, fAny}},
+	}
+	field := func(v *ComposeView, k any) *field {
+		if name, ok := k.(string); ok {
+			return v.param(name)
+		}
+		return v.field(k.(int))
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2")
 			for f, val := range tc.edit {
-				v.fields[f].Value = val
+				field(&v, f).Value = val
 			}
 			v.validate()
 			probs := strings.Join(v.Problems(), "\n")
@@ -49,9 +55,9 @@ func TestComposeListsAllProblems(t *testing.T) {
 			if len(v.Problems()) != len(tc.want) {
 				t.Errorf("%d problems, want %d:\n%s", len(v.Problems()), len(tc.want), probs)
 			}
-			for _, f := range tc.marks {
-				if !v.badFields[f] {
-					t.Errorf("field %s not marked", v.fields[f].Label)
+			for _, k := range tc.marks {
+				if f := field(&v, k); !v.badFields[f.ID] {
+					t.Errorf("field %s not marked", f.Label)
 				}
 			}
 			if !strings.Contains(ansiStrip(v.View()), "✗") {
@@ -60,7 +66,7 @@ func TestComposeListsAllProblems(t *testing.T) {
 		})
 	}
 	v := composeWith(c, deploy.Embedded(), "alpha-1")
-	v.fields[fCores].Value = "0"
+	v.field(fCores).Value = "0"
 	v.validate()
 	if len(v.Problems()) != 0 || !strings.Contains(ansiStrip(v.View()), "0 = all cores") {
 		t.Errorf("cores 0: problems %q, view:\n%s", v.Problems(), ansiStrip(v.View()))
@@ -76,22 +82,22 @@ func TestComposeSaveInvalid(t *testing.T) {
 	path := filepath.Join(dir, "job.toml")
 	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
 	m.compose = composeWith(m.common, deploy.Embedded(), "alpha-1", "alpha-2")
-	m.compose.fields[fFile].Value = path
-	m.compose.fields[fN].Value = "-5"
-	m.compose.fields[fEps].Value = "abc"
+	m.compose.field(fFile).Value = path
+	m.compose.param("n").Value = "-5"
+	m.compose.param("eps").Value = "abc"
 	m.compose.validate()
 	m = send(m, keys("3")...)
 	m = runCmds(m, keyPress("ctrl+s"))
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("ctrl+s wrote a job file that fails validation")
 	}
-	for _, w := range []string{"not saved", "obstacle.n = -5", `"abc" is not a number`} {
+	for _, w := range []string{"not saved", "n: -5 is outside 1…4096", `"abc" is not a finite number`} {
 		if !strings.Contains(m.compose.status, w) {
 			t.Errorf("status %q does not say %q", m.compose.status, w)
 		}
 	}
 	// Valid as a file, not runnable as chosen: asks first.
-	m.compose.fields[fN].Value, m.compose.fields[fEps].Value, m.compose.fields[fAny].Value = "32", "1e-8", "3"
+	m.compose.param("n").Value, m.compose.param("eps").Value, m.compose.field(fAny).Value = "32", "1e-8", "3"
 	m.compose.validate()
 	m = runCmds(m, keyPress("ctrl+s"))
 	if m.confirm == nil || !strings.Contains(m.confirm.question, "not enough nodes") {
@@ -130,21 +136,22 @@ func runCmds(m Model, msg any) Model {
 // only appended to the end (← typed nothing) and a paste was lost.
 func TestComposeFieldEditsLikeText(t *testing.T) {
 	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
-	m = send(m, keys("3", "down", "down", "enter")...) // n (points/axis), 48
+	m = send(m, keys("3", "down", "down", "enter")...) // n, 48
 	m = send(m, keys("left", "0", "home", "1")...)
 	m = send(m, keys("end", "backspace", "enter")...)
-	if got := m.compose.fields[fN].Value; got != "140" {
+	if got := m.compose.param("n").Value; got != "140" {
 		t.Fatalf("n after ←, 0, home, 1, end, backspace = %q, want 140", got)
 	}
 	m = send(m, keys("down", "enter", "ctrl+u")...) // ε: cleared, then pasted
 	m = send(m, tea.PasteMsg{Content: "1e-9"})
 	m = send(m, keys("home", "right")...)
 	cur := m.View().Cursor
-	if cur == nil || cur.Position.X != 20 || cur.Position.Y != 1+1+fEps {
-		t.Errorf("terminal cursor %+v, want the field's second character at x 20, y %d", cur, 2+fEps)
+	eps := m.compose.row(m.compose.param("eps").ID)
+	if cur == nil || cur.Position.X != 20 || cur.Position.Y != 1+1+eps {
+		t.Errorf("terminal cursor %+v, want the field's second character at x 20, y %d", cur, 2+eps)
 	}
 	m = send(m, keys("enter")...)
-	if got := m.compose.fields[fEps].Value; got != "1e-9" {
+	if got := m.compose.param("eps").Value; got != "1e-9" {
 		t.Fatalf("ε after ctrl+u and a paste of 1e-9 = %q", got)
 	}
 	if m.View().Cursor != nil {

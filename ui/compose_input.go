@@ -40,7 +40,7 @@ func (v *ComposeView) editKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.fields[v.cursor[paneForm]].Value = v.input.Value()
 		v.editing = false
 		v.input.Blur()
-		if v.cursor[paneForm] == fAny {
+		if v.fields[v.cursor[paneForm]].ID == fAny {
 			// "Take N nodes" changes the nodes: keep what applies of a
 			// hand-edited hierarchy, as a change of the node choice does.
 			if note := v.keepHierarchy(); note != "" {

@@ -11,7 +11,7 @@ type composeDrawn struct {
 // under the pane's title), the nodes right from line 1 (nodesH lines), the
 // hierarchy right from line hierY (hierH lines).
 func (d *composeDrawn) record(v ComposeView, lw, rw, nodesH, hierY, hierH int) {
-	d.form = drawnRows{x: 0, y: 1, w: lw, h: min(fieldCount, hierY+hierH-1)}
+	d.form = drawnRows{x: 0, y: 1, w: lw, h: min(len(v.fields), hierY+hierH-1)}
 	d.nodes = drawnRows{x: lw + 1, y: 1, w: rw, h: max(0, nodesH), first: scrollFirst(v.cursor[paneNodes], nodesH)}
 	d.hier = drawnRows{x: lw + 1, y: hierY, w: rw, h: max(0, hierH), first: scrollFirst(v.cursor[paneHierarchy], hierH)}
 }

@@ -162,7 +162,7 @@ func (v *ComposeView) chosen() []deploy.Host {
 
 // take is the "Take N nodes" field, 0 when unset or not a number.
 func (v *ComposeView) take() int {
-	n, _ := strconv.Atoi(strings.TrimSpace(v.fields[fAny].Value))
+	n, _ := strconv.Atoi(strings.TrimSpace(v.field(fAny).Value))
 	return max(0, n)
 }
 
@@ -185,7 +185,8 @@ func (v *ComposeView) keepOrder() {
 // group that lost its coordinator gets its first remaining worker, a group
 // left empty goes), nodes newly chosen join a group of their cluster with
 // room, else a new group. It returns what changed (groups by their number
-// before the change), "" when the hierarchy is the automatic one (it
+// before the change, numbered from 0 as the run's log and report number
+// them), "" when the hierarchy is the automatic one (it
 // follows the choice by itself).
 func (v *ComposeView) keepHierarchy() string {
 	if v.groups == nil {
@@ -211,15 +212,15 @@ func (v *ComposeView) keepHierarchy() string {
 		}
 		switch {
 		case len(ws) == 0:
-			notes = append(notes, fmt.Sprintf("group %d (%s) dropped", i+1, strings.Join(gone, ", ")))
+			notes = append(notes, fmt.Sprintf("group %d (%s) dropped", i, strings.Join(gone, ", ")))
 			continue
 		case len(gone) > 0:
-			notes = append(notes, fmt.Sprintf("%s left group %d", strings.Join(gone, ", "), i+1))
+			notes = append(notes, fmt.Sprintf("%s left group %d", strings.Join(gone, ", "), i))
 		}
 		coord := g.Coordinator
 		if !in[coord] {
 			coord = ws[0]
-			notes = append(notes, fmt.Sprintf("group %d's coordinator is now %s", i+1, coord))
+			notes = append(notes, fmt.Sprintf("group %d's coordinator is now %s", i, coord))
 		}
 		kept = append(kept, jobs.Group{Coordinator: coord, Workers: ws})
 	}

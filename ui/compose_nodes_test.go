@@ -88,7 +88,7 @@ func loadInConsole(t *testing.T, inv *deploy.Inventory, path string) Model {
 	t.Helper()
 	m := New(Config{Inventory: inv, NoLoad: true})
 	m = send(m, keys("3")...)
-	m.compose.fields[fFile].Value = path
+	m.compose.field(fFile).Value = path
 	next, cmd := m.Update(keyPress("ctrl+o"))
 	m = next.(Model)
 	for i := 0; cmd != nil && i < 3; i++ { // loadSpecMsg, then SpecLoadedMsg
@@ -244,7 +244,7 @@ func TestComposeKeepsEditedHierarchy(t *testing.T) {
 		{row: 2, // alpha-2 off: its group keeps the others, alpha-1 coordinates
 			want: []jobs.Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1", "alpha-3"}},
 				{Coordinator: "alpha-4", Workers: []string{"alpha-4"}}, {Coordinator: "beta-2", Workers: []string{"beta-1", "beta-2"}}},
-			status: []string{"alpha-2 left group 1", "group 1's coordinator is now alpha-1"}},
+			status: []string{"alpha-2 left group 0", "group 0's coordinator is now alpha-1"}},
 		{row: 8, // beta-3 on: joins the group of its cluster
 			want: []jobs.Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1", "alpha-3"}},
 				{Coordinator: "alpha-4", Workers: []string{"alpha-4"}}, {Coordinator: "beta-2", Workers: []string{"beta-1", "beta-2", "beta-3"}}},
@@ -252,7 +252,7 @@ func TestComposeKeepsEditedHierarchy(t *testing.T) {
 		{row: 4, // alpha-4 off: its group goes
 			want: []jobs.Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1", "alpha-3"}},
 				{Coordinator: "beta-2", Workers: []string{"beta-1", "beta-2", "beta-3"}}},
-			status: []string{"group 2 (alpha-4) dropped"}},
+			status: []string{"group 1 (alpha-4) dropped"}},
 	}
 	for i, st := range steps {
 		toggle(st.row)

@@ -61,7 +61,7 @@ func (v *ComposeView) paneLen(p int) int {
 	case paneHierarchy:
 		return len(v.hierRows())
 	}
-	return fieldCount
+	return len(v.fields)
 }
 
 // toggleNode toggles the host, or the whole cluster, under the cursor.
@@ -307,9 +307,9 @@ func (v ComposeView) formLines(w, h int) []string {
 		switch {
 		case v.editing && i == v.cursor[paneForm]:
 			val = v.input.View()
-		case v.badFields[i]:
+		case v.badFields[f.ID]:
 			val += s.Err.Render(" ✗")
-		case i == fCores && strings.TrimSpace(val) == "0":
+		case f.ID == fCores && strings.TrimSpace(val) == "0":
 			val += s.Dim.Render(" = all cores") // of each host (jobs.Spec.Cores)
 		}
 		mark := " "
@@ -321,6 +321,12 @@ func (v ComposeView) formLines(w, h int) []string {
 			line = s.Selected.Render(padRight(line, w))
 		}
 		out = append(out, line)
+	}
+	if about := v.about(); about != "" && v.pane == paneForm {
+		out = append(out, "")
+		for _, l := range strings.Split(wrap(about, w), "\n") {
+			out = append(out, s.Dim.Render(l))
+		}
 	}
 	if v.status != "" {
 		out = append(out, "")
@@ -383,7 +389,7 @@ func (v ComposeView) hierLines(w, h int) []string {
 			}
 		case r.worker == "":
 			g := groups[r.group]
-			line = fmt.Sprintf("  └ group %d: %s, coordinator %s", r.group+1, count(len(g.Workers), "worker", "workers"), g.Coordinator)
+			line = fmt.Sprintf("  └ group %d: %s, coordinator %s", r.group, count(len(g.Workers), "worker", "workers"), g.Coordinator)
 			if len(g.Workers) > jobs.MaxGroupSize {
 				line += " (too many!)"
 			}

@@ -17,11 +17,15 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// composeWith returns a composer on inv with hosts picked.
+// composeWith returns a composer on inv with hosts picked: the default
+// job's nodes without picks, else only those.
 func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView {
 	v := NewComposeView(c, inv)
 	if h, err := grid.Htable(inv); err == nil {
 		v.SetHtable(h)
+	}
+	if len(picks) > 0 {
+		v.picked, v.field(fAny).Value = map[string]bool{}, "0"
 	}
 	for _, p := range picks {
 		v.picked[p] = true
@@ -53,16 +57,16 @@ func TestComposeView(t *testing.T) {
 		{name: "default", inv: deploy.Embedded()},
 		{name: "four_async", inv: deploy.Embedded(), setup: func(v *ComposeView) {
 			v.picked["alpha-1"], v.picked["alpha-2"], v.picked["beta-1"], v.picked["beta-2"] = true, true, true, true
-			v.fields[fScheme].Value = "async"
+			v.field(fScheme).Value = "async"
 			v.validate()
 		}},
 		{name: "problems", inv: deploy.Embedded(), setup: func(v *ComposeView) {
 			for _, h := range v.inv.Hosts() {
 				v.picked[h.Name] = true
 			}
-			v.fields[fN].Value = "3"
-			v.fields[fAny].Value = "12"
-			v.fields[fCores].Value = "5"
+			v.param("n").Value = "3"
+			v.field(fAny).Value = "12"
+			v.field(fCores).Value = "5"
 			v.validate()
 		}},
 		{name: "editing", inv: deploy.Embedded(), setup: func(v *ComposeView) {
@@ -86,12 +90,21 @@ func TestComposeView(t *testing.T) {
 			}
 			v.validate()
 		}},
+		{name: "poisson_blocks", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			v.cursor[paneForm] = v.row(fApp)
+			for v.field(fApp).Value != "poisson" {
+				v.press("enter")
+			}
+			v.param("blocks").Value = "2x2x2"
+			v.validate()
+			v.press("down", "down", "down")
+		}},
 		{name: "1024_planned", inv: bigInventory(1024), setup: func(v *ComposeView) {
 			for _, h := range v.inv.Hosts() {
 				v.picked[h.Name] = true
 			}
-			v.fields[fN].Value = "2048"
-			v.fields[fScheme].Value = "async"
+			v.param("n").Value = "2048"
+			v.field(fScheme).Value = "async"
 			v.validate()
 			v.pane, v.cursor[paneHierarchy] = paneHierarchy, 40
 		}},
@@ -115,8 +128,8 @@ func TestComposeView(t *testing.T) {
 func TestComposeSpec(t *testing.T) {
 	c := testCommon(80, 24)
 	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-2")
-	v.fields[fScheme].Value = "async"
-	v.fields[fAny].Value = "0"
+	v.field(fScheme).Value = "async"
+	v.field(fAny).Value = "0"
 	v.validate()
 	if p := v.Problems(); len(p) != 0 {
 		t.Fatalf("problems %q for a valid job", p)
@@ -128,7 +141,7 @@ func TestComposeSpec(t *testing.T) {
 		t.Errorf("selection = %+v, want the five hosts", s.Nodes)
 	}
 	v.picked["beta-2"] = false
-	v.fields[fAny].Value = "3"
+	v.field(fAny).Value = "3"
 	v.validate()
 	if s := v.Spec(); !slices.Equal(s.Nodes.Clusters, []string{"alpha"}) || s.Nodes.Any != 3 || len(s.Nodes.Hosts) != 0 {
 		t.Errorf("whole cluster, take 3: selection = %+v, want cluster alpha, any 3", s.Nodes)
@@ -137,7 +150,7 @@ func TestComposeSpec(t *testing.T) {
 		t.Errorf("engine plan = %+v, want ranks alpha-1..alpha-3", v.plan)
 	}
 	v.picked["beta-2"] = true
-	v.fields[fAny].Value = "0"
+	v.field(fAny).Value = "0"
 	v.validate()
 	s = v.Spec()
 	if s.Scheme != jobs.Asynchronous || s.Detector != jobs.DetectActivity {
@@ -184,15 +197,15 @@ func TestComposeValidation(t *testing.T) {
 		edit  func(v *ComposeView)
 		want  string
 	}{
-		{name: "no nodes", want: "no nodes chosen"},
-		{name: "not enough", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) { v.fields[fAny].Value = "3" },
+		{name: "no nodes", edit: noNodes, want: "no nodes chosen"},
+		{name: "not enough", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) { v.field(fAny).Value = "3" },
 			want: "not enough nodes: 3 asked, 2 chosen"},
-		{name: "n too small", picks: []string{"alpha-1", "alpha-2", "beta-1"}, edit: func(v *ComposeView) { v.fields[fN].Value = "2" },
+		{name: "n too small", picks: []string{"alpha-1", "alpha-2", "beta-1"}, edit: func(v *ComposeView) { v.param("n").Value = "2" },
 			want: "n = 2 is too small to split over 3 nodes"},
-		{name: "bad number", picks: []string{"alpha-1"}, edit: func(v *ComposeView) { v.fields[fN].Value = "lots" },
-			want: `n (points/axis): "lots" is not a whole number`},
+		{name: "bad number", picks: []string{"alpha-1"}, edit: func(v *ComposeView) { v.param("n").Value = "lots" },
+			want: `n: "lots" is not an integer (want 1…4096)`},
 		{name: "bad detector", picks: []string{"alpha-1"}, edit: func(v *ComposeView) {
-			v.fields[fScheme].Value, v.fields[fDetector].Value = "async", "tokens"
+			v.field(fScheme).Value, v.field(fDetector).Value = "async", "tokens"
 		}, want: "detector"},
 		{name: "group too big", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) {
 			v.groups = []jobs.Group{{Coordinator: "alpha-1", Workers: slices.Repeat([]string{"alpha-1"}, 33)}}
@@ -237,6 +250,7 @@ func TestComposeUnreachablePair(t *testing.T) {
 func TestComposeStartAndHierarchyEdit(t *testing.T) {
 	c := testCommon(80, 24)
 	v := composeWith(c, deploy.Embedded())
+	noNodes(&v)
 	// Nodes pane: pick cluster alpha (4 hosts), then beta-1.
 	v.press("right", "space", "down", "down", "down", "down", "down", "down", "space")
 	if n := len(v.chosen()); n != 5 {
@@ -254,7 +268,7 @@ func TestComposeStartAndHierarchyEdit(t *testing.T) {
 		t.Fatalf("after c: coordinator %s, want alpha-2", g[1].Coordinator)
 	}
 	v.press("left", "left") // back to the form
-	v.cursor[paneForm] = fStart
+	v.cursor[paneForm] = v.row(fStart)
 	msg, ok := v.press("enter").(StartRunMsg)
 	if !ok {
 		t.Fatalf("enter on Start: no StartRunMsg (problems %q)", v.Problems())
@@ -272,13 +286,13 @@ func TestComposeStartAndHierarchyEdit(t *testing.T) {
 func TestJobFileRoundTrip(t *testing.T) {
 	c := testCommon(80, 24)
 	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "beta-3")
-	v.fields[fScheme].Value = "hybrid"
-	v.fields[fN].Value = "32"
-	v.fields[fEps].Value = "1e-7"
-	v.fields[fWall].Value = "90s"
+	v.field(fScheme).Value = "hybrid"
+	v.param("n").Value = "32"
+	v.param("eps").Value = "1e-7"
+	v.field(fWall).Value = "90s"
 	v.groups = []jobs.Group{{Coordinator: "alpha-2", Workers: []string{"alpha-1", "alpha-2"}}, {Coordinator: "beta-3", Workers: []string{"beta-3"}}}
 	path := filepath.Join(t.TempDir(), "job.toml")
-	v.fields[fFile].Value = path
+	v.field(fFile).Value = path
 	save, ok := v.press("ctrl+s").(saveSpecMsg)
 	if !ok {
 		t.Fatal("ctrl+s did not ask to save")
@@ -355,4 +369,10 @@ func TestComposeLevels(t *testing.T) {
 	if len(marked) != 2 || !strings.Contains(marked[0], "coordinator n0-1") || !strings.Contains(marked[1], "coordinator n32-1") {
 		t.Errorf("groups marked as level-2 coordinators: %q", marked)
 	}
+}
+
+// noNodes unpicks the default job's nodes.
+func noNodes(v *ComposeView) {
+	v.picked, v.field(fAny).Value = map[string]bool{}, "0"
+	v.validate()
 }

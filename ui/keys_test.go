@@ -71,10 +71,11 @@ func console(t *testing.T) Model {
 // at presses keys on m.
 func at(m Model, ks ...string) Model { return send(m, keys(ks...)...) }
 
-// withPairs is the console with the 8 hosts chosen in Compose.
+// withPairs is the console with the 8 hosts chosen in Compose (the
+// default job's, as gridtui run's).
 func withPairs(t *testing.T) Model {
 	m := console(t)
-	m = at(m, "3", "right", "space", "end", "up", "up", "up", "up", "space")
+	m = at(m, "3", "right")
 	if n := len(m.compose.chosen()); n != 8 {
 		t.Fatalf("%d hosts chosen, want 8", n)
 	}

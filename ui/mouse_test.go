@@ -47,7 +47,7 @@ func TestClickSelectsRow(t *testing.T) {
 			return want(r.Key, "alpha-3↔alpha-4") + want(fmt.Sprint(m.network.focus), "1")
 		}},
 		{"compose_field", func(t *testing.T) Model { return at(console(t), "3") }, "Wall time", func(m Model) string {
-			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneForm]), fmt.Sprint(paneForm, fWall))
+			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneForm]), fmt.Sprint(paneForm, m.compose.row(fWall)))
 		}},
 		{"compose_node", func(t *testing.T) Model { return at(console(t), "3") }, "beta-2", func(m Model) string {
 			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneNodes]), fmt.Sprint(paneNodes, 7))

@@ -38,6 +38,9 @@ func TestNetworkView(t *testing.T) {
 					}
 					v.SetHtable(h, nil)
 					comp := NewComposeView(c, tc.inv)
+					if tc.picks != nil {
+						noNodes(&comp)
+					}
 					for _, p := range tc.picks {
 						comp.picked[p] = true
 					}
@@ -63,6 +66,7 @@ func TestJobPairsNetworks(t *testing.T) {
 	}
 	c := testCommon(80, 24)
 	comp := NewComposeView(c, inv)
+	noNodes(&comp)
 	for _, p := range []string{"alpha-1", "alpha-2", "beta-1", "beta-2"} {
 		comp.picked[p] = true
 	}

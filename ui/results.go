@@ -119,13 +119,14 @@ func (v *ResultsView) selectedRecord() (jobs.RunRecord, bool) {
 	return v.res.Records[i], true
 }
 
-// table builds Table III or IV for the selected run's problem (n, ε).
+// table builds Table III or IV for the selected run's problem instance
+// (its application and parameters).
 func (v *ResultsView) table(kind jobs.TableKind) (jobs.Table, bool) {
 	rec, ok := v.selectedRecord()
 	if !ok {
 		return jobs.Table{}, false
 	}
-	return jobs.BuildTable(kind, v.res.Records, rec.Job.N, rec.Job.Eps), true
+	return jobs.BuildTableOf(kind, v.res.Records, rec.Job.Instance()), true
 }
 
 // resultsKeyMap is the Results view's key map (help.KeyMap): the runs'
@@ -287,7 +288,7 @@ func exportTable(t jobs.Table, f jobs.TableFormat) tea.Cmd {
 		if f == jobs.FormatMarkdown {
 			ext = "md"
 		}
-		path := filepath.Join(".", fmt.Sprintf("gridtui-table-%s-n%d.%s", name, t.N, ext))
+		path := filepath.Join(".", fmt.Sprintf("gridtui-table-%s-%s-n%d.%s", name, orDefault(t.Instance.App, obstacleApp), t.N, ext))
 		file, err := os.Create(path)
 		if err != nil {
 			return exportDoneMsg{path: path, err: fmt.Errorf("ui: export %s: %w", path, err)}
@@ -360,8 +361,8 @@ func scrollLines(lines []string, first, h int) []string {
 func recordDetail(r jobs.RunRecord) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run %s — %s\n", r.ID, r.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
-	fmt.Fprintf(&b, "job: %s, %s n = %d, ε = %g, %s iterations (%s detector), %s, %s, grid %s\n",
-		orDefault(r.Job.Name, "-"), r.Job.App, r.Job.N, r.Job.Eps, r.Job.Scheme, orDefault(string(r.Job.Detector), "default"),
+	fmt.Fprintf(&b, "job: %s, %s, %s iterations (%s detector), %s, %s, grid %s\n",
+		orDefault(r.Job.Name, "-"), r.Job.Instance(), r.Job.Scheme, orDefault(string(r.Job.Detector), "default"),
 		count(r.Job.Nodes, "node", "nodes"), count(r.Job.Cores, "core", "cores"), orDefault(r.Job.Grid, "-"))
 	fmt.Fprintf(&b, "inventory: %s\n", jobs.InventoryName(r.Job.Inventory))
 	fmt.Fprintf(&b, "console on %s (%s/%s, %s)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, count(r.Machine.Cores, "core", "cores"))

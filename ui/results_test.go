@@ -149,7 +149,7 @@ func TestResultsExportAndLoad(t *testing.T) {
 		t.Fatalf("CSV %s: %v\n%s", m.path, err, data)
 	}
 	m = cmd("t", "t", "m")
-	if m.err != nil || filepath.Base(m.path) != "gridtui-table-IV-n48.md" {
+	if m.err != nil || filepath.Base(m.path) != "gridtui-table-IV-obstacle-n48.md" {
 		t.Fatalf("markdown export: %+v", m)
 	}
 	data, _ = os.ReadFile(m.path)

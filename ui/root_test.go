@@ -336,8 +336,8 @@ func TestConsoleFlow(t *testing.T) {
 		}
 	}
 	sendKeys("3")
-	waitScreen(t, scr, "Nodes (0 chosen)")
-	sendKeys("right", "space") // the cursor is on cluster alpha: all 4 hosts
+	waitScreen(t, scr, "Nodes (8 chosen)")                             // the default job's, as gridtui run's
+	sendKeys("right", "down", "down", "down", "down", "down", "space") // cluster beta off: alpha's 4 hosts
 	waitScreen(t, scr, "Nodes (4 chosen)")
 	// Form: n = 24, ε = 1e-6 (a run of a fraction of a second), scheme async.
 	sendKeys("left", "down", "down", "enter", "ctrl+u")
@@ -396,6 +396,7 @@ func TestConsoleFlow(t *testing.T) {
 // last run, whether the best network answered (ok) or a fallback was used.
 func TestPreflightShownInNetwork(t *testing.T) {
 	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})
+	noNodes(&m.compose)
 	for _, h := range []string{"alpha-1", "alpha-2", "beta-1"} {
 		m.compose.picked[h] = true
 	}

@@ -52,8 +52,16 @@ type Task struct {
 	Eps float64
 	// MaxIter bounds the iterations of every node (0: no limit).
 	MaxIter int
-	Parts   []PartSpec
+	// Steps is the number of outer steps (e.g. time steps) of an
+	// application whose Parts implement Stepper; 0 and 1 mean one. Each
+	// step is iterated until the detector sees the global test pass, then
+	// every part is advanced (Stepper.Advance) and the next step begins.
+	Steps int
+	Parts []PartSpec
 }
+
+// StepCount returns the number of outer steps of t (at least 1).
+func (t Task) StepCount() int { return max(t.Steps, 1) }
 
 // PartSpec is one node's sub-task as Define describes it.
 type PartSpec struct {
@@ -114,6 +122,45 @@ type Part interface {
 // Received(i) after writing fresh values into Halo(i).
 type HaloReceiver interface {
 	Received(i int)
+}
+
+// Stepper is implemented by a Part of a task with several outer steps
+// (Task.Steps), e.g. the time steps of an implicit scheme: an outer loop
+// around the inner iterations. The environment iterates each step as a
+// whole run — the scheme's exchanges and the detector's global test — and,
+// once the detector has declared the step converged on every node, calls
+// Advance on every part before the next step's first exchange. A step that
+// ends without global convergence (MaxIter) ends the run.
+//
+// Advance moves the part to the next step (e.g. keeps u as the previous
+// time level and starts the inner iterations from it). It must read only the
+// part's own values and halos, like Sweep, and must not change the lengths
+// of Outgoing and Halo. Advance is never called after the last step.
+type Stepper interface {
+	Advance()
+}
+
+// SchemeChecker is implemented by an application whose method is known to
+// converge only under some schemes: asynchronous iterations, for one,
+// converge for a contraction in a weighted maximum norm (e.g. Jacobi on a
+// diagonally dominant matrix) but not for every method that converges
+// synchronously. The environment calls CheckScheme at the submitter after
+// Define, once every link's mode is chosen, with async true when some link
+// is asynchronous (the asynchronous scheme; the hybrid one across
+// clusters). An error refuses the job before any worker starts; it is shown
+// to the user and should say why and what to do instead.
+type SchemeChecker interface {
+	CheckScheme(v Values, t Task, async bool) error
+}
+
+// Outputter is implemented by an application that writes its solution as
+// files (e.g. a time series ParaView opens) when the job's output section
+// asks for VTI files. base is the run's output directory joined with the
+// run's name and start time; the files are named base plus a suffix of the
+// application's choice.
+type Outputter interface {
+	// WriteOutput writes res as files and returns the paths written.
+	WriteOutput(v Values, t Task, res Result, base string) ([]string, error)
 }
 
 // Result is an application's assembled solution and its measured figures.

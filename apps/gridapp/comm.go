@@ -81,3 +81,14 @@ type Outcome struct {
 type Calculator interface {
 	Calculate(ctx context.Context, c Comm) (Outcome, error)
 }
+
+// Failure is the panic value with which a Part fails the run from a method
+// that returns no error (Sweep, Outgoing, Halo, Result): the engine reports
+// Err as the application's failure, naming the node and the application,
+// without calling it a panic. Any other panic is reported as one, with the
+// file and line.
+type Failure struct{ Err error }
+
+func (f Failure) Error() string { return f.Err.Error() }
+
+func (f Failure) Unwrap() error { return f.Err }

@@ -55,12 +55,32 @@
 // (measured, e.g. by one more serial sweep, never the detector's belief) and
 // the application's own figures (error against an exact solution,
 // complementarity).
+// An application that implements Outputter also writes its solution as
+// files (a ParaView time series, say) into the run's output directory when
+// the job asks for VTI output.
 //
 // Registration. An application registers itself by name from its package's
 // init, as database/sql drivers do, and a user's binary imports the
 // packages of the applications it wants:
 //
 //	func init() { gridapp.Register("rod", rod{}) }
+//
+// # Outer steps: a time loop around the iterations
+//
+// An implicit time-stepping method solves one linear system per time step,
+// each iteratively: an outer loop around the inner iterations. The
+// application sets Task.Steps and its Part implements Stepper. The
+// environment then runs each step as it runs a whole iteration: the
+// scheme's exchanges and its detector until the detector sees the step's
+// global test pass (σ < ε on every node, with halos within ε under the
+// asynchronous schemes). Then the nodes agree over CTRL messages that every
+// one of them saw it (a vote up a spanning tree and the decision down it),
+// call Advance on every part, clear the links of the finished detector's
+// messages, and start the next step. A step cut by MaxIter ends the run.
+// Advance must only move the part's own state (e.g. keep the iterate as the
+// previous time level); the next step's first exchange sends its values.
+// RunLocal advances the same way, so a synchronous run is bit for bit the
+// serial reference in every step (apps/heat is the example).
 //
 // # What the schemes do with the messages
 //

@@ -204,3 +204,61 @@ func TestPoolPanic(t *testing.T) {
 		t.Fatalf("Run after a panic = %v", got)
 	}
 }
+
+// stepApp is one part of one value that a sweep sets to its step number;
+// its part advances (Stepper) unless noStepper.
+type stepApp struct {
+	steps     int
+	noStepper bool
+}
+
+type stepPart struct {
+	step, u  float64
+	advances int
+}
+
+func (p *stepPart) Sweep() float64 {
+	d := p.step - p.u
+	p.u = p.step
+	return max(d, -d)
+}
+func (p *stepPart) Outgoing(int) []float64 { return nil }
+func (p *stepPart) Halo(int) []float64     { return nil }
+func (p *stepPart) Result() []float64      { return []float64{p.u, float64(p.advances)} }
+func (p *stepPart) Close()                 {}
+func (p *stepPart) Advance()               { p.step++; p.advances++ }
+
+func (a stepApp) Info() Info      { return Info{} }
+func (a stepApp) Params() []Param { return nil }
+func (a stepApp) Define(Values, []Node) (Task, error) {
+	return Task{Eps: 0.5, Steps: a.steps, Parts: []PartSpec{{Size: 2}}}, nil
+}
+func (a stepApp) NewPart(Values, Subtask) (Part, error) {
+	p := &stepPart{step: 1}
+	if a.noStepper {
+		return struct{ Part }{p}, nil
+	}
+	return p, nil
+}
+func (a stepApp) Assemble(_ Values, _ Task, r [][]float64) (Result, error) {
+	return Result{Solution: r[0]}, nil
+}
+
+// TestRunLocalSteps: RunLocal iterates each step to convergence and
+// advances the parts between steps, never after the last; a task of several
+// steps whose part cannot advance is an application error.
+func TestRunLocalSteps(t *testing.T) {
+	run, err := RunLocal(stepApp{steps: 3}, Values{}, []Node{{Cores: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Result.Solution; got[0] != 3 || got[1] != 2 || run.Iterations != 6 || !run.Converged {
+		t.Fatalf("u = %v after %d sweeps (converged %v); want step 3 after 2 advances and 6 sweeps", got, run.Iterations, run.Converged)
+	}
+	if _, err := RunLocal(stepApp{steps: 2, noStepper: true}, Values{}, []Node{{Cores: 1}}); !errors.Is(err, ErrApp) {
+		t.Fatalf("a part without Advance: %v", err)
+	}
+	if _, err := RunLocal(stepApp{steps: 1, noStepper: true}, Values{}, []Node{{Cores: 1}}); err != nil {
+		t.Fatalf("one step without Advance: %v", err)
+	}
+}

@@ -23,10 +23,12 @@ type LocalRun struct {
 // semantics and no network: in every iteration each part's halos receive
 // its neighbours' values of the previous iteration, then every part sweeps;
 // it stops after the first iteration whose largest σ is below Task.Eps (or
-// at Task.MaxIter). It is how an application is tested bit for bit against
-// its serial reference before it ever meets a grid: the engine's
-// synchronous runs compute the same values (they stop a few iterations
-// later, when the convergence tokens have gone round).
+// at Task.MaxIter sweeps in all); a task of several steps (Task.Steps) does
+// so for each step and advances every part (Stepper) between them. It is how
+// an application is tested bit for bit against its serial reference before
+// it ever meets a grid: the engine's synchronous runs compute the same
+// values (they stop a few iterations later, when the convergence tokens
+// have gone round: in every step).
 func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 	t, err := app.Define(v, nodes)
 	if err != nil {
@@ -50,22 +52,19 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 		}
 	}
 	var run LocalRun
-	for t.MaxIter == 0 || run.Iterations < t.MaxIter {
-		if err := exchangeLocal(t, parts); err != nil {
+	for step := 1; ; step++ {
+		if err := iterateLocal(t, parts, &run); err != nil {
 			return run, err
 		}
-		run.Sigma = 0
-		for r, p := range parts {
-			sigma := p.Sweep()
-			if math.IsNaN(sigma) {
-				return run, fmt.Errorf("%w: part %d: sweep %d returned σ = NaN", ErrApp, r, run.Iterations+1)
-			}
-			run.Sigma = max(run.Sigma, sigma)
-		}
-		run.Iterations++
-		if run.Sigma < t.Eps {
-			run.Converged = true
+		if !run.Converged || step >= t.StepCount() {
 			break
+		}
+		for r, p := range parts {
+			st, ok := p.(Stepper)
+			if !ok {
+				return run, fmt.Errorf("%w: part %d: task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApp, r, t.StepCount())
+			}
+			st.Advance()
 		}
 	}
 	results := make([][]float64, len(parts))
@@ -77,6 +76,31 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 	}
 	run.Result, err = app.Assemble(v, t, results)
 	return run, err
+}
+
+// iterateLocal runs one step's synchronous iterations until the largest σ
+// is below Task.Eps (Converged) or the run has done Task.MaxIter sweeps.
+func iterateLocal(t Task, parts []Part, run *LocalRun) error {
+	run.Converged = false
+	for t.MaxIter == 0 || run.Iterations < t.MaxIter {
+		if err := exchangeLocal(t, parts); err != nil {
+			return err
+		}
+		run.Sigma = 0
+		for r, p := range parts {
+			sigma := p.Sweep()
+			if math.IsNaN(sigma) {
+				return fmt.Errorf("%w: part %d: sweep %d returned σ = NaN", ErrApp, r, run.Iterations+1)
+			}
+			run.Sigma = max(run.Sigma, sigma)
+		}
+		run.Iterations++
+		if run.Sigma < t.Eps {
+			run.Converged = true
+			return nil
+		}
+	}
+	return nil
 }
 
 // exchangeLocal copies every part's outgoing values into its neighbours'

@@ -1,0 +1,129 @@
+package exec
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+)
+
+// Name is the name the application registers under.
+const Name = "exec"
+
+func init() { gridapp.Register(Name, App{}) }
+
+// App runs a user's program (C, C++, Fortran, Python over gridhpc.h) as
+// the computation of every node.
+type App struct{}
+
+// Info describes the application.
+func (App) Info() gridapp.Info {
+	return gridapp.Info{Summary: "a program written against gridhpc.h (GRID_Send/GRID_Receive/GRID_Wait), one process per node"}
+}
+
+// Params declares the program, its arguments and the split of its problem.
+func (App) Params() []gridapp.Param {
+	return []gridapp.Param{
+		gridapp.StringParam("program", "", nil, "the program's path on every host (absolute, or relative to the worker's directory)"),
+		gridapp.StringParam("args", "", nil, "the program's arguments, split at spaces"),
+		gridapp.StringParam("params", "", nil, "key=value pairs, split at spaces, the program reads with GRID_Param"),
+		gridapp.IntParam("items", 1, 1, math.MaxInt32, "items (planes, rows) split in contiguous ranges among the nodes"),
+		gridapp.IntParam("unit", 1, 1, math.MaxInt32, "values of the result per item"),
+		gridapp.IntParam("halo", 0, 0, math.MaxInt32, "values of each message to a neighbour (0: unit)"),
+		gridapp.StringParam("graph", "chain", []string{"chain", "ring"}, "which ranks neighbour: the previous and next (ring: and around)"),
+		gridapp.FloatParam("eps", 1e-8, 0, math.MaxFloat64, "threshold of the local test σ < eps").Above(),
+		gridapp.IntParam("max_iter", 0, 0, math.MaxInt32, "iteration limit (0: none)"),
+		gridapp.FloatParam("timeout", 60, 0, 86400, "seconds a program may take for one iteration (or to start) before it counts as hung").Above(),
+	}
+}
+
+// partSpec is the Spec of a node's sub-task: its range of items.
+type partSpec struct{ Lo, Hi int }
+
+// Define splits the items among the nodes and links them as a chain or a
+// ring.
+func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {
+	if v.String("program") == "" {
+		return gridapp.Task{}, fmt.Errorf("exec: no program: give its path in the program parameter")
+	}
+	ranges, err := gridapp.Split(v.Int("items"), len(nodes))
+	if err != nil {
+		return gridapp.Task{}, fmt.Errorf("exec: %w", err)
+	}
+	unit := v.Int("unit")
+	t := gridapp.Task{Eps: v.Float("eps"), MaxIter: v.Int("max_iter"), Parts: make([]gridapp.PartSpec, len(nodes))}
+	for r, rg := range ranges {
+		spec, _ := json.Marshal(partSpec{Lo: rg.Lo, Hi: rg.Hi})
+		if rg.Len() > math.MaxInt32/unit {
+			return gridapp.Task{}, fmt.Errorf("exec: rank %d's result: %d items of %d values is too large", r, rg.Len(), unit)
+		}
+		t.Parts[r] = gridapp.PartSpec{Neighbours: neighbours(r, len(nodes), v.String("graph") == "ring"), Spec: spec, Size: rg.Len()*unit + 1}
+	}
+	return t, nil
+}
+
+// neighbours returns rank r's neighbours on a chain or a ring of n.
+func neighbours(r, n int, ring bool) []int {
+	var nb []int
+	if r > 0 {
+		nb = append(nb, r-1)
+	} else if ring && n > 2 {
+		nb = append(nb, n-1)
+	}
+	if r < n-1 {
+		nb = append(nb, r+1)
+	} else if ring && n > 2 {
+		nb = append(nb, 0)
+	}
+	return nb
+}
+
+// NewPart starts the program on this worker and hands it its sub-task.
+func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
+	var s partSpec
+	if err := json.Unmarshal(sub.Spec, &s); err != nil {
+		return nil, fmt.Errorf("exec: sub-task %q: %w", sub.Spec, err)
+	}
+	unit := v.Int("unit")
+	halo := v.Int("halo")
+	if halo == 0 {
+		halo = unit
+	}
+	m := subtaskMsg{rank: sub.Rank, ranks: sub.Ranks, cores: sub.Cores, neighbours: sub.Neighbours,
+		lo: s.Lo, hi: s.Hi, unit: unit, size: (s.Hi - s.Lo) * unit, eps: v.Float("eps"), halo: halo, params: v.String("params")}
+	p, err := startProgram(v.String("program"), strings.Fields(v.String("args")), sub.Rank, sub.Cores)
+	if err != nil {
+		return nil, err
+	}
+	timeout := time.Duration(v.Float("timeout") * float64(time.Second))
+	return newPart(p, m, timeout)
+}
+
+// Assemble concatenates the parts' values in rank order. gridtui cannot
+// re-measure a program's solution: the residual shown is the largest σ the
+// programs reported last.
+func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
+	var res gridapp.Result
+	sigma := 0.0
+	for r, part := range results {
+		if len(part) != t.Parts[r].Size {
+			return res, fmt.Errorf("exec: rank %d: %d values, want %d", r, len(part), t.Parts[r].Size)
+		}
+		n := len(part) - 1
+		res.Solution = append(res.Solution, part[:n]...)
+		sigma = max(sigma, part[n])
+	}
+	sum := 0.0
+	for _, x := range res.Solution {
+		sum += x
+	}
+	res.Residual, res.OK = sigma, !math.IsNaN(sum)
+	res.Figures = []gridapp.Figure{
+		{Name: "residual", Value: sigma, Text: fmt.Sprintf("%.3e, the largest last σ the programs reported (gridtui cannot re-measure a program's solution)", sigma)},
+		{Name: "sum of the values", Value: sum, Text: fmt.Sprintf("%.17g over %d values", sum, len(res.Solution))},
+	}
+	return res, nil
+}

@@ -1,0 +1,143 @@
+package exec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	osexec "os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// fdEnv names the environment variable that tells gridhpc.c which file
+// descriptor is its end of the socket pair.
+const fdEnv = "GRIDHPC_FD"
+
+// program is a running user program and the worker's end of its socket.
+type program struct {
+	name string // as the job names it, for errors
+	rank int
+	cmd  *osexec.Cmd
+	conn *net.UnixConn
+	out  *tail
+	done chan struct{} // closed when the process has been reaped
+	err  error         // its exit status, once done is closed
+}
+
+// startProgram starts path with args as a child of the worker: its end of
+// a Unix socket pair is file descriptor 3 (GRIDHPC_FD), its output goes to
+// a tail kept for error messages, and it dies with the worker (the parent
+// death signal, and the worker's process group on a local grid).
+func startProgram(path string, args []string, rank, cores int) (*program, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("exec: program %s: socket pair: %w", path, err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "gridhpc"), os.NewFile(uintptr(fds[1]), "gridhpc-program")
+	defer theirs.Close()
+	fc, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return nil, fmt.Errorf("exec: program %s: %w", path, err)
+	}
+	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{}, done: make(chan struct{})}
+	p.cmd = osexec.Command(path, args...)
+	p.cmd.ExtraFiles = []*os.File{theirs}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.Env = append(os.Environ(), fdEnv+"=3", "GRIDHPC_RANK="+strconv.Itoa(rank))
+	if os.Getenv("OMP_NUM_THREADS") == "" {
+		p.cmd.Env = append(p.cmd.Env, "OMP_NUM_THREADS="+strconv.Itoa(cores))
+	}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		p.conn.Close()
+		return nil, fmt.Errorf("exec: program %s on rank %d: %w", path, rank, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exitWait is how long the worker waits for a program that closed its
+// socket to exit, before it calls it hung.
+const exitWait = 2 * time.Second
+
+// gone explains why the program stopped talking (its socket reached EOF
+// or broke): how it exited and the last line it printed.
+func (p *program) gone(while string) error {
+	var how string
+	select {
+	case <-p.done:
+		var ee *osexec.ExitError
+		switch {
+		case p.err == nil:
+			how = "exited with status 0"
+		case errors.As(p.err, &ee) && ee.Exited():
+			how = fmt.Sprintf("exited with status %d", ee.ExitCode())
+		case errors.As(p.err, &ee):
+			how = "crashed (" + ee.String() + ")"
+		default:
+			how = "ended: " + p.err.Error()
+		}
+	case <-time.After(exitWait):
+		how = "closed its connection and did not exit"
+	}
+	return p.fail("%s %s%s", how, while, p.out.lastLine())
+}
+
+// fail returns an error naming the program and its rank.
+func (p *program) fail(format string, a ...any) error {
+	return fmt.Errorf("exec: program %s on rank %d: %s", p.name, p.rank, fmt.Sprintf(format, a...))
+}
+
+// kill ends the program if it still runs and reaps it.
+func (p *program) kill() {
+	p.conn.Close()
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+// tail keeps the last bytes a program wrote to its stdout and stderr.
+type tail struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+const tailMax = 4096
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, b...)
+	if len(t.b) > tailMax {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailMax:]...)
+	}
+	return len(b), nil
+}
+
+// lastLine returns `; it printed "…"` with the program's last line of
+// output, or "".
+func (t *tail) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := bytes.TrimRight(t.b, "\n\r\t ")
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; its last output: %q", strings.TrimSpace(string(b)))
+}

@@ -1,0 +1,24 @@
+// Package exec is the application that runs a user's program — C, C++,
+// Fortran, or Python with NumPy — written against gridhpc.h, the C form of
+// GRIDHPC's Listing 1 (GRID_Send, GRID_Receive, GRID_Wait with CTRL_FLAG
+// and DATA_FLAG). A job names it with app = "exec" and gives the program's
+// path and arguments, and how its problem splits: items (planes, rows) in
+// contiguous ranges, unit values of result per item, halo values per
+// message, a chain or a ring of neighbours.
+//
+// Each worker starts the program as its child, with its end of a Unix
+// socket pair as file descriptor 3 (GRIDHPC_FD); gridhpc.c speaks a small
+// framed protocol over it (wire.go). The program is the Part of the
+// iteration-level model: Sweep lets it run one iteration of its own loop —
+// receive the halos, compute, send what its neighbours need, GRID_Iterate
+// with its local σ — and the engine does the rest as for a Go application:
+// the scheme and each link's mode, the three detectors, telemetry, the
+// failures. The program's values never cross an address space it could
+// corrupt: a crash, an early exit, a hang, a message or result of the wrong
+// size fails the run with an error naming the node and the program, and the
+// program dies with its worker.
+//
+// The C library, its Fortran module and its Python binding are in the
+// gridhpc directory beside this package; examples/c-poisson,
+// examples/python-poisson and examples/fortran use them.
+package exec

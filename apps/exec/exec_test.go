@@ -1,0 +1,232 @@
+package exec_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/poisson"
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// poissonParams are the exec parameters of examples/c-poisson for n.
+func poissonParams(prog string, n int) map[string]string {
+	return map[string]string{"program": prog, "args": strconv.Itoa(n), "items": strconv.Itoa(n),
+		"unit": strconv.Itoa(n * n), "eps": "1e-8"}
+}
+
+// sameBits fails unless got and want are equal bit for bit.
+func sameBits(t *testing.T, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d values, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("value %d: %v, serial %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestLocalCPoisson runs the C example through gridapp.RunLocal (the
+// synchronous semantics in one process, no network): the iterations and
+// every value are the serial reference's.
+func TestLocalCPoisson(t *testing.T) {
+	prog := cPoisson(t)
+	app, _ := gridapp.Lookup("exec")
+	p := poisson.Problem{N: 16, Eps: 1e-8}
+	want, iters, _ := poisson.SerialSolve(p)
+	for _, nodes := range []int{1, 3} {
+		t.Run(strconv.Itoa(nodes), func(t *testing.T) {
+			v, err := gridapp.Parse(app.Params(), poissonParams(prog, p.N))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := gridapp.RunLocal(app, v, make([]gridapp.Node, nodes))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Iterations != iters || !run.Converged {
+				t.Fatalf("%d iterations (converged %v), serial %d", run.Iterations, run.Converged, iters)
+			}
+			sameBits(t, run.Result.Solution, want)
+		})
+	}
+}
+
+// runExec runs the exec application on the local grid and returns the
+// report, the error and the PIDs of the workers.
+func runExec(t *testing.T, scheme jobs.Scheme, nodes int, params map[string]string) (*engine.Report, error, []int) {
+	t.Helper()
+	spec := jobs.Spec{App: "exec", Params: params, Scheme: scheme, Nodes: jobs.NodeSelection{Any: nodes}, Cores: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var pids []int
+	opt := engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir(), OnWorkers: func(ws []*deploy.Worker) {
+		for _, w := range ws {
+			pids = append(pids, w.Hello.PID)
+		}
+	}}
+	rep, err := engine.Run(ctx, spec, opt)
+	return rep, err, pids
+}
+
+// TestRunCPoissonSync: the C example on 1, 2 and 4 worker processes under
+// the synchronous scheme computes the serial reference's values bit for
+// bit; on one node also its iterations (1975) and sum.
+func TestRunCPoissonSync(t *testing.T) {
+	prog := cPoisson(t)
+	p := poisson.Problem{N: 32, Eps: 1e-8}
+	_, serialIters, _ := poisson.SerialSolve(p)
+	for _, nodes := range []int{1, 2, 4} {
+		t.Run(strconv.Itoa(nodes), func(t *testing.T) {
+			rep, err, _ := runExec(t, jobs.Synchronous, nodes, poissonParams(prog, p.N))
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			it := rep.Nodes[0].Iterations
+			for _, n := range rep.Nodes {
+				if n.Iterations != it {
+					t.Errorf("node %s: %d iterations, rank 0 %d", n.Node, n.Iterations, it)
+				}
+			}
+			// The convergence tokens stop every rank after the serial loop
+			// would have, by the spanning tree's height plus its depth.
+			if it < serialIters || it > serialIters+2*(nodes-1) {
+				t.Fatalf("%d iterations, serial %d", it, serialIters)
+			}
+			// The serial loop run for exactly as many iterations.
+			want, _, _ := poisson.SerialSolve(poisson.Problem{N: p.N, Eps: math.SmallestNonzeroFloat64, MaxIter: it})
+			sameBits(t, rep.Solution, want)
+			if nodes == 1 {
+				if sum := poisson.Sum(p, rep.Solution); it != 1975 || sum != 165.89674402239899 {
+					t.Fatalf("%d iterations, sum %.17g; the C reference: 1975, 165.89674402239899", it, sum)
+				}
+			}
+		})
+	}
+}
+
+// TestRunCPoissonAsync: asynchronous runs of the C example end with a true
+// residual below ε (a few by default, 20 with GRIDTUI_LONG_TESTS).
+func TestRunCPoissonAsync(t *testing.T) {
+	prog := cPoisson(t)
+	p := poisson.Problem{N: 24, Eps: 1e-8}
+	runs := 3
+	if os.Getenv("GRIDTUI_LONG_TESTS") != "" {
+		runs = 20
+	}
+	for i := range runs {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			rep, err, _ := runExec(t, jobs.Asynchronous, 4, poissonParams(prog, p.N))
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if r := poisson.Residual(p, rep.Solution); !(r < p.Eps) {
+				t.Fatalf("true residual %.3e, want < %g", r, p.Eps)
+			}
+		})
+	}
+}
+
+// TestRunCPoissonDetectors: the C example under the hybrid scheme (the
+// links inside a cluster synchronous, across asynchronous) and under the
+// asynchronous scheme with the switch detector ends below ε.
+func TestRunCPoissonDetectors(t *testing.T) {
+	prog := cPoisson(t)
+	p := poisson.Problem{N: 24, Eps: 1e-8}
+	for _, tc := range []struct {
+		scheme   jobs.Scheme
+		detector jobs.Detector
+	}{{jobs.Hybrid, ""}, {jobs.Asynchronous, jobs.DetectSwitch}, {jobs.Hybrid, jobs.DetectSwitch}} {
+		t.Run(string(tc.scheme)+"/"+string(tc.detector), func(t *testing.T) {
+			spec := jobs.Spec{App: "exec", Params: poissonParams(prog, p.N), Scheme: tc.scheme, Detector: tc.detector,
+				Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}}, Cores: 1}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if r := poisson.Residual(p, rep.Solution); !(r < p.Eps) {
+				t.Fatalf("true residual %.3e, want < %g", r, p.Eps)
+			}
+		})
+	}
+}
+
+// TestRunFailures: a program that crashes, exits early, hangs, never calls
+// the library, or breaks the rules fails the run with an error naming the
+// node and the program, and neither a worker nor a program is left.
+func TestRunFailures(t *testing.T) {
+	prog := faulty(t)
+	tests := map[string]struct {
+		mode   string
+		scheme jobs.Scheme
+		want   string
+	}{
+		"crash":      {"crash", jobs.Synchronous, "crashed (signal: segmentation fault) during iteration 5"},
+		"exit":       {"exit", jobs.Asynchronous, `exited with status 3 during iteration 5; its last output: "faulty: leaving early"`},
+		"hang":       {"hang", jobs.Synchronous, "no call for 2s during iteration 5 (hung?"},
+		"nolib":      {"nolib", jobs.Synchronous, "exited with status 0 without calling GRID_Init"},
+		"nolib-hang": {"nolib-hang", jobs.Hybrid, "no call for 2s without calling GRID_Init"},
+		"size":       {"size", jobs.Synchronous, "GRID_Send to rank 0 of 16 bytes: the halo holds 8 bytes"},
+		"rank":       {"rank", jobs.Asynchronous, "GRID_Send to rank 10, which is not a neighbour"},
+		"ctrl":       {"ctrl", jobs.Synchronous, "GRID_Send to rank 0 with flags 2: the environment's detectors own the CTRL messages"},
+		"result":     {"result", jobs.Synchronous, "a call out of order"},
+		"abort":      {"abort", jobs.Asynchronous, "GRID_Abort: the matrix is singular"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			pidFile := t.TempDir() + "/pids"
+			params := map[string]string{"program": prog, "args": tc.mode + " 1 5 " + pidFile, "items": "12", "timeout": "2", "eps": "1e-30"}
+			rep, err, pids := runExec(t, tc.scheme, 3, params)
+			if err == nil || !errors.Is(err, engine.ErrRunFailed) {
+				t.Fatalf("run: %v, want a failure", err)
+			}
+			want := fmt.Sprintf(`: rank 1: application failed "exec": exec: program %s on rank 1: %s`, prog, tc.want)
+			if !strings.Contains(err.Error(), want) || rep.FailedNode == "" || !strings.Contains(err.Error(), "node "+rep.FailedNode+": rank 1") {
+				t.Fatalf("error %q (failed node %q), want it to contain %q", err, rep.FailedNode, want)
+			}
+			b, _ := os.ReadFile(pidFile)
+			for _, f := range strings.Fields(string(b)) {
+				pid, _ := strconv.Atoi(f)
+				pids = append(pids, pid)
+			}
+			if len(pids) < 4 {
+				t.Fatalf("pids %v: want 3 workers and at least one program", pids)
+			}
+			for _, pid := range pids {
+				if running(pid) {
+					t.Errorf("process %d still runs after the run", pid)
+				}
+			}
+		})
+	}
+}
+
+// running reports whether process pid exists and is no zombie (a program
+// killed with its worker's process group is reparented, and the init of a
+// container may never reap it).
+func running(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) == 0 || f[0] != "Z"
+}

@@ -1,0 +1,309 @@
+/*
+ * gridhpc.c - the program's side of gridtui's exec protocol (see gridhpc.h
+ * and apps/exec/wire.go). Plain C99 and POSIX; no dependency.
+ *
+ * Frame: kind (u8), flags (u8), 2 reserved bytes, arg (i32), payload length
+ * (u64), little-endian, then the payload.
+ */
+#include "gridhpc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum { K_HELLO = 1, K_SEND, K_RECEIVE, K_WAIT, K_ITERATE, K_RESULT, K_ABORT, K_REPLY = 16 };
+enum { S_RUN = 1, S_STOPPED, S_DONE, S_BROKEN };
+#define PROTOCOL 1
+#define HDR 16
+
+static void put32(unsigned char *b, uint32_t v) { for (int i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i)); }
+static void put64(unsigned char *b, uint64_t v) { for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i)); }
+static uint32_t get32(const unsigned char *b) { uint32_t v = 0; for (int i = 3; i >= 0; i--) v = v << 8 | b[i]; return v; }
+static uint64_t get64(const unsigned char *b) { uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | b[i]; return v; }
+
+/* sendv writes a header and up to two buffers in one call (no SIGPIPE). */
+static int sendv(GRIDSubtask *s, int kind, int flags, int32_t arg, const void *a, size_t na, const void *b, size_t nb)
+{
+	unsigned char h[HDR];
+	h[0] = (unsigned char)kind; h[1] = (unsigned char)flags; h[2] = h[3] = 0;
+	put32(h + 4, (uint32_t)arg);
+	put64(h + 8, (uint64_t)(na + nb));
+	struct iovec iov[3] = {{h, HDR}, {(void *)a, na}, {(void *)b, nb}};
+	struct msghdr m = {0};
+	m.msg_iov = iov;
+	m.msg_iovlen = 3;
+	while (m.msg_iovlen > 0) {
+		ssize_t n = sendmsg(s->fd, &m, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			s->state = S_BROKEN;
+			return GRID_EIO;
+		}
+		while (m.msg_iovlen > 0 && (size_t)n >= m.msg_iov[0].iov_len) {
+			n -= (ssize_t)m.msg_iov[0].iov_len;
+			m.msg_iov++;
+			m.msg_iovlen--;
+		}
+		if (m.msg_iovlen > 0) {
+			m.msg_iov[0].iov_base = (char *)m.msg_iov[0].iov_base + n;
+			m.msg_iov[0].iov_len -= (size_t)n;
+		}
+	}
+	return GRID_OK;
+}
+
+static int readn(GRIDSubtask *s, void *buf, size_t n)
+{
+	char *p = buf;
+	while (n > 0) {
+		ssize_t r = read(s->fd, p, n);
+		if (r < 0 && errno == EINTR) continue;
+		if (r <= 0) {
+			s->state = S_BROKEN;
+			return GRID_EIO;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return GRID_OK;
+}
+
+/* reply reads the worker's answer: its status, and up to max payload bytes
+ * into buf (*len gets the payload's length). */
+static int reply(GRIDSubtask *s, void *buf, size_t max, size_t *len)
+{
+	unsigned char h[HDR];
+	int rc = readn(s, h, HDR);
+	if (rc) return rc;
+	uint64_t n = get64(h + 8);
+	if (h[0] != K_REPLY || n > max) {
+		s->state = S_BROKEN;
+		return GRID_EPROTO;
+	}
+	if (n && (rc = readn(s, buf, (size_t)n))) return rc;
+	if (len) *len = (size_t)n;
+	return (int32_t)get32(h + 4);
+}
+
+/* fail tells the worker why a call broke the rules (the run fails with
+ * it), and returns code. */
+static int fail(GRIDSubtask *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static int fail(GRIDSubtask *s, int code, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (n < 0) n = 0;
+	if ((size_t)n >= sizeof why) n = sizeof why - 1;
+	if (s->state != S_BROKEN) sendv(s, K_ABORT, 1, 0, why, (size_t)n, NULL, 0);
+	s->state = S_BROKEN;
+	return code;
+}
+
+static int neighbour(GRIDSubtask *s, uint32_t rank)
+{
+	for (uint32_t i = 0; i < s->nneighbours; i++)
+		if (s->neighbours[i] == rank) return (int)i;
+	return -1;
+}
+
+int GRID_Init(GRIDSubtask *s)
+{
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	const char *env = getenv("GRIDHPC_FD");
+	if (!env || !*env) return GRID_ENOENV;
+	char *end;
+	long fd = strtol(env, &end, 10);
+	if (*end || fd < 0) return GRID_ENOENV;
+	s->fd = (int)fd;
+	unsigned char v[4];
+	put32(v, PROTOCOL);
+	int rc = sendv(s, K_HELLO, 0, 0, v, 4, NULL, 0);
+	if (rc) return rc;
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *b = malloc(cap);
+	if (!b) return GRID_EIO;
+	rc = reply(s, b, cap, &n);
+	if (rc != GRID_OK || n < 56) {
+		free(b);
+		return rc < 0 ? rc : GRID_EPROTO;
+	}
+	s->rank = get32(b), s->ranks = get32(b + 4), s->cores = get32(b + 8), s->nneighbours = get32(b + 12);
+	s->lo = get64(b + 16), s->hi = get64(b + 24), s->unit = get64(b + 32), s->result_size = get64(b + 40);
+	uint64_t e = get64(b + 48);
+	memcpy(&s->eps, &e, 8);
+	size_t off = 56 + 16 * (size_t)s->nneighbours;
+	if (off >= n || b[n - 1] != 0) {
+		free(b);
+		return GRID_EPROTO;
+	}
+	s->neighbours = calloc(s->nneighbours + 1, 8);
+	s->halo_size = calloc(s->nneighbours + 1, 8);
+	s->kv = malloc(n - off);
+	if (!s->neighbours || !s->halo_size || !s->kv) {
+		free(b);
+		return GRID_EIO;
+	}
+	for (uint32_t i = 0; i < s->nneighbours; i++) {
+		s->neighbours[i] = get64(b + 56 + 16 * i);
+		s->halo_size[i] = get64(b + 64 + 16 * i);
+	}
+	memcpy(s->kv, b + off, n - off);
+	s->params = s->kv;
+	free(b);
+	s->state = S_RUN;
+	return GRID_OK;
+}
+
+static int usable(GRIDSubtask *s, int want)
+{
+	if (s->state == S_BROKEN) return GRID_EIO;
+	if (s->state != want) return fail(s, GRID_ESTATE, "a call out of order (state %d, want %d)", s->state, want);
+	return GRID_OK;
+}
+
+int GRID_Send(GRIDSubtask *s, uint32_t dest, char *buffer, size_t size, int flags)
+{
+	int rc = usable(s, S_RUN), i;
+	if (rc) return rc;
+	if ((i = neighbour(s, dest)) < 0)
+		return fail(s, GRID_ERANK, "GRID_Send to rank %u, which is not a neighbour", dest);
+	if (flags != DATA_FLAG)
+		return fail(s, GRID_EFLAGS, "GRID_Send to rank %u with flags %d: the environment's detectors own the CTRL messages, send DATA_FLAG", dest, flags);
+	if (size != s->halo_size[i])
+		return fail(s, GRID_ESIZE, "GRID_Send to rank %u of %zu bytes: the halo holds %llu bytes (the job's halo parameter x 8)",
+			dest, size, (unsigned long long)s->halo_size[i]);
+	return sendv(s, K_SEND, flags, (int32_t)dest, buffer, size, NULL, 0);
+}
+
+int GRID_Receive(GRIDSubtask *s, uint32_t source, char *buffer, size_t size, int flags)
+{
+	int rc = usable(s, S_RUN), i;
+	if (rc) return rc;
+	if ((i = neighbour(s, source)) < 0)
+		return fail(s, GRID_ERANK, "GRID_Receive from rank %u, which is not a neighbour", source);
+	if ((flags & ~NOWAIT_FLAG) != DATA_FLAG)
+		return fail(s, GRID_EFLAGS, "GRID_Receive from rank %u with flags %d: the environment's detectors own the CTRL messages, receive DATA_FLAG", source, flags);
+	if (size != s->halo_size[i])
+		return fail(s, GRID_ESIZE, "GRID_Receive from rank %u into %zu bytes: the halo holds %llu bytes (the job's halo parameter x 8)",
+			source, size, (unsigned long long)s->halo_size[i]);
+	unsigned char a[8];
+	put64(a, size);
+	if ((rc = sendv(s, K_RECEIVE, flags, (int32_t)source, a, 8, NULL, 0))) return rc;
+	size_t n = 0;
+	rc = reply(s, buffer, size, &n);
+	return rc == GRID_OK ? (int)n : rc;
+}
+
+int GRID_Wait(GRIDSubtask *s, uint32_t *rank, int *flags)
+{
+	int rc = usable(s, S_RUN);
+	if (rc) return rc;
+	if ((rc = sendv(s, K_WAIT, 0, 0, NULL, 0, NULL, 0))) return rc;
+	unsigned char b[8];
+	size_t n = 0;
+	rc = reply(s, b, sizeof b, &n);
+	if (rc != GRID_OK) return rc;
+	if (n != 8) return GRID_EPROTO;
+	if (rank) *rank = get32(b);
+	if (flags) *flags = (int)get32(b + 4);
+	return GRID_OK;
+}
+
+int GRID_Iterate(GRIDSubtask *s, double sigma)
+{
+	int rc = usable(s, S_RUN);
+	if (rc) return rc;
+	unsigned char a[8];
+	uint64_t bits;
+	memcpy(&bits, &sigma, 8);
+	put64(a, bits);
+	if ((rc = sendv(s, K_ITERATE, 0, 0, a, 8, NULL, 0))) return rc;
+	rc = reply(s, NULL, 0, NULL);
+	if (rc == GRID_OK) return 1;
+	if (rc == 1) {
+		s->state = S_STOPPED;
+		return 0;
+	}
+	return rc;
+}
+
+int GRID_Result(GRIDSubtask *s, const double *values, size_t count)
+{
+	int rc = usable(s, S_STOPPED);
+	if (rc) return rc;
+	if (count != s->result_size)
+		return fail(s, GRID_ESIZE, "GRID_Result of %zu values, want %llu", count, (unsigned long long)s->result_size);
+	if ((rc = sendv(s, K_RESULT, 0, 0, values, count * sizeof *values, NULL, 0))) return rc;
+	rc = reply(s, NULL, 0, NULL);
+	if (rc == GRID_OK) s->state = S_DONE;
+	return rc;
+}
+
+int GRID_Finalize(GRIDSubtask *s)
+{
+	if (s->fd >= 0) close(s->fd);
+	s->fd = -1;
+	free(s->neighbours);
+	free(s->halo_size);
+	free(s->kv);
+	s->neighbours = s->halo_size = NULL;
+	s->kv = NULL;
+	s->params = "";
+	int ok = s->state == S_DONE;
+	s->state = S_BROKEN;
+	return ok ? GRID_OK : GRID_ESTATE;
+}
+
+int GRID_Abort(GRIDSubtask *s, const char *reason)
+{
+	if (s->state != S_BROKEN && s->fd >= 0) sendv(s, K_ABORT, 0, 0, reason, strlen(reason), NULL, 0);
+	s->state = S_BROKEN;
+	return GRID_OK;
+}
+
+const char *GRID_Param(GRIDSubtask *s, const char *key)
+{
+	static char value[1024];
+	size_t kl = strlen(key);
+	const char *p = s->params ? s->params : "";
+	while (*p) {
+		while (*p == ' ' || *p == '\t') p++;
+		const char *w = p;
+		while (*p && *p != ' ' && *p != '\t') p++;
+		if ((size_t)(p - w) > kl && strncmp(w, key, kl) == 0 && w[kl] == '=') {
+			size_t n = (size_t)(p - w) - kl - 1;
+			if (n >= sizeof value) n = sizeof value - 1;
+			memcpy(value, w + kl + 1, n);
+			value[n] = 0;
+			return value;
+		}
+	}
+	return NULL;
+}
+
+const char *GRID_Strerror(int code)
+{
+	switch (code) {
+	case GRID_OK: return "ok";
+	case GRID_ENOENV: return "not started by a gridtui worker (GRIDHPC_FD is not set)";
+	case GRID_EPROTO: return "the worker's answer makes no sense (a gridhpc.c of another gridtui?)";
+	case GRID_EIO: return "the connection to the worker broke (the run ended)";
+	case GRID_ERANK: return "the rank is not a neighbour";
+	case GRID_ESIZE: return "the size differs from the halo's or the result's";
+	case GRID_EFLAGS: return "bad flags (messages are DATA_FLAG; CTRL belongs to the detectors)";
+	case GRID_ESTATE: return "a call out of order";
+	case GRID_ENOMSG: return "no neighbour has new values";
+	case GRID_EFAILED: return "the worker failed the run";
+	}
+	return "unknown gridhpc code";
+}

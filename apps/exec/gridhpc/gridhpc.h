@@ -1,0 +1,128 @@
+/*
+ * gridhpc.h - GRIDHPC's communication operations (Listing 1 of the paper)
+ * for programs that gridtui runs with app = "exec".
+ *
+ * gridtui's worker starts the program on every node with one end of a Unix
+ * socket in GRIDHPC_FD; this library speaks gridtui's framed protocol over
+ * it (apps/exec/wire.go). The environment owns the nodes, the networks,
+ * the scheme (synchronous, asynchronous, hybrid), each link's mode and the
+ * termination detectors; the program owns its values and its loop:
+ *
+ *     GRIDSubtask sub;
+ *     if (GRID_Init(&sub) != GRID_OK) exit(1);
+ *     ... allocate items [sub.lo, sub.hi) of sub.unit values each ...
+ *     for each neighbour q: GRID_Send(&sub, q, first values, size, DATA_FLAG);
+ *     do {
+ *         for each neighbour q: GRID_Receive(&sub, q, halo of q, size, DATA_FLAG);
+ *         sigma = one sweep over the own values and the halos;
+ *         for each neighbour q: GRID_Send(&sub, q, new values, size, DATA_FLAG);
+ *     } while (GRID_Iterate(&sub, sigma) > 0);
+ *     GRID_Result(&sub, values, sub.result_size);
+ *     GRID_Finalize(&sub);
+ *
+ * Send once before the loop and after each sweep: the engine forwards the
+ * values sent in iteration k to the neighbours' iteration k+1, so a
+ * synchronous run is the serial loop bit for bit. On a synchronous link
+ * GRID_Receive gives the neighbour's values of the previous iteration; on
+ * an asynchronous link (asynchronous scheme, hybrid across clusters) the
+ * newest that arrived. GRID_Iterate reports the local residual σ to the
+ * environment's detector (and the console) and returns 0 when the run ends.
+ * Every message to a neighbour has exactly halo_size[i] bytes (the job's
+ * halo parameter, in doubles); CTRL messages belong to the detectors.
+ *
+ * A call that breaks these rules (a wrong size, a rank that is not a
+ * neighbour, CTRL_FLAG, a call out of order) fails the whole run with a
+ * message naming the node, the program and the call; the function returns
+ * the negative code below, and the program should exit.
+ *
+ * Not thread-safe: call the library from one thread (OpenMP: outside the
+ * parallel regions).
+ */
+#ifndef GRIDHPC_H
+#define GRIDHPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Flags of GRID_Send, GRID_Receive and GRID_Wait (GRIDHPC Sec. V-A). */
+#define DATA_FLAG   1 /* an update for a neighbour */
+#define CTRL_FLAG   2 /* computation state (the environment's detectors) */
+#define NOWAIT_FLAG 4 /* GRID_Receive: do not block */
+
+/* Return codes: GRID_OK or a positive count on success, else one of these. */
+#define GRID_OK       0
+#define GRID_ENOENV  (-1) /* not started by a gridtui worker (no GRIDHPC_FD) */
+#define GRID_EPROTO  (-2) /* the worker's answer makes no sense (version mismatch?) */
+#define GRID_EIO     (-3) /* the connection to the worker broke: the run ended */
+#define GRID_ERANK   (-4) /* the rank is not a neighbour of this sub-task */
+#define GRID_ESIZE   (-5) /* a size differs from the halo's or the result's */
+#define GRID_EFLAGS  (-6) /* flags other than DATA_FLAG (NOWAIT_FLAG on receive) */
+#define GRID_ESTATE  (-7) /* a call out of order (e.g. GRID_Result before the stop) */
+#define GRID_ENOMSG  (-8) /* GRID_Wait: no neighbour's values are new */
+#define GRID_EFAILED (-9) /* the worker failed the run */
+
+/* The sub-task, filled by GRID_Init. Read the public fields; do not write. */
+typedef struct GRIDSubtask {
+	uint32_t rank;        /* this node's rank, 0 .. ranks-1 */
+	uint32_t ranks;       /* nodes of the run */
+	uint32_t cores;       /* cores the job gives this node (OMP_NUM_THREADS too) */
+	uint32_t nneighbours; /* entries of neighbours and halo_size */
+	uint64_t lo, hi;      /* this node's items [lo, hi) of the job's items */
+	uint64_t unit;        /* values per item (the job's unit) */
+	uint64_t result_size; /* values GRID_Result hands back: (hi - lo) * unit */
+	double eps;           /* the threshold of the local test σ < eps */
+	uint64_t *neighbours; /* their ranks */
+	uint64_t *halo_size;  /* bytes of every message to or from each */
+	const char *params;   /* the job's params, "key=value key=value" */
+	/* private */
+	int fd;
+	int state;
+	char *kv;
+} GRIDSubtask;
+
+/* GRID_Init connects to the worker and fills *sub. */
+int GRID_Init(GRIDSubtask *sub);
+
+/* GRID_Send sends size bytes of buffer to neighbour dest (Listing 1). It
+ * returns GRID_OK without waiting for the neighbour. */
+int GRID_Send(GRIDSubtask *pSubtask, uint32_t dest, char *buffer, size_t size, int flags);
+
+/* GRID_Receive writes neighbour source's values into buffer (size bytes,
+ * the halo's) and returns the number of bytes written (Listing 1). */
+int GRID_Receive(GRIDSubtask *pSubtask, uint32_t source, char *buffer, size_t size, int flags);
+
+/* GRID_Wait stores in *iSubtaskRank a neighbour whose values are new since
+ * the program last received them, and DATA_FLAG in *flags (Listing 1). The
+ * environment delivers messages between iterations, so it does not block:
+ * GRID_ENOMSG says no neighbour has new values in this iteration. */
+int GRID_Wait(GRIDSubtask *pSubtask, uint32_t *iSubtaskRank, int *flags);
+
+/* GRID_Iterate ends an iteration: it reports the local residual sigma and
+ * returns 1 to go on, 0 when the environment's detector ended the run (or
+ * the iteration limit), or a negative code. */
+int GRID_Iterate(GRIDSubtask *sub, double sigma);
+
+/* GRID_Result hands back this node's share of the solution: count doubles,
+ * sub->result_size of them, after GRID_Iterate returned 0. */
+int GRID_Result(GRIDSubtask *sub, const double *values, size_t count);
+
+/* GRID_Finalize closes the connection and frees what GRID_Init allocated. */
+int GRID_Finalize(GRIDSubtask *sub);
+
+/* GRID_Abort fails the run with the program's reason, and closes. */
+int GRID_Abort(GRIDSubtask *sub, const char *reason);
+
+/* GRID_Param returns the value of key in the job's params, or NULL. */
+const char *GRID_Param(GRIDSubtask *sub, const char *key);
+
+/* GRID_Strerror describes a return code. */
+const char *GRID_Strerror(int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,62 @@
+package jobs
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Instance is the problem a run solved: the application and its
+// parameters. Runs are compared (Tables III and IV, t1 of the computing
+// gain) only within one instance: a single-node run of the same
+// application with the same parameters gives t1.
+type Instance struct {
+	App string
+	N   int
+	Eps float64
+	// Params are an application's parameters other than the obstacle
+	// problem's (RunConfig.Params, defaults included); nil for the obstacle
+	// problem, whose instance is (N, Eps).
+	Params map[string]string
+}
+
+// ObstacleInstance is the obstacle problem at (n, eps).
+func ObstacleInstance(n int, eps float64) Instance {
+	return Instance{App: "obstacle", N: n, Eps: eps}
+}
+
+// Instance returns the problem instance of a recorded run.
+func (c RunConfig) Instance() Instance {
+	in := Instance{App: c.App, N: c.N, Eps: c.Eps, Params: c.Params}
+	if in.App == "" {
+		in.App = "obstacle" // records older than other applications
+	}
+	if in.App == "obstacle" {
+		in.Params = nil
+	}
+	return in
+}
+
+// Has reports whether c is a run of the instance.
+func (in Instance) Has(c RunConfig) bool {
+	o := c.Instance()
+	return o.App == in.App && o.N == in.N && o.Eps == in.Eps && maps.Equal(o.Params, in.Params)
+}
+
+// String names the instance as titles show it: "obstacle problem n = 48,
+// eps = 1e-08", "poisson blocks=auto eps=1e-8 n=32".
+func (in Instance) String() string {
+	if in.App == "obstacle" || in.App == "" {
+		return fmt.Sprintf("obstacle problem n = %d, eps = %g", in.N, in.Eps)
+	}
+	keys := slices.Sorted(maps.Keys(in.Params))
+	parts := []string{in.App}
+	for _, k := range keys {
+		parts = append(parts, k+"="+in.Params[k])
+	}
+	if len(keys) == 0 {
+		parts = append(parts, fmt.Sprintf("n = %d, eps = %g", in.N, in.Eps))
+	}
+	return strings.Join(parts, " ")
+}

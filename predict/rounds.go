@@ -1,0 +1,131 @@
+package predict
+
+import (
+	"math"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// StalenessModel is how long asynchronous iterations take to converge,
+// counted in rounds of their slowest asynchronous link: a run of nodes
+// lasts Rounds(scheme, nodes) · SyncIterations · T, T the interval between
+// two updates delivered over that link as the replay finds it (the
+// transfer time where the link is saturated and skipped sends are the
+// rule, a sweep where compute is the bottleneck). Staleness makes the
+// factor grow with the node count: it is fitted per scheme as a line in
+// log₂ of the node count (slope at least 0) on the recorded asynchronous
+// and hybrid runs; Fit lists each run's measured and modelled factor.
+type StalenessModel struct {
+	Lines map[jobs.Scheme]RoundsLine `json:"lines"`
+	// Pooled is the line over every asynchronous and hybrid run, for a
+	// scheme without runs of its own.
+	Pooled RoundsLine `json:"pooled"`
+	Runs   int        `json:"runs"` // the runs it was fitted on
+	Fit    []FitPoint `json:"fit,omitempty"`
+}
+
+// RoundsLine is the rounds factor A + B · log₂(nodes).
+type RoundsLine struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+}
+
+// minRounds keeps an extrapolated factor positive.
+const minRounds = 0.05
+
+// At is the factor on nodes nodes.
+func (l RoundsLine) At(nodes int) float64 {
+	return max(minRounds, l.A+l.B*math.Log2(float64(max(nodes, 1))))
+}
+
+// Rounds is the factor of scheme on nodes nodes.
+func (s StalenessModel) Rounds(scheme jobs.Scheme, nodes int) float64 {
+	if l, ok := s.Lines[scheme]; ok {
+		return l.At(nodes)
+	}
+	return s.Pooled.At(nodes)
+}
+
+// FitPoint is one recorded run against the staleness model.
+type FitPoint struct {
+	ID     string      `json:"id"`
+	Scheme jobs.Scheme `json:"scheme"`
+	Nodes  int         `json:"nodes"`
+	// Round is the replayed interval between updates on the run's slowest
+	// asynchronous link, in seconds.
+	Round    float64 `json:"round_seconds"`
+	Measured float64 `json:"measured_factor"`
+	Modelled float64 `json:"modelled_factor"`
+}
+
+// fitRounds replays each asynchronous or hybrid source's own job on its
+// traced platform for its round, takes its factor (wall time less the
+// overhead, over SyncIterations rounds) and fits the lines.
+func (m *Model) fitRounds(res *jobs.Results) {
+	if m.SyncIterations == 0 {
+		return
+	}
+	var pts []FitPoint
+	for _, s := range m.Sources {
+		if s.Scheme == jobs.Synchronous {
+			continue
+		}
+		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1})
+		if err != nil {
+			continue
+		}
+		iters := m.syncIterations(s.Nodes)
+		round := r.round(r.run(min(iters, maxReplay)))
+		if round <= 0 {
+			continue
+		}
+		pts = append(pts, FitPoint{ID: s.ID, Scheme: s.Scheme, Nodes: s.Nodes, Round: round,
+			Measured: max(0, s.WallSeconds-m.Overhead) / (float64(iters) * round)})
+	}
+	st := StalenessModel{Lines: map[jobs.Scheme]RoundsLine{}, Runs: len(pts), Pooled: fitLine(pts)}
+	for _, sc := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
+		var own []FitPoint
+		for _, p := range pts {
+			if p.Scheme == sc {
+				own = append(own, p)
+			}
+		}
+		if len(own) > 0 {
+			st.Lines[sc] = fitLine(own)
+		}
+	}
+	for i := range pts {
+		pts[i].Modelled = st.Rounds(pts[i].Scheme, pts[i].Nodes)
+	}
+	st.Fit = pts
+	m.Staleness = st
+}
+
+// fitLine fits factor = A + B · log₂(nodes) by least squares when the
+// points span two node counts or more (else B = 0 and A their mean); a
+// negative slope, which staleness cannot cause, is read as noise: B = 0.
+func fitLine(pts []FitPoint) RoundsLine { return fitLog2(pts, false) }
+
+// fitLog2 fits Measured = A + B · log₂(nodes) by least squares, B = 0 when
+// the points span one node count, or when falling is not allowed and B < 0.
+func fitLog2(pts []FitPoint, falling bool) RoundsLine {
+	if len(pts) == 0 {
+		return RoundsLine{A: 1}
+	}
+	var mx, my float64
+	for _, p := range pts {
+		mx += math.Log2(float64(p.Nodes)) / float64(len(pts))
+		my += p.Measured / float64(len(pts))
+	}
+	var sxy, sxx float64
+	for _, p := range pts {
+		dx := math.Log2(float64(p.Nodes)) - mx
+		sxy += dx * (p.Measured - my)
+		sxx += dx * dx
+	}
+	if sxx == 0 || sxy <= 0 && !falling {
+		return RoundsLine{A: my}
+	}
+	b := sxy / sxx
+	return RoundsLine{A: my - b*mx, B: b}
+}

@@ -1,0 +1,101 @@
+package predict
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// Request is a job to predict before it runs: the problem, its size on a
+// platform and what-if edits of the networks.
+type Request struct {
+	Problem Problem
+	// Nodes is the job's node count: the traced runs' clusters are resized
+	// to it (see PlatformFor). Clusters, when set, are the job's clusters
+	// instead.
+	Nodes    int
+	Clusters []Cluster
+	Cores    int // per node; < 1 counts as 1
+	// Networks are what-if edits, as SetNetwork takes them
+	// ("ethernet=10Gbit/s,100us").
+	Networks []string
+	// Schemes to predict; nil: synchronous, asynchronous and hybrid.
+	Schemes []jobs.Scheme
+	// MaxTraceNodes, when positive, rests the prediction only on runs of
+	// at most that many nodes.
+	MaxTraceNodes int
+	// SharedCores, when positive, says that every node, of the traced runs
+	// and of the job, shares one host of that many cores (see BuildShared).
+	SharedCores int
+}
+
+// Outlook is what every scheme of one job is expected to do on one
+// platform, side by side, with the traced runs (Model.Sources) it rests on.
+type Outlook struct {
+	Problem     Problem      `json:"problem"`
+	Cores       int          `json:"cores"`
+	Platform    Platform     `json:"platform"`
+	Predictions []Prediction `json:"predictions"`
+	// Unavailable says, per scheme, why it has no prediction and what to
+	// run first.
+	Unavailable map[jobs.Scheme]string `json:"unavailable,omitempty"`
+	Model       *Model                 `json:"model"`
+}
+
+// AllSchemes are the schemes an Outlook predicts by default.
+var AllSchemes = []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}
+
+// PredictSchemes predicts req for each of its schemes from the traces in
+// res. With no usable trace of the problem it returns an error wrapping
+// ErrNoTrace that says what to run first; a scheme the traces cannot
+// predict (no asynchronous run to fit staleness on) is listed in
+// Unavailable with the reason. A bad platform edit returns an error
+// wrapping ErrPlatform.
+func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
+	if req.MaxTraceNodes > 0 && res != nil {
+		kept := *res
+		kept.Records = slices.DeleteFunc(slices.Clone(res.Records), func(r jobs.RunRecord) bool { return len(r.Nodes) > req.MaxTraceNodes })
+		res = &kept
+	}
+	m, err := BuildShared(res, req.Problem, req.SharedCores)
+	if err != nil {
+		return nil, err
+	}
+	pl := PlatformFor(res, m, max(req.Nodes, 1))
+	if len(req.Clusters) > 0 {
+		pl.Clusters = slices.Clone(req.Clusters)
+	}
+	for _, e := range req.Networks {
+		if err := pl.SetNetwork(e); err != nil {
+			return nil, err
+		}
+	}
+	out := &Outlook{Problem: req.Problem, Cores: max(req.Cores, 1), Platform: pl, Model: m, Unavailable: map[jobs.Scheme]string{}}
+	schemes := req.Schemes
+	if schemes == nil {
+		schemes = AllSchemes
+	}
+	for _, s := range schemes {
+		if s != jobs.Synchronous && m.Staleness.Runs == 0 {
+			// The fit relates asynchronous iteration counts to a synchronous
+			// run's, so it needs one of each.
+			out.Unavailable[s] = "the staleness model is fitted on traced asynchronous or hybrid runs against a traced synchronous run of the same problem: run it with --scheme sync and --scheme " + string(s)
+			if m.SyncIterations == 0 {
+				out.Unavailable[s] = "the staleness model needs a traced synchronous run of the same problem: run it once with --scheme sync"
+			}
+			continue
+		}
+		p, err := Predict(m, pl, Job{Scheme: s, Cores: out.Cores})
+		if err != nil {
+			if !errors.Is(err, ErrNoTrace) {
+				return nil, err
+			}
+			out.Unavailable[s] = strings.TrimPrefix(err.Error(), "predict: ")
+			continue
+		}
+		out.Predictions = append(out.Predictions, p)
+	}
+	return out, nil
+}

@@ -1,0 +1,193 @@
+package predict
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// Case is one measured configuration (problem, scheme, node count) of a
+// validation against its prediction from smaller runs.
+type Case struct {
+	Problem Problem     `json:"problem"`
+	Scheme  jobs.Scheme `json:"scheme"`
+	Nodes   int         `json:"nodes"`
+	// Measured is the median wall time of the configuration's Runs, with
+	// its range; MeasuredIterations the median of their mean iterations.
+	Measured           float64 `json:"measured_seconds"`
+	MeasuredMin        float64 `json:"measured_min_seconds"`
+	MeasuredMax        float64 `json:"measured_max_seconds"`
+	MeasuredIterations float64 `json:"measured_iterations"`
+	Runs               int     `json:"runs"`
+	// Predicted is the predicted time (0 with Reason set when the traces
+	// could not predict it); Error is (Predicted − Measured) / Measured.
+	Predicted           float64 `json:"predicted_seconds"`
+	PredictedIterations float64 `json:"predicted_iterations"`
+	Error               float64 `json:"error"`
+	Reason              string  `json:"reason,omitempty"`
+}
+
+// Ranking is the schemes of one problem and node count ordered by
+// predicted and by measured time, fastest first.
+type Ranking struct {
+	Problem   Problem       `json:"problem"`
+	Nodes     int           `json:"nodes"`
+	Predicted []jobs.Scheme `json:"predicted"`
+	Measured  []jobs.Scheme `json:"measured"`
+	Right     bool          `json:"right"` // the same order
+}
+
+// Validation is a results store's larger runs against the predictions made
+// from its smaller ones.
+type Validation struct {
+	MaxTraceNodes int       `json:"max_trace_nodes"`
+	SharedCores   int       `json:"shared_cores,omitempty"`
+	Tolerance     float64   `json:"tolerance"`
+	Cases         []Case    `json:"cases"`
+	Rankings      []Ranking `json:"rankings"`
+	// Within counts the predicted cases within Tolerance, Ranked the
+	// rankings in the measured order. WithinFastest counts them against
+	// the fastest run of each case instead of the median (the study's
+	// tables keep the faster run: on a shared machine it is the one least
+	// disturbed).
+	Within        int `json:"within"`
+	WithinFastest int `json:"within_fastest"`
+	Ranked        int `json:"ranked"`
+}
+
+// Predicted is the number of cases that have a prediction.
+func (v *Validation) Predicted() int {
+	n := 0
+	for _, c := range v.Cases {
+		if c.Reason == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Validate predicts every completed run in res of more than maxTraceNodes
+// nodes from the runs of at most maxTraceNodes nodes of the same problem
+// (PredictSchemes with MaxTraceNodes) and compares: per configuration the
+// median measured time against the prediction, and per problem and node
+// count the order of the schemes. tol is the relative error a case must be
+// within to count in Within (0.15 for dPerf's 15 %).
+//
+// sharedCores, when positive, says every run's nodes shared one host of
+// that many cores (see BuildShared).
+func Validate(res *jobs.Results, maxTraceNodes int, tol float64, sharedCores int) (*Validation, error) {
+	if maxTraceNodes < 1 {
+		return nil, fmt.Errorf("predict: validate: max trace nodes %d: want at least 1", maxTraceNodes)
+	}
+	type key struct {
+		p      Problem
+		nodes  int
+		scheme jobs.Scheme
+	}
+	groups := map[key][]jobs.RunRecord{}
+	for _, r := range res.Records {
+		if !r.OK() || len(r.Nodes) <= maxTraceNodes {
+			continue
+		}
+		k := key{Problem{App: r.Job.App, N: r.Job.N, Eps: r.Job.Eps}, len(r.Nodes), r.Job.Scheme}
+		groups[k] = append(groups[k], r)
+	}
+	keys := make([]key, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.p.App, b.p.App), cmp.Compare(a.p.N, b.p.N), cmp.Compare(a.p.Eps, b.p.Eps),
+			cmp.Compare(a.nodes, b.nodes), cmp.Compare(slices.Index(AllSchemes, a.scheme), slices.Index(AllSchemes, b.scheme)))
+	})
+	v := &Validation{MaxTraceNodes: maxTraceNodes, Tolerance: tol, SharedCores: sharedCores}
+	for _, k := range keys {
+		c := measuredCase(k.p, k.scheme, k.nodes, groups[k])
+		out, err := PredictSchemes(res, Request{Problem: k.p, Nodes: k.nodes, Schemes: []jobs.Scheme{k.scheme},
+			MaxTraceNodes: maxTraceNodes, Cores: groups[k][0].Nodes[0].Cores, SharedCores: sharedCores})
+		switch {
+		case errors.Is(err, ErrNoTrace):
+			c.Reason = err.Error()
+		case err != nil:
+			return nil, err
+		case len(out.Predictions) == 0:
+			c.Reason = out.Unavailable[k.scheme]
+		default:
+			p := out.Predictions[0]
+			c.Predicted, c.PredictedIterations = p.Seconds, p.MeanIterations
+			c.Error = (p.Seconds - c.Measured) / c.Measured
+			if math.Abs(c.Error) <= tol {
+				v.Within++
+			}
+			if math.Abs(p.Seconds-c.MeasuredMin) <= tol*c.MeasuredMin {
+				v.WithinFastest++
+			}
+		}
+		v.Cases = append(v.Cases, c)
+	}
+	v.rank()
+	return v, nil
+}
+
+// measuredCase summarises the runs of one configuration.
+func measuredCase(p Problem, s jobs.Scheme, nodes int, runs []jobs.RunRecord) Case {
+	c := Case{Problem: p, Scheme: s, Nodes: nodes, Runs: len(runs), MeasuredMin: math.Inf(1)}
+	var walls, iters []float64
+	for _, r := range runs {
+		walls = append(walls, r.WallSeconds)
+		c.MeasuredMin, c.MeasuredMax = min(c.MeasuredMin, r.WallSeconds), max(c.MeasuredMax, r.WallSeconds)
+		it := 0.0
+		for _, n := range r.Nodes {
+			it += float64(n.Iterations) / float64(len(r.Nodes))
+		}
+		iters = append(iters, it)
+	}
+	c.Measured, c.MeasuredIterations = median(walls), median(iters)
+	return c
+}
+
+// rank orders the schemes of every problem and node count whose cases all
+// have a prediction.
+func (v *Validation) rank() {
+	type key struct {
+		p     Problem
+		nodes int
+	}
+	by := map[key][]Case{}
+	var order []key
+	for _, c := range v.Cases {
+		k := key{c.Problem, c.Nodes}
+		if _, ok := by[k]; !ok {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], c)
+	}
+	for _, k := range order {
+		cs := by[k]
+		if len(cs) < 2 || slices.ContainsFunc(cs, func(c Case) bool { return c.Reason != "" }) {
+			continue
+		}
+		r := Ranking{Problem: k.p, Nodes: k.nodes, Predicted: schemesBy(cs, func(c Case) float64 { return c.Predicted }),
+			Measured: schemesBy(cs, func(c Case) float64 { return c.Measured })}
+		r.Right = slices.Equal(r.Predicted, r.Measured)
+		if r.Right {
+			v.Ranked++
+		}
+		v.Rankings = append(v.Rankings, r)
+	}
+}
+
+// schemesBy is the cases' schemes ordered by time, fastest first.
+func schemesBy(cs []Case, time func(Case) float64) []jobs.Scheme {
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b Case) int { return cmp.Compare(time(a), time(b)) })
+	out := make([]jobs.Scheme, len(cs))
+	for i, c := range cs {
+		out[i] = c.Scheme
+	}
+	return out
+}

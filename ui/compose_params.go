@@ -1,0 +1,242 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// fParam is the id of an application parameter's field: fParam+i for the
+// application's i-th declared parameter.
+const fParam = 100
+
+// obstacleApp is the application whose job files keep n and eps in their
+// own [obstacle] section.
+const obstacleApp = "obstacle"
+
+// formFields lays out the form: the fixed fields with, after the
+// application, one field per parameter the application declares.
+func formFields(params []gridapp.Param) []field {
+	apps := gridapp.Names()
+	if len(apps) == 0 {
+		apps = []string{obstacleApp}
+	}
+	out := []field{
+		{ID: fName, Label: "Name", Kind: kindText},
+		{ID: fApp, Label: "Application", Kind: kindChoice, Options: apps},
+	}
+	for i := range params {
+		out = append(out, paramField(fParam+i, params[i]))
+	}
+	return append(out,
+		field{ID: fMaxIter, Label: "Max iterations", Kind: kindText},
+		field{ID: fWall, Label: "Wall time", Kind: kindText},
+		field{ID: fScheme, Label: "Scheme", Kind: kindChoice, Options: []string{"sync", "async", "hybrid"}},
+		field{ID: fDetector, Label: "Detector", Kind: kindChoice, Options: []string{"default", "tokens", "activity", "switch"}},
+		field{ID: fCores, Label: "Cores per node", Kind: kindText},
+		field{ID: fAny, Label: "Take N nodes", Kind: kindText},
+		field{ID: fFile, Label: "Job file", Kind: kindText},
+		field{ID: fStart, Label: "▶ Start run", Kind: kindButton},
+	)
+}
+
+// paramField is the form field of a declared parameter: a choice for a
+// boolean or a string with choices, text otherwise.
+func paramField(id int, p gridapp.Param) field {
+	f := field{ID: id, Label: p.Name, Kind: kindText, Value: p.Default, Param: &p}
+	switch {
+	case p.Kind == gridapp.Bool:
+		f.Kind, f.Options = kindChoice, []string{"true", "false"}
+	case len(p.Choices) > 0:
+		f.Kind, f.Options = kindChoice, p.Choices
+	}
+	return f
+}
+
+// field returns the form field id.
+func (v *ComposeView) field(id int) *field {
+	return &v.fields[v.row(id)]
+}
+
+// row returns the form row of field id (0 if the form has none).
+func (v *ComposeView) row(id int) int {
+	return max(0, slices.IndexFunc(v.fields, func(f field) bool { return f.ID == id }))
+}
+
+// param returns the field of the application's parameter name, or nil.
+func (v *ComposeView) param(name string) *field {
+	for i := range v.fields {
+		if p := v.fields[i].Param; p != nil && p.Name == name {
+			return &v.fields[i]
+		}
+	}
+	return nil
+}
+
+// setApp lays the form out for app with the given parameter values (as
+// typed; missing ones take the declared defaults), keeping the values of
+// the other fields.
+func (v *ComposeView) setApp(app string, values map[string]string) {
+	var params []gridapp.Param
+	if a, err := gridapp.Lookup(app); err == nil {
+		params = a.Params()
+	}
+	fields := formFields(params)
+	for i := range fields {
+		f := &fields[i]
+		switch {
+		case f.Param != nil:
+			if s, ok := values[f.Param.Name]; ok {
+				f.Value = s
+			}
+		case len(v.fields) > 0:
+			f.Value = v.field(f.ID).Value
+		}
+	}
+	fields[1].Value = app
+	if !slices.Contains(fields[1].Options, app) {
+		fields[1].Options = append(fields[1].Options, app) // a job file's unknown app, refused below
+	}
+	v.fields = fields
+	v.cursor[paneForm] = min(v.cursor[paneForm], len(v.fields)-1)
+}
+
+// paramValues returns the parameter fields' values as typed.
+func (v *ComposeView) paramValues() map[string]string {
+	out := map[string]string{}
+	for _, f := range v.fields {
+		if f.Param != nil {
+			out[f.Param.Name] = strings.TrimSpace(f.Value)
+		}
+	}
+	return out
+}
+
+// cycleApp switches the form to the next application, remembering the
+// parameters typed for the one it leaves.
+func (v *ComposeView) cycleApp(next string) {
+	if v.appValues == nil {
+		v.appValues = map[string]map[string]string{}
+	}
+	v.appValues[v.field(fApp).Value] = v.paramValues()
+	v.setApp(next, v.appValues[next])
+}
+
+// specParams returns the spec's parameters as the form shows them: the
+// obstacle problem's n and eps from their section, any other
+// application's from [params].
+func specParams(s jobs.Spec) map[string]string {
+	if s.App == obstacleApp {
+		return map[string]string{"n": strconv.Itoa(s.Obstacle.N), "eps": strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64)}
+	}
+	return maps.Clone(s.Params)
+}
+
+// parseParams puts the parameter fields into s and lists, through bad,
+// each field whose value the application refuses, checked one by one as
+// `gridtui run --param` checks them (gridapp.Parse), so that every bad
+// field shows at once.
+func (v *ComposeView) parseParams(s *jobs.Spec, bad func(id int, format string, a ...any)) {
+	vals := v.paramValues()
+	for _, f := range v.fields {
+		if f.Param == nil {
+			continue
+		}
+		_, err := gridapp.Parse([]gridapp.Param{*f.Param}, map[string]string{f.Param.Name: vals[f.Param.Name]})
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), gridapp.ErrParam.Error()+": "+f.Param.Name+": ")
+			if !strings.Contains(msg, f.Param.Range()) {
+				msg += " (want " + f.Param.Range() + ")"
+			}
+			bad(f.ID, "%s", msg)
+		}
+	}
+	if s.App != obstacleApp {
+		s.Params = vals
+		return
+	}
+	s.Obstacle.N, _ = strconv.Atoi(vals["n"])
+	s.Obstacle.Eps, _ = strconv.ParseFloat(vals["eps"], 64)
+}
+
+// keyField returns the form field a job-file key of jobs.Problem is about.
+func (v *ComposeView) keyField(key string) (int, bool) {
+	if name, ok := strings.CutPrefix(key, "obstacle."); ok {
+		key = "params." + name
+	}
+	if name, ok := strings.CutPrefix(key, "params."); ok {
+		if f := v.param(name); f != nil {
+			return f.ID, true
+		}
+		return 0, false
+	}
+	id, ok := fieldKeys[key]
+	return id, ok
+}
+
+// about describes the focused parameter field: its help, kind, range and
+// default, as `gridtui apps` lists them.
+func (v *ComposeView) about() string {
+	f := v.fields[v.cursor[paneForm]]
+	if f.Param == nil {
+		return ""
+	}
+	p := f.Param
+	return fmt.Sprintf("%s: %s (%s, %s, default %s)", p.Name, p.Help, p.Kind, p.Range(), p.Default)
+}
+
+// defineTask asks the application to define the task on the chosen nodes
+// (GRIDHPC Fig. 4, task definition), as planning a run does: its
+// neighbour graph gives the job's pairs; its error is a problem of the job.
+func (v *ComposeView) defineTask(s jobs.Spec) ([][2]int, error) {
+	app, vals, err := s.Application()
+	if err != nil {
+		return nil, err
+	}
+	hosts := v.chosen()
+	nodes := make([]gridapp.Node, len(hosts))
+	for i, h := range hosts {
+		c := s.Cores
+		if c == 0 {
+			c = max(1, h.Cores)
+		}
+		nodes[i] = gridapp.Node{Name: h.Name, Cluster: h.Cluster, Cores: c}
+	}
+	t, err := defineSafely(app, vals, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Parts) != len(nodes) {
+		return nil, fmt.Errorf("application %s defined %d parts for %d nodes", s.App, len(t.Parts), len(nodes))
+	}
+	if err := gridapp.CheckGraph(t.Parts); err != nil {
+		return nil, fmt.Errorf("application %s: %w", s.App, err)
+	}
+	var edges [][2]int
+	for a, p := range t.Parts {
+		for _, b := range p.Neighbours {
+			if a < b {
+				edges = append(edges, [2]int{a, b})
+			}
+		}
+	}
+	return edges, nil
+}
+
+// errDefinePanic is wrapped by the error of a Define that panicked.
+var errDefinePanic = errors.New("panic in Define")
+
+func defineSafely(app gridapp.Application, vals gridapp.Values, nodes []gridapp.Node) (t gridapp.Task, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", errDefinePanic, r)
+		}
+	}()
+	return app.Define(vals, nodes)
+}

@@ -43,7 +43,7 @@ func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw i
 	if boot.Role != deploy.RoleGateway || len(boot.Listen) == 0 {
 		return fmt.Errorf("engine: gateway %s: boot is not a gateway's (role %q, %d addresses)", boot.Node, boot.Role, len(boot.Listen))
 	}
-	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("gateway", boot.Node)
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})) // rmnp names the gateway
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var gw *rmnp.Gateway

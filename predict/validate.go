@@ -78,7 +78,7 @@ func (v *Validation) Predicted() int {
 // within to count in Within (0.15 for dPerf's 15 %).
 //
 // sharedCores, when positive, says every run's nodes shared one host of
-// that many cores (see BuildShared).
+// that many cores (see Options).
 func Validate(res *jobs.Results, maxTraceNodes int, tol float64, sharedCores int) (*Validation, error) {
 	if maxTraceNodes < 1 {
 		return nil, fmt.Errorf("predict: validate: max trace nodes %d: want at least 1", maxTraceNodes)

@@ -50,6 +50,25 @@ type Site struct {
 	Frontend string // optional jump host, "user@host:port" or "host"
 	Launcher Launcher
 	Clusters []Cluster
+	// Gateways are the site's gateway hosts ([[site.gateway]]): the links
+	// of its workers to the nodes of another site that they cannot reach
+	// directly run through a gateway of each site. The first is used.
+	Gateways []Gateway
+}
+
+// Gateway is a host of a site that carries the site's links to other sites
+// (PACX-MPI's gateway processes): gridtui starts `gridtui gateway` on it
+// with the job. The site's workers reach it at its host name; the gateways
+// of other sites reach it at Address.
+type Gateway struct {
+	// Host is the inventory host the gateway runs on (over SSH, as a worker).
+	Host string
+	// Address is where other sites' gateways dial it (its WAN side): an IP
+	// address or a host name.
+	Address string
+	// Ports are the ports other sites may reach, in order of preference:
+	// the gateway listens on the first one it can bind.
+	Ports []int
 }
 
 // Cluster is a set of similar hosts at one site.

@@ -59,6 +59,13 @@ type fileSite struct {
 	Port     int           `toml:"port"`
 	Workdir  string        `toml:"workdir"`
 	Clusters []fileCluster `toml:"cluster"`
+	Gateways []fileGateway `toml:"gateway"`
+}
+
+type fileGateway struct {
+	Host    string `toml:"host"`
+	Address string `toml:"address"`
+	Ports   []int  `toml:"ports"`
 }
 
 type fileCluster struct {

@@ -120,7 +120,9 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 		names[c.Name] = true
 		s.Clusters = append(s.Clusters, c)
 	}
-	return s, nil
+	var err error
+	s.Gateways, err = b.gateways(path, fs, &s)
+	return s, err
 }
 
 func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Defaults, l Launcher) (Cluster, error) {

@@ -110,11 +110,20 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err := checkNodeMemory(plan, workers); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	gws, err := startGateways(ctx, inv, plan.Ranks, workers, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer stopGateways(gws)
+	for _, g := range gws {
+		logf("", "gateway %s of site %s on %s, port %d", g.Name, g.Site, g.Host.Name, g.Port)
+	}
 	s, err := newSubmission(spec, plan, workers, opt, logf)
 	if err != nil {
 		return nil, err
 	}
 	s.inventory = InventoryKey(inv)
+	s.inv, s.gateways = inv, gws
 	rep, runErr := s.execute(ctx)
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,10 +87,14 @@ func (c graphRun) run(t testing.TB) ([]SolveResult, gridapp.Task, gridapp.Values
 		})
 	}
 	wg.Wait()
+	var failed []string
 	for r, err := range errs {
 		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
+			failed = append(failed, fmt.Sprintf("rank %d: %v", r, err))
 		}
+	}
+	if failed != nil {
+		t.Fatal(strings.Join(failed, "\n"))
 	}
 	return res, task, v
 }

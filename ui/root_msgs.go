@@ -243,8 +243,11 @@ func (m *Model) notePreflight(msg runTickMsg) {
 	for _, e := range msg.logs {
 		for pair, st := range m.preflight {
 			a, b, _ := strings.Cut(pair, "↔")
-			if strings.HasPrefix(e.Text, a+" ↔ "+b+": ") && strings.Contains(e.Text, "unreachable") && st != "fallback" {
+			if strings.HasPrefix(e.Text, a+" ↔ "+b+": ") && strings.Contains(e.Text, "unreachable") && st != "fallback" && st != "gateway" {
 				m.preflight[pair], changed = "fallback", true
+				if strings.Contains(e.Text, " via gateway ") { // the sites' gateways carry the pair (rmnp spec §8)
+					m.preflight[pair] = "gateway"
+				}
 			}
 		}
 	}

@@ -81,13 +81,17 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
+	topology, err := predict.TopologyOf(spec)
+	if err != nil {
+		return err
+	}
 	req := predict.Request{Problem: prob, Nodes: targetNodes(spec, inv), Cores: spec.Cores,
-		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared}
+		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology}
 	if cmd.Flags().Changed("scheme") {
 		req.Schemes = []jobs.Scheme{spec.Scheme}
 	}
 	// The inventory's clusters, with the networks the traces show.
-	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Schemes: []jobs.Scheme{}})
+	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology, Schemes: []jobs.Scheme{}})
 	if err != nil {
 		if errors.Is(err, predict.ErrNoTrace) {
 			return &exitError{code: 1, err: err}

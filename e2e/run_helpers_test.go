@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -61,6 +62,16 @@ type (
 		} `json:"nodes"`
 	}
 )
+
+// figure returns the value of the application's figure name, or NaN.
+func (r *runReport) figure(name string) float64 {
+	for _, f := range r.Figures {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return math.NaN()
+}
 
 // runOutput is what one `gridtui run --json` printed, decoded.
 type runOutput struct {

@@ -258,7 +258,7 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 	if inv != nil {
 		source = inv.Source
 	}
-	names, err := spec.Nodes.Resolve(free, source)
+	names, err := resolveFree(spec.Nodes, inv, free, source)
 	if err != nil {
 		all := spec.Nodes
 		all.Any = 0
@@ -271,6 +271,32 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 			max(need, 1), len(match), plural(len(match), "node", "nodes"), describeSelection(spec.Nodes), nodeList(nodes))
 	}
 	return names, nil
+}
+
+// resolveFree resolves a selection of sites and clusters among the free
+// nodes: the sites and clusters are the inventory's, so one whose hosts have
+// no live worker (a run starts only the workers it needs: the first Any of
+// "clusters alpha, beta") is no error; Any then takes the first free hosts
+// of the selection.
+func resolveFree(sel jobs.NodeSelection, inv *deploy.Inventory, free []jobs.NodeRef, source string) ([]string, error) {
+	if inv == nil || len(sel.Hosts) > 0 || len(sel.Sites)+len(sel.Clusters) == 0 {
+		return sel.Resolve(free, source)
+	}
+	all := sel
+	all.Any = 0
+	cand, err := all.Resolve(grid.Refs(inv), source)
+	if err != nil {
+		return nil, err
+	}
+	isFree := map[string]bool{}
+	for _, r := range free {
+		isFree[r.Name] = true
+	}
+	hosts := slices.DeleteFunc(cand, func(h string) bool { return !isFree[h] })
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("%w: no free node among %s", jobs.ErrEmptySelection, describeSelection(sel))
+	}
+	return jobs.NodeSelection{Hosts: hosts, Any: sel.Any}.Resolve(free, source)
 }
 
 func plural(n int, one, many string) string {

@@ -21,6 +21,7 @@ type predictFlags struct {
 	dataDir   string
 	nets      []string
 	maxTraced int
+	shared    int
 }
 
 func newPredictCmd(g *globalFlags) *cobra.Command {
@@ -50,6 +51,7 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.cores, "cores", -1, "cores per node")
 	fl.StringArrayVar(&f.nets, "net", nil, "what-if network figures: name=bandwidth[,latency] (repeatable)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
+	fl.IntVar(&f.shared, "shared-cores", 0, "every node, traced and predicted, shares one host of this many cores (0: each node has its own)")
 	fl.IntVar(&f.maxTraced, "max-trace-nodes", 0, "rest only on runs of at most this many nodes (0: every run)")
 	fl.BoolVar(&f.json, "json", false, "print the prediction as JSON")
 	return cmd
@@ -79,13 +81,17 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
+	topology, err := predict.TopologyOf(spec)
+	if err != nil {
+		return err
+	}
 	req := predict.Request{Problem: prob, Nodes: targetNodes(spec, inv), Cores: spec.Cores,
-		Networks: f.nets, MaxTraceNodes: f.maxTraced}
+		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology}
 	if cmd.Flags().Changed("scheme") {
 		req.Schemes = []jobs.Scheme{spec.Scheme}
 	}
 	// The inventory's clusters, with the networks the traces show.
-	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, Schemes: []jobs.Scheme{}})
+	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology, Schemes: []jobs.Scheme{}})
 	if err != nil {
 		if errors.Is(err, predict.ErrNoTrace) {
 			return &exitError{code: 1, err: err}
@@ -236,7 +242,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, ", fitted on %d run(s):", st.Runs)
 		for _, f := range st.Fit {
-			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %s: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, secs(f.Round), f.Measured, f.Modelled)
+			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
 	}

@@ -142,7 +142,28 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 	if err := p.planTask(spec, sel); err != nil {
 		return nil, err
 	}
-	return p, p.planRoutes(spec, sel, loc)
+	if err := p.planRoutes(spec, sel, loc); err != nil {
+		return p, err
+	}
+	return p, p.checkScheme(spec)
+}
+
+// checkScheme lets an application refuse the links' modes its method is not
+// known to converge under (gridapp.SchemeChecker).
+func (p *Plan) checkScheme(spec jobs.Spec) (err error) {
+	c, ok := p.App.(gridapp.SchemeChecker)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = planErr("application %s: panic in CheckScheme: %v", spec.App, r)
+		}
+	}()
+	if err := c.CheckScheme(p.Values, p.Task, slices.Contains(p.Modes, rmnp.Async)); err != nil {
+		return planErr("application %s: %w", spec.App, err)
+	}
+	return nil
 }
 
 // obstacleApp is the application whose job files keep their own section.

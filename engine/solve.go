@@ -240,7 +240,7 @@ func (s *solver) makeLinks(nbs []Neighbour, neighbours []int) error {
 		l := &link{side: Side(i), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
 			nOut: len(s.part.Outgoing(i)), nIn: len(s.part.Halo(i))}
 		l.out, l.in = make([]float64, haloHeader+l.nOut), make([]float64, haloHeader+l.nIn)
-		l.ctrl = make([]byte, ctrlHeader+8*l.nIn)
+		l.ctrl = make([]byte, ctrlHeader+8*max(l.nIn, 1)) // a section halo, or a vote's σ on a link whose halo is empty
 		maxOut = max(maxOut, l.nOut)
 		if t.Scheme == jobs.Asynchronous && l.sync {
 			return fmt.Errorf("%w: asynchronous scheme over a synchronous link to rank %d", ErrScheme, nb.Rank)

@@ -8,8 +8,10 @@
 # clusters, every scheme, twice) with the inter-cluster link limited by tbf to
 # 100 Mbit/s, then again at 10 Mbit/s, each into its own results store
 # (OUT/store-100mbit, OUT/store-10mbit), and prints for each store
-# `gridtui bench predict --max-trace-nodes 4`: the 8- and 16-node runs
-# predicted from the 2- and 4-node ones against their measured times.
+# `gridtui bench predict --max-trace-nodes 4 --shared-cores $(nproc)`: the 8-
+# and 16-node runs predicted from the 2- and 4-node ones against their
+# measured times (every namespaced host shares this machine's cores). Run it
+# again with the same OUT to add a second pass of runs to the stores.
 # It holds /tmp/gridtui-e2e.lock for the grid and /tmp/gridtui-bench.lock
 # while it measures; the grid is torn down when it ends or is interrupted.
 set -euo pipefail
@@ -53,5 +55,5 @@ for rate in 100mbit 10mbit; do
 done
 for rate in 100mbit 10mbit; do
   echo "== inter-cluster link $rate"
-  "$bin" bench predict --data-dir "$out/store-$rate" --max-trace-nodes 4 | tee "$out/predict-$rate.txt"
+  "$bin" bench predict --data-dir "$out/store-$rate" --max-trace-nodes 4 --shared-cores "$(nproc)" | tee "$out/predict-$rate.txt"
 done

@@ -140,6 +140,32 @@ func TestRunCPoissonAsync(t *testing.T) {
 	}
 }
 
+// TestRunCPoissonDetectors: the C example under the hybrid scheme (the
+// links inside a cluster synchronous, across asynchronous) and under the
+// asynchronous scheme with the switch detector ends below ε.
+func TestRunCPoissonDetectors(t *testing.T) {
+	prog := cPoisson(t)
+	p := poisson.Problem{N: 24, Eps: 1e-8}
+	for _, tc := range []struct {
+		scheme   jobs.Scheme
+		detector jobs.Detector
+	}{{jobs.Hybrid, ""}, {jobs.Asynchronous, jobs.DetectSwitch}, {jobs.Hybrid, jobs.DetectSwitch}} {
+		t.Run(string(tc.scheme)+"/"+string(tc.detector), func(t *testing.T) {
+			spec := jobs.Spec{App: "exec", Params: poissonParams(prog, p.N), Scheme: tc.scheme, Detector: tc.detector,
+				Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}}, Cores: 1}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if r := poisson.Residual(p, rep.Solution); !(r < p.Eps) {
+				t.Fatalf("true residual %.3e, want < %g", r, p.Eps)
+			}
+		})
+	}
+}
+
 // TestRunFailures: a program that crashes, exits early, hangs, never calls
 // the library, or breaks the rules fails the run with an error naming the
 // node and the program, and neither a worker nor a program is left.

@@ -1,0 +1,135 @@
+"""gridhpc - Python binding of gridhpc.h (ctypes) for programs that gridtui
+runs with app = "exec".
+
+The library is libgridhpc.so, built from gridhpc.c:
+
+    cc -O2 -shared -fPIC -D_GNU_SOURCE -o libgridhpc.so gridhpc.c
+
+and found through GRIDHPC_LIB (its path), else beside this file. Messages
+and results are NumPy arrays of float64, C-contiguous: the library reads
+and writes their memory, no copy is made (a non-contiguous array or another
+dtype is refused, never silently copied).
+
+    sub = gridhpc.Subtask()            # GRID_Init
+    sub.send(q, u[1])                  # GRID_Send, DATA_FLAG
+    while True:
+        sub.receive(q, u[0])           # GRID_Receive into the ghost plane
+        sigma = ...                    # one sweep
+        sub.send(q, u[1])
+        if not sub.iterate(sigma):     # GRID_Iterate: False when the run ends
+            break
+    sub.result(u[1:-1])                # GRID_Result
+    sub.finalize()
+"""
+import ctypes
+import os
+
+import numpy as np
+
+DATA_FLAG, CTRL_FLAG, NOWAIT_FLAG = 1, 2, 4
+
+
+class _Subtask(ctypes.Structure):
+    _fields_ = [
+        ("rank", ctypes.c_uint32), ("ranks", ctypes.c_uint32), ("cores", ctypes.c_uint32),
+        ("nneighbours", ctypes.c_uint32),
+        ("lo", ctypes.c_uint64), ("hi", ctypes.c_uint64), ("unit", ctypes.c_uint64),
+        ("result_size", ctypes.c_uint64), ("eps", ctypes.c_double),
+        ("neighbours", ctypes.POINTER(ctypes.c_uint64)), ("halo_size", ctypes.POINTER(ctypes.c_uint64)),
+        ("params", ctypes.c_char_p),
+        ("fd", ctypes.c_int), ("state", ctypes.c_int), ("kv", ctypes.c_void_p),
+    ]
+
+
+def _load():
+    path = os.environ.get("GRIDHPC_LIB") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "libgridhpc.so")
+    lib = ctypes.CDLL(path)
+    P = ctypes.POINTER(_Subtask)
+    sig = {
+        "GRID_Init": [P],
+        "GRID_Send": [P, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int],
+        "GRID_Receive": [P, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int],
+        "GRID_Wait": [P, ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_int)],
+        "GRID_Iterate": [P, ctypes.c_double],
+        "GRID_Result": [P, ctypes.c_void_p, ctypes.c_size_t],
+        "GRID_Finalize": [P],
+        "GRID_Abort": [P, ctypes.c_char_p],
+    }
+    for name, args in sig.items():
+        f = getattr(lib, name)
+        f.argtypes, f.restype = args, ctypes.c_int
+    lib.GRID_Param.argtypes, lib.GRID_Param.restype = [P, ctypes.c_char_p], ctypes.c_char_p
+    lib.GRID_Strerror.argtypes, lib.GRID_Strerror.restype = [ctypes.c_int], ctypes.c_char_p
+    return lib
+
+
+_lib = _load()
+
+
+class Error(Exception):
+    """A GRID_* call failed; code is its negative return code."""
+
+    def __init__(self, call, code):
+        super().__init__("%s: %s" % (call, _lib.GRID_Strerror(code).decode()))
+        self.code = code
+
+
+def _check(call, rc):
+    if rc < 0:
+        raise Error(call, rc)
+    return rc
+
+
+def _buffer(a):
+    """The address and size of a float64 C-contiguous array (no copy)."""
+    if not isinstance(a, np.ndarray) or a.dtype != np.float64 or not a.flags.c_contiguous:
+        raise TypeError("gridhpc: want a C-contiguous float64 NumPy array (no copy is made)")
+    return a.ctypes.data, a.nbytes
+
+
+class Subtask:
+    """This node's sub-task (GRID_Init) and the operations on it."""
+
+    def __init__(self):
+        self._s = _Subtask()
+        _check("GRID_Init", _lib.GRID_Init(ctypes.byref(self._s)))
+        s = self._s
+        self.rank, self.ranks, self.cores = s.rank, s.ranks, s.cores
+        self.lo, self.hi, self.unit, self.result_size, self.eps = s.lo, s.hi, s.unit, s.result_size, s.eps
+        self.neighbours = [s.neighbours[i] for i in range(s.nneighbours)]
+        self.halo_size = [s.halo_size[i] for i in range(s.nneighbours)]
+        self.params = (s.params or b"").decode()
+
+    def send(self, dest, a, flags=DATA_FLAG):
+        addr, n = _buffer(a)
+        _check("GRID_Send", _lib.GRID_Send(ctypes.byref(self._s), dest, addr, n, flags))
+
+    def receive(self, source, a, flags=DATA_FLAG):
+        addr, n = _buffer(a)
+        return _check("GRID_Receive", _lib.GRID_Receive(ctypes.byref(self._s), source, addr, n, flags))
+
+    def wait(self):
+        """Returns (rank, flags) of a neighbour with new values, or None."""
+        r, f = ctypes.c_uint32(), ctypes.c_int()
+        rc = _lib.GRID_Wait(ctypes.byref(self._s), ctypes.byref(r), ctypes.byref(f))
+        if rc == -8:  # GRID_ENOMSG
+            return None
+        _check("GRID_Wait", rc)
+        return r.value, f.value
+
+    def iterate(self, sigma):
+        return _check("GRID_Iterate", _lib.GRID_Iterate(ctypes.byref(self._s), float(sigma))) > 0
+
+    def result(self, a):
+        addr, n = _buffer(a)
+        _check("GRID_Result", _lib.GRID_Result(ctypes.byref(self._s), addr, n // 8))
+
+    def finalize(self):
+        _lib.GRID_Finalize(ctypes.byref(self._s))
+
+    def abort(self, reason):
+        _lib.GRID_Abort(ctypes.byref(self._s), reason.encode())
+
+    def param(self, key, default=None):
+        v = _lib.GRID_Param(ctypes.byref(self._s), key.encode())
+        return default if v is None else v.decode()

@@ -40,7 +40,7 @@ func (v ComposeView) predictLines(w, h int) []string {
 		out = append(out, wrapLines(s.Warn, strings.ToUpper(msg[:1])+msg[1:], w)...)
 		out = append(out, wrapLines(s.Dim, "Here: run this job once with Scheme ‹sync› (r), then with the other schemes to predict them too; the panel predicts from their traces.", w)...)
 	case v.fc.err != nil:
-		out = append(out, wrapLines(s.Err, "prediction failed: "+v.fc.err.Error(), w)...)
+		out = append(out, wrapLines(s.Err, "no prediction: "+strings.TrimPrefix(v.fc.err.Error(), "predict: "), w)...)
 	case v.fc.out != nil:
 		out = append(out, v.outlookLines(v.fc.out, w)...)
 	default:

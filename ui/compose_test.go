@@ -103,6 +103,7 @@ func TestComposeView(t *testing.T) {
 			v.press("down", "down", "enter", "backspace", "backspace", "6", "4")
 		}},
 		{name: "hierarchy_edited", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			noNodes(v)
 			v.press("right", "space", "right", "down", "down", "down", "m", "c")
 		}},
 		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},

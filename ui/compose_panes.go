@@ -292,7 +292,7 @@ func (v ComposeView) View() string {
 	right = append(right, v.hierLines(rw, max(0, topH-len(right)))...)
 	predY := len(right)
 	right = append(right, pred[:min(len(pred), mainH-predY)]...)
-	v.drawn.record(v, lw, rw, nodesH-1, hierY, topH-hierY, predY, mainH-predY)
+	v.drawn.record(v, lw, rw, nodesH-1, hierY, predY-hierY, predY, mainH-predY)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
 		l, r := "", ""

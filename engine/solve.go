@@ -204,7 +204,9 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, steps: bp.steps,
 		report: report, state: StateActive, sigma: -1}
 	s.recv, _ = bp.part.(gridapp.HaloReceiver)
-	if s.maxIter <= 0 {
+	// The job's max_iterations and the application's own limit (its
+	// Task.MaxIter) both bound the run: the smaller one wins.
+	if bp.maxIter > 0 && (s.maxIter <= 0 || bp.maxIter < s.maxIter) {
 		s.maxIter = bp.maxIter
 	}
 	s.detector = t.Detector

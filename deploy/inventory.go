@@ -69,7 +69,9 @@ type Gateway struct {
 	// Host is the inventory host the gateway runs on (over SSH, as a worker).
 	Host string
 	// Address is where other sites' gateways dial it (its WAN side): an IP
-	// address or a host name.
+	// address or a host name. Empty: no port of it is open to other sites,
+	// and the gateway links that would dial it go through an SSH tunnel
+	// (the console's SSH connections to both gateway hosts).
 	Address string
 	// Ports are the ports other sites may reach, in order of preference:
 	// the gateway listens on the first one it can bind.

@@ -133,6 +133,11 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
 	rep, runErr := s.execute(ctx)
+	if gws != nil {
+		// Stopped gateways print their last counters as they exit.
+		stopGateways(gws)
+		rep.Gateways = gatewayReports(gws)
+	}
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
 		runErr = rerr

@@ -77,7 +77,8 @@ type GatewayConfig struct {
 type GatewayPeer struct {
 	ID   PeerID
 	Name string
-	// Addr is where this gateway dials it: "tcp://host:port".
+	// Addr is where this gateway dials it: "tcp://host:port"; empty for a
+	// peer of lower id, which dials this gateway.
 	Addr string
 }
 
@@ -92,7 +93,10 @@ func (cfg *GatewayConfig) validate() error {
 		if p.ID == cfg.Self || p.Name == "" {
 			return fmt.Errorf("%w: gateway %s: peer gateway %q (id %d)", ErrConfig, cfg.Name, p.Name, p.ID)
 		}
-		if _, _, err := parseAddr(p.Addr); err != nil {
+		if p.Addr == "" && p.ID > cfg.Self {
+			return fmt.Errorf("%w: gateway %s: no address to dial peer %s", ErrConfig, cfg.Name, p.Name)
+		}
+		if _, _, err := parseAddr(p.Addr); err != nil && p.Addr != "" {
 			return fmt.Errorf("gateway %s: peer %s: %w", cfg.Name, p.Name, err)
 		}
 	}

@@ -34,18 +34,48 @@ func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView 
 	return v
 }
 
-// press sends keys to the composer and returns the last command's message.
+// press sends keys to the composer and returns the last command's message
+// (of a batch, the first that is not the Predict panel's, whose messages
+// the composer gets back).
 func (v *ComposeView) press(keys ...string) tea.Msg {
 	var msg tea.Msg
 	for _, k := range keys {
 		var cmd tea.Cmd
 		*v, cmd = v.Update(keyPress(k))
 		msg = nil
-		if cmd != nil {
-			msg = cmd()
+		for queue := cmdMsgs(cmd); len(queue) > 0; queue = queue[1:] {
+			switch queue[0].(type) {
+			case predictTickMsg, predictedMsg:
+				*v, cmd = v.Update(queue[0])
+				queue = append(queue, cmdMsgs(cmd)...)
+			default:
+				if msg == nil {
+					msg = queue[0]
+				}
+			}
 		}
 	}
 	return msg
+}
+
+// cmdMsgs runs cmd and returns its messages, a batch's each.
+func cmdMsgs(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	batch, ok := msg.(tea.BatchMsg)
+	if !ok {
+		if msg == nil {
+			return nil
+		}
+		return []tea.Msg{msg}
+	}
+	var out []tea.Msg
+	for _, c := range batch {
+		out = append(out, cmdMsgs(c)...)
+	}
+	return out
 }
 
 func TestComposeView(t *testing.T) {

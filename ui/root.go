@@ -273,8 +273,15 @@ func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.compose, cmd = m.compose.Update(msg)
 		m.showPairs()
 		return m, cmd
-	case resultsLoadedMsg, exportDoneMsg:
+	case resultsLoadedMsg:
 		m.results, cmd = m.results.Update(msg)
+		m.compose.SetResults(m.results.res) // the Predict panel rests on the runs
+		return m, tea.Batch(cmd, m.compose.schedulePrediction())
+	case exportDoneMsg:
+		m.results, cmd = m.results.Update(msg)
+		return m, cmd
+	case predictTickMsg, predictedMsg:
+		m.compose, cmd = m.compose.Update(msg)
 		return m, cmd
 	}
 	switch m.tab {

@@ -10,7 +10,9 @@
 // # A tutorial: the smallest application
 //
 // The package's Example is a complete application, rod (−u″ = 1 on (0,1),
-// Jacobi). Its steps are those of Fig. 4 of the paper.
+// Jacobi). Its steps are those of Fig. 4 of the paper. The repository's
+// examples/rod is the same application as a program of its own: a module
+// whose main registers it and calls cli.Main, built and run by the tests.
 //
 // Parameters. Params declares each parameter once, with its name, kind,
 // default, range and help; job files, the console's Compose form and

@@ -71,6 +71,13 @@ type solveHooks struct {
 	// given rank; a test sleeps in it to delay one link and provoke stale
 	// halos.
 	beforeSend func(rank int)
+	// idleWait, if positive, replaces passiveWaitSlice, and afterIdleWait
+	// is called when such a wait ended with nothing to read: a test
+	// shortens the one and sleeps in the other so that the messages of an
+	// inactive node's neighbours arrive while it is not waiting, as on a
+	// loaded machine.
+	idleWait      time.Duration
+	afterIdleWait func()
 }
 
 // reportEvery bounds how often Solve calls report.

@@ -269,9 +269,15 @@ func (v ComposeView) View() string {
 	rw := c.Width - lw - 1
 	left := v.formLines(lw, mainH)
 	pred := v.predictLines(rw, mainH)
+	// The pane in focus gets the room: the Predict panel half the height
+	// from the form, most of it in focus, a quarter beside the nodes and
+	// the hierarchy in focus.
 	predH := min(len(pred), max(8, mainH/2))
-	if v.pane == panePredict {
-		predH = min(len(pred), max(predH, mainH-6)) // the nodes and hierarchy keep a few lines
+	switch v.pane {
+	case panePredict:
+		predH = min(len(pred), max(predH, mainH-6))
+	case paneNodes, paneHierarchy:
+		predH = min(len(pred), max(4, mainH/4))
 	}
 	topH := mainH - predH // the nodes and the hierarchy
 	nodesNeed, hierNeed := len(v.pickRows())+1, len(v.hierRows())+2
@@ -286,7 +292,7 @@ func (v ComposeView) View() string {
 	right = append(right, v.hierLines(rw, max(0, topH-len(right)))...)
 	predY := len(right)
 	right = append(right, pred[:min(len(pred), mainH-predY)]...)
-	v.drawn.record(v, lw, rw, nodesH-1, hierY, topH-hierY, predY, mainH-predY)
+	v.drawn.record(v, lw, rw, nodesH-1, hierY, predY-hierY, predY, mainH-predY)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
 		l, r := "", ""

@@ -54,6 +54,9 @@ type predictRequest struct {
 	clusters []string
 	cores    int
 	networks []string
+	// topology is the application's neighbour graph on a node count
+	// (predict.TopologyOf); not part of the request's key.
+	topology func(nodes int) ([][]int, error)
 }
 
 // Messages of the Predict panel.
@@ -86,6 +89,9 @@ func (v *ComposeView) request() (r predictRequest, key, why string) {
 	if err != nil {
 		return r, "", "the job's application refuses its parameters: " + err.Error()
 	}
+	if r.topology, err = predict.TopologyOf(s); err != nil {
+		return r, "", "the job's application refuses its parameters: " + err.Error()
+	}
 	r.problem, r.cores = p, max(s.Cores, 1)
 	hosts := v.chosen()
 	if s.Cores == 0 && len(hosts) > 0 {
@@ -105,7 +111,9 @@ func (v *ComposeView) request() (r predictRequest, key, why string) {
 	for _, name := range slices.Sorted(maps.Keys(v.fc.edits)) {
 		r.networks = append(r.networks, name+"="+v.fc.edits[name])
 	}
-	key = fmt.Sprintf("%+v", r)
+	k := r
+	k.topology = nil // a func prints as its address
+	key = fmt.Sprintf("%+v", k)
 	return r, key, ""
 }
 
@@ -159,9 +167,9 @@ func (v *ComposeView) updateForecast(msg tea.Msg) tea.Cmd {
 // show, a cluster no run used with a traced one's) or, for a what-if node
 // count, the traced clusters resized.
 func runPrediction(res *jobs.Results, r predictRequest) (*predict.Outlook, error) {
-	req := predict.Request{Problem: r.problem, Nodes: r.nodes, Cores: r.cores, Networks: r.networks}
+	req := predict.Request{Problem: r.problem, Nodes: r.nodes, Cores: r.cores, Networks: r.networks, Topology: r.topology}
 	if r.clusters != nil {
-		traced, err := predict.PredictSchemes(res, predict.Request{Problem: r.problem, Nodes: r.nodes, Schemes: []jobs.Scheme{}})
+		traced, err := predict.PredictSchemes(res, predict.Request{Problem: r.problem, Nodes: r.nodes, Topology: r.topology, Schemes: []jobs.Scheme{}})
 		if err != nil {
 			return nil, err
 		}

@@ -13,18 +13,18 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// tracedRun is a completed run of the obstacle problem n = 48 on the
+// tracedRun is a completed run of the obstacle problem of size n on the
 // embedded grid with its traces: nodes of the clusters given, one core
 // each, 1 ms sweeps over their share of the points, 4 KiB per link and
 // iteration; an asynchronous run received one update per two sweeps.
-func tracedRun(id string, scheme jobs.Scheme, iters int, clusters ...string) jobs.RunRecord {
+func tracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
 	r := jobs.RunRecord{ID: id, Time: time.Date(2026, 11, 23, 12, len(id), 0, 0, time.UTC), Outcome: jobs.OutcomeOK,
 		WallSeconds: 0.0015 * float64(iters), Machine: jobs.Machine{Cores: 2},
-		Job: jobs.RunConfig{App: "obstacle", N: 48, Eps: 1e-8, Scheme: scheme, Nodes: len(clusters), Cores: len(clusters),
+		Job: jobs.RunConfig{App: "obstacle", N: size, Eps: 1e-8, Scheme: scheme, Nodes: len(clusters), Cores: len(clusters),
 			Grid: jobs.GridLabel(clusters), Clusters: clusters, Inventory: jobs.InventoryEmbedded}}
 	n := len(clusters)
 	for rank, cl := range clusters {
-		tr := &jobs.NodeTrace{Points: 48 * 48 * 48 / n}
+		tr := &jobs.NodeTrace{Points: size * size * size / n}
 		for range iters {
 			tr.Sweeps.Add(time.Millisecond)
 		}
@@ -50,14 +50,15 @@ func tracedRun(id string, scheme jobs.Scheme, iters int, clusters ...string) job
 	return r
 }
 
-// tracedStore holds traced runs of the default job's problem: synchronous
-// on 1 and 2 nodes, asynchronous and hybrid on 2.
-func tracedStore() *jobs.Results {
+// tracedStore holds traced runs of the obstacle problem of size n (48 is
+// the default job's): synchronous on 1 and 2 nodes, asynchronous and
+// hybrid on 2.
+func tracedStore(n int) *jobs.Results {
 	return &jobs.Results{Path: "results.jsonl", Records: []jobs.RunRecord{
-		tracedRun("sync1", jobs.Synchronous, 400, "alpha"),
-		tracedRun("sync2", jobs.Synchronous, 400, "alpha", "alpha"),
-		tracedRun("async2", jobs.Asynchronous, 560, "alpha", "alpha"),
-		tracedRun("hybrid2", jobs.Hybrid, 480, "alpha", "beta"),
+		tracedRun("sync1", jobs.Synchronous, 400, n, "alpha"),
+		tracedRun("sync2", jobs.Synchronous, 400, n, "alpha", "alpha"),
+		tracedRun("async2", jobs.Asynchronous, 560, n, "alpha", "alpha"),
+		tracedRun("hybrid2", jobs.Hybrid, 480, n, "alpha", "beta"),
 	}}
 }
 
@@ -89,14 +90,14 @@ func TestComposePredictPanel(t *testing.T) {
 		setup func(v *ComposeView)
 	}{
 		{name: "no_trace"},
-		{name: "outlook", res: tracedStore()},
-		{name: "what_if", res: tracedStore(), setup: func(v *ComposeView) {
+		{name: "outlook", res: tracedStore(48)},
+		{name: "what_if", res: tracedStore(48), setup: func(v *ComposeView) {
 			v.pane, v.cursor[panePredict] = panePredict, 0
 			v.setPredictValue(0, "10Gbit/s,100us") // ethernet between the clusters
-			v.setPredictValue(len(v.predictRows())-1, "64")
+			v.setPredictValue(len(v.predictRows())-1, "32")
 			v.field(fScheme).Value = "async"
 		}},
-		{name: "form_problem", res: tracedStore(), setup: func(v *ComposeView) {
+		{name: "form_problem", res: tracedStore(48), setup: func(v *ComposeView) {
 			v.param("n").Value = "x"
 			v.validate()
 		}},
@@ -132,7 +133,7 @@ func TestComposePredictFollowsJob(t *testing.T) {
 	if v.fc.err == nil || !noTrace(v.fc.err) || !strings.Contains(ansiStrip(v.View()), "No usable trace") {
 		t.Fatalf("no store: err %v, view:\n%s", v.fc.err, ansiStrip(v.View()))
 	}
-	v.SetResults(tracedStore())
+	v.SetResults(tracedStore(48))
 	v = predicted(t, v)
 	if v.fc.out == nil || len(v.fc.out.Predictions) != 3 || v.fc.out.Platform.Nodes() != 8 {
 		t.Fatalf("outlook %+v, err %v", v.fc.out, v.fc.err)
@@ -167,7 +168,9 @@ func TestComposePredictFollowsJob(t *testing.T) {
 func TestComposePredict1024(t *testing.T) {
 	c := testCommon(160, 48)
 	v := composeWith(c, deploy.Embedded())
-	v.SetResults(tracedStore())
+	v.SetResults(tracedStore(2048)) // 2 planes a node on 1024 nodes
+	v.param("n").Value = "2048"
+	v.validate()
 	v = predicted(t, v)
 	v.setPredictValue(len(v.predictRows())-1, "1024")
 	start := time.Now()
@@ -188,10 +191,10 @@ func TestComposePredict1024(t *testing.T) {
 // TestConsolePredictPanel drives the real console (teatest): the Results
 // store loads, Compose's Predict panel shows the three schemes; the user
 // moves to the panel and types a what-if node count; the panel predicts
-// again for 64 nodes.
+// again for 32 nodes.
 func TestConsolePredictPanel(t *testing.T) {
 	dir := t.TempDir()
-	res := tracedStore()
+	res := tracedStore(48)
 	for i := range res.Records {
 		if err := jobs.Append(dir, &res.Records[i]); err != nil {
 			t.Fatal(err)
@@ -209,23 +212,23 @@ func TestConsolePredictPanel(t *testing.T) {
 	waitScreen(t, scr, "Predict")
 	waitScreen(t, scr, "rests on 4 traced runs")
 	sendKeys("left", "end", "enter", "ctrl+u") // Predict pane, the nodes row
-	tm.Type("64")
+	tm.Type("32")
 	sendKeys("enter")
-	waitScreen(t, scr, "64 (what-if)")
+	waitScreen(t, scr, "32 (what-if)")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		scr.mu.Lock()
 		text := scr.text
 		scr.mu.Unlock()
-		if strings.Contains(text, "64 (what-if)") && strings.Contains(text, "replay of traced runs, ") {
-			break // predicted for 64 nodes, its time in the title
+		if strings.Contains(text, "32 (what-if)") && strings.Contains(text, "replay of traced runs, ") {
+			break // predicted for 32 nodes, its time in the title
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the panel did not predict for 64 nodes:\n%s", text)
+			t.Fatalf("the panel did not predict for 32 nodes:\n%s", text)
 		}
 	}
 	sendKeys("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(screenModel).Model
-	if out := final.compose.fc.out; out == nil || out.Platform.Nodes() != 64 {
+	if out := final.compose.fc.out; out == nil || out.Platform.Nodes() != 32 {
 		t.Fatalf("final outlook %+v", out)
 	}
 }

@@ -26,7 +26,7 @@ func (v ComposeView) predictLines(w, h int) []string {
 	case v.fc.pending:
 		note = " (predicting…)"
 	case v.fc.out != nil && v.fc.took > 0:
-		note = fmt.Sprintf(" (replay of traced runs, %s)", v.fc.took.Round(time.Millisecond))
+		note = " (replay of traced runs, " + secs(v.fc.took.Seconds()) + ")"
 	}
 	out := v.paneTitle(panePredict, "Predict", note)
 	for i, name := range v.predictRows() {
@@ -40,7 +40,7 @@ func (v ComposeView) predictLines(w, h int) []string {
 		out = append(out, wrapLines(s.Warn, strings.ToUpper(msg[:1])+msg[1:], w)...)
 		out = append(out, wrapLines(s.Dim, "Here: run this job once with Scheme ‹sync› (r), then with the other schemes to predict them too; the panel predicts from their traces.", w)...)
 	case v.fc.err != nil:
-		out = append(out, wrapLines(s.Err, "prediction failed: "+v.fc.err.Error(), w)...)
+		out = append(out, wrapLines(s.Err, "no prediction: "+strings.TrimPrefix(v.fc.err.Error(), "predict: "), w)...)
 	case v.fc.out != nil:
 		out = append(out, v.outlookLines(v.fc.out, w)...)
 	default:
@@ -136,7 +136,12 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 		{"idle/node", func(p predict.Prediction) string { return secs(p.IdleSeconds) }},
 		{"gain", func(p predict.Prediction) string { return fmt.Sprintf("%.2f", p.Gain) }},
 	}
-	out := []string{"", s.Title.Render(fitLine(head, w))}
+	out := []string{""}
+	if len(o.Predictions) > 0 {
+		out = append(out, s.Title.Render(fitLine(head, w)))
+	} else {
+		rows = nil // no scheme predicted: only the reasons
+	}
 	for _, r := range rows {
 		line := "  " + padRight(r.label, 11)
 		for _, sc := range predict.AllSchemes {

@@ -103,6 +103,7 @@ func TestComposeView(t *testing.T) {
 			v.press("down", "down", "enter", "backspace", "backspace", "6", "4")
 		}},
 		{name: "hierarchy_edited", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			noNodes(v)
 			v.press("right", "space", "right", "down", "down", "down", "m", "c")
 		}},
 		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
@@ -287,13 +288,13 @@ func TestComposeStartAndHierarchyEdit(t *testing.T) {
 		t.Fatalf("chose %d nodes, want 5", n)
 	}
 	// Hierarchy pane: the row after the first group header is alpha-1.
-	v.press("right", "down", "down", "down") // submitter, group 1, alpha-1, alpha-2
-	v.press("m")                             // alpha-2 → group 2 (beta)
+	v.press("right", "down", "down", "down") // submitter, group 0, alpha-1, alpha-2
+	v.press("m")                             // alpha-2 → group 1 (beta)
 	g := v.hierarchy()
 	if len(g) != 2 || !slices.Contains(g[1].Workers, "alpha-2") || slices.Contains(g[0].Workers, "alpha-2") {
-		t.Fatalf("after m: %+v, want alpha-2 in group 2", g)
+		t.Fatalf("after m: %+v, want alpha-2 in group 1", g)
 	}
-	v.press("c") // alpha-2 coordinates group 2
+	v.press("c") // alpha-2 coordinates group 1
 	if g := v.hierarchy(); g[1].Coordinator != "alpha-2" {
 		t.Fatalf("after c: coordinator %s, want alpha-2", g[1].Coordinator)
 	}

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +136,39 @@ func TestHeatDelayedLink(t *testing.T) {
 				runHeat(t, c)
 			}
 		})
+	}
+}
+
+// TestHeatMaxIter: an iteration limit that cuts a time step ends the run on
+// every rank, none converged, none waiting for a step that never comes: the
+// ranks vote on each step's convergence before advancing.
+func TestHeatMaxIter(t *testing.T) {
+	for name, c := range map[string]graphRun{
+		"sync tokens":    {ranks: 4, cores: 1, scheme: jobs.Synchronous},
+		"async activity": {ranks: 4, cores: 1, scheme: jobs.Asynchronous},
+		"async switch":   {ranks: 4, cores: 1, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c.app, c.maxIter = heat.Name, 50 // a step takes about 35 sweeps: the second is cut
+			c.params = map[string]string{"n": "12", "steps": "3", "dt": "2e-3", "eps": "1e-10", "blocks": "2x2"}
+			res, _, _ := c.run(t)
+			for r := range res {
+				if res[r].Converged || res[r].Iterations > 50 {
+					t.Fatalf("rank %d: %d iterations, converged %v", r, res[r].Iterations, res[r].Converged)
+				}
+			}
+			if c.scheme == jobs.Synchronous && res[0].Iterations != 50 {
+				t.Fatalf("%d iterations, want the limit of 50", res[0].Iterations)
+			}
+		})
+	}
+}
+
+// TestStepsWithoutStepper: a task of several steps whose part cannot
+// advance fails on the worker with an error naming the application.
+func TestStepsWithoutStepper(t *testing.T) {
+	_, err := buildPart(Subtask{App: "test-rod", Params: map[string]string{"steps": "2"}, Ranks: 1, Cores: 1})
+	if !errors.Is(err, ErrApplication) || !strings.Contains(err.Error(), `"test-rod": a task of 2 steps, but the part has no Advance`) {
+		t.Fatalf("error %v", err)
 	}
 }

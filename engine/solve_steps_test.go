@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gridtui/gridtui/apps/heat"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // heatCases are the heat equation's runs under every scheme and detector:
@@ -170,5 +172,33 @@ func TestStepsWithoutStepper(t *testing.T) {
 	_, err := buildPart(Subtask{App: "test-rod", Params: map[string]string{"steps": "2"}, Ranks: 1, Cores: 1})
 	if !errors.Is(err, ErrApplication) || !strings.Contains(err.Error(), `"test-rod": a task of 2 steps, but the part has no Advance`) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestStepMessageDropsLeftovers: between two steps a part reads a link up
+// to the step message it waits for, dropping what the finished detector
+// left on it, and a step message of another step or kind is a protocol
+// error.
+func TestStepMessageDropsLeftovers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eps := chainRun{ranks: 2, scheme: jobs.Synchronous}.endpoints(t, ctx)
+	s := &solver{ep: eps[1], t: Subtask{Rank: 1, Ranks: 2},
+		links: []*link{{side: 0, peer: 1, rank: 0, sync: true, ctrl: make([]byte, ctrlHeader+8)}}}
+	send := func(kind ctrlKind, seq, arg uint64) {
+		t.Helper()
+		if err := eps[0].Send(ctx, 2, encodeCtrl(make([]byte, ctrlHeader), kind, seq, arg, nil), rmnp.CTRL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(ctrlConv, 1, 40) // a token the detector left
+	send(ctrlAck, 7, 0)   // an acknowledgement it left
+	send(ctrlStepFence, 0, 1)
+	send(ctrlStepVote, 1, 2) // the next step's: stays queued
+	if m, err := s.stepMessage(ctx, 0, ctrlStepFence, 1); err != nil || m.kind != ctrlStepFence {
+		t.Fatalf("fence: %v %v", m.kind, err)
+	}
+	if _, err := s.stepMessage(ctx, 0, ctrlStepGo, 2); !errors.Is(err, ErrTermination) {
+		t.Fatalf("a vote where a decision is due: %v", err)
 	}
 }

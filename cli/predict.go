@@ -231,7 +231,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	}
 	fmt.Fprintln(b)
 	if r.Platform.SharedCores > 0 {
-		fmt.Fprintf(b, "all nodes share the host's %d cores (local grid)\n", r.Platform.SharedCores)
+		fmt.Fprintf(b, "all nodes share one host's %d cores\n", r.Platform.SharedCores)
 	}
 	if st := m.Staleness; st.Runs > 0 {
 		fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link, f = a + b · log2(nodes)", m.SyncIterations)

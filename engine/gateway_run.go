@@ -38,10 +38,18 @@ type runGateway struct {
 }
 
 // local is the address the site's workers dial: the gateway host's name
-// and port.
+// (a local node's Ethernet address) and port.
 func (g *runGateway) local() string {
-	return "tcp://" + net.JoinHostPort(g.Host.Name, strconv.Itoa(g.Port))
+	host := g.Host.Name
+	if g.Host.EthernetAddr.IsValid() {
+		host = g.Host.EthernetAddr.String()
+	}
+	return "tcp://" + net.JoinHostPort(host, strconv.Itoa(g.Port))
 }
+
+// gatewayFirst puts the route through the gateways before the direct ones
+// (tests: on loopback the direct path never fails).
+var gatewayFirst bool
 
 // wan is the address the other sites' gateways dial.
 func (g *runGateway) wan() string {
@@ -299,6 +307,9 @@ func (s *submission) addGatewayRoute(up *neighbourTask, lo, hi string) {
 		if strings.HasPrefix(up.Addrs[i], "tcp://") && up.Routes[i].Via == "" {
 			r, a := gatewayRoute(up.Routes[i], ga, gb, up.Addrs[i])
 			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
+			if gatewayFirst {
+				up.Routes, up.Addrs = []probe.Route{r}, []string{a}
+			}
 			return
 		}
 	}

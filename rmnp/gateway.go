@@ -35,7 +35,8 @@ type Gateway struct {
 
 	mu    sync.Mutex
 	muxes map[PeerID]*gwMux
-	muxUp chan struct{} // closed and replaced when a gateway link comes up
+	last  map[PeerID]*gwMux // the latest link to each peer, up or down (Stats)
+	muxUp chan struct{}     // closed and replaced when a gateway link comes up
 	shut  bool
 }
 
@@ -127,7 +128,7 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{cfg: cfg, log: cfg.Logger, closed: make(chan struct{}),
-		muxes: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
+		muxes: map[PeerID]*gwMux{}, last: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
 	var lc net.ListenConfig
 	for _, a := range cfg.Listen {
 		network, address, _ := parseAddr(a)
@@ -420,7 +421,7 @@ func (g *Gateway) runMux(c net.Conn, p GatewayPeer, dialed bool) {
 		return
 	}
 	old := g.muxes[p.ID]
-	g.muxes[p.ID] = m
+	g.muxes[p.ID], g.last[p.ID] = m, m
 	close(g.muxUp)
 	g.muxUp = make(chan struct{})
 	g.mu.Unlock()

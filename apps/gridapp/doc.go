@@ -93,7 +93,10 @@
 // hybrid across clusters) Halo holds the newest values that arrived: a newer
 // message replaces an unread one, a send is skipped while the previous is in
 // flight, and the engine resends a part's values only when they moved by ≥ ε.
-// The application writes the same code for all three schemes.
+// The application writes the same code for all three schemes. One whose
+// method is not known to converge asynchronously (Jacobi on a matrix that
+// is not diagonally dominant, say) implements SchemeChecker and refuses, at
+// the submitter and with its reason, a job with an asynchronous link.
 //
 // # What an application must guarantee
 //

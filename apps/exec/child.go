@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -35,7 +34,7 @@ type program struct {
 // a tail kept for error messages, and it dies with the worker (the parent
 // death signal, and the worker's process group on a local grid).
 func startProgram(path string, args []string, rank, cores int, win *window) (*program, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("exec: program %s: socket pair: %w", path, err)
 	}
@@ -54,7 +53,7 @@ func startProgram(path string, args []string, rank, cores int, win *window) (*pr
 	if os.Getenv("OMP_NUM_THREADS") == "" {
 		p.cmd.Env = append(p.cmd.Env, "OMP_NUM_THREADS="+strconv.Itoa(cores))
 	}
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = childAttr()
 	if err := p.cmd.Start(); err != nil {
 		p.conn.Close()
 		return nil, fmt.Errorf("exec: program %s on rank %d: %w", path, rank, err)

@@ -5,8 +5,6 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // shmEnv names the environment variable that tells gridhpc.c which file
@@ -27,9 +25,9 @@ type window struct {
 
 // newWindow creates a window of size bytes (an anonymous memory file).
 func newWindow(size int) (*window, error) {
-	fd, err := unix.MemfdCreate("gridhpc", unix.MFD_CLOEXEC)
+	fd, err := memFile()
 	if err != nil {
-		return nil, fmt.Errorf("exec: shared window: memfd_create: %w", err)
+		return nil, fmt.Errorf("exec: shared window: %w", err)
 	}
 	w := &window{file: os.NewFile(uintptr(fd), "gridhpc-window")}
 	if size == 0 {

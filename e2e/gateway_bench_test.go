@@ -78,7 +78,8 @@ func benchRun(t *testing.T, g *Grid, env []string, args ...string) benchRunResul
 // against the same run on sites whose nodes cannot see each other: through
 // their gateways over a WAN of the same limit, with S2 and without, and
 // through an SSH tunnel between gateways with no port open (no WAN: the
-// console's connections carry it). It is a benchmark: it runs only with
+// console's connections carry it, its legs limited to the same rate once
+// deployed). It is a benchmark: it runs only with
 // GRIDTUI_BENCH_GATEWAY=1; GRIDTUI_BENCH_GATEWAY_WAN lists the WAN rates
 // (default "100mbit,10mbit"), GRIDTUI_BENCH_GATEWAY_N the problem sizes per
 // rate (default "48,32"), GRIDTUI_BENCH_GATEWAY_ROUNDS the rounds (3).
@@ -98,6 +99,10 @@ func TestGatewayStudy(t *testing.T) {
 			split := newGridT(t, Config{Gateways: rate})
 			deployOrSkip(t, direct)
 			deployOrSkip(t, split)
+			// The tunnel crosses the console: the same limit there.
+			if err := tunnel.LimitConsole(context.Background(), rate); err != nil {
+				t.Fatal(err)
+			}
 			args := []string{"--nodes", "6", "--scheme", "sync", "--n", n, "--eps", "1e-6", "--wall-time", "4m"}
 			var d, s2, plain, tun []benchRunResult
 			for range rounds {

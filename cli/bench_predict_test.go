@@ -29,13 +29,14 @@ func TestBenchPredict(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	out, err = run("--max-trace-nodes", "2", "--json")
+	out, err = run("--max-trace-nodes", "2", "--shared-cores", "2", "--json")
 	var v struct {
-		Cases []struct {
+		SharedCores int `json:"shared_cores"`
+		Cases       []struct {
 			Predicted float64 `json:"predicted_seconds"`
 		} `json:"cases"`
 	}
-	if err != nil || json.Unmarshal([]byte(out), &v) != nil || len(v.Cases) != 6 || v.Cases[0].Predicted <= 0 {
+	if err != nil || json.Unmarshal([]byte(out), &v) != nil || len(v.Cases) != 6 || v.Cases[0].Predicted <= 0 || v.SharedCores != 2 {
 		t.Errorf("--json: %v\n%s", err, out)
 	}
 	if out, err := run("--max-trace-nodes", "0"); err == nil {

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
@@ -78,17 +77,21 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	prob, err := problemOf(spec)
+	prob, err := predict.ProblemOf(spec)
+	if err != nil {
+		return err
+	}
+	topology, err := predict.TopologyOf(spec)
 	if err != nil {
 		return err
 	}
 	req := predict.Request{Problem: prob, Nodes: targetNodes(spec, inv), Cores: spec.Cores,
-		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared}
+		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology}
 	if cmd.Flags().Changed("scheme") {
 		req.Schemes = []jobs.Scheme{spec.Scheme}
 	}
 	// The inventory's clusters, with the networks the traces show.
-	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Schemes: []jobs.Scheme{}})
+	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology, Schemes: []jobs.Scheme{}})
 	if err != nil {
 		if errors.Is(err, predict.ErrNoTrace) {
 			return &exitError{code: 1, err: err}
@@ -105,32 +108,6 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 		return jsonout.Write(w, out)
 	}
 	return predictionReport(*out).writeText(w)
-}
-
-// problemOf is the problem a job's runs are recorded under: an application
-// other than the obstacle takes n and ε from its own parameters, as the
-// engine records them.
-func problemOf(spec jobs.Spec) (predict.Problem, error) {
-	p := predict.Problem{App: spec.App, N: spec.Obstacle.N, Eps: spec.Obstacle.Eps}
-	if p.App == "" {
-		p.App = "obstacle"
-	}
-	if p.App == "obstacle" {
-		return p, nil
-	}
-	app, v, err := spec.Application()
-	if err != nil {
-		return p, err
-	}
-	for _, prm := range app.Params() {
-		switch {
-		case prm.Name == "n" && prm.Kind == gridapp.Int:
-			p.N = v.Int("n")
-		case prm.Name == "eps" && prm.Kind == gridapp.Float:
-			p.Eps = v.Float("eps")
-		}
-	}
-	return p, nil
 }
 
 // targetNodes is the job's node count: --nodes as a count, else the nodes
@@ -254,7 +231,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	}
 	fmt.Fprintln(b)
 	if r.Platform.SharedCores > 0 {
-		fmt.Fprintf(b, "all nodes share the host's %d cores (local grid)\n", r.Platform.SharedCores)
+		fmt.Fprintf(b, "all nodes share one host's %d cores\n", r.Platform.SharedCores)
 	}
 	if st := m.Staleness; st.Runs > 0 {
 		fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link, f = a + b · log2(nodes)", m.SyncIterations)

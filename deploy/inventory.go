@@ -10,10 +10,13 @@ import (
 // Launcher says how a site's workers are started.
 type Launcher string
 
-// Launchers known to the inventory. Slurm is reserved for a later launcher.
+// Launchers known to the inventory: SSH to every host, local processes,
+// or a batch scheduler asked for an allocation on the site's frontend
+// (batch.go).
 const (
 	LauncherSSH   Launcher = "ssh"
 	LauncherLocal Launcher = "local"
+	LauncherSlurm Launcher = "slurm"
 )
 
 // Inventory is a parsed and validated sites.toml: every host of every cluster,
@@ -47,8 +50,10 @@ type Defaults struct {
 // Site is one grid site: a set of clusters reached the same way.
 type Site struct {
 	Name     string
-	Frontend string // optional jump host, "user@host:port" or "host"
+	Frontend string // optional jump host, "user@host:port" or "host"; where a batch scheduler is asked
 	Launcher Launcher
+	// Batch are the allocation options of a batch launcher ([site.batch]).
+	Batch    BatchOptions
 	Clusters []Cluster
 	// Gateways are the site's gateway hosts ([[site.gateway]]): the links
 	// of its workers to the nodes of another site that they cannot reach

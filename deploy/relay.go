@@ -173,7 +173,8 @@ func (d *deployer) relay(ctx context.Context, seed *plan, targets []*plan, resul
 		case e.Err != "":
 			errs[p.h.Name] = e.Err
 		default:
-			results[p.i] = d.ready(p, e.Bytes, "uploaded "+humanBytes(e.Bytes)+" from "+seed.h.Name)
+			results[p.i] = d.ready(p, e.Bytes, "relayed from "+seed.h.Name+" ("+humanBytes(e.Bytes)+" over the site's network)")
+			results[p.i].RelayedFrom = seed.h.Name
 		}
 	})
 	var left []*plan

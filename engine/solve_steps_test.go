@@ -120,9 +120,11 @@ func delayLink(from, to int, d time.Duration) map[int]*solveHooks {
 func TestHeatDelayedLink(t *testing.T) {
 	cross := func(a, b int) bool { return a/2 != b/2 }
 	cases := map[string]graphRun{
-		"async activity": {params: map[string]string{"blocks": "2x2"}, ranks: 4, cores: 1, scheme: jobs.Asynchronous},
-		"async switch":   {params: map[string]string{"blocks": "2x2"}, ranks: 4, cores: 1, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch},
-		"hybrid":         {params: map[string]string{"blocks": "2x2"}, ranks: 4, cores: 1, scheme: jobs.Hybrid, asyncLink: cross},
+		"async activity":  {params: map[string]string{"blocks": "2x2"}, ranks: 4, cores: 1, scheme: jobs.Asynchronous},
+		"async switch":    {params: map[string]string{"blocks": "2x2"}, ranks: 4, cores: 1, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch},
+		"hybrid activity": {params: map[string]string{"blocks": "2x2"}, ranks: 4, cores: 1, scheme: jobs.Hybrid, asyncLink: cross},
+		"hybrid switch": {params: map[string]string{"blocks": "2x2"}, ranks: 4, cores: 1, scheme: jobs.Hybrid, detector: jobs.DetectSwitch,
+			asyncLink: cross},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

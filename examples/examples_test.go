@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -44,21 +45,47 @@ func TestRodSize(t *testing.T) {
 // would: its own go.mod and go.sum, nothing fetched (GOPROXY=off: every
 // module it needs is one this module already uses), go.mod and go.sum not
 // rewritten (-mod=readonly).
+// It is built once per test binary, into a directory TestMain removes.
 func buildRod(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the example: not with -short")
 	}
-	bin := filepath.Join(t.TempDir(), "rod")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = "rod"
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false", "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build in examples/rod: %v\n%s", err, out)
+	rod.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gridtui-examples-")
+		if err != nil {
+			rod.err = err
+			return
+		}
+		rod.dir, rod.path = dir, filepath.Join(dir, "rod")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", rod.path, ".")
+		cmd.Dir = "rod"
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false", "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			rod.err = fmt.Errorf("go build in examples/rod: %w\n%s", err, out)
+		}
+	})
+	if rod.err != nil {
+		t.Fatal(rod.err)
 	}
-	return bin
+	return rod.path
+}
+
+// rod is the example's binary, built once.
+var rod struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if rod.dir != "" {
+		os.RemoveAll(rod.dir)
+	}
+	os.Exit(code)
 }
 
 // report is the part of `rod run --json`'s report the test reads.

@@ -6,8 +6,9 @@
 // network latency and bandwidth, editable for what-if questions), and
 // replays the iterations in a small discrete-event simulation.
 //
-// It knows applications only through those traces: points per node, bytes
-// per link per iteration and the neighbour graph, so it serves every
+// It knows applications only through those traces (points per node, bytes
+// per link per iteration) and their neighbour graph on a node count, which
+// TopologyOf asks the application's Define for, so it serves every
 // application written on apps/gridapp. Synchronous runs are replayed
 // exactly (each sweep waits for its neighbours' halos of the previous
 // one); asynchronous runs are counted in rounds of their slowest

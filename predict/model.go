@@ -76,8 +76,9 @@ type Model struct {
 	// the least.
 	AsyncSweeps map[jobs.Scheme]RoundsLine `json:"async_sweeps,omitempty"`
 	// SharedCores, when positive, is the cores of the one host every
-	// node shares (several nodes per machine; see BuildShared).
-	SharedCores int      `json:"shared_cores,omitempty"`
+	// node shares (several nodes per machine; see Options).
+	SharedCores int `json:"shared_cores,omitempty"`
+	topology    func(nodes int) ([][]int, error)
 	Sources     []Source `json:"sources"`
 }
 
@@ -110,14 +111,25 @@ func contention(rec jobs.RunRecord) float64 {
 // Build makes the model of p from the runs in res. Without a completed,
 // traced run of p it returns an error wrapping ErrNoTrace that says what
 // to run first.
-func Build(res *jobs.Results, p Problem) (*Model, error) { return BuildShared(res, p, 0) }
+func Build(res *jobs.Results, p Problem) (*Model, error) { return BuildWith(res, p, Options{}) }
 
-// BuildShared is Build for nodes that all share one host of sharedCores
-// cores, traced and predicted alike (several nodes per machine, as on the
-// multi-host test harness): the replay shares those cores between the
-// nodes' sweeps, and an asynchronous run lasts at least the CPU its sweeps
-// and messages need on them.
-func BuildShared(res *jobs.Results, p Problem, sharedCores int) (*Model, error) {
+// Options are what Build cannot read from the traces.
+type Options struct {
+	// SharedCores, when positive, says that every node, traced and
+	// predicted alike, shares one host of that many cores (several nodes
+	// per machine, as on the multi-host test harness): the replay shares
+	// those cores between the nodes' sweeps, and an asynchronous run lasts
+	// at least the CPU its sweeps and messages need on them.
+	SharedCores int
+	// Topology is the application's neighbour graph on a node count (each
+	// rank's neighbours, as its Define lays the parts out), which dPerf
+	// finds by static analysis; nil: a chain of slabs.
+	Topology func(nodes int) ([][]int, error)
+}
+
+// BuildWith is Build with what the traces do not say.
+func BuildWith(res *jobs.Results, p Problem, o Options) (*Model, error) {
+	sharedCores := o.SharedCores
 	var recs []jobs.RunRecord
 	if res != nil {
 		for _, r := range res.Records {
@@ -134,7 +146,7 @@ func BuildShared(res *jobs.Results, p Problem, sharedCores int) (*Model, error) 
 		return nil, fmt.Errorf("%w of %s n = %d, ε = %g in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2",
 			ErrNoTrace, p.App, p.N, p.Eps, size)
 	}
-	m := &Model{Problem: p, SharedCores: sharedCores}
+	m := &Model{Problem: p, SharedCores: sharedCores, topology: o.Topology}
 	var sentBytes, sendSeconds float64
 	asyncIters := map[jobs.Scheme][]FitPoint{}
 	var perPoint, linkBytes, overheads []float64
@@ -312,4 +324,17 @@ func (m *Model) syncIterations(nodes int) int {
 		return m.SyncIterations
 	}
 	return max(1, int(math.Round(m.SyncLine.A+m.SyncLine.B*float64(nodes))))
+}
+
+// Graph is the neighbour graph of the problem on nodes nodes: the
+// application's (Options.Topology) or nil, a chain.
+func (m *Model) Graph(nodes int) ([][]int, error) {
+	if m.topology == nil {
+		return nil, nil
+	}
+	g, err := m.topology(nodes)
+	if err != nil {
+		return nil, fmt.Errorf("predict: neighbour graph of %s on %d nodes: %w", m.Problem.App, nodes, err)
+	}
+	return g, nil
 }

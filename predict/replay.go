@@ -199,7 +199,7 @@ func (r *replay) staleness(k int) float64 {
 // cpuBound is the least time an asynchronous run of scheme takes for its
 // sweeps and messages on the nodes' cores: the fitted sweeps per node, each
 // costing a replayed sweep and the sending of a halo on every link (the
-// nodes sharing the host's cores when they do; see BuildShared).
+// nodes sharing the host's cores when they do; see Options).
 func (r *replay) cpuBound(m *Model, scheme jobs.Scheme) float64 {
 	l, ok := m.AsyncSweeps[scheme]
 	if !ok {

@@ -70,7 +70,11 @@ func (m *Model) fitRounds(res *jobs.Results) {
 		if s.Scheme == jobs.Synchronous {
 			continue
 		}
-		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1})
+		g, err := m.Graph(s.Nodes)
+		if err != nil {
+			continue
+		}
+		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1, Graph: g})
 		if err != nil {
 			continue
 		}

@@ -78,7 +78,7 @@ func (v *Validation) Predicted() int {
 // within to count in Within (0.15 for dPerf's 15 %).
 //
 // sharedCores, when positive, says every run's nodes shared one host of
-// that many cores (see BuildShared).
+// that many cores (see Options).
 func Validate(res *jobs.Results, maxTraceNodes int, tol float64, sharedCores int) (*Validation, error) {
 	if maxTraceNodes < 1 {
 		return nil, fmt.Errorf("predict: validate: max trace nodes %d: want at least 1", maxTraceNodes)
@@ -107,8 +107,12 @@ func Validate(res *jobs.Results, maxTraceNodes int, tol float64, sharedCores int
 	v := &Validation{MaxTraceNodes: maxTraceNodes, Tolerance: tol, SharedCores: sharedCores}
 	for _, k := range keys {
 		c := measuredCase(k.p, k.scheme, k.nodes, groups[k])
+		rec := groups[k][0]
+		// The application's own graph when it is registered, else a chain.
+		topology, _ := TopologyOf(jobs.Spec{App: rec.Job.App, Params: rec.Job.Params,
+			Obstacle: jobs.ObstacleSpec{N: rec.Job.N, Eps: rec.Job.Eps}})
 		out, err := PredictSchemes(res, Request{Problem: k.p, Nodes: k.nodes, Schemes: []jobs.Scheme{k.scheme},
-			MaxTraceNodes: maxTraceNodes, Cores: groups[k][0].Nodes[0].Cores, SharedCores: sharedCores})
+			MaxTraceNodes: maxTraceNodes, Cores: rec.Nodes[0].Cores, SharedCores: sharedCores, Topology: topology})
 		switch {
 		case errors.Is(err, ErrNoTrace):
 			c.Reason = err.Error()

@@ -12,8 +12,9 @@
 # and 16-node runs predicted from the 2- and 4-node ones against their
 # measured times (every namespaced host shares this machine's cores). Run it
 # again with the same OUT to add a second pass of runs to the stores.
-# It holds /tmp/gridtui-e2e.lock for the grid and /tmp/gridtui-bench.lock
-# while it measures; the grid is torn down when it ends or is interrupted.
+# It holds /tmp/gridtui-bench.lock, then /tmp/gridtui-e2e.lock (the order
+# other users of both take them in, so that none waits on the other) from
+# start to end; the grid is torn down when it ends or is interrupted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
@@ -24,6 +25,8 @@ bin="$out/gridtui"
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gridtui
 go build -tags e2e -o "$out/netgrid" ./e2e/netgrid
 
+exec 9>/tmp/gridtui-bench.lock
+flock 9
 exec 8>/tmp/gridtui-e2e.lock
 flock 8
 "$out/netgrid" up -a 8 -b 8 -wan 100mbit >"$out/netgrid.log" 2>&1 &
@@ -47,11 +50,8 @@ for rate in 100mbit 10mbit; do
   for dev in wanA wanB; do
     ip netns exec "$sw" tc qdisc change dev $dev root tbf rate $rate burst 64kb latency 50ms
   done
-  exec 9>/tmp/gridtui-bench.lock
-  flock 9
   gt bench study --matrix testdata/study/predict.toml --data-dir "$out/store-$rate" \
     --out "$out/study-$rate" 2>&1 | tee "$out/study-$rate.log" || echo "study at $rate: some runs failed (see above)"
-  flock -u 9
 done
 for rate in 100mbit 10mbit; do
   echo "== inter-cluster link $rate"

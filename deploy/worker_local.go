@@ -11,6 +11,13 @@ import (
 	"syscall"
 )
 
+// localWorkerNice is how much nicer than the console its local workers
+// run. They share the console's processors: hundreds of them computing must
+// not starve the console, which is their submitter and watches their
+// coordinators (the coordinators of a 1024-worker local run gave up on a
+// console silent for 12 s).
+const localWorkerNice = 5
+
 // startLocal starts `gridtui worker` as a local process in its own process
 // group (so Stop kills whatever it spawned), with the boot on stdin.
 func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (*Worker, error) {
@@ -41,6 +48,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	}
 	w.stdin = stdin
 	pgid := cmd.Process.Pid
+	lowerPriority(pgid)
 	w.kill = func() { syscall.Kill(-pgid, syscall.SIGKILL) }
 	pf := filepath.Join(wd, pidFile(b.Node))
 	os.WriteFile(pf, []byte(strconv.Itoa(pgid)+"\n"), 0o600)

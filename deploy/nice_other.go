@@ -1,0 +1,6 @@
+//go:build !linux
+
+package deploy
+
+// lowerPriority leaves the worker's priority as it is here.
+func lowerPriority(pgid int) {}

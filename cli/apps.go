@@ -11,6 +11,7 @@ import (
 	_ "github.com/gridtui/gridtui/apps/heat"
 	_ "github.com/gridtui/gridtui/apps/obstacle"
 	_ "github.com/gridtui/gridtui/apps/poisson"
+	_ "github.com/gridtui/gridtui/apps/sparse"
 )
 
 func newAppsCmd() *cobra.Command {

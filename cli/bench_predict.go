@@ -16,6 +16,7 @@ import (
 type benchPredictFlags struct {
 	dataDir   string
 	maxTraced int
+	shared    int
 	tolerance float64
 	json      bool
 }
@@ -42,7 +43,7 @@ func newBenchPredictCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v, err := predict.Validate(res, f.maxTraced, f.tolerance)
+			v, err := predict.Validate(res, f.maxTraced, f.tolerance, f.shared)
 			if err != nil {
 				return err
 			}
@@ -55,6 +56,7 @@ func newBenchPredictCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	fl.IntVar(&f.maxTraced, "max-trace-nodes", 4, "predict from runs of at most this many nodes, the larger ones")
+	fl.IntVar(&f.shared, "shared-cores", 0, "the runs' nodes all shared one host of this many cores (the multi-host test harness: the machine's)")
 	fl.Float64Var(&f.tolerance, "tolerance", 0.15, "relative error a prediction must be within")
 	fl.BoolVar(&f.json, "json", false, "print the validation as JSON")
 	return cmd
@@ -97,6 +99,8 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 	}
 	fmt.Fprintf(&b, "within %.0f %%: %d of %d cases (%.0f %%); %d without a prediction\n", 100*v.Tolerance,
 		v.Within, len(v.Cases), pct(v.Within, len(v.Cases)), len(v.Cases)-v.Predicted())
+	fmt.Fprintf(&b, "within %.0f %% of the fastest run of each case: %d of %d (%.0f %%)\n", 100*v.Tolerance,
+		v.WithinFastest, len(v.Cases), pct(v.WithinFastest, len(v.Cases)))
 	fmt.Fprintf(&b, "schemes ranked in the measured order: %d of %d (%.0f %%)\n", v.Ranked, len(v.Rankings), pct(v.Ranked, len(v.Rankings)))
 	_, err := io.WriteString(w, b.String())
 	return err

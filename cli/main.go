@@ -75,6 +75,7 @@ func newRootCmd() *cobra.Command {
 		newProbeCmd(g),
 		newWorkerCmd(g),
 		newRelayCmd(),
+		newGatewayCmd(g),
 		newBenchCmd(g),
 		newVersionCmd(),
 		newLogsCmd(g),

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
@@ -22,6 +21,7 @@ type predictFlags struct {
 	dataDir   string
 	nets      []string
 	maxTraced int
+	shared    int
 }
 
 func newPredictCmd(g *globalFlags) *cobra.Command {
@@ -51,6 +51,7 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.cores, "cores", -1, "cores per node")
 	fl.StringArrayVar(&f.nets, "net", nil, "what-if network figures: name=bandwidth[,latency] (repeatable)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
+	fl.IntVar(&f.shared, "shared-cores", 0, "every node, traced and predicted, shares one host of this many cores (0: each node has its own)")
 	fl.IntVar(&f.maxTraced, "max-trace-nodes", 0, "rest only on runs of at most this many nodes (0: every run)")
 	fl.BoolVar(&f.json, "json", false, "print the prediction as JSON")
 	return cmd
@@ -76,17 +77,21 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	prob, err := problemOf(spec)
+	prob, err := predict.ProblemOf(spec)
+	if err != nil {
+		return err
+	}
+	topology, err := predict.TopologyOf(spec)
 	if err != nil {
 		return err
 	}
 	req := predict.Request{Problem: prob, Nodes: targetNodes(spec, inv), Cores: spec.Cores,
-		Networks: f.nets, MaxTraceNodes: f.maxTraced}
+		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology}
 	if cmd.Flags().Changed("scheme") {
 		req.Schemes = []jobs.Scheme{spec.Scheme}
 	}
 	// The inventory's clusters, with the networks the traces show.
-	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, Schemes: []jobs.Scheme{}})
+	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology, Schemes: []jobs.Scheme{}})
 	if err != nil {
 		if errors.Is(err, predict.ErrNoTrace) {
 			return &exitError{code: 1, err: err}
@@ -103,32 +108,6 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 		return jsonout.Write(w, out)
 	}
 	return predictionReport(*out).writeText(w)
-}
-
-// problemOf is the problem a job's runs are recorded under: an application
-// other than the obstacle takes n and ε from its own parameters, as the
-// engine records them.
-func problemOf(spec jobs.Spec) (predict.Problem, error) {
-	p := predict.Problem{App: spec.App, N: spec.Obstacle.N, Eps: spec.Obstacle.Eps}
-	if p.App == "" {
-		p.App = "obstacle"
-	}
-	if p.App == "obstacle" {
-		return p, nil
-	}
-	app, v, err := spec.Application()
-	if err != nil {
-		return p, err
-	}
-	for _, prm := range app.Params() {
-		switch {
-		case prm.Name == "n" && prm.Kind == gridapp.Int:
-			p.N = v.Int("n")
-		case prm.Name == "eps" && prm.Kind == gridapp.Float:
-			p.Eps = v.Float("eps")
-		}
-	}
-	return p, nil
 }
 
 // targetNodes is the job's node count: --nodes as a count, else the nodes
@@ -252,7 +231,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	}
 	fmt.Fprintln(b)
 	if r.Platform.SharedCores > 0 {
-		fmt.Fprintf(b, "all nodes share the host's %d cores (local grid)\n", r.Platform.SharedCores)
+		fmt.Fprintf(b, "all nodes share one host's %d cores\n", r.Platform.SharedCores)
 	}
 	if st := m.Staleness; st.Runs > 0 {
 		fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link, f = a + b · log2(nodes)", m.SyncIterations)
@@ -263,7 +242,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, ", fitted on %d run(s):", st.Runs)
 		for _, f := range st.Fit {
-			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %s: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, secs(f.Round), f.Measured, f.Modelled)
+			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
 	}

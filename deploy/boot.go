@@ -48,6 +48,20 @@ type Boot struct {
 	Cluster string
 	// LogFile is where the worker logs ("" = stderr).
 	LogFile string
+	// Role is "" for a worker, RoleGateway for a gateway (`gridtui gateway`,
+	// which then reads its peers as a second line after its hello).
+	Role string `json:",omitempty"`
+}
+
+// RoleGateway is the Role of a gateway's boot.
+const RoleGateway = "gateway"
+
+// subcommand is the gridtui subcommand that reads this boot.
+func (b Boot) subcommand() string {
+	if b.Role == RoleGateway {
+		return "gateway"
+	}
+	return "worker"
 }
 
 // Hello is the worker's first stdout line (JSON): who and where it is.
@@ -81,6 +95,8 @@ func (b Boot) Validate() error {
 		return fmt.Errorf("%w: node %s: zero run id", ErrBadBoot, b.Node)
 	case len(b.Secret) < minSecret:
 		return fmt.Errorf("%w: node %s: secret of %d bytes, want at least %d", ErrBadBoot, b.Node, len(b.Secret), minSecret)
+	case b.Role != "" && b.Role != RoleGateway:
+		return fmt.Errorf("%w: node %s: unknown role %q", ErrBadBoot, b.Node, b.Role)
 	case b.Cores < 0:
 		return fmt.Errorf("%w: node %s: negative cores %d", ErrBadBoot, b.Node, b.Cores)
 	}

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +24,8 @@ type Worker struct {
 	err    error // set before done is closed
 	stdin  io.WriteCloser
 	stderr *tailBuffer
-	kill   func() // forcibly ends the worker (SIGKILL / close the session)
+	stdout *tailBuffer // what it printed after its hello (a gateway's counters)
+	kill   func()      // forcibly ends the worker (SIGKILL / close the session)
 	// killHung, when set, makes sure a worker that did not exit on time is
 	// gone even where kill cannot reach it (an sshd that ignores signal
 	// requests, a stopped process that never sees its stdin close).
@@ -52,6 +54,25 @@ func (w *Worker) Err() error {
 	default:
 		return nil
 	}
+}
+
+// LastLine returns the last complete line the process printed on stdout
+// after its hello ("" if none): a gateway prints its counters there.
+func (w *Worker) LastLine() string {
+	s := strings.TrimRight(w.stdout.String(), "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if !strings.HasSuffix(w.stdout.String(), "\n") {
+		return ""
+	}
+	return s
+}
+
+// WriteLine writes v as one JSON line on the process's stdin (a gateway's
+// peers, after its hello).
+func (w *Worker) WriteLine(v any) error {
+	return writeJSONLine(w.stdin, v, "line")
 }
 
 // Stop closes the worker's stdin, waits up to Options.StopTimeout for it to
@@ -159,6 +180,7 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
+	cut bool // bytes were dropped: buf may start inside a line
 }
 
 func newTail() *tailBuffer { return &tailBuffer{max: 4096} }
@@ -170,9 +192,28 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.cut = true
 	}
 	return len(p), nil
 }
+
+// lines returns the kept tail from its first whole line.
+func (t *tailBuffer) lines() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if t.cut {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// LogTail returns the last lines the worker wrote to its stderr (where it
+// logs, besides its log file on its host), from the first whole line of
+// what the console keeps.
+func (w *Worker) LogTail() string { return w.stderr.lines() }
 
 // String returns the kept tail.
 func (t *tailBuffer) String() string {
@@ -181,8 +222,9 @@ func (t *tailBuffer) String() string {
 	return string(t.buf)
 }
 
-// StartWorkers starts one worker per host — over SSH or as a local process,
-// by the site's launcher — writes boot(host) to its stdin and waits for every
+// StartWorkers starts one worker per host — over SSH, as a local process,
+// or as a step of a batch allocation obtained from the site's frontend, by
+// the site's launcher — writes boot(host) to its stdin and waits for every
 // hello (Options.HelloTimeout). If any fails, the ones started are stopped
 // and the error names every failed host.
 func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(Host) Boot, opt Options) ([]*Worker, error) {
@@ -197,6 +239,7 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 		pool, release = p, refCounted(done, len(hosts))
 	}
 	workers := make([]*Worker, len(hosts))
+	allocs := newAllocations(inv, pool, hosts, ev)
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
 		ev.emit(h.Name, PhaseStart, 0, "", nil)
 		var w *Worker
@@ -205,6 +248,8 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 		switch {
 		case err != nil:
 			release()
+		case schedulerFor(launcherOf(inv, h)) != nil:
+			w, err = allocs.start(ctx, h, b, opt, release)
 		case launcherOf(inv, h) == LauncherLocal:
 			w, err = startLocal(ctx, h, b, opt, ev)
 			release()

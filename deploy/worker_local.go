@@ -23,10 +23,10 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		return nil, fmt.Errorf("deploy: work directory of %s: %w", h.Name, err)
 	}
 	cleanStaleLocal(wd, b.Node)
-	cmd := exec.Command(exe, "worker")
+	cmd := exec.Command(exe, b.subcommand())
 	cmd.Dir = wd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	w := &Worker{Host: h, done: make(chan struct{}), stderr: newTail(), timeout: opt.stopTimeout(), ev: ev}
+	w := &Worker{Host: h, done: make(chan struct{}), stderr: newTail(), stdout: newTail(), timeout: opt.stopTimeout(), ev: ev}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -45,7 +45,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	pf := filepath.Join(wd, pidFile(b.Node))
 	os.WriteFile(pf, []byte(strconv.Itoa(pgid)+"\n"), 0o600)
 	reap := func() error {
-		io.Copy(io.Discard, stdout) // returns at EOF, once the group is gone
+		io.Copy(w.stdout, stdout) // returns at EOF, once the group is gone
 		return cmd.Wait()
 	}
 	w.Hello, err = handshake(ctx, stdin, stdout, b, opt.helloTimeout(), w.kill)

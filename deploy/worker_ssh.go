@@ -15,9 +15,9 @@ import (
 // the shell's pid, so the pid file names the worker itself; it also names
 // the host, for work directories shared by several hosts (NFS homes). What
 // a killed or hung worker of the node left is cleaned first (staleScript).
-func workerCommand(wd, node string) string {
+func workerCommand(wd, node, sub string) string {
 	return "cd " + shQuote(wd) + " && { " + staleScript(node) + "} && echo \"$$ $(uname -n)\" > " + shQuote(pidFile(node)) +
-		" && exec ./" + binaryName + " worker"
+		" && exec ./" + binaryName + " " + sub
 }
 
 // startRemote starts a worker over SSH on h's pooled connection. The session
@@ -42,7 +42,7 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 		free()
 		return nil, err
 	}
-	w = &Worker{Host: h, done: make(chan struct{}), stdin: stdin, stderr: newTail(),
+	w = &Worker{Host: h, done: make(chan struct{}), stdin: stdin, stderr: newTail(), stdout: newTail(),
 		timeout: opt.stopTimeout(), ev: ev}
 	w.kill = func() {
 		s.Signal(ssh.SIGKILL)
@@ -50,7 +50,7 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 	}
 	s.Stderr = w.stderr
 	w.killHung = func() { killRemote(c, h, b.Node, w.Hello.PID) }
-	cmd := workerCommand(remoteWorkdir(h), b.Node)
+	cmd := workerCommand(remoteWorkdir(h), b.Node, b.subcommand())
 	if err := s.Start(cmd); err != nil {
 		s.Close()
 		free()
@@ -69,7 +69,7 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 	pid := w.Hello.PID
 	w.oomLine = func() string { return remoteOOMKill(c, pid) }
 	go func() {
-		io.Copy(io.Discard, stdout)
+		io.Copy(w.stdout, stdout)
 		err := s.Wait()
 		s.Close()
 		free()

@@ -75,6 +75,13 @@ type Config struct {
 	// "b1"…, through a Host alias of the frontend (ProxyJump, HostName, User,
 	// Port); sites.toml names them and says nothing else about SSH.
 	Frontend bool
+	// Gateways, when set, is the tc tbf rate of a WAN ("100mbit") and makes
+	// the two sites' node networks unrouted to each other (gateway.go): only
+	// the first host of each site has a third NIC, wan0, on that WAN, and
+	// sites.toml names it as its site's gateway. "ssh" builds the same two
+	// sites with no WAN at all: the gateways have no address, and gridtui
+	// links them through an SSH tunnel over the console's connections.
+	Gateways string
 	// Logf receives what the harness does (default: nothing).
 	Logf func(format string, args ...any)
 }

@@ -80,6 +80,7 @@ func (g *Grid) Sites() []byte {
 			}
 			fmt.Fprintf(&b, "\n    [[site.cluster.host]]\n    name = %q\n    user = %q\n", h.Ethernet.String(), h.User)
 		}
+		b.WriteString(g.gatewayTable(c))
 	}
 	return b.Bytes()
 }

@@ -91,6 +91,9 @@ func (g *Grid) addNetns(ctx context.Context, ns string) error {
 // buildNetwork creates the switch, the console and every host's namespace
 // and links them.
 func (g *Grid) buildNetwork(ctx context.Context) error {
+	if g.cfg.Gateways != "" {
+		return g.buildSplitNetwork(ctx)
+	}
 	if err := g.addNetns(ctx, g.Switch); err != nil {
 		return err
 	}

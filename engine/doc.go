@@ -14,6 +14,15 @@
 // NaN σ, or sends a neighbour more or fewer values than its halo holds fails
 // the run with ErrApplication and an error naming the application.
 //
+// A task of several outer steps (gridapp.Task.Steps: time steps) runs the
+// scheme and its detector once per step; between two steps the parts vote
+// up the spanning tree rooted at rank 0 that each saw the step converge, the
+// decision comes back down, every part advances (gridapp.Stepper) and fences
+// each link so that no control message of one step is read in the next
+// (runSteps). At the submitter an application may refuse asynchronous links
+// (gridapp.SchemeChecker, in the plan) and write its own output files
+// (gridapp.Outputter, in the report).
+//
 // # Schemes and termination (Solve)
 //
 // The b workers of a job own parts 0…b−1 (obstacle: slabs of the grid, a

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -92,48 +91,15 @@ func TestRunLevelsFailures(t *testing.T) {
 		t.Run(victim, func(t *testing.T) {
 			spec := deepSpec(jobs.Asynchronous, 1e-15)
 			spec.MaxIter, spec.WallTime = 1<<30, 2*time.Minute
-			var (
-				mu                 sync.Mutex
-				pids               = map[string]int{}
-				signaled, detected time.Time
-			)
-			opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), NoRecord: true,
-				OnWorkers: func(ws []*deploy.Worker) {
-					for _, w := range ws {
-						pids[w.Host.Name] = w.Hello.PID
-					}
-				},
-				OnSnapshot: func(s Snapshot) {
-					mu.Lock()
-					defer mu.Unlock()
-					if !signaled.IsZero() {
-						return
-					}
-					for _, n := range s.Nodes {
-						if n.Iteration < 20 {
-							return
-						}
-					}
-					signaled = time.Now()
-					syscall.Kill(pids[victim], syscall.SIGSTOP)
-				},
-				OnLog: func(ev LogEvent) {
-					mu.Lock()
-					defer mu.Unlock()
-					if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {
-						detected = time.Now()
-					}
-				},
-			}
+			opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), NoRecord: true}
+			f := faultAt(&opt, victim, syscall.SIGSTOP, 20, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			rep, err := Run(ctx, spec, opt)
 			if !errors.Is(err, ErrRunFailed) || rep == nil || rep.FailedNode != victim || !strings.Contains(rep.Cause, "heartbeat") {
 				t.Fatalf("want %s named for missed heartbeats; got %v", victim, err)
 			}
-			mu.Lock()
-			lag := detected.Sub(signaled)
-			mu.Unlock()
+			lag := f.lag()
 			limit := hangLimit
 			if raceDetector {
 				limit *= 2
@@ -141,11 +107,7 @@ func TestRunLevelsFailures(t *testing.T) {
 			if lag > limit {
 				t.Errorf("detected after %v, want at most %v", lag, limit)
 			}
-			var all []int
-			for _, p := range pids {
-				all = append(all, p)
-			}
-			assertGone(t, all)
+			assertGone(t, f.allPIDs())
 			t.Logf("%s stopped: named after %v: %v", victim, lag.Round(time.Millisecond), err)
 		})
 	}

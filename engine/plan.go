@@ -142,7 +142,28 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 	if err := p.planTask(spec, sel); err != nil {
 		return nil, err
 	}
-	return p, p.planRoutes(spec, sel, loc)
+	if err := p.planRoutes(spec, sel, loc); err != nil {
+		return p, err
+	}
+	return p, p.checkScheme(spec)
+}
+
+// checkScheme lets an application refuse the links' modes its method is not
+// known to converge under (gridapp.SchemeChecker).
+func (p *Plan) checkScheme(spec jobs.Spec) (err error) {
+	c, ok := p.App.(gridapp.SchemeChecker)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = planErr("application %s: panic in CheckScheme: %v", spec.App, r)
+		}
+	}()
+	if err := c.CheckScheme(p.Values, p.Task, slices.Contains(p.Modes, rmnp.Async)); err != nil {
+		return planErr("application %s: %w", spec.App, err)
+	}
+	return nil
 }
 
 // obstacleApp is the application whose job files keep their own section.
@@ -237,7 +258,7 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 	if inv != nil {
 		source = inv.Source
 	}
-	names, err := spec.Nodes.Resolve(free, source)
+	names, err := resolveFree(spec.Nodes, inv, free, source)
 	if err != nil {
 		all := spec.Nodes
 		all.Any = 0
@@ -250,6 +271,32 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 			max(need, 1), len(match), plural(len(match), "node", "nodes"), describeSelection(spec.Nodes), nodeList(nodes))
 	}
 	return names, nil
+}
+
+// resolveFree resolves a selection of sites and clusters among the free
+// nodes: the sites and clusters are the inventory's, so one whose hosts have
+// no live worker (a run starts only the workers it needs: the first Any of
+// "clusters alpha, beta") is no error; Any then takes the first free hosts
+// of the selection.
+func resolveFree(sel jobs.NodeSelection, inv *deploy.Inventory, free []jobs.NodeRef, source string) ([]string, error) {
+	if inv == nil || len(sel.Hosts) > 0 || len(sel.Sites)+len(sel.Clusters) == 0 {
+		return sel.Resolve(free, source)
+	}
+	all := sel
+	all.Any = 0
+	cand, err := all.Resolve(grid.Refs(inv), source)
+	if err != nil {
+		return nil, err
+	}
+	isFree := map[string]bool{}
+	for _, r := range free {
+		isFree[r.Name] = true
+	}
+	hosts := slices.DeleteFunc(cand, func(h string) bool { return !isFree[h] })
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("%w: no free node among %s", jobs.ErrEmptySelection, describeSelection(sel))
+	}
+	return jobs.NodeSelection{Hosts: hosts, Any: sel.Any}.Resolve(free, source)
 }
 
 func plural(n int, one, many string) string {

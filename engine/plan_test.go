@@ -271,3 +271,25 @@ func TestTasksSkipLoopbackQuietly(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanClustersWithAnyOnStartedWorkers: a run of "clusters alpha, beta,
+// any 2" starts the workers of alpha-1 and alpha-2 only; planning on those
+// takes them (before, beta having no live worker failed the run with
+// "needs 2, only 0 free nodes match", though Compose had planned it).
+func TestPlanClustersWithAnyOnStartedWorkers(t *testing.T) {
+	inv := deploy.Embedded()
+	live := grid.LocalNodes(inv)[:2]
+	spec := jobs.Spec{Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-6}, Scheme: jobs.Synchronous,
+		Nodes: jobs.NodeSelection{Clusters: []string{"alpha", "beta"}, Any: 2}}
+	p, err := PlanJob(spec, inv, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Ranks, []string{"alpha-1", "alpha-2"}) {
+		t.Errorf("ranks %v, want alpha-1, alpha-2", p.Ranks)
+	}
+	spec.Nodes.Any = 3
+	if _, err := PlanJob(spec, inv, live); err == nil || !strings.Contains(err.Error(), "needs 3") {
+		t.Errorf("3 of 2 live workers: %v, want not enough nodes", err)
+	}
+}

@@ -163,7 +163,10 @@ type resultHeader struct {
 	Count      int
 	Traffic    []NetTraffic `json:",omitempty"`
 	Route      string       `json:",omitempty"` // the route to the upper neighbour
-	PeakRSS    uint64       `json:",omitempty"` // the worker process's VmHWM, bytes
+	// Dialled are the routes pre-flight chose to every neighbour this node
+	// dialled (the report's networks: direct or through gateways).
+	Dialled []probe.Route `json:",omitempty"`
+	PeakRSS uint64        `json:",omitempty"` // the worker process's VmHWM, bytes
 	// Sweeps and Links are the node's trace (jobs.NodeTrace).
 	Sweeps jobs.SweepHist   `json:",omitzero"`
 	Links  []jobs.LinkTrace `json:",omitempty"`

@@ -29,12 +29,19 @@ type Report struct {
 	Outcome    string
 	FailedNode string // the node that failed, when known
 	Cause      string // why the run failed
-	Nodes      []NodeReport
+	// FailedLog holds the last lines of the failed node's worker log as
+	// the console received them (its stderr), unless Cause quotes them
+	// already; the whole log stays on the node's host (gridtui logs).
+	FailedLog []string `json:",omitempty"`
+	Nodes     []NodeReport
 	// Traffic sums the data-plane traffic per network; each message is
 	// counted once (half of the sent+received sums of its two ends).
 	Traffic []NetTraffic
 	Routes  []probe.Route
 	Groups  []jobs.Group
+	// Gateways are the run's gateway links (a run across sites whose nodes
+	// cannot reach each other), as each gateway counted what it sent.
+	Gateways []GatewayReport `json:",omitempty"`
 	// Residual is the true global residual: σ of one more synchronous sweep
 	// of the assembled solution. Checked is false when the run produced no
 	// solution.
@@ -101,9 +108,11 @@ func (s *submission) report() *Report {
 		end = time.Now()
 	}
 	rep := &Report{Spec: s.spec, Started: s.start, Wall: end.Sub(s.start), Outcome: "ok",
-		Routes: s.plan.Routes, Groups: s.plan.Groups, Warnings: s.plan.Warnings}
+		Routes: s.dialledRoutes(), Groups: s.plan.Groups, Warnings: s.plan.Warnings,
+		Gateways: gatewayReports(s.gateways)}
 	if s.failed != nil {
 		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause
+		rep.FailedLog = s.failedLog()
 	}
 	nets := map[string]*NetTraffic{}
 	var order []string
@@ -184,8 +193,10 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	}
 	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
 	rec := runRecord(rep, s)
-	if rep.Outcome == "ok" && s.spec.App == obstacleApp { // the store keys t1 by the obstacle problem's n and ε
+	if rep.Outcome == "ok" { // t1 is the same application's with the same parameters (jobs.Instance)
 		setGain(rep, rec, opt.StoreDir)
+	}
+	if rep.Outcome == "ok" && s.spec.App == obstacleApp {
 		setPrediction(rep, s, opt.StoreDir)
 	}
 	if !opt.NoRecord {
@@ -295,6 +306,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "cause:     %s: %s\n", who, r.Cause)
 	}
+	for i, l := range r.FailedLog {
+		head := "           "
+		if i == 0 {
+			head = "its log:   "
+		}
+		fmt.Fprintf(&b, "%s%s\n", head, l)
+	}
 	fmt.Fprintf(&b, "wall time: %s\n", r.Wall.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "rank\tnode\tgroup\tplanes\tcores\tstate\titerations\tlocal σ\tcompute\tsend\twait\tpeak RSS")
@@ -329,6 +347,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.writeRoutes(&b)
 	r.writeTraffic(&b)
+	r.writeGateways(&b)
 	r.writeGain(&b)
 	r.writePrediction(&b)
 	for _, o := range r.Outputs {
@@ -348,8 +367,11 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) writeGain(b *strings.Builder) {
 	switch {
 	case r.Gain > 0 && r.T1Self:
-		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of n = %d, ε = %g)\n",
-			r.Gain, r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
+		what := fmt.Sprintf("n = %d, ε = %g", r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
+		if r.Spec.App != obstacleApp {
+			what = r.Spec.App + " " + formatParams(r.Spec.Params)
+		}
+		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of %s)\n", r.Gain, what)
 	case r.Gain > 0:
 		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
 	case r.Outcome != "ok":
@@ -377,6 +399,9 @@ func (r *Report) writeRoutes(b *strings.Builder) {
 		fmt.Fprint(b, "networks:")
 		for _, rt := range r.Routes {
 			fmt.Fprintf(b, "  %s↔%s %s", rt.A, rt.B, rt.Network)
+			if rt.Via != "" {
+				fmt.Fprintf(b, " via %s", rt.Via)
+			}
 		}
 		fmt.Fprintln(b)
 		return
@@ -465,4 +490,27 @@ func (r *Report) writeFigures(b *strings.Builder) {
 		fmt.Fprintf(b, "%s: %s\n", f.Name, text)
 	}
 	fmt.Fprintf(b, "application check: %s\n", verdict)
+}
+
+// failedLogLines is how many lines of a failed node's log the report
+// carries.
+const failedLogLines = 8
+
+// failedLog returns the last lines of the failed node's log as its worker's
+// stderr brought them to the console, nil when there are none or the cause
+// (a worker's exit) quotes them already.
+func (s *submission) failedLog() []string {
+	w := s.workers[s.failed.Node]
+	if w == nil {
+		return nil
+	}
+	tail := strings.TrimRight(w.LogTail(), "\n")
+	if tail == "" {
+		return nil
+	}
+	lines := strings.Split(tail, "\n")
+	if strings.Contains(s.failed.Cause, lines[len(lines)-1]) {
+		return nil
+	}
+	return lines[max(0, len(lines)-failedLogLines):]
 }

@@ -27,7 +27,12 @@ func setPrediction(rep *Report, s *submission, dir string) {
 		return
 	}
 	sp := rep.Spec
-	m, err := predict.Build(res, predict.Problem{App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps})
+	// The problem as the run's record names it (another application's n
+	// and ε from its parameters), its graph as the application laid it out.
+	c := jobs.RunConfig{App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps}
+	recordParams(&c, sp)
+	topology, _ := predict.TopologyOf(sp)
+	m, err := predict.BuildWith(res, predict.Problem{App: c.App, N: c.N, Eps: c.Eps}, predict.Options{Topology: topology})
 	if err != nil || (sp.Scheme != jobs.Synchronous && m.Staleness.Runs == 0) {
 		return
 	}
@@ -54,7 +59,14 @@ func setPrediction(rep *Report, s *submission, dir string) {
 	for _, n := range rep.Nodes {
 		cores = max(cores, n.Cores)
 	}
-	p, err := predict.Predict(m, pl, predict.Job{Scheme: sp.Scheme, Cores: cores})
+	graph := make([][]int, len(s.plan.Task.Parts))
+	for i, part := range s.plan.Task.Parts {
+		graph[i] = part.Neighbours
+	}
+	if len(graph) != pl.Nodes() {
+		graph = nil
+	}
+	p, err := predict.Predict(m, pl, predict.Job{Scheme: sp.Scheme, Cores: cores, Graph: graph})
 	if err != nil {
 		return
 	}

@@ -79,3 +79,37 @@ func TestRunBadApplication(t *testing.T) {
 	}
 	assertGone(t, pids)
 }
+
+// TestRunHeatSeries runs the heat equation's time steps end to end through
+// worker processes (hybrid: two clusters) with VTI output on: the report
+// has the application's figures and lists the ParaView series it wrote, a
+// .pvd and one .vti per level.
+func TestRunHeatSeries(t *testing.T) {
+	inv := loadInventory(t, "")
+	dir := t.TempDir()
+	spec := jobs.Spec{Name: "heat", App: "heat", Params: map[string]string{"n": "12", "steps": "3", "blocks": "2x2"},
+		Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}}, Cores: 1,
+		Output: jobs.Output{Dir: dir, VTI: true}}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, spec, RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if rep.Outcome != "ok" || !rep.FiguresOK || !(rep.Residual < 1e-10) {
+		t.Fatalf("outcome %s, figures OK %v, residual %g", rep.Outcome, rep.FiguresOK, rep.Residual)
+	}
+	if len(rep.Outputs) != 5 || !strings.HasSuffix(rep.Outputs[0], ".pvd") || !strings.HasSuffix(rep.Outputs[4], "-0003.vti") {
+		t.Fatalf("outputs %v, want a .pvd and 4 .vti", rep.Outputs)
+	}
+	for _, o := range rep.Outputs {
+		if !strings.HasPrefix(o, dir) {
+			t.Errorf("output %s outside %s", o, dir)
+		}
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "sweeps per time step (rank 0): [") {
+		t.Errorf("report lacks the sweeps per step:\n%s", b.String())
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,49 +50,11 @@ func TestRunFailures(t *testing.T) {
 			defer cancel()
 			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-15}, Scheme: tc.scheme,
 				Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
-			var (
-				mu       sync.Mutex
-				pids     = map[string]int{}
-				signaled time.Time
-				detected time.Time
-			)
 			store := t.TempDir()
 			// A stop timeout like a cut-off SSH host's wait: the report
 			// must not wait for it on the lost node.
-			opt := RunOptions{Inventory: inv, StoreDir: store, Deploy: deploy.Options{StopTimeout: 30 * time.Second},
-				OnWorkers: func(ws []*deploy.Worker) {
-					for _, w := range ws {
-						pids[w.Host.Name] = w.Hello.PID
-					}
-				},
-				OnSnapshot: func(s Snapshot) {
-					mu.Lock()
-					defer mu.Unlock()
-					if !signaled.IsZero() {
-						return
-					}
-					for _, n := range s.Nodes {
-						if n.Iteration < 20 {
-							return
-						}
-					}
-					signaled = time.Now()
-					if tc.sig == 0 {
-						cancel()
-						return
-					}
-					if err := syscall.Kill(pids[tc.node], tc.sig); err != nil {
-						t.Errorf("signal %s: %v", tc.node, err)
-					}
-				},
-				OnLog: func(ev LogEvent) {
-					mu.Lock()
-					defer mu.Unlock()
-					if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {
-						detected = time.Now()
-					}
-				},
-			}
+			opt := RunOptions{Inventory: inv, StoreDir: store, Deploy: deploy.Options{StopTimeout: 30 * time.Second}}
+			f := faultAt(&opt, tc.node, tc.sig, 20, cancel)
 			rep, err := Run(ctx, spec, opt)
 			returned := time.Now()
 			if !errors.Is(err, ErrRunFailed) {
@@ -106,9 +67,9 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("error %q does not name %s", err, tc.node)
 			}
 			checkStoppedRun(t, rep, err, tc.sig == 0)
-			mu.Lock()
+			checkFailedLog(t, rep)
+			signaled, detected := f.times()
 			lag, stop := detected.Sub(signaled), returned.Sub(detected)
-			mu.Unlock()
 			limit := detectLimit
 			if tc.sig == syscall.SIGSTOP {
 				limit = hangLimit
@@ -126,10 +87,7 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("report returned %v after the detection, want at most %v", stop, reportLimit)
 			}
 			t.Logf("%s: detected after %v, report %v later: %v", name, lag.Round(time.Millisecond), stop.Round(time.Millisecond), err)
-			var all []int
-			for _, p := range pids {
-				all = append(all, p)
-			}
+			all := f.allPIDs()
 			if len(all) != 8 {
 				t.Fatalf("%d workers started, want 8", len(all))
 			}
@@ -148,6 +106,29 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("recorded outcome %q reason %q with %d nodes", rec.Outcome, rec.Reason, len(rec.Nodes))
 			}
 		})
+	}
+}
+
+// checkFailedLog checks that the report of a run that failed on a node
+// carries the tail of that node's log (issue 20 item 10): in its cause when
+// the worker exited with it, else in FailedLog, which the text prints.
+func checkFailedLog(t *testing.T, rep *Report) {
+	t.Helper()
+	if rep.FailedNode == "" {
+		return
+	}
+	own := "node=" + rep.FailedNode
+	if strings.Contains(rep.Cause, own) {
+		return
+	}
+	if len(rep.FailedLog) == 0 || !strings.Contains(strings.Join(rep.FailedLog, "\n"), own) {
+		t.Errorf("the report carries no log of %s: cause %q, log %q", rep.FailedNode, rep.Cause, rep.FailedLog)
+		return
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "its log:   "+rep.FailedLog[0]) {
+		t.Errorf("the text report does not print the failed node's log:\n%s", b.String())
 	}
 }
 

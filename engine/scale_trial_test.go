@@ -22,15 +22,17 @@ import (
 // The scale trials are opt-in: they start hundreds of worker processes and
 // take minutes on a small machine. GRIDTUI_SCALE lists the trials, e.g.
 //
-//	GRIDTUI_SCALE=64,256,1024,kill256,stop256 go test -run TestScaleTrials -timeout 60m ./engine/
+//	GRIDTUI_SCALE=64,256,1024,kill1024,stop1024 go test -run TestScaleTrials -timeout 60m ./engine/
 //
-// A number N runs N one-core local workers in two clusters: the obstacle
-// problem at n = 256 in async and sync iterations when N ≤ 256 (each node
-// needs a plane, and larger n does not fit in memory here), only the start
-// of the workers (idle RSS, console memory) beyond; syncN and asyncN run one
-// scheme only. killN and stopN send
-// SIGKILL or SIGSTOP to one worker of an async run on N workers and time
-// its detection.
+// A number N runs N one-core local workers in two clusters (for 1024, those
+// of testdata/sites/local1024.toml) in async and sync iterations: the
+// obstacle problem at n = 256, ε = 1 when N ≤ 256, beyond that (each
+// obstacle node needs a plane, and n ≥ 1024 does not fit in memory here)
+// the poisson application at n = 128, ε = 1e-3 in 3-D blocks;
+// GRIDTUI_SCALE_APP=poisson or obstacle chooses for every N. syncN and
+// asyncN run one scheme only, GRIDTUI_SCALE_REPEAT=R runs each R times.
+// killN and stopN send SIGKILL or SIGSTOP to one worker of an async run on
+// N workers and time its detection.
 func TestScaleTrials(t *testing.T) {
 	list := os.Getenv("GRIDTUI_SCALE")
 	if list == "" {
@@ -66,6 +68,11 @@ func atoi(t *testing.T, s string) int {
 // told apart by label (beyond 245 nodes the addresses cross an octet).
 func scaleInventory(t *testing.T, n int) *deploy.Inventory {
 	t.Helper()
+	if n == 1024 {
+		// Found beside this file: the trials run from a built test binary too.
+		_, self, _, _ := runtime.Caller(0)
+		return loadInventory(t, filepath.Join(filepath.Dir(self), "..", "testdata", "sites", "local1024.toml"))
+	}
 	path := filepath.Join(t.TempDir(), "sites.toml")
 	toml := fmt.Sprintf(`locality = "label"
 [[site]]
@@ -126,98 +133,111 @@ func consoleMiB() (rss, heap float64) {
 	return float64(rssKiB(os.Getpid(), "VmRSS")) / 1024, float64(ms.HeapInuse) / (1 << 20)
 }
 
-// scaleRuns starts n workers per job and runs the jobs of the schemes (or
-// only starts them when the job cannot fit), logging the figures.
+// scaleJob is the job of the trials on n workers with scheme, ε as given
+// (0: the one of a job that converges at once).
+func scaleJob(n int, scheme jobs.Scheme, eps float64) jobs.Spec {
+	spec := jobs.Spec{Scheme: scheme, Nodes: jobs.NodeSelection{Any: n}, Cores: 1}
+	app := os.Getenv("GRIDTUI_SCALE_APP")
+	if app == "" {
+		app = "obstacle"
+		if n > 256 {
+			app = "poisson"
+		}
+	}
+	if app == "poisson" {
+		if eps == 0 {
+			eps = 1e-3
+		}
+		spec.App, spec.Params = "poisson", map[string]string{"n": "128", "eps": strconv.FormatFloat(eps, 'g', -1, 64), "blocks": "auto"}
+		return spec
+	}
+	if eps == 0 {
+		eps = 1
+	}
+	spec.App, spec.Obstacle = "obstacle", jobs.ObstacleSpec{N: 256, Eps: eps}
+	return spec
+}
+
+// scaleRuns runs the trials' job of each scheme on n workers (started for
+// each run), GRIDTUI_SCALE_REPEAT times, logging the figures.
 func scaleRuns(t *testing.T, n int, schemes ...jobs.Scheme) {
 	inv := scaleInventory(t, n)
-	if n > 256 {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		id, secret := deploy.NewRunSecret()
-		t0 := time.Now()
-		ws, err := deploy.StartWorkers(ctx, inv, inv.Hosts(), deploy.BootFor(id, secret), deploy.Options{})
-		if err != nil {
-			t.Fatalf("start %d workers: %v", n, err)
+	repeat, _ := strconv.Atoi(os.Getenv("GRIDTUI_SCALE_REPEAT"))
+	for k := 1; k <= max(repeat, 1); k++ {
+		for _, scheme := range schemes {
+			scaleRun(t, inv, n, scheme, k)
 		}
-		started := time.Since(t0)
-		med, top := idleRSS(ws)
-		rss, heap := consoleMiB()
-		var pids []int
-		for _, w := range ws {
-			pids = append(pids, w.Hello.PID)
-		}
-		t0 = time.Now()
-		stopWorkers(ws, nil)
-		t.Logf("SCALE workers=%d start=%v stop=%v idle-rss-median=%.1fMiB idle-rss-max=%.1fMiB console-rss=%.0fMiB console-heap=%.1fMiB",
-			n, started.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond), med, top, rss, heap)
-		assertGone(t, pids)
-		return
 	}
-	for _, scheme := range schemes {
-		// ε = 1 converges at once: an async run ends within seconds of its
-		// start, a sync run after the 2(b−1) iterations its tokens need.
-		wall := 3 * time.Minute
-		if scheme == jobs.Synchronous {
-			wall = 20 * time.Minute
-		}
-		spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 256, Eps: 1}, Scheme: scheme,
-			Nodes: jobs.NodeSelection{Any: n}, Cores: 1, WallTime: wall}
-		var (
-			mu       sync.Mutex
-			started  time.Duration
-			first    time.Duration
-			med, top float64
-			pids     []int
-			last     Snapshot
-		)
-		t0 := time.Now()
-		opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
-			OnWorkers: func(ws []*deploy.Worker) {
-				started = time.Since(t0)
-				med, top = idleRSS(ws)
-				for _, w := range ws {
-					pids = append(pids, w.Hello.PID)
-				}
-			},
-			OnSnapshot: func(s Snapshot) {
-				mu.Lock()
-				defer mu.Unlock()
-				last = s
-				for _, st := range s.Nodes {
-					if st.Iteration > 0 && first == 0 {
-						first = time.Since(t0)
-					}
-				}
-			},
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
-		rep, err := Run(ctx, spec, opt)
-		cancel()
-		total := time.Since(t0)
-		if err != nil {
-			mu.Lock()
-			states := map[NodeState]int{}
-			for _, st := range last.Nodes {
-				states[st.State]++
+}
+
+// scaleRun runs the trials' job once and logs its figures.
+func scaleRun(t *testing.T, inv *deploy.Inventory, n int, scheme jobs.Scheme, k int) {
+	// The job converges at once: an async run ends within seconds of
+	// its start, a sync run after the iterations its tokens need (twice
+	// the spanning tree's depth).
+	wall := 3 * time.Minute
+	if scheme == jobs.Synchronous {
+		wall = 20 * time.Minute
+	}
+	spec := scaleJob(n, scheme, 0)
+	spec.WallTime = wall
+	var (
+		mu       sync.Mutex
+		started  time.Duration
+		first    time.Duration
+		med, top float64
+		pids     []int
+		last     Snapshot
+	)
+	t0 := time.Now()
+	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
+		OnWorkers: func(ws []*deploy.Worker) {
+			started = time.Since(t0)
+			med, top = idleRSS(ws)
+			for _, w := range ws {
+				pids = append(pids, w.Hello.PID)
 			}
-			mu.Unlock()
-			assertGone(t, pids)
-			t.Fatalf("%s run on %d workers: %v (last snapshot: %v)", scheme, n, err, states)
-		}
-		rss, heap := consoleMiB()
-		its := 0
-		for _, nd := range rep.Nodes {
-			its = max(its, nd.Iterations)
-		}
+		},
+		OnSnapshot: func(s Snapshot) {
+			mu.Lock()
+			defer mu.Unlock()
+			last = s
+			for _, st := range s.Nodes {
+				if st.Iteration > 0 && first == 0 {
+					first = time.Since(t0)
+				}
+			}
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	rep, err := Run(ctx, spec, opt)
+	cancel()
+	total := time.Since(t0)
+	if err != nil {
 		mu.Lock()
-		// The gathered solution (n³ float64) is the console's largest
-		// allocation and does not depend on the worker count: shown apart.
-		sol := float64(256*256*256*8) / (1 << 20)
-		t.Logf("SCALE workers=%d scheme=%s start=%v first-iteration=%v report=%v iterations=%d idle-rss-median=%.1fMiB idle-rss-max=%.1fMiB console-rss=%.0fMiB console-heap=%.1fMiB (solution %.0fMiB) outcome=%s",
-			n, scheme, started.Round(time.Millisecond), first.Round(time.Millisecond), total.Round(time.Millisecond), its, med, top, rss, heap, sol, rep.Outcome)
+		states := map[NodeState]int{}
+		for _, st := range last.Nodes {
+			states[st.State]++
+		}
 		mu.Unlock()
 		assertGone(t, pids)
+		t.Errorf("SCALE run=%d app=%s workers=%d scheme=%s FAILED after %v: %v (last snapshot: %v)",
+			k, spec.App, n, scheme, total.Round(time.Millisecond), err, states)
+		return
 	}
+	rss, heap := consoleMiB()
+	its := 0
+	for _, nd := range rep.Nodes {
+		its = max(its, nd.Iterations)
+	}
+	mu.Lock()
+	// The gathered solution (n³ float64) is the console's largest
+	// allocation and does not depend on the worker count: shown apart.
+	sol := float64(8*len(rep.Solution)) / (1 << 20)
+	t.Logf("SCALE run=%d app=%s workers=%d scheme=%s start=%v first-iteration=%v report=%v iterations=%d idle-rss-median=%.1fMiB idle-rss-max=%.1fMiB console-rss=%.0fMiB console-heap=%.1fMiB (solution %.0fMiB) outcome=%s",
+		k, spec.App, n, scheme, started.Round(time.Millisecond), first.Round(time.Millisecond), total.Round(time.Millisecond), its, med, top, rss, heap, sol, rep.Outcome)
+	mu.Unlock()
+	assertGone(t, pids)
 }
 
 // scaleFailure runs a long async job on n workers, sends sig to one worker
@@ -226,51 +246,14 @@ func scaleRuns(t *testing.T, n int, schemes ...jobs.Scheme) {
 func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	inv := scaleInventory(t, n)
 	victim := fmt.Sprintf("alpha-%d", n/4+2) // inside a group, not its first
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 256, Eps: 1e-14}, Scheme: jobs.Asynchronous,
-		Nodes: jobs.NodeSelection{Any: n}, Cores: 1, MaxIter: 1 << 30, WallTime: 20 * time.Minute}
-	var (
-		mu                 sync.Mutex
-		pids               = map[string]int{}
-		signaled, detected time.Time
-		falseFailure       string
-	)
-	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
-		OnWorkers: func(ws []*deploy.Worker) {
-			for _, w := range ws {
-				pids[w.Host.Name] = w.Hello.PID
-			}
-		},
-		OnSnapshot: func(s Snapshot) {
-			mu.Lock()
-			defer mu.Unlock()
-			if !signaled.IsZero() {
-				return
-			}
-			for _, st := range s.Nodes {
-				if st.Iteration < 3 {
-					return
-				}
-			}
-			signaled = time.Now()
-			syscall.Kill(pids[victim], sig)
-		},
-		OnLog: func(ev LogEvent) {
-			mu.Lock()
-			defer mu.Unlock()
-			if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {
-				detected = time.Now()
-				if ev.Node != victim {
-					falseFailure = ev.Node + ": " + ev.Text
-				}
-			}
-		},
-	}
+	spec := scaleJob(n, jobs.Asynchronous, 1e-14)
+	spec.MaxIter, spec.WallTime = 1<<30, 20*time.Minute
+	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir()}
+	f := faultAt(&opt, victim, sig, 3, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, spec, opt)
-	mu.Lock()
-	defer mu.Unlock()
-	if falseFailure != "" || rep == nil || rep.FailedNode != victim {
+	if falseFailure := f.falseFailure(victim); falseFailure != "" || rep == nil || rep.FailedNode != victim {
 		t.Fatalf("want %s named; first failure %q, run error %v", victim, falseFailure, err)
 	}
 	limit := detectLimit
@@ -279,14 +262,11 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 		// still names a silent one after excuseLimit × HeartbeatTimeout.
 		limit = excuseLimit*HeartbeatTimeout + time.Second
 	}
-	lag := detected.Sub(signaled)
+	signaled, _ := f.times()
+	lag := f.lag()
 	if signaled.IsZero() || lag > limit {
 		t.Errorf("%v of %s detected after %v, want at most %v", sig, victim, lag, limit)
 	}
 	t.Logf("SCALE workers=%d signal=%v detected-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), rep.Cause)
-	var all []int
-	for _, p := range pids {
-		all = append(all, p)
-	}
-	assertGone(t, all)
+	assertGone(t, f.allPIDs())
 }

@@ -71,6 +71,13 @@ type solveHooks struct {
 	// given rank; a test sleeps in it to delay one link and provoke stale
 	// halos.
 	beforeSend func(rank int)
+	// idleWait, if positive, replaces passiveWaitSlice, and afterIdleWait
+	// is called when such a wait ended with nothing to read: a test
+	// shortens the one and sleeps in the other so that the messages of an
+	// inactive node's neighbours arrive while it is not waiting, as on a
+	// loaded machine.
+	idleWait      time.Duration
+	afterIdleWait func()
 }
 
 // reportEvery bounds how often Solve calls report.
@@ -242,7 +249,7 @@ func (s *solver) makeLinks(nbs []Neighbour, neighbours []int) error {
 		l := &link{side: Side(i), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
 			nOut: len(s.part.Outgoing(i)), nIn: len(s.part.Halo(i))}
 		l.out, l.in = make([]float64, haloHeader+l.nOut), make([]float64, haloHeader+l.nIn)
-		l.ctrl = make([]byte, ctrlHeader+8*l.nIn)
+		l.ctrl = make([]byte, ctrlHeader+8*max(l.nIn, 1)) // a section halo, or a vote's σ on a link whose halo is empty
 		maxOut = max(maxOut, l.nOut)
 		if t.Scheme == jobs.Asynchronous && l.sync {
 			return fmt.Errorf("%w: asynchronous scheme over a synchronous link to rank %d", ErrScheme, nb.Rank)

@@ -53,6 +53,8 @@ type submission struct {
 	gainRef   *gainCurve
 	inventory string // jobs.RunConfig.Inventory of the run (InventoryKey)
 	residuals []jobs.ResidualSample
+	inv       *deploy.Inventory
+	gateways  map[string]*runGateway // by site, when the run spans sites with gateways
 }
 
 func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
@@ -134,6 +136,7 @@ func (s *submission) tasks() ([]workerTask, error) {
 			}
 			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
 		}
+		s.addGatewayRoute(up, lo, hi)
 		if len(up.Routes) == 0 {
 			return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s): no network to dial: %w", i, lo, j, hi, errors.Join(errs...))
 		}
@@ -295,6 +298,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	exited := s.watchExits(wctx)
+	gwExited := s.watchGateways(wctx)
 	var lastBeat, prev time.Time
 	for s.failed == nil && !s.complete() {
 		select {
@@ -302,6 +306,8 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			s.abort(ctx)
 		case <-wall.C:
 			s.fail("", fmt.Sprintf("wall time %v exceeded", s.spec.WallTime))
+		case g := <-gwExited:
+			s.fail(g.Name, g.exitCause())
 		case name := <-exited:
 			cause := "worker process exited"
 			if err := s.workers[name].Err(); err != nil {
@@ -545,7 +551,7 @@ func (s *submission) snapshot(now time.Time, final bool) {
 		return
 	}
 	s.dirty, s.lastSnap = false, now
-	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses)}
+	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways)}
 	for _, st := range s.statuses {
 		snap.GlobalSigma = max(snap.GlobalSigma, st.Sigma)
 	}

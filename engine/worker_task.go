@@ -104,7 +104,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		fail(errors.New("no data endpoint"))
 		return
 	}
-	route, nets, err := n.link(ctx, data, t)
+	dialled, nets, err := n.link(ctx, data, t)
 	if err != nil {
 		fail(err)
 		return
@@ -114,6 +114,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	for _, nb := range t.Neighbours {
 		sub.Neighbours = append(sub.Neighbours, Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
+	n.log.Info("engine: task started", "rank", t.Rank, "ranks", t.Ranks, "scheme", t.Scheme, "neighbours", len(sub.Neighbours))
 	res, err := Solve(ctx, data, sub, func(s NodeStatus) { job.update(s, data) })
 	if err != nil {
 		// The detector's state at the end (in the error of a stopped run)
@@ -125,7 +126,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	}
 	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
-		Count: len(res.Values), Traffic: traffic(data), Route: route.Reason, PeakRSS: peakRSS(),
+		Count: len(res.Values), Traffic: traffic(data), Route: firstReason(dialled), Dialled: dialled, PeakRSS: peakRSS(),
 		Sweeps: res.Sweeps, Links: linkTraces(data, t.Neighbours...)}
 	job.finish(hdr)
 	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
@@ -136,8 +137,8 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 // link connects the data endpoint to the neighbours this rank dials (the
 // lower rank of each pair dials, over the first candidate route that
 // answers: pre-flight with fallback) and waits for the others to do the
-// same. It returns the first dialled route (for the report) and every
-// neighbour's network by rank.
+// same. It returns the dialled routes (for the report) and every
+// neighbour's network label by rank.
 //
 // A pre-flight attempt that times out may have completed the handshake on
 // the accepting side only: that side then holds a link the dialer
@@ -145,7 +146,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 // choice with a first CTRL message on the chosen link (linkedPrefix and
 // the network), and the accepting side computes only once it has that
 // message and no other link to that neighbour is up.
-func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (first probe.Route, nets map[int]string, err error) {
+func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (dialled []probe.Route, nets map[int]string, err error) {
 	nets = map[int]string{}
 	for _, up := range t.Neighbours {
 		if up == nil || !up.Dial {
@@ -153,12 +154,10 @@ func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (fir
 		}
 		r, err := n.dial(ctx, data, up)
 		if err != nil {
-			return first, nil, err
+			return dialled, nil, err
 		}
-		if first.Network == "" {
-			first = r
-		}
-		nets[up.Rank] = string(r.Network)
+		dialled = append(dialled, r)
+		nets[up.Rank] = linkLabel(r)
 	}
 	for _, low := range t.Neighbours {
 		if low == nil || low.Dial {
@@ -168,14 +167,33 @@ func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (fir
 		net, err := awaitLinked(wctx, data, low.Peer)
 		cancel()
 		if err != nil {
-			return first, nil, wrapErr(err, "neighbour %s never connected", low.Node)
+			return dialled, nil, wrapErr(err, "neighbour %s never connected", low.Node)
 		}
 		if net == "" {
 			net = firstNetwork(low)
 		}
 		nets[low.Rank] = net
 	}
-	return first, nets, nil
+	return dialled, nets, nil
+}
+
+// linkLabel is the rmnp network label of a link over route r: its network,
+// or "gateway" for a route through the sites' gateways.
+func linkLabel(r probe.Route) string {
+	if r.Via != "" {
+		return gatewayNetwork
+	}
+	return string(r.Network)
+}
+
+// gatewayNetwork labels the links through gateways in traffic counters.
+const gatewayNetwork = "gateway"
+
+func firstReason(rs []probe.Route) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[0].Reason
 }
 
 // dial links to neighbour up over the first of its routes that answers and
@@ -187,7 +205,7 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask)
 	dial := func(ctx context.Context, r probe.Route) error {
 		for i := range up.Routes {
 			if up.Routes[i] == r {
-				return data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: string(r.Network)})
+				return data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: linkLabel(r)})
 			}
 		}
 		return errors.New("unknown route")
@@ -199,7 +217,7 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask)
 	if err != nil {
 		return r, wrapErr(err, "link to %s", up.Node)
 	}
-	if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+string(r.Network)), rmnp.CTRL); err != nil {
+	if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+linkLabel(r)), rmnp.CTRL); err != nil {
 		return r, wrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)
 	}
 	return r, nil

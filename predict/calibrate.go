@@ -24,6 +24,9 @@ func PlatformFor(res *jobs.Results, m *Model, nodes int) Platform {
 	if latest.Job.Inventory == jobs.InventoryEmbedded {
 		pl.SharedCores = latest.Machine.Cores
 	}
+	if m.SharedCores > 0 {
+		pl.SharedCores = m.SharedCores
+	}
 	names, inside := clusterNetworks(latest, &pl)
 	for i, name := range names {
 		share := nodes / len(names)
@@ -34,7 +37,7 @@ func PlatformFor(res *jobs.Results, m *Model, nodes int) Platform {
 			pl.Clusters = append(pl.Clusters, Cluster{Name: name, Nodes: share, Network: inside[name]})
 		}
 	}
-	measureNetworks(res, m, &pl)
+	measureNetworks(res, m, &pl, latest.Job.Inventory == jobs.InventoryEmbedded)
 	return pl
 }
 
@@ -88,7 +91,7 @@ func clusterNetworks(rec *jobs.RunRecord, pl *Platform) ([]string, map[string]st
 // not yet known, when its exchange is slower than the known ones explain
 // (the run's bottleneck). The bandwidth is the traffic of a link per
 // iteration over the exchange time less the network's latency.
-func measureNetworks(res *jobs.Results, m *Model, pl *Platform) {
+func measureNetworks(res *jobs.Results, m *Model, pl *Platform, loopback bool) {
 	var xs []runExchange
 	ids := map[string]bool{}
 	for _, s := range m.Sources {
@@ -134,7 +137,7 @@ func measureNetworks(res *jobs.Results, m *Model, pl *Platform) {
 			measured = net
 		}
 	}
-	if pl.SharedCores == 0 || measured.Source == "" {
+	if !loopback || measured.Source == "" {
 		return
 	}
 	// On the local grid every network is the loopback: one measured is

@@ -6,11 +6,18 @@
 // network latency and bandwidth, editable for what-if questions), and
 // replays the iterations in a small discrete-event simulation.
 //
-// It knows applications only through those traces: points per node, bytes
-// per link per iteration and the neighbour graph, so it serves every
+// It knows applications only through those traces (points per node, bytes
+// per link per iteration) and their neighbour graph on a node count, which
+// TopologyOf asks the application's Define for, so it serves every
 // application written on apps/gridapp. Synchronous runs are replayed
 // exactly (each sweep waits for its neighbours' halos of the previous
-// one); asynchronous runs need a model of how iteration counts grow with
-// the staleness of halos, fitted on the recorded asynchronous runs
-// (see StalenessModel).
+// one); asynchronous runs are counted in rounds of their slowest
+// asynchronous link, how many being fitted on the recorded asynchronous
+// runs (see StalenessModel).
+//
+// PredictSchemes answers "every scheme of this job on this platform" with
+// the traces it rests on; Validate predicts a results store's larger runs
+// from its smaller ones and compares; SimGridScript and CheckSimGrid replay
+// the same traces in SimGrid (python3-simgrid), the simulator dPerf used,
+// to cross-check the built-in replay.
 package predict

@@ -66,7 +66,20 @@ type Model struct {
 	// the median over the sources.
 	Overhead  float64        `json:"overhead_seconds"`
 	Staleness StalenessModel `json:"staleness"`
-	Sources   []Source       `json:"sources"`
+	// ByteSeconds is the host's time to send one byte (the synchronous
+	// runs' time spent sending over the bytes they sent: copying into the
+	// kernel, which no network figure shows), the CPU a message costs.
+	ByteSeconds float64 `json:"byte_seconds"`
+	// AsyncSweeps is each asynchronous scheme's mean sweeps per node, a
+	// line in log₂ of the node count fitted on its runs: the predicted
+	// iterations, and with ByteSeconds the CPU an asynchronous run needs at
+	// the least.
+	AsyncSweeps map[jobs.Scheme]RoundsLine `json:"async_sweeps,omitempty"`
+	// SharedCores, when positive, is the cores of the one host every
+	// node shares (several nodes per machine; see Options).
+	SharedCores int `json:"shared_cores,omitempty"`
+	topology    func(nodes int) ([][]int, error)
+	Sources     []Source `json:"sources"`
 }
 
 // ErrNoTrace is returned when the store holds no usable trace of a problem.
@@ -98,7 +111,25 @@ func contention(rec jobs.RunRecord) float64 {
 // Build makes the model of p from the runs in res. Without a completed,
 // traced run of p it returns an error wrapping ErrNoTrace that says what
 // to run first.
-func Build(res *jobs.Results, p Problem) (*Model, error) {
+func Build(res *jobs.Results, p Problem) (*Model, error) { return BuildWith(res, p, Options{}) }
+
+// Options are what Build cannot read from the traces.
+type Options struct {
+	// SharedCores, when positive, says that every node, traced and
+	// predicted alike, shares one host of that many cores (several nodes
+	// per machine, as on the multi-host test harness): the replay shares
+	// those cores between the nodes' sweeps, and an asynchronous run lasts
+	// at least the CPU its sweeps and messages need on them.
+	SharedCores int
+	// Topology is the application's neighbour graph on a node count (each
+	// rank's neighbours, as its Define lays the parts out), which dPerf
+	// finds by static analysis; nil: a chain of slabs.
+	Topology func(nodes int) ([][]int, error)
+}
+
+// BuildWith is Build with what the traces do not say.
+func BuildWith(res *jobs.Results, p Problem, o Options) (*Model, error) {
+	sharedCores := o.SharedCores
 	var recs []jobs.RunRecord
 	if res != nil {
 		for _, r := range res.Records {
@@ -115,7 +146,9 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 		return nil, fmt.Errorf("%w of %s n = %d, ε = %g in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2",
 			ErrNoTrace, p.App, p.N, p.Eps, size)
 	}
-	m := &Model{Problem: p}
+	m := &Model{Problem: p, SharedCores: sharedCores, topology: o.Topology}
+	var sentBytes, sendSeconds float64
+	asyncIters := map[jobs.Scheme][]FitPoint{}
 	var perPoint, linkBytes, overheads []float64
 	byScheme := map[jobs.Scheme][]float64{}
 	var delays [][2]float64 // (contention − 1, wait per iteration) of sync runs
@@ -152,6 +185,16 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 			busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
 		}
 		m.Points = points
+		if r.Job.Scheme == jobs.Synchronous {
+			for _, n := range r.Nodes {
+				sendSeconds += n.SendSeconds
+				for _, l := range n.Trace.Links {
+					sentBytes += float64(l.BytesSent)
+				}
+			}
+		} else {
+			asyncIters[r.Job.Scheme] = append(asyncIters[r.Job.Scheme], FitPoint{Nodes: len(r.Nodes), Measured: src.Iterations})
+		}
 		src.TraceStaleness = mean(ages)
 		overheads = append(overheads, max(0, r.WallSeconds-busiest))
 		if r.Job.Scheme == jobs.Synchronous {
@@ -174,6 +217,15 @@ func Build(res *jobs.Results, p Problem) (*Model, error) {
 		m.Spread = append(m.Spread, spread[i]/float64(spreadN))
 	}
 	m.SyncLine = fitSyncLine(syncs)
+	if sentBytes > 0 {
+		m.ByteSeconds = sendSeconds / sentBytes
+	}
+	m.AsyncSweeps = map[jobs.Scheme]RoundsLine{}
+	for sc, pts := range asyncIters {
+		// Falling is allowed: a hybrid run's ranks sweep in lockstep with
+		// more synchronous neighbours as its clusters grow.
+		m.AsyncSweeps[sc] = fitLog2(pts, true)
+	}
 	m.fitRounds(res)
 	return m, nil
 }
@@ -272,4 +324,17 @@ func (m *Model) syncIterations(nodes int) int {
 		return m.SyncIterations
 	}
 	return max(1, int(math.Round(m.SyncLine.A+m.SyncLine.B*float64(nodes))))
+}
+
+// Graph is the neighbour graph of the problem on nodes nodes: the
+// application's (Options.Topology) or nil, a chain.
+func (m *Model) Graph(nodes int) ([][]int, error) {
+	if m.topology == nil {
+		return nil, nil
+	}
+	g, err := m.topology(nodes)
+	if err != nil {
+		return nil, fmt.Errorf("predict: neighbour graph of %s on %d nodes: %w", m.Problem.App, nodes, err)
+	}
+	return g, nil
 }

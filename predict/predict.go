@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -50,7 +51,11 @@ func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 		p.applySync(ends, r.idle, float64(iters)/float64(k), iters)
 	} else {
 		p.Staleness = r.staleness(k)
-		p.applyAsync(ends, r.idle, k, m.Staleness.Rounds(job.Scheme, p.Nodes)*float64(iters)*round)
+		link := m.Staleness.Rounds(job.Scheme, p.Nodes) * float64(iters) * round
+		p.applyAsync(ends, r.idle, k, max(link, r.cpuBound(m, job.Scheme)))
+		if l, ok := m.AsyncSweeps[job.Scheme]; ok {
+			p.scaleIterations(max(1, l.A+l.B*math.Log2(float64(p.Nodes))))
+		}
 	}
 	p.Seconds += m.Overhead
 	cont := 1.0
@@ -74,6 +79,19 @@ func (p *Prediction) applySync(ends, idle []float64, scale float64, iters int) {
 	p.Seconds = last * scale
 	p.MinIterations, p.MaxIterations, p.MeanIterations = iters, iters, float64(iters)
 	p.IdleSeconds = mean(idle) * scale
+}
+
+// scaleIterations keeps the nodes' replayed iteration rates relative to
+// each other but sets their mean (the replay sweeps as fast as its compute
+// figure allows; the fitted sweeps per node know the host's other costs).
+func (p *Prediction) scaleIterations(mean float64) {
+	if p.MeanIterations <= 0 {
+		return
+	}
+	f := mean / p.MeanIterations
+	p.MinIterations = int(float64(p.MinIterations)*f + 0.5)
+	p.MaxIterations = int(float64(p.MaxIterations)*f + 0.5)
+	p.MeanIterations = mean
 }
 
 // applyAsync extrapolates an asynchronous (or hybrid) replay of k sweeps

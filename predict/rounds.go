@@ -70,7 +70,11 @@ func (m *Model) fitRounds(res *jobs.Results) {
 		if s.Scheme == jobs.Synchronous {
 			continue
 		}
-		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1})
+		g, err := m.Graph(s.Nodes)
+		if err != nil {
+			continue
+		}
+		r, err := newReplay(m, PlatformFor(res, m, s.Nodes), Job{Scheme: s.Scheme, Cores: 1, Graph: g})
 		if err != nil {
 			continue
 		}
@@ -104,7 +108,11 @@ func (m *Model) fitRounds(res *jobs.Results) {
 // fitLine fits factor = A + B · log₂(nodes) by least squares when the
 // points span two node counts or more (else B = 0 and A their mean); a
 // negative slope, which staleness cannot cause, is read as noise: B = 0.
-func fitLine(pts []FitPoint) RoundsLine {
+func fitLine(pts []FitPoint) RoundsLine { return fitLog2(pts, false) }
+
+// fitLog2 fits Measured = A + B · log₂(nodes) by least squares, B = 0 when
+// the points span one node count, or when falling is not allowed and B < 0.
+func fitLog2(pts []FitPoint, falling bool) RoundsLine {
 	if len(pts) == 0 {
 		return RoundsLine{A: 1}
 	}
@@ -119,7 +127,7 @@ func fitLine(pts []FitPoint) RoundsLine {
 		sxy += dx * (p.Measured - my)
 		sxx += dx * dx
 	}
-	if sxx == 0 || sxy <= 0 {
+	if sxx == 0 || sxy <= 0 && !falling {
 		return RoundsLine{A: my}
 	}
 	b := sxy / sxx

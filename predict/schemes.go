@@ -26,6 +26,9 @@ type Request struct {
 	// MaxTraceNodes, when positive, rests the prediction only on runs of
 	// at most that many nodes.
 	MaxTraceNodes int
+	// SharedCores and Topology: see Options.
+	SharedCores int
+	Topology    func(nodes int) ([][]int, error)
 }
 
 // Outlook is what every scheme of one job is expected to do on one
@@ -56,7 +59,7 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 		kept.Records = slices.DeleteFunc(slices.Clone(res.Records), func(r jobs.RunRecord) bool { return len(r.Nodes) > req.MaxTraceNodes })
 		res = &kept
 	}
-	m, err := Build(res, req.Problem)
+	m, err := BuildWith(res, req.Problem, Options{SharedCores: req.SharedCores, Topology: req.Topology})
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +71,10 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 		if err := pl.SetNetwork(e); err != nil {
 			return nil, err
 		}
+	}
+	graph, err := m.Graph(pl.Nodes())
+	if err != nil {
+		return nil, err
 	}
 	out := &Outlook{Problem: req.Problem, Cores: max(req.Cores, 1), Platform: pl, Model: m, Unavailable: map[jobs.Scheme]string{}}
 	schemes := req.Schemes
@@ -84,7 +91,7 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 			}
 			continue
 		}
-		p, err := Predict(m, pl, Job{Scheme: s, Cores: out.Cores})
+		p, err := Predict(m, pl, Job{Scheme: s, Cores: out.Cores, Graph: graph})
 		if err != nil {
 			if !errors.Is(err, ErrNoTrace) {
 				return nil, err

@@ -51,8 +51,12 @@ func Preflight(ctx context.Context, candidates []Route, dial func(ctx context.Co
 		errs = append(errs, fmt.Errorf("%s: %w", what, derr))
 		if i+1 < len(candidates) {
 			next := candidates[i+1]
-			warnings = append(warnings, fmt.Sprintf("%s ↔ %s: %s unreachable (%v), falling back to %s %s ↔ %s",
-				r.A, r.B, what, derr, next.Network, next.AAddr, next.BAddr))
+			via := ""
+			if next.Via != "" {
+				via = " via " + next.Via
+			}
+			warnings = append(warnings, fmt.Sprintf("%s ↔ %s: %s unreachable (%v), falling back to %s %s ↔ %s%s",
+				r.A, r.B, what, derr, next.Network, next.AAddr, next.BAddr, via))
 		}
 	}
 	first := candidates[0]

@@ -17,6 +17,10 @@ type Route struct {
 	// to its socket path.
 	AAddr string `json:"a_addr"`
 	BAddr string `json:"b_addr"`
+	// Via is set on a route through the sites' gateways:
+	// "gateway gw-west ↔ gw-east" (the pair's nodes cannot reach each
+	// other directly; AAddr and BAddr are still their own addresses).
+	Via string `json:"via,omitempty"`
 	// Reason is one line a user can read, e.g. "alpha-1 ↔ alpha-2: same
 	// cluster (third octet 64 = 64) → infiniband 192.18.64.10 ↔ 192.18.64.11".
 	Reason string `json:"reason"`

@@ -21,6 +21,12 @@
 // connection's large messages at half speed (Config.CongestionControl). Counters per
 // link and per network are atomics (Stats).
 //
+// A Gateway relays the links between two sites whose nodes cannot reach each other
+// (PACX-MPI): a worker dials its site's gateway with a gw:// address (GatewayAddr),
+// and the two sites' gateways carry every such link on one authenticated gateway
+// link, DATA compressed with S2, CTRL never held behind another link's DATA, and
+// an asynchronous link's updates replaced rather than queued (spec.md §8).
+//
 // The wire format and the handshake are specified in spec.md (version 2: large
 // payloads start 64 bytes after their frame, so the kernel copies them aligned;
 // the handshake agrees on the highest version both ends speak, down to 1).

@@ -35,7 +35,8 @@ type Gateway struct {
 
 	mu    sync.Mutex
 	muxes map[PeerID]*gwMux
-	muxUp chan struct{} // closed and replaced when a gateway link comes up
+	last  map[PeerID]*gwMux // the latest link to each peer, up or down (Stats)
+	muxUp chan struct{}     // closed and replaced when a gateway link comes up
 	shut  bool
 }
 
@@ -77,7 +78,8 @@ type GatewayConfig struct {
 type GatewayPeer struct {
 	ID   PeerID
 	Name string
-	// Addr is where this gateway dials it: "tcp://host:port".
+	// Addr is where this gateway dials it: "tcp://host:port"; empty for a
+	// peer of lower id, which dials this gateway.
 	Addr string
 }
 
@@ -92,7 +94,10 @@ func (cfg *GatewayConfig) validate() error {
 		if p.ID == cfg.Self || p.Name == "" {
 			return fmt.Errorf("%w: gateway %s: peer gateway %q (id %d)", ErrConfig, cfg.Name, p.Name, p.ID)
 		}
-		if _, _, err := parseAddr(p.Addr); err != nil {
+		if p.Addr == "" && p.ID > cfg.Self {
+			return fmt.Errorf("%w: gateway %s: no address to dial peer %s", ErrConfig, cfg.Name, p.Name)
+		}
+		if _, _, err := parseAddr(p.Addr); err != nil && p.Addr != "" {
 			return fmt.Errorf("gateway %s: peer %s: %w", cfg.Name, p.Name, err)
 		}
 	}
@@ -123,7 +128,7 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{cfg: cfg, log: cfg.Logger, closed: make(chan struct{}),
-		muxes: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
+		muxes: map[PeerID]*gwMux{}, last: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
 	var lc net.ListenConfig
 	for _, a := range cfg.Listen {
 		network, address, _ := parseAddr(a)
@@ -138,13 +143,40 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		g.wg.Add(1)
 		go g.acceptLoop(ln)
 	}
-	for _, p := range cfg.Peers {
-		if cfg.Self < p.ID {
+	g.mu.Lock()
+	g.dialPeers(cfg.Peers)
+	g.mu.Unlock()
+	return g, nil
+}
+
+// dialPeers starts keeping a link to each peer of higher id; g.mu is held.
+func (g *Gateway) dialPeers(peers []GatewayPeer) {
+	for _, p := range peers {
+		if g.cfg.Self < p.ID && !g.shut {
 			g.wg.Add(1)
 			go g.dialLoop(p)
 		}
 	}
-	return g, nil
+}
+
+// Configure sets the peer gateways and the allowed destinations of a
+// gateway started without them (its peers' ports are known only once they
+// listen), whether DATA is compressed on its links, and starts dialing the
+// peers of higher id.
+func (g *Gateway) Configure(peers []GatewayPeer, allow []string, compress bool) error {
+	c := g.cfg
+	c.Peers, c.Allow = peers, allow
+	if err := c.validate(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.cfg.Peers) > 0 {
+		return fmt.Errorf("%w: gateway %s is configured already", ErrConfig, g.cfg.Name)
+	}
+	g.cfg.Peers, g.cfg.Allow, g.cfg.Compress = slices.Clone(peers), slices.Clone(allow), compress
+	g.dialPeers(peers)
+	return nil
 }
 
 // Addrs returns the bound addresses, in the order of Listen.
@@ -319,6 +351,8 @@ func (g *Gateway) isClosed() bool {
 }
 
 func (g *Gateway) peer(id PeerID) *GatewayPeer {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for i := range g.cfg.Peers {
 		if g.cfg.Peers[i].ID == id {
 			return &g.cfg.Peers[i]
@@ -327,7 +361,15 @@ func (g *Gateway) peer(id PeerID) *GatewayPeer {
 	return nil
 }
 
+func (g *Gateway) allowed(to string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Contains(g.cfg.Allow, to)
+}
+
 func (g *Gateway) peerNamed(name string) *GatewayPeer {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for i := range g.cfg.Peers {
 		if g.cfg.Peers[i].Name == name {
 			return &g.cfg.Peers[i]
@@ -379,7 +421,7 @@ func (g *Gateway) runMux(c net.Conn, p GatewayPeer, dialed bool) {
 		return
 	}
 	old := g.muxes[p.ID]
-	g.muxes[p.ID] = m
+	g.muxes[p.ID], g.last[p.ID] = m, m
 	close(g.muxUp)
 	g.muxUp = make(chan struct{})
 	g.mu.Unlock()
@@ -469,7 +511,7 @@ func (g *Gateway) openFromPeer(m *gwMux, id uint32, to string) {
 	answer := func(st uint8) {
 		m.enqueue(ch, &relayItem{op: opOpened, body: []byte{st}})
 	}
-	if !slices.Contains(g.cfg.Allow, to) {
+	if !g.allowed(to) {
 		g.log.Warn("rmnp: gateway: destination refused", "gateway", g.cfg.Name, "peer", m.peer.Name, "to", to)
 		answer(routeRefused)
 		m.closeChan(ch, false)

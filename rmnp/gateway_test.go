@@ -14,6 +14,10 @@ import (
 // gatewayRoute builds two gateways (g1 for endpoint a's site, g2 for b's)
 // and returns the address a dials to reach b through them.
 func gatewayRoute(t *testing.T, b *Endpoint, compress bool) (g1, g2 *Gateway, addr string) {
+	return benchGatewayRoute(t, b, compress)
+}
+
+func benchGatewayRoute(t testing.TB, b *Endpoint, compress bool) (g1, g2 *Gateway, addr string) {
 	t.Helper()
 	base := GatewayConfig{RunID: testRun, Secret: testSecret, Compress: compress, HeartbeatInterval: 200 * time.Millisecond}
 	c2 := base

@@ -8,10 +8,13 @@
 # clusters, every scheme, twice) with the inter-cluster link limited by tbf to
 # 100 Mbit/s, then again at 10 Mbit/s, each into its own results store
 # (OUT/store-100mbit, OUT/store-10mbit), and prints for each store
-# `gridtui bench predict --max-trace-nodes 4`: the 8- and 16-node runs
-# predicted from the 2- and 4-node ones against their measured times.
-# It holds /tmp/gridtui-e2e.lock for the grid and /tmp/gridtui-bench.lock
-# while it measures; the grid is torn down when it ends or is interrupted.
+# `gridtui bench predict --max-trace-nodes 4 --shared-cores $(nproc)`: the 8-
+# and 16-node runs predicted from the 2- and 4-node ones against their
+# measured times (every namespaced host shares this machine's cores). Run it
+# again with the same OUT to add a second pass of runs to the stores.
+# It holds /tmp/gridtui-bench.lock, then /tmp/gridtui-e2e.lock (the order
+# other users of both take them in, so that none waits on the other) from
+# start to end; the grid is torn down when it ends or is interrupted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
@@ -22,6 +25,8 @@ bin="$out/gridtui"
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gridtui
 go build -tags e2e -o "$out/netgrid" ./e2e/netgrid
 
+exec 9>/tmp/gridtui-bench.lock
+flock 9
 exec 8>/tmp/gridtui-e2e.lock
 flock 8
 "$out/netgrid" up -a 8 -b 8 -wan 100mbit >"$out/netgrid.log" 2>&1 &
@@ -45,13 +50,10 @@ for rate in 100mbit 10mbit; do
   for dev in wanA wanB; do
     ip netns exec "$sw" tc qdisc change dev $dev root tbf rate $rate burst 64kb latency 50ms
   done
-  exec 9>/tmp/gridtui-bench.lock
-  flock 9
   gt bench study --matrix testdata/study/predict.toml --data-dir "$out/store-$rate" \
     --out "$out/study-$rate" 2>&1 | tee "$out/study-$rate.log" || echo "study at $rate: some runs failed (see above)"
-  flock -u 9
 done
 for rate in 100mbit 10mbit; do
   echo "== inter-cluster link $rate"
-  "$bin" bench predict --data-dir "$out/store-$rate" --max-trace-nodes 4 | tee "$out/predict-$rate.txt"
+  "$bin" bench predict --data-dir "$out/store-$rate" --max-trace-nodes 4 --shared-cores "$(nproc)" | tee "$out/predict-$rate.txt"
 done

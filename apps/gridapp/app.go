@@ -140,6 +140,19 @@ type Stepper interface {
 	Advance()
 }
 
+// SchemeChecker is implemented by an application whose method is known to
+// converge only under some schemes: asynchronous iterations, for one,
+// converge for a contraction in a weighted maximum norm (e.g. Jacobi on a
+// diagonally dominant matrix) but not for every method that converges
+// synchronously. The environment calls CheckScheme at the submitter after
+// Define, once every link's mode is chosen, with async true when some link
+// is asynchronous (the asynchronous scheme; the hybrid one across
+// clusters). An error refuses the job before any worker starts; it is shown
+// to the user and should say why and what to do instead.
+type SchemeChecker interface {
+	CheckScheme(v Values, t Task, async bool) error
+}
+
 // Outputter is implemented by an application that writes its solution as
 // files (e.g. a time series ParaView opens) when the job's output section
 // asks for VTI files. base is the run's output directory joined with the

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestBenchPredict validates on the multi-host harness's recorded runs
+// (predict/testdata): the 4-node runs predicted from the 1- and 2-node ones.
+func TestBenchPredict(t *testing.T) {
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		cmd := newBenchPredictCmd()
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(append([]string{"--data-dir", "../predict/testdata/harness-100mbit"}, args...))
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	out, err := run("--max-trace-nodes", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"| obstacle | 48 | 1e-06 | 4 | sync |", "| obstacle | 64 | 1e-06 | 4 | hybrid |",
+		"ranking obstacle n = 48, 4 nodes: predicted ", "of 6 cases", "ranked in the measured order: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = run("--max-trace-nodes", "2", "--shared-cores", "2", "--json")
+	var v struct {
+		SharedCores int `json:"shared_cores"`
+		Cases       []struct {
+			Predicted float64 `json:"predicted_seconds"`
+		} `json:"cases"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &v) != nil || len(v.Cases) != 6 || v.Cases[0].Predicted <= 0 || v.SharedCores != 2 {
+		t.Errorf("--json: %v\n%s", err, out)
+	}
+	if out, err := run("--max-trace-nodes", "0"); err == nil {
+		t.Errorf("--max-trace-nodes 0 accepted:\n%s", out)
+	}
+}

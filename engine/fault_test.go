@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+)
+
+// fault is a failure injected into a run by its hooks: once every node has
+// passed an iteration, a signal to one node's worker (or another action),
+// and the time the first failure is named after it. The failure tests of
+// the engine share it.
+type fault struct {
+	mu       sync.Mutex
+	pids     map[string]int
+	signaled time.Time
+	detected time.Time
+	first    string // node the first failure named
+	firstMsg string
+}
+
+// faultAt sets opt's OnWorkers, OnSnapshot and OnLog to send sig to node's
+// worker once every node is past iteration after; a zero sig calls act
+// instead (e.g. the cancel of the run's context).
+func faultAt(opt *RunOptions, node string, sig syscall.Signal, after int, act func()) *fault {
+	f := &fault{pids: map[string]int{}}
+	opt.OnWorkers = func(ws []*deploy.Worker) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, w := range ws {
+			f.pids[w.Host.Name] = w.Hello.PID
+		}
+	}
+	opt.OnSnapshot = func(s Snapshot) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if !f.signaled.IsZero() {
+			return
+		}
+		for _, st := range s.Nodes {
+			if st.Iteration < after {
+				return
+			}
+		}
+		f.signaled = time.Now()
+		if sig == 0 {
+			act()
+			return
+		}
+		syscall.Kill(f.pids[node], sig)
+	}
+	opt.OnLog = func(ev LogEvent) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if strings.HasPrefix(ev.Text, "FAILED") && f.detected.IsZero() {
+			f.detected, f.first, f.firstMsg = time.Now(), ev.Node, ev.Text
+		}
+	}
+	return f
+}
+
+// times returns when the fault was injected and when the first failure
+// was named (zero if not).
+func (f *fault) times() (signaled, detected time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.signaled, f.detected
+}
+
+// lag is the time from the fault to the first failure named.
+func (f *fault) lag() time.Duration {
+	s, d := f.times()
+	return d.Sub(s)
+}
+
+// falseFailure describes the first failure if it named another node than
+// victim, "" otherwise.
+func (f *fault) falseFailure(victim string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.detected.IsZero() || f.first == victim {
+		return ""
+	}
+	return f.first + ": " + f.firstMsg
+}
+
+// allPIDs lists the run's worker processes.
+func (f *fault) allPIDs() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var all []int
+	for _, p := range f.pids {
+		all = append(all, p)
+	}
+	return all
+}

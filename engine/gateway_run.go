@@ -1,0 +1,396 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// runGateway is one site's gateway as the submitter starts and follows it.
+type runGateway struct {
+	Name string // "gw-<site>"
+	Site string
+	Host deploy.Host
+	Def  deploy.Gateway
+	ID   rmnp.PeerID
+	Port int // the port it listens on (the first of Def.Ports it could bind)
+	W    *deploy.Worker
+	// peerAddr is where it dials each peer of higher id (by name): the
+	// peer's WAN address, or the local end of an SSH tunnel to it.
+	peerAddr map[string]string
+	// tunneled names the peers linked through an SSH tunnel; tunnels are
+	// the tunnels from this gateway's host, pool the console's SSH
+	// connections they use (shared by all the run's gateways).
+	tunneled map[string]bool
+	tunnels  []*deploy.Tunnel
+	pool     *deploy.Pool
+}
+
+// local is the address the site's workers dial: the gateway host's name
+// (a local node's Ethernet address) and port.
+func (g *runGateway) local() string {
+	host := g.Host.Name
+	if g.Host.EthernetAddr.IsValid() {
+		host = g.Host.EthernetAddr.String()
+	}
+	return "tcp://" + net.JoinHostPort(host, strconv.Itoa(g.Port))
+}
+
+// gatewayFirst puts the route through the gateways before the direct ones
+// (tests: on loopback the direct path never fails).
+var gatewayFirst bool
+
+// wan is the address the other sites' gateways dial.
+func (g *runGateway) wan() string {
+	return "tcp://" + net.JoinHostPort(g.Def.Address, strconv.Itoa(g.Port))
+}
+
+// gatewayS2Env, set to "off" in the console's environment, turns S2 off
+// on the gateway links (to measure what it saves).
+const gatewayS2Env = "GRIDTUI_GATEWAY_S2"
+
+// gatewayName names the gateway of a site.
+func gatewayName(site string) string { return "gw-" + site }
+
+// gatewaySites returns, for a run over workers, the sites that take part
+// and name a gateway; a run on fewer than two such sites needs none.
+func gatewaySites(inv *deploy.Inventory, ranks []string) []*deploy.Site {
+	var out []*deploy.Site
+	for _, name := range ranks {
+		s := inv.SiteOf(name)
+		if s != nil && len(s.Gateways) > 0 && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// startGateways starts the gateways of the sites of the run that name one
+// (PACX-MPI: a gateway per site carries its links to the other sites), then
+// gives each its peers and the data addresses of its own site's workers,
+// the only destinations it will dial. The caller stops them.
+func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, workers []*deploy.Worker, opt RunOptions) (map[string]*runGateway, error) {
+	sites := gatewaySites(inv, ranks)
+	if len(sites) == 0 {
+		return nil, nil
+	}
+	byHost := map[string]deploy.Host{}
+	for _, h := range inv.Hosts() {
+		byHost[h.Name] = h
+	}
+	gws := map[string]*runGateway{}
+	var hosts []deploy.Host
+	for _, s := range sites {
+		def := s.Gateways[0]
+		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: NodeID(gatewayName(s.Name)),
+			peerAddr: map[string]string{}, tunneled: map[string]bool{}}
+		gws[def.Host] = g
+		hosts = append(hosts, g.Host)
+	}
+	boot := func(h deploy.Host) deploy.Boot {
+		g := gws[h.Name]
+		b := deploy.Boot{Node: g.Name, RunID: opt.RunID, Secret: opt.Secret, Role: deploy.RoleGateway, Cluster: h.Cluster}
+		for _, p := range g.Def.Ports {
+			b.Listen = append(b.Listen, "tcp://"+net.JoinHostPort("0.0.0.0", strconv.Itoa(p)))
+		}
+		return b
+	}
+	ws, err := deploy.StartWorkers(ctx, inv, hosts, boot, opt.Deploy)
+	if err != nil {
+		return nil, fmt.Errorf("engine: start gateways: %w", err)
+	}
+	out := map[string]*runGateway{}
+	for _, w := range ws {
+		g := gws[w.Host.Name]
+		g.W = w
+		out[g.Site] = g
+		if len(w.Hello.Listen) > 0 {
+			if ap, err := netip.ParseAddrPort(strings.TrimPrefix(w.Hello.Listen[0], "tcp://")); err == nil {
+				g.Port = int(ap.Port())
+			}
+		}
+	}
+	if err := linkGateways(ctx, inv, out, opt); err != nil {
+		stopGateways(out)
+		return nil, err
+	}
+	for _, g := range out {
+		if err := g.W.WriteLine(gatewayPlanFor(g, out, inv, workers)); err != nil {
+			stopGateways(out)
+			return nil, fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, err)
+		}
+	}
+	if err := waitGatewayLinks(ctx, out); err != nil {
+		stopGateways(out)
+		return nil, err
+	}
+	return out, nil
+}
+
+// gatewayLinkTimeout bounds the wait for the gateways to link up.
+const gatewayLinkTimeout = 15 * time.Second
+
+// waitGatewayLinks waits until every gateway reports a live link to every
+// other (its counters line lists them up): a worker's route request must
+// find the link there. A gateway that exits, or a pair that does not link
+// up in time (a port closed between the sites), is an error naming them.
+func waitGatewayLinks(ctx context.Context, gws map[string]*runGateway) error {
+	deadline := time.Now().Add(gatewayLinkTimeout)
+	for {
+		var missing []string
+		for _, g := range gws {
+			if g.W.Err() != nil {
+				return fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, g.W.Err())
+			}
+			var st rmnp.GatewayStats
+			_ = json.Unmarshal([]byte(g.W.LastLine()), &st)
+			for _, o := range gws {
+				if o != g && !linkUp(st, o.Name) {
+					missing = append(missing, fmt.Sprintf("%s (%s) ↔ %s (%s)", g.Name, g.Host.Name, o.Name, o.wan()))
+				}
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			slices.Sort(missing)
+			return fmt.Errorf("engine: gateways not linked after %v: %s: is the gateway port open between the sites? (sites.toml [[site.gateway]] address and ports)",
+				gatewayLinkTimeout, strings.Join(missing, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("engine: waiting for the gateways: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func linkUp(st rmnp.GatewayStats, peer string) bool {
+	for _, l := range st.Links {
+		if l.Peer == peer && l.Up {
+			return true
+		}
+	}
+	return false
+}
+
+// gatewayPlanFor is g's plan: every other gateway of the run, and the data
+// addresses of the workers of g's site.
+func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inventory, workers []*deploy.Worker) gatewayPlan {
+	p := gatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
+	for _, o := range all {
+		if o != g {
+			p.Peers = append(p.Peers, rmnp.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
+		}
+	}
+	for _, w := range workers {
+		if s := inv.SiteOf(w.Host.Name); s != nil && s.Name == g.Site {
+			_, data := splitListen(w.Hello.Listen)
+			for _, a := range data {
+				if strings.HasPrefix(a, "tcp://") {
+					p.Allow = append(p.Allow, a)
+				}
+			}
+		}
+	}
+	return p
+}
+
+// linkGateways decides how each pair of gateways links: the one of lower
+// id dials the other at its address, or, when that site names none (no
+// port open to other sites), through an SSH tunnel: a remote forward on the
+// dialer's host carried by the console's SSH connections to a direct-tcpip
+// channel on the other's host (slower, no setup).
+func linkGateways(ctx context.Context, inv *deploy.Inventory, gws map[string]*runGateway, opt RunOptions) error {
+	var pool *deploy.Pool
+	for _, a := range gws {
+		for _, b := range gws {
+			if a.ID >= b.ID {
+				continue
+			}
+			if b.Def.Address != "" {
+				a.peerAddr[b.Name] = b.wan()
+				continue
+			}
+			if pool == nil {
+				var err error
+				if pool, err = deploy.NewPool(inv, opt.Deploy); err != nil {
+					return fmt.Errorf("engine: SSH tunnel between gateways: %w", err)
+				}
+				for _, g := range gws {
+					g.pool = pool
+				}
+			}
+			t, err := pool.OpenTunnel(ctx, a.Host, b.Host, net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port)))
+			if err != nil {
+				return fmt.Errorf("engine: SSH tunnel %s (%s) → %s (%s): %w", a.Name, a.Host.Name, b.Name, b.Host.Name, err)
+			}
+			a.tunnels = append(a.tunnels, t)
+			a.peerAddr[b.Name] = "tcp://" + t.Listen
+			a.tunneled[b.Name], b.tunneled[a.Name] = true, true
+		}
+	}
+	return nil
+}
+
+// stopGateways stops the run's gateways, then their SSH tunnels.
+func stopGateways(gws map[string]*runGateway) {
+	var ws []*deploy.Worker
+	for _, g := range gws {
+		if g.W != nil {
+			ws = append(ws, g.W)
+		}
+	}
+	stopWorkers(ws, nil)
+	var pool *deploy.Pool
+	for _, g := range gws {
+		for _, t := range g.tunnels {
+			t.Close()
+		}
+		g.tunnels = nil
+		if g.pool != nil {
+			pool, g.pool = g.pool, nil
+		}
+	}
+	if pool != nil {
+		pool.Close()
+	}
+}
+
+// gatewayRoute is the route of pair a ↔ b through the gateways of their
+// sites, appended after the direct candidates: pre-flight takes it when
+// the direct path fails. addr is the destination's direct data address.
+func gatewayRoute(direct probe.Route, ga, gb *runGateway, addr string) (probe.Route, string) {
+	r := direct
+	r.Via = "gateway " + ga.Name + " ↔ " + gb.Name
+	between := ga.Host.Name + " ↔ " + gb.wan()
+	if ga.tunneled[gb.Name] {
+		r.Via = "SSH tunnel " + ga.Name + " ↔ " + gb.Name
+		between = ga.Host.Name + " ↔ " + gb.Host.Name + ", no gateway address: the console's SSH connections carry it"
+	}
+	r.Reason = fmt.Sprintf("%s ↔ %s: sites %s and %s: direct %s unreachable (pre-flight), sites.toml names gateways → via %s (%s)",
+		direct.A, direct.B, ga.Site, gb.Site, direct.Network, r.Via, between)
+	return r, rmnp.GatewayAddr(ga.local(), gb.Name, addr)
+}
+
+// addGatewayRoute appends to up's routes the route through the gateways of
+// lo's and hi's sites, when they are different sites that both have one:
+// the last candidate, which pre-flight takes only when the direct ones fail.
+func (s *submission) addGatewayRoute(up *neighbourTask, lo, hi string) {
+	if len(s.gateways) == 0 || s.inv == nil {
+		return
+	}
+	sa, sb := s.inv.SiteOf(lo), s.inv.SiteOf(hi)
+	if sa == nil || sb == nil || sa == sb {
+		return
+	}
+	ga, gb := s.gateways[sa.Name], s.gateways[sb.Name]
+	if ga == nil || gb == nil {
+		return
+	}
+	for i := len(up.Routes) - 1; i >= 0; i-- {
+		if strings.HasPrefix(up.Addrs[i], "tcp://") && up.Routes[i].Via == "" {
+			r, a := gatewayRoute(up.Routes[i], ga, gb, up.Addrs[i])
+			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
+			if gatewayFirst {
+				up.Routes, up.Addrs = []probe.Route{r}, []string{a}
+			}
+			return
+		}
+	}
+}
+
+// watchGateways reports every gateway of the run whose process ends.
+func (s *submission) watchGateways(ctx context.Context) <-chan *runGateway {
+	exited := make(chan *runGateway, len(s.gateways))
+	for _, g := range s.gateways {
+		go func() {
+			select {
+			case <-g.W.Done():
+				exited <- g
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return exited
+}
+
+// exitCause says that g's process ended, and how.
+func (g *runGateway) exitCause() string {
+	cause := fmt.Sprintf("gateway of site %s on %s exited", g.Site, g.Host.Name)
+	if err := g.W.Err(); err != nil {
+		cause += ": " + err.Error()
+	}
+	return cause
+}
+
+// GatewayReport is one gateway's share of a run: its link to another
+// site's gateway, as it counted what it sent.
+type GatewayReport struct {
+	Name string
+	Site string
+	Host string
+	rmnp.GatewayLinkStats
+}
+
+// dialledRoutes returns the plan's routes with each replaced by the one
+// pre-flight chose, as the dialling node reported it (direct, or through
+// the gateways).
+func (s *submission) dialledRoutes() []probe.Route {
+	out := slices.Clone(s.plan.Routes)
+	for _, h := range s.headers {
+		if h == nil {
+			continue
+		}
+		for _, d := range h.Dialled {
+			for i := range out {
+				if out[i].A == d.A && out[i].B == d.B {
+					out[i] = d
+				}
+			}
+		}
+	}
+	return out
+}
+
+// writeGateways prints each gateway link's traffic: messages, DATA bytes
+// before and after S2, the most bytes it held queued, the asynchronous
+// updates it replaced.
+func (r *Report) writeGateways(b *strings.Builder) {
+	for _, g := range r.Gateways {
+		fmt.Fprintf(b, "gateway %s → %s: %d DATA + %d CTRL msgs, DATA %s raw, %s on the wire (S2 %.2f×), queue max %s, %d skipped\n",
+			g.Name, g.Peer, g.DataMessages, g.CtrlMessages, formatBytes(g.RawData), formatBytes(g.WireData),
+			g.CompressionRatio(), formatBytes(uint64(max(g.MaxQueued, 0))), g.Skipped)
+	}
+}
+
+// gatewayReports reads the gateways' last counters.
+func gatewayReports(gws map[string]*runGateway) []GatewayReport {
+	var out []GatewayReport
+	for _, g := range gws {
+		var st rmnp.GatewayStats
+		if g.W == nil || json.Unmarshal([]byte(g.W.LastLine()), &st) != nil {
+			continue
+		}
+		for _, l := range st.Links {
+			out = append(out, GatewayReport{Name: g.Name, Site: g.Site, Host: g.Host.Name, GatewayLinkStats: l})
+		}
+	}
+	slices.SortFunc(out, func(a, b GatewayReport) int { return strings.Compare(a.Name+a.Peer, b.Name+b.Peer) })
+	return out
+}

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/sparse"
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+const sparseEps = 1e-10
+
+// runSparse runs c on the matrix file and checks that the true residual of
+// the assembled x is below tol.
+func runSparse(t *testing.T, c graphRun, file string, tol float64) ([]SolveResult, []float64) {
+	t.Helper()
+	c.app = sparse.Name
+	params := map[string]string{"matrix": sparseTestdata(t, file), "eps": fmt.Sprint(sparseEps)}
+	for k, v := range c.params {
+		params[k] = v
+	}
+	c.params = params
+	res, task, v := c.run(t)
+	results := make([][]float64, len(res))
+	for r := range res {
+		results[r] = res[r].Values
+	}
+	out, err := sparse.App{}.Assemble(v, task, results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(out.Residual < tol) {
+		t.Fatalf("true residual %g ≥ %g", out.Residual, tol)
+	}
+	return res, out.Solution
+}
+
+// TestSparseBlocks runs A x = b in row blocks whose neighbours come from the
+// sparsity pattern (the irregular matrix's graph is no chain and some pairs
+// exchange entries one way only): synchronous runs on 2 and 4 nodes equal
+// the serial reference of the same method bit for bit after as many sweeps;
+// asynchronous and hybrid runs end with a true residual below ε. A forced
+// asynchronous run on a matrix that is not diagonally dominant converges
+// here, but its residual is not bounded by ε (a halo within ε of its final
+// value moves a row by up to 1.04·ε): it is only checked below 100·ε.
+func TestSparseBlocks(t *testing.T) {
+	cross := func(a, b int) bool { return a/2 != b/2 }
+	type sparseCase struct {
+		graphRun
+		file string
+	}
+	cases := map[string]sparseCase{
+		"sync tokens 2 jacobi":         {graphRun{ranks: 2, cores: 2, scheme: jobs.Synchronous}, "laplace2d-12.mtx"},
+		"sync tokens 4 jacobi":         {graphRun{ranks: 4, cores: 1, scheme: jobs.Synchronous}, "convection-irregular.mtx"},
+		"sync tokens 4 gauss-seidel":   {graphRun{ranks: 4, cores: 2, scheme: jobs.Synchronous, params: map[string]string{"method": "gauss-seidel"}}, "convection-irregular.mtx"},
+		"sync tokens 2 nondominant":    {graphRun{ranks: 2, cores: 1, scheme: jobs.Synchronous}, "tridiag-nondominant.mtx"},
+		"sync switch 4":                {graphRun{ranks: 4, cores: 1, scheme: jobs.Synchronous, detector: jobs.DetectSwitch}, "laplace2d-12.mtx"},
+		"async activity 4":             {graphRun{ranks: 4, cores: 1, scheme: jobs.Asynchronous}, "convection-irregular.mtx"},
+		"async activity 4 gs":          {graphRun{ranks: 4, cores: 1, scheme: jobs.Asynchronous, params: map[string]string{"method": "gauss-seidel"}}, "laplace2d-12.mtx"},
+		"async switch 4":               {graphRun{ranks: 4, cores: 2, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch}, "convection-irregular.mtx"},
+		"hybrid activity 4":            {graphRun{ranks: 4, cores: 1, scheme: jobs.Hybrid, asyncLink: cross}, "convection-irregular.mtx"},
+		"hybrid switch 4":              {graphRun{ranks: 4, cores: 1, scheme: jobs.Hybrid, detector: jobs.DetectSwitch, asyncLink: cross}, "laplace2d-12.mtx"},
+		"async activity 2 nondominant": {graphRun{ranks: 2, cores: 1, scheme: jobs.Asynchronous, params: map[string]string{"force": "true"}}, "tridiag-nondominant.mtx"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			tol := sparseEps
+			if c.params["force"] == "true" {
+				tol *= 100
+			}
+			res, x := runSparse(t, c.graphRun, c.file, tol)
+			if c.scheme != jobs.Synchronous {
+				return
+			}
+			k := res[0].Iterations
+			for r := range res {
+				if res[r].Iterations != k || !res[r].Converged {
+					t.Fatalf("rank %d: %d iterations (converged %v), rank 0 %d", r, res[r].Iterations, res[r].Converged, k)
+				}
+			}
+			method := sparse.Jacobi
+			if strings.Contains(name, "gauss-seidel") {
+				method = sparse.GaussSeidel
+			}
+			a := readMatrix(t, c.file)
+			pt, err := sparse.Partitioned(a, c.ranks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, _, err := sparse.SerialSolve(a, a.MulOnes(), method, pt.Blocks, 0, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if x[i] != want[i] {
+					t.Fatalf("after %d sweeps x[%d] = %v, serial %v", k, i, x[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+func readMatrix(t *testing.T, file string) *sparse.Matrix {
+	t.Helper()
+	v := map[string]string{"matrix": sparseTestdata(t, file)}
+	vals, err := gridapp.Parse(sparse.App{}.Params(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := sparse.Load(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestSparseDelayedLink repeats the asynchronous and hybrid runs with a slow
+// link: every run ends with a true residual below ε.
+func TestSparseDelayedLink(t *testing.T) {
+	cross := func(a, b int) bool { return a/2 != b/2 }
+	cases := map[string]graphRun{
+		"async activity":  {ranks: 4, scheme: jobs.Asynchronous},
+		"async switch":    {ranks: 4, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch},
+		"hybrid activity": {ranks: 4, scheme: jobs.Hybrid, asyncLink: cross},
+		"hybrid switch":   {ranks: 4, scheme: jobs.Hybrid, detector: jobs.DetectSwitch, asyncLink: cross},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			c.hooks = delayLink(1, 2, 200*time.Microsecond) // 1–2 crosses the clusters
+			for i := range longRepeats() {
+				c.cores = 1 + i%2
+				runSparse(t, c, "convection-irregular.mtx", sparseEps)
+			}
+		})
+	}
+}
+
+// TestPlanRefusesAsyncSparse: planning an asynchronous or hybrid job (with a
+// link across clusters) on a matrix that is not diagonally dominant fails
+// with the reason, unless force is set; a synchronous one, and a hybrid one
+// inside one cluster, plan.
+func TestPlanRefusesAsyncSparse(t *testing.T) {
+	inv := deploy.Embedded()
+	spec := func(scheme jobs.Scheme, nodes jobs.NodeSelection, force string) jobs.Spec {
+		return jobs.Spec{Name: "sparse", App: sparse.Name, Scheme: scheme, Nodes: nodes,
+			Params: map[string]string{"matrix": sparseTestdata(t, "tridiag-nondominant.mtx"), "force": force}}
+	}
+	any2 := jobs.NodeSelection{Any: 2}
+	across := jobs.NodeSelection{Hosts: []string{"alpha-1", "beta-1"}}
+	for _, c := range []struct {
+		name   string
+		spec   jobs.Spec
+		refuse bool
+	}{
+		{"async", spec(jobs.Asynchronous, any2, "false"), true},
+		{"hybrid across clusters", spec(jobs.Hybrid, across, "false"), true},
+		{"hybrid in one cluster", spec(jobs.Hybrid, any2, "false"), false},
+		{"async forced", spec(jobs.Asynchronous, any2, "true"), false},
+		{"sync", spec(jobs.Synchronous, across, "false"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := PlanJob(c.spec, inv, grid.LocalNodes(inv))
+			if !c.refuse {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "asynchronous iterations are not known to converge") ||
+				!strings.Contains(err.Error(), "force=true") {
+				t.Fatalf("error %v, want the refusal with its reason", err)
+			}
+		})
+	}
+}
+
+// sparseTestdata returns the absolute path of a matrix of apps/sparse's
+// testdata.
+func sparseTestdata(t *testing.T, file string) string {
+	t.Helper()
+	p, err := filepath.Abs("../apps/sparse/testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +21,11 @@ import (
 // is left after it, after Ctrl-C while it runs, or after one of its workers
 // is killed.
 func TestSlurmSite(t *testing.T) {
+	for _, tool := range []string{"slurmctld", "slurmd", "salloc", "squeue", "munged", "nsenter"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed (apt-get install slurmctld slurmd slurm-client munge)", tool)
+		}
+	}
 	g := newGridT(t, Config{HostsA: 1, HostsB: 2, Frontend: true, Slurm: true})
 	n := len(g.Hosts)
 	r := gridtui(t, g, g.SitesFile, deployTimeout, "deploy")

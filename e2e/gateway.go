@@ -136,3 +136,20 @@ func (g *Grid) WANBytes(ctx context.Context) (map[string]uint64, error) {
 	}
 	return out, nil
 }
+
+// LimitConsole puts a tbf of rate on the switch's ports toward the console
+// of a split grid: what reaches the console from either site, so that the
+// SSH tunnel between the sites' gateways (which the console carries) crosses
+// a limit equal to the WAN's of the gateway path.
+func (g *Grid) LimitConsole(ctx context.Context, rate string) error {
+	if g.cfg.Gateways == "" {
+		return fmt.Errorf("e2e: grid %s is not split: its console has one leg", g.ID)
+	}
+	for i := range clusterDefs {
+		if _, err := run(ctx, "ip", "netns", "exec", g.Switch, "tc", "qdisc", "replace", "dev", portName("con", "eth"+strconv.Itoa(i)), "root",
+			"tbf", "rate", rate, "burst", "64kb", "latency", "50ms"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

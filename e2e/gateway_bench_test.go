@@ -4,10 +4,13 @@ package e2e
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -71,25 +74,50 @@ func benchRun(t *testing.T, g *Grid, env []string, args ...string) benchRunResul
 }
 
 // TestGatewayStudy measures, alternating in the same minutes, a two-site
-// synchronous run with the sites directly connected over a 100 Mbit/s WAN
-// against the same run on sites whose nodes cannot see each other, through
-// their gateways over a 100 Mbit/s WAN, with S2 and without. It is a
-// benchmark: it runs only with GRIDTUI_BENCH_GATEWAY=1 (BENCHMARKS.md).
+// synchronous run with the sites directly connected over a tbf-limited WAN
+// against the same run on sites whose nodes cannot see each other: through
+// their gateways over a WAN of the same limit, with S2 and without, and
+// through an SSH tunnel between gateways with no port open (no WAN: the
+// console's connections carry it, its legs limited to the same rate once
+// deployed). It is a benchmark: it runs only with
+// GRIDTUI_BENCH_GATEWAY=1; GRIDTUI_BENCH_GATEWAY_WAN lists the WAN rates
+// (default "100mbit,10mbit"), GRIDTUI_BENCH_GATEWAY_N the problem sizes per
+// rate (default "48,32"), GRIDTUI_BENCH_GATEWAY_ROUNDS the rounds (3).
 func TestGatewayStudy(t *testing.T) {
 	if os.Getenv("GRIDTUI_BENCH_GATEWAY") != "1" {
 		t.Skip("a benchmark: set GRIDTUI_BENCH_GATEWAY=1")
 	}
-	direct := newGridT(t, Config{LimitWAN: "100mbit"})
-	split := newGridT(t, Config{Gateways: "100mbit"})
-	deployOrSkip(t, direct)
-	deployOrSkip(t, split)
-	args := []string{"--nodes", "6", "--scheme", "sync", "--n", "48", "--eps", "1e-6", "--wall-time", "4m"}
-	var d, s2, plain []benchRunResult
-	for range 5 {
-		d = append(d, benchRun(t, direct, nil, args...))
-		s2 = append(s2, benchRun(t, split, nil, args...))
-		plain = append(plain, benchRun(t, split, []string{"GRIDTUI_GATEWAY_S2=off"}, args...))
+	rates := strings.Split(cmp.Or(os.Getenv("GRIDTUI_BENCH_GATEWAY_WAN"), "100mbit,10mbit"), ",")
+	sizes := strings.Split(cmp.Or(os.Getenv("GRIDTUI_BENCH_GATEWAY_N"), "48,32"), ",")
+	rounds, _ := strconv.Atoi(cmp.Or(os.Getenv("GRIDTUI_BENCH_GATEWAY_ROUNDS"), "3"))
+	tunnel := newGridT(t, Config{Gateways: gatewayTunnel})
+	deployOrSkip(t, tunnel)
+	for i, rate := range rates {
+		n := sizes[min(i, len(sizes)-1)]
+		t.Run(rate, func(t *testing.T) {
+			direct := newGridT(t, Config{LimitWAN: rate})
+			split := newGridT(t, Config{Gateways: rate})
+			deployOrSkip(t, direct)
+			deployOrSkip(t, split)
+			// The tunnel crosses the console: the same limit there.
+			if err := tunnel.LimitConsole(context.Background(), rate); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--nodes", "6", "--scheme", "sync", "--n", n, "--eps", "1e-6", "--wall-time", "4m"}
+			var d, s2, plain, tun []benchRunResult
+			for range rounds {
+				d = append(d, benchRun(t, direct, nil, args...))
+				s2 = append(s2, benchRun(t, split, nil, args...))
+				plain = append(plain, benchRun(t, split, []string{"GRIDTUI_GATEWAY_S2=off"}, args...))
+				tun = append(tun, benchRun(t, tunnel, nil, args...))
+			}
+			reportStudy(t, rate, n, d, s2, plain, tun)
+		})
 	}
+}
+
+// reportStudy logs each round and the medians of TestGatewayStudy.
+func reportStudy(t *testing.T, rate, n string, d, s2, plain, tun []benchRunResult) {
 	med := func(rs []benchRunResult, f func(benchRunResult) float64) float64 {
 		v := make([]float64, len(rs))
 		for i, r := range rs {
@@ -101,13 +129,14 @@ func TestGatewayStudy(t *testing.T) {
 	wall := func(r benchRunResult) float64 { return r.Wall }
 	wan := func(r benchRunResult) float64 { return float64(r.WAN) }
 	raw := func(r benchRunResult) float64 { return float64(r.Raw) }
-	for i := range d {
-		t.Logf("round %d: direct %.3fs, gateways+S2 %.3fs (%d DATA raw → %d, WAN link %d bytes), gateways plain %.3fs (%d DATA, WAN link %d bytes)",
-			i+1, d[i].Wall, s2[i].Wall, s2[i].Raw, s2[i].WAN, s2[i].Link, plain[i].Wall, plain[i].WAN, plain[i].Link)
-	}
-	t.Logf("median wall: direct %.3fs, gateways+S2 %.3fs (%.2f×), gateways plain %.3fs (%.2f×)",
-		med(d, wall), med(s2, wall), med(s2, wall)/med(d, wall), med(plain, wall), med(plain, wall)/med(d, wall))
 	link := func(r benchRunResult) float64 { return float64(r.Link) }
-	t.Logf("median DATA on the gateway link: %.0f raw, %.0f with S2 (%.2f×), %.0f without; WAN link bytes (tc): %.0f with S2, %.0f without (%.2f×)",
-		med(s2, raw), med(s2, wan), med(s2, raw)/med(s2, wan), med(plain, wan), med(s2, link), med(plain, link), med(plain, link)/med(s2, link))
+	for i := range d {
+		t.Logf("%s n=%s round %d: direct %.3fs, gateways+S2 %.3fs (%d DATA raw → %d, WAN link %d bytes), gateways plain %.3fs (%d DATA, WAN link %d bytes), SSH tunnel %.3fs",
+			rate, n, i+1, d[i].Wall, s2[i].Wall, s2[i].Raw, s2[i].WAN, s2[i].Link, plain[i].Wall, plain[i].WAN, plain[i].Link, tun[i].Wall)
+	}
+	t.Logf("%s n=%s median wall: direct %.3fs, gateways+S2 %.3fs (%.2f×), gateways plain %.3fs (%.2f×), SSH tunnel %.3fs (%.2f× gateways+S2)",
+		rate, n, med(d, wall), med(s2, wall), med(s2, wall)/med(d, wall), med(plain, wall), med(plain, wall)/med(d, wall),
+		med(tun, wall), med(tun, wall)/med(s2, wall))
+	t.Logf("%s n=%s median DATA on the gateway link: %.0f raw, %.0f with S2 (%.2f×), %.0f without; WAN link bytes (tc): %.0f with S2, %.0f without (%.2f×)",
+		rate, n, med(s2, raw), med(s2, wan), med(s2, raw)/med(s2, wan), med(plain, wan), med(s2, link), med(plain, link), med(plain, link)/med(s2, link))
 }

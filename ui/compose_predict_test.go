@@ -232,3 +232,24 @@ func TestConsolePredictPanel(t *testing.T) {
 		t.Fatalf("final outlook %+v", out)
 	}
 }
+
+// BenchmarkComposePredict1024 is the Predict panel's work for a what-if of
+// 1024 nodes (obstacle n = 2048, every scheme): the command that runs off
+// the UI goroutine.
+func BenchmarkComposePredict1024(b *testing.B) {
+	c := testCommon(160, 48)
+	v := composeWith(c, deploy.Embedded())
+	v.SetResults(tracedStore(2048))
+	v.param("n").Value = "2048"
+	v.validate()
+	v.fc.nodes = "1024"
+	r, _, why := v.request()
+	if why != "" {
+		b.Fatal(why)
+	}
+	for b.Loop() {
+		if out, err := runPrediction(v.fc.res, r); err != nil || len(out.Predictions) != 3 {
+			b.Fatalf("%v %+v", err, out)
+		}
+	}
+}

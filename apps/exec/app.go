@@ -94,12 +94,20 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 	}
 	m := subtaskMsg{rank: sub.Rank, ranks: sub.Ranks, cores: sub.Cores, neighbours: sub.Neighbours,
 		lo: s.Lo, hi: s.Hi, unit: unit, size: (s.Hi - s.Lo) * unit, eps: v.Float("eps"), halo: halo, params: v.String("params")}
-	p, err := startProgram(v.String("program"), strings.Fields(v.String("args")), sub.Rank, sub.Cores)
+	if halo > math.MaxInt32/16 {
+		return nil, fmt.Errorf("exec: halo of %d values is too large", halo)
+	}
+	win, err := newWindow(16 * halo * len(sub.Neighbours)) // out and in per neighbour
 	if err != nil {
 		return nil, err
 	}
+	p, err := startProgram(v.String("program"), strings.Fields(v.String("args")), sub.Rank, sub.Cores, win)
+	if err != nil {
+		win.close()
+		return nil, err
+	}
 	timeout := time.Duration(v.Float("timeout") * float64(time.Second))
-	return newPart(p, m, timeout)
+	return newPart(p, win, m, timeout)
 }
 
 // Assemble concatenates the parts' values in rank order. gridtui cannot

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
@@ -78,7 +77,7 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	prob, err := problemOf(spec)
+	prob, err := predict.ProblemOf(spec)
 	if err != nil {
 		return err
 	}
@@ -109,32 +108,6 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 		return jsonout.Write(w, out)
 	}
 	return predictionReport(*out).writeText(w)
-}
-
-// problemOf is the problem a job's runs are recorded under: an application
-// other than the obstacle takes n and ε from its own parameters, as the
-// engine records them.
-func problemOf(spec jobs.Spec) (predict.Problem, error) {
-	p := predict.Problem{App: spec.App, N: spec.Obstacle.N, Eps: spec.Obstacle.Eps}
-	if p.App == "" {
-		p.App = "obstacle"
-	}
-	if p.App == "obstacle" {
-		return p, nil
-	}
-	app, v, err := spec.Application()
-	if err != nil {
-		return p, err
-	}
-	for _, prm := range app.Params() {
-		switch {
-		case prm.Name == "n" && prm.Kind == gridapp.Int:
-			p.N = v.Int("n")
-		case prm.Name == "eps" && prm.Kind == gridapp.Float:
-			p.Eps = v.Float("eps")
-		}
-	}
-	return p, nil
 }
 
 // targetNodes is the job's node count: --nodes as a count, else the nodes

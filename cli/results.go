@@ -109,7 +109,7 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 			if i > 0 || j > 0 {
 				fmt.Fprintln(w)
 			}
-			if err := jobs.BuildTable(k, res.Records, p.n, p.eps).Write(w, format); err != nil {
+			if err := jobs.BuildTableOf(k, res.Records, p.in).Write(w, format); err != nil {
 				return err
 			}
 		}
@@ -131,7 +131,7 @@ func tablesJSON(recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) 
 	out := []tableView{}
 	for _, p := range probs {
 		for _, k := range kinds {
-			t := jobs.BuildTable(k, recs, p.n, p.eps)
+			t := jobs.BuildTableOf(k, recs, p.in)
 			name := "time"
 			if k == jobs.GainTable {
 				name = "gain"
@@ -143,10 +143,10 @@ func tablesJSON(recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) 
 }
 
 // problem is one obstacle problem of the results store.
-type problem struct {
-	n   int
-	eps float64
-}
+type problem struct{ in jobs.Instance }
+
+func (p problem) n() int       { return p.in.N }
+func (p problem) eps() float64 { return p.in.Eps }
 
 // resultProblems returns the problems with successful runs that --n and
 // --eps select, in store order: nil when the store has no successful run,
@@ -154,12 +154,12 @@ type problem struct {
 func resultProblems(recs []jobs.RunRecord, f *resultsFlags, dir string) ([]problem, error) {
 	var all, probs []problem
 	for _, r := range recs {
-		p := problem{r.Job.N, r.Job.Eps}
-		if !r.OK() || slices.Contains(all, p) {
+		p := problem{r.Job.Instance()}
+		if !r.OK() || slices.ContainsFunc(all, func(q problem) bool { return q.in.Equal(p.in) }) {
 			continue
 		}
 		all = append(all, p)
-		if (f.n == 0 || p.n == f.n) && (f.eps == 0 || p.eps == f.eps) {
+		if (f.n == 0 || p.n() == f.n) && (f.eps == 0 || p.eps() == f.eps) {
 			probs = append(probs, p)
 		}
 	}
@@ -175,7 +175,10 @@ func resultProblems(recs []jobs.RunRecord, f *resultsFlags, dir string) ([]probl
 	}
 	have := make([]string, len(all))
 	for i, p := range all {
-		have[i] = fmt.Sprintf("n = %d ε = %g", p.n, p.eps)
+		have[i] = fmt.Sprintf("n = %d ε = %g", p.n(), p.eps())
+		if p.in.App != "obstacle" {
+			have[i] = p.in.String()
+		}
 	}
 	return nil, fmt.Errorf("gridtui results: no successful runs match %s in %s (recorded: %s)",
 		strings.Join(want, ", "), dir, strings.Join(have, "; "))
@@ -191,7 +194,7 @@ func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds [
 	_ = cw.Write([]string{"table", "n", "eps", "cores", "grid", "scheme", "value", "inventory"})
 	for _, p := range probs {
 		for _, k := range kinds {
-			t := jobs.BuildTable(k, recs, p.n, p.eps)
+			t := jobs.BuildTableOf(k, recs, p.in)
 			name := "time_s"
 			if k == jobs.GainTable {
 				name = "gain"
@@ -202,7 +205,7 @@ func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds [
 						continue
 					}
 					c := t.Columns[i]
-					_ = cw.Write([]string{name, strconv.Itoa(p.n), strconv.FormatFloat(p.eps, 'g', -1, 64),
+					_ = cw.Write([]string{name, strconv.Itoa(p.n()), strconv.FormatFloat(p.eps(), 'g', -1, 64),
 						strconv.Itoa(r.Cores), c.Grid, string(c.Scheme), strconv.FormatFloat(v, 'g', -1, 64), c.Inventory})
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -83,7 +84,7 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	p := &progress{w: out, json: f.json}
 	rep, runErr := engine.Run(ctx, spec, engine.RunOptions{
 		Inventory: inv, OnSnapshot: p.snapshot, OnLog: p.log, NoRecord: f.noRecord,
-		Deploy: deploy.Options{HelloTimeout: 30 * time.Second},
+		Deploy: terminalPrompts(deploy.Options{HelloTimeout: 30 * time.Second}),
 	})
 	if rep != nil {
 		if f.json {
@@ -342,3 +343,19 @@ func (p *progress) snapshot(s engine.Snapshot) {
 }
 
 var _ = context.Background
+
+// terminalPrompts lets a headless run ask on the terminal, when stdin is
+// one, what connecting to its hosts needs: passphrases, keyboard-interactive
+// answers (one-time codes) and unknown host keys.
+func terminalPrompts(opt deploy.Options) deploy.Options {
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		return opt
+	}
+	p := deploy.NewProgress(os.Stderr, nil, false) // serializes the prompts
+	opt.Passphrase = func(host, keyfile string) ([]byte, error) { return askPassphrase(p, host, keyfile) }
+	opt.Challenge = func(host, instruction string, questions []string, echo []bool) ([]string, error) {
+		return askChallenge(p, host, instruction, questions, echo)
+	}
+	opt.ConfirmHostKey = func(host, fp string) bool { return confirmHostKey(p, host, fp) }
+	return opt
+}

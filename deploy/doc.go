@@ -2,14 +2,18 @@
 // (each host and jump host resolved as OpenSSH would, by ssh -G or the config
 // files: aliases, ProxyJump chains, ProxyCommand, certificates, known_hosts
 // files and StrictHostKeyChecking; explicit first-use acceptance, ssh-agent
-// and identity files, jump hosts verified hop by hop, one pooled connection
-// per host), uploads the worker binary (skipped when the remote sha256
-// matches; gzip-compressed through an exec channel when the host has gzip,
-// else over SFTP, else plain through an exec channel; temporary name, verify,
-// atomic rename; across the WAN once per site, one host relaying it to the
-// others with `gridtui relay` and a forwarded read-only agent), and starts and stops workers, remotely or as local processes
-// for the embedded local grid. A worker's life is bound to its stdin: the boot
-// line with the run secret goes in, its hello comes out, and EOF ends it, so
-// nothing outlives the console. Progress is reported as plain Events that the
-// console and the plain-terminal Progress display both consume.
+// and identity files, keyboard-interactive answers, jump hosts verified hop
+// by hop, one pooled connection per host), uploads the worker binary (skipped
+// when the remote sha256 matches; gzip-compressed through an exec channel when
+// the host has gzip, else over SFTP, else plain through an exec channel;
+// temporary name, verify, atomic rename; across the WAN once per site, one
+// host relaying it to the others with `gridtui relay` and a forwarded
+// read-only agent), and starts and stops workers: over SSH, as local
+// processes for the embedded local grid, or as steps of a batch allocation
+// (Slurm) that the site's frontend grants. A worker's life is bound to its
+// stdin — the boot line with the run secret goes in, its hello comes out,
+// and EOF ends it — and an allocation's to the stdin of the command that
+// holds it, so nothing outlives the console. Progress is reported as plain
+// Events that the console and the plain-terminal Progress display both
+// consume.
 package deploy

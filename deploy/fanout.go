@@ -57,10 +57,11 @@ func poolFor(inv *Inventory, opt Options) (*Pool, func(), error) {
 	return p, func() { p.Close() }, nil
 }
 
-// needsSSH reports whether any host is started over SSH.
+// needsSSH reports whether any host is reached over SSH (itself, or its
+// site's frontend for a batch launcher).
 func needsSSH(inv *Inventory, hosts []Host) bool {
 	for _, h := range hosts {
-		if launcherOf(inv, h) == LauncherSSH {
+		if launcherOf(inv, h) != LauncherLocal {
 			return true
 		}
 	}
@@ -90,6 +91,9 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 		if launcherOf(inv, h) == LauncherLocal {
 			ev.emit(h.Name, PhaseReady, 1, "local process, nothing to upload", nil)
 			return Result{Host: h.Name, Phase: PhaseReady, Detail: "local"}
+		}
+		if schedulerFor(launcherOf(inv, h)) != nil {
+			return d.deployFrontend(ctx, inv, h)
 		}
 		p, res := d.checkHost(ctx, i, h)
 		plans[i] = p
@@ -133,9 +137,14 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		start := time.Now()
 		var detail string
 		var err error
-		if launcherOf(inv, h) == LauncherLocal {
+		switch {
+		case launcherOf(inv, h) == LauncherLocal:
 			detail, err = stopLocal(h, clean, opt.stopGrace())
-		} else {
+		case schedulerFor(launcherOf(inv, h)) != nil:
+			// Compute nodes refuse SSH outside an allocation, and workers
+			// end with theirs; the binary is on the frontend (deployFrontend).
+			detail = "batch site: workers end with their allocation"
+		default:
 			detail, err = stopRemote(ctx, pool, h, clean, opt.stopGrace(), ev)
 		}
 		if err != nil {

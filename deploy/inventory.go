@@ -10,10 +10,13 @@ import (
 // Launcher says how a site's workers are started.
 type Launcher string
 
-// Launchers known to the inventory. Slurm is reserved for a later launcher.
+// Launchers known to the inventory: SSH to every host, local processes,
+// or a batch scheduler asked for an allocation on the site's frontend
+// (batch.go).
 const (
 	LauncherSSH   Launcher = "ssh"
 	LauncherLocal Launcher = "local"
+	LauncherSlurm Launcher = "slurm"
 )
 
 // Inventory is a parsed and validated sites.toml: every host of every cluster,
@@ -47,8 +50,10 @@ type Defaults struct {
 // Site is one grid site: a set of clusters reached the same way.
 type Site struct {
 	Name     string
-	Frontend string // optional jump host, "user@host:port" or "host"
+	Frontend string // optional jump host, "user@host:port" or "host"; where a batch scheduler is asked
 	Launcher Launcher
+	// Batch are the allocation options of a batch launcher ([site.batch]).
+	Batch    BatchOptions
 	Clusters []Cluster
 	// Gateways are the site's gateway hosts ([[site.gateway]]): the links
 	// of its workers to the nodes of another site that they cannot reach
@@ -64,7 +69,9 @@ type Gateway struct {
 	// Host is the inventory host the gateway runs on (over SSH, as a worker).
 	Host string
 	// Address is where other sites' gateways dial it (its WAN side): an IP
-	// address or a host name.
+	// address or a host name. Empty: no port of it is open to other sites,
+	// and the gateway links that would dial it go through an SSH tunnel
+	// (the console's SSH connections to both gateway hosts).
 	Address string
 	// Ports are the ports other sites may reach, in order of preference:
 	// the gateway listens on the first one it can bind.

@@ -17,6 +17,9 @@ const (
 	PhaseUpload  Phase = "upload"
 	PhaseVerify  Phase = "verify"
 	PhaseStart   Phase = "start"
+	// PhasePending: the batch scheduler has not granted the allocation yet;
+	// Detail says why and where the job stands in the queue.
+	PhasePending Phase = "pending"
 	PhaseReady   Phase = "ready"
 	PhaseFailed  Phase = "failed"
 	PhaseStopped Phase = "stopped"
@@ -146,12 +149,15 @@ func (e *emitter) emitHello(host, detail string, h Hello) {
 
 // Result is the outcome for one host.
 type Result struct {
-	Host    string
-	Phase   Phase // PhaseReady, PhaseStopped or PhaseFailed
-	Detail  string
-	Err     error
-	Bytes   int64 // bytes uploaded (0 when the binary was already there)
-	Elapsed time.Duration
+	Host   string
+	Phase  Phase // PhaseReady, PhaseStopped or PhaseFailed
+	Detail string
+	Err    error
+	Bytes  int64 // bytes uploaded (0 when the binary was already there)
+	// RelayedFrom is the host of the same site that relayed the binary to
+	// this one (Bytes then crossed the site's network, not the console's).
+	RelayedFrom string
+	Elapsed     time.Duration
 }
 
 // Summary lists the outcome of every host of a fan-out, in the given order.

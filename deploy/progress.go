@@ -143,7 +143,7 @@ func oneLine(s string) string {
 // WriteSummary prints what happened: counts, then every failure with its
 // reason.
 func WriteSummary(w io.Writer, s Summary, elapsed time.Duration) {
-	ok, unchanged, bytes := 0, 0, int64(0)
+	ok, unchanged, relayed, bytes := 0, 0, 0, int64(0)
 	for _, r := range s.Results {
 		if r.Phase != PhaseFailed {
 			ok++
@@ -151,11 +151,19 @@ func WriteSummary(w io.Writer, s Summary, elapsed time.Duration) {
 		if r.Detail == "unchanged" {
 			unchanged++
 		}
-		bytes += r.Bytes
+		if r.RelayedFrom != "" {
+			relayed++
+		} else {
+			bytes += r.Bytes
+		}
 	}
 	fmt.Fprintf(w, "\n%d of %d hosts ok", ok, len(s.Results))
 	if unchanged > 0 || bytes > 0 {
-		fmt.Fprintf(w, " (%d unchanged, %s uploaded)", unchanged, humanBytes(bytes))
+		fmt.Fprintf(w, " (%d unchanged, %s uploaded", unchanged, humanBytes(bytes))
+		if relayed > 0 {
+			fmt.Fprintf(w, ", %d relayed inside their site", relayed)
+		}
+		fmt.Fprint(w, ")")
 	}
 	fmt.Fprintf(w, " in %.2fs\n", elapsed.Seconds())
 	f := s.Failed()

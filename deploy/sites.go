@@ -58,6 +58,7 @@ type fileSite struct {
 	User     string        `toml:"user"`
 	Port     int           `toml:"port"`
 	Workdir  string        `toml:"workdir"`
+	Batch    *fileBatch    `toml:"batch"`
 	Clusters []fileCluster `toml:"cluster"`
 	Gateways []fileGateway `toml:"gateway"`
 }
@@ -66,6 +67,14 @@ type fileGateway struct {
 	Host    string `toml:"host"`
 	Address string `toml:"address"`
 	Ports   []int  `toml:"ports"`
+}
+
+// fileBatch is [site.batch]: how a batch launcher asks for allocations.
+type fileBatch struct {
+	Partition string   `toml:"partition"`
+	Account   string   `toml:"account"`
+	TimeLimit string   `toml:"time_limit"`
+	Options   []string `toml:"options"`
 }
 
 type fileCluster struct {

@@ -87,6 +87,25 @@ func (b *builder) defaults(fd fileDefaults) (Defaults, error) {
 	return d, nil
 }
 
+// batch reads [site.batch], which only a batch launcher's site may have.
+func (b *builder) batch(path string, fs *fileSite, s *Site) error {
+	if fs.Batch == nil {
+		return nil
+	}
+	if schedulerFor(s.Launcher) == nil {
+		return b.errAt(path+".batch", "[site.batch] is only for batch launchers (launcher = \"slurm\"), not %q", s.Launcher)
+	}
+	s.Batch = BatchOptions{Partition: fs.Batch.Partition, Account: fs.Batch.Account, Options: fs.Batch.Options}
+	if fs.Batch.TimeLimit != "" {
+		d, err := time.ParseDuration(fs.Batch.TimeLimit)
+		if err != nil || d <= 0 {
+			return b.errAt(path+".batch.time_limit", "time_limit %q is not a positive duration (like \"30m\" or \"2h\")", fs.Batch.TimeLimit)
+		}
+		s.Batch.TimeLimit = d
+	}
+	return nil
+}
+
 func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 	s := Site{Name: fs.Name, Frontend: fs.Frontend, Launcher: Launcher(fs.Launcher)}
 	if s.Name == "" {
@@ -95,11 +114,12 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 	switch s.Launcher {
 	case "":
 		s.Launcher = LauncherSSH
-	case LauncherSSH, LauncherLocal:
-	case "slurm":
-		return s, b.errAt(path+".launcher", "launcher \"slurm\" is not supported yet (use ssh or local)")
+	case LauncherSSH, LauncherLocal, LauncherSlurm:
 	default:
-		return s, b.errAt(path+".launcher", "unknown launcher %q (want ssh or local)", fs.Launcher)
+		return s, b.errAt(path+".launcher", "unknown launcher %q (want ssh, local or slurm)", fs.Launcher)
+	}
+	if err := b.batch(path, fs, &s); err != nil {
+		return s, err
 	}
 	if fs.Port < 0 || fs.Port > 65535 {
 		return s, b.errAt(path+".port", "port %d is not between 1 and 65535", fs.Port)

@@ -24,10 +24,7 @@ func (b *builder) gateways(path string, fs *fileSite, s *Site) ([]Gateway, error
 		if !siteHas(s, g.Host) {
 			return nil, b.errAt(gpath+".host", "gateway host %q is not a host of site %q", g.Host, s.Name)
 		}
-		if g.Address == "" {
-			return nil, b.errAt(gpath, "gateway %q has no address (where other sites' gateways reach it)", g.Host)
-		}
-		if !hostOrIP(g.Address) {
+		if g.Address != "" && !hostOrIP(g.Address) {
 			return nil, b.errAt(gpath+".address", "gateway address %q is not an IP address or host name", g.Address)
 		}
 		if len(g.Ports) == 0 {

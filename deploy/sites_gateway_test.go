@@ -51,7 +51,7 @@ func TestParseBadGateways(t *testing.T) {
 		key, msg  string
 	}{
 		"host of another site": {`host = "198.18.34.11"`, `host = "198.18.64.12"`, 17, 1, "site[1].gateway[0].host", `gateway host "198.18.64.12" is not a host of site "east"`},
-		"no address":           {`address = "gw.east.example.org"`, ``, 16, 3, "site[1].gateway[0]", `has no address`},
+		"no host":              {`host = "198.18.34.11"`, ``, 16, 3, "site[1].gateway[0]", `gateway has no host`},
 		"bad address":          {`address = "gw.east.example.org"`, `address = "gw east"`, 18, 1, "site[1].gateway[0].address", `not an IP address or host name`},
 		"bad port":             {`ports = [7400, 7401]`, `ports = [7400, 70000]`, 9, 1, "site[0].gateway[0].ports", `ports[1] = 70000 is not between 1 and 65535`},
 		"port twice":           {`ports = [7400, 7401]`, `ports = [7400, 7400]`, 9, 1, "site[0].gateway[0].ports", `port 7400 listed twice`},

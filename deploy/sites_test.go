@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,8 @@ func TestParseBadFiles(t *testing.T) {
 		"local overflow":     {"bad_local_overflow.toml", 8, 3, "site[0].cluster[0].ethernet_addr", "128.0.0.0 is outside 127.0.0.0/8"},
 		"cores zero":         {"bad_cores.toml", 7, 3, "site[0].cluster[0].cores", "cores must be at least 1"},
 		"unknown launcher":   {"bad_launcher.toml", 3, 1, "site[0].launcher", `unknown launcher "pbs"`},
+		"batch time limit":   {"bad_batch_time.toml", 8, 3, "site[0].batch.time_limit", `time_limit "forever" is not a positive duration`},
+		"batch on ssh site":  {"bad_batch_ssh.toml", 4, 4, "site[0].batch", `[site.batch] is only for batch launchers`},
 		"same nic":           {"bad_same_nic.toml", 10, 3, "site[0].cluster[0].fast", `fast = "eth0" names the Ethernet interface too`},
 		"same nic per host":  {"bad_same_nic_host.toml", 14, 5, "site[0].cluster[0].host[0].fast", `fast = "eth0" names the Ethernet interface too`},
 	}
@@ -240,5 +243,20 @@ func TestLoadSkipsExampleInventory(t *testing.T) {
 	inv, err = Load(DefaultSitesFile)
 	if err != nil || inv.Source != DefaultSitesFile || !inv.Example || len(inv.Hosts()) != 25 {
 		t.Fatalf("explicit path must load the example itself: %+v, %v", inv, err)
+	}
+}
+
+func TestParseSlurmSite(t *testing.T) {
+	inv, err := Parse("good_slurm.toml", readSites(t, "good_slurm.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inv.Sites[0]
+	want := BatchOptions{Partition: "compute", Account: "proj42", TimeLimit: 2 * time.Hour, Options: []string{"--qos=short", "--exclusive"}}
+	if s.Launcher != LauncherSlurm || s.Frontend != "login.hpc.example" || !reflect.DeepEqual(s.Batch, want) {
+		t.Errorf("site = %+v, want launcher slurm, the frontend and %+v", s, want)
+	}
+	if n := len(inv.Hosts()); n != 4 {
+		t.Errorf("%d hosts, want node[1-4]", n)
 	}
 }

@@ -28,8 +28,9 @@ type deployer struct {
 	gz         gzipCache
 	noCompress bool
 
-	mu   sync.Mutex
-	gzip map[string]bool // hosts that have gzip, learnt by check
+	mu        sync.Mutex
+	gzip      map[string]bool // hosts that have gzip, learnt by check
+	frontends map[string]*frontendDeploy
 }
 
 func (d *deployer) setGzip(host string, ok bool) {

@@ -222,8 +222,9 @@ func (t *tailBuffer) String() string {
 	return string(t.buf)
 }
 
-// StartWorkers starts one worker per host — over SSH or as a local process,
-// by the site's launcher — writes boot(host) to its stdin and waits for every
+// StartWorkers starts one worker per host — over SSH, as a local process,
+// or as a step of a batch allocation obtained from the site's frontend, by
+// the site's launcher — writes boot(host) to its stdin and waits for every
 // hello (Options.HelloTimeout). If any fails, the ones started are stopped
 // and the error names every failed host.
 func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(Host) Boot, opt Options) ([]*Worker, error) {
@@ -238,6 +239,7 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 		pool, release = p, refCounted(done, len(hosts))
 	}
 	workers := make([]*Worker, len(hosts))
+	allocs := newAllocations(inv, pool, hosts, ev)
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
 		ev.emit(h.Name, PhaseStart, 0, "", nil)
 		var w *Worker
@@ -246,6 +248,8 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 		switch {
 		case err != nil:
 			release()
+		case schedulerFor(launcherOf(inv, h)) != nil:
+			w, err = allocs.start(ctx, h, b, opt, release)
 		case launcherOf(inv, h) == LauncherLocal:
 			w, err = startLocal(ctx, h, b, opt, ev)
 			release()

@@ -86,6 +86,7 @@ func TestDeploy(t *testing.T) {
 		t.Fatalf("deploy: exit %d, want every host ok:\n%s", r.code, r.out)
 	}
 	first := checkDeployed(t, g)
+	checkRelayed(t, g, r.out)
 
 	r = gridtui(t, g, g.SitesFile, deployTimeout, "deploy")
 	if r.code != 0 || !strings.Contains(r.out, fmt.Sprintf("%d of %d hosts ok (%d unchanged", n, n, n)) {
@@ -108,6 +109,36 @@ func TestDeploy(t *testing.T) {
 		t.Errorf("deploy --stop --clean: exit %d:\n%s", r.code, r.out)
 	}
 	checkClean(t, g)
+}
+
+// checkRelayed checks that in each cluster (a site of its own) the first
+// host got the binary from the console and the others from it.
+func checkRelayed(t *testing.T, g *Grid, out string) {
+	t.Helper()
+	for _, c := range []string{"alpha", "beta"} {
+		hosts := g.Cluster(c)
+		for _, h := range hosts[min(1, len(hosts)):] {
+			name := inventoryName(g, h)
+			want := "relayed from " + inventoryName(g, hosts[0])
+			found := false
+			for _, l := range strings.Split(out, "\n") {
+				f := strings.Fields(l)
+				found = found || (len(f) > 2 && f[0] == name && strings.Contains(l, want))
+			}
+			if !found {
+				t.Errorf("%s: no %q in deploy's output", name, want)
+			}
+		}
+	}
+}
+
+// inventoryName is h's name in the grid's sites.toml: its eth0 address, or
+// its short name behind a frontend.
+func inventoryName(g *Grid, h *Host) string {
+	if g.Frontend != nil && h.Cluster == "beta" {
+		return h.Name
+	}
+	return h.Ethernet.String()
 }
 
 // checkHellos finds each host's hello line in deploy --start's output and

@@ -44,6 +44,7 @@ func TestFrontendSite(t *testing.T) {
 		t.Fatalf("deploy: exit %d, want every host ok:\n%s", r.code, r.out)
 	}
 	checkDeployed(t, g)
+	checkRelayed(t, g, r.out) // b2 gets it from b1, inside the site: the WAN link is crossed once
 	if _, err := os.Stat(remoteBinary(g.Frontend)); err == nil {
 		t.Errorf("the frontend got a worker binary; it is only a jump host")
 	}

@@ -22,6 +22,9 @@ const (
 	splitBits = 24
 )
 
+// gatewayTunnel is the Config.Gateways of a split grid without a WAN.
+const gatewayTunnel = "ssh"
+
 // wanAddr is the WAN address of a site's gateway host (198.19.200.0/24, in
 // the benchmarking range, apart from the fast segments).
 func wanAddr(site int) netip.Addr { return netip.AddrFrom4([4]byte{198, 19, 200, byte(site + 1)}) }
@@ -74,7 +77,7 @@ func (g *Grid) buildSplitNetwork(ctx context.Context) error {
 	}
 	for i, c := range clusterDefs {
 		gw := g.GatewayHost(c.Name)
-		if gw == nil {
+		if gw == nil || g.cfg.Gateways == gatewayTunnel {
 			continue
 		}
 		if err := g.plugNIC(ctx, gw.Netns, gw.Name, "wan0", wanBridge, wanAddr(i).String(), splitBits); err != nil {
@@ -97,6 +100,9 @@ func (g *Grid) gatewayTable(c clusterDef) string {
 		return ""
 	}
 	for i, d := range clusterDefs {
+		if d.Name == c.Name && g.cfg.Gateways == gatewayTunnel {
+			return fmt.Sprintf("\n  [[site.gateway]]\n  host = %q\n", gw.Ethernet.String())
+		}
 		if d.Name == c.Name {
 			return fmt.Sprintf("\n  [[site.gateway]]\n  host = %q\n  address = %q\n  ports = [7400, 7401]\n", gw.Ethernet.String(), wanAddr(i))
 		}
@@ -110,14 +116,18 @@ func (g *Grid) WANBytes(ctx context.Context) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	for _, c := range clusterDefs {
 		gw := g.GatewayHost(c.Name)
-		if gw == nil {
+		if gw == nil || g.cfg.Gateways == gatewayTunnel {
 			continue
 		}
 		s, err := run(ctx, "ip", "netns", "exec", g.Switch, "tc", "-s", "qdisc", "show", "dev", portName(gw.Name, "wan0"))
 		if err != nil {
 			return nil, err
 		}
-		f := strings.Fields(s[strings.Index(s, "Sent ")+len("Sent "):])
+		i := strings.Index(s, "Sent ")
+		if i < 0 {
+			return nil, fmt.Errorf("e2e: tc output of %s: %q", gw.Name, s)
+		}
+		f := strings.Fields(s[i+len("Sent "):])
 		n, err := strconv.ParseUint(f[0], 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("e2e: tc output of %s: %q", gw.Name, s)
@@ -125,4 +135,21 @@ func (g *Grid) WANBytes(ctx context.Context) (map[string]uint64, error) {
 		out[gw.Name] = n
 	}
 	return out, nil
+}
+
+// LimitConsole puts a tbf of rate on the switch's ports toward the console
+// of a split grid: what reaches the console from either site, so that the
+// SSH tunnel between the sites' gateways (which the console carries) crosses
+// a limit equal to the WAN's of the gateway path.
+func (g *Grid) LimitConsole(ctx context.Context, rate string) error {
+	if g.cfg.Gateways == "" {
+		return fmt.Errorf("e2e: grid %s is not split: its console has one leg", g.ID)
+	}
+	for i := range clusterDefs {
+		if _, err := run(ctx, "ip", "netns", "exec", g.Switch, "tc", "qdisc", "replace", "dev", portName("con", "eth"+strconv.Itoa(i)), "root",
+			"tbf", "rate", rate, "burst", "64kb", "latency", "50ms"); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -24,8 +24,14 @@ import (
 func TestGatewaySchemes(t *testing.T) {
 	g := newGridT(t, Config{Gateways: "100mbit"})
 	deployOrSkip(t, g)
-	const n = 24
-	want, _, _ := obstacle.SerialSolve(obstacle.Problem{N: n, Eps: 1e-6})
+	const n, nodes = 24, 6
+	p := obstacle.Problem{N: n, Eps: 1e-6}
+	_, k, _ := obstacle.SerialSolve(p)
+	// A synchronous run's token detector ends 2(b−1) iterations after the
+	// serial criterion holds (engine's TestSolveEndToEnd); after as many
+	// iterations the serial iterate is the reference, bit for bit.
+	iters := k + 2*(nodes-1)
+	want := serialAfter(p, iters)
 	for _, scheme := range []string{"sync", "async", "hybrid"} {
 		t.Run(scheme, func(t *testing.T) {
 			out := t.TempDir()
@@ -73,6 +79,11 @@ func TestGatewaySchemes(t *testing.T) {
 				t.Errorf("the report does not show the gateways' traffic")
 			}
 			if scheme == "sync" {
+				for _, nr := range rep.Nodes {
+					if nr.Iterations != iters {
+						t.Errorf("node %s: %d iterations, want %d (serial %d + 2(b−1))", nr.Node, nr.Iterations, iters, k)
+					}
+				}
 				checkSerial(t, out, want)
 			}
 		})
@@ -141,7 +152,54 @@ func TestGatewayKilled(t *testing.T) {
 	checkNoWorkers(t, g, nil)
 }
 
+// serialAfter is the serial iterate after k sweeps.
+func serialAfter(p obstacle.Problem, k int) []float64 {
+	u := obstacle.InitialGuess(p)
+	next := make([]float64, len(u))
+	for range k {
+		obstacle.SerialSweep(p, u, next)
+		u, next = next, u
+	}
+	return u
+}
+
 // leFloat is v's little-endian bytes, as the .raw solution stores it.
 func leFloat(v float64) []byte {
 	return binary.LittleEndian.AppendUint64(nil, math.Float64bits(v))
+}
+
+// TestGatewayTunnel runs across two sites whose gateways have no port open
+// to each other (no WAN, no address in sites.toml): gridtui links them
+// through an SSH tunnel over its own connections to both gateway hosts,
+// the report says so, and the synchronous result is still the serial one.
+func TestGatewayTunnel(t *testing.T) {
+	g := newGridT(t, Config{Gateways: gatewayTunnel})
+	deployOrSkip(t, g)
+	const n, nodes = 24, 6
+	p := obstacle.Problem{N: n, Eps: 1e-6}
+	_, k, _ := obstacle.SerialSolve(p)
+	want := serialAfter(p, k+2*(nodes-1))
+	for _, scheme := range []string{"sync", "async"} {
+		t.Run(scheme, func(t *testing.T) {
+			out := t.TempDir()
+			os.Chmod(out, 0o777)
+			run := runJob(t, g, "--nodes", "6", "--scheme", scheme, "--n", "24", "--eps", "1e-6", "--wall-time", "2m", "--out", out)
+			rep := run.report
+			if run.code != 0 || rep == nil || rep.Outcome != "ok" || !rep.Checked {
+				t.Fatalf("%s run: exit %d, report %+v", scheme, run.code, rep)
+			}
+			tunnels := 0
+			for _, r := range rep.Routes {
+				if strings.HasPrefix(r.Via, "SSH tunnel gw-site") {
+					tunnels++
+				}
+			}
+			if tunnels == 0 {
+				t.Errorf("no route through an SSH tunnel: %+v", rep.Routes)
+			}
+			if scheme == "sync" {
+				checkSerial(t, out, want)
+			}
+		})
+	}
 }

@@ -132,9 +132,16 @@ type result struct {
 // inventory, bounded by timeout.
 func gridtui(t *testing.T, g *Grid, sites string, timeout time.Duration, args ...string) result {
 	t.Helper()
+	return runProgram(t, g, gridtuiBinary(t), sites, timeout, args...)
+}
+
+// runProgram runs bin, gridtui or a program built on it (examples/), as
+// gridtui does.
+func runProgram(t *testing.T, g *Grid, bin, sites string, timeout time.Duration, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	argv := append([]string{gridtuiBinary(t), "--sites", sites}, args...)
+	argv := append([]string{bin, "--sites", sites}, args...)
 	cmd := g.ConsoleCommand(ctx, argv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

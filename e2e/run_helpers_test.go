@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -42,7 +43,12 @@ type (
 		Routes     []probe.Route `json:"routes"`
 		Checked    bool          `json:"checked"`
 		Residual   float64       `json:"residual"`
-		Warnings   []string      `json:"warnings"`
+		Figures    []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"figures"`
+		FiguresOK bool     `json:"figures_ok"`
+		Warnings  []string `json:"warnings"`
 	}
 	logEvent struct {
 		Node string `json:"node"`
@@ -56,6 +62,16 @@ type (
 		} `json:"nodes"`
 	}
 )
+
+// figure returns the value of the application's figure name, or NaN.
+func (r *runReport) figure(name string) float64 {
+	for _, f := range r.Figures {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return math.NaN()
+}
 
 // runOutput is what one `gridtui run --json` printed, decoded.
 type runOutput struct {
@@ -106,8 +122,14 @@ type liveRun struct {
 // namespace; it is killed after timeout at the latest.
 func startRun(t *testing.T, g *Grid, timeout time.Duration, args ...string) *liveRun {
 	t.Helper()
+	return startRunOf(t, g, gridtuiBinary(t), timeout, args...)
+}
+
+// startRunOf is startRun of bin, gridtui or a program built on it.
+func startRunOf(t *testing.T, g *Grid, bin string, timeout time.Duration, args ...string) *liveRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	argv := append([]string{gridtuiBinary(t), "--sites", g.SitesFile, "run", "--json", "--no-record"}, args...)
+	argv := append([]string{bin, "--sites", g.SitesFile, "run", "--json", "--no-record"}, args...)
 	cmd := g.ConsoleCommand(ctx, argv...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

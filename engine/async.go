@@ -306,12 +306,16 @@ func (a *activityRun) receiveSync(ctx context.Context) error {
 // reactivates the node), a synchronous one is taken ahead of the iteration it
 // belongs to.
 func (a *activityRun) waitInactive(ctx context.Context) error {
+	slice := passiveWaitSlice
+	if h := a.t.hooks; h != nil && h.idleWait > 0 {
+		slice = h.idleWait
+	}
 	for a.g.State() == StateInactive {
 		if a.waitCtx == nil || a.waitCtx.Err() != nil {
 			if a.waitCancel != nil {
 				a.waitCancel()
 			}
-			a.waitCtx, a.waitCancel = context.WithTimeout(ctx, passiveWaitSlice)
+			a.waitCtx, a.waitCancel = context.WithTimeout(ctx, slice)
 		}
 		start := time.Now()
 		src, kind, err := a.ep.Wait(a.waitCtx)
@@ -321,7 +325,18 @@ func (a *activityRun) waitInactive(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if h := a.t.hooks; h != nil && h.afterIdleWait != nil {
+				h.afterIdleWait()
+			}
+			// A control message that arrived since the wait ended is
+			// applied here, and what it makes the node send (the
+			// Inactivate of a node whose last update was just
+			// acknowledged) must go now: no other message may ever come
+			// to flush it, and its parent would wait for it forever.
 			if err := a.drainCtrl(); err != nil { // notices a dead neighbour
+				return err
+			}
+			if err := a.flush(ctx); err != nil {
 				return err
 			}
 			continue

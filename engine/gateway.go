@@ -28,7 +28,7 @@ type gatewayPlan struct {
 }
 
 // gatewayStatsPeriod is how often a gateway prints its counters.
-const gatewayStatsPeriod = 500 * time.Millisecond
+const gatewayStatsPeriod = 200 * time.Millisecond
 
 // ServeGateway is `gridtui gateway`: it reads its boot (Role gateway) on
 // stdin, listens on the first of its boot's addresses it can bind, prints
@@ -43,7 +43,7 @@ func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw i
 	if boot.Role != deploy.RoleGateway || len(boot.Listen) == 0 {
 		return fmt.Errorf("engine: gateway %s: boot is not a gateway's (role %q, %d addresses)", boot.Node, boot.Role, len(boot.Listen))
 	}
-	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("gateway", boot.Node)
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})) // rmnp names the gateway
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var gw *rmnp.Gateway
@@ -82,6 +82,9 @@ func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw i
 	t := time.NewTicker(gatewayStatsPeriod)
 	defer t.Stop()
 	enc := json.NewEncoder(stdout)
+	if err := enc.Encode(gw.Stats()); err != nil { // the console waits for it: configured
+		return fmt.Errorf("engine: gateway %s: %w", boot.Node, err)
+	}
 	for {
 		select {
 		case <-stdinGone:

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/probe"
@@ -25,13 +26,30 @@ type runGateway struct {
 	ID   rmnp.PeerID
 	Port int // the port it listens on (the first of Def.Ports it could bind)
 	W    *deploy.Worker
+	// peerAddr is where it dials each peer of higher id (by name): the
+	// peer's WAN address, or the local end of an SSH tunnel to it.
+	peerAddr map[string]string
+	// tunneled names the peers linked through an SSH tunnel; tunnels are
+	// the tunnels from this gateway's host, pool the console's SSH
+	// connections they use (shared by all the run's gateways).
+	tunneled map[string]bool
+	tunnels  []*deploy.Tunnel
+	pool     *deploy.Pool
 }
 
 // local is the address the site's workers dial: the gateway host's name
-// and port.
+// (a local node's Ethernet address) and port.
 func (g *runGateway) local() string {
-	return "tcp://" + net.JoinHostPort(g.Host.Name, strconv.Itoa(g.Port))
+	host := g.Host.Name
+	if g.Host.EthernetAddr.IsValid() {
+		host = g.Host.EthernetAddr.String()
+	}
+	return "tcp://" + net.JoinHostPort(host, strconv.Itoa(g.Port))
 }
+
+// gatewayFirst puts the route through the gateways before the direct ones
+// (tests: on loopback the direct path never fails).
+var gatewayFirst bool
 
 // wan is the address the other sites' gateways dial.
 func (g *runGateway) wan() string {
@@ -78,7 +96,8 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 	var hosts []deploy.Host
 	for _, s := range sites {
 		def := s.Gateways[0]
-		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: NodeID(gatewayName(s.Name))}
+		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: NodeID(gatewayName(s.Name)),
+			peerAddr: map[string]string{}, tunneled: map[string]bool{}}
 		gws[def.Host] = g
 		hosts = append(hosts, g.Host)
 	}
@@ -105,13 +124,69 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 			}
 		}
 	}
+	if err := linkGateways(ctx, inv, out, opt); err != nil {
+		stopGateways(out)
+		return nil, err
+	}
 	for _, g := range out {
 		if err := g.W.WriteLine(gatewayPlanFor(g, out, inv, workers)); err != nil {
 			stopGateways(out)
 			return nil, fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, err)
 		}
 	}
+	if err := waitGatewayLinks(ctx, out); err != nil {
+		stopGateways(out)
+		return nil, err
+	}
 	return out, nil
+}
+
+// gatewayLinkTimeout bounds the wait for the gateways to link up.
+const gatewayLinkTimeout = 15 * time.Second
+
+// waitGatewayLinks waits until every gateway reports a live link to every
+// other (its counters line lists them up): a worker's route request must
+// find the link there. A gateway that exits, or a pair that does not link
+// up in time (a port closed between the sites), is an error naming them.
+func waitGatewayLinks(ctx context.Context, gws map[string]*runGateway) error {
+	deadline := time.Now().Add(gatewayLinkTimeout)
+	for {
+		var missing []string
+		for _, g := range gws {
+			if g.W.Err() != nil {
+				return fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, g.W.Err())
+			}
+			var st rmnp.GatewayStats
+			_ = json.Unmarshal([]byte(g.W.LastLine()), &st)
+			for _, o := range gws {
+				if o != g && !linkUp(st, o.Name) {
+					missing = append(missing, fmt.Sprintf("%s (%s) ↔ %s (%s)", g.Name, g.Host.Name, o.Name, o.wan()))
+				}
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			slices.Sort(missing)
+			return fmt.Errorf("engine: gateways not linked after %v: %s: is the gateway port open between the sites? (sites.toml [[site.gateway]] address and ports)",
+				gatewayLinkTimeout, strings.Join(missing, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("engine: waiting for the gateways: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func linkUp(st rmnp.GatewayStats, peer string) bool {
+	for _, l := range st.Links {
+		if l.Peer == peer && l.Up {
+			return true
+		}
+	}
+	return false
 }
 
 // gatewayPlanFor is g's plan: every other gateway of the run, and the data
@@ -120,7 +195,7 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inven
 	p := gatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
 	for _, o := range all {
 		if o != g {
-			p.Peers = append(p.Peers, rmnp.GatewayPeer{ID: o.ID, Name: o.Name, Addr: o.wan()})
+			p.Peers = append(p.Peers, rmnp.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
 		}
 	}
 	for _, w := range workers {
@@ -136,7 +211,44 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inven
 	return p
 }
 
-// stopGateways stops the run's gateways.
+// linkGateways decides how each pair of gateways links: the one of lower
+// id dials the other at its address, or, when that site names none (no
+// port open to other sites), through an SSH tunnel: a remote forward on the
+// dialer's host carried by the console's SSH connections to a direct-tcpip
+// channel on the other's host (slower, no setup).
+func linkGateways(ctx context.Context, inv *deploy.Inventory, gws map[string]*runGateway, opt RunOptions) error {
+	var pool *deploy.Pool
+	for _, a := range gws {
+		for _, b := range gws {
+			if a.ID >= b.ID {
+				continue
+			}
+			if b.Def.Address != "" {
+				a.peerAddr[b.Name] = b.wan()
+				continue
+			}
+			if pool == nil {
+				var err error
+				if pool, err = deploy.NewPool(inv, opt.Deploy); err != nil {
+					return fmt.Errorf("engine: SSH tunnel between gateways: %w", err)
+				}
+				for _, g := range gws {
+					g.pool = pool
+				}
+			}
+			t, err := pool.OpenTunnel(ctx, a.Host, b.Host, net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port)))
+			if err != nil {
+				return fmt.Errorf("engine: SSH tunnel %s (%s) → %s (%s): %w", a.Name, a.Host.Name, b.Name, b.Host.Name, err)
+			}
+			a.tunnels = append(a.tunnels, t)
+			a.peerAddr[b.Name] = "tcp://" + t.Listen
+			a.tunneled[b.Name], b.tunneled[a.Name] = true, true
+		}
+	}
+	return nil
+}
+
+// stopGateways stops the run's gateways, then their SSH tunnels.
 func stopGateways(gws map[string]*runGateway) {
 	var ws []*deploy.Worker
 	for _, g := range gws {
@@ -145,6 +257,19 @@ func stopGateways(gws map[string]*runGateway) {
 		}
 	}
 	stopWorkers(ws, nil)
+	var pool *deploy.Pool
+	for _, g := range gws {
+		for _, t := range g.tunnels {
+			t.Close()
+		}
+		g.tunnels = nil
+		if g.pool != nil {
+			pool, g.pool = g.pool, nil
+		}
+	}
+	if pool != nil {
+		pool.Close()
+	}
 }
 
 // gatewayRoute is the route of pair a ↔ b through the gateways of their
@@ -153,8 +278,13 @@ func stopGateways(gws map[string]*runGateway) {
 func gatewayRoute(direct probe.Route, ga, gb *runGateway, addr string) (probe.Route, string) {
 	r := direct
 	r.Via = "gateway " + ga.Name + " ↔ " + gb.Name
-	r.Reason = fmt.Sprintf("%s ↔ %s: sites %s and %s: direct %s unreachable (pre-flight), sites.toml names gateways → via %s (%s ↔ %s)",
-		direct.A, direct.B, ga.Site, gb.Site, direct.Network, r.Via, ga.Host.Name, gb.wan())
+	between := ga.Host.Name + " ↔ " + gb.wan()
+	if ga.tunneled[gb.Name] {
+		r.Via = "SSH tunnel " + ga.Name + " ↔ " + gb.Name
+		between = ga.Host.Name + " ↔ " + gb.Host.Name + ", no gateway address: the console's SSH connections carry it"
+	}
+	r.Reason = fmt.Sprintf("%s ↔ %s: sites %s and %s: direct %s unreachable (pre-flight), sites.toml names gateways → via %s (%s)",
+		direct.A, direct.B, ga.Site, gb.Site, direct.Network, r.Via, between)
 	return r, rmnp.GatewayAddr(ga.local(), gb.Name, addr)
 }
 
@@ -177,6 +307,9 @@ func (s *submission) addGatewayRoute(up *neighbourTask, lo, hi string) {
 		if strings.HasPrefix(up.Addrs[i], "tcp://") && up.Routes[i].Via == "" {
 			r, a := gatewayRoute(up.Routes[i], ga, gb, up.Addrs[i])
 			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
+			if gatewayFirst {
+				up.Routes, up.Addrs = []probe.Route{r}, []string{a}
+			}
 			return
 		}
 	}
@@ -260,4 +393,25 @@ func gatewayReports(gws map[string]*runGateway) []GatewayReport {
 	}
 	slices.SortFunc(out, func(a, b GatewayReport) int { return strings.Compare(a.Name+a.Peer, b.Name+b.Peer) })
 	return out
+}
+
+// GatewayFallback says how nodes a and b would link if their direct path
+// failed pre-flight: "via gateway gw-x ↔ gw-y" or "via SSH tunnel gw-x ↔
+// gw-y" when they are in two sites that name gateways (the dialing gateway,
+// of lower id, goes through an SSH tunnel when the other names no
+// address), "" otherwise.
+func GatewayFallback(inv *deploy.Inventory, a, b string) string {
+	sa, sb := inv.SiteOf(a), inv.SiteOf(b)
+	if sa == nil || sb == nil || sa == sb || len(sa.Gateways) == 0 || len(sb.Gateways) == 0 {
+		return ""
+	}
+	na, nb := gatewayName(sa.Name), gatewayName(sb.Name)
+	acceptor := sb
+	if NodeID(nb) < NodeID(na) {
+		acceptor = sa
+	}
+	if acceptor.Gateways[0].Address == "" {
+		return "via SSH tunnel " + na + " ↔ " + nb
+	}
+	return "via gateway " + na + " ↔ " + nb
 }

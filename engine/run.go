@@ -90,7 +90,15 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 		opt.RunID, opt.Secret = deploy.NewRunSecret()
 		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
-		workers, err = deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(opt.RunID, opt.Secret), opt.Deploy)
+		opt.Deploy.Events = logPending(opt.Deploy.Events, logf)
+		// Starting counts against the wall time: a batch site's allocation
+		// that is not granted within it fails the run, naming the site.
+		startCtx, cancelStart := ctx, context.CancelFunc(func() {})
+		if spec.WallTime > 0 {
+			startCtx, cancelStart = context.WithTimeout(ctx, spec.WallTime)
+		}
+		workers, err = deploy.StartWorkers(startCtx, inv, hosts, deploy.BootFor(opt.RunID, opt.Secret), opt.Deploy)
+		cancelStart()
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}
@@ -125,11 +133,39 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
 	rep, runErr := s.execute(ctx)
+	if gws != nil {
+		// Stopped gateways print their last counters as they exit.
+		stopGateways(gws)
+		rep.Gateways = gatewayReports(gws)
+	}
 	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
 		runErr = rerr
 	}
 	return rep, runErr
+}
+
+// logPending passes events on to next and puts each new pending status of
+// a batch allocation (the scheduler's reason and queue position) in the
+// run's event log, once for all the hosts it holds: the console's and the
+// headless run's way of showing why the run has not started.
+func logPending(next func(deploy.Event), logf func(node, format string, args ...any)) func(deploy.Event) {
+	var mu sync.Mutex
+	last := ""
+	return func(e deploy.Event) {
+		if e.Phase == deploy.PhasePending {
+			mu.Lock()
+			news := e.Detail != last
+			last = e.Detail
+			mu.Unlock()
+			if news {
+				logf("", "allocation pending: %s", e.Detail)
+			}
+		}
+		if next != nil {
+			next(e)
+		}
+	}
 }
 
 // jobHosts picks the inventory hosts to start workers on, refusing up front

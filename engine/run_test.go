@@ -20,6 +20,13 @@ import (
 // TestMain lets the test binary serve as `gridtui worker`: the local
 // launcher execs os.Executable() with the argument "worker".
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "gateway" {
+		if err := ServeGateway(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		if err := ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -69,7 +69,9 @@ func atoi(t *testing.T, s string) int {
 func scaleInventory(t *testing.T, n int) *deploy.Inventory {
 	t.Helper()
 	if n == 1024 {
-		return loadInventory(t, filepath.Join("..", "testdata", "sites", "local1024.toml"))
+		// Found beside this file: the trials run from a built test binary too.
+		_, self, _, _ := runtime.Caller(0)
+		return loadInventory(t, filepath.Join(filepath.Dir(self), "..", "testdata", "sites", "local1024.toml"))
 	}
 	path := filepath.Join(t.TempDir(), "sites.toml")
 	toml := fmt.Sprintf(`locality = "label"

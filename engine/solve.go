@@ -71,6 +71,13 @@ type solveHooks struct {
 	// given rank; a test sleeps in it to delay one link and provoke stale
 	// halos.
 	beforeSend func(rank int)
+	// idleWait, if positive, replaces passiveWaitSlice, and afterIdleWait
+	// is called when such a wait ended with nothing to read: a test
+	// shortens the one and sleeps in the other so that the messages of an
+	// inactive node's neighbours arrive while it is not waiting, as on a
+	// loaded machine.
+	idleWait      time.Duration
+	afterIdleWait func()
 }
 
 // reportEvery bounds how often Solve calls report.
@@ -204,7 +211,9 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, steps: bp.steps,
 		report: report, state: StateActive, sigma: -1}
 	s.recv, _ = bp.part.(gridapp.HaloReceiver)
-	if s.maxIter <= 0 {
+	// The job's max_iterations and the application's own limit (its
+	// Task.MaxIter) both bound the run: the smaller one wins.
+	if bp.maxIter > 0 && (s.maxIter <= 0 || bp.maxIter < s.maxIter) {
 		s.maxIter = bp.maxIter
 	}
 	s.detector = t.Detector

@@ -30,6 +30,7 @@ type graphRun struct {
 	// (hybrid).
 	asyncLink func(a, b int) bool
 	hooks     map[int]*solveHooks // by rank
+	maxIter   int                 // iteration limit of every rank (0: none)
 }
 
 func (c graphRun) mode(a, b int) rmnp.Mode {
@@ -75,7 +76,7 @@ func (c graphRun) run(t testing.TB) ([]SolveResult, gridapp.Task, gridapp.Values
 	var wg sync.WaitGroup
 	for r := range c.ranks {
 		st := Subtask{App: c.app, Params: v.Encode(), Rank: r, Ranks: c.ranks, Cores: c.cores, Scheme: c.scheme, Detector: c.detector,
-			hooks: c.hooks[r]}
+			MaxIter: c.maxIter, hooks: c.hooks[r]}
 		for _, q := range task.Parts[r].Neighbours {
 			st.Neighbours = append(st.Neighbours, Neighbour{Rank: q, Peer: rmnp.PeerID(q + 1), Mode: c.mode(r, q)})
 		}

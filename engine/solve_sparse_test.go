@@ -126,9 +126,10 @@ func readMatrix(t *testing.T, file string) *sparse.Matrix {
 func TestSparseDelayedLink(t *testing.T) {
 	cross := func(a, b int) bool { return a/2 != b/2 }
 	cases := map[string]graphRun{
-		"async activity": {ranks: 4, scheme: jobs.Asynchronous},
-		"async switch":   {ranks: 4, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch},
-		"hybrid":         {ranks: 4, scheme: jobs.Hybrid, asyncLink: cross},
+		"async activity":  {ranks: 4, scheme: jobs.Asynchronous},
+		"async switch":    {ranks: 4, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch},
+		"hybrid activity": {ranks: 4, scheme: jobs.Hybrid, asyncLink: cross},
+		"hybrid switch":   {ranks: 4, scheme: jobs.Hybrid, detector: jobs.DetectSwitch, asyncLink: cross},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -442,3 +442,23 @@ func TestSolveRejectsBadSubtasks(t *testing.T) {
 		})
 	}
 }
+
+// TestAsyncActivityIdleWaitFlush reproduces the lost Inactivate of the
+// 256-worker trials (issue 21): an inactive node whose wait slice ran out
+// applied an acknowledgement that arrived just after, left the activity
+// graph, and kept its Inactivate queued until a next message that never
+// came; its parent, and so the root, waited forever with every node
+// inactive. Here every wait slice is short and followed by a pause, so that
+// most control messages arrive between a wait and the next.
+func TestAsyncActivityIdleWaitFlush(t *testing.T) {
+	p := jobs.Obstacle{N: 16, Eps: 1e-10}
+	serial, _, _ := jobs.SerialSolve(p)
+	const ranks = 4
+	hooks := map[int]*solveHooks{}
+	for r := range ranks {
+		hooks[r] = &solveHooks{idleWait: time.Millisecond, afterIdleWait: func() { time.Sleep(3 * time.Millisecond) }}
+	}
+	for range max(repeats(t)/4, 2) {
+		checkAsync(t, chainRun{p: p, ranks: ranks, cores: 1, scheme: jobs.Asynchronous, hooks: hooks}, serial)
+	}
+}

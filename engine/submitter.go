@@ -551,7 +551,7 @@ func (s *submission) snapshot(now time.Time, final bool) {
 		return
 	}
 	s.dirty, s.lastSnap = false, now
-	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses)}
+	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways)}
 	for _, st := range s.statuses {
 		snap.GlobalSigma = max(snap.GlobalSigma, st.Sigma)
 	}

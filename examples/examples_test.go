@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -44,21 +45,47 @@ func TestRodSize(t *testing.T) {
 // would: its own go.mod and go.sum, nothing fetched (GOPROXY=off: every
 // module it needs is one this module already uses), go.mod and go.sum not
 // rewritten (-mod=readonly).
+// It is built once per test binary, into a directory TestMain removes.
 func buildRod(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the example: not with -short")
 	}
-	bin := filepath.Join(t.TempDir(), "rod")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = "rod"
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false", "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build in examples/rod: %v\n%s", err, out)
+	rod.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gridtui-examples-")
+		if err != nil {
+			rod.err = err
+			return
+		}
+		rod.dir, rod.path = dir, filepath.Join(dir, "rod")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", rod.path, ".")
+		cmd.Dir = "rod"
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false", "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			rod.err = fmt.Errorf("go build in examples/rod: %w\n%s", err, out)
+		}
+	})
+	if rod.err != nil {
+		t.Fatal(rod.err)
 	}
-	return bin
+	return rod.path
+}
+
+// rod is the example's binary, built once.
+var rod struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if rod.dir != "" {
+		os.RemoveAll(rod.dir)
+	}
+	os.Exit(code)
 }
 
 // report is the part of `rod run --json`'s report the test reads.
@@ -79,8 +106,8 @@ type report struct {
 
 // runRod runs `rod run --json --no-record --app rod args...` on the
 // embedded local grid, in a directory and home of its own, and returns its
-// report and output.
-func runRod(t *testing.T, bin string, args ...string) (*report, string) {
+// report.
+func runRod(t *testing.T, bin string, args ...string) *report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -90,7 +117,7 @@ func runRod(t *testing.T, bin string, args ...string) (*report, string) {
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GRIDTUI_SITES=")
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("rod run %s: still running after the timeout\n%s", strings.Join(args, " "), out)
+		t.Fatalf("rod run %s: still running after the timeout\n%s", strings.Join(args, " "), tail(out))
 	}
 	var rep *report
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -108,10 +135,19 @@ func runRod(t *testing.T, bin string, args ...string) (*report, string) {
 		}
 	}
 	if rep == nil || err != nil {
-		t.Fatalf("rod run %s: %v, no report or a failure:\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("rod run %s: %v, no report or a failure:\n%s", strings.Join(args, " "), err, tail(out))
 	}
 	assertNoRodLeft(t, bin)
-	return rep, string(out)
+	return rep
+}
+
+// tail keeps the end of a run's output, where its report and error are.
+func tail(out []byte) []byte {
+	const keep = 4000
+	if len(out) <= keep {
+		return out
+	}
+	return append([]byte("…"), out[len(out)-keep:]...)
 }
 
 // assertNoRodLeft fails if a process of the binary (a worker) outlived the
@@ -149,10 +185,10 @@ func TestRodLocalGrid(t *testing.T) {
 	bin := buildRod(t)
 	const iters = 500
 	t.Run("sync is the serial reference", func(t *testing.T) {
-		rep, out := runRod(t, bin, "--scheme", "sync", "--nodes", "3", "--cores", "1",
+		rep := runRod(t, bin, "--scheme", "sync", "--nodes", "3", "--cores", "1",
 			"--param", "n=32", "--param", fmt.Sprintf("iters=%d", iters))
 		if rep.Outcome != "ok" || !rep.Checked || !rep.FiguresOK {
-			t.Fatalf("outcome %s, checked %v, figures OK %v:\n%s", rep.Outcome, rep.Checked, rep.FiguresOK, out)
+			t.Fatalf("outcome %s, checked %v, figures OK %v: %+v", rep.Outcome, rep.Checked, rep.FiguresOK, rep)
 		}
 		if len(rep.Nodes) != 3 {
 			t.Fatalf("%d nodes, want 3", len(rep.Nodes))
@@ -173,7 +209,7 @@ func TestRodLocalGrid(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("the report lacks the figure %q:\n%s", want, out)
+			t.Errorf("the report lacks the figure %q: %+v", want, rep.Figures)
 		}
 	})
 	for _, c := range []struct{ name, scheme, detector string }{
@@ -183,11 +219,11 @@ func TestRodLocalGrid(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const eps = 1e-10
-			rep, out := runRod(t, bin, "--scheme", c.scheme, "--detector", c.detector, "--nodes", "4", "--cores", "1",
+			rep := runRod(t, bin, "--scheme", c.scheme, "--detector", c.detector, "--nodes", "4", "--cores", "1",
 				"--param", "n=32", "--param", fmt.Sprintf("eps=%g", eps))
 			if rep.Outcome != "ok" || !rep.Checked || !rep.FiguresOK || !(rep.Residual < eps) {
-				t.Fatalf("outcome %s, checked %v, figures OK %v, true residual %g (ε = %g):\n%s",
-					rep.Outcome, rep.Checked, rep.FiguresOK, rep.Residual, eps, out)
+				t.Fatalf("outcome %s, checked %v, figures OK %v, true residual %g (ε = %g): %+v",
+					rep.Outcome, rep.Checked, rep.FiguresOK, rep.Residual, eps, rep)
 			}
 		})
 	}

@@ -40,8 +40,12 @@ func (c RunConfig) Instance() Instance {
 
 // Has reports whether c is a run of the instance.
 func (in Instance) Has(c RunConfig) bool {
-	o := c.Instance()
-	return o.App == in.App && o.N == in.N && o.Eps == in.Eps && maps.Equal(o.Params, in.Params)
+	return in.Equal(c.Instance())
+}
+
+// Equal reports whether two instances are the same problem.
+func (in Instance) Equal(o Instance) bool {
+	return in.App == o.App && in.N == o.N && in.Eps == o.Eps && maps.Equal(in.Params, o.Params)
 }
 
 // String names the instance as titles show it: "obstacle problem n = 48,

@@ -276,28 +276,30 @@ func (s Spec) Problems() []Problem {
 	return ps
 }
 
+// validateGroups checks the hierarchy; groups are numbered from 0, as in
+// their keys (group[0]) and the run's log and report.
 func (s Spec) validateGroups() error {
 	seen := map[string]int{}
 	for i, g := range s.Groups {
 		if g.Coordinator == "" {
-			return bad(fmt.Sprintf("group[%d].coordinator", i), "group %d has no coordinator", i+1)
+			return bad(fmt.Sprintf("group[%d].coordinator", i), "group %d has no coordinator", i)
 		}
 		if len(g.Workers) == 0 {
-			return bad(fmt.Sprintf("group[%d].workers", i), "group %d (coordinator %s) has no workers", i+1, g.Coordinator)
+			return bad(fmt.Sprintf("group[%d].workers", i), "group %d (coordinator %s) has no workers", i, g.Coordinator)
 		}
 		if len(g.Workers) > MaxGroupSize {
-			return bad(fmt.Sprintf("group[%d].workers", i), "group %d (coordinator %s) has %d workers; a coordinator serves at most %d", i+1, g.Coordinator, len(g.Workers), MaxGroupSize)
+			return bad(fmt.Sprintf("group[%d].workers", i), "group %d (coordinator %s) has %d workers; a coordinator serves at most %d", i, g.Coordinator, len(g.Workers), MaxGroupSize)
 		}
 		in := false
 		for _, w := range g.Workers {
 			if j, dup := seen[w]; dup {
-				return bad(fmt.Sprintf("group[%d].workers", i), "node %s is in groups %d and %d", w, j, i+1)
+				return bad(fmt.Sprintf("group[%d].workers", i), "node %s is in groups %d and %d", w, j, i)
 			}
-			seen[w] = i + 1
+			seen[w] = i
 			in = in || w == g.Coordinator
 		}
 		if !in {
-			return bad(fmt.Sprintf("group[%d].coordinator", i), "group %d: coordinator %s is not one of its workers", i+1, g.Coordinator)
+			return bad(fmt.Sprintf("group[%d].coordinator", i), "group %d: coordinator %s is not one of its workers", i, g.Coordinator)
 		}
 	}
 	return nil

@@ -43,7 +43,7 @@ func TestParseSpecErrors(t *testing.T) {
 		"wall time":                 {doc: "wall_time = \"soon\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: "wall_time"},
 		"async with tokens":         {doc: "scheme = \"async\"\ndetector = \"tokens\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: "tokens is for sync jobs only"},
 		"group without coordinator": {doc: "[obstacle]\nn = 8\n[[group]]\nworkers = [\"a\"]\ncoordinator = \"b\"\n", line: 5, col: 1, wantInText: "not one of its workers"},
-		"node in two groups":        {doc: "[obstacle]\nn = 8\n[[group]]\ncoordinator = \"a\"\nworkers = [\"a\"]\n[[group]]\ncoordinator = \"b\"\nworkers = [\"b\", \"a\"]\n", line: 8, col: 1, wantInText: "node a is in groups 1 and 2"},
+		"node in two groups":        {doc: "[obstacle]\nn = 8\n[[group]]\ncoordinator = \"a\"\nworkers = [\"a\"]\n[[group]]\ncoordinator = \"b\"\nworkers = [\"b\", \"a\"]\n", line: 8, col: 1, wantInText: "node a is in groups 0 and 1"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

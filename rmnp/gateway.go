@@ -35,7 +35,8 @@ type Gateway struct {
 
 	mu    sync.Mutex
 	muxes map[PeerID]*gwMux
-	muxUp chan struct{} // closed and replaced when a gateway link comes up
+	last  map[PeerID]*gwMux // the latest link to each peer, up or down (Stats)
+	muxUp chan struct{}     // closed and replaced when a gateway link comes up
 	shut  bool
 }
 
@@ -77,7 +78,8 @@ type GatewayConfig struct {
 type GatewayPeer struct {
 	ID   PeerID
 	Name string
-	// Addr is where this gateway dials it: "tcp://host:port".
+	// Addr is where this gateway dials it: "tcp://host:port"; empty for a
+	// peer of lower id, which dials this gateway.
 	Addr string
 }
 
@@ -92,7 +94,10 @@ func (cfg *GatewayConfig) validate() error {
 		if p.ID == cfg.Self || p.Name == "" {
 			return fmt.Errorf("%w: gateway %s: peer gateway %q (id %d)", ErrConfig, cfg.Name, p.Name, p.ID)
 		}
-		if _, _, err := parseAddr(p.Addr); err != nil {
+		if p.Addr == "" && p.ID > cfg.Self {
+			return fmt.Errorf("%w: gateway %s: no address to dial peer %s", ErrConfig, cfg.Name, p.Name)
+		}
+		if _, _, err := parseAddr(p.Addr); err != nil && p.Addr != "" {
 			return fmt.Errorf("gateway %s: peer %s: %w", cfg.Name, p.Name, err)
 		}
 	}
@@ -123,7 +128,7 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{cfg: cfg, log: cfg.Logger, closed: make(chan struct{}),
-		muxes: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
+		muxes: map[PeerID]*gwMux{}, last: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
 	var lc net.ListenConfig
 	for _, a := range cfg.Listen {
 		network, address, _ := parseAddr(a)
@@ -416,7 +421,7 @@ func (g *Gateway) runMux(c net.Conn, p GatewayPeer, dialed bool) {
 		return
 	}
 	old := g.muxes[p.ID]
-	g.muxes[p.ID] = m
+	g.muxes[p.ID], g.last[p.ID] = m, m
 	close(g.muxUp)
 	g.muxUp = make(chan struct{})
 	g.mu.Unlock()

@@ -200,8 +200,13 @@ func (ch *gwChan) writeLoop() {
 				}
 				seq[i]++
 				h.encodeV(v, typeMsg, it.iflags, uint32(len(it.body)), uint32(len(it.body)), seq[i])
-				b = make([]byte, 0, headerSize+h.pad()+len(it.body))
-				b = append(append(append(b, h[:]...), zeroPad[:h.pad()]...), it.body...)
+				// One writev: header, pad and the reassembled body, uncopied.
+				bufs := net.Buffers{h[:], zeroPad[:h.pad()], it.body}
+				if _, err := bufs.WriteTo(ch.conn); err != nil {
+					ch.m.closeChan(ch, true)
+					return
+				}
+				continue
 			case opClose:
 				ch.shut()
 				return

@@ -1,6 +1,7 @@
 package rmnp
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"sync"
@@ -315,16 +316,19 @@ func (m *gwMux) writeChunk(ch *gwChan, it *relayItem) (int, error) {
 	m.wseq++
 	var h header
 	h.encodeV(protoVersion, typeRelay, flags, uint32(relayHeaderSize+len(wire)), uint32(relayHeaderSize+len(chunk)), m.wseq)
-	b := m.wbuf[:0]
-	b = append(b, h[:]...)
-	b = append(b, make([]byte, relayHeaderSize)...)
+	b := m.wbuf[:headerSize+relayHeaderSize]
+	copy(b, h[:])
 	rh.put(b[headerSize:])
-	b = append(b, wire...)
-	m.wbuf = b[:0]
-	if _, err := m.conn.Write(b); err != nil {
+	total := len(b) + len(wire)
+	if len(wire) <= smallWrite {
+		b = append(b, wire...)
+		if _, err := m.conn.Write(b); err != nil {
+			return 0, err
+		}
+	} else if _, err := (&net.Buffers{b, wire}).WriteTo(m.conn); err != nil { // large: writev, uncopied
 		return 0, err
 	}
-	m.c.bytesOut.Add(uint64(len(b)))
+	m.c.bytesOut.Add(uint64(total))
 	if it.isData() {
 		m.c.rawOut.Add(uint64(len(chunk)))
 		m.c.wireOut.Add(uint64(len(wire)))
@@ -341,7 +345,7 @@ func (m *gwMux) writeChunk(ch *gwChan, it *relayItem) (int, error) {
 
 // readLoop reads the link's frames and hands each to its channel.
 func (m *gwMux) readLoop() {
-	rr := relayReader{src: m.conn, maxFrame: uint32(m.g.cfg.MaxFrame) + relayHeaderSize}
+	rr := relayReader{src: bufio.NewReaderSize(m.conn, 64<<10), maxFrame: uint32(m.g.cfg.MaxFrame) + relayHeaderSize}
 	dead := 3 * m.g.cfg.HeartbeatInterval
 	for {
 		_ = m.conn.SetReadDeadline(time.Now().Add(dead))

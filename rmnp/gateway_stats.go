@@ -35,11 +35,13 @@ func (s GatewayLinkStats) CompressionRatio() float64 {
 	return float64(s.RawData) / float64(s.WireData)
 }
 
-// Stats returns the counters of the gateway's live links.
+// Stats returns the counters of the gateway's latest link to each peer,
+// up or down (a link's counters outlive it, so the last word after the run
+// still has them).
 func (g *Gateway) Stats() GatewayStats {
 	g.mu.Lock()
-	muxes := make([]*gwMux, 0, len(g.muxes))
-	for _, m := range g.muxes {
+	muxes := make([]*gwMux, 0, len(g.last))
+	for _, m := range g.last {
 		muxes = append(muxes, m)
 	}
 	g.mu.Unlock()

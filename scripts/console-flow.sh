@@ -112,10 +112,10 @@ echo "console-flow: Network shows the Htable"
 save 2-network
 
 keys 3
-wait_for "Nodes (0 chosen)"
-keys Right Space
+wait_for "Nodes (8 chosen)" # the default job's nodes, as gridtui run's
+keys Right Down Down Down Down Down Space
 wait_for "Nodes (4 chosen)"
-echo "console-flow: chose the 4 nodes of cluster alpha"
+echo "console-flow: Compose opened on the default job's 8 nodes; cluster beta off leaves alpha's 4"
 keys Left Down Down Enter C-u
 type_text 40
 keys Enter Down Enter C-u
@@ -227,6 +227,14 @@ screen | grep -qE "· gain [0-9]+\.[0-9]{2}× ·" || fail "the 4-node run after 
 screen | grep -qF "computing gain: C_g = t1/ts = " || fail "the 4-node run's report gives no gain"
 echo "console-flow: after the single-node run, the 4-node run's header and report show its gain"
 save 4-run-gain
+
+# Compose's Predict panel rests on the runs just made (asynchronous ones
+# only: it says which scheme it cannot predict and what to run first).
+keys 3
+wait_for "Predict (replay of traced runs"
+wait_for "rests on " "No usable trace" "no prediction"
+echo "console-flow: Compose's Predict panel answers from the recorded runs"
+save 3-compose-predict
 
 keys q
 wait_for "gridtui-exited-0"

@@ -50,6 +50,10 @@ type passphrasePromptMsg struct {
 // errNoPassphrase is returned to deploy when the user cancels the prompt.
 var errNoPassphrase = errors.New("ui: passphrase prompt cancelled")
 
+// errNoChallenge is returned to deploy when the user refuses to answer a
+// keyboard-interactive challenge.
+var errNoChallenge = errors.New("ui: keyboard-interactive login cancelled")
+
 // loadMsg carries the local machine's load average.
 type loadMsg struct {
 	load float64
@@ -107,6 +111,23 @@ func deployCmd(ctx context.Context, inv *deploy.Inventory, hosts []deploy.Host, 
 				return nil, fmt.Errorf("%w for %s (%s)", errNoPassphrase, keyfile, host)
 			}
 			return pass, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	opt.Challenge = func(host, instruction string, questions []string, echo []bool) ([]string, error) {
+		reply := make(chan []string, 1)
+		select {
+		case ch <- challengePromptMsg{host: host, instruction: instruction, questions: questions, echo: echo, reply: reply, ch: ch}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		select {
+		case answers := <-reply:
+			if answers == nil {
+				return nil, fmt.Errorf("%w (%s)", errNoChallenge, host)
+			}
+			return answers, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

@@ -58,6 +58,8 @@ const (
 	paneForm = iota
 	paneNodes
 	paneHierarchy
+	panePredict
+	paneCount
 )
 
 // ComposeView composes a job: nodes, cores, the application and its
@@ -72,7 +74,7 @@ type ComposeView struct {
 	// left, for when the user cycles back to it.
 	appValues map[string]map[string]string
 	pane      int
-	cursor    [3]int
+	cursor    [paneCount]int
 	editing   bool
 	input     textinput.Model // the field being edited
 	picked    map[string]bool
@@ -96,6 +98,8 @@ type ComposeView struct {
 	selErr string
 	// drawn is where the last frame drew the panes' rows, for clicks.
 	drawn *composeDrawn
+	// fc is the Predict panel.
+	fc forecast
 	// order is the rank order of a loaded selection of hosts listed out of
 	// inventory order (a run keeps it); nil means inventory order. Changing
 	// the node choice drops it.
@@ -308,8 +312,18 @@ func (v *ComposeView) planJob(s jobs.Spec) {
 	v.plan = p
 }
 
-// Update handles the composer's keys.
+// Update handles the composer's keys and messages, and predicts the job
+// again when it changed (the Predict panel).
 func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
+	switch msg.(type) {
+	case predictTickMsg, predictedMsg:
+		return v, v.updateForecast(msg)
+	}
+	v, cmd := v.update(msg)
+	return v, tea.Batch(cmd, v.schedulePrediction())
+}
+
+func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 	switch msg := msg.(type) {
 	case SpecLoadedMsg:
 		if msg.Err != nil {
@@ -353,9 +367,9 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 	k := v.keyMap()
 	switch {
 	case key.Matches(msg, k.Pane):
-		v.pane = (v.pane + 1) % 3
+		v.pane = (v.pane + 1) % paneCount
 		if key.Matches(msg, k.prevPane) {
-			v.pane = (v.pane + 1) % 3 // two steps on is one back
+			v.pane = (v.pane + paneCount - 2) % paneCount // one back
 		}
 		return v, nil
 	case key.Matches(msg, k.Save):
@@ -377,6 +391,10 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 		}
 	case paneHierarchy:
 		v.hierarchyKey(msg, k)
+	case panePredict:
+		if key.Matches(msg, k.Edit) {
+			return v, v.startEdit(v.predictValue(v.cursor[panePredict]))
+		}
 	}
 	return v, nil
 }
@@ -420,7 +438,7 @@ func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView,
 		}
 		v.validate()
 	case f.Kind == kindText && key.Matches(msg, k.Edit):
-		return v, v.startEdit()
+		return v, v.startEdit(f.Value)
 	}
 	return v, nil
 }

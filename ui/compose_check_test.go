@@ -115,16 +115,12 @@ func TestComposeSaveInvalid(t *testing.T) {
 // runCmds sends msg and runs the commands it returns, and theirs, feeding
 // their messages back (bounded: a tick would go on forever).
 func runCmds(m Model, msg any) Model {
-	queue := []any{msg}
+	queue := []tea.Msg{msg}
 	for i := 0; i < 20 && len(queue) > 0; i++ {
 		next, cmd := m.Update(queue[0])
 		queue = queue[1:]
 		m = next.(Model)
-		if cmd != nil {
-			if out := cmd(); out != nil {
-				queue = append(queue, out)
-			}
-		}
+		queue = append(queue, cmdMsgs(cmd)...)
 	}
 	return m
 }

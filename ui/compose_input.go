@@ -13,11 +13,12 @@ const valueColumn = 19
 // formWidth is the width of the form pane (View's left column).
 func (c *Common) formWidth() int { return min(44, c.Width*9/20) }
 
-// startEdit opens the text field under the form's cursor in a bubbles
+// startEdit opens the text field under the cursor (a form field, a row of
+// the Predict panel) with value in a bubbles
 // textinput: the cursor at the end, moved with ←/→, home/end and by word,
 // text pasted from the terminal inserted where it is. The terminal's own
 // cursor shows where (Model.View places it, editCursor says where).
-func (v *ComposeView) startEdit() tea.Cmd {
+func (v *ComposeView) startEdit(value string) tea.Cmd {
 	k := v.common.Keys
 	in := textinput.New()
 	in.Prompt = ""
@@ -25,7 +26,7 @@ func (v *ComposeView) startEdit() tea.Cmd {
 	in.KeyMap.DeleteCharacterBackward = k.DeleteChar
 	in.KeyMap.DeleteBeforeCursor = k.ClearText
 	in.SetWidth(max(1, v.common.formWidth()-valueColumn-1))
-	in.SetValue(v.fields[v.cursor[paneForm]].Value)
+	in.SetValue(value)
 	in.CursorEnd()
 	v.input, v.editing = in, true
 	return v.input.Focus()
@@ -37,9 +38,13 @@ func (v *ComposeView) editKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.common.Keys
 	switch {
 	case key.Matches(msg, k.Accept):
-		v.fields[v.cursor[paneForm]].Value = v.input.Value()
 		v.editing = false
 		v.input.Blur()
+		if v.pane == panePredict {
+			v.setPredictValue(v.cursor[panePredict], v.input.Value())
+			return nil
+		}
+		v.fields[v.cursor[paneForm]].Value = v.input.Value()
 		if v.fields[v.cursor[paneForm]].ID == fAny {
 			// "Take N nodes" changes the nodes: keep what applies of a
 			// hand-edited hierarchy, as a change of the node choice does.
@@ -67,11 +72,21 @@ func (v ComposeView) editCursor() *tea.Cursor {
 		return nil
 	}
 	c := v.input.Cursor()
-	row := 1 + v.cursor[paneForm] // below the pane's title
-	if c == nil || row >= v.common.bodyHeight()-1 {
+	if c == nil {
 		return nil
 	}
-	c.Position.X += valueColumn
+	x, row := valueColumn, 1+v.cursor[paneForm]-formFirst(v.cursor[paneForm], v.drawn.mainH) // below the pane's title
+	if v.pane == panePredict {
+		d := v.drawn.predict
+		x, row = d.x+predictValueColumn, d.y+v.cursor[panePredict]-d.first
+		if row < d.y || row >= d.y+d.h {
+			return nil
+		}
+	}
+	if row >= v.common.bodyHeight()-1 {
+		return nil
+	}
+	c.Position.X += x
 	c.Position.Y += row
 	return c
 }

@@ -89,12 +89,7 @@ func loadInConsole(t *testing.T, inv *deploy.Inventory, path string) Model {
 	m := New(Config{Inventory: inv, NoLoad: true})
 	m = send(m, keys("3")...)
 	m.compose.field(fFile).Value = path
-	next, cmd := m.Update(keyPress("ctrl+o"))
-	m = next.(Model)
-	for i := 0; cmd != nil && i < 3; i++ { // loadSpecMsg, then SpecLoadedMsg
-		next, cmd = m.Update(cmd())
-		m = next.(Model)
-	}
+	m = runCmds(m, keyPress("ctrl+o")) // loadSpecMsg, then SpecLoadedMsg
 	if !strings.HasPrefix(m.compose.status, "loaded "+path) {
 		t.Fatalf("ctrl+o: status %q, want the file loaded", m.compose.status)
 	}

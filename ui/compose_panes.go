@@ -60,6 +60,8 @@ func (v *ComposeView) paneLen(p int) int {
 		return max(1, len(v.pickRows()))
 	case paneHierarchy:
 		return len(v.hierRows())
+	case panePredict:
+		return len(v.predictRows())
 	}
 	return len(v.fields)
 }
@@ -185,7 +187,7 @@ type composeKeyMap struct {
 // keyMap returns the bindings of the pane in focus.
 func (v ComposeView) keyMap() composeKeyMap {
 	k := v.common.Keys
-	form, nodes, hier := v.pane == paneForm, v.pane == paneNodes, v.pane == paneHierarchy
+	form, nodes, hier, pred := v.pane == paneForm, v.pane == paneNodes, v.pane == paneHierarchy, v.pane == panePredict
 	edit := "edit field / cycle choice"
 	if form {
 		switch v.fields[v.cursor[paneForm]].Kind {
@@ -197,14 +199,17 @@ func (v ComposeView) keyMap() composeKeyMap {
 			edit = "edit field (enter keeps, esc cancels)"
 		}
 	}
+	if pred {
+		edit = "edit what-if figures (empty: back to measured)"
+	}
 	onWorker := false
 	if rows := v.hierRows(); hier && v.cursor[paneHierarchy] < len(rows) {
 		onWorker = rows[v.cursor[paneHierarchy]].worker != ""
 	}
-	return composeKeyMap{
+	km := composeKeyMap{
 		Pane:        bind("←/→", "pane", "left", "right"),
 		prevPane:    bind("←", "previous pane", "left"),
-		Edit:        enabled(bind("enter", edit, "enter"), form),
+		Edit:        enabled(bind("enter", edit, "enter"), form || pred),
 		Cycle:       enabled(bind("space", "cycle choice", "space"), form && v.fields[v.cursor[paneForm]].Kind == kindChoice),
 		Toggle:      enabled(bind("space", "toggle node or cluster", "space", "enter"), nodes && len(v.pickRows()) > 0),
 		Start:       bind("r", "start run", "r"),
@@ -215,12 +220,19 @@ func (v ComposeView) keyMap() composeKeyMap {
 		Coordinator: enabled(bind("c", "make coordinator", "c"), onWorker),
 		nav:         k.navKeys(),
 	}
+	if pred && len(v.predictRows()) < 2 {
+		km.nav = nil // the node count alone: nothing to move between
+	}
+	return km
 }
 
 // ShortHelp implements help.KeyMap.
 func (k composeKeyMap) ShortHelp() []key.Binding {
 	short := k
 	short.Edit.SetHelp("enter", "edit/cycle")
+	if strings.HasPrefix(k.Edit.Help().Desc, "edit what-if") {
+		short.Edit.SetHelp("enter", "edit what-if")
+	}
 	short.Toggle.SetHelp("space", "toggle node/cluster")
 	short.Move.SetHelp("m", "move to next group")
 	short.NewGroup.SetHelp("n", "new group")
@@ -259,17 +271,31 @@ func (v ComposeView) View() string {
 	lw := c.formWidth()
 	rw := c.Width - lw - 1
 	left := v.formLines(lw, mainH)
+	pred := v.predictLines(rw, mainH)
+	// The pane in focus gets the room: the Predict panel half the height
+	// from the form, most of it in focus, a quarter beside the nodes and
+	// the hierarchy in focus.
+	predH := min(len(pred), max(8, mainH/2))
+	switch v.pane {
+	case panePredict:
+		predH = min(len(pred), max(predH, mainH-6))
+	case paneNodes, paneHierarchy:
+		predH = min(len(pred), max(4, mainH/4))
+	}
+	topH := mainH - predH // the nodes and the hierarchy
 	nodesNeed, hierNeed := len(v.pickRows())+1, len(v.hierRows())+2
 	nodesH := nodesNeed
-	if nodesNeed+hierNeed > mainH {
-		nodesH = max(4, min(nodesNeed, mainH-max(4, min(hierNeed, mainH/2))))
+	if nodesNeed+hierNeed > topH {
+		nodesH = max(3, min(nodesNeed, topH-max(3, min(hierNeed, topH/2))))
 	}
 	right := v.paneTitle(paneNodes, "Nodes", fmt.Sprintf(" (%d chosen)", len(v.chosen())))
 	right = append(right, v.pickLines(rw, nodesH-1)...)
 	right = append(right, v.paneTitle(paneHierarchy, "Hierarchy", " ("+count(len(v.hierarchy()), "group", "groups")+")")...)
 	hierY := len(right)
-	right = append(right, v.hierLines(rw, mainH-len(right))...)
-	v.drawn.record(v, lw, rw, nodesH-1, hierY, mainH-hierY)
+	right = append(right, v.hierLines(rw, max(0, topH-len(right)))...)
+	predY := len(right)
+	right = append(right, pred[:min(len(pred), mainH-predY)]...)
+	v.drawn.record(v, lw, rw, nodesH-1, hierY, predY-hierY, predY, mainH-predY)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
 		l, r := "", ""
@@ -293,9 +319,12 @@ func (v ComposeView) paneTitle(p int, title, note string) []string {
 	return []string{"  " + title + s.Dim.Render(note)}
 }
 
+// formLines renders the form in w×h: its title, then the fields, the
+// focused parameter's help and the status, scrolled so that the cursor's
+// field shows (an application may declare many parameters).
 func (v ComposeView) formLines(w, h int) []string {
 	s := v.common.Styles
-	out := v.paneTitle(paneForm, "Job", "")
+	var out []string
 	for i, f := range v.fields {
 		val := f.Value
 		switch f.Kind {
@@ -334,8 +363,12 @@ func (v ComposeView) formLines(w, h int) []string {
 			out = append(out, s.Dim.Render(l)) // one row each: a row holds no newline
 		}
 	}
-	return clipWindow(out, 0, h)
+	return append(v.paneTitle(paneForm, "Job", ""), clipWindow(out, formFirst(v.cursor[paneForm], h), h-1)...)
 }
+
+// formFirst is the first field row shown in a form of h lines (its title
+// included) with the cursor on field cur.
+func formFirst(cur, h int) int { return scrollFirst(cur, max(1, h-1)) }
 
 func (v ComposeView) pickLines(w, h int) []string {
 	s := v.common.Styles

@@ -128,3 +128,44 @@ func TestComposePoisson(t *testing.T) {
 		t.Errorf("loaded back: app %s n %s eps %s", w.field(fApp).Value, w.param("n").Value, w.param("eps").Value)
 	}
 }
+
+// manyParams is an application declaring more parameters than an 80×24
+// form shows: the form scrolls to the cursor.
+type manyParams struct{ gridapp.Application }
+
+func (manyParams) Params() []gridapp.Param {
+	var ps []gridapp.Param
+	for i := range 14 {
+		ps = append(ps, gridapp.IntParam(fmt.Sprintf("p%d", i), i, 0, 100, "a parameter"))
+	}
+	return ps
+}
+
+func init() { gridapp.Register("zz-many", manyParams{}) }
+
+// TestComposeFormScrolls: with an application of 14 parameters the form is
+// taller than an 80×24 screen; moving to Start run scrolls it into view,
+// and the edit cursor and clicks follow the scroll.
+func TestComposeFormScrolls(t *testing.T) {
+	c := testCommon(80, 24)
+	v := composeWith(c, deploy.Embedded())
+	v.cursor[paneForm] = v.row(fApp)
+	for v.field(fApp).Value != "zz-many" {
+		v.press("enter")
+	}
+	v.press("end")
+	out := ansiStrip(v.View())
+	if !strings.Contains(out, "› ▶ Start run") {
+		t.Fatalf("Start run is not on screen with the cursor on it:\n%s", out)
+	}
+	if strings.Contains(out, "Application") {
+		t.Errorf("the form did not scroll:\n%s", out)
+	}
+	v.press("up", "up", "up") // Detector… Cores per node: a text field
+	v.press("enter")
+	cur := v.editCursor()
+	lines := strings.Split(ansiStrip(v.View()), "\n")
+	if cur == nil || !strings.HasPrefix(strings.TrimLeft(lines[cur.Position.Y], "› "), "Cores per node") {
+		t.Fatalf("edit cursor %+v is not on the Cores per node row:\n%s", cur, strings.Join(lines, "\n"))
+	}
+}

@@ -34,18 +34,48 @@ func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView 
 	return v
 }
 
-// press sends keys to the composer and returns the last command's message.
+// press sends keys to the composer and returns the last command's message
+// (of a batch, the first that is not the Predict panel's, whose messages
+// the composer gets back).
 func (v *ComposeView) press(keys ...string) tea.Msg {
 	var msg tea.Msg
 	for _, k := range keys {
 		var cmd tea.Cmd
 		*v, cmd = v.Update(keyPress(k))
 		msg = nil
-		if cmd != nil {
-			msg = cmd()
+		for queue := cmdMsgs(cmd); len(queue) > 0; queue = queue[1:] {
+			switch queue[0].(type) {
+			case predictTickMsg, predictedMsg:
+				*v, cmd = v.Update(queue[0])
+				queue = append(queue, cmdMsgs(cmd)...)
+			default:
+				if msg == nil {
+					msg = queue[0]
+				}
+			}
 		}
 	}
 	return msg
+}
+
+// cmdMsgs runs cmd and returns its messages, a batch's each.
+func cmdMsgs(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	batch, ok := msg.(tea.BatchMsg)
+	if !ok {
+		if msg == nil {
+			return nil
+		}
+		return []tea.Msg{msg}
+	}
+	var out []tea.Msg
+	for _, c := range batch {
+		out = append(out, cmdMsgs(c)...)
+	}
+	return out
 }
 
 func TestComposeView(t *testing.T) {
@@ -73,6 +103,7 @@ func TestComposeView(t *testing.T) {
 			v.press("down", "down", "enter", "backspace", "backspace", "6", "4")
 		}},
 		{name: "hierarchy_edited", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+			noNodes(v)
 			v.press("right", "space", "right", "down", "down", "down", "m", "c")
 		}},
 		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
@@ -257,13 +288,13 @@ func TestComposeStartAndHierarchyEdit(t *testing.T) {
 		t.Fatalf("chose %d nodes, want 5", n)
 	}
 	// Hierarchy pane: the row after the first group header is alpha-1.
-	v.press("right", "down", "down", "down") // submitter, group 1, alpha-1, alpha-2
-	v.press("m")                             // alpha-2 → group 2 (beta)
+	v.press("right", "down", "down", "down") // submitter, group 0, alpha-1, alpha-2
+	v.press("m")                             // alpha-2 → group 1 (beta)
 	g := v.hierarchy()
 	if len(g) != 2 || !slices.Contains(g[1].Workers, "alpha-2") || slices.Contains(g[0].Workers, "alpha-2") {
-		t.Fatalf("after m: %+v, want alpha-2 in group 2", g)
+		t.Fatalf("after m: %+v, want alpha-2 in group 1", g)
 	}
-	v.press("c") // alpha-2 coordinates group 2
+	v.press("c") // alpha-2 coordinates group 1
 	if g := v.hierarchy(); g[1].Coordinator != "alpha-2" {
 		t.Fatalf("after c: coordinator %s, want alpha-2", g[1].Coordinator)
 	}

@@ -15,4 +15,12 @@
 // the view matches, so a key is listed where it acts. Every list opens the row
 // under the cursor in a detail view (enter: the whole row, wrapped, copyable),
 // and a click selects a row.
+//
+// Compose builds its form from the registered applications (apps/gridapp):
+// one field per declared parameter, each checked as `gridtui run --param`
+// checks it, and has the application define the task on the chosen nodes,
+// whose neighbour graph gives the job's pairs. Its Predict panel asks
+// package predict for every scheme's outlook in a command, after a short
+// debounce and for the newest request only, so that the replay of a large
+// job never blocks the UI goroutine.
 package ui

@@ -44,6 +44,7 @@ var keyStates = []struct {
 	{"compose_choice", func(t *testing.T) Model { return at(console(t), "3", "end", "up", "up", "up", "up", "up") }},
 	{"compose_nodes", func(t *testing.T) Model { return at(console(t), "3", "right", "down", "down", "down") }},
 	{"compose_hierarchy", func(t *testing.T) Model { return at(withPairs(t), "3", "right", "down", "down", "down") }},
+	{"compose_predict", func(t *testing.T) Model { return at(console(t), "3", "left") }},
 	{"run_live", func(t *testing.T) Model { return at(liveRun(t, false), "4", "down", "down", "down") }},
 	{"run_finished", func(t *testing.T) Model { return at(liveRun(t, true), "4", "down", "down", "down") }},
 	{"run_report", func(t *testing.T) Model { return at(liveRun(t, true), "4", "o", "down") }},
@@ -159,6 +160,7 @@ func TestHelpShowsWhatActs(t *testing.T) {
 	}{
 		{"compose_text_field", []string{"enter edit field", "pgup page up", "home/g first"}, []string{"m move", "space toggle", "/ filter"}},
 		{"compose_hierarchy", []string{"m move worker", "c make coordinator", "end/G last"}, []string{"space toggle", "enter edit"}},
+		{"compose_predict", []string{"enter edit what-if figures"}, []string{"space toggle", "m move"}},
 		{"sites_host", []string{"enter details", "d deploy selected", "/ filter"}, []string{"S reverse", "a accept", "space fold"}},
 		{"sites_cluster", []string{"space fold/unfold"}, []string{"enter details"}},
 		{"run_live", []string{"A abort run", "e event log", "enter details"}, []string{"o full report"}},

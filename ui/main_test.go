@@ -20,5 +20,6 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	predictDebounce = 0 // tests run the commands they get at once
 	os.Exit(m.Run())
 }

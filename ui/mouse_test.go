@@ -56,6 +56,9 @@ func TestClickSelectsRow(t *testing.T) {
 			rows := m.compose.hierRows()
 			return want(fmt.Sprint(m.compose.pane), fmt.Sprint(paneHierarchy)) + want(rows[m.compose.cursor[paneHierarchy]].worker, "alpha-3")
 		}},
+		{"compose_predict_nodes", func(t *testing.T) Model { return at(console(t), "3") }, "(the job's)", func(m Model) string {
+			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[panePredict]), fmt.Sprint(panePredict, 0))
+		}},
 		{"run_nodes", func(t *testing.T) Model { return at(liveRun(t, false), "4") }, "node-6 ", func(m Model) string {
 			r, _ := m.run.list.selected()
 			return want(r.Key, "node-6")

@@ -70,18 +70,12 @@ type Model struct {
 	quitting  bool
 	// keyPrompts are deployments waiting for the user's word on a host key.
 	keyPrompts map[string]hostKeyPromptMsg
-	// secret is the passphrase being typed for a deployment, if any;
-	// secretQueue holds the prompts waiting behind it.
+	// secret is the passphrase or one-time code being typed for a
+	// deployment, if any; secretQueue holds the prompts waiting behind it.
 	secret      *secretPrompt
-	secretQueue []passphrasePromptMsg
+	secretQueue []*secretPrompt
 	// preflight holds the last run's pre-flight outcome per pair ("a↔b").
 	preflight map[string]string
-}
-
-// secretPrompt is a masked text entry answering a passphrase prompt.
-type secretPrompt struct {
-	prompt passphrasePromptMsg
-	buf    []byte
 }
 
 // Messages the root handles itself.
@@ -225,33 +219,6 @@ func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m.routeToView(msg)
 }
 
-// secretKey edits the passphrase: enter answers, esc refuses. The typed
-// bytes are handed to deploy and dropped here; they are never shown or
-// logged.
-func (m *Model) secretKey(msg tea.KeyPressMsg) {
-	sp := m.secret
-	k := m.common.Keys
-	switch {
-	case key.Matches(msg, k.Accept):
-		sp.prompt.reply <- sp.buf // buffered: never blocks
-		m.secret = nil
-	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Interrupt):
-		sp.prompt.reply <- nil
-		m.secret = nil
-		m.setStatus(true, "deploy: passphrase for %s refused", sp.prompt.keyfile)
-	case key.Matches(msg, k.DeleteChar):
-		if len(sp.buf) > 0 {
-			sp.buf = sp.buf[:len(sp.buf)-1]
-		}
-	default:
-		sp.buf = append(sp.buf, msg.Text...)
-	}
-	if m.secret == nil && len(m.secretQueue) > 0 {
-		m.secret = &secretPrompt{prompt: m.secretQueue[0]}
-		m.secretQueue = m.secretQueue[1:]
-	}
-}
-
 // click switches tabs when the tab bar is clicked and hands a click in the
 // body to the view in front, whose lists select the row clicked (the mouse
 // is optional: every click has its keys).
@@ -306,8 +273,15 @@ func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.compose, cmd = m.compose.Update(msg)
 		m.showPairs()
 		return m, cmd
-	case resultsLoadedMsg, exportDoneMsg:
+	case resultsLoadedMsg:
 		m.results, cmd = m.results.Update(msg)
+		m.compose.SetResults(m.results.res) // the Predict panel rests on the runs
+		return m, tea.Batch(cmd, m.compose.schedulePrediction())
+	case exportDoneMsg:
+		m.results, cmd = m.results.Update(msg)
+		return m, cmd
+	case predictTickMsg, predictedMsg:
+		m.compose, cmd = m.compose.Update(msg)
 		return m, cmd
 	}
 	switch m.tab {
@@ -389,9 +363,7 @@ func (m Model) render() string {
 		body = m.viewBody()
 	}
 	if m.secret != nil {
-		p := m.secret.prompt
-		body = overlay(body, c.Styles.Modal.Render(fmt.Sprintf("Passphrase for %s\n(to log in to %s)\n\n%s▏\n\n%s answer   %s cancel",
-			p.keyfile, p.host, strings.Repeat("•", len(m.secret.buf)), c.Styles.Key.Render("enter"), c.Styles.Key.Render("esc"))), c.Width, c.bodyHeight())
+		body = overlay(body, c.Styles.Modal.Render(m.secret.view(c)), c.Width, c.bodyHeight())
 	}
 	if m.confirm != nil {
 		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.bodyHeight())

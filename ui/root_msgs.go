@@ -64,12 +64,11 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 			m.askHostKey(m.keyPrompts[hosts[0]])
 		}
 		return nil, true
-	case passphrasePromptMsg:
-		if m.secret != nil { // one prompt at a time: the others wait their turn
-			m.secretQueue = append(m.secretQueue, msg)
-		} else {
-			m.secret = &secretPrompt{prompt: msg}
-		}
+	case passphrasePromptMsg: // one prompt at a time: the others wait their turn
+		m.pushSecret(passphraseSecret(msg))
+		return listen(msg.ch), true
+	case challengePromptMsg:
+		m.pushSecret(challengeSecret(msg))
 		return listen(msg.ch), true
 	case AcceptKeyMsg:
 		for h, p := range m.keyPrompts {

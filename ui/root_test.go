@@ -460,7 +460,7 @@ func TestPassphrasePrompt(t *testing.T) {
 	if got := string(<-r1); got != "s3x" {
 		t.Errorf("answered %q, want s3x", got)
 	}
-	if m.secret == nil || m.secret.prompt.host != "h2" {
+	if m.secret == nil || m.secret.host != "h2" {
 		t.Fatal("the second prompt did not follow")
 	}
 	m = send(m, keys("esc")...)
@@ -559,5 +559,38 @@ func TestNoticeShownAtStart(t *testing.T) {
 	m := New(Config{Inventory: inv, NoLoad: true})
 	if !strings.Contains(m.status, "example = true") {
 		t.Fatalf("status %q does not show the inventory notice", m.status)
+	}
+}
+
+// TestChallengePrompt: a keyboard-interactive challenge (a one-time code)
+// is answered in the console, question by question, masked unless the
+// server allows echo; esc refuses.
+func TestChallengePrompt(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	ch := make(chan tea.Msg)
+	r1, r2 := make(chan []string, 1), make(chan []string, 1)
+	m = send(m, challengePromptMsg{host: "fe", instruction: "Two steps", questions: []string{"Login name:", "Code:"},
+		echo: []bool{true, false}, reply: r1, ch: ch},
+		challengePromptMsg{host: "fe2", questions: []string{"Code:"}, echo: []bool{false}, reply: r2, ch: ch})
+	m = send(m, keys("b", "o", "b")...)
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "fe asks") || !strings.Contains(screen, "Two steps") || !strings.Contains(screen, "Login name: bob") {
+		t.Errorf("first question not shown with its echo:\n%s", screen)
+	}
+	m = send(m, keys("enter", "4", "2")...)
+	screen = ansi.Strip(m.render())
+	if !strings.Contains(screen, "Code: ••") || strings.Contains(screen, "42") {
+		t.Errorf("code not masked:\n%s", screen)
+	}
+	m = send(m, keys("enter")...)
+	if got := <-r1; strings.Join(got, ",") != "bob,42" {
+		t.Errorf("answers %q, want bob,42", got)
+	}
+	if m.secret == nil || m.secret.host != "fe2" {
+		t.Fatal("the second challenge did not follow")
+	}
+	m = send(m, keys("esc")...)
+	if got := <-r2; got != nil || m.secret != nil {
+		t.Errorf("esc answered %q", got)
 	}
 }

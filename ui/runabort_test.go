@@ -179,15 +179,11 @@ func TestComposeStatusAfterRun(t *testing.T) {
 	m = send(m, keys("3")...)
 	next, cmd := m.Update(keyPress("r"))
 	m = next.(Model)
-	for cmd != nil { // the start request travels as a command
-		msg := cmd()
-		if msg == nil {
-			break
-		}
-		next, cmd = m.Update(msg)
+	for queue := cmdMsgs(cmd); len(queue) > 0 && m.feed == nil; queue = queue[1:] { // the start request travels as a command
+		next, cmd = m.Update(queue[0])
 		m = next.(Model)
-		if m.feed != nil {
-			break
+		if _, tick := queue[0].(predictTickMsg); !tick {
+			queue = append(queue, cmdMsgs(cmd)...)
 		}
 	}
 	if m.feed == nil {

@@ -230,3 +230,25 @@ func running(pid int) bool {
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 	return len(f) == 0 || f[0] != "Z"
 }
+
+// TestRunMaxIter: the job's max_iter stops the program's loop (GRID_Iterate
+// returns 0) on every node, below the job's max_iterations.
+func TestRunMaxIter(t *testing.T) {
+	prog := cPoisson(t)
+	params := poissonParams(prog, 16)
+	params["max_iter"] = "37"
+	rep, err, _ := runExec(t, jobs.Synchronous, 2, params)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for _, n := range rep.Nodes {
+		if n.Iterations != 37 {
+			t.Errorf("node %s: %d iterations, want 37", n.Node, n.Iterations)
+		}
+	}
+	if rep.Outcome != "not converged" {
+		t.Errorf("outcome %q, want not converged", rep.Outcome)
+	}
+	want, _, _ := poisson.SerialSolve(poisson.Problem{N: 16, Eps: math.SmallestNonzeroFloat64, MaxIter: 37})
+	sameBits(t, rep.Solution, want)
+}

@@ -10,7 +10,9 @@
 // # A tutorial: the smallest application
 //
 // The package's Example is a complete application, rod (−u″ = 1 on (0,1),
-// Jacobi). Its steps are those of Fig. 4 of the paper.
+// Jacobi). Its steps are those of Fig. 4 of the paper. The repository's
+// examples/rod is the same application as a program of its own: a module
+// whose main registers it and calls cli.Main, built and run by the tests.
 //
 // Parameters. Params declares each parameter once, with its name, kind,
 // default, range and help; job files, the console's Compose form and
@@ -91,7 +93,10 @@
 // hybrid across clusters) Halo holds the newest values that arrived: a newer
 // message replaces an unread one, a send is skipped while the previous is in
 // flight, and the engine resends a part's values only when they moved by ≥ ε.
-// The application writes the same code for all three schemes.
+// The application writes the same code for all three schemes. One whose
+// method is not known to converge asynchronously (Jacobi on a matrix that
+// is not diagonally dominant, say) implements SchemeChecker and refuses, at
+// the submitter and with its reason, a job with an asynchronous link.
 //
 // # What an application must guarantee
 //

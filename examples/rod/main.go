@@ -3,7 +3,7 @@
 // (0,1), u(0) = u(1) = 0), by Jacobi iterations on n interior points cut into
 // one segment per node. The binary is console, headless runner and worker.
 //
-//	go build && ./rod run --app rod --nodes 4 --param n=200
+//	go build && ./rod run --app rod --nodes 4 --param n=100
 package main
 
 import (

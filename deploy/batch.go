@@ -1,0 +1,220 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A batch scheduler (Slurm; OAR and PBS would be two more) owns a site's
+// compute nodes: SSH to them is refused outside an allocation. gridtui asks
+// the site's frontend for an allocation of the job's nodes with a command
+// that holds it until its standard input closes — so, like a worker, the
+// allocation cannot outlive the console — starts one worker per node as a
+// step of the allocation, and releases the allocation when the last worker
+// is gone. A scheduler is a handful of command lines and parsers.
+type scheduler interface {
+	// Name is the scheduler's name in messages ("Slurm").
+	Name() string
+	// allocCommand asks for exactly nodes (shell-quoted where needed) with
+	// opt; once granted it prints allocLine, the job id and the node list
+	// on stdout, then holds the allocation until its stdin closes.
+	allocCommand(nodes string, opt BatchOptions) string
+	// jobID finds the job id in a line the allocation command writes on
+	// stderr while it waits ("" if the line names none).
+	jobID(line string) string
+	// statusCommand prints what statusOf parses about a waiting job.
+	statusCommand(id string) string
+	statusOf(id string, out []byte) (Pending, error)
+	// stepCommand runs cmd on node inside allocation id, with stdin and
+	// stdout forwarded (the worker's boot and hello).
+	stepCommand(id, node, cmd string) string
+	// cancelCommand releases allocation id.
+	cancelCommand(id string) string
+	// inside returns the allocation the environment says gridtui runs in.
+	inside(getenv func(string) string) (id, nodes string, ok bool)
+}
+
+// allocLine starts the line an allocation command prints once granted:
+// "gridtui-allocation ID NODELIST".
+const allocLine = "gridtui-allocation"
+
+// Pending is what the scheduler says about an allocation that waits.
+type Pending struct {
+	Job    string
+	State  string // PENDING, CONFIGURING, …
+	Reason string // the scheduler's reason: Resources, Priority, …
+	// Position is the job's place among the partition's waiting jobs
+	// (1: next), 0 when unknown.
+	Position int
+}
+
+// String is what the console and the terminal show.
+func (p Pending) String() string {
+	s := fmt.Sprintf("job %s %s", p.Job, strings.ToLower(p.State))
+	if p.Reason != "" && p.Reason != "None" {
+		s += " (" + p.Reason + ")"
+	}
+	if p.Position > 0 {
+		s += fmt.Sprintf(", position %d in the queue", p.Position)
+	}
+	return s
+}
+
+// BatchOptions are a batch site's allocation options ([site.batch] in
+// sites.toml).
+type BatchOptions struct {
+	Partition string
+	Account   string
+	TimeLimit time.Duration // 0: the partition's default
+	Options   []string      // extra options, passed as they are
+}
+
+// schedulerFor returns the scheduler of a launcher, or nil.
+func schedulerFor(l Launcher) scheduler {
+	if l == LauncherSlurm {
+		return slurm{}
+	}
+	return nil
+}
+
+// slurm is the Slurm scheduler: salloc, squeue, srun, scancel.
+type slurm struct{}
+
+func (slurm) Name() string { return "Slurm" }
+
+func (slurm) allocCommand(nodes string, opt BatchOptions) string {
+	args := []string{"salloc", "--job-name=gridtui", "--nodelist=" + shQuote(nodes), "--nodes=" + strconv.Itoa(nodeCount(nodes)),
+		"--ntasks-per-node=1"}
+	if opt.Partition != "" {
+		args = append(args, "--partition="+shQuote(opt.Partition))
+	}
+	if opt.Account != "" {
+		args = append(args, "--account="+shQuote(opt.Account))
+	}
+	if opt.TimeLimit > 0 {
+		args = append(args, "--time="+strconv.Itoa(int((opt.TimeLimit+time.Minute-1)/time.Minute)))
+	}
+	for _, o := range opt.Options {
+		args = append(args, shQuote(o))
+	}
+	// The command salloc runs on the frontend once granted: say so, then
+	// hold the allocation until the console closes stdin.
+	hold := `echo ` + allocLine + ` "$SLURM_JOB_ID" "$SLURM_JOB_NODELIST"; exec cat >/dev/null`
+	return strings.Join(args, " ") + " sh -c " + shQuote(hold)
+}
+
+// nodeCount counts the names of a comma-separated list (node sets expanded).
+func nodeCount(nodes string) int {
+	n, err := ExpandNodeSet(nodes)
+	if err != nil {
+		return 1
+	}
+	return len(n)
+}
+
+var slurmJobRE = regexp.MustCompile(`(?:job allocation|job) (\d+)`)
+
+func (slurm) jobID(line string) string {
+	if m := slurmJobRE.FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func (slurm) statusCommand(id string) string {
+	return "squeue -h -j " + id + " -o '%i|%T|%r|%P'; echo --; squeue -h -t PD -o '%i|%P' --sort=-p,i"
+}
+
+// statusOf parses "ID|STATE|REASON|PARTITION", "--", then the waiting jobs
+// in priority order, into the job's state and its place among the waiting
+// jobs of its partition.
+func (slurm) statusOf(id string, out []byte) (Pending, error) {
+	mine, queue, _ := strings.Cut(string(out), "--")
+	f := strings.Split(strings.TrimSpace(mine), "|")
+	if len(f) < 4 || f[0] != id {
+		return Pending{}, fmt.Errorf("squeue says nothing about job %s", id)
+	}
+	p := Pending{Job: id, State: f[1], Reason: f[2]}
+	pos := 0
+	for _, l := range strings.Split(strings.TrimSpace(queue), "\n") {
+		qid, part, _ := strings.Cut(strings.TrimSpace(l), "|")
+		if part != f[3] {
+			continue
+		}
+		pos++
+		if qid == id {
+			p.Position = pos
+		}
+	}
+	return p, nil
+}
+
+func (slurm) stepCommand(id, node, cmd string) string {
+	// --overlap: workers share the allocation's resources with each other;
+	// --kill-on-bad-exit: a step whose worker dies ends at once.
+	return "srun --jobid=" + id + " --overlap --nodes=1 --ntasks=1 --nodelist=" + shQuote(node) +
+		" --kill-on-bad-exit=1 sh -c " + shQuote(cmd)
+}
+
+func (slurm) cancelCommand(id string) string { return "scancel " + id }
+
+func (slurm) inside(getenv func(string) string) (string, string, bool) {
+	id, nodes := getenv("SLURM_JOB_ID"), getenv("SLURM_JOB_NODELIST")
+	return id, nodes, id != "" && nodes != ""
+}
+
+// insideAllocation returns the allocation gridtui runs in, by s's
+// environment variables.
+func insideAllocation(s scheduler) (string, string, bool) { return s.inside(os.Getenv) }
+
+// deployFrontend deploys a batch site's host h by deploying to the site's
+// frontend, once per site: compute nodes refuse SSH outside an allocation
+// and, as on nearly every batch cluster, share the frontend's home
+// directory, where the workers' steps find the binary.
+func (d *deployer) deployFrontend(ctx context.Context, inv *Inventory, h Host) Result {
+	site := inv.site(h.Site)
+	d.mu.Lock()
+	if d.frontends == nil {
+		d.frontends = map[string]*frontendDeploy{}
+	}
+	f, ok := d.frontends[site.Name]
+	if !ok {
+		f = &frontendDeploy{}
+		d.frontends[site.Name] = f
+	}
+	d.mu.Unlock()
+	f.once.Do(func() {
+		q, err := parseHop(site.Frontend)
+		if err != nil {
+			f.res = Result{Phase: PhaseFailed, Err: fmt.Errorf("deploy: site %s: launcher %s needs a frontend (frontend = \"host\" in sites.toml): %w", site.Name, site.Launcher, err)}
+			return
+		}
+		fh := Host{Name: q.Name, User: q.User, Port: q.Port, Site: site.Name, Workdir: h.Workdir, IdentityFiles: h.IdentityFiles}
+		p, res := d.checkHost(ctx, 0, fh)
+		if p != nil && !p.unchanged {
+			res = d.uploadHost(ctx, p)
+		}
+		f.res = res
+	})
+	r := f.res
+	r.Host = h.Name
+	if r.Phase == PhaseReady {
+		r.Detail = "on " + site.Frontend + " (the nodes share its home): " + r.Detail
+		d.ev.emit(h.Name, PhaseReady, 1, r.Detail, nil)
+	} else {
+		d.ev.emit(h.Name, PhaseFailed, 0, "frontend", r.Err)
+	}
+	return r
+}
+
+// frontendDeploy is the outcome of deploying to a batch site's frontend.
+type frontendDeploy struct {
+	once sync.Once
+	res  Result
+}

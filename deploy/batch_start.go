@@ -1,0 +1,343 @@
+package deploy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Pending-status polling of a waiting allocation, and how long a release
+// waits for the allocation command to end before it kills it.
+const (
+	pendingPoll  = 2 * time.Second
+	releaseGrace = 10 * time.Second
+)
+
+// allocations obtains, once per batch site of a StartWorkers call, the
+// allocation of that site's hosts.
+type allocations struct {
+	inv   *Inventory
+	pool  *Pool
+	ev    *emitter
+	hosts map[string][]Host // by site
+
+	mu    sync.Mutex
+	sites map[string]*allocation
+}
+
+// allocation is one batch allocation and the workers that use it; it is
+// released when the last of them is gone.
+type allocation struct {
+	site  Site
+	sched scheduler
+	r     runner
+	ready chan struct{}
+	err   error
+	id    string
+	nodes []string
+	hold  *process // the allocation command; nil inside an allocation (not ours)
+
+	mu      sync.Mutex
+	users   int
+	pending string // the job id the allocation command named while waiting
+	relOnce sync.Once
+}
+
+func newAllocations(inv *Inventory, pool *Pool, hosts []Host, ev *emitter) *allocations {
+	a := &allocations{inv: inv, pool: pool, ev: ev, hosts: map[string][]Host{}, sites: map[string]*allocation{}}
+	for _, h := range hosts {
+		if schedulerFor(launcherOf(inv, h)) != nil {
+			a.hosts[h.Site] = append(a.hosts[h.Site], h)
+		}
+	}
+	return a
+}
+
+// start starts h's worker as a step of its site's allocation, obtaining the
+// allocation first if no other host of the site has. gone is called once
+// the worker is gone and its allocation released if it was the last.
+func (as *allocations) start(ctx context.Context, h Host, b Boot, opt Options, gone func()) (*Worker, error) {
+	as.mu.Lock()
+	a, ok := as.sites[h.Site]
+	if !ok {
+		site := as.inv.site(h.Site)
+		a = &allocation{site: site, sched: schedulerFor(site.Launcher), ready: make(chan struct{}), users: len(as.hosts[h.Site])}
+		as.sites[h.Site] = a
+		go func() {
+			a.err = a.obtain(ctx, as, as.hosts[h.Site])
+			close(a.ready)
+		}()
+	}
+	as.mu.Unlock()
+	select {
+	case <-a.ready:
+	case <-ctx.Done():
+		<-a.ready // obtain sees ctx too, and releases
+	}
+	if a.err != nil {
+		a.done()
+		gone()
+		return nil, a.err
+	}
+	return startStep(ctx, a, h, b, opt, as.ev, gone)
+}
+
+// site returns the inventory's site named name.
+func (inv *Inventory) site(name string) Site {
+	for _, s := range inv.Sites {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Site{Name: name}
+}
+
+// obtain gets the allocation of hosts: the one gridtui runs in, when the
+// environment names one holding them all, else a new one from the site's
+// frontend, reporting its pending status until it is granted.
+func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []Host) error {
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.Name
+	}
+	if id, list, ok := insideAllocation(a.sched); ok {
+		nodes, err := ExpandNodeSet(list)
+		if err == nil && containsAll(nodes, names) {
+			a.r, a.id, a.nodes = localRunner{}, id, nodes
+			return nil
+		}
+	}
+	if a.site.Frontend == "" {
+		return fmt.Errorf("deploy: site %s: launcher %s needs a frontend to ask %s for an allocation (frontend = \"host\" in sites.toml), or run gridtui inside an allocation of %s",
+			a.site.Name, a.site.Launcher, a.sched.Name(), strings.Join(names, ","))
+	}
+	q, err := parseHop(a.site.Frontend)
+	if err != nil {
+		return fmt.Errorf("deploy: site %s: frontend %q: %w", a.site.Name, a.site.Frontend, err)
+	}
+	// The inventory's identity files apply to the frontend too, as to any
+	// jump host.
+	c, err := connectHost(ctx, as.pool, Host{Name: q.Name, User: q.User, Port: q.Port, Site: a.site.Name, IdentityFiles: hosts[0].IdentityFiles})
+	if err != nil {
+		return fmt.Errorf("deploy: site %s: frontend: %w", a.site.Name, err)
+	}
+	a.r = sshRunner{c}
+	return a.request(ctx, as.ev, names)
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// request runs the allocation command and waits for its grant.
+func (a *allocation) request(ctx context.Context, ev *emitter, names []string) error {
+	what := fmt.Sprintf("%s allocation of %s on %s", a.sched.Name(), strings.Join(names, ","), a.r)
+	stderr := &lineTail{onLine: func(l string) {
+		if id := a.sched.jobID(l); id != "" {
+			a.mu.Lock()
+			a.pending = id
+			a.mu.Unlock()
+		}
+	}}
+	p, err := a.r.start(ctx, a.sched.allocCommand(strings.Join(names, ","), a.site.Batch), stderr)
+	if err != nil {
+		return fmt.Errorf("deploy: site %s: %s: %w", a.site.Name, what, err)
+	}
+	a.hold = p
+	granted := make(chan []string, 1)
+	go func() {
+		sc := bufio.NewScanner(p.stdout)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == allocLine {
+				granted <- f[1:]
+				break
+			}
+		}
+		close(granted)
+		io.Copy(io.Discard, p.stdout)
+	}()
+	tick := time.NewTicker(pendingPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case g, ok := <-granted:
+			if !ok {
+				a.release()
+				return fmt.Errorf("deploy: site %s: %s: not granted: %s", a.site.Name, what, stderr.tail())
+			}
+			return a.granted(g[0], g[1], names, what)
+		case <-tick.C:
+			a.reportPending(ctx, ev, names)
+		case <-ctx.Done():
+			a.release()
+			why := ctx.Err()
+			if errors.Is(why, context.DeadlineExceeded) {
+				return fmt.Errorf("deploy: site %s: %s: not granted before the deadline (the run's wall time): %w", a.site.Name, what, why)
+			}
+			return fmt.Errorf("deploy: site %s: %s: %w", a.site.Name, what, why)
+		}
+	}
+}
+
+// granted checks that the granted node list holds every host.
+func (a *allocation) granted(id, list string, names []string, what string) error {
+	nodes, err := ExpandNodeSet(list)
+	if err == nil && !containsAll(nodes, names) {
+		err = fmt.Errorf("it holds %s", list)
+	}
+	a.id, a.nodes = id, nodes
+	if err != nil {
+		a.release()
+		return fmt.Errorf("deploy: site %s: %s: job %s: %w", a.site.Name, what, id, err)
+	}
+	return nil
+}
+
+// reportPending asks the scheduler about the waiting job and reports it as
+// every host's PhasePending event.
+func (a *allocation) reportPending(ctx context.Context, ev *emitter, names []string) {
+	a.mu.Lock()
+	id := a.pending
+	a.mu.Unlock()
+	detail := "waiting for " + a.sched.Name()
+	if id != "" {
+		qctx, cancel := context.WithTimeout(ctx, pendingPoll)
+		out, err := a.r.output(qctx, a.sched.statusCommand(id))
+		cancel()
+		if p, perr := a.sched.statusOf(id, out); err == nil && perr == nil {
+			detail = a.sched.Name() + " " + p.String()
+		}
+	}
+	for _, n := range names {
+		ev.emit(n, PhasePending, 0, detail, nil)
+	}
+}
+
+// done records that a worker of the allocation is gone (or never started);
+// the last one releases it.
+func (a *allocation) done() {
+	a.mu.Lock()
+	a.users--
+	last := a.users == 0
+	a.mu.Unlock()
+	if last {
+		a.release()
+	}
+}
+
+// release gives the allocation back: the allocation command's stdin closes
+// (it ends, and the scheduler frees the nodes), and the job is cancelled in
+// case the command could not say so (still waiting, or gone).
+func (a *allocation) release() {
+	a.relOnce.Do(func() {
+		if a.hold == nil {
+			return // gridtui runs inside this allocation: not ours to release
+		}
+		a.hold.stdin.Close()
+		ended := make(chan struct{})
+		go func() { a.hold.wait(); close(ended) }()
+		a.mu.Lock()
+		id := a.pending
+		a.mu.Unlock()
+		if a.id != "" {
+			id = a.id
+		}
+		if id == "" || a.id == "" {
+			a.hold.kill()
+		}
+		select {
+		case <-ended:
+		case <-time.After(releaseGrace):
+			a.hold.kill()
+		}
+		if id != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), releaseGrace)
+			a.r.output(ctx, a.sched.cancelCommand(id))
+			cancel()
+		}
+	})
+}
+
+// startStep starts h's worker as a step of allocation a.
+func startStep(ctx context.Context, a *allocation, h Host, b Boot, opt Options, ev *emitter, gone func()) (*Worker, error) {
+	w := &Worker{Host: h, done: make(chan struct{}), stderr: newTail(), timeout: opt.stopTimeout(), ev: ev}
+	cmd := a.sched.stepCommand(a.id, h.Name, "cd "+shQuote(remoteWorkdir(h))+" && exec ./"+binaryName+" worker")
+	p, err := a.r.start(ctx, cmd, w.stderr)
+	if err != nil {
+		a.done()
+		gone()
+		return nil, fmt.Errorf("deploy: worker on %s (%s job %s): %w", h.Name, a.sched.Name(), a.id, err)
+	}
+	w.stdin, w.kill = p.stdin, p.kill
+	w.Hello, err = handshake(ctx, p.stdin, p.stdout, b, opt.helloTimeout(), p.kill)
+	if err != nil {
+		p.kill()
+		p.wait()
+		a.done()
+		gone()
+		if tail := strings.TrimSpace(w.stderr.String()); tail != "" {
+			return nil, fmt.Errorf("deploy: worker on %s (%s job %s): %w: %s", h.Name, a.sched.Name(), a.id, err, tail)
+		}
+		return nil, fmt.Errorf("deploy: worker on %s (%s job %s): %w", h.Name, a.sched.Name(), a.id, err)
+	}
+	go func() {
+		io.Copy(io.Discard, p.stdout)
+		err := p.wait()
+		a.done() // before exited: once Stop returns, the allocation is released
+		gone()
+		w.exited(b.Node, err)
+	}()
+	return w, nil
+}
+
+// lineTail keeps the last lines written to it and hands each to onLine.
+type lineTail struct {
+	mu     sync.Mutex
+	part   []byte
+	lines  []string
+	onLine func(string)
+}
+
+func (l *lineTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.part = append(l.part, p...)
+	var done []string
+	for {
+		i := strings.IndexByte(string(l.part), '\n')
+		if i < 0 {
+			break
+		}
+		done = append(done, strings.TrimSpace(string(l.part[:i])))
+		l.part = l.part[i+1:]
+	}
+	l.lines = append(l.lines, done...)
+	if len(l.lines) > 8 {
+		l.lines = l.lines[len(l.lines)-8:]
+	}
+	l.mu.Unlock()
+	for _, s := range done {
+		l.onLine(s)
+	}
+	return len(p), nil
+}
+
+func (l *lineTail) tail() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := strings.Join(append(append([]string(nil), l.lines...), strings.TrimSpace(string(l.part))), "; ")
+	if s = strings.Trim(s, "; "); s == "" {
+		return "the allocation command ended without a word"
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+)
+
+// Tunnel carries TCP connections between two hosts that cannot reach each
+// other through the console's own SSH connections to both: a connection to
+// Listen on host From's loopback (an SSH remote forward) is relayed to Addr
+// as host To sees it (an SSH direct-tcpip channel). It is the zero-setup,
+// slower path between two sites' gateways when no gateway port is open.
+type Tunnel struct {
+	// From and To are the hosts' names; Listen is "127.0.0.1:port" on From,
+	// Addr the destination on To's side.
+	From, To, Listen, Addr string
+
+	ln   net.Listener
+	to   *sshConn
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	live map[io.Closer]struct{}
+	shut bool
+}
+
+// OpenTunnel opens a Tunnel from host from to addr as host to sees it,
+// over p's connections (dialled if needed).
+func (p *Pool) OpenTunnel(ctx context.Context, from, to Host, addr string) (*Tunnel, error) {
+	cf, err := connectHost(ctx, p, from)
+	if err != nil {
+		return nil, err
+	}
+	ct, err := connectHost(ctx, p, to)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := cf.client.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("deploy: tunnel from %s: remote forward refused (AllowTcpForwarding?): %w", from.Name, err)
+	}
+	t := &Tunnel{From: from.Name, To: to.Name, Listen: ln.Addr().String(), Addr: addr, ln: ln, to: ct, live: map[io.Closer]struct{}{}}
+	t.wg.Add(1)
+	go t.serve()
+	return t, nil
+}
+
+// serve relays every connection the remote forward accepts.
+func (t *Tunnel) serve() {
+	defer t.wg.Done()
+	for {
+		c, err := t.ln.Accept()
+		if err != nil {
+			return
+		}
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			t.relay(c)
+		}()
+	}
+}
+
+// relay opens the direct-tcpip channel for c and copies both ways until
+// either side ends.
+func (t *Tunnel) relay(c net.Conn) {
+	d, err := t.to.client.Dial("tcp", t.Addr)
+	if err != nil {
+		c.Close()
+		return
+	}
+	if !t.track(c, d) {
+		return
+	}
+	done := make(chan struct{}, 2)
+	cp := func(dst, src net.Conn) {
+		io.Copy(dst, src)
+		done <- struct{}{}
+	}
+	go cp(d, c)
+	go cp(c, d)
+	<-done
+	c.Close()
+	d.Close()
+	<-done
+	t.untrack(c, d)
+}
+
+func (t *Tunnel) track(cs ...io.Closer) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.shut {
+		for _, c := range cs {
+			c.Close()
+		}
+		return false
+	}
+	for _, c := range cs {
+		t.live[c] = struct{}{}
+	}
+	return true
+}
+
+func (t *Tunnel) untrack(cs ...io.Closer) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range cs {
+		delete(t.live, c)
+	}
+}
+
+// Close stops forwarding, closes the relayed connections and waits for
+// them.
+func (t *Tunnel) Close() error {
+	t.mu.Lock()
+	t.shut = true
+	for c := range t.live {
+		c.Close()
+	}
+	t.mu.Unlock()
+	err := t.ln.Close()
+	t.wg.Wait()
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,255 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// tracedRun is a completed run of the obstacle problem of size n on the
+// embedded grid with its traces: nodes of the clusters given, one core
+// each, 1 ms sweeps over their share of the points, 4 KiB per link and
+// iteration; an asynchronous run received one update per two sweeps.
+func tracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
+	r := jobs.RunRecord{ID: id, Time: time.Date(2026, 11, 23, 12, len(id), 0, 0, time.UTC), Outcome: jobs.OutcomeOK,
+		WallSeconds: 0.0015 * float64(iters), Machine: jobs.Machine{Cores: 2},
+		Job: jobs.RunConfig{App: "obstacle", N: size, Eps: 1e-8, Scheme: scheme, Nodes: len(clusters), Cores: len(clusters),
+			Grid: jobs.GridLabel(clusters), Clusters: clusters, Inventory: jobs.InventoryEmbedded}}
+	n := len(clusters)
+	for rank, cl := range clusters {
+		tr := &jobs.NodeTrace{Points: size * size * size / n}
+		for range iters {
+			tr.Sweeps.Add(time.Millisecond)
+		}
+		received, async := uint64(iters), false
+		if scheme == jobs.Asynchronous || (scheme == jobs.Hybrid && n > 1 && clusters[0] != clusters[n-1]) {
+			received, async = uint64(iters/2), true
+		}
+		for _, peer := range []int{rank - 1, rank + 1} {
+			if peer < 0 || peer >= n {
+				continue
+			}
+			net := "infiniband"
+			if clusters[peer] != cl {
+				net = "ethernet"
+			}
+			tr.Links = append(tr.Links, jobs.LinkTrace{Peer: peer, Network: net, Async: async, Sent: uint64(iters),
+				Received: received, BytesSent: uint64(4096 * iters), BytesReceived: uint64(4096 * iters)})
+		}
+		r.Nodes = append(r.Nodes, jobs.NodeRecord{Name: fmt.Sprintf("%s-%d", cl, rank+1), Cluster: cl, Rank: rank, Cores: 1,
+			Iterations: iters, ComputeSeconds: 0.001 * float64(iters), SendSeconds: 0.0001 * float64(iters),
+			WaitSeconds: 0.0002 * float64(iters), Trace: tr})
+	}
+	return r
+}
+
+// tracedStore holds traced runs of the obstacle problem of size n (48 is
+// the default job's): synchronous on 1 and 2 nodes, asynchronous and
+// hybrid on 2.
+func tracedStore(n int) *jobs.Results {
+	return &jobs.Results{Path: "results.jsonl", Records: []jobs.RunRecord{
+		tracedRun("sync1", jobs.Synchronous, 400, n, "alpha"),
+		tracedRun("sync2", jobs.Synchronous, 400, n, "alpha", "alpha"),
+		tracedRun("async2", jobs.Asynchronous, 560, n, "alpha", "alpha"),
+		tracedRun("hybrid2", jobs.Hybrid, 480, n, "alpha", "beta"),
+	}}
+}
+
+// predicted returns v after its Predict panel answered (the debounce is 0
+// in tests), with the time the answer took cleared for goldens.
+func predicted(t *testing.T, v ComposeView) ComposeView {
+	t.Helper()
+	cmd := v.schedulePrediction()
+	if cmd == nil && v.fc.pending { // scheduled before: answer it now
+		cmd = v.predictCmd(v.fc.seq)
+	}
+	queue := cmdMsgs(cmd)
+	for len(queue) > 0 {
+		var cmd tea.Cmd
+		v, cmd = v.Update(queue[0])
+		queue = append(queue[1:], cmdMsgs(cmd)...)
+	}
+	if v.fc.pending {
+		t.Fatal("the prediction did not answer")
+	}
+	v.fc.took = 0
+	return v
+}
+
+func TestComposePredictPanel(t *testing.T) {
+	cases := []struct {
+		name  string
+		res   *jobs.Results
+		setup func(v *ComposeView)
+	}{
+		{name: "no_trace"},
+		{name: "outlook", res: tracedStore(48)},
+		{name: "what_if", res: tracedStore(48), setup: func(v *ComposeView) {
+			v.pane, v.cursor[panePredict] = panePredict, 0
+			v.setPredictValue(0, "10Gbit/s,100us") // ethernet between the clusters
+			v.setPredictValue(len(v.predictRows())-1, "32")
+			v.field(fScheme).Value = "async"
+		}},
+		{name: "form_problem", res: tracedStore(48), setup: func(v *ComposeView) {
+			v.param("n").Value = "x"
+			v.validate()
+		}},
+	}
+	for _, tc := range cases {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
+				c := testCommon(sz.w, sz.h)
+				v := composeWith(c, deploy.Embedded())
+				v.SetResults(tc.res)
+				v = predicted(t, v)
+				if tc.setup != nil {
+					tc.setup(&v)
+					v = predicted(t, v)
+				}
+				out := v.View()
+				checkSize(t, c, out)
+				requireGolden(t, out)
+			})
+		}
+	}
+}
+
+// TestComposePredictFollowsJob: the panel predicts every scheme side by side
+// from the traced runs, and predicts again when the nodes, the scheme or a
+// network's what-if figures change; a faster network between the clusters
+// makes the synchronous 8-node job (alpha + beta) faster; with no trace it
+// says what to run first.
+func TestComposePredictFollowsJob(t *testing.T) {
+	c := testCommon(160, 48)
+	v := composeWith(c, deploy.Embedded())
+	v = predicted(t, v)
+	if v.fc.err == nil || !noTrace(v.fc.err) || !strings.Contains(ansiStrip(v.View()), "No usable trace") {
+		t.Fatalf("no store: err %v, view:\n%s", v.fc.err, ansiStrip(v.View()))
+	}
+	v.SetResults(tracedStore(48))
+	v = predicted(t, v)
+	if v.fc.out == nil || len(v.fc.out.Predictions) != 3 || v.fc.out.Platform.Nodes() != 8 {
+		t.Fatalf("outlook %+v, err %v", v.fc.out, v.fc.err)
+	}
+	sync8 := v.fc.out.Predictions[0].Seconds
+	if cmd := v.schedulePrediction(); cmd != nil {
+		t.Error("nothing changed, yet the panel predicts again")
+	}
+	v.pane, v.cursor[panePredict] = panePredict, 0
+	v.press("enter", "ctrl+u")
+	v.input.SetValue("100Gbit/s,1us")
+	v.press("enter")
+	v = predicted(t, v)
+	if got := v.fc.out.Platform.Networks["ethernet"]; got.Source != "set" || got.Latency != time.Microsecond {
+		t.Fatalf("ethernet after the what-if edit: %+v", got)
+	}
+	if faster := v.fc.out.Predictions[0].Seconds; !(faster < sync8) {
+		t.Errorf("sync on 8 nodes: %g s with 100 Gbit/s between the clusters, %g s before", faster, sync8)
+	}
+	noNodes(&v)
+	v.picked["alpha-1"], v.picked["alpha-2"] = true, true
+	v.validate()
+	v = predicted(t, v)
+	if v.fc.out.Platform.Nodes() != 2 || len(v.fc.out.Platform.Clusters) != 1 {
+		t.Errorf("after choosing 2 nodes of alpha: platform %+v", v.fc.out.Platform)
+	}
+}
+
+// TestComposePredict1024: a 1024-node what-if prediction of every scheme
+// answers in under a second, off the UI goroutine (Update returns at once
+// with a command).
+func TestComposePredict1024(t *testing.T) {
+	c := testCommon(160, 48)
+	v := composeWith(c, deploy.Embedded())
+	v.SetResults(tracedStore(2048)) // 2 planes a node on 1024 nodes
+	v.param("n").Value = "2048"
+	v.validate()
+	v = predicted(t, v)
+	v.setPredictValue(len(v.predictRows())-1, "1024")
+	start := time.Now()
+	cmd := v.schedulePrediction()
+	if time.Since(start) > 50*time.Millisecond || cmd == nil {
+		t.Fatalf("scheduling took %s (cmd %v): the prediction ran on the UI goroutine", time.Since(start), cmd != nil)
+	}
+	start = time.Now()
+	v = predicted(t, v)
+	if d := time.Since(start); d > time.Second && !raceEnabled {
+		t.Errorf("a 1024-node prediction took %s, want < 1 s", d)
+	}
+	if v.fc.out == nil || v.fc.out.Platform.Nodes() != 1024 || len(v.fc.out.Predictions) != 3 {
+		t.Fatalf("outlook %+v err %v", v.fc.out, v.fc.err)
+	}
+}
+
+// TestConsolePredictPanel drives the real console (teatest): the Results
+// store loads, Compose's Predict panel shows the three schemes; the user
+// moves to the panel and types a what-if node count; the panel predicts
+// again for 32 nodes.
+func TestConsolePredictPanel(t *testing.T) {
+	dir := t.TempDir()
+	res := tracedStore(48)
+	for i := range res.Records {
+		if err := jobs.Append(dir, &res.Records[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := New(Config{Inventory: deploy.Embedded(), StoreDir: dir})
+	scr := &screenText{}
+	tm := teatest.NewTestModel(t, screenModel{Model: m, last: scr}, teatest.WithInitialTermSize(160, 48))
+	sendKeys := func(ks ...string) {
+		for _, k := range ks {
+			tm.Send(keyPress(k))
+		}
+	}
+	sendKeys("3")
+	waitScreen(t, scr, "Predict")
+	waitScreen(t, scr, "rests on 4 traced runs")
+	sendKeys("left", "end", "enter", "ctrl+u") // Predict pane, the nodes row
+	tm.Type("32")
+	sendKeys("enter")
+	waitScreen(t, scr, "32 (what-if)")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		scr.mu.Lock()
+		text := scr.text
+		scr.mu.Unlock()
+		if strings.Contains(text, "32 (what-if)") && strings.Contains(text, "replay of traced runs, ") {
+			break // predicted for 32 nodes, its time in the title
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the panel did not predict for 32 nodes:\n%s", text)
+		}
+	}
+	sendKeys("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(screenModel).Model
+	if out := final.compose.fc.out; out == nil || out.Platform.Nodes() != 32 {
+		t.Fatalf("final outlook %+v", out)
+	}
+}
+
+// BenchmarkComposePredict1024 is the Predict panel's work for a what-if of
+// 1024 nodes (obstacle n = 2048, every scheme): the command that runs off
+// the UI goroutine.
+func BenchmarkComposePredict1024(b *testing.B) {
+	c := testCommon(160, 48)
+	v := composeWith(c, deploy.Embedded())
+	v.SetResults(tracedStore(2048))
+	v.param("n").Value = "2048"
+	v.validate()
+	v.fc.nodes = "1024"
+	r, _, why := v.request()
+	if why != "" {
+		b.Fatal(why)
+	}
+	for b.Loop() {
+		if out, err := runPrediction(v.fc.res, r); err != nil || len(out.Predictions) != 3 {
+			b.Fatalf("%v %+v", err, out)
+		}
+	}
+}

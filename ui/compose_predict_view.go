@@ -1,0 +1,181 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/predict"
+)
+
+// predictValueColumn is where a Predict row's value starts: two spaces, the
+// label padded to 11 cells, a space (predictRowLine).
+const predictValueColumn = 14
+
+// predictLines renders the Predict panel in w×h: the editable network and
+// node rows, the schemes side by side (time, iterations, idle, gain; the
+// job's scheme marked), the schemes it cannot predict and why, and the
+// traced runs it rests on. With no usable trace it says what to run first.
+func (v ComposeView) predictLines(w, h int) []string {
+	s := v.common.Styles
+	note := " (replay of traced runs)"
+	switch {
+	case v.fc.pending:
+		note = " (predicting…)"
+	case v.fc.out != nil && v.fc.took > 0:
+		note = " (replay of traced runs, " + secs(v.fc.took.Seconds()) + ")"
+	}
+	out := v.paneTitle(panePredict, "Predict", note)
+	for i, name := range v.predictRows() {
+		out = append(out, v.predictRowLine(i, name, w))
+	}
+	switch {
+	case v.fc.why != "":
+		out = append(out, wrapLines(s.Dim, v.fc.why, w)...)
+	case v.fc.err != nil && noTrace(v.fc.err):
+		msg := strings.TrimPrefix(v.fc.err.Error(), "predict: ")
+		out = append(out, wrapLines(s.Warn, strings.ToUpper(msg[:1])+msg[1:], w)...)
+		out = append(out, wrapLines(s.Dim, "Here: run this job once with Scheme ‹sync› (r), then with the other schemes to predict them too; the panel predicts from their traces.", w)...)
+	case v.fc.err != nil:
+		out = append(out, wrapLines(s.Err, "no prediction: "+strings.TrimPrefix(v.fc.err.Error(), "predict: "), w)...)
+	case v.fc.out != nil:
+		out = append(out, v.outlookLines(v.fc.out, w)...)
+	default:
+		out = append(out, s.Dim.Render("  predicting…"))
+	}
+	return clipWindow(out, 0, h)
+}
+
+// wrapLines wraps text to w cells, indented by two, and styles each line
+// (a row holds no newline).
+func wrapLines(st lipgloss.Style, text string, w int) []string {
+	lines := strings.Split(wrap(text, max(1, w-2)), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + st.Render(l)
+	}
+	return lines
+}
+
+// predictRowLine renders one editable row: a network's figures and where
+// they come from, or the node count.
+func (v ComposeView) predictRowLine(i int, name string, w int) string {
+	s := v.common.Styles
+	var line string
+	switch {
+	case v.editing && v.pane == panePredict && i == v.cursor[panePredict]:
+		label := name
+		if label == "" {
+			label = "nodes"
+		}
+		line = "  " + padRight(label, 11) + " " + v.input.View()
+	case name == "":
+		val := v.predictValue(i)
+		src := "the job's"
+		if v.fc.nodes != "" {
+			src = "what-if"
+		}
+		line = "  " + padRight("nodes", 11) + " " + val + s.Dim.Render(" ("+src+")")
+	default:
+		n := v.fc.out.Platform.Networks[name]
+		src := n.Source
+		if src == "set" {
+			src = "what-if"
+		}
+		line = "  " + padRight(name, 11) + " " + fmt.Sprintf("%s, %s", rate(n.Bandwidth), n.Latency) + s.Dim.Render(" ("+src+")")
+	}
+	if v.pane == panePredict && i == v.cursor[panePredict] && !v.editing {
+		line = s.Selected.Render(padRight("›"+line[1:], w))
+	}
+	return line
+}
+
+// rate writes a bandwidth in bits per second.
+func rate(bytesPerSec float64) string {
+	bits := bytesPerSec * 8
+	switch {
+	case bits >= 1e9:
+		return fmt.Sprintf("%.3g Gbit/s", bits/1e9)
+	case bits >= 1e6:
+		return fmt.Sprintf("%.3g Mbit/s", bits/1e6)
+	}
+	return fmt.Sprintf("%.3g kbit/s", bits/1e3)
+}
+
+// outlookLines are the schemes side by side and what they rest on.
+func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
+	s := v.common.Styles
+	job := jobs.Scheme(v.field(fScheme).Value)
+	byScheme := map[jobs.Scheme]predict.Prediction{}
+	for _, p := range o.Predictions {
+		byScheme[p.Scheme] = p
+	}
+	col := max(8, min(12, (w-14)/3))
+	cell := func(txt string) string { return padRight(fitLine(txt, col-1), col) }
+	head := padRight("", 13)
+	for _, sc := range predict.AllSchemes {
+		name := string(sc)
+		if sc == job {
+			name = "▸" + name
+		}
+		head += cell(name)
+	}
+	rows := []struct {
+		label string
+		val   func(p predict.Prediction) string
+	}{
+		{"time", func(p predict.Prediction) string { return secs(p.Seconds) }},
+		{"iterations", func(p predict.Prediction) string {
+			if p.MinIterations == p.MaxIterations {
+				return fmt.Sprint(p.MaxIterations)
+			}
+			return fmt.Sprintf("%d–%d", p.MinIterations, p.MaxIterations)
+		}},
+		{"idle/node", func(p predict.Prediction) string { return secs(p.IdleSeconds) }},
+		{"gain", func(p predict.Prediction) string { return fmt.Sprintf("%.2f", p.Gain) }},
+	}
+	out := []string{""}
+	if len(o.Predictions) > 0 {
+		out = append(out, s.Title.Render(fitLine(head, w)))
+	} else {
+		rows = nil // no scheme predicted: only the reasons
+	}
+	for _, r := range rows {
+		line := "  " + padRight(r.label, 11)
+		for _, sc := range predict.AllSchemes {
+			p, ok := byScheme[sc]
+			txt := "–"
+			if ok {
+				txt = r.val(p)
+			}
+			line += cell(txt)
+		}
+		out = append(out, fitLine(line, w))
+	}
+	for _, sc := range predict.AllSchemes {
+		if why, ok := o.Unavailable[sc]; ok {
+			out = append(out, wrapLines(s.Dim, fmt.Sprintf("%s: no prediction: %s", sc, why), w)...)
+		}
+	}
+	out = append(out, fitLine(fmt.Sprintf("  rests on %s of %s n = %d, ε = %g:", count(len(o.Model.Sources), "traced run", "traced runs"),
+		o.Problem.App, o.Problem.N, o.Problem.Eps), w))
+	for _, src := range o.Model.Sources {
+		out = append(out, s.Dim.Render(fitLine(fmt.Sprintf("    %s %s, %s, %s, %.0f iterations", src.ID, src.Scheme,
+			count(src.Nodes, "node", "nodes"), secs(src.WallSeconds), src.Iterations), w)))
+	}
+	return out
+}
+
+// secs writes seconds as a rounded duration.
+func secs(x float64) string {
+	d := time.Duration(x * float64(time.Second))
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}

@@ -26,7 +26,6 @@ type part struct {
 	p       *program
 	win     *window
 	sub     subtaskMsg
-	index   map[int]int // neighbour rank → index
 	out     [][]float64 // the window's values for each neighbour
 	halo    [][]float64 // the window's values from each neighbour
 	fresh   []byte      // 1: halo i is new since the program's last turn
@@ -52,10 +51,9 @@ type request struct {
 // receive, before which it must have sent its first values (the values its
 // neighbours need before the first sweep) to every neighbour.
 func newPart(p *program, win *window, sub subtaskMsg, timeout time.Duration) (*part, error) {
-	pt := &part{p: p, win: win, sub: sub, index: map[int]int{}, timeout: timeout, sigma: math.NaN(),
+	pt := &part{p: p, win: win, sub: sub, timeout: timeout, sigma: math.NaN(),
 		fresh: make([]byte, len(sub.neighbours))}
-	for i, q := range sub.neighbours {
-		pt.index[q] = i
+	for i := range sub.neighbours {
 		pt.out = append(pt.out, win.floats(16*i*sub.halo, sub.halo))
 		pt.halo = append(pt.halo, win.floats((16*i+8)*sub.halo, sub.halo))
 	}

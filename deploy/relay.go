@@ -156,15 +156,12 @@ type relayEvent struct {
 // those it served in results. It returns the targets left to upload from
 // the console, and why they were left.
 func (d *deployer) relay(ctx context.Context, seed *plan, targets []*plan, results []Result) ([]*plan, error) {
-	req, byName, err := d.relayRequest(seed, targets)
-	if err == nil {
-		err = seed.c.forwardAgent(d.relaySigners(targets))
-	}
-	if err != nil {
+	req, byName := d.relayRequest(seed, targets)
+	if err := seed.c.forwardAgent(d.relaySigners(targets)); err != nil {
 		return targets, err
 	}
 	errs := map[string]string{}
-	err = runRelay(ctx, seed, req, func(e relayEvent) {
+	err := runRelay(ctx, seed, req, func(e relayEvent) {
 		p := byName[e.Host]
 		switch {
 		case p == nil:
@@ -201,7 +198,7 @@ func (d *deployer) relay(ctx context.Context, seed *plan, targets []*plan, resul
 }
 
 // relayRequest builds the request for targets, and indexes them by name.
-func (d *deployer) relayRequest(seed *plan, targets []*plan) (relayRequest, map[string]*plan, error) {
+func (d *deployer) relayRequest(seed *plan, targets []*plan) (relayRequest, map[string]*plan) {
 	req := relayRequest{Source: binaryName, Sum: seed.bin.sum, Width: maxSessionsPerHost}
 	byName := map[string]*plan{}
 	for _, p := range targets {
@@ -210,7 +207,7 @@ func (d *deployer) relayRequest(seed *plan, targets []*plan) (relayRequest, map[
 			HostKey: strings.TrimSpace(string(ssh.MarshalAuthorizedKey(p.c.hostKey))), Workdir: p.wd,
 			TimeoutMS: d.pool.connectTimeout(p.c.ep).Milliseconds()})
 	}
-	return req, byName, nil
+	return req, byName
 }
 
 // relaySigners is every key the console would offer to one of targets.

@@ -1,10 +1,17 @@
 package deploy
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 )
 
 // relayGrid is three hosts of one site with the test binary (which serves
@@ -98,5 +105,70 @@ func TestDeployRelayRefused(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no event tells %s why the relay was not used", hosts[1].Name)
+	}
+}
+
+// The relay accepts only the host key the console verified: a target
+// presenting another is refused, named, and gets nothing; a target with
+// its own key gets the binary.
+func TestServeRelayPinsHostKeys(t *testing.T) {
+	key := newTestKey(t, "")
+	good := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
+	bad := newTestServer(t, "127.0.0.2", key.signer.PublicKey())
+	other := newTestServer(t, "127.0.0.3", key.signer.PublicKey()) // whose key bad's entry carries
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go agent.ServeAgent(&signerAgent{signers: []ssh.Signer{key.signer}}, c)
+		}
+	}()
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	src := smallBinary(t, 1<<20)
+	bin, err := hashFileNow(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := func(name string, s *testServer, hostKey ssh.PublicKey) relayTarget {
+		os.MkdirAll(filepath.Join(s.home, "work"), 0o755)
+		return relayTarget{Name: name, Addr: s.addr, User: "tester", Workdir: "work", TimeoutMS: 10000,
+			HostKey: strings.TrimSpace(string(ssh.MarshalAuthorizedKey(hostKey)))}
+	}
+	req := relayRequest{Source: src, Sum: bin.sum, Width: 2, Targets: []relayTarget{
+		target("good", good, good.hostKey.PublicKey()), target("bad", bad, other.hostKey.PublicKey())}}
+	data, _ := json.Marshal(req)
+	in, w := io.Pipe()
+	go func() { w.Write(data); w.Write([]byte("\n")) }() // stdin stays open: the console is there
+	var out bytes.Buffer
+	if err := ServeRelay(testCtx(t), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := map[string]relayEvent{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e relayEvent
+		if json.Unmarshal([]byte(l), &e) == nil && e.Done {
+			done[e.Host] = e
+		}
+	}
+	if e := done["good"]; e.Err != "" || e.Bytes != 1<<20 {
+		t.Errorf("good: %+v, want the binary copied", e)
+	}
+	if got, want := fileSum(t, filepath.Join(good.home, "work", binaryName)), bin.sum; got != want {
+		t.Errorf("good: sha256 %s, want %s", got, want)
+	}
+	if e := done["bad"]; !strings.Contains(e.Err, "relay to bad") || !strings.Contains(e.Err, "host key") {
+		t.Errorf("bad: %+v, want a refusal naming it and its host key", e)
+	}
+	if _, err := os.Stat(filepath.Join(bad.home, "work", binaryName)); err == nil {
+		t.Error("bad got the binary although its host key is not the verified one")
 	}
 }

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -38,7 +39,16 @@ func buildC(t *testing.T, dir, name string, sources ...string) string {
 // as many iterations), asynchronously it ends below ε, and a program that
 // crashes on one host fails the run naming that node and the program.
 func TestRunExec(t *testing.T) {
-	dir := t.TempDir()
+	// The hosts' workers run as another user: the programs must be
+	// readable and executable by all.
+	dir, err := os.MkdirTemp("", "gridtui-e2e-exec-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	prog := buildC(t, dir, "poisson", "examples/c-poisson/poisson.c")
 	faulty := buildC(t, dir, "faulty", "apps/exec/testdata/faulty.c")
 	g := newGridT(t, Config{})

@@ -27,6 +27,7 @@ func (rodApp) Params() []gridapp.Param {
 		gridapp.StringParam("fault", "none", []string{"none", "panic", "nan", "grow"}, "misbehaviour"),
 		gridapp.IntParam("fault_rank", 0, 0, 1<<10, "rank that misbehaves"),
 		gridapp.IntParam("fault_iter", 5, 1, 1<<30, "sweep at which it does"),
+		gridapp.IntParam("steps", 1, 1, 10, "outer steps of the task (the part cannot advance)"),
 	}
 }
 
@@ -40,7 +41,7 @@ func (rodApp) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, erro
 	if err != nil {
 		return gridapp.Task{}, err
 	}
-	t := gridapp.Task{Eps: v.Float("eps")}
+	t := gridapp.Task{Eps: v.Float("eps"), Steps: v.Int("steps")}
 	for r, rg := range ranges {
 		spec, _ := json.Marshal(rodSpec{Lo: rg.Lo, Hi: rg.Hi, Fault: v.String("fault") != "none" && r == v.Int("fault_rank")})
 		ps := gridapp.PartSpec{Spec: spec, Size: rg.Len()}

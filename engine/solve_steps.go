@@ -24,7 +24,10 @@ import (
 // detector left unread on a link (a last token, an acknowledgement) comes
 // before the neighbour's vote, decision or fence and is dropped there, and
 // whatever the neighbour sends in the next step comes after its fence and
-// stays queued. DATA needs no fence: a synchronous step ends with every
+// stays queued. The three detectors read every message of theirs before
+// they stop, so nothing is dropped today; the fence, one control message per
+// link and step, keeps a detector that stops with a message in flight from
+// corrupting the next step. DATA needs no fence: a synchronous step ends with every
 // halo taken (all ranks stop at the same iteration) and an activity-graph
 // step only when every update was acknowledged; under the switch detector an
 // asynchronous halo still in flight is at worst a stale value for the next

@@ -1,14 +1,18 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gridtui/gridtui/apps/heat"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // heatCases are the heat equation's runs under every scheme and detector:
@@ -134,5 +138,67 @@ func TestHeatDelayedLink(t *testing.T) {
 				runHeat(t, c)
 			}
 		})
+	}
+}
+
+// TestHeatMaxIter: an iteration limit that cuts a time step ends the run on
+// every rank, none converged, none waiting for a step that never comes: the
+// ranks vote on each step's convergence before advancing.
+func TestHeatMaxIter(t *testing.T) {
+	for name, c := range map[string]graphRun{
+		"sync tokens":    {ranks: 4, cores: 1, scheme: jobs.Synchronous},
+		"async activity": {ranks: 4, cores: 1, scheme: jobs.Asynchronous},
+		"async switch":   {ranks: 4, cores: 1, scheme: jobs.Asynchronous, detector: jobs.DetectSwitch},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c.app, c.maxIter = heat.Name, 50 // a step takes about 35 sweeps: the second is cut
+			c.params = map[string]string{"n": "12", "steps": "3", "dt": "2e-3", "eps": "1e-10", "blocks": "2x2"}
+			res, _, _ := c.run(t)
+			for r := range res {
+				if res[r].Converged || res[r].Iterations > 50 {
+					t.Fatalf("rank %d: %d iterations, converged %v", r, res[r].Iterations, res[r].Converged)
+				}
+			}
+			if c.scheme == jobs.Synchronous && res[0].Iterations != 50 {
+				t.Fatalf("%d iterations, want the limit of 50", res[0].Iterations)
+			}
+		})
+	}
+}
+
+// TestStepsWithoutStepper: a task of several steps whose part cannot
+// advance fails on the worker with an error naming the application.
+func TestStepsWithoutStepper(t *testing.T) {
+	_, err := buildPart(Subtask{App: "test-rod", Params: map[string]string{"steps": "2"}, Ranks: 1, Cores: 1})
+	if !errors.Is(err, ErrApplication) || !strings.Contains(err.Error(), `"test-rod": a task of 2 steps, but the part has no Advance`) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestStepMessageDropsLeftovers: between two steps a part reads a link up
+// to the step message it waits for, dropping what the finished detector
+// left on it, and a step message of another step or kind is a protocol
+// error.
+func TestStepMessageDropsLeftovers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eps := chainRun{ranks: 2, scheme: jobs.Synchronous}.endpoints(t, ctx)
+	s := &solver{ep: eps[1], t: Subtask{Rank: 1, Ranks: 2},
+		links: []*link{{side: 0, peer: 1, rank: 0, sync: true, ctrl: make([]byte, ctrlHeader+8)}}}
+	send := func(kind ctrlKind, seq, arg uint64) {
+		t.Helper()
+		if err := eps[0].Send(ctx, 2, encodeCtrl(make([]byte, ctrlHeader), kind, seq, arg, nil), rmnp.CTRL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(ctrlConv, 1, 40) // a token the detector left
+	send(ctrlAck, 7, 0)   // an acknowledgement it left
+	send(ctrlStepFence, 0, 1)
+	send(ctrlStepVote, 1, 2) // the next step's: stays queued
+	if m, err := s.stepMessage(ctx, 0, ctrlStepFence, 1); err != nil || m.kind != ctrlStepFence {
+		t.Fatalf("fence: %v %v", m.kind, err)
+	}
+	if _, err := s.stepMessage(ctx, 0, ctrlStepGo, 2); !errors.Is(err, ErrTermination) {
+		t.Fatalf("a vote where a decision is due: %v", err)
 	}
 }

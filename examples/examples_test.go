@@ -106,8 +106,8 @@ type report struct {
 
 // runRod runs `rod run --json --no-record --app rod args...` on the
 // embedded local grid, in a directory and home of its own, and returns its
-// report and output.
-func runRod(t *testing.T, bin string, args ...string) (*report, string) {
+// report.
+func runRod(t *testing.T, bin string, args ...string) *report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -117,7 +117,7 @@ func runRod(t *testing.T, bin string, args ...string) (*report, string) {
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GRIDTUI_SITES=")
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("rod run %s: still running after the timeout\n%s", strings.Join(args, " "), out)
+		t.Fatalf("rod run %s: still running after the timeout\n%s", strings.Join(args, " "), tail(out))
 	}
 	var rep *report
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -135,10 +135,19 @@ func runRod(t *testing.T, bin string, args ...string) (*report, string) {
 		}
 	}
 	if rep == nil || err != nil {
-		t.Fatalf("rod run %s: %v, no report or a failure:\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("rod run %s: %v, no report or a failure:\n%s", strings.Join(args, " "), err, tail(out))
 	}
 	assertNoRodLeft(t, bin)
-	return rep, string(out)
+	return rep
+}
+
+// tail keeps the end of a run's output, where its report and error are.
+func tail(out []byte) []byte {
+	const keep = 4000
+	if len(out) <= keep {
+		return out
+	}
+	return append([]byte("…"), out[len(out)-keep:]...)
 }
 
 // assertNoRodLeft fails if a process of the binary (a worker) outlived the
@@ -176,10 +185,10 @@ func TestRodLocalGrid(t *testing.T) {
 	bin := buildRod(t)
 	const iters = 500
 	t.Run("sync is the serial reference", func(t *testing.T) {
-		rep, out := runRod(t, bin, "--scheme", "sync", "--nodes", "3", "--cores", "1",
+		rep := runRod(t, bin, "--scheme", "sync", "--nodes", "3", "--cores", "1",
 			"--param", "n=32", "--param", fmt.Sprintf("iters=%d", iters))
 		if rep.Outcome != "ok" || !rep.Checked || !rep.FiguresOK {
-			t.Fatalf("outcome %s, checked %v, figures OK %v:\n%s", rep.Outcome, rep.Checked, rep.FiguresOK, out)
+			t.Fatalf("outcome %s, checked %v, figures OK %v: %+v", rep.Outcome, rep.Checked, rep.FiguresOK, rep)
 		}
 		if len(rep.Nodes) != 3 {
 			t.Fatalf("%d nodes, want 3", len(rep.Nodes))
@@ -200,7 +209,7 @@ func TestRodLocalGrid(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("the report lacks the figure %q:\n%s", want, out)
+			t.Errorf("the report lacks the figure %q: %+v", want, rep.Figures)
 		}
 	})
 	for _, c := range []struct{ name, scheme, detector string }{
@@ -210,11 +219,11 @@ func TestRodLocalGrid(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const eps = 1e-10
-			rep, out := runRod(t, bin, "--scheme", c.scheme, "--detector", c.detector, "--nodes", "4", "--cores", "1",
+			rep := runRod(t, bin, "--scheme", c.scheme, "--detector", c.detector, "--nodes", "4", "--cores", "1",
 				"--param", "n=32", "--param", fmt.Sprintf("eps=%g", eps))
 			if rep.Outcome != "ok" || !rep.Checked || !rep.FiguresOK || !(rep.Residual < eps) {
-				t.Fatalf("outcome %s, checked %v, figures OK %v, true residual %g (ε = %g):\n%s",
-					rep.Outcome, rep.Checked, rep.FiguresOK, rep.Residual, eps, out)
+				t.Fatalf("outcome %s, checked %v, figures OK %v, true residual %g (ε = %g): %+v",
+					rep.Outcome, rep.Checked, rep.FiguresOK, rep.Residual, eps, rep)
 			}
 		})
 	}

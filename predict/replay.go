@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -44,7 +45,39 @@ type edge struct {
 	transfer float64 // seconds on the wire for one iteration's traffic
 	latency  float64
 	busy     float64 // the previous message is in flight until then
-	updates  int     // messages delivered (asynchronous links)
+	// wire is the link between two clusters this edge shares with the
+	// other neighbour pairs across them (nil inside a cluster): its
+	// messages go through it one after another.
+	wire    *wire
+	updates int // messages delivered (asynchronous links)
+}
+
+// wire is a link between two clusters: the intervals it is busy, in order.
+type wire struct{ busy [][2]float64 }
+
+// reserve books the wire for d seconds from the first time at or after t
+// it is free that long, and returns the end.
+func (w *wire) reserve(t, d float64) float64 {
+	at := 0
+	for ; at < len(w.busy); at++ {
+		b := w.busy[at]
+		if t+d <= b[0] {
+			break
+		}
+		t = max(t, b[1])
+	}
+	w.busy = slices.Insert(w.busy, at, [2]float64{t, t + d})
+	return t + d
+}
+
+// prune forgets the intervals that end before t: no message is sent
+// before it any more.
+func (w *wire) prune(t float64) {
+	i := 0
+	for i < len(w.busy) && w.busy[i][1] < t {
+		i++
+	}
+	w.busy = w.busy[i:]
 }
 
 // replay is the discrete-event state of a run: per node, the time it is
@@ -95,6 +128,7 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 	delay := m.ExchangeDelay.At(cont)
 	r := &replay{sweep: make([]float64, n), base: make([]float64, n), cont: cont, spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
 		ready: make([]float64, n), idle: make([]float64, n), rng: rand.New(rand.NewPCG(1, 2))}
+	wires := map[[2]int]*wire{} // one per ordered pair of clusters
 	for i := range n {
 		points := m.Points / n
 		if i < m.Points%n {
@@ -115,14 +149,38 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 				return nil, err
 			}
 			async := job.Scheme == jobs.Asynchronous || job.Scheme == jobs.Hybrid && cluster[i] != cluster[j]
-			r.out[i] = append(r.out[i], &edge{to: j, async: async, latency: net.Latency.Seconds() + delay,
-				transfer: net.transfer(m.LinkBytes) - net.Latency.Seconds()})
+			ed := &edge{to: j, async: async, latency: net.Latency.Seconds() + delay,
+				transfer: net.transfer(m.LinkBytes) - net.Latency.Seconds()}
+			if cluster[i] != cluster[j] {
+				ed.wire = wires[[2]int{cluster[i], cluster[j]}]
+				if ed.wire == nil {
+					ed.wire = &wire{}
+					wires[[2]int{cluster[i], cluster[j]}] = ed.wire
+				}
+			}
+			r.out[i] = append(r.out[i], ed)
 			if !async {
 				r.in[j] = append(r.in[j], i)
 			}
 		}
 	}
 	return r, nil
+}
+
+// pruneWires forgets the wires' intervals that end before every node is
+// ready.
+func (r *replay) pruneWires() {
+	low := r.ready[0]
+	for _, t := range r.ready {
+		low = min(low, t)
+	}
+	for i := range r.out {
+		for _, ed := range r.out[i] {
+			if ed.wire != nil {
+				ed.wire.prune(low)
+			}
+		}
+	}
 }
 
 // draw is one sweep's compute time on node i, drawn from the traced spread.
@@ -136,7 +194,8 @@ func (r *replay) draw(i int) float64 {
 // run replays k sweeps on every node. Sweep s of a node starts when the node
 // is ready and every synchronous neighbour's halo of sweep s−1 has arrived
 // (GRIDHPC's synchronous exchange); then it sends one message per link, one
-// after another. On an asynchronous link a send is skipped while the
+// after another; the neighbour pairs across the same two clusters share
+// the link between them, one message at a time. On an asynchronous link a send is skipped while the
 // previous message is still in flight (AIAC). It returns each node's time
 // after its k-th sweep.
 func (r *replay) run(k int) []float64 {
@@ -156,6 +215,7 @@ func (r *replay) run(k int) []float64 {
 		return 0
 	}
 	for s := range k {
+		r.pruneWires()
 		for i := range n {
 			start := r.ready[i]
 			if s > 0 {
@@ -169,7 +229,13 @@ func (r *replay) run(k int) []float64 {
 				if ed.async && ed.busy > t {
 					continue // skipped: the previous message is in flight
 				}
-				t += ed.transfer
+				if ed.wire != nil {
+					// The link between the clusters carries one message at
+					// a time: the sender waits for it (TCP's backpressure).
+					t = ed.wire.reserve(t, ed.transfer)
+				} else {
+					t += ed.transfer
+				}
 				ed.busy = t + ed.latency
 				cur[i][e] = ed.busy
 				ed.updates++

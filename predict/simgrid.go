@@ -36,7 +36,11 @@ type SimGridCheck struct {
 // the sweep times the replay draws (1 flop per second), one link per
 // directed neighbour pair with the network's latency and bandwidth under
 // SimGrid's CM02 model (a message takes latency + bytes / bandwidth), the
-// sender busy for bytes / bandwidth per message, a synchronous sweep
+// sender busy for bytes / bandwidth per message, the messages of the
+// neighbour pairs across two clusters one at a time in the order SimGrid's
+// clock sends them (the replay books the link between the clusters in the
+// first gap; the two agree exactly where one pair crosses, as in a chain),
+// a synchronous sweep
 // waiting for its neighbours' halos of the previous sweep, an asynchronous
 // send skipped while the previous one on its link is in flight. It prints
 // each node's time after its k sweeps and the messages it sent per link,
@@ -59,12 +63,21 @@ func SimGridScript(m *Model, pl Platform, job Job, k int) (string, error) {
 		Transfer float64 `json:"transfer"`
 		Latency  float64 `json:"latency"`
 		Bytes    float64 `json:"bytes"`
+		Wire     int     `json:"wire"` // the link between clusters it shares, or −1
 	}
+	wires := map[*wire]int{}
 	edges := make([][]edge, n)
 	for i := range n {
 		edges[i] = []edge{}
 		for _, ed := range r.out[i] {
-			edges[i] = append(edges[i], edge{To: ed.to, Async: ed.async, Transfer: ed.transfer, Latency: ed.latency, Bytes: m.LinkBytes})
+			w := -1
+			if ed.wire != nil {
+				if _, ok := wires[ed.wire]; !ok {
+					wires[ed.wire] = len(wires)
+				}
+				w = wires[ed.wire]
+			}
+			edges[i] = append(edges[i], edge{To: ed.to, Async: ed.async, Transfer: ed.transfer, Latency: ed.latency, Bytes: m.LinkBytes, Wire: w})
 		}
 	}
 	in, err := json.Marshal(map[string]any{"k": k, "sweeps": sweeps, "edges": edges})
@@ -101,6 +114,7 @@ with os.fdopen(fd, "w") as f:
     f.write("\n".join(xml))
 
 ends = [0.0] * n
+wire_free = {}
 sent = [[0] * len(out) for out in edges]
 sync_in = [[] for _ in range(n)]
 async_in = [[] for _ in range(n)]
@@ -124,6 +138,10 @@ def node(i):
         for x, e in enumerate(edges[i]):
             if e["async"] and last[x] is not None and not last[x].test():
                 continue  # skipped: the previous message is in flight
+            if e["wire"] >= 0:  # one message at a time between two clusters
+                start = max(Engine.clock, wire_free.get(e["wire"], 0.0))
+                wire_free[e["wire"]] = start + e["transfer"]
+                this_actor.sleep_until(start)
             last[x] = Mailbox.by_name("%d>%d" % (i, e["to"])).put_async(s, int(round(e["bytes"])))
             sent[i][x] += 1
             this_actor.sleep_for(e["transfer"])

@@ -43,6 +43,7 @@ func TestSimGrid(t *testing.T) {
 	}
 	for _, n := range []int{48, 64} {
 		res, m := harnessModel(t, n)
+
 		for _, nodes := range []int{2, 4, 8, 16} {
 			pl := PlatformFor(res, m, nodes)
 			for _, s := range AllSchemes {
@@ -52,13 +53,38 @@ func TestSimGrid(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("n = %d, %2d nodes, %-6s replay %.4f s, SimGrid %.4f s: %+.3f %% (worst node %.3f %%), updates %d / %d",
+				t.Logf("n = %d, %2d nodes, chain, %-6s replay %.4f s, SimGrid %.4f s: %+.3f %% (worst node %.3f %%), updates %d / %d",
 					n, nodes, s, c.Replay, c.SimGrid, 100*c.Diff, 100*c.MaxDiff, c.ReplayUpdates, c.SimGridUpdates)
 				if abs(c.Diff) > simgridTolerance || c.MaxDiff > simgridTolerance {
 					t.Errorf("n = %d, %d nodes, %s: SimGrid %.4f s against the replay's %.4f s (worst node %.2f %%): beyond %.0f %%",
 						n, nodes, s, c.SimGrid, c.Replay, 100*c.MaxDiff, 100*simgridTolerance)
 				}
 			}
+		}
+	}
+	// A mesh: Poisson's 2×2×2 blocks on 8 nodes (4 + 4), four neighbour
+	// pairs across the link between the clusters, which carries one message
+	// at a time.
+	top, err := TopologyOf(jobs.Spec{App: "poisson", Params: map[string]string{"n": "16"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := top(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, m := harnessModel(t, 48)
+	for _, s := range AllSchemes {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		c, err := CheckSimGrid(ctx, python, m, PlatformFor(res, m, 8), Job{Scheme: s, Cores: 1, Graph: g}, 300)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("n = 48,  8 nodes, mesh,  %-6s replay %.4f s, SimGrid %.4f s: %+.3f %% (worst node %.3f %%), updates %d / %d",
+			s, c.Replay, c.SimGrid, 100*c.Diff, 100*c.MaxDiff, c.ReplayUpdates, c.SimGridUpdates)
+		if abs(c.Diff) > simgridTolerance {
+			t.Errorf("mesh, %s: SimGrid %.4f s against the replay's %.4f s: beyond %.0f %%", s, c.SimGrid, c.Replay, 100*simgridTolerance)
 		}
 	}
 }

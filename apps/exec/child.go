@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -30,11 +29,12 @@ type program struct {
 }
 
 // startProgram starts path with args as a child of the worker: its end of
-// a Unix socket pair is file descriptor 3 (GRIDHPC_FD), its output goes to
+// a Unix socket pair is file descriptor 3 (GRIDHPC_FD), the shared window
+// file descriptor 4 (GRIDHPC_SHM_FD), its output goes to
 // a tail kept for error messages, and it dies with the worker (the parent
 // death signal, and the worker's process group on a local grid).
-func startProgram(path string, args []string, rank, cores int) (*program, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+func startProgram(path string, args []string, rank, cores int, win *window) (*program, error) {
+	fds, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("exec: program %s: socket pair: %w", path, err)
 	}
@@ -47,13 +47,13 @@ func startProgram(path string, args []string, rank, cores int) (*program, error)
 	}
 	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{}, done: make(chan struct{})}
 	p.cmd = osexec.Command(path, args...)
-	p.cmd.ExtraFiles = []*os.File{theirs}
+	p.cmd.ExtraFiles = []*os.File{theirs, win.file}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.Env = append(os.Environ(), fdEnv+"=3", "GRIDHPC_RANK="+strconv.Itoa(rank))
+	p.cmd.Env = append(os.Environ(), fdEnv+"=3", shmEnv+"=4", "GRIDHPC_RANK="+strconv.Itoa(rank))
 	if os.Getenv("OMP_NUM_THREADS") == "" {
 		p.cmd.Env = append(p.cmd.Env, "OMP_NUM_THREADS="+strconv.Itoa(cores))
 	}
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = childAttr()
 	if err := p.cmd.Start(); err != nil {
 		p.conn.Close()
 		return nil, fmt.Errorf("exec: program %s on rank %d: %w", path, rank, err)

@@ -7,14 +7,16 @@
 // message, a chain or a ring of neighbours.
 //
 // Each worker starts the program as its child, with its end of a Unix
-// socket pair as file descriptor 3 (GRIDHPC_FD); gridhpc.c speaks a small
-// framed protocol over it (wire.go). The program is the Part of the
+// socket pair as file descriptor 3 (GRIDHPC_FD) and a memory window the
+// two share as file descriptor 4 (GRIDHPC_SHM_FD): the messages to and from
+// the neighbours live in the window (window.go), and gridhpc.c speaks a
+// small framed protocol over the socket to order the turns (wire.go). The program is the Part of the
 // iteration-level model: Sweep lets it run one iteration of its own loop —
 // receive the halos, compute, send what its neighbours need, GRID_Iterate
 // with its local σ — and the engine does the rest as for a Go application:
 // the scheme and each link's mode, the three detectors, telemetry, the
-// failures. The program's values never cross an address space it could
-// corrupt: a crash, an early exit, a hang, a message or result of the wrong
+// failures. The program shares nothing with the worker but the window of
+// its own messages: a crash, an early exit, a hang, a message or result of the wrong
 // size fails the run with an error naming the node and the program, and the
 // program dies with its worker.
 //

@@ -16,23 +16,26 @@ import (
 
 // part is one worker's share run by a program: the iteration-level Part
 // whose Sweep lets the program run one iteration of its loop. Between two
-// GRID_Iterate calls the program receives its halos (the engine filled
-// them before Sweep), computes, and sends what its neighbours need (read
-// by the engine through Outgoing after Sweep); GRID_Iterate hands the
-// local σ to the engine's detector, and its reply — given when the engine
-// starts the next sweep, or asks for the result — says go on or stop.
+// GRID_Iterate calls the program reads its halos from the shared window
+// (the engine wrote them there before Sweep), computes, and writes what
+// its neighbours need into the window (the engine sends it after Sweep);
+// GRID_Iterate hands the local σ to the engine's detector, and its reply —
+// given when the engine starts the next sweep, or asks for the result —
+// says go on or stop.
 type part struct {
 	p       *program
+	win     *window
 	sub     subtaskMsg
 	index   map[int]int // neighbour rank → index
-	out     [][]float64 // what the program last sent to each neighbour
-	halo    [][]float64 // what the engine last received from each
-	fresh   []bool      // halo i is newer than the program's last receive of it
+	out     [][]float64 // the window's values for each neighbour
+	halo    [][]float64 // the window's values from each neighbour
+	fresh   []byte      // 1: halo i is new since the program's last turn
 	result  []float64   // the program's values and its last σ
 	sigma   float64
 	timeout time.Duration
 	hdr     [headerLen + 8]byte
-	stash   *request // a request read before Sweep could answer it
+	argBuf  []byte
+	stash   *request // a call read before Sweep could answer it
 	waiting bool     // the program waits for the answer to its GRID_Iterate
 	stopped bool
 	iter    int // GRID_Iterate calls answered
@@ -41,38 +44,41 @@ type part struct {
 // request is a blocking call of the program, read and not yet answered.
 type request struct {
 	h     header
-	size  uint64  // GRID_Receive: the buffer's bytes
 	sigma float64 // GRID_Iterate
+	sent  []byte  // GRID_Iterate, the first receive: 1 per neighbour sent to
 }
 
-// newPart starts the program and takes its first sends (the values its
-// neighbours need before the first sweep).
-func newPart(p *program, sub subtaskMsg, timeout time.Duration) (*part, error) {
-	pt := &part{p: p, sub: sub, index: map[int]int{}, timeout: timeout, sigma: math.NaN()}
+// newPart hands the started program its sub-task and waits for its first
+// receive, before which it must have sent its first values (the values its
+// neighbours need before the first sweep) to every neighbour.
+func newPart(p *program, win *window, sub subtaskMsg, timeout time.Duration) (*part, error) {
+	pt := &part{p: p, win: win, sub: sub, index: map[int]int{}, timeout: timeout, sigma: math.NaN(),
+		fresh: make([]byte, len(sub.neighbours))}
 	for i, q := range sub.neighbours {
 		pt.index[q] = i
-		pt.out = append(pt.out, make([]float64, sub.halo))
-		pt.halo = append(pt.halo, make([]float64, sub.halo))
-		pt.fresh = append(pt.fresh, false)
+		pt.out = append(pt.out, win.floats(16*i*sub.halo, sub.halo))
+		pt.halo = append(pt.halo, win.floats((16*i+8)*sub.halo, sub.halo))
 	}
 	pt.result = make([]float64, sub.size+1)
 	if err := pt.hello(); err != nil {
-		p.kill()
+		pt.Close()
 		return nil, err
 	}
-	sent := make([]bool, len(sub.neighbours))
-	r, err := pt.serve(sent)
-	if err == nil {
-		for i, ok := range sent {
-			if !ok && r.h.kind != kindResult {
-				err = p.fail("called %s before sending its first values to rank %d (send once before the loop, then after each sweep: see gridhpc.h)",
-					kindName(r.h.kind), sub.neighbours[i])
+	r, err := pt.serve()
+	if err == nil && r.h.kind == kindReceive {
+		for i, ok := range r.sent {
+			if ok == 0 {
+				err = p.fail("called GRID_Receive before sending its first values to rank %d (send once before the loop, then after each sweep: see gridhpc.h)",
+					sub.neighbours[i])
 				break
 			}
 		}
 	}
+	if err == nil && r.h.kind == kindResult {
+		err = p.fail("called GRID_Result before GRID_Iterate returned 0 (the environment decides when the loop ends)")
+	}
 	if err != nil {
-		p.kill()
+		pt.Close()
 		return nil, err
 	}
 	pt.stash = r
@@ -121,127 +127,74 @@ func (pt *part) reply(status int32, payload []byte) error {
 	return nil
 }
 
-// serve reads the program's calls, storing its sends (marked in sent when
-// not nil) and answering receives and waits from the halos, until it blocks
-// on GRID_Iterate or GRID_Result (or, with sent, on its first receive or
-// wait: the engine has not filled the halos yet), and returns that call.
-func (pt *part) serve(sent []bool) (*request, error) {
-	for {
-		r := pt.stash
-		pt.stash = nil
-		if r == nil {
-			var err error
-			if r, err = pt.read(); err != nil {
-				return nil, err
-			}
-		}
-		switch r.h.kind {
-		case kindSend:
-			i, err := pt.takeSend(r.h)
-			if err != nil {
-				return nil, err
-			}
-			if sent != nil {
-				sent[i] = true
-			}
-			continue
-		case kindReceive, kindWait:
-			if sent != nil {
-				return r, nil
-			}
-			if err := pt.answer(r); err != nil {
-				return nil, err
-			}
-			continue
-		case kindAbort:
-			return nil, pt.abort(r.h)
-		case kindHello:
-			return nil, pt.p.fail("called GRID_Init twice")
-		}
-		return r, nil // iterate, result
-	}
+// proceed answers the program's pending receive or GRID_Iterate with "go
+// on" and which halos are new.
+func (pt *part) proceed() error {
+	err := pt.reply(statusOK, pt.fresh)
+	clear(pt.fresh)
+	return err
 }
 
-// read reads the next call of the program and its fixed-size arguments.
+// serve reads the program's next blocking call — its first receive,
+// GRID_Iterate or GRID_Result — and returns it.
+func (pt *part) serve() (*request, error) {
+	r, err := pt.read()
+	if err != nil {
+		return nil, err
+	}
+	switch r.h.kind {
+	case kindReceive, kindIterate, kindResult:
+		return r, nil
+	case kindAbort:
+		return nil, pt.abort(r.h)
+	case kindHello:
+		return nil, pt.p.fail("called GRID_Init twice")
+	}
+	return nil, pt.p.fail("sent a frame of kind %d (does it link this gridtui's gridhpc.c?)", r.h.kind)
+}
+
+// read reads the next call of the program and its fixed-size arguments:
+// GRID_Iterate's σ, and for it and the first receive which neighbours the
+// program sent to.
 func (pt *part) read() (*request, error) {
 	h, err := readHeader(pt.p.conn, pt.hdr[:])
 	if err != nil {
 		return nil, pt.readErr(err, "during iteration "+fmt.Sprint(pt.iter+1))
 	}
 	r := &request{h: h}
+	nb := len(pt.sub.neighbours)
+	var want int
 	switch h.kind {
-	case kindReceive, kindIterate:
-		if h.len != 8 {
-			return nil, pt.p.fail("%s with %d bytes of arguments, want 8", kindName(h.kind), h.len)
-		}
-		if _, err := io.ReadFull(pt.p.conn, pt.hdr[:8]); err != nil {
+	case kindIterate:
+		want = 8 + nb
+	case kindReceive:
+		want = nb
+	case kindResult, kindAbort:
+		return r, nil
+	}
+	if h.len != uint64(want) {
+		return nil, pt.p.fail("%s with %d bytes of arguments, want %d", kindName(h.kind), h.len, want)
+	}
+	if want > 0 {
+		b := pt.args(want)
+		if _, err := io.ReadFull(pt.p.conn, b); err != nil {
 			return nil, pt.readErr(err, "in "+kindName(h.kind))
 		}
-		r.size = binary.LittleEndian.Uint64(pt.hdr[:8])
-		r.sigma = math.Float64frombits(r.size)
-	case kindWait:
-		if h.len != 0 {
-			return nil, pt.p.fail("GRID_Wait with %d bytes of arguments", h.len)
+		if h.kind == kindIterate {
+			r.sigma = math.Float64frombits(binary.LittleEndian.Uint64(b))
+			b = b[8:]
 		}
+		r.sent = b
 	}
 	return r, nil
 }
 
-// neighbour returns the index of neighbour rank q for call.
-func (pt *part) neighbour(q int32, call string) (int, error) {
-	i, ok := pt.index[int(q)]
-	if !ok {
-		return 0, pt.p.fail("%s with rank %d, which is not a neighbour (neighbours %v)", call, q, pt.sub.neighbours)
+// args returns a buffer for n bytes of a call's arguments.
+func (pt *part) args(n int) []byte {
+	if cap(pt.argBuf) < n {
+		pt.argBuf = make([]byte, n)
 	}
-	return i, nil
-}
-
-// takeSend reads a GRID_Send's message into the neighbour's outgoing
-// values: DATA only, of exactly the halo's size.
-func (pt *part) takeSend(h header) (int, error) {
-	i, err := pt.neighbour(h.arg, "GRID_Send")
-	if err != nil {
-		return 0, err
-	}
-	if h.flags != flagData {
-		return 0, pt.p.fail("GRID_Send to rank %d with flags %d: the environment's detectors own the CTRL messages, send DATA_FLAG", h.arg, h.flags)
-	}
-	want := uint64(8 * pt.sub.halo)
-	if h.len != want {
-		return 0, pt.p.fail("GRID_Send to rank %d of %d bytes: the halo holds %d bytes (the job's halo parameter × 8)", h.arg, h.len, want)
-	}
-	if _, err := io.ReadFull(pt.p.conn, floatBytes(pt.out[i])); err != nil {
-		return 0, pt.readErr(err, "in GRID_Send")
-	}
-	return i, nil
-}
-
-// answer answers a receive from the halo or a wait from the halos that are
-// new to the program.
-func (pt *part) answer(r *request) error {
-	if r.h.kind == kindWait {
-		for i, f := range pt.fresh {
-			if f {
-				var b [8]byte
-				binary.LittleEndian.PutUint32(b[:], uint32(pt.sub.neighbours[i]))
-				binary.LittleEndian.PutUint32(b[4:], flagData)
-				return pt.reply(statusOK, b[:])
-			}
-		}
-		return pt.reply(statusNoMsg, nil)
-	}
-	i, err := pt.neighbour(r.h.arg, "GRID_Receive")
-	if err != nil {
-		return err
-	}
-	if r.h.flags&^flagNoWait != flagData {
-		return pt.p.fail("GRID_Receive from rank %d with flags %d: the environment's detectors own the CTRL messages, receive DATA_FLAG", r.h.arg, r.h.flags)
-	}
-	if want := uint64(8 * pt.sub.halo); r.size != want {
-		return pt.p.fail("GRID_Receive from rank %d into %d bytes: the halo holds %d bytes (the job's halo parameter × 8)", r.h.arg, r.size, want)
-	}
-	pt.fresh[i] = false
-	return pt.reply(statusOK, floatBytes(pt.halo[i]))
+	return pt.argBuf[:n]
 }
 
 // abort reads the program's reason and fails the run with it.
@@ -254,14 +207,6 @@ func (pt *part) abort(h header) error {
 	return pt.p.fail("GRID_Abort: %s", b)
 }
 
-// floatBytes views v as its bytes (the program's machine is this one).
-func floatBytes(v []float64) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v))
-}
-
 // Sweep lets the program run one iteration: it answers the previous
 // GRID_Iterate with "go on", serves the program's receives from the halos
 // and takes its sends, and returns the σ of its next GRID_Iterate. A
@@ -269,15 +214,25 @@ func floatBytes(v []float64) []byte {
 // the protocol fails the run.
 func (pt *part) Sweep() float64 {
 	pt.p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
-	if pt.waiting {
+	r := pt.stash
+	pt.stash = nil
+	var err error
+	switch {
+	case r != nil && r.h.kind == kindIterate: // it swept before its first receive
+	case r != nil || pt.waiting: // its first receive, or the last GRID_Iterate
 		pt.waiting = false
-		if err := pt.reply(statusOK, nil); err != nil {
-			panic(gridapp.Failure{Err: err})
+		if err = pt.proceed(); err == nil {
+			r, err = pt.serve()
 		}
+	default: // the engine calls Sweep once per iteration: not reached
+		r, err = pt.serve()
 	}
-	r, err := pt.serve(nil)
-	if err == nil && r.h.kind == kindResult {
+	switch {
+	case err != nil:
+	case r.h.kind == kindResult:
 		err = pt.p.fail("called GRID_Result before GRID_Iterate returned 0 (the environment decides when the loop ends)")
+	case r.h.kind == kindReceive:
+		err = pt.p.fail("asked for its first halos twice (does it link this gridtui's gridhpc.c?)")
 	}
 	if err != nil {
 		panic(gridapp.Failure{Err: err})
@@ -295,7 +250,7 @@ func (pt *part) Outgoing(i int) []float64 { return pt.out[i] }
 func (pt *part) Halo(i int) []float64 { return pt.halo[i] }
 
 // Received marks neighbour i's halo as new (GRID_Wait reports it).
-func (pt *part) Received(i int) { pt.fresh[i] = true }
+func (pt *part) Received(i int) { pt.fresh[i] = 1 }
 
 // Result answers the program's last GRID_Iterate with "stop", takes the
 // values it hands back with GRID_Result and waits for it to exit. The
@@ -314,15 +269,19 @@ func (pt *part) finish() error {
 	pt.stopped = true
 	p := pt.p
 	p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
-	if pt.waiting {
-		pt.waiting = false
+	if pt.waiting || pt.stash != nil && pt.stash.h.kind == kindReceive {
+		pt.waiting, pt.stash = false, nil
 		if err := pt.reply(statusStop, nil); err != nil {
 			return err
 		}
 	}
-	r, err := pt.serve(nil)
-	if err != nil {
-		return err
+	r := pt.stash
+	pt.stash = nil
+	if r == nil {
+		var err error
+		if r, err = pt.serve(); err != nil {
+			return err
+		}
 	}
 	if r.h.kind != kindResult {
 		return p.fail("called %s after GRID_Iterate returned 0, want GRID_Result", kindName(r.h.kind))
@@ -330,7 +289,7 @@ func (pt *part) finish() error {
 	if want := uint64(8 * pt.sub.size); r.h.len != want {
 		return p.fail("GRID_Result of %d bytes, want %d (%d values: its items × the job's unit)", r.h.len, want, pt.sub.size)
 	}
-	if _, err := io.ReadFull(p.conn, floatBytes(pt.result[:pt.sub.size])); err != nil {
+	if _, err := io.ReadFull(p.conn, unsafe.Slice((*byte)(unsafe.Pointer(&pt.result[0])), 8*pt.sub.size)); err != nil {
 		return pt.readErr(err, "in GRID_Result")
 	}
 	pt.result[pt.sub.size] = pt.sigma
@@ -348,5 +307,8 @@ func (pt *part) finish() error {
 	return nil
 }
 
-// Close ends the program if it still runs.
-func (pt *part) Close() { pt.p.kill() }
+// Close ends the program if it still runs and releases the window.
+func (pt *part) Close() {
+	pt.p.kill()
+	pt.win.close()
+}

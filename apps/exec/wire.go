@@ -11,9 +11,12 @@ import (
 // The framed protocol between a worker and its program (gridhpc.c speaks
 // the other side). Every frame is a 16-byte little-endian header — kind
 // (u8), flags (u8), two reserved bytes, arg (i32), payload length (u64) —
-// then the payload. The program sends requests; the worker answers the
-// blocking ones (hello, receive, wait, iterate, result) with one reply
-// frame whose arg is a status (0 ok, 1 stop, < 0 a GRID_E* code).
+// then the payload. The messages themselves are in the shared window
+// (window.go): a send says which neighbour's buffer the program filled.
+// The program sends requests; the worker answers the blocking ones (hello,
+// the first receive, iterate, result) with one reply frame whose arg is a
+// status (0 go on, 1 stop); "go on" carries one byte per neighbour, 1 when
+// its values are new since the program's last turn (GRID_Wait).
 const (
 	headerLen       = 16
 	protocolVersion = 1
@@ -24,32 +27,19 @@ const (
 // Frame kinds: requests from the program, then the worker's reply.
 const (
 	kindHello   = 1 // payload: u32 protocol version
-	kindSend    = 2 // arg: destination rank; payload: the message
-	kindReceive = 3 // arg: source rank; payload: u64 buffer size
-	kindWait    = 4
-	kindIterate = 5 // payload: f64 local σ
+	kindSend    = 2 // unused: sends are announced by the next receive or iterate
+	kindReceive = 3 // the run's first receive; payload: 1 byte per neighbour sent to
+	kindWait    = 4 // unused: GRID_Wait is local to gridhpc.c
+	kindIterate = 5 // payload: f64 local σ, then 1 byte per neighbour sent to
 	kindResult  = 6 // payload: the part's values (f64)
-	kindAbort   = 7 // payload: the program's reason
+	kindAbort   = 7 // flags 1: gridhpc.c caught a bad call; payload: the reason
 	kindReply   = 16
 )
 
-// Statuses of a reply; the negative ones are gridhpc.h's GRID_E* codes.
+// Statuses of a reply.
 const (
-	statusOK     = 0
-	statusStop   = 1
-	statusRank   = -4 // GRID_ERANK
-	statusSize   = -5 // GRID_ESIZE
-	statusFlags  = -6 // GRID_EFLAGS
-	statusState  = -7 // GRID_ESTATE
-	statusNoMsg  = -8 // GRID_ENOMSG
-	statusFailed = -9 // GRID_EFAILED
-)
-
-// Flags of a send, receive or wait, as gridhpc.h defines them.
-const (
-	flagData   = 1 // DATA_FLAG
-	flagCtrl   = 2 // CTRL_FLAG
-	flagNoWait = 4 // NOWAIT_FLAG
+	statusOK   = 0
+	statusStop = 1
 )
 
 // header is one frame's header.

@@ -3,14 +3,20 @@
  * and apps/exec/wire.go). Plain C99 and POSIX; no dependency.
  *
  * Frame: kind (u8), flags (u8), 2 reserved bytes, arg (i32), payload length
- * (u64), little-endian, then the payload.
+ * (u64), little-endian, then the payload. The messages themselves move
+ * through the shared window: for neighbour i, its send buffer then its
+ * receive buffer, halo_size[i] bytes each. One frame goes each way per
+ * iteration: GRID_Iterate's σ with which neighbours were sent to, and the
+ * worker's go with which halos are new.
  */
 #include "gridhpc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -20,27 +26,40 @@ enum { S_RUN = 1, S_STOPPED, S_DONE, S_BROKEN };
 #define PROTOCOL 1
 #define HDR 16
 
+/* lib is the library's state behind GRIDSubtask.priv. */
+struct lib {
+	int fd, state;
+	int go;               /* the worker said go for this iteration */
+	char *kv;             /* the params string */
+	char *win;            /* the shared window */
+	size_t winsize;
+	unsigned char *fresh; /* per neighbour: new values since the last receive */
+	unsigned char *sent;  /* per neighbour: sent in this turn (σ + these go with the next frame) */
+	unsigned char *frame; /* 8 bytes of σ, then sent */
+};
+#define L(s) ((struct lib *)(s)->priv)
+
 static void put32(unsigned char *b, uint32_t v) { for (int i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i)); }
 static void put64(unsigned char *b, uint64_t v) { for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i)); }
 static uint32_t get32(const unsigned char *b) { uint32_t v = 0; for (int i = 3; i >= 0; i--) v = v << 8 | b[i]; return v; }
 static uint64_t get64(const unsigned char *b) { uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | b[i]; return v; }
 
-/* sendv writes a header and up to two buffers in one call (no SIGPIPE). */
-static int sendv(GRIDSubtask *s, int kind, int flags, int32_t arg, const void *a, size_t na, const void *b, size_t nb)
+/* sendv writes a header and its payload in one call (no SIGPIPE). */
+static int sendv(struct lib *l, int kind, int flags, int32_t arg, const void *a, size_t na)
 {
 	unsigned char h[HDR];
 	h[0] = (unsigned char)kind; h[1] = (unsigned char)flags; h[2] = h[3] = 0;
 	put32(h + 4, (uint32_t)arg);
-	put64(h + 8, (uint64_t)(na + nb));
-	struct iovec iov[3] = {{h, HDR}, {(void *)a, na}, {(void *)b, nb}};
+	put64(h + 8, (uint64_t)na);
+	struct iovec iov[2] = {{h, HDR}, {(void *)a, na}};
 	struct msghdr m = {0};
 	m.msg_iov = iov;
-	m.msg_iovlen = 3;
+	m.msg_iovlen = na ? 2 : 1;
 	while (m.msg_iovlen > 0) {
-		ssize_t n = sendmsg(s->fd, &m, MSG_NOSIGNAL);
+		ssize_t n = sendmsg(l->fd, &m, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR) continue;
-			s->state = S_BROKEN;
+			l->state = S_BROKEN;
 			return GRID_EIO;
 		}
 		while (m.msg_iovlen > 0 && (size_t)n >= m.msg_iov[0].iov_len) {
@@ -56,14 +75,14 @@ static int sendv(GRIDSubtask *s, int kind, int flags, int32_t arg, const void *a
 	return GRID_OK;
 }
 
-static int readn(GRIDSubtask *s, void *buf, size_t n)
+static int readn(struct lib *l, void *buf, size_t n)
 {
 	char *p = buf;
 	while (n > 0) {
-		ssize_t r = read(s->fd, p, n);
+		ssize_t r = read(l->fd, p, n);
 		if (r < 0 && errno == EINTR) continue;
 		if (r <= 0) {
-			s->state = S_BROKEN;
+			l->state = S_BROKEN;
 			return GRID_EIO;
 		}
 		p += r;
@@ -74,26 +93,24 @@ static int readn(GRIDSubtask *s, void *buf, size_t n)
 
 /* reply reads the worker's answer: its status, and up to max payload bytes
  * into buf (*len gets the payload's length). */
-static int reply(GRIDSubtask *s, void *buf, size_t max, size_t *len)
+static int reply(struct lib *l, void *buf, size_t max, size_t *len)
 {
 	unsigned char h[HDR];
-	int rc = readn(s, h, HDR);
+	int rc = readn(l, h, HDR);
 	if (rc) return rc;
 	uint64_t n = get64(h + 8);
 	if (h[0] != K_REPLY || n > max) {
-		s->state = S_BROKEN;
+		l->state = S_BROKEN;
 		return GRID_EPROTO;
 	}
-	if (n && (rc = readn(s, buf, (size_t)n))) return rc;
+	if (n && (rc = readn(l, buf, (size_t)n))) return rc;
 	if (len) *len = (size_t)n;
 	return (int32_t)get32(h + 4);
 }
 
 /* fail tells the worker why a call broke the rules (the run fails with
  * it), and returns code. */
-static int fail(GRIDSubtask *s, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-#include <stdarg.h>
+static int fail(GRIDSubtask *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(GRIDSubtask *s, int code, const char *fmt, ...)
 {
 	char why[256];
@@ -103,8 +120,8 @@ static int fail(GRIDSubtask *s, int code, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0) n = 0;
 	if ((size_t)n >= sizeof why) n = sizeof why - 1;
-	if (s->state != S_BROKEN) sendv(s, K_ABORT, 1, 0, why, (size_t)n, NULL, 0);
-	s->state = S_BROKEN;
+	if (L(s)->state != S_BROKEN) sendv(L(s), K_ABORT, 1, 0, why, (size_t)n);
+	L(s)->state = S_BROKEN;
 	return code;
 }
 
@@ -115,63 +132,134 @@ static int neighbour(GRIDSubtask *s, uint32_t rank)
 	return -1;
 }
 
-int GRID_Init(GRIDSubtask *s)
+/* envfd reads a file descriptor number from the environment. */
+static int envfd(const char *name)
 {
-	memset(s, 0, sizeof *s);
-	s->fd = -1;
-	const char *env = getenv("GRIDHPC_FD");
-	if (!env || !*env) return GRID_ENOENV;
+	const char *env = getenv(name);
 	char *end;
+	if (!env || !*env) return -1;
 	long fd = strtol(env, &end, 10);
-	if (*end || fd < 0) return GRID_ENOENV;
-	s->fd = (int)fd;
-	unsigned char v[4];
-	put32(v, PROTOCOL);
-	int rc = sendv(s, K_HELLO, 0, 0, v, 4, NULL, 0);
-	if (rc) return rc;
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *b = malloc(cap);
-	if (!b) return GRID_EIO;
-	rc = reply(s, b, cap, &n);
-	if (rc != GRID_OK || n < 56) {
-		free(b);
-		return rc < 0 ? rc : GRID_EPROTO;
-	}
+	return *end || fd < 0 ? -1 : (int)fd;
+}
+
+/* subtask decodes the worker's answer to the hello (apps/exec/wire.go). */
+static int subtask(GRIDSubtask *s, const unsigned char *b, size_t n)
+{
+	if (n < 56) return GRID_EPROTO;
 	s->rank = get32(b), s->ranks = get32(b + 4), s->cores = get32(b + 8), s->nneighbours = get32(b + 12);
 	s->lo = get64(b + 16), s->hi = get64(b + 24), s->unit = get64(b + 32), s->result_size = get64(b + 40);
 	uint64_t e = get64(b + 48);
 	memcpy(&s->eps, &e, 8);
 	size_t off = 56 + 16 * (size_t)s->nneighbours;
-	if (off >= n || b[n - 1] != 0) {
-		free(b);
-		return GRID_EPROTO;
-	}
+	if (s->nneighbours > 1 << 20 || off >= n || b[n - 1] != 0) return GRID_EPROTO;
 	s->neighbours = calloc(s->nneighbours + 1, 8);
 	s->halo_size = calloc(s->nneighbours + 1, 8);
-	s->kv = malloc(n - off);
-	if (!s->neighbours || !s->halo_size || !s->kv) {
-		free(b);
-		return GRID_EIO;
-	}
+	L(s)->fresh = calloc(s->nneighbours + 1, 1);
+	L(s)->frame = calloc(s->nneighbours + 8, 1);
+	L(s)->sent = L(s)->frame ? L(s)->frame + 8 : NULL;
+	L(s)->kv = malloc(n - off);
+	if (!s->neighbours || !s->halo_size || !L(s)->fresh || !L(s)->frame || !L(s)->kv) return GRID_EIO;
 	for (uint32_t i = 0; i < s->nneighbours; i++) {
 		s->neighbours[i] = get64(b + 56 + 16 * i);
 		s->halo_size[i] = get64(b + 64 + 16 * i);
+		L(s)->winsize += 2 * s->halo_size[i];
 	}
-	memcpy(s->kv, b + off, n - off);
-	s->params = s->kv;
-	free(b);
-	s->state = S_RUN;
+	memcpy(L(s)->kv, b + off, n - off);
+	s->params = L(s)->kv;
 	return GRID_OK;
+}
+
+int GRID_Init(GRIDSubtask *s)
+{
+	memset(s, 0, sizeof *s);
+	s->params = "";
+	struct lib *l = calloc(1, sizeof *l);
+	if (!l) return GRID_EIO;
+	s->priv = l;
+	l->state = S_BROKEN;
+	if ((l->fd = envfd("GRIDHPC_FD")) < 0) return GRID_ENOENV;
+	int shm = envfd("GRIDHPC_SHM_FD");
+	if (shm < 0) return GRID_ENOENV;
+	unsigned char v[4];
+	put32(v, PROTOCOL);
+	int rc = sendv(l, K_HELLO, 0, 0, v, 4);
+	if (rc) return rc;
+	size_t cap = 1 << 20, n = 0;
+	unsigned char *b = malloc(cap);
+	if (!b) return GRID_EIO;
+	rc = reply(l, b, cap, &n);
+	if (rc == GRID_OK) rc = subtask(s, b, n);
+	free(b);
+	if (rc != GRID_OK) return rc < 0 ? rc : GRID_EPROTO;
+	if (l->winsize) {
+		void *w = mmap(NULL, l->winsize, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+		if (w == MAP_FAILED) return GRID_EIO;
+		l->win = w;
+	}
+	close(shm);
+	l->state = S_RUN;
+	return GRID_OK;
+}
+
+/* buffer returns neighbour i's send (0) or receive (1) buffer. */
+static char *buffer(GRIDSubtask *s, int i, int in)
+{
+	char *p = L(s)->win;
+	for (int j = 0; j < i; j++) p += 2 * s->halo_size[j];
+	return in ? p + s->halo_size[i] : p;
+}
+
+char *GRID_SendBuffer(GRIDSubtask *s, uint32_t dest)
+{
+	int i = neighbour(s, dest);
+	return i < 0 ? NULL : buffer(s, i, 0);
+}
+
+char *GRID_ReceiveBuffer(GRIDSubtask *s, uint32_t source)
+{
+	int i = neighbour(s, source);
+	return i < 0 ? NULL : buffer(s, i, 1);
 }
 
 static int usable(GRIDSubtask *s, int want)
 {
-	if (s->state == S_BROKEN) return GRID_EIO;
-	if (s->state != want) return fail(s, GRID_ESTATE, "a call out of order (state %d, want %d)", s->state, want);
+	if (!s->priv || L(s)->state == S_BROKEN) return GRID_EIO;
+	if (L(s)->state != want) return fail(s, GRID_ESTATE, "a call out of order (state %d, want %d)", L(s)->state, want);
 	return GRID_OK;
 }
 
-int GRID_Send(GRIDSubtask *s, uint32_t dest, char *buffer, size_t size, int flags)
+/* proceed reads the worker's go (and which neighbours have new values)
+ * or stop. */
+static int proceed(GRIDSubtask *s)
+{
+	size_t n = 0;
+	int rc = reply(L(s), L(s)->fresh, s->nneighbours, &n);
+	if (rc == 1) {
+		L(s)->state = S_STOPPED;
+		return 0;
+	}
+	if (rc != GRID_OK) return rc;
+	if (n != s->nneighbours) {
+		L(s)->state = S_BROKEN;
+		return GRID_EPROTO;
+	}
+	L(s)->go = 1;
+	return 1;
+}
+
+/* await gets the worker's go before the first receive of the run, telling
+ * it which neighbours the program sent its first values to. */
+static int await(GRIDSubtask *s)
+{
+	if (L(s)->go) return GRID_OK;
+	int rc = sendv(L(s), K_RECEIVE, DATA_FLAG, 0, L(s)->sent, s->nneighbours);
+	memset(L(s)->sent, 0, s->nneighbours);
+	if (rc) return rc;
+	rc = proceed(s);
+	return rc == 1 ? GRID_OK : rc == 0 ? GRID_ESTATE : rc;
+}
+
+int GRID_Send(GRIDSubtask *s, uint32_t dest, char *buf, size_t size, int flags)
 {
 	int rc = usable(s, S_RUN), i;
 	if (rc) return rc;
@@ -182,10 +270,13 @@ int GRID_Send(GRIDSubtask *s, uint32_t dest, char *buffer, size_t size, int flag
 	if (size != s->halo_size[i])
 		return fail(s, GRID_ESIZE, "GRID_Send to rank %u of %zu bytes: the halo holds %llu bytes (the job's halo parameter x 8)",
 			dest, size, (unsigned long long)s->halo_size[i]);
-	return sendv(s, K_SEND, flags, (int32_t)dest, buffer, size, NULL, 0);
+	char *w = buffer(s, i, 0);
+	if (buf != w) memcpy(w, buf, size);
+	L(s)->sent[i] = 1; /* the worker learns it with the next frame */
+	return GRID_OK;
 }
 
-int GRID_Receive(GRIDSubtask *s, uint32_t source, char *buffer, size_t size, int flags)
+int GRID_Receive(GRIDSubtask *s, uint32_t source, char *buf, size_t size, int flags)
 {
 	int rc = usable(s, S_RUN), i;
 	if (rc) return rc;
@@ -196,45 +287,38 @@ int GRID_Receive(GRIDSubtask *s, uint32_t source, char *buffer, size_t size, int
 	if (size != s->halo_size[i])
 		return fail(s, GRID_ESIZE, "GRID_Receive from rank %u into %zu bytes: the halo holds %llu bytes (the job's halo parameter x 8)",
 			source, size, (unsigned long long)s->halo_size[i]);
-	unsigned char a[8];
-	put64(a, size);
-	if ((rc = sendv(s, K_RECEIVE, flags, (int32_t)source, a, 8, NULL, 0))) return rc;
-	size_t n = 0;
-	rc = reply(s, buffer, size, &n);
-	return rc == GRID_OK ? (int)n : rc;
+	if ((rc = await(s))) return rc;
+	char *w = buffer(s, i, 1);
+	if (buf != w) memcpy(buf, w, size);
+	L(s)->fresh[i] = 0;
+	return (int)size;
 }
 
 int GRID_Wait(GRIDSubtask *s, uint32_t *rank, int *flags)
 {
 	int rc = usable(s, S_RUN);
 	if (rc) return rc;
-	if ((rc = sendv(s, K_WAIT, 0, 0, NULL, 0, NULL, 0))) return rc;
-	unsigned char b[8];
-	size_t n = 0;
-	rc = reply(s, b, sizeof b, &n);
-	if (rc != GRID_OK) return rc;
-	if (n != 8) return GRID_EPROTO;
-	if (rank) *rank = get32(b);
-	if (flags) *flags = (int)get32(b + 4);
-	return GRID_OK;
+	if ((rc = await(s))) return rc;
+	for (uint32_t i = 0; i < s->nneighbours; i++)
+		if (L(s)->fresh[i]) {
+			if (rank) *rank = (uint32_t)s->neighbours[i];
+			if (flags) *flags = DATA_FLAG;
+			return GRID_OK;
+		}
+	return GRID_ENOMSG;
 }
 
 int GRID_Iterate(GRIDSubtask *s, double sigma)
 {
 	int rc = usable(s, S_RUN);
 	if (rc) return rc;
-	unsigned char a[8];
 	uint64_t bits;
 	memcpy(&bits, &sigma, 8);
-	put64(a, bits);
-	if ((rc = sendv(s, K_ITERATE, 0, 0, a, 8, NULL, 0))) return rc;
-	rc = reply(s, NULL, 0, NULL);
-	if (rc == GRID_OK) return 1;
-	if (rc == 1) {
-		s->state = S_STOPPED;
-		return 0;
-	}
-	return rc;
+	put64(L(s)->frame, bits);
+	rc = sendv(L(s), K_ITERATE, 0, 0, L(s)->frame, 8 + s->nneighbours);
+	memset(L(s)->sent, 0, s->nneighbours);
+	if (rc) return rc;
+	return proceed(s);
 }
 
 int GRID_Result(GRIDSubtask *s, const double *values, size_t count)
@@ -243,31 +327,35 @@ int GRID_Result(GRIDSubtask *s, const double *values, size_t count)
 	if (rc) return rc;
 	if (count != s->result_size)
 		return fail(s, GRID_ESIZE, "GRID_Result of %zu values, want %llu", count, (unsigned long long)s->result_size);
-	if ((rc = sendv(s, K_RESULT, 0, 0, values, count * sizeof *values, NULL, 0))) return rc;
-	rc = reply(s, NULL, 0, NULL);
-	if (rc == GRID_OK) s->state = S_DONE;
+	if ((rc = sendv(L(s), K_RESULT, 0, 0, values, count * sizeof *values))) return rc;
+	rc = reply(L(s), NULL, 0, NULL);
+	if (rc == GRID_OK) L(s)->state = S_DONE;
 	return rc;
 }
 
 int GRID_Finalize(GRIDSubtask *s)
 {
-	if (s->fd >= 0) close(s->fd);
-	s->fd = -1;
+	struct lib *l = L(s);
+	if (!l) return GRID_ESTATE;
+	int ok = l->state == S_DONE;
+	if (l->fd >= 0) close(l->fd);
+	if (l->win) munmap(l->win, l->winsize);
 	free(s->neighbours);
 	free(s->halo_size);
-	free(s->kv);
+	free(l->kv);
+	free(l->fresh);
+	free(l->frame);
+	free(l);
 	s->neighbours = s->halo_size = NULL;
-	s->kv = NULL;
 	s->params = "";
-	int ok = s->state == S_DONE;
-	s->state = S_BROKEN;
+	s->priv = NULL;
 	return ok ? GRID_OK : GRID_ESTATE;
 }
 
 int GRID_Abort(GRIDSubtask *s, const char *reason)
 {
-	if (s->state != S_BROKEN && s->fd >= 0) sendv(s, K_ABORT, 0, 0, reason, strlen(reason), NULL, 0);
-	s->state = S_BROKEN;
+	if (s->priv && L(s)->state != S_BROKEN && L(s)->fd >= 0) sendv(L(s), K_ABORT, 0, 0, reason, strlen(reason));
+	if (s->priv) L(s)->state = S_BROKEN;
 	return GRID_OK;
 }
 
@@ -295,7 +383,7 @@ const char *GRID_Strerror(int code)
 {
 	switch (code) {
 	case GRID_OK: return "ok";
-	case GRID_ENOENV: return "not started by a gridtui worker (GRIDHPC_FD is not set)";
+	case GRID_ENOENV: return "not started by a gridtui worker (GRIDHPC_FD or GRIDHPC_SHM_FD is not set)";
 	case GRID_EPROTO: return "the worker's answer makes no sense (a gridhpc.c of another gridtui?)";
 	case GRID_EIO: return "the connection to the worker broke (the run ended)";
 	case GRID_ERANK: return "the rank is not a neighbour";

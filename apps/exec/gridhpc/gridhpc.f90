@@ -21,9 +21,7 @@ module gridhpc
     integer(c_int32_t) :: rank, ranks, cores, nneighbours
     integer(c_int64_t) :: lo, hi, unit, result_size
     real(c_double) :: eps
-    type(c_ptr) :: neighbours, halo_size, params
-    integer(c_int) :: fd, state
-    type(c_ptr) :: kv
+    type(c_ptr) :: neighbours, halo_size, params, priv
   end type grid_subtask
 
   interface

@@ -3,8 +3,11 @@
  * for programs that gridtui runs with app = "exec".
  *
  * gridtui's worker starts the program on every node with one end of a Unix
- * socket in GRIDHPC_FD; this library speaks gridtui's framed protocol over
- * it (apps/exec/wire.go). The environment owns the nodes, the networks,
+ * socket in GRIDHPC_FD and a memory window it shares with the program in
+ * GRIDHPC_SHM_FD; this library speaks gridtui's framed protocol over the
+ * socket (apps/exec/wire.go) and moves the messages through the window:
+ * the worker sends a neighbour's values straight from it and writes the
+ * values received straight into it. The environment owns the nodes, the networks,
  * the scheme (synchronous, asynchronous, hybrid), each link's mode and the
  * termination detectors; the program owns its values and its loop:
  *
@@ -55,7 +58,7 @@ extern "C" {
 
 /* Return codes: GRID_OK or a positive count on success, else one of these. */
 #define GRID_OK       0
-#define GRID_ENOENV  (-1) /* not started by a gridtui worker (no GRIDHPC_FD) */
+#define GRID_ENOENV  (-1) /* not started by a gridtui worker (no GRIDHPC_FD, GRIDHPC_SHM_FD) */
 #define GRID_EPROTO  (-2) /* the worker's answer makes no sense (version mismatch?) */
 #define GRID_EIO     (-3) /* the connection to the worker broke: the run ended */
 #define GRID_ERANK   (-4) /* the rank is not a neighbour of this sub-task */
@@ -78,21 +81,20 @@ typedef struct GRIDSubtask {
 	uint64_t *neighbours; /* their ranks */
 	uint64_t *halo_size;  /* bytes of every message to or from each */
 	const char *params;   /* the job's params, "key=value key=value" */
-	/* private */
-	int fd;
-	int state;
-	char *kv;
+	void *priv;           /* the library's state */
 } GRIDSubtask;
 
 /* GRID_Init connects to the worker and fills *sub. */
 int GRID_Init(GRIDSubtask *sub);
 
-/* GRID_Send sends size bytes of buffer to neighbour dest (Listing 1). It
- * returns GRID_OK without waiting for the neighbour. */
+/* GRID_Send sends size bytes of buffer to neighbour dest (Listing 1): it
+ * copies them into the window (no copy if buffer is GRID_SendBuffer(dest))
+ * and returns GRID_OK without waiting for the neighbour. */
 int GRID_Send(GRIDSubtask *pSubtask, uint32_t dest, char *buffer, size_t size, int flags);
 
 /* GRID_Receive writes neighbour source's values into buffer (size bytes,
- * the halo's) and returns the number of bytes written (Listing 1). */
+ * the halo's) and returns the number of bytes written (Listing 1); no copy
+ * if buffer is GRID_ReceiveBuffer(source), where they already are. */
 int GRID_Receive(GRIDSubtask *pSubtask, uint32_t source, char *buffer, size_t size, int flags);
 
 /* GRID_Wait stores in *iSubtaskRank a neighbour whose values are new since
@@ -100,6 +102,15 @@ int GRID_Receive(GRIDSubtask *pSubtask, uint32_t source, char *buffer, size_t si
  * environment delivers messages between iterations, so it does not block:
  * GRID_ENOMSG says no neighbour has new values in this iteration. */
 int GRID_Wait(GRIDSubtask *pSubtask, uint32_t *iSubtaskRank, int *flags);
+
+/* GRID_SendBuffer and GRID_ReceiveBuffer return the window's buffers for a
+ * neighbour (halo_size bytes, aligned for doubles), or NULL for a rank that
+ * is not one: a program that computes in them saves GRID_Send's and
+ * GRID_Receive's copies. The receive buffer holds the values of the current
+ * iteration from the first GRID_Receive (or GRID_Wait) of the iteration to
+ * GRID_Iterate; the send buffer is the program's until it calls GRID_Send. */
+char *GRID_SendBuffer(GRIDSubtask *sub, uint32_t dest);
+char *GRID_ReceiveBuffer(GRIDSubtask *sub, uint32_t source);
 
 /* GRID_Iterate ends an iteration: it reports the local residual sigma and
  * returns 1 to go on, 0 when the environment's detector ended the run (or

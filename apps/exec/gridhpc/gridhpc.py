@@ -36,8 +36,7 @@ class _Subtask(ctypes.Structure):
         ("lo", ctypes.c_uint64), ("hi", ctypes.c_uint64), ("unit", ctypes.c_uint64),
         ("result_size", ctypes.c_uint64), ("eps", ctypes.c_double),
         ("neighbours", ctypes.POINTER(ctypes.c_uint64)), ("halo_size", ctypes.POINTER(ctypes.c_uint64)),
-        ("params", ctypes.c_char_p),
-        ("fd", ctypes.c_int), ("state", ctypes.c_int), ("kv", ctypes.c_void_p),
+        ("params", ctypes.c_char_p), ("priv", ctypes.c_void_p),
     ]
 
 

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package exec
+
+import (
+	"errors"
+	"syscall"
+)
+
+var errNotLinux = errors.New("exec: programs run on Linux workers only")
+
+func socketPair() ([2]int, error)     { return [2]int{}, errNotLinux }
+func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
+func memFile() (int, error)           { return 0, errNotLinux }

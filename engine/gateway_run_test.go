@@ -89,3 +89,27 @@ func TestGatewayFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestRunThroughGatewaysAsync runs the asynchronous and hybrid schemes
+// across the two local sites through their gateways (the cross-site link
+// asynchronous in both): the run converges, its true residual checked by
+// runJob, and the gateways carried its halos.
+func TestRunThroughGatewaysAsync(t *testing.T) {
+	gatewayFirst = true
+	t.Cleanup(func() { gatewayFirst = false })
+	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
+	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
+		t.Run(string(scheme), func(t *testing.T) {
+			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 12, Eps: 1e-7}, Scheme: scheme,
+				Nodes: jobs.NodeSelection{Any: 4}, Cores: 1}
+			rep := runJob(t, inv, spec, RunOptions{})
+			var data uint64
+			for _, g := range rep.Gateways {
+				data += g.DataMessages
+			}
+			if len(rep.Gateways) != 2 || data == 0 {
+				t.Errorf("gateway links in the report: %+v", rep.Gateways)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/spf13/cobra"
@@ -97,6 +98,9 @@ func runProbeRoutes(out io.Writer, g *globalFlags, f *probeFlags) error {
 	fmt.Fprintf(out, "Htable of %s (locality rule %s)\n\n%s\n", inv.Source, h.Locality().Rule, h)
 	for _, r := range routes {
 		fmt.Fprintln(out, r.Reason)
+		if via := engine.GatewayFallback(inv, r.A, r.B); via != "" {
+			fmt.Fprintf(out, "  if the direct path fails pre-flight: %s ([[site.gateway]] of both sites)\n", via)
+		}
 	}
 	return nil
 }

@@ -21,10 +21,11 @@ import (
 type scheduler interface {
 	// Name is the scheduler's name in messages ("Slurm").
 	Name() string
-	// allocCommand asks for exactly nodes (shell-quoted where needed) with
-	// opt; once granted it prints allocLine, the job id and the node list
-	// on stdout, then holds the allocation until its stdin closes.
-	allocCommand(nodes string, opt BatchOptions) string
+	// allocCommand asks for exactly nodes, with cores cores each (0: the
+	// scheduler's default), and opt; once granted it prints allocLine, the
+	// job id and the node list on stdout, then holds the allocation until
+	// its stdin closes.
+	allocCommand(nodes string, cores int, opt BatchOptions) string
 	// jobID finds the job id in a line the allocation command writes on
 	// stderr while it waits ("" if the line names none).
 	jobID(line string) string
@@ -88,9 +89,12 @@ type slurm struct{}
 
 func (slurm) Name() string { return "Slurm" }
 
-func (slurm) allocCommand(nodes string, opt BatchOptions) string {
+func (slurm) allocCommand(nodes string, cores int, opt BatchOptions) string {
 	args := []string{"salloc", "--job-name=gridtui", "--nodelist=" + shQuote(nodes), "--nodes=" + strconv.Itoa(nodeCount(nodes)),
 		"--ntasks-per-node=1"}
+	if cores > 0 {
+		args = append(args, "--cpus-per-task="+strconv.Itoa(cores))
+	}
 	if opt.Partition != "" {
 		args = append(args, "--partition="+shQuote(opt.Partition))
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -99,19 +100,25 @@ func startMunge(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 }
 
+// freePorts finds n free ports below the kernel's ephemeral range
+// (32768 and up), so that no connection of another program on this busy
+// machine takes one between this check and the daemons' bind.
 func freePorts(t *testing.T, n int) []int {
 	var out []int
 	var ls []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for p := 20000 + rand.IntN(10000); len(out) < n && p < 32768; p++ {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err != nil {
-			t.Fatal(err)
+			continue
 		}
 		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
+		out = append(out, p)
 	}
 	for _, l := range ls {
 		l.Close()
+	}
+	if len(out) < n {
+		t.Fatalf("no %d free ports below 32768", n)
 	}
 	return out
 }
@@ -156,7 +163,14 @@ func (s *slurmTest) waitIdle(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	out, _ := s.cmd("sinfo").CombinedOutput()
-	t.Fatalf("the test cluster's nodes never became idle:\n%s", out)
+	var logs strings.Builder
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(s.conf), "*.log"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		fmt.Fprintf(&logs, "== %s\n%s\n", filepath.Base(f), strings.Join(lines[max(0, len(lines)-6):], "\n"))
+	}
+	t.Fatalf("the test cluster's nodes never became idle:\n%s%s", out, logs.String())
 }
 
 // jobs lists the cluster's jobs ("ID NAME STATE").

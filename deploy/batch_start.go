@@ -128,7 +128,11 @@ func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []Host) 
 		return fmt.Errorf("deploy: site %s: frontend: %w", a.site.Name, err)
 	}
 	a.r = sshRunner{c}
-	return a.request(ctx, as.ev, names)
+	cores := 0 // the most any host asks for: one worker per node uses them all
+	for _, h := range hosts {
+		cores = max(cores, h.Cores)
+	}
+	return a.request(ctx, as.ev, names, cores)
 }
 
 func containsAll(have, want []string) bool {
@@ -141,7 +145,7 @@ func containsAll(have, want []string) bool {
 }
 
 // request runs the allocation command and waits for its grant.
-func (a *allocation) request(ctx context.Context, ev *emitter, names []string) error {
+func (a *allocation) request(ctx context.Context, ev *emitter, names []string, cores int) error {
 	what := fmt.Sprintf("%s allocation of %s on %s", a.sched.Name(), strings.Join(names, ","), a.r)
 	stderr := &lineTail{onLine: func(l string) {
 		if id := a.sched.jobID(l); id != "" {
@@ -150,7 +154,7 @@ func (a *allocation) request(ctx context.Context, ev *emitter, names []string) e
 			a.mu.Unlock()
 		}
 	}}
-	p, err := a.r.start(ctx, a.sched.allocCommand(strings.Join(names, ","), a.site.Batch), stderr)
+	p, err := a.r.start(ctx, a.sched.allocCommand(strings.Join(names, ","), cores, a.site.Batch), stderr)
 	if err != nil {
 		return fmt.Errorf("deploy: site %s: %s: %w", a.site.Name, what, err)
 	}

@@ -34,8 +34,8 @@ func TestSlurmStatus(t *testing.T) {
 }
 
 func TestSlurmAllocCommand(t *testing.T) {
-	cmd := slurm{}.allocCommand("n1,n2", BatchOptions{Partition: "gp", Account: "proj", TimeLimit: 90 * time.Second, Options: []string{"--qos=short"}})
-	for _, want := range []string{"salloc ", "--nodelist='n1,n2'", "--nodes=2", "--partition='gp'", "--account='proj'", "--time=2", "'--qos=short'", allocLine} {
+	cmd := slurm{}.allocCommand("n1,n2", 4, BatchOptions{Partition: "gp", Account: "proj", TimeLimit: 90 * time.Second, Options: []string{"--qos=short"}})
+	for _, want := range []string{"salloc ", "--nodelist='n1,n2'", "--nodes=2", "--cpus-per-task=4", "--partition='gp'", "--account='proj'", "--time=2", "'--qos=short'", allocLine} {
 		if !strings.Contains(cmd, want) {
 			t.Errorf("allocCommand lacks %q: %s", want, cmd)
 		}

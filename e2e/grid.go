@@ -82,6 +82,10 @@ type Config struct {
 	// sites with no WAN at all: the gateways have no address, and gridtui
 	// links them through an SSH tunnel over the console's connections.
 	Gateways string
+	// Slurm runs a real Slurm for cluster beta (needs Frontend): slurmctld
+	// on the frontend, a slurmd per beta host, and site B's launcher is
+	// "slurm" with the frontend as where allocations are asked (slurm.go).
+	Slurm bool
 	// Logf receives what the harness does (default: nothing).
 	Logf func(format string, args ...any)
 }
@@ -107,8 +111,9 @@ type Host struct {
 	SSHAddr netip.Addr
 	SSHPort int
 
-	dir  string    // sshd config, host key, log
-	sshd *exec.Cmd // nil once stopped
+	dir       string    // sshd config, host key, log
+	sshd      *exec.Cmd // nil once stopped
+	sshdExtra string    // lines added to its sshd_config
 }
 
 // Grid is a running test grid. Everything it created is removed by Down.
@@ -231,6 +236,9 @@ func newGrid(cfg Config) (*Grid, error) {
 			Fast:     netip.AddrFrom4([4]byte{198, 19, c.Octet, frontendHost}),
 			SSHPort:  frontendPort, dir: filepath.Join(g.Dir, "sshd", "fB")}
 		g.Frontend.SSHAddr = g.Frontend.Ethernet
+		if cfg.Slurm {
+			g.Frontend.sshdExtra = "SetEnv SLURM_CONF=" + g.slurmConf() + "\n"
+		}
 	}
 	return g, nil
 }
@@ -270,6 +278,11 @@ func (g *Grid) build(ctx context.Context) error {
 	}
 	if err := g.buildSSH(ctx); err != nil {
 		return err
+	}
+	if g.cfg.Slurm {
+		if err := g.startSlurm(ctx); err != nil {
+			return err
+		}
 	}
 	if err := g.writeInventory(); err != nil {
 		return err

@@ -72,7 +72,7 @@ func (g *Grid) Sites() []byte {
 				names[i] = fmt.Sprintf("%q", h.Name)
 			}
 		}
-		fmt.Fprintf(&b, "\n[[site]]\nname = %q\nlauncher = \"ssh\"\n\n  [[site.cluster]]\n  name = %q\n", c.Site, c.Name)
+		fmt.Fprintf(&b, "\n[[site]]\nname = %q\n%s\n  [[site.cluster]]\n  name = %q\n", c.Site, g.launcherLines(c), c.Name)
 		fmt.Fprintf(&b, "  hosts = [%s]\n  cores = 1\n  ethernet = \"eth0\"\n  fast = \"ib0\"\n", strings.Join(names, ", "))
 		for _, h := range hosts {
 			if hidden {

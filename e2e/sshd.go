@@ -148,7 +148,7 @@ func (g *Grid) startSSHD(ctx context.Context, h *Host) error {
 	}
 	h.HostKey = pub
 	cfgPath := filepath.Join(h.dir, "sshd_config")
-	cfg := fmt.Sprintf(sshdConfig, h.Name, h.SSHAddr, h.dir, h.User, h.SSHPort)
+	cfg := fmt.Sprintf(sshdConfig, h.Name, h.SSHAddr, h.dir, h.User, h.SSHPort) + h.sshdExtra
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		return fmt.Errorf("e2e: %w", err)
 	}

@@ -88,6 +88,20 @@
 // learns each peer's pauses, after SuspectAfter and within HeartbeatTimeout
 // (heartbeat.go); the run then stops everywhere and is recorded as failed.
 //
+// # Sites that cannot see each other (gateways)
+//
+// When the run's nodes are in two or more sites that name a gateway
+// ([[site.gateway]]), Run starts ServeGateway on each gateway host (a deploy
+// Boot with role gateway; its plan, the peer gateways and the data addresses
+// of its own site's workers, follows on stdin), waits until every pair of
+// gateways is linked (directly at the site's address, or through an SSH
+// tunnel of the console's when it names none), and gives every pair of nodes
+// of two such sites one more pre-flight candidate after the direct ones: an
+// rmnp gateway address (rmnp spec §8). A link that takes it is labelled
+// "gateway" in the traffic counters; the report says each pair's route and
+// why, and each gateway link's counters. A gateway whose process ends fails
+// the run with its name (PACX-MPI's gateways, seed 001).
+//
 // # Errors and stopped runs
 //
 // Errors carry the "engine: " prefix once however deep they were wrapped

@@ -394,3 +394,24 @@ func gatewayReports(gws map[string]*runGateway) []GatewayReport {
 	slices.SortFunc(out, func(a, b GatewayReport) int { return strings.Compare(a.Name+a.Peer, b.Name+b.Peer) })
 	return out
 }
+
+// GatewayFallback says how nodes a and b would link if their direct path
+// failed pre-flight: "via gateway gw-x ↔ gw-y" or "via SSH tunnel gw-x ↔
+// gw-y" when they are in two sites that name gateways (the dialing gateway,
+// of lower id, goes through an SSH tunnel when the other names no
+// address), "" otherwise.
+func GatewayFallback(inv *deploy.Inventory, a, b string) string {
+	sa, sb := inv.SiteOf(a), inv.SiteOf(b)
+	if sa == nil || sb == nil || sa == sb || len(sa.Gateways) == 0 || len(sb.Gateways) == 0 {
+		return ""
+	}
+	na, nb := gatewayName(sa.Name), gatewayName(sb.Name)
+	acceptor := sb
+	if NodeID(nb) < NodeID(na) {
+		acceptor = sa
+	}
+	if acceptor.Gateways[0].Address == "" {
+		return "via SSH tunnel " + na + " ↔ " + nb
+	}
+	return "via gateway " + na + " ↔ " + nb
+}

@@ -193,10 +193,8 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	}
 	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
 	rec := runRecord(rep, s)
-	if rep.Outcome == "ok" { // t1 is the same application's with the same parameters (jobs.Instance)
+	if rep.Outcome == "ok" { // t1 and the prediction: the same application's runs (jobs.Instance, predict.Problem)
 		setGain(rep, rec, opt.StoreDir)
-	}
-	if rep.Outcome == "ok" && s.spec.App == obstacleApp {
 		setPrediction(rep, s, opt.StoreDir)
 	}
 	if !opt.NoRecord {

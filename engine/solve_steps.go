@@ -44,8 +44,12 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 			return nil
 		}
 		goOn, err := s.stepAgree(ctx, step)
-		if err != nil || !goOn {
+		if err != nil {
 			return err
+		}
+		if !goOn { // some rank's step was cut (MaxIter): the run ends unconverged everywhere
+			s.res.Converged = false
+			return nil
 		}
 		s.part.(gridapp.Stepper).Advance()
 		if err := s.stepFence(ctx, step); err != nil {

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -89,7 +90,8 @@ func clusterNetworks(rec *jobs.RunRecord, pl *Platform) ([]string, map[string]st
 // host's exchange delay on a shared host). A run over one network gives
 // that network's exchange time; a run over several gives the one network
 // not yet known, when its exchange is slower than the known ones explain
-// (the run's bottleneck). The bandwidth is the traffic of a link per
+// (the run's bottleneck), else a bound on the slowest known one; each
+// network keeps its least exchange time (the least disturbed run). The bandwidth is the traffic of a link per
 // iteration over the exchange time less the network's latency.
 func measureNetworks(res *jobs.Results, m *Model, pl *Platform, loopback bool) {
 	var xs []runExchange
@@ -106,22 +108,27 @@ func measureNetworks(res *jobs.Results, m *Model, pl *Platform, loopback bool) {
 		}
 	}
 	slices.SortStableFunc(xs, func(a, b runExchange) int { return len(a.nets) - len(b.nets) })
-	fitted := map[string][]float64{}
+	// A run's exchange bounds the time of its slowest network from above
+	// (on a shared machine other load only slows a run down): each
+	// network keeps the least bound.
+	fitted := map[string]float64{}
 	for _, x := range xs {
 		var unknown []string
-		explained := 0.0
+		slowest := ""
 		for _, n := range x.nets {
-			if d, ok := fitted[n]; ok {
-				explained = max(explained, median(d))
-			} else {
+			if d, ok := fitted[n]; !ok {
 				unknown = append(unknown, n)
+			} else if slowest == "" || d > fitted[slowest] {
+				slowest = n
 			}
 		}
 		switch {
 		case len(x.nets) == 1:
-			fitted[x.nets[0]] = append(fitted[x.nets[0]], x.seconds)
-		case len(unknown) == 1 && x.seconds > 1.25*explained:
-			fitted[unknown[0]] = append(fitted[unknown[0]], x.seconds)
+			fitted[x.nets[0]] = min(x.seconds, cmp.Or(fitted[x.nets[0]], x.seconds))
+		case len(unknown) == 1 && (slowest == "" || x.seconds > 1.25*fitted[slowest]):
+			fitted[unknown[0]] = x.seconds
+		case slowest != "":
+			fitted[slowest] = min(fitted[slowest], x.seconds)
 		}
 	}
 	bytes := m.LinkBytes
@@ -131,7 +138,7 @@ func measureNetworks(res *jobs.Results, m *Model, pl *Platform, loopback bool) {
 		if net.Latency == 0 {
 			net.Latency = 50 * time.Microsecond
 		}
-		if t := median(d) - net.Latency.Seconds(); t > 0 && bytes > 0 {
+		if t := d - net.Latency.Seconds(); t > 0 && bytes > 0 {
 			net.Bandwidth, net.Source = bytes/t, "measured"
 			pl.Networks[name] = net
 			measured = net

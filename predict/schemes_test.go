@@ -82,3 +82,20 @@ func TestCPUBound(t *testing.T) {
 		t.Errorf("no hybrid sweeps fitted: bound %g, want 0", got)
 	}
 }
+
+// BenchmarkPredictSchemes1024 is the console panel's call for a 1024-node
+// job: the model built from the harness's recorded runs (its staleness fit
+// replays each of them), then every scheme on 512 + 512 nodes.
+func BenchmarkPredictSchemes1024(b *testing.B) {
+	res, err := jobs.Load("testdata/harness-100mbit")
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := Request{Problem: Problem{App: "obstacle", N: 64, Eps: 1e-6}, Nodes: 1024}
+	for b.Loop() {
+		out, err := PredictSchemes(res, req)
+		if err != nil || len(out.Predictions) != 3 {
+			b.Fatal(err, out)
+		}
+	}
+}

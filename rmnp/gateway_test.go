@@ -19,7 +19,7 @@ func gatewayRoute(t *testing.T, b *Endpoint, compress bool) (g1, g2 *Gateway, ad
 
 func benchGatewayRoute(t testing.TB, b *Endpoint, compress bool) (g1, g2 *Gateway, addr string) {
 	t.Helper()
-	base := GatewayConfig{RunID: testRun, Secret: testSecret, Compress: compress, HeartbeatInterval: 200 * time.Millisecond}
+	base := GatewayConfig{RunID: testRun, Secret: testSecret, Compress: compress} // default heartbeat: a loaded -race run can starve a link for 600 ms
 	c2 := base
 	c2.Self, c2.Name, c2.Listen = 200, "g2", []string{"tcp://127.0.0.1:0"}
 	c2.Peers = []GatewayPeer{{ID: 100, Name: "g1", Addr: "tcp://127.0.0.1:1"}} // g1 dials (lower id)

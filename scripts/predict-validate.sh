@@ -2,6 +2,8 @@
 # predict-validate.sh — validate `gridtui predict` on the multi-host harness (root only).
 #
 #   sudo scripts/predict-validate.sh [OUT]     (OUT defaults to /tmp/gridtui-predict-validate)
+#   RATES=100mbit LOCK_WAIT=1200 sudo scripts/predict-validate.sh OUT
+#                  one WAN rate only; give up if the locks are not free within 20 minutes
 #
 # Builds a 8 + 8 host grid (scripts/netgrid.sh), runs the study matrix
 # testdata/study/predict.toml (n = 48 and 64, 2/4/8/16 nodes across both
@@ -25,10 +27,13 @@ bin="$out/gridtui"
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gridtui
 go build -tags e2e -o "$out/netgrid" ./e2e/netgrid
 
+rates="${RATES:-100mbit 10mbit}"
+wait=()
+[ -n "${LOCK_WAIT:-}" ] && wait=(-w "$LOCK_WAIT")
 exec 9>/tmp/gridtui-bench.lock
-flock 9
+flock "${wait[@]}" 9 || { echo "predict-validate: the bench lock stayed busy" >&2; exit 1; }
 exec 8>/tmp/gridtui-e2e.lock
-flock 8
+flock "${wait[@]}" 8 || { echo "predict-validate: the e2e lock stayed busy" >&2; exit 1; }
 "$out/netgrid" up -a 8 -b 8 -wan 100mbit >"$out/netgrid.log" 2>&1 &
 grid=$!
 trap 'kill -INT $grid 2>/dev/null; wait $grid 2>/dev/null || true' EXIT
@@ -46,14 +51,14 @@ gt() { ip netns exec "$con" env HOME="$home" "$bin" --sites "$sites" "$@"; }
 gt deploy
 trap 'gt deploy --stop --clean >/dev/null 2>&1 || true; kill -INT $grid 2>/dev/null; wait $grid 2>/dev/null || true' EXIT
 
-for rate in 100mbit 10mbit; do
+for rate in $rates; do
   for dev in wanA wanB; do
     ip netns exec "$sw" tc qdisc change dev $dev root tbf rate $rate burst 64kb latency 50ms
   done
   gt bench study --matrix testdata/study/predict.toml --data-dir "$out/store-$rate" \
     --out "$out/study-$rate" 2>&1 | tee "$out/study-$rate.log" || echo "study at $rate: some runs failed (see above)"
 done
-for rate in 100mbit 10mbit; do
+for rate in $rates; do
   echo "== inter-cluster link $rate"
   "$bin" bench predict --data-dir "$out/store-$rate" --max-trace-nodes 4 --shared-cores "$(nproc)" | tee "$out/predict-$rate.txt"
 done

@@ -230,6 +230,9 @@ func (v ComposeView) keyMap() composeKeyMap {
 func (k composeKeyMap) ShortHelp() []key.Binding {
 	short := k
 	short.Edit.SetHelp("enter", "edit/cycle")
+	if strings.HasPrefix(k.Edit.Help().Desc, "edit what-if") {
+		short.Edit.SetHelp("enter", "edit what-if")
+	}
 	short.Toggle.SetHelp("space", "toggle node/cluster")
 	short.Move.SetHelp("m", "move to next group")
 	short.NewGroup.SetHelp("n", "new group")

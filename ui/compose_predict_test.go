@@ -180,7 +180,7 @@ func TestComposePredict1024(t *testing.T) {
 	}
 	start = time.Now()
 	v = predicted(t, v)
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > time.Second && !raceEnabled {
 		t.Errorf("a 1024-node prediction took %s, want < 1 s", d)
 	}
 	if v.fc.out == nil || v.fc.out.Platform.Nodes() != 1024 || len(v.fc.out.Predictions) != 3 {

@@ -24,18 +24,22 @@ func (App) Info() gridapp.Info {
 	return gridapp.Info{Summary: "a program written against gridhpc.h (GRID_Send/GRID_Receive/GRID_Wait), one process per node"}
 }
 
+// maxCount bounds the counts a job gives (items, values per item, values
+// per message).
+const maxCount = 100_000_000
+
 // Params declares the program, its arguments and the split of its problem.
 func (App) Params() []gridapp.Param {
 	return []gridapp.Param{
 		gridapp.StringParam("program", "", nil, "the program's path on every host (absolute, or relative to the worker's directory)"),
 		gridapp.StringParam("args", "", nil, "the program's arguments, split at spaces"),
 		gridapp.StringParam("params", "", nil, "key=value pairs, split at spaces, the program reads with GRID_Param"),
-		gridapp.IntParam("items", 1, 1, math.MaxInt32, "items (planes, rows) split in contiguous ranges among the nodes"),
-		gridapp.IntParam("unit", 1, 1, math.MaxInt32, "values of the result per item"),
-		gridapp.IntParam("halo", 0, 0, math.MaxInt32, "values of each message to a neighbour (0: unit)"),
+		gridapp.IntParam("items", 1, 1, maxCount, "items (planes, rows) split in contiguous ranges among the nodes"),
+		gridapp.IntParam("unit", 1, 1, maxCount, "values of the result per item"),
+		gridapp.IntParam("halo", 0, 0, maxCount, "values of each message to a neighbour (0: unit)"),
 		gridapp.StringParam("graph", "chain", []string{"chain", "ring"}, "which ranks neighbour: the previous and next (ring: and around)"),
 		gridapp.FloatParam("eps", 1e-8, 0, math.MaxFloat64, "threshold of the local test σ < eps").Above(),
-		gridapp.IntParam("max_iter", 0, 0, math.MaxInt32, "iteration limit (0: none)"),
+		gridapp.IntParam("max_iter", 0, 0, 1_000_000_000, "iteration limit (0: none)"),
 		gridapp.FloatParam("timeout", 60, 0, 86400, "seconds a program may take for one iteration (or to start) before it counts as hung").Above(),
 	}
 }

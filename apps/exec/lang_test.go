@@ -44,6 +44,24 @@ func TestRunPythonPoisson(t *testing.T) {
 	sameBits(t, rep.Solution, want)
 }
 
+// TestRunPythonWindow: a Python rod that computes its halos in the shared
+// window (send_buffer, receive_buffer: no copy at all) on 3 nodes,
+// synchronous: the serial rod's values bit for bit.
+func TestRunPythonWindow(t *testing.T) {
+	py := python(t)
+	lib := build(t, "libgridhpc.so", "gcc", "-O2", "-shared", "-fPIC", "-D_GNU_SOURCE", "apps/exec/gridhpc/gridhpc.c")
+	t.Setenv("GRIDHPC_LIB", lib)
+	t.Setenv("PYTHONPATH", filepath.Join(repoDir(t), "apps", "exec", "gridhpc"))
+	const n = 30
+	script := filepath.Join(repoDir(t), "apps", "exec", "testdata", "rod.py")
+	rep, err, _ := runExec(t, jobs.Synchronous, 3, map[string]string{"program": py, "args": script + " " + strconv.Itoa(n),
+		"items": strconv.Itoa(n), "eps": "1e-9"})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
+}
+
 // TestRunFortranRod: the Fortran example (the ISO_C_BINDING module) on 3
 // nodes, synchronous: the serial rod's values bit for bit.
 func TestRunFortranRod(t *testing.T) {

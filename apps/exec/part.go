@@ -26,7 +26,6 @@ type part struct {
 	p       *program
 	win     *window
 	sub     subtaskMsg
-	index   map[int]int // neighbour rank → index
 	out     [][]float64 // the window's values for each neighbour
 	halo    [][]float64 // the window's values from each neighbour
 	fresh   []byte      // 1: halo i is new since the program's last turn
@@ -34,6 +33,7 @@ type part struct {
 	sigma   float64
 	timeout time.Duration
 	hdr     [headerLen + 8]byte
+	argBuf  []byte
 	stash   *request // a call read before Sweep could answer it
 	waiting bool     // the program waits for the answer to its GRID_Iterate
 	stopped bool
@@ -44,16 +44,16 @@ type part struct {
 type request struct {
 	h     header
 	sigma float64 // GRID_Iterate
+	sent  []byte  // GRID_Iterate, the first receive: 1 per neighbour sent to
 }
 
-// newPart hands the started program its sub-task and takes its first
-// sends (the values its neighbours need before the first sweep), up to its
-// first receive.
+// newPart hands the started program its sub-task and waits for its first
+// receive, before which it must have sent its first values (the values its
+// neighbours need before the first sweep) to every neighbour.
 func newPart(p *program, win *window, sub subtaskMsg, timeout time.Duration) (*part, error) {
-	pt := &part{p: p, win: win, sub: sub, index: map[int]int{}, timeout: timeout, sigma: math.NaN(),
+	pt := &part{p: p, win: win, sub: sub, timeout: timeout, sigma: math.NaN(),
 		fresh: make([]byte, len(sub.neighbours))}
-	for i, q := range sub.neighbours {
-		pt.index[q] = i
+	for i := range sub.neighbours {
 		pt.out = append(pt.out, win.floats(16*i*sub.halo, sub.halo))
 		pt.halo = append(pt.halo, win.floats((16*i+8)*sub.halo, sub.halo))
 	}
@@ -62,11 +62,10 @@ func newPart(p *program, win *window, sub subtaskMsg, timeout time.Duration) (*p
 		pt.Close()
 		return nil, err
 	}
-	sent := make([]bool, len(sub.neighbours))
-	r, err := pt.serve(sent)
+	r, err := pt.serve()
 	if err == nil && r.h.kind == kindReceive {
-		for i, ok := range sent {
-			if !ok {
+		for i, ok := range r.sent {
+			if ok == 0 {
 				err = p.fail("called GRID_Receive before sending its first values to rank %d (send once before the loop, then after each sweep: see gridhpc.h)",
 					sub.neighbours[i])
 				break
@@ -134,73 +133,66 @@ func (pt *part) proceed() error {
 	return err
 }
 
-// serve reads the program's calls, marking its sends in sent (when not
-// nil), until it blocks on a receive (its first), GRID_Iterate or
-// GRID_Result, and returns that call.
-func (pt *part) serve(sent []bool) (*request, error) {
-	for {
-		r, err := pt.read()
-		if err != nil {
-			return nil, err
-		}
-		switch r.h.kind {
-		case kindSend:
-			i, err := pt.neighbour(r.h.arg, "GRID_Send")
-			if err != nil {
-				return nil, err
-			}
-			if sent != nil {
-				sent[i] = true
-			}
-			continue
-		case kindReceive:
-			if sent == nil {
-				return nil, pt.p.fail("asked to receive twice in one iteration (does it link this gridtui's gridhpc.c?)")
-			}
-		case kindAbort:
-			return nil, pt.abort(r.h)
-		case kindHello:
-			return nil, pt.p.fail("called GRID_Init twice")
-		case kindWait:
-			return nil, pt.p.fail("sent a wait frame (does it link this gridtui's gridhpc.c?)")
-		}
-		return r, nil // receive, iterate, result
+// serve reads the program's next blocking call — its first receive,
+// GRID_Iterate or GRID_Result — and returns it.
+func (pt *part) serve() (*request, error) {
+	r, err := pt.read()
+	if err != nil {
+		return nil, err
 	}
+	switch r.h.kind {
+	case kindReceive, kindIterate, kindResult:
+		return r, nil
+	case kindAbort:
+		return nil, pt.abort(r.h)
+	case kindHello:
+		return nil, pt.p.fail("called GRID_Init twice")
+	}
+	return nil, pt.p.fail("sent a frame of kind %d (does it link this gridtui's gridhpc.c?)", r.h.kind)
 }
 
-// read reads the next call of the program and its fixed-size arguments.
+// read reads the next call of the program and its fixed-size arguments:
+// GRID_Iterate's σ, and for it and the first receive which neighbours the
+// program sent to.
 func (pt *part) read() (*request, error) {
 	h, err := readHeader(pt.p.conn, pt.hdr[:])
 	if err != nil {
 		return nil, pt.readErr(err, "during iteration "+fmt.Sprint(pt.iter+1))
 	}
 	r := &request{h: h}
-	want := uint64(0)
+	nb := len(pt.sub.neighbours)
+	var want int
 	switch h.kind {
 	case kindIterate:
-		want = 8
+		want = 8 + nb
+	case kindReceive:
+		want = nb
 	case kindResult, kindAbort:
 		return r, nil
 	}
-	if h.len != want {
+	if h.len != uint64(want) {
 		return nil, pt.p.fail("%s with %d bytes of arguments, want %d", kindName(h.kind), h.len, want)
 	}
 	if want > 0 {
-		if _, err := io.ReadFull(pt.p.conn, pt.hdr[:8]); err != nil {
+		b := pt.args(want)
+		if _, err := io.ReadFull(pt.p.conn, b); err != nil {
 			return nil, pt.readErr(err, "in "+kindName(h.kind))
 		}
-		r.sigma = math.Float64frombits(binary.LittleEndian.Uint64(pt.hdr[:8]))
+		if h.kind == kindIterate {
+			r.sigma = math.Float64frombits(binary.LittleEndian.Uint64(b))
+			b = b[8:]
+		}
+		r.sent = b
 	}
 	return r, nil
 }
 
-// neighbour returns the index of neighbour rank q for call.
-func (pt *part) neighbour(q int32, call string) (int, error) {
-	i, ok := pt.index[int(q)]
-	if !ok {
-		return 0, pt.p.fail("%s with rank %d, which is not a neighbour (neighbours %v)", call, q, pt.sub.neighbours)
+// args returns a buffer for n bytes of a call's arguments.
+func (pt *part) args(n int) []byte {
+	if cap(pt.argBuf) < n {
+		pt.argBuf = make([]byte, n)
 	}
-	return i, nil
+	return pt.argBuf[:n]
 }
 
 // abort reads the program's reason and fails the run with it.
@@ -228,13 +220,17 @@ func (pt *part) Sweep() float64 {
 	case r != nil || pt.waiting: // its first receive, or the last GRID_Iterate
 		pt.waiting = false
 		if err = pt.proceed(); err == nil {
-			r, err = pt.serve(nil)
+			r, err = pt.serve()
 		}
-	default:
-		r, err = pt.serve(nil)
+	default: // the engine calls Sweep once per iteration: not reached
+		r, err = pt.serve()
 	}
-	if err == nil && r.h.kind == kindResult {
+	switch {
+	case err != nil:
+	case r.h.kind == kindResult:
 		err = pt.p.fail("called GRID_Result before GRID_Iterate returned 0 (the environment decides when the loop ends)")
+	case r.h.kind == kindReceive:
+		err = pt.p.fail("asked for its first halos twice (does it link this gridtui's gridhpc.c?)")
 	}
 	if err != nil {
 		panic(gridapp.Failure{Err: err})
@@ -281,7 +277,7 @@ func (pt *part) finish() error {
 	pt.stash = nil
 	if r == nil {
 		var err error
-		if r, err = pt.serve(nil); err != nil {
+		if r, err = pt.serve(); err != nil {
 			return err
 		}
 	}

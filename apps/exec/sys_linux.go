@@ -16,3 +16,7 @@ func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Pdeathsig: s
 
 // memFile returns an anonymous memory file.
 func memFile() (int, error) { return unix.MemfdCreate("gridhpc", unix.MFD_CLOEXEC) }
+
+// release frees the pages behind a shared mapping of a memory file, keeping
+// its addresses valid.
+func release(mem []byte) { unix.Madvise(mem, unix.MADV_REMOVE) }

@@ -54,10 +54,13 @@ func (w *window) floats(off, n int) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(&w.mem[off])), n)
 }
 
-// close unmaps the window and closes its file.
+// close releases the window's memory and closes its file. The mapping
+// itself stays (its addresses read as zeros): the engine received into and
+// sent from slices of it, and nothing may fault on them even if a transfer
+// outlived the part.
 func (w *window) close() {
 	if w.mem != nil {
-		syscall.Munmap(w.mem)
+		release(w.mem)
 		w.mem = nil
 	}
 	w.file.Close()

@@ -27,10 +27,10 @@ const (
 // Frame kinds: requests from the program, then the worker's reply.
 const (
 	kindHello   = 1 // payload: u32 protocol version
-	kindSend    = 2 // arg: destination rank; the values are in its send buffer
-	kindReceive = 3 // the run's first receive: wait for the first halos
-	kindWait    = 4 // unused since the window (GRID_Wait is local)
-	kindIterate = 5 // payload: f64 local σ
+	kindSend    = 2 // unused: sends are announced by the next receive or iterate
+	kindReceive = 3 // the run's first receive; payload: 1 byte per neighbour sent to
+	kindWait    = 4 // unused: GRID_Wait is local to gridhpc.c
+	kindIterate = 5 // payload: f64 local σ, then 1 byte per neighbour sent to
 	kindResult  = 6 // payload: the part's values (f64)
 	kindAbort   = 7 // flags 1: gridhpc.c caught a bad call; payload: the reason
 	kindReply   = 16

@@ -5,7 +5,9 @@
  * Frame: kind (u8), flags (u8), 2 reserved bytes, arg (i32), payload length
  * (u64), little-endian, then the payload. The messages themselves move
  * through the shared window: for neighbour i, its send buffer then its
- * receive buffer, halo_size[i] bytes each.
+ * receive buffer, halo_size[i] bytes each. One frame goes each way per
+ * iteration: GRID_Iterate's σ with which neighbours were sent to, and the
+ * worker's go with which halos are new.
  */
 #include "gridhpc.h"
 
@@ -32,6 +34,8 @@ struct lib {
 	char *win;            /* the shared window */
 	size_t winsize;
 	unsigned char *fresh; /* per neighbour: new values since the last receive */
+	unsigned char *sent;  /* per neighbour: sent in this turn (σ + these go with the next frame) */
+	unsigned char *frame; /* 8 bytes of σ, then sent */
 };
 #define L(s) ((struct lib *)(s)->priv)
 
@@ -151,8 +155,10 @@ static int subtask(GRIDSubtask *s, const unsigned char *b, size_t n)
 	s->neighbours = calloc(s->nneighbours + 1, 8);
 	s->halo_size = calloc(s->nneighbours + 1, 8);
 	L(s)->fresh = calloc(s->nneighbours + 1, 1);
+	L(s)->frame = calloc(s->nneighbours + 8, 1);
+	L(s)->sent = L(s)->frame ? L(s)->frame + 8 : NULL;
 	L(s)->kv = malloc(n - off);
-	if (!s->neighbours || !s->halo_size || !L(s)->fresh || !L(s)->kv) return GRID_EIO;
+	if (!s->neighbours || !s->halo_size || !L(s)->fresh || !L(s)->frame || !L(s)->kv) return GRID_EIO;
 	for (uint32_t i = 0; i < s->nneighbours; i++) {
 		s->neighbours[i] = get64(b + 56 + 16 * i);
 		s->halo_size[i] = get64(b + 64 + 16 * i);
@@ -241,11 +247,13 @@ static int proceed(GRIDSubtask *s)
 	return 1;
 }
 
-/* await gets the worker's go before the first receive of the run. */
+/* await gets the worker's go before the first receive of the run, telling
+ * it which neighbours the program sent its first values to. */
 static int await(GRIDSubtask *s)
 {
 	if (L(s)->go) return GRID_OK;
-	int rc = sendv(L(s), K_RECEIVE, DATA_FLAG, 0, NULL, 0);
+	int rc = sendv(L(s), K_RECEIVE, DATA_FLAG, 0, L(s)->sent, s->nneighbours);
+	memset(L(s)->sent, 0, s->nneighbours);
 	if (rc) return rc;
 	rc = proceed(s);
 	return rc == 1 ? GRID_OK : rc == 0 ? GRID_ESTATE : rc;
@@ -264,7 +272,8 @@ int GRID_Send(GRIDSubtask *s, uint32_t dest, char *buf, size_t size, int flags)
 			dest, size, (unsigned long long)s->halo_size[i]);
 	char *w = buffer(s, i, 0);
 	if (buf != w) memcpy(w, buf, size);
-	return sendv(L(s), K_SEND, flags, (int32_t)dest, NULL, 0);
+	L(s)->sent[i] = 1; /* the worker learns it with the next frame */
+	return GRID_OK;
 }
 
 int GRID_Receive(GRIDSubtask *s, uint32_t source, char *buf, size_t size, int flags)
@@ -303,11 +312,12 @@ int GRID_Iterate(GRIDSubtask *s, double sigma)
 {
 	int rc = usable(s, S_RUN);
 	if (rc) return rc;
-	unsigned char a[8];
 	uint64_t bits;
 	memcpy(&bits, &sigma, 8);
-	put64(a, bits);
-	if ((rc = sendv(L(s), K_ITERATE, 0, 0, a, 8))) return rc;
+	put64(L(s)->frame, bits);
+	rc = sendv(L(s), K_ITERATE, 0, 0, L(s)->frame, 8 + s->nneighbours);
+	memset(L(s)->sent, 0, s->nneighbours);
+	if (rc) return rc;
 	return proceed(s);
 }
 
@@ -334,6 +344,7 @@ int GRID_Finalize(GRIDSubtask *s)
 	free(s->halo_size);
 	free(l->kv);
 	free(l->fresh);
+	free(l->frame);
 	free(l);
 	s->neighbours = s->halo_size = NULL;
 	s->params = "";

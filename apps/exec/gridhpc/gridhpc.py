@@ -6,9 +6,11 @@ The library is libgridhpc.so, built from gridhpc.c:
     cc -O2 -shared -fPIC -D_GNU_SOURCE -o libgridhpc.so gridhpc.c
 
 and found through GRIDHPC_LIB (its path), else beside this file. Messages
-and results are NumPy arrays of float64, C-contiguous: the library reads
-and writes their memory, no copy is made (a non-contiguous array or another
-dtype is refused, never silently copied).
+and results are NumPy arrays of float64, C-contiguous, passed by address:
+nothing is copied on the Python side (a non-contiguous array or another
+dtype is refused, never silently copied); the library copies once between
+the array and the window it shares with the worker, and not at all for the
+arrays send_buffer and receive_buffer return, which are the window itself.
 
     sub = gridhpc.Subtask()            # GRID_Init
     sub.send(q, u[1])                  # GRID_Send, DATA_FLAG
@@ -57,6 +59,9 @@ def _load():
     for name, args in sig.items():
         f = getattr(lib, name)
         f.argtypes, f.restype = args, ctypes.c_int
+    for name in ("GRID_SendBuffer", "GRID_ReceiveBuffer"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [P, ctypes.c_uint32], ctypes.POINTER(ctypes.c_double)
     lib.GRID_Param.argtypes, lib.GRID_Param.restype = [P, ctypes.c_char_p], ctypes.c_char_p
     lib.GRID_Strerror.argtypes, lib.GRID_Strerror.restype = [ctypes.c_int], ctypes.c_char_p
     return lib
@@ -115,6 +120,18 @@ class Subtask:
             return None
         _check("GRID_Wait", rc)
         return r.value, f.value
+
+    def send_buffer(self, dest):
+        """The window's send buffer for neighbour dest, as a float64 array."""
+        return self._window(_lib.GRID_SendBuffer, dest)
+
+    def receive_buffer(self, source):
+        """The window's receive buffer for neighbour source, as a float64 array."""
+        return self._window(_lib.GRID_ReceiveBuffer, source)
+
+    def _window(self, f, q):
+        i = self.neighbours.index(q)
+        return np.ctypeslib.as_array(f(ctypes.byref(self._s), q), shape=(self.halo_size[i] // 8,))
 
     def iterate(self, sigma):
         return _check("GRID_Iterate", _lib.GRID_Iterate(ctypes.byref(self._s), float(sigma))) > 0

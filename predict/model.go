@@ -139,12 +139,8 @@ func BuildWith(res *jobs.Results, p Problem, o Options) (*Model, error) {
 		}
 	}
 	if len(recs) == 0 {
-		size := fmt.Sprintf("--n %d --eps %g", p.N, p.Eps)
-		if p.App != "obstacle" {
-			size = fmt.Sprintf("--app %s --param n=%d --param eps=%g", p.App, p.N, p.Eps)
-		}
-		return nil, fmt.Errorf("%w of %s n = %d, ε = %g in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2",
-			ErrNoTrace, p.App, p.N, p.Eps, size)
+		return nil, fmt.Errorf("%w of %s in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2",
+			ErrNoTrace, p.Describe(), p.runFlags())
 	}
 	m := &Model{Problem: p, SharedCores: sharedCores, topology: o.Topology}
 	var sentBytes, sendSeconds float64

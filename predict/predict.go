@@ -36,8 +36,8 @@ type Prediction struct {
 func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 	p := Prediction{Scheme: job.Scheme, Nodes: pl.Nodes()}
 	if m.SyncIterations == 0 {
-		return p, fmt.Errorf("%w: no synchronous run of %s n = %d, ε = %g to take the iteration count from: run it once with --scheme sync",
-			ErrNoTrace, m.Problem.App, m.Problem.N, m.Problem.Eps)
+		return p, fmt.Errorf("%w: no synchronous run of %s to take the iteration count from: run it once with --scheme sync",
+			ErrNoTrace, m.Problem.Describe())
 	}
 	r, err := newReplay(m, pl, job)
 	if err != nil {

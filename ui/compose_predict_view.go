@@ -159,8 +159,8 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 			out = append(out, wrapLines(s.Dim, fmt.Sprintf("%s: no prediction: %s", sc, why), w)...)
 		}
 	}
-	out = append(out, fitLine(fmt.Sprintf("  rests on %s of %s n = %d, ε = %g:", count(len(o.Model.Sources), "traced run", "traced runs"),
-		o.Problem.App, o.Problem.N, o.Problem.Eps), w))
+	out = append(out, fitLine(fmt.Sprintf("  rests on %s of %s:", count(len(o.Model.Sources), "traced run", "traced runs"),
+		o.Problem.Describe()), w))
 	for _, src := range o.Model.Sources {
 		out = append(out, s.Dim.Render(fitLine(fmt.Sprintf("    %s %s, %s, %s, %.0f iterations", src.ID, src.Scheme,
 			count(src.Nodes, "node", "nodes"), secs(src.WallSeconds), src.Iterations), w)))

@@ -119,13 +119,19 @@ func (v *ComposeView) paramValues() map[string]string {
 }
 
 // cycleApp switches the form to the next application, remembering the
-// parameters typed for the one it leaves.
+// parameters typed for the one it leaves. A job name still automatic
+// (empty, the jobs package's "default", or the name of the application
+// left) follows the application; a name the user typed stays.
 func (v *ComposeView) cycleApp(next string) {
 	if v.appValues == nil {
 		v.appValues = map[string]map[string]string{}
 	}
-	v.appValues[v.field(fApp).Value] = v.paramValues()
+	left := v.field(fApp).Value
+	v.appValues[left] = v.paramValues()
 	v.setApp(next, v.appValues[next])
+	if name := strings.TrimSpace(v.field(fName).Value); name == "" || name == jobs.DefaultSpec().Name || name == left {
+		v.field(fName).Value = next
+	}
 }
 
 // specParams returns the spec's parameters as the form shows them: the

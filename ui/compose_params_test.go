@@ -169,3 +169,31 @@ func TestComposeFormScrolls(t *testing.T) {
 		t.Fatalf("edit cursor %+v is not on the Cores per node row:\n%s", cur, strings.Join(lines, "\n"))
 	}
 }
+
+// TestComposeNameFollowsApp: a job name still automatic ("default", then
+// the application's own) follows the Application field; a name the user
+// typed never changes.
+func TestComposeNameFollowsApp(t *testing.T) {
+	c := testCommon(160, 48)
+	v := composeWith(c, deploy.Embedded())
+	if got := v.field(fName).Value; got != "default" {
+		t.Fatalf("new form's name %q, want default", got)
+	}
+	v.cursor[paneForm] = v.row(fApp)
+	for v.field(fApp).Value != "poisson" {
+		v.press("enter")
+		if got, app := v.field(fName).Value, v.field(fApp).Value; got != app {
+			t.Fatalf("on %s the automatic name is %q, want %q", app, got, app)
+		}
+	}
+	if s := v.Spec(); s.Name != "poisson" || s.App != "poisson" {
+		t.Errorf("spec name %q app %q, want poisson for both", s.Name, s.App)
+	}
+	v.field(fName).Value = "my-cube"
+	for range len(v.field(fApp).Options) + 1 {
+		v.press("enter")
+		if got := v.field(fName).Value; got != "my-cube" {
+			t.Fatalf("on %s the typed name became %q", v.field(fApp).Value, got)
+		}
+	}
+}

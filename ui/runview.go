@@ -342,28 +342,6 @@ func (v *RunView) wideBody(top, h int) []string {
 	return out
 }
 
-func (v *RunView) titleLine() string {
-	s := v.common.Styles
-	name := v.spec.Name
-	if name == "" {
-		name = "job"
-	}
-	state := v.endState()
-	gain, g := "–", v.snap.Gain
-	if !v.running {
-		g = v.finalGain // the report's figure, not the last estimate
-	}
-	if g > 0 {
-		gain = fmt.Sprintf("%.2f×", g)
-	}
-	det := string(v.spec.Detector)
-	if det == "" {
-		det = "default"
-	}
-	return s.Title.Render("Run "+name) + fmt.Sprintf(" · %s · %s · σ %s · gain %s · %s/%s · %s",
-		state, clock(v.snap.Elapsed), sci(v.snap.GlobalSigma), gain, v.spec.Scheme, det, count(len(v.snap.Nodes), "node", "nodes"))
-}
-
 // endState is the run's state as its header reads it: running, finished,
 // failed or aborted.
 func (v *RunView) endState() string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	_ "github.com/gridtui/gridtui/apps/sparse" // an application whose problem is a file
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -99,6 +100,35 @@ func TestRunViewPoisson(t *testing.T) {
 					t.Errorf("header %q, want it to begin %q", head, want)
 				}
 			})
+		}
+	}
+}
+
+// TestRunAppSummary: the header's compact form of an application is its
+// size and the parameters set away from their defaults, never the
+// tolerance, a path by its last element; an application not registered
+// is named alone.
+func TestRunAppSummary(t *testing.T) {
+	withApp := func(app string, params map[string]string) jobs.Spec {
+		s := jobs.DefaultSpec()
+		s.App, s.Params = app, params
+		return s.WithDefaults()
+	}
+	cases := []struct {
+		spec          jobs.Spec
+		name, compact string
+	}{
+		{jobs.DefaultSpec().WithDefaults(), "obstacle", "obstacle n=48"},
+		{withApp("poisson", nil), "poisson", "poisson n=32"},
+		{withApp("poisson", map[string]string{"n": "48", "eps": "1e-6", "blocks": "2x1x1"}), "poisson", "poisson n=48 blocks=2x1x1"},
+		{withApp("sparse", map[string]string{"matrix": "/data/sets/bcsstk01.mtx", "force": "true"}), "sparse", "sparse matrix=bcsstk01.mtx force=true"},
+		{withApp("nosuch", nil), "nosuch", "nosuch"},
+	}
+	for _, tc := range cases {
+		v := NewRunView(testCommon(80, 24))
+		v.Start(tc.spec)
+		if name, compact := v.appSummary(); name != tc.name || compact != tc.compact {
+			t.Errorf("%s %v: %q, %q; want %q, %q", tc.spec.App, tc.spec.Params, name, compact, tc.name, tc.compact)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +254,48 @@ func BenchmarkComposePredict1024(b *testing.B) {
 			b.Fatalf("%v %+v", err, out)
 		}
 	}
+}
+
+// TestComposePredictNoTraceSparse: with no trace of a sparse problem the
+// panel says what to run first with the parameters sparse declares, not a
+// size n it does not have.
+func TestComposePredictNoTraceSparse(t *testing.T) {
+	mtx := filepath.Join(t.TempDir(), "diag.mtx")
+	if err := os.WriteFile(mtx, []byte(diagMatrix(10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := testCommon(160, 48)
+	v := composeWith(c, deploy.Embedded())
+	v.cursor[paneForm] = v.row(fApp)
+	for v.field(fApp).Value != "sparse" {
+		v.press("enter")
+	}
+	v.param("matrix").Value = mtx
+	v.validate()
+	if p := v.Problems(); len(p) != 0 {
+		t.Fatalf("problems %q", p)
+	}
+	v = predicted(t, v)
+	view := ansiStrip(v.View())
+	if !noTrace(v.fc.err) || !strings.Contains(view, "No usable trace of sparse ε = 1e-10 ") ||
+		!strings.Contains(v.fc.err.Error(), "gridtui run --app sparse --param eps=1e-10 --scheme sync") {
+		t.Fatalf("err %v, view:\n%s", v.fc.err, ansiStrip(v.View()))
+	}
+	if strings.Contains(view, "n=0") || strings.Contains(view, "n = 0") {
+		t.Errorf("the hint names an n sparse does not declare:\n%s", ansiStrip(v.View()))
+	}
+}
+
+// diagMatrix is a Matrix Market file of the n×n matrix with 4 on its
+// diagonal and −1 beside it (diagonally dominant).
+func diagMatrix(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", n, n, 3*n-2)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d %d 4\n", i, i)
+		if i < n {
+			fmt.Fprintf(&b, "%d %d -1\n%d %d -1\n", i, i+1, i+1, i)
+		}
+	}
+	return b.String()
 }

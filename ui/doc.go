@@ -19,7 +19,10 @@
 // Compose builds its form from the registered applications (apps/gridapp):
 // one field per declared parameter, each checked as `gridtui run --param`
 // checks it, and has the application define the task on the chosen nodes,
-// whose neighbour graph gives the job's pairs. Its Predict panel asks
+// whose neighbour graph gives the job's pairs; a job name still automatic
+// follows the application chosen, and the Run view's header names the
+// application with its size and the parameters set away from their
+// defaults. Compose's Predict panel asks
 // package predict for every scheme's outlook in a command, after a short
 // debounce and for the newest request only, so that the replay of a large
 // job never blocks the UI goroutine.

@@ -15,9 +15,8 @@
 // and checked here too, and Pool.OpenTunnel links two gateways through the
 // console's SSH connections when no gateway port is open. A worker's life
 // is bound to its stdin — the boot line with the run secret goes in, its
-// hello comes out,
-// and EOF ends it — and an allocation's to the stdin of the command that
-// holds it, so nothing outlives the console. Progress is reported as plain
-// Events that the console and the plain-terminal Progress display both
-// consume.
+// hello comes out, and EOF ends it — and an allocation's to the stdin of the
+// command that holds it, so nothing outlives the console. Progress is
+// reported as plain Events that the console and the plain-terminal Progress
+// display both consume.
 package deploy

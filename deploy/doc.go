@@ -10,10 +10,13 @@
 // host relaying it to the others with `gridtui relay` and a forwarded
 // read-only agent), and starts and stops workers: over SSH, as local
 // processes for the embedded local grid, or as steps of a batch allocation
-// (Slurm) that the site's frontend grants. A worker's life is bound to its
-// stdin — the boot line with the run secret goes in, its hello comes out,
-// and EOF ends it — and an allocation's to the stdin of the command that
-// holds it, so nothing outlives the console. Progress is reported as plain
-// Events that the console and the plain-terminal Progress display both
-// consume.
+// (Slurm, with [site.batch]'s partition, account, time limit and options)
+// that the site's frontend grants. A site's [[site.gateway]] tables are read
+// and checked here too, and Pool.OpenTunnel links two gateways through the
+// console's SSH connections when no gateway port is open. A worker's life
+// is bound to its stdin — the boot line with the run secret goes in, its
+// hello comes out, and EOF ends it — and an allocation's to the stdin of the
+// command that holds it, so nothing outlives the console. Progress is
+// reported as plain Events that the console and the plain-terminal Progress
+// display both consume.
 package deploy

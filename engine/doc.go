@@ -88,6 +88,13 @@
 // learns each peer's pauses, after SuspectAfter and within HeartbeatTimeout
 // (heartbeat.go); the run then stops everywhere and is recorded as failed.
 //
+// Memory is checked before any task is sent (memory.go): the parts of a
+// host's nodes must fit what their hellos say the host has, else the run is
+// refused with the figures (jobs.ErrMemory); a worker killed by SIGKILL is
+// reported with its part's need and its host's figure. A solution larger
+// than the console's memory allows is gathered into a file instead
+// (gather.go).
+//
 // # Sites that cannot see each other (gateways)
 //
 // When the run's nodes are in two or more sites that name a gateway

@@ -19,7 +19,7 @@ import (
 func newBenchCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "bench",
-		Short:   "Benchmarks: the paper's study of schemes (Tables III/IV), RMNP against plain sockets",
+		Short:   "Benchmarks: the paper's study of schemes (Tables III/IV), RMNP against plain sockets, prediction against measured runs",
 		Example: "  gridtui bench study --dry-run\n  gridtui bench rmnp",
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },

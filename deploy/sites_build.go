@@ -226,7 +226,7 @@ func (b *builder) sshNames(path string, fc *fileCluster) ([]string, error) {
 // localNames names the nodes of a local cluster "<cluster>-1" … "<cluster>-N".
 func (b *builder) localNames(path string, fc *fileCluster) ([]string, error) {
 	if fc.Hosts != nil {
-		return nil, b.errAt(path+".hosts", "hosts is only for launcher = \"ssh\" sites; local clusters use nodes = N")
+		return nil, b.errAt(path+".hosts", "hosts is only for launcher = \"ssh\" or \"slurm\" sites; local clusters use nodes = N")
 	}
 	if fc.Nodes < 1 {
 		if fc.Nodes < 0 || b.written(path+".nodes") {

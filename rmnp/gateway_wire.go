@@ -57,7 +57,7 @@ func routeStatusText(s uint8) string {
 }
 
 // routeRequest is what a worker sends its gateway before the RMNP handshake:
-// the peer site's gateway (Via, host:port) and the destination's rmnp address
+// the peer site's gateway (Via, its name) and the destination's rmnp address
 // behind it (To, tcp://host:port).
 type routeRequest struct {
 	Via, To string

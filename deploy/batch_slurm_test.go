@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,11 +93,14 @@ func startMunge(t *testing.T) {
 	}
 	os.MkdirAll("/run/munge", 0o755)
 	exec.Command("chown", "munge:munge", "/run/munge").Run()
+	// runuser forks munged: kill its whole process group, or munged outlives
+	// the test.
 	c := exec.Command("runuser", "-u", "munge", "--", "munged", "-F")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := c.Start(); err != nil {
 		t.Skipf("munged: %v", err)
 	}
-	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
 	time.Sleep(300 * time.Millisecond)
 }
 

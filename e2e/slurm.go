@@ -114,11 +114,14 @@ func (g *Grid) startMunge(ctx context.Context) error {
 	}
 	os.MkdirAll("/run/munge", 0o755)
 	exec.Command("chown", "munge:munge", "/run/munge").Run()
+	// runuser forks munged: kill its whole process group, or munged outlives
+	// the grid (holding every descriptor the test inherited).
 	cmd := exec.Command("runuser", "-u", "munge", "--", "munged", "-F")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("e2e: munged: %w", err)
 	}
-	g.onDown(func() { cmd.Process.Kill(); cmd.Wait() })
+	g.onDown(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	time.Sleep(300 * time.Millisecond)
 	return nil
 }

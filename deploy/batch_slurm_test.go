@@ -100,7 +100,23 @@ func startMunge(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Skipf("munged: %v", err)
 	}
-	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	t.Cleanup(func() {
+		// SIGTERM to runuser makes it stop and reap munged; wait until munged
+		// is gone, so that the next test does not take a dying one for a
+		// running one.
+		c.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { c.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		for i := 0; i < 50 && exec.Command("pgrep", "-x", "munged").Run() == nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	time.Sleep(300 * time.Millisecond)
 }
 

@@ -121,9 +121,28 @@ func (g *Grid) startMunge(ctx context.Context) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("e2e: munged: %w", err)
 	}
-	g.onDown(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	g.onDown(func() { stopMunge(cmd) })
 	time.Sleep(300 * time.Millisecond)
 	return nil
+}
+
+// stopMunge stops the munged that cmd (runuser) started and waits until it
+// is gone, so that the next startMunge does not take a dying one for a
+// running one. SIGTERM to runuser makes it stop and reap munged; its whole
+// process group is killed if that takes too long.
+func stopMunge(cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	for i := 0; i < 50 && exec.Command("pgrep", "-x", "munged").Run() == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // slurmDaemon runs a Slurm daemon in h's namespace with h's hostname until

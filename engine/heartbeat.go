@@ -36,10 +36,21 @@ import (
 // SuspectAfter and φ exceeds PhiThreshold, or in any case when its
 // silence exceeds HeartbeatTimeout. A hung peer is therefore named after at
 // most HeartbeatTimeout of silence plus one check (100 ms), never before
-// SuspectAfter. A newly watched peer is judged by the bound alone until its
-// first message (it is starting, on a machine that may be loaded), then
-// from a wider prior (intervals of one and four HeartbeatIntervals) until
-// its own arrivals outweigh it.
+// SuspectAfter. A peer judged this way is judged from a wider prior
+// (intervals of one and four HeartbeatIntervals) until its own arrivals
+// outweigh it, and by the bound alone until its first message.
+//
+// Start-up is judged apart. A peer that has not completed its start-up —
+// a worker not yet linked to its neighbours, a coordinator some node of
+// whose subtree is still starting, a parent before the whole run has
+// started — is lost only after StartupTimeout of silence, in wall time
+// and whatever the watcher's own stalls: when a thousand processes start
+// on a few cores, a live one can go unscheduled for longer than
+// HeartbeatTimeout, and its silence then proves nothing. The watcher is
+// told when the peer's start-up is over (startedPeer): by the statuses of
+// its subtree (a child), or by a flag on its heartbeats (a parent: the
+// submitter sets it once every node of the run has started, and each
+// coordinator passes it down once its parent did).
 //
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
@@ -58,6 +69,7 @@ const (
 	SuspectAfter      = 5 * time.Second
 	HeartbeatTimeout  = 10 * time.Second
 	ParentTimeout     = 12 * time.Second
+	StartupTimeout    = 30 * time.Second
 	PhiThreshold      = 8.0
 	stallGrace        = 500 * time.Millisecond
 	// checkInterval is how often nodes and the submitter check their
@@ -184,9 +196,10 @@ type liveness struct {
 }
 
 type watched struct {
-	name   string
-	limits watchLimits
-	model  *arrivals
+	name     string
+	limits   watchLimits
+	model    *arrivals
+	starting bool // judged by StartupTimeout only, until startedPeer
 }
 
 func newLiveness(l watchLimits) *liveness {
@@ -208,6 +221,28 @@ func (l *liveness) watchFor(id rmnp.PeerID, name string, lim watchLimits) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.peers[id] = &watched{name: name, limits: lim, model: newArrivals(time.Now())}
+}
+
+// watchStarting watches id, which is starting: it is judged by
+// StartupTimeout alone until startedPeer(id), then with lim.
+func (l *liveness) watchStarting(id rmnp.PeerID, name string, lim watchLimits) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.peers[id] = &watched{name: name, limits: lim, model: newArrivals(time.Now()), starting: true}
+}
+
+// startedPeer records that id completed its start-up: from now on the
+// adaptive detector and its limits judge it. It reports whether id was
+// watched and starting.
+func (l *liveness) startedPeer(id rmnp.PeerID) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w, ok := l.peers[id]
+	if !ok || !w.starting {
+		return false
+	}
+	w.starting = false
+	return true
 }
 
 // unwatch stops watching id.
@@ -269,10 +304,16 @@ type lostPeer struct {
 	Name   string
 	Silent time.Duration
 	Phi    float64
+	// Starting says the peer had not completed its start-up (judged by
+	// StartupTimeout alone).
+	Starting bool
 }
 
 // silence is the cause a lost peer is reported with.
 func (p lostPeer) silence() string {
+	if p.Starting {
+		return fmt.Sprintf("no heartbeat for %.1fs during its start-up (hung, stopped or cut off)", p.Silent.Seconds())
+	}
 	return fmt.Sprintf("no heartbeat for %.1fs, φ %.1f (hung, stopped or cut off)", p.Silent.Seconds(), min(p.Phi, 99))
 }
 
@@ -283,6 +324,14 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 	defer l.mu.Unlock()
 	var out []lostPeer
 	for id, w := range l.peers {
+		if w.starting {
+			// Start-up: the hard bound, in wall time, no excuse, no φ.
+			if wall := now.Sub(w.model.heardAt); wall > StartupTimeout {
+				out = append(out, lostPeer{ID: id, Name: w.name, Silent: wall, Starting: true})
+				delete(l.peers, id)
+			}
+			continue
+		}
 		// However often the watcher stalls and excuses, a peer silent for
 		// excuseLimit times its bound is lost.
 		if wall := now.Sub(w.model.heardAt); wall > excuseLimit*w.limits.timeout {
@@ -294,9 +343,8 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 		if silent <= w.limits.suspect {
 			continue
 		}
-		// A peer not heard from yet is starting (a task to receive, links
-		// to set up, on a machine that may be loaded): only the bound
-		// applies until its first message.
+		// A peer not heard from yet: only the bound applies until its
+		// first message.
 		// On an overloaded watcher only the bound applies: φ's fit cannot
 		// tell the peer's stall from the watcher's own.
 		phi := w.model.phi(now)

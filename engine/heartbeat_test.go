@@ -3,8 +3,11 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // arrivalsFrom feeds a model the given inter-arrival times from t0 and
@@ -255,4 +258,61 @@ func TestLivenessLateButHearing(t *testing.T) {
 		return
 	}
 	t.Fatal("the silent peer was never named")
+}
+
+// TestLivenessStartup checks the start-up bound: a starting peer is not
+// judged by φ nor by HeartbeatTimeout, only by StartupTimeout of wall-clock
+// silence (which the watcher's stalls do not extend); once its start-up is
+// over the adaptive detector judges it.
+func TestLivenessStartup(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watchStarting(1, "alpha-2", childLimits) // silent from the start
+	l.watchStarting(2, "alpha-3", childLimits) // heard, then silent
+	l.watchStarting(3, "alpha-4", childLimits) // silent too; the watcher's stall does not excuse it
+	l.watchStarting(4, "alpha-5", childLimits) // starts, then stops
+	l.watchStarting(5, "coordinator", parentLimits)
+	for id := range rmnp.PeerID(6) {
+		if w := l.peers[id]; w != nil {
+			w.model.last, w.model.heardAt = t0, t0
+		}
+	}
+	now := t0
+	for range 20 {
+		now = now.Add(HeartbeatInterval)
+		l.seenAt(2, now)
+		l.seenAt(4, now)
+		l.seenAt(5, now)
+	}
+	if !l.startedPeer(4) || l.startedPeer(4) || l.startedPeer(9) {
+		t.Fatal("startedPeer: want true once for a starting peer, false after and for an unwatched one")
+	}
+	lostAt := map[string]time.Duration{}
+	var causes []string
+	prev := now
+	for at := now.Add(checkInterval); at.Sub(t0) < 40*time.Second; at = at.Add(checkInterval) {
+		if at.Sub(t0) > 20*time.Second && at.Sub(t0) < 22*time.Second {
+			continue // the watcher stalls 2 s: excuses for the adaptive ones
+		}
+		for _, p := range l.check(prev, at) {
+			lostAt[p.Name] = at.Sub(t0)
+			causes = append(causes, p.silence())
+		}
+		prev = at
+	}
+	want := map[string][2]time.Duration{
+		"alpha-2":     {StartupTimeout, StartupTimeout + checkInterval},
+		"alpha-3":     {now.Sub(t0) + StartupTimeout, now.Sub(t0) + StartupTimeout + checkInterval},
+		"alpha-4":     {StartupTimeout, StartupTimeout + checkInterval},
+		"alpha-5":     {now.Sub(t0) + SuspectAfter, now.Sub(t0) + HeartbeatTimeout + checkInterval},
+		"coordinator": {now.Sub(t0) + StartupTimeout, now.Sub(t0) + StartupTimeout + checkInterval},
+	}
+	for name, w := range want {
+		if got, ok := lostAt[name]; !ok || got <= w[0] || got > w[1] {
+			t.Errorf("%s lost after %v (named: %v), want in (%v, %v]", name, got, ok, w[0], w[1])
+		}
+	}
+	if !containsAny(strings.Join(causes, "\n"), "during its start-up") {
+		t.Errorf("causes %q do not say the peer was starting", causes)
+	}
 }

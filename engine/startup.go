@@ -55,12 +55,15 @@ const (
 )
 
 // connectRetry connects ep to peer at addr, retrying transient failures
-// with backoff and jitter for at most dialRetryBudget.
+// with backoff and jitter for at most dialRetryBudget, attempts included
+// (a worker's handshake may take up to its DialTimeout).
 func connectRetry(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID, addr string) error {
 	deadline := time.Now().Add(dialRetryBudget)
 	pause := dialRetryFirst
 	for {
-		err := ep.Connect(ctx, peer, addr, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+		actx, cancel := context.WithDeadline(ctx, deadline)
+		err := ep.Connect(actx, peer, addr, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+		cancel()
 		if err == nil || !transientDial(err) || ctx.Err() != nil {
 			return err
 		}

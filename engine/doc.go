@@ -86,8 +86,9 @@
 // worker that dies is seen at once (its links close); one that hangs or is
 // cut off misses its heartbeats and is named by a φ-accrual detector that
 // learns each peer's pauses, after SuspectAfter and within HeartbeatTimeout
-// (heartbeat.go) — or, while it has not completed its start-up, after
-// StartupTimeout of silence; the run then stops everywhere and is recorded
+// (heartbeat.go) — or, while it has not completed its start-up or when the
+// watcher's host is crowded far beyond a real grid's use, after 30 s of
+// silence; the run then stops everywhere and is recorded
 // as failed. A pre-flight that fails on every network in a way a retry
 // may cure (a neighbour still starting) is tried again with backoff within
 // a start-up budget (startup.go).

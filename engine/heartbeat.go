@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 
@@ -64,6 +65,14 @@ import (
 // coordinator, 36 s for a parent). A tick merely late (by lateCheck) says the watcher's machine is
 // overloaded: for the next overloadMemory only the bound accuses, since the
 // watcher's own receive path may be what is slow.
+//
+// A host oversubscribed beyond any real grid's use — its 1-minute load
+// average above crowdFactor times its CPUs, as when a thousand one-core
+// workers share two cores — leaves a live process unscheduled for longer
+// than HeartbeatTimeout while its watcher, at a higher priority, keeps its
+// ticks: neither φ nor the late-tick rule can tell. A watcher on such a
+// host judges by the hard bound alone (excuseLimit × the timeout: 30 s, 36
+// s for a parent); on a single-host grid its peers share its load.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
 	SuspectAfter      = 5 * time.Second
@@ -81,6 +90,11 @@ const (
 	// excuseLimit bounds the excuses: a peer silent for that many times its
 	// timeout, in wall time, is lost even if the watcher kept stalling.
 	excuseLimit = 3
+	// crowdFactor is the load average per CPU above which a host is
+	// crowded (judged by the hard bound alone); the load is read at most
+	// every crowdRefresh.
+	crowdFactor  = 64
+	crowdRefresh = 2 * time.Second
 )
 
 // Parameters of the arrival model.
@@ -193,6 +207,9 @@ type liveness struct {
 	// anyHeard is the last arrival from any watched peer: a watcher that
 	// heard someone during its own late check was not deaf.
 	anyHeard time.Time
+	// crowded reports whether the watcher's host is crowded at now (nil:
+	// never, as in tests of the detector's arithmetic).
+	crowded func(now time.Time) bool
 }
 
 type watched struct {
@@ -204,6 +221,36 @@ type watched struct {
 
 func newLiveness(l watchLimits) *liveness {
 	return &liveness{peers: map[rmnp.PeerID]*watched{}, limits: l}
+}
+
+// newHostLiveness is the detector of a process: newLiveness, knowing when
+// its host is crowded.
+func newHostLiveness(l watchLimits) *liveness {
+	live := newLiveness(l)
+	live.crowded = hostCrowded
+	return live
+}
+
+// crowd caches whether this host is crowded.
+var crowd struct {
+	sync.Mutex
+	at      time.Time
+	crowded bool
+}
+
+// hostCrowded reports whether this host's 1-minute load average exceeds
+// crowdFactor times its CPUs, reading it at most every crowdRefresh.
+func hostCrowded(now time.Time) bool {
+	crowd.Lock()
+	defer crowd.Unlock()
+	if !crowd.at.IsZero() && now.Sub(crowd.at) < crowdRefresh {
+		return crowd.crowded
+	}
+	crowd.at = now
+	if avg := hostLoad(); avg != nil {
+		crowd.crowded = *avg > crowdFactor*float64(runtime.NumCPU())
+	}
+	return crowd.crowded
 }
 
 // childLimits are the limits of a node's children (and the submitter's
@@ -323,6 +370,7 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []lostPeer
+	crowded := l.crowded != nil && l.crowded(now)
 	for id, w := range l.peers {
 		if w.starting {
 			// Start-up: the hard bound, in wall time, no excuse, no φ.
@@ -338,6 +386,9 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 			out = append(out, lostPeer{ID: id, Name: w.name, Silent: wall, Phi: w.model.phi(now)})
 			delete(l.peers, id)
 			continue
+		}
+		if crowded {
+			continue // a crowded host: the hard bound alone
 		}
 		silent := now.Sub(w.model.last)
 		if silent <= w.limits.suspect {

@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -314,5 +315,67 @@ func TestLivenessStartup(t *testing.T) {
 	}
 	if !containsAny(strings.Join(causes, "\n"), "during its start-up") {
 		t.Errorf("causes %q do not say the peer was starting", causes)
+	}
+}
+
+// TestLivenessCrowded checks that a watcher on a crowded host names a
+// silent peer by the hard bound alone (excuseLimit × its timeout), and by
+// φ again once the host is no longer crowded.
+func TestLivenessCrowded(t *testing.T) {
+	for name, lim := range map[string]watchLimits{"child": childLimits, "parent": parentLimits} {
+		t.Run(name, func(t *testing.T) {
+			t0 := time.Unix(1000, 0)
+			crowded := true
+			l := newLiveness(childLimits)
+			l.crowded = func(time.Time) bool { return crowded }
+			l.watchFor(1, "alpha-2", lim)
+			l.peers[1].model.last, l.peers[1].model.heardAt = t0, t0
+			now := t0
+			for range 100 {
+				now = now.Add(HeartbeatInterval)
+				l.seenAt(1, now)
+			}
+			hard := excuseLimit * lim.timeout
+			for _, silent := range []time.Duration{lim.timeout + time.Second, hard - 100*time.Millisecond} {
+				if lost := l.check(now.Add(silent-checkInterval), now.Add(silent)); lost != nil {
+					t.Fatalf("crowded: lost after %v of silence, want only past %v", silent, hard)
+				}
+			}
+			if lost := l.check(now.Add(hard), now.Add(hard+checkInterval)); len(lost) != 1 {
+				t.Fatalf("crowded: not lost after %v", hard+checkInterval)
+			}
+			crowded = false
+			l.watchFor(2, "alpha-3", lim)
+			l.peers[2].model.last, l.peers[2].model.heardAt = now, now
+			at := now.Add(lim.timeout + 100*time.Millisecond)
+			if lost := l.check(at.Add(-checkInterval), at); len(lost) != 1 {
+				t.Fatalf("no longer crowded: not lost after %v", lim.timeout+100*time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestHostCrowded checks the host's crowding against its real load: a
+// 2-core machine is not crowded below a load of 128, and the answer is
+// cached for crowdRefresh.
+func TestHostCrowded(t *testing.T) {
+	now := time.Now()
+	got := hostCrowded(now)
+	avg := hostLoad()
+	if avg == nil {
+		t.Skip("no load average on this system")
+	}
+	want := *avg > crowdFactor*float64(runtime.NumCPU())
+	if got != want && math.Abs(*avg-crowdFactor*float64(runtime.NumCPU())) > 10 {
+		t.Errorf("load %.1f on %d CPUs: crowded %v, want %v", *avg, runtime.NumCPU(), got, want)
+	}
+	crowd.Lock()
+	crowd.crowded = !got
+	crowd.Unlock()
+	if hostCrowded(now.Add(time.Second)) == got {
+		t.Error("the host's crowding was read again within crowdRefresh")
+	}
+	if hostCrowded(now.Add(crowdRefresh+time.Second)) != got && math.Abs(*avg-crowdFactor*float64(runtime.NumCPU())) > 10 {
+		t.Error("the host's crowding was not read again after crowdRefresh")
 	}
 }

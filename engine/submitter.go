@@ -66,7 +66,7 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
 		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
-		live: newLiveness(childLimits), coords: map[rmnp.PeerID]string{},
+		live: newHostLiveness(childLimits), coords: map[rmnp.PeerID]string{},
 		via: map[string]rmnp.PeerID{}, starting: map[rmnp.PeerID]int{}}
 	var id [8]byte
 	rand.Read(id[:])

@@ -68,7 +68,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(childLimits),
+	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newHostLiveness(childLimits),
 		fatal: make(chan error, 1), acks: make(chan rmnp.PeerID, 64)}
 	nics, perr := probe.Local()
 	if perr != nil {

@@ -90,15 +90,33 @@ func (p Param) Range() string {
 	case !p.Bounded:
 		return "any " + p.Kind.String()
 	case p.Kind == Int:
-		return fmt.Sprintf("%g…%g", p.Min, p.Max)
+		return bound(p.Min) + "…" + bound(p.Max)
 	case p.Max >= math.MaxFloat64 && p.MinOpen:
-		return fmt.Sprintf("> %g", p.Min)
+		return "> " + bound(p.Min)
 	case p.Max >= math.MaxFloat64:
-		return fmt.Sprintf("≥ %g", p.Min)
+		return "≥ " + bound(p.Min)
 	case p.MinOpen:
-		return fmt.Sprintf("(%g, %g]", p.Min, p.Max)
+		return "(" + bound(p.Min) + ", " + bound(p.Max) + "]"
 	}
-	return fmt.Sprintf("[%g, %g]", p.Min, p.Max)
+	return "[" + bound(p.Min) + ", " + bound(p.Max) + "]"
+}
+
+// bound formats a range's bound as it would be typed: whole numbers in
+// full (100000000, not 1e+08), others shortest (1e-08, 0.5).
+func bound(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// DefaultText is Default as help texts show it: "none" for an empty
+// default (a parameter such as a program's path that the job must give).
+func (p Param) DefaultText() string {
+	if p.Default == "" {
+		return "none"
+	}
+	return p.Default
 }
 
 // parse converts and checks one value of p.

@@ -164,7 +164,6 @@ func (p Param) parse(s string) (any, error) {
 type Values struct {
 	params []Param
 	v      map[string]any
-	raw    map[string]string
 }
 
 // Parse checks the given parameters (name → value as typed) against the
@@ -173,7 +172,7 @@ type Values struct {
 // and its accepted range; a default that does not parse is the
 // application's bug and is reported as such.
 func Parse(params []Param, given map[string]string) (Values, error) {
-	vals := Values{params: params, v: map[string]any{}, raw: map[string]string{}}
+	vals := Values{params: params, v: map[string]any{}}
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p.Name] = true
@@ -205,7 +204,7 @@ func Parse(params []Param, given map[string]string) (Values, error) {
 			}
 			return Values{}, fmt.Errorf("%w: %s: %s", ErrParam, p.Name, err)
 		}
-		vals.v[p.Name], vals.raw[p.Name] = v, strings.TrimSpace(s)
+		vals.v[p.Name] = v
 	}
 	return vals, nil
 }
@@ -243,13 +242,31 @@ func (v Values) String(name string) string { return v.get(name, String).(string)
 // Bool returns a Bool parameter's value (panics like Int).
 func (v Values) Bool(name string) bool { return v.get(name, Bool).(bool) }
 
-// Encode returns the values as typed (defaults included): what the engine
-// sends a worker and what the results store records. Parse of the same
-// declarations gives the same Values back.
+// Encode returns the values in one canonical text each (defaults
+// included): integers and floats as strconv formats them (1e-08 whether
+// typed 1e-8 or 0.00000001), booleans as true or false, strings as given.
+// It is what the engine sends a worker and what the results store records,
+// so that the same value typed two ways is the same problem. Parse of the
+// same declarations gives the same Values back.
 func (v Values) Encode() map[string]string {
-	out := make(map[string]string, len(v.raw))
-	for k, s := range v.raw {
-		out[k] = s
+	out := make(map[string]string, len(v.v))
+	for name, x := range v.v {
+		out[name] = canonical(x)
 	}
 	return out
+}
+
+// canonical is the text Encode gives a parsed value.
+func canonical(x any) string {
+	switch x := x.(type) {
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	}
+	return fmt.Sprint(x)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -175,6 +176,12 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 			return spec, err
 		}
 		spec.Nodes, spec.Groups = sel, nil
+	} else if f.job != "" {
+		// The job file's own selection: a name the inventory lacks is a
+		// mistake at its line in the file.
+		if err := spec.CheckSelectionIn(f.job, grid.Refs(inv), inv.Source); err != nil {
+			return spec, err
+		}
 	}
 	return spec, nil
 }

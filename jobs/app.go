@@ -2,8 +2,8 @@ package jobs
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 )
@@ -48,5 +48,5 @@ func appNames() string {
 	if len(names) == 0 {
 		return "none"
 	}
-	return fmt.Sprint(names)
+	return strings.Join(names, ", ")
 }

@@ -53,6 +53,11 @@ func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) 
 	if v.String("program") == "" {
 		return gridapp.Task{}, fmt.Errorf("exec: no program: give its path in the program parameter")
 	}
+	if items := v.Int("items"); items < len(nodes) {
+		// items defaults to 1: a job that forgot it must hear which
+		// parameter to set, not that planes do not split.
+		return gridapp.Task{}, fmt.Errorf("exec: items = %d cannot be split among %d nodes: set items to the number of planes, rows… the program splits, at least %d (and unit to the values of each)", items, len(nodes), len(nodes))
+	}
 	ranges, err := gridapp.Split(v.Int("items"), len(nodes))
 	if err != nil {
 		return gridapp.Task{}, fmt.Errorf("exec: %w", err)

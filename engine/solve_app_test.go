@@ -223,7 +223,7 @@ func TestSolveBadApplication(t *testing.T) {
 		"nan async":   {"nan", jobs.Asynchronous, `application failed "test-rod": sweep 5 returned σ = NaN`},
 		"nan sync":    {"nan", jobs.Synchronous, `application failed "test-rod": sweep 5 returned σ = NaN`},
 		"grow async":  {"grow", jobs.Asynchronous, `application failed "test-rod": 7 outgoing values for rank`},
-		"grow sync":   {"grow", jobs.Synchronous, `want 1: application "test-rod": rank 1's outgoing values`},
+		"grow sync":   {"grow", jobs.Synchronous, `application failed "test-rod": 7 outgoing values for rank`},
 		"panic async": {"panic", jobs.Asynchronous, "solve_app_test.go:"},
 	} {
 		t.Run(name, func(t *testing.T) {

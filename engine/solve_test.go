@@ -27,6 +27,8 @@ type chainRun struct {
 	// (p.N still gives the chain's split in the Subtasks).
 	app    string
 	params map[string]string
+	// afterRun, if set, sees the endpoints once every rank's Solve returned.
+	afterRun func(eps []*rmnp.Endpoint)
 }
 
 var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
@@ -123,6 +125,9 @@ func (c chainRun) runAll(t testing.TB) ([]SolveResult, []jobs.Range, []error) {
 		}()
 	}
 	wg.Wait()
+	if c.afterRun != nil {
+		c.afterRun(eps)
+	}
 	return res, ranges, errs
 }
 

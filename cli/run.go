@@ -58,7 +58,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.detector, "detector", "", "tokens, activity or switch (default: the scheme's)")
 	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts; node sets such as "alpha-[1-4]"`)
 	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores)")
-	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
+	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node (an asynchronous node counts its sweeps on new halos)")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")

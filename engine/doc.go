@@ -56,6 +56,10 @@
 // unacknowledged update, knows that no worker computes, no update is in
 // flight, and each worker's last sweep passed its local test (σ < ε) on halos
 // within ε of its neighbours' final values: termination is never early.
+// The iteration limit of a worker with only asynchronous links counts its
+// sweeps on new halos, and separately its sweeps in a row on unchanged ones
+// (activityRun.exhausted): a small part with slow neighbours sweeps many
+// times per update it receives.
 //
 // The second asynchronous detector is the AIAC chapter's timed switch: runs of
 // asynchronous iterations alternate with synchronous sections of two

@@ -15,7 +15,8 @@ import (
 // processes of their own, on loopback): the result is the serial iterate bit
 // for bit, the
 // report says which pair went through which gateways, and the gateways
-// counted the halos they carried.
+// counted the halos they carried (and no control message: the tokens ride
+// in the halos).
 func TestRunThroughGateways(t *testing.T) {
 	gatewayFirst = true
 	t.Cleanup(func() { gatewayFirst = false })
@@ -48,8 +49,11 @@ func TestRunThroughGateways(t *testing.T) {
 		t.Fatalf("gateway links in the report: %+v", rep.Gateways)
 	}
 	for _, g := range rep.Gateways {
-		if g.DataMessages == 0 || g.CtrlMessages == 0 {
-			t.Errorf("gateway %s → %s carried %d DATA and %d CTRL messages", g.Name, g.Peer, g.DataMessages, g.CtrlMessages)
+		// A synchronous run's convergence tokens ride in its halos: one DATA
+		// message per iteration and link, and no CTRL but the dialer's first
+		// message, which names the network it kept.
+		if g.DataMessages == 0 || g.CtrlMessages > 1 {
+			t.Errorf("gateway %s → %s carried %d DATA and %d CTRL messages, want some DATA and at most 1 CTRL", g.Name, g.Peer, g.DataMessages, g.CtrlMessages)
 		}
 	}
 	var b strings.Builder

@@ -220,6 +220,7 @@ func (pt *part) Sweep() float64 {
 	case r != nil || pt.waiting: // its first receive, or the last GRID_Iterate
 		pt.waiting = false
 		if err = pt.proceed(); err == nil {
+			pt.p.await()
 			r, err = pt.serve()
 		}
 	default: // the engine calls Sweep once per iteration: not reached

@@ -20,3 +20,11 @@ func memFile() (int, error) { return unix.MemfdCreate("gridhpc", unix.MFD_CLOEXE
 // release frees the pages behind a shared mapping of a memory file, keeping
 // its addresses valid.
 func release(mem []byte) { unix.Madvise(mem, unix.MADV_REMOVE) }
+
+// readable reports whether a read from the socket fd would not block: it
+// has data, reached its end or failed.
+func readable(fd int) bool {
+	var b [1]byte
+	_, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return err != unix.EAGAIN && err != unix.EINTR
+}

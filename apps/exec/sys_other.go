@@ -14,3 +14,5 @@ func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
 func memFile() (int, error)           { return 0, errNotLinux }
 
 func release([]byte) {}
+
+func readable(int) bool { return true }

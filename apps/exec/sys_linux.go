@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"io/fs"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -28,3 +29,6 @@ func readable(fd int) bool {
 	_, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
 	return err != unix.EAGAIN && err != unix.EINTR
 }
+
+// executable reports whether the worker's user may execute the file.
+func executable(path string, _ fs.FileInfo) error { return unix.Access(path, unix.X_OK) }

@@ -68,7 +68,7 @@ func locate(path, host string, rank int) (string, error) {
 			if _, err := os.Stat(full); errors.Is(err, fs.ErrNotExist) {
 				found, lerr := osexec.LookPath(path)
 				if lerr != nil {
-					return "", fmt.Errorf("exec: program %s %s: neither in the worker's directory %s nor in PATH (give its path on that host with program or programs = \"%s=/path\")",
+					return "", fmt.Errorf("exec: program %s %s: neither in the worker's directory %s nor in PATH (give its path on that host with program or programs = \"%s=/path\", or ship it with deploy --ship)",
 						path, where, wd, host)
 				}
 				return found, nil
@@ -78,7 +78,7 @@ func locate(path, host string, rank int) (string, error) {
 	fi, err := os.Stat(full)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("exec: program %s %s: no such file (give its path on that host with program or programs = \"%s=/path\")", full, where, host)
+		return "", fmt.Errorf("exec: program %s %s: no such file (give its path on that host with program or programs = \"%s=/path\", or ship it with deploy --ship)", full, where, host)
 	case err != nil:
 		return "", fmt.Errorf("exec: program %s %s: %w", full, where, err)
 	case fi.IsDir():

@@ -58,7 +58,7 @@ func TestLocate(t *testing.T) {
 		{"./prog", filepath.Join(dir, "prog"), ""},
 		{filepath.Join(dir, "prog"), filepath.Join(dir, "prog"), ""},
 		{"sh", "", ""}, // from PATH
-		{"/nonexistent/poisson", "", "exec: program /nonexistent/poisson on host beta-2 (rank 3): no such file (give its path on that host with program or programs = \"beta-2=/path\")"},
+		{"/nonexistent/poisson", "", "exec: program /nonexistent/poisson on host beta-2 (rank 3): no such file (give its path on that host with program or programs = \"beta-2=/path\", or ship it with deploy --ship)"},
 		{"no-such-program-here", "", "exec: program no-such-program-here on host beta-2 (rank 3): neither in the worker's directory " + dir + " nor in PATH"},
 		{"sub", "", "exec: program " + filepath.Join(dir, "sub") + " on host beta-2 (rank 3): is a directory"},
 		// no x bit: not even root may execute it

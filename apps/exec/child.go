@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ type program struct {
 	rank int
 	cmd  *osexec.Cmd
 	conn *net.UnixConn
+	in   *bufio.Reader   // conn's: a call's header and arguments in one read
 	raw  syscall.RawConn // conn's, to poll it (spin)
 	spin time.Duration   // how long to poll for the program's next call before sleeping
 	out  *tail
@@ -55,6 +57,7 @@ func startProgram(path string, args []string, rank, cores int, win *window, spin
 		return nil, fmt.Errorf("exec: program %s: %w", path, err)
 	}
 	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{}, done: make(chan struct{}), spin: spin}
+	p.in = bufio.NewReaderSize(p.conn, 512)
 	if p.raw, err = p.conn.SyscallConn(); err != nil {
 		p.conn.Close()
 		return nil, fmt.Errorf("exec: program %s: %w", path, err)
@@ -115,7 +118,7 @@ func (p *program) fail(format string, a ...any) error {
 // before the read that parks the goroutine until the call comes: a call
 // that comes within it costs no sleep and wake-up of the worker.
 func (p *program) await() {
-	if p.spin <= 0 {
+	if p.spin <= 0 || p.in.Buffered() > 0 {
 		return
 	}
 	end := time.Now().Add(p.spin)

@@ -115,20 +115,31 @@ static void spinwait(struct lib *l)
 }
 
 /* reply reads the worker's answer: its status, and up to max payload bytes
- * into buf (*len gets the payload's length). */
+ * into buf (*len gets the payload's length). A short answer (a go with one
+ * byte per neighbour) comes in one read with its header. */
 static int reply(struct lib *l, void *buf, size_t max, size_t *len)
 {
-	unsigned char h[HDR];
-	int rc = readn(l, h, HDR);
-	if (rc) return rc;
-	uint64_t n = get64(h + 8);
-	if (h[0] != K_REPLY || n > max) {
+	unsigned char b[HDR + 64];
+	size_t want = HDR + (max < sizeof b - HDR ? max : 0), got = 0;
+	while (got < HDR) {
+		ssize_t r = read(l->fd, b + got, want - got);
+		if (r < 0 && errno == EINTR) continue;
+		if (r <= 0) {
+			l->state = S_BROKEN;
+			return GRID_EIO;
+		}
+		got += (size_t)r;
+	}
+	uint64_t n = get64(b + 8);
+	if (b[0] != K_REPLY || n > max || got > HDR + n) {
 		l->state = S_BROKEN;
 		return GRID_EPROTO;
 	}
-	if (n && (rc = readn(l, buf, (size_t)n))) return rc;
+	if (got > HDR) memcpy(buf, b + HDR, got - HDR);
+	int rc;
+	if (n > got - HDR && (rc = readn(l, (char *)buf + (got - HDR), (size_t)n - (got - HDR)))) return rc;
 	if (len) *len = (size_t)n;
-	return (int32_t)get32(h + 4);
+	return (int32_t)get32(b + 4);
 }
 
 /* fail tells the worker why a call broke the rules (the run fails with

@@ -31,6 +31,9 @@ type Subtask struct {
 	Scheme   jobs.Scheme
 	Detector jobs.Detector // empty: tokens for sync, activity for async and hybrid
 	MaxIter  int           // 0: Problem.MaxIter (0 there too: no limit)
+	// Node and Cluster name this worker's host and its cluster, for the
+	// application (empty in tests).
+	Node, Cluster string
 	// Lower and Upper are the neighbours on a chain, nil at its ends;
 	// Neighbours, when set, replaces them: every neighbour of the part on
 	// any connected graph (the application's decomposition).

@@ -252,3 +252,28 @@ func TestRunMaxIter(t *testing.T) {
 	want, _, _ := poisson.SerialSolve(poisson.Problem{N: 16, Eps: math.SmallestNonzeroFloat64, MaxIter: 37})
 	sameBits(t, rep.Solution, want)
 }
+
+// TestRunProgramMissing: a program missing on one host fails the run
+// before it starts, naming that host and the path there; programs gives
+// the path per host.
+func TestRunProgramMissing(t *testing.T) {
+	prog := cPoisson(t)
+	params := poissonParams(prog, 8)
+	params["programs"] = "alpha-2=/nonexistent/poisson"
+	spec := jobs.Spec{App: "exec", Params: params, Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2"}}, Cores: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	_, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+	want := `exec: program /nonexistent/poisson on host alpha-2 (rank 1): no such file`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("run: %v, want %q", err, want)
+	}
+	params["programs"] = "alpha-2=" + prog + " alpha=/nonexistent/poisson" // the host's entry wins
+	params["program"] = ""
+	spec.Params = params
+	_, err = engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+	want = `exec: program /nonexistent/poisson on host alpha-1 (rank 0): no such file`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("run: %v, want %q", err, want)
+	}
+}

@@ -112,6 +112,10 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 			r.Cells = []string{p.A + " ↔ " + p.B, "NONE", p.Err.Error(), pf}
 			r.Tone = toneErr
 		default:
+			if p.Route.Via != "" {
+				r.Cells = []string{p.A + " ↔ " + p.B, viaLabel(p.Route), viaCell(p.Route), pf}
+				break
+			}
 			addrs := ""
 			if p.Route.AAddr != "" {
 				addrs = ": " + p.Route.AAddr + " ↔ " + p.Route.BAddr
@@ -166,7 +170,10 @@ func (v *NetworkView) summary() string {
 			bad++
 			continue
 		}
-		k := string(p.Route.Network)
+		k := "over " + string(p.Route.Network)
+		if p.Route.Via != "" {
+			k = "via " + strings.TrimPrefix(viaLabel(p.Route), "⇄ ")
+		}
 		if count[k] == 0 {
 			order = append(order, k)
 		}
@@ -174,7 +181,7 @@ func (v *NetworkView) summary() string {
 	}
 	parts := make([]string, 0, len(order)+1)
 	for _, k := range order {
-		parts = append(parts, fmt.Sprintf("%d over %s", count[k], k))
+		parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 	}
 	if bad > 0 {
 		parts = append(parts, fmt.Sprintf("%d UNREACHABLE", bad))

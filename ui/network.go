@@ -23,6 +23,9 @@ type PairRoute struct {
 	// Preflight is the pre-flight result ("ok", a warning, an error) or ""
 	// when it has not run.
 	Preflight string
+	// Fallback says how the pair links if its direct path fails pre-flight
+	// ("via gateway G1 ↔ G2", engine.GatewayFallback), "" for no other way.
+	Fallback string
 }
 
 // NetworkView shows the Htable (GRIDHPC Table I: each node's Ethernet and
@@ -120,7 +123,11 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 			if p.Route.AAddr != "" {
 				addrs = ": " + p.Route.AAddr + " ↔ " + p.Route.BAddr
 			}
-			r.Cells = []string{p.A + " ↔ " + p.B, netLabel(p.Route.Network), reasonTail(p.Route.Reason) + addrs, pf}
+			why := reasonTail(p.Route.Reason)
+			if p.Fallback != "" {
+				why += " (if unreachable: " + p.Fallback + ")"
+			}
+			r.Cells = []string{p.A + " ↔ " + p.B, netLabel(p.Route.Network), why + addrs, pf}
 			if pf == "fallback" || pf == "failed" {
 				r.Tone = toneWarn
 			}

@@ -126,3 +126,17 @@ func TestRunViewGateways(t *testing.T) {
 		t.Errorf("at 40 cells: %q, want the link on two lines", got)
 	}
 }
+
+// TestGatewayFallbackShown: before a run, a pair of two sites that name
+// gateways says which way it would link if its direct path failed; a pair
+// inside a site says nothing of the kind.
+func TestGatewayFallbackShown(t *testing.T) {
+	m := gatewayModel(t)
+	if got := routeRow(t, m.network, "alpha-2", "beta-1"); !strings.Contains(got[2], "(if unreachable: via gateway gw-west ↔ gw-east)") &&
+		!strings.Contains(got[2], "(if unreachable: via gateway gw-east ↔ gw-west)") {
+		t.Errorf("pair across the sites: %q, want its fallback through the gateways", got)
+	}
+	if got := routeRow(t, m.network, "alpha-1", "alpha-2"); strings.Contains(got[2], "unreachable") {
+		t.Errorf("pair inside a site: %q, want no fallback", got)
+	}
+}

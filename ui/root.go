@@ -129,6 +129,8 @@ func (m *Model) showPairs() {
 		pairs[i].Preflight = m.preflight[key]
 		if r, ok := m.routes.dialled[key]; ok {
 			pairs[i].Route = r
+		} else if m.cfg.Inventory != nil && pairs[i].Err == nil {
+			pairs[i].Fallback = engine.GatewayFallback(m.cfg.Inventory, pairs[i].A, pairs[i].B)
 		}
 	}
 	m.network.SetPairs(pairs)

@@ -50,7 +50,7 @@ func TestGatewayConsole(t *testing.T) {
 			keys("2")
 			waitFor(30*time.Second, "No nodes probed yet", "Htable")
 			keys("p")
-			waitFor(2*time.Minute, "Htable rebuilt: 6 nodes")
+			waitFor(2*time.Minute, "6 nodes · locality rule")
 			keys("3")
 			waitFor(30*time.Second, "Job file")
 			keys("C-o")

@@ -59,12 +59,14 @@ func (s *submission) gatewayNamed(name string) *runGateway {
 // is reported by its exit).
 func (s *submission) silentGateway(now time.Time) *runGateway {
 	var worst *runGateway
+	var since time.Time
 	for _, g := range s.gateways {
-		if g.W.Err() != nil || g.heard.IsZero() || now.Sub(g.heard) < gatewaySilence {
+		at := g.W.LastOutput() // fresher than heard, noted on the last tick
+		if g.W.Err() != nil || g.heard.IsZero() || now.Sub(at) < gatewaySilence {
 			continue
 		}
-		if worst == nil || g.heard.Before(worst.heard) {
-			worst = g
+		if worst == nil || at.Before(since) {
+			worst, since = g, at
 		}
 	}
 	return worst
@@ -72,7 +74,7 @@ func (s *submission) silentGateway(now time.Time) *runGateway {
 
 // silenceCause says that g has printed nothing since it was last heard.
 func (g *runGateway) silenceCause(now time.Time) string {
-	return fmt.Sprintf("gateway of site %s on %s silent for %.1fs (hung, stopped or cut off)", g.Site, g.Host.Name, now.Sub(g.heard).Seconds())
+	return fmt.Sprintf("gateway of site %s on %s silent for %.1fs (hung, stopped or cut off)", g.Site, g.Host.Name, now.Sub(g.W.LastOutput()).Seconds())
 }
 
 // blame returns who a failure that node reported with cause is to be

@@ -43,18 +43,18 @@ func rodBinary(t *testing.T) string {
 	return rodBin.path
 }
 
-// rodConsole runs the rod binary's console on g's inventory in a tmux
-// session whose server lives in the console namespace (tmux's socket is a
-// file, so the test drives it from anywhere), and returns a function that
-// waits for one of texts on the screen and returns the screen, and one that
-// sends keys.
-func rodConsole(t *testing.T, g *Grid, rod string) (waitFor func(time.Duration, ...string) string, keys func(...string)) {
+// tmuxConsole runs the console of binary bin (gridtui's, or an application's
+// such as rod) on g's inventory in a tmux session whose server lives in the
+// console namespace (tmux's socket is a file, so the test drives it from
+// anywhere), and returns a function that waits for one of texts on the
+// screen and returns the screen, and one that sends keys.
+func tmuxConsole(t *testing.T, g *Grid, bin string) (waitFor func(time.Duration, ...string) string, keys func(...string)) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	sock := fmt.Sprintf("gridtui-e2e-rod-%d", os.Getpid())
-	shell := fmt.Sprintf("%q --sites %q; echo console-exited-$?; sleep 60", rod, g.SitesFile)
+	sock := fmt.Sprintf("gridtui-e2e-console-%d", os.Getpid())
+	shell := fmt.Sprintf("%q --sites %q; echo console-exited-$?; sleep 60", bin, g.SitesFile)
 	cmd := g.ConsoleCommand(context.Background(), "tmux", "-L", sock, "new-session", "-d", "-s", "console", "-x", "120", "-y", "40", shell)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session in the console namespace: %v\n%s", err, out)
@@ -151,7 +151,7 @@ func TestExampleRod(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(g.ConsoleHome, "job.toml"), []byte(job), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		waitFor, keys := rodConsole(t, g, rod)
+		waitFor, keys := tmuxConsole(t, g, rod)
 		waitFor(time.Minute, "Sites")
 		keys("3")
 		waitFor(30*time.Second, "Job file")

@@ -109,12 +109,15 @@
 // Boot with role gateway; its plan, the peer gateways and the data addresses
 // of its own site's workers, follows on stdin), waits until every pair of
 // gateways is linked (directly at the site's address, or through an SSH
-// tunnel of the console's when it names none), and gives every pair of nodes
+// tunnel of the console's when it names none or when its port does not
+// answer the dialing gateway's host: checkGatewayPort), and gives every pair of nodes
 // of two such sites one more pre-flight candidate after the direct ones: an
 // rmnp gateway address (rmnp spec §8). A link that takes it is labelled
 // "gateway" in the traffic counters; the report says each pair's route and
 // why, and each gateway link's counters. A gateway whose process ends fails
-// the run with its name (PACX-MPI's gateways, seed 001).
+// the run with its name (PACX-MPI's gateways, seed 001); so does one that
+// stops printing its counters (stopped, hung, cut off: gateway_watch.go),
+// to which a failure that another node reports meanwhile is charged.
 //
 // # Errors and stopped runs
 //

@@ -93,7 +93,12 @@
 // worker that dies is seen at once (its links close); one that hangs or is
 // cut off misses its heartbeats and is named by a φ-accrual detector that
 // learns each peer's pauses, after SuspectAfter and within HeartbeatTimeout
-// (heartbeat.go); the run then stops everywhere and is recorded as failed.
+// (heartbeat.go) — or, while it has not completed its start-up or when the
+// watcher's host is crowded far beyond a real grid's use, after 30 s of
+// silence; the run then stops everywhere and is recorded
+// as failed. A pre-flight that fails on every network in a way a retry
+// may cure (a neighbour still starting) is tried again with backoff within
+// a start-up budget (startup.go).
 //
 // Memory is checked before any task is sent (memory.go): the parts of a
 // host's nodes must fit what their hellos say the host has, else the run is

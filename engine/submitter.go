@@ -310,6 +310,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	defer stopWatch()
 	exited := s.watchExits(wctx)
 	gwExited := s.watchGateways(wctx)
+	s.watchGatewayOutput()
 	var lastBeat, prev time.Time
 	for s.failed == nil && !s.complete() {
 		select {
@@ -332,7 +333,12 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 		case in := <-msgs:
 			s.handle(in)
 		case now := <-tick.C:
+			s.hearGateways()
 			for _, p := range s.live.check(prev, now) {
+				if g := s.gatewayNamed(p.Name); g != nil {
+					s.lostGateway(g, p)
+					continue
+				}
 				s.fail(p.Name, "coordinator sent "+p.silence())
 			}
 			prev = now
@@ -492,7 +498,7 @@ func (s *submission) fail(node, cause string) {
 	if s.failed != nil {
 		return
 	}
-	cause = bare(cause)
+	node, cause = s.blame(node, bare(cause))
 	s.failed = &failure{Node: node, Cause: cause}
 	if s.outcome == "" {
 		s.outcome = "failed"
@@ -507,12 +513,13 @@ func (s *submission) fail(node, cause string) {
 
 // lostNodes names the workers not to wait on when stopping: the node the
 // run failed on, which is hung, stopped or cut off (missed heartbeats), or
-// gone, or failed its task — none of which calls for a graceful exit.
+// gone, or failed its task — none of which calls for a graceful exit; for
+// a gateway, its host.
 func (s *submission) lostNodes() map[string]bool {
 	if s.failed == nil || s.failed.Node == "" {
 		return nil
 	}
-	return map[string]bool{s.failed.Node: true}
+	return s.lostHosts(map[string]bool{s.failed.Node: true})
 }
 
 func (s *submission) err() error {

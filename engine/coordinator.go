@@ -339,7 +339,7 @@ func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID, started 
 	if up != nil {
 		c.lastSent = now
 	}
-	if now.Sub(c.lastBeat) >= HeartbeatInterval {
+	if now.Sub(c.lastBeat) >= downInterval {
 		c.lastBeat = now
 		for id := range c.children {
 			beat = append(beat, id)

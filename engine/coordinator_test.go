@@ -12,7 +12,7 @@ import (
 // TestCoordinatorTelemetry checks the coordinator's fan-in to the
 // submitter: only changed statuses go up, at most once a tick, a heartbeat
 // when nothing changed for HeartbeatInterval, and heartbeats down to every
-// member.
+// member every downInterval.
 func TestCoordinatorTelemetry(t *testing.T) {
 	c := &coordState{children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{}, changed: map[string]bool{}}
 	var all []NodeStatus
@@ -37,9 +37,10 @@ func TestCoordinatorTelemetry(t *testing.T) {
 		{at: 0, merge: all, want: msgStatus, rows: 32, beats: 31},
 		{at: 100 * time.Millisecond},
 		{at: 200 * time.Millisecond, merge: []NodeStatus{{Node: "alpha-7", Rank: 6, State: StateActive, Iteration: 5}}, want: msgStatus, rows: 1, ranks0: 6},
-		{at: 300 * time.Millisecond, merge: []NodeStatus{{Node: "alpha-7", Rank: 6, Iteration: 4}}, beats: 31},
+		{at: 300 * time.Millisecond, merge: []NodeStatus{{Node: "alpha-7", Rank: 6, Iteration: 4}}},
 		{at: 500 * time.Millisecond, want: msgHeartbeat},
-		{at: 600 * time.Millisecond, merge: []NodeStatus{{Node: "beta-1", Rank: 40}}, beats: 31},
+		{at: 600 * time.Millisecond, merge: []NodeStatus{{Node: "beta-1", Rank: 40}}},
+		{at: downInterval, want: msgHeartbeat, beats: 31},
 	}
 	for i, st := range steps {
 		c.merge(st.merge)

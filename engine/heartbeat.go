@@ -12,8 +12,9 @@ import (
 
 // Heartbeats on the control plane. Every node sends its parent a message
 // (a status, or a heartbeat when it has nothing new) at least every
-// HeartbeatInterval, and every coordinator and the submitter do the same
-// towards their children. They travel on the control endpoint, whose
+// HeartbeatInterval (downInterval while it starts), and every coordinator
+// and the submitter send their children a heartbeat every downInterval.
+// They travel on the control endpoint, whose
 // connections, reader goroutines and receive loop are not the data plane's:
 // a backlog of halos never queues in front of them, and the receive loops
 // that note their arrival never block on a send (coordinators forward up
@@ -75,12 +76,19 @@ import (
 // s for a parent); on a single-host grid its peers share its load.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	SuspectAfter      = 5 * time.Second
-	HeartbeatTimeout  = 10 * time.Second
-	ParentTimeout     = 12 * time.Second
-	StartupTimeout    = 30 * time.Second
-	PhiThreshold      = 8.0
-	stallGrace        = 500 * time.Millisecond
+	// downInterval paces the heartbeats a parent sends its children, and
+	// a starting worker's heartbeats up: a parent and a starting peer are
+	// judged by fixed bounds (ParentTimeout, StartupTimeout), not by φ,
+	// so a second is plenty, and a coordinator of 32 spends a quarter of
+	// the messages on them (on a crowded host, its share of the CPU is
+	// what it has to keep up with its children).
+	downInterval     = time.Second
+	SuspectAfter     = 5 * time.Second
+	HeartbeatTimeout = 10 * time.Second
+	ParentTimeout    = 12 * time.Second
+	StartupTimeout   = 30 * time.Second
+	PhiThreshold     = 8.0
+	stallGrace       = 500 * time.Millisecond
 	// checkInterval is how often nodes and the submitter check their
 	// peers; a check lateCheck late marks the watcher overloaded for
 	// overloadMemory.

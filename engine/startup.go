@@ -143,12 +143,14 @@ func allTransient(err error) bool {
 // A bad handshake (wrong secret, wrong run) is not.
 func transientDial(err error) bool {
 	var ne net.Error
-	if errors.Is(err, rmnp.ErrAuth) || errors.Is(err, rmnp.ErrVersion) {
-		return false
-	}
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EAGAIN) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, net.ErrClosed) || errors.Is(err, context.DeadlineExceeded) ||
+	timedOut := errors.Is(err, net.ErrClosed) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	if errors.Is(err, rmnp.ErrAuth) || errors.Is(err, rmnp.ErrVersion) {
+		// rmnp says a handshake that timed out (its peer not scheduled)
+		// failed authentication too: only that one is worth a retry.
+		return timedOut
+	}
+	return timedOut || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EAGAIN) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -88,6 +88,7 @@ func TestTransientDial(t *testing.T) {
 		"connection closed by a timeout": {fmt.Errorf("rmnp: handshake: %w", net.ErrClosed), true},
 		"context deadline":               {fmt.Errorf("probe: preflight: %w", context.DeadlineExceeded), true},
 		"wrong secret, then closed":      {fmt.Errorf("rmnp: handshake: %w: %w", rmnp.ErrAuth, io.EOF), false},
+		"handshake read timed out":       {fmt.Errorf("rmnp: handshake: %w: reading done: %w", rmnp.ErrAuth, os.ErrDeadlineExceeded), true},
 	}
 	for name, tc := range tests {
 		if got := transientDial(tc.err); got != tc.want {

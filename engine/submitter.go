@@ -342,7 +342,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 				s.fail(p.Name, "coordinator sent "+p.silence())
 			}
 			prev = now
-			if now.Sub(lastBeat) >= HeartbeatInterval {
+			if now.Sub(lastBeat) >= downInterval {
 				lastBeat = now
 				for id := range s.coords {
 					s.post(id, heartbeatMsg(s.toStart == 0))

@@ -363,6 +363,16 @@ func (j *jobState) setFailed(cause string) {
 	j.latest.PeakRSS = peakRSS()
 }
 
+// beatEvery is how often a worker in state st sends a heartbeat when it
+// has nothing else to send: while starting, it is judged by StartupTimeout
+// alone, and downInterval spares its coordinator's CPU.
+func beatEvery(st NodeState) time.Duration {
+	if st == StateStarting {
+		return downInterval
+	}
+	return HeartbeatInterval
+}
+
 // tickJob sends the worker's status to its parent when it changed (at most
 // 10 Hz), or a heartbeat when it did not for HeartbeatInterval.
 func (n *node) tickJob(ctx context.Context, now time.Time) {
@@ -378,7 +388,7 @@ func (n *node) tickJob(ctx context.Context, now time.Time) {
 	case job.dirty:
 		m, _ = encodeMsg(msgStatus, []NodeStatus{job.latest})
 		job.dirty = false
-	case now.Sub(job.lastSent) >= HeartbeatInterval && job.parent != n.self:
+	case now.Sub(job.lastSent) >= beatEvery(job.latest.State) && job.parent != n.self:
 		m = []byte{byte(msgHeartbeat)}
 	}
 	if m != nil {

@@ -363,6 +363,10 @@ func (j *jobState) setFailed(cause string) {
 	j.latest.PeakRSS = peakRSS()
 }
 
+// crowdedStatusEvery paces a worker's statuses on a crowded host
+// (heartbeat.go), instead of at most 10 Hz.
+const crowdedStatusEvery = time.Second
+
 // beatEvery is how often a worker in state st sends a heartbeat when it
 // has nothing else to send: while starting, it is judged by StartupTimeout
 // alone, and downInterval spares its coordinator's CPU.
@@ -382,12 +386,20 @@ func (n *node) tickJob(ctx context.Context, now time.Time) {
 	if job == nil {
 		return
 	}
+	// On a crowded host a coordinator's share of the CPU cannot take 32
+	// statuses at 10 Hz: a worker that is not its own coordinator sends
+	// its status at most every crowdedStatusEvery there.
+	every := time.Duration(0)
+	if job.parent != n.self && n.live.crowded != nil && n.live.crowded(now) {
+		every = crowdedStatusEvery
+	}
 	job.mu.Lock()
 	var m []byte
 	switch {
-	case job.dirty:
+	case job.dirty && now.Sub(job.lastSent) >= every:
 		m, _ = encodeMsg(msgStatus, []NodeStatus{job.latest})
 		job.dirty = false
+	case job.dirty:
 	case now.Sub(job.lastSent) >= beatEvery(job.latest.State) && job.parent != n.self:
 		m = []byte{byte(msgHeartbeat)}
 	}

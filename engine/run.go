@@ -13,6 +13,7 @@ import (
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // RunOptions configure Run.
@@ -202,7 +203,8 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 // before any worker starts, as planJob does again once they have (from the
 // inventory too: names, clusters, cores): a decomposition the application
 // refuses (Poisson blocks that do not make one block per node, an exec job
-// with fewer items than nodes, a sparse matrix that cannot be read) fails
+// with fewer items than nodes, a sparse matrix that cannot be read, or an
+// asynchronous job on one it does not converge on) fails
 // the run at once, not after the workers started or a batch allocation
 // waited in its queue.
 func defineEarly(spec jobs.Spec, inv *deploy.Inventory, names []string, sel []probe.Node) error {
@@ -210,7 +212,17 @@ func defineEarly(spec jobs.Spec, inv *deploy.Inventory, names []string, sel []pr
 	if err := p.planCores(spec, inv); err != nil {
 		return err
 	}
-	return p.planTask(spec, sel)
+	if err := p.planTask(spec, sel); err != nil {
+		return err
+	}
+	if spec.Scheme == jobs.Asynchronous {
+		// Every link is asynchronous whatever the routes: the application
+		// may refuse that now (a sparse matrix that is not diagonally
+		// dominant). A hybrid job's modes wait for the live Htable.
+		p.Modes = []rmnp.Mode{rmnp.Async}
+		return p.checkScheme(spec)
+	}
+	return nil
 }
 
 // liveNodes describes the workers that are still running for the Htable

@@ -139,7 +139,10 @@ func writeRun(w io.Writer, r jobs.RunRecord, gain float64) error {
 	if gain > 0 {
 		fmt.Fprintf(w, ", computing gain %.2f", gain)
 	}
-	if r.TrueResidual != nil {
+	switch {
+	case r.TrueResidual != nil && r.ResidualReported:
+		fmt.Fprintf(w, "\nresidual: %.3g (reported by the parts: not measured)", float64(*r.TrueResidual))
+	case r.TrueResidual != nil:
 		fmt.Fprintf(w, "\ntrue residual: %.3g", float64(*r.TrueResidual))
 	}
 	if c := r.Complementarity; c != nil {

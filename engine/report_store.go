@@ -161,6 +161,7 @@ func runRecord(rep *Report, s *submission) jobs.RunRecord {
 		r := jobs.Float(rep.Residual)
 		c := rep.Complementarity
 		rec.TrueResidual, rec.Complementarity = &r, &c
+		rec.ResidualReported = rep.ResidualReported
 	}
 	return rec
 }

@@ -52,8 +52,11 @@ type RunRecord struct {
 	Residuals []ResidualSample `json:"residuals,omitempty"`
 	// TrueResidual is σ of one more synchronous sweep of the gathered
 	// solution (Residual); nil when the run produced no solution.
-	TrueResidual    *Float           `json:"true_residual,omitempty"`
-	Complementarity *Complementarity `json:"complementarity,omitempty"`
+	TrueResidual *Float `json:"true_residual,omitempty"`
+	// ResidualReported says TrueResidual is instead the largest σ the
+	// parts reported (an application that cannot measure its solution).
+	ResidualReported bool             `json:"residual_reported,omitempty"`
+	Complementarity  *Complementarity `json:"complementarity,omitempty"`
 
 	Outcome string `json:"outcome"` // OutcomeOK, OutcomeFailed, ...
 	Reason  string `json:"reason,omitempty"`

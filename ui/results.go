@@ -371,7 +371,10 @@ func recordDetail(r jobs.RunRecord) string {
 		outcome += ": " + r.Reason
 	}
 	fmt.Fprintf(&b, "outcome: %s · wall time %.3f s\n", outcome, r.WallSeconds)
-	if r.TrueResidual != nil {
+	switch {
+	case r.TrueResidual != nil && r.ResidualReported:
+		fmt.Fprintf(&b, "residual: %s (ε = %g), reported by the parts: not measured\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
+	case r.TrueResidual != nil:
 		fmt.Fprintf(&b, "true global residual: %s (ε = %g)\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
 	}
 	if c := r.Complementarity; c != nil {

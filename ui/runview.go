@@ -229,7 +229,7 @@ func (v *RunView) Finish(summary string, err error) {
 func keyLines(report string) string {
 	var out []string
 	for _, l := range strings.Split(report, "\n") {
-		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "complementarity", "computing gain", "warning"} {
+		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "residual:", "complementarity", "computing gain", "warning"} {
 			if strings.HasPrefix(strings.TrimSpace(l), p) {
 				out = append(out, strings.TrimSpace(l))
 				break

@@ -137,9 +137,8 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 	for _, x := range res.Solution {
 		sum += x
 	}
-	res.Residual, res.OK = sigma, !math.IsNaN(sum)
+	res.Residual, res.Reported, res.OK = sigma, true, !math.IsNaN(sum)
 	res.Figures = []gridapp.Figure{
-		{Name: "residual", Value: sigma, Text: fmt.Sprintf("%.3e, the largest last σ the programs reported (gridtui cannot re-measure a program's solution)", sigma)},
 		{Name: "sum of the values", Value: sum, Text: fmt.Sprintf("%.17g over %d values", sum, len(res.Solution))},
 	}
 	return res, nil

@@ -36,7 +36,7 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 			"--nodes; --net edits a network for what-if questions (--net ethernet=10Gbit/s,100us).",
 		Example: "  gridtui predict --n 48 --nodes 8                        # every scheme, from the runs of n = 48\n" +
 			"  gridtui predict --job job.toml --scheme async --json    # one scheme of a job file, as JSON\n" +
-			"  gridtui predict --n 48 --nodes 64 --net ethernet=10Gbit/s,100us   # what if the sites had 10 Gbit/s",
+			"  gridtui predict --n 48 --nodes 32 --net ethernet=10Gbit/s,100us   # what if: 32 nodes, 10 Gbit/s Ethernet",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return predictJob(cmd, g, f) },
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -109,7 +110,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	nodes := liveNodes(workers)
-	plan, err := planJob(spec, inv, nodes)
+	plan, err := planJob(spec, withHelloCores(inv, workers), nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -314,4 +315,36 @@ func stopLost(w *deploy.Worker) {
 	case <-w.Done():
 	case <-t.C:
 	}
+}
+
+// withHelloCores returns inv with every host the inventory gives no core
+// count (cores omitted: all the host has) given the cores its worker's
+// hello reported, so that a job of cores = 0 (each host's cores) runs on
+// all of them rather than on one. inv itself is left as it is.
+func withHelloCores(inv *deploy.Inventory, workers []*deploy.Worker) *deploy.Inventory {
+	if inv == nil {
+		return nil
+	}
+	hello := map[string]int{}
+	for _, w := range workers {
+		if w != nil && w.Hello.Cores > 0 {
+			hello[w.Host.Name] = w.Hello.Cores
+		}
+	}
+	out := *inv
+	out.Sites = slices.Clone(inv.Sites)
+	for i, s := range out.Sites {
+		s.Clusters = slices.Clone(s.Clusters)
+		for j, c := range s.Clusters {
+			c.Hosts = slices.Clone(c.Hosts)
+			for k, h := range c.Hosts {
+				if h.Cores == 0 && hello[h.Name] > 0 {
+					c.Hosts[k].Cores = hello[h.Name]
+				}
+			}
+			s.Clusters[j] = c
+		}
+		out.Sites[i] = s
+	}
+	return &out
 }

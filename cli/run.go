@@ -62,7 +62,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	// -1 only says "not given" (the job's cores stand): help shows no
 	// "(default -1)" that reads as a value to pass.
 	fl.Lookup("cores").DefValue = "0"
-	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
+	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node (an asynchronous node counts its sweeps on new halos)")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")

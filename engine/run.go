@@ -124,9 +124,14 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer stopGateways(gws)
+	defer stopGateways(gws, nil)
 	for _, g := range gws {
 		logf("", "gateway %s of site %s on %s, port %d", g.Name, g.Site, g.Host.Name, g.Port)
+		for _, o := range gws {
+			if why, ok := g.tunneled[o.Name]; ok && g.ID < o.ID {
+				logf("", "gateways %s ↔ %s linked via SSH tunnel: %s", g.Name, o.Name, why)
+			}
+		}
 	}
 	s, err := newSubmission(spec, plan, workers, opt, logf)
 	if err != nil {
@@ -135,12 +140,12 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
 	rep, runErr := s.execute(ctx)
+	lost = s.lostNodes()
 	if gws != nil {
 		// Stopped gateways print their last counters as they exit.
-		stopGateways(gws)
+		stopGateways(gws, lost)
 		rep.Gateways = gatewayReports(gws)
 	}
-	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
 		runErr = rerr
 	}

@@ -36,6 +36,20 @@ func (s Spec) Application() (gridapp.Application, gridapp.Values, error) {
 	return app, v, nil
 }
 
+// AbsPaths returns s with the relative values of its application's file
+// parameters (gridapp.Param.File) joined to dir: the submitter calls it
+// with the job file's directory (LoadSpec) and its working directory
+// (engine), since every worker opens the file in a working directory of its
+// own. An unknown application leaves s unchanged.
+func (s Spec) AbsPaths(dir string) Spec {
+	app, err := gridapp.Lookup(s.App)
+	if err != nil || len(s.Params) == 0 {
+		return s
+	}
+	s.Params = gridapp.AbsPaths(app.Params(), s.Params, dir)
+	return s
+}
+
 // containsParam reports whether a gridapp parameter error is about name
 // ("gridapp: bad parameter: NAME: …").
 func containsParam(text, name string) bool {

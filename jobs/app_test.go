@@ -16,7 +16,7 @@ func TestSpecApplications(t *testing.T) {
 	}{
 		"poisson":       {"app = \"poisson\"\n[params]\nn = \"24\"\nblocks = \"2x2x1\"\n", ""},
 		"poisson plain": {"app = \"poisson\"\n", ""},
-		"unknown app":   {"app = \"navier\"\n", `job.toml:1:1: app "navier" is unknown (registered: obstacle, poisson)`},
+		"unknown app":   {"app = \"navier\"\n", `job.toml:1:1: app "navier" is unknown (registered: obstacle, poisson, test-path)`},
 		"bad param":     {"app = \"poisson\"\n[params]\nn = \"0\"\n", "job.toml:3:1: app poisson: gridapp: bad parameter: n: 0 is outside 1…4096"},
 		"unknown param": {"app = \"poisson\"\n[params]\nm = \"3\"\n", "unknown parameter m (declared: n, eps, blocks)"},
 		"obstacle params": {"app = \"obstacle\"\n[params]\nn = \"3\"\n",

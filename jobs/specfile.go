@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +91,14 @@ func LoadSpec(path string) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("jobs: read job file %s: %w", path, err)
 	}
-	return ParseSpec(path, data)
+	s, err := ParseSpec(path, data)
+	if err != nil {
+		return s, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		s = s.AbsPaths(filepath.Dir(abs)) // a file parameter is relative to the job file
+	}
+	return s, nil
 }
 
 // ParseSpec decodes a job file strictly (unknown keys are errors) and

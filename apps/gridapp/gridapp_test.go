@@ -2,6 +2,7 @@ package gridapp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -291,5 +292,33 @@ func TestRunLocalSteps(t *testing.T) {
 	}
 	if _, err := RunLocal(stepApp{steps: 1, noStepper: true}, Values{}, []Node{{Cores: 1}}); err != nil {
 		t.Fatalf("one step without Advance: %v", err)
+	}
+}
+
+// TestAbsPaths: the submitter makes the relative values of file parameters
+// absolute and leaves every other value, and the given map, alone.
+func TestAbsPaths(t *testing.T) {
+	params := []Param{FileParam("matrix", "a file"), StringParam("order", "xyz", nil, "not a file")}
+	tests := map[string]struct {
+		given, want map[string]string
+	}{
+		"relative":  {map[string]string{"matrix": "m/a.mtx", "order": "zyx"}, map[string]string{"matrix": "/sub/mit/m/a.mtx", "order": "zyx"}},
+		"dot dot":   {map[string]string{"matrix": "../a.mtx"}, map[string]string{"matrix": "/sub/a.mtx"}},
+		"absolute":  {map[string]string{"matrix": "/data/a.mtx"}, map[string]string{"matrix": "/data/a.mtx"}},
+		"empty":     {map[string]string{"matrix": ""}, map[string]string{"matrix": ""}},
+		"not given": {map[string]string{"order": "rel"}, map[string]string{"order": "rel"}},
+		"nil":       {nil, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			before := fmt.Sprint(tc.given)
+			got := AbsPaths(params, tc.given, "/sub/mit")
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			if fmt.Sprint(tc.given) != before {
+				t.Fatalf("the given map changed: %v, was %v", tc.given, before)
+			}
+		})
 	}
 }

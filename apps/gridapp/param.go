@@ -3,7 +3,9 @@ package gridapp
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -49,6 +51,11 @@ type Param struct {
 	Max     float64
 	MinOpen bool
 	Choices []string
+	// File marks a String parameter whose value is a file's path: the
+	// submitter makes a relative one absolute (AbsPaths) before the task
+	// travels, since every worker opens it in its own working directory.
+	// The file must exist at that path on every node's host.
+	File bool
 }
 
 // IntParam declares an integer parameter in [min, max].
@@ -67,6 +74,33 @@ func FloatParam(name string, def, min, max float64, help string) Param {
 // it may take.
 func StringParam(name, def string, choices []string, help string) Param {
 	return Param{Name: name, Kind: String, Default: def, Help: help, Choices: choices}
+}
+
+// FileParam declares a String parameter holding a file's path (see
+// Param.File).
+func FileParam(name, help string) Param {
+	return Param{Name: name, Kind: String, Help: help, File: true}
+}
+
+// AbsPaths returns given with the relative values of its File parameters
+// joined to dir (the submitter's working directory, or the directory of the
+// job file that gave them), and the other values unchanged.
+func AbsPaths(params []Param, given map[string]string, dir string) map[string]string {
+	var out map[string]string
+	for _, p := range params {
+		v, ok := given[p.Name]
+		if !p.File || !ok || v == "" || filepath.IsAbs(v) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(given)
+		}
+		out[p.Name] = filepath.Join(dir, v)
+	}
+	if out == nil {
+		return given
+	}
+	return out
 }
 
 // BoolParam declares a boolean parameter (true/false, 1/0, yes/no).

@@ -292,12 +292,13 @@ func endsMidLine(f *os.File) (bool, error) {
 var ErrBadRecord = errors.New("not a run record")
 
 // check rejects JSON that decoded into an empty or meaningless record:
-// Append always writes an id and the problem size.
+// Append always writes an id, and the problem size of the obstacle problem
+// (an application that declares no n, such as sparse or exec, records 0).
 func (r *RunRecord) check() error {
 	switch {
 	case r.ID == "":
 		return fmt.Errorf("%w: no id", ErrBadRecord)
-	case r.Job.N < 1:
+	case r.Job.N < 0 || (r.Job.N == 0 && r.Job.Instance().App == "obstacle"):
 		return fmt.Errorf("%w: %s: problem size n = %d", ErrBadRecord, r.ID, r.Job.N)
 	}
 	return nil

@@ -88,13 +88,16 @@ func (v *ResultsView) SetResults(res *jobs.Results, err error) {
 	if res != nil {
 		for i := len(res.Records) - 1; i >= 0; i-- { // newest first
 			r := res.Records[i]
-			resid := "–"
+			resid, n := "–", "–" // n: an application that declares none records 0
 			if r.TrueResidual != nil {
 				resid = sci(float64(*r.TrueResidual))
 			}
+			if r.Job.N > 0 {
+				n = strconv.Itoa(r.Job.N)
+			}
 			row := listRow{Key: r.ID, Leaf: true, Cells: []string{
 				r.Time.UTC().Format("01-02 15:04"), orDefault(r.Job.Name, r.ID), string(r.Job.Scheme),
-				strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), strconv.Itoa(r.Job.N),
+				strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), n,
 				strconv.FormatFloat(r.WallSeconds, 'f', 2, 64), resid, r.Outcome,
 			}}
 			if !r.OK() {

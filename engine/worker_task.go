@@ -74,10 +74,12 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) {
 	t := job.task
 	fail := func(err error) {
-		if errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) {
+		if errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) || errors.Is(err, rmnp.ErrUnknownPeer) {
 			// A lost neighbour link is a consequence: give the node that
 			// actually failed time to be named first (the run is then
-			// aborted and this report is never sent).
+			// aborted and this report is never sent). A send to a
+			// neighbour with no link left (ErrUnknownPeer: every link
+			// linked at start died) is one too.
 			select {
 			case <-ctx.Done():
 			case <-time.After(secondaryDelay):

@@ -246,6 +246,16 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		}
 		fmt.Fprintln(b)
 	}
+	if m.HybridExcess > 0 {
+		fmt.Fprintf(b, "hybrid iterations per rank: the synchronous count · (1 + %.3g / nodes of its cluster)", m.HybridExcess)
+		if len(m.Lockstep) > 0 {
+			fmt.Fprintf(b, "; a hybrid run lasts at least those iterations in lockstep, each timed from %d traced hybrid run(s) with clusters of two nodes or more", len(m.Lockstep))
+		}
+		fmt.Fprintln(b)
+	}
+	if m.CorePointSeconds > 0 {
+		fmt.Fprintf(b, "CPU of a sweep: %.3g s per point (the least traced), of a byte sent %.3g s\n", m.CorePointSeconds, m.ByteSeconds)
+	}
 }
 
 func secs(s float64) string {

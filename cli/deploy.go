@@ -26,6 +26,7 @@ type deployFlags struct {
 	clean     bool
 	start     bool
 	binary    string
+	ship      []string
 	dist      string
 	timeout   time.Duration
 	plain     bool
@@ -55,7 +56,8 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 			"removes the work directories.",
 		Example: "  gridtui deploy                  # upload to every SSH host of ./sites.toml\n" +
 			"  gridtui deploy --start alpha    # upload to cluster alpha, smoke-test one worker per host\n" +
-			"  gridtui deploy --stop node-3    # stop the workers left on node-3",
+			"  gridtui deploy --stop node-3    # stop the workers left on node-3\n" +
+			"  gridtui deploy --ship examples/c-poisson/poisson   # then: --param program=poisson",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDeploy(cmd, g, f, args)
 		},
@@ -69,6 +71,7 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.clean, "clean", false, "stop the workers and remove the work directories")
 	fl.BoolVar(&f.start, "start", false, "after deploying, start one worker per host, print its hello, stop it")
 	fl.StringVar(&f.binary, "binary", "", "worker binary to upload instead of this one")
+	fl.StringArrayVar(&f.ship, "ship", nil, "also copy FILE beside the worker binary (an app = \"exec\" program and its files; the job names it by its base name); repeatable")
 	fl.StringVar(&f.dist, "dist", "dist", "directory of cross-built binaries (make dist)")
 	fl.BoolVar(&f.json, "json", false, "print the outcome per host (and the hellos of --start) as JSON; progress goes to stderr")
 	fl.DurationVar(&f.timeout, "connect-timeout", 0, "SSH connect timeout per hop (default: the inventory's, else 10s)")
@@ -108,7 +111,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	tty := isTerminal(out)
 	progress := deploy.NewProgress(out, hosts, tty)
 	opt := deploy.Options{Width: f.width, AcceptNew: f.acceptNew, Binary: f.binary, Dist: f.dist,
-		ConnectTimeout: f.timeout, Events: progress.Event, NoCompress: f.plain, NoRelay: f.noRelay}
+		ConnectTimeout: f.timeout, Events: progress.Event, NoCompress: f.plain, NoRelay: f.noRelay, Ship: f.ship}
 	if term.IsTerminal(os.Stdin.Fd()) {
 		opt.Passphrase = func(host, keyfile string) ([]byte, error) {
 			return askPassphrase(progress, host, keyfile)

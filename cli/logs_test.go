@@ -45,3 +45,20 @@ func TestLogs(t *testing.T) {
 		t.Errorf("logs of the run (alpha-2's missing log named):\n%s", out)
 	}
 }
+
+// TestRunNotFound: a run id that names no run, or several, is an error of
+// the command that was typed (logs, results show), not of another.
+func TestRunNotFound(t *testing.T) {
+	dir := resultsStore(t)
+	for _, args := range [][]string{{"logs", "nope"}, {"results", "show", "nope"}, {"results", "export", "2"}} {
+		root := newRootCmd()
+		root.SetOut(new(strings.Builder))
+		root.SetErr(new(strings.Builder))
+		root.SetArgs(append(args, "--data-dir", dir))
+		err := root.Execute()
+		want := "gridtui " + strings.Join(args[:len(args)-1], " ") + ": "
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("gridtui %v: %v, want an error starting %q", args, err, want)
+		}
+	}
+}

@@ -48,7 +48,10 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε")
 	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid (default: all three)")
 	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts`)
-	fl.IntVar(&f.cores, "cores", -1, "cores per node")
+	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores; default: the job's)")
+	// -1 only says "not given" (the job's cores stand): help shows no
+	// "(default -1)" that reads as a value to pass.
+	fl.Lookup("cores").DefValue = "0"
 	fl.StringArrayVar(&f.nets, "net", nil, "what-if network figures: name=bandwidth[,latency] (repeatable)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	fl.IntVar(&f.shared, "shared-cores", 0, "every node, traced and predicted, shares one host of this many cores (0: each node has its own)")

@@ -100,9 +100,9 @@ func findRun(cmd *cobra.Command, f *resultsFlags, id string) (*jobs.Results, job
 	case 1:
 		return res, found[0], nil
 	case 0:
-		return nil, jobs.RunRecord{}, fmt.Errorf("gridtui results: no run %q in %s (gridtui results --list lists them)", id, res.Path)
+		return nil, jobs.RunRecord{}, fmt.Errorf("%s: no run %q in %s (gridtui results --list lists them)", cmd.CommandPath(), id, res.Path)
 	}
-	return nil, jobs.RunRecord{}, fmt.Errorf("gridtui results: %q names %d runs in %s (%s, …): give more of the id", id, len(found), res.Path, found[0].ID)
+	return nil, jobs.RunRecord{}, fmt.Errorf("%s: %q names %d runs in %s (%s, …): give more of the id", cmd.CommandPath(), id, len(found), res.Path, found[0].ID)
 }
 
 // gainOf is the run's computing gain against the store's fastest single-node

@@ -101,6 +101,9 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 	})
 	if d != nil {
 		d.uploadAll(ctx, plans, s.Results, opt.width(), !opt.NoRelay)
+		if len(opt.Ship) > 0 {
+			d.shipAll(ctx, plans, s.Results, opt.Ship, opt.width())
+		}
 	}
 	return s, s.Err()
 }

@@ -106,6 +106,10 @@ type Options struct {
 	// Pool shares SSH connections between calls; nil gives each call its
 	// own, closed when the call (or, for StartWorkers, the last worker) ends.
 	Pool *Pool
+	// Ship lists files Deploy copies beside the worker binary, into the
+	// work directory of every SSH host (ship.go): a program of app = "exec"
+	// and its files, which the job then names by their base name.
+	Ship []string
 }
 
 func (o Options) width() int {

@@ -167,8 +167,12 @@ func statKey(p string) string {
 	return "{ if [ -e " + q + " ]; then stat -c '%i %s %z' " + q + " 2>/dev/null || echo -; else echo; fi; }"
 }
 
-// recordSum writes the sum record of the just-renamed binary.
+// recordSum writes the sum record of the just-renamed binary (only the
+// worker binary has one: a shipped file is rehashed by the next check).
 func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
+	if path.Base(final) != binaryName {
+		return nil
+	}
 	rec := shQuote(path.Join(wd, sumRecord))
 	_, err := c.exec(ctx, "printf '%s %s\\n' "+sum+" \"$("+statKey(final)+")\" > "+rec+".tmp && mv -f "+rec+".tmp "+rec)
 	return err

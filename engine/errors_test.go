@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func TestSolveErrorPrefixOnce(t *testing.T) {
 			is:   errWire},
 		"halo of the wrong length": {scheme: jobs.Synchronous,
 			provoke: func(ctx context.Context, nb, _ *rmnp.Endpoint) error {
-				return nb.SendFloat64s(ctx, 1, []float64{1, 2, 3}, rmnp.DATA)
+				return nb.SendFloat64s(ctx, 1, []float64{0, math.Float64frombits(haloSync), 1, 2, 3}, rmnp.DATA)
 			},
 			want: "engine: rank 0: halo from rank 1: malformed neighbour message: 3 values, want 64: application \"obstacle\": rank 1's outgoing values for rank 0 and their halo differ in length",
 			is:   errWire},

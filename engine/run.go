@@ -122,9 +122,14 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer stopGateways(gws)
+	defer stopGateways(gws, nil)
 	for _, g := range gws {
 		logf("", "gateway %s of site %s on %s, port %d", g.Name, g.Site, g.Host.Name, g.Port)
+		for _, o := range gws {
+			if why, ok := g.tunneled[o.Name]; ok && g.ID < o.ID {
+				logf("", "gateways %s ↔ %s linked via SSH tunnel: %s", g.Name, o.Name, why)
+			}
+		}
 	}
 	s, err := newSubmission(spec, plan, workers, opt, logf)
 	if err != nil {
@@ -133,12 +138,12 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
 	rep, runErr := s.execute(ctx)
+	lost = s.lostNodes()
 	if gws != nil {
 		// Stopped gateways print their last counters as they exit.
-		stopGateways(gws)
+		stopGateways(gws, lost)
 		rep.Gateways = gatewayReports(gws)
 	}
-	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
 		runErr = rerr
 	}
@@ -174,9 +179,10 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	all := inv.Hosts()
 	nodes := make([]probe.Node, len(all))
 	byName := map[string]deploy.Host{}
+	nodeOf := map[string]probe.Node{}
 	for i, h := range all {
 		nodes[i] = grid.NodeOf(h, deploy.Hello{})
-		byName[h.Name] = h
+		byName[h.Name], nodeOf[h.Name] = h, nodes[i]
 	}
 	names, err := selectNodes(spec, inv, nodes)
 	if err != nil {
@@ -186,10 +192,30 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 		return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane)", spec.Obstacle.N, len(names))
 	}
 	hosts := make([]deploy.Host, len(names))
+	sel := make([]probe.Node, len(names))
 	for i, n := range names {
 		hosts[i] = byName[n]
+		sel[i] = nodeOf[n]
+	}
+	if err := defineEarly(spec, inv, names, sel); err != nil {
+		return nil, err
 	}
 	return hosts, nil
+}
+
+// defineEarly has the application define the task on the selected nodes
+// before any worker starts, as planJob does again once they have (from the
+// inventory too: names, clusters, cores): a decomposition the application
+// refuses (Poisson blocks that do not make one block per node, an exec job
+// with fewer items than nodes, a sparse matrix that cannot be read) fails
+// the run at once, not after the workers started or a batch allocation
+// waited in its queue.
+func defineEarly(spec jobs.Spec, inv *deploy.Inventory, names []string, sel []probe.Node) error {
+	p := &Plan{Ranks: names}
+	if err := p.planCores(spec, inv); err != nil {
+		return err
+	}
+	return p.planTask(spec, sel)
 }
 
 // liveNodes describes the workers that are still running for the Htable

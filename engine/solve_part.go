@@ -69,6 +69,9 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 	for r := range nodes {
 		nodes[r] = gridapp.Node{Name: "rank " + strconv.Itoa(r), Cores: max(t.Cores, 1)}
 	}
+	if t.Node != "" && t.Rank >= 0 && t.Rank < len(nodes) {
+		nodes[t.Rank].Name, nodes[t.Rank].Cluster = t.Node, t.Cluster
+	}
 	task, err := app.Define(v, nodes)
 	if err != nil {
 		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
@@ -84,6 +87,9 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 	}
 	ps := task.Parts[t.Rank]
 	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: ps.Neighbours, Cores: max(t.Cores, 1), Spec: ps.Spec}
+	if t.Rank >= 0 && t.Rank < len(nodes) {
+		sub.Node = nodes[t.Rank]
+	}
 	if bp.part, err = app.NewPart(v, sub); err != nil {
 		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
 	}

@@ -22,9 +22,6 @@ import (
 // died, so that the failure is attributed to the node that caused it.
 const secondaryDelay = 1500 * time.Millisecond
 
-// linkTimeout bounds how long a worker waits for its lower neighbour to dial.
-const linkTimeout = 30 * time.Second
-
 // jobState is the worker role of a node during a run.
 type jobState struct {
 	task   workerTask
@@ -63,7 +60,7 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 	data := n.data
 	n.mu.Unlock()
 	if parent != n.self {
-		n.live.watchFor(parent, "coordinator", parentLimits)
+		n.live.watchStarting(parent, "coordinator", parentLimits)
 	}
 	go func() {
 		defer close(job.done)
@@ -104,13 +101,15 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		fail(errors.New("no data endpoint"))
 		return
 	}
-	dialled, nets, err := n.link(ctx, data, t)
+	lctx, cancel := context.WithTimeout(ctx, linkBudget)
+	dialled, nets, err := n.link(lctx, ctx, data, t)
+	cancel()
 	if err != nil {
 		fail(err)
 		return
 	}
 	sub := Subtask{App: t.App, Params: t.Params, Problem: t.Problem, Rank: t.Rank, Ranks: t.Ranks, Range: t.Range, Cores: t.Cores,
-		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter}
+		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster}
 	for _, nb := range t.Neighbours {
 		sub.Neighbours = append(sub.Neighbours, Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
@@ -146,13 +145,16 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 // choice with a first CTRL message on the chosen link (linkedPrefix and
 // the network), and the accepting side computes only once it has that
 // message and no other link to that neighbour is up.
-func (n *node) link(ctx context.Context, data *rmnp.Endpoint, t workerTask) (dialled []probe.Route, nets map[int]string, err error) {
+//
+// The dials are bounded by dctx (the start-up's budget), the waits by
+// linkTimeout under ctx.
+func (n *node) link(dctx, ctx context.Context, data *rmnp.Endpoint, t workerTask) (dialled []probe.Route, nets map[int]string, err error) {
 	nets = map[int]string{}
 	for _, up := range t.Neighbours {
 		if up == nil || !up.Dial {
 			continue
 		}
-		r, err := n.dial(ctx, data, up)
+		r, err := n.dial(dctx, data, up)
 		if err != nil {
 			return dialled, nil, err
 		}
@@ -210,12 +212,18 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask)
 		}
 		return errors.New("unknown route")
 	}
-	r, warns, err := probe.Preflight(ctx, up.Routes, dial, preflightTimeout)
+	r, warns, rounds, err := preflightRetry(ctx, up.Routes, dial)
 	for _, w := range warns {
 		n.logUp(ctx, w)
 	}
 	if err != nil {
+		if rounds > 1 {
+			return r, wrapErr(err, "link to %s (pre-flight tried %d times within the %v start-up budget)", up.Node, rounds, linkBudget)
+		}
 		return r, wrapErr(err, "link to %s", up.Node)
+	}
+	if rounds > 1 {
+		n.log.Info("engine: pre-flight retried", "neighbour", up.Node, "rounds", rounds, "network", r.Network)
 	}
 	if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+linkLabel(r)), rmnp.CTRL); err != nil {
 		return r, wrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)

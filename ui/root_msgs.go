@@ -15,6 +15,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // jobFileComment heads the job files Compose saves.
@@ -139,7 +140,7 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		ctx, cancel := context.WithCancel(m.cfg.Ctx)
 		m.cancelRun = cancel
 		m.run.Start(msg.Spec)
-		m.preflight = map[string]string{}
+		m.preflight, m.routes = map[string]string{}, newRunRoutes()
 		for _, p := range m.compose.Pairs() {
 			m.preflight[p.A+"↔"+p.B] = "pending"
 		}
@@ -217,6 +218,8 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		return msg.feed.tick()
 	}
 	m.run.ApplyReport(msg.nodes, msg.gain)
+	m.routes.noteReport(msg.routes)
+	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
 	m.markRunWorkers(m.run.snap, WorkerDown)
@@ -239,13 +242,22 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 // any node iterates, every link is up, so the other pairs passed.
 func (m *Model) notePreflight(msg runTickMsg) {
 	changed := false
+	var base map[string]probe.Route
 	for _, e := range msg.logs {
+		m.routes.noteLog(e.Text)
 		for pair, st := range m.preflight {
 			a, b, _ := strings.Cut(pair, "↔")
-			if strings.HasPrefix(e.Text, a+" ↔ "+b+": ") && strings.Contains(e.Text, "unreachable") && st != "fallback" && st != "gateway" {
+			if strings.HasPrefix(e.Text, a+" ↔ "+b+": ") && strings.Contains(e.Text, "unreachable") && st != "fallback" && st != "gateway" && st != "tunnel" {
 				m.preflight[pair], changed = "fallback", true
-				if strings.Contains(e.Text, " via gateway ") { // the sites' gateways carry the pair (rmnp spec §8)
-					m.preflight[pair] = "gateway"
+				if base == nil {
+					base = map[string]probe.Route{}
+					for _, p := range m.compose.Pairs() {
+						base[p.A+"↔"+p.B] = p.Route
+					}
+				}
+				// The sites' gateways carry the pair (rmnp spec §8).
+				if st := m.routes.notePreflight(base[pair], a, b, e.Text); st != "" {
+					m.preflight[pair] = st
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // runTick is the console's telemetry rate: snapshots and log events are
@@ -33,6 +34,8 @@ type runBatch struct {
 	// gain its computing gain (0: unknown).
 	nodes []engine.NodeReport
 	gain  float64
+	// routes are the report's routes, as the nodes dialled them.
+	routes []probe.Route
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -70,7 +73,7 @@ func (f *runFeed) deploy(e deploy.Event) {
 
 func (f *runFeed) report(r *engine.Report) {
 	f.mu.Lock()
-	f.nodes, f.gain = r.Nodes, r.Gain
+	f.nodes, f.gain, f.routes = r.Nodes, r.Gain, r.Routes
 	f.mu.Unlock()
 }
 

@@ -31,7 +31,8 @@ const maxCount = 100_000_000
 // Params declares the program, its arguments and the split of its problem.
 func (App) Params() []gridapp.Param {
 	return []gridapp.Param{
-		gridapp.StringParam("program", "", nil, "the program's path on every host (absolute, or relative to the worker's directory)"),
+		gridapp.StringParam("program", "", nil, "the program's path on every host (absolute; relative: to the worker's directory; a bare name not there: looked up in PATH)"),
+		gridapp.StringParam("programs", "", nil, "host=path or cluster=path pairs, split at spaces: the program's path on the hosts where it differs (a host's entry wins over its cluster's, both over program)"),
 		gridapp.StringParam("args", "", nil, "the program's arguments, split at spaces"),
 		gridapp.StringParam("params", "", nil, "key=value pairs, split at spaces, the program reads with GRID_Param"),
 		gridapp.IntParam("items", 1, 1, maxCount, "items (planes, rows) split in contiguous ranges among the nodes"),
@@ -40,6 +41,7 @@ func (App) Params() []gridapp.Param {
 		gridapp.StringParam("graph", "chain", []string{"chain", "ring"}, "which ranks neighbour: the previous and next (ring: and around)"),
 		gridapp.FloatParam("eps", 1e-8, 0, math.MaxFloat64, "threshold of the local test σ < eps").Above(),
 		gridapp.IntParam("max_iter", 0, 0, 1_000_000_000, "iteration limit (0: none)"),
+		gridapp.FloatParam("spin", 0, 0, 1e6, "microseconds the worker and the program poll for each other's next turn before they sleep (0: sleep at once; more than a node's free cores spinning slows everyone)"),
 		gridapp.FloatParam("timeout", 60, 0, 86400, "seconds a program may take for one iteration (or to start) before it counts as hung").Above(),
 	}
 }
@@ -50,8 +52,17 @@ type partSpec struct{ Lo, Hi int }
 // Define splits the items among the nodes and links them as a chain or a
 // ring.
 func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {
-	if v.String("program") == "" {
+	programs, err := parsePrograms(v.String("programs"))
+	if err != nil {
+		return gridapp.Task{}, err
+	}
+	if v.String("program") == "" && len(programs) == 0 {
 		return gridapp.Task{}, fmt.Errorf("exec: no program: give its path in the program parameter")
+	}
+	if items := v.Int("items"); items < len(nodes) {
+		// items defaults to 1: a job that forgot it must hear which
+		// parameter to set, not that planes do not split.
+		return gridapp.Task{}, fmt.Errorf("exec: items = %d cannot be split among %d nodes: set items to the number of planes, rows… the program splits, at least %d (and unit to the values of each)", items, len(nodes), len(nodes))
 	}
 	ranges, err := gridapp.Split(v.Int("items"), len(nodes))
 	if err != nil {
@@ -101,11 +112,16 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 	if halo > math.MaxInt32/16 {
 		return nil, fmt.Errorf("exec: halo of %d values is too large", halo)
 	}
+	path, err := programPath(v.String("program"), v.String("programs"), sub)
+	if err != nil {
+		return nil, err
+	}
 	win, err := newWindow(16 * halo * len(sub.Neighbours)) // out and in per neighbour
 	if err != nil {
 		return nil, err
 	}
-	p, err := startProgram(v.String("program"), strings.Fields(v.String("args")), sub.Rank, sub.Cores, win)
+	spin := time.Duration(v.Float("spin") * float64(time.Microsecond))
+	p, err := startProgram(path, strings.Fields(v.String("args")), sub.Rank, sub.Cores, win, spin)
 	if err != nil {
 		win.close()
 		return nil, err

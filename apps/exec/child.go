@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -17,12 +19,19 @@ import (
 // descriptor is its end of the socket pair.
 const fdEnv = "GRIDHPC_FD"
 
+// spinEnv tells gridhpc.c how many nanoseconds to poll for the worker's
+// answer before it sleeps in read.
+const spinEnv = "GRIDHPC_SPIN_NS"
+
 // program is a running user program and the worker's end of its socket.
 type program struct {
 	name string // as the job names it, for errors
 	rank int
 	cmd  *osexec.Cmd
 	conn *net.UnixConn
+	in   *bufio.Reader   // conn's: a call's header and arguments in one read
+	raw  syscall.RawConn // conn's, to poll it (spin)
+	spin time.Duration   // how long to poll for the program's next call before sleeping
 	out  *tail
 	done chan struct{} // closed when the process has been reaped
 	err  error         // its exit status, once done is closed
@@ -32,8 +41,10 @@ type program struct {
 // a Unix socket pair is file descriptor 3 (GRIDHPC_FD), the shared window
 // file descriptor 4 (GRIDHPC_SHM_FD), its output goes to
 // a tail kept for error messages, and it dies with the worker (the parent
-// death signal, and the worker's process group on a local grid).
-func startProgram(path string, args []string, rank, cores int, win *window) (*program, error) {
+// death signal, and the worker's process group on a local grid). Both sides
+// poll for the other's next turn for spin before they sleep
+// (GRIDHPC_SPIN_NS).
+func startProgram(path string, args []string, rank, cores int, win *window, spin time.Duration) (*program, error) {
 	fds, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("exec: program %s: socket pair: %w", path, err)
@@ -45,11 +56,17 @@ func startProgram(path string, args []string, rank, cores int, win *window) (*pr
 	if err != nil {
 		return nil, fmt.Errorf("exec: program %s: %w", path, err)
 	}
-	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{}, done: make(chan struct{})}
+	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{}, done: make(chan struct{}), spin: spin}
+	p.in = bufio.NewReaderSize(p.conn, 512)
+	if p.raw, err = p.conn.SyscallConn(); err != nil {
+		p.conn.Close()
+		return nil, fmt.Errorf("exec: program %s: %w", path, err)
+	}
 	p.cmd = osexec.Command(path, args...)
 	p.cmd.ExtraFiles = []*os.File{theirs, win.file}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.Env = append(os.Environ(), fdEnv+"=3", shmEnv+"=4", "GRIDHPC_RANK="+strconv.Itoa(rank))
+	p.cmd.Env = append(os.Environ(), fdEnv+"=3", shmEnv+"=4", "GRIDHPC_RANK="+strconv.Itoa(rank),
+		spinEnv+"="+strconv.FormatInt(spin.Nanoseconds(), 10))
 	if os.Getenv("OMP_NUM_THREADS") == "" {
 		p.cmd.Env = append(p.cmd.Env, "OMP_NUM_THREADS="+strconv.Itoa(cores))
 	}
@@ -95,6 +112,21 @@ func (p *program) gone(while string) error {
 // fail returns an error naming the program and its rank.
 func (p *program) fail(format string, a ...any) error {
 	return fmt.Errorf("exec: program %s on rank %d: %s", p.name, p.rank, fmt.Sprintf(format, a...))
+}
+
+// await polls the program's socket for its next call for up to p.spin,
+// before the read that parks the goroutine until the call comes: a call
+// that comes within it costs no sleep and wake-up of the worker.
+func (p *program) await() {
+	if p.spin <= 0 || p.in.Buffered() > 0 {
+		return
+	}
+	end := time.Now().Add(p.spin)
+	p.raw.Read(func(fd uintptr) bool {
+		for !readable(int(fd)) && time.Now().Before(end) {
+		}
+		return true
+	})
 }
 
 // kill ends the program if it still runs and reaps it.

@@ -2,7 +2,8 @@
 // Fortran, or Python with NumPy — written against gridhpc.h, the C form of
 // GRIDHPC's Listing 1 (GRID_Send, GRID_Receive, GRID_Wait with CTRL_FLAG
 // and DATA_FLAG). A job names it with app = "exec" and gives the program's
-// path and arguments, and how its problem splits: items (planes, rows) in
+// path (program; programs where a host or a cluster keeps it elsewhere,
+// located by locate.go) and arguments, and how its problem splits: items (planes, rows) in
 // contiguous ranges, unit values of result per item, halo values per
 // message, a chain or a ring of neighbours.
 //

@@ -90,3 +90,29 @@ func serialRod(n, iters int) []float64 {
 	}
 	return u[1 : n+1]
 }
+
+// TestRunWait: testdata/wait.c receives each halo when GRID_Wait reports it
+// new: synchronously every neighbour each iteration once (the serial rod
+// bit for bit), asynchronously only what arrived, never twice, and the
+// run converges.
+func TestRunWait(t *testing.T) {
+	prog := build(t, "wait", "gcc", append(cflags, "apps/exec/testdata/wait.c", "apps/exec/gridhpc/gridhpc.c", "-lm")...)
+	const n = 30
+	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
+		t.Run(string(scheme), func(t *testing.T) {
+			args := strconv.Itoa(n)
+			if scheme == jobs.Synchronous {
+				args += " sync"
+			}
+			rep, err, _ := runExec(t, scheme, 3, map[string]string{"program": prog, "args": args, "items": strconv.Itoa(n), "eps": "1e-9"})
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if scheme == jobs.Synchronous {
+				sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
+			} else if !(rep.Residual < 1e-9) {
+				t.Fatalf("residual %g, want < 1e-9", rep.Residual)
+			}
+		})
+	}
+}

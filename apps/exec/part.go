@@ -87,14 +87,14 @@ func newPart(p *program, win *window, sub subtaskMsg, timeout time.Duration) (*p
 func (pt *part) hello() error {
 	p := pt.p
 	p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
-	h, err := readHeader(p.conn, pt.hdr[:])
+	h, err := readHeader(p.in, pt.hdr[:])
 	if err != nil {
 		return pt.readErr(err, "without calling GRID_Init")
 	}
 	if h.kind != kindHello || h.len != 4 {
 		return p.fail("sent %s (%d bytes) first, want GRID_Init", kindName(h.kind), h.len)
 	}
-	if _, err := io.ReadFull(p.conn, pt.hdr[:4]); err != nil {
+	if _, err := io.ReadFull(p.in, pt.hdr[:4]); err != nil {
 		return pt.readErr(err, "in GRID_Init")
 	}
 	if v := binary.LittleEndian.Uint32(pt.hdr[:4]); v != protocolVersion {
@@ -155,7 +155,7 @@ func (pt *part) serve() (*request, error) {
 // GRID_Iterate's σ, and for it and the first receive which neighbours the
 // program sent to.
 func (pt *part) read() (*request, error) {
-	h, err := readHeader(pt.p.conn, pt.hdr[:])
+	h, err := readHeader(pt.p.in, pt.hdr[:])
 	if err != nil {
 		return nil, pt.readErr(err, "during iteration "+fmt.Sprint(pt.iter+1))
 	}
@@ -175,7 +175,7 @@ func (pt *part) read() (*request, error) {
 	}
 	if want > 0 {
 		b := pt.args(want)
-		if _, err := io.ReadFull(pt.p.conn, b); err != nil {
+		if _, err := io.ReadFull(pt.p.in, b); err != nil {
 			return nil, pt.readErr(err, "in "+kindName(h.kind))
 		}
 		if h.kind == kindIterate {
@@ -198,7 +198,7 @@ func (pt *part) args(n int) []byte {
 // abort reads the program's reason and fails the run with it.
 func (pt *part) abort(h header) error {
 	b := make([]byte, min(h.len, 4096))
-	io.ReadFull(pt.p.conn, b)
+	io.ReadFull(pt.p.in, b)
 	if h.flags == 1 { // gridhpc.c caught a call that breaks the rules
 		return pt.p.fail("%s", b)
 	}
@@ -220,6 +220,7 @@ func (pt *part) Sweep() float64 {
 	case r != nil || pt.waiting: // its first receive, or the last GRID_Iterate
 		pt.waiting = false
 		if err = pt.proceed(); err == nil {
+			pt.p.await()
 			r, err = pt.serve()
 		}
 	default: // the engine calls Sweep once per iteration: not reached
@@ -287,7 +288,7 @@ func (pt *part) finish() error {
 	if want := uint64(8 * pt.sub.size); r.h.len != want {
 		return p.fail("GRID_Result of %d bytes, want %d (%d values: its items × the job's unit)", r.h.len, want, pt.sub.size)
 	}
-	if _, err := io.ReadFull(p.conn, unsafe.Slice((*byte)(unsafe.Pointer(&pt.result[0])), 8*pt.sub.size)); err != nil {
+	if _, err := io.ReadFull(p.in, unsafe.Slice((*byte)(unsafe.Pointer(&pt.result[0])), 8*pt.sub.size)); err != nil {
 		return pt.readErr(err, "in GRID_Result")
 	}
 	pt.result[pt.sub.size] = pt.sigma

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"io/fs"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -20,3 +21,14 @@ func memFile() (int, error) { return unix.MemfdCreate("gridhpc", unix.MFD_CLOEXE
 // release frees the pages behind a shared mapping of a memory file, keeping
 // its addresses valid.
 func release(mem []byte) { unix.Madvise(mem, unix.MADV_REMOVE) }
+
+// readable reports whether a read from the socket fd would not block: it
+// has data, reached its end or failed.
+func readable(fd int) bool {
+	var b [1]byte
+	_, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return err != unix.EAGAIN && err != unix.EINTR
+}
+
+// executable reports whether the worker's user may execute the file.
+func executable(path string, _ fs.FileInfo) error { return unix.Access(path, unix.X_OK) }

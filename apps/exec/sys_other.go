@@ -4,6 +4,7 @@ package exec
 
 import (
 	"errors"
+	"io/fs"
 	"syscall"
 )
 
@@ -14,3 +15,12 @@ func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
 func memFile() (int, error)           { return 0, errNotLinux }
 
 func release([]byte) {}
+
+func readable(int) bool { return true }
+
+func executable(_ string, fi fs.FileInfo) error {
+	if fi.Mode()&0o111 == 0 {
+		return fs.ErrPermission
+	}
+	return nil
+}

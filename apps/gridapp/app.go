@@ -84,6 +84,9 @@ type Subtask struct {
 	Neighbours []int // as in the PartSpec
 	Cores      int   // cores of the node for this part (≥ 1): size a Pool with it
 	Spec       []byte
+	// Node is the node this part runs on: its host's name and its cluster
+	// (empty when the engine does not know them, e.g. a test's).
+	Node Node
 }
 
 // Part is one worker's share of a task: the iteration-level interface, the

@@ -46,7 +46,7 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 		}
 	}()
 	for r, ps := range t.Parts {
-		sub := Subtask{Rank: r, Ranks: len(t.Parts), Neighbours: ps.Neighbours, Cores: max(nodes[r].Cores, 1), Spec: ps.Spec}
+		sub := Subtask{Rank: r, Ranks: len(t.Parts), Neighbours: ps.Neighbours, Cores: max(nodes[r].Cores, 1), Spec: ps.Spec, Node: nodes[r]}
 		if parts[r], err = app.NewPart(v, sub); err != nil {
 			return LocalRun{}, fmt.Errorf("part %d: %w", r, err)
 		}

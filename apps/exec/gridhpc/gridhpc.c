@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { K_HELLO = 1, K_SEND, K_RECEIVE, K_WAIT, K_ITERATE, K_RESULT, K_ABORT, K_REPLY = 16 };
@@ -30,6 +31,7 @@ enum { S_RUN = 1, S_STOPPED, S_DONE, S_BROKEN };
 struct lib {
 	int fd, state;
 	int go;               /* the worker said go for this iteration */
+	uint64_t spin;        /* ns to poll for the worker's go before blocking (GRIDHPC_SPIN_NS) */
 	char *kv;             /* the params string */
 	char *win;            /* the shared window */
 	size_t winsize;
@@ -91,21 +93,53 @@ static int readn(struct lib *l, void *buf, size_t n)
 	return GRID_OK;
 }
 
+static uint64_t now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* spinwait waits up to l->spin ns for the worker's answer by polling the
+ * socket, before reply's read blocks: an answer that comes within it costs
+ * no sleep and wake-up of the process. */
+static void spinwait(struct lib *l)
+{
+	if (!l->spin) return;
+	uint64_t end = now() + l->spin;
+	char c;
+	do {
+		ssize_t n = recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return;
+	} while (now() < end);
+}
+
 /* reply reads the worker's answer: its status, and up to max payload bytes
- * into buf (*len gets the payload's length). */
+ * into buf (*len gets the payload's length). A short answer (a go with one
+ * byte per neighbour) comes in one read with its header. */
 static int reply(struct lib *l, void *buf, size_t max, size_t *len)
 {
-	unsigned char h[HDR];
-	int rc = readn(l, h, HDR);
-	if (rc) return rc;
-	uint64_t n = get64(h + 8);
-	if (h[0] != K_REPLY || n > max) {
+	unsigned char b[HDR + 64];
+	size_t want = HDR + (max < sizeof b - HDR ? max : 0), got = 0;
+	while (got < HDR) {
+		ssize_t r = read(l->fd, b + got, want - got);
+		if (r < 0 && errno == EINTR) continue;
+		if (r <= 0) {
+			l->state = S_BROKEN;
+			return GRID_EIO;
+		}
+		got += (size_t)r;
+	}
+	uint64_t n = get64(b + 8);
+	if (b[0] != K_REPLY || n > max || got > HDR + n) {
 		l->state = S_BROKEN;
 		return GRID_EPROTO;
 	}
-	if (n && (rc = readn(l, buf, (size_t)n))) return rc;
+	if (got > HDR) memcpy(buf, b + HDR, got - HDR);
+	int rc;
+	if (n > got - HDR && (rc = readn(l, (char *)buf + (got - HDR), (size_t)n - (got - HDR)))) return rc;
 	if (len) *len = (size_t)n;
-	return (int32_t)get32(h + 4);
+	return (int32_t)get32(b + 4);
 }
 
 /* fail tells the worker why a call broke the rules (the run fails with
@@ -180,6 +214,8 @@ int GRID_Init(GRIDSubtask *s)
 	if ((l->fd = envfd("GRIDHPC_FD")) < 0) return GRID_ENOENV;
 	int shm = envfd("GRIDHPC_SHM_FD");
 	if (shm < 0) return GRID_ENOENV;
+	const char *spin = getenv("GRIDHPC_SPIN_NS");
+	if (spin) l->spin = strtoull(spin, NULL, 10);
 	unsigned char v[4];
 	put32(v, PROTOCOL);
 	int rc = sendv(l, K_HELLO, 0, 0, v, 4);
@@ -233,6 +269,7 @@ static int usable(GRIDSubtask *s, int want)
 static int proceed(GRIDSubtask *s)
 {
 	size_t n = 0;
+	spinwait(L(s));
 	int rc = reply(L(s), L(s)->fresh, s->nneighbours, &n);
 	if (rc == 1) {
 		L(s)->state = S_STOPPED;

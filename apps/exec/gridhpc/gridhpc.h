@@ -40,6 +40,24 @@
  *
  * Not thread-safe: call the library from one thread (OpenMP: outside the
  * parallel regions).
+ *
+ * What the library does not do, by design of the iteration-level model:
+ *  - GRID_Wait never blocks. The environment moves the messages between
+ *    two GRID_Iterate calls, never during the program's turn, so there is
+ *    nothing to wait for inside it: GRID_Wait reports what came before the
+ *    turn (GRID_ENOMSG: nothing new), and a program that wants newer values
+ *    ends its turn with GRID_Iterate. NOWAIT_FLAG is accepted on
+ *    GRID_Receive and changes nothing: no GRID_Receive blocks but the
+ *    first of the run.
+ *  - CTRL_FLAG is refused (GRID_EFLAGS, and the run fails): the control
+ *    messages are the termination detectors' (tokens, activity, switch),
+ *    which run in the worker on the σ of GRID_Iterate; a program reports
+ *    its state through σ, and cannot end the run on its own but with
+ *    GRID_Abort.
+ *  - One exchange per neighbour per iteration, of a fixed size: a program
+ *    with a loop of its own (several exchanges per iteration, messages of
+ *    varying size, a time loop around an inner solve, its own termination)
+ *    has no C form yet; gridtui's Go API has one (gridapp.Calculator).
  */
 #ifndef GRIDHPC_H
 #define GRIDHPC_H
@@ -98,9 +116,12 @@ int GRID_Send(GRIDSubtask *pSubtask, uint32_t dest, char *buffer, size_t size, i
 int GRID_Receive(GRIDSubtask *pSubtask, uint32_t source, char *buffer, size_t size, int flags);
 
 /* GRID_Wait stores in *iSubtaskRank a neighbour whose values are new since
- * the program last received them, and DATA_FLAG in *flags (Listing 1). The
- * environment delivers messages between iterations, so it does not block:
- * GRID_ENOMSG says no neighbour has new values in this iteration. */
+ * the program last received them, and DATA_FLAG in *flags (Listing 1);
+ * calling it again after GRID_Receive from that neighbour gives the next
+ * one. The environment delivers messages between iterations, so it does
+ * not block: GRID_ENOMSG says no neighbour has new values in this
+ * iteration (on a synchronous link every neighbour's are new each
+ * iteration; on an asynchronous one only those that arrived). */
 int GRID_Wait(GRIDSubtask *pSubtask, uint32_t *iSubtaskRank, int *flags);
 
 /* GRID_SendBuffer and GRID_ReceiveBuffer return the window's buffers for a

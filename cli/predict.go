@@ -230,7 +230,11 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	fmt.Fprint(b, "networks:")
 	for _, n := range names {
 		x := r.Platform.Networks[n]
-		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, x.Source)
+		src := x.Source
+		if x.LatencySource != "" {
+			src += ", latency: " + x.LatencySource
+		}
+		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, src)
 	}
 	fmt.Fprintln(b)
 	if r.Platform.SharedCores > 0 {

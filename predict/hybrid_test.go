@@ -10,10 +10,10 @@ import (
 
 // clusterRun is a completed run of obstacle n = 8 on a host of 2 shared
 // cores: clusters lists the nodes of each cluster; every node owns 64
-// points, sweeps 100 µs per point-sweep… (sweep seconds), and did iters(rank)
-// iterations with busy seconds of compute, send and wait; links join
-// neighbours in a chain, asynchronous between clusters when async says so,
-// sending bytes per iteration.
+// points, did iters(rank) sweeps of the given time each, and spent busy's
+// seconds computing, sending and waiting; links join neighbours in a
+// chain (the scheme's modes: hybrid's asynchronous between clusters), each
+// sending bytes(between clusters) per iteration.
 func clusterRun(id string, scheme jobs.Scheme, clusters []int, sweep time.Duration, iters func(rank int) int,
 	busy [3]float64, bytes func(between bool) uint64) jobs.RunRecord {
 	r := jobs.RunRecord{ID: id, Time: time.Unix(int64(len(id)), 0), Outcome: jobs.OutcomeOK, WallSeconds: busy[0] + busy[1] + busy[2] + 0.1,

@@ -61,8 +61,8 @@ func (m *Model) hybridIterations(p *Prediction, pl Platform) {
 // takes, with what they were measured on.
 type LockstepRun struct {
 	Nodes int `json:"nodes"`
-	// Points per node and Contention (nodes per core of a shared host, at
-	// least 1) of the run.
+	// Points per node and core, and Contention (cores asked per core of a
+	// shared host, at least 1) of the run.
 	Points           float64 `json:"points"`
 	Contention       float64 `json:"contention"`
 	IterationSeconds float64 `json:"iteration_seconds"`
@@ -83,7 +83,7 @@ func (m *Model) fitLockstep(recs []jobs.RunRecord) {
 			sizes[n.Cluster]++
 			busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
 			its += float64(n.Iterations) / float64(len(r.Nodes))
-			points += float64(n.Trace.Points) / float64(len(r.Nodes))
+			points += float64(n.Trace.Points) / float64(max(n.Cores, 1)) / float64(len(r.Nodes))
 			if n.Iterations > 0 {
 				sweep += n.ComputeSeconds / float64(n.Iterations) / float64(len(r.Nodes))
 			}
@@ -111,7 +111,7 @@ func (m *Model) runContention(rec jobs.RunRecord) float64 {
 }
 
 // lockstepSeconds is the time of one hybrid iteration on nodes of the
-// given points each at the host's contention cont, from the traced
+// given points per core at the host's contention cont, from the traced
 // lockstep runs (their mean): a sweep scales with the points and the
 // contention, the rest of an iteration (the exchange with the cluster's
 // synchronous neighbours, which waits for each of them to be given a core)

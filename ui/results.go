@@ -38,6 +38,9 @@ type ResultsView struct {
 	scroll  int
 	shift   int // and how far it is scrolled sideways
 	message string
+	// reloading is set by R until the store is read again, which then
+	// says so (a reload that changed nothing looked like no reload).
+	reloading bool
 }
 
 // Messages of the Results view.
@@ -227,6 +230,10 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 	switch msg := msg.(type) {
 	case resultsLoadedMsg:
 		v.SetResults(msg.res, msg.err)
+		if v.reloading && msg.err == nil && msg.res != nil {
+			v.message = "read again: " + count(len(msg.res.Records), "run", "runs")
+		}
+		v.reloading = false
 	case exportDoneMsg:
 		v.message = "exported " + msg.path
 		if msg.err != nil {
@@ -264,6 +271,7 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 		v.mode = map[int]int{modeRuns: modeTimes, modeTimes: modeGains, modeGains: modeRuns, modeDetail: modeTimes}[v.mode]
 		v.scroll, v.shift = 0, 0
 	case key.Matches(msg, k.Reload):
+		v.reloading = true
 		return v, v.load()
 	case key.Matches(msg, k.CSV), key.Matches(msg, k.Markdown):
 		kind := jobs.TimeTable

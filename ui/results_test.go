@@ -171,3 +171,23 @@ func TestResultsExportAndLoad(t *testing.T) {
 		t.Errorf("markdown table:\n%s", data)
 	}
 }
+
+// TestResultsReloadSays: R reads the store again and says how many runs it
+// holds (a reload that found nothing new looked like no reload at all).
+func TestResultsReloadSays(t *testing.T) {
+	dir := t.TempDir()
+	rec := record(1, jobs.Synchronous, 1, 4.0, true)
+	if err := jobs.Append(dir, &rec); err != nil {
+		t.Fatal(err)
+	}
+	v := NewResultsView(testCommon(80, 24), dir)
+	v, _ = v.Update(v.load()())
+	v, cmd := v.Update(keyPress("R"))
+	if cmd == nil {
+		t.Fatal("R did not read the store")
+	}
+	v, _ = v.Update(cmd())
+	if v.message != "read again: 1 run" {
+		t.Errorf("message after R: %q", v.message)
+	}
+}

@@ -257,7 +257,16 @@ func (v *ComposeView) validate() {
 	if v.formProblems == 0 && len(nodes) > 0 {
 		var err error
 		if edges, err = v.defineTask(s); err != nil {
-			add("%s", strings.TrimPrefix(err.Error(), s.App+": "))
+			msg := strings.TrimPrefix(err.Error(), s.App+": ")
+			add("%s", msg)
+			// A decomposition refused for one parameter names it first
+			// ("blocks 3x1x1 make 3 blocks for 4 nodes", "items = 1 …"):
+			// mark that field, as a value that does not parse is.
+			if w := strings.Fields(msg); len(w) > 0 {
+				if f := v.param(w[0]); f != nil {
+					v.badFields[f.ID] = true
+				}
+			}
 		}
 	}
 	if len(v.problems) == 0 && v.htable != nil {

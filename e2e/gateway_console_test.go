@@ -72,6 +72,9 @@ func TestGatewayConsole(t *testing.T) {
 					t.Errorf("the Run view lacks %q:\n%s", want, s)
 				}
 			}
+			if strings.Contains(s, "DATA 0 B") || strings.Contains(s, " 0 msg") {
+				t.Errorf("the Run view shows a gateway link that carried nothing:\n%s", s)
+			}
 			keys("2")
 			s = waitFor(30*time.Second, c.net)
 			t.Logf("the Network view after the run:\n%s", s)

@@ -84,6 +84,9 @@ func (v ComposeView) predictRowLine(i int, name string, w int) string {
 		if src == "set" {
 			src = "what-if"
 		}
+		if n.LatencySource != "" {
+			src += ", latency: " + n.LatencySource
+		}
 		line = "  " + padRight(name, 11) + " " + fmt.Sprintf("%s, %s", rate(n.Bandwidth), n.Latency) + s.Dim.Render(" ("+src+")")
 	}
 	if v.pane == panePredict && i == v.cursor[panePredict] && !v.editing {

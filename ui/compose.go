@@ -104,6 +104,9 @@ type ComposeView struct {
 	// inventory order (a run keeps it); nil means inventory order. Changing
 	// the node choice drops it.
 	order []string
+	// output is the loaded job file's [output] (where the solution is
+	// written): the form has no field for it, the job keeps it.
+	output jobs.Output
 }
 
 // Messages of the Compose view.
@@ -173,6 +176,7 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 	v.applyForm(s.WithDefaults()) // the form shows what will run, never a 0 standing for a default
 	v.applyNodes(s.Nodes)
 	v.groups = slices.Clone(s.Groups)
+	v.output = s.Output
 	v.validate()
 }
 

@@ -226,6 +226,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		return msg.feed.tick()
 	}
 	m.run.ApplyReport(msg.nodes, msg.gain)
+	m.run.ApplyGateways(msg.gateways)
 	m.routes.noteReport(msg.routes)
 	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)

@@ -69,17 +69,22 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 	return nil
 }
 
+// neighbourLost reports whether err says a neighbour's link went down
+// (closed, broken, or already gone when a send looked for it): the
+// consequence of that neighbour's failure, not this node's.
+func neighbourLost(err error) bool {
+	return errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) || errors.Is(err, rmnp.ErrUnknownPeer)
+}
+
 // runTask links the worker to its neighbours, runs Solve and sends the
 // result (or the failure) up.
 func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) {
 	t := job.task
 	fail := func(err error) {
-		if errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) || errors.Is(err, rmnp.ErrUnknownPeer) {
+		if neighbourLost(err) {
 			// A lost neighbour link is a consequence: give the node that
 			// actually failed time to be named first (the run is then
-			// aborted and this report is never sent). A send to a
-			// neighbour with no link left (ErrUnknownPeer: every link
-			// linked at start died) is one too.
+			// aborted and this report is never sent).
 			select {
 			case <-ctx.Done():
 			case <-time.After(secondaryDelay):

@@ -152,3 +152,24 @@ func TestWrapErr(t *testing.T) {
 		})
 	}
 }
+
+// TestNeighbourLost checks which halo errors are a neighbour's failure
+// (reported late, so that the failed node is named first): a link closed,
+// broken, or already gone when the send looked for it.
+func TestNeighbourLost(t *testing.T) {
+	tests := map[string]struct {
+		err  error
+		want bool
+	}{
+		"peer down":     {fmt.Errorf("halo to rank 3: %w", rmnp.ErrPeerDown), true},
+		"peer closed":   {fmt.Errorf("halo to rank 3: %w", rmnp.ErrPeerClosed), true},
+		"link gone":     {fmt.Errorf("halo to rank 17: %w: 2371679955", rmnp.ErrUnknownPeer), true},
+		"application":   {fmt.Errorf("%w: σ is NaN", ErrApplication), false},
+		"endpoint shut": {rmnp.ErrClosed, false},
+	}
+	for name, tc := range tests {
+		if got := neighbourLost(tc.err); got != tc.want {
+			t.Errorf("%s: neighbourLost = %v, want %v", name, got, tc.want)
+		}
+	}
+}

@@ -114,12 +114,13 @@ func viaLabel(r probe.Route) string {
 // cells each: what each gateway sent to the other site's, DATA before and
 // after S2, then its messages, its queue now and at most, and the
 // asynchronous updates it replaced (on a second line when one is too
-// narrow).
-func gatewayLines(gws []engine.GatewayReport, w int) []string {
+// narrow). A link of a live run that is down says so (once the run is
+// over, its gateways are stopped and every link is down).
+func gatewayLines(gws []engine.GatewayReport, w int, live bool) []string {
 	out := make([]string, 0, 2*len(gws))
 	for _, g := range gws {
 		state := ""
-		if !g.Up {
+		if live && !g.Up {
 			state = " DOWN"
 		}
 		head := fmt.Sprintf("%s → %s%s: DATA %s → %s, S2 %.2f×", g.Name, g.Peer, state,

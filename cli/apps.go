@@ -29,7 +29,7 @@ func newAppsCmd() *cobra.Command {
 				app, _ := gridapp.Lookup(name)
 				fmt.Fprintf(w, "%s\t%s\n", name, app.Info().Summary)
 				for _, p := range app.Params() {
-					fmt.Fprintf(w, "  %s\t%s, default %s, %s\t%s\n", p.Name, p.Kind, p.Default, p.Range(), p.Help)
+					fmt.Fprintf(w, "  %s\t%s, default %s, %s\t%s\n", p.Name, p.Kind, p.DefaultText(), p.Range(), p.Help)
 				}
 			}
 			return w.Flush()

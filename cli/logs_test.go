@@ -45,3 +45,35 @@ func TestLogs(t *testing.T) {
 		t.Errorf("logs of the run (alpha-2's missing log named):\n%s", out)
 	}
 }
+
+// TestRunNotFound: a run id that names no run, or several, is an error of
+// the command that was typed (logs, results show), not of another.
+func TestRunNotFound(t *testing.T) {
+	dir := resultsStore(t)
+	for _, args := range [][]string{{"logs", "nope"}, {"results", "show", "nope"}, {"results", "export", "2"}} {
+		root := newRootCmd()
+		root.SetOut(new(strings.Builder))
+		root.SetErr(new(strings.Builder))
+		root.SetArgs(append(args, "--data-dir", dir))
+		err := root.Execute()
+		want := "gridtui " + strings.Join(args[:len(args)-1], " ") + ": "
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("gridtui %v: %v, want an error starting %q", args, err, want)
+		}
+	}
+}
+
+// TestRunIDMissing: logs and results show without a run id say what to
+// give, as usage errors (exit 2).
+func TestRunIDMissing(t *testing.T) {
+	for _, args := range [][]string{{"logs"}, {"results", "show"}, {"results", "export"}, {"results", "show", "a", "b"}} {
+		root := newRootCmd()
+		root.SetOut(new(strings.Builder))
+		root.SetErr(new(strings.Builder))
+		root.SetArgs(args)
+		err := root.Execute()
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "run id") {
+			t.Errorf("gridtui %v: %v (exit %d), want a usage error asking for one run id", args, err, exitCode(err))
+		}
+	}
+}

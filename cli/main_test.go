@@ -29,6 +29,8 @@ func TestExitCodes(t *testing.T) {
 		"bad param":        {[]string{"run", "--app", "poisson", "--param", "q=1"}, 2, "q"},
 		"version flag":     {[]string{"--version"}, 0, "gridtui "},
 		"help has example": {[]string{"run", "--help"}, 0, "Examples:"},
+		"cores help":       {[]string{"run", "--help"}, 0, "each host's cores; default: the job's, 1 for the default job)\n"},
+		"predict cores":    {[]string{"predict", "--help"}, 0, "each host's cores; default: the job's)\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -36,7 +36,7 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 			"--nodes; --net edits a network for what-if questions (--net ethernet=10Gbit/s,100us).",
 		Example: "  gridtui predict --n 48 --nodes 8                        # every scheme, from the runs of n = 48\n" +
 			"  gridtui predict --job job.toml --scheme async --json    # one scheme of a job file, as JSON\n" +
-			"  gridtui predict --n 48 --nodes 64 --net ethernet=10Gbit/s,100us   # what if the sites had 10 Gbit/s",
+			"  gridtui predict --n 48 --nodes 32 --net ethernet=10Gbit/s,100us   # what if: 32 nodes, 10 Gbit/s Ethernet",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return predictJob(cmd, g, f) },
 	}
@@ -48,7 +48,10 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 	fl.Float64Var(&f.eps, "eps", 0, "convergence threshold ε")
 	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid (default: all three)")
 	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts`)
-	fl.IntVar(&f.cores, "cores", -1, "cores per node")
+	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores; default: the job's)")
+	// -1 only says "not given" (the job's cores stand): help shows no
+	// "(default -1)" that reads as a value to pass.
+	fl.Lookup("cores").DefValue = "0"
 	fl.StringArrayVar(&f.nets, "net", nil, "what-if network figures: name=bandwidth[,latency] (repeatable)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	fl.IntVar(&f.shared, "shared-cores", 0, "every node, traced and predicted, shares one host of this many cores (0: each node has its own)")
@@ -227,7 +230,11 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	fmt.Fprint(b, "networks:")
 	for _, n := range names {
 		x := r.Platform.Networks[n]
-		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, x.Source)
+		src := x.Source
+		if x.LatencySource != "" {
+			src += ", latency: " + x.LatencySource
+		}
+		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, src)
 	}
 	fmt.Fprintln(b)
 	if r.Platform.SharedCores > 0 {
@@ -245,6 +252,16 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
+	}
+	if m.HybridExcess > 0 {
+		fmt.Fprintf(b, "hybrid iterations per rank: the synchronous count · (1 + %.3g / nodes of its cluster)", m.HybridExcess)
+		if len(m.Lockstep) > 0 {
+			fmt.Fprintf(b, "; a hybrid run lasts at least those iterations in lockstep, each timed from %d traced hybrid run(s) with clusters of two nodes or more", len(m.Lockstep))
+		}
+		fmt.Fprintln(b)
+	}
+	if m.CorePointSeconds > 0 {
+		fmt.Fprintf(b, "CPU of a sweep: %.3g s per point (the least traced), of a byte sent %.3g s\n", m.CorePointSeconds, m.ByteSeconds)
 	}
 }
 

@@ -89,7 +89,7 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 		if f.json {
 			return jsonout.Write(w, res.Records)
 		}
-		return listRuns(w, res.Records, format)
+		return listRuns(w, res.Records, format, dir)
 	}
 	probs, err := resultProblems(res.Records, f, dir)
 	if f.json && err == nil {
@@ -218,9 +218,10 @@ func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds [
 	return nil
 }
 
-// listRuns prints the recorded runs, one per line, in format.
-func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat) error {
-	head := []string{"id", "n", "ε", "scheme", "nodes", "cores", "grid", "wall (s)", "true residual", "outcome", "inventory"}
+// listRuns prints the recorded runs of the store in dir, one per line, in
+// format, each with its application; as text, an empty store says so.
+func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat, dir string) error {
+	head := []string{"id", "app", "n", "ε", "scheme", "nodes", "cores", "grid", "wall (s)", "true residual", "outcome", "inventory"}
 	rows := make([][]string, 0, len(recs))
 	for _, r := range recs {
 		res := ""
@@ -231,16 +232,23 @@ func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat) error
 		if r.Reason != "" {
 			out += ": " + r.Reason
 		}
-		rows = append(rows, []string{r.ID, strconv.Itoa(r.Job.N), strconv.FormatFloat(r.Job.Eps, 'g', -1, 64), string(r.Job.Scheme),
+		n, eps := "–", "–" // an application that declares no n (sparse, exec) records 0
+		if r.Job.N > 0 {
+			n = strconv.Itoa(r.Job.N)
+		}
+		if r.Job.Eps > 0 {
+			eps = strconv.FormatFloat(r.Job.Eps, 'g', -1, 64)
+		}
+		rows = append(rows, []string{r.ID, r.Job.Instance().App, n, eps, string(r.Job.Scheme),
 			strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), r.Job.Grid, fmt.Sprintf("%.3f", r.WallSeconds), res, out,
 			jobs.InventoryName(r.Job.Inventory)})
 	}
 	switch format {
 	case jobs.FormatCSV:
 		cw := csv.NewWriter(w)
-		head[2], head[7] = "eps", "wall_s"
+		head[3], head[8] = "eps", "wall_s"
 		for i, r := range recs {
-			rows[i][10] = r.Job.Inventory
+			rows[i][11] = r.Job.Inventory
 		}
 		_ = cw.Write(head)
 		_ = cw.WriteAll(rows)
@@ -258,11 +266,15 @@ func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat) error
 		}
 		return nil
 	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintf(w, "no runs recorded in %s\n", dir)
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range rows {
-		if r[8] == "" {
-			r[8] = "-"
+		if r[9] == "" {
+			r[9] = "-"
 		}
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}

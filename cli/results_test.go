@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,12 +84,38 @@ func TestResultsListFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || len(recs) != 6 || recs[0][0] != "id" || recs[5][9] != "failed: a|b, c" {
+	if err != nil || len(recs) != 6 || recs[0][0] != "id" || recs[1][1] != "obstacle" || recs[5][10] != "failed: a|b, c" {
 		t.Fatalf("--list --format csv: %v\n%s", err, out)
 	}
 	out, err = runResults(t, "--data-dir", dir, "--list", "--format", "markdown")
-	if err != nil || !strings.HasPrefix(out, "| id | n |") || !strings.Contains(out, `failed: a\|b, c |`) || strings.Count(out, "\n") != 7 {
+	if err != nil || !strings.HasPrefix(out, "| id | app | n |") || !strings.Contains(out, `failed: a\|b, c |`) || strings.Count(out, "\n") != 7 {
 		t.Fatalf("--list --format markdown: %v\n%s", err, out)
+	}
+}
+
+// TestResultsListText: the text list names each run's application, and an
+// empty store says it has no runs rather than printing a bare header.
+func TestResultsListText(t *testing.T) {
+	dir := resultsStore(t)
+	rec := jobs.RunRecord{Job: jobs.RunConfig{App: "poisson", N: 32, Eps: 1e-8, Scheme: jobs.Synchronous, Nodes: 4, Cores: 4, Grid: "alpha",
+		Params: map[string]string{"n": "32"}}, WallSeconds: 1, Outcome: jobs.OutcomeOK}
+	if err := jobs.Append(dir, &rec); err != nil {
+		t.Fatal(err)
+	}
+	sparse := jobs.RunRecord{Job: jobs.RunConfig{App: "sparse", Eps: 1e-10, Scheme: jobs.Asynchronous, Nodes: 4, Cores: 4, Grid: "alpha",
+		Params: map[string]string{"eps": "1e-10"}}, WallSeconds: 1, Outcome: jobs.OutcomeOK}
+	if err := jobs.Append(dir, &sparse); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runResults(t, "--data-dir", dir, "--list")
+	if err != nil || !strings.HasPrefix(out, "id ") || strings.Count(out, " obstacle ") != 5 || strings.Count(out, " poisson ") != 1 ||
+		!regexp.MustCompile(`sparse +– +1e-10 `).MatchString(out) || strings.Contains(out, "warning") {
+		t.Fatalf("--list: %v\n%s", err, out)
+	}
+	empty := t.TempDir()
+	out, err = runResults(t, "--data-dir", empty, "--list")
+	if err != nil || out != "no runs recorded in "+empty+"\n" {
+		t.Fatalf("--list of an empty store: %v %q", err, out)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -57,8 +58,11 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.scheme, "scheme", "", "sync, async or hybrid")
 	fl.StringVar(&f.detector, "detector", "", "tokens, activity or switch (default: the scheme's)")
 	fl.StringVar(&f.nodes, "nodes", "", `nodes: a count ("8") or a comma list of sites, clusters and hosts; node sets such as "alpha-[1-4]"`)
-	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores)")
-	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node")
+	fl.IntVar(&f.cores, "cores", -1, "cores per node (0: each host's cores; default: the job's, 1 for the default job)")
+	// -1 only says "not given" (the job's cores stand): help shows no
+	// "(default -1)" that reads as a value to pass.
+	fl.Lookup("cores").DefValue = "0"
+	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node (an asynchronous node counts its sweeps on new halos)")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
@@ -172,6 +176,12 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 			return spec, err
 		}
 		spec.Nodes, spec.Groups = sel, nil
+	} else if f.job != "" {
+		// The job file's own selection: a name the inventory lacks is a
+		// mistake at its line in the file.
+		if err := spec.CheckSelectionIn(f.job, grid.Refs(inv), inv.Source); err != nil {
+			return spec, err
+		}
 	}
 	return spec, nil
 }

@@ -85,8 +85,15 @@ func TestRunNodesMixed(t *testing.T) {
 		})
 	}
 	_, err := buildSpecArgs(t, "--job", writeJob(t, "[obstacle]\nn = 16\n[nodes]\nclusters = [\"gamma\"]\nhosts = [\"beta-2\"]\n"))
-	if err == nil || !strings.Contains(err.Error(), `cluster "gamma"`) {
-		t.Errorf("unknown cluster in a mixed job: %v", err)
+	if err == nil || !strings.Contains(err.Error(), `job.toml:4:1: nodes: cluster "gamma" is not in embedded`) {
+		t.Errorf("unknown cluster in a mixed job: %v, want it at its line in the file", err)
+	}
+	_, err = buildSpecArgs(t, "--job", writeJob(t, "[nodes]\nsites = [\"lyon\"]\n"))
+	if err == nil || !strings.Contains(err.Error(), `job.toml:2:1: nodes: site "lyon"`) {
+		t.Errorf("unknown site in a job file: %v, want it at its line", err)
+	}
+	if _, err = buildSpecArgs(t, "--job", writeJob(t, "[nodes]\nsites = [\"lyon\"]\n"), "--nodes", "2"); err != nil {
+		t.Errorf("--nodes replaces the job file's selection: %v", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -150,6 +151,9 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h d
 		}
 		return t
 	}
+	if s.Launcher == deploy.LauncherSlurm {
+		return slurmText(s, h)
+	}
 	route, err := deploy.Route(ctx, ssh, h)
 	if err != nil {
 		route = "unresolved: " + err.Error()
@@ -159,6 +163,22 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h d
 		t += fmt.Sprintf(" (nics: eth=%s fast=%s)", dash(h.Ethernet), dash(h.Fast))
 	}
 	return t
+}
+
+// slurmText shows how a node of a Slurm site is reached: never over SSH,
+// but as an srun step of the allocation gridtui runs in (SLURM_JOB_ID and
+// SLURM_JOB_NODELIST name one holding it) or of one it asks the site's
+// frontend for; with neither, a run cannot start it and says so.
+func slurmText(s deploy.Site, h deploy.Host) string {
+	if id, list := os.Getenv("SLURM_JOB_ID"), os.Getenv("SLURM_JOB_NODELIST"); id != "" && list != "" {
+		if nodes, err := deploy.ExpandNodeSet(list); err == nil && slices.Contains(nodes, h.Name) {
+			return "srun step of Slurm job " + id + " (the allocation gridtui runs in)"
+		}
+	}
+	if s.Frontend == "" {
+		return "srun: no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
+	}
+	return "srun step of an allocation from frontend " + s.Frontend
 }
 
 func dash(s string) string {

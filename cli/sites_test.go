@@ -34,3 +34,50 @@ func TestSitesImport(t *testing.T) {
 		t.Fatalf("import over an existing file: err = %v", err)
 	}
 }
+
+// TestSitesSlurm: `gridtui sites` shows a Slurm site's nodes as srun steps
+// (never an SSH route, which gridtui does not take to them): of the
+// allocation gridtui runs in when the environment names one holding the
+// node, else of one from the site's frontend, else that a run cannot start
+// them.
+func TestSitesSlurm(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sites.toml")
+	err := os.WriteFile(path, []byte(`
+[[site]]
+name = "hpc"
+launcher = "slurm"
+frontend = "login.hpc.example"
+  [[site.cluster]]
+  name = "cpu"
+  hosts = "node[1-2]"
+
+[[site]]
+name = "lab"
+launcher = "slurm"
+  [[site.cluster]]
+  name = "gpu"
+  hosts = "gpu[1-2]"
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SLURM_JOB_ID", "42")
+	t.Setenv("SLURM_JOB_NODELIST", "gpu[1-3]")
+	out := string(runGridtui(t, "--sites", path, "sites"))
+	for _, want := range []string{
+		"node1  all    slurm     srun step of an allocation from frontend login.hpc.example",
+		"gpu2   all    slurm     srun step of Slurm job 42 (the allocation gridtui runs in)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sites lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ssh ") {
+		t.Errorf("sites shows an SSH route to a Slurm node:\n%s", out)
+	}
+	t.Setenv("SLURM_JOB_NODELIST", "other1")
+	out = string(runGridtui(t, "--sites", path, "sites"))
+	if !strings.Contains(out, "srun: no frontend to ask for an allocation: run gridtui inside one holding gpu1") {
+		t.Errorf("sites outside the allocation:\n%s", out)
+	}
+}

@@ -15,7 +15,8 @@
 // (Slurm, with [site.batch]'s partition, account, time limit and options)
 // that the site's frontend grants. A site's [[site.gateway]] tables are read
 // and checked here too, and Pool.OpenTunnel links two gateways through the
-// console's SSH connections when no gateway port is open. A worker's life
+// console's SSH connections when no gateway port is open (Pool.DialFrom
+// tells whether one is, as the dialing gateway's host sees it). A worker's life
 // is bound to its stdin — the boot line with the run secret goes in, its
 // hello comes out, and EOF ends it — and an allocation's to the stdin of the
 // command that holds it, so nothing outlives the console. Progress is

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"sync"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // Tunnel carries TCP connections between two hosts that cannot reach each
@@ -46,6 +48,51 @@ func (p *Pool) OpenTunnel(ctx context.Context, from, to Host, addr string) (*Tun
 	t.wg.Add(1)
 	go t.serve()
 	return t, nil
+}
+
+// ErrForwardingRefused is wrapped when a host's sshd refuses to open a TCP
+// channel at all (AllowTcpForwarding no): DialFrom learnt nothing about the
+// destination, and no SSH tunnel can use that host.
+var ErrForwardingRefused = errors.New("deploy: TCP forwarding refused")
+
+// DialFrom checks that host from reaches addr: it opens a TCP connection
+// to addr as from sees it (an SSH direct-tcpip channel from from's sshd,
+// over p's connection) and closes it. The error says why not: the
+// destination refused or could not be reached (the sshd's reason), ctx
+// ended first (a filtered port), or ErrForwardingRefused.
+func (p *Pool) DialFrom(ctx context.Context, from Host, addr string) error {
+	c, err := connectHost(ctx, p, from)
+	if err != nil {
+		return err
+	}
+	type dialled struct {
+		conn net.Conn
+		err  error
+	}
+	ch := make(chan dialled, 1)
+	go func() {
+		conn, err := c.client.Dial("tcp", addr)
+		ch <- dialled{conn, err}
+	}()
+	select {
+	case d := <-ch:
+		var oe *ssh.OpenChannelError
+		switch {
+		case errors.As(d.err, &oe) && oe.Reason == ssh.Prohibited:
+			return fmt.Errorf("%w by %s: %w", ErrForwardingRefused, from.Name, d.err)
+		case d.err != nil:
+			return fmt.Errorf("deploy: %s cannot reach %s: %w", from.Name, addr, d.err)
+		}
+		d.conn.Close()
+		return nil
+	case <-ctx.Done():
+		go func() {
+			if d := <-ch; d.conn != nil {
+				d.conn.Close()
+			}
+		}()
+		return fmt.Errorf("deploy: %s cannot reach %s: no answer: %w", from.Name, addr, ctx.Err())
+	}
 }
 
 // serve relays every connection the remote forward accepts.

@@ -69,6 +69,15 @@ func (w *Worker) LastLine() string {
 	return s
 }
 
+// LastOutput returns when the process last printed on stdout after its
+// hello (zero if it did not): a gateway prints its counters periodically,
+// so a silence longer than its period says it is hung, stopped or cut off.
+func (w *Worker) LastOutput() time.Time {
+	w.stdout.mu.Lock()
+	defer w.stdout.mu.Unlock()
+	return w.stdout.at
+}
+
 // WriteLine writes v as one JSON line on the process's stdin (a gateway's
 // peers, after its hello).
 func (w *Worker) WriteLine(v any) error {
@@ -181,6 +190,8 @@ type tailBuffer struct {
 	buf []byte
 	max int
 	cut bool // bytes were dropped: buf may start inside a line
+	// at is when the last bytes arrived (zero: none yet).
+	at time.Time
 }
 
 func newTail() *tailBuffer { return &tailBuffer{max: 4096} }
@@ -189,6 +200,7 @@ func newTail() *tailBuffer { return &tailBuffer{max: 4096} }
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.at = time.Now()
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)

@@ -96,7 +96,7 @@ func TestExecShipAndConsole(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The console of gridtui itself, driven like the rod example's.
-		waitFor, keys := rodConsole(t, g, gridtuiBinary(t))
+		waitFor, keys := tmuxConsole(t, g, gridtuiBinary(t))
 		waitFor(time.Minute, "Sites")
 		keys("3")
 		waitFor(30*time.Second, "Job file")

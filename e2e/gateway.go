@@ -25,6 +25,18 @@ const (
 // gatewayTunnel is the Config.Gateways of a split grid without a WAN.
 const gatewayTunnel = "ssh"
 
+// gatewayClosed is the Config.Gateways of a split grid without a WAN whose
+// sites.toml still names each gateway's WAN address and ports, as if a
+// firewall closed them: the gateway link's pre-flight fails and gridtui
+// falls back to the SSH tunnel.
+const gatewayClosed = "closed"
+
+// noWAN reports whether the split grid has no WAN (its gateways are
+// linked through an SSH tunnel).
+func (g *Grid) noWAN() bool {
+	return g.cfg.Gateways == gatewayTunnel || g.cfg.Gateways == gatewayClosed
+}
+
 // wanAddr is the WAN address of a site's gateway host (198.19.200.0/24, in
 // the benchmarking range, apart from the fast segments).
 func wanAddr(site int) netip.Addr { return netip.AddrFrom4([4]byte{198, 19, 200, byte(site + 1)}) }
@@ -77,7 +89,7 @@ func (g *Grid) buildSplitNetwork(ctx context.Context) error {
 	}
 	for i, c := range clusterDefs {
 		gw := g.GatewayHost(c.Name)
-		if gw == nil || g.cfg.Gateways == gatewayTunnel {
+		if gw == nil || g.noWAN() {
 			continue
 		}
 		if err := g.plugNIC(ctx, gw.Netns, gw.Name, "wan0", wanBridge, wanAddr(i).String(), splitBits); err != nil {
@@ -116,7 +128,7 @@ func (g *Grid) WANBytes(ctx context.Context) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	for _, c := range clusterDefs {
 		gw := g.GatewayHost(c.Name)
-		if gw == nil || g.cfg.Gateways == gatewayTunnel {
+		if gw == nil || g.noWAN() {
 			continue
 		}
 		s, err := run(ctx, "ip", "netns", "exec", g.Switch, "tc", "-s", "qdisc", "show", "dev", portName(gw.Name, "wan0"))

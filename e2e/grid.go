@@ -81,6 +81,9 @@ type Config struct {
 	// sites.toml names it as its site's gateway. "ssh" builds the same two
 	// sites with no WAN at all: the gateways have no address, and gridtui
 	// links them through an SSH tunnel over the console's connections.
+	// "closed" is the same without a WAN, but sites.toml names the gateways'
+	// WAN addresses and ports anyway (a firewall closed them): gridtui finds
+	// the ports closed and falls back to the SSH tunnel.
 	Gateways string
 	// Slurm runs a real Slurm for cluster beta (needs Frontend): slurmctld
 	// on the frontend, a slurmd per beta host, and site B's launcher is

@@ -51,6 +51,8 @@ type activityRun struct {
 	lockstep bool // the node has a synchronous link: it sweeps every iteration
 	localOK  bool
 	newData  bool          // a plane arrived since the last sweep
+	swept    bool          // the node swept in this step
+	stale    int           // sweeps in a row on unchanged halos (see exhausted)
 	pre      []bool        // a synchronous message was taken ahead of the iteration, by side
 	pending  []ActivityMsg // control messages to send, acks coalesced
 	// waitCtx bounds the blocking waits of an inactive node; it is renewed
@@ -118,8 +120,14 @@ func (a *activityRun) iterate(ctx context.Context) error {
 	case a.exhausted():
 		a.localOK, a.newData = true, false // MaxIter: this node stops computing
 	case a.newData || !a.localOK || a.lockstep:
-		a.newData = false
+		fresh := a.newData || a.lockstep || !a.swept
+		a.newData, a.swept = false, true
 		a.localOK = a.sweep() < a.eps
+		if fresh {
+			a.counted, a.stale = a.counted+1, 0
+		} else {
+			a.stale++
+		}
 	}
 	if err := a.sendPlanes(ctx); err != nil {
 		return err
@@ -132,6 +140,21 @@ func (a *activityRun) iterate(ctx context.Context) error {
 	}
 	runtime.Gosched() // let rmnp's goroutines move the halos (see switchRun)
 	return a.flush(ctx)
+}
+
+// exhausted reports whether the node reached the iteration limit. On an
+// asynchronous node (no synchronous link) the limit counts the sweeps on new
+// halos, not the sweeps on unchanged ones: a small part whose neighbours are
+// slow (another host, a loaded machine) sweeps many times per update it
+// receives, each time until its local test holds again, and counting those
+// stopped a run whose neighbours were still converging (a rod's 8-point end
+// segment, 200000 sweeps, on 4 hosts). Sweeps in a row on unchanged halos
+// are bounded by the limit too, so that a part whose local test never holds
+// on fixed halos still stops. A node with a synchronous link counts every
+// sweep, so that the limit cuts the partners of a cluster at the same
+// iteration.
+func (a *activityRun) exhausted() bool {
+	return a.maxIter > 0 && (a.counted >= a.maxIter || a.stale >= a.maxIter)
 }
 
 // takeAsync takes the newest halo of each asynchronous link, if any.

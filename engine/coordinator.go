@@ -42,6 +42,12 @@ type coordState struct {
 	changed  map[string]bool // members whose status changed since the last send
 	lastSent time.Time
 	lastBeat time.Time
+	// Start-up (heartbeat.go): via is the child each node of the subtree
+	// is reached through, starting how many nodes below each child still
+	// start; runStarted that the parent said the whole run has started.
+	via        map[string]rmnp.PeerID
+	starting   map[rmnp.PeerID]int
+	runStarted bool
 }
 
 func (c *coordState) stop() { c.cancel() }
@@ -64,21 +70,12 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 		return fmt.Errorf("%w: group of %d workers and %d coordinators", ErrProtocol, len(a.Members), len(a.Subgroups))
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{},
-		changed: map[string]bool{}, up: newUpQueue()}
-	a.subtree(func(m member, group int) {
-		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: group, State: StateStarting}
-	})
+	c := newCoordState(a, n.boot.Node, cancel)
 	var own *member
 	for i, m := range a.Members {
 		if m.Node == n.boot.Node {
 			own = &a.Members[i]
-		} else {
-			c.children[m.Peer] = m.Node
 		}
-	}
-	for _, sub := range a.Subgroups {
-		c.children[NodeID(sub.Assign.Coordinator)] = sub.Assign.Coordinator
 	}
 	n.mu.Lock()
 	if n.coord != nil && n.coord.assign.Run != a.Run {
@@ -94,13 +91,40 @@ func (n *node) coordinate(ctx context.Context, src rmnp.PeerID, a groupAssign) e
 	}
 	n.coord = c
 	n.mu.Unlock()
-	n.live.watchFor(a.Parent, parentName(a.Parent), parentLimits)
+	n.live.watchStarting(a.Parent, parentName(a.Parent), parentLimits)
 	go n.forwardTasks(cctx, c)
 	go c.up.run(cctx, n, a.Parent)
 	if own != nil {
 		return n.startTask(ctx, n.self, own.Task)
 	}
 	return nil
+}
+
+// newCoordState is the coordinator role of node self for assignment a:
+// its children (members other than itself, coordinators below) and the
+// nodes of its subtree, all starting.
+func newCoordState(a groupAssign, self string, cancel context.CancelFunc) *coordState {
+	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]NodeStatus{},
+		changed: map[string]bool{}, up: newUpQueue(), via: map[string]rmnp.PeerID{}, starting: map[rmnp.PeerID]int{}}
+	a.subtree(func(m member, group int) {
+		c.statuses[m.Node] = NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: group, State: StateStarting}
+	})
+	for _, m := range a.Members {
+		if m.Node != self {
+			c.children[m.Peer] = m.Node
+			c.via[m.Node] = m.Peer
+			c.starting[m.Peer]++
+		}
+	}
+	for _, sub := range a.Subgroups {
+		id := NodeID(sub.Assign.Coordinator)
+		c.children[id] = sub.Assign.Coordinator
+		sub.Assign.subtree(func(m member, _ int) {
+			c.via[m.Node] = id
+			c.starting[id]++
+		})
+	}
+	return c
 }
 
 // forwardTasks connects to the group's workers and to the coordinators
@@ -114,7 +138,7 @@ func (n *node) forwardTasks(ctx context.Context, c *coordState) {
 			peer := NodeID(node)
 			_, err := connectCtrl(ctx, n.ctrl, peer, ctrl)
 			if err == nil {
-				n.live.watch(peer, node)
+				n.live.watchStarting(peer, node, childLimits)
 				var msg []byte
 				if msg, err = encodeMsg(t, body); err == nil {
 					err = n.ctrl.Send(ctx, peer, msg, rmnp.CTRL)
@@ -160,7 +184,9 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t msgType, body, 
 		if err := decodeBody(t, body, &ss); err != nil {
 			return err
 		}
-		c.merge(ss)
+		for _, id := range c.merge(ss) {
+			n.live.startedPeer(id)
+		}
 		return nil
 	case msgFailed:
 		var f failure
@@ -219,16 +245,31 @@ func (q *upQueue) run(ctx context.Context, n *node, parent rmnp.PeerID) {
 }
 
 // merge takes the members' statuses, never going back in iterations nor
-// past a final state.
-func (c *coordState) merge(ss []NodeStatus) {
+// past a final state. It returns the children whose whole subtree has now
+// left the starting state: their start-up is over.
+func (c *coordState) merge(ss []NodeStatus) (started []rmnp.PeerID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range ss {
 		old, ok := c.statuses[s.Node]
 		if ok && old.State != StateFailed && old.State != StateTerminated && s.Iteration >= old.Iteration {
 			c.statuses[s.Node], c.changed[s.Node] = s, true
+			if id, below := c.via[s.Node]; below && old.State == StateStarting && s.State != StateStarting {
+				if c.starting[id]--; c.starting[id] == 0 {
+					started = append(started, id)
+				}
+			}
 		}
 	}
+	return started
+}
+
+// parentStarted records that the parent said the whole run has started;
+// the heartbeats down say it from then on.
+func (c *coordState) parentStarted() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runStarted = true
 }
 
 func (c *coordState) markFailed(node, cause string) {
@@ -267,21 +308,22 @@ func (n *node) tickCoord(ctx context.Context, now time.Time) {
 	if c == nil {
 		return
 	}
-	up, beat := c.due(now)
+	up, beat, started := c.due(now)
 	if up != nil {
 		n.post(ctx, c.assign.Parent, up)
 	}
 	for _, id := range beat {
-		n.post(ctx, id, []byte{byte(msgHeartbeat)})
+		n.post(ctx, id, heartbeatMsg(started))
 	}
 }
 
 // due returns what the coordinator sends at now: the message up (the
-// changed statuses, a heartbeat, or nil) and the members to send a
-// heartbeat to.
-func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID) {
+// changed statuses, a heartbeat, or nil), the members to send a heartbeat
+// to, and whether those heartbeats say that the run has started.
+func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID, started bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	started = c.runStarted
 	switch {
 	case len(c.changed) > 0:
 		batch := make([]NodeStatus, 0, len(c.changed))
@@ -303,7 +345,7 @@ func (c *coordState) due(now time.Time) (up []byte, beat []rmnp.PeerID) {
 			beat = append(beat, id)
 		}
 	}
-	return up, beat
+	return up, beat, started
 }
 
 // post sends a control message in the background (m is copied), bounded by

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func TestCoordinatorTelemetry(t *testing.T) {
 	}
 	for i, st := range steps {
 		c.merge(st.merge)
-		up, beat := c.due(t0.Add(st.at))
+		up, beat, _ := c.due(t0.Add(st.at))
 		if len(beat) != st.beats {
 			t.Errorf("step %d: %d heartbeats down, want %d", i, len(beat), st.beats)
 		}
@@ -66,5 +67,58 @@ func TestCoordinatorTelemetry(t *testing.T) {
 		if len(ss) != st.rows || ss[0].Rank != st.ranks0 {
 			t.Errorf("step %d: %d rows from rank %d, want %d from rank %d", i, len(ss), ss[0].Rank, st.rows, st.ranks0)
 		}
+	}
+}
+
+// TestCoordinatorStartup checks how a coordinator learns that its
+// children's start-up is over: a member when its own status leaves
+// starting, a coordinator below once every node of its subtree did; and
+// that its heartbeats down say the run has started once its parent said
+// so.
+func TestCoordinatorStartup(t *testing.T) {
+	mem := func(names ...string) []member {
+		var ms []member
+		for _, n := range names {
+			ms = append(ms, member{Node: n, Peer: NodeID(n)})
+		}
+		return ms
+	}
+	a := groupAssign{Coordinator: "alpha-1", Members: mem("alpha-1", "alpha-2", "alpha-3"),
+		Subgroups: []subAssign{{Assign: groupAssign{Coordinator: "beta-1", Members: mem("beta-1", "beta-2")}}}}
+	c := newCoordState(a, "alpha-1", func() {})
+	if len(c.children) != 3 {
+		t.Fatalf("children %v, want alpha-2, alpha-3 and beta-1", c.children)
+	}
+	active := func(node string, it int) NodeStatus { return NodeStatus{Node: node, State: StateActive, Iteration: it} }
+	steps := []struct {
+		merge []NodeStatus
+		want  []string
+	}{
+		{merge: []NodeStatus{{Node: "alpha-2", State: StateStarting}, active("alpha-1", 1)}},
+		{merge: []NodeStatus{active("alpha-2", 1), active("beta-1", 1)}, want: []string{"alpha-2"}},
+		{merge: []NodeStatus{active("alpha-2", 2), active("beta-1", 2)}},
+		{merge: []NodeStatus{active("beta-2", 1), {Node: "alpha-3", State: StateFailed}}, want: []string{"beta-1", "alpha-3"}},
+	}
+	for i, st := range steps {
+		var got []string
+		for _, id := range c.merge(st.merge) {
+			got = append(got, c.children[id])
+		}
+		slices.Sort(got)
+		slices.Sort(st.want)
+		if !slices.Equal(got, st.want) {
+			t.Errorf("step %d: started %v, want %v", i, got, st.want)
+		}
+	}
+	t0 := time.Unix(1000, 0)
+	if _, _, started := c.due(t0); started {
+		t.Error("heartbeats say the run started before the parent did")
+	}
+	c.parentStarted()
+	if _, beat, started := c.due(t0.Add(time.Second)); !started || len(beat) != 3 {
+		t.Errorf("after the parent's word: started %v, %d heartbeats down", started, len(beat))
+	}
+	if typ, body, err := decodeMsg(heartbeatMsg(true)); err != nil || typ != msgHeartbeat || len(body) != 1 || body[0] != runStarted {
+		t.Errorf("heartbeat saying the run started decodes as %v %v %v", typ, body, err)
 	}
 }

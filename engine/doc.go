@@ -27,7 +27,8 @@
 //
 // The b workers of a job own parts 0…b−1 (obstacle: slabs of the grid, a
 // chain); each exchanges halos with its neighbours in the application's graph
-// as rmnp DATA and detector messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B).
+// as rmnp DATA and detector messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B),
+// except the synchronous scheme's tokens, which ride in the halos' stamps.
 // The detectors run on any connected graph: their messages travel along a
 // breadth-first spanning tree every worker derives from the same graph
 // (rooted at the last rank for the tokens and the switch's votes, at rank 0
@@ -37,7 +38,9 @@
 // values are bit-for-bit the serial ones. Termination by the tokens of Fig. 6,
 // pipelined (ConvergenceTokens): all ranks stop after the same iteration, at
 // most H+D iterations after the serial run would have (the tree's height and
-// depth; 2(b−1) on a chain).
+// depth; 2(b−1) on a chain). The tokens a rank sends in iteration k travel
+// in the stamp of its iteration-k+1 halos (sync_stamp.go), so that an
+// iteration is one DATA frame each way per link and nothing else.
 //
 // Asynchronous and hybrid: each worker iterates on the newest halos it holds
 // (hybrid: synchronous links inside a cluster, asynchronous across). A
@@ -53,6 +56,10 @@
 // unacknowledged update, knows that no worker computes, no update is in
 // flight, and each worker's last sweep passed its local test (σ < ε) on halos
 // within ε of its neighbours' final values: termination is never early.
+// The iteration limit of a worker with only asynchronous links counts its
+// sweeps on new halos, and separately its sweeps in a row on unchanged ones
+// (activityRun.exhausted): a small part with slow neighbours sweeps many
+// times per update it receives.
 //
 // The second asynchronous detector is the AIAC chapter's timed switch: runs of
 // asynchronous iterations alternate with synchronous sections of two
@@ -86,7 +93,12 @@
 // worker that dies is seen at once (its links close); one that hangs or is
 // cut off misses its heartbeats and is named by a φ-accrual detector that
 // learns each peer's pauses, after SuspectAfter and within HeartbeatTimeout
-// (heartbeat.go); the run then stops everywhere and is recorded as failed.
+// (heartbeat.go) — or, while it has not completed its start-up or when the
+// watcher's host is crowded far beyond a real grid's use, after 30 s of
+// silence; the run then stops everywhere and is recorded
+// as failed. A pre-flight that fails on every network in a way a retry
+// may cure (a neighbour still starting) is tried again with backoff within
+// a start-up budget (startup.go).
 //
 // Memory is checked before any task is sent (memory.go): the parts of a
 // host's nodes must fit what their hellos say the host has, else the run is
@@ -102,12 +114,15 @@
 // Boot with role gateway; its plan, the peer gateways and the data addresses
 // of its own site's workers, follows on stdin), waits until every pair of
 // gateways is linked (directly at the site's address, or through an SSH
-// tunnel of the console's when it names none), and gives every pair of nodes
+// tunnel of the console's when it names none or when its port does not
+// answer the dialing gateway's host: checkGatewayPort), and gives every pair of nodes
 // of two such sites one more pre-flight candidate after the direct ones: an
 // rmnp gateway address (rmnp spec §8). A link that takes it is labelled
 // "gateway" in the traffic counters; the report says each pair's route and
 // why, and each gateway link's counters. A gateway whose process ends fails
-// the run with its name (PACX-MPI's gateways, seed 001).
+// the run with its name (PACX-MPI's gateways, seed 001); so does one that
+// stops printing its counters (stopped, hung, cut off: gateway_watch.go),
+// to which a failure that another node reports meanwhile is charged.
 //
 // # Errors and stopped runs
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func TestSolveErrorPrefixOnce(t *testing.T) {
 			is:   errWire},
 		"halo of the wrong length": {scheme: jobs.Synchronous,
 			provoke: func(ctx context.Context, nb, _ *rmnp.Endpoint) error {
-				return nb.SendFloat64s(ctx, 1, []float64{1, 2, 3}, rmnp.DATA)
+				return nb.SendFloat64s(ctx, 1, []float64{0, math.Float64frombits(haloSync), 1, 2, 3}, rmnp.DATA)
 			},
 			want: "engine: rank 0: halo from rank 1: malformed neighbour message: 3 values, want 64: application \"obstacle\": rank 1's outgoing values for rank 0 and their halo differ in length",
 			is:   errWire},
@@ -149,5 +150,26 @@ func TestWrapErr(t *testing.T) {
 				t.Errorf("%q does not wrap %v", tc.err, tc.is)
 			}
 		})
+	}
+}
+
+// TestNeighbourLost checks which halo errors are a neighbour's failure
+// (reported late, so that the failed node is named first): a link closed,
+// broken, or already gone when the send looked for it.
+func TestNeighbourLost(t *testing.T) {
+	tests := map[string]struct {
+		err  error
+		want bool
+	}{
+		"peer down":     {fmt.Errorf("halo to rank 3: %w", rmnp.ErrPeerDown), true},
+		"peer closed":   {fmt.Errorf("halo to rank 3: %w", rmnp.ErrPeerClosed), true},
+		"link gone":     {fmt.Errorf("halo to rank 17: %w: 2371679955", rmnp.ErrUnknownPeer), true},
+		"application":   {fmt.Errorf("%w: σ is NaN", ErrApplication), false},
+		"endpoint shut": {rmnp.ErrClosed, false},
+	}
+	for name, tc := range tests {
+		if got := neighbourLost(tc.err); got != tc.want {
+			t.Errorf("%s: neighbourLost = %v, want %v", name, got, tc.want)
+		}
 	}
 }

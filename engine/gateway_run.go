@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -29,12 +31,17 @@ type runGateway struct {
 	// peerAddr is where it dials each peer of higher id (by name): the
 	// peer's WAN address, or the local end of an SSH tunnel to it.
 	peerAddr map[string]string
-	// tunneled names the peers linked through an SSH tunnel; tunnels are
+	// tunneled names the peers linked through an SSH tunnel, and why
+	// (no address, its port closed); tunnels are
 	// the tunnels from this gateway's host, pool the console's SSH
 	// connections they use (shared by all the run's gateways).
-	tunneled map[string]bool
+	tunneled map[string]string
 	tunnels  []*deploy.Tunnel
 	pool     *deploy.Pool
+	// heard is when the console last read its counters (its heartbeat);
+	// stopped is set once it was stopped.
+	heard   time.Time
+	stopped bool
 }
 
 // local is the address the site's workers dial: the gateway host's name
@@ -97,7 +104,7 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 	for _, s := range sites {
 		def := s.Gateways[0]
 		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: NodeID(gatewayName(s.Name)),
-			peerAddr: map[string]string{}, tunneled: map[string]bool{}}
+			peerAddr: map[string]string{}, tunneled: map[string]string{}}
 		gws[def.Host] = g
 		hosts = append(hosts, g.Host)
 	}
@@ -125,17 +132,17 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 		}
 	}
 	if err := linkGateways(ctx, inv, out, opt); err != nil {
-		stopGateways(out)
+		stopGateways(out, nil)
 		return nil, err
 	}
 	for _, g := range out {
 		if err := g.W.WriteLine(gatewayPlanFor(g, out, inv, workers)); err != nil {
-			stopGateways(out)
+			stopGateways(out, nil)
 			return nil, fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, err)
 		}
 	}
 	if err := waitGatewayLinks(ctx, out); err != nil {
-		stopGateways(out)
+		stopGateways(out, nil)
 		return nil, err
 	}
 	return out, nil
@@ -212,51 +219,95 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inven
 }
 
 // linkGateways decides how each pair of gateways links: the one of lower
-// id dials the other at its address, or, when that site names none (no
-// port open to other sites), through an SSH tunnel: a remote forward on the
-// dialer's host carried by the console's SSH connections to a direct-tcpip
-// channel on the other's host (slower, no setup).
+// id dials the other at its address, or through an SSH tunnel (a remote
+// forward on the dialer's host carried by the console's SSH connections to
+// a direct-tcpip channel on the other's host: slower, no setup) when that
+// site names no address (no port open to other sites) or when its port
+// turns out closed or unreachable from the dialer's host (pre-flight of the
+// gateway link, checkGatewayPort).
 func linkGateways(ctx context.Context, inv *deploy.Inventory, gws map[string]*runGateway, opt RunOptions) error {
 	var pool *deploy.Pool
+	getPool := func() (*deploy.Pool, error) {
+		if pool == nil {
+			var err error
+			if pool, err = deploy.NewPool(inv, opt.Deploy); err != nil {
+				return nil, err
+			}
+			for _, g := range gws {
+				g.pool = pool
+			}
+		}
+		return pool, nil
+	}
 	for _, a := range gws {
 		for _, b := range gws {
 			if a.ID >= b.ID {
 				continue
 			}
+			why := "no gateway address in sites.toml"
 			if b.Def.Address != "" {
-				a.peerAddr[b.Name] = b.wan()
-				continue
-			}
-			if pool == nil {
-				var err error
-				if pool, err = deploy.NewPool(inv, opt.Deploy); err != nil {
-					return fmt.Errorf("engine: SSH tunnel between gateways: %w", err)
-				}
-				for _, g := range gws {
-					g.pool = pool
+				if why = checkGatewayPort(ctx, inv, getPool, a, b); why == "" {
+					a.peerAddr[b.Name] = b.wan()
+					continue
 				}
 			}
-			t, err := pool.OpenTunnel(ctx, a.Host, b.Host, net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port)))
+			p, err := getPool()
 			if err != nil {
-				return fmt.Errorf("engine: SSH tunnel %s (%s) → %s (%s): %w", a.Name, a.Host.Name, b.Name, b.Host.Name, err)
+				return fmt.Errorf("engine: SSH tunnel between gateways: %w", err)
+			}
+			t, err := p.OpenTunnel(ctx, a.Host, b.Host, net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port)))
+			if err != nil {
+				return fmt.Errorf("engine: SSH tunnel %s (%s) → %s (%s) (%s): %w", a.Name, a.Host.Name, b.Name, b.Host.Name, why, err)
 			}
 			a.tunnels = append(a.tunnels, t)
 			a.peerAddr[b.Name] = "tcp://" + t.Listen
-			a.tunneled[b.Name], b.tunneled[a.Name] = true, true
+			a.tunneled[b.Name], b.tunneled[a.Name] = why, why
 		}
 	}
 	return nil
 }
 
-// stopGateways stops the run's gateways, then their SSH tunnels.
-func stopGateways(gws map[string]*runGateway) {
-	var ws []*deploy.Worker
-	for _, g := range gws {
-		if g.W != nil {
-			ws = append(ws, g.W)
+// gatewayPortTimeout bounds the pre-flight of a gateway link.
+const gatewayPortTimeout = 3 * time.Second
+
+// checkGatewayPort is the pre-flight of the link from gateway a to gateway
+// b's address: a connection from a's host to b's port, over the console's
+// SSH connection to a's host. It returns "" when the port answers (or
+// cannot be checked: local hosts, which no SSH tunnel could serve either;
+// an sshd that forwards nothing), else why the link needs the SSH tunnel.
+func checkGatewayPort(ctx context.Context, inv *deploy.Inventory, pool func() (*deploy.Pool, error), a, b *runGateway) string {
+	for _, g := range []*runGateway{a, b} {
+		if s := inv.SiteOf(g.Host.Name); s == nil || s.Launcher == deploy.LauncherLocal {
+			return ""
 		}
 	}
-	stopWorkers(ws, nil)
+	p, err := pool()
+	if err != nil {
+		return ""
+	}
+	addr := net.JoinHostPort(b.Def.Address, strconv.Itoa(b.Port))
+	cctx, cancel := context.WithTimeout(ctx, gatewayPortTimeout)
+	defer cancel()
+	err = p.DialFrom(cctx, a.Host, addr)
+	if err == nil || errors.Is(err, deploy.ErrForwardingRefused) || ctx.Err() != nil {
+		return ""
+	}
+	return fmt.Sprintf("gateway port %d on %s closed or unreachable from %s (%v)", b.Port, b.Def.Address, a.Host.Name,
+		strings.TrimPrefix(err.Error(), "deploy: "))
+}
+
+// stopGateways stops the run's gateways, then their SSH tunnels; those on
+// a host in lost (stopped, cut off) are killed without waiting on them.
+// A gateway stopped once is not stopped again.
+func stopGateways(gws map[string]*runGateway, lost map[string]bool) {
+	var wg sync.WaitGroup
+	for _, g := range gws {
+		if g.W != nil && !g.stopped {
+			g.stopped = true
+			wg.Go(func() { stopGateway(g.W, lost[g.Host.Name]) })
+		}
+	}
+	wg.Wait()
 	var pool *deploy.Pool
 	for _, g := range gws {
 		for _, t := range g.tunnels {
@@ -275,16 +326,18 @@ func stopGateways(gws map[string]*runGateway) {
 // gatewayRoute is the route of pair a ↔ b through the gateways of their
 // sites, appended after the direct candidates: pre-flight takes it when
 // the direct path fails. addr is the destination's direct data address.
+// Its reason reads "a ↔ b: via <Via>: <why>", the why of an SSH tunnel
+// (no gateway address, its port closed) first.
 func gatewayRoute(direct probe.Route, ga, gb *runGateway, addr string) (probe.Route, string) {
 	r := direct
 	r.Via = "gateway " + ga.Name + " ↔ " + gb.Name
-	between := ga.Host.Name + " ↔ " + gb.wan()
-	if ga.tunneled[gb.Name] {
+	r.Reason = fmt.Sprintf("%s ↔ %s: via %s: direct %s unreachable (pre-flight) between sites %s and %s, whose gateways sites.toml names (%s ↔ %s)",
+		direct.A, direct.B, r.Via, direct.Network, ga.Site, gb.Site, ga.Host.Name, gb.wan())
+	if why, ok := ga.tunneled[gb.Name]; ok {
 		r.Via = "SSH tunnel " + ga.Name + " ↔ " + gb.Name
-		between = ga.Host.Name + " ↔ " + gb.Host.Name + ", no gateway address: the console's SSH connections carry it"
+		r.Reason = fmt.Sprintf("%s ↔ %s: via %s: %s; direct %s unreachable (pre-flight) between sites %s and %s (%s ↔ %s over the console's SSH connections)",
+			direct.A, direct.B, r.Via, why, direct.Network, ga.Site, gb.Site, ga.Host.Name, gb.Host.Name)
 	}
-	r.Reason = fmt.Sprintf("%s ↔ %s: sites %s and %s: direct %s unreachable (pre-flight), sites.toml names gateways → via %s (%s)",
-		direct.A, direct.B, ga.Site, gb.Site, direct.Network, r.Via, between)
 	return r, rmnp.GatewayAddr(ga.local(), gb.Name, addr)
 }
 

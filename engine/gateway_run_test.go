@@ -1,10 +1,19 @@
 package engine
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
@@ -15,7 +24,8 @@ import (
 // processes of their own, on loopback): the result is the serial iterate bit
 // for bit, the
 // report says which pair went through which gateways, and the gateways
-// counted the halos they carried.
+// counted the halos they carried (and no control message: the tokens ride
+// in the halos).
 func TestRunThroughGateways(t *testing.T) {
 	gatewayFirst = true
 	t.Cleanup(func() { gatewayFirst = false })
@@ -48,8 +58,11 @@ func TestRunThroughGateways(t *testing.T) {
 		t.Fatalf("gateway links in the report: %+v", rep.Gateways)
 	}
 	for _, g := range rep.Gateways {
-		if g.DataMessages == 0 || g.CtrlMessages == 0 {
-			t.Errorf("gateway %s → %s carried %d DATA and %d CTRL messages", g.Name, g.Peer, g.DataMessages, g.CtrlMessages)
+		// A synchronous run's convergence tokens ride in its halos: one DATA
+		// message per iteration and link, and no CTRL but the dialer's first
+		// message, which names the network it kept.
+		if g.DataMessages == 0 || g.CtrlMessages > 1 {
+			t.Errorf("gateway %s → %s carried %d DATA and %d CTRL messages, want some DATA and at most 1 CTRL", g.Name, g.Peer, g.DataMessages, g.CtrlMessages)
 		}
 	}
 	var b strings.Builder
@@ -112,4 +125,102 @@ func TestRunThroughGatewaysAsync(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGatewayStopped stops (SIGSTOP) a site's gateway in the middle of a
+// synchronous run across two local sites: nothing exits, the links through
+// it stall, and the workers that lose them are the first to complain. The
+// run must fail naming the gateway, not those workers, within the
+// heartbeat bound, and leave no process behind.
+func TestGatewayStopped(t *testing.T) {
+	gatewayFirst = true
+	t.Cleanup(func() { gatewayFirst = false })
+	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
+	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-15}, Scheme: jobs.Synchronous,
+		Nodes: jobs.NodeSelection{Any: 4}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
+	opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), NoRecord: true, Deploy: deploy.Options{StopTimeout: 30 * time.Second}}
+	var (
+		mu       sync.Mutex
+		stopped  time.Time
+		gateway  int
+		detected time.Time
+	)
+	opt.OnSnapshot = func(s Snapshot) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped.IsZero() {
+			return
+		}
+		for _, st := range s.Nodes {
+			// Stopped while the run is live, not on its last snapshot.
+			if st.Iteration < 20 || st.State == StateTerminated {
+				return
+			}
+		}
+		if gateway = childGateway(t, "gw-east"); gateway > 0 {
+			stopped = time.Now()
+			syscall.Kill(gateway, syscall.SIGSTOP)
+		}
+	}
+	opt.OnLog = func(ev LogEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {
+			detected = time.Now()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, spec, opt)
+	returned := time.Now()
+	if !errors.Is(err, ErrRunFailed) || rep == nil {
+		t.Fatalf("error %v, want ErrRunFailed", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if gateway == 0 {
+		t.Fatal("no gateway process gw-east found")
+	}
+	if rep.FailedNode != "gw-east" || !strings.Contains(rep.Cause, "beta-1") || !containsAny(rep.Cause, "silent|printed nothing") {
+		t.Errorf("the report names %q (%s), want gateway gw-east on beta-1, silent", rep.FailedNode, rep.Cause)
+	}
+	lag := detected.Sub(stopped)
+	t.Logf("named %v after the stop, report %v later: %s", lag.Round(time.Millisecond), returned.Sub(detected).Round(time.Millisecond), rep.Cause)
+	if detected.IsZero() || lag > hangLimit {
+		t.Errorf("the stopped gateway was named %v after the stop, want at most %v", lag, hangLimit)
+	}
+	if d := returned.Sub(detected); d > reportLimit {
+		t.Errorf("report returned %v after the detection, want at most %v", d, reportLimit)
+	}
+	assertGone(t, []int{gateway})
+}
+
+// childGateway returns the pid of this process's child running `gateway`
+// for the node named name (its boot names it on stdin, so it is found by
+// its pid file's name in its working directory), 0 if none.
+func childGateway(t *testing.T, name string) int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The fields after the command (which is in parentheses) begin with
+		// the state and the parent's pid.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		if _, err := os.Stat(filepath.Join(cwd, "worker-"+name+".pid")); err == nil && bytes.Contains(cmdline, []byte("\x00gateway")) {
+			return pid
+		}
+	}
+	return 0
 }

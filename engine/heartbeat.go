@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 
@@ -36,10 +37,21 @@ import (
 // SuspectAfter and φ exceeds PhiThreshold, or in any case when its
 // silence exceeds HeartbeatTimeout. A hung peer is therefore named after at
 // most HeartbeatTimeout of silence plus one check (100 ms), never before
-// SuspectAfter. A newly watched peer is judged by the bound alone until its
-// first message (it is starting, on a machine that may be loaded), then
-// from a wider prior (intervals of one and four HeartbeatIntervals) until
-// its own arrivals outweigh it.
+// SuspectAfter. A peer judged this way is judged from a wider prior
+// (intervals of one and four HeartbeatIntervals) until its own arrivals
+// outweigh it, and by the bound alone until its first message.
+//
+// Start-up is judged apart. A peer that has not completed its start-up —
+// a worker not yet linked to its neighbours, a coordinator some node of
+// whose subtree is still starting, a parent before the whole run has
+// started — is lost only after StartupTimeout of silence, in wall time
+// and whatever the watcher's own stalls: when a thousand processes start
+// on a few cores, a live one can go unscheduled for longer than
+// HeartbeatTimeout, and its silence then proves nothing. The watcher is
+// told when the peer's start-up is over (startedPeer): by the statuses of
+// its subtree (a child), or by a flag on its heartbeats (a parent: the
+// submitter sets it once every node of the run has started, and each
+// coordinator passes it down once its parent did).
 //
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
@@ -53,11 +65,20 @@ import (
 // coordinator, 36 s for a parent). A tick merely late (by lateCheck) says the watcher's machine is
 // overloaded: for the next overloadMemory only the bound accuses, since the
 // watcher's own receive path may be what is slow.
+//
+// A host oversubscribed beyond any real grid's use — its 1-minute load
+// average above crowdFactor times its CPUs, as when a thousand one-core
+// workers share two cores — leaves a live process unscheduled for longer
+// than HeartbeatTimeout while its watcher, at a higher priority, keeps its
+// ticks: neither φ nor the late-tick rule can tell. A watcher on such a
+// host judges by the hard bound alone (excuseLimit × the timeout: 30 s, 36
+// s for a parent); on a single-host grid its peers share its load.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
 	SuspectAfter      = 5 * time.Second
 	HeartbeatTimeout  = 10 * time.Second
 	ParentTimeout     = 12 * time.Second
+	StartupTimeout    = 30 * time.Second
 	PhiThreshold      = 8.0
 	stallGrace        = 500 * time.Millisecond
 	// checkInterval is how often nodes and the submitter check their
@@ -69,6 +90,11 @@ const (
 	// excuseLimit bounds the excuses: a peer silent for that many times its
 	// timeout, in wall time, is lost even if the watcher kept stalling.
 	excuseLimit = 3
+	// crowdFactor is the load average per CPU above which a host is
+	// crowded (judged by the hard bound alone); the load is read at most
+	// every crowdRefresh.
+	crowdFactor  = 64
+	crowdRefresh = 2 * time.Second
 )
 
 // Parameters of the arrival model.
@@ -181,16 +207,50 @@ type liveness struct {
 	// anyHeard is the last arrival from any watched peer: a watcher that
 	// heard someone during its own late check was not deaf.
 	anyHeard time.Time
+	// crowded reports whether the watcher's host is crowded at now (nil:
+	// never, as in tests of the detector's arithmetic).
+	crowded func(now time.Time) bool
 }
 
 type watched struct {
-	name   string
-	limits watchLimits
-	model  *arrivals
+	name     string
+	limits   watchLimits
+	model    *arrivals
+	starting bool // judged by StartupTimeout only, until startedPeer
 }
 
 func newLiveness(l watchLimits) *liveness {
 	return &liveness{peers: map[rmnp.PeerID]*watched{}, limits: l}
+}
+
+// newHostLiveness is the detector of a process: newLiveness, knowing when
+// its host is crowded.
+func newHostLiveness(l watchLimits) *liveness {
+	live := newLiveness(l)
+	live.crowded = hostCrowded
+	return live
+}
+
+// crowd caches whether this host is crowded.
+var crowd struct {
+	sync.Mutex
+	at      time.Time
+	crowded bool
+}
+
+// hostCrowded reports whether this host's 1-minute load average exceeds
+// crowdFactor times its CPUs, reading it at most every crowdRefresh.
+func hostCrowded(now time.Time) bool {
+	crowd.Lock()
+	defer crowd.Unlock()
+	if !crowd.at.IsZero() && now.Sub(crowd.at) < crowdRefresh {
+		return crowd.crowded
+	}
+	crowd.at = now
+	if avg := hostLoad(); avg != nil {
+		crowd.crowded = *avg > crowdFactor*float64(runtime.NumCPU())
+	}
+	return crowd.crowded
 }
 
 // childLimits are the limits of a node's children (and the submitter's
@@ -208,6 +268,28 @@ func (l *liveness) watchFor(id rmnp.PeerID, name string, lim watchLimits) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.peers[id] = &watched{name: name, limits: lim, model: newArrivals(time.Now())}
+}
+
+// watchStarting watches id, which is starting: it is judged by
+// StartupTimeout alone until startedPeer(id), then with lim.
+func (l *liveness) watchStarting(id rmnp.PeerID, name string, lim watchLimits) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.peers[id] = &watched{name: name, limits: lim, model: newArrivals(time.Now()), starting: true}
+}
+
+// startedPeer records that id completed its start-up: from now on the
+// adaptive detector and its limits judge it. It reports whether id was
+// watched and starting.
+func (l *liveness) startedPeer(id rmnp.PeerID) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w, ok := l.peers[id]
+	if !ok || !w.starting {
+		return false
+	}
+	w.starting = false
+	return true
 }
 
 // unwatch stops watching id.
@@ -269,10 +351,16 @@ type lostPeer struct {
 	Name   string
 	Silent time.Duration
 	Phi    float64
+	// Starting says the peer had not completed its start-up (judged by
+	// StartupTimeout alone).
+	Starting bool
 }
 
 // silence is the cause a lost peer is reported with.
 func (p lostPeer) silence() string {
+	if p.Starting {
+		return fmt.Sprintf("no heartbeat for %.1fs during its start-up (hung, stopped or cut off)", p.Silent.Seconds())
+	}
 	return fmt.Sprintf("no heartbeat for %.1fs, φ %.1f (hung, stopped or cut off)", p.Silent.Seconds(), min(p.Phi, 99))
 }
 
@@ -282,7 +370,16 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []lostPeer
+	crowded := l.crowded != nil && l.crowded(now)
 	for id, w := range l.peers {
+		if w.starting {
+			// Start-up: the hard bound, in wall time, no excuse, no φ.
+			if wall := now.Sub(w.model.heardAt); wall > StartupTimeout {
+				out = append(out, lostPeer{ID: id, Name: w.name, Silent: wall, Starting: true})
+				delete(l.peers, id)
+			}
+			continue
+		}
 		// However often the watcher stalls and excuses, a peer silent for
 		// excuseLimit times its bound is lost.
 		if wall := now.Sub(w.model.heardAt); wall > excuseLimit*w.limits.timeout {
@@ -290,13 +387,15 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 			delete(l.peers, id)
 			continue
 		}
+		if crowded {
+			continue // a crowded host: the hard bound alone
+		}
 		silent := now.Sub(w.model.last)
 		if silent <= w.limits.suspect {
 			continue
 		}
-		// A peer not heard from yet is starting (a task to receive, links
-		// to set up, on a machine that may be loaded): only the bound
-		// applies until its first message.
+		// A peer not heard from yet: only the bound applies until its
+		// first message.
 		// On an overloaded watcher only the bound applies: φ's fit cannot
 		// tell the peer's stall from the watcher's own.
 		phi := w.model.phi(now)

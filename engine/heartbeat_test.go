@@ -3,8 +3,12 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // arrivalsFrom feeds a model the given inter-arrival times from t0 and
@@ -255,4 +259,123 @@ func TestLivenessLateButHearing(t *testing.T) {
 		return
 	}
 	t.Fatal("the silent peer was never named")
+}
+
+// TestLivenessStartup checks the start-up bound: a starting peer is not
+// judged by φ nor by HeartbeatTimeout, only by StartupTimeout of wall-clock
+// silence (which the watcher's stalls do not extend); once its start-up is
+// over the adaptive detector judges it.
+func TestLivenessStartup(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	l := newLiveness(childLimits)
+	l.watchStarting(1, "alpha-2", childLimits) // silent from the start
+	l.watchStarting(2, "alpha-3", childLimits) // heard, then silent
+	l.watchStarting(3, "alpha-4", childLimits) // silent too; the watcher's stall does not excuse it
+	l.watchStarting(4, "alpha-5", childLimits) // starts, then stops
+	l.watchStarting(5, "coordinator", parentLimits)
+	for id := range rmnp.PeerID(6) {
+		if w := l.peers[id]; w != nil {
+			w.model.last, w.model.heardAt = t0, t0
+		}
+	}
+	now := t0
+	for range 20 {
+		now = now.Add(HeartbeatInterval)
+		l.seenAt(2, now)
+		l.seenAt(4, now)
+		l.seenAt(5, now)
+	}
+	if !l.startedPeer(4) || l.startedPeer(4) || l.startedPeer(9) {
+		t.Fatal("startedPeer: want true once for a starting peer, false after and for an unwatched one")
+	}
+	lostAt := map[string]time.Duration{}
+	var causes []string
+	prev := now
+	for at := now.Add(checkInterval); at.Sub(t0) < 40*time.Second; at = at.Add(checkInterval) {
+		if at.Sub(t0) > 20*time.Second && at.Sub(t0) < 22*time.Second {
+			continue // the watcher stalls 2 s: excuses for the adaptive ones
+		}
+		for _, p := range l.check(prev, at) {
+			lostAt[p.Name] = at.Sub(t0)
+			causes = append(causes, p.silence())
+		}
+		prev = at
+	}
+	want := map[string][2]time.Duration{
+		"alpha-2":     {StartupTimeout, StartupTimeout + checkInterval},
+		"alpha-3":     {now.Sub(t0) + StartupTimeout, now.Sub(t0) + StartupTimeout + checkInterval},
+		"alpha-4":     {StartupTimeout, StartupTimeout + checkInterval},
+		"alpha-5":     {now.Sub(t0) + SuspectAfter, now.Sub(t0) + HeartbeatTimeout + checkInterval},
+		"coordinator": {now.Sub(t0) + StartupTimeout, now.Sub(t0) + StartupTimeout + checkInterval},
+	}
+	for name, w := range want {
+		if got, ok := lostAt[name]; !ok || got <= w[0] || got > w[1] {
+			t.Errorf("%s lost after %v (named: %v), want in (%v, %v]", name, got, ok, w[0], w[1])
+		}
+	}
+	if !containsAny(strings.Join(causes, "\n"), "during its start-up") {
+		t.Errorf("causes %q do not say the peer was starting", causes)
+	}
+}
+
+// TestLivenessCrowded checks that a watcher on a crowded host names a
+// silent peer by the hard bound alone (excuseLimit × its timeout), and by
+// φ again once the host is no longer crowded.
+func TestLivenessCrowded(t *testing.T) {
+	for name, lim := range map[string]watchLimits{"child": childLimits, "parent": parentLimits} {
+		t.Run(name, func(t *testing.T) {
+			t0 := time.Unix(1000, 0)
+			crowded := true
+			l := newLiveness(childLimits)
+			l.crowded = func(time.Time) bool { return crowded }
+			l.watchFor(1, "alpha-2", lim)
+			l.peers[1].model.last, l.peers[1].model.heardAt = t0, t0
+			now := t0
+			for range 100 {
+				now = now.Add(HeartbeatInterval)
+				l.seenAt(1, now)
+			}
+			hard := excuseLimit * lim.timeout
+			for _, silent := range []time.Duration{lim.timeout + time.Second, hard - 100*time.Millisecond} {
+				if lost := l.check(now.Add(silent-checkInterval), now.Add(silent)); lost != nil {
+					t.Fatalf("crowded: lost after %v of silence, want only past %v", silent, hard)
+				}
+			}
+			if lost := l.check(now.Add(hard), now.Add(hard+checkInterval)); len(lost) != 1 {
+				t.Fatalf("crowded: not lost after %v", hard+checkInterval)
+			}
+			crowded = false
+			l.watchFor(2, "alpha-3", lim)
+			l.peers[2].model.last, l.peers[2].model.heardAt = now, now
+			at := now.Add(lim.timeout + 100*time.Millisecond)
+			if lost := l.check(at.Add(-checkInterval), at); len(lost) != 1 {
+				t.Fatalf("no longer crowded: not lost after %v", lim.timeout+100*time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestHostCrowded checks the host's crowding against its real load: a
+// 2-core machine is not crowded below a load of 128, and the answer is
+// cached for crowdRefresh.
+func TestHostCrowded(t *testing.T) {
+	now := time.Now()
+	got := hostCrowded(now)
+	avg := hostLoad()
+	if avg == nil {
+		t.Skip("no load average on this system")
+	}
+	want := *avg > crowdFactor*float64(runtime.NumCPU())
+	if got != want && math.Abs(*avg-crowdFactor*float64(runtime.NumCPU())) > 10 {
+		t.Errorf("load %.1f on %d CPUs: crowded %v, want %v", *avg, runtime.NumCPU(), got, want)
+	}
+	crowd.Lock()
+	crowd.crowded = !got
+	crowd.Unlock()
+	if hostCrowded(now.Add(time.Second)) == got {
+		t.Error("the host's crowding was read again within crowdRefresh")
+	}
+	if hostCrowded(now.Add(crowdRefresh+time.Second)) != got && math.Abs(*avg-crowdFactor*float64(runtime.NumCPU())) > 10 {
+		t.Error("the host's crowding was not read again after crowdRefresh")
+	}
 }

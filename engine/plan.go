@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -86,6 +87,11 @@ func admit(spec jobs.Spec, inv *deploy.Inventory) (jobs.Spec, error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return spec, err
+	}
+	if wd, err := os.Getwd(); err == nil {
+		// A file parameter given relative (--param, Compose) is relative to
+		// the submitter: the workers get its absolute path.
+		spec = spec.AbsPaths(wd)
 	}
 	if inv != nil && len(spec.Groups) == 0 {
 		_, err := spec.Nodes.Resolve(grid.Refs(inv), inv.Source)

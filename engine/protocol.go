@@ -20,9 +20,11 @@ import (
 // workers is one RMNP CTRL message on a worker's control endpoint, separate
 // from the data endpoint on which Solve exchanges halos and detector
 // messages (so neither can consume the other's CTRL messages). A message is
-// one type byte followed by a JSON body, except msgValues, which is binary:
+// one type byte followed by a JSON body, except msgValues, which is binary,
+// and msgHeartbeat, which has no body or, going down the tree, one byte:
 //
 //	msgValues: type (1) ‖ rank (uint32 LE) ‖ offset (uint64 LE) ‖ float64 LE…
+//	msgHeartbeat: type (1) [‖ runStarted (1): every node of the run has started]
 //
 // The thirteen steps of GRIDHPC Sec. V-B map onto them: msgAssign (send
 // sub-tasks to coordinators), msgTask (forward sub-tasks), msgStatus
@@ -53,6 +55,20 @@ func (t msgType) String() string {
 		return msgNames[t]
 	}
 	return fmt.Sprintf("msg(%d)", uint8(t))
+}
+
+// runStarted is the body of a heartbeat that a parent sends its children
+// once every node of the run has started (heartbeat.go: the end of
+// start-up).
+const runStarted = 1
+
+// heartbeatMsg is a heartbeat down the tree, saying whether the whole run
+// has started.
+func heartbeatMsg(started bool) []byte {
+	if started {
+		return []byte{byte(msgHeartbeat), runStarted}
+	}
+	return []byte{byte(msgHeartbeat)}
 }
 
 // SubmitterID is the control-plane peer id of the submitter (the console),

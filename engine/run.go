@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // RunOptions configure Run.
@@ -108,7 +110,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	nodes := liveNodes(workers)
-	plan, err := planJob(spec, inv, nodes)
+	plan, err := planJob(spec, withHelloCores(inv, workers), nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +124,14 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer stopGateways(gws)
+	defer stopGateways(gws, nil)
 	for _, g := range gws {
 		logf("", "gateway %s of site %s on %s, port %d", g.Name, g.Site, g.Host.Name, g.Port)
+		for _, o := range gws {
+			if why, ok := g.tunneled[o.Name]; ok && g.ID < o.ID {
+				logf("", "gateways %s ↔ %s linked via SSH tunnel: %s", g.Name, o.Name, why)
+			}
+		}
 	}
 	s, err := newSubmission(spec, plan, workers, opt, logf)
 	if err != nil {
@@ -133,12 +140,12 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
 	rep, runErr := s.execute(ctx)
+	lost = s.lostNodes()
 	if gws != nil {
 		// Stopped gateways print their last counters as they exit.
-		stopGateways(gws)
+		stopGateways(gws, lost)
 		rep.Gateways = gatewayReports(gws)
 	}
-	lost = s.lostNodes()
 	if rerr := finishReport(rep, s, opt); rerr != nil && runErr == nil {
 		runErr = rerr
 	}
@@ -174,9 +181,10 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	all := inv.Hosts()
 	nodes := make([]probe.Node, len(all))
 	byName := map[string]deploy.Host{}
+	nodeOf := map[string]probe.Node{}
 	for i, h := range all {
 		nodes[i] = grid.NodeOf(h, deploy.Hello{})
-		byName[h.Name] = h
+		byName[h.Name], nodeOf[h.Name] = h, nodes[i]
 	}
 	names, err := selectNodes(spec, inv, nodes)
 	if err != nil {
@@ -186,10 +194,41 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 		return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane)", spec.Obstacle.N, len(names))
 	}
 	hosts := make([]deploy.Host, len(names))
+	sel := make([]probe.Node, len(names))
 	for i, n := range names {
 		hosts[i] = byName[n]
+		sel[i] = nodeOf[n]
+	}
+	if err := defineEarly(spec, inv, names, sel); err != nil {
+		return nil, err
 	}
 	return hosts, nil
+}
+
+// defineEarly has the application define the task on the selected nodes
+// before any worker starts, as planJob does again once they have (from the
+// inventory too: names, clusters, cores): a decomposition the application
+// refuses (Poisson blocks that do not make one block per node, an exec job
+// with fewer items than nodes, a sparse matrix that cannot be read, or an
+// asynchronous job on one it does not converge on) fails
+// the run at once, not after the workers started or a batch allocation
+// waited in its queue.
+func defineEarly(spec jobs.Spec, inv *deploy.Inventory, names []string, sel []probe.Node) error {
+	p := &Plan{Ranks: names}
+	if err := p.planCores(spec, inv); err != nil {
+		return err
+	}
+	if err := p.planTask(spec, sel); err != nil {
+		return err
+	}
+	if spec.Scheme == jobs.Asynchronous {
+		// Every link is asynchronous whatever the routes: the application
+		// may refuse that now (a sparse matrix that is not diagonally
+		// dominant). A hybrid job's modes wait for the live Htable.
+		p.Modes = []rmnp.Mode{rmnp.Async}
+		return p.checkScheme(spec)
+	}
+	return nil
 }
 
 // liveNodes describes the workers that are still running for the Htable
@@ -281,4 +320,36 @@ func stopLost(w *deploy.Worker) {
 	case <-w.Done():
 	case <-t.C:
 	}
+}
+
+// withHelloCores returns inv with every host the inventory gives no core
+// count (cores omitted: all the host has) given the cores its worker's
+// hello reported, so that a job of cores = 0 (each host's cores) runs on
+// all of them rather than on one. inv itself is left as it is.
+func withHelloCores(inv *deploy.Inventory, workers []*deploy.Worker) *deploy.Inventory {
+	if inv == nil {
+		return nil
+	}
+	hello := map[string]int{}
+	for _, w := range workers {
+		if w != nil && w.Hello.Cores > 0 {
+			hello[w.Host.Name] = w.Hello.Cores
+		}
+	}
+	out := *inv
+	out.Sites = slices.Clone(inv.Sites)
+	for i, s := range out.Sites {
+		s.Clusters = slices.Clone(s.Clusters)
+		for j, c := range s.Clusters {
+			c.Hosts = slices.Clone(c.Hosts)
+			for k, h := range c.Hosts {
+				if h.Cores == 0 && hello[h.Name] > 0 {
+					c.Hosts[k].Cores = hello[h.Name]
+				}
+			}
+			s.Clusters[j] = c
+		}
+		out.Sites[i] = s
+	}
+	return &out
 }

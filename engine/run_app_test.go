@@ -54,6 +54,30 @@ func TestRunPoisson(t *testing.T) {
 	}
 }
 
+// TestRunSparseRelativeMatrix: a matrix given by a path relative to the
+// submitter's working directory reaches the workers as an absolute path
+// (each worker opens it in a working directory of its own).
+func TestRunSparseRelativeMatrix(t *testing.T) {
+	inv := loadInventory(t, "")
+	t.Chdir("../apps/sparse")
+	spec := jobs.Spec{App: "sparse", Params: map[string]string{"matrix": "testdata/laplace2d-12.mtx", "eps": "1e-8"},
+		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2"}}, Cores: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, spec, RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if rep.Outcome != "ok" || !rep.FiguresOK {
+		t.Fatalf("outcome %s, figures OK %v", rep.Outcome, rep.FiguresOK)
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "/apps/sparse/testdata/laplace2d-12.mtx") {
+		t.Errorf("the report does not name the matrix by its absolute path:\n%s", b.String())
+	}
+}
+
 // TestRunBadApplication: a sweep that returns NaN on one node fails the run
 // with an error naming that node and the application, and no worker is
 // left running.

@@ -66,6 +66,8 @@ type SolveResult struct {
 	Send       time.Duration
 	Wait       time.Duration
 	Sweeps     jobs.SweepHist // compute time per sweep (the node's trace)
+
+	counted int // sweeps the iteration limit counted (activity graph: see activityRun.exhausted)
 }
 
 // solveHooks are fault-injection points for tests.
@@ -126,6 +128,10 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 // finish records the part's result and the final state.
 func (s *solver) finish(err error) error {
 	s.res.Iterations = s.iter
+	s.res.counted = s.iter
+	if s.detector == jobs.DetectActivity {
+		s.res.counted = s.counted
+	}
 	s.res.Sigma = s.sigma
 	if err != nil {
 		s.state = StateFailed
@@ -170,6 +176,7 @@ type solver struct {
 	part     gridapp.Part
 	recv     gridapp.HaloReceiver // nil: the part does not act on receipt
 	iter     int                  // sweeps done
+	counted  int                  // sweeps that count toward maxIter under the activity graph (activityRun.exhausted)
 	links    []*link              // by the part's neighbour index (Side)
 	graph    [][]int              // the task's neighbour graph: neighbour ranks per rank
 	eps      float64

@@ -28,6 +28,7 @@ func (rodApp) Params() []gridapp.Param {
 		gridapp.IntParam("fault_rank", 0, 0, 1<<10, "rank that misbehaves"),
 		gridapp.IntParam("fault_iter", 5, 1, 1<<30, "sweep at which it does"),
 		gridapp.IntParam("steps", 1, 1, 10, "outer steps of the task (the part cannot advance)"),
+		gridapp.IntParam("first", 0, 0, 1<<20, "points of rank 0's segment (0: an even split)"),
 	}
 }
 
@@ -37,7 +38,7 @@ type rodSpec struct {
 }
 
 func (rodApp) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {
-	ranges, err := gridapp.Split(v.Int("n"), len(nodes))
+	ranges, err := rodSplit(v.Int("n"), v.Int("first"), len(nodes))
 	if err != nil {
 		return gridapp.Task{}, err
 	}
@@ -54,6 +55,23 @@ func (rodApp) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, erro
 		t.Parts = append(t.Parts, ps)
 	}
 	return t, nil
+}
+
+// rodSplit splits n points evenly, or gives rank 0 the first ones and
+// splits the rest evenly among the other ranks.
+func rodSplit(n, first, parts int) ([]gridapp.Range, error) {
+	if first == 0 || parts == 1 {
+		return gridapp.Split(n, parts)
+	}
+	rest, err := gridapp.Split(n-first, parts-1)
+	if err != nil {
+		return nil, err
+	}
+	out := []gridapp.Range{{Lo: 0, Hi: first}}
+	for _, r := range rest {
+		out = append(out, gridapp.Range{Lo: r.Lo + first, Hi: r.Hi + first})
+	}
+	return out, nil
 }
 
 type rodPart struct {
@@ -223,7 +241,7 @@ func TestSolveBadApplication(t *testing.T) {
 		"nan async":   {"nan", jobs.Asynchronous, `application failed "test-rod": sweep 5 returned σ = NaN`},
 		"nan sync":    {"nan", jobs.Synchronous, `application failed "test-rod": sweep 5 returned σ = NaN`},
 		"grow async":  {"grow", jobs.Asynchronous, `application failed "test-rod": 7 outgoing values for rank`},
-		"grow sync":   {"grow", jobs.Synchronous, `want 1: application "test-rod": rank 1's outgoing values`},
+		"grow sync":   {"grow", jobs.Synchronous, `application failed "test-rod": 7 outgoing values for rank`},
 		"panic async": {"panic", jobs.Asynchronous, "solve_app_test.go:"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -20,7 +20,7 @@ type comm struct{ s *solver }
 func (s *solver) runCalculate(ctx context.Context, calc gridapp.Calculator) error {
 	out, err := calc.Calculate(ctx, comm{s})
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, ErrApplication) || errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) {
+		if ctx.Err() != nil || errors.Is(err, ErrApplication) || neighbourLost(err) {
 			return err
 		}
 		return fmt.Errorf("%w %q: Calculate: %w", ErrApplication, s.app, err)

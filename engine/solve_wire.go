@@ -16,8 +16,12 @@ import (
 //	16  8    arg   (iteration, stop iteration, section number)
 //	24  8·m  float64 payload (section halo plane, or one σ for a vote)
 //
-// Halo DATA messages are float64 vectors: haloHeader values (seq as bits,
-// haloKind as bits), then the plane (absent for a marker).
+// Halo DATA messages are float64 vectors: haloHeader values (the stamp: seq
+// or a token's argument as bits, the halo kind as bits), then the plane
+// (absent for a marker). The asynchronous schemes stamp an update's seq
+// (haloPlane, haloMarker); the synchronous scheme stamps the convergence
+// tokens (haloSync…haloTerm, sync_stamp.go), which therefore never travel
+// as control messages.
 const (
 	ctrlHeader = 24
 	haloHeader = 2
@@ -27,8 +31,8 @@ const (
 type ctrlKind uint8
 
 const (
-	ctrlConv            ctrlKind = iota + 1 // tok_conv: arg iteration, seq 1 if OK
-	ctrlTerm                                // tok_term: arg stop iteration
+	ctrlConv            ctrlKind = iota + 1 // not sent: the tokens ride in the synchronous halos' stamps (kept so the codes below stay)
+	ctrlTerm                                // not sent, as ctrlConv
 	ctrlActivate                            // activity graph (seq: update)
 	ctrlInactivate                          //
 	ctrlAck                                 //

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -33,37 +34,108 @@ const (
 	// forwardWidth how many members a coordinator dials at once.
 	assignWidth  = 16
 	forwardWidth = 8
-	// preflightTimeout bounds the pre-flight dial of a neighbour on one
-	// network. A neighbour that is alive but not scheduled (a start-up
+	// preflightTimeout bounds the first pre-flight dial of a neighbour on
+	// one network. A neighbour that is alive but not scheduled (a start-up
 	// wave of hundreds of workers on a loaded machine) can take seconds
 	// to answer a handshake; a network that drops packets costs this much
-	// before the next candidate is tried.
-	preflightTimeout = 6 * time.Second
+	// before the next candidate is tried. When every candidate failed in a
+	// way a retry may cure, the pre-flight is tried again after a backoff,
+	// each round giving every candidate twice as long, up to
+	// preflightTimeoutMax (a worker's rmnp DialTimeout, which bounds the
+	// accepting side's handshake too), until linkBudget after the task
+	// arrived.
+	preflightTimeout    = 6 * time.Second
+	preflightTimeoutMax = 20 * time.Second
+	// linkBudget bounds a worker's start-up: the pre-flight of the
+	// neighbours it dials, retries included. The neighbours it waits for
+	// are given linkTimeout, longer, since their dialers' tasks may
+	// arrive in a later wave.
+	linkBudget  = 60 * time.Second
+	linkTimeout = linkBudget + 15*time.Second
 )
 
 // connectRetry connects ep to peer at addr, retrying transient failures
-// with backoff and jitter for at most dialRetryBudget.
+// with backoff and jitter for at most dialRetryBudget, attempts included
+// (a worker's handshake may take up to its DialTimeout).
 func connectRetry(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID, addr string) error {
 	deadline := time.Now().Add(dialRetryBudget)
-	backoff := dialRetryFirst
+	pause := dialRetryFirst
 	for {
-		err := ep.Connect(ctx, peer, addr, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+		actx, cancel := context.WithDeadline(ctx, deadline)
+		err := ep.Connect(actx, peer, addr, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "control"})
+		cancel()
 		if err == nil || !transientDial(err) || ctx.Err() != nil {
 			return err
 		}
-		wait := time.Duration(rand.Int64N(int64(backoff))) + time.Millisecond
-		if time.Now().Add(wait).After(deadline) {
+		var wait time.Duration
+		wait, pause = backoff(pause)
+		if time.Now().Add(wait).After(deadline) || !sleepCtx(ctx, wait) {
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-		backoff = min(2*backoff, dialRetryMax)
 	}
+}
+
+// backoff returns a full-jitter wait under the current backoff and the
+// next backoff (doubled up to dialRetryMax).
+func backoff(cur time.Duration) (wait, next time.Duration) {
+	return time.Duration(rand.Int64N(int64(cur))) + time.Millisecond, min(2*cur, dialRetryMax)
+}
+
+// sleepCtx waits for d or until ctx ends, reporting whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// preflightRetry runs probe.Preflight over a neighbour's candidate routes
+// again and again while every candidate fails transiently (refused, reset,
+// closed or timed out: a neighbour still starting on a loaded machine),
+// with backoff and full jitter between rounds and a per-candidate timeout
+// that doubles each round, until ctx's deadline (the start-up's). It
+// returns the last round's outcome and how many rounds ran.
+func preflightRetry(ctx context.Context, routes []probe.Route, dial func(context.Context, probe.Route) error) (probe.Route, []string, int, error) {
+	timeout, pause := preflightTimeout, dialRetryFirst
+	for round := 1; ; round++ {
+		r, warns, err := probe.Preflight(ctx, routes, dial, timeout)
+		if err == nil || ctx.Err() != nil || !allTransient(err) {
+			return r, warns, round, err
+		}
+		var wait time.Duration
+		wait, pause = backoff(pause)
+		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait+time.Second).After(dl) {
+			return r, warns, round, err
+		}
+		if !sleepCtx(ctx, wait) {
+			return r, warns, round, err
+		}
+		timeout = min(2*timeout, preflightTimeoutMax)
+	}
+}
+
+// allTransient reports whether every dial error Preflight joined in err is
+// one a retry may cure.
+func allTransient(err error) bool {
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) {
+		return transientDial(err)
+	}
+	n := 0
+	for _, e := range joined.Unwrap() {
+		if errors.Is(e, probe.ErrUnreachable) {
+			continue
+		}
+		if !transientDial(e) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // transientDial reports whether a dial failed in a way a retry may cure: a
@@ -71,8 +143,12 @@ func connectRetry(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID, addr
 // A bad handshake (wrong secret, wrong run) is not.
 func transientDial(err error) bool {
 	var ne net.Error
+	if errors.Is(err, rmnp.ErrAuth) || errors.Is(err, rmnp.ErrVersion) {
+		return false
+	}
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EAGAIN) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -78,16 +79,91 @@ func TestTransientDial(t *testing.T) {
 		err  error
 		want bool
 	}{
-		"refused":  {fmt.Errorf("rmnp: connect: %w", &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), true},
-		"reset":    {fmt.Errorf("rmnp: handshake: %w", syscall.ECONNRESET), true},
-		"eof":      {fmt.Errorf("rmnp: handshake: %w", io.EOF), true},
-		"deadline": {fmt.Errorf("rmnp: handshake: %w", os.ErrDeadlineExceeded), true},
-		"bad mac":  {errors.New("rmnp: handshake: bad mac"), false},
-		"closed":   {rmnp.ErrClosed, false},
+		"refused":                        {fmt.Errorf("rmnp: connect: %w", &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), true},
+		"reset":                          {fmt.Errorf("rmnp: handshake: %w", syscall.ECONNRESET), true},
+		"eof":                            {fmt.Errorf("rmnp: handshake: %w", io.EOF), true},
+		"deadline":                       {fmt.Errorf("rmnp: handshake: %w", os.ErrDeadlineExceeded), true},
+		"bad mac":                        {errors.New("rmnp: handshake: bad mac"), false},
+		"closed":                         {rmnp.ErrClosed, false},
+		"connection closed by a timeout": {fmt.Errorf("rmnp: handshake: %w", net.ErrClosed), true},
+		"context deadline":               {fmt.Errorf("probe: preflight: %w", context.DeadlineExceeded), true},
+		"wrong secret, then closed":      {fmt.Errorf("rmnp: handshake: %w: %w", rmnp.ErrAuth, io.EOF), false},
 	}
 	for name, tc := range tests {
 		if got := transientDial(tc.err); got != tc.want {
 			t.Errorf("%s: transient = %v, want %v", name, got, tc.want)
 		}
+	}
+}
+
+// TestPreflightRetry checks the retried pre-flight of a neighbour: rounds
+// whose candidates all fail transiently are tried again (with a longer
+// timeout each) until one answers; a failure a retry cannot cure ends it
+// at once; the start-up deadline bounds it.
+func TestPreflightRetry(t *testing.T) {
+	routes := []probe.Route{{A: "alpha-1", B: "alpha-2", Network: probe.Infiniband, AAddr: "127.18.64.10", BAddr: "127.18.64.11"},
+		{A: "alpha-1", B: "alpha-2", Network: probe.Ethernet, AAddr: "127.16.64.10", BAddr: "127.16.64.11"}}
+	refused := fmt.Errorf("rmnp: connect: %w", syscall.ECONNREFUSED)
+	timedOut := fmt.Errorf("rmnp: handshake: %w", net.ErrClosed)
+	tests := map[string]struct {
+		fail     func(call int, r probe.Route) error // nil: the dial succeeds
+		budget   time.Duration
+		rounds   int
+		network  probe.Kind // "" when it must fail
+		maxTaken time.Duration
+	}{
+		"answers at once": {fail: func(int, probe.Route) error { return nil }, budget: 5 * time.Second, rounds: 1, network: probe.Infiniband},
+		"falls back in the same round": {fail: func(_ int, r probe.Route) error {
+			if r.Network == probe.Infiniband {
+				return timedOut
+			}
+			return nil
+		}, budget: 5 * time.Second, rounds: 1, network: probe.Ethernet},
+		"starting neighbour, retried": {fail: func(call int, r probe.Route) error {
+			if call < 7 {
+				return refused
+			}
+			return nil
+		}, budget: 20 * time.Second, rounds: 4, network: probe.Infiniband},
+		"wrong secret, not retried": {fail: func(int, probe.Route) error { return fmt.Errorf("rmnp: %w", rmnp.ErrAuth) },
+			budget: 5 * time.Second, rounds: 1},
+		"bounded by the start-up": {fail: func(int, probe.Route) error { return refused }, budget: 3 * time.Second,
+			maxTaken: 3*time.Second + 500*time.Millisecond},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), tc.budget)
+			defer cancel()
+			calls := 0
+			var timeouts []time.Duration
+			dial := func(ctx context.Context, r probe.Route) error {
+				if dl, ok := ctx.Deadline(); ok {
+					timeouts = append(timeouts, time.Until(dl))
+				}
+				calls++
+				return tc.fail(calls, r)
+			}
+			t0 := time.Now()
+			r, _, rounds, err := preflightRetry(ctx, routes, dial)
+			taken := time.Since(t0)
+			if tc.network == "" {
+				if err == nil {
+					t.Fatalf("pre-flight succeeded over %s, want a failure", r.Network)
+				}
+			} else if err != nil || r.Network != tc.network {
+				t.Fatalf("pre-flight chose %q (%v), want %s", r.Network, err, tc.network)
+			}
+			if tc.rounds > 0 && rounds != tc.rounds {
+				t.Errorf("%d rounds, want %d", rounds, tc.rounds)
+			}
+			if tc.maxTaken > 0 && taken > tc.maxTaken {
+				t.Errorf("took %v, want at most %v", taken, tc.maxTaken)
+			}
+			// Each round gives a candidate longer than the last (the
+			// budget's end aside).
+			if tc.rounds >= 3 && timeouts[4] <= timeouts[0] {
+				t.Errorf("timeouts per attempt %v: do not grow", timeouts)
+			}
+		})
 	}
 }

@@ -37,6 +37,11 @@ type submission struct {
 	ep     *rmnp.Endpoint
 	live   *liveness
 	coords map[rmnp.PeerID]string
+	// Start-up (heartbeat.go): the top coordinator each node is reached
+	// through, how many nodes below each still start, and in all.
+	via      map[string]rmnp.PeerID
+	starting map[rmnp.PeerID]int
+	toStart  int
 
 	start     time.Time
 	finished  time.Time // when the last result arrived or the run failed
@@ -61,7 +66,8 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
 		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
-		live: newLiveness(childLimits), coords: map[rmnp.PeerID]string{}}
+		live: newHostLiveness(childLimits), coords: map[rmnp.PeerID]string{},
+		via: map[string]rmnp.PeerID{}, starting: map[rmnp.PeerID]int{}}
 	var id [8]byte
 	rand.Read(id[:])
 	s.run = binary.LittleEndian.Uint64(id[:]) | 1
@@ -235,7 +241,12 @@ func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignErro
 		}
 		id := NodeID(a.Coordinator)
 		s.coords[id] = a.Coordinator
-		s.live.watch(id, a.Coordinator)
+		s.live.watchStarting(id, a.Coordinator, childLimits)
+		a.subtree(func(m member, _ int) {
+			s.via[m.Node] = id
+			s.starting[id]++
+			s.toStart++
+		})
 		m, err := encodeMsg(msgAssign, a)
 		if err == nil {
 			err = s.ep.Send(ctx, id, m, rmnp.CTRL)
@@ -299,6 +310,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	defer stopWatch()
 	exited := s.watchExits(wctx)
 	gwExited := s.watchGateways(wctx)
+	s.watchGatewayOutput()
 	var lastBeat, prev time.Time
 	for s.failed == nil && !s.complete() {
 		select {
@@ -321,14 +333,19 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 		case in := <-msgs:
 			s.handle(in)
 		case now := <-tick.C:
+			s.hearGateways()
 			for _, p := range s.live.check(prev, now) {
+				if g := s.gatewayNamed(p.Name); g != nil {
+					s.lostGateway(g, p)
+					continue
+				}
 				s.fail(p.Name, "coordinator sent "+p.silence())
 			}
 			prev = now
 			if now.Sub(lastBeat) >= HeartbeatInterval {
 				lastBeat = now
 				for id := range s.coords {
-					s.post(id, []byte{byte(msgHeartbeat)})
+					s.post(id, heartbeatMsg(s.toStart == 0))
 				}
 			}
 			s.sampleResidual(now)
@@ -396,6 +413,7 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 					st.Load = cur.Load
 				}
 				s.statuses[st.Rank], s.dirty = st, true
+				s.noteStarted(st.Node, cur.State, st.State)
 			}
 		}
 	case msgResult:
@@ -408,6 +426,7 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 		}
 		s.headers[h.Rank] = &h
 		st := &s.statuses[h.Rank]
+		s.noteStarted(h.Node, st.State, StateTerminated)
 		st.State, st.Iteration, st.Sigma, st.Traffic = StateTerminated, h.Iterations, h.Sigma, h.Traffic
 		st.Compute, st.Send, st.Wait, s.dirty = h.Compute, h.Send, h.Wait, true
 		st.PeakRSS = max(st.PeakRSS, h.PeakRSS)
@@ -438,6 +457,20 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 	return nil
 }
 
+// noteStarted counts node out of the start-up when its state leaves
+// starting: the top coordinator it is reached through has started once
+// its whole subtree has, and the run once every node has.
+func (s *submission) noteStarted(node string, from, to NodeState) {
+	id, ok := s.via[node]
+	if !ok || from != StateStarting || to == StateStarting {
+		return
+	}
+	s.toStart--
+	if s.starting[id]--; s.starting[id] == 0 {
+		s.live.startedPeer(id)
+	}
+}
+
 func (s *submission) complete() bool {
 	for r, h := range s.headers {
 		if h == nil || s.got[r] != h.Count {
@@ -465,7 +498,7 @@ func (s *submission) fail(node, cause string) {
 	if s.failed != nil {
 		return
 	}
-	cause = bare(cause)
+	node, cause = s.blame(node, bare(cause))
 	s.failed = &failure{Node: node, Cause: cause}
 	if s.outcome == "" {
 		s.outcome = "failed"
@@ -480,12 +513,13 @@ func (s *submission) fail(node, cause string) {
 
 // lostNodes names the workers not to wait on when stopping: the node the
 // run failed on, which is hung, stopped or cut off (missed heartbeats), or
-// gone, or failed its task — none of which calls for a graceful exit.
+// gone, or failed its task — none of which calls for a graceful exit; for
+// a gateway, its host.
 func (s *submission) lostNodes() map[string]bool {
 	if s.failed == nil || s.failed.Node == "" {
 		return nil
 	}
-	return map[string]bool{s.failed.Node: true}
+	return s.lostHosts(map[string]bool{s.failed.Node: true})
 }
 
 func (s *submission) err() error {

@@ -68,7 +68,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newLiveness(childLimits),
+	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: newHostLiveness(childLimits),
 		fatal: make(chan error, 1), acks: make(chan rmnp.PeerID, 64)}
 	nics, perr := probe.Local()
 	if perr != nil {
@@ -178,6 +178,9 @@ func (n *node) config(listen []string) rmnp.Config {
 	cfg := rmnp.DefaultConfig()
 	cfg.RunID, cfg.Secret, cfg.Self, cfg.Listen = n.boot.RunID, n.boot.Secret, n.self, listen
 	cfg.Logger = n.log
+	// A pre-flight retried under load gives a handshake up to this long
+	// (startup.go); the accepting side must wait as long.
+	cfg.DialTimeout = preflightTimeoutMax
 	return cfg
 }
 
@@ -289,6 +292,9 @@ func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
 	}
 	switch t {
 	case msgHeartbeat:
+		if len(body) == 1 && body[0] == runStarted {
+			n.parentStarted(src)
+		}
 		return nil
 	case msgAssign:
 		var a groupAssign
@@ -369,6 +375,22 @@ func (n *node) linkDown(ctx context.Context, ev rmnp.PeerDownEvent) {
 		return
 	}
 	n.peerLost(ctx, ev.Peer, fmt.Sprintf("connection lost: %v", ev.Err))
+}
+
+// parentStarted handles a heartbeat from src saying that the whole run has
+// started: if src is this node's parent, its start-up is over (the adaptive
+// detector judges it from now on), and a coordinator passes the word down.
+func (n *node) parentStarted(src rmnp.PeerID) {
+	if !n.isParent(src) {
+		return
+	}
+	n.live.startedPeer(src)
+	n.mu.Lock()
+	c := n.coord
+	n.mu.Unlock()
+	if c != nil && src == c.assign.Parent {
+		c.parentStarted()
+	}
 }
 
 // isParent reports whether id is the node's parent in the current run.

@@ -115,19 +115,30 @@ func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byt
 
 // TestWorkerParentLost hands a worker a long task from a stand-in
 // coordinator that then goes silent (hung or cut off): the worker must stop
-// and exit by itself. A parent that closes its link cleanly ends the run
-// instead: the worker stays up and takes the next task.
+// and exit by itself — after ParentTimeout once its parent said the run had
+// started, only after StartupTimeout before. A parent that closes its link
+// cleanly ends the run instead: the worker stays up and takes the next
+// task.
 func TestWorkerParentLost(t *testing.T) {
-	t.Run("silent", func(t *testing.T) {
-		ws, id, secret := startWorkers(t, "beta-2")
+	silent := func(t *testing.T, node string, started bool, lo, hi time.Duration) {
+		ws, id, secret := startWorkers(t, node)
 		w := ws[0]
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		standIn(t, ctx, w, id, secret, "stand-in")
+		ep := standIn(t, ctx, w, id, secret, "stand-in")
+		if started {
+			if err := ep.Send(ctx, NodeID(node), heartbeatMsg(true), rmnp.CTRL); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t0 := time.Now()
 		select {
 		case <-w.Done():
-		case <-time.After(30 * time.Second):
-			t.Fatal("worker still running 30 s after its coordinator went silent")
+		case <-time.After(hi):
+			t.Fatalf("worker still running %v after its coordinator went silent", hi)
+		}
+		if d := time.Since(t0); d < lo {
+			t.Errorf("worker gave up on its coordinator after %v of silence, want at least %v", d, lo)
 		}
 		if err := w.Err(); !errors.Is(err, deploy.ErrWorkerExited) || !strings.Contains(err.Error(), "parent lost") {
 			t.Errorf("worker exit: %v, want a parent-lost exit", err)
@@ -135,6 +146,12 @@ func TestWorkerParentLost(t *testing.T) {
 		if err := syscall.Kill(w.Hello.PID, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Errorf("worker process %d still exists: %v", w.Hello.PID, err)
 		}
+	}
+	t.Run("silent", func(t *testing.T) {
+		silent(t, "beta-2", true, ParentTimeout-time.Second, ParentTimeout+parentExitDelay+8*time.Second)
+	})
+	t.Run("silent during start-up", func(t *testing.T) {
+		silent(t, "beta-4", false, StartupTimeout-time.Second, StartupTimeout+parentExitDelay+10*time.Second)
 	})
 	t.Run("closed", func(t *testing.T) {
 		ws, id, secret := startWorkers(t, "beta-3")

@@ -2,8 +2,8 @@ package jobs
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 )
@@ -36,6 +36,20 @@ func (s Spec) Application() (gridapp.Application, gridapp.Values, error) {
 	return app, v, nil
 }
 
+// AbsPaths returns s with the relative values of its application's file
+// parameters (gridapp.Param.File) joined to dir: the submitter calls it
+// with the job file's directory (LoadSpec) and its working directory
+// (engine), since every worker opens the file in a working directory of its
+// own. An unknown application leaves s unchanged.
+func (s Spec) AbsPaths(dir string) Spec {
+	app, err := gridapp.Lookup(s.App)
+	if err != nil || len(s.Params) == 0 {
+		return s
+	}
+	s.Params = gridapp.AbsPaths(app.Params(), s.Params, dir)
+	return s
+}
+
 // containsParam reports whether a gridapp parameter error is about name
 // ("gridapp: bad parameter: NAME: …").
 func containsParam(text, name string) bool {
@@ -48,5 +62,5 @@ func appNames() string {
 	if len(names) == 0 {
 		return "none"
 	}
-	return fmt.Sprint(names)
+	return strings.Join(names, ", ")
 }

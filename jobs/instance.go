@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
 )
 
 // Instance is the problem a run solved: the application and its
@@ -35,7 +37,25 @@ func (c RunConfig) Instance() Instance {
 	if in.App == "obstacle" {
 		in.Params = nil
 	}
+	in.Params = canonicalParams(in.App, in.Params)
 	return in
+}
+
+// canonicalParams writes params as the application's declarations encode
+// them (gridapp.Values.Encode), so that a run given eps=1e-8 and one given
+// eps=1e-08 (or --eps 1e-8, or eps = 1e-8 in a job file) are one problem
+// with one t1. Params that do not parse, or of an application this binary
+// does not carry, are kept as recorded.
+func canonicalParams(app string, params map[string]string) map[string]string {
+	a, err := gridapp.Lookup(app)
+	if err != nil || params == nil {
+		return params
+	}
+	v, err := gridapp.Parse(a.Params(), params)
+	if err != nil {
+		return params
+	}
+	return v.Encode()
 }
 
 // Has reports whether c is a run of the instance.
@@ -49,7 +69,7 @@ func (in Instance) Equal(o Instance) bool {
 }
 
 // String names the instance as titles show it: "obstacle problem n = 48,
-// eps = 1e-08", "poisson blocks=auto eps=1e-8 n=32".
+// eps = 1e-08", "poisson blocks=auto eps=1e-08 n=32".
 func (in Instance) String() string {
 	if in.App == "obstacle" || in.App == "" {
 		return fmt.Sprintf("obstacle problem n = %d, eps = %g", in.N, in.Eps)

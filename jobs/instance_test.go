@@ -37,10 +37,39 @@ func TestGainPerInstance(t *testing.T) {
 	if !ok || ref.ID != recs[0].ID {
 		t.Errorf("t1 reference %s, %v; want %s", ref.ID, ok, recs[0].ID)
 	}
-	if title := tab.Title(); !strings.Contains(title, "poisson blocks=auto eps=1e-8 n=32") {
+	if title := tab.Title(); !strings.Contains(title, "poisson blocks=auto eps=1e-08 n=32") {
 		t.Errorf("title %q does not name the instance", title)
 	}
 	if ref, ok := res.SingleNodeReference(32, 1e-8, InventoryEmbedded, "alpha"); !ok || ref.ID != "obst" {
 		t.Errorf("the obstacle problem's t1 %s, %v; want obst", ref.ID, ok)
+	}
+}
+
+// TestInstanceCanonical: a parameter typed two ways (eps=1e-8 on the
+// command line, 1e-08 from --eps or a job file's number, n=032) is one
+// problem: the single-node run of one is t1 of the other.
+func TestInstanceCanonical(t *testing.T) {
+	rec := func(id string, nodes int, wall float64, params map[string]string) RunRecord {
+		return RunRecord{ID: id, Outcome: OutcomeOK, WallSeconds: wall,
+			Job: RunConfig{App: "poisson", N: 32, Eps: 1e-8, Scheme: Synchronous, Nodes: nodes, Cores: nodes, Grid: "alpha",
+				Inventory: InventoryEmbedded, Params: params}}
+	}
+	one := rec("one", 1, 8, map[string]string{"n": "32", "eps": "1e-8", "blocks": "auto"})
+	four := rec("four", 4, 2, map[string]string{"n": "032", "eps": "1e-08", "blocks": "auto"})
+	if !one.Job.Instance().Equal(four.Job.Instance()) {
+		t.Fatalf("%s and %s are two problems", one.Job.Instance(), four.Job.Instance())
+	}
+	other := rec("other", 1, 1, map[string]string{"n": "32", "eps": "1e-9", "blocks": "auto"})
+	if other.Job.Instance().Equal(four.Job.Instance()) {
+		t.Fatalf("eps 1e-9 and 1e-08 are one problem")
+	}
+	res := &Results{Records: []RunRecord{one, four, other}}
+	ref, ok := res.SingleNodeReferenceOf(four.Job.Instance(), InventoryEmbedded, "alpha")
+	if !ok || ref.ID != "one" {
+		t.Errorf("t1 of the 4-node run: %s, %v; want one", ref.ID, ok)
+	}
+	unknown := RunConfig{App: "nosuch", Params: map[string]string{"eps": "1e-8"}}
+	if got := unknown.Instance().Params["eps"]; got != "1e-8" {
+		t.Errorf("an unregistered application's params rewritten: eps=%q", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,18 +55,18 @@ func (e *SpecError) Unwrap() error { return ErrSpec }
 // FormatSpec: Spec with the wall time as text ("90s", "5m"). Its fields are
 // in the order a written file lists them.
 type specFile struct {
-	Name     string            `toml:"name"`
-	App      string            `toml:"app"`
-	Scheme   Scheme            `toml:"scheme"`
-	Detector Detector          `toml:"detector,omitempty"`
-	Cores    int               `toml:"cores"`
-	MaxIter  int               `toml:"max_iterations"`
-	WallTime string            `toml:"wall_time"`
-	Obstacle *ObstacleSpec     `toml:"obstacle,omitempty"` // the obstacle problem's only
-	Params   map[string]string `toml:"params,omitempty"`
-	Nodes    NodeSelection     `toml:"nodes"`
-	Groups   []Group           `toml:"group,omitempty"`
-	Output   Output            `toml:"output"`
+	Name     string         `toml:"name"`
+	App      string         `toml:"app"`
+	Scheme   Scheme         `toml:"scheme"`
+	Detector Detector       `toml:"detector,omitempty"`
+	Cores    int            `toml:"cores"`
+	MaxIter  int            `toml:"max_iterations"`
+	WallTime string         `toml:"wall_time"`
+	Obstacle *ObstacleSpec  `toml:"obstacle,omitempty"` // the obstacle problem's only
+	Params   map[string]any `toml:"params,omitempty"`   // strings, numbers or booleans
+	Nodes    NodeSelection  `toml:"nodes"`
+	Groups   []Group        `toml:"group,omitempty"`
+	Output   Output         `toml:"output,omitempty"`
 }
 
 // DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle
@@ -89,7 +91,14 @@ func LoadSpec(path string) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("jobs: read job file %s: %w", path, err)
 	}
-	return ParseSpec(path, data)
+	s, err := ParseSpec(path, data)
+	if err != nil {
+		return s, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		s = s.AbsPaths(filepath.Dir(abs)) // a file parameter is relative to the job file
+	}
+	return s, nil
 }
 
 // ParseSpec decodes a job file strictly (unknown keys are errors) and
@@ -100,13 +109,23 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	if ps := tomlfile.Decode(data, &f); ps != nil {
 		return Spec{}, specError(file, ps[0])
 	}
+	params, err := paramsText(file, data, f.Params)
+	if err != nil {
+		return Spec{}, err
+	}
 	s := Spec{
-		Name: f.Name, App: f.App, Params: f.Params, Scheme: f.Scheme,
+		Name: f.Name, App: f.App, Params: params, Scheme: f.Scheme,
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
 		MaxIter: f.MaxIter, Output: f.Output,
 	}
-	if f.Obstacle != nil {
+	switch {
+	case f.Obstacle != nil && f.App != "" && f.App != "obstacle":
+		return Spec{}, keyError(file, data, "obstacle", fmt.Sprintf("[obstacle] is the obstacle problem's; app %s takes its parameters in [params]", f.App))
+	case f.Obstacle != nil:
 		s.Obstacle = *f.Obstacle
+	}
+	if (s.App == "" || s.App == "obstacle") && !tomlfile.Written(data, "obstacle.n") {
+		s.Obstacle.N = DefaultSpec().Obstacle.N // as ε: left out, the default
 	}
 	if f.WallTime != "" {
 		d, err := time.ParseDuration(f.WallTime)
@@ -127,6 +146,43 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		return Spec{}, err
 	}
 	return s, nil
+}
+
+// paramsText reads [params] as the text gridapp.Parse checks: a string as
+// written, a number or boolean as TOML wrote it (n = 32 is n = "32"), so
+// that a job file need not quote numbers. Arrays, tables and dates are
+// refused at their key.
+func paramsText(file string, data []byte, raw map[string]any) (map[string]string, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case int64:
+			out[k] = strconv.FormatInt(v, 10)
+		case float64:
+			out[k] = strconv.FormatFloat(v, 'g', -1, 64)
+		case bool:
+			out[k] = strconv.FormatBool(v)
+		default:
+			return nil, keyError(file, data, "params."+k, fmt.Sprintf("params.%s: want a string, a number or a boolean, not %s", k, tomlKind(v)))
+		}
+	}
+	return out, nil
+}
+
+// tomlKind names the TOML type go-toml decoded v from.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
 }
 
 // WithDefaults fills what a job left empty: app obstacle, ε, the scheme's

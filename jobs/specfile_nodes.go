@@ -3,6 +3,7 @@ package jobs
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -18,8 +19,9 @@ var ErrEmptySelection = errors.New("jobs: nodes: empty selection")
 // site, cluster or host the inventory does not have.
 var ErrUnknownName = errors.New("jobs: nodes: name not in the inventory")
 
-// unknownName reads as its own message and matches ErrUnknownName.
-type unknownName struct{ msg string }
+// unknownName reads as its own message and matches ErrUnknownName; key is
+// the job-file key that names it (nodes.clusters).
+type unknownName struct{ msg, key string }
 
 func (e unknownName) Error() string        { return e.msg }
 func (e unknownName) Is(target error) bool { return target == ErrUnknownName }
@@ -96,7 +98,7 @@ func (n NodeSelection) known(inv []NodeRef, source string) error {
 	check := func(names []string, field func(NodeRef) string, what string) error {
 		for _, name := range names {
 			if !slices.ContainsFunc(inv, func(r NodeRef) bool { return field(r) == name }) {
-				return unknownName{fmt.Sprintf("jobs: nodes: %s %q is not in %s", what, name, source)}
+				return unknownName{fmt.Sprintf("jobs: nodes: %s %q is not in %s", what, name, source), "nodes." + what + "s"}
 			}
 		}
 		return nil
@@ -108,6 +110,27 @@ func (n NodeSelection) known(inv []NodeRef, source string) error {
 		return err
 	}
 	return check(n.Sites, func(r NodeRef) string { return r.Site }, "site")
+}
+
+// CheckSelectionIn checks the node selection of a job read from file
+// against an inventory (refs, named source) as the engine will: a site,
+// cluster or host the inventory does not have is an error at its key in
+// the file (file:line:col), like the file's other mistakes. A job with
+// groups is left to the engine, which checks their hosts.
+func (s Spec) CheckSelectionIn(file string, refs []NodeRef, source string) error {
+	if len(s.Groups) > 0 {
+		return nil
+	}
+	_, err := s.Nodes.Resolve(refs, source)
+	var un unknownName
+	if !errors.As(err, &un) {
+		return nil // the engine reports the rest, with the live nodes
+	}
+	data, rerr := os.ReadFile(file)
+	if rerr != nil {
+		return err
+	}
+	return keyError(file, data, un.key, strings.TrimPrefix(un.msg, "jobs: "))
 }
 
 // group returns, in inventory order, the hosts of the named clusters and

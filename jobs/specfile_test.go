@@ -28,6 +28,28 @@ func TestParseSpecFiles(t *testing.T) {
 	}
 }
 
+// TestParseSpecObstacleDefaults: a job file of the obstacle problem that
+// leaves [obstacle] or its n out gets the default job's n, as it gets its
+// ε (it was n = 0, refused with no position, hiding the file's real
+// mistakes).
+func TestParseSpecObstacleDefaults(t *testing.T) {
+	for name, doc := range map[string]string{
+		"no section":      "scheme = \"async\"\n",
+		"eps only":        "[obstacle]\neps = 1e-6\n",
+		"app, no section": "app = \"obstacle\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := ParseSpec("job.toml", []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Obstacle.N != DefaultSpec().Obstacle.N {
+				t.Errorf("n = %d, want the default %d", s.Obstacle.N, DefaultSpec().Obstacle.N)
+			}
+		})
+	}
+}
+
 func TestParseSpecErrors(t *testing.T) {
 	tests := map[string]struct {
 		doc        string
@@ -43,6 +65,7 @@ func TestParseSpecErrors(t *testing.T) {
 		"wall time":                 {doc: "wall_time = \"soon\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: "wall_time"},
 		"async with tokens":         {doc: "scheme = \"async\"\ndetector = \"tokens\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: "tokens is for sync jobs only"},
 		"group without coordinator": {doc: "[obstacle]\nn = 8\n[[group]]\nworkers = [\"a\"]\ncoordinator = \"b\"\n", line: 5, col: 1, wantInText: "not one of its workers"},
+		"scheme, no [obstacle]":     {doc: "scheme = \"asynch\"\n", line: 1, col: 1, wantInText: `scheme "asynch"`},
 		"node in two groups":        {doc: "[obstacle]\nn = 8\n[[group]]\ncoordinator = \"a\"\nworkers = [\"a\"]\n[[group]]\ncoordinator = \"b\"\nworkers = [\"b\", \"a\"]\n", line: 8, col: 1, wantInText: "node a is in groups 0 and 1"},
 	}
 	for name, tc := range tests {

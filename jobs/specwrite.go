@@ -12,16 +12,23 @@ import (
 
 // FormatSpec renders s as a job file in the schema ParseSpec reads, so that
 // ParseSpec(FormatSpec(s)) gives s back for every valid spec with its
-// defaults filled (WithDefaults).
+// defaults filled (WithDefaults), but for the obstacle problem's fields of
+// a spec of another application, which have no place in its file.
 func FormatSpec(s Spec) ([]byte, error) {
 	f := specFile{
 		Name: s.Name, App: s.App, Scheme: s.Scheme, Detector: s.Detector,
 		Cores: s.Cores, MaxIter: s.MaxIter, WallTime: s.WallTime.String(),
-		Params: s.Params, Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
+		Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
 	}
-	if s.App == "" || s.App == "obstacle" || s.Obstacle.N != 0 {
-		// Another application's parameters are in [params]: no [obstacle]
-		// section with an n of 0 to puzzle the reader.
+	if s.Params != nil {
+		f.Params = make(map[string]any, len(s.Params))
+		for k, v := range s.Params {
+			f.Params[k] = v // written as strings, as gridtui wrote them before
+		}
+	}
+	if s.App == "" || s.App == "obstacle" {
+		// Another application's parameters are in [params], and ParseSpec
+		// refuses an [obstacle] section beside them.
 		f.Obstacle = &s.Obstacle
 	}
 	var b bytes.Buffer

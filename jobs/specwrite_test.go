@@ -96,6 +96,9 @@ func normalize(s Spec) Spec {
 	if len(s.Groups) == 0 {
 		s.Groups = nil
 	}
+	if s.App != "obstacle" {
+		s.Obstacle = ObstacleSpec{} // another application's file has no [obstacle]
+	}
 	return s
 }
 

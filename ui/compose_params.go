@@ -194,7 +194,7 @@ func (v *ComposeView) about() string {
 		return ""
 	}
 	p := f.Param
-	return fmt.Sprintf("%s: %s (%s, %s, default %s)", p.Name, p.Help, p.Kind, p.Range(), p.Default)
+	return fmt.Sprintf("%s: %s (%s, %s, default %s)", p.Name, p.Help, p.Kind, p.Range(), p.DefaultText())
 }
 
 // defineTask asks the application to define the task on the chosen nodes

@@ -131,6 +131,9 @@ func (v *NetworkView) describePair(key string) (string, string) {
 				fmt.Fprintf(&b, "addresses: %s ↔ %s\n", p.Route.AAddr, p.Route.BAddr)
 			}
 			fmt.Fprintf(&b, "reason: %s\n", p.Route.Reason)
+			if p.Fallback != "" {
+				fmt.Fprintf(&b, "if its direct path fails pre-flight: %s ([[site.gateway]] of both sites)\n", p.Fallback)
+			}
 		}
 		fmt.Fprintf(&b, "pre-flight: %s\n", orDefault(p.Preflight, "not run"))
 		return "Pair " + p.A + " ↔ " + p.B, b.String()

@@ -14,7 +14,10 @@
 // view's state): the help bar and the full help are drawn from the bindings
 // the view matches, so a key is listed where it acts. Every list opens the row
 // under the cursor in a detail view (enter: the whole row, wrapped, copyable),
-// and a click selects a row.
+// and a click selects a row. The Network view shows each pair of the job as
+// the last run linked it: a pair that pre-flight sent through the sites'
+// gateways reads "via gateway G1 ↔ G2" or "via SSH tunnel G1 ↔ G2" and why
+// (network_via.go), and the Run view shows each gateway link's counters.
 //
 // Compose builds its form from the registered applications (apps/gridapp):
 // one field per declared parameter, each checked as `gridtui run --param`

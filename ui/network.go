@@ -23,6 +23,9 @@ type PairRoute struct {
 	// Preflight is the pre-flight result ("ok", a warning, an error) or ""
 	// when it has not run.
 	Preflight string
+	// Fallback says how the pair links if its direct path fails pre-flight
+	// ("via gateway G1 ↔ G2", engine.GatewayFallback), "" for no other way.
+	Fallback string
 }
 
 // NetworkView shows the Htable (GRIDHPC Table I: each node's Ethernet and
@@ -112,11 +115,19 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 			r.Cells = []string{p.A + " ↔ " + p.B, "NONE", p.Err.Error(), pf}
 			r.Tone = toneErr
 		default:
+			if p.Route.Via != "" {
+				r.Cells = []string{p.A + " ↔ " + p.B, viaLabel(p.Route), viaCell(p.Route), pf}
+				break
+			}
 			addrs := ""
 			if p.Route.AAddr != "" {
 				addrs = ": " + p.Route.AAddr + " ↔ " + p.Route.BAddr
 			}
-			r.Cells = []string{p.A + " ↔ " + p.B, netLabel(p.Route.Network), reasonTail(p.Route.Reason) + addrs, pf}
+			why := reasonTail(p.Route.Reason)
+			if p.Fallback != "" {
+				why += " (if unreachable: " + p.Fallback + ")"
+			}
+			r.Cells = []string{p.A + " ↔ " + p.B, netLabel(p.Route.Network), why + addrs, pf}
 			if pf == "fallback" || pf == "failed" {
 				r.Tone = toneWarn
 			}
@@ -166,7 +177,10 @@ func (v *NetworkView) summary() string {
 			bad++
 			continue
 		}
-		k := string(p.Route.Network)
+		k := "over " + string(p.Route.Network)
+		if p.Route.Via != "" {
+			k = "via " + strings.TrimPrefix(viaLabel(p.Route), "⇄ ")
+		}
 		if count[k] == 0 {
 			order = append(order, k)
 		}
@@ -174,7 +188,7 @@ func (v *NetworkView) summary() string {
 	}
 	parts := make([]string, 0, len(order)+1)
 	for _, k := range order {
-		parts = append(parts, fmt.Sprintf("%d over %s", count[k], k))
+		parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 	}
 	if bad > 0 {
 		parts = append(parts, fmt.Sprintf("%d UNREACHABLE", bad))

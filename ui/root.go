@@ -74,8 +74,10 @@ type Model struct {
 	// deployment, if any; secretQueue holds the prompts waiting behind it.
 	secret      *secretPrompt
 	secretQueue []*secretPrompt
-	// preflight holds the last run's pre-flight outcome per pair ("a↔b").
+	// preflight holds the last run's pre-flight outcome per pair ("a↔b"),
+	// routes what it learnt of its routes through gateways.
 	preflight map[string]string
+	routes    runRoutes
 }
 
 // Messages the root handles itself.
@@ -105,6 +107,7 @@ func New(cfg Config) Model {
 		help:       help.New(),
 		keyPrompts: map[string]hostKeyPromptMsg{},
 		preflight:  map[string]string{},
+		routes:     newRunRoutes(),
 	}
 	if cfg.Inventory != nil {
 		h, err := grid.Htable(cfg.Inventory)
@@ -117,11 +120,18 @@ func New(cfg Config) Model {
 }
 
 // showPairs hands the composed job's pairs to the Network view, with the
-// pre-flight outcome of the last run for the pairs it used.
+// pre-flight outcome of the last run for the pairs it used, and the route
+// it took for those it linked through gateways.
 func (m *Model) showPairs() {
 	pairs := m.compose.Pairs()
 	for i := range pairs {
-		pairs[i].Preflight = m.preflight[pairs[i].A+"↔"+pairs[i].B]
+		key := pairs[i].A + "↔" + pairs[i].B
+		pairs[i].Preflight = m.preflight[key]
+		if r, ok := m.routes.dialled[key]; ok {
+			pairs[i].Route = r
+		} else if m.cfg.Inventory != nil && pairs[i].Err == nil {
+			pairs[i].Fallback = engine.GatewayFallback(m.cfg.Inventory, pairs[i].A, pairs[i].B)
+		}
 	}
 	m.network.SetPairs(pairs)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // jobFileComment heads the job files Compose saves.
@@ -39,6 +40,9 @@ type hostKeyOneMsg struct{}
 // requested by quitting.
 type runStoppedMsg struct{}
 
+// copiedMsg reports that a detail view's text went to the clipboard.
+type copiedMsg struct{ lines int }
+
 // backendMsg handles the messages of side effects and action requests; ok
 // is false for messages that belong to a view.
 func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
@@ -59,6 +63,11 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 			m.askHostKeys()
 		}
 		return listen(msg.ch), true
+	case copiedMsg:
+		// OSC 52 has no answer: say what was sent, and what a terminal
+		// that ignores it does, so that y is never silent.
+		m.setStatus(false, "copied %s to the clipboard (OSC 52; a terminal without it copies nothing: select the text instead)", count(msg.lines, "line", "lines"))
+		return nil, true
 	case hostKeyOneMsg:
 		if hosts := slices.Sorted(maps.Keys(m.keyPrompts)); len(hosts) > 0 {
 			m.askHostKey(m.keyPrompts[hosts[0]])
@@ -139,7 +148,7 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		ctx, cancel := context.WithCancel(m.cfg.Ctx)
 		m.cancelRun = cancel
 		m.run.Start(msg.Spec)
-		m.preflight = map[string]string{}
+		m.preflight, m.routes = map[string]string{}, newRunRoutes()
 		for _, p := range m.compose.Pairs() {
 			m.preflight[p.A+"↔"+p.B] = "pending"
 		}
@@ -217,6 +226,9 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		return msg.feed.tick()
 	}
 	m.run.ApplyReport(msg.nodes, msg.gain)
+	m.run.ApplyGateways(msg.gateways)
+	m.routes.noteReport(msg.routes)
+	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
 	m.markRunWorkers(m.run.snap, WorkerDown)
@@ -239,13 +251,22 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 // any node iterates, every link is up, so the other pairs passed.
 func (m *Model) notePreflight(msg runTickMsg) {
 	changed := false
+	var base map[string]probe.Route
 	for _, e := range msg.logs {
+		m.routes.noteLog(e.Text)
 		for pair, st := range m.preflight {
 			a, b, _ := strings.Cut(pair, "↔")
-			if strings.HasPrefix(e.Text, a+" ↔ "+b+": ") && strings.Contains(e.Text, "unreachable") && st != "fallback" && st != "gateway" {
+			if strings.HasPrefix(e.Text, a+" ↔ "+b+": ") && strings.Contains(e.Text, "unreachable") && st != "fallback" && st != "gateway" && st != "tunnel" {
 				m.preflight[pair], changed = "fallback", true
-				if strings.Contains(e.Text, " via gateway ") { // the sites' gateways carry the pair (rmnp spec §8)
-					m.preflight[pair] = "gateway"
+				if base == nil {
+					base = map[string]probe.Route{}
+					for _, p := range m.compose.Pairs() {
+						base[p.A+"↔"+p.B] = p.Route
+					}
+				}
+				// The sites' gateways carry the pair (rmnp spec §8).
+				if st := m.routes.notePreflight(base[pair], a, b, e.Text); st != "" {
+					m.preflight[pair] = st
 				}
 			}
 		}

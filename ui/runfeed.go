@@ -12,6 +12,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
 )
 
 // runTick is the console's telemetry rate: snapshots and log events are
@@ -33,6 +34,11 @@ type runBatch struct {
 	// gain its computing gain (0: unknown).
 	nodes []engine.NodeReport
 	gain  float64
+	// routes are the report's routes, as the nodes dialled them, and
+	// gateways its gateway links' last counters (printed as they stopped:
+	// a short run ends before its last snapshot has them).
+	routes   []probe.Route
+	gateways []engine.GatewayReport
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -70,7 +76,7 @@ func (f *runFeed) deploy(e deploy.Event) {
 
 func (f *runFeed) report(r *engine.Report) {
 	f.mu.Lock()
-	f.nodes, f.gain = r.Nodes, r.Gain
+	f.nodes, f.gain, f.routes, f.gateways = r.Nodes, r.Gain, r.Routes, r.Gateways
 	f.mu.Unlock()
 }
 

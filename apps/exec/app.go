@@ -59,6 +59,11 @@ func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) 
 	if v.String("program") == "" && len(programs) == 0 {
 		return gridapp.Task{}, fmt.Errorf("exec: no program: give its path in the program parameter")
 	}
+	if items := v.Int("items"); items < len(nodes) {
+		// items defaults to 1: a job that forgot it must hear which
+		// parameter to set, not that planes do not split.
+		return gridapp.Task{}, fmt.Errorf("exec: items = %d cannot be split among %d nodes: set items to the number of planes, rows… the program splits, at least %d (and unit to the values of each)", items, len(nodes), len(nodes))
+	}
 	ranges, err := gridapp.Split(v.Int("items"), len(nodes))
 	if err != nil {
 		return gridapp.Task{}, fmt.Errorf("exec: %w", err)
@@ -143,9 +148,8 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 	for _, x := range res.Solution {
 		sum += x
 	}
-	res.Residual, res.OK = sigma, !math.IsNaN(sum)
+	res.Residual, res.Reported, res.OK = sigma, true, !math.IsNaN(sum)
 	res.Figures = []gridapp.Figure{
-		{Name: "residual", Value: sigma, Text: fmt.Sprintf("%.3e, the largest last σ the programs reported (gridtui cannot re-measure a program's solution)", sigma)},
 		{Name: "sum of the values", Value: sum, Text: fmt.Sprintf("%.17g over %d values", sum, len(res.Solution))},
 	}
 	return res, nil

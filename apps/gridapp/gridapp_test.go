@@ -2,6 +2,7 @@ package gridapp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -68,6 +69,37 @@ func TestParseValues(t *testing.T) {
 		}
 	}()
 	v.Float("n")
+}
+
+// TestParamHelpText: help texts show an integer range as it is typed and
+// an empty default as none.
+func TestParamHelpText(t *testing.T) {
+	tests := map[string]struct {
+		p                  Param
+		rangeText, defText string
+	}{
+		"small int":     {IntParam("n", 48, 1, 4096, ""), "1…4096", "48"},
+		"large int":     {IntParam("items", 1, 1, 100_000_000, ""), "1…100000000", "1"},
+		"int32 max":     {IntParam("max_iter", 0, 0, math.MaxInt32, ""), "0…2147483647", "0"},
+		"open float":    {FloatParam("dt", 1e-3, 0, 1e6, "").Above(), "(0, 1000000]", "0.001"},
+		"small float":   {FloatParam("eps", 1e-8, 1e-12, 0.5, ""), "[1e-12, 0.5]", "1e-08"},
+		"empty default": {StringParam("program", "", nil, ""), "any string", "none"},
+		"choices":       {StringParam("graph", "chain", []string{"chain", "ring"}, ""), "one of chain, ring", "chain"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.p.Range(); got != tc.rangeText {
+				t.Errorf("Range() = %q, want %q", got, tc.rangeText)
+			}
+			if got := tc.p.DefaultText(); got != tc.defText {
+				t.Errorf("DefaultText() = %q, want %q", got, tc.defText)
+			}
+		})
+	}
+	_, err := Parse([]Param{IntParam("items", 1, 1, 100_000_000, "")}, map[string]string{"items": "0"})
+	if err == nil || !strings.Contains(err.Error(), "0 is outside 1…100000000") {
+		t.Errorf("error %v, want the range as typed", err)
+	}
 }
 
 func TestParseBadDefault(t *testing.T) {
@@ -260,5 +292,33 @@ func TestRunLocalSteps(t *testing.T) {
 	}
 	if _, err := RunLocal(stepApp{steps: 1, noStepper: true}, Values{}, []Node{{Cores: 1}}); err != nil {
 		t.Fatalf("one step without Advance: %v", err)
+	}
+}
+
+// TestAbsPaths: the submitter makes the relative values of file parameters
+// absolute and leaves every other value, and the given map, alone.
+func TestAbsPaths(t *testing.T) {
+	params := []Param{FileParam("matrix", "a file"), StringParam("order", "xyz", nil, "not a file")}
+	tests := map[string]struct {
+		given, want map[string]string
+	}{
+		"relative":  {map[string]string{"matrix": "m/a.mtx", "order": "zyx"}, map[string]string{"matrix": "/sub/mit/m/a.mtx", "order": "zyx"}},
+		"dot dot":   {map[string]string{"matrix": "../a.mtx"}, map[string]string{"matrix": "/sub/a.mtx"}},
+		"absolute":  {map[string]string{"matrix": "/data/a.mtx"}, map[string]string{"matrix": "/data/a.mtx"}},
+		"empty":     {map[string]string{"matrix": ""}, map[string]string{"matrix": ""}},
+		"not given": {map[string]string{"order": "rel"}, map[string]string{"order": "rel"}},
+		"nil":       {nil, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			before := fmt.Sprint(tc.given)
+			got := AbsPaths(params, tc.given, "/sub/mit")
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			if fmt.Sprint(tc.given) != before {
+				t.Fatalf("the given map changed: %v, was %v", tc.given, before)
+			}
+		})
 	}
 }

@@ -3,7 +3,9 @@ package gridapp
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -49,6 +51,11 @@ type Param struct {
 	Max     float64
 	MinOpen bool
 	Choices []string
+	// File marks a String parameter whose value is a file's path: the
+	// submitter makes a relative one absolute (AbsPaths) before the task
+	// travels, since every worker opens it in its own working directory.
+	// The file must exist at that path on every node's host.
+	File bool
 }
 
 // IntParam declares an integer parameter in [min, max].
@@ -67,6 +74,33 @@ func FloatParam(name string, def, min, max float64, help string) Param {
 // it may take.
 func StringParam(name, def string, choices []string, help string) Param {
 	return Param{Name: name, Kind: String, Default: def, Help: help, Choices: choices}
+}
+
+// FileParam declares a String parameter holding a file's path (see
+// Param.File).
+func FileParam(name, help string) Param {
+	return Param{Name: name, Kind: String, Help: help, File: true}
+}
+
+// AbsPaths returns given with the relative values of its File parameters
+// joined to dir (the submitter's working directory, or the directory of the
+// job file that gave them), and the other values unchanged.
+func AbsPaths(params []Param, given map[string]string, dir string) map[string]string {
+	var out map[string]string
+	for _, p := range params {
+		v, ok := given[p.Name]
+		if !p.File || !ok || v == "" || filepath.IsAbs(v) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(given)
+		}
+		out[p.Name] = filepath.Join(dir, v)
+	}
+	if out == nil {
+		return given
+	}
+	return out
 }
 
 // BoolParam declares a boolean parameter (true/false, 1/0, yes/no).
@@ -90,15 +124,33 @@ func (p Param) Range() string {
 	case !p.Bounded:
 		return "any " + p.Kind.String()
 	case p.Kind == Int:
-		return fmt.Sprintf("%g…%g", p.Min, p.Max)
+		return bound(p.Min) + "…" + bound(p.Max)
 	case p.Max >= math.MaxFloat64 && p.MinOpen:
-		return fmt.Sprintf("> %g", p.Min)
+		return "> " + bound(p.Min)
 	case p.Max >= math.MaxFloat64:
-		return fmt.Sprintf("≥ %g", p.Min)
+		return "≥ " + bound(p.Min)
 	case p.MinOpen:
-		return fmt.Sprintf("(%g, %g]", p.Min, p.Max)
+		return "(" + bound(p.Min) + ", " + bound(p.Max) + "]"
 	}
-	return fmt.Sprintf("[%g, %g]", p.Min, p.Max)
+	return "[" + bound(p.Min) + ", " + bound(p.Max) + "]"
+}
+
+// bound formats a range's bound as it would be typed: whole numbers in
+// full (100000000, not 1e+08), others shortest (1e-08, 0.5).
+func bound(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// DefaultText is Default as help texts show it: "none" for an empty
+// default (a parameter such as a program's path that the job must give).
+func (p Param) DefaultText() string {
+	if p.Default == "" {
+		return "none"
+	}
+	return p.Default
 }
 
 // parse converts and checks one value of p.
@@ -146,7 +198,6 @@ func (p Param) parse(s string) (any, error) {
 type Values struct {
 	params []Param
 	v      map[string]any
-	raw    map[string]string
 }
 
 // Parse checks the given parameters (name → value as typed) against the
@@ -155,7 +206,7 @@ type Values struct {
 // and its accepted range; a default that does not parse is the
 // application's bug and is reported as such.
 func Parse(params []Param, given map[string]string) (Values, error) {
-	vals := Values{params: params, v: map[string]any{}, raw: map[string]string{}}
+	vals := Values{params: params, v: map[string]any{}}
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p.Name] = true
@@ -187,7 +238,7 @@ func Parse(params []Param, given map[string]string) (Values, error) {
 			}
 			return Values{}, fmt.Errorf("%w: %s: %s", ErrParam, p.Name, err)
 		}
-		vals.v[p.Name], vals.raw[p.Name] = v, strings.TrimSpace(s)
+		vals.v[p.Name] = v
 	}
 	return vals, nil
 }
@@ -225,13 +276,31 @@ func (v Values) String(name string) string { return v.get(name, String).(string)
 // Bool returns a Bool parameter's value (panics like Int).
 func (v Values) Bool(name string) bool { return v.get(name, Bool).(bool) }
 
-// Encode returns the values as typed (defaults included): what the engine
-// sends a worker and what the results store records. Parse of the same
-// declarations gives the same Values back.
+// Encode returns the values in one canonical text each (defaults
+// included): integers and floats as strconv formats them (1e-08 whether
+// typed 1e-8 or 0.00000001), booleans as true or false, strings as given.
+// It is what the engine sends a worker and what the results store records,
+// so that the same value typed two ways is the same problem. Parse of the
+// same declarations gives the same Values back.
 func (v Values) Encode() map[string]string {
-	out := make(map[string]string, len(v.raw))
-	for k, s := range v.raw {
-		out[k] = s
+	out := make(map[string]string, len(v.v))
+	for name, x := range v.v {
+		out[name] = canonical(x)
 	}
 	return out
+}
+
+// canonical is the text Encode gives a parsed value.
+func canonical(x any) string {
+	switch x := x.(type) {
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	}
+	return fmt.Sprint(x)
 }

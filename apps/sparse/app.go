@@ -29,7 +29,7 @@ func (App) Info() gridapp.Info {
 // Params declares matrix, method, eps, max_iter and force.
 func (App) Params() []gridapp.Param {
 	return []gridapp.Param{
-		gridapp.StringParam("matrix", "", nil, "absolute path of a Matrix Market file (coordinate real/integer/pattern, general/symmetric) that every node can read"),
+		gridapp.FileParam("matrix", "a Matrix Market file (coordinate real/integer/pattern, general/symmetric); the submitter makes a relative path absolute, and the file must exist at that path on every node's host"),
 		gridapp.StringParam("method", string(Jacobi), []string{string(Jacobi), string(GaussSeidel)}, "iteration inside a block of rows"),
 		gridapp.FloatParam("eps", 1e-10, 0, math.MaxFloat64, "tolerance on σ = max|x'−x|").Above(),
 		gridapp.IntParam("max_iter", 100000, 0, math.MaxInt32, "iteration limit of every node (0: none)"),
@@ -63,7 +63,7 @@ func Load(v gridapp.Values) (*Matrix, []float64, error) {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sparse: matrix: %w", err)
+		return nil, nil, fmt.Errorf("sparse: matrix: %w (the file must exist at this path on every node's host)", err)
 	}
 	key := fmt.Sprintf("%s %d %d", path, st.Size(), st.ModTime().UnixNano())
 	cache.Lock()

@@ -21,6 +21,7 @@
 // irreducibly diagonally dominant A guarantees (Dominance); on any other
 // matrix the application refuses the asynchronous scheme, and the hybrid
 // one across clusters, with the reason (App.CheckScheme), unless the force
-// parameter is set. Every node opens the matrix file itself: the path must
-// be absolute and the file present on every node.
+// parameter is set. Every node opens the matrix file itself: the submitter
+// makes a relative path absolute (matrix is a gridapp.FileParam), and the
+// file must exist at that path on every node's host.
 package sparse

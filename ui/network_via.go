@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/probe"
+)
+
+// Routes through the sites' gateways (rmnp spec §8). A pair of two sites
+// whose direct path fails pre-flight links through both sites' gateways,
+// or through an SSH tunnel between them that the console carries. The
+// Network view shows such a pair's route as the run took it: "via gateway
+// G1 ↔ G2" or "via SSH tunnel G1 ↔ G2" and why. While the run starts, the
+// workers' pre-flight warnings and the engine's log say so; once it has
+// ended, its report's routes (engine.Report.Routes, the dialled ones) are
+// the word.
+
+// runRoutes is what the console learnt of the last run's routes through
+// gateways.
+type runRoutes struct {
+	// dialled are the routes through gateways by pair ("a↔b").
+	dialled map[string]probe.Route
+	// tunnelWhy says, for a pair of gateways ("G1 ↔ G2"), why their link
+	// runs through an SSH tunnel (no address, a port closed).
+	tunnelWhy map[string]string
+}
+
+func newRunRoutes() runRoutes {
+	return runRoutes{dialled: map[string]probe.Route{}, tunnelWhy: map[string]string{}}
+}
+
+// tunnelLogPrefix begins the engine's log line of a gateway link that runs
+// through an SSH tunnel ("gateways G1 ↔ G2 linked via SSH tunnel: why").
+const (
+	tunnelLogPrefix = "gateways "
+	tunnelLogMid    = " linked via SSH tunnel: "
+)
+
+// noteLog reads one event of the run's log: the engine's word on a tunnel
+// between gateways.
+func (r *runRoutes) noteLog(text string) {
+	if !strings.HasPrefix(text, tunnelLogPrefix) {
+		return
+	}
+	pair, why, ok := strings.Cut(strings.TrimPrefix(text, tunnelLogPrefix), tunnelLogMid)
+	if ok {
+		r.tunnelWhy[pair] = why
+	}
+}
+
+// notePreflight reads a worker's pre-flight warning for pair a ↔ b whose
+// route base (the composed one) failed: "a ↔ b: <net> … unreachable (…),
+// falling back to … via <how>". It records the route through the gateways
+// and returns the pre-flight state to show ("gateway", "tunnel"), or ""
+// when the fallback is not through gateways.
+func (r *runRoutes) notePreflight(base probe.Route, a, b, text string) string {
+	i := strings.LastIndex(text, " via ")
+	if i < 0 {
+		return ""
+	}
+	via := text[i+len(" via "):]
+	if !strings.HasPrefix(via, "gateway ") && !strings.HasPrefix(via, "SSH tunnel ") {
+		return ""
+	}
+	net := strings.TrimPrefix(text, a+" ↔ "+b+": ")
+	if j := strings.IndexByte(net, ' '); j >= 0 {
+		net = net[:j]
+	}
+	rt := base
+	rt.Via = via
+	rt.Reason = fmt.Sprintf("%s ↔ %s: via %s: direct %s unreachable (pre-flight)", a, b, via, net)
+	state := "gateway"
+	if strings.HasPrefix(via, "SSH tunnel ") {
+		state = "tunnel"
+		if why := r.tunnelWhy[strings.TrimPrefix(via, "SSH tunnel ")]; why != "" {
+			rt.Reason = fmt.Sprintf("%s ↔ %s: via %s: %s; direct %s unreachable (pre-flight)", a, b, via, why, net)
+		}
+	}
+	r.dialled[a+"↔"+b] = rt
+	return state
+}
+
+// noteReport takes the routes of the run's report: those through gateways
+// replace what the log said.
+func (r *runRoutes) noteReport(routes []probe.Route) {
+	for _, rt := range routes {
+		if rt.Via != "" {
+			r.dialled[rt.A+"↔"+rt.B] = rt
+		}
+	}
+}
+
+// viaCell is the Reason cell of a route through gateways: its reason
+// without the pair, which begins with "via …" (engine's gatewayRoute).
+func viaCell(r probe.Route) string {
+	reason := strings.TrimPrefix(r.Reason, r.A+" ↔ "+r.B+": ")
+	if !strings.HasPrefix(reason, "via ") {
+		reason = "via " + r.Via + ": " + reason
+	}
+	return reason
+}
+
+// viaLabel is the Network cell of a route through gateways.
+func viaLabel(r probe.Route) string {
+	if strings.HasPrefix(r.Via, "SSH tunnel") {
+		return "⇄ SSH tunnel"
+	}
+	return "⇄ gateway"
+}
+
+// gatewayLines are the Run view's lines on the gateway links, at most w
+// cells each: what each gateway sent to the other site's, DATA before and
+// after S2, then its messages, its queue now and at most, and the
+// asynchronous updates it replaced (on a second line when one is too
+// narrow). A link of a live run that is down says so (once the run is
+// over, its gateways are stopped and every link is down).
+func gatewayLines(gws []engine.GatewayReport, w int, live bool) []string {
+	out := make([]string, 0, 2*len(gws))
+	for _, g := range gws {
+		state := ""
+		if live && !g.Up {
+			state = " DOWN"
+		}
+		head := fmt.Sprintf("%s → %s%s: DATA %s → %s, S2 %.2f×", g.Name, g.Peer, state,
+			bytesText(g.RawData), bytesText(g.WireData), g.CompressionRatio())
+		tail := fmt.Sprintf("%s msg, queue %s (max %s)", countText(g.DataMessages+g.CtrlMessages),
+			bytesText(uint64(max(g.Queued, 0))), bytesText(uint64(max(g.MaxQueued, 0))))
+		if g.Skipped > 0 {
+			tail += ", " + countText(g.Skipped) + " skipped"
+		}
+		if widthOf(head)+2+widthOf(tail) <= w {
+			out = append(out, head+", "+tail)
+			continue
+		}
+		out = append(out, head, "  "+tail)
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// gatewayModel is the console on two local sites that name gateways, with
+// a job on alpha-1, alpha-2, beta-1 and beta-2 composed and its pre-flight
+// pending, as when its run has just started.
+func gatewayModel(t *testing.T) Model {
+	t.Helper()
+	inv, err := deploy.Load("../testdata/sites/local_gateways.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{Inventory: inv, NoLoad: true, StoreDir: t.TempDir()})
+	noNodes(&m.compose)
+	for _, p := range []string{"alpha-1", "alpha-2", "beta-1", "beta-2"} {
+		m.compose.picked[p] = true
+	}
+	m.compose.SetHtable(m.network.Htable())
+	for _, p := range m.compose.Pairs() {
+		m.preflight[p.A+"↔"+p.B] = "pending"
+	}
+	m.showPairs()
+	return m
+}
+
+// routeRow returns the Network view's row of pair a ↔ b.
+func routeRow(t *testing.T, v NetworkView, a, b string) []string {
+	t.Helper()
+	for _, r := range v.routes.rows {
+		if r.Key == a+"↔"+b {
+			return r.Cells
+		}
+	}
+	t.Fatalf("no row for %s ↔ %s in %+v", a, b, v.routes.rows)
+	return nil
+}
+
+// TestGatewayRoutesShown: the Network view shows the pair that pre-flight
+// sent through the gateways as "via gateway G1 ↔ G2" or "via SSH tunnel
+// G1 ↔ G2" with why (a tunnel's reason from the engine's log, then the
+// report's routes), the others as Algorithm 1 chose them.
+func TestGatewayRoutesShown(t *testing.T) {
+	const warn = "alpha-2 ↔ beta-1: ethernet 127.16.64.11 ↔ 127.16.34.20 unreachable (connection refused), falling back to ethernet 127.16.64.11 ↔ 127.16.34.20 via "
+	tests := map[string]struct {
+		logs      []string
+		report    []probe.Route
+		net, want string
+		pf        string
+	}{
+		"gateway": {
+			logs: []string{warn + "gateway gw-west ↔ gw-east"},
+			net:  "⇄ gateway", want: "via gateway gw-west ↔ gw-east: direct ethernet unreachable (pre-flight)", pf: "gateway",
+		},
+		"tunnel with its why": {
+			logs: []string{"gateways gw-west ↔ gw-east linked via SSH tunnel: gateway port 47410 on 10.9.9.9 closed or unreachable from alpha-1 (…)",
+				warn + "SSH tunnel gw-west ↔ gw-east"},
+			net:  "⇄ SSH tunnel",
+			want: "via SSH tunnel gw-west ↔ gw-east: gateway port 47410 on 10.9.9.9 closed or unreachable from alpha-1 (…); direct ethernet unreachable (pre-flight)",
+			pf:   "tunnel",
+		},
+		"the report's word": {
+			logs: []string{warn + "gateway gw-west ↔ gw-east"},
+			report: []probe.Route{{A: "alpha-2", B: "beta-1", Network: probe.Ethernet, Via: "gateway gw-west ↔ gw-east",
+				Reason: "alpha-2 ↔ beta-1: via gateway gw-west ↔ gw-east: direct ethernet unreachable (pre-flight) between sites west and east, whose gateways sites.toml names (alpha-1 ↔ tcp://127.0.0.1:47410)"}},
+			net:  "⇄ gateway",
+			want: "via gateway gw-west ↔ gw-east: direct ethernet unreachable (pre-flight) between sites west and east, whose gateways sites.toml names (alpha-1 ↔ tcp://127.0.0.1:47410)",
+			pf:   "gateway",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			m := gatewayModel(t)
+			var msg runTickMsg
+			for _, l := range tc.logs {
+				msg.logs = append(msg.logs, engine.LogEvent{Node: "alpha-2", Text: l})
+			}
+			msg.snap = &engine.Snapshot{Nodes: []engine.NodeStatus{{Node: "alpha-1", Iteration: 1}}}
+			m.notePreflight(msg)
+			if tc.report != nil {
+				m.routes.noteReport(tc.report)
+				m.showPairs()
+			}
+			got := routeRow(t, m.network, "alpha-2", "beta-1")
+			if got[1] != tc.net || got[2] != tc.want || got[3] != tc.pf {
+				t.Errorf("row %q,\nwant network %q, reason %q, pre-flight %q", got, tc.net, tc.want, tc.pf)
+			}
+			if other := routeRow(t, m.network, "alpha-1", "alpha-2"); other[3] != "ok" || strings.Contains(other[2], "via") {
+				t.Errorf("pair alpha-1 ↔ alpha-2: %q, want its direct route, pre-flight ok", other)
+			}
+			if s := m.network.summary(); !strings.Contains(s, "1 via "+strings.TrimPrefix(tc.net, "⇄ ")) {
+				t.Errorf("summary %q does not count the pair through the gateways", s)
+			}
+		})
+	}
+}
+
+// TestRunViewGateways: the Run view shows each gateway link's DATA before
+// and after S2, its ratio, messages and queue, on one line when it fits,
+// on two in a narrow column.
+func TestRunViewGateways(t *testing.T) {
+	snap := fakeRun(4, 3, -1)[1]
+	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", Site: "west", Host: "alpha-1", GatewayLinkStats: rmnp.GatewayLinkStats{
+		Peer: "gw-east", Up: true, DataMessages: 1200, CtrlMessages: 30, RawData: 3 << 20, WireData: 2 << 20, Queued: 4096, MaxQueued: 64 << 10, Skipped: 7}}}
+	for _, w := range []int{80, 160} {
+		v := NewRunView(testCommon(w, 40))
+		v.Start(jobs.Spec{Name: "obstacle-n48-sync", Scheme: jobs.Synchronous})
+		v.ApplySnapshot(snap)
+		s := v.View()
+		for _, want := range []string{"gw-west → gw-east: DATA 3.0 MiB → 2.0 MiB, S2 1.50×", "1230 msg, queue 4.0 KiB (max 64.0 KiB), 7 skipped"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("width %d: the Run view lacks %q:\n%s", w, want, s)
+			}
+		}
+	}
+	if got := gatewayLines(snap.Gateways, 40, true); len(got) != 2 {
+		t.Errorf("at 40 cells: %q, want the link on two lines", got)
+	}
+}
+
+// TestGatewayFallbackShown: before a run, a pair of two sites that name
+// gateways says which way it would link if its direct path failed; a pair
+// inside a site says nothing of the kind.
+func TestGatewayFallbackShown(t *testing.T) {
+	m := gatewayModel(t)
+	if got := routeRow(t, m.network, "alpha-2", "beta-1"); !strings.Contains(got[2], "(if unreachable: via gateway gw-west ↔ gw-east)") &&
+		!strings.Contains(got[2], "(if unreachable: via gateway gw-east ↔ gw-west)") {
+		t.Errorf("pair across the sites: %q, want its fallback through the gateways", got)
+	}
+	if got := routeRow(t, m.network, "alpha-1", "alpha-2"); strings.Contains(got[2], "unreachable") {
+		t.Errorf("pair inside a site: %q, want no fallback", got)
+	}
+}
+
+// TestRunViewGatewaysFinal: once the run has ended, the Run view shows the
+// gateway links' counters of its report, which the gateways printed as
+// they stopped, not the last snapshot's (zero for a run shorter than their
+// period).
+func TestRunViewGatewaysFinal(t *testing.T) {
+	v := NewRunView(testCommon(160, 40))
+	v.Start(jobs.Spec{Name: "obstacle-n24-sync", Scheme: jobs.Synchronous})
+	snap := fakeRun(4, 3, -1)[2]
+	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnp.GatewayLinkStats{Peer: "gw-east", Up: true}}}
+	v.ApplySnapshot(snap)
+	v.ApplyGateways([]engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnp.GatewayLinkStats{
+		Peer: "gw-east", DataMessages: 266, RawData: 2 << 20, WireData: 1 << 20}}})
+	v.Finish("outcome:   ok", nil)
+	if s := v.View(); !strings.Contains(s, "gw-west → gw-east: DATA 2.0 MiB → 1.0 MiB, S2 2.00×") {
+		t.Errorf("the finished Run view does not show the report's gateway counters:\n%s", s)
+	}
+}

@@ -178,8 +178,12 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 	for _, w := range ws {
 		h := w.Hello
 		hellos = append(hellos, h)
-		fmt.Fprintf(out, "  %s: pid %d on %s (%s/%s, %d cores, %s) listening on %s\n",
-			h.Node, h.PID, h.Host, h.OS, h.Arch, h.Cores, h.Version, strings.Join(h.Listen, " "))
+		cores := fmt.Sprintf("%d cores", h.Cores)
+		if h.Cores == 1 {
+			cores = "1 core"
+		}
+		fmt.Fprintf(out, "  %s: pid %d on %s (%s/%s, %s, version %s) listening on %s\n",
+			h.Node, h.PID, h.Host, h.OS, h.Arch, cores, h.Version, strings.Join(h.Listen, " "))
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -30,7 +30,7 @@ func newLogsCmd(g *globalFlags) *cobra.Command {
 			"time, node by node. RUN is a run id of `gridtui results --list` or a prefix of it;\n" +
 			"NODE names nodes of the run (default: all of them).",
 		Example: "  gridtui logs 20261121T184311Z-3cf906\n  gridtui logs 20261121T18 alpha-2 --all",
-		Args:    cobra.MinimumNArgs(1),
+		Args:    runIDArgs(-1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLogs(cmd, g, f, args[0], args[1:], all)
 		},

@@ -62,3 +62,18 @@ func TestRunNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestRunIDMissing: logs and results show without a run id say what to
+// give, as usage errors (exit 2).
+func TestRunIDMissing(t *testing.T) {
+	for _, args := range [][]string{{"logs"}, {"results", "show"}, {"results", "export"}, {"results", "show", "a", "b"}} {
+		root := newRootCmd()
+		root.SetOut(new(strings.Builder))
+		root.SetErr(new(strings.Builder))
+		root.SetArgs(args)
+		err := root.Execute()
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "run id") {
+			t.Errorf("gridtui %v: %v (exit %d), want a usage error asking for one run id", args, err, exitCode(err))
+		}
+	}
+}

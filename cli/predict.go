@@ -36,7 +36,7 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 			"--nodes; --net edits a network for what-if questions (--net ethernet=10Gbit/s,100us).",
 		Example: "  gridtui predict --n 48 --nodes 8                        # every scheme, from the runs of n = 48\n" +
 			"  gridtui predict --job job.toml --scheme async --json    # one scheme of a job file, as JSON\n" +
-			"  gridtui predict --n 48 --nodes 64 --net ethernet=10Gbit/s,100us   # what if the sites had 10 Gbit/s",
+			"  gridtui predict --n 48 --nodes 32 --net ethernet=10Gbit/s,100us   # what if: 32 nodes, 10 Gbit/s Ethernet",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return predictJob(cmd, g, f) },
 	}
@@ -230,7 +230,11 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	fmt.Fprint(b, "networks:")
 	for _, n := range names {
 		x := r.Platform.Networks[n]
-		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, x.Source)
+		src := x.Source
+		if x.LatencySource != "" {
+			src += ", latency: " + x.LatencySource
+		}
+		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, src)
 	}
 	fmt.Fprintln(b)
 	if r.Platform.SharedCores > 0 {
@@ -248,6 +252,16 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
+	}
+	if m.HybridExcess > 0 {
+		fmt.Fprintf(b, "hybrid iterations per rank: the synchronous count · (1 + %.3g / nodes of its cluster)", m.HybridExcess)
+		if len(m.Lockstep) > 0 {
+			fmt.Fprintf(b, "; a hybrid run lasts at least those iterations in lockstep, each timed from %d traced hybrid run(s) with clusters of two nodes or more", len(m.Lockstep))
+		}
+		fmt.Fprintln(b)
+	}
+	if m.CorePointSeconds > 0 {
+		fmt.Fprintf(b, "CPU of a sweep: %.3g s per point (the least traced), of a byte sent %.3g s\n", m.CorePointSeconds, m.ByteSeconds)
 	}
 }
 

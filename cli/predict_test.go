@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +117,27 @@ func TestPredictAsyncOnly(t *testing.T) {
 	}
 	if strings.Contains(out, "predict: predict:") || strings.Contains(out, "no prediction: predict:") {
 		t.Errorf("a reason repeats its prefix:\n%s", out)
+	}
+}
+
+// TestPredictExamplesSplit: every example of predict's help asks for an
+// obstacle problem its node count can split (one plane per node at least):
+// the 64-node example of n = 48 could only fail.
+func TestPredictExamplesSplit(t *testing.T) {
+	cmd := newPredictCmd(&globalFlags{})
+	for _, line := range strings.Split(cmd.Example, "\n") {
+		f := strings.Fields(line)
+		n, nodes := 0, 0
+		for i := 0; i+1 < len(f); i++ {
+			switch f[i] {
+			case "--n":
+				n, _ = strconv.Atoi(f[i+1])
+			case "--nodes":
+				nodes, _ = strconv.Atoi(f[i+1])
+			}
+		}
+		if n > 0 && nodes > n {
+			t.Errorf("example %q: %d nodes cannot split n = %d", strings.TrimSpace(line), nodes, n)
+		}
 	}
 }

@@ -232,7 +232,14 @@ func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat, dir s
 		if r.Reason != "" {
 			out += ": " + r.Reason
 		}
-		rows = append(rows, []string{r.ID, r.Job.Instance().App, strconv.Itoa(r.Job.N), strconv.FormatFloat(r.Job.Eps, 'g', -1, 64), string(r.Job.Scheme),
+		n, eps := "–", "–" // an application that declares no n (sparse, exec) records 0
+		if r.Job.N > 0 {
+			n = strconv.Itoa(r.Job.N)
+		}
+		if r.Job.Eps > 0 {
+			eps = strconv.FormatFloat(r.Job.Eps, 'g', -1, 64)
+		}
+		rows = append(rows, []string{r.ID, r.Job.Instance().App, n, eps, string(r.Job.Scheme),
 			strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), r.Job.Grid, fmt.Sprintf("%.3f", r.WallSeconds), res, out,
 			jobs.InventoryName(r.Job.Inventory)})
 	}

@@ -26,7 +26,7 @@ func newResultsShowCmd(f *resultsFlags) *cobra.Command {
 		Long: "show prints everything the results store holds about one run, named by its id (as\n" +
 			"`gridtui results --list` prints it) or an unambiguous prefix of it.",
 		Example: "  gridtui results show 20261121T184311Z-3cf906\n  gridtui results show 20261121T18 --json",
-		Args:    cobra.ExactArgs(1),
+		Args:    runIDArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, rec, err := findRun(cmd, f, args[0])
 			if err != nil {
@@ -50,7 +50,7 @@ func newResultsExportCmd(f *resultsFlags) *cobra.Command {
 			"history the run recorded) and RUN-gain.svg (the computing gain C_g = t1/ts against the\n" +
 			"number of cores for the run's problem, every recorded configuration and scheme) into --out.",
 		Example: "  gridtui results export 20261121T184311Z-3cf906 --out figures",
-		Args:    cobra.ExactArgs(1),
+		Args:    runIDArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, rec, err := findRun(cmd, f, args[0])
 			if err != nil {
@@ -139,7 +139,10 @@ func writeRun(w io.Writer, r jobs.RunRecord, gain float64) error {
 	if gain > 0 {
 		fmt.Fprintf(w, ", computing gain %.2f", gain)
 	}
-	if r.TrueResidual != nil {
+	switch {
+	case r.TrueResidual != nil && r.ResidualReported:
+		fmt.Fprintf(w, "\nresidual: %.3g (reported by the parts: not measured)", float64(*r.TrueResidual))
+	case r.TrueResidual != nil:
 		fmt.Fprintf(w, "\ntrue residual: %.3g", float64(*r.TrueResidual))
 	}
 	if c := r.Complementarity; c != nil {
@@ -188,4 +191,19 @@ func exportRun(dir string, res *jobs.Results, rec jobs.RunRecord) ([]string, err
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// runIDArgs takes a run id first, then at most max-1 more arguments (max < 0:
+// any number): a missing id is named as one, with where to find it, rather
+// than as "requires at least 1 arg(s)".
+func runIDArgs(max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return fmt.Errorf("give a run id (gridtui results --list lists them)")
+		case max >= 0 && len(args) > max:
+			return fmt.Errorf("one run id, not %d arguments (%s)", len(args), strings.Join(args, " "))
+		}
+		return nil
+	}
 }

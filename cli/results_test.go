@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,8 +102,14 @@ func TestResultsListText(t *testing.T) {
 	if err := jobs.Append(dir, &rec); err != nil {
 		t.Fatal(err)
 	}
+	sparse := jobs.RunRecord{Job: jobs.RunConfig{App: "sparse", Eps: 1e-10, Scheme: jobs.Asynchronous, Nodes: 4, Cores: 4, Grid: "alpha",
+		Params: map[string]string{"eps": "1e-10"}}, WallSeconds: 1, Outcome: jobs.OutcomeOK}
+	if err := jobs.Append(dir, &sparse); err != nil {
+		t.Fatal(err)
+	}
 	out, err := runResults(t, "--data-dir", dir, "--list")
-	if err != nil || !strings.HasPrefix(out, "id ") || strings.Count(out, " obstacle ") != 5 || strings.Count(out, " poisson ") != 1 {
+	if err != nil || !strings.HasPrefix(out, "id ") || strings.Count(out, " obstacle ") != 5 || strings.Count(out, " poisson ") != 1 ||
+		!regexp.MustCompile(`sparse +– +1e-10 `).MatchString(out) || strings.Contains(out, "warning") {
 		t.Fatalf("--list: %v\n%s", err, out)
 	}
 	empty := t.TempDir()

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,8 @@ name = "hpc"
 			"blocks 3x1x1 make 3 blocks for 4 nodes"},
 		"sparse matrix": {jobs.Spec{App: "sparse", Params: map[string]string{"matrix": "/nonexistent/a.mtx"}, Nodes: jobs.NodeSelection{Any: 4}},
 			"sparse: matrix"},
+		"sparse async": {jobs.Spec{App: "sparse", Scheme: jobs.Asynchronous, Params: map[string]string{"matrix": nondominant(t)}, Nodes: jobs.NodeSelection{Any: 4}},
+			"not diagonally dominant"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -53,4 +56,14 @@ name = "hpc"
 			}
 		})
 	}
+}
+
+// nondominant is the absolute path of a matrix that is not diagonally
+// dominant, which the sparse application refuses asynchronous runs of.
+func nondominant(t *testing.T) string {
+	p, err := filepath.Abs("../apps/sparse/testdata/tridiag-nondominant.mtx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

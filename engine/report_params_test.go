@@ -21,6 +21,16 @@ func TestRecordParams(t *testing.T) {
 	if job.Params["n"] != "16" || job.Params["eps"] == "" || len(job.Params) < 3 {
 		t.Errorf("recorded params %v, want every checked parameter (n, eps, blocks…)", job.Params)
 	}
+	// sparse declares eps but no n: its record has n = 0, not the obstacle
+	// default a job from the command line carries.
+	var sparse jobs.RunConfig
+	ssp := jobs.Spec{App: "sparse", Params: map[string]string{"matrix": "/m.mtx"}}
+	ssp.Obstacle.N, ssp.Obstacle.Eps = 48, 1e-8
+	sparse.N, sparse.Eps = 48, 1e-8
+	recordParams(&sparse, ssp)
+	if sparse.N != 0 || sparse.Eps != 1e-10 {
+		t.Errorf("sparse recorded n = %d, ε = %g; want 0 and its default 1e-10", sparse.N, sparse.Eps)
+	}
 	obstacle := jobs.RunConfig{N: 48, Eps: 1e-8}
 	recordParams(&obstacle, jobs.Spec{App: "obstacle"})
 	if obstacle.Params != nil || obstacle.N != 48 {

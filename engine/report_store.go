@@ -161,6 +161,7 @@ func runRecord(rep *Report, s *submission) jobs.RunRecord {
 		r := jobs.Float(rep.Residual)
 		c := rep.Complementarity
 		rec.TrueResidual, rec.Complementarity = &r, &c
+		rec.ResidualReported = rep.ResidualReported
 	}
 	return rec
 }
@@ -203,7 +204,9 @@ func uniq(s []string) []string {
 // recordParams records an application's checked parameters (defaults
 // included) with its run, and takes the problem size n and tolerance ε of
 // the record from them when the application declares them: the obstacle
-// spec's fields describe only the obstacle problem.
+// spec's fields describe only the obstacle problem, so an application that
+// declares no n (sparse, exec) records n = 0, whether the job came from a
+// file or from the default job on the command line.
 func recordParams(job *jobs.RunConfig, sp jobs.Spec) {
 	if sp.App == "" || sp.App == "obstacle" {
 		return
@@ -213,6 +216,7 @@ func recordParams(job *jobs.RunConfig, sp jobs.Spec) {
 		return // the run was admitted, so this does not happen
 	}
 	job.Params = v.Encode()
+	job.N, job.Eps = 0, 0
 	for _, p := range app.Params() {
 		switch {
 		case p.Name == "n" && p.Kind == gridapp.Int:

@@ -21,6 +21,12 @@ func TestReportWriteText(t *testing.T) {
 		Traffic: []NetTraffic{{Network: "ethernet", Messages: 2400, Bytes: 3 << 20, Skipped: 7}},
 		T1:      3 * time.Second, Gain: 2, RecordID: "20261121T000000Z-abcdef"}
 	failed := &Report{Spec: spec, Wall: time.Second, Outcome: "failed", FailedNode: "alpha-3", Cause: "no heartbeat for 2.2s"}
+	execSpec := spec
+	execSpec.App = "exec"
+	reported := &Report{Spec: execSpec, Wall: time.Second, Outcome: "ok", Checked: true, Residual: 8e-9, ResidualReported: true, Eps: 1e-8,
+		FiguresOK: true, Nodes: ok.Nodes}
+	measured := *reported
+	measured.ResidualReported = false
 	tests := map[string]struct {
 		rep  *Report
 		want []string
@@ -30,6 +36,10 @@ func TestReportWriteText(t *testing.T) {
 			"C_g = t1/ts = 3s / 1.5s = 2.00", "recorded as 20261121T000000Z-abcdef"}},
 		"failed": {failed, []string{"outcome:   failed", "cause:     node alpha-3: no heartbeat for 2.2s",
 			"not computed", "computing gain: unknown"}},
+		// A program's σ is what it reported: the report does not call it
+		// the true residual.
+		"reported residual": {reported, []string{"residual: 8.000e-09 (ε = 1e-08), the largest σ the parts reported: not measured on the solution"}},
+		"measured residual": {&measured, []string{"true global residual: 8.000e-09 (ε = 1e-08)"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -41,6 +51,9 @@ func TestReportWriteText(t *testing.T) {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("report lacks %q:\n%s", w, b.String())
 				}
+			}
+			if tc.rep.ResidualReported && strings.Contains(b.String(), "true global residual") {
+				t.Errorf("a reported residual called the true one:\n%s", b.String())
 			}
 		})
 	}

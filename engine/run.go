@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // RunOptions configure Run.
@@ -108,7 +110,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	nodes := liveNodes(workers)
-	plan, err := planJob(spec, inv, nodes)
+	plan, err := planJob(spec, withHelloCores(inv, workers), nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +209,8 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 // before any worker starts, as planJob does again once they have (from the
 // inventory too: names, clusters, cores): a decomposition the application
 // refuses (Poisson blocks that do not make one block per node, an exec job
-// with fewer items than nodes, a sparse matrix that cannot be read) fails
+// with fewer items than nodes, a sparse matrix that cannot be read, or an
+// asynchronous job on one it does not converge on) fails
 // the run at once, not after the workers started or a batch allocation
 // waited in its queue.
 func defineEarly(spec jobs.Spec, inv *deploy.Inventory, names []string, sel []probe.Node) error {
@@ -215,7 +218,17 @@ func defineEarly(spec jobs.Spec, inv *deploy.Inventory, names []string, sel []pr
 	if err := p.planCores(spec, inv); err != nil {
 		return err
 	}
-	return p.planTask(spec, sel)
+	if err := p.planTask(spec, sel); err != nil {
+		return err
+	}
+	if spec.Scheme == jobs.Asynchronous {
+		// Every link is asynchronous whatever the routes: the application
+		// may refuse that now (a sparse matrix that is not diagonally
+		// dominant). A hybrid job's modes wait for the live Htable.
+		p.Modes = []rmnp.Mode{rmnp.Async}
+		return p.checkScheme(spec)
+	}
+	return nil
 }
 
 // liveNodes describes the workers that are still running for the Htable
@@ -307,4 +320,36 @@ func stopLost(w *deploy.Worker) {
 	case <-w.Done():
 	case <-t.C:
 	}
+}
+
+// withHelloCores returns inv with every host the inventory gives no core
+// count (cores omitted: all the host has) given the cores its worker's
+// hello reported, so that a job of cores = 0 (each host's cores) runs on
+// all of them rather than on one. inv itself is left as it is.
+func withHelloCores(inv *deploy.Inventory, workers []*deploy.Worker) *deploy.Inventory {
+	if inv == nil {
+		return nil
+	}
+	hello := map[string]int{}
+	for _, w := range workers {
+		if w != nil && w.Hello.Cores > 0 {
+			hello[w.Host.Name] = w.Hello.Cores
+		}
+	}
+	out := *inv
+	out.Sites = slices.Clone(inv.Sites)
+	for i, s := range out.Sites {
+		s.Clusters = slices.Clone(s.Clusters)
+		for j, c := range s.Clusters {
+			c.Hosts = slices.Clone(c.Hosts)
+			for k, h := range c.Hosts {
+				if h.Cores == 0 && hello[h.Name] > 0 {
+					c.Hosts[k].Cores = hello[h.Name]
+				}
+			}
+			s.Clusters[j] = c
+		}
+		out.Sites[i] = s
+	}
+	return &out
 }

@@ -323,6 +323,10 @@ func checkTrace(t *testing.T, n jobs.NodeRecord, ranks int) {
 		if l.Peer != n.Rank-1 && l.Peer != n.Rank+1 || l.Sent == 0 || l.BytesReceived == 0 || l.Network == "" {
 			t.Errorf("node %s link %+v", n.Name, l)
 		}
+		// The lower rank of a pair dials it: its side times the handshake.
+		if dialled := l.Peer == n.Rank+1; dialled != (l.HandshakeMicros > 0) {
+			t.Errorf("node %s (rank %d) link to %d: handshake %d µs", n.Name, n.Rank, l.Peer, l.HandshakeMicros)
+		}
 	}
 }
 

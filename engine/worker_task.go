@@ -109,7 +109,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		return
 	}
 	lctx, cancel := context.WithTimeout(ctx, linkBudget)
-	dialled, nets, err := n.link(lctx, ctx, data, t)
+	dialled, nets, handshakes, err := n.link(lctx, ctx, data, t)
 	cancel()
 	if err != nil {
 		fail(err)
@@ -133,7 +133,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
 		Count: len(res.Values), Traffic: traffic(data), Route: firstReason(dialled), Dialled: dialled, PeakRSS: peakRSS(),
-		Sweeps: res.Sweeps, Links: linkTraces(data, t.Neighbours...)}
+		Sweeps: res.Sweeps, Links: linkTraces(data, handshakes, t.Neighbours...)}
 	job.finish(hdr)
 	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
 		fail(err)
@@ -155,18 +155,20 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 //
 // The dials are bounded by dctx (the start-up's budget), the waits by
 // linkTimeout under ctx.
-func (n *node) link(dctx, ctx context.Context, data *rmnp.Endpoint, t workerTask) (dialled []probe.Route, nets map[int]string, err error) {
-	nets = map[int]string{}
+func (n *node) link(dctx, ctx context.Context, data *rmnp.Endpoint, t workerTask) (dialled []probe.Route, nets map[int]string,
+	handshakes map[rmnp.PeerID]time.Duration, err error) {
+	nets, handshakes = map[int]string{}, map[rmnp.PeerID]time.Duration{}
 	for _, up := range t.Neighbours {
 		if up == nil || !up.Dial {
 			continue
 		}
-		r, err := n.dial(dctx, data, up)
+		r, took, err := n.dial(dctx, data, up)
 		if err != nil {
-			return dialled, nil, err
+			return dialled, nil, nil, err
 		}
 		dialled = append(dialled, r)
 		nets[up.Rank] = linkLabel(r)
+		handshakes[up.Peer] = took
 	}
 	for _, low := range t.Neighbours {
 		if low == nil || low.Dial {
@@ -176,14 +178,14 @@ func (n *node) link(dctx, ctx context.Context, data *rmnp.Endpoint, t workerTask
 		net, err := awaitLinked(wctx, data, low.Peer)
 		cancel()
 		if err != nil {
-			return dialled, nil, wrapErr(err, "neighbour %s never connected", low.Node)
+			return dialled, nil, nil, wrapErr(err, "neighbour %s never connected", low.Node)
 		}
 		if net == "" {
 			net = firstNetwork(low)
 		}
 		nets[low.Rank] = net
 	}
-	return dialled, nets, nil
+	return dialled, nets, handshakes, nil
 }
 
 // linkLabel is the rmnp network label of a link over route r: its network,
@@ -206,15 +208,21 @@ func firstReason(rs []probe.Route) string {
 }
 
 // dial links to neighbour up over the first of its routes that answers and
-// confirms the choice on the chosen link.
-func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask) (probe.Route, error) {
+// confirms the choice on the chosen link. It also returns how long the
+// chosen route's connection and handshake took (two round trips: the
+// predictor's latency figure).
+func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask) (probe.Route, time.Duration, error) {
 	if len(up.Routes) == 0 || len(up.Routes) != len(up.Addrs) {
-		return probe.Route{}, fmt.Errorf("%w: %d routes and %d addresses to %s", ErrProtocol, len(up.Routes), len(up.Addrs), up.Node)
+		return probe.Route{}, 0, fmt.Errorf("%w: %d routes and %d addresses to %s", ErrProtocol, len(up.Routes), len(up.Addrs), up.Node)
 	}
+	var took time.Duration
 	dial := func(ctx context.Context, r probe.Route) error {
 		for i := range up.Routes {
 			if up.Routes[i] == r {
-				return data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: linkLabel(r)})
+				start := time.Now()
+				err := data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: linkLabel(r)})
+				took = time.Since(start)
+				return err
 			}
 		}
 		return errors.New("unknown route")
@@ -225,17 +233,17 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *neighbourTask)
 	}
 	if err != nil {
 		if rounds > 1 {
-			return r, wrapErr(err, "link to %s (pre-flight tried %d times within the %v start-up budget)", up.Node, rounds, linkBudget)
+			return r, 0, wrapErr(err, "link to %s (pre-flight tried %d times within the %v start-up budget)", up.Node, rounds, linkBudget)
 		}
-		return r, wrapErr(err, "link to %s", up.Node)
+		return r, 0, wrapErr(err, "link to %s", up.Node)
 	}
 	if rounds > 1 {
 		n.log.Info("engine: pre-flight retried", "neighbour", up.Node, "rounds", rounds, "network", r.Network)
 	}
 	if err := data.Send(ctx, up.Peer, []byte(linkedPrefix+linkLabel(r)), rmnp.CTRL); err != nil {
-		return r, wrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)
+		return r, 0, wrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)
 	}
-	return r, nil
+	return r, took, nil
 }
 
 // linkedPrefix starts the first message the dialer of a pair sends on the
@@ -448,8 +456,9 @@ func hostLoad() *float64 {
 }
 
 // linkTraces is the node's traffic per neighbour (the links of its trace),
-// from the data endpoint's per-link counters.
-func linkTraces(ep *rmnp.Endpoint, nbs ...*neighbourTask) []jobs.LinkTrace {
+// from the data endpoint's per-link counters, with the handshake time of
+// each link this node dialled.
+func linkTraces(ep *rmnp.Endpoint, handshakes map[rmnp.PeerID]time.Duration, nbs ...*neighbourTask) []jobs.LinkTrace {
 	rank := map[rmnp.PeerID]int{}
 	for _, nb := range nbs {
 		if nb != nil {
@@ -464,7 +473,7 @@ func linkTraces(ep *rmnp.Endpoint, nbs ...*neighbourTask) []jobs.LinkTrace {
 		}
 		out = append(out, jobs.LinkTrace{Peer: r, Network: l.Network, Async: l.Mode == rmnp.Async,
 			Sent: l.MessagesSent, Received: l.MessagesReceived, BytesSent: l.BytesSent,
-			BytesReceived: l.BytesReceived, Skipped: l.Skipped + l.Replaced})
+			BytesReceived: l.BytesReceived, Skipped: l.Skipped + l.Replaced, HandshakeMicros: uint64(handshakes[l.Peer].Microseconds())})
 	}
 	return out
 }

@@ -52,8 +52,11 @@ type RunRecord struct {
 	Residuals []ResidualSample `json:"residuals,omitempty"`
 	// TrueResidual is σ of one more synchronous sweep of the gathered
 	// solution (Residual); nil when the run produced no solution.
-	TrueResidual    *Float           `json:"true_residual,omitempty"`
-	Complementarity *Complementarity `json:"complementarity,omitempty"`
+	TrueResidual *Float `json:"true_residual,omitempty"`
+	// ResidualReported says TrueResidual is instead the largest σ the
+	// parts reported (an application that cannot measure its solution).
+	ResidualReported bool             `json:"residual_reported,omitempty"`
+	Complementarity  *Complementarity `json:"complementarity,omitempty"`
 
 	Outcome string `json:"outcome"` // OutcomeOK, OutcomeFailed, ...
 	Reason  string `json:"reason,omitempty"`
@@ -289,12 +292,13 @@ func endsMidLine(f *os.File) (bool, error) {
 var ErrBadRecord = errors.New("not a run record")
 
 // check rejects JSON that decoded into an empty or meaningless record:
-// Append always writes an id and the problem size.
+// Append always writes an id, and the problem size of the obstacle problem
+// (an application that declares no n, such as sparse or exec, records 0).
 func (r *RunRecord) check() error {
 	switch {
 	case r.ID == "":
 		return fmt.Errorf("%w: no id", ErrBadRecord)
-	case r.Job.N < 1:
+	case r.Job.N < 0 || (r.Job.N == 0 && r.Job.Instance().App == "obstacle"):
 		return fmt.Errorf("%w: %s: problem size n = %d", ErrBadRecord, r.ID, r.Job.N)
 	}
 	return nil

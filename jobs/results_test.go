@@ -88,6 +88,10 @@ func TestLoadTolerance(t *testing.T) {
 		// Valid JSON that is no record would list as blank runs.
 		{"json but no record", good(1) + "\nnull\n{}\n{\"v\":1,\"id\":\"y\"}\n[]\n" + good(2), 2, []int{2, 3, 4, 5}, false},
 		{"empty object at the end", good(1) + "\n{}", 1, []int{2}, false},
+		// An application that declares no n records n = 0 (sparse, exec):
+		// such runs were refused on every read, and gone from the tables.
+		{"sparse run, no n", good(1) + "\n" + `{"v":1,"id":"s","job":{"app":"sparse","n":0,"eps":1e-10,"scheme":"async","nodes":4,"cores":4,"grid":"alpha","params":{"eps":"1e-10"}},"wall_seconds":1,"outcome":"ok"}`, 2, nil, false},
+		{"obstacle run, no n", good(1) + "\n" + `{"v":1,"id":"o","job":{"app":"obstacle","n":0,"eps":1e-8,"scheme":"sync","nodes":1,"cores":1,"grid":"alpha"},"wall_seconds":1,"outcome":"ok"}`, 1, []int{2}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -55,10 +55,10 @@ type ObstacleSpec struct {
 // explicitly; Any takes that many nodes from the selection (or from every
 // live worker when nothing else is given).
 type NodeSelection struct {
-	Sites    []string `toml:"sites"`
-	Clusters []string `toml:"clusters"`
-	Hosts    []string `toml:"hosts"`
-	Any      int      `toml:"any"`
+	Sites    []string `toml:"sites,omitempty"`
+	Clusters []string `toml:"clusters,omitempty"`
+	Hosts    []string `toml:"hosts,omitempty"`
+	Any      int      `toml:"any,omitempty"`
 }
 
 // Group is one coordinator and the workers it serves (at most 32, P2PDC).
@@ -69,7 +69,7 @@ type Group struct {
 
 // Output says what to write after a run.
 type Output struct {
-	Dir string `toml:"dir"`
-	VTI bool   `toml:"vti"`
-	Raw bool   `toml:"raw"`
+	Dir string `toml:"dir,omitempty"`
+	VTI bool   `toml:"vti,omitempty"`
+	Raw bool   `toml:"raw,omitempty"`
 }

@@ -66,7 +66,7 @@ type specFile struct {
 	Params   map[string]any `toml:"params,omitempty"`   // strings, numbers or booleans
 	Nodes    NodeSelection  `toml:"nodes"`
 	Groups   []Group        `toml:"group,omitempty"`
-	Output   Output         `toml:"output"`
+	Output   Output         `toml:"output,omitempty"`
 }
 
 // DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle

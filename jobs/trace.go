@@ -98,6 +98,10 @@ type LinkTrace struct {
 	BytesReceived uint64 `json:"bytes_received"`
 	// Skipped counts asynchronous sends skipped or replaced (AIAC rule).
 	Skipped uint64 `json:"skipped,omitempty"`
+	// HandshakeMicros is how long the pre-flight connection of the link
+	// took on the node that dialled it, in microseconds: TCP's handshake
+	// and RMNP's, two round trips; 0 on the node that accepted it.
+	HandshakeMicros uint64 `json:"handshake_us,omitempty"`
 }
 
 // NodeTrace is the execution trace of one node kept with its run: what the

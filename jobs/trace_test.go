@@ -54,7 +54,7 @@ func TestNodeTraceSize(t *testing.T) {
 	}
 	for p := range 2 {
 		tr.Links = append(tr.Links, LinkTrace{Peer: p, Network: "infiniband", Sent: 1e6, Received: 1e6,
-			BytesSent: 1e10, BytesReceived: 1e10, Skipped: 12345})
+			BytesSent: 1e10, BytesReceived: 1e10, Skipped: 12345, HandshakeMicros: 123456})
 	}
 	b, err := json.Marshal(tr)
 	if err != nil {

@@ -38,8 +38,42 @@ func PlatformFor(res *jobs.Results, m *Model, nodes int) Platform {
 			pl.Clusters = append(pl.Clusters, Cluster{Name: name, Nodes: share, Network: inside[name]})
 		}
 	}
+	probeLatencies(res, m, &pl)
 	measureNetworks(res, m, &pl, latest.Job.Inventory == jobs.InventoryEmbedded)
 	return pl
+}
+
+// probeLatencies sets the latency of every network the model's sources'
+// links used from their pre-flight handshakes (jobs.LinkTrace's
+// HandshakeMicros: TCP's and RMNP's, two round trips, so four one-way
+// latencies): the least over the links, the least disturbed one, as the
+// bandwidth fit keeps the least exchange.
+func probeLatencies(res *jobs.Results, m *Model, pl *Platform) {
+	ids := map[string]bool{}
+	for _, s := range m.Sources {
+		ids[s.ID] = true
+	}
+	least := map[string]uint64{}
+	for _, r := range res.Records {
+		if !ids[r.ID] {
+			continue
+		}
+		for _, n := range r.Nodes {
+			for _, l := range n.Trace.Links {
+				if l.HandshakeMicros > 0 && (least[l.Network] == 0 || l.HandshakeMicros < least[l.Network]) {
+					least[l.Network] = l.HandshakeMicros
+				}
+			}
+		}
+	}
+	for name, us := range least {
+		net, ok := pl.Networks[name]
+		if !ok {
+			continue // a label no platform network has (a route through gateways)
+		}
+		net.Latency, net.LatencySource = time.Duration(us)*time.Microsecond/4, "probe"
+		pl.Networks[name] = net
+	}
 }
 
 // latestSource is the newest record among the model's sources.
@@ -135,6 +169,11 @@ func measureNetworks(res *jobs.Results, m *Model, pl *Platform, loopback bool) {
 	var measured Network
 	for name, d := range fitted {
 		net := pl.Networks[name]
+		if net.LatencySource == "probe" && net.Latency.Seconds() >= d {
+			// A handshake slower than a whole exchange was slowed by
+			// something else than the network: keep the default.
+			net.Latency, net.LatencySource = DefaultNetworks()[name].Latency, ""
+		}
 		if net.Latency == 0 {
 			net.Latency = 50 * time.Microsecond
 		}

@@ -13,7 +13,11 @@
 // exactly (each sweep waits for its neighbours' halos of the previous
 // one); asynchronous runs are counted in rounds of their slowest
 // asynchronous link, how many being fitted on the recorded asynchronous
-// runs (see StalenessModel).
+// runs (see StalenessModel), and last at least the CPU their sweeps and
+// messages need where nodes share a host's cores. A hybrid run's ranks
+// sweep in lockstep with their cluster: each does the synchronous count
+// and an excess that shrinks with the cluster's size, and the run lasts at
+// least those iterations, each timed from the traced hybrid runs.
 //
 // PredictSchemes answers "every scheme of this job on this platform" with
 // the traces it rests on; Validate predicts a results store's larger runs

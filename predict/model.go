@@ -71,10 +71,22 @@ type Model struct {
 	// kernel, which no network figure shows), the CPU a message costs.
 	ByteSeconds float64 `json:"byte_seconds"`
 	// AsyncSweeps is each asynchronous scheme's mean sweeps per node, a
-	// line in log₂ of the node count fitted on its runs: the predicted
-	// iterations, and with ByteSeconds the CPU an asynchronous run needs at
-	// the least.
+	// line in log₂ of the node count fitted on its runs: the asynchronous
+	// scheme's predicted iterations, and with the CPU of a sweep the time
+	// it needs at the least.
 	AsyncSweeps map[jobs.Scheme]RoundsLine `json:"async_sweeps,omitempty"`
+	// HybridExcess is a in the hybrid scheme's iterations per rank,
+	// K · (1 + a/c) for a rank in a cluster of c nodes (see
+	// fitHybridExcess).
+	HybridExcess float64 `json:"hybrid_excess,omitempty"`
+	// Lockstep are the traced hybrid runs a hybrid iteration's time is
+	// scaled from (see lockstepSeconds).
+	Lockstep []LockstepRun `json:"lockstep,omitempty"`
+	// CorePointSeconds is the CPU of one sweep per point: the least of the
+	// traced runs' time per point (see fitCPU). SweepLinkBytes is, per
+	// scheme, what one of its links sends per sweep.
+	CorePointSeconds float64                  `json:"core_point_seconds,omitempty"`
+	SweepLinkBytes   map[jobs.Scheme]LinkLoad `json:"sweep_link_bytes,omitempty"`
 	// SharedCores, when positive, is the cores of the one host every
 	// node shares (several nodes per machine; see Options).
 	SharedCores int `json:"shared_cores,omitempty"`
@@ -222,6 +234,9 @@ func BuildWith(res *jobs.Results, p Problem, o Options) (*Model, error) {
 		// more synchronous neighbours as its clusters grow.
 		m.AsyncSweeps[sc] = fitLog2(pts, true)
 	}
+	m.fitHybridExcess(recs)
+	m.fitLockstep(recs)
+	m.fitCPU(recs)
 	m.fitRounds(res)
 	return m, nil
 }

@@ -122,3 +122,45 @@ func BenchmarkPredict1024(b *testing.B) {
 		}
 	}
 }
+
+// TestProbeLatency: a network's latency is the least pre-flight handshake
+// of the traced links over it, over four (two round trips), shown as
+// "probe"; a handshake longer than the network's whole exchange was slowed
+// by something else and is not taken.
+func TestProbeLatency(t *testing.T) {
+	tests := []struct {
+		name       string
+		handshakes []uint64 // of the synchronous run's two links, µs
+		latency    time.Duration
+		source     string
+	}{
+		{"none traced: the default", nil, 5 * time.Microsecond, ""},
+		{"the least over four", []uint64{400, 900}, 100 * time.Microsecond, "probe"},
+		// The exchange is 1 ms (13 ms per iteration less the 2 ms sweep and
+		// the 10 ms delay): 8 ms of handshake, 2 ms of latency, is too long.
+		{"longer than the exchange", []uint64{8000}, 5 * time.Microsecond, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &jobs.Results{Records: []jobs.RunRecord{record("sync", jobs.Synchronous, 100, 100, false)}}
+			for i := range res.Records[0].Nodes {
+				res.Records[0].Nodes[i].WaitSeconds = 1
+				if i < len(tc.handshakes) {
+					res.Records[0].Nodes[i].Trace.Links[0].HandshakeMicros = tc.handshakes[i]
+				}
+			}
+			m, err := Build(res, Problem{App: "obstacle", N: 8, Eps: 1e-6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ib := PlatformFor(res, m, 8).Networks["infiniband"]
+			if ib.Latency != tc.latency || ib.LatencySource != tc.source || ib.Source != "measured" {
+				t.Errorf("infiniband %+v, want latency %v from %q", ib, tc.latency, tc.source)
+			}
+			// The bandwidth is fitted after the latency: the exchange less it.
+			if want := 80 / (0.001 - tc.latency.Seconds()); !near(ib.Bandwidth, want) {
+				t.Errorf("bandwidth %g, want %g", ib.Bandwidth, want)
+			}
+		})
+	}
+}

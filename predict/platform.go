@@ -16,6 +16,10 @@ type Network struct {
 	// Source says where the figures come from: "default", "measured" (from
 	// recorded runs) or "set" (what-if).
 	Source string `json:"source"`
+	// LatencySource is "probe" when the latency is the one the traced
+	// runs' pre-flight handshakes measured (see probeLatencies); empty
+	// when it is Source's.
+	LatencySource string `json:"latency_source,omitempty"`
 }
 
 // transfer is the time one message of n bytes takes on the network.
@@ -96,7 +100,7 @@ func (p *Platform) SetNetwork(edit string) error {
 		if err != nil || d < 0 {
 			return fmt.Errorf("%w: %s: latency %q: want a duration such as 100us", ErrPlatform, name, lat)
 		}
-		n.Latency = d
+		n.Latency, n.LatencySource = d, ""
 	}
 	n.Source = "set"
 	if p.Networks == nil {

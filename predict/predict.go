@@ -2,7 +2,6 @@ package predict
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -32,7 +31,11 @@ type Prediction struct {
 // synchronous run is replayed sweep by sweep and extrapolated to the
 // traced iteration count; an asynchronous or hybrid one lasts the
 // staleness model's rounds of its slowest asynchronous link (see
-// StalenessModel), and its nodes sweep at their replayed rates meanwhile.
+// StalenessModel), but at least the CPU its sweeps and messages need on
+// the nodes' cores (cpuBound) and, hybrid, its iterations in lockstep
+// (lockstepSeconds). An asynchronous run's iterations per node are the
+// fitted sweeps, spread as the replayed rates; a hybrid rank's follow its
+// cluster's size (fitHybridExcess).
 func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 	p := Prediction{Scheme: job.Scheme, Nodes: pl.Nodes()}
 	if m.SyncIterations == 0 {
@@ -52,9 +55,20 @@ func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 	} else {
 		p.Staleness = r.staleness(k)
 		link := m.Staleness.Rounds(job.Scheme, p.Nodes) * float64(iters) * round
-		p.applyAsync(ends, r.idle, k, max(link, r.cpuBound(m, job.Scheme)))
-		if l, ok := m.AsyncSweeps[job.Scheme]; ok {
-			p.scaleIterations(max(1, l.A+l.B*math.Log2(float64(p.Nodes))))
+		sweeps := m.asyncSweeps(job.Scheme, p.Nodes)
+		lockstep := 0.0
+		if job.Scheme == jobs.Hybrid && m.HybridExcess > 0 {
+			var h Prediction
+			m.hybridIterations(&h, pl)
+			sweeps = h.MeanIterations
+			lockstep = sweeps * m.lockstepSeconds(float64(m.Points)/float64(p.Nodes)/float64(max(job.Cores, 1)), r.cont)
+		}
+		p.applyAsync(ends, r.idle, k, max(link, lockstep, r.cpuBound(m, job.Scheme, sweeps)))
+		switch {
+		case job.Scheme == jobs.Hybrid && m.HybridExcess > 0:
+			m.hybridIterations(&p, pl)
+		case sweeps > 0:
+			p.scaleIterations(sweeps)
 		}
 	}
 	p.Seconds += m.Overhead

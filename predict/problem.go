@@ -24,6 +24,7 @@ func ProblemOf(spec jobs.Spec) (Problem, error) {
 	if err != nil {
 		return p, err
 	}
+	p.N, p.Eps = 0, 0 // as the engine records them: only what the application declares
 	for _, prm := range app.Params() {
 		switch {
 		case prm.Name == "n" && prm.Kind == gridapp.Int:

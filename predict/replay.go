@@ -2,7 +2,6 @@ package predict
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -85,7 +84,8 @@ func (w *wire) prune(t float64) {
 // of the last halo.
 type replay struct {
 	sweep  []float64 // mean sweep time per node
-	base   []float64 // the same on the node's own cores
+	points []int     // grid points per node
+	cores  int       // per node
 	cont   float64   // the sharing of the host's cores (1: none)
 	spread []float64
 	out    [][]*edge
@@ -126,7 +126,7 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 		pointSeconds = ps
 	}
 	delay := m.ExchangeDelay.At(cont)
-	r := &replay{sweep: make([]float64, n), base: make([]float64, n), cont: cont, spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
+	r := &replay{sweep: make([]float64, n), points: make([]int, n), cores: cores, cont: cont, spread: m.Spread, out: make([][]*edge, n), in: make([][]int, n),
 		ready: make([]float64, n), idle: make([]float64, n), rng: rand.New(rand.NewPCG(1, 2))}
 	wires := map[[2]int]*wire{} // one per ordered pair of clusters
 	for i := range n {
@@ -134,8 +134,8 @@ func newReplay(m *Model, pl Platform, job Job) (*replay, error) {
 		if i < m.Points%n {
 			points++
 		}
-		r.base[i] = pointSeconds * float64(points) / float64(cores)
-		r.sweep[i] = r.base[i] * cont
+		r.points[i] = points
+		r.sweep[i] = pointSeconds * float64(points) / float64(cores) * cont
 		for _, j := range g[i] {
 			if j < 0 || j >= n || j == i {
 				return nil, fmt.Errorf("%w: rank %d has neighbour %d (of %d ranks)", ErrPlatform, i, j, n)
@@ -260,24 +260,6 @@ func (r *replay) staleness(k int) float64 {
 		}
 	}
 	return mean(ages)
-}
-
-// cpuBound is the least time an asynchronous run of scheme takes for its
-// sweeps and messages on the nodes' cores: the fitted sweeps per node, each
-// costing a replayed sweep and the sending of a halo on every link (the
-// nodes sharing the host's cores when they do; see Options).
-func (r *replay) cpuBound(m *Model, scheme jobs.Scheme) float64 {
-	l, ok := m.AsyncSweeps[scheme]
-	if !ok {
-		return 0
-	}
-	cpu := 0.0
-	for i := range r.sweep {
-		cpu += r.base[i] + float64(len(r.out[i]))*m.LinkBytes*m.ByteSeconds
-	}
-	n := len(r.sweep)
-	cpu *= max(1, l.A+l.B*math.Log2(float64(n))) / float64(n) * r.cont
-	return cpu
 }
 
 // round is the interval between two updates delivered over the slowest

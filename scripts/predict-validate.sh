@@ -52,6 +52,9 @@ gt deploy
 trap 'gt deploy --stop --clean >/dev/null 2>&1 || true; kill -INT $grid 2>/dev/null; wait $grid 2>/dev/null || true' EXIT
 
 for rate in $rates; do
+  if [ -s "$out/store-$rate/results.jsonl" ]; then
+    echo "predict-validate: adding to the $(wc -l <"$out/store-$rate/results.jsonl") runs already in $out/store-$rate (use a fresh OUT for a fresh pass)" >&2
+  fi
   for dev in wanA wanB; do
     ip netns exec "$sw" tc qdisc change dev $dev root tbf rate $rate burst 64kb latency 50ms
   done
@@ -61,4 +64,8 @@ done
 for rate in $rates; do
   echo "== inter-cluster link $rate"
   "$bin" bench predict --data-dir "$out/store-$rate" --max-trace-nodes 4 --shared-cores "$(nproc)" | tee "$out/predict-$rate.txt"
+done
+echo "== summary ($(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%FT%TZ))"
+for rate in $rates; do
+  echo "$rate: $(grep -E '^within 15 %:|^schemes ranked' "$out/predict-$rate.txt" | tr '\n' ' ')"
 done

@@ -104,6 +104,9 @@ type ComposeView struct {
 	// inventory order (a run keeps it); nil means inventory order. Changing
 	// the node choice drops it.
 	order []string
+	// output is the loaded job file's [output] (where the solution is
+	// written): the form has no field for it, the job keeps it.
+	output jobs.Output
 }
 
 // Messages of the Compose view.
@@ -173,6 +176,7 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 	v.applyForm(s.WithDefaults()) // the form shows what will run, never a 0 standing for a default
 	v.applyNodes(s.Nodes)
 	v.groups = slices.Clone(s.Groups)
+	v.output = s.Output
 	v.validate()
 }
 
@@ -257,7 +261,16 @@ func (v *ComposeView) validate() {
 	if v.formProblems == 0 && len(nodes) > 0 {
 		var err error
 		if edges, err = v.defineTask(s); err != nil {
-			add("%s", strings.TrimPrefix(err.Error(), s.App+": "))
+			msg := strings.TrimPrefix(err.Error(), s.App+": ")
+			add("%s", msg)
+			// A decomposition refused for one parameter names it first
+			// ("blocks 3x1x1 make 3 blocks for 4 nodes", "items = 1 …"):
+			// mark that field, as a value that does not parse is.
+			if w := strings.Fields(msg); len(w) > 0 {
+				if f := v.param(w[0]); f != nil {
+					v.badFields[f.ID] = true
+				}
+			}
 		}
 	}
 	if len(v.problems) == 0 && v.htable != nil {

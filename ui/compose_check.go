@@ -63,6 +63,7 @@ func (v *ComposeView) parseSpec() (jobs.Spec, []fieldProblem) {
 	}
 	s.Nodes = v.selection(take)
 	s.Groups = slices.Clone(v.groups)
+	s.Output = v.output
 	return s.WithDefaults(), ps
 }
 

@@ -106,6 +106,9 @@ func TestComposePoisson(t *testing.T) {
 	if probs := strings.Join(v.Problems(), "\n"); !strings.Contains(probs, "8 blocks for 27 nodes") {
 		t.Errorf("blocks 2x2x2 on 27 nodes: problems %q", probs)
 	}
+	if !v.badFields[v.param("blocks").ID] || v.badFields[v.param("n").ID] {
+		t.Errorf("blocks 2x2x2 on 27 nodes: fields marked ✗ %v, want blocks alone", v.badFields)
+	}
 
 	v.param("blocks").Value = "auto"
 	v.validate()

@@ -93,6 +93,9 @@ func TestComposePredictPanel(t *testing.T) {
 	}{
 		{name: "no_trace"},
 		{name: "outlook", res: tracedStore(48)},
+		// Only synchronous traces: the schemes it cannot predict say which
+		// to run in the form's words (Scheme ‹async› (r)), not a flag.
+		{name: "sync_only", res: &jobs.Results{Path: "results.jsonl", Records: tracedStore(48).Records[:2]}},
 		{name: "what_if", res: tracedStore(48), setup: func(v *ComposeView) {
 			v.pane, v.cursor[panePredict] = panePredict, 0
 			v.setPredictValue(0, "10Gbit/s,100us") // ethernet between the clusters

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -84,6 +85,9 @@ func (v ComposeView) predictRowLine(i int, name string, w int) string {
 		if src == "set" {
 			src = "what-if"
 		}
+		if n.LatencySource != "" {
+			src += ", latency: " + n.LatencySource
+		}
 		line = "  " + padRight(name, 11) + " " + fmt.Sprintf("%s, %s", rate(n.Bandwidth), n.Latency) + s.Dim.Render(" ("+src+")")
 	}
 	if v.pane == panePredict && i == v.cursor[panePredict] && !v.editing {
@@ -156,7 +160,7 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 	}
 	for _, sc := range predict.AllSchemes {
 		if why, ok := o.Unavailable[sc]; ok {
-			out = append(out, wrapLines(s.Dim, fmt.Sprintf("%s: no prediction: %s", sc, why), w)...)
+			out = append(out, wrapLines(s.Dim, fmt.Sprintf("%s: no prediction: %s", sc, formWords(why)), w)...)
 		}
 	}
 	out = append(out, fitLine(fmt.Sprintf("  rests on %s of %s:", count(len(o.Model.Sources), "traced run", "traced runs"),
@@ -166,6 +170,16 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 			count(src.Nodes, "node", "nodes"), secs(src.WallSeconds), src.Iterations), w)))
 	}
 	return out
+}
+
+// schemeFlag is a --scheme flag in predict's advice.
+var schemeFlag = regexp.MustCompile(`--scheme (sync|async|hybrid)`)
+
+// formWords puts predict's advice in the form's words: "run it once with
+// --scheme sync" reads "run it once with Scheme ‹sync› (r)", the field to
+// set here and the key that runs it.
+func formWords(why string) string {
+	return schemeFlag.ReplaceAllString(why, "Scheme ‹$1› (r)")
 }
 
 // secs writes seconds as a rounded duration.

@@ -407,3 +407,17 @@ func noNodes(v *ComposeView) {
 	v.picked, v.field(fAny).Value = map[string]bool{}, "0"
 	v.validate()
 }
+
+// TestComposeKeepsOutput: a job file's [output] (no field of the form)
+// stays with the job Compose loads, runs and saves: the console's run of it
+// writes the solution where the file says.
+func TestComposeKeepsOutput(t *testing.T) {
+	c := testCommon(80, 24)
+	spec := jobs.DefaultSpec()
+	spec.Output = jobs.Output{Dir: "/srv/out", Raw: true}
+	v := composeWith(c, deploy.Embedded())
+	v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: spec})
+	if got := v.Spec().Output; got != spec.Output {
+		t.Errorf("the loaded job's output is %+v, want %+v", got, spec.Output)
+	}
+}

@@ -73,7 +73,9 @@ func (p *pager) update(msg tea.KeyPressMsg, k KeyMap, w, h int) (bool, tea.Cmd) 
 		p.open = false
 		return true, nil
 	case key.Matches(msg, pk.Copy):
-		return true, tea.SetClipboard(ansi.Strip(p.text))
+		text := ansi.Strip(p.text)
+		lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+		return true, tea.Batch(tea.SetClipboard(text), func() tea.Msg { return copiedMsg{lines} })
 	case key.Matches(msg, pk.Left):
 		p.shift = max(0, p.shift-w/2)
 		return true, nil

@@ -38,6 +38,9 @@ type ResultsView struct {
 	scroll  int
 	shift   int // and how far it is scrolled sideways
 	message string
+	// reloading is set by R until the store is read again, which then
+	// says so (a reload that changed nothing looked like no reload).
+	reloading bool
 }
 
 // Messages of the Results view.
@@ -88,13 +91,16 @@ func (v *ResultsView) SetResults(res *jobs.Results, err error) {
 	if res != nil {
 		for i := len(res.Records) - 1; i >= 0; i-- { // newest first
 			r := res.Records[i]
-			resid := "–"
+			resid, n := "–", "–" // n: an application that declares none records 0
 			if r.TrueResidual != nil {
 				resid = sci(float64(*r.TrueResidual))
 			}
+			if r.Job.N > 0 {
+				n = strconv.Itoa(r.Job.N)
+			}
 			row := listRow{Key: r.ID, Leaf: true, Cells: []string{
 				r.Time.UTC().Format("01-02 15:04"), orDefault(r.Job.Name, r.ID), string(r.Job.Scheme),
-				strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), strconv.Itoa(r.Job.N),
+				strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), n,
 				strconv.FormatFloat(r.WallSeconds, 'f', 2, 64), resid, r.Outcome,
 			}}
 			if !r.OK() {
@@ -224,6 +230,10 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 	switch msg := msg.(type) {
 	case resultsLoadedMsg:
 		v.SetResults(msg.res, msg.err)
+		if v.reloading && msg.err == nil && msg.res != nil {
+			v.message = "read again: " + count(len(msg.res.Records), "run", "runs")
+		}
+		v.reloading = false
 	case exportDoneMsg:
 		v.message = "exported " + msg.path
 		if msg.err != nil {
@@ -261,6 +271,7 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 		v.mode = map[int]int{modeRuns: modeTimes, modeTimes: modeGains, modeGains: modeRuns, modeDetail: modeTimes}[v.mode]
 		v.scroll, v.shift = 0, 0
 	case key.Matches(msg, k.Reload):
+		v.reloading = true
 		return v, v.load()
 	case key.Matches(msg, k.CSV), key.Matches(msg, k.Markdown):
 		kind := jobs.TimeTable
@@ -371,7 +382,10 @@ func recordDetail(r jobs.RunRecord) string {
 		outcome += ": " + r.Reason
 	}
 	fmt.Fprintf(&b, "outcome: %s · wall time %.3f s\n", outcome, r.WallSeconds)
-	if r.TrueResidual != nil {
+	switch {
+	case r.TrueResidual != nil && r.ResidualReported:
+		fmt.Fprintf(&b, "residual: %s (ε = %g), reported by the parts: not measured\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
+	case r.TrueResidual != nil:
 		fmt.Fprintf(&b, "true global residual: %s (ε = %g)\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
 	}
 	if c := r.Complementarity; c != nil {

@@ -34,6 +34,15 @@ func record(i int, scheme jobs.Scheme, nodes int, wall float64, ok bool) jobs.Ru
 	return r
 }
 
+// execResults holds one run of a program (app exec).
+func execResults() *jobs.Results {
+	r := record(5, jobs.Synchronous, 2, 0.8, true)
+	r.Job.Name, r.Job.App, r.Job.N = "c-poisson-sync", "exec", 0
+	r.Job.Params = map[string]string{"program": "/home/me/poisson", "items": "32", "unit": "1024", "eps": "1e-08"}
+	r.ResidualReported, r.Complementarity = true, nil
+	return &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{r}}
+}
+
 func sampleResults() *jobs.Results {
 	return &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{
 		record(1, jobs.Synchronous, 1, 4.0, true),
@@ -80,6 +89,11 @@ func TestResultsView(t *testing.T) {
 			return r
 		}()},
 		{name: "1024", res: big, setup: func(v *ResultsView) { v.press("enter") }},
+		// A program's run (exec) declares no n and could not measure its
+		// residual: the list shows n as –, the detail calls the residual
+		// what it is.
+		{name: "exec", res: execResults()},
+		{name: "exec_detail", res: execResults(), setup: func(v *ResultsView) { v.press("enter") }},
 	}
 	for _, tc := range cases {
 		for _, sz := range sizes {
@@ -155,5 +169,25 @@ func TestResultsExportAndLoad(t *testing.T) {
 	data, _ = os.ReadFile(m.path)
 	if !strings.Contains(string(data), "|") || !strings.Contains(string(data), "gain") {
 		t.Errorf("markdown table:\n%s", data)
+	}
+}
+
+// TestResultsReloadSays: R reads the store again and says how many runs it
+// holds (a reload that found nothing new looked like no reload at all).
+func TestResultsReloadSays(t *testing.T) {
+	dir := t.TempDir()
+	rec := record(1, jobs.Synchronous, 1, 4.0, true)
+	if err := jobs.Append(dir, &rec); err != nil {
+		t.Fatal(err)
+	}
+	v := NewResultsView(testCommon(80, 24), dir)
+	v, _ = v.Update(v.load()())
+	v, cmd := v.Update(keyPress("R"))
+	if cmd == nil {
+		t.Fatal("R did not read the store")
+	}
+	v, _ = v.Update(cmd())
+	if v.message != "read again: 1 run" {
+		t.Errorf("message after R: %q", v.message)
 	}
 }

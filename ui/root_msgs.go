@@ -40,6 +40,9 @@ type hostKeyOneMsg struct{}
 // requested by quitting.
 type runStoppedMsg struct{}
 
+// copiedMsg reports that a detail view's text went to the clipboard.
+type copiedMsg struct{ lines int }
+
 // backendMsg handles the messages of side effects and action requests; ok
 // is false for messages that belong to a view.
 func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
@@ -60,6 +63,11 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 			m.askHostKeys()
 		}
 		return listen(msg.ch), true
+	case copiedMsg:
+		// OSC 52 has no answer: say what was sent, and what a terminal
+		// that ignores it does, so that y is never silent.
+		m.setStatus(false, "copied %s to the clipboard (OSC 52; a terminal without it copies nothing: select the text instead)", count(msg.lines, "line", "lines"))
+		return nil, true
 	case hostKeyOneMsg:
 		if hosts := slices.Sorted(maps.Keys(m.keyPrompts)); len(hosts) > 0 {
 			m.askHostKey(m.keyPrompts[hosts[0]])
@@ -218,6 +226,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		return msg.feed.tick()
 	}
 	m.run.ApplyReport(msg.nodes, msg.gain)
+	m.run.ApplyGateways(msg.gateways)
 	m.routes.noteReport(msg.routes)
 	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)

@@ -34,8 +34,11 @@ type runBatch struct {
 	// gain its computing gain (0: unknown).
 	nodes []engine.NodeReport
 	gain  float64
-	// routes are the report's routes, as the nodes dialled them.
-	routes []probe.Route
+	// routes are the report's routes, as the nodes dialled them, and
+	// gateways its gateway links' last counters (printed as they stopped:
+	// a short run ends before its last snapshot has them).
+	routes   []probe.Route
+	gateways []engine.GatewayReport
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -73,7 +76,7 @@ func (f *runFeed) deploy(e deploy.Event) {
 
 func (f *runFeed) report(r *engine.Report) {
 	f.mu.Lock()
-	f.nodes, f.gain, f.routes = r.Nodes, r.Gain, r.Routes
+	f.nodes, f.gain, f.routes, f.gateways = r.Nodes, r.Gain, r.Routes, r.Gateways
 	f.mu.Unlock()
 }
 

@@ -171,6 +171,15 @@ func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
 	v.list.setRows(rows)
 }
 
+// ApplyGateways takes the gateway links' counters of the report of the run
+// that has just ended: the gateways printed them as they stopped, after
+// the last snapshot (which a short run may end before they printed any).
+func (v *RunView) ApplyGateways(gws []engine.GatewayReport) {
+	if len(gws) > 0 {
+		v.snap.Gateways = slices.Clone(gws)
+	}
+}
+
 // rankOrder is the indices of nodes in rank order.
 func rankOrder(nodes []engine.NodeStatus) []int {
 	order := make([]int, len(nodes))
@@ -229,7 +238,7 @@ func (v *RunView) Finish(summary string, err error) {
 func keyLines(report string) string {
 	var out []string
 	for _, l := range strings.Split(report, "\n") {
-		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "complementarity", "computing gain", "warning"} {
+		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "residual:", "complementarity", "computing gain", "warning"} {
 			if strings.HasPrefix(strings.TrimSpace(l), p) {
 				out = append(out, strings.TrimSpace(l))
 				break
@@ -298,7 +307,7 @@ func (v *RunView) narrowBody(top, h int) []string {
 	chartH := min(4, max(2, h/5))
 	trafficH := 1
 	gridH := min(v.gridLines(w), 2)
-	gws := gatewayLines(v.snap.Gateways, w)
+	gws := gatewayLines(v.snap.Gateways, w, v.running)
 	gws = gws[:min(len(gws), 2)]
 	listH := h - logH - chartH - trafficH - gridH - len(gws)
 	var out []string
@@ -329,7 +338,7 @@ func (v *RunView) wideBody(top, h int) []string {
 	right = append(right, residualChart(v.history, rw, chartH)...)
 	right = append(right, "", v.common.Styles.Title.Render("Traffic per network"))
 	right = append(right, v.traffic(rw, 4)...)
-	if gws := gatewayLines(v.snap.Gateways, rw); len(gws) > 0 {
+	if gws := gatewayLines(v.snap.Gateways, rw, v.running); len(gws) > 0 {
 		right = append(right, "", v.common.Styles.Title.Render("Gateway links"))
 		right = append(right, gws[:min(len(gws), 4)]...)
 	}

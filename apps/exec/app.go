@@ -41,7 +41,7 @@ func (App) Params() []gridapp.Param {
 		gridapp.StringParam("graph", "chain", []string{"chain", "ring"}, "which ranks neighbour: the previous and next (ring: and around)"),
 		gridapp.FloatParam("eps", 1e-8, 0, math.MaxFloat64, "threshold of the local test σ < eps").Above(),
 		gridapp.IntParam("max_iter", 0, 0, 1_000_000_000, "iteration limit (0: none)"),
-		gridapp.FloatParam("spin", 0, 0, 1e6, "microseconds the worker and the program poll for each other's next turn before they sleep (0: sleep at once; more than a node's free cores spinning slows everyone)"),
+		gridapp.FloatParam("spin", 0, 0, 1e6, "microseconds the worker and the program poll for each other's next turn, yielding the CPU, before they sleep (0: sleep at once); for hosts with a core free for each worker and its program"),
 		gridapp.FloatParam("timeout", 60, 0, 86400, "seconds a program may take for one iteration (or to start) before it counts as hung").Above(),
 	}
 }
@@ -148,9 +148,8 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 	for _, x := range res.Solution {
 		sum += x
 	}
-	res.Residual, res.OK = sigma, !math.IsNaN(sum)
+	res.Residual, res.Reported, res.OK = sigma, true, !math.IsNaN(sum)
 	res.Figures = []gridapp.Figure{
-		{Name: "residual", Value: sigma, Text: fmt.Sprintf("%.3e, the largest last σ the programs reported (gridtui cannot re-measure a program's solution)", sigma)},
 		{Name: "sum of the values", Value: sum, Text: fmt.Sprintf("%.17g over %d values", sum, len(res.Solution))},
 	}
 	return res, nil

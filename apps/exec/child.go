@@ -32,9 +32,11 @@ type program struct {
 	in   *bufio.Reader   // conn's: a call's header and arguments in one read
 	raw  syscall.RawConn // conn's, to poll it (spin)
 	spin time.Duration   // how long to poll for the program's next call before sleeping
-	out  *tail
-	done chan struct{} // closed when the process has been reaped
-	err  error         // its exit status, once done is closed
+	// skip and backoff: turns to park at once after polls that found nothing
+	skip, backoff int
+	out           *tail
+	done          chan struct{} // closed when the process has been reaped
+	err           error         // its exit status, once done is closed
 }
 
 // startProgram starts path with args as a child of the worker: its end of
@@ -115,18 +117,38 @@ func (p *program) fail(format string, a ...any) error {
 }
 
 // await polls the program's socket for its next call for up to p.spin,
-// before the read that parks the goroutine until the call comes: a call
-// that comes within it costs no sleep and wake-up of the worker.
+// yielding the CPU between polls, before the read that parks the goroutine
+// until the call comes: a call that comes within it costs no sleep and
+// wake-up of the worker. A poll that found nothing makes the next turns
+// park at once, 1, 2, 4 … 64 of them in a row (gridhpc.c does the same):
+// a program whose sweeps are long, or a busy host, stops the polling.
 func (p *program) await() {
 	if p.spin <= 0 || p.in.Buffered() > 0 {
 		return
 	}
+	if p.skip > 0 {
+		p.skip--
+		return
+	}
 	end := time.Now().Add(p.spin)
+	came := false
 	p.raw.Read(func(fd uintptr) bool {
-		for !readable(int(fd)) && time.Now().Before(end) {
+		for !came && time.Now().Before(end) {
+			if came = readable(int(fd)); !came {
+				yield()
+			}
 		}
 		return true
 	})
+	switch {
+	case came:
+		p.backoff = 0
+	case p.backoff == 0:
+		p.backoff = 1
+	default:
+		p.backoff = min(2*p.backoff, 64)
+	}
+	p.skip = p.backoff
 }
 
 // kill ends the program if it still runs and reaps it.

@@ -289,3 +289,30 @@ func TestRunProgramMissing(t *testing.T) {
 		t.Fatalf("run: %v, want %q", err, want)
 	}
 }
+
+// TestRunSpin: with the spin parameter the worker and the program poll for
+// each other's turn before they sleep; the synchronous run still computes
+// the serial values bit for bit, and an asynchronous one converges.
+func TestRunSpin(t *testing.T) {
+	prog := cPoisson(t)
+	p := poisson.Problem{N: 16, Eps: 1e-8}
+	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
+		t.Run(string(scheme), func(t *testing.T) {
+			params := poissonParams(prog, p.N)
+			params["spin"] = "50"
+			rep, err, _ := runExec(t, scheme, 2, params)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if scheme == jobs.Asynchronous {
+				if r := poisson.Residual(p, rep.Solution); !(r < p.Eps) {
+					t.Fatalf("true residual %.3e", r)
+				}
+				return
+			}
+			it := rep.Nodes[0].Iterations
+			want, _, _ := poisson.SerialSolve(poisson.Problem{N: p.N, Eps: math.SmallestNonzeroFloat64, MaxIter: it})
+			sameBits(t, rep.Solution, want)
+		})
+	}
+}

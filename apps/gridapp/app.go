@@ -173,6 +173,11 @@ type Result struct {
 	// Residual is the true global residual of Solution (e.g. one more serial
 	// sweep's σ): what the report shows, not the detector's belief.
 	Residual float64
+	// Reported says Residual is instead the largest σ the parts reported
+	// last, for an application that cannot measure its solution (a program
+	// of its own, app exec): the report then does not call it the true
+	// residual.
+	Reported bool
 	// Figures are application-specific measurements for the report (error
 	// against the exact solution, checksums, complementarity).
 	Figures []Figure

@@ -56,7 +56,9 @@
 // turns the parts' results into the global solution, its true residual
 // (measured, e.g. by one more serial sweep, never the detector's belief) and
 // the application's own figures (error against an exact solution,
-// complementarity).
+// complementarity). One that cannot measure its solution (a program of its
+// own, app exec) sets Result.Reported, and the report calls the residual
+// what it is: the largest σ the parts reported.
 // An application that implements Outputter also writes its solution as
 // files (a ParaView time series, say) into the run's output directory when
 // the job asks for VTI output.

@@ -12,6 +12,7 @@
 #include "gridhpc.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct lib {
 	int fd, state;
 	int go;               /* the worker said go for this iteration */
 	uint64_t spin;        /* ns to poll for the worker's go before blocking (GRIDHPC_SPIN_NS) */
+	unsigned skip, backoff; /* turns to block at once after polls that found nothing */
 	char *kv;             /* the params string */
 	char *win;            /* the shared window */
 	size_t winsize;
@@ -101,17 +103,30 @@ static uint64_t now(void)
 }
 
 /* spinwait waits up to l->spin ns for the worker's answer by polling the
- * socket, before reply's read blocks: an answer that comes within it costs
- * no sleep and wake-up of the process. */
+ * socket, yielding the CPU between polls, before reply's read blocks: an
+ * answer that comes within it costs no sleep and wake-up of the process.
+ * A poll that found nothing makes the next turns block at once, 1, 2, 4
+ * ... 64 of them in a row: on a host where the answer is slow (a busy
+ * CPU, a long exchange) the program stops polling. */
 static void spinwait(struct lib *l)
 {
 	if (!l->spin) return;
+	if (l->skip) {
+		l->skip--;
+		return;
+	}
 	uint64_t end = now() + l->spin;
 	char c;
 	do {
 		ssize_t n = recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return;
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			l->backoff = 0;
+			return;
+		}
+		sched_yield();
 	} while (now() < end);
+	l->backoff = l->backoff ? (l->backoff < 64 ? 2 * l->backoff : 64) : 1;
+	l->skip = l->backoff;
 }
 
 /* reply reads the worker's answer: its status, and up to max payload bytes

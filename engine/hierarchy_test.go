@@ -95,7 +95,9 @@ func TestRunLevelsFailures(t *testing.T) {
 			f := faultAt(&opt, victim, syscall.SIGSTOP, 20, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
+			crowded := hostCrowded(time.Now())
 			rep, err := Run(ctx, spec, opt)
+			crowded = crowded || hostCrowded(time.Now())
 			if !errors.Is(err, ErrRunFailed) || rep == nil || rep.FailedNode != victim || !strings.Contains(rep.Cause, "heartbeat") {
 				t.Fatalf("want %s named for missed heartbeats; got %v", victim, err)
 			}
@@ -103,6 +105,10 @@ func TestRunLevelsFailures(t *testing.T) {
 			limit := hangLimit
 			if raceDetector {
 				limit *= 2
+			}
+			if crowded {
+				// The stated bound on a crowded host (heartbeat.go).
+				limit = max(limit, excuseLimit*HeartbeatTimeout+200*time.Millisecond)
 			}
 			if lag > limit {
 				t.Errorf("detected after %v, want at most %v", lag, limit)

@@ -8,7 +8,9 @@
 // the host has gzip, else over SFTP, else plain through an exec channel;
 // temporary name, verify, atomic rename; across the WAN once per site, one
 // host relaying it to the others with `gridtui relay` and a forwarded
-// read-only agent), and starts and stops workers: over SSH, as local
+// read-only agent) and, beside it, the files of Options.Ship (an
+// app = "exec" program and its files, from the console to each host, the
+// same way and sha256-checked; ship.go), and starts and stops workers: over SSH, as local
 // processes for the embedded local grid, or as steps of a batch allocation
 // (Slurm, with [site.batch]'s partition, account, time limit and options)
 // that the site's frontend grants. A site's [[site.gateway]] tables are read

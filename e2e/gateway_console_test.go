@@ -67,12 +67,12 @@ func TestGatewayConsole(t *testing.T) {
 				t.Fatalf("the console's run did not finish:\n%s", s)
 			}
 			t.Logf("the Run view once the run has finished:\n%s", s)
-			for _, want := range []string{"Gateway links", "gw-siteA → gw-siteB: DATA", "gw-siteB → gw-siteA: DATA", "S2 ", "queue "} {
+			for _, want := range []string{"Gateway links", "gw-siteA → gw-siteB: S2 ", "gw-siteB → gw-siteA: S2 ", "(DATA ", "queue "} {
 				if !strings.Contains(s, want) {
 					t.Errorf("the Run view lacks %q:\n%s", want, s)
 				}
 			}
-			if strings.Contains(s, "DATA 0 B") || strings.Contains(s, " 0 msg") {
+			if strings.Contains(s, "(DATA 0 B") || strings.Contains(s, " 0 msg") {
 				t.Errorf("the Run view shows a gateway link that carried nothing:\n%s", s)
 			}
 			keys("2")

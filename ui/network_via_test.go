@@ -116,7 +116,7 @@ func TestRunViewGateways(t *testing.T) {
 		v.Start(jobs.Spec{Name: "obstacle-n48-sync", Scheme: jobs.Synchronous})
 		v.ApplySnapshot(snap)
 		s := v.View()
-		for _, want := range []string{"gw-west → gw-east: DATA 3.0 MiB → 2.0 MiB, S2 1.50×", "1230 msg, queue 4.0 KiB (max 64.0 KiB), 7 skipped"} {
+		for _, want := range []string{"gw-west → gw-east: S2 1.50× (DATA 3.0 MiB → 2.0 MiB)", "1230 msg, queue 4.0 KiB (max 64.0 KiB), 7 skipped"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("width %d: the Run view lacks %q:\n%s", w, want, s)
 			}
@@ -154,7 +154,7 @@ func TestRunViewGatewaysFinal(t *testing.T) {
 	v.ApplyGateways([]engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnp.GatewayLinkStats{
 		Peer: "gw-east", DataMessages: 266, RawData: 2 << 20, WireData: 1 << 20}}})
 	v.Finish("outcome:   ok", nil)
-	if s := v.View(); !strings.Contains(s, "gw-west → gw-east: DATA 2.0 MiB → 1.0 MiB, S2 2.00×") {
+	if s := v.View(); !strings.Contains(s, "gw-west → gw-east: S2 2.00× (DATA 2.0 MiB → 1.0 MiB)") {
 		t.Errorf("the finished Run view does not show the report's gateway counters:\n%s", s)
 	}
 }

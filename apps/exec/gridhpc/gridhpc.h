@@ -33,6 +33,11 @@
  * Every message to a neighbour has exactly halo_size[i] bytes (the job's
  * halo parameter, in doubles); CTRL messages belong to the detectors.
  *
+ * GRID_Iterate sleeps in read until the worker's answer; with the job's
+ * spin parameter (GRIDHPC_SPIN_NS, set by the worker) it first polls for
+ * it, yielding the CPU, and stops polling for a while when polls find
+ * nothing.
+ *
  * A call that breaks these rules (a wrong size, a rank that is not a
  * neighbour, CTRL_FLAG, a call out of order) fails the whole run with a
  * message naming the node, the program and the call; the function returns

@@ -46,7 +46,7 @@ func TestExecShipAndConsole(t *testing.T) {
 		}
 		out := runJob(t, g, append([]string{"--app", "exec", "--nodes", "4", "--scheme", "sync", "--param", "program=poisson",
 			"--param", "args=" + n}, poissonArgs...)...)
-		if rep := out.report; out.code != 0 || rep == nil || rep.Outcome != "ok" || !(rep.figure("residual") < 1e-8) {
+		if rep := out.report; out.code != 0 || rep == nil || rep.Outcome != "ok" || !(rep.Residual < 1e-8) {
 			t.Fatalf("the shipped program's run: exit %d, report %+v\n%s", out.code, rep, tail(out.raw, 20))
 		}
 	})
@@ -72,7 +72,7 @@ func TestExecShipAndConsole(t *testing.T) {
 		}
 		out := runJob(t, g, append([]string{"--app", "exec", "--nodes", "4", "--scheme", "async", "--param", "program=/usr/bin/python3",
 			"--param", "args=poisson.py " + n}, poissonArgs...)...)
-		if rep := out.report; out.code != 0 || rep == nil || rep.Outcome != "ok" || !(rep.figure("residual") < 1e-8) {
+		if rep := out.report; out.code != 0 || rep == nil || rep.Outcome != "ok" || !(rep.Residual < 1e-8) {
 			t.Fatalf("the shipped Python example's run: exit %d, report %+v\n%s", out.code, rep, tail(out.raw, 20))
 		}
 	})

@@ -21,14 +21,7 @@ import (
 // the host and the path; and the console, in tmux, runs the C example
 // from a job file to its report.
 func TestExecShipAndConsole(t *testing.T) {
-	dir, err := os.MkdirTemp("", "gridtui-e2e-exec-ship-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := programDir(t)
 	prog := buildC(t, dir, "poisson", "examples/c-poisson/poisson.c")
 	g := newGridT(t, Config{HostsA: 2, HostsB: 2})
 	deployOrSkip(t, g)

@@ -34,13 +34,11 @@ func buildC(t *testing.T, dir, name string, sources ...string) string {
 	return out
 }
 
-// TestRunExec runs examples/c-poisson (app = "exec") over SSH across both
-// clusters: synchronously it computes the serial values (their sum, after
-// as many iterations), asynchronously it ends below ε, and a program that
-// crashes on one host fails the run naming that node and the program.
-func TestRunExec(t *testing.T) {
-	// The hosts' workers run as another user: the programs must be
-	// readable and executable by all.
+// programDir makes a directory for the programs a test builds, removed
+// after it: the hosts' workers run as another user, so it must be
+// readable and executable by all.
+func programDir(t *testing.T) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "gridtui-e2e-exec-")
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +47,15 @@ func TestRunExec(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// TestRunExec runs examples/c-poisson (app = "exec") over SSH across both
+// clusters: synchronously it computes the serial values (their sum, after
+// as many iterations), asynchronously it ends below ε, and a program that
+// crashes on one host fails the run naming that node and the program.
+func TestRunExec(t *testing.T) {
+	dir := programDir(t)
 	prog := buildC(t, dir, "poisson", "examples/c-poisson/poisson.c")
 	faulty := buildC(t, dir, "faulty", "apps/exec/testdata/faulty.c")
 	g := newGridT(t, Config{})

@@ -125,19 +125,7 @@ func TestGatewayCutOff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out := run.wait(t)
-	took := time.Since(start)
-	t.Logf("the run stopped %v after the gateway host was cut off", took.Round(time.Millisecond))
-	if took > 30*time.Second {
-		t.Errorf("the run took %v to stop after its gateway host was cut off", took)
-	}
-	rep := out.report
-	if out.code == 0 || rep == nil || rep.Outcome != "failed" {
-		t.Fatalf("want a failed run, got exit %d, report %+v", out.code, rep)
-	}
-	if rep.FailedNode != "gw-siteB" || !strings.Contains(rep.Cause, h.Ethernet.String()) || !strings.Contains(rep.Cause, "cut off") {
-		t.Errorf("the report names %q (%s), want gateway gw-siteB on %s, silent", rep.FailedNode, rep.Cause, h.Ethernet)
-	}
+	checkGatewayFailed(t, run, start, h, "cut off", "cut off")
 	checkNoWorkers(t, g, h)
 }
 

@@ -135,21 +135,33 @@ func TestGatewayKilled(t *testing.T) {
 	if !killed {
 		t.Fatalf("%s runs no gridtui gateway", h.Name)
 	}
-	start := time.Now()
+	checkGatewayFailed(t, run, time.Now(), h, "killed")
+	checkNoWorkers(t, g, nil)
+}
+
+// checkGatewayFailed waits for run, which lost site B's gateway on host h at
+// start (how: "killed", "cut off"), and checks that it stopped within 30 s
+// with a report naming gw-siteB on h's address and, in its cause, the
+// words in cause.
+func checkGatewayFailed(t *testing.T, run *liveRun, start time.Time, h *Host, how string, cause ...string) {
+	t.Helper()
 	out := run.wait(t)
 	took := time.Since(start)
-	t.Logf("the run stopped %v after the gateway was killed", took.Round(time.Millisecond))
+	t.Logf("the run stopped %v after the gateway was %s", took.Round(time.Millisecond), how)
 	if took > 30*time.Second {
-		t.Errorf("the run took %v to stop after its gateway died", took)
+		t.Errorf("the run took %v to stop after its gateway was %s", took, how)
 	}
 	rep := out.report
 	if out.code == 0 || rep == nil || rep.Outcome != "failed" {
 		t.Fatalf("want a failed run, got exit %d, report %+v", out.code, rep)
 	}
-	if rep.FailedNode != "gw-siteB" || !strings.Contains(rep.Cause, h.Ethernet.String()) {
-		t.Errorf("the report names %q (%s), want gateway gw-siteB on %s", rep.FailedNode, rep.Cause, h.Ethernet)
+	ok := rep.FailedNode == "gw-siteB" && strings.Contains(rep.Cause, h.Ethernet.String())
+	for _, w := range cause {
+		ok = ok && strings.Contains(rep.Cause, w)
 	}
-	checkNoWorkers(t, g, nil)
+	if !ok {
+		t.Errorf("the report names %q (%s), want gateway gw-siteB on %s, its cause with %q", rep.FailedNode, rep.Cause, h.Ethernet, cause)
+	}
 }
 
 // serialAfter is the serial iterate after k sweeps.

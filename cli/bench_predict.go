@@ -88,8 +88,12 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 		if !r.Right {
 			right = "WRONG"
 		}
-		fmt.Fprintf(&b, "ranking %s n = %d, %d nodes: predicted %s, measured %s: %s\n", r.Problem.App, r.Problem.N, r.Nodes,
-			joinSchemes(r.Predicted), joinSchemes(r.Measured), right)
+		overlap := ""
+		if !r.Separated {
+			overlap = " (measured runs overlap)"
+		}
+		fmt.Fprintf(&b, "ranking %s n = %d, %d nodes: predicted %s, measured %s: %s%s\n", r.Problem.App, r.Problem.N, r.Nodes,
+			joinSchemes(r.Predicted), joinSchemes(r.Measured), right, overlap)
 	}
 	pct := func(a, n int) float64 {
 		if n == 0 {
@@ -102,6 +106,8 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 	fmt.Fprintf(&b, "within %.0f %% of the fastest run of each case: %d of %d (%.0f %%)\n", 100*v.Tolerance,
 		v.WithinFastest, len(v.Cases), pct(v.WithinFastest, len(v.Cases)))
 	fmt.Fprintf(&b, "schemes ranked in the measured order: %d of %d (%.0f %%)\n", v.Ranked, len(v.Rankings), pct(v.Ranked, len(v.Rankings)))
+	fmt.Fprintf(&b, "rankings whose measured runs do not overlap: %d of %d, ranked in the measured order: %d\n",
+		v.Separated, len(v.Rankings), v.RankedSeparated)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

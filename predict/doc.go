@@ -17,11 +17,14 @@
 // messages need where nodes share a host's cores. A hybrid run's ranks
 // sweep in lockstep with their cluster: each does the synchronous count
 // and an excess that shrinks with the cluster's size, and the run lasts at
-// least those iterations, each timed from the traced hybrid runs.
+// least those iterations, each timed from the traced hybrid runs' cluster
+// that iterated fastest (the other may be paced by the link between the
+// clusters, which the rounds already count).
 //
 // PredictSchemes answers "every scheme of this job on this platform" with
 // the traces it rests on; Validate predicts a results store's larger runs
-// from its smaller ones and compares; SimGridScript and CheckSimGrid replay
+// from its smaller ones and compares (and says which rankings the measured
+// runs decide at all: those where no two schemes' runs overlap); SimGridScript and CheckSimGrid replay
 // the same traces in SimGrid (python3-simgrid), the simulator dPerf used,
 // to cross-check the built-in replay.
 package predict

@@ -56,9 +56,10 @@ func (m *Model) hybridIterations(p *Prediction, pl Platform) {
 }
 
 // LockstepRun is one traced hybrid run whose clusters sweep in lockstep
-// (a cluster of two nodes or more): its time per iteration, the busiest
-// node's over the mean iterations per node, and the part of it a sweep
-// takes, with what they were measured on.
+// (a cluster of two nodes or more): the time per iteration of its cluster
+// least held back by the link between the clusters (its busiest node's
+// time over the cluster's iterations), and the part of it a sweep takes,
+// with what they were measured on.
 type LockstepRun struct {
 	Nodes int `json:"nodes"`
 	// Points per node and core, and Contention (cores asked per core of a
@@ -70,30 +71,64 @@ type LockstepRun struct {
 }
 
 // fitLockstep keeps the traced hybrid runs that had a cluster of two nodes
-// or more.
+// or more, each timed by its fastest such cluster. A cluster's ranks
+// iterate together; the one whose node next to the other cluster sends
+// over a saturated link between them waits for that link at every
+// iteration (its sends block), so its iterations measure the link, which
+// the staleness rounds already count, not the lockstep on the host's
+// cores. The cluster that iterated fastest is the one least held back.
 func (m *Model) fitLockstep(recs []jobs.RunRecord) {
 	m.Lockstep = nil
 	for _, r := range recs {
 		if r.Job.Scheme != jobs.Hybrid {
 			continue
 		}
-		sizes := map[string]int{}
-		busiest, its, sweep, points := 0.0, 0.0, 0.0, 0.0
-		for _, n := range r.Nodes {
-			sizes[n.Cluster]++
-			busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
-			its += float64(n.Iterations) / float64(len(r.Nodes))
-			points += float64(n.Trace.Points) / float64(max(n.Cores, 1)) / float64(len(r.Nodes))
-			if n.Iterations > 0 {
-				sweep += n.ComputeSeconds / float64(n.Iterations) / float64(len(r.Nodes))
+		best, points := LockstepRun{}, 0.0
+		for _, cl := range clustersOf(r) {
+			if len(cl) < 2 {
+				continue // a cluster of one node: no lockstep
+			}
+			busiest, its, sweep := 0.0, 0.0, 0.0
+			for _, n := range cl {
+				busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
+				its += float64(n.Iterations) / float64(len(cl))
+				if n.Iterations > 0 {
+					sweep += n.ComputeSeconds / float64(n.Iterations) / float64(len(cl))
+				}
+			}
+			if its == 0 {
+				continue
+			}
+			if it := busiest / its; best.IterationSeconds == 0 || it < best.IterationSeconds {
+				best.IterationSeconds, best.SweepSeconds = it, min(sweep, it)
 			}
 		}
-		if len(sizes) == len(r.Nodes) || its == 0 {
-			continue // every cluster one node: no lockstep
+		if best.IterationSeconds == 0 {
+			continue
 		}
-		m.Lockstep = append(m.Lockstep, LockstepRun{Nodes: len(r.Nodes), Points: points, Contention: m.runContention(r),
-			IterationSeconds: busiest / its, SweepSeconds: min(sweep, busiest/its)})
+		for _, n := range r.Nodes {
+			points += float64(n.Trace.Points) / float64(max(n.Cores, 1)) / float64(len(r.Nodes))
+		}
+		best.Nodes, best.Points, best.Contention = len(r.Nodes), points, m.runContention(r)
+		m.Lockstep = append(m.Lockstep, best)
 	}
+}
+
+// clustersOf is rec's nodes by cluster, in the order the clusters first
+// appear.
+func clustersOf(rec jobs.RunRecord) [][]jobs.NodeRecord {
+	at := map[string]int{}
+	var out [][]jobs.NodeRecord
+	for _, n := range rec.Nodes {
+		i, ok := at[n.Cluster]
+		if !ok {
+			i = len(out)
+			at[n.Cluster] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], n)
+	}
+	return out
 }
 
 // runContention is how many nodes shared a core in rec: on a shared host

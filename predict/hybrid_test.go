@@ -121,6 +121,29 @@ func TestLockstep(t *testing.T) {
 	}
 }
 
+// TestLockstepHeldBack: in a 4-node hybrid run the first cluster did 100
+// iterations, held back by its sends over the link between the clusters,
+// the second 300 in the same 0.5 s: the lockstep on the host's cores is
+// the second cluster's, 0.5 s over 300 iterations (not over the mean 200,
+// nor the first cluster's 100).
+func TestLockstepHeldBack(t *testing.T) {
+	bytes := func(bool) uint64 { return 80 }
+	iters := func(rank int) int { return []int{100, 100, 300, 300}[rank] }
+	m := &Model{SharedCores: 2}
+	m.fitLockstep([]jobs.RunRecord{clusterRun("hybrid04", jobs.Hybrid, []int{2, 2}, time.Millisecond, iters, [3]float64{0.3, 0.1, 0.1}, bytes)})
+	want := LockstepRun{Nodes: 4, Points: 64, Contention: 2, IterationSeconds: 0.5 / 300, SweepSeconds: 0.3 / 300}
+	if len(m.Lockstep) != 1 || !near(m.Lockstep[0].IterationSeconds, want.IterationSeconds) || !near(m.Lockstep[0].SweepSeconds, want.SweepSeconds) {
+		t.Fatalf("lockstep runs %+v, want %+v", m.Lockstep, want)
+	}
+	// A cluster of one node beside a cluster of three: only the three
+	// sweep in lockstep.
+	iters = func(rank int) int { return []int{500, 200, 200, 200}[rank] }
+	m.fitLockstep([]jobs.RunRecord{clusterRun("hybrid13", jobs.Hybrid, []int{1, 3}, time.Millisecond, iters, [3]float64{0.3, 0.1, 0.1}, bytes)})
+	if len(m.Lockstep) != 1 || !near(m.Lockstep[0].IterationSeconds, 0.5/200) {
+		t.Errorf("1 + 3 nodes: lockstep runs %+v, want 0.5/200 s per iteration", m.Lockstep)
+	}
+}
+
 // TestHybridLockstepTime: a hybrid run lasts at least its iterations of
 // lockstep, however fast the link between the clusters is.
 func TestHybridLockstepTime(t *testing.T) {

@@ -39,6 +39,11 @@ type Ranking struct {
 	Predicted []jobs.Scheme `json:"predicted"`
 	Measured  []jobs.Scheme `json:"measured"`
 	Right     bool          `json:"right"` // the same order
+	// Separated says the measured order stands beyond the runs' spread:
+	// each scheme's slowest run was faster than the next scheme's fastest.
+	// Where two schemes' runs overlap, another pair of runs could have
+	// ordered them the other way.
+	Separated bool `json:"separated"`
 }
 
 // Validation is a results store's larger runs against the predictions made
@@ -57,6 +62,13 @@ type Validation struct {
 	Within        int `json:"within"`
 	WithinFastest int `json:"within_fastest"`
 	Ranked        int `json:"ranked"`
+	// Separated counts the rankings whose measured order stands beyond
+	// the runs' spread (Ranking.Separated), RankedSeparated those of them
+	// the prediction ranked in the measured order. Ranked, over every
+	// ranking, is the criterion; these say how many rankings the runs
+	// decide at all.
+	Separated       int `json:"separated"`
+	RankedSeparated int `json:"ranked_separated"`
 }
 
 // Predicted is the number of cases that have a prediction.
@@ -178,11 +190,32 @@ func (v *Validation) rank() {
 		r := Ranking{Problem: k.p, Nodes: k.nodes, Predicted: schemesBy(cs, func(c Case) float64 { return c.Predicted }),
 			Measured: schemesBy(cs, func(c Case) float64 { return c.Measured })}
 		r.Right = slices.Equal(r.Predicted, r.Measured)
+		r.Separated = separated(cs)
 		if r.Right {
 			v.Ranked++
 		}
+		if r.Separated {
+			v.Separated++
+			if r.Right {
+				v.RankedSeparated++
+			}
+		}
 		v.Rankings = append(v.Rankings, r)
 	}
+}
+
+// separated reports whether the cases' measured order stands beyond their
+// runs' spread: ordered by measured time, each case's slowest run is
+// faster than the next case's fastest.
+func separated(cs []Case) bool {
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b Case) int { return cmp.Compare(a.Measured, b.Measured) })
+	for i := 1; i < len(cs); i++ {
+		if cs[i-1].MeasuredMax >= cs[i].MeasuredMin {
+			return false
+		}
+	}
+	return true
 }
 
 // schemesBy is the cases' schemes ordered by time, fastest first.

@@ -63,3 +63,34 @@ func TestValidate(t *testing.T) {
 		t.Error("max trace nodes 0 accepted")
 	}
 }
+
+// TestSeparated: a ranking's measured order stands only when each
+// scheme's slowest run is faster than the next scheme's fastest.
+func TestSeparated(t *testing.T) {
+	c := func(s jobs.Scheme, lo, hi float64) Case {
+		return Case{Scheme: s, Measured: (lo + hi) / 2, MeasuredMin: lo, MeasuredMax: hi}
+	}
+	tests := []struct {
+		name string
+		cs   []Case
+		want bool
+	}{
+		{"apart", []Case{c(jobs.Synchronous, 4.1, 4.2), c(jobs.Asynchronous, 2.3, 2.5), c(jobs.Hybrid, 3.0, 3.2)}, true},
+		{"two overlap", []Case{c(jobs.Synchronous, 4.19, 4.19), c(jobs.Asynchronous, 4.8, 5.6), c(jobs.Hybrid, 4.1, 4.3)}, false},
+		{"touching", []Case{c(jobs.Synchronous, 1, 2), c(jobs.Hybrid, 2, 3)}, false},
+		{"one run each", []Case{c(jobs.Synchronous, 1, 1), c(jobs.Hybrid, 1.01, 1.01)}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := separated(tc.cs); got != tc.want {
+				t.Errorf("separated = %v, want %v", got, tc.want)
+			}
+			v := &Validation{Cases: tc.cs}
+			v.rank()
+			if len(v.Rankings) != 1 || v.Rankings[0].Separated != tc.want || (v.Separated == 1) != tc.want ||
+				v.RankedSeparated > v.Separated || v.RankedSeparated > v.Ranked {
+				t.Errorf("validation %+v", v)
+			}
+		})
+	}
+}

@@ -143,9 +143,6 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	if inv.Notice != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
 	}
-	if inv.Notice != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
-	}
 	fmt.Fprintf(out, "%s: %d %s from %s\n", verb, len(hosts), noun, inv.Source)
 	start := time.Now()
 	sum, err := action(ctx, inv, hosts, opt)

@@ -79,3 +79,51 @@ func TestDeployErrorPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployMissingSites checks the message when the inventory named by
+// $GRIDTUI_SITES or --sites does not exist: each prefix once ("deploy:
+// $GRIDTUI_SITES: deploy: open" read twice before), the path and the reason.
+func TestDeployMissingSites(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nonexistent.toml")
+	t.Setenv(deploy.SitesEnv, p)
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"env":   {nil, "deploy: $GRIDTUI_SITES: open " + p + ": no such file or directory"},
+		"flag":  {[]string{"--sites", p}, "deploy: open " + p + ": no such file or directory"},
+		"stop":  {[]string{"--stop"}, "deploy: $GRIDTUI_SITES: open " + p + ": no such file or directory"},
+		"clean": {[]string{"--clean", "--sites", p}, "deploy: open " + p + ": no such file or directory"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := runDeployArgs(t, tc.args...)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+			if out != "" {
+				t.Errorf("printed before failing: %q", out)
+			}
+		})
+	}
+}
+
+// TestDeployNoticeOnce checks that the line saying which inventory was
+// used is printed once.
+func TestDeployNoticeOnce(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sites.toml")
+	doc := "[[site]]\nname = \"loc\"\nlauncher = \"local\"\n  [[site.cluster]]\n  name = \"a\"\n  nodes = 1\n  cores = 1\n" +
+		"  ethernet_addr = \"127.16.64.200\"\n  fast_addr = \"127.18.64.200\"\n"
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(deploy.SitesEnv, p)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	out, err := runDeployArgs(t)
+	if err != nil {
+		t.Fatalf("deploy: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "note: inventory "+p); n != 1 {
+		t.Errorf("the inventory's notice is printed %d times, want once:\n%s", n, out)
+	}
+}

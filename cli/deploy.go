@@ -3,11 +3,13 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -182,14 +184,25 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 		fmt.Fprintf(out, "  %s: pid %d on %s (%s/%s, %s, version %s) listening on %s\n",
 			h.Node, h.PID, h.Host, h.OS, h.Arch, cores, h.Version, strings.Join(h.Listen, " "))
 	}
+	return hellos, stopWorkers(ws)
+}
+
+// stopWorkers stops every worker, all at once, and reports those that did
+// not stop, each naming its node and host: one that does not stop never
+// keeps the others running.
+func stopWorkers(ws []*deploy.Worker) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, w := range ws {
-		if err := w.Stop(sctx); err != nil {
-			return hellos, err
-		}
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() { errs[i] = w.Stop(sctx) })
 	}
-	return hellos, nil
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("gridtui deploy --start: %w", err)}
+	}
+	return nil
 }
 
 // commandError prefixes the first line of a deploy error (the summary above

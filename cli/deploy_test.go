@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -125,5 +127,38 @@ func TestDeployNoticeOnce(t *testing.T) {
 	}
 	if n := strings.Count(out, "note: inventory "+p); n != 1 {
 		t.Errorf("the inventory's notice is printed %d times, want once:\n%s", n, out)
+	}
+}
+
+// TestDeployStartLeavesNothing checks deploy --start on a local site: every
+// worker says hello with its pid, and none is left running afterwards.
+func TestDeployStartLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sites.toml")
+	doc := "[[site]]\nname = \"loc\"\nlauncher = \"local\"\n  [[site.cluster]]\n  name = \"a\"\n  nodes = 2\n  cores = 1\n" +
+		"  ethernet_addr = \"127.16.64.210\"\n  fast_addr = \"127.18.64.210\"\n"
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	out, err := runDeployArgs(t, "--sites", p, "--start")
+	if err != nil {
+		t.Fatalf("deploy --start: %v\n%s", err, out)
+	}
+	var pids []int
+	for _, l := range strings.Split(out, "\n") {
+		var node string
+		var pid int
+		if n, _ := fmt.Sscanf(strings.TrimSpace(l), "%s pid %d on", &node, &pid); n == 2 {
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) != 2 {
+		t.Fatalf("want two hellos with their pids:\n%s", out)
+	}
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("worker pid %d still runs after deploy --start", pid)
+		}
 	}
 }

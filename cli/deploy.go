@@ -53,7 +53,10 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 		Short: "Upload the worker binary to the grid's hosts (or stop workers, clean up)",
 		Long: "deploy copies this binary (or dist/gridtui-OS-ARCH for other platforms) to the work\n" +
 			"directory of every SSH host of the inventory, in parallel, skipping hosts that already\n" +
-			"have it. Local hosts need no upload. --start also starts a worker per host, prints its\n" +
+			"have it; a Slurm site's nodes get it in the work directory they share with the site's\n" +
+			"frontend (with no frontend: in this host's home). Local hosts need no upload. --ship\n" +
+			"copies files beside the worker on every host (a local node: its own work directory).\n" +
+			"--start also starts a worker per host, prints its\n" +
 			"hello and stops it again (a smoke test); --stop stops running workers and --clean also\n" +
 			"removes the work directories.",
 		Example: "  gridtui deploy                  # upload to every SSH host of ./sites.toml\n" +
@@ -73,7 +76,7 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.clean, "clean", false, "stop the workers and remove the work directories")
 	fl.BoolVar(&f.start, "start", false, "after deploying, start one worker per host, print its hello, stop it")
 	fl.StringVar(&f.binary, "binary", "", "worker binary to upload instead of this one")
-	fl.StringArrayVar(&f.ship, "ship", nil, "also copy FILE beside the worker binary (an app = \"exec\" program and its files; the job names it by its base name); repeatable")
+	fl.StringArrayVar(&f.ship, "ship", nil, "also copy FILE beside the worker on every host (an app = \"exec\" program and its files; the job names it by its base name); repeatable")
 	fl.StringVar(&f.dist, "dist", "dist", "directory of cross-built binaries (make dist)")
 	fl.BoolVar(&f.json, "json", false, "print the outcome per host (and the hellos of --start) as JSON; progress goes to stderr")
 	fl.DurationVar(&f.timeout, "connect-timeout", 0, "SSH connect timeout per hop (default: the inventory's, else 10s)")

@@ -41,6 +41,12 @@ type scheduler interface {
 	cancelCommand(id string) string
 	// inside returns the allocation the environment says gridtui runs in.
 	inside(getenv func(string) string) (id, nodes string, ok bool)
+	// runningCommand prints the ids of the user's allocations that gridtui
+	// asked for and that still run; with no such job, or no scheduler
+	// command here, it prints nothing and does not fail. When it prints
+	// ids, it exits: what follows it in a command line runs only when
+	// there is none.
+	runningCommand() string
 }
 
 // allocLine starts the line an allocation command prints once granted:
@@ -169,6 +175,10 @@ func (slurm) stepCommand(id, node, cmd string) string {
 }
 
 func (slurm) cancelCommand(id string) string { return "scancel " + id }
+
+func (slurm) runningCommand() string {
+	return `j=$(squeue -h -u "$(id -un)" -n gridtui -o %i 2>/dev/null); if [ -n "$j" ]; then echo $j; exit 0; fi`
+}
 
 func (slurm) inside(getenv func(string) string) (string, string, bool) {
 	id, nodes := getenv("SLURM_JOB_ID"), getenv("SLURM_JOB_NODELIST")

@@ -148,6 +148,7 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		defer done()
 		pool = p
 	}
+	batch := &batchCleaner{inv: inv, pool: pool}
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h Host) Result {
 		start := time.Now()
 		var detail string
@@ -155,9 +156,11 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		switch {
 		case launcherOf(inv, h) == LauncherLocal:
 			detail, err = stopLocal(h, clean, opt.stopGrace())
+		case schedulerFor(launcherOf(inv, h)) != nil && clean:
+			detail, err = batch.clean(ctx, h)
 		case schedulerFor(launcherOf(inv, h)) != nil:
 			// Compute nodes refuse SSH outside an allocation, and workers
-			// end with theirs; the binary is on the frontend (deployFrontend).
+			// end with theirs; the binary is on the frontend (deployBatch).
 			detail = "batch site: workers end with their allocation"
 		default:
 			detail, err = stopRemote(ctx, pool, h, clean, opt.stopGrace(), ev)

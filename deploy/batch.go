@@ -259,6 +259,9 @@ func (d *deployer) deployFrontend(ctx context.Context, site Site, h Host) Result
 	if res.Phase == PhaseReady && len(d.ship) > 0 {
 		res = d.shipHost(ctx, p, res)
 	}
+	if res.Err != nil { // every node of the site reports it: say it is their frontend
+		res.Err = inContext("site "+site.Name+": frontend "+site.Frontend, res.Err)
+	}
 	return res
 }
 

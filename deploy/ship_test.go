@@ -149,6 +149,13 @@ func TestDeployShipBatch(t *testing.T) {
 		if r := s.Results[1]; err != nil || !strings.HasSuffix(r.Detail, ": unchanged; unchanged poisson, grid.dat") {
 			t.Errorf("redeploy: %+v, %v: want nothing shipped", r, err)
 		}
+		srv.close()
+		s, _ = Deploy(testCtx(t), inv, hosts, opt)
+		for _, r := range s.Results {
+			if want := "deploy: site hpc: frontend " + inv.Sites[0].Frontend + ": connect to "; r.Phase != PhaseFailed || !strings.HasPrefix(r.Err.Error(), want) {
+				t.Errorf("%s with its frontend down: %+v, want %q…", r.Host, r, want)
+			}
+		}
 	})
 	t.Run("no frontend", func(t *testing.T) {
 		home := t.TempDir()

@@ -211,7 +211,7 @@ func (d *deployer) deployBatch(ctx context.Context, inv *Inventory, h Host) Resu
 	f.once.Do(func() {
 		if site.Frontend == "" {
 			f.res = d.deployHere(site, h)
-			f.where = "on this host, ~/" + remoteWorkdir(h) + " (no frontend: the nodes share this home when gridtui runs in their allocation)"
+			f.where = "on this host, " + shownWorkdir(remoteWorkdir(h)) + " (no frontend: the nodes share this home when gridtui runs in their allocation)"
 			return
 		}
 		f.res = d.deployFrontend(ctx, site, h)
@@ -279,7 +279,7 @@ func (d *deployer) deployHere(site Site, h Host) Result {
 	if err := checkWorkdir(h, wd); err != nil {
 		return fail(err)
 	}
-	dir := filepath.Join(homeDir(), wd)
+	dir := hereWorkdir(wd)
 	bin, err := d.bins.forTarget(runtime.GOOS, runtime.GOARCH)
 	if err != nil {
 		return fail(fmt.Errorf("deploy: %s: %w", where, err))
@@ -297,6 +297,24 @@ func (d *deployer) deployHere(site Site, h Host) Result {
 		return fail(err)
 	}
 	return Result{Phase: PhaseReady, Detail: detail + more, Bytes: n + m, Elapsed: time.Since(start)}
+}
+
+// hereWorkdir is work directory wd (remoteWorkdir's) on this host: relative
+// to the home, as in an SSH session, unless absolute.
+func hereWorkdir(wd string) string {
+	if filepath.IsAbs(wd) {
+		return wd
+	}
+	return filepath.Join(homeDir(), wd)
+}
+
+// shownWorkdir is how messages name work directory wd: ~/wd when relative
+// to the home.
+func shownWorkdir(wd string) string {
+	if filepath.IsAbs(wd) {
+		return wd
+	}
+	return "~/" + wd
 }
 
 // frontendDeploy is the outcome of deploying a batch site, once.

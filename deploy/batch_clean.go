@@ -53,7 +53,7 @@ func (bc *batchCleaner) cleanSite(ctx context.Context, site Site, h Host) (strin
 		return "", err
 	}
 	var r runner = localRunner{}
-	where := "this host's ~/" + wd
+	where := "this host's " + shownWorkdir(wd)
 	if site.Frontend != "" {
 		fh, err := frontendHost(site, h)
 		if err != nil {

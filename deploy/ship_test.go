@@ -182,6 +182,14 @@ func TestDeployShipBatch(t *testing.T) {
 		if r := s.Results[0]; err != nil || !strings.HasSuffix(r.Detail, ": unchanged; unchanged poisson, grid.dat") || r.Bytes != 0 {
 			t.Errorf("redeploy: %+v, %v: want nothing copied", r, err)
 		}
+		abs := filepath.Join(t.TempDir(), "scratch")
+		one := []Host{hosts[0]}
+		one[0].Workdir = abs
+		s, err = Deploy(testCtx(t), inv, one, opt)
+		if r := s.Results[0]; err != nil || !strings.HasPrefix(r.Detail, "on this host, "+abs+" (no frontend") {
+			t.Errorf("an absolute workdir: %+v, %v: want the files in %s", r, err, abs)
+		}
+		checkShipped(t, abs, files)
 		t.Setenv("HOME", "/")
 		inv.Sites[0].Clusters[0].Hosts[0].Workdir = "~"
 		s, _ = Deploy(testCtx(t), inv, hosts[:1], opt)

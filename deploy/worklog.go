@@ -51,7 +51,7 @@ func readBatchLog(ctx context.Context, inv *Inventory, h Host, node string, opt 
 	site := inv.site(h.Site)
 	if site.Frontend == "" {
 		why := fmt.Sprintf(" (site %s has no frontend: read in this host's home, which the nodes share when gridtui runs in their allocation)", site.Name)
-		return readLogHere(filepath.Join(homeDir(), remoteWorkdir(h), WorkerLogFile(node)), node, h.Name, why)
+		return readLogHere(filepath.Join(hereWorkdir(remoteWorkdir(h)), WorkerLogFile(node)), node, h.Name, why)
 	}
 	why := fmt.Sprintf(" (through site %s's frontend %s, whose home the nodes share)", site.Name, site.Frontend)
 	fh, err := frontendHost(site, h)

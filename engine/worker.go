@@ -171,6 +171,7 @@ func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
 		data.Close()
 		return fmt.Errorf("engine: worker %s: control endpoint: %w", n.boot.Node, err)
 	}
+	n.live.heardBy(n.ctrl)
 	return nil
 }
 

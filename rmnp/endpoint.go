@@ -349,6 +349,22 @@ func (e *Endpoint) Peers() []PeerID {
 	return ids
 }
 
+// HeardAt returns when the last CTRL message from id was read off its link
+// (buffered or handed to a Receive), whether or not it was received yet:
+// a watcher whose receive loop runs behind can tell a silent peer from one
+// whose messages wait in its own queue. It is zero if none came.
+func (e *Endpoint) HeardAt(id PeerID) time.Time {
+	p := e.lookupPeer(id)
+	if p == nil {
+		return time.Time{}
+	}
+	at := p.ctrlAt.Load()
+	if at == 0 {
+		return time.Time{}
+	}
+	return monoBase.Add(time.Duration(at - 1))
+}
+
 // WaitPeer blocks until a link to id is up (dialed by either side), ctx is done or
 // the endpoint closes.
 func (e *Endpoint) WaitPeer(ctx context.Context, id PeerID) error {

@@ -82,7 +82,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		return nil, fmt.Errorf("deploy: local worker %s: %w", h.Name, err)
 	}
 	pid := w.Hello.PID
-	w.oomLine = func() string { return localOOMKill(pid) }
+	w.oomLine = localOOMKiller(pid)
 	go func() {
 		err := reap()
 		os.Remove(pf)

@@ -54,6 +54,12 @@ import (
 // submitter sets it once every node of the run has started, and each
 // coordinator passes it down once its parent did).
 //
+// A silence ends when a message of the peer reaches the watcher's control
+// endpoint (rmnp's HeardAt), not only when the watcher's receive loop takes
+// it: a watcher that runs behind (a coordinator on a crowded host, with 31
+// members' messages queued) would otherwise measure silences that grow with
+// its own backlog.
+//
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
 // give up on it and exit (which would otherwise look like their failure).

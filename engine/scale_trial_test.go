@@ -267,6 +267,6 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	if signaled.IsZero() || lag > limit {
 		t.Errorf("%v of %s detected after %v, want at most %v", sig, victim, lag, limit)
 	}
-	t.Logf("SCALE workers=%d signal=%v detected-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), rep.Cause)
+	t.Logf("SCALE workers=%d signal=%v detected-after=%v process-gone-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), f.deathLag().Round(time.Millisecond), rep.Cause)
 	assertGone(t, f.allPIDs())
 }

@@ -158,6 +158,10 @@ func transientDial(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
+// membersYield turns yieldMembers on (the scale trials turn it off to
+// compare).
+var membersYield = true
+
 // yieldMembers lets the coordinators of a crowded local run go first: when
 // the run has more workers than crowdFactor per CPU of this host (a
 // thousand one-core workers on a few cores), every worker that coordinates
@@ -169,7 +173,7 @@ func transientDial(err error) bool {
 // share to keep up with its own messages. Smaller runs are left as they are:
 // their processes share the host evenly.
 func yieldMembers(groups []jobs.Group, workers map[string]*deploy.Worker) {
-	if len(workers) <= crowdFactor*runtime.NumCPU() {
+	if !membersYield || len(workers) <= crowdFactor*runtime.NumCPU() {
 		return
 	}
 	coords := map[string]bool{}

@@ -127,10 +127,12 @@ func (w *Worker) exited(node string, err error) {
 	stopped := w.stopped
 	w.mu.Unlock()
 	if err != nil && !stopped {
-		if killedHard(err) {
-			err = w.killed(err)
-		}
 		tail := strings.TrimSpace(w.stderr.String())
+		if killedHard(err) {
+			// Killed from outside: what it last logged says nothing of why
+			// (and repeats its own prefixes in the cause).
+			err, tail = w.killed(err), ""
+		}
 		if tail != "" {
 			err = fmt.Errorf("%w: %s on %s: %w: %s", ErrWorkerExited, node, w.Host.Name, err, tail)
 		} else {

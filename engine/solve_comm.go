@@ -113,3 +113,27 @@ func (c comm) Progress(iteration int, sigma float64) {
 	c.s.iter, c.s.sigma = iteration, sigma
 	c.s.maybeReport(time.Now())
 }
+
+// Scheme is gridapp.Host's: the job's scheme.
+func (c comm) Scheme() string { return string(c.s.t.Scheme) }
+
+// Detector is gridapp.Host's: the run's termination detector.
+func (c comm) Detector() string { return string(c.s.detector) }
+
+// LocalAddr is gridapp.Host's: this node's address on its link to
+// neighbour i.
+func (c comm) LocalAddr(i int) (string, error) {
+	l, err := c.link(i)
+	if err != nil {
+		return "", err
+	}
+	for _, st := range c.s.ep.Stats().Links {
+		if st.Peer == l.peer && st.Up {
+			return st.Local, nil
+		}
+	}
+	return "", fmt.Errorf("engine: no link up to rank %d", l.rank)
+}
+
+// Key is gridapp.Host's: a run id and secret derived from the run's.
+func (c comm) Key(label string) ([16]byte, []byte) { return c.s.ep.DeriveKey(label) }

@@ -115,12 +115,15 @@ func (pt *part) readErr(err error, while string) error {
 }
 
 // reply answers the program's blocking call.
-func (pt *part) reply(status int32, payload []byte) error {
+func (pt *part) reply(status int32, payload []byte) error { return replyTo(pt.p, status, payload) }
+
+// replyTo answers the program's blocking call (a reply frame).
+func replyTo(p *program, status int32, payload []byte) error {
 	var h [headerLen]byte
 	header{kind: kindReply, arg: status, len: uint64(len(payload))}.encode(h[:])
 	bufs := net.Buffers{h[:], payload}
-	if _, err := bufs.WriteTo(pt.p.conn); err != nil {
-		return pt.p.gone("while the worker answered it")
+	if _, err := bufs.WriteTo(p.conn); err != nil {
+		return p.gone("while the worker answered it")
 	}
 	return nil
 }

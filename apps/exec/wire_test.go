@@ -25,7 +25,7 @@ func FuzzDecodeHeader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if h.kind < kindHello || h.kind > kindAbort || h.len > maxPayload {
+		if h.kind < kindHello || h.kind > kindOutcome || h.len > maxPayload {
 			t.Fatalf("decoded an unchecked header %+v", h)
 		}
 		var out [headerLen]byte

@@ -92,3 +92,17 @@ type Failure struct{ Err error }
 func (f Failure) Error() string { return f.Err.Error() }
 
 func (f Failure) Unwrap() error { return f.Err }
+
+// Host is implemented by the Comm the engine gives a Calculator, for a
+// part that hands its node's computation to another process with links of
+// its own (apps/exec's in-process link): the run's scheme and detector by
+// their job names ("sync", "tokens"…), this node's address on its link to
+// neighbour i (the network the pair's pre-flight chose, "tcp://10.0.0.1:4242"
+// or "unix:///…"), and a run id and secret for those links, the same on
+// every node for the same label and not the engine's own.
+type Host interface {
+	Scheme() string
+	Detector() string
+	LocalAddr(i int) (string, error)
+	Key(label string) (run [16]byte, secret []byte)
+}

@@ -125,13 +125,16 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		if err != nil {
 			return nil, err
 		}
-		win, _ := newWindow(0)
-		defer win.close()
-		p, err := startProgram(path, args, sub.Rank, sub.Cores, win, 0, linkEnv+"="+linkInprocess, libEnv+"="+lib)
+		win, err := newWindow(8) // the program's iteration count
 		if err != nil {
 			return nil, err
 		}
-		return newInprocPart(p, m, v, timeout), nil
+		p, err := startProgram(path, args, sub.Rank, sub.Cores, win, 0, linkEnv+"="+linkInprocess, libEnv+"="+lib)
+		if err != nil {
+			win.close()
+			return nil, err
+		}
+		return newInprocPart(p, win, m, v, timeout), nil
 	}
 	win, err := newWindow(16 * halo * len(sub.Neighbours)) // out and in per neighbour
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,11 @@ func ServeGuest(fd int, co Coroutine) int {
 		return answerFailed
 	}
 	g := &guest{conn: c, co: &heldCo{Coroutine: co}}
+	if fd, err := strconv.Atoi(os.Getenv(shmEnv)); err == nil {
+		if mem, err := mapCounter(fd); err == nil {
+			g.iters = (*atomic.Uint64)(unsafe.Pointer(&mem[0]))
+		}
+	}
 	defer c.Close()
 	if err := g.run(); err != nil {
 		g.fail(err)
@@ -97,11 +103,12 @@ func ServeGuest(fd int, co Coroutine) int {
 
 // guest is the program's node.
 type guest struct {
-	conn net.Conn
-	co   *heldCo
-	cfg  guestConfig
-	mu   sync.Mutex // conn's writes
-	last atomic.Pointer[guestProgress]
+	conn  net.Conn
+	co    *heldCo
+	cfg   guestConfig
+	mu    sync.Mutex     // conn's writes
+	iters *atomic.Uint64 // the program's GRID_Iterate calls, in the worker's window
+	last  atomic.Pointer[guestProgress]
 }
 
 // heldCo times the program's turns, for the worker's hang detection.

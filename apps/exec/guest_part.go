@@ -145,6 +145,9 @@ func (pt *guestPart) Sweep() float64 {
 	}
 	pt.waiting = true
 	pt.iter++
+	if pt.g.iters != nil {
+		pt.g.iters.Store(uint64(pt.iter))
+	}
 	pt.sigma = r.Sigma
 	return r.Sigma
 }

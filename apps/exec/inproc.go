@@ -12,10 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -97,6 +99,7 @@ type guestOutcome struct {
 // addresses (Calculate).
 type inprocPart struct {
 	p       *program
+	win     *window // 8 bytes: the program's GRID_Iterate calls, for errors
 	cfg     guestConfig
 	timeout time.Duration
 	dir     string // the programs' Unix sockets, on a local grid
@@ -104,8 +107,8 @@ type inprocPart struct {
 	hdr     [headerLen]byte
 }
 
-func newInprocPart(p *program, sub subtaskMsg, v gridapp.Values, timeout time.Duration) *inprocPart {
-	return &inprocPart{p: p, timeout: timeout, result: make([]float64, sub.size+1), cfg: guestConfig{
+func newInprocPart(p *program, win *window, sub subtaskMsg, v gridapp.Values, timeout time.Duration) *inprocPart {
+	return &inprocPart{p: p, win: win, timeout: timeout, result: make([]float64, sub.size+1), cfg: guestConfig{
 		Program: p.name, Subtask: sub.encode(), Rank: sub.rank, Ranks: sub.ranks, Items: v.Int("items"), Unit: sub.unit,
 		Ring: v.String("graph") == "ring", Eps: sub.eps, MaxIter: v.Int("max_iter"), Cores: sub.cores, Timeout: timeout}}
 }
@@ -126,6 +129,7 @@ func (pt *inprocPart) Close() {
 	case <-time.After(exitWait):
 	}
 	pt.p.kill()
+	pt.win.close()
 	if pt.dir != "" {
 		os.RemoveAll(pt.dir)
 	}
@@ -134,6 +138,15 @@ func (pt *inprocPart) Close() {
 // Calculate hands the program its sub-task, trades its address with the
 // neighbours' workers, and follows it until its result or its failure.
 func (pt *inprocPart) Calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome, error) {
+	o, err := pt.calculate(ctx, c)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, rmnp.ErrPeerDown) {
+		// As a Part's failure: the engine names the node and the application.
+		err = fmt.Errorf("%w %q: %w", engine.ErrApplication, Name, err)
+	}
+	return o, err
+}
+
+func (pt *inprocPart) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome, error) {
 	host, ok := c.(gridapp.Host)
 	if !ok {
 		return gridapp.Outcome{}, errors.New("exec: link = \"inprocess\" needs gridtui's engine")
@@ -253,7 +266,6 @@ func floatsString(v []float64) string {
 // follow relays the program's telemetry until its outcome or failure.
 func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outcome, error) {
 	p := pt.p
-	iter := 0
 	for {
 		// The library reports at least every second; a program whose
 		// whole process stopped misses those.
@@ -263,7 +275,7 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outco
 			if ctx.Err() != nil {
 				return gridapp.Outcome{}, ctx.Err()
 			}
-			return gridapp.Outcome{}, pt.readErr(err, fmt.Sprintf("during iteration %d", iter+1))
+			return gridapp.Outcome{}, pt.readErr(err, fmt.Sprintf("during iteration %d", pt.iterations()+1))
 		}
 		b, err := pt.payload(h)
 		if err != nil {
@@ -275,10 +287,9 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outco
 			if err := json.Unmarshal(b, &g); err != nil {
 				return gridapp.Outcome{}, p.fail("progress %q: %v", b, err)
 			}
-			iter = g.Iteration
 			c.Progress(g.Iteration, g.Sigma)
 			if g.Held > pt.timeout {
-				return gridapp.Outcome{}, p.fail("no call for %v during iteration %d (hung? the job's timeout parameter bounds it)", g.Held.Round(time.Second), iter+1)
+				return gridapp.Outcome{}, p.fail("no call for %v during iteration %d (hung? the job's timeout parameter bounds it)", pt.timeout, pt.iterations()+1)
 			}
 		case kindFailed:
 			var f guestFailure
@@ -297,6 +308,15 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outco
 			return gridapp.Outcome{}, p.fail("sent %s to an in-process worker", kindName(h.kind))
 		}
 	}
+}
+
+// iterations returns the program's GRID_Iterate calls so far, which its
+// library counts in the window (also after a crash).
+func (pt *inprocPart) iterations() int {
+	if len(pt.win.mem) < 8 {
+		return 0
+	}
+	return int((*atomic.Uint64)(unsafe.Pointer(&pt.win.mem[0])).Load())
 }
 
 // take reads the program's values after its outcome and acknowledges them.

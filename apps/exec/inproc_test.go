@@ -5,6 +5,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -39,13 +40,34 @@ func inprocess(t testing.TB, params map[string]string) map[string]string {
 	return params
 }
 
-func TestInprocTry(t *testing.T) {
-	prog := cPoisson(t)
-	for _, nodes := range []int{1, 2} {
-		rep, err, _ := runExec(t, "sync", nodes, inprocess(t, poissonParams(prog, 16)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Log(nodes, rep.Nodes[0].Iterations, rep.Wall)
+// links are the exec application's two links; the tests run each.
+var links = []string{"window", "inprocess"}
+
+// withLink sets a job's link (inprocess: with the library built here).
+func withLink(t testing.TB, link string, params map[string]string) map[string]string {
+	if link == "inprocess" {
+		return inprocess(t, params)
 	}
+	return params
+}
+
+type linkCase struct {
+	name, link string
+	n          int
+}
+
+// linkCases crosses the links with ns (subtest names link/n, or link/i
+// when ns are all 0).
+func linkCases(ns []int) []linkCase {
+	var cs []linkCase
+	for _, link := range links {
+		for i, n := range ns {
+			k := n
+			if n == 0 {
+				k = i
+			}
+			cs = append(cs, linkCase{name: link + "/" + strconv.Itoa(k), link: link, n: n})
+		}
+	}
+	return cs
 }

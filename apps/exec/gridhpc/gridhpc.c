@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,29 @@ static void inproc_main(void)
 	in->done = 1;
 }
 
+/* inproc_fault is the handler of a fault in the program's own code once
+ * the Go runtime is loaded: the runtime forwards the faults of code that
+ * is not Go's to the handler it found (a fault in its own code is its
+ * own), and this one restores the default action, so that the fault kills
+ * the program with its signal as it would without the library. */
+static void inproc_fault(int sig)
+{
+	signal(sig, SIG_DFL);
+}
+
+static void inproc_faults(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = inproc_fault;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 /* inproc_init loads the in-process library (GRIDHPC_INPROCESS_LIB), starts
  * its coroutine, and takes the sub-task it hands over once the node is
  * linked to its neighbours. */
@@ -264,6 +288,7 @@ static int inproc_init(GRIDSubtask *s, struct lib *l)
 {
 	const char *path = getenv("GRIDHPC_INPROCESS_LIB");
 	if (!path || !*path || inproc_cur) return GRID_ENOENV;
+	inproc_faults();
 	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
 		fprintf(stderr, "gridhpc: link = \"inprocess\": %s\n", dlerror());

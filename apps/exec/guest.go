@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,11 @@ type Coroutine interface {
 	Memory() (win, sent, fresh []byte)
 }
 
+// readPoll is the guest endpoint's rmnp.Config.ReadPoll: how long a
+// receive blocks the program's thread in poll(2) before it parks in the
+// runtime's poller.
+const readPoll = 20 * time.Millisecond
+
 // inprocApp is the application the program's engine runs: the exec task
 // as the worker defined it, with the guest's part.
 const inprocApp = "gridhpc-inprocess"
@@ -86,6 +92,13 @@ func ServeGuest(fd int, co Coroutine) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gridhpc: the worker's socket: %v\n", err)
 		return answerFailed
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One P, which the engine's goroutine on the program's thread
+		// holds while it waits in poll (readPoll): no other thread of the
+		// runtime waits in its poller, which the same bytes would wake
+		// too. The program's own threads (OpenMP) are not the runtime's.
+		runtime.GOMAXPROCS(1)
 	}
 	g := &guest{conn: c, co: &heldCo{Coroutine: co}}
 	if fd, err := strconv.Atoi(os.Getenv(shmEnv)); err == nil {
@@ -238,6 +251,11 @@ func (g *guest) run() error {
 func (g *guest) link(ctx context.Context) (*rmnp.Endpoint, []guestNeighbour, error) {
 	cfg := rmnp.DefaultConfig()
 	cfg.RunID, cfg.Secret, cfg.Self = g.cfg.RunID, g.cfg.Secret, peerOf(g.cfg.Rank)
+	// The engine runs on the program's thread, locked to it (a callback
+	// from C): its reads wait in a poll of that thread, which the bytes
+	// wake, rather than in the runtime's poller, whose thread would have to
+	// hand them over.
+	cfg.ReadPoll = readPoll
 	if g.cfg.Listen != "" {
 		cfg.Listen = []string{g.cfg.Listen}
 	}

@@ -303,7 +303,7 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outco
 			if err := json.Unmarshal(b, &o); err != nil {
 				return gridapp.Outcome{}, p.fail("outcome %q: %v", b, err)
 			}
-			return pt.take(gridapp.Outcome{Iterations: o.Iterations, Sigma: o.Sigma, Converged: o.Converged})
+			return pt.take(ctx, c, gridapp.Outcome{Iterations: o.Iterations, Sigma: o.Sigma, Converged: o.Converged})
 		default:
 			return gridapp.Outcome{}, p.fail("sent %s to an in-process worker", kindName(h.kind))
 		}
@@ -319,8 +319,9 @@ func (pt *inprocPart) iterations() int {
 	return int((*atomic.Uint64)(unsafe.Pointer(&pt.win.mem[0])).Load())
 }
 
-// take reads the program's values after its outcome and acknowledges them.
-func (pt *inprocPart) take(o gridapp.Outcome) (gridapp.Outcome, error) {
+// take reads the program's values after its outcome and acknowledges
+// them once every neighbour's program is done too (farewell).
+func (pt *inprocPart) take(ctx context.Context, c gridapp.Comm, o gridapp.Outcome) (gridapp.Outcome, error) {
 	p := pt.p
 	n := len(pt.result) - 1
 	h, err := readHeader(p.in, pt.hdr[:])
@@ -336,8 +337,41 @@ func (pt *inprocPart) take(o gridapp.Outcome) (gridapp.Outcome, error) {
 		}
 	}
 	pt.result[n] = o.Sigma
+	if err := pt.farewell(ctx, c); err != nil {
+		return o, err
+	}
 	return o, pt.reply(statusOK, nil)
 }
+
+// farewell tells every neighbour's worker that this node's program is
+// done and waits until each has said the same: the program's endpoint
+// closes when it exits, and a neighbour whose run goes on (the
+// asynchronous detectors end the nodes one after another) may still
+// wait for a message on its way, and must not see the link go down
+// first. (A worker's endpoint outlives its runs; a program's does not.)
+func (pt *inprocPart) farewell(ctx context.Context, c gridapp.Comm) error {
+	ranks := pt.neighbours()
+	bye := []float64{farewellMark}
+	for i := range ranks {
+		if err := c.Send(ctx, i, bye, gridapp.CTRL); err != nil {
+			return err
+		}
+	}
+	buf := make([]float64, 1)
+	for i, q := range ranks {
+		n, err := c.Receive(ctx, i, buf, gridapp.CTRL)
+		if err != nil {
+			return err
+		}
+		if n != 1 || buf[0] != farewellMark {
+			return fmt.Errorf("exec: rank %d's worker sent %d values, want its farewell", q, n)
+		}
+	}
+	return nil
+}
+
+// farewellMark is the one value of a worker's farewell.
+const farewellMark = 16.0625
 
 // readJSON reads a frame of kind want and returns its payload.
 func (pt *inprocPart) readJSON(want uint8, while string) ([]byte, error) {

@@ -251,16 +251,23 @@ func (pt *inprocPart) trade(ctx context.Context, c gridapp.Comm, addr string) ([
 func stringFloats(s string) []float64 {
 	v := make([]float64, 1+(len(s)+7)/8)
 	v[0] = float64(len(s))
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&v[1])), 8*(len(v)-1))
-	copy(b, s)
+	copy(floatBytes(v[1:]), s)
 	return v
 }
 
 func floatsString(v []float64) string {
-	if len(v) == 0 || v[0] < 0 || int(v[0]) > 8*(len(v)-1) {
+	if len(v) == 0 || !(v[0] >= 0 && v[0] <= float64(8*(len(v)-1))) {
 		return ""
 	}
-	return string(unsafe.Slice((*byte)(unsafe.Pointer(&v[1])), 8*(len(v)-1))[:int(v[0])])
+	return string(floatBytes(v[1:])[:int(v[0])])
+}
+
+// floatBytes views v's bytes.
+func floatBytes(v []float64) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v))
 }
 
 // follow relays the program's telemetry until its outcome or failure.

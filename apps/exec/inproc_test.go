@@ -6,7 +6,10 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/jobs"
 )
 
 // inprocLib builds libgridhpc_inproc.so once (cgo: gcc) and returns its
@@ -70,4 +73,19 @@ func linkCases(ns []int) []linkCase {
 		}
 	}
 	return cs
+}
+
+// TestRunInprocessLibraryMissing: link = "inprocess" without the library
+// fails the run before the program starts, saying how to build it.
+func TestRunInprocessLibraryMissing(t *testing.T) {
+	prog := cPoisson(t)
+	params := poissonParams(prog, 8)
+	params["link"] = "inprocess"
+	params["library"] = "/nonexistent/libgridhpc_inproc.so"
+	_, err, _ := runExec(t, jobs.Synchronous, 2, params)
+	want := `libgridhpc_inproc.so on every host: stat /nonexistent/libgridhpc_inproc.so: no such file or directory (build it with ` +
+		"`go build -buildmode=c-shared -o libgridhpc_inproc.so ./apps/exec/gridhpc/inproc`"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("run: %v, want %q", err, want)
+	}
 }

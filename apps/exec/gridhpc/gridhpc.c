@@ -1,6 +1,11 @@
 /*
  * gridhpc.c - the program's side of gridtui's exec protocol (see gridhpc.h
- * and apps/exec/wire.go). Plain C99 and POSIX; no dependency.
+ * and apps/exec/wire.go). Plain C99 and POSIX, and glibc's <ucontext.h> for
+ * link = "inprocess" (link -ldl with a glibc older than 2.34).
+ *
+ * link = "inprocess" (gridhpc_inproc.h): the calls that wait for the
+ * environment switch to libgridhpc_inproc.so's coroutine instead of
+ * speaking to the worker; everything else is shared.
  *
  * Frame: kind (u8), flags (u8), 2 reserved bytes, arg (i32), payload length
  * (u64), little-endian, then the payload. The messages themselves move
@@ -579,7 +584,7 @@ const char *GRID_Strerror(int code)
 {
 	switch (code) {
 	case GRID_OK: return "ok";
-	case GRID_ENOENV: return "not started by a gridtui worker (GRIDHPC_FD or GRIDHPC_SHM_FD is not set)";
+	case GRID_ENOENV: return "not started by a gridtui worker (GRIDHPC_FD or GRIDHPC_SHM_FD is not set), or libgridhpc_inproc.so could not be loaded";
 	case GRID_EPROTO: return "the worker's answer makes no sense (a gridhpc.c of another gridtui?)";
 	case GRID_EIO: return "the connection to the worker broke (the run ended)";
 	case GRID_ERANK: return "the rank is not a neighbour";

@@ -101,6 +101,15 @@ func TestRunCPoissonSync(t *testing.T) {
 				if n.Iterations != it {
 					t.Errorf("node %s: %d iterations, rank 0 %d", n.Node, n.Iterations, it)
 				}
+				// The halos show in the node's traffic, whoever moved them
+				// (in process: the program's endpoint).
+				var bytes uint64
+				for _, nt := range n.Traffic {
+					bytes += nt.Bytes
+				}
+				if halos := uint64(it * 8 * p.N * p.N); nodes > 1 && bytes < halos {
+					t.Errorf("node %s: traffic %+v, want at least the %d bytes of its halos", n.Node, n.Traffic, halos)
+				}
 			}
 			// The convergence tokens stop every rank after the serial loop
 			// would have, by the spanning tree's height plus its depth.

@@ -122,6 +122,7 @@ type guest struct {
 	mu    sync.Mutex     // conn's writes
 	iters *atomic.Uint64 // the program's GRID_Iterate calls, in the worker's window
 	last  atomic.Pointer[guestProgress]
+	ep    atomic.Pointer[rmnp.Endpoint] // for the traffic, once linked
 }
 
 // heldCo times the program's turns, for the worker's hang detection.
@@ -238,6 +239,7 @@ func (g *guest) run() error {
 		return err
 	}
 	defer ep.Close()
+	g.ep.Store(ep)
 	go g.beat(ctx)
 	res, err := engine.Solve(ctx, ep, g.subtask(ep, nbs), g.report)
 	if err != nil {
@@ -288,7 +290,7 @@ func (g *guest) link(ctx context.Context) (*rmnp.Endpoint, []guestNeighbour, err
 			mode = rmnp.Sync
 		}
 		if g.cfg.Rank < nb.Rank {
-			err = ep.Connect(lctx, peerOf(nb.Rank), nb.Addr, rmnp.LinkOptions{Mode: mode, Network: "gridhpc"})
+			err = ep.Connect(lctx, peerOf(nb.Rank), nb.Addr, rmnp.LinkOptions{Mode: mode, Network: nb.Network})
 		} else {
 			err = ep.WaitPeer(lctx, peerOf(nb.Rank))
 		}
@@ -313,16 +315,31 @@ func (g *guest) subtask(ep *rmnp.Endpoint, nbs []guestNeighbour) engine.Subtask 
 		if nb.Sync {
 			mode = rmnp.Sync
 		}
-		t.Neighbours = append(t.Neighbours, engine.Neighbour{Rank: nb.Rank, Peer: peerOf(nb.Rank), Mode: mode, Network: "gridhpc"})
+		t.Neighbours = append(t.Neighbours, engine.Neighbour{Rank: nb.Rank, Peer: peerOf(nb.Rank), Mode: mode, Network: nb.Network})
 	}
 	return t
 }
 
 // report keeps the engine's last report for the next beat, and sends it.
 func (g *guest) report(s engine.NodeStatus) {
-	p := &guestProgress{Iteration: s.Iteration, Sigma: s.Sigma}
+	p := &guestProgress{Iteration: s.Iteration, Sigma: s.Sigma,
+		Usage: gridapp.Usage{Compute: s.Compute, Send: s.Send, Wait: s.Wait, Traffic: g.traffic()}}
 	g.last.Store(p)
 	g.sendJSON(kindProgress, p)
+}
+
+// traffic is the program's endpoint's, per network.
+func (g *guest) traffic() []gridapp.NetCount {
+	ep := g.ep.Load()
+	if ep == nil {
+		return nil
+	}
+	var t []gridapp.NetCount
+	for _, n := range ep.Stats().Networks {
+		t = append(t, gridapp.NetCount{Network: n.Network, Messages: n.MessagesSent + n.MessagesReceived,
+			Bytes: n.BytesSent + n.BytesReceived, Skipped: n.Skipped + n.Replaced})
+	}
+	return t
 }
 
 // beat tells the worker every second that the node lives and how long the
@@ -352,7 +369,8 @@ func (g *guest) finish(res engine.SolveResult) error {
 	if len(vals) > 0 {
 		vals = vals[:len(vals)-1] // the part's σ, which the outcome carries
 	}
-	if err := g.sendJSON(kindOutcome, guestOutcome{Iterations: res.Iterations, Sigma: res.Sigma, Converged: res.Converged}); err != nil {
+	u := gridapp.Usage{Compute: res.Compute, Send: res.Send, Wait: res.Wait, Traffic: g.traffic()}
+	if err := g.sendJSON(kindOutcome, guestOutcome{Iterations: res.Iterations, Sigma: res.Sigma, Converged: res.Converged, Usage: u}); err != nil {
 		return err
 	}
 	var b []byte

@@ -63,9 +63,10 @@ type guestConfig struct {
 // guestNeighbour is one neighbour's program, as the worker learned it from
 // the neighbour's worker.
 type guestNeighbour struct {
-	Rank int
-	Addr string
-	Sync bool
+	Rank    int
+	Addr    string
+	Sync    bool
+	Network string // the label of the workers' link, for the traffic
 }
 
 // guestProgress is the library's telemetry: the engine's last report, and
@@ -74,6 +75,7 @@ type guestProgress struct {
 	Iteration int
 	Sigma     float64
 	Held      time.Duration
+	Usage     gridapp.Usage
 }
 
 // guestFailure is why the program's node failed the run. Lost: its link
@@ -88,6 +90,7 @@ type guestOutcome struct {
 	Iterations int
 	Sigma      float64
 	Converged  bool
+	Usage      gridapp.Usage
 }
 
 // inprocPart is a worker's share in link = "inprocess": the program runs
@@ -160,7 +163,7 @@ func (pt *inprocPart) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Ou
 	if err != nil {
 		return gridapp.Outcome{}, err
 	}
-	nbs, err := pt.trade(ctx, c, string(addr))
+	nbs, err := pt.trade(ctx, c, host, string(addr))
 	if err != nil {
 		return gridapp.Outcome{}, err
 	}
@@ -168,7 +171,7 @@ func (pt *inprocPart) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Ou
 	if err := pt.reply(statusOK, b); err != nil {
 		return gridapp.Outcome{}, err
 	}
-	return pt.follow(ctx, c)
+	return pt.follow(ctx, c, host)
 }
 
 func (pt *inprocPart) neighbours() []int { return neighbours(pt.cfg.Rank, pt.cfg.Ranks, pt.cfg.Ring) }
@@ -194,7 +197,7 @@ func (pt *inprocPart) hello(host gridapp.Host, nb int) error {
 	cfg.Scheme, cfg.Detector = host.Scheme(), host.Detector()
 	cfg.RunID, cfg.Secret = host.Key(keyLabel)
 	if nb > 0 {
-		local, err := host.LocalAddr(0)
+		_, local, err := host.Link(0)
 		if err != nil {
 			return err
 		}
@@ -227,7 +230,7 @@ func (pt *inprocPart) listenAddr(local string) (string, error) {
 
 // trade sends the program's address to every neighbour's worker and
 // receives theirs (CTRL on the workers' links).
-func (pt *inprocPart) trade(ctx context.Context, c gridapp.Comm, addr string) ([]guestNeighbour, error) {
+func (pt *inprocPart) trade(ctx context.Context, c gridapp.Comm, host gridapp.Host, addr string) ([]guestNeighbour, error) {
 	ranks := pt.neighbours()
 	for i := range ranks {
 		if err := c.Send(ctx, i, stringFloats(addr), gridapp.CTRL); err != nil {
@@ -241,7 +244,8 @@ func (pt *inprocPart) trade(ctx context.Context, c gridapp.Comm, addr string) ([
 		if err != nil {
 			return nil, err
 		}
-		nbs[i] = guestNeighbour{Rank: q, Addr: floatsString(buf[:n]), Sync: c.Mode(i) == gridapp.Sync}
+		network, _, _ := host.Link(i)
+		nbs[i] = guestNeighbour{Rank: q, Addr: floatsString(buf[:n]), Sync: c.Mode(i) == gridapp.Sync, Network: network}
 	}
 	return nbs, nil
 }
@@ -271,7 +275,7 @@ func floatBytes(v []float64) []byte {
 }
 
 // follow relays the program's telemetry until its outcome or failure.
-func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outcome, error) {
+func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm, host gridapp.Host) (gridapp.Outcome, error) {
 	p := pt.p
 	for {
 		// The library reports at least every second; a program whose
@@ -294,6 +298,7 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outco
 			if err := json.Unmarshal(b, &g); err != nil {
 				return gridapp.Outcome{}, p.fail("progress %q: %v", b, err)
 			}
+			host.Usage(g.Usage)
 			c.Progress(g.Iteration, g.Sigma)
 			if g.Held > pt.timeout {
 				return gridapp.Outcome{}, p.fail("no call for %v during iteration %d (hung? the job's timeout parameter bounds it)", pt.timeout, pt.iterations()+1)
@@ -310,6 +315,7 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm) (gridapp.Outco
 			if err := json.Unmarshal(b, &o); err != nil {
 				return gridapp.Outcome{}, p.fail("outcome %q: %v", b, err)
 			}
+			host.Usage(o.Usage)
 			return pt.take(ctx, c, gridapp.Outcome{Iterations: o.Iterations, Sigma: o.Sigma, Converged: o.Converged})
 		default:
 			return gridapp.Outcome{}, p.fail("sent %s to an in-process worker", kindName(h.kind))

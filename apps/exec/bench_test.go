@@ -74,7 +74,8 @@ func (p *nullPart) Close()                 {}
 // c-inprocess with link = "inprocess", in the library's buffers) and the
 // same null sweep as a Go application (ns/op is per iteration, the run's
 // wall time over its iterations; run with -benchtime Nx).
-// GRIDTUI_BENCH_SPIN sets the job's spin parameter (µs).
+// GRIDTUI_BENCH_SPIN sets the job's spin parameter (µs);
+// GRIDTUI_INPROC_LIB names a libgridhpc_inproc.so built already.
 func BenchmarkIteration(b *testing.B) {
 	for _, size := range []int{8, 4 << 20} {
 		name := strconv.Itoa(size) + "B"

@@ -13,9 +13,12 @@ import (
 )
 
 // inprocLib builds libgridhpc_inproc.so once (cgo: gcc) and returns its
-// path.
+// path; GRIDTUI_INPROC_LIB names one built already (benchmarks).
 func inprocLib(t testing.TB) string {
 	t.Helper()
+	if lib := os.Getenv("GRIDTUI_INPROC_LIB"); lib != "" {
+		return lib
+	}
 	if _, err := osexec.LookPath("gcc"); err != nil {
 		t.Skip("gcc is not installed (Debian: apt-get install gcc): libgridhpc_inproc.so is not built")
 	}

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,20 +177,9 @@ func (pt *inprocPart) neighbours() []int { return neighbours(pt.cfg.Rank, pt.cfg
 
 // hello reads the library's hello and answers with the configuration.
 func (pt *inprocPart) hello(host gridapp.Host, nb int) error {
-	p := pt.p
-	p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
-	h, err := readHeader(p.in, pt.hdr[:])
-	if err != nil {
-		return pt.readErr(err, "without calling GRID_Init")
-	}
-	if h.kind != kindHello || h.len != 4 {
-		return p.fail("sent %s (%d bytes) first, want GRID_Init", kindName(h.kind), h.len)
-	}
-	if _, err := io.ReadFull(p.in, pt.hdr[:4]); err != nil {
-		return pt.readErr(err, "in GRID_Init")
-	}
-	if v := binary.LittleEndian.Uint32(pt.hdr[:4]); v != inprocVersion {
-		return p.fail("speaks protocol %d, want %d for link = \"inprocess\": rebuild it with this gridtui's gridhpc.c and libgridhpc_inproc.so", v, inprocVersion)
+	if err := pt.p.readHello(pt.hdr[:], pt.timeout, inprocVersion,
+		`link = "inprocess" wants this gridtui's gridhpc.c and libgridhpc_inproc.so: rebuild it with them`); err != nil {
+		return err
 	}
 	cfg := &pt.cfg
 	cfg.Scheme, cfg.Detector = host.Scheme(), host.Detector()
@@ -431,13 +419,7 @@ func (pt *inprocPart) payload(h header) ([]byte, error) {
 }
 
 func (pt *inprocPart) readErr(err error, while string) error {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return pt.p.fail("no call for %v %s (hung? the job's timeout parameter bounds it)", pt.timeout, while)
-	}
-	if errors.Is(err, errBadFrame) {
-		return pt.p.fail("%v: does it link this gridtui's gridhpc.c and libgridhpc_inproc.so?", err)
-	}
-	return pt.p.gone(while)
+	return pt.p.readErr(err, pt.timeout, while)
 }
 
 func (pt *inprocPart) reply(status int32, payload []byte) error {

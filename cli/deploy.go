@@ -3,11 +3,13 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,7 +53,10 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 		Short: "Upload the worker binary to the grid's hosts (or stop workers, clean up)",
 		Long: "deploy copies this binary (or dist/gridtui-OS-ARCH for other platforms) to the work\n" +
 			"directory of every SSH host of the inventory, in parallel, skipping hosts that already\n" +
-			"have it. Local hosts need no upload. --start also starts a worker per host, prints its\n" +
+			"have it; a Slurm site's nodes get it in the work directory they share with the site's\n" +
+			"frontend (with no frontend: in this host's home). Local hosts need no upload. --ship\n" +
+			"copies files beside the worker on every host (a local node: its own work directory).\n" +
+			"--start also starts a worker per host, prints its\n" +
 			"hello and stops it again (a smoke test); --stop stops running workers and --clean also\n" +
 			"removes the work directories.",
 		Example: "  gridtui deploy                  # upload to every SSH host of ./sites.toml\n" +
@@ -71,7 +76,7 @@ func newDeployCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.clean, "clean", false, "stop the workers and remove the work directories")
 	fl.BoolVar(&f.start, "start", false, "after deploying, start one worker per host, print its hello, stop it")
 	fl.StringVar(&f.binary, "binary", "", "worker binary to upload instead of this one")
-	fl.StringArrayVar(&f.ship, "ship", nil, "also copy FILE beside the worker binary (an app = \"exec\" program and its files; the job names it by its base name); repeatable")
+	fl.StringArrayVar(&f.ship, "ship", nil, "also copy FILE beside the worker on every host (an app = \"exec\" program and its files; the job names it by its base name); repeatable")
 	fl.StringVar(&f.dist, "dist", "dist", "directory of cross-built binaries (make dist)")
 	fl.BoolVar(&f.json, "json", false, "print the outcome per host (and the hellos of --start) as JSON; progress goes to stderr")
 	fl.DurationVar(&f.timeout, "connect-timeout", 0, "SSH connect timeout per hop (default: the inventory's, else 10s)")
@@ -143,9 +148,6 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	if inv.Notice != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
 	}
-	if inv.Notice != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
-	}
 	fmt.Fprintf(out, "%s: %d %s from %s\n", verb, len(hosts), noun, inv.Source)
 	start := time.Now()
 	sum, err := action(ctx, inv, hosts, opt)
@@ -185,14 +187,25 @@ func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts
 		fmt.Fprintf(out, "  %s: pid %d on %s (%s/%s, %s, version %s) listening on %s\n",
 			h.Node, h.PID, h.Host, h.OS, h.Arch, cores, h.Version, strings.Join(h.Listen, " "))
 	}
+	return hellos, stopWorkers(ws)
+}
+
+// stopWorkers stops every worker, all at once, and reports those that did
+// not stop, each naming its node and host: one that does not stop never
+// keeps the others running.
+func stopWorkers(ws []*deploy.Worker) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, w := range ws {
-		if err := w.Stop(sctx); err != nil {
-			return hellos, err
-		}
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() { errs[i] = w.Stop(sctx) })
 	}
-	return hellos, nil
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("gridtui deploy --start: %w", err)}
+	}
+	return nil
 }
 
 // commandError prefixes the first line of a deploy error (the summary above

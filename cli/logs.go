@@ -27,8 +27,10 @@ func newLogsCmd(g *globalFlags) *cobra.Command {
 		Short: "Print the worker logs of a recorded run, read from each node's host",
 		Long: "logs reads each node's worker log (worker-NODE.log in its work directory, kept on the\n" +
 			"host where it ran) over SSH or from the local disk and prints the lines of the run's\n" +
-			"time, node by node. RUN is a run id of `gridtui results --list` or a prefix of it;\n" +
-			"NODE names nodes of the run (default: all of them).",
+			"time, node by node. A Slurm node's log is read where its step wrote it, in the work\n" +
+			"directory it shares with the site's frontend: over SSH to the frontend, or in this\n" +
+			"host's home when the site has no frontend. RUN is a run id of `gridtui results --list`\n" +
+			"or a prefix of it; NODE names nodes of the run (default: all of them).",
 		Example: "  gridtui logs 20261121T184311Z-3cf906\n  gridtui logs 20261121T18 alpha-2 --all",
 		Args:    runIDArgs(-1),
 		RunE: func(cmd *cobra.Command, args []string) error {

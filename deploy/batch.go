@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,12 @@ type scheduler interface {
 	cancelCommand(id string) string
 	// inside returns the allocation the environment says gridtui runs in.
 	inside(getenv func(string) string) (id, nodes string, ok bool)
+	// runningCommand prints the ids of the user's allocations that gridtui
+	// asked for and that still run; with no such job, or no scheduler
+	// command here, it prints nothing and does not fail. When it prints
+	// ids, it exits: what follows it in a command line runs only when
+	// there is none.
+	runningCommand() string
 }
 
 // allocLine starts the line an allocation command prints once granted:
@@ -168,6 +176,10 @@ func (slurm) stepCommand(id, node, cmd string) string {
 
 func (slurm) cancelCommand(id string) string { return "scancel " + id }
 
+func (slurm) runningCommand() string {
+	return `j=$(squeue -h -u "$(id -un)" -n gridtui -o %i 2>/dev/null); if [ -n "$j" ]; then echo $j; exit 0; fi`
+}
+
 func (slurm) inside(getenv func(string) string) (string, string, bool) {
 	id, nodes := getenv("SLURM_JOB_ID"), getenv("SLURM_JOB_NODELIST")
 	return id, nodes, id != "" && nodes != ""
@@ -177,11 +189,14 @@ func (slurm) inside(getenv func(string) string) (string, string, bool) {
 // environment variables.
 func insideAllocation(s scheduler) (string, string, bool) { return s.inside(os.Getenv) }
 
-// deployFrontend deploys a batch site's host h by deploying to the site's
-// frontend, once per site: compute nodes refuse SSH outside an allocation
-// and, as on nearly every batch cluster, share the frontend's home
-// directory, where the workers' steps find the binary.
-func (d *deployer) deployFrontend(ctx context.Context, inv *Inventory, h Host) Result {
+// deployBatch deploys a batch site's host h, once per site, where the
+// site's nodes run their workers: compute nodes refuse SSH outside an
+// allocation and, as on nearly every batch cluster, share the home of the
+// site's frontend, where their steps find the binary and the shipped files
+// (deployFrontend). A site without a frontend is run from inside an
+// allocation of its nodes, whose steps start here, in this host's home
+// (deployHere). The bytes are counted on the first host of the site only.
+func (d *deployer) deployBatch(ctx context.Context, inv *Inventory, h Host) Result {
 	site := inv.site(h.Site)
 	d.mu.Lock()
 	if d.frontends == nil {
@@ -194,22 +209,24 @@ func (d *deployer) deployFrontend(ctx context.Context, inv *Inventory, h Host) R
 	}
 	d.mu.Unlock()
 	f.once.Do(func() {
-		q, err := parseHop(site.Frontend)
-		if err != nil {
-			f.res = Result{Phase: PhaseFailed, Err: fmt.Errorf("deploy: site %s: launcher %s needs a frontend (frontend = \"host\" in sites.toml): %w", site.Name, site.Launcher, err)}
+		if site.Frontend == "" {
+			f.res = d.deployHere(site, h)
+			f.where = "on this host, " + shownWorkdir(remoteWorkdir(h)) + " (no frontend: the nodes share this home when gridtui runs in their allocation)"
 			return
 		}
-		fh := Host{Name: q.Name, User: q.User, Port: q.Port, Site: site.Name, Workdir: h.Workdir, IdentityFiles: h.IdentityFiles}
-		p, res := d.checkHost(ctx, 0, fh)
-		if p != nil && !p.unchanged {
-			res = d.uploadHost(ctx, p)
-		}
-		f.res = res
+		f.res = d.deployFrontend(ctx, site, h)
+		f.where = "on " + site.Frontend + " (the nodes share its home)"
 	})
 	r := f.res
 	r.Host = h.Name
+	d.mu.Lock()
+	if f.counted {
+		r.Bytes = 0
+	}
+	f.counted = true
+	d.mu.Unlock()
 	if r.Phase == PhaseReady {
-		r.Detail = "on " + site.Frontend + " (the nodes share its home): " + r.Detail
+		r.Detail = f.where + ": " + r.Detail
 		d.ev.emit(h.Name, PhaseReady, 1, r.Detail, nil)
 	} else {
 		d.ev.emit(h.Name, PhaseFailed, 0, "frontend", r.Err)
@@ -217,8 +234,93 @@ func (d *deployer) deployFrontend(ctx context.Context, inv *Inventory, h Host) R
 	return r
 }
 
-// frontendDeploy is the outcome of deploying to a batch site's frontend.
+// frontendHost is the SSH host of site's frontend, as h's site reaches it:
+// the inventory's identity files apply to it, as to any jump host, and the
+// work directory is h's.
+func frontendHost(site Site, h Host) (Host, error) {
+	q, err := parseHop(site.Frontend)
+	if err != nil {
+		return Host{}, fmt.Errorf("deploy: site %s: frontend %q: %w", site.Name, site.Frontend, err)
+	}
+	return Host{Name: q.Name, User: q.User, Port: q.Port, Site: site.Name, Workdir: h.Workdir, IdentityFiles: h.IdentityFiles}, nil
+}
+
+// deployFrontend uploads the binary and ships d.ship to the work directory
+// of site's frontend.
+func (d *deployer) deployFrontend(ctx context.Context, site Site, h Host) Result {
+	fh, err := frontendHost(site, h)
+	if err != nil {
+		return Result{Phase: PhaseFailed, Err: err}
+	}
+	p, res := d.checkHost(ctx, 0, fh)
+	if p != nil && !p.unchanged {
+		res = d.uploadHost(ctx, p)
+	}
+	if res.Phase == PhaseReady && len(d.ship) > 0 {
+		res = d.shipHost(ctx, p, res)
+	}
+	if res.Err != nil { // every node of the site reports it: say it is their frontend
+		res.Err = inContext("site "+site.Name+": frontend "+site.Frontend, res.Err)
+	}
+	return res
+}
+
+// deployHere copies the running binary (or Options.Binary) and d.ship into
+// the work directory in this host's home: a batch site without a frontend
+// starts its workers from here, as steps of the allocation gridtui runs in,
+// in that directory of the home the nodes share.
+func (d *deployer) deployHere(site Site, h Host) Result {
+	start := time.Now()
+	where := "site " + site.Name + " (no frontend: this host's home)"
+	fail := func(err error) Result {
+		return Result{Phase: PhaseFailed, Detail: "copy", Err: err, Elapsed: time.Since(start)}
+	}
+	wd := remoteWorkdir(h)
+	if err := checkWorkdir(h, wd); err != nil {
+		return fail(err)
+	}
+	dir := hereWorkdir(wd)
+	bin, err := d.bins.forTarget(runtime.GOOS, runtime.GOARCH)
+	if err != nil {
+		return fail(fmt.Errorf("deploy: %s: %w", where, err))
+	}
+	n, err := installHere(bin, filepath.Join(dir, binaryName))
+	if err != nil {
+		return fail(fmt.Errorf("deploy: %s: worker binary %w", where, err))
+	}
+	detail := "unchanged"
+	if n > 0 {
+		detail = "copied " + humanBytes(n)
+	}
+	more, m, err := shipLocal(where, dir, d.ship)
+	if err != nil {
+		return fail(err)
+	}
+	return Result{Phase: PhaseReady, Detail: detail + more, Bytes: n + m, Elapsed: time.Since(start)}
+}
+
+// hereWorkdir is work directory wd (remoteWorkdir's) on this host: relative
+// to the home, as in an SSH session, unless absolute.
+func hereWorkdir(wd string) string {
+	if filepath.IsAbs(wd) {
+		return wd
+	}
+	return filepath.Join(homeDir(), wd)
+}
+
+// shownWorkdir is how messages name work directory wd: ~/wd when relative
+// to the home.
+func shownWorkdir(wd string) string {
+	if filepath.IsAbs(wd) {
+		return wd
+	}
+	return "~/" + wd
+}
+
+// frontendDeploy is the outcome of deploying a batch site, once.
 type frontendDeploy struct {
-	once sync.Once
-	res  Result
+	once    sync.Once
+	res     Result
+	where   string // where the binary went, for every host's detail
+	counted bool   // a host of the site has counted the bytes
 }

@@ -117,13 +117,11 @@ func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []Host) 
 		return fmt.Errorf("deploy: site %s: launcher %s needs a frontend to ask %s for an allocation (frontend = \"host\" in sites.toml), or run gridtui inside an allocation of %s",
 			a.site.Name, a.site.Launcher, a.sched.Name(), strings.Join(names, ","))
 	}
-	q, err := parseHop(a.site.Frontend)
+	fh, err := frontendHost(a.site, hosts[0])
 	if err != nil {
-		return fmt.Errorf("deploy: site %s: frontend %q: %w", a.site.Name, a.site.Frontend, err)
+		return err
 	}
-	// The inventory's identity files apply to the frontend too, as to any
-	// jump host.
-	c, err := connectHost(ctx, as.pool, Host{Name: q.Name, User: q.User, Port: q.Port, Site: a.site.Name, IdentityFiles: hosts[0].IdentityFiles})
+	c, err := connectHost(ctx, as.pool, fh)
 	if err != nil {
 		return fmt.Errorf("deploy: site %s: frontend: %w", a.site.Name, err)
 	}

@@ -9,8 +9,10 @@
 // temporary name, verify, atomic rename; across the WAN once per site, one
 // host relaying it to the others with `gridtui relay` and a forwarded
 // read-only agent) and, beside it, the files of Options.Ship (an
-// app = "exec" program and its files, from the console to each host, the
-// same way and sha256-checked; ship.go), and starts and stops workers: over SSH, as local
+// app = "exec" program and its files, sha256-checked, into the directory
+// each worker runs in: an SSH host's work directory, the one a batch site's
+// nodes share with its frontend, a local node's own; ship.go), and starts
+// and stops workers: over SSH, as local
 // processes for the embedded local grid, or as steps of a batch allocation
 // (Slurm, with [site.batch]'s partition, account, time limit and options)
 // that the site's frontend grants. A site's [[site.gateway]] tables are read

@@ -70,13 +70,26 @@ func needsSSH(inv *Inventory, hosts []Host) bool {
 
 // Deploy uploads the worker binary to every SSH host of hosts in parallel
 // (opt.Width at a time), skipping hosts that already have it; local hosts
-// are ready at once. Every host is checked first; then, per site, one host
+// need none (they run the console's own), and a batch site's nodes get it
+// in the work directory they share with the site's frontend (deployBatch).
+// Every host is checked first; then, per site, one host
 // gets the binary from the console and relays it to the others over the
 // site's own network (unless opt.NoRelay), and a host the relay could not
-// serve gets it from the console. The Summary lists every host; the error is the
+// serve gets it from the console. opt.Ship's files go beside the binary on
+// every kind of host (ship.go); a file that cannot be read fails every host
+// before any is touched. The Summary lists every host; the error is the
 // Summary's Err (nil when all succeeded) or a setup error.
 func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
 	ev := &emitter{fn: opt.Events}
+	ship, err := shipFiles(opt.Ship)
+	if err != nil { // a file the command line names is wrong: touch no host
+		s := Summary{Results: make([]Result, len(hosts))}
+		for i, h := range hosts {
+			s.Results[i].Host = h.Name
+		}
+		s = failAll(s, ev, err)
+		return s, s.Err()
+	}
 	var d *deployer
 	if needsSSH(inv, hosts) {
 		pool, done, err := poolFor(inv, opt)
@@ -84,16 +97,15 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 			return Summary{}, err
 		}
 		defer done()
-		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev, noCompress: opt.NoCompress}
+		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev, noCompress: opt.NoCompress, ship: ship}
 	}
 	plans := make([]*plan, len(hosts))
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
 		if launcherOf(inv, h) == LauncherLocal {
-			ev.emit(h.Name, PhaseReady, 1, "local process, nothing to upload", nil)
-			return Result{Host: h.Name, Phase: PhaseReady, Detail: "local"}
+			return deployLocal(h, ship, ev)
 		}
 		if schedulerFor(launcherOf(inv, h)) != nil {
-			return d.deployFrontend(ctx, inv, h)
+			return d.deployBatch(ctx, inv, h)
 		}
 		p, res := d.checkHost(ctx, i, h)
 		plans[i] = p
@@ -101,8 +113,8 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 	})
 	if d != nil {
 		d.uploadAll(ctx, plans, s.Results, opt.width(), !opt.NoRelay)
-		if len(opt.Ship) > 0 {
-			d.shipAll(ctx, plans, s.Results, opt.Ship, opt.width())
+		if len(ship) > 0 {
+			d.shipAll(ctx, plans, s.Results, opt.width())
 		}
 	}
 	return s, s.Err()
@@ -136,6 +148,7 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		defer done()
 		pool = p
 	}
+	batch := &batchCleaner{inv: inv, pool: pool}
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h Host) Result {
 		start := time.Now()
 		var detail string
@@ -143,9 +156,11 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		switch {
 		case launcherOf(inv, h) == LauncherLocal:
 			detail, err = stopLocal(h, clean, opt.stopGrace())
+		case schedulerFor(launcherOf(inv, h)) != nil && clean:
+			detail, err = batch.clean(ctx, h)
 		case schedulerFor(launcherOf(inv, h)) != nil:
 			// Compute nodes refuse SSH outside an allocation, and workers
-			// end with theirs; the binary is on the frontend (deployFrontend).
+			// end with theirs; the binary is on the frontend (deployBatch).
 			detail = "batch site: workers end with their allocation"
 		default:
 			detail, err = stopRemote(ctx, pool, h, clean, opt.stopGrace(), ev)

@@ -107,8 +107,11 @@ type Options struct {
 	// own, closed when the call (or, for StartWorkers, the last worker) ends.
 	Pool *Pool
 	// Ship lists files Deploy copies beside the worker binary, into the
-	// work directory of every SSH host (ship.go): a program of app = "exec"
-	// and its files, which the job then names by their base name.
+	// directory each host's worker runs in (ship.go): an SSH host's work
+	// directory, the one a batch site's nodes share with its frontend (or
+	// with this host, without one), a local node's own. A program of
+	// app = "exec" and its files, which the job then names by their base
+	// name on every kind of host.
 	Ship []string
 }
 

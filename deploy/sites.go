@@ -112,12 +112,12 @@ const SitesEnv = "GRIDTUI_SITES"
 // was skipped.
 func Load(path string) (*Inventory, error) {
 	if path != "" {
-		return loadFile(path)
+		return loadFile(path, "")
 	}
 	if p := os.Getenv(SitesEnv); p != "" {
-		inv, err := loadFile(p)
+		inv, err := loadFile(p, "$"+SitesEnv+": ")
 		if err != nil {
-			return nil, fmt.Errorf("deploy: $%s: %w", SitesEnv, err)
+			return nil, err
 		}
 		inv.Notice = "inventory " + p + " (from $" + SitesEnv + ")"
 		return inv, nil
@@ -164,13 +164,19 @@ func UserSitesFile() string {
 	return filepath.Join(dir, "gridtui", DefaultSitesFile)
 }
 
-// loadFile reads and parses the inventory at path.
-func loadFile(path string) (*Inventory, error) {
+// loadFile reads and parses the inventory at path. via, when not empty,
+// says how the path was chosen ("$GRIDTUI_SITES: "); it follows the
+// package's prefix, which every error carries once.
+func loadFile(path, via string) (*Inventory, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("deploy: %w", err)
+		return nil, fmt.Errorf("deploy: %s%w", via, err)
 	}
-	return Parse(path, data)
+	inv, err := Parse(path, data)
+	if err != nil && via != "" {
+		return nil, fmt.Errorf("deploy: %s%w", via, err)
+	}
+	return inv, err
 }
 
 // loadDefault loads path if it exists and is not an example: nil and false

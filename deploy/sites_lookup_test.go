@@ -1,6 +1,8 @@
 package deploy
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,10 +69,27 @@ func TestLoadLookup(t *testing.T) {
 			}
 		})
 	}
+	// Each prefix once: the package's, then how the file was chosen.
 	t.Run("env missing", func(t *testing.T) {
-		t.Setenv(SitesEnv, filepath.Join(t.TempDir(), "nope.toml"))
-		if _, err := Load(""); err == nil || !strings.Contains(err.Error(), SitesEnv) {
-			t.Errorf("Load with $%s naming no file: %v", SitesEnv, err)
+		p := filepath.Join(t.TempDir(), "nope.toml")
+		t.Setenv(SitesEnv, p)
+		want := "deploy: $GRIDTUI_SITES: open " + p + ": no such file or directory"
+		if _, err := Load(""); err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Load with $%s naming no file: %v, want %q", SitesEnv, err, want)
+		}
+		want = "deploy: open " + p + ": no such file or directory"
+		if _, err := Load(p); err == nil || err.Error() != want {
+			t.Errorf("Load(%s): %v, want %q", p, err, want)
+		}
+	})
+	t.Run("env invalid", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "bad.toml")
+		os.WriteFile(p, []byte("[[site]]\nname = 3\n"), 0o600)
+		t.Setenv(SitesEnv, p)
+		_, err := Load("")
+		var ce *ConfigError
+		if err == nil || !strings.HasPrefix(err.Error(), "deploy: $GRIDTUI_SITES: "+p+":2:") || !errors.As(err, &ce) {
+			t.Errorf("Load with $%s naming an invalid file: %v, want the file:line:col after one prefix", SitesEnv, err)
 		}
 	})
 }

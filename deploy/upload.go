@@ -27,6 +27,7 @@ type deployer struct {
 	ev         *emitter
 	gz         gzipCache
 	noCompress bool
+	ship       []binary // Options.Ship's files, hashed
 
 	mu        sync.Mutex
 	gzip      map[string]bool // hosts that have gzip, learnt by check

@@ -92,3 +92,17 @@ func TestRunInprocessLibraryMissing(t *testing.T) {
 		t.Fatalf("run: %v, want %q", err, want)
 	}
 }
+
+// TestRunInprocessLibraryBroken: a library the program cannot load fails
+// the run with the loader's reason, as the program printed it.
+func TestRunInprocessLibraryBroken(t *testing.T) {
+	prog := cPoisson(t)
+	params := poissonParams(prog, 8)
+	params["link"] = "inprocess"
+	params["library"] = filepath.Join(repoDir(t), "apps", "exec", "gridhpc", "gridhpc_inproc.h")
+	_, err, _ := runExec(t, jobs.Synchronous, 2, params)
+	want := `exec: program ` + prog + ` on rank 0: cannot load ` + params["library"]
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("run: %v, want %q", err, want)
+	}
+}

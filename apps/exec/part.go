@@ -98,6 +98,11 @@ func (p *program) readHello(hdr []byte, timeout time.Duration, want uint32, rebu
 	if err != nil {
 		return p.readErr(err, timeout, "without calling GRID_Init")
 	}
+	if h.kind == kindAbort && h.flags == 1 { // gridhpc.c could not start
+		why := make([]byte, min(h.len, 4096))
+		io.ReadFull(p.in, why)
+		return p.fail("%s", why)
+	}
 	if h.kind != kindHello || h.len != 4 {
 		return p.fail("sent %s (%d bytes) first, want GRID_Init", kindName(h.kind), h.len)
 	}

@@ -286,24 +286,36 @@ static void inproc_faults(void)
 	}
 }
 
+/* inproc_fail tells the worker why the in-process library cannot run
+ * (instead of the hello: the run fails with it) and on stderr. */
+static int inproc_fail(struct lib *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int inproc_fail(struct lib *l, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (n < 0) n = 0;
+	if ((size_t)n >= sizeof why) n = sizeof why - 1;
+	fprintf(stderr, "gridhpc: link = \"inprocess\": %s\n", why);
+	sendv(l, K_ABORT, 1, 0, why, (size_t)n);
+	return GRID_ELIB;
+}
+
 /* inproc_init loads the in-process library (GRIDHPC_INPROCESS_LIB), starts
  * its coroutine, and takes the sub-task it hands over once the node is
  * linked to its neighbours. */
 static int inproc_init(GRIDSubtask *s, struct lib *l)
 {
 	const char *path = getenv("GRIDHPC_INPROCESS_LIB");
-	if (!path || !*path || inproc_cur) return GRID_ENOENV;
+	if (!path || !*path) return inproc_fail(l, "GRIDHPC_INPROCESS_LIB is not set");
+	if (inproc_cur) return inproc_fail(l, "GRID_Init called twice");
 	inproc_faults();
 	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!dl) {
-		fprintf(stderr, "gridhpc: link = \"inprocess\": %s\n", dlerror());
-		return GRID_ENOENV;
-	}
+	if (!dl) return inproc_fail(l, "cannot load %s", dlerror());
 	*(void **)&inproc_serve = dlsym(dl, "gridhpc_serve");
-	if (!inproc_serve) {
-		fprintf(stderr, "gridhpc: %s has no gridhpc_serve: is it libgridhpc_inproc.so?\n", path);
-		return GRID_ENOENV;
-	}
+	if (!inproc_serve) return inproc_fail(l, "%s has no gridhpc_serve: is it libgridhpc_inproc.so?", path);
 	struct gh_inproc *in = calloc(1, sizeof *in);
 	void *stack = mmap(NULL, INPROC_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (!in || stack == MAP_FAILED) {
@@ -584,7 +596,7 @@ const char *GRID_Strerror(int code)
 {
 	switch (code) {
 	case GRID_OK: return "ok";
-	case GRID_ENOENV: return "not started by a gridtui worker (GRIDHPC_FD or GRIDHPC_SHM_FD is not set), or libgridhpc_inproc.so could not be loaded";
+	case GRID_ENOENV: return "not started by a gridtui worker (GRIDHPC_FD or GRIDHPC_SHM_FD is not set)";
 	case GRID_EPROTO: return "the worker's answer makes no sense (a gridhpc.c of another gridtui?)";
 	case GRID_EIO: return "the connection to the worker broke (the run ended)";
 	case GRID_ERANK: return "the rank is not a neighbour";
@@ -593,6 +605,7 @@ const char *GRID_Strerror(int code)
 	case GRID_ESTATE: return "a call out of order";
 	case GRID_ENOMSG: return "no neighbour has new values";
 	case GRID_EFAILED: return "the worker failed the run";
+	case GRID_ELIB: return "link = \"inprocess\": libgridhpc_inproc.so cannot run (why: on stderr, and in the run's error)";
 	}
 	return "unknown gridhpc code";
 }

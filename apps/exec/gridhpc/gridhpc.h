@@ -103,8 +103,7 @@ extern "C" {
 
 /* Return codes: GRID_OK or a positive count on success, else one of these. */
 #define GRID_OK       0
-#define GRID_ENOENV  (-1) /* not started by a gridtui worker (no GRIDHPC_FD, GRIDHPC_SHM_FD),
-                            * or libgridhpc_inproc.so could not be loaded (why: on stderr) */
+#define GRID_ENOENV  (-1) /* not started by a gridtui worker (no GRIDHPC_FD, GRIDHPC_SHM_FD) */
 #define GRID_EPROTO  (-2) /* the worker's answer makes no sense (version mismatch?) */
 #define GRID_EIO     (-3) /* the connection to the worker broke: the run ended */
 #define GRID_ERANK   (-4) /* the rank is not a neighbour of this sub-task */
@@ -113,6 +112,7 @@ extern "C" {
 #define GRID_ESTATE  (-7) /* a call out of order (e.g. GRID_Result before the stop) */
 #define GRID_ENOMSG  (-8) /* GRID_Wait: no neighbour's values are new */
 #define GRID_EFAILED (-9) /* the worker failed the run */
+#define GRID_ELIB   (-10) /* link = "inprocess": libgridhpc_inproc.so cannot be loaded (why: on stderr) */
 
 /* The sub-task, filled by GRID_Init. Read the public fields; do not write. */
 typedef struct GRIDSubtask {

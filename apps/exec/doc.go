@@ -26,7 +26,9 @@
 // -buildmode=c-shared (the gridhpc/inproc directory; the gridtui binary
 // stays pure Go), which runs the engine's Solve — an RMNP endpoint of its
 // own linked to the neighbours' programs, the scheme, the detectors — on
-// a coroutine in the program's thread (guest.go, guest_part.go): a turn
+// a coroutine in the program's thread (guest.go, guest_part.go; the
+// library hands ServeGuest the engine's Solve, which this package cannot
+// import): a turn
 // of the program's loop is a stack switch, not a process hand-off. The
 // worker still starts and watches the program, and keeps the control
 // plane (inproc.go): it hands it its sub-task, a key derived from the

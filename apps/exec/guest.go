@@ -17,8 +17,6 @@ import (
 	"unsafe"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/engine"
-	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -77,6 +75,45 @@ type Coroutine interface {
 // runtime's poller.
 const readPoll = 20 * time.Millisecond
 
+// Node is the node's task for the engine's Solve, in this package's terms:
+// libgridhpc_inproc.so turns it into an engine.Subtask and gives
+// ServeGuest the engine as a Solver (this package cannot import the
+// engine, whose own packages' tests import it).
+type Node struct {
+	App                         string
+	Rank, Ranks, Cores, MaxIter int
+	Scheme, Detector, Name      string
+	Neighbours                  []NodeLink
+}
+
+// NodeLink is one neighbour of the node: its rank, its program's peer id
+// and the link's mode and network label.
+type NodeLink struct {
+	Rank    int
+	Peer    rmnp.PeerID
+	Mode    rmnp.Mode
+	Network string
+}
+
+// Status is one of the engine's reports (engine.NodeStatus).
+type Status struct {
+	Iteration           int
+	Sigma               float64
+	Compute, Send, Wait time.Duration
+}
+
+// Solved is the engine's result (engine.SolveResult).
+type Solved struct {
+	Values              []float64
+	Iterations          int
+	Sigma               float64
+	Converged           bool
+	Compute, Send, Wait time.Duration
+}
+
+// Solver runs the node (engine.Solve), reporting at most every ~100 ms.
+type Solver func(ctx context.Context, ep *rmnp.Endpoint, n Node, report func(Status)) (Solved, error)
+
 // inprocApp is the application the program's engine runs: the exec task
 // as the worker defined it, with the guest's part.
 const inprocApp = "gridhpc-inprocess"
@@ -85,7 +122,7 @@ var registerOnce sync.Once
 
 // ServeGuest runs the program's node: fd is its socket to the worker. It
 // returns when the program's run is over, with the last answer for it.
-func ServeGuest(fd int, co Coroutine) int {
+func ServeGuest(fd int, co Coroutine, solve Solver) int {
 	f := os.NewFile(uintptr(fd), "gridhpc")
 	c, err := net.FileConn(f)
 	f.Close()
@@ -100,7 +137,7 @@ func ServeGuest(fd int, co Coroutine) int {
 		// too. The program's own threads (OpenMP) are not the runtime's.
 		runtime.GOMAXPROCS(1)
 	}
-	g := &guest{conn: c, co: &heldCo{Coroutine: co}}
+	g := &guest{conn: c, co: &heldCo{Coroutine: co}, solve: solve}
 	if fd, err := strconv.Atoi(os.Getenv(shmEnv)); err == nil {
 		if mem, err := mapCounter(fd); err == nil {
 			g.iters = (*atomic.Uint64)(unsafe.Pointer(&mem[0]))
@@ -118,6 +155,7 @@ func ServeGuest(fd int, co Coroutine) int {
 type guest struct {
 	conn  net.Conn
 	co    *heldCo
+	solve Solver
 	cfg   guestConfig
 	mu    sync.Mutex     // conn's writes
 	iters *atomic.Uint64 // the program's GRID_Iterate calls, in the worker's window
@@ -241,7 +279,7 @@ func (g *guest) run() error {
 	defer ep.Close()
 	g.ep.Store(ep)
 	go g.beat(ctx)
-	res, err := engine.Solve(ctx, ep, g.subtask(ep, nbs), g.report)
+	res, err := g.solve(ctx, ep, g.node(nbs), g.report)
 	if err != nil {
 		return err
 	}
@@ -305,23 +343,23 @@ func (g *guest) link(ctx context.Context) (*rmnp.Endpoint, []guestNeighbour, err
 // peerOf is the peer id of rank r's program.
 func peerOf(r int) rmnp.PeerID { return rmnp.PeerID(r + 1) }
 
-// subtask is the engine's sub-task of the program's node.
-func (g *guest) subtask(ep *rmnp.Endpoint, nbs []guestNeighbour) engine.Subtask {
+// node is the engine's task of the program's node.
+func (g *guest) node(nbs []guestNeighbour) Node {
 	registerOnce.Do(func() { gridapp.Register(inprocApp, guestApp{g}) })
-	t := engine.Subtask{App: inprocApp, Rank: g.cfg.Rank, Ranks: g.cfg.Ranks, Cores: g.cfg.Cores,
-		Scheme: jobs.Scheme(g.cfg.Scheme), Detector: jobs.Detector(g.cfg.Detector), MaxIter: g.cfg.MaxIter, Node: g.cfg.Node}
+	n := Node{App: inprocApp, Rank: g.cfg.Rank, Ranks: g.cfg.Ranks, Cores: g.cfg.Cores,
+		Scheme: g.cfg.Scheme, Detector: g.cfg.Detector, MaxIter: g.cfg.MaxIter, Name: g.cfg.Node}
 	for _, nb := range nbs {
 		mode := rmnp.Async
 		if nb.Sync {
 			mode = rmnp.Sync
 		}
-		t.Neighbours = append(t.Neighbours, engine.Neighbour{Rank: nb.Rank, Peer: peerOf(nb.Rank), Mode: mode, Network: nb.Network})
+		n.Neighbours = append(n.Neighbours, NodeLink{Rank: nb.Rank, Peer: peerOf(nb.Rank), Mode: mode, Network: nb.Network})
 	}
-	return t
+	return n
 }
 
 // report keeps the engine's last report for the next beat, and sends it.
-func (g *guest) report(s engine.NodeStatus) {
+func (g *guest) report(s Status) {
 	p := &guestProgress{Iteration: s.Iteration, Sigma: s.Sigma,
 		Usage: gridapp.Usage{Compute: s.Compute, Send: s.Send, Wait: s.Wait, Traffic: g.traffic()}}
 	g.last.Store(p)
@@ -364,7 +402,7 @@ func (g *guest) beat(ctx context.Context) {
 
 // finish sends the outcome and the values, lets GRID_Result return and
 // waits for GRID_Finalize.
-func (g *guest) finish(res engine.SolveResult) error {
+func (g *guest) finish(res Solved) error {
 	vals := res.Values
 	if len(vals) > 0 {
 		vals = vals[:len(vals)-1] // the part's σ, which the outcome carries

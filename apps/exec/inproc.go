@@ -16,7 +16,6 @@ import (
 	"unsafe"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
@@ -142,8 +141,9 @@ func (pt *inprocPart) Close() {
 func (pt *inprocPart) Calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome, error) {
 	o, err := pt.calculate(ctx, c)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, rmnp.ErrPeerDown) {
-		// As a Part's failure: the engine names the node and the application.
-		err = fmt.Errorf("%w %q: %w", engine.ErrApplication, Name, err)
+		// As a Part's failure: the engine names the node and the
+		// application, as for the window link's.
+		panic(gridapp.Failure{Err: err})
 	}
 	return o, err
 }

@@ -34,11 +34,15 @@ static void gh_set_subtask(struct gh_inproc *in, const void *b, size_t n)
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"unsafe"
 
 	"github.com/gridtui/gridtui/apps/exec"
+	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // coroutine is the program's thread behind gridhpc_inproc.h.
@@ -89,7 +93,21 @@ func gridhpc_serve(in *C.struct_gh_inproc) C.int {
 		fmt.Fprintf(os.Stderr, "gridhpc: gridhpc.c speaks the in-process version %d, this library %d: rebuild both from one gridtui\n", in.version, C.GH_INPROC_VERSION)
 		return -2 // GRID_EPROTO
 	}
-	return C.int(exec.ServeGuest(int(in.fd), coroutine{in}))
+	return C.int(exec.ServeGuest(int(in.fd), coroutine{in}, solve))
+}
+
+// solve is engine.Solve in apps/exec's terms.
+func solve(ctx context.Context, ep *rmnp.Endpoint, n exec.Node, report func(exec.Status)) (exec.Solved, error) {
+	t := engine.Subtask{App: n.App, Rank: n.Rank, Ranks: n.Ranks, Cores: n.Cores, MaxIter: n.MaxIter,
+		Scheme: jobs.Scheme(n.Scheme), Detector: jobs.Detector(n.Detector), Node: n.Name}
+	for _, l := range n.Neighbours {
+		t.Neighbours = append(t.Neighbours, engine.Neighbour{Rank: l.Rank, Peer: l.Peer, Mode: l.Mode, Network: l.Network})
+	}
+	res, err := engine.Solve(ctx, ep, t, func(s engine.NodeStatus) {
+		report(exec.Status{Iteration: s.Iteration, Sigma: s.Sigma, Compute: s.Compute, Send: s.Send, Wait: s.Wait})
+	})
+	return exec.Solved{Values: res.Values, Iterations: res.Iterations, Sigma: res.Sigma, Converged: res.Converged,
+		Compute: res.Compute, Send: res.Send, Wait: res.Wait}, err
 }
 
 func main() {}

@@ -122,13 +122,9 @@ func (pt *inprocPart) Halo(int) []float64     { return []float64{} }
 // Result returns the program's values and its last σ.
 func (pt *inprocPart) Result() []float64 { return pt.result }
 
-// Close lets the program end on its own after its result (its library
-// closes its links and returns from GRID_Finalize), else ends it.
+// Close ends the program if it still runs (it has exited already after a
+// result: take waited for it).
 func (pt *inprocPart) Close() {
-	select {
-	case <-pt.p.done:
-	case <-time.After(exitWait):
-	}
 	pt.p.kill()
 	pt.win.close()
 	if pt.dir != "" {
@@ -341,7 +337,19 @@ func (pt *inprocPart) take(ctx context.Context, c gridapp.Comm, o gridapp.Outcom
 	if err := pt.farewell(ctx, c); err != nil {
 		return o, err
 	}
-	return o, pt.reply(statusOK, nil)
+	if err := pt.reply(statusOK, nil); err != nil {
+		return o, err
+	}
+	// As the window link's: the program ends on its own, and well.
+	select {
+	case <-p.done:
+		if p.err != nil {
+			return o, p.gone("after GRID_Result")
+		}
+	case <-time.After(pt.timeout):
+		return o, p.fail("did not exit within %v of GRID_Result", pt.timeout)
+	}
+	return o, nil
 }
 
 // farewell tells every neighbour's worker that this node's program is

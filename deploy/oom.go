@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -55,6 +56,38 @@ func oomKillLine(log string, pid int) string {
 		}
 	}
 	return found
+}
+
+// oomKillCount returns how many processes this host's out-of-memory killer
+// has ended since boot (/proc/vmstat's oom_kill, which counts those of
+// memory control groups too), and whether the kernel says.
+func oomKillCount() (uint64, bool) {
+	b, err := os.ReadFile("/proc/vmstat")
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "oom_kill "); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// localOOMKiller returns the oomLine of a local worker whose process is pid,
+// started now: when the host's out-of-memory killer has ended nothing since,
+// a SIGKILL was someone else's and the kernel's log is not read (dmesg, a
+// process to start on a host that may be crowded, would delay the report of
+// the worker's end by up to kernelLogTimeout).
+func localOOMKiller(pid int) func() string {
+	base, counted := oomKillCount()
+	return func() string {
+		if n, ok := oomKillCount(); counted && ok && n == base {
+			return ""
+		}
+		return localOOMKill(pid)
+	}
 }
 
 // localOOMKill looks for pid in this host's kernel log (dmesg; it needs

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -59,5 +60,21 @@ func TestKilledWorkerSaysSIGKILL(t *testing.T) {
 	}
 	if killedHard(exec.Command("false").Run()) {
 		t.Error("an exit status 1 read as SIGKILL")
+	}
+}
+
+// TestOOMKillCount checks that the host's count of out-of-memory kills is
+// read where the kernel gives it, and that a worker's OOM lookup skips the
+// kernel's log while the count has not moved.
+func TestOOMKillCount(t *testing.T) {
+	n, ok := oomKillCount()
+	if !ok {
+		t.Skip("no oom_kill in /proc/vmstat")
+	}
+	if again, _ := oomKillCount(); again < n {
+		t.Fatalf("oom_kill went back from %d to %d", n, again)
+	}
+	if line := localOOMKiller(os.Getpid())(); line != "" {
+		t.Errorf("no kill since: got line %q", line)
 	}
 }

@@ -26,6 +26,9 @@ type Worker struct {
 	stderr *tailBuffer
 	stdout *tailBuffer // what it printed after its hello (a gateway's counters)
 	kill   func()      // forcibly ends the worker (SIGKILL / close the session)
+	// yield, when set (a local worker), lowers or restores the worker's
+	// priority (see Yield).
+	yield func(bool)
 	// killHung, when set, makes sure a worker that did not exit on time is
 	// gone even where kill cannot reach it (an sshd that ignores signal
 	// requests, a stopped process that never sees its stdin close).
@@ -124,10 +127,12 @@ func (w *Worker) exited(node string, err error) {
 	stopped := w.stopped
 	w.mu.Unlock()
 	if err != nil && !stopped {
-		if killedHard(err) {
-			err = w.killed(err)
-		}
 		tail := strings.TrimSpace(w.stderr.String())
+		if killedHard(err) {
+			// Killed from outside: what it last logged says nothing of why
+			// (and repeats its own prefixes in the cause).
+			err, tail = w.killed(err), ""
+		}
 		if tail != "" {
 			err = fmt.Errorf("%w: %s on %s: %w: %s", ErrWorkerExited, node, w.Host.Name, err, tail)
 		} else {
@@ -220,6 +225,17 @@ func (t *tailBuffer) lines() string {
 		}
 	}
 	return string(b)
+}
+
+// Yield makes a local worker give way to the others on its crowded host
+// (yield true: it runs localMemberNice nicer than the console instead of
+// localWorkerNice), or restores its priority (false: best effort, since
+// only a privileged console may raise a priority again). Workers started
+// otherwise than locally are left as they are: their hosts are theirs.
+func (w *Worker) Yield(yield bool) {
+	if w.yield != nil {
+		w.yield(yield)
+	}
 }
 
 // LogTail returns the last lines the worker wrote to its stderr (where it

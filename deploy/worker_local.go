@@ -18,6 +18,14 @@ import (
 // console silent for 12 s).
 const localWorkerNice = 5
 
+// localMemberNice is how much nicer than the console a local worker runs
+// once told it coordinates nothing (Worker.Yield): on a host crowded with
+// hundreds of one-core workers, a coordinator's fair share of the
+// processors is too small to take its members' messages in time, and the
+// plain members, which need far less than their share to keep up with
+// theirs, give way to it.
+const localMemberNice = 14
+
 // startLocal starts `gridtui worker` as a local process in its own process
 // group (so Stop kills whatever it spawned), with the boot on stdin.
 func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (*Worker, error) {
@@ -50,6 +58,13 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	pgid := cmd.Process.Pid
 	lowerPriority(pgid)
 	w.kill = func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+	w.yield = func(yield bool) {
+		if yield {
+			setGroupNice(pgid, localMemberNice)
+		} else {
+			setGroupNice(pgid, localWorkerNice)
+		}
+	}
 	pf := filepath.Join(wd, pidFile(b.Node))
 	os.WriteFile(pf, []byte(strconv.Itoa(pgid)+"\n"), 0o600)
 	reap := func() error {
@@ -67,7 +82,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		return nil, fmt.Errorf("deploy: local worker %s: %w", h.Name, err)
 	}
 	pid := w.Hello.PID
-	w.oomLine = func() string { return localOOMKill(pid) }
+	w.oomLine = localOOMKiller(pid)
 	go func() {
 		err := reap()
 		os.Remove(pf)

@@ -34,6 +34,21 @@ func buildC(t *testing.T, dir, name string, sources ...string) string {
 	return out
 }
 
+// buildInproc builds libgridhpc_inproc.so (link = "inprocess") into dir
+// beside the programs, where the workers look for it by default.
+func buildInproc(t *testing.T, dir string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	out := filepath.Join(dir, "libgridhpc_inproc.so")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./apps/exec/gridhpc/inproc")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -buildmode=c-shared: %v\n%s", err, b)
+	}
+	return out
+}
+
 // programDir makes a directory for the programs a test builds, removed
 // after it: the hosts' workers run as another user, so it must be
 // readable and executable by all.
@@ -53,7 +68,9 @@ func programDir(t *testing.T) string {
 // TestRunExec runs examples/c-poisson (app = "exec") over SSH across both
 // clusters: synchronously it computes the serial values (their sum, after
 // as many iterations), asynchronously it ends below ε, and a program that
-// crashes on one host fails the run naming that node and the program.
+// crashes on one host fails the run naming that node and the program;
+// with link = "inprocess" too (the programs linked to each other over the
+// hosts' networks).
 func TestRunExec(t *testing.T) {
 	dir := programDir(t)
 	prog := buildC(t, dir, "poisson", "examples/c-poisson/poisson.c")
@@ -63,9 +80,12 @@ func TestRunExec(t *testing.T) {
 	const n = 24
 	args := []string{"--app", "exec", "--nodes", "4", "--param", "program=" + prog, "--param", "args=" + strconv.Itoa(n),
 		"--param", "items=" + strconv.Itoa(n), "--param", "unit=" + strconv.Itoa(n*n), "--param", "eps=1e-8", "--wall-time", "2m"}
-	for _, scheme := range []string{"sync", "async", "hybrid"} {
-		t.Run(scheme, func(t *testing.T) {
-			out := runJob(t, g, append(args, "--scheme", scheme)...)
+	buildInproc(t, dir)
+	for _, tc := range []struct{ scheme, link string }{{"sync", "window"}, {"async", "window"}, {"hybrid", "window"},
+		{"sync", "inprocess"}, {"async", "inprocess"}} {
+		scheme := tc.scheme
+		t.Run(tc.link+"/"+scheme, func(t *testing.T) {
+			out := runJob(t, g, append(args, "--scheme", scheme, "--param", "link="+tc.link)...)
 			rep := out.report
 			if out.code != 0 || rep == nil || rep.Outcome != "ok" {
 				t.Fatalf("%s run: exit %d, report %+v", scheme, out.code, rep)
@@ -88,16 +108,18 @@ func TestRunExec(t *testing.T) {
 			}
 		})
 	}
-	t.Run("crash", func(t *testing.T) {
-		out := runJob(t, g, "--app", "exec", "--nodes", "4", "--scheme", "sync", "--param", "program="+faulty,
-			"--param", "args=crash 2 5 /dev/null", "--param", "items=8", "--param", "eps=1e-30", "--wall-time", "2m")
-		rep := out.report
-		if out.code == 0 || rep == nil || rep.FailedNode == "" {
-			t.Fatalf("exit %d, report %+v: want a failed run", out.code, rep)
-		}
-		want := "program " + faulty + " on rank 2: crashed (signal: segmentation fault)"
-		if !strings.Contains(rep.Cause, want) && !strings.Contains(out.raw, want) {
-			t.Errorf("cause %q, want it to name node and program: %q", rep.Cause, want)
-		}
-	})
+	for _, link := range []string{"window", "inprocess"} {
+		t.Run(link+"/crash", func(t *testing.T) {
+			out := runJob(t, g, "--app", "exec", "--nodes", "4", "--scheme", "sync", "--param", "program="+faulty,
+				"--param", "args=crash 2 5 /dev/null", "--param", "items=8", "--param", "eps=1e-30", "--wall-time", "2m", "--param", "link="+link)
+			rep := out.report
+			if out.code == 0 || rep == nil || rep.FailedNode == "" {
+				t.Fatalf("exit %d, report %+v: want a failed run", out.code, rep)
+			}
+			want := "program " + faulty + " on rank 2: crashed (signal: segmentation fault)"
+			if !strings.Contains(rep.Cause, want) && !strings.Contains(out.raw, want) {
+				t.Errorf("cause %q, want it to name node and program: %q", rep.Cause, want)
+			}
+		})
+	}
 }

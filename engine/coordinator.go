@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -360,7 +362,13 @@ func (n *node) post(ctx context.Context, peer rmnp.PeerID, m []byte) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), beatTimeout)
 		defer cancel()
 		if err := n.ctrl.Send(ctx, peer, m, rmnp.CTRL); err != nil {
-			n.log.Debug("engine: control send failed", "peer", peer, "err", err)
+			// A link that went down or an endpoint that closed is the end
+			// of a run; anything else (a send that timed out) is news.
+			level := slog.LevelWarn
+			if errors.Is(err, rmnp.ErrClosed) || errors.Is(err, rmnp.ErrPeerClosed) || errors.Is(err, rmnp.ErrPeerDown) {
+				level = slog.LevelDebug
+			}
+			n.log.Log(ctx, level, "engine: control send failed", "peer", peer, "err", err)
 		}
 	}()
 }

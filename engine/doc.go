@@ -95,7 +95,9 @@
 // learns each peer's pauses, after SuspectAfter and within HeartbeatTimeout
 // (heartbeat.go) — or, while it has not completed its start-up or when the
 // watcher's host is crowded far beyond a real grid's use, after 30 s of
-// silence; the run then stops everywhere and is recorded
+// silence, counted from the peer's last message that reached the watcher's
+// endpoint, taken or not (a receive loop that runs behind does not make
+// its peers silent); the run then stops everywhere and is recorded
 // as failed. A pre-flight that fails on every network in a way a retry
 // may cure (a neighbour still starting) is tried again with backoff within
 // a start-up budget (startup.go).

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,7 +21,8 @@ type fault struct {
 	pids     map[string]int
 	signaled time.Time
 	detected time.Time
-	first    string // node the first failure named
+	died     time.Time // when a killed process was gone (a zombie or reaped)
+	first    string    // node the first failure named
 	firstMsg string
 }
 
@@ -50,7 +54,11 @@ func faultAt(opt *RunOptions, node string, sig syscall.Signal, after int, act fu
 			act()
 			return
 		}
-		syscall.Kill(f.pids[node], sig)
+		pid := f.pids[node]
+		syscall.Kill(pid, sig)
+		if sig == syscall.SIGKILL {
+			go f.watchDeath(pid)
+		}
 	}
 	opt.OnLog = func(ev LogEvent) {
 		f.mu.Lock()
@@ -60,6 +68,34 @@ func faultAt(opt *RunOptions, node string, sig syscall.Signal, after int, act fu
 		}
 	}
 	return f
+}
+
+// watchDeath notes when process pid is gone: a SIGKILL ends a process only
+// once each of its threads is scheduled, which on a crowded host is not at
+// once, and its sockets close only then.
+func (f *fault) watchDeath(pid int) {
+	stat := fmt.Sprintf("/proc/%d/stat", pid)
+	for range 60_000 {
+		b, err := os.ReadFile(stat)
+		if i := bytes.LastIndexByte(b, ')'); err != nil || (i > 0 && i+2 < len(b) && b[i+2] == 'Z') {
+			f.mu.Lock()
+			f.died = time.Now()
+			f.mu.Unlock()
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// deathLag is the time from the signal to the killed process's end (0 if
+// not seen).
+func (f *fault) deathLag() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.died.IsZero() {
+		return 0
+	}
+	return f.died.Sub(f.signaled)
 }
 
 // times returns when the fault was injected and when the first failure

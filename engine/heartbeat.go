@@ -54,6 +54,12 @@ import (
 // submitter sets it once every node of the run has started, and each
 // coordinator passes it down once its parent did).
 //
+// A silence ends when a message of the peer reaches the watcher's control
+// endpoint (rmnp's HeardAt), not only when the watcher's receive loop takes
+// it: a watcher that runs behind (a coordinator on a crowded host, with 31
+// members' messages queued) would otherwise measure silences that grow with
+// its own backlog.
+//
 // A worker gives its parent ParentTimeout, longer than HeartbeatTimeout, so
 // that when a coordinator hangs the submitter names it before its workers
 // give up on it and exit (which would otherwise look like their failure).
@@ -218,6 +224,11 @@ type liveness struct {
 	// crowded reports whether the watcher's host is crowded at now (nil:
 	// never, as in tests of the detector's arithmetic).
 	crowded func(now time.Time) bool
+	// arrived, when set, returns when the peer's last message reached this
+	// process (read off its link), taken or not (rmnp's HeardAt): a peer
+	// whose message waits in the watcher's queue is not silent, however far
+	// behind the watcher's receive loop runs.
+	arrived func(rmnp.PeerID) time.Time
 }
 
 type watched struct {
@@ -237,6 +248,14 @@ func newHostLiveness(l watchLimits) *liveness {
 	live := newLiveness(l)
 	live.crowded = hostCrowded
 	return live
+}
+
+// heardBy makes the detector count the messages that reached ep but wait
+// to be taken (rmnp's HeardAt) as signs of life.
+func (l *liveness) heardBy(ep *rmnp.Endpoint) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.arrived = ep.HeardAt
 }
 
 // crowd caches whether this host is crowded.
@@ -373,47 +392,76 @@ func (p lostPeer) silence() string {
 }
 
 // expired returns the peers lost at now and stops watching them, so each
-// is reported once.
+// is reported once. A peer is never named while a message of its that
+// arrived within the bound it is judged by waits to be taken: a watcher
+// whose receive loop runs behind (a crowded host) measures silences that
+// grow with its backlog, not with the peer's.
 func (l *liveness) expired(now time.Time) []lostPeer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []lostPeer
 	crowded := l.crowded != nil && l.crowded(now)
 	for id, w := range l.peers {
-		if w.starting {
-			// Start-up: the hard bound, in wall time, no excuse, no φ.
-			if wall := now.Sub(w.model.heardAt); wall > StartupTimeout {
-				out = append(out, lostPeer{ID: id, Name: w.name, Silent: wall, Starting: true})
-				delete(l.peers, id)
-			}
-			continue
-		}
-		// However often the watcher stalls and excuses, a peer silent for
-		// excuseLimit times its bound is lost.
-		if wall := now.Sub(w.model.heardAt); wall > excuseLimit*w.limits.timeout {
-			out = append(out, lostPeer{ID: id, Name: w.name, Silent: wall, Phi: w.model.phi(now)})
-			delete(l.peers, id)
-			continue
-		}
-		if crowded {
-			continue // a crowded host: the hard bound alone
-		}
-		silent := now.Sub(w.model.last)
-		if silent <= w.limits.suspect {
-			continue
-		}
-		// A peer not heard from yet: only the bound applies until its
-		// first message.
-		// On an overloaded watcher only the bound applies: φ's fit cannot
-		// tell the peer's stall from the watcher's own.
-		phi := w.model.phi(now)
-		suspect := phi >= PhiThreshold && w.model.n > 0 && !now.Before(l.overloaded)
-		if suspect || silent > w.limits.timeout {
-			out = append(out, lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi})
+		if p, lost := l.judge(id, w, now, crowded); lost {
+			out = append(out, p)
 			delete(l.peers, id)
 		}
 	}
 	return out
+}
+
+// judge decides whether the watched peer id is lost at now. Called with
+// l.mu held.
+func (l *liveness) judge(id rmnp.PeerID, w *watched, now time.Time, crowded bool) (lostPeer, bool) {
+	if w.starting {
+		// Start-up: the hard bound, in wall time, no excuse, no φ.
+		if wall := now.Sub(w.model.heardAt); wall > StartupTimeout && !l.queued(id, w, now, StartupTimeout) {
+			return lostPeer{ID: id, Name: w.name, Silent: wall, Starting: true}, true
+		}
+		return lostPeer{}, false
+	}
+	// However often the watcher stalls and excuses, a peer silent for
+	// excuseLimit times its bound is lost.
+	if wall := now.Sub(w.model.heardAt); wall > excuseLimit*w.limits.timeout {
+		if l.queued(id, w, now, excuseLimit*w.limits.timeout) {
+			return lostPeer{}, false
+		}
+		return lostPeer{ID: id, Name: w.name, Silent: wall, Phi: w.model.phi(now)}, true
+	}
+	if crowded {
+		return lostPeer{}, false // a crowded host: the hard bound alone
+	}
+	silent := now.Sub(w.model.last)
+	if silent <= w.limits.suspect {
+		return lostPeer{}, false
+	}
+	// A peer not heard from yet: only the bound applies until its
+	// first message.
+	// On an overloaded watcher only the bound applies: φ's fit cannot
+	// tell the peer's stall from the watcher's own.
+	phi := w.model.phi(now)
+	suspect := phi >= PhiThreshold && w.model.n > 0 && !now.Before(l.overloaded)
+	if !suspect && silent <= w.limits.timeout {
+		return lostPeer{}, false
+	}
+	bound := w.limits.timeout
+	if suspect && silent <= w.limits.timeout {
+		bound = w.limits.suspect
+	}
+	if l.queued(id, w, now, bound) {
+		return lostPeer{}, false
+	}
+	return lostPeer{ID: id, Name: w.name, Silent: silent, Phi: phi}, true
+}
+
+// queued reports whether a message of id's that the watcher has not taken
+// yet reached this process within bound of now.
+func (l *liveness) queued(id rmnp.PeerID, w *watched, now time.Time, bound time.Duration) bool {
+	if l.arrived == nil {
+		return false
+	}
+	at := l.arrived(id)
+	return at.After(w.model.heardAt) && now.Sub(at) <= bound
 }
 
 // name returns the watched peer's name and whether it is watched.

@@ -379,3 +379,49 @@ func TestHostCrowded(t *testing.T) {
 		t.Error("the host's crowding was not read again after crowdRefresh")
 	}
 }
+
+// TestLivenessQueued checks that a peer whose message reached the watcher
+// but waits in its queue is not named, in every regime, and that it is
+// named once nothing of its arrived within the bound.
+func TestLivenessQueued(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		name     string
+		starting bool
+		crowded  bool
+		silent   time.Duration // since the last message taken
+		arrived  time.Duration // before now, the last message read off the link (-1: none since)
+		lost     bool
+	}{
+		{"starting, nothing queued", true, false, StartupTimeout + time.Second, -1, true},
+		{"starting, a message queued", true, false, StartupTimeout + time.Second, 2 * time.Second, false},
+		{"starting, queued but too old", true, false, StartupTimeout + 5*time.Second, StartupTimeout + time.Second, true},
+		{"started, nothing queued", false, false, HeartbeatTimeout + time.Second, -1, true},
+		{"started, a message queued", false, false, HeartbeatTimeout + time.Second, time.Second, false},
+		{"started, queued but past the bound", false, false, HeartbeatTimeout + 3*time.Second, HeartbeatTimeout + time.Second, true},
+		{"crowded, nothing queued", false, true, excuseLimit*HeartbeatTimeout + time.Second, -1, true},
+		{"crowded, a message queued", false, true, excuseLimit*HeartbeatTimeout + time.Second, 5 * time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLiveness(childLimits)
+			l.crowded = func(time.Time) bool { return tc.crowded }
+			now := t0.Add(tc.silent)
+			l.arrived = func(rmnp.PeerID) time.Time {
+				if tc.arrived < 0 {
+					return t0.Add(-time.Second) // before the last message taken
+				}
+				return now.Add(-tc.arrived)
+			}
+			if tc.starting {
+				l.watchStarting(1, "alpha-2", childLimits)
+			} else {
+				l.watchFor(1, "alpha-2", childLimits)
+			}
+			l.peers[1].model.last, l.peers[1].model.heardAt = t0, t0
+			lost := l.check(now.Add(-checkInterval), now)
+			if got := len(lost) == 1; got != tc.lost {
+				t.Errorf("lost %v after %v of silence (last arrival %v ago), want %v", got, tc.silent, tc.arrived, tc.lost)
+			}
+		})
+	}
+}

@@ -32,11 +32,16 @@ import (
 // GRIDTUI_SCALE_APP=poisson or obstacle chooses for every N. syncN and
 // asyncN run one scheme only, GRIDTUI_SCALE_REPEAT=R runs each R times.
 // killN and stopN send SIGKILL or SIGSTOP to one worker of an async run on
-// N workers and time its detection.
+// N workers and time its detection. GRIDTUI_SCALE_YIELD=0 keeps the members
+// of a crowded run at their coordinators' priority.
 func TestScaleTrials(t *testing.T) {
 	list := os.Getenv("GRIDTUI_SCALE")
 	if list == "" {
 		t.Skip("opt-in: set GRIDTUI_SCALE (e.g. 64,256,1024,kill256,stop256)")
+	}
+	if os.Getenv("GRIDTUI_SCALE_YIELD") == "0" {
+		membersYield = false // members keep the coordinators' priority
+		defer func() { membersYield = true }()
 	}
 	for _, item := range strings.Split(list, ",") {
 		t.Run(item, func(t *testing.T) {
@@ -267,6 +272,6 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	if signaled.IsZero() || lag > limit {
 		t.Errorf("%v of %s detected after %v, want at most %v", sig, victim, lag, limit)
 	}
-	t.Logf("SCALE workers=%d signal=%v detected-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), rep.Cause)
+	t.Logf("SCALE workers=%d signal=%v detected-after=%v process-gone-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), f.deathLag().Round(time.Millisecond), rep.Cause)
 	assertGone(t, f.allPIDs())
 }

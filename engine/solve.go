@@ -66,6 +66,9 @@ type SolveResult struct {
 	Send       time.Duration
 	Wait       time.Duration
 	Sweeps     jobs.SweepHist // compute time per sweep (the node's trace)
+	// Traffic is what another process moved for the node (gridapp.Host's
+	// Usage), beside the endpoint's own counters.
+	Traffic []NetTraffic
 
 	counted int // sweeps the iteration limit counted (activity graph: see activityRun.exhausted)
 }
@@ -347,7 +350,7 @@ func (s *solver) emit(now time.Time, err error) {
 		return
 	}
 	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.iter, Sigma: s.sigma,
-		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait}
+		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait, Traffic: slices.Clone(s.res.Traffic)}
 	if err != nil {
 		st.Err = bare(err.Error()) // shown after the node's name
 	}

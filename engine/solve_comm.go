@@ -113,3 +113,38 @@ func (c comm) Progress(iteration int, sigma float64) {
 	c.s.iter, c.s.sigma = iteration, sigma
 	c.s.maybeReport(time.Now())
 }
+
+// Scheme is gridapp.Host's: the job's scheme.
+func (c comm) Scheme() string { return string(c.s.t.Scheme) }
+
+// Detector is gridapp.Host's: the run's termination detector.
+func (c comm) Detector() string { return string(c.s.detector) }
+
+// Link is gridapp.Host's: this node's link to neighbour i.
+func (c comm) Link(i int) (network, local string, err error) {
+	l, err := c.link(i)
+	if err != nil {
+		return "", "", err
+	}
+	for _, st := range c.s.ep.Stats().Links {
+		if st.Peer == l.peer && st.Up {
+			return st.Network, st.Local, nil
+		}
+	}
+	return "", "", fmt.Errorf("engine: no link up to rank %d", l.rank)
+}
+
+// Usage is gridapp.Host's: the times and traffic of the process the part
+// handed the computation to, shown as the node's (its traffic beside the
+// worker's own links').
+func (c comm) Usage(u gridapp.Usage) {
+	s := c.s
+	s.res.Compute, s.res.Send, s.res.Wait = u.Compute, u.Send, u.Wait
+	s.res.Traffic = s.res.Traffic[:0]
+	for _, t := range u.Traffic {
+		s.res.Traffic = append(s.res.Traffic, NetTraffic{Network: t.Network, Messages: t.Messages, Bytes: t.Bytes, Skipped: t.Skipped})
+	}
+}
+
+// Key is gridapp.Host's: a run id and secret derived from the run's.
+func (c comm) Key(label string) ([16]byte, []byte) { return c.s.ep.DeriveKey(label) }

@@ -7,9 +7,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -153,4 +156,31 @@ func transientDial(err error) bool {
 	return timedOut || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EAGAIN) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// membersYield turns yieldMembers on (the scale trials turn it off to
+// compare).
+var membersYield = true
+
+// yieldMembers lets the coordinators of a crowded local run go first: when
+// the run has more workers than crowdFactor per CPU of this host (a
+// thousand one-core workers on a few cores), every worker that coordinates
+// nothing is made to give way to those that do (deploy's Worker.Yield,
+// which only local workers heed), and the coordinators keep their priority.
+// A coordinator's fair share of such a host is too small to take its
+// members' statuses and heartbeats as they come, and the silences it
+// measures then grow with its backlog; a member needs far less than its
+// share to keep up with its own messages. Smaller runs are left as they are:
+// their processes share the host evenly.
+func yieldMembers(groups []jobs.Group, workers map[string]*deploy.Worker) {
+	if !membersYield || len(workers) <= crowdFactor*runtime.NumCPU() {
+		return
+	}
+	coords := map[string]bool{}
+	for _, g := range groups {
+		coords[g.Coordinator] = true
+	}
+	for name, w := range workers {
+		w.Yield(!coords[name])
+	}
 }

@@ -185,6 +185,8 @@ func (s *submission) execute(ctx context.Context) (*Report, error) {
 		return s.report(), fmt.Errorf("engine: submitter endpoint: %w", err)
 	}
 	defer s.ep.Close()
+	s.live.heardBy(s.ep)
+	yieldMembers(s.plan.Groups, s.workers)
 	if err := s.assign(ctx, tasks); err != nil {
 		if ctx.Err() != nil {
 			s.abort(ctx) // not the coordinator's fault

@@ -171,6 +171,7 @@ func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
 		data.Close()
 		return fmt.Errorf("engine: worker %s: control endpoint: %w", n.boot.Node, err)
 	}
+	n.live.heardBy(n.ctrl)
 	return nil
 }
 
@@ -358,11 +359,25 @@ func (n *node) tickLoop(ctx context.Context) {
 			n.tickJob(ctx, now)
 			n.tickCoord(ctx, now)
 			for _, p := range n.live.check(prev, now) {
+				n.logSilent(p)
 				n.peerLost(ctx, p.ID, p.silence())
 			}
 			prev = now
 		}
 	}
+}
+
+// logSilent logs what this node knows of a peer it names for its silence:
+// when the peer's last message reached the control endpoint (taken or
+// not) and whether the endpoint still has a link to it — what tells a
+// peer that sent nothing from messages lost on the way.
+func (n *node) logSilent(p lostPeer) {
+	arrived := "never"
+	if at := n.ctrl.HeardAt(p.ID); !at.IsZero() {
+		arrived = time.Since(at).Round(time.Millisecond).String() + " ago"
+	}
+	n.log.Warn("engine: peer silent", "peer", p.Name, "silent", p.Silent.Round(time.Millisecond),
+		"starting", p.Starting, "last_arrival", arrived, "linked", slices.Contains(n.ctrl.Peers(), p.ID))
 }
 
 // linkDown handles the loss of a control link. A parent that closed its

@@ -132,7 +132,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	}
 	hdr := resultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
-		Count: len(res.Values), Traffic: traffic(data), Route: firstReason(dialled), Dialled: dialled, PeakRSS: peakRSS(),
+		Count: len(res.Values), Traffic: addTraffic(traffic(data), res.Traffic), Route: firstReason(dialled), Dialled: dialled, PeakRSS: peakRSS(),
 		Sweeps: res.Sweeps, Links: linkTraces(data, handshakes, t.Neighbours...)}
 	job.finish(hdr)
 	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
@@ -347,7 +347,7 @@ func (n *node) sendResult(ctx context.Context, parent rmnp.PeerID, hdr resultHea
 // update records the latest sample from Solve (called at most every ~100 ms).
 func (j *jobState) update(s NodeStatus, data *rmnp.Endpoint) {
 	s.Node, s.Rank, s.Group = j.task.Node, j.task.Rank, j.task.Group
-	s.Traffic = traffic(data)
+	s.Traffic = addTraffic(traffic(data), s.Traffic)
 	s.PeakRSS, s.Load = peakRSS(), hostLoad()
 	j.mu.Lock()
 	if j.latest.State != StateTerminated && j.latest.State != StateFailed {
@@ -418,6 +418,24 @@ func (n *node) tickJob(ctx context.Context, now time.Time) {
 	if m != nil {
 		n.post(ctx, job.parent, m)
 	}
+}
+
+// addTraffic adds more's counters to those of the same network in t, and
+// appends the others.
+func addTraffic(t, more []NetTraffic) []NetTraffic {
+next:
+	for _, m := range more {
+		for i := range t {
+			if t[i].Network == m.Network {
+				t[i].Messages += m.Messages
+				t[i].Bytes += m.Bytes
+				t[i].Skipped += m.Skipped
+				continue next
+			}
+		}
+		t = append(t, m)
+	}
+	return t
 }
 
 // traffic converts the data endpoint's per-network counters.

@@ -53,6 +53,14 @@ type Config struct {
 	// MaxPendingHandshakes bounds the accepted connections whose handshake has not
 	// ended; beyond it a new connection is closed at once. Zero means 256.
 	MaxPendingHandshakes int
+	// ReadPoll, if positive, makes a read that finds the socket empty wait
+	// up to that long in a poll(2) of its own thread (Linux) before it
+	// parks in the runtime's poller: the bytes then wake the very thread
+	// that reads them. It is for a goroutine locked to its thread, as a
+	// callback from C is (apps/exec's in-process programs), whose every
+	// wake-up by the poller is a hand-off between two threads; a
+	// cancellation or a deadline is seen within ReadPoll.
+	ReadPoll time.Duration
 	// MaxPendingPerSource bounds the pending handshakes from one source address
 	// (all Unix-socket peers count as one), so that one host cannot take every
 	// place. Zero means 64.

@@ -18,8 +18,12 @@
 // through the runtime's poller, without the runtime's system-call bookkeeping for
 // transfers up to 128 KiB. TCP links on a path of sub-millisecond round trip leave a
 // pacing congestion control such as BBR, whose bandwidth estimate can hold a
-// connection's large messages at half speed (Config.CongestionControl). Counters per
-// link and per network are atomics (Stats).
+// connection's large messages at half speed (Config.CongestionControl). An endpoint
+// whose Receives come from a goroutine locked to its thread (a callback from C: apps/exec's
+// in-process programs) can have its reads wait in a poll(2) of that thread before the
+// runtime's poller (Config.ReadPoll), so that the bytes wake the thread that reads them.
+// DeriveKey gives another set of endpoints of the same run a run id and secret of their
+// own. Counters per link and per network are atomics (Stats).
 //
 // A Gateway relays the links between two sites whose nodes cannot reach each other
 // (PACX-MPI): a worker dials its site's gateway with a gw:// address (GatewayAddr),

@@ -2,6 +2,8 @@ package rmnp
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -349,6 +351,22 @@ func (e *Endpoint) Peers() []PeerID {
 	return ids
 }
 
+// HeardAt returns when the last CTRL message from id was read off its link
+// (buffered or handed to a Receive), whether or not it was received yet:
+// a watcher whose receive loop runs behind can tell a silent peer from one
+// whose messages wait in its own queue. It is zero if none came.
+func (e *Endpoint) HeardAt(id PeerID) time.Time {
+	p := e.lookupPeer(id)
+	if p == nil {
+		return time.Time{}
+	}
+	at := p.ctrlAt.Load()
+	if at == 0 {
+		return time.Time{}
+	}
+	return monoBase.Add(time.Duration(at - 1))
+}
+
 // WaitPeer blocks until a link to id is up (dialed by either side), ctx is done or
 // the endpoint closes.
 func (e *Endpoint) WaitPeer(ctx context.Context, id PeerID) error {
@@ -426,4 +444,21 @@ func (e *Endpoint) closeWithin(wait time.Duration) error {
 		}
 	})
 	return nil
+}
+
+// DeriveKey returns a run id and a secret for another set of endpoints of
+// the same run (apps/exec's in-process programs: their links must not
+// accept this endpoint's peers, nor their secret open this endpoint's),
+// derived from this endpoint's by HMAC-SHA256 with label. Every endpoint
+// of the run derives the same pair for the same label.
+func (e *Endpoint) DeriveKey(label string) (run [16]byte, secret []byte) {
+	h := hmac.New(sha256.New, e.cfg.Secret)
+	h.Write([]byte("rmnp derived secret\x00" + label + "\x00"))
+	h.Write(e.cfg.RunID[:])
+	secret = h.Sum(nil)
+	h = hmac.New(sha256.New, e.cfg.Secret)
+	h.Write([]byte("rmnp derived run\x00" + label + "\x00"))
+	h.Write(e.cfg.RunID[:])
+	copy(run[:], h.Sum(nil))
+	return run, secret
 }

@@ -33,7 +33,7 @@ func init() {
 func (f *framedConn) init(c net.Conn) {
 	f.c = c
 	f.wbuf = make([]byte, frameAlign+smallWrite)
-	f.sock.init(c)
+	f.sock.init(c, 0)
 }
 
 // Write sends buf as one DATA frame.

@@ -95,7 +95,7 @@ func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link
 	l.rd.resume.Stop()
 	l.rd.now = make(chan struct{}, 1)
 	l.fr.retry = l.interrupted
-	l.sock.init(c)
+	l.sock.init(c, e.cfg.ReadPoll)
 	l.fr.src = &l.sock
 	l.c.lastWrite.Store(time.Now().UnixNano())
 	return l

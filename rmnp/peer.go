@@ -47,6 +47,7 @@ type peer struct {
 	free     []*msg
 	buffered int
 	lastCtrl uint64        // arrival of the last buffered CTRL: async DATA never merges across it
+	ctrlAt   atomic.Int64  // monoNow when the last CTRL message was read off a link (0: none)
 	space    chan struct{} // signalled when buffered shrinks
 	links    []*link       // live links, oldest first
 	first    atomic.Pointer[link]
@@ -185,6 +186,7 @@ func (p *peer) deliver(l *link, h *header, background bool) error {
 	m.arrival = p.e.arrival.Add(1)
 	if idx == 0 {
 		p.lastCtrl = m.arrival
+		p.ctrlAt.Store(monoNow())
 	}
 	if k := len(ib.q); async && k > 0 && ib.q[k-1].async && ib.q[k-1].arrival > p.lastCtrl {
 		old := ib.q[k-1]
@@ -236,6 +238,7 @@ func (p *peer) completePosted(l *link, h *header, pr *posted) {
 	pr.completed, pr.n = true, int(h.raw())
 	if h.kind() == CTRL {
 		p.lastCtrl = p.e.arrival.Add(1)
+		p.ctrlAt.Store(monoNow())
 	}
 	switch {
 	case pr.direct == l:

@@ -405,3 +405,35 @@ func TestCloseFailsPendingOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestHeardAt checks that HeardAt tells when a peer's last CTRL message
+// arrived, before it is received, and that DATA does not count.
+func TestHeardAt(t *testing.T) {
+	each(t, func(t *testing.T, tr string) {
+		ctx := testCtx(t)
+		a, b := pair(t, tr, LinkOptions{Network: tr})
+		if at := b.HeardAt(1); !at.IsZero() {
+			t.Fatalf("HeardAt before any message = %v, want zero", at)
+		}
+		if at := b.HeardAt(9); !at.IsZero() {
+			t.Fatalf("HeardAt of an unknown peer = %v, want zero", at)
+		}
+		if err := a.Send(ctx, 2, msgOf(1), DATA); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if at := b.HeardAt(1); !at.IsZero() {
+			t.Fatalf("HeardAt after DATA only = %v, want zero", at)
+		}
+		before := time.Now()
+		if err := a.Send(ctx, 2, msgOf(2), CTRL); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the CTRL message", func() bool { return !b.HeardAt(1).IsZero() })
+		if at := b.HeardAt(1); at.Before(before) || at.After(time.Now()) {
+			t.Fatalf("HeardAt = %v, want between %v and now", at, before)
+		}
+	})
+}

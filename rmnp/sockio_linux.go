@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -48,10 +49,12 @@ type sysCall struct {
 	n     int
 	errno syscall.Errno
 	fn    func(fd uintptr) bool
+	poll  int64 // reads: Config.ReadPoll in ns (0: none)
 }
 
-func (s *sockIO) init(c net.Conn) {
+func (s *sockIO) init(c net.Conn, poll time.Duration) {
 	s.conn.c = c
+	s.rd.poll = int64(poll)
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return
@@ -84,11 +87,26 @@ func (c *sysCall) call(fd uintptr) bool {
 	} else {
 		r, _, e = syscall.Syscall(trap, fd, a1, a2)
 	}
+	if (e == syscall.EAGAIN || e == syscall.EINTR) && c.poll > 0 && pollIn(fd, c.poll) {
+		r, _, e = syscall.Syscall(trap, fd, a1, a2)
+	}
 	if e == syscall.EAGAIN || e == syscall.EINTR {
 		return false
 	}
 	c.n, c.errno = int(r), e
 	return true
+}
+
+// pollIn waits up to ns nanoseconds in ppoll(2) for fd to be readable (or
+// to fail), blocking the calling thread, and reports whether it is.
+func pollIn(fd uintptr, ns int64) bool {
+	pfd := struct {
+		fd             int32
+		events, revent int16
+	}{fd: int32(fd), events: 0x1} // POLLIN
+	ts := syscall.NsecToTimespec(ns)
+	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	return e == 0 && n > 0
 }
 
 // set fills the vector with the non-empty buffers.

@@ -2,13 +2,16 @@
 
 package rmnp
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
 // sockIO is the net.Conn's own I/O where raw vectored I/O is not wired: no
 // speculative reads.
 type sockIO struct{ connIO }
 
-func (s *sockIO) init(c net.Conn) { s.c = c }
+func (s *sockIO) init(c net.Conn, _ time.Duration) { s.c = c }
 
 func (s *sockIO) ok() bool { return false }
 

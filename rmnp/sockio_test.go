@@ -47,8 +47,8 @@ func TestSockIOWithoutDescriptor(t *testing.T) {
 	defer c1.Close()
 	defer c2.Close()
 	var w, r sockIO
-	w.init(c1)
-	r.init(c2)
+	w.init(c1, 0)
+	r.init(c2, 0)
 	if w.ok() {
 		t.Fatal("a pipe has no descriptor to read speculatively")
 	}

@@ -42,6 +42,8 @@ func (App) Params() []gridapp.Param {
 		gridapp.FloatParam("eps", 1e-8, 0, math.MaxFloat64, "threshold of the local test σ < eps").Above(),
 		gridapp.IntParam("max_iter", 0, 0, 1_000_000_000, "iteration limit (0: none)"),
 		gridapp.FloatParam("spin", 0, 0, 1e6, "microseconds the worker and the program poll for each other's next turn, yielding the CPU, before they sleep (0: sleep at once); for hosts with a core free for each worker and its program"),
+		gridapp.StringParam("link", linkWindow, []string{linkWindow, linkInprocess}, "window: the worker is the node's RMNP endpoint and the program takes turns with it through a shared window; inprocess: the program is the endpoint itself, through libgridhpc_inproc.so (see docs/APPLICATIONS.md)"),
+		gridapp.StringParam("library", "", nil, "link = inprocess: the path of libgridhpc_inproc.so on every host (\"\": beside the program)"),
 		gridapp.FloatParam("timeout", 60, 0, 86400, "seconds a program may take for one iteration (or to start) before it counts as hung").Above(),
 	}
 }
@@ -116,17 +118,34 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 	if err != nil {
 		return nil, err
 	}
+	timeout := time.Duration(v.Float("timeout") * float64(time.Second))
+	args := strings.Fields(v.String("args"))
+	if v.String("link") == linkInprocess {
+		lib, err := libraryPath(v.String("library"), path)
+		if err != nil {
+			return nil, err
+		}
+		win, err := newWindow(8) // the program's iteration count
+		if err != nil {
+			return nil, err
+		}
+		p, err := startProgram(path, args, sub.Rank, sub.Cores, win, 0, linkEnv+"="+linkInprocess, libEnv+"="+lib)
+		if err != nil {
+			win.close()
+			return nil, err
+		}
+		return newInprocPart(p, win, m, v, timeout), nil
+	}
 	win, err := newWindow(16 * halo * len(sub.Neighbours)) // out and in per neighbour
 	if err != nil {
 		return nil, err
 	}
 	spin := time.Duration(v.Float("spin") * float64(time.Microsecond))
-	p, err := startProgram(path, strings.Fields(v.String("args")), sub.Rank, sub.Cores, win, spin)
+	p, err := startProgram(path, args, sub.Rank, sub.Cores, win, spin, linkEnv+"="+linkWindow)
 	if err != nil {
 		win.close()
 		return nil, err
 	}
-	timeout := time.Duration(v.Float("timeout") * float64(time.Second))
 	return newPart(p, win, m, timeout)
 }
 

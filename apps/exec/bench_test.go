@@ -70,10 +70,12 @@ func (p *nullPart) Close()                 {}
 // BenchmarkIteration measures one synchronous iteration on 2 worker
 // processes of the local grid, halos of 8 B and 4 MiB each way: the exec
 // bridge with testdata/null.c (GRID_Receive, GRID_Send, GRID_Iterate; c in
-// the window's buffers, c-copy from and into arrays of its own) and the
+// the window's buffers, c-copy from and into arrays of its own,
+// c-inprocess with link = "inprocess", in the library's buffers) and the
 // same null sweep as a Go application (ns/op is per iteration, the run's
 // wall time over its iterations; run with -benchtime Nx).
-// GRIDTUI_BENCH_SPIN sets the job's spin parameter (µs).
+// GRIDTUI_BENCH_SPIN sets the job's spin parameter (µs);
+// GRIDTUI_INPROC_LIB names a libgridhpc_inproc.so built already.
 func BenchmarkIteration(b *testing.B) {
 	for _, size := range []int{8, 4 << 20} {
 		name := strconv.Itoa(size) + "B"
@@ -81,12 +83,17 @@ func BenchmarkIteration(b *testing.B) {
 			name = strconv.Itoa(size>>20) + "MiB"
 		}
 		halo := strconv.Itoa(size / 8)
-		for _, mode := range []string{"c", "c-copy"} {
+		for _, mode := range []string{"c", "c-copy", "c-inprocess"} {
 			args := strings.TrimPrefix(mode, "c") // "-copy" or ""
 			b.Run(mode+"/"+name, func(b *testing.B) {
 				prog := build(b, "null", "gcc", append(cflags, "apps/exec/testdata/null.c", "apps/exec/gridhpc/gridhpc.c")...)
-				iterate(b, "exec", map[string]string{"program": prog, "items": "2", "halo": halo, "eps": "1e-300",
-					"args": strings.TrimPrefix(args, "-"), "spin": cmp.Or(os.Getenv("GRIDTUI_BENCH_SPIN"), "0")})
+				params := map[string]string{"program": prog, "items": "2", "halo": halo, "eps": "1e-300",
+					"args": strings.TrimPrefix(args, "-"), "spin": cmp.Or(os.Getenv("GRIDTUI_BENCH_SPIN"), "0")}
+				if mode == "c-inprocess" {
+					params["args"] = ""
+					inprocess(b, params)
+				}
+				iterate(b, "exec", params)
 			})
 		}
 		b.Run("go/"+name, func(b *testing.B) {

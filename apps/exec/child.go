@@ -46,7 +46,7 @@ type program struct {
 // death signal, and the worker's process group on a local grid). Both sides
 // poll for the other's next turn for spin before they sleep
 // (GRIDHPC_SPIN_NS).
-func startProgram(path string, args []string, rank, cores int, win *window, spin time.Duration) (*program, error) {
+func startProgram(path string, args []string, rank, cores int, win *window, spin time.Duration, env ...string) (*program, error) {
 	fds, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("exec: program %s: socket pair: %w", path, err)
@@ -69,6 +69,7 @@ func startProgram(path string, args []string, rank, cores int, win *window, spin
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.Env = append(os.Environ(), fdEnv+"=3", shmEnv+"=4", "GRIDHPC_RANK="+strconv.Itoa(rank),
 		spinEnv+"="+strconv.FormatInt(spin.Nanoseconds(), 10))
+	p.cmd.Env = append(p.cmd.Env, env...)
 	if os.Getenv("OMP_NUM_THREADS") == "" {
 		p.cmd.Env = append(p.cmd.Env, "OMP_NUM_THREADS="+strconv.Itoa(cores))
 	}

@@ -21,6 +21,25 @@
 // size fails the run with an error naming the node and the program, and the
 // program dies with its worker.
 //
+// With link = "inprocess" (the job's link parameter) the program is the
+// node itself: gridhpc.c loads libgridhpc_inproc.so, built from Go with
+// -buildmode=c-shared (the gridhpc/inproc directory; the gridtui binary
+// stays pure Go), which runs the engine's Solve — an RMNP endpoint of its
+// own linked to the neighbours' programs, the scheme, the detectors — on
+// a coroutine in the program's thread (guest.go, guest_part.go; the
+// library hands ServeGuest the engine's Solve, which this package cannot
+// import): a turn
+// of the program's loop is a stack switch, not a process hand-off. The
+// worker still starts and watches the program, and keeps the control
+// plane (inproc.go): it hands it its sub-task, a key derived from the
+// run's, the address to listen on (the worker's own on its link to the
+// first neighbour), trades the programs' addresses with the neighbours'
+// workers over its own links, relays the program's telemetry (its
+// heartbeat carries how long the program has held the turn: a hang),
+// sends its result up, and trades a farewell with the neighbours' workers
+// before the programs' endpoints close. Failures read as in the window
+// link. docs/APPLICATIONS.md says when to use which.
+//
 // The C library, its Fortran module and its Python binding are in the
 // gridhpc directory beside this package; examples/c-poisson,
 // examples/python-poisson and examples/fortran use them.

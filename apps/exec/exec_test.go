@@ -89,9 +89,10 @@ func TestRunCPoissonSync(t *testing.T) {
 	prog := cPoisson(t)
 	p := poisson.Problem{N: 32, Eps: 1e-8}
 	_, serialIters, _ := poisson.SerialSolve(p)
-	for _, nodes := range []int{1, 2, 4} {
-		t.Run(strconv.Itoa(nodes), func(t *testing.T) {
-			rep, err, _ := runExec(t, jobs.Synchronous, nodes, poissonParams(prog, p.N))
+	for _, tc := range linkCases([]int{1, 2, 4}) {
+		nodes := tc.n
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err, _ := runExec(t, jobs.Synchronous, nodes, withLink(t, tc.link, poissonParams(prog, p.N)))
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -99,6 +100,15 @@ func TestRunCPoissonSync(t *testing.T) {
 			for _, n := range rep.Nodes {
 				if n.Iterations != it {
 					t.Errorf("node %s: %d iterations, rank 0 %d", n.Node, n.Iterations, it)
+				}
+				// The halos show in the node's traffic, whoever moved them
+				// (in process: the program's endpoint).
+				var bytes uint64
+				for _, nt := range n.Traffic {
+					bytes += nt.Bytes
+				}
+				if halos := uint64(it * 8 * p.N * p.N); nodes > 1 && bytes < halos {
+					t.Errorf("node %s: traffic %+v, want at least the %d bytes of its halos", n.Node, n.Traffic, halos)
 				}
 			}
 			// The convergence tokens stop every rank after the serial loop
@@ -127,9 +137,9 @@ func TestRunCPoissonAsync(t *testing.T) {
 	if os.Getenv("GRIDTUI_LONG_TESTS") != "" {
 		runs = 20
 	}
-	for i := range runs {
-		t.Run(strconv.Itoa(i), func(t *testing.T) {
-			rep, err, _ := runExec(t, jobs.Asynchronous, 4, poissonParams(prog, p.N))
+	for _, tc := range linkCases(make([]int, runs)) {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err, _ := runExec(t, jobs.Asynchronous, 4, withLink(t, tc.link, poissonParams(prog, p.N)))
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -149,9 +159,11 @@ func TestRunCPoissonDetectors(t *testing.T) {
 	for _, tc := range []struct {
 		scheme   jobs.Scheme
 		detector jobs.Detector
-	}{{jobs.Hybrid, ""}, {jobs.Asynchronous, jobs.DetectSwitch}, {jobs.Hybrid, jobs.DetectSwitch}} {
-		t.Run(string(tc.scheme)+"/"+string(tc.detector), func(t *testing.T) {
-			spec := jobs.Spec{App: "exec", Params: poissonParams(prog, p.N), Scheme: tc.scheme, Detector: tc.detector,
+		link     string
+	}{{jobs.Hybrid, "", "window"}, {jobs.Asynchronous, jobs.DetectSwitch, "window"}, {jobs.Hybrid, jobs.DetectSwitch, "window"},
+		{jobs.Hybrid, "", "inprocess"}, {jobs.Asynchronous, jobs.DetectSwitch, "inprocess"}, {jobs.Hybrid, jobs.DetectSwitch, "inprocess"}} {
+		t.Run(tc.link+"/"+string(tc.scheme)+"/"+string(tc.detector), func(t *testing.T) {
+			spec := jobs.Spec{App: "exec", Params: withLink(t, tc.link, poissonParams(prog, p.N)), Scheme: tc.scheme, Detector: tc.detector,
 				Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}}, Cores: 1}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
@@ -187,32 +199,40 @@ func TestRunFailures(t *testing.T) {
 		"result":     {"result", jobs.Synchronous, "a call out of order"},
 		"abort":      {"abort", jobs.Asynchronous, "GRID_Abort: the matrix is singular"},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			pidFile := t.TempDir() + "/pids"
-			params := map[string]string{"program": prog, "args": tc.mode + " 1 5 " + pidFile, "items": "12", "timeout": "2", "eps": "1e-30"}
-			rep, err, pids := runExec(t, tc.scheme, 3, params)
-			if err == nil || !errors.Is(err, engine.ErrRunFailed) {
-				t.Fatalf("run: %v, want a failure", err)
-			}
-			want := fmt.Sprintf(`: rank 1: application failed "exec": exec: program %s on rank 1: %s`, prog, tc.want)
-			if !strings.Contains(err.Error(), want) || rep.FailedNode == "" || !strings.Contains(err.Error(), "node "+rep.FailedNode+": rank 1") {
-				t.Fatalf("error %q (failed node %q), want it to contain %q", err, rep.FailedNode, want)
-			}
-			b, _ := os.ReadFile(pidFile)
-			for _, f := range strings.Fields(string(b)) {
-				pid, _ := strconv.Atoi(f)
-				pids = append(pids, pid)
-			}
-			if len(pids) < 4 {
-				t.Fatalf("pids %v: want 3 workers and at least one program", pids)
-			}
-			for _, pid := range pids {
-				if stillRunning(pid, 3*time.Second) {
-					t.Errorf("process %d still runs 3s after the run", pid)
-				}
-			}
-		})
+	for _, link := range links {
+		for name, tc := range tests {
+			t.Run(link+"/"+name, func(t *testing.T) {
+				runFailure(t, prog, link, tc.mode, tc.scheme, tc.want)
+			})
+		}
+	}
+}
+
+// runFailure runs faulty.c in mode on rank 1 of 3 over link and checks
+// the error and that no process is left.
+func runFailure(t *testing.T, prog, link, mode string, scheme jobs.Scheme, wantErr string) {
+	pidFile := t.TempDir() + "/pids"
+	params := withLink(t, link, map[string]string{"program": prog, "args": mode + " 1 5 " + pidFile, "items": "12", "timeout": "2", "eps": "1e-30"})
+	rep, err, pids := runExec(t, scheme, 3, params)
+	if err == nil || !errors.Is(err, engine.ErrRunFailed) {
+		t.Fatalf("run: %v, want a failure", err)
+	}
+	want := fmt.Sprintf(`: rank 1: application failed "exec": exec: program %s on rank 1: %s`, prog, wantErr)
+	if !strings.Contains(err.Error(), want) || rep.FailedNode == "" || !strings.Contains(err.Error(), "node "+rep.FailedNode+": rank 1") {
+		t.Fatalf("error %q (failed node %q), want it to contain %q", err, rep.FailedNode, want)
+	}
+	b, _ := os.ReadFile(pidFile)
+	for _, f := range strings.Fields(string(b)) {
+		pid, _ := strconv.Atoi(f)
+		pids = append(pids, pid)
+	}
+	if len(pids) < 4 {
+		t.Fatalf("pids %v: want 3 workers and at least one program", pids)
+	}
+	for _, pid := range pids {
+		if stillRunning(pid, 3*time.Second) {
+			t.Errorf("process %d still runs 3s after the run", pid)
+		}
 	}
 }
 
@@ -247,22 +267,26 @@ func running(pid int) bool {
 // returns 0) on every node, below the job's max_iterations.
 func TestRunMaxIter(t *testing.T) {
 	prog := cPoisson(t)
-	params := poissonParams(prog, 16)
-	params["max_iter"] = "37"
-	rep, err, _ := runExec(t, jobs.Synchronous, 2, params)
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	for _, link := range links {
+		t.Run(link, func(t *testing.T) {
+			params := withLink(t, link, poissonParams(prog, 16))
+			params["max_iter"] = "37"
+			rep, err, _ := runExec(t, jobs.Synchronous, 2, params)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			for _, n := range rep.Nodes {
+				if n.Iterations != 37 {
+					t.Errorf("node %s: %d iterations, want 37", n.Node, n.Iterations)
+				}
+			}
+			if rep.Outcome != "not converged" {
+				t.Errorf("outcome %q, want not converged", rep.Outcome)
+			}
+			want, _, _ := poisson.SerialSolve(poisson.Problem{N: 16, Eps: math.SmallestNonzeroFloat64, MaxIter: 37})
+			sameBits(t, rep.Solution, want)
+		})
 	}
-	for _, n := range rep.Nodes {
-		if n.Iterations != 37 {
-			t.Errorf("node %s: %d iterations, want 37", n.Node, n.Iterations)
-		}
-	}
-	if rep.Outcome != "not converged" {
-		t.Errorf("outcome %q, want not converged", rep.Outcome)
-	}
-	want, _, _ := poisson.SerialSolve(poisson.Problem{N: 16, Eps: math.SmallestNonzeroFloat64, MaxIter: 37})
-	sameBits(t, rep.Solution, want)
 }
 
 // TestRunProgramMissing: a program missing on one host fails the run

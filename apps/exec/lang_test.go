@@ -33,15 +33,19 @@ func TestRunPythonPoisson(t *testing.T) {
 	t.Setenv("GRIDHPC_LIB", lib)
 	t.Setenv("PYTHONPATH", filepath.Join(repoDir(t), "apps", "exec", "gridhpc"))
 	p := poisson.Problem{N: 12, Eps: 1e-8}
-	params := poissonParams(py, p.N)
-	params["args"] = filepath.Join(repoDir(t), "examples", "python-poisson", "poisson.py") + " " + strconv.Itoa(p.N)
-	rep, err, _ := runExec(t, jobs.Synchronous, 2, params)
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	for _, link := range links {
+		t.Run(link, func(t *testing.T) {
+			params := withLink(t, link, poissonParams(py, p.N))
+			params["args"] = filepath.Join(repoDir(t), "examples", "python-poisson", "poisson.py") + " " + strconv.Itoa(p.N)
+			rep, err, _ := runExec(t, jobs.Synchronous, 2, params)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			it := rep.Nodes[0].Iterations
+			want, _, _ := poisson.SerialSolve(poisson.Problem{N: p.N, Eps: math.SmallestNonzeroFloat64, MaxIter: it})
+			sameBits(t, rep.Solution, want)
+		})
 	}
-	it := rep.Nodes[0].Iterations
-	want, _, _ := poisson.SerialSolve(poisson.Problem{N: p.N, Eps: math.SmallestNonzeroFloat64, MaxIter: it})
-	sameBits(t, rep.Solution, want)
 }
 
 // TestRunPythonWindow: a Python rod that computes its halos in the shared
@@ -54,12 +58,16 @@ func TestRunPythonWindow(t *testing.T) {
 	t.Setenv("PYTHONPATH", filepath.Join(repoDir(t), "apps", "exec", "gridhpc"))
 	const n = 30
 	script := filepath.Join(repoDir(t), "apps", "exec", "testdata", "rod.py")
-	rep, err, _ := runExec(t, jobs.Synchronous, 3, map[string]string{"program": py, "args": script + " " + strconv.Itoa(n),
-		"items": strconv.Itoa(n), "eps": "1e-9"})
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	for _, link := range links {
+		t.Run(link, func(t *testing.T) {
+			rep, err, _ := runExec(t, jobs.Synchronous, 3, withLink(t, link, map[string]string{"program": py, "args": script + " " + strconv.Itoa(n),
+				"items": strconv.Itoa(n), "eps": "1e-9"}))
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
+		})
 	}
-	sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
 }
 
 // TestRunFortranRod: the Fortran example (the ISO_C_BINDING module) on 3
@@ -71,11 +79,15 @@ func TestRunFortranRod(t *testing.T) {
 	obj := build(t, "gridhpc.o", "gcc", "-O2", "-c", "-D_GNU_SOURCE", "apps/exec/gridhpc/gridhpc.c")
 	prog := build(t, "rod", "gfortran", "-O2", "-ffp-contract=off", "-J", buildDir, "apps/exec/gridhpc/gridhpc.f90", "examples/fortran/rod.f90", obj)
 	const n = 40
-	rep, err, _ := runExec(t, jobs.Synchronous, 3, map[string]string{"program": prog, "args": strconv.Itoa(n), "items": strconv.Itoa(n), "eps": "1e-9"})
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	for _, link := range links {
+		t.Run(link, func(t *testing.T) {
+			rep, err, _ := runExec(t, jobs.Synchronous, 3, withLink(t, link, map[string]string{"program": prog, "args": strconv.Itoa(n), "items": strconv.Itoa(n), "eps": "1e-9"}))
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
+		})
 	}
-	sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
 }
 
 // serialRod is the rod's serial Jacobi loop, run for iters iterations.
@@ -98,21 +110,23 @@ func serialRod(n, iters int) []float64 {
 func TestRunWait(t *testing.T) {
 	prog := build(t, "wait", "gcc", append(cflags, "apps/exec/testdata/wait.c", "apps/exec/gridhpc/gridhpc.c", "-lm")...)
 	const n = 30
-	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
-		t.Run(string(scheme), func(t *testing.T) {
-			args := strconv.Itoa(n)
-			if scheme == jobs.Synchronous {
-				args += " sync"
-			}
-			rep, err, _ := runExec(t, scheme, 3, map[string]string{"program": prog, "args": args, "items": strconv.Itoa(n), "eps": "1e-9"})
-			if err != nil {
-				t.Fatalf("run: %v", err)
-			}
-			if scheme == jobs.Synchronous {
-				sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
-			} else if !(rep.Residual < 1e-9) {
-				t.Fatalf("residual %g, want < 1e-9", rep.Residual)
-			}
-		})
+	for _, link := range links {
+		for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
+			t.Run(link+"/"+string(scheme), func(t *testing.T) {
+				args := strconv.Itoa(n)
+				if scheme == jobs.Synchronous {
+					args += " sync"
+				}
+				rep, err, _ := runExec(t, scheme, 3, withLink(t, link, map[string]string{"program": prog, "args": args, "items": strconv.Itoa(n), "eps": "1e-9"}))
+				if err != nil {
+					t.Fatalf("run: %v", err)
+				}
+				if scheme == jobs.Synchronous {
+					sameBits(t, rep.Solution, serialRod(n, rep.Nodes[0].Iterations))
+				} else if !(rep.Residual < 1e-9) {
+					t.Fatalf("residual %g, want < 1e-9", rep.Residual)
+				}
+			})
+		}
 	}
 }

@@ -89,3 +89,23 @@ func locate(path, host string, rank int) (string, error) {
 	}
 	return full, nil
 }
+
+// libName is the in-process library's file name (link = "inprocess").
+const libName = "libgridhpc_inproc.so"
+
+// libraryPath returns the absolute path of libgridhpc_inproc.so on this
+// host: library as the job gives it (relative: to the worker's
+// directory), or beside the program.
+func libraryPath(library, program string) (string, error) {
+	if library == "" {
+		library = filepath.Join(filepath.Dir(program), libName)
+	}
+	abs, err := filepath.Abs(library)
+	if err != nil {
+		return "", fmt.Errorf("exec: library %s: %w", library, err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("exec: link = \"inprocess\" needs %s on every host: %w (build it with `go build -buildmode=c-shared -o %s ./apps/exec/gridhpc/inproc` in gridtui's source, and give its path in the library parameter)", libName, err, libName)
+	}
+	return abs, nil
+}

@@ -85,42 +85,61 @@ func newPart(p *program, win *window, sub subtaskMsg, timeout time.Duration) (*p
 
 // hello reads the program's GRID_Init and answers with its sub-task.
 func (pt *part) hello() error {
-	p := pt.p
-	p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
-	h, err := readHeader(p.in, pt.hdr[:])
-	if err != nil {
-		return pt.readErr(err, "without calling GRID_Init")
-	}
-	if h.kind != kindHello || h.len != 4 {
-		return p.fail("sent %s (%d bytes) first, want GRID_Init", kindName(h.kind), h.len)
-	}
-	if _, err := io.ReadFull(p.in, pt.hdr[:4]); err != nil {
-		return pt.readErr(err, "in GRID_Init")
-	}
-	if v := binary.LittleEndian.Uint32(pt.hdr[:4]); v != protocolVersion {
-		return p.fail("speaks protocol %d, this worker %d: rebuild it with this gridtui's gridhpc.c", v, protocolVersion)
+	if err := pt.p.readHello(pt.hdr[:], pt.timeout, protocolVersion, "rebuild it with this gridtui's gridhpc.c"); err != nil {
+		return err
 	}
 	return pt.reply(statusOK, pt.sub.encode())
 }
 
+// readHello reads the program's GRID_Init, whose protocol must be want.
+func (p *program) readHello(hdr []byte, timeout time.Duration, want uint32, rebuild string) error {
+	p.conn.SetReadDeadline(time.Now().Add(timeout))
+	h, err := readHeader(p.in, hdr)
+	if err != nil {
+		return p.readErr(err, timeout, "without calling GRID_Init")
+	}
+	if h.kind == kindAbort && h.flags == 1 { // gridhpc.c could not start
+		why := make([]byte, min(h.len, 4096))
+		io.ReadFull(p.in, why)
+		return p.fail("%s", why)
+	}
+	if h.kind != kindHello || h.len != 4 {
+		return p.fail("sent %s (%d bytes) first, want GRID_Init", kindName(h.kind), h.len)
+	}
+	if _, err := io.ReadFull(p.in, hdr[:4]); err != nil {
+		return p.readErr(err, timeout, "in GRID_Init")
+	}
+	if v := binary.LittleEndian.Uint32(hdr[:4]); v != want {
+		return p.fail("speaks protocol %d, this worker %d: %s", v, want, rebuild)
+	}
+	return nil
+}
+
 // readErr turns a failed read from the program into the run's error.
-func (pt *part) readErr(err error, while string) error {
+func (pt *part) readErr(err error, while string) error { return pt.p.readErr(err, pt.timeout, while) }
+
+// readErr turns a failed read from the program into the run's error:
+// hung (no call within timeout), a bad frame, or how it ended.
+func (p *program) readErr(err error, timeout time.Duration, while string) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return pt.p.fail("no call for %v %s (hung? the job's timeout parameter bounds it)", pt.timeout, while)
+		return p.fail("no call for %v %s (hung? the job's timeout parameter bounds it)", timeout, while)
 	}
 	if errors.Is(err, errBadFrame) {
-		return pt.p.fail("%v: does it link this gridtui's gridhpc.c?", err)
+		return p.fail("%v: does it link this gridtui's gridhpc.c?", err)
 	}
-	return pt.p.gone(while)
+	return p.gone(while)
 }
 
 // reply answers the program's blocking call.
-func (pt *part) reply(status int32, payload []byte) error {
+func (pt *part) reply(status int32, payload []byte) error { return replyTo(pt.p, status, payload) }
+
+// replyTo answers the program's blocking call (a reply frame).
+func replyTo(p *program, status int32, payload []byte) error {
 	var h [headerLen]byte
 	header{kind: kindReply, arg: status, len: uint64(len(payload))}.encode(h[:])
 	bufs := net.Buffers{h[:], payload}
-	if _, err := bufs.WriteTo(pt.p.conn); err != nil {
-		return pt.p.gone("while the worker answered it")
+	if _, err := bufs.WriteTo(p.conn); err != nil {
+		return p.gone("while the worker answered it")
 	}
 	return nil
 }

@@ -35,3 +35,8 @@ func executable(path string, _ fs.FileInfo) error { return unix.Access(path, uni
 
 // yield lets another runnable thread of this CPU run first.
 func yield() { syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// mapCounter maps the first 8 bytes of the worker's window (fd).
+func mapCounter(fd int) ([]byte, error) {
+	return syscall.Mmap(fd, 0, 8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+}

@@ -20,6 +20,8 @@ import (
 const (
 	headerLen       = 16
 	protocolVersion = 1
+	// inprocVersion is the hello of libgridhpc_inproc.so (link = "inprocess").
+	inprocVersion = 1001
 	// maxPayload bounds a frame from the program (a result of 2³¹ values).
 	maxPayload = 1 << 34
 )
@@ -33,7 +35,13 @@ const (
 	kindIterate = 5 // payload: f64 local σ, then 1 byte per neighbour sent to
 	kindResult  = 6 // payload: the part's values (f64)
 	kindAbort   = 7 // flags 1: gridhpc.c caught a bad call; payload: the reason
-	kindReply   = 16
+	// link = "inprocess" (inproc.go, guest.go): the program's library to
+	// its worker, JSON payloads but for the result's values.
+	kindAddr     = 8  // the program's RMNP address
+	kindProgress = 9  // guestProgress: telemetry, and a heartbeat every second
+	kindFailed   = 10 // guestFailure: the program's node failed the run
+	kindOutcome  = 11 // guestOutcome, then a kindResult frame with the values
+	kindReply    = 16
 )
 
 // Statuses of a reply.
@@ -62,7 +70,7 @@ func (h header) encode(b []byte) {
 func decodeHeader(b []byte) (header, error) {
 	h := header{kind: b[0], flags: b[1], arg: int32(binary.LittleEndian.Uint32(b[4:])), len: binary.LittleEndian.Uint64(b[8:])}
 	switch {
-	case h.kind < kindHello || h.kind > kindAbort:
+	case h.kind < kindHello || h.kind > kindOutcome:
 		return h, fmt.Errorf("%w: kind %d", errBadFrame, h.kind)
 	case b[2] != 0 || b[3] != 0:
 		return h, fmt.Errorf("%w: reserved bytes %#x %#x", errBadFrame, b[2], b[3])
@@ -89,6 +97,8 @@ func kindName(k uint8) string {
 		return "GRID_Result"
 	case kindAbort:
 		return "GRID_Abort"
+	case kindAddr, kindProgress, kindFailed, kindOutcome:
+		return fmt.Sprintf("an in-process frame (kind %d)", k)
 	}
 	return fmt.Sprintf("frame kind %d", k)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -25,7 +26,7 @@ func FuzzDecodeHeader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if h.kind < kindHello || h.kind > kindAbort || h.len > maxPayload {
+		if h.kind < kindHello || h.kind > kindOutcome || h.len > maxPayload {
 			t.Fatalf("decoded an unchecked header %+v", h)
 		}
 		var out [headerLen]byte
@@ -58,4 +59,28 @@ func TestSubtaskLayout(t *testing.T) {
 	if math.Float64frombits(le.Uint64(b[48:])) != 1e-8 || string(b[88:]) != "a=1\x00" || len(b) != 92 {
 		t.Errorf("eps or params: % x", b[48:])
 	}
+}
+
+// TestStringFloats: the address a worker trades with its neighbours'
+// survives the packing into CTRL values.
+func TestStringFloats(t *testing.T) {
+	for _, s := range []string{"", "tcp://127.0.0.1:4242", "unix:///tmp/gridhpc-123/p.sock", strings.Repeat("x", 200)} {
+		if got := floatsString(stringFloats(s)); got != s {
+			t.Errorf("%q: got %q", s, got)
+		}
+	}
+}
+
+// FuzzFloatsString: whatever a neighbour's worker sends, unpacking it
+// returns a string or "", never panics.
+func FuzzFloatsString(f *testing.F) {
+	f.Add(5.0, 1.5, 2.5)
+	f.Add(math.NaN(), 0.0, 0.0)
+	f.Add(-1.0, 0.0, 0.0)
+	f.Add(1e300, 0.0, 0.0)
+	f.Fuzz(func(t *testing.T, a, b, c float64) {
+		for n := range 4 {
+			floatsString([]float64{a, b, c}[:n])
+		}
+	})
 }

@@ -3,6 +3,7 @@ package gridapp
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Flags qualify a message of the low-level model, as the flags of GRID_Send,
@@ -92,3 +93,34 @@ type Failure struct{ Err error }
 func (f Failure) Error() string { return f.Err.Error() }
 
 func (f Failure) Unwrap() error { return f.Err }
+
+// Host is implemented by the Comm the engine gives a Calculator, for a
+// part that hands its node's computation to another process with links of
+// its own (apps/exec's in-process link): the run's scheme and detector by
+// their job names ("sync", "tokens"…), this node's link to neighbour i (its
+// network's label, "ethernet", and its address on it, "tcp://10.0.0.1:4242"
+// or "unix:///…": the network the pair's pre-flight chose), a run id and
+// secret for those links, the same on every node for the same label and
+// not the engine's own, and Usage to show that process's times and
+// traffic as the node's.
+type Host interface {
+	Scheme() string
+	Detector() string
+	Link(i int) (network, local string, err error)
+	Key(label string) (run [16]byte, secret []byte)
+	Usage(u Usage)
+}
+
+// Usage is what another process did for the node, so far: the times of
+// its sweeps, sends and waits, and its traffic per network.
+type Usage struct {
+	Compute, Send, Wait time.Duration
+	Traffic             []NetCount
+}
+
+// NetCount is one network's traffic: messages and bytes sent and
+// received, and asynchronous sends skipped or replaced.
+type NetCount struct {
+	Network                  string
+	Messages, Bytes, Skipped uint64
+}

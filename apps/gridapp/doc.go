@@ -133,4 +133,11 @@
 // exchange, test": it gets the environment's three detectors, the
 // send-skip and hybrid links for free; use Calculate only when the loop
 // itself is the method.
+//
+// A Calculator whose node's computation runs in another process with links
+// of its own (apps/exec with link = "inprocess") finds what it needs on the
+// Comm the engine gives it, which implements Host: the run's scheme and
+// detector, its link to each neighbour (network and address), a run id and
+// secret derived from the run's, and Usage, which shows that process's
+// times and traffic as the node's.
 package gridapp

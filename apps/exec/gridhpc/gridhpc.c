@@ -1,6 +1,11 @@
 /*
  * gridhpc.c - the program's side of gridtui's exec protocol (see gridhpc.h
- * and apps/exec/wire.go). Plain C99 and POSIX; no dependency.
+ * and apps/exec/wire.go). Plain C99 and POSIX, and glibc's <ucontext.h> for
+ * link = "inprocess" (link -ldl with a glibc older than 2.34).
+ *
+ * link = "inprocess" (gridhpc_inproc.h): the calls that wait for the
+ * environment switch to libgridhpc_inproc.so's coroutine instead of
+ * speaking to the worker; everything else is shared.
  *
  * Frame: kind (u8), flags (u8), 2 reserved bytes, arg (i32), payload length
  * (u64), little-endian, then the payload. The messages themselves move
@@ -10,9 +15,12 @@
  * worker's go with which halos are new.
  */
 #include "gridhpc.h"
+#include "gridhpc_inproc.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +48,8 @@ struct lib {
 	unsigned char *fresh; /* per neighbour: new values since the last receive */
 	unsigned char *sent;  /* per neighbour: sent in this turn (σ + these go with the next frame) */
 	unsigned char *frame; /* 8 bytes of σ, then sent */
+	struct gh_inproc *in; /* link = "inprocess": the library's coroutine, else NULL */
+	void *stack;          /* its stack */
 };
 #define L(s) ((struct lib *)(s)->priv)
 
@@ -157,6 +167,17 @@ static int reply(struct lib *l, void *buf, size_t max, size_t *len)
 	return (int32_t)get32(b + 4);
 }
 
+/* turn hands the turn to the in-process library with the request call and
+ * returns its answer: 0 go on, 1 stop, or a negative code. */
+static int turn(struct lib *l, int call)
+{
+	struct gh_inproc *in = l->in;
+	if (in->done) return in->status < 0 ? in->status : GRID_EFAILED;
+	in->call = call;
+	swapcontext(&in->prog, &in->lib);
+	return in->status;
+}
+
 /* fail tells the worker why a call broke the rules (the run fails with
  * it), and returns code. */
 static int fail(GRIDSubtask *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -169,7 +190,14 @@ static int fail(GRIDSubtask *s, int code, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0) n = 0;
 	if ((size_t)n >= sizeof why) n = sizeof why - 1;
-	if (L(s)->state != S_BROKEN) sendv(L(s), K_ABORT, 1, 0, why, (size_t)n);
+	if (L(s)->state != S_BROKEN) {
+		if (L(s)->in) {
+			L(s)->in->rule = 1;
+			L(s)->in->reason = why;
+			turn(L(s), GH_ABORT);
+		} else
+			sendv(L(s), K_ABORT, 1, 0, why, (size_t)n);
+	}
 	L(s)->state = S_BROKEN;
 	return code;
 }
@@ -218,6 +246,104 @@ static int subtask(GRIDSubtask *s, const unsigned char *b, size_t n)
 	return GRID_OK;
 }
 
+/* INPROC_STACK is the size of the in-process library's stack: the Go
+ * runtime's system stack for the program's thread (Go code itself runs on
+ * stacks of its own). */
+#define INPROC_STACK (1 << 20)
+
+static struct gh_inproc *inproc_cur;
+static gh_serve_fn inproc_serve;
+
+/* inproc_main is the library's coroutine: it runs the node until the run
+ * is over for this program, then the program's context resumes (uc_link). */
+static void inproc_main(void)
+{
+	struct gh_inproc *in = inproc_cur;
+	in->status = inproc_serve(in);
+	in->done = 1;
+}
+
+/* inproc_fault is the handler of a fault in the program's own code once
+ * the Go runtime is loaded: the runtime forwards the faults of code that
+ * is not Go's to the handler it found (a fault in its own code is its
+ * own), and this one restores the default action, so that the fault kills
+ * the program with its signal as it would without the library. */
+static void inproc_fault(int sig)
+{
+	signal(sig, SIG_DFL);
+}
+
+static void inproc_faults(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = inproc_fault;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/* inproc_fail tells the worker why the in-process library cannot run
+ * (instead of the hello: the run fails with it) and on stderr. */
+static int inproc_fail(struct lib *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int inproc_fail(struct lib *l, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (n < 0) n = 0;
+	if ((size_t)n >= sizeof why) n = sizeof why - 1;
+	fprintf(stderr, "gridhpc: link = \"inprocess\": %s\n", why);
+	sendv(l, K_ABORT, 1, 0, why, (size_t)n);
+	return GRID_ELIB;
+}
+
+/* inproc_init loads the in-process library (GRIDHPC_INPROCESS_LIB), starts
+ * its coroutine, and takes the sub-task it hands over once the node is
+ * linked to its neighbours. */
+static int inproc_init(GRIDSubtask *s, struct lib *l)
+{
+	const char *path = getenv("GRIDHPC_INPROCESS_LIB");
+	if (!path || !*path) return inproc_fail(l, "GRIDHPC_INPROCESS_LIB is not set");
+	if (inproc_cur) return inproc_fail(l, "GRID_Init called twice");
+	inproc_faults();
+	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!dl) return inproc_fail(l, "cannot load %s", dlerror());
+	*(void **)&inproc_serve = dlsym(dl, "gridhpc_serve");
+	if (!inproc_serve) return inproc_fail(l, "%s has no gridhpc_serve: is it libgridhpc_inproc.so?", path);
+	struct gh_inproc *in = calloc(1, sizeof *in);
+	void *stack = mmap(NULL, INPROC_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (!in || stack == MAP_FAILED) {
+		free(in);
+		return GRID_EIO;
+	}
+	l->in = in, l->stack = stack, inproc_cur = in;
+	in->version = GH_INPROC_VERSION;
+	in->fd = l->fd;
+	l->fd = -1; /* the library owns the socket */
+	getcontext(&in->lib);
+	in->lib.uc_stack.ss_sp = stack;
+	in->lib.uc_stack.ss_size = INPROC_STACK;
+	in->lib.uc_link = &in->prog;
+	makecontext(&in->lib, inproc_main, 0);
+	swapcontext(&in->prog, &in->lib);
+	if (in->done || in->status != GRID_OK || !in->subtask) return in->status < 0 ? in->status : GRID_EPROTO;
+	int rc = subtask(s, in->subtask, (size_t)in->subtask_len);
+	free(in->subtask);
+	in->subtask = NULL;
+	if (rc != GRID_OK) return rc;
+	if (l->winsize && !(l->win = calloc(1, l->winsize))) return GRID_EIO;
+	in->win = l->win, in->winsize = l->winsize;
+	in->sent = l->sent, in->fresh = l->fresh, in->nneighbours = s->nneighbours;
+	l->state = S_RUN;
+	return GRID_OK;
+}
+
 int GRID_Init(GRIDSubtask *s)
 {
 	memset(s, 0, sizeof *s);
@@ -227,6 +353,8 @@ int GRID_Init(GRIDSubtask *s)
 	s->priv = l;
 	l->state = S_BROKEN;
 	if ((l->fd = envfd("GRIDHPC_FD")) < 0) return GRID_ENOENV;
+	const char *link = getenv("GRIDHPC_LINK");
+	if (link && strcmp(link, "inprocess") == 0) return inproc_init(s, l);
 	int shm = envfd("GRIDHPC_SHM_FD");
 	if (shm < 0) return GRID_ENOENV;
 	const char *spin = getenv("GRIDHPC_SPIN_NS");
@@ -284,8 +412,15 @@ static int usable(GRIDSubtask *s, int want)
 static int proceed(GRIDSubtask *s)
 {
 	size_t n = 0;
-	spinwait(L(s));
-	int rc = reply(L(s), L(s)->fresh, s->nneighbours, &n);
+	int rc;
+	if (L(s)->in) {
+		rc = L(s)->in->status;
+		n = s->nneighbours; /* the library wrote fresh itself */
+		if (rc < 0) L(s)->state = S_BROKEN;
+	} else {
+		spinwait(L(s));
+		rc = reply(L(s), L(s)->fresh, s->nneighbours, &n);
+	}
 	if (rc == 1) {
 		L(s)->state = S_STOPPED;
 		return 0;
@@ -304,7 +439,7 @@ static int proceed(GRIDSubtask *s)
 static int await(GRIDSubtask *s)
 {
 	if (L(s)->go) return GRID_OK;
-	int rc = sendv(L(s), K_RECEIVE, DATA_FLAG, 0, L(s)->sent, s->nneighbours);
+	int rc = L(s)->in ? (turn(L(s), GH_RECEIVE), GRID_OK) : sendv(L(s), K_RECEIVE, DATA_FLAG, 0, L(s)->sent, s->nneighbours);
 	memset(L(s)->sent, 0, s->nneighbours);
 	if (rc) return rc;
 	rc = proceed(s);
@@ -364,6 +499,12 @@ int GRID_Iterate(GRIDSubtask *s, double sigma)
 {
 	int rc = usable(s, S_RUN);
 	if (rc) return rc;
+	if (L(s)->in) {
+		L(s)->in->sigma = sigma;
+		turn(L(s), GH_ITERATE);
+		memset(L(s)->sent, 0, s->nneighbours);
+		return proceed(s);
+	}
 	uint64_t bits;
 	memcpy(&bits, &sigma, 8);
 	put64(L(s)->frame, bits);
@@ -379,8 +520,15 @@ int GRID_Result(GRIDSubtask *s, const double *values, size_t count)
 	if (rc) return rc;
 	if (count != s->result_size)
 		return fail(s, GRID_ESIZE, "GRID_Result of %zu values, want %llu", count, (unsigned long long)s->result_size);
-	if ((rc = sendv(L(s), K_RESULT, 0, 0, values, count * sizeof *values))) return rc;
-	rc = reply(L(s), NULL, 0, NULL);
+	if (L(s)->in) {
+		L(s)->in->values = values;
+		L(s)->in->count = count;
+		rc = turn(L(s), GH_RESULT);
+		if (rc < 0) L(s)->state = S_BROKEN;
+	} else {
+		if ((rc = sendv(L(s), K_RESULT, 0, 0, values, count * sizeof *values))) return rc;
+		rc = reply(L(s), NULL, 0, NULL);
+	}
 	if (rc == GRID_OK) L(s)->state = S_DONE;
 	return rc;
 }
@@ -390,6 +538,14 @@ int GRID_Finalize(GRIDSubtask *s)
 	struct lib *l = L(s);
 	if (!l) return GRID_ESTATE;
 	int ok = l->state == S_DONE;
+	if (l->in) {
+		if (!l->in->done) turn(l, GH_FINAL);
+		free(l->win); /* the library is done with it */
+		l->win = NULL;
+		if (l->stack) munmap(l->stack, INPROC_STACK);
+		free(l->in);
+		/* the library stays loaded: a Go runtime cannot be unloaded */
+	}
 	if (l->fd >= 0) close(l->fd);
 	if (l->win) munmap(l->win, l->winsize);
 	free(s->neighbours);
@@ -406,7 +562,12 @@ int GRID_Finalize(GRIDSubtask *s)
 
 int GRID_Abort(GRIDSubtask *s, const char *reason)
 {
-	if (s->priv && L(s)->state != S_BROKEN && L(s)->fd >= 0) sendv(L(s), K_ABORT, 0, 0, reason, strlen(reason));
+	if (s->priv && L(s)->state != S_BROKEN && L(s)->in) {
+		L(s)->in->rule = 0;
+		L(s)->in->reason = reason;
+		turn(L(s), GH_ABORT);
+	} else if (s->priv && L(s)->state != S_BROKEN && L(s)->fd >= 0)
+		sendv(L(s), K_ABORT, 0, 0, reason, strlen(reason));
 	if (s->priv) L(s)->state = S_BROKEN;
 	return GRID_OK;
 }
@@ -444,6 +605,7 @@ const char *GRID_Strerror(int code)
 	case GRID_ESTATE: return "a call out of order";
 	case GRID_ENOMSG: return "no neighbour has new values";
 	case GRID_EFAILED: return "the worker failed the run";
+	case GRID_ELIB: return "link = \"inprocess\": libgridhpc_inproc.so cannot run (why: on stderr, and in the run's error)";
 	}
 	return "unknown gridhpc code";
 }

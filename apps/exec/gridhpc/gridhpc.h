@@ -4,10 +4,27 @@
  *
  * gridtui's worker starts the program on every node with one end of a Unix
  * socket in GRIDHPC_FD and a memory window it shares with the program in
- * GRIDHPC_SHM_FD; this library speaks gridtui's framed protocol over the
- * socket (apps/exec/wire.go) and moves the messages through the window:
- * the worker sends a neighbour's values straight from it and writes the
- * values received straight into it. The environment owns the nodes, the networks,
+ * GRIDHPC_SHM_FD. The job's link parameter says who is the node's RMNP
+ * endpoint (GRIDHPC_LINK, set by the worker):
+ *
+ *  - link = "window" (the default): the worker. This library speaks
+ *    gridtui's framed protocol over the socket (apps/exec/wire.go) and
+ *    moves the messages through the window: the worker sends a
+ *    neighbour's values straight from it and writes the values received
+ *    straight into it. Needs nothing but this file.
+ *  - link = "inprocess": the program itself. GRID_Init loads
+ *    libgridhpc_inproc.so (GRIDHPC_INPROCESS_LIB, from the job's library
+ *    parameter; build it with `go build -buildmode=c-shared -o
+ *    libgridhpc_inproc.so ./apps/exec/gridhpc/inproc` in gridtui's source,
+ *    which needs Go and gcc), which runs the node's engine — its own RMNP
+ *    links to the neighbours' programs, the scheme, the detectors — on a
+ *    stack of its own in the program's thread: the calls below that wait
+ *    for the environment switch to it and back (swapcontext), with no
+ *    process or thread hand-off; the worker keeps the control plane
+ *    (sub-task, telemetry, result, failures). The same program binary
+ *    runs with either link.
+ *
+ * The environment owns the nodes, the networks,
  * the scheme (synchronous, asynchronous, hybrid), each link's mode and the
  * termination detectors; the program owns its values and its loop:
  *
@@ -33,10 +50,15 @@
  * Every message to a neighbour has exactly halo_size[i] bytes (the job's
  * halo parameter, in doubles); CTRL messages belong to the detectors.
  *
- * GRID_Iterate sleeps in read until the worker's answer; with the job's
- * spin parameter (GRIDHPC_SPIN_NS, set by the worker) it first polls for
- * it, yielding the CPU, and stops polling for a while when polls find
- * nothing.
+ * In link = "window", GRID_Iterate sleeps in read until the worker's
+ * answer; with the job's spin parameter (GRIDHPC_SPIN_NS, set by the
+ * worker) it first polls for it, yielding the CPU, and stops polling for a
+ * while when polls find nothing. In link = "inprocess", GRID_Iterate runs
+ * the exchange itself, and a receive waits in poll(2) on the program's
+ * thread; the Go runtime in the process has one P (GOMAXPROCS=1 unless the
+ * environment sets it) and its own few threads, and forwards a fault in
+ * the program's code to the handler this library installs (if the program
+ * has none), so that a crash kills the program with its signal.
  *
  * A call that breaks these rules (a wrong size, a rank that is not a
  * neighbour, CTRL_FLAG, a call out of order) fails the whole run with a
@@ -44,7 +66,7 @@
  * the negative code below, and the program should exit.
  *
  * Not thread-safe: call the library from one thread (OpenMP: outside the
- * parallel regions).
+ * parallel regions); in link = "inprocess", always the same thread.
  *
  * What the library does not do, by design of the iteration-level model:
  *  - GRID_Wait never blocks. The environment moves the messages between
@@ -90,6 +112,7 @@ extern "C" {
 #define GRID_ESTATE  (-7) /* a call out of order (e.g. GRID_Result before the stop) */
 #define GRID_ENOMSG  (-8) /* GRID_Wait: no neighbour's values are new */
 #define GRID_EFAILED (-9) /* the worker failed the run */
+#define GRID_ELIB   (-10) /* link = "inprocess": libgridhpc_inproc.so cannot be loaded (why: on stderr) */
 
 /* The sub-task, filled by GRID_Init. Read the public fields; do not write. */
 typedef struct GRIDSubtask {

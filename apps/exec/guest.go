@@ -111,7 +111,8 @@ type Solved struct {
 	Compute, Send, Wait time.Duration
 }
 
-// Solver runs the node (engine.Solve), reporting at most every ~100 ms.
+// Solver runs the node (engine.Solve), calling report at the pace the
+// engine reports a node's status to its coordinator.
 type Solver func(ctx context.Context, ep *rmnp.Endpoint, n Node, report func(Status)) (Solved, error)
 
 // inprocApp is the application the program's engine runs: the exec task

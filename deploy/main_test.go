@@ -19,7 +19,8 @@ import (
 // `<binary> worker`, and into the relay as `<binary> relay` (locally or after upload over SSH): ReadBoot, WriteHello,
 // wait for stdin EOF. Nodes named "crash…" exit with an error and nodes
 // named "mute…" never say hello, to test the failure paths; "deaf…" ignore
-// SIGTERM.
+// SIGTERM; "stuck…" do not exit when their stdin closes (only SIGKILL ends
+// them).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		os.Exit(testWorker())
@@ -70,6 +71,9 @@ func testWorker() int {
 		return 4
 	}
 	io.Copy(io.Discard, os.Stdin)
+	if strings.HasPrefix(b.Node, "stuck") {
+		select {}
+	}
 	return 0
 }
 

@@ -23,10 +23,19 @@ var ErrKilled = errors.New("killed (SIGKILL)")
 // out-of-memory killer ended the worker.
 var ErrOutOfMemory = errors.New("out of memory")
 
+// errKillSent is the end of a local worker to which SIGKILL was seen sent
+// before its process could be reaped (watchKill); it reads as the wait
+// status of a process killed by SIGKILL does.
+var errKillSent = errors.New("signal: killed")
+
 // killedHard reports whether err is the exit of a process ended by
-// SIGKILL: a local process's wait status, an SSH session's exit signal, or
-// the 128+9 status a remote shell gives for its killed child.
+// SIGKILL: a local process's wait status or its SIGKILL seen sent, an SSH
+// session's exit signal, or the 128+9 status a remote shell gives for its
+// killed child.
 func killedHard(err error) bool {
+	if errors.Is(err, errKillSent) {
+		return true
+	}
 	var xe *exec.ExitError
 	if errors.As(err, &xe) {
 		if ws, ok := xe.Sys().(syscall.WaitStatus); ok {

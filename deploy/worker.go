@@ -20,8 +20,12 @@ type Worker struct {
 	// Hello is what the worker reported when it started.
 	Hello Hello
 
-	done   chan struct{}
-	err    error // set before done is closed
+	done chan struct{}
+	err  error // set before done is closed
+	// gone, when set (a local worker), is closed once the process is
+	// reaped: done may close before, as soon as SIGKILL is seen sent to it.
+	gone   chan struct{}
+	ended  bool // exited has run (under mu): done is closed
 	stdin  io.WriteCloser
 	stderr *tailBuffer
 	stdout *tailBuffer // what it printed after its hello (a gateway's counters)
@@ -45,8 +49,20 @@ type Worker struct {
 // ErrWorkerExited is wrapped when a worker exits before it was stopped.
 var ErrWorkerExited = errors.New("deploy: worker exited")
 
-// Done is closed when the worker has exited.
+// Done is closed when the worker has exited, or, for a local worker, as
+// soon as SIGKILL is seen sent to its process (which then cannot but end,
+// though on a crowded host its last threads may take seconds to be
+// scheduled for their exit): see Gone.
 func (w *Worker) Done() <-chan struct{} { return w.done }
+
+// Gone is closed once the worker's process is gone: for a local worker when
+// it is reaped, for the others with Done.
+func (w *Worker) Gone() <-chan struct{} {
+	if w.gone != nil {
+		return w.gone
+	}
+	return w.done
+}
 
 // Err is nil while the worker runs and after a clean exit or Stop; it wraps
 // ErrWorkerExited (with the tail of the worker's stderr) otherwise.
@@ -88,7 +104,7 @@ func (w *Worker) WriteLine(v any) error {
 }
 
 // Stop closes the worker's stdin, waits up to Options.StopTimeout for it to
-// exit, kills it if it does not, and waits for it to be gone.
+// exit, kills it if it does not, and waits for it to be gone (Gone).
 func (w *Worker) Stop(ctx context.Context) error {
 	w.mu.Lock()
 	w.stopped = true
@@ -109,6 +125,11 @@ func (w *Worker) Stop(ctx context.Context) error {
 		return fmt.Errorf("deploy: stop worker %s on %s: %w", w.Hello.Node, w.Host.Name, ctx.Err())
 	}
 	w.kill() // the process group, for a local worker's children
+	select {
+	case <-w.Gone():
+	case <-ctx.Done():
+		return fmt.Errorf("deploy: stop worker %s on %s: killed, not yet gone: %w", w.Hello.Node, w.Host.Name, ctx.Err())
+	}
 	w.ev.emit(w.Host.Name, PhaseStopped, 1, "", nil)
 	return nil
 }
@@ -121,11 +142,17 @@ func (w *Worker) forceKill() {
 	w.kill()
 }
 
-// exited records how the worker ended and closes done.
+// exited records how the worker ended and closes done, the first time it
+// is called (a local worker's end is seen when SIGKILL is sent to it, and
+// again when it is reaped).
 func (w *Worker) exited(node string, err error) {
 	w.mu.Lock()
-	stopped := w.stopped
+	stopped, ended := w.stopped, w.ended
+	w.ended = true
 	w.mu.Unlock()
+	if ended {
+		return
+	}
 	if err != nil && !stopped {
 		tail := strings.TrimSpace(w.stderr.String())
 		if killedHard(err) {

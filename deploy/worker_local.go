@@ -41,7 +41,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	cmd := exec.Command(exe, b.subcommand())
 	cmd.Dir = wd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	w := &Worker{Host: h, done: make(chan struct{}), stderr: newTail(), stdout: newTail(), timeout: opt.stopTimeout(), ev: ev}
+	w := &Worker{Host: h, done: make(chan struct{}), gone: make(chan struct{}), stderr: newTail(), stdout: newTail(), timeout: opt.stopTimeout(), ev: ev}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -67,12 +67,20 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	}
 	pf := filepath.Join(wd, pidFile(b.Node))
 	os.WriteFile(pf, []byte(strconv.Itoa(pgid)+"\n"), 0o600)
+	// The kill watch, stopped (and waited for) before the process is
+	// reaped: its pid is not reused while the console has not waited for it.
+	stopWatch, watchEnded := make(chan struct{}), make(chan struct{})
 	reap := func() error {
 		io.Copy(w.stdout, stdout) // returns at EOF, once the group is gone
-		return cmd.Wait()
+		close(stopWatch)
+		<-watchEnded
+		err := cmd.Wait()
+		close(w.gone)
+		return err
 	}
 	w.Hello, err = handshake(ctx, stdin, stdout, b, opt.helloTimeout(), w.kill)
 	if err != nil {
+		close(watchEnded)
 		w.kill()
 		reap()
 		os.Remove(pf)
@@ -83,6 +91,12 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	}
 	pid := w.Hello.PID
 	w.oomLine = localOOMKiller(pid)
+	go func() {
+		defer close(watchEnded)
+		// A process sent SIGKILL is ended as far as the run goes; on a
+		// crowded host it may be gone, and reaped, seconds later.
+		watchKill(pgid, killWatchInterval, stopWatch, func() { w.exited(b.Node, errKillSent) })
+	}()
 	go func() {
 		err := reap()
 		os.Remove(pf)

@@ -308,8 +308,11 @@ func stopWorkers(workers []*deploy.Worker, lost map[string]bool) {
 
 // stopLost kills a lost worker (Stop with an ended context closes its stdin
 // and kills it without waiting) and waits at most lostStopTimeout for it to
-// be gone. Stop runs on its own: on a cut-off host even closing the
-// session may block until its connection times out.
+// end. Stop runs on its own: on a cut-off host even closing the
+// session may block until its connection times out. A local worker seen
+// ended when SIGKILL was sent to it (deploy's kill watch) is then waited
+// for until its process is gone, at most stopTimeout: on a crowded host its
+// last threads may wait seconds to be scheduled for their exit.
 func stopLost(w *deploy.Worker) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -319,6 +322,13 @@ func stopLost(w *deploy.Worker) {
 	select {
 	case <-w.Done():
 	case <-t.C:
+		return
+	}
+	g := time.NewTimer(stopTimeout)
+	defer g.Stop()
+	select {
+	case <-w.Gone():
+	case <-g.C:
 	}
 }
 

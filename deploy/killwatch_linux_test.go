@@ -5,12 +5,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/internal/exithold"
 )
 
 func TestShdPndHasKill(t *testing.T) {
@@ -37,76 +38,15 @@ func TestShdPndHasKill(t *testing.T) {
 	}
 }
 
-// exitHold keeps one thread (not the main one) of a process from exiting:
-// it traces it (PTRACE_SEIZE with PTRACE_O_TRACEEXIT), so that once the
-// process is killed the thread stops before it exits, until released — as
-// a thread of a killed process on a crowded host waits for its turn to
-// run, only for as long as the test wants. Every ptrace request comes from
-// the one OS thread that traces.
-type exitHold struct {
-	pid  int
-	tid  int
-	req  chan func()
-	done chan struct{}
-}
-
-// holdExit traces a thread of pid other than its main one; it skips the
-// test where tracing is not allowed.
-func holdExit(t *testing.T, pid int) *exitHold {
+// holdExit holds a thread of pid short of its exit once it is killed
+// (exithold); it skips the test where tracing is not allowed.
+func holdExit(t *testing.T, pid int) *exithold.Hold {
 	t.Helper()
-	ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	h, err := exithold.New(pid)
 	if err != nil {
-		t.Fatal(err)
-	}
-	h := &exitHold{pid: pid, req: make(chan func()), done: make(chan struct{})}
-	for _, e := range ents {
-		if tid, _ := strconv.Atoi(e.Name()); tid != pid && tid > 0 {
-			h.tid = tid
-		}
-	}
-	if h.tid == 0 {
-		t.Fatalf("process %d has one thread only", pid)
-	}
-	go func() {
-		runtime.LockOSThread() // the tracer is this thread; never unlocked: it ends with the goroutine
-		defer close(h.done)
-		for f := range h.req {
-			f()
-		}
-	}()
-	const ptraceSeize, traceExit = 0x4206, 0x40
-	var errno syscall.Errno
-	h.do(func() {
-		_, _, errno = syscall.Syscall6(syscall.SYS_PTRACE, ptraceSeize, uintptr(h.tid), 0, traceExit, 0, 0)
-	})
-	if errno != 0 {
-		close(h.req)
-		t.Skipf("cannot trace a thread of the worker: %v", errno)
+		t.Skip(err)
 	}
 	return h
-}
-
-func (h *exitHold) do(f func()) {
-	ran := make(chan struct{})
-	h.req <- func() { f(); close(ran) }
-	<-ran
-}
-
-// release kills the process if it was not, waits for the held thread to
-// stop at its exit and lets it go (once; later calls do nothing).
-func (h *exitHold) release() {
-	if h.req == nil {
-		return
-	}
-	syscall.Kill(h.pid, syscall.SIGKILL)
-	h.do(func() {
-		var ws syscall.WaitStatus
-		syscall.Wait4(h.tid, &ws, syscall.WALL, nil)
-		syscall.PtraceDetach(h.tid)
-	})
-	close(h.req)
-	<-h.done
-	h.req = nil
 }
 
 // threads counts the threads of process pid (0 when it is gone).
@@ -143,7 +83,7 @@ func TestKillDeliveredBeforeExit(t *testing.T) {
 		t.Fatal("SIGKILL seen in a process not sent any")
 	}
 	hold := holdExit(t, pid)
-	defer hold.release()
+	defer hold.Release()
 	syscall.Kill(pid, syscall.SIGKILL)
 	if !killDelivered(pid) {
 		t.Fatal("SIGKILL not seen right after it was sent")
@@ -160,7 +100,7 @@ func TestKillDeliveredBeforeExit(t *testing.T) {
 	if !killDelivered(pid) {
 		t.Fatal("SIGKILL no longer seen while a thread of the process remains")
 	}
-	hold.release()
+	hold.Release()
 	for threads(pid) > 1 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -224,7 +164,7 @@ func TestKilledLocalWorkerReportedBeforeGone(t *testing.T) {
 	}
 	w := ws[0]
 	hold := holdExit(t, w.Hello.PID)
-	defer hold.release()
+	defer hold.Release()
 	sent := time.Now()
 	syscall.Kill(w.Hello.PID, syscall.SIGKILL)
 	select {
@@ -250,7 +190,7 @@ func TestKilledLocalWorkerReportedBeforeGone(t *testing.T) {
 		t.Fatalf("Stop returned (%v) before the process was gone", err)
 	case <-time.After(300 * time.Millisecond):
 	}
-	hold.release()
+	hold.Release()
 	if err := <-stopped; err != nil {
 		t.Fatalf("stop: %v", err)
 	}
@@ -275,7 +215,7 @@ func TestStopKillNotAFailure(t *testing.T) {
 	}
 	w := ws[0]
 	hold := holdExit(t, w.Hello.PID)
-	defer hold.release()
+	defer hold.Release()
 	stopped := make(chan error, 1)
 	go func() { stopped <- w.Stop(testCtx(t)) }()
 	select {
@@ -291,7 +231,7 @@ func TestStopKillNotAFailure(t *testing.T) {
 	if err := w.Err(); err != nil {
 		t.Errorf("a worker killed by Stop reported as failed: %v", err)
 	}
-	hold.release()
+	hold.Release()
 	if err := <-stopped; err != nil {
 		t.Fatalf("stop: %v", err)
 	}

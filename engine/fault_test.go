@@ -21,7 +21,8 @@ type fault struct {
 	pids     map[string]int
 	signaled time.Time
 	detected time.Time
-	died     time.Time // when a killed process was gone (a zombie or reaped)
+	died     time.Time // when a killed process's main thread was gone (a zombie or reaped)
+	allDied  time.Time // when every thread of it was
 	first    string    // node the first failure named
 	firstMsg string
 }
@@ -70,25 +71,38 @@ func faultAt(opt *RunOptions, node string, sig syscall.Signal, after int, act fu
 	return f
 }
 
-// watchDeath notes when process pid is gone: a SIGKILL ends a process only
+// watchDeath notes when process pid's main thread is gone (a zombie or
+// reaped) and when every thread of it is: a SIGKILL ends a process only
 // once each of its threads is scheduled, which on a crowded host is not at
 // once, and its sockets close only then.
 func (f *fault) watchDeath(pid int) {
 	stat := fmt.Sprintf("/proc/%d/stat", pid)
-	for range 60_000 {
+	task := fmt.Sprintf("/proc/%d/task", pid)
+	for range 120_000 {
 		b, err := os.ReadFile(stat)
-		if i := bytes.LastIndexByte(b, ')'); err != nil || (i > 0 && i+2 < len(b) && b[i+2] == 'Z') {
+		zombie := err != nil
+		if i := bytes.LastIndexByte(b, ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			zombie = true
+		}
+		if zombie {
 			f.mu.Lock()
-			f.died = time.Now()
+			if f.died.IsZero() {
+				f.died = time.Now()
+			}
 			f.mu.Unlock()
-			return
+			if ents, err := os.ReadDir(task); err != nil || len(ents) <= 1 {
+				f.mu.Lock()
+				f.allDied = time.Now()
+				f.mu.Unlock()
+				return
+			}
 		}
 		time.Sleep(time.Millisecond)
 	}
 }
 
-// deathLag is the time from the signal to the killed process's end (0 if
-// not seen).
+// deathLag is the time from the signal to the killed process's main
+// thread's end (0 if not seen).
 func (f *fault) deathLag() time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -96,6 +110,17 @@ func (f *fault) deathLag() time.Duration {
 		return 0
 	}
 	return f.died.Sub(f.signaled)
+}
+
+// allDeathLag is the time from the signal to the end of the killed
+// process's last thread (0 if not seen).
+func (f *fault) allDeathLag() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.allDied.IsZero() {
+		return 0
+	}
+	return f.allDied.Sub(f.signaled)
 }
 
 // times returns when the fault was injected and when the first failure

@@ -258,6 +258,7 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, spec, opt)
+	returned := time.Now()
 	if falseFailure := f.falseFailure(victim); falseFailure != "" || rep == nil || rep.FailedNode != victim {
 		t.Fatalf("want %s named; first failure %q, run error %v", victim, falseFailure, err)
 	}
@@ -272,6 +273,22 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	if signaled.IsZero() || lag > limit {
 		t.Errorf("%v of %s detected after %v, want at most %v", sig, victim, lag, limit)
 	}
-	t.Logf("SCALE workers=%d signal=%v detected-after=%v process-gone-after=%v cause=%q", n, sig, lag.Round(time.Millisecond), f.deathLag().Round(time.Millisecond), rep.Cause)
+	// A killed process on a crowded host may end after the run's report
+	// (which waits for it at most stopTimeout): it is sent SIGKILL, so
+	// it cannot but end; waited for here before nothing is checked left.
+	waitPIDsGone(f.allPIDs(), time.Minute)
+	t.Logf("SCALE workers=%d signal=%v detected-after=%v main-thread-gone-after=%v all-threads-gone-after=%v report-after=%v cause=%q",
+		n, sig, lag.Round(time.Millisecond), f.deathLag().Round(time.Millisecond), f.allDeathLag().Round(time.Millisecond),
+		returned.Sub(signaled).Round(time.Millisecond), rep.Cause)
 	assertGone(t, f.allPIDs())
+}
+
+// waitPIDsGone waits until none of pids exists, at most d.
+func waitPIDsGone(pids []int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for _, pid := range pids {
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }

@@ -21,7 +21,13 @@
 // tells whether one is, as the dialing gateway's host sees it). A worker's life
 // is bound to its stdin — the boot line with the run secret goes in, its
 // hello comes out, and EOF ends it — and an allocation's to the stdin of the
-// command that holds it, so nothing outlives the console. Progress is
+// command that holds it, so nothing outlives the console. A local worker's
+// end is reported as soon as SIGKILL is sent to its process, seen in the
+// kernel's record of the process's pending signals (Linux, every 400 ms;
+// killwatch_linux.go), not only when the process is reaped: on a crowded
+// host a killed process's threads may wait seconds to be scheduled for
+// their exit, its sockets and pipes open meanwhile; Stop still waits for
+// it to be gone (Worker.Gone). Progress is
 // reported as plain Events that the console and the plain-terminal Progress
 // display both consume.
 package deploy

@@ -95,7 +95,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		defer close(watchEnded)
 		// A process sent SIGKILL is ended as far as the run goes; on a
 		// crowded host it may be gone, and reaped, seconds later.
-		watchKill(pgid, killWatchInterval, stopWatch, func() { w.exited(b.Node, errKillSent) })
+		watchKill(pgid, stopWatch, func() { w.exited(b.Node, errKillSent) })
 	}()
 	go func() {
 		err := reap()

@@ -45,7 +45,8 @@ import (
 // Start-up is judged apart. A peer that has not completed its start-up —
 // a worker not yet linked to its neighbours, a coordinator some node of
 // whose subtree is still starting, a parent before the whole run has
-// started — is lost only after StartupTimeout of silence, in wall time
+// started — is lost only after StartupTimeout of silence (twice that when
+// the watcher's host is crowded), in wall time
 // and whatever the watcher's own stalls: when a thousand processes start
 // on a few cores, a live one can go unscheduled for longer than
 // HeartbeatTimeout, and its silence then proves nothing. The watcher is
@@ -93,8 +94,13 @@ const (
 	HeartbeatTimeout = 10 * time.Second
 	ParentTimeout    = 12 * time.Second
 	StartupTimeout   = 30 * time.Second
-	PhiThreshold     = 8.0
-	stallGrace       = 500 * time.Millisecond
+	// crowdedStartup is StartupTimeout for a watcher whose host is
+	// crowded: there a starting member, 14 nicer than the console among
+	// thousands of runnable threads, was seen to take its task, link and
+	// say so only after more than 30 s while alive.
+	crowdedStartup = 2 * StartupTimeout
+	PhiThreshold   = 8.0
+	stallGrace     = 500 * time.Millisecond
 	// checkInterval is how often nodes and the submitter check their
 	// peers; a check lateCheck late marks the watcher overloaded for
 	// overloadMemory.
@@ -415,7 +421,11 @@ func (l *liveness) expired(now time.Time) []lostPeer {
 func (l *liveness) judge(id rmnp.PeerID, w *watched, now time.Time, crowded bool) (lostPeer, bool) {
 	if w.starting {
 		// Start-up: the hard bound, in wall time, no excuse, no φ.
-		if wall := now.Sub(w.model.heardAt); wall > StartupTimeout && !l.queued(id, w, now, StartupTimeout) {
+		bound := StartupTimeout
+		if crowded {
+			bound = crowdedStartup
+		}
+		if wall := now.Sub(w.model.heardAt); wall > bound && !l.queued(id, w, now, bound) {
 			return lostPeer{ID: id, Name: w.name, Silent: wall, Starting: true}, true
 		}
 		return lostPeer{}, false

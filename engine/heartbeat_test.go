@@ -355,6 +355,28 @@ func TestLivenessCrowded(t *testing.T) {
 	}
 }
 
+// TestLivenessCrowdedStartup checks that a watcher on a crowded host gives
+// a starting peer crowdedStartup of silence, and StartupTimeout otherwise.
+func TestLivenessCrowdedStartup(t *testing.T) {
+	for _, crowded := range []bool{true, false} {
+		t0 := time.Unix(1000, 0)
+		l := newLiveness(childLimits)
+		l.crowded = func(time.Time) bool { return crowded }
+		l.watchStarting(1, "alpha-2", childLimits)
+		l.peers[1].model.last, l.peers[1].model.heardAt = t0, t0
+		bound := StartupTimeout
+		if crowded {
+			bound = crowdedStartup
+		}
+		if lost := l.check(t0.Add(bound-checkInterval), t0.Add(bound)); lost != nil {
+			t.Fatalf("crowded %v: starting peer lost after %v of silence, want only past %v", crowded, bound, bound)
+		}
+		if lost := l.check(t0.Add(bound), t0.Add(bound+checkInterval)); len(lost) != 1 || !lost[0].Starting {
+			t.Fatalf("crowded %v: starting peer not lost after %v: %v", crowded, bound+checkInterval, lost)
+		}
+	}
+}
+
 // TestHostCrowded checks the host's crowding against its real load: a
 // 2-core machine is not crowded below a load of 128, and the answer is
 // cached for crowdRefresh.

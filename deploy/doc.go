@@ -23,7 +23,7 @@
 // hello comes out, and EOF ends it — and an allocation's to the stdin of the
 // command that holds it, so nothing outlives the console. A local worker's
 // end is reported as soon as SIGKILL is sent to its process, seen in the
-// kernel's record of the process's pending signals (Linux, every 400 ms;
+// kernel's record of the process's pending signals (Linux, once a second;
 // killwatch_linux.go), not only when the process is reaped: on a crowded
 // host a killed process's threads may wait seconds to be scheduled for
 // their exit, its sockets and pipes open meanwhile; Stop still waits for

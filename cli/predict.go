@@ -241,15 +241,20 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		fmt.Fprintf(b, "all nodes share one host's %d cores\n", r.Platform.SharedCores)
 	}
 	if st := m.Staleness; st.Runs > 0 {
-		fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link, f = a + b · log2(nodes)", m.SyncIterations)
+		fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link"+
+			" (async: each with the crossing of an update to it on shared cores), f = a + b · log2(nodes)", m.SyncIterations)
 		for _, sc := range predict.AllSchemes {
 			if l, ok := st.Lines[sc]; ok {
 				fmt.Fprintf(b, "; %s: f = %.3g + %.3g · log2(nodes)", sc, l.A, l.B)
 			}
 		}
-		fmt.Fprintf(b, ", fitted on %d run(s):", st.Runs)
+		fmt.Fprintf(b, ", fitted on %d run(s) (async: on those of the most nodes):", st.Runs)
 		for _, f := range st.Fit {
-			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
+			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms", f.ID, f.Scheme, f.Nodes, 1e3*f.Round)
+			if f.Crossing > 0 {
+				fmt.Fprintf(b, " + crossing %.3g ms", 1e3*f.Crossing)
+			}
+			fmt.Fprintf(b, ": measured f %.2f, modelled %.2f", f.Measured, f.Modelled)
 		}
 		fmt.Fprintln(b)
 	}

@@ -8,13 +8,18 @@ import (
 
 // StalenessModel is how long asynchronous iterations take to converge,
 // counted in rounds of their slowest asynchronous link: a run of nodes
-// lasts Rounds(scheme, nodes) · SyncIterations · T, T the interval between
-// two updates delivered over that link as the replay finds it (the
+// lasts Rounds(scheme, nodes) · SyncIterations · T. T is the interval
+// between two updates delivered over that link as the replay finds it (the
 // transfer time where the link is saturated and skipped sends are the
-// rule, a sweep where compute is the bottleneck). Staleness makes the
-// factor grow with the node count: it is fitted per scheme as a line in
-// log₂ of the node count (slope at least 0) on the recorded asynchronous
-// and hybrid runs; Fit lists each run's measured and modelled factor.
+// rule, a sweep where compute is the bottleneck), and for an asynchronous
+// run the time an update takes to reach that link across the grid when
+// the nodes share a host's cores (see crossing). The factor is fitted per
+// scheme on the recorded runs: for the hybrid scheme as a line in log₂ of
+// the node count (slope at least 0); for the asynchronous scheme on its
+// runs of the largest node count recorded, their mean (the crossing
+// carries the growth with the node count; a smaller run's clusters have
+// fewer hops, one node per cluster none, and its factor is that of
+// another regime). Fit lists each run's measured and modelled factor.
 type StalenessModel struct {
 	Lines map[jobs.Scheme]RoundsLine `json:"lines"`
 	// Pooled is the line over every asynchronous and hybrid run, for a
@@ -52,15 +57,18 @@ type FitPoint struct {
 	Scheme jobs.Scheme `json:"scheme"`
 	Nodes  int         `json:"nodes"`
 	// Round is the replayed interval between updates on the run's slowest
-	// asynchronous link, in seconds.
+	// asynchronous link, in seconds, and Crossing the time an update took
+	// to reach that link (see crossing), which T adds to it.
 	Round    float64 `json:"round_seconds"`
+	Crossing float64 `json:"crossing_seconds,omitempty"`
 	Measured float64 `json:"measured_factor"`
 	Modelled float64 `json:"modelled_factor"`
 }
 
 // fitRounds replays each asynchronous or hybrid source's own job on its
-// traced platform for its round, takes its factor (wall time less the
-// overhead, over SyncIterations rounds) and fits the lines.
+// traced platform for its round and crossing, takes its factor (wall time
+// less the overhead, over SyncIterations rounds of both) and fits the
+// lines.
 func (m *Model) fitRounds(res *jobs.Results) {
 	if m.SyncIterations == 0 {
 		return
@@ -79,12 +87,14 @@ func (m *Model) fitRounds(res *jobs.Results) {
 			continue
 		}
 		iters := m.syncIterations(s.Nodes)
-		round := r.round(r.run(min(iters, maxReplay)))
+		ends := r.run(min(iters, maxReplay))
+		round := r.round(ends)
 		if round <= 0 {
 			continue
 		}
-		pts = append(pts, FitPoint{ID: s.ID, Scheme: s.Scheme, Nodes: s.Nodes, Round: round,
-			Measured: max(0, s.WallSeconds-m.Overhead) / (float64(iters) * round)})
+		cross := r.crossing(m, s.Scheme, ends)
+		pts = append(pts, FitPoint{ID: s.ID, Scheme: s.Scheme, Nodes: s.Nodes, Round: round, Crossing: cross,
+			Measured: max(0, s.WallSeconds-m.Overhead) / (float64(iters) * (round + cross))})
 	}
 	st := StalenessModel{Lines: map[jobs.Scheme]RoundsLine{}, Runs: len(pts), Pooled: fitLine(pts)}
 	for _, sc := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
@@ -93,6 +103,9 @@ func (m *Model) fitRounds(res *jobs.Results) {
 			if p.Scheme == sc {
 				own = append(own, p)
 			}
+		}
+		if sc == jobs.Asynchronous {
+			own = largestNodes(own)
 		}
 		if len(own) > 0 {
 			st.Lines[sc] = fitLine(own)
@@ -103,6 +116,21 @@ func (m *Model) fitRounds(res *jobs.Results) {
 	}
 	st.Fit = pts
 	m.Staleness = st
+}
+
+// largestNodes keeps the points of the largest node count among pts.
+func largestNodes(pts []FitPoint) []FitPoint {
+	most := 0
+	for _, p := range pts {
+		most = max(most, p.Nodes)
+	}
+	var out []FitPoint
+	for _, p := range pts {
+		if p.Nodes == most {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // fitLine fits factor = A + B · log₂(nodes) by least squares when the

@@ -117,11 +117,12 @@ func TestPredictCrossing(t *testing.T) {
 	}
 }
 
-// TestStalenessLargestNodes: the asynchronous factor is the mean over the
-// runs of the largest traced node count (4 here), each replayed with its
-// crossing; the 2-node runs, one node per cluster and no crossing, are
-// listed in the fit but do not set the line; the hybrid scheme keeps its
-// line through every node count.
+// TestStalenessLargestNodes: on a shared host the asynchronous factor is
+// the mean over the runs of the largest traced node count (4 here), each
+// replayed with its crossing; the 2-node runs, one node per cluster and no
+// crossing, are listed in the fit but do not set the line; the hybrid
+// scheme keeps its line through every node count, and so does the
+// asynchronous one on cores of their own.
 func TestStalenessLargestNodes(t *testing.T) {
 	bytes := func(bool) uint64 { return 80 }
 	busy := func(s float64) [3]float64 { return [3]float64{s, 0, 0} }
@@ -160,5 +161,23 @@ func TestStalenessLargestNodes(t *testing.T) {
 	}
 	if h := st.Lines[jobs.Hybrid]; h.B <= 0 {
 		t.Errorf("hybrid line %+v: want its slope through 2 and 4 nodes", h)
+	}
+	// On cores of their own no round has a crossing: the line through
+	// every node count, as before.
+	m, err = BuildWith(res, Problem{App: "obstacle", N: 8, Eps: 1e-6}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []FitPoint
+	for _, p := range m.Staleness.Fit {
+		if p.Scheme == jobs.Asynchronous {
+			all = append(all, p)
+		}
+		if p.Crossing != 0 {
+			t.Errorf("%s: crossing %g on cores of its own", p.ID, p.Crossing)
+		}
+	}
+	if l := m.Staleness.Lines[jobs.Asynchronous]; len(all) != 3 || l != fitLine(all) {
+		t.Errorf("asynchronous line %+v on cores of their own, want %+v through %d runs", l, fitLine(all), len(all))
 	}
 }

@@ -34,9 +34,10 @@ type Prediction struct {
 // asynchronous one's each with the time an update takes to reach that
 // link across the grid (see StalenessModel and crossing), but at least
 // the CPU its sweeps and messages need on the nodes' cores (cpuBound)
-// and, hybrid, its iterations in lockstep (lockstepSeconds). An asynchronous run's iterations per node are the
-// fitted sweeps, spread as the replayed rates; a hybrid rank's follow its
-// cluster's size (fitHybridExcess).
+// and, hybrid, its iterations in lockstep (lockstepSeconds). An
+// asynchronous run's iterations per node are the fitted sweeps, spread as
+// the replayed rates; a hybrid rank's follow its cluster's size
+// (fitHybridExcess).
 func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 	p := Prediction{Scheme: job.Scheme, Nodes: pl.Nodes()}
 	if m.SyncIterations == 0 {

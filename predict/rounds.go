@@ -2,6 +2,7 @@ package predict
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -15,11 +16,12 @@ import (
 // run the time an update takes to reach that link across the grid when
 // the nodes share a host's cores (see crossing). The factor is fitted per
 // scheme on the recorded runs: for the hybrid scheme as a line in log₂ of
-// the node count (slope at least 0); for the asynchronous scheme on its
-// runs of the largest node count recorded, their mean (the crossing
-// carries the growth with the node count; a smaller run's clusters have
-// fewer hops, one node per cluster none, and its factor is that of
-// another regime). Fit lists each run's measured and modelled factor.
+// the node count (slope at least 0); for the asynchronous scheme the
+// same, but where its rounds have a crossing, on its runs of the largest
+// node count recorded, their mean (the crossing carries the growth with
+// the node count; a smaller run's clusters have fewer hops, one node per
+// cluster none, and its factor is that of another regime). Fit lists each
+// run's measured and modelled factor.
 type StalenessModel struct {
 	Lines map[jobs.Scheme]RoundsLine `json:"lines"`
 	// Pooled is the line over every asynchronous and hybrid run, for a
@@ -104,7 +106,7 @@ func (m *Model) fitRounds(res *jobs.Results) {
 				own = append(own, p)
 			}
 		}
-		if sc == jobs.Asynchronous {
+		if sc == jobs.Asynchronous && slices.ContainsFunc(own, func(p FitPoint) bool { return p.Crossing > 0 }) {
 			own = largestNodes(own)
 		}
 		if len(own) > 0 {

@@ -248,11 +248,17 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 				fmt.Fprintf(b, "; %s: f = %.3g + %.3g · log2(nodes)", sc, l.A, l.B)
 			}
 		}
+		if st.HybridAlpha > 0 {
+			fmt.Fprintf(b, "; hybrid, in place of its line: f = L^-%.3g, L the sweeps a cluster does in lockstep per round", st.HybridAlpha)
+		}
 		fmt.Fprintf(b, ", fitted on %d run(s) (async: on those of the most nodes):", st.Runs)
 		for _, f := range st.Fit {
 			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms", f.ID, f.Scheme, f.Nodes, 1e3*f.Round)
 			if f.Crossing > 0 {
 				fmt.Fprintf(b, " + crossing %.3g ms", 1e3*f.Crossing)
+			}
+			if f.Sweeps > 0 && st.HybridAlpha > 0 {
+				fmt.Fprintf(b, ", %.3g sweeps per round", f.Sweeps)
 			}
 			fmt.Fprintf(b, ": measured f %.2f, modelled %.2f", f.Measured, f.Modelled)
 		}

@@ -28,7 +28,11 @@ type StalenessModel struct {
 	// scheme without runs of its own.
 	Pooled RoundsLine `json:"pooled"`
 	Runs   int        `json:"runs"` // the runs it was fitted on
-	Fit    []FitPoint `json:"fit,omitempty"`
+	// HybridAlpha is α in the hybrid scheme's factor L^−α, L the sweeps a
+	// cluster does in lockstep per round (see hybridFactor); 0: the
+	// hybrid scheme's line.
+	HybridAlpha float64    `json:"hybrid_alpha,omitempty"`
+	Fit         []FitPoint `json:"fit,omitempty"`
 }
 
 // RoundsLine is the rounds factor A + B · log₂(nodes).
@@ -64,6 +68,10 @@ type FitPoint struct {
 	Round    float64 `json:"round_seconds"`
 	Crossing float64 `json:"crossing_seconds,omitempty"`
 	Measured float64 `json:"measured_factor"`
+	// Sweeps is, for a hybrid run, its round over the time per iteration
+	// of its cluster that iterated fastest: the sweeps that cluster did
+	// per round (L in hybridFactor).
+	Sweeps   float64 `json:"sweeps_per_round,omitempty"`
 	Modelled float64 `json:"modelled_factor"`
 }
 
@@ -74,6 +82,10 @@ type FitPoint struct {
 func (m *Model) fitRounds(res *jobs.Results) {
 	if m.SyncIterations == 0 {
 		return
+	}
+	recs := map[string]jobs.RunRecord{}
+	for _, r := range res.Records {
+		recs[r.ID] = r
 	}
 	var pts []FitPoint
 	for _, s := range m.Sources {
@@ -95,8 +107,12 @@ func (m *Model) fitRounds(res *jobs.Results) {
 			continue
 		}
 		cross := r.crossing(m, s.Scheme, ends)
-		pts = append(pts, FitPoint{ID: s.ID, Scheme: s.Scheme, Nodes: s.Nodes, Round: round, Crossing: cross,
-			Measured: max(0, s.WallSeconds-m.Overhead) / (float64(iters) * (round + cross))})
+		pt := FitPoint{ID: s.ID, Scheme: s.Scheme, Nodes: s.Nodes, Round: round, Crossing: cross,
+			Measured: max(0, s.WallSeconds-m.Overhead) / (float64(iters) * (round + cross))}
+		if it := fastestIteration(recs[s.ID]); s.Scheme == jobs.Hybrid && it > 0 {
+			pt.Sweeps = round / it
+		}
+		pts = append(pts, pt)
 	}
 	st := StalenessModel{Lines: map[jobs.Scheme]RoundsLine{}, Runs: len(pts), Pooled: fitLine(pts)}
 	for _, sc := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
@@ -113,8 +129,12 @@ func (m *Model) fitRounds(res *jobs.Results) {
 			st.Lines[sc] = fitLine(own)
 		}
 	}
-	for i := range pts {
-		pts[i].Modelled = st.Rounds(pts[i].Scheme, pts[i].Nodes)
+	st.HybridAlpha = fitHybridRounds(pts)
+	for i, p := range pts {
+		pts[i].Modelled = st.Rounds(p.Scheme, p.Nodes)
+		if p.Scheme == jobs.Hybrid && st.HybridAlpha > 0 && p.Sweeps > 0 {
+			pts[i].Modelled = hybridRounds(st.HybridAlpha, p.Sweeps)
+		}
 	}
 	st.Fit = pts
 	m.Staleness = st

@@ -21,7 +21,12 @@
 // and an excess that shrinks with the cluster's size, and the run lasts at
 // least those iterations, each timed from the traced hybrid runs' cluster
 // that iterated fastest (the other may be paced by the link between the
-// clusters, which the rounds already count).
+// clusters, which the rounds already count). A hybrid run's rounds follow
+// the sweeps a cluster does in lockstep per round, L: f = L^−α, fitted on
+// the traced hybrid runs through the synchronous limit (one sweep a
+// round, K rounds), a lockstep iteration slowing on shared cores by the
+// turns of the other nodes of a core (see hybridFactor); where the traces
+// give no exponent, the line in log₂ of the node count.
 //
 // PredictSchemes answers "every scheme of this job on this platform" with
 // the traces it rests on; Validate predicts a results store's larger runs

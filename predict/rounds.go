@@ -15,8 +15,10 @@ import (
 // rule, a sweep where compute is the bottleneck), and for an asynchronous
 // run the time an update takes to reach that link across the grid when
 // the nodes share a host's cores (see crossing). The factor is fitted per
-// scheme on the recorded runs: for the hybrid scheme as a line in log₂ of
-// the node count (slope at least 0); for the asynchronous scheme the
+// scheme on the recorded runs: for the hybrid scheme as L^−α in the sweeps
+// a cluster does in lockstep per round (HybridAlpha, see hybridFactor),
+// and where the traces give no exponent as a line in log₂ of the node
+// count (slope at least 0); for the asynchronous scheme the
 // same, but where its rounds have a crossing, on its runs of the largest
 // node count recorded, their mean (the crossing carries the growth with
 // the node count; a smaller run's clusters have fewer hops, one node per

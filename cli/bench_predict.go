@@ -93,7 +93,7 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 			overlap = " (measured runs overlap)"
 		}
 		fmt.Fprintf(&b, "ranking %s n = %d, %d nodes: predicted %s, measured %s: %s%s\n", r.Problem.App, r.Problem.N, r.Nodes,
-			joinSchemes(r.Predicted), joinSchemes(r.Measured), right, overlap)
+			joinSchemes(r.Predicted, r.PredictedTies), joinSchemes(r.Measured, r.MeasuredTies), right, overlap)
 	}
 	pct := func(a, n int) float64 {
 		if n == 0 {
@@ -112,10 +112,19 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 	return err
 }
 
-func joinSchemes(ss []jobs.Scheme) string {
-	parts := make([]string, len(ss))
+// joinSchemes writes schemes fastest first, "=" between two tied ones
+// (ties[i−1] for the i-th), "<" between the others.
+func joinSchemes(ss []jobs.Scheme, ties []bool) string {
+	var b strings.Builder
 	for i, s := range ss {
-		parts[i] = string(s)
+		if i > 0 {
+			if i-1 < len(ties) && ties[i-1] {
+				b.WriteString(" = ")
+			} else {
+				b.WriteString(" < ")
+			}
+		}
+		b.WriteString(string(s))
 	}
-	return strings.Join(parts, " < ")
+	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/jobs"
 )
 
 // TestBenchPredict validates on the multi-host harness's recorded runs
@@ -42,5 +44,22 @@ func TestBenchPredict(t *testing.T) {
 	}
 	if out, err := run("--max-trace-nodes", "0"); err == nil {
 		t.Errorf("--max-trace-nodes 0 accepted:\n%s", out)
+	}
+}
+
+// TestJoinSchemes: tied schemes are written "=", the others "<".
+func TestJoinSchemes(t *testing.T) {
+	ss := []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}
+	for _, tc := range []struct {
+		ties []bool
+		want string
+	}{
+		{nil, "sync < async < hybrid"},
+		{[]bool{false, true}, "sync < async = hybrid"},
+		{[]bool{true, true}, "sync = async = hybrid"},
+	} {
+		if got := joinSchemes(ss, tc.ties); got != tc.want {
+			t.Errorf("ties %v: %q, want %q", tc.ties, got, tc.want)
+		}
 	}
 }

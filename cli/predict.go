@@ -240,19 +240,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	if r.Platform.SharedCores > 0 {
 		fmt.Fprintf(b, "all nodes share one host's %d cores\n", r.Platform.SharedCores)
 	}
-	if st := m.Staleness; st.Runs > 0 {
-		fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link, f = a + b · log2(nodes)", m.SyncIterations)
-		for _, sc := range predict.AllSchemes {
-			if l, ok := st.Lines[sc]; ok {
-				fmt.Fprintf(b, "; %s: f = %.3g + %.3g · log2(nodes)", sc, l.A, l.B)
-			}
-		}
-		fmt.Fprintf(b, ", fitted on %d run(s):", st.Runs)
-		for _, f := range st.Fit {
-			fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms: measured f %.2f, modelled %.2f", f.ID, f.Scheme, f.Nodes, 1e3*f.Round, f.Measured, f.Modelled)
-		}
-		fmt.Fprintln(b)
-	}
+	writeStaleness(b, m)
 	if m.HybridExcess > 0 {
 		fmt.Fprintf(b, "hybrid iterations per rank: the synchronous count · (1 + %.3g / nodes of its cluster)", m.HybridExcess)
 		if len(m.Lockstep) > 0 {
@@ -263,6 +251,37 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 	if m.CorePointSeconds > 0 {
 		fmt.Fprintf(b, "CPU of a sweep: %.3g s per point (the least traced), of a byte sent %.3g s\n", m.CorePointSeconds, m.ByteSeconds)
 	}
+}
+
+// writeStaleness writes the staleness model m rests on and the runs it was
+// fitted on; nothing without such runs.
+func writeStaleness(b *strings.Builder, m *predict.Model) {
+	st := m.Staleness
+	if st.Runs == 0 {
+		return
+	}
+	fmt.Fprintf(b, "staleness model: an asynchronous run lasts %d · f rounds of its slowest asynchronous link"+
+		" (async: each with the crossing of an update to it on shared cores), f = a + b · log2(nodes)", m.SyncIterations)
+	for _, sc := range predict.AllSchemes {
+		if l, ok := st.Lines[sc]; ok {
+			fmt.Fprintf(b, "; %s: f = %.3g + %.3g · log2(nodes)", sc, l.A, l.B)
+		}
+	}
+	if st.HybridAlpha > 0 {
+		fmt.Fprintf(b, "; hybrid, in place of its line: f = L^-%.3g, L the sweeps a cluster does in lockstep per round", st.HybridAlpha)
+	}
+	fmt.Fprintf(b, ", fitted on %d run(s) (async: on those of the most nodes):", st.Runs)
+	for _, f := range st.Fit {
+		fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms", f.ID, f.Scheme, f.Nodes, 1e3*f.Round)
+		if f.Crossing > 0 {
+			fmt.Fprintf(b, " + crossing %.3g ms", 1e3*f.Crossing)
+		}
+		if f.Sweeps > 0 && st.HybridAlpha > 0 {
+			fmt.Fprintf(b, ", %.3g sweeps per round", f.Sweeps)
+		}
+		fmt.Fprintf(b, ": measured f %.2f, modelled %.2f", f.Measured, f.Modelled)
+	}
+	fmt.Fprintln(b)
 }
 
 func secs(s float64) string {

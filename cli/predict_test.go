@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/predict"
 )
 
 // tracedStore records a synchronous and an asynchronous traced two-node run
@@ -139,5 +140,25 @@ func TestPredictExamplesSplit(t *testing.T) {
 		if n > 0 && nodes > n {
 			t.Errorf("example %q: %d nodes cannot split n = %d", strings.TrimSpace(line), nodes, n)
 		}
+	}
+}
+
+// TestWriteStaleness: the hybrid law and each hybrid run's sweeps per
+// round are written where the model has an exponent, not otherwise.
+func TestWriteStaleness(t *testing.T) {
+	m := &predict.Model{SyncIterations: 100, Staleness: predict.StalenessModel{Runs: 1, HybridAlpha: 0.4,
+		Fit: []predict.FitPoint{{ID: "h", Scheme: jobs.Hybrid, Nodes: 4, Round: 0.02, Sweeps: 48.9, Measured: 0.21, Modelled: 0.2}}}}
+	var b strings.Builder
+	writeStaleness(&b, m)
+	for _, want := range []string{"hybrid, in place of its line: f = L^-0.4", "h hybrid   4 nodes, round 20 ms, 48.9 sweeps per round: measured f 0.21"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+	m.Staleness.HybridAlpha = 0
+	b.Reset()
+	writeStaleness(&b, m)
+	if strings.Contains(b.String(), "L^-") || strings.Contains(b.String(), "sweeps per round") {
+		t.Errorf("the law is written without an exponent:\n%s", b.String())
 	}
 }

@@ -13,18 +13,27 @@
 // exactly (each sweep waits for its neighbours' halos of the previous
 // one); asynchronous runs are counted in rounds of their slowest
 // asynchronous link, how many being fitted on the recorded asynchronous
-// runs (see StalenessModel), and last at least the CPU their sweeps and
-// messages need where nodes share a host's cores. A hybrid run's ranks
+// runs (see StalenessModel), each round with the time an update takes to
+// cross the grid to that link where nodes share a host's cores (at every
+// hop it waits for the other nodes of a core to sweep), and last at least
+// the CPU their sweeps and messages need on those cores. A hybrid run's ranks
 // sweep in lockstep with their cluster: each does the synchronous count
 // and an excess that shrinks with the cluster's size, and the run lasts at
 // least those iterations, each timed from the traced hybrid runs' cluster
 // that iterated fastest (the other may be paced by the link between the
-// clusters, which the rounds already count).
+// clusters, which the rounds already count). A hybrid run's rounds follow
+// the sweeps a cluster does in lockstep per round, L: f = L^−α, fitted on
+// the traced hybrid runs through the synchronous limit (one sweep a
+// round, K rounds), a lockstep iteration slowing on shared cores by the
+// turns of the other nodes of a core (see hybridFactor); where the traces
+// give no exponent, the line in log₂ of the node count.
 //
 // PredictSchemes answers "every scheme of this job on this platform" with
 // the traces it rests on; Validate predicts a results store's larger runs
-// from its smaller ones and compares (and says which rankings the measured
-// runs decide at all: those where no two schemes' runs overlap); SimGridScript and CheckSimGrid replay
+// from its smaller ones and compares (a ranking is right when it orders
+// every pair of schemes as the measured times do, ties included, and the
+// validation says which rankings the measured runs decide at all: those
+// where no two schemes' runs overlap); SimGridScript and CheckSimGrid replay
 // the same traces in SimGrid (python3-simgrid), the simulator dPerf used,
 // to cross-check the built-in replay.
 package predict

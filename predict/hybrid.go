@@ -88,18 +88,8 @@ func (m *Model) fitLockstep(recs []jobs.RunRecord) {
 			if len(cl) < 2 {
 				continue // a cluster of one node: no lockstep
 			}
-			busiest, its, sweep := 0.0, 0.0, 0.0
-			for _, n := range cl {
-				busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
-				its += float64(n.Iterations) / float64(len(cl))
-				if n.Iterations > 0 {
-					sweep += n.ComputeSeconds / float64(n.Iterations) / float64(len(cl))
-				}
-			}
-			if its == 0 {
-				continue
-			}
-			if it := busiest / its; best.IterationSeconds == 0 || it < best.IterationSeconds {
+			it, sweep := clusterPace(cl)
+			if it > 0 && (best.IterationSeconds == 0 || it < best.IterationSeconds) {
 				best.IterationSeconds, best.SweepSeconds = it, min(sweep, it)
 			}
 		}
@@ -112,6 +102,24 @@ func (m *Model) fitLockstep(recs []jobs.RunRecord) {
 		best.Nodes, best.Points, best.Contention = len(r.Nodes), points, m.runContention(r)
 		m.Lockstep = append(m.Lockstep, best)
 	}
+}
+
+// clusterPace is a cluster's time per iteration (its busiest node's time
+// over the cluster's mean iterations) and the mean time of one of its
+// sweeps; 0, 0 without iterations.
+func clusterPace(cl []jobs.NodeRecord) (iteration, sweep float64) {
+	busiest, its := 0.0, 0.0
+	for _, n := range cl {
+		busiest = max(busiest, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
+		its += float64(n.Iterations) / float64(len(cl))
+		if n.Iterations > 0 {
+			sweep += n.ComputeSeconds / float64(n.Iterations) / float64(len(cl))
+		}
+	}
+	if its == 0 {
+		return 0, 0
+	}
+	return busiest / its, sweep
 }
 
 // clustersOf is rec's nodes by cluster, in the order the clusters first

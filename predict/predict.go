@@ -30,12 +30,14 @@ type Prediction struct {
 // Predict replays job on the platform with the model's traces. A
 // synchronous run is replayed sweep by sweep and extrapolated to the
 // traced iteration count; an asynchronous or hybrid one lasts the
-// staleness model's rounds of its slowest asynchronous link (see
-// StalenessModel), but at least the CPU its sweeps and messages need on
-// the nodes' cores (cpuBound) and, hybrid, its iterations in lockstep
-// (lockstepSeconds). An asynchronous run's iterations per node are the
-// fitted sweeps, spread as the replayed rates; a hybrid rank's follow its
-// cluster's size (fitHybridExcess).
+// staleness model's rounds of its slowest asynchronous link, an
+// asynchronous one's each with the time an update takes to reach that
+// link across the grid (see StalenessModel and crossing), but at least
+// the CPU its sweeps and messages need on the nodes' cores (cpuBound)
+// and, hybrid, its iterations in lockstep (lockstepSeconds). An
+// asynchronous run's iterations per node are the fitted sweeps, spread as
+// the replayed rates; a hybrid rank's follow its cluster's size
+// (fitHybridExcess).
 func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 	p := Prediction{Scheme: job.Scheme, Nodes: pl.Nodes()}
 	if m.SyncIterations == 0 {
@@ -54,14 +56,19 @@ func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 		p.applySync(ends, r.idle, float64(iters)/float64(k), iters)
 	} else {
 		p.Staleness = r.staleness(k)
-		link := m.Staleness.Rounds(job.Scheme, p.Nodes) * float64(iters) * round
+		points := float64(m.Points) / float64(p.Nodes) / float64(max(job.Cores, 1))
+		f := m.Staleness.Rounds(job.Scheme, p.Nodes)
+		if job.Scheme == jobs.Hybrid {
+			f = m.hybridFactor(f, round, points, r.cont, r.sweepCPU(m, job.Scheme))
+		}
+		link := f * float64(iters) * (round + r.crossing(m, job.Scheme, ends))
 		sweeps := m.asyncSweeps(job.Scheme, p.Nodes)
 		lockstep := 0.0
 		if job.Scheme == jobs.Hybrid && m.HybridExcess > 0 {
 			var h Prediction
 			m.hybridIterations(&h, pl)
 			sweeps = h.MeanIterations
-			lockstep = sweeps * m.lockstepSeconds(float64(m.Points)/float64(p.Nodes)/float64(max(job.Cores, 1)), r.cont)
+			lockstep = sweeps * m.lockstepSeconds(points, r.cont)
 		}
 		p.applyAsync(ends, r.idle, k, max(link, lockstep, r.cpuBound(m, job.Scheme, sweeps)))
 		switch {

@@ -2,26 +2,39 @@ package predict
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gridtui/gridtui/jobs"
 )
 
 // StalenessModel is how long asynchronous iterations take to converge,
 // counted in rounds of their slowest asynchronous link: a run of nodes
-// lasts Rounds(scheme, nodes) · SyncIterations · T, T the interval between
-// two updates delivered over that link as the replay finds it (the
+// lasts Rounds(scheme, nodes) · SyncIterations · T. T is the interval
+// between two updates delivered over that link as the replay finds it (the
 // transfer time where the link is saturated and skipped sends are the
-// rule, a sweep where compute is the bottleneck). Staleness makes the
-// factor grow with the node count: it is fitted per scheme as a line in
-// log₂ of the node count (slope at least 0) on the recorded asynchronous
-// and hybrid runs; Fit lists each run's measured and modelled factor.
+// rule, a sweep where compute is the bottleneck), and for an asynchronous
+// run the time an update takes to reach that link across the grid when
+// the nodes share a host's cores (see crossing). The factor is fitted per
+// scheme on the recorded runs: for the hybrid scheme as L^−α in the sweeps
+// a cluster does in lockstep per round (HybridAlpha, see hybridFactor),
+// and where the traces give no exponent as a line in log₂ of the node
+// count (slope at least 0); for the asynchronous scheme the
+// same, but where its rounds have a crossing, on its runs of the largest
+// node count recorded, their mean (the crossing carries the growth with
+// the node count; a smaller run's clusters have fewer hops, one node per
+// cluster none, and its factor is that of another regime). Fit lists each
+// run's measured and modelled factor.
 type StalenessModel struct {
 	Lines map[jobs.Scheme]RoundsLine `json:"lines"`
 	// Pooled is the line over every asynchronous and hybrid run, for a
 	// scheme without runs of its own.
 	Pooled RoundsLine `json:"pooled"`
 	Runs   int        `json:"runs"` // the runs it was fitted on
-	Fit    []FitPoint `json:"fit,omitempty"`
+	// HybridAlpha is α in the hybrid scheme's factor L^−α, L the sweeps a
+	// cluster does in lockstep per round (see hybridFactor); 0: the
+	// hybrid scheme's line.
+	HybridAlpha float64    `json:"hybrid_alpha,omitempty"`
+	Fit         []FitPoint `json:"fit,omitempty"`
 }
 
 // RoundsLine is the rounds factor A + B · log₂(nodes).
@@ -52,18 +65,29 @@ type FitPoint struct {
 	Scheme jobs.Scheme `json:"scheme"`
 	Nodes  int         `json:"nodes"`
 	// Round is the replayed interval between updates on the run's slowest
-	// asynchronous link, in seconds.
+	// asynchronous link, in seconds, and Crossing the time an update took
+	// to reach that link (see crossing), which T adds to it.
 	Round    float64 `json:"round_seconds"`
+	Crossing float64 `json:"crossing_seconds,omitempty"`
 	Measured float64 `json:"measured_factor"`
+	// Sweeps is, for a hybrid run, its round over the time per iteration
+	// of its cluster that iterated fastest: the sweeps that cluster did
+	// per round (L in hybridFactor).
+	Sweeps   float64 `json:"sweeps_per_round,omitempty"`
 	Modelled float64 `json:"modelled_factor"`
 }
 
 // fitRounds replays each asynchronous or hybrid source's own job on its
-// traced platform for its round, takes its factor (wall time less the
-// overhead, over SyncIterations rounds) and fits the lines.
+// traced platform for its round and crossing, takes its factor (wall time
+// less the overhead, over SyncIterations rounds of both) and fits the
+// lines.
 func (m *Model) fitRounds(res *jobs.Results) {
 	if m.SyncIterations == 0 {
 		return
+	}
+	recs := map[string]jobs.RunRecord{}
+	for _, r := range res.Records {
+		recs[r.ID] = r
 	}
 	var pts []FitPoint
 	for _, s := range m.Sources {
@@ -79,12 +103,18 @@ func (m *Model) fitRounds(res *jobs.Results) {
 			continue
 		}
 		iters := m.syncIterations(s.Nodes)
-		round := r.round(r.run(min(iters, maxReplay)))
+		ends := r.run(min(iters, maxReplay))
+		round := r.round(ends)
 		if round <= 0 {
 			continue
 		}
-		pts = append(pts, FitPoint{ID: s.ID, Scheme: s.Scheme, Nodes: s.Nodes, Round: round,
-			Measured: max(0, s.WallSeconds-m.Overhead) / (float64(iters) * round)})
+		cross := r.crossing(m, s.Scheme, ends)
+		pt := FitPoint{ID: s.ID, Scheme: s.Scheme, Nodes: s.Nodes, Round: round, Crossing: cross,
+			Measured: max(0, s.WallSeconds-m.Overhead) / (float64(iters) * (round + cross))}
+		if it := fastestIteration(recs[s.ID]); s.Scheme == jobs.Hybrid && it > 0 {
+			pt.Sweeps = round / it
+		}
+		pts = append(pts, pt)
 	}
 	st := StalenessModel{Lines: map[jobs.Scheme]RoundsLine{}, Runs: len(pts), Pooled: fitLine(pts)}
 	for _, sc := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
@@ -94,15 +124,37 @@ func (m *Model) fitRounds(res *jobs.Results) {
 				own = append(own, p)
 			}
 		}
+		if sc == jobs.Asynchronous && slices.ContainsFunc(own, func(p FitPoint) bool { return p.Crossing > 0 }) {
+			own = largestNodes(own)
+		}
 		if len(own) > 0 {
 			st.Lines[sc] = fitLine(own)
 		}
 	}
-	for i := range pts {
-		pts[i].Modelled = st.Rounds(pts[i].Scheme, pts[i].Nodes)
+	st.HybridAlpha = fitHybridRounds(pts)
+	for i, p := range pts {
+		pts[i].Modelled = st.Rounds(p.Scheme, p.Nodes)
+		if p.Scheme == jobs.Hybrid && st.HybridAlpha > 0 && p.Sweeps > 0 {
+			pts[i].Modelled = hybridRounds(st.HybridAlpha, p.Sweeps)
+		}
 	}
 	st.Fit = pts
 	m.Staleness = st
+}
+
+// largestNodes keeps the points of the largest node count among pts.
+func largestNodes(pts []FitPoint) []FitPoint {
+	most := 0
+	for _, p := range pts {
+		most = max(most, p.Nodes)
+	}
+	var out []FitPoint
+	for _, p := range pts {
+		if p.Nodes == most {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // fitLine fits factor = A + B · log₂(nodes) by least squares when the

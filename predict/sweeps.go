@@ -92,13 +92,20 @@ func (l LinkLoad) at(between bool, fallback float64) float64 {
 
 // cpuBound is the least time an asynchronous or hybrid run takes for its
 // sweeps and messages on the nodes' cores: sweeps per node, each costing
-// a sweep's CPU (CorePointSeconds per point) and the bytes its links send
-// per sweep (SweepLinkBytes, by the link's kind, at ByteSeconds), the nodes sharing the host's
-// cores when they do (see Options). 0 when sweeps is 0.
+// sweepCPU, the nodes sharing the host's cores when they do (see Options).
+// 0 when sweeps is 0.
 func (r *replay) cpuBound(m *Model, scheme jobs.Scheme, sweeps float64) float64 {
 	if sweeps <= 0 {
 		return 0
 	}
+	return r.sweepCPU(m, scheme) * sweeps * r.cont
+}
+
+// sweepCPU is the CPU of one sweep and its messages on a node, the mean
+// over the nodes: a sweep's CPU (CorePointSeconds per point) and the bytes
+// its links send per sweep (SweepLinkBytes, by the link's kind, at
+// ByteSeconds).
+func (r *replay) sweepCPU(m *Model, scheme jobs.Scheme) float64 {
 	pointSeconds := cmp.Or(m.CorePointSeconds, m.PointSeconds)
 	load := m.SweepLinkBytes[scheme]
 	cpu := 0.0
@@ -108,6 +115,5 @@ func (r *replay) cpuBound(m *Model, scheme jobs.Scheme, sweeps float64) float64 
 			cpu += load.at(ed.wire != nil, m.LinkBytes) * m.ByteSeconds
 		}
 	}
-	n := len(r.sweep)
-	return cpu * sweeps / float64(n) * r.cont
+	return cpu / float64(len(r.sweep))
 }

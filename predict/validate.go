@@ -38,7 +38,14 @@ type Ranking struct {
 	Nodes     int           `json:"nodes"`
 	Predicted []jobs.Scheme `json:"predicted"`
 	Measured  []jobs.Scheme `json:"measured"`
-	Right     bool          `json:"right"` // the same order
+	// PredictedTies and MeasuredTies say, for each scheme after the first,
+	// whether its time equals the one before it (a tie, which no order
+	// breaks); nil without a tie.
+	PredictedTies []bool `json:"predicted_ties,omitempty"`
+	MeasuredTies  []bool `json:"measured_ties,omitempty"`
+	// Right says the prediction orders every pair of schemes as the
+	// measured times do: a pair tied on one side only is out of order.
+	Right bool `json:"right"`
 	// Separated says the measured order stands beyond the runs' spread:
 	// each scheme's slowest run was faster than the next scheme's fastest.
 	// Where two schemes' runs overlap, another pair of runs could have
@@ -187,9 +194,10 @@ func (v *Validation) rank() {
 		if len(cs) < 2 || slices.ContainsFunc(cs, func(c Case) bool { return c.Reason != "" }) {
 			continue
 		}
-		r := Ranking{Problem: k.p, Nodes: k.nodes, Predicted: schemesBy(cs, func(c Case) float64 { return c.Predicted }),
-			Measured: schemesBy(cs, func(c Case) float64 { return c.Measured })}
-		r.Right = slices.Equal(r.Predicted, r.Measured)
+		predicted := func(c Case) float64 { return c.Predicted }
+		measured := func(c Case) float64 { return c.Measured }
+		r := Ranking{Problem: k.p, Nodes: k.nodes, Predicted: schemesBy(cs, predicted), Measured: schemesBy(cs, measured),
+			PredictedTies: ties(cs, predicted), MeasuredTies: ties(cs, measured), Right: sameOrder(cs, predicted, measured)}
 		r.Separated = separated(cs)
 		if r.Right {
 			v.Ranked++
@@ -216,6 +224,37 @@ func separated(cs []Case) bool {
 		}
 	}
 	return true
+}
+
+// sameOrder reports whether the two times order every pair of cases
+// alike: the same one faster, or both tied. Comparing the sorted lists
+// instead would count a tie as whichever order the cases came in.
+func sameOrder(cs []Case, a, b func(Case) float64) bool {
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			if cmp.Compare(a(cs[i]), a(cs[j])) != cmp.Compare(b(cs[i]), b(cs[j])) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ties is, for the cases ordered by time (as schemesBy), whether each
+// after the first has the time of the one before it; nil without a tie.
+func ties(cs []Case, time func(Case) float64) []bool {
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b Case) int { return cmp.Compare(time(a), time(b)) })
+	out := make([]bool, len(cs)-1)
+	tied := false
+	for i := 1; i < len(cs); i++ {
+		out[i-1] = time(cs[i]) == time(cs[i-1])
+		tied = tied || out[i-1]
+	}
+	if !tied {
+		return nil
+	}
+	return out
 }
 
 // schemesBy is the cases' schemes ordered by time, fastest first.

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -90,6 +91,48 @@ func TestSeparated(t *testing.T) {
 			if len(v.Rankings) != 1 || v.Rankings[0].Separated != tc.want || (v.Separated == 1) != tc.want ||
 				v.RankedSeparated > v.Separated || v.RankedSeparated > v.Ranked {
 				t.Errorf("validation %+v", v)
+			}
+		})
+	}
+}
+
+// TestRankTies: a ranking is right when the prediction orders every pair
+// of schemes as the measurements do; a tie on one side only (which the
+// sorted lists would break by the cases' order) is wrong, a tie on both
+// sides right, and the ties are reported.
+func TestRankTies(t *testing.T) {
+	c := func(s jobs.Scheme, predicted, measured float64) Case {
+		return Case{Scheme: s, Predicted: predicted, Measured: measured, MeasuredMin: measured, MeasuredMax: measured}
+	}
+	tests := []struct {
+		name          string
+		cs            []Case
+		right         bool
+		predictedTies []bool
+		measuredTies  []bool
+	}{
+		{"same order", []Case{c(jobs.Synchronous, 3, 4), c(jobs.Asynchronous, 1, 2), c(jobs.Hybrid, 2, 3)}, true, nil, nil},
+		{"swapped", []Case{c(jobs.Synchronous, 2, 4), c(jobs.Asynchronous, 1, 2), c(jobs.Hybrid, 3, 3)}, false, nil, nil},
+		// Listed in the measured order: sorting the predicted tie stably
+		// would have matched it.
+		{"predicted tie", []Case{c(jobs.Synchronous, 1, 1), c(jobs.Asynchronous, 2, 2), c(jobs.Hybrid, 2, 3)}, false,
+			[]bool{false, true}, nil},
+		{"measured tie", []Case{c(jobs.Synchronous, 1, 1), c(jobs.Asynchronous, 2, 2), c(jobs.Hybrid, 3, 2)}, false,
+			nil, []bool{false, true}},
+		{"both tied", []Case{c(jobs.Synchronous, 1, 1), c(jobs.Asynchronous, 2, 2), c(jobs.Hybrid, 2, 2)}, true,
+			[]bool{false, true}, []bool{false, true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &Validation{Cases: tc.cs}
+			v.rank()
+			if len(v.Rankings) != 1 {
+				t.Fatalf("rankings %+v", v.Rankings)
+			}
+			r := v.Rankings[0]
+			if r.Right != tc.right || (v.Ranked == 1) != tc.right || !slices.Equal(r.PredictedTies, tc.predictedTies) ||
+				!slices.Equal(r.MeasuredTies, tc.measuredTies) {
+				t.Errorf("ranking %+v, want right %v, ties %v and %v", r, tc.right, tc.predictedTies, tc.measuredTies)
 			}
 		})
 	}

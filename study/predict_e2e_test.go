@@ -19,17 +19,17 @@ import (
 
 // TestHarnessPredict is issue 19's validation on the multi-host harness,
 // the inter-cluster link at 100 Mbit/s: the study testdata/study/predict.toml
-// (n = 48 and 64 on 2, 4, 8 and 16 nodes, every scheme, twice), then
+// (n = 48 and 64 on 2, 4, 8 and 16 nodes, every scheme, three times), then
 // `gridtui bench predict --max-trace-nodes 4`: the 8- and 16-node runs
 // predicted from the 2- and 4-node ones must be within 15 % of their median
 // measured time in at least 80 % of the cases, and rank the schemes in the
 // measured order in at least 80 % of the problems and node counts. Long
-// (about 8 minutes on an idle 2-core machine) and sensitive to the
+// (about 12 minutes on an idle 2-core machine) and sensitive to the
 // machine's load: opt-in with GRIDTUI_LONG_TESTS=1. scripts/predict-validate.sh
 // does the same at 100 and 10 Mbit/s and keeps the stores.
 func TestHarnessPredict(t *testing.T) {
 	if os.Getenv("GRIDTUI_LONG_TESTS") != "1" {
-		t.Skip("set GRIDTUI_LONG_TESTS=1 to validate predict on the harness (about 8 minutes)")
+		t.Skip("set GRIDTUI_LONG_TESTS=1 to validate predict on the harness (about 12 minutes)")
 	}
 	if err := e2e.Supported(); err != nil {
 		t.Skip(err)

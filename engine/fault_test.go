@@ -10,7 +10,17 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
 )
+
+// longObstacle is the problem of the failure tests: one whose runs on the
+// local grid last far longer than a fault takes to be injected. At n = 48
+// a synchronous run on 8 local workers reaches ε = 1e-15 in a few thousand
+// fast iterations, at times before the snapshot that triggers the fault
+// has arrived, and the test then sees a run complete instead of failing;
+// at n = 96 it needs about four times the iterations, each eight times the
+// work.
+var longObstacle = jobs.ObstacleSpec{N: 96, Eps: 1e-15}
 
 // fault is a failure injected into a run by its hooks: once every node has
 // passed an iteration, a signal to one node's worker (or another action),

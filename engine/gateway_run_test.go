@@ -136,7 +136,7 @@ func TestGatewayStopped(t *testing.T) {
 	gatewayFirst = true
 	t.Cleanup(func() { gatewayFirst = false })
 	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-15}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{App: "obstacle", Obstacle: longObstacle, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: 4}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
 	opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), NoRecord: true, Deploy: deploy.Options{StopTimeout: 30 * time.Second}}
 	var (

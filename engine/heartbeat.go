@@ -97,7 +97,7 @@ const (
 	// crowdedStartup is StartupTimeout for a watcher whose host is
 	// crowded: there a starting member, 14 nicer than the console among
 	// thousands of runnable threads, was seen to take its task, link and
-	// say so only after more than 30 s while alive.
+	// say so only after StartupTimeout had passed, while alive.
 	crowdedStartup = 2 * StartupTimeout
 	PhiThreshold   = 8.0
 	stallGrace     = 500 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -76,6 +77,9 @@ func standIn(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, s
 }
 
 // standInWith is standIn with garbage sent before the task.
+// standInRuns numbers the stand-ins' runs.
+var standInRuns atomic.Uint64
+
 func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, secret []byte, name string, junk []junkMsg) *rmnp.Endpoint {
 	t.Helper()
 	cfg := rmnp.DefaultConfig()
@@ -95,8 +99,12 @@ func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byt
 			t.Fatal(err)
 		}
 	}
+	// Each stand-in is a run of its own, as each run of a console is: a
+	// task of the same run as the one still going would be refused, and
+	// the end of the previous run may not have reached the worker yet.
 	task := workerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},
-		Range: jobs.Range{Lo: 0, Hi: 40}, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30}
+		Range: jobs.Range{Lo: 0, Hi: 40}, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30,
+		Run: standInRuns.Add(1)}
 	m, _ := encodeMsg(msgTask, task)
 	if err := ep.Send(ctx, peer, m, rmnp.CTRL); err != nil {
 		t.Fatal(err)

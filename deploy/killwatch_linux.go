@@ -16,25 +16,16 @@ import (
 // what the watch takes of it delays everything else the console does.
 const killWatchInterval = time.Second
 
-// killDelivered reports whether SIGKILL has been sent to process pid as a
-// whole (kill(2) of the process or its group, the out-of-memory killer):
-// the kernel keeps it in the process's shared pending set (ShdPnd of
-// /proc/<pid>/status) from the moment it is sent until the process is
-// reaped, while every thread of the process is made to exit. Such a process
-// is irrevocably ending, even while some of its threads wait to be
-// scheduled for their exit on a crowded host (its sockets and pipes close,
-// and its exit can be waited for, only once the last of them has run). A
-// process that exits on its own never has SIGKILL there.
-func killDelivered(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	return shdPndHasKill(b)
-}
-
 // shdPndHasKill reports whether the ShdPnd line of a /proc/<pid>/status
-// text holds SIGKILL (signal 9: bit 8 of the hexadecimal mask).
+// text holds SIGKILL (signal 9: bit 8 of the hexadecimal mask): sent to
+// the process as a whole (kill(2) of the process or its group, the
+// out-of-memory killer), the kernel keeps it in the process's shared
+// pending set from the moment it is sent until the process is reaped,
+// while every thread of the process is made to exit. Such a process is
+// irrevocably ending, even while some of its threads wait to be scheduled
+// for their exit on a crowded host (its sockets and pipes close, and its
+// exit can be waited for, only once the last of them has run). A process
+// that exits on its own never has SIGKILL there.
 func shdPndHasKill(status []byte) bool {
 	_, rest, ok := bytes.Cut(status, []byte("\nShdPnd:"))
 	if !ok {

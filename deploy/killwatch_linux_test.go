@@ -38,6 +38,13 @@ func TestShdPndHasKill(t *testing.T) {
 	}
 }
 
+// killDelivered reports whether SIGKILL has been sent to process pid as a
+// whole, as the kill watch reads it (shdPndHasKill).
+func killDelivered(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	return err == nil && shdPndHasKill(b)
+}
+
 // holdExit holds a thread of pid short of its exit once it is killed
 // (exithold); it skips the test where tracing is not allowed.
 func holdExit(t *testing.T, pid int) *exithold.Hold {

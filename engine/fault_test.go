@@ -111,26 +111,18 @@ func (f *fault) watchDeath(pid int) {
 	}
 }
 
-// deathLag is the time from the signal to the killed process's main
-// thread's end (0 if not seen).
-func (f *fault) deathLag() time.Duration {
+// deathLags are the times from the signal to the killed process's main
+// thread's end and to its last thread's (0 where not seen).
+func (f *fault) deathLags() (main, all time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.died.IsZero() {
-		return 0
+	since := func(t time.Time) time.Duration {
+		if t.IsZero() {
+			return 0
+		}
+		return t.Sub(f.signaled)
 	}
-	return f.died.Sub(f.signaled)
-}
-
-// allDeathLag is the time from the signal to the end of the killed
-// process's last thread (0 if not seen).
-func (f *fault) allDeathLag() time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.allDied.IsZero() {
-		return 0
-	}
-	return f.allDied.Sub(f.signaled)
+	return since(f.died), since(f.allDied)
 }
 
 // times returns when the fault was injected and when the first failure

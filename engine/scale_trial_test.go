@@ -277,8 +277,9 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	// (which waits for it at most stopTimeout): it is sent SIGKILL, so
 	// it cannot but end; waited for here before nothing is checked left.
 	waitPIDsGone(f.allPIDs(), time.Minute)
+	mainGone, allGone := f.deathLags()
 	t.Logf("SCALE workers=%d signal=%v detected-after=%v main-thread-gone-after=%v all-threads-gone-after=%v report-after=%v cause=%q",
-		n, sig, lag.Round(time.Millisecond), f.deathLag().Round(time.Millisecond), f.allDeathLag().Round(time.Millisecond),
+		n, sig, lag.Round(time.Millisecond), mainGone.Round(time.Millisecond), allGone.Round(time.Millisecond),
 		returned.Sub(signaled).Round(time.Millisecond), rep.Cause)
 	assertGone(t, f.allPIDs())
 }

@@ -150,7 +150,13 @@ func processAlive(pid int) bool {
 // processState returns the state letter of /proc/PID/stat (R, S, T, Z…),
 // false when there is no such file.
 func processState(pid int) (byte, bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return statState("/proc/" + strconv.Itoa(pid) + "/stat")
+}
+
+// statState reads the state letter of a /proc stat file (a process's or a
+// thread's).
+func statState(path string) (byte, bool) {
+	stat, err := os.ReadFile(path)
 	if err != nil {
 		return 0, false
 	}

@@ -40,6 +40,10 @@ type Worker struct {
 	// oomLine, when set, returns the kernel's log line of the out-of-memory
 	// killer ending the worker ("" if it did not).
 	oomLine func() string
+	// dump, when set (a local worker), sends the process SIGQUIT with its
+	// stderr bound for its log file, unless it is stopped or gone; false
+	// if it did not.
+	dump    func() bool
 	stopped bool
 	mu      sync.Mutex
 	timeout time.Duration
@@ -132,6 +136,38 @@ func (w *Worker) Stop(ctx context.Context) error {
 	}
 	w.ev.emit(w.Host.Name, PhaseStopped, 1, "", nil)
 	return nil
+}
+
+// DumpStacks asks a local worker named hung for its goroutine stacks before
+// it is stopped: SIGQUIT, which the Go runtime answers by writing every
+// goroutine's stack on stderr and exiting, with its stderr from then on
+// appended to the worker's log file (`gridtui logs`). It waits at most d
+// for the worker to end, and reports whether it did. A worker that is not
+// a local process, has ended, or is stopped by a signal (which would hold
+// SIGQUIT pending) is left as it is. Its exit is not a failure of its own.
+func (w *Worker) DumpStacks(d time.Duration) bool {
+	if w.dump == nil {
+		return false
+	}
+	select {
+	case <-w.done:
+		return false
+	default:
+	}
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+	if !w.dump() {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-w.done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // forceKill ends a worker that did not exit when asked.

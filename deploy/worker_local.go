@@ -4,11 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // localWorkerNice is how much nicer than the console its local workers
@@ -42,7 +47,8 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	cmd.Dir = wd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	w := &Worker{Host: h, done: make(chan struct{}), gone: make(chan struct{}), stderr: newTail(), stdout: newTail(), timeout: opt.stopTimeout(), ev: ev}
-	cmd.Stderr = w.stderr
+	sink := &stderrSink{tail: w.stderr}
+	cmd.Stderr = sink
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("deploy: worker %s: %w", h.Name, err)
@@ -74,7 +80,8 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		io.Copy(w.stdout, stdout) // returns at EOF, once the group is gone
 		close(stopWatch)
 		<-watchEnded
-		err := cmd.Wait()
+		err := cmd.Wait() // its stderr copied
+		sink.close()
 		close(w.gone)
 		return err
 	}
@@ -91,6 +98,20 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 	}
 	pid := w.Hello.PID
 	w.oomLine = localOOMKiller(pid)
+	logPath := ""
+	if b.LogFile != "" {
+		logPath = b.LogFile
+		if !filepath.IsAbs(logPath) {
+			logPath = filepath.Join(wd, logPath)
+		}
+	}
+	w.dump = func() bool {
+		if st, ok := processState(pgid); !ok || st == 'T' || st == 't' || st == 'Z' || st == 'X' {
+			return false
+		}
+		sink.toLog(logPath, threadStates(pgid))
+		return syscall.Kill(pgid, syscall.SIGQUIT) == nil
+	}
 	go func() {
 		defer close(watchEnded)
 		// A process sent SIGKILL is ended as far as the run goes; on a
@@ -103,4 +124,80 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		w.exited(b.Node, err)
 	}()
 	return w, nil
+}
+
+// stderrSink takes a local worker's stderr: the console keeps its tail
+// (a failed worker's error quotes it) and, once the worker is asked for its
+// goroutine stacks (Worker.DumpStacks), appends it to the worker's log file
+// too, where the worker's own log lines go without the console. A failing
+// write to the file is dropped: the worker must never block on its stderr.
+type stderrSink struct {
+	tail *tailBuffer
+	mu   sync.Mutex
+	file *os.File
+}
+
+func (s *stderrSink) Write(p []byte) (int, error) {
+	s.tail.Write(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file != nil {
+		s.file.Write(p)
+	}
+	return len(p), nil
+}
+
+// toLog appends what follows to the log file at path ("" or unopenable:
+// the tail only), after a line saying why, with the states of the worker's
+// threads as the kernel saw them then (threadStates).
+func (s *stderrSink) toLog(path, threads string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "time=%s level=WARN msg=\"console: the worker is named silent; SIGQUIT sent for its goroutine stacks, which follow\" threads=%q\n",
+		time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), threads)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file == nil {
+		s.file = f
+	} else {
+		f.Close()
+	}
+}
+
+func (s *stderrSink) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
+	}
+}
+
+// threadStates counts the threads of process pid by the state the kernel
+// gives them (R running, S sleeping, D in uninterruptible wait, T stopped…),
+// e.g. "R 1, S 11": a process with threads in D waits on the kernel, one
+// all asleep waits on itself or its peers.
+func threadStates(pid int) string {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	count := map[byte]int{}
+	for _, e := range ents {
+		if st, ok := statState(filepath.Join(dir, e.Name(), "stat")); ok {
+			count[st]++
+		}
+	}
+	states := slices.Sorted(maps.Keys(count))
+	parts := make([]string, len(states))
+	for i, st := range states {
+		parts[i] = fmt.Sprintf("%c %d", st, count[st])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -120,5 +120,5 @@ func stopGateway(w *deploy.Worker, lost bool) {
 		stopLost(w)
 		return
 	}
-	stopWorkers([]*deploy.Worker{w}, nil)
+	stopWorkers([]*deploy.Worker{w}, nil, "")
 }

@@ -389,12 +389,15 @@ type lostPeer struct {
 	Starting bool
 }
 
+// silentCause begins the cause a peer lost to silence is reported with.
+const silentCause = "no heartbeat for "
+
 // silence is the cause a lost peer is reported with.
 func (p lostPeer) silence() string {
 	if p.Starting {
-		return fmt.Sprintf("no heartbeat for %.1fs during its start-up (hung, stopped or cut off)", p.Silent.Seconds())
+		return fmt.Sprintf(silentCause+"%.1fs during its start-up (hung, stopped or cut off)", p.Silent.Seconds())
 	}
-	return fmt.Sprintf("no heartbeat for %.1fs, φ %.1f (hung, stopped or cut off)", p.Silent.Seconds(), min(p.Phi, 99))
+	return fmt.Sprintf(silentCause+"%.1fs, φ %.1f (hung, stopped or cut off)", p.Silent.Seconds(), min(p.Phi, 99))
 }
 
 // expired returns the peers lost at now and stops watching them, so each

@@ -85,6 +85,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	}
 	workers := opt.Workers
 	var lost map[string]bool // workers to kill without waiting on them
+	var silent string        // the lost one named for its silence, if any
 	if workers == nil {
 		hosts, err := jobHosts(spec, inv)
 		if err != nil {
@@ -104,7 +105,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}
-		defer func() { stopWorkers(workers, lost) }()
+		defer func() { stopWorkers(workers, lost, silent) }()
 		if opt.OnWorkers != nil {
 			opt.OnWorkers(workers)
 		}
@@ -140,7 +141,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
 	rep, runErr := s.execute(ctx)
-	lost = s.lostNodes()
+	lost, silent = s.lostNodes(), s.silentNode()
 	if gws != nil {
 		// Stopped gateways print their last counters as they exit.
 		stopGateways(gws, lost)
@@ -284,17 +285,28 @@ const (
 	// stopped, cut off) to be gone after it is killed: a cut-off SSH host
 	// cannot confirm its session's end before its TCP connection times out.
 	lostStopTimeout = 3 * time.Second
+	// dumpWait bounds the wait for a silent local worker's goroutine
+	// stacks (SIGQUIT): milliseconds when it is hung but scheduled.
+	dumpWait = 2 * time.Second
 )
 
 // stopWorkers stops workers in parallel. Those in lost cannot answer the
 // closing of their stdin: they are killed at once and waited for at most
 // lostStopTimeout, so that the report of a run that lost a host comes
-// seconds after the detection, not after the host's stop timeout.
-func stopWorkers(workers []*deploy.Worker, lost map[string]bool) {
+// seconds after the detection, not after the host's stop timeout. The
+// worker of node silent (named for its silence), when it is a local
+// process still running, is first asked for its goroutine stacks, which
+// land in its log: what it was doing when it fell silent.
+func stopWorkers(workers []*deploy.Worker, lost map[string]bool, silent string) {
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		if lost[w.Host.Name] {
-			wg.Go(func() { stopLost(w) })
+			wg.Go(func() {
+				if silent != "" && w.Host.Name == silent {
+					w.DumpStacks(dumpWait)
+				}
+				stopLost(w)
+			})
 			continue
 		}
 		wg.Go(func() {

@@ -524,6 +524,16 @@ func (s *submission) lostNodes() map[string]bool {
 	return s.lostHosts(map[string]bool{s.failed.Node: true})
 }
 
+// silentNode names the node the run failed on when it was lost to silence
+// (hung, stopped or cut off: no heartbeat), "" otherwise: a local worker
+// still running is then asked for its goroutine stacks before it is killed.
+func (s *submission) silentNode() string {
+	if s.failed == nil || !strings.HasPrefix(s.failed.Cause, silentCause) {
+		return ""
+	}
+	return s.failed.Node
+}
+
 func (s *submission) err() error {
 	if s.failed == nil {
 		return nil

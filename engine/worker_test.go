@@ -33,7 +33,7 @@ func startWorkers(t *testing.T, names ...string) ([]*deploy.Worker, [16]byte, []
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopWorkers(ws, nil) })
+	t.Cleanup(func() { stopWorkers(ws, nil, "") })
 	return ws, id, secret
 }
 

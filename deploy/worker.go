@@ -154,10 +154,16 @@ func (w *Worker) DumpStacks(d time.Duration) bool {
 		return false
 	default:
 	}
+	// Marked stopped before the signal, so that its exit, however soon,
+	// is not reported as a failure; unmarked if no signal was sent.
 	w.mu.Lock()
+	was := w.stopped
 	w.stopped = true
 	w.mu.Unlock()
 	if !w.dump() {
+		w.mu.Lock()
+		w.stopped = was
+		w.mu.Unlock()
 		return false
 	}
 	t := time.NewTimer(d)

@@ -437,3 +437,61 @@ func TestHeardAt(t *testing.T) {
 		}
 	})
 }
+
+// TestSendNoWaitQueues holds the link's writer busy (a DATA frame crossing a
+// slow link) and checks that a CTRL sent with NoWait returns at once, with a
+// copy of its buffer, and still arrives in order with the frames around it.
+func TestSendNoWaitQueues(t *testing.T) {
+	each(t, func(t *testing.T, tr string) {
+		for _, mode := range []Mode{Async, Sync} {
+			checkGoroutines(t)
+			a, b := pair(t, tr, LinkOptions{Mode: mode, Network: tr})
+			ctx := testCtx(t)
+			l := a.peers[2].primary()
+			l.mu.Lock()
+			l.busy = true
+			l.mu.Unlock()
+			if err := a.Send(ctx, 2, msgOf(0), DATA|NoWait); err != nil {
+				t.Fatal(err)
+			}
+			buf := []byte("first")
+			if err := a.Send(ctx, 2, buf, CTRL|NoWait); err != nil {
+				t.Fatalf("%v link: CTRL|NoWait behind a busy writer: %v", mode, err)
+			}
+			copy(buf, "XXXXX") // the caller may reuse its buffer at once
+			if err := a.Send(ctx, 2, msgOf(1), DATA|NoWait); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Send(ctx, 2, []byte("second"), CTRL|NoWait); err != nil {
+				t.Fatal(err)
+			}
+			l.mu.Lock()
+			queued := len(l.q)
+			l.busy = false
+			l.mu.Unlock()
+			if queued != 4 {
+				t.Fatalf("%v link: %d frames queued, want 4 (none written while the writer was busy)", mode, queued)
+			}
+			signal(l.wake)
+			in := make([]byte, 64)
+			for _, want := range []string{"first", "second"} {
+				k, err := b.Receive(ctx, 1, in, CTRL)
+				if err != nil || string(in[:k]) != want {
+					t.Fatalf("%v link: CTRL %q, %v; want %q", mode, in[:k], err, want)
+				}
+			}
+			// Neither DATA was merged into the other across the CTRL between them.
+			for _, want := range []int{0, 1} {
+				k, err := b.Receive(ctx, 1, in, DATA)
+				if err != nil || !bytes.Equal(in[:k], msgOf(want)) {
+					t.Fatalf("%v link: DATA %q, %v; want %q", mode, in[:k], err, msgOf(want))
+				}
+			}
+			a.Abort()
+			waitFor(t, "link down", func() bool { return l.isDown() })
+			if err := a.Send(ctx, 2, []byte("late"), CTRL|NoWait); err == nil {
+				t.Fatalf("%v link: CTRL|NoWait on a closed endpoint returned no error", mode)
+			}
+		}
+	})
+}

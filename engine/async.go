@@ -420,12 +420,11 @@ func (a *activityRun) queue(out []ActivityMsg) {
 	}
 }
 
-// flush queues the pending control messages on their links, in order, without
-// waiting for them to be written (queueCtrl).
+// flush sends the queued control messages in order.
 func (a *activityRun) flush(ctx context.Context) error {
 	for _, m := range a.pending {
 		msg := encodeCtrl(a.ctrlOut, m.Kind.ctrl(), m.Seq, 0, nil)
-		if err := a.queueCtrl(ctx, m.Side, msg); err != nil {
+		if err := a.sendCtrl(ctx, m.Side, msg); err != nil {
 			return err
 		}
 	}

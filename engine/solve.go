@@ -373,21 +373,6 @@ func (s *solver) sendCtrl(ctx context.Context, side Side, m []byte) error {
 	return nil
 }
 
-// queueCtrl queues an encoded control message to side and returns at once
-// (rmnp.NoWait): in order with the link's other frames, but without waiting
-// for the frames ahead of it. On a slow link the frame ahead is an update
-// being written, and an asynchronous node that waited for it would stop
-// computing for as long (a 10 Mbit/s link held such a node 3 s of a 5 s run).
-func (s *solver) queueCtrl(ctx context.Context, side Side, m []byte) error {
-	l := s.links[side]
-	start := time.Now()
-	defer timed(&s.res.Send, start)
-	if err := s.ep.Send(ctx, l.peer, m, rmnp.CTRL|rmnp.NoWait); err != nil {
-		return wrapErr(err, "control message to rank %d", l.rank)
-	}
-	return nil
-}
-
 // recvCtrl receives the next control message from side into the link's
 // buffer; with rmnp.NoWait in flags it returns ErrNoMessage if none is there.
 func (s *solver) recvCtrl(ctx context.Context, side Side, flags rmnp.Flags) (ctrlMsg, error) {

@@ -28,8 +28,7 @@ const (
 	// DATA marks a data message (an update of the iterate vector): reliable FIFO on a
 	// synchronous link, latest-value on an asynchronous one.
 	DATA
-	// NoWait makes Receive return ErrNoMessage at once if nothing is buffered, and
-	// Send of a CTRL or synchronous DATA queue a copy in order and return at once.
+	// NoWait makes Receive return ErrNoMessage at once if nothing is buffered.
 	NoWait
 )
 

@@ -188,25 +188,6 @@ func (l *link) sendAsync(buf []byte) error {
 	return nil
 }
 
-// sendQueued queues a copy of a CTRL or synchronous DATA frame behind what the link
-// holds and returns at once (Send with NoWait). The writer keeps the queue's order; a
-// write that fails fails the link, which the next operation on it reports.
-func (l *link) sendQueued(kind Flags, buf []byte) error {
-	l.mu.Lock()
-	if l.isDown() {
-		l.mu.Unlock()
-		return l.downErr()
-	}
-	it := l.getItem()
-	it.kind = kind
-	it.owned = append(it.owned[:0], buf...)
-	it.buf = it.owned
-	l.q = append(l.q, it)
-	l.mu.Unlock()
-	signal(l.wake)
-	return nil
-}
-
 // sendReliable writes a CTRL or synchronous DATA frame and returns once it is handed
 // to the kernel. When nothing is queued it writes from the caller's goroutine.
 func (l *link) sendReliable(ctx context.Context, kind Flags, buf []byte) error {

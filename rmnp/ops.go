@@ -20,10 +20,7 @@ func checkKind(flags Flags) (Flags, error) {
 // decides the semantics: CTRL and synchronous DATA return once the frame is handed
 // to the kernel, in order; asynchronous DATA is copied and queued and Send returns
 // at once, replacing a queued older DATA while one is in flight (counted as
-// Skipped). With NoWait, CTRL and synchronous DATA are copied and queued in order
-// too and Send returns at once, without waiting for the frames ahead of them (on a
-// slow link, a DATA frame being written): a failure to write them fails the link,
-// which later operations report. buf may be reused as soon as Send returns.
+// Skipped). buf may be reused as soon as Send returns.
 func (e *Endpoint) Send(ctx context.Context, dest PeerID, buf []byte, flags Flags) error {
 	kind, err := checkKind(flags)
 	if err != nil {
@@ -46,9 +43,6 @@ func (e *Endpoint) Send(ctx context.Context, dest PeerID, buf []byte, flags Flag
 	}
 	if kind == DATA && l.info.mode == Async {
 		return l.sendAsync(buf)
-	}
-	if flags&NoWait != 0 {
-		return l.sendQueued(kind, buf)
 	}
 	return l.sendReliable(ctx, kind, buf)
 }

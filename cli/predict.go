@@ -268,7 +268,11 @@ func writeStaleness(b *strings.Builder, m *predict.Model) {
 		}
 	}
 	if st.HybridAlpha > 0 {
-		fmt.Fprintf(b, "; hybrid, in place of its line: f = L^-%.3g, L the sweeps a cluster does in lockstep per round", st.HybridAlpha)
+		if st.HybridFloor > 0 {
+			fmt.Fprintf(b, "; hybrid, in place of its line: f = √(L^-%.3g · min(1, 1/L + %.3g)), L the sweeps a cluster does in lockstep per round", st.HybridAlpha, st.HybridFloor)
+		} else {
+			fmt.Fprintf(b, "; hybrid, in place of its line: f = L^-%.3g, L the sweeps a cluster does in lockstep per round", st.HybridAlpha)
+		}
 	}
 	fmt.Fprintf(b, ", fitted on %d run(s) (async: on those of the most nodes):", st.Runs)
 	for _, f := range st.Fit {

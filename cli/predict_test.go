@@ -155,6 +155,12 @@ func TestWriteStaleness(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}
 	}
+	m.Staleness.HybridFloor = 0.19
+	b.Reset()
+	writeStaleness(&b, m)
+	if want := "f = √(L^-0.4 · min(1, 1/L + 0.19))"; !strings.Contains(b.String(), want) {
+		t.Errorf("with a floor, output lacks %q:\n%s", want, b.String())
+	}
 	m.Staleness.HybridAlpha = 0
 	b.Reset()
 	writeStaleness(&b, m)

@@ -22,9 +22,10 @@
 // least those iterations, each timed from the traced hybrid runs' cluster
 // that iterated fastest (the other may be paced by the link between the
 // clusters, which the rounds already count). A hybrid run's rounds follow
-// the sweeps a cluster does in lockstep per round, L: f = L^−α, fitted on
-// the traced hybrid runs through the synchronous limit (one sweep a
-// round, K rounds), a lockstep iteration slowing on shared cores by the
+// the sweeps a cluster does in lockstep per round, L: the geometric mean
+// of the power law L^−α through the synchronous limit (one sweep a round,
+// K rounds) and the floor 1/L + f∞, each fitted on the traced hybrid runs
+// (see hybridRounds), a lockstep iteration slowing on shared cores by the
 // turns of the other nodes of a core (see hybridFactor); where the traces
 // give no exponent, the line in log₂ of the node count.
 //

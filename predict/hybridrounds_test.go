@@ -35,6 +35,54 @@ func TestFitHybridRounds(t *testing.T) {
 	}
 }
 
+func TestFitHybridFloor(t *testing.T) {
+	pt := func(sc jobs.Scheme, sweeps, f float64) FitPoint {
+		return FitPoint{Scheme: sc, Sweeps: sweeps, Measured: f}
+	}
+	tests := []struct {
+		name string
+		pts  []FitPoint
+		want float64
+	}{
+		{"none", nil, 0},
+		{"the mean of f − 1/L", []FitPoint{pt(jobs.Hybrid, 20, 0.35), pt(jobs.Hybrid, 40, 0.325)}, 0.3},
+		{"asynchronous points and one sweep a round do not count",
+			[]FitPoint{pt(jobs.Hybrid, 20, 0.35), pt(jobs.Asynchronous, 20, 0.9), pt(jobs.Hybrid, 1, 0.5)}, 0.3},
+		{"never below 0", []FitPoint{pt(jobs.Hybrid, 2, 0.4)}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if f := fitHybridFloor(tc.pts); !near(f, tc.want) {
+				t.Errorf("f∞ = %g, want %g", f, tc.want)
+			}
+		})
+	}
+}
+
+// TestHybridRounds: the factor is the geometric mean of the power law and
+// the floor, so it lies between them; the floor is capped at one round per
+// synchronous iteration; without a floor, the power law alone.
+func TestHybridRounds(t *testing.T) {
+	if f := hybridRounds(0.5, 0, 16); !near(f, 0.25) {
+		t.Errorf("no floor: %g, want 16^−0.5 = 0.25", f)
+	}
+	if f := hybridRounds(0.5, 0.2, 16); !near(f, math.Sqrt(0.25*0.2625)) {
+		t.Errorf("floor 0.2 at L = 16: %g, want √(0.25 · 0.2625)", f)
+	}
+	for _, tc := range []struct{ alpha, floor, l float64 }{{0.3, 0.33, 13.4}, {0.41, 0.19, 19.2}, {0.41, 0.19, 45}} {
+		law, fl, f := math.Pow(tc.l, -tc.alpha), 1/tc.l+tc.floor, hybridRounds(tc.alpha, tc.floor, tc.l)
+		if f < min(law, fl) || f > max(law, fl) {
+			t.Errorf("%+v: %g outside the law %g and the floor %g", tc, f, law, fl)
+		}
+	}
+	if f := hybridRounds(0.1, 0.9, 2); !near(f, math.Sqrt(math.Pow(2, -0.1))) {
+		t.Errorf("floor above 1: %g, want the law's square root (the floor capped at 1)", f)
+	}
+	if f := hybridRounds(0.5, 0.2, 0.5); !near(f, math.Sqrt(1*1)) {
+		t.Errorf("less than a sweep a round: %g, want 1", f)
+	}
+}
+
 // TestHybridFactor: one traced lockstep run (2 nodes per core, 100 points
 // per core, 1 ms an iteration of which 0.4 ms the sweep). On 50 points
 // per core at 8 nodes per core, with 0.1 ms of CPU per node's sweep and
@@ -104,9 +152,13 @@ func TestHybridSweepsPerRound(t *testing.T) {
 	if a <= 0 || !near(m.Staleness.HybridAlpha, a) {
 		t.Fatalf("α = %g, want %g > 0 (both runs took fewer rounds than the synchronous count: %+v)", m.Staleness.HybridAlpha, a, pts)
 	}
+	fl := fitHybridFloor(pts)
+	if fl <= 0 || !near(m.Staleness.HybridFloor, fl) {
+		t.Fatalf("f∞ = %g, want %g > 0", m.Staleness.HybridFloor, fl)
+	}
 	for _, p := range pts {
-		if !near(p.Modelled, math.Pow(p.Sweeps, -a)) {
-			t.Errorf("%s: modelled %g, want L^−α = %g", p.ID, p.Modelled, math.Pow(p.Sweeps, -a))
+		if want := math.Sqrt(math.Pow(p.Sweeps, -a) * min(1, 1/p.Sweeps+fl)); !near(p.Modelled, want) {
+			t.Errorf("%s: modelled %g, want √(L^−α · (1/L + f∞)) = %g", p.ID, p.Modelled, want)
 		}
 	}
 	// A 16-node prediction rests on the law (8 nodes per core: a slower

@@ -15,8 +15,9 @@ import (
 // rule, a sweep where compute is the bottleneck), and for an asynchronous
 // run the time an update takes to reach that link across the grid when
 // the nodes share a host's cores (see crossing). The factor is fitted per
-// scheme on the recorded runs: for the hybrid scheme as L^−α in the sweeps
-// a cluster does in lockstep per round (HybridAlpha, see hybridFactor),
+// scheme on the recorded runs: for the hybrid scheme from the sweeps a
+// cluster does in lockstep per round, L, between L^−α and 1/L + f∞
+// (HybridAlpha, HybridFloor, see hybridRounds),
 // and where the traces give no exponent as a line in log₂ of the node
 // count (slope at least 0); for the asynchronous scheme the
 // same, but where its rounds have a crossing, on its runs of the largest
@@ -33,7 +34,10 @@ type StalenessModel struct {
 	// HybridAlpha is α in the hybrid scheme's factor L^−α, L the sweeps a
 	// cluster does in lockstep per round (see hybridFactor); 0: the
 	// hybrid scheme's line.
-	HybridAlpha float64    `json:"hybrid_alpha,omitempty"`
+	HybridAlpha float64 `json:"hybrid_alpha,omitempty"`
+	// HybridFloor is f∞ in the floor 1/L + f∞ that bounds the hybrid
+	// factor with L^−α (see hybridRounds); 0: L^−α alone.
+	HybridFloor float64    `json:"hybrid_floor,omitempty"`
 	Fit         []FitPoint `json:"fit,omitempty"`
 }
 
@@ -132,10 +136,13 @@ func (m *Model) fitRounds(res *jobs.Results) {
 		}
 	}
 	st.HybridAlpha = fitHybridRounds(pts)
+	if st.HybridAlpha > 0 {
+		st.HybridFloor = fitHybridFloor(pts)
+	}
 	for i, p := range pts {
 		pts[i].Modelled = st.Rounds(p.Scheme, p.Nodes)
 		if p.Scheme == jobs.Hybrid && st.HybridAlpha > 0 && p.Sweeps > 0 {
-			pts[i].Modelled = hybridRounds(st.HybridAlpha, p.Sweeps)
+			pts[i].Modelled = hybridRounds(st.HybridAlpha, st.HybridFloor, p.Sweeps)
 		}
 	}
 	st.Fit = pts

@@ -30,7 +30,9 @@ import (
 // the floor at n = 48 (the power law 9 % high on 16 nodes) and near the
 // power law at n = 64 (the floor 21 % low), on the stored passes 4–11
 // (BENCHMARKS.md). The factor is their geometric mean, which halves the
-// larger error of either in logs. On a host whose cores the nodes share, a
+// larger error of either in logs: it centres the times (passes 12 and 13,
+// out of sample), though the rankings it decides there are near-ties it
+// got right as often as the power law alone. On a host whose cores the nodes share, a
 // lockstep iteration waits at every node for the other nodes of its core
 // to sweep, so it slows as the nodes per core grow, L falls and f rises
 // with the node count, which the line in log₂ of the node count through

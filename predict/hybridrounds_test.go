@@ -78,7 +78,7 @@ func TestHybridRounds(t *testing.T) {
 	if f := hybridRounds(0.1, 0.9, 2); !near(f, math.Sqrt(math.Pow(2, -0.1))) {
 		t.Errorf("floor above 1: %g, want the law's square root (the floor capped at 1)", f)
 	}
-	if f := hybridRounds(0.5, 0.2, 0.5); !near(f, math.Sqrt(1*1)) {
+	if f := hybridRounds(0.5, 0.2, 0.5); !near(f, 1) {
 		t.Errorf("less than a sweep a round: %g, want 1", f)
 	}
 }

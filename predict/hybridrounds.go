@@ -47,7 +47,7 @@ import (
 func fitHybridRounds(pts []FitPoint) float64 {
 	var sxy, sxx float64
 	for _, p := range pts {
-		if p.Scheme != jobs.Hybrid || p.Sweeps <= 1 || p.Measured <= 0 {
+		if !lawPoint(p) {
 			continue
 		}
 		x := math.Log(p.Sweeps)
@@ -65,11 +65,17 @@ func fitHybridRounds(pts []FitPoint) float64 {
 func fitHybridFloor(pts []FitPoint) float64 {
 	var xs []float64
 	for _, p := range pts {
-		if p.Scheme == jobs.Hybrid && p.Sweeps > 1 && p.Measured > 0 {
+		if lawPoint(p) {
 			xs = append(xs, p.Measured-1/p.Sweeps)
 		}
 	}
 	return max(0, mean(xs))
+}
+
+// lawPoint says p is a traced hybrid run both laws are fitted on: one with
+// more than one sweep per round and a measured factor.
+func lawPoint(p FitPoint) bool {
+	return p.Scheme == jobs.Hybrid && p.Sweeps > 1 && p.Measured > 0
 }
 
 // hybridRounds is the rounds factor for L sweeps per round (at least 1):
@@ -85,8 +91,8 @@ func hybridRounds(alpha, floor, sweeps float64) float64 {
 }
 
 // hybridFactor is the rounds factor of a hybrid job whose slowest
-// asynchronous link has the given round: hybridRounds of L, L the round over a lockstep
-// iteration on nodes of the given points per core at the host's
+// asynchronous link has the given round: hybridRounds of L, L the round
+// over a lockstep iteration on nodes of the given points per core at the host's
 // contention cont, s the CPU of a node's sweep and its sends
 // (lockstepTurns); line, the factor of the line in log₂ of the node
 // count, where α is 0 or no lockstep run was traced.

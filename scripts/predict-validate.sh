@@ -7,7 +7,7 @@
 #
 # Builds a 8 + 8 host grid (scripts/netgrid.sh), runs the study matrix
 # testdata/study/predict.toml (n = 48 and 64, 2/4/8/16 nodes across both
-# clusters, every scheme, three times) with the inter-cluster link limited by tbf to
+# clusters, every scheme, five times) with the inter-cluster link limited by tbf to
 # 100 Mbit/s, then again at 10 Mbit/s, each into its own results store
 # (OUT/store-100mbit, OUT/store-10mbit), and prints for each store
 # `gridtui bench predict --max-trace-nodes 4 --shared-cores $(nproc)`: the 8-

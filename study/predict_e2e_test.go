@@ -19,7 +19,7 @@ import (
 
 // TestHarnessPredict is issue 19's validation on the multi-host harness,
 // the inter-cluster link at 100 Mbit/s: the study testdata/study/predict.toml
-// (n = 48 and 64 on 2, 4, 8 and 16 nodes, every scheme, three times), then
+// (n = 48 and 64 on 2, 4, 8 and 16 nodes, every scheme, five times), then
 // `gridtui bench predict --max-trace-nodes 4`: the 8- and 16-node runs
 // predicted from the 2- and 4-node ones must be within 15 % of their median
 // measured time in at least 80 % of the cases, and rank the schemes in the

@@ -108,6 +108,8 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 	fmt.Fprintf(&b, "schemes ranked in the measured order: %d of %d (%.0f %%)\n", v.Ranked, len(v.Rankings), pct(v.Ranked, len(v.Rankings)))
 	fmt.Fprintf(&b, "rankings whose measured runs do not overlap: %d of %d, ranked in the measured order: %d\n",
 		v.Separated, len(v.Rankings), v.RankedSeparated)
+	fmt.Fprintf(&b, "rankings the prediction calls (no two schemes predicted within %.0f %%): %d of %d, ranked in the measured order: %d\n",
+		100*predict.CloseCall, v.Called, len(v.Rankings), v.RankedCalled)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

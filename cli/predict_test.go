@@ -56,7 +56,8 @@ func TestPredictCommand(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, want := range []string{"8 nodes (alpha 4 on infiniband, beta 4 on infiniband; between clusters ethernet)",
-		"\nsync ", "\nasync ", "\nhybrid ", "rests on 2 traced run(s)", "ethernet 100µs 1.25e+03 MB/s (set)", "staleness model"} {
+		"\nsync ", "\nasync ", "\nhybrid ", "rests on 2 traced run(s)", "ethernet 100µs 1.25e+03 MB/s (set)", "staleness model",
+		"\nfastest: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -166,5 +167,25 @@ func TestWriteStaleness(t *testing.T) {
 	writeStaleness(&b, m)
 	if strings.Contains(b.String(), "L^-") || strings.Contains(b.String(), "sweeps per round") {
 		t.Errorf("the law is written without an exponent:\n%s", b.String())
+	}
+}
+
+// TestVerdictText: the fastest scheme and its lead, or the schemes too
+// close to it to call.
+func TestVerdictText(t *testing.T) {
+	for _, tc := range []struct {
+		v    predict.Verdict
+		want string
+	}{
+		{predict.Verdict{Fastest: jobs.Asynchronous, Next: jobs.Hybrid, Gap: 0.084}, "fastest: async, 8 % ahead of hybrid"},
+		{predict.Verdict{Fastest: jobs.Synchronous, Next: jobs.Hybrid, Gap: 3}, "fastest: sync, hybrid takes 4.0× as long"},
+		{predict.Verdict{Fastest: jobs.Asynchronous, Next: jobs.Hybrid, Gap: 0.02, Close: []jobs.Scheme{jobs.Hybrid}},
+			"fastest: async, but hybrid within 5 % of it: too close to call (schemes predicted under 5 % apart ran in the predicted order 61 % of the time on the test harness)"},
+		{predict.Verdict{Fastest: jobs.Synchronous, Next: jobs.Asynchronous, Gap: 0.02, Close: []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid}},
+			"fastest: sync, but async and hybrid within 5 % of it: too close to call"},
+	} {
+		if got := verdictText(&tc.v); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("verdict %+v: %q, want %q", tc.v, got, tc.want)
+		}
 	}
 }

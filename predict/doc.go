@@ -30,11 +30,14 @@
 // give no exponent, the line in log₂ of the node count.
 //
 // PredictSchemes answers "every scheme of this job on this platform" with
-// the traces it rests on; Validate predicts a results store's larger runs
+// the traces it rests on and a Verdict: the scheme predicted fastest, or
+// those within CloseCall (5 %) of it, which the prediction does not tell
+// apart; Validate predicts a results store's larger runs
 // from its smaller ones and compares (a ranking is right when it orders
 // every pair of schemes as the measured times do, ties included, and the
 // validation says which rankings the measured runs decide at all: those
-// where no two schemes' runs overlap); SimGridScript and CheckSimGrid replay
+// where no two schemes' runs overlap, and which the prediction calls: no
+// two schemes within CloseCall); SimGridScript and CheckSimGrid replay
 // the same traces in SimGrid (python3-simgrid), the simulator dPerf used,
 // to cross-check the built-in replay.
 package predict

@@ -1,7 +1,9 @@
 package predict
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -41,7 +43,59 @@ type Outlook struct {
 	// Unavailable says, per scheme, why it has no prediction and what to
 	// run first.
 	Unavailable map[jobs.Scheme]string `json:"unavailable,omitempty"`
-	Model       *Model                 `json:"model"`
+	// Verdict says which scheme is predicted fastest; nil with fewer than
+	// two predictions.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	Model   *Model   `json:"model"`
+}
+
+// CloseCall is the relative gap between two schemes' predicted times
+// under which a prediction does not tell which is faster. On the
+// multi-host harness (passes 4–15, BENCHMARKS.md "Which scheme wins"),
+// pairs of schemes predicted less than 5 % apart ran in the predicted
+// order 17 times in 28 (61 %, hardly better than a coin), pairs further
+// apart 223 times in 236 (94 %).
+const CloseCall = 0.05
+
+// Verdict is the scheme an Outlook predicts fastest and those too close
+// to it to tell apart.
+type Verdict struct {
+	Fastest jobs.Scheme `json:"fastest"`
+	// Next is the scheme predicted next fastest and Gap how much longer it
+	// takes, relative to Fastest's time (0.08: 8 % longer).
+	Next jobs.Scheme `json:"next"`
+	Gap  float64     `json:"gap"`
+	// Close are the schemes within CloseCall of Fastest, fastest first:
+	// runs could order them either way.
+	Close []jobs.Scheme `json:"close,omitempty"`
+}
+
+// Lead says how far Fastest is ahead of Next: "8 % ahead of hybrid",
+// "hybrid takes 4.0× as long" from twice as long on.
+func (v *Verdict) Lead() string {
+	if v.Gap >= 1 {
+		return fmt.Sprintf("%s takes %.1f× as long", v.Next, 1+v.Gap)
+	}
+	return fmt.Sprintf("%.0f %% ahead of %s", 100*v.Gap, v.Next)
+}
+
+// verdict orders the predictions; nil with fewer than two.
+func verdict(ps []Prediction) *Verdict {
+	if len(ps) < 2 {
+		return nil
+	}
+	ps = slices.Clone(ps)
+	slices.SortStableFunc(ps, func(a, b Prediction) int { return cmp.Compare(a.Seconds, b.Seconds) })
+	v := &Verdict{Fastest: ps[0].Scheme, Next: ps[1].Scheme}
+	if ps[0].Seconds > 0 {
+		v.Gap = ps[1].Seconds/ps[0].Seconds - 1
+	}
+	for _, p := range ps[1:] {
+		if p.Seconds <= ps[0].Seconds*(1+CloseCall) {
+			v.Close = append(v.Close, p.Scheme)
+		}
+	}
+	return v
 }
 
 // AllSchemes are the schemes an Outlook predicts by default.
@@ -101,5 +155,6 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 		}
 		out.Predictions = append(out.Predictions, p)
 	}
+	out.Verdict = verdict(out.Predictions)
 	return out, nil
 }

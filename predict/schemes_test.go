@@ -1,7 +1,9 @@
 package predict
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +33,10 @@ func TestPredictSchemes(t *testing.T) {
 		if x := out.Predictions[i]; x.Scheme != s || x.Seconds <= 0 || x.MeanIterations <= 0 {
 			t.Errorf("prediction %d: %+v", i, x)
 		}
+	}
+	fastest := slices.MinFunc(out.Predictions, func(a, b Prediction) int { return cmp.Compare(a.Seconds, b.Seconds) })
+	if v := out.Verdict; v == nil || v.Fastest != fastest.Scheme || v.Gap < 0 {
+		t.Errorf("verdict %+v, want %s fastest", v, fastest.Scheme)
 	}
 	// Hybrid: two clusters of 8 ranks sweeping in lockstep, as many
 	// iterations in both, more than the synchronous count (stale halos
@@ -159,5 +165,40 @@ func BenchmarkPredictSchemes1024(b *testing.B) {
 		if err != nil || len(out.Predictions) != 3 {
 			b.Fatal(err, out)
 		}
+	}
+}
+
+// TestVerdict: the fastest scheme, the next one and its gap, and the
+// schemes within CloseCall of the fastest, whatever order the predictions
+// come in; no verdict on fewer than two.
+func TestVerdict(t *testing.T) {
+	p := func(s jobs.Scheme, secs float64) Prediction { return Prediction{Scheme: s, Seconds: secs} }
+	tests := []struct {
+		name string
+		ps   []Prediction
+		want *Verdict
+	}{
+		{"none", nil, nil},
+		{"one", []Prediction{p(jobs.Synchronous, 2)}, nil},
+		{"apart", []Prediction{p(jobs.Synchronous, 4), p(jobs.Asynchronous, 2), p(jobs.Hybrid, 2.2)},
+			&Verdict{Fastest: jobs.Asynchronous, Next: jobs.Hybrid, Gap: 0.1}},
+		{"one close", []Prediction{p(jobs.Synchronous, 4), p(jobs.Asynchronous, 2.08), p(jobs.Hybrid, 2)},
+			&Verdict{Fastest: jobs.Hybrid, Next: jobs.Asynchronous, Gap: 0.04, Close: []jobs.Scheme{jobs.Asynchronous}}},
+		{"both close", []Prediction{p(jobs.Synchronous, 1.42), p(jobs.Asynchronous, 1.46), p(jobs.Hybrid, 1.48)},
+			&Verdict{Fastest: jobs.Synchronous, Next: jobs.Asynchronous, Gap: 1.46/1.42 - 1, Close: []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid}}},
+		{"at the edge", []Prediction{p(jobs.Synchronous, 2), p(jobs.Hybrid, 2.1)},
+			&Verdict{Fastest: jobs.Synchronous, Next: jobs.Hybrid, Gap: 0.05, Close: []jobs.Scheme{jobs.Hybrid}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := verdict(tc.ps)
+			if (got == nil) != (tc.want == nil) {
+				t.Fatalf("verdict %+v, want %+v", got, tc.want)
+			}
+			if got != nil && (got.Fastest != tc.want.Fastest || got.Next != tc.want.Next || !near(got.Gap, tc.want.Gap) ||
+				!slices.Equal(got.Close, tc.want.Close)) {
+				t.Errorf("verdict %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

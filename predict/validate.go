@@ -51,6 +51,9 @@ type Ranking struct {
 	// Where two schemes' runs overlap, another pair of runs could have
 	// ordered them the other way.
 	Separated bool `json:"separated"`
+	// Called says the prediction tells every pair of schemes apart: no
+	// two predicted within CloseCall of each other (see Verdict).
+	Called bool `json:"called"`
 }
 
 // Validation is a results store's larger runs against the predictions made
@@ -76,6 +79,10 @@ type Validation struct {
 	// decide at all.
 	Separated       int `json:"separated"`
 	RankedSeparated int `json:"ranked_separated"`
+	// Called counts the rankings the prediction calls (Ranking.Called),
+	// RankedCalled those of them in the measured order.
+	Called       int `json:"called"`
+	RankedCalled int `json:"ranked_called"`
 }
 
 // Predicted is the number of cases that have a prediction.
@@ -199,6 +206,13 @@ func (v *Validation) rank() {
 		r := Ranking{Problem: k.p, Nodes: k.nodes, Predicted: schemesBy(cs, predicted), Measured: schemesBy(cs, measured),
 			PredictedTies: ties(cs, predicted), MeasuredTies: ties(cs, measured), Right: sameOrder(cs, predicted, measured)}
 		r.Separated = separated(cs)
+		r.Called = called(cs)
+		if r.Called {
+			v.Called++
+			if r.Right {
+				v.RankedCalled++
+			}
+		}
 		if r.Right {
 			v.Ranked++
 		}
@@ -220,6 +234,22 @@ func separated(cs []Case) bool {
 	slices.SortStableFunc(cs, func(a, b Case) int { return cmp.Compare(a.Measured, b.Measured) })
 	for i := 1; i < len(cs); i++ {
 		if cs[i-1].MeasuredMax >= cs[i].MeasuredMin {
+			return false
+		}
+	}
+	return true
+}
+
+// called reports whether no two cases' predicted times are within
+// CloseCall of each other.
+func called(cs []Case) bool {
+	ts := make([]float64, len(cs))
+	for i, c := range cs {
+		ts[i] = c.Predicted
+	}
+	slices.Sort(ts)
+	for i := 1; i < len(ts); i++ {
+		if ts[i] <= ts[i-1]*(1+CloseCall) {
 			return false
 		}
 	}

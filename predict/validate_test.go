@@ -137,3 +137,40 @@ func TestRankTies(t *testing.T) {
 		})
 	}
 }
+
+// TestCalled: a ranking is called when no two schemes' predicted times lie
+// within CloseCall of each other, and the called rankings are counted with
+// those of them in the measured order.
+func TestCalled(t *testing.T) {
+	c := func(s jobs.Scheme, predicted, measured float64) Case {
+		return Case{Scheme: s, Predicted: predicted, Measured: measured, MeasuredMin: measured, MeasuredMax: measured}
+	}
+	tests := []struct {
+		name   string
+		cs     []Case
+		called bool
+		right  bool
+	}{
+		{"apart and right", []Case{c(jobs.Synchronous, 4, 4.1), c(jobs.Asynchronous, 2, 2.1), c(jobs.Hybrid, 3, 3.2)}, true, true},
+		{"apart and wrong", []Case{c(jobs.Synchronous, 4, 2.5), c(jobs.Asynchronous, 2, 3), c(jobs.Hybrid, 3, 3.2)}, true, false},
+		{"two within 5 %", []Case{c(jobs.Synchronous, 14, 14), c(jobs.Asynchronous, 5.5, 5.6), c(jobs.Hybrid, 5.6, 5.5)}, false, false},
+		{"at 5 %", []Case{c(jobs.Synchronous, 2.1, 2.1), c(jobs.Hybrid, 2, 2)}, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &Validation{Cases: tc.cs}
+			v.rank()
+			if len(v.Rankings) != 1 {
+				t.Fatalf("rankings %+v", v.Rankings)
+			}
+			r := v.Rankings[0]
+			rightCalled := 0
+			if tc.called && tc.right {
+				rightCalled = 1
+			}
+			if r.Called != tc.called || r.Right != tc.right || (v.Called == 1) != tc.called || v.RankedCalled != rightCalled {
+				t.Errorf("ranking %+v, validation called %d right %d; want called %v, right %v", r, v.Called, v.RankedCalled, tc.called, tc.right)
+			}
+		})
+	}
+}

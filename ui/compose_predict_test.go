@@ -13,6 +13,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/predict"
 )
 
 // tracedRun is a completed run of the obstacle problem of size n on the
@@ -301,4 +302,26 @@ func diagMatrix(n int) string {
 		}
 	}
 	return b.String()
+}
+
+// TestOutlookCloseCall: the panel names the fastest scheme and its lead,
+// or, when others are within predict.CloseCall of it, says the call is too
+// close.
+func TestOutlookCloseCall(t *testing.T) {
+	v := NewComposeView(testCommon(120, 40), deploy.Embedded())
+	o := &predict.Outlook{Model: &predict.Model{}, Predictions: []predict.Prediction{
+		{Scheme: jobs.Synchronous, Seconds: 14}, {Scheme: jobs.Asynchronous, Seconds: 5.5}, {Scheme: jobs.Hybrid, Seconds: 5.6}}}
+	for _, tc := range []struct {
+		verdict predict.Verdict
+		want    string
+	}{
+		{predict.Verdict{Fastest: jobs.Asynchronous, Next: jobs.Hybrid, Gap: 0.018, Close: []jobs.Scheme{jobs.Hybrid}},
+			"fastest    async ≈ hybrid: within 5 %, too close to call"},
+		{predict.Verdict{Fastest: jobs.Asynchronous, Next: jobs.Hybrid, Gap: 0.12}, "fastest    async, 12 % ahead of hybrid"},
+	} {
+		o.Verdict = &tc.verdict
+		if got := strings.Join(v.outlookLines(o, 100), "\n"); !strings.Contains(got, tc.want) {
+			t.Errorf("verdict %+v: panel lacks %q:\n%s", tc.verdict, tc.want, got)
+		}
+	}
 }

@@ -158,6 +158,17 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 		}
 		out = append(out, fitLine(line, w))
 	}
+	if vd := o.Verdict; vd != nil {
+		txt := fmt.Sprintf("%s, %s", vd.Fastest, vd.Lead())
+		if len(vd.Close) > 0 {
+			names := []string{string(vd.Fastest)}
+			for _, sc := range vd.Close {
+				names = append(names, string(sc))
+			}
+			txt = fmt.Sprintf("%s: within %.0f %%, too close to call", strings.Join(names, " ≈ "), 100*predict.CloseCall)
+		}
+		out = append(out, fitLine("  "+padRight("fastest", 11)+txt, w))
+	}
 	for _, sc := range predict.AllSchemes {
 		if why, ok := o.Unavailable[sc]; ok {
 			out = append(out, wrapLines(s.Dim, fmt.Sprintf("%s: no prediction: %s", sc, formWords(why)), w)...)

@@ -96,14 +96,17 @@ func TestSeparated(t *testing.T) {
 	}
 }
 
+// onePointCase is a case of one run, measured and predicted as given.
+func onePointCase(s jobs.Scheme, predicted, measured float64) Case {
+	return Case{Scheme: s, Predicted: predicted, Measured: measured, MeasuredMin: measured, MeasuredMax: measured}
+}
+
 // TestRankTies: a ranking is right when the prediction orders every pair
 // of schemes as the measurements do; a tie on one side only (which the
 // sorted lists would break by the cases' order) is wrong, a tie on both
 // sides right, and the ties are reported.
 func TestRankTies(t *testing.T) {
-	c := func(s jobs.Scheme, predicted, measured float64) Case {
-		return Case{Scheme: s, Predicted: predicted, Measured: measured, MeasuredMin: measured, MeasuredMax: measured}
-	}
+	c := onePointCase
 	tests := []struct {
 		name          string
 		cs            []Case
@@ -142,9 +145,7 @@ func TestRankTies(t *testing.T) {
 // within CloseCall of each other, and the called rankings are counted with
 // those of them in the measured order.
 func TestCalled(t *testing.T) {
-	c := func(s jobs.Scheme, predicted, measured float64) Case {
-		return Case{Scheme: s, Predicted: predicted, Measured: measured, MeasuredMin: measured, MeasuredMax: measured}
-	}
+	c := onePointCase
 	tests := []struct {
 		name   string
 		cs     []Case

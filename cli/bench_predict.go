@@ -110,6 +110,9 @@ func writeValidation(w io.Writer, v *predict.Validation) error {
 		v.Separated, len(v.Rankings), v.RankedSeparated)
 	fmt.Fprintf(&b, "rankings the prediction calls (no two schemes predicted within %.0f %%): %d of %d, ranked in the measured order: %d\n",
 		100*predict.CloseCall, v.Called, len(v.Rankings), v.RankedCalled)
+	fmt.Fprintf(&b, "pairs of schemes in the measured order: %d of %d (%.0f %%); of the %d predicted within %.0f %% of each other: %d, of the %d further apart: %d\n",
+		v.PairsRight, v.Pairs, pct(v.PairsRight, v.Pairs), v.ClosePairs, 100*predict.CloseCall, v.ClosePairsRight,
+		v.Pairs-v.ClosePairs, v.PairsRight-v.ClosePairsRight)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -27,10 +28,14 @@ func TestBenchPredict(t *testing.T) {
 	}
 	for _, want := range []string{"| obstacle | 48 | 1e-06 | 4 | sync |", "| obstacle | 64 | 1e-06 | 4 | hybrid |",
 		"ranking obstacle n = 48, 4 nodes: predicted ", "of 6 cases", "ranked in the measured order: ",
-		"rankings whose measured runs do not overlap: "} {
+		"rankings whose measured runs do not overlap: ", "pairs of schemes in the measured order: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// Two rankings of three schemes: six pairs.
+	if !regexp.MustCompile(`(?m)^pairs of schemes in the measured order: \d of 6 \(\d+ %\); of the \d predicted within 5 % of each other: \d, of the \d further apart: \d$`).MatchString(out) {
+		t.Errorf("no line counting six pairs:\n%s", out)
 	}
 	out, err = run("--max-trace-nodes", "2", "--shared-cores", "2", "--json")
 	var v struct {

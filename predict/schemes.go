@@ -54,7 +54,8 @@ type Outlook struct {
 // multi-host harness (passes 4–15, BENCHMARKS.md "Which scheme wins"),
 // pairs of schemes predicted less than 5 % apart ran in the predicted
 // order 17 times in 28 (61 %, hardly better than a coin), pairs further
-// apart 223 times in 236 (94 %).
+// apart 223 times in 236 (94 %): the sums of `gridtui bench predict`'s
+// pairs line (Validation.Pairs) over those passes' stores.
 const CloseCall = 0.05
 
 // Verdict is the scheme an Outlook predicts fastest and those too close

@@ -83,6 +83,15 @@ type Validation struct {
 	// RankedCalled those of them in the measured order.
 	Called       int `json:"called"`
 	RankedCalled int `json:"ranked_called"`
+	// Pairs counts the pairs of schemes in the rankings (three schemes make
+	// three pairs), PairsRight those the prediction orders as the measured
+	// times do: which of two schemes to run is the question a user asks of
+	// it. ClosePairs and ClosePairsRight count the pairs predicted within
+	// CloseCall of each other, the ones a prediction does not call.
+	Pairs           int `json:"pairs"`
+	PairsRight      int `json:"pairs_right"`
+	ClosePairs      int `json:"close_pairs"`
+	ClosePairsRight int `json:"close_pairs_right"`
 }
 
 // Predicted is the number of cases that have a prediction.
@@ -207,6 +216,7 @@ func (v *Validation) rank() {
 			PredictedTies: ties(cs, predicted), MeasuredTies: ties(cs, measured), Right: sameOrder(cs, predicted, measured)}
 		r.Separated = separated(cs)
 		r.Called = called(cs)
+		v.countPairs(cs)
 		if r.Called {
 			v.Called++
 			if r.Right {
@@ -223,6 +233,29 @@ func (v *Validation) rank() {
 			}
 		}
 		v.Rankings = append(v.Rankings, r)
+	}
+}
+
+// countPairs adds the pairs of cases of one ranking to Pairs and
+// ClosePairs and those ordered as measured to PairsRight and
+// ClosePairsRight.
+func (v *Validation) countPairs(cs []Case) {
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			a, b := cs[i], cs[j]
+			right := cmp.Compare(a.Predicted, b.Predicted) == cmp.Compare(a.Measured, b.Measured)
+			lo, hi := min(a.Predicted, b.Predicted), max(a.Predicted, b.Predicted)
+			v.Pairs++
+			if right {
+				v.PairsRight++
+			}
+			if hi <= lo*(1+CloseCall) {
+				v.ClosePairs++
+				if right {
+					v.ClosePairsRight++
+				}
+			}
+		}
 	}
 }
 

@@ -175,3 +175,25 @@ func TestCalled(t *testing.T) {
 		})
 	}
 }
+
+// TestPairs: every pair of schemes in a ranking counts once, right when
+// the prediction orders it as measured, and close when its predicted
+// times are within CloseCall of each other.
+func TestPairs(t *testing.T) {
+	c := onePointCase
+	v := &Validation{Cases: []Case{
+		// sync–async right and far apart, async–hybrid swapped and close
+		// (2 against 2.05), sync–hybrid right and far apart.
+		c(jobs.Synchronous, 4, 4), c(jobs.Asynchronous, 2, 3), c(jobs.Hybrid, 2.05, 2.5),
+		// Two schemes on 8 nodes: swapped, far apart.
+		{Scheme: jobs.Synchronous, Nodes: 8, Predicted: 1, Measured: 2, MeasuredMin: 2, MeasuredMax: 2},
+		{Scheme: jobs.Asynchronous, Nodes: 8, Predicted: 2, Measured: 1, MeasuredMin: 1, MeasuredMax: 1},
+	}}
+	v.rank()
+	if len(v.Rankings) != 2 {
+		t.Fatalf("rankings %+v", v.Rankings)
+	}
+	if v.Pairs != 4 || v.PairsRight != 2 || v.ClosePairs != 1 || v.ClosePairsRight != 0 {
+		t.Errorf("pairs %d right %d, close %d right %d; want 4, 2, 1, 0", v.Pairs, v.PairsRight, v.ClosePairs, v.ClosePairsRight)
+	}
+}

@@ -37,7 +37,9 @@
 // every pair of schemes as the measured times do, ties included, and the
 // validation says which rankings the measured runs decide at all: those
 // where no two schemes' runs overlap, and which the prediction calls: no
-// two schemes within CloseCall); SimGridScript and CheckSimGrid replay
+// two schemes within CloseCall; it also counts the pairs of schemes
+// ordered as measured, since which of two schemes to run is what a user
+// asks); SimGridScript and CheckSimGrid replay
 // the same traces in SimGrid (python3-simgrid), the simulator dPerf used,
 // to cross-check the built-in replay.
 package predict

@@ -1,10 +1,12 @@
 package predict
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -110,6 +112,40 @@ func traced(rec jobs.RunRecord, p Problem) bool {
 	return true
 }
 
+// maxOtherTraces bounds the problems otherTraces names.
+const maxOtherTraces = 4
+
+// otherTraces names the problems of p's application that res has traces
+// of, when p has none: a user who asked for another size or tolerance
+// (the default ε, say) learns what the store can predict. "" without any.
+func otherTraces(res *jobs.Results, p Problem) string {
+	if res == nil {
+		return ""
+	}
+	seen := map[Problem]bool{}
+	var ps []Problem
+	for _, r := range res.Records {
+		q := Problem{App: r.Job.App, N: r.Job.N, Eps: r.Job.Eps}
+		if q.App != p.App || seen[q] || !traced(r, q) {
+			continue
+		}
+		seen[q] = true
+		ps = append(ps, q)
+	}
+	if len(ps) == 0 {
+		return ""
+	}
+	slices.SortFunc(ps, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.N, b.N), cmp.Compare(a.Eps, b.Eps)) })
+	names := make([]string, 0, maxOtherTraces+1)
+	for _, q := range ps[:min(len(ps), maxOtherTraces)] {
+		names = append(names, q.Describe())
+	}
+	if len(ps) > maxOtherTraces {
+		names = append(names, fmt.Sprintf("%d more", len(ps)-maxOtherTraces))
+	}
+	return " (the store has traces of " + strings.Join(names, "; ") + ")"
+}
+
 // contention is how much slower a node's sweeps ran than on its own cores:
 // the run's cores over the host's when every node shared the console's host
 // (the embedded local grid), else 1.
@@ -151,8 +187,8 @@ func BuildWith(res *jobs.Results, p Problem, o Options) (*Model, error) {
 		}
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("%w of %s in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2",
-			ErrNoTrace, p.Describe(), p.runFlags())
+		return nil, fmt.Errorf("%w of %s in the results store: run it once first, e.g. gridtui run %s --scheme sync --nodes 2%s",
+			ErrNoTrace, p.Describe(), p.runFlags(), otherTraces(res, p))
 	}
 	m := &Model{Problem: p, SharedCores: sharedCores, topology: o.Topology}
 	var sentBytes, sendSeconds float64

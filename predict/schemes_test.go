@@ -3,6 +3,7 @@ package predict
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -74,6 +75,15 @@ func TestPredictSchemes(t *testing.T) {
 	_, err = PredictSchemes(res, Request{Problem: Problem{App: "heat", N: 32, Eps: 1e-6}, Nodes: 8})
 	if !errors.Is(err, ErrNoTrace) || !strings.Contains(err.Error(), "gridtui run --app heat --param n=32") {
 		t.Errorf("new application: %v", err)
+	}
+	if strings.Contains(err.Error(), "the store has traces") {
+		t.Errorf("new application: names traces of another application: %v", err)
+	}
+	// Another tolerance of a traced application: the error names what the
+	// store has traces of.
+	_, err = PredictSchemes(res, Request{Problem: Problem{App: "obstacle", N: p.N, Eps: 1e-9}, Nodes: 8})
+	if want := "(the store has traces of obstacle n = 48, ε = 1e-06; obstacle n = 64, ε = 1e-06)"; !errors.Is(err, ErrNoTrace) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("other ε: %v, want it to end %q", err, want)
 	}
 }
 
@@ -200,5 +210,31 @@ func TestVerdict(t *testing.T) {
 				t.Errorf("verdict %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestOtherTraces: a problem without traces names at most maxOtherTraces
+// traced problems of its application, smallest first, and counts the rest;
+// runs that failed or carry no trace do not count.
+func TestOtherTraces(t *testing.T) {
+	res := &jobs.Results{}
+	rec := func(app string, n int, eps float64, outcome string, trace *jobs.NodeTrace) jobs.RunRecord {
+		return jobs.RunRecord{ID: fmt.Sprint(app, n, eps), Outcome: outcome,
+			Job:   jobs.RunConfig{App: app, N: n, Eps: eps},
+			Nodes: []jobs.NodeRecord{{Trace: trace}}}
+	}
+	tr := &jobs.NodeTrace{Points: 10, Sweeps: jobs.SweepHist{Count: 1, Seconds: 1}}
+	for _, n := range []int{64, 16, 32, 48, 24, 40} {
+		res.Records = append(res.Records, rec("obstacle", n, 1e-6, jobs.OutcomeOK, tr))
+	}
+	res.Records = append(res.Records, rec("obstacle", 8, 1e-6, jobs.OutcomeFailed, tr), rec("obstacle", 12, 1e-6, jobs.OutcomeOK, nil),
+		rec("heat", 4, 1e-6, jobs.OutcomeOK, tr), rec("obstacle", 16, 1e-6, jobs.OutcomeOK, tr))
+	got := otherTraces(res, Problem{App: "obstacle", N: 16, Eps: 1e-8})
+	want := " (the store has traces of obstacle n = 16, ε = 1e-06; obstacle n = 24, ε = 1e-06; obstacle n = 32, ε = 1e-06; obstacle n = 40, ε = 1e-06; 2 more)"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := otherTraces(res, Problem{App: "poisson", N: 16, Eps: 1e-8}); got != "" {
+		t.Errorf("another application: %q", got)
 	}
 }

@@ -231,10 +231,13 @@ func verdictText(v *predict.Verdict) string {
 // networks' figures and the staleness model.
 func (r predictionReport) writeBasis(b *strings.Builder) {
 	m := r.Model
-	fmt.Fprintf(b, "rests on %d traced run(s):\n", len(m.Sources))
-	for _, s := range m.Sources {
-		fmt.Fprintf(b, "  %s  %-6s %3d nodes  %s  %.0f iterations\n", s.ID, s.Scheme, s.Nodes, secs(s.WallSeconds), s.Iterations)
+	fmt.Fprintf(b, "rests on %d traced run(s) (--json lists each with its id):\n", len(m.Sources))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, g := range predict.GroupSources(m.Sources) {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s iterations\n", g.Scheme, plural(g.Nodes, "node", "nodes"), plural(g.Runs, "run", "runs"),
+			span(secs(g.MinWall), secs(g.MaxWall)), span(fmt.Sprintf("%.0f", g.MinIterations), fmt.Sprintf("%.0f", g.MaxIterations)))
 	}
+	tw.Flush()
 	fmt.Fprintf(b, "per point and sweep %.3g s, %.0f bytes per link and iteration, %d synchronous iterations, overhead %s\n",
 		m.PointSeconds, m.LinkBytes, m.SyncIterations, secs(m.Overhead))
 	if d := m.ExchangeDelay; d.Base != 0 || d.PerContention != 0 {
@@ -293,17 +296,37 @@ func writeStaleness(b *strings.Builder, m *predict.Model) {
 		}
 	}
 	fmt.Fprintf(b, ", fitted on %d run(s) (async: on those of the most nodes):", st.Runs)
-	for _, f := range st.Fit {
-		fmt.Fprintf(b, "\n  %s %-6s %3d nodes, round %.3g ms", f.ID, f.Scheme, f.Nodes, 1e3*f.Round)
-		if f.Crossing > 0 {
-			fmt.Fprintf(b, " + crossing %.3g ms", 1e3*f.Crossing)
+	for _, g := range predict.GroupFit(st.Fit) {
+		fmt.Fprintf(b, "\n  %-6s %s, %s, round %.3g ms", g.Scheme, plural(g.Nodes, "node", "nodes"), plural(g.Runs, "run", "runs"), 1e3*g.Round)
+		if g.Crossing > 0 {
+			fmt.Fprintf(b, " + crossing %.3g ms", 1e3*g.Crossing)
 		}
-		if f.Sweeps > 0 && st.HybridAlpha > 0 {
-			fmt.Fprintf(b, ", %.3g sweeps per round", f.Sweeps)
+		if g.Sweeps > 0 && st.HybridAlpha > 0 {
+			fmt.Fprintf(b, ", %.3g sweeps per round", g.Sweeps)
 		}
-		fmt.Fprintf(b, ": measured f %.2f, modelled %.2f", f.Measured, f.Modelled)
+		measured := fmt.Sprintf("%.2f", g.MedianMeasured)
+		if g.Runs > 1 {
+			measured = fmt.Sprintf("%.2f–%.2f (median %.2f)", g.MinMeasured, g.MaxMeasured, g.MedianMeasured)
+		}
+		fmt.Fprintf(b, ": measured f %s, modelled %.2f", measured, g.Modelled)
 	}
 	fmt.Fprintln(b)
+}
+
+// plural writes n with the word's singular or plural form.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// span writes a range lo–hi, or lo alone when they are the same.
+func span(lo, hi string) string {
+	if lo == hi {
+		return lo
+	}
+	return lo + "–" + hi
 }
 
 func secs(s float64) string {

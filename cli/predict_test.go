@@ -151,7 +151,7 @@ func TestWriteStaleness(t *testing.T) {
 		Fit: []predict.FitPoint{{ID: "h", Scheme: jobs.Hybrid, Nodes: 4, Round: 0.02, Sweeps: 48.9, Measured: 0.21, Modelled: 0.2}}}}
 	var b strings.Builder
 	writeStaleness(&b, m)
-	for _, want := range []string{"hybrid, in place of its line: f = L^-0.4", "h hybrid   4 nodes, round 20 ms, 48.9 sweeps per round: measured f 0.21"} {
+	for _, want := range []string{"hybrid, in place of its line: f = L^-0.4", "hybrid 4 nodes, 1 run, round 20 ms, 48.9 sweeps per round: measured f 0.21, modelled 0.20"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}

@@ -176,9 +176,16 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 	}
 	out = append(out, fitLine(fmt.Sprintf("  rests on %s of %s:", count(len(o.Model.Sources), "traced run", "traced runs"),
 		o.Problem.Describe()), w))
-	for _, src := range o.Model.Sources {
-		out = append(out, s.Dim.Render(fitLine(fmt.Sprintf("    %s %s, %s, %s, %.0f iterations", src.ID, src.Scheme,
-			count(src.Nodes, "node", "nodes"), secs(src.WallSeconds), src.Iterations), w)))
+	for _, g := range predict.GroupSources(o.Model.Sources) {
+		wall, iters := secs(g.MinWall), fmt.Sprintf("%.0f", g.MinIterations)
+		if g.MaxWall != g.MinWall {
+			wall += "–" + secs(g.MaxWall)
+		}
+		if g.MaxIterations != g.MinIterations {
+			iters += fmt.Sprintf("–%.0f", g.MaxIterations)
+		}
+		out = append(out, s.Dim.Render(fitLine(fmt.Sprintf("    %s, %s: %s, %s, %s iterations", g.Scheme,
+			count(g.Nodes, "node", "nodes"), count(g.Runs, "run", "runs"), wall, iters), w)))
 	}
 	return out
 }

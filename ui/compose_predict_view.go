@@ -177,17 +177,21 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 	out = append(out, fitLine(fmt.Sprintf("  rests on %s of %s:", count(len(o.Model.Sources), "traced run", "traced runs"),
 		o.Problem.Describe()), w))
 	for _, g := range predict.GroupSources(o.Model.Sources) {
-		wall, iters := secs(g.MinWall), fmt.Sprintf("%.0f", g.MinIterations)
-		if g.MaxWall != g.MinWall {
-			wall += "–" + secs(g.MaxWall)
-		}
-		if g.MaxIterations != g.MinIterations {
-			iters += fmt.Sprintf("–%.0f", g.MaxIterations)
-		}
+		wall := span(secs(g.MinWall), secs(g.MaxWall))
+		iters := span(fmt.Sprintf("%.0f", g.MinIterations), fmt.Sprintf("%.0f", g.MaxIterations))
 		out = append(out, s.Dim.Render(fitLine(fmt.Sprintf("    %s, %s: %s, %s, %s iterations", g.Scheme,
 			count(g.Nodes, "node", "nodes"), count(g.Runs, "run", "runs"), wall, iters), w)))
 	}
 	return out
+}
+
+// span writes a range lo–hi as written, or lo alone when both read the
+// same.
+func span(lo, hi string) string {
+	if lo == hi {
+		return lo
+	}
+	return lo + "–" + hi
 }
 
 // schemeFlag is a --scheme flag in predict's advice.

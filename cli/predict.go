@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
@@ -88,12 +89,16 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	req := predict.Request{Problem: prob, Nodes: targetNodes(spec, inv), Cores: spec.Cores,
+	nodes, ranks, err := jobRanks(spec, inv)
+	if err != nil {
+		return usageError(fmt.Errorf("gridtui predict: --nodes: %w", err))
+	}
+	req := predict.Request{Problem: prob, Nodes: nodes, Cores: spec.Cores,
 		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology}
 	if cmd.Flags().Changed("scheme") {
 		req.Schemes = []jobs.Scheme{spec.Scheme}
 	}
-	// The inventory's clusters, with the networks the traces show.
+	// The platform the traces show, for its networks.
 	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology, Schemes: []jobs.Scheme{}})
 	if err != nil {
 		if errors.Is(err, predict.ErrNoTrace) {
@@ -101,86 +106,106 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 		}
 		return err
 	}
-	req.Clusters = selectedClusters(spec, inv, traced.Platform)
+	// The inventory's clusters, as the job takes them, with the networks
+	// the traces show.
+	total := 0
+	if ranks == nil {
+		ranks, total = countRanks(nodes, inv)
+	}
+	req.Clusters = predict.ClustersOf(ranks, traced.Platform)
 	out, err := predict.PredictSchemes(res, req)
 	if err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
 	if f.json {
-		return jsonout.Write(w, out)
+		err = jsonout.Write(w, out)
+	} else {
+		if total > 0 && nodes > total {
+			fmt.Fprintf(w, "what-if: %d nodes, more than the inventory's %d: its clusters grown in proportion\n", nodes, total)
+		}
+		err = predictionReport(*out).writeText(w)
 	}
-	return predictionReport(*out).writeText(w)
+	if err == nil && len(out.Predictions) == 0 {
+		// Every scheme asked for is unavailable: the reasons are printed.
+		return &exitError{code: 1, err: errors.New("gridtui predict: no scheme could be predicted: run what the reasons above say first")}
+	}
+	return err
 }
 
-// targetNodes is the job's node count: --nodes as a count, else the nodes
-// its selection names in the inventory.
-func targetNodes(spec jobs.Spec, inv *deploy.Inventory) int {
-	if spec.Nodes.Any > 0 {
-		return spec.Nodes.Any
+// jobRanks is the job's node count and, when it names its nodes (sites,
+// clusters, hosts or groups, with or without a count), each rank's cluster
+// in rank order, as the engine resolves the selection against the
+// inventory; a plain count (--nodes 8) names none.
+func jobRanks(spec jobs.Spec, inv *deploy.Inventory) (int, []string, error) {
+	sel := spec.Nodes
+	if len(spec.Groups) > 0 {
+		sel = jobs.NodeSelection{}
+		for _, g := range spec.Groups {
+			sel.Hosts = append(sel.Hosts, g.Workers...)
+		}
 	}
-	n := 0
-	for _, c := range selected(spec, inv) {
-		n += len(c.Hosts)
+	if len(sel.Sites)+len(sel.Clusters)+len(sel.Hosts) == 0 {
+		return max(sel.Any, 1), nil, nil
 	}
-	return max(n, 1)
+	refs := grid.Refs(inv)
+	names, err := sel.Resolve(refs, inv.Source)
+	if err != nil {
+		return 0, nil, err
+	}
+	cluster := make(map[string]string, len(refs))
+	for _, r := range refs {
+		cluster[r.Name] = r.Cluster
+	}
+	ranks := make([]string, len(names))
+	for i, name := range names {
+		ranks[i] = cluster[name]
+	}
+	return len(names), ranks, nil
 }
 
-// selected is the inventory's clusters the job's selection names.
-func selected(spec jobs.Spec, inv *deploy.Inventory) []deploy.Cluster {
-	var out []deploy.Cluster
+// countRanks lays a job of n nodes on the inventory's clusters as the
+// engine takes a count, filling them in order; past the inventory's size
+// (a what-if) every cluster grows in proportion to its size, so that the
+// layout keeps the inventory's shape. It returns each rank's cluster and
+// the inventory's size; no ranks for an empty inventory.
+func countRanks(n int, inv *deploy.Inventory) (ranks []string, total int) {
+	var cls []deploy.Cluster
 	for _, st := range inv.Sites {
 		for _, c := range st.Clusters {
-			if slices.Contains(spec.Nodes.Sites, st.Name) || slices.Contains(spec.Nodes.Clusters, c.Name) {
-				out = append(out, c)
+			if len(c.Hosts) > 0 {
+				cls = append(cls, c)
+				total += len(c.Hosts)
 			}
 		}
 	}
-	return out
-}
-
-// selectedClusters is the platform's clusters from the inventory: the
-// clusters the job names, or for a node count the inventory's clusters
-// filled in order, as the engine takes nodes; each with its network as
-// traced (a cluster no run used takes a traced cluster's network). Nil when
-// the inventory cannot hold the job (the traced clusters resized stand).
-func selectedClusters(spec jobs.Spec, inv *deploy.Inventory, pl predict.Platform) []predict.Cluster {
-	if len(spec.Nodes.Hosts) > 0 {
-		return nil
+	if total == 0 {
+		return nil, 0
 	}
-	cls := selected(spec, inv)
-	left := spec.Nodes.Any
-	if left > 0 {
-		cls = nil
-		for _, st := range inv.Sites {
-			cls = append(cls, st.Clusters...)
+	sizes := make([]int, len(cls))
+	if n <= total {
+		left := n
+		for i, c := range cls {
+			sizes[i] = min(len(c.Hosts), left)
+			left -= sizes[i]
+		}
+	} else {
+		given := 0
+		for i, c := range cls {
+			sizes[i] = n * len(c.Hosts) / total
+			given += sizes[i]
+		}
+		for i := 0; given < n; i = (i + 1) % len(cls) {
+			sizes[i]++
+			given++
 		}
 	}
-	traced := ""
-	for _, t := range pl.Clusters {
-		traced = t.Network
-	}
-	var out []predict.Cluster
-	for _, c := range cls {
-		net := traced
-		for _, t := range pl.Clusters {
-			if t.Name == c.Name {
-				net = t.Network
-			}
-		}
-		k := len(c.Hosts)
-		if spec.Nodes.Any > 0 {
-			k = min(k, left)
-			left -= k
-		}
-		if k > 0 {
-			out = append(out, predict.Cluster{Name: c.Name, Nodes: k, Network: net})
+	for i, c := range cls {
+		for range sizes[i] {
+			ranks = append(ranks, c.Name)
 		}
 	}
-	if left > 0 {
-		return nil
-	}
-	return out
+	return ranks, total
 }
 
 func (r predictionReport) writeText(w io.Writer) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
 )
@@ -55,6 +56,18 @@ func TestPredictCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	// Hosts named with a node set: four ranks, two in each cluster, in the
+	// order named.
+	out2, err := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "beta-[1-2],alpha-[3-4]")
+	if err != nil || !strings.Contains(out2, "4 nodes (beta 2 on infiniband, alpha 2 on infiniband; between clusters ethernet)") {
+		t.Errorf("hosts: %v\n%s", err, out2)
+	}
+	// More nodes than the inventory's 8: its two clusters grown alike, and said.
+	out2, err = runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "16")
+	if err != nil || !strings.Contains(out2, "16 nodes (alpha 8 on infiniband, beta 8 on infiniband;") ||
+		!strings.Contains(out2, "what-if: 16 nodes, more than the inventory's 8") {
+		t.Errorf("16 nodes: %v\n%s", err, out2)
+	}
 	for _, want := range []string{"8 nodes (alpha 4 on infiniband, beta 4 on infiniband; between clusters ethernet)",
 		"\nsync ", "\nasync ", "\nhybrid ", "rests on 2 traced run(s)", "ethernet 100µs 1.25e+03 MB/s (set)", "staleness model",
 		"\nfastest: "} {
@@ -93,6 +106,11 @@ func TestPredictNoTrace(t *testing.T) {
 	if _, err := runPredict(t, "--data-dir", tracedStore(t), "--n", "16", "--eps", "1e-6", "--net", "ethernet=fast"); err == nil {
 		t.Error("a bad --net was accepted")
 	}
+	// A network the platform does not have (a typo) is refused, naming those it has.
+	if _, err := runPredict(t, "--data-dir", tracedStore(t), "--n", "16", "--eps", "1e-6", "--net", "etherent=1Gbit/s"); err == nil ||
+		!strings.Contains(err.Error(), `"etherent": no such network here (its networks: ethernet, infiniband`) {
+		t.Errorf("an unknown --net network: %v", err)
+	}
 }
 
 // TestPredictAsyncOnly: with only an asynchronous run traced, the
@@ -113,7 +131,10 @@ func TestPredictAsyncOnly(t *testing.T) {
 			}
 		}
 	}
-	out, _ := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4")
+	out, err := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4")
+	if err == nil {
+		t.Errorf("no scheme predicted, yet no error:\n%s", out)
+	}
 	if !strings.Contains(out, "needs a traced synchronous run") || strings.Contains(out, "no traced asynchronous") {
 		t.Errorf("the asynchronous schemes do not say a synchronous run is missing:\n%s", out)
 	}
@@ -187,5 +208,27 @@ func TestVerdictText(t *testing.T) {
 		if got := verdictText(&tc.v); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("verdict %+v: %q, want %q", tc.v, got, tc.want)
 		}
+	}
+}
+
+// TestCountRanks: a count fills the inventory's clusters in order; past
+// the inventory's size every cluster grows in proportion to its own, the
+// remainder going to the first clusters.
+func TestCountRanks(t *testing.T) {
+	inv := &deploy.Inventory{Sites: []deploy.Site{{Name: "s", Clusters: []deploy.Cluster{
+		{Name: "a", Hosts: make([]deploy.Host, 3)}, {Name: "empty"}, {Name: "b", Hosts: make([]deploy.Host, 1)}}}}}
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{2, "a a"}, {3, "a a a"}, {4, "a a a b"}, {10, "a a a a a a a a b b"}, {12, "a a a a a a a a a b b b"},
+	} {
+		ranks, total := countRanks(tc.n, inv)
+		if got := strings.Join(ranks, " "); got != tc.want || total != 4 {
+			t.Errorf("%d nodes: %q of %d, want %q of 4", tc.n, got, total, tc.want)
+		}
+	}
+	if ranks, total := countRanks(4, &deploy.Inventory{}); ranks != nil || total != 0 {
+		t.Errorf("empty inventory: %v, %d", ranks, total)
 	}
 }

@@ -129,3 +129,28 @@ func ParseBandwidth(s string) (float64, error) {
 	}
 	return 0, fmt.Errorf("bandwidth %q: want a positive rate below 1 PB/s such as 10Gbit/s, 100Mbit/s or 1GB/s", s)
 }
+
+// ClustersOf groups the clusters of a job's ranks, in rank order, into the
+// platform's clusters, each with its network as traced (a cluster no run
+// used takes the first traced cluster's network, else Ethernet's).
+func ClustersOf(ranks []string, traced Platform) []Cluster {
+	fallback := "ethernet"
+	if len(traced.Clusters) > 0 {
+		fallback = traced.Clusters[0].Network
+	}
+	var out []Cluster
+	for _, name := range ranks {
+		if k := len(out); k > 0 && out[k-1].Name == name {
+			out[k-1].Nodes++
+			continue
+		}
+		net := fallback
+		for _, c := range traced.Clusters {
+			if c.Name == name {
+				net = c.Network
+			}
+		}
+		out = append(out, Cluster{Name: name, Nodes: 1, Network: net})
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -123,6 +124,14 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 		pl.Clusters = slices.Clone(req.Clusters)
 	}
 	for _, e := range req.Networks {
+		// A name the platform does not know would be added and used by no
+		// link: a typo would change nothing and say nothing.
+		if name, _, ok := strings.Cut(e, "="); ok && name != "" {
+			if _, known := pl.Networks[name]; !known {
+				return nil, fmt.Errorf("%w: %q: no such network here (its networks: %s)", ErrPlatform, name,
+					strings.Join(slices.Sorted(maps.Keys(pl.Networks)), ", "))
+			}
+		}
 		if err := pl.SetNetwork(e); err != nil {
 			return nil, err
 		}

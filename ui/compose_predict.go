@@ -173,33 +173,9 @@ func runPrediction(res *jobs.Results, r predictRequest) (*predict.Outlook, error
 		if err != nil {
 			return nil, err
 		}
-		req.Clusters = clustersOf(r.clusters, traced.Platform)
+		req.Clusters = predict.ClustersOf(r.clusters, traced.Platform)
 	}
 	return predict.PredictSchemes(res, req)
-}
-
-// clustersOf groups the ranks' clusters into the platform's clusters, in
-// rank order, each with its network as traced.
-func clustersOf(ranks []string, traced predict.Platform) []predict.Cluster {
-	fallback := "ethernet"
-	if len(traced.Clusters) > 0 {
-		fallback = traced.Clusters[0].Network
-	}
-	var out []predict.Cluster
-	for _, name := range ranks {
-		if k := len(out); k > 0 && out[k-1].Name == name {
-			out[k-1].Nodes++
-			continue
-		}
-		net := fallback
-		for _, c := range traced.Clusters {
-			if c.Name == name {
-				net = c.Network
-			}
-		}
-		out = append(out, predict.Cluster{Name: name, Nodes: 1, Network: net})
-	}
-	return out
 }
 
 // predictRows are the panel's editable rows: the networks the platform

@@ -71,7 +71,7 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	}
 	spec, err := buildSpec(cmd, &f.runFlags, inv)
 	if err != nil {
-		return err
+		return asCommand(cmd, err)
 	}
 	dir, err := jobs.DataDir(f.dataDir)
 	if err != nil {
@@ -131,6 +131,20 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 		return &exitError{code: 1, err: errors.New("gridtui predict: no scheme could be predicted: run what the reasons above say first")}
 	}
 	return err
+}
+
+// asCommand names cmd in an error of the run flags it shares with
+// gridtui run, which say "gridtui run:", keeping the exit status.
+func asCommand(cmd *cobra.Command, err error) error {
+	msg, ok := strings.CutPrefix(err.Error(), "gridtui run: ")
+	if !ok {
+		return err
+	}
+	renamed := errors.New(cmd.CommandPath() + ": " + msg)
+	if ee, ok := errors.AsType[*exitError](err); ok {
+		return &exitError{code: ee.code, err: renamed}
+	}
+	return renamed
 }
 
 // jobRanks is the job's node count and, when it names its nodes (sites,

@@ -106,6 +106,11 @@ func TestPredictNoTrace(t *testing.T) {
 	if _, err := runPredict(t, "--data-dir", tracedStore(t), "--n", "16", "--eps", "1e-6", "--net", "ethernet=fast"); err == nil {
 		t.Error("a bad --net was accepted")
 	}
+	// The run flags' errors name predict, with run's usage status.
+	if _, err := runPredict(t, "--data-dir", tracedStore(t), "--n", "16", "--nodes", "0"); err == nil ||
+		!strings.HasPrefix(err.Error(), "predict: --nodes 0") || exitCode(err) != 2 {
+		t.Errorf("--nodes 0: %v (status %d)", err, exitCode(err))
+	}
 	// A network the platform does not have (a typo) is refused, naming those it has.
 	if _, err := runPredict(t, "--data-dir", tracedStore(t), "--n", "16", "--eps", "1e-6", "--net", "etherent=1Gbit/s"); err == nil ||
 		!strings.Contains(err.Error(), `"etherent": no such network here (its networks: ethernet, infiniband`) {

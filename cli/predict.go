@@ -242,6 +242,9 @@ func (r predictionReport) writeText(w io.Writer) error {
 		if why, ok := r.Unavailable[s]; ok {
 			fmt.Fprintf(&b, "%s: no prediction: %s\n", s, why)
 		}
+		if c, ok := r.Cautions[s]; ok {
+			fmt.Fprintf(&b, "%s: caution: %s\n", s, c)
+		}
 	}
 	if v := r.Verdict; v != nil {
 		fmt.Fprintln(&b, verdictText(v))

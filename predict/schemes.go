@@ -44,6 +44,9 @@ type Outlook struct {
 	// Unavailable says, per scheme, why it has no prediction and what to
 	// run first.
 	Unavailable map[jobs.Scheme]string `json:"unavailable,omitempty"`
+	// Cautions say, per predicted scheme, what its traces leave unknown
+	// for this job (see cautions); nil when nothing.
+	Cautions map[jobs.Scheme]string `json:"cautions,omitempty"`
 	// Verdict says which scheme is predicted fastest; nil with fewer than
 	// two predictions.
 	Verdict *Verdict `json:"verdict,omitempty"`
@@ -166,5 +169,41 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 		out.Predictions = append(out.Predictions, p)
 	}
 	out.Verdict = verdict(out.Predictions)
+	out.Cautions = cautions(m, out.Predictions, pl.Nodes())
 	return out, nil
+}
+
+// cautions says, for each asynchronous or hybrid prediction whose traced
+// runs are all of one node count (not the job's), that how its iterations
+// grow with the node count is unknown: the fits then take it as flat.
+func cautions(m *Model, ps []Prediction, nodes int) map[jobs.Scheme]string {
+	var out map[jobs.Scheme]string
+	for _, p := range ps {
+		if p.Scheme == jobs.Synchronous {
+			continue
+		}
+		counts := map[int]bool{}
+		for _, s := range m.Sources {
+			if s.Scheme == p.Scheme {
+				counts[s.Nodes] = true
+			}
+		}
+		if len(counts) != 1 || counts[nodes] {
+			continue
+		}
+		one := 0
+		for k := range counts {
+			one = k
+		}
+		other := one * 2
+		if other == nodes {
+			other = one + 1
+		}
+		if out == nil {
+			out = map[jobs.Scheme]string{}
+		}
+		out[p.Scheme] = fmt.Sprintf("traced on %d nodes only: how its iterations grow with the node count is unknown "+
+			"(taken as flat): run it on %d nodes too", one, other)
+	}
+	return out
 }

@@ -238,3 +238,24 @@ func TestOtherTraces(t *testing.T) {
 		t.Errorf("another application: %q", got)
 	}
 }
+
+// TestCautions: an asynchronous or hybrid prediction whose traced runs
+// are all of one node count, not the job's, says its growth with the node
+// count is unknown and what to run; a synchronous one, one traced on two
+// node counts, or one for the traced count says nothing.
+func TestCautions(t *testing.T) {
+	m := &Model{Sources: []Source{{Scheme: jobs.Synchronous, Nodes: 2}, {Scheme: jobs.Asynchronous, Nodes: 2},
+		{Scheme: jobs.Asynchronous, Nodes: 2}, {Scheme: jobs.Hybrid, Nodes: 2}, {Scheme: jobs.Hybrid, Nodes: 4}}}
+	ps := []Prediction{{Scheme: jobs.Synchronous}, {Scheme: jobs.Asynchronous}, {Scheme: jobs.Hybrid}}
+	got := cautions(m, ps, 8)
+	want := "traced on 2 nodes only: how its iterations grow with the node count is unknown (taken as flat): run it on 4 nodes too"
+	if len(got) != 1 || got[jobs.Asynchronous] != want {
+		t.Errorf("8 nodes: %v", got)
+	}
+	if got := cautions(m, ps, 4); got[jobs.Asynchronous] != strings.Replace(want, "on 4 nodes too", "on 3 nodes too", 1) {
+		t.Errorf("4 nodes: %v", got)
+	}
+	if got := cautions(m, ps, 2); got != nil {
+		t.Errorf("the traced count: %v", got)
+	}
+}

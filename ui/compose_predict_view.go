@@ -173,6 +173,9 @@ func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
 		if why, ok := o.Unavailable[sc]; ok {
 			out = append(out, wrapLines(s.Dim, fmt.Sprintf("%s: no prediction: %s", sc, formWords(why)), w)...)
 		}
+		if c, ok := o.Cautions[sc]; ok {
+			out = append(out, wrapLines(s.Warn, fmt.Sprintf("%s: caution: %s", sc, c), w)...)
+		}
 	}
 	out = append(out, fitLine(fmt.Sprintf("  rests on %s of %s:", count(len(o.Model.Sources), "traced run", "traced runs"),
 		o.Problem.Describe()), w))

@@ -226,6 +226,9 @@ func networkFigures(n predict.Network) string {
 // the job's nodes). A value predict refuses is reported, not kept.
 func (v *ComposeView) setPredictValue(row int, val string) {
 	val = strings.TrimSpace(val)
+	if strings.HasPrefix(v.status, "what-if ") {
+		v.status = "" // an earlier value's refusal: this one is judged afresh
+	}
 	rows := v.predictRows()
 	if row >= len(rows)-1 {
 		n, err := strconv.Atoi(val)
@@ -246,7 +249,7 @@ func (v *ComposeView) setPredictValue(row int, val string) {
 	}
 	var scratch predict.Platform
 	if err := scratch.SetNetwork(name + "=" + val); err != nil {
-		v.status = "what-if " + strings.TrimPrefix(err.Error(), "predict: ")
+		v.status = "what-if " + strings.TrimPrefix(strings.TrimPrefix(err.Error(), "predict: "), "platform: ")
 		return
 	}
 	if v.fc.edits == nil {

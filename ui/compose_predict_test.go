@@ -150,8 +150,17 @@ func TestComposePredictFollowsJob(t *testing.T) {
 	}
 	v.pane, v.cursor[panePredict] = panePredict, 0
 	v.press("enter", "ctrl+u")
+	v.input.SetValue("fast")
+	v.press("enter")
+	if !strings.Contains(v.status, "what-if ethernet") {
+		t.Fatalf("a refused what-if: status %q", v.status)
+	}
+	v.press("enter", "ctrl+u")
 	v.input.SetValue("100Gbit/s,1us")
 	v.press("enter")
+	if v.status != "" {
+		t.Errorf("the refusal outlives a valid what-if: status %q", v.status)
+	}
 	v = predicted(t, v)
 	if got := v.fc.out.Platform.Networks["ethernet"]; got.Source != "set" || got.Latency != time.Microsecond {
 		t.Fatalf("ethernet after the what-if edit: %+v", got)

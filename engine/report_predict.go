@@ -88,7 +88,14 @@ func (r *Report) writePrediction(b *strings.Builder) {
 	if r.Wall > 0 {
 		errPct = 100 * (p.Seconds - r.Wall.Seconds()) / r.Wall.Seconds()
 	}
-	fmt.Fprintf(b, "predicted: %s and %.0f iterations per node (from %d traced runs); measured %s and %.0f (time %+.0f %%)\n",
+	off := "the prediction on time"
+	switch e := math.Round(errPct); {
+	case e > 0:
+		off = fmt.Sprintf("the prediction %.0f %% long", e)
+	case e < 0:
+		off = fmt.Sprintf("the prediction %.0f %% short", -e)
+	}
+	fmt.Fprintf(b, "predicted: %s and %.0f iterations per node (from %d traced runs); measured %s and %.0f (%s)\n",
 		time.Duration(p.Seconds*float64(time.Second)).Round(time.Millisecond), p.MeanIterations, p.Sources,
-		r.Wall.Round(time.Millisecond), it, math.Round(errPct))
+		r.Wall.Round(time.Millisecond), it, off)
 }

@@ -76,6 +76,10 @@ type Report struct {
 	// Predicted is what package predict expected of the run from the runs
 	// before it; nil without a usable trace.
 	Predicted *Prediction `json:",omitempty"`
+	// Unpredicted says why the runs before it, which traced the run's
+	// problem, could not predict it (its scheme never traced, say); empty
+	// with a prediction or with no trace of the problem at all.
+	Unpredicted string `json:",omitempty"`
 	// Solution is the assembled grid (nil unless the run completed).
 	Solution []float64 `json:"-"`
 }

@@ -33,28 +33,23 @@ func setPrediction(rep *Report, s *submission, dir string) {
 	recordParams(&c, sp)
 	topology, _ := predict.TopologyOf(sp)
 	m, err := predict.BuildWith(res, predict.Problem{App: c.App, N: c.N, Eps: c.Eps}, predict.Options{Topology: topology})
-	if err != nil || (sp.Scheme != jobs.Synchronous && m.Staleness.Runs == 0) {
+	if err != nil {
+		return // the store has no trace of the problem: nothing to say
+	}
+	if sp.Scheme != jobs.Synchronous && m.Staleness.Runs == 0 {
+		rep.Unpredicted = fmt.Sprintf("no %s run of this problem was traced before (the staleness model needs one): this run is the first", sp.Scheme)
+		if m.SyncIterations == 0 {
+			rep.Unpredicted = "no synchronous run of this problem was traced before (the staleness model needs one): run it once with --scheme sync"
+		}
 		return
 	}
 	pl := predict.PlatformFor(res, m, len(rep.Nodes))
-	inside := map[string]string{}
-	for _, c := range pl.Clusters {
-		inside[c.Name] = c.Network
-	}
-	var cls []predict.Cluster
-	for _, name := range s.plan.Ranks {
+	ranks := make([]string, len(s.plan.Ranks))
+	for i, name := range s.plan.Ranks {
 		node, _ := s.plan.Htable.Node(name)
-		if k := len(cls); k > 0 && cls[k-1].Name == node.Cluster {
-			cls[k-1].Nodes++
-			continue
-		}
-		net, ok := inside[node.Cluster]
-		if !ok && len(pl.Clusters) > 0 {
-			net = pl.Clusters[0].Network
-		}
-		cls = append(cls, predict.Cluster{Name: node.Cluster, Nodes: 1, Network: net})
+		ranks[i] = node.Cluster
 	}
-	pl.Clusters = cls
+	pl.Clusters = predict.ClustersOf(ranks, pl)
 	cores := 0
 	for _, n := range rep.Nodes {
 		cores = max(cores, n.Cores)
@@ -68,6 +63,7 @@ func setPrediction(rep *Report, s *submission, dir string) {
 	}
 	p, err := predict.Predict(m, pl, predict.Job{Scheme: sp.Scheme, Cores: cores, Graph: graph})
 	if err != nil {
+		rep.Unpredicted = strings.TrimPrefix(err.Error(), "predict: ")
 		return
 	}
 	rep.Predicted = &Prediction{Seconds: p.Seconds, MeanIterations: p.MeanIterations, Sources: len(m.Sources)}
@@ -78,6 +74,9 @@ func setPrediction(rep *Report, s *submission, dir string) {
 func (r *Report) writePrediction(b *strings.Builder) {
 	p := r.Predicted
 	if p == nil {
+		if r.Unpredicted != "" {
+			fmt.Fprintf(b, "predicted: nothing: %s\n", r.Unpredicted)
+		}
 		return
 	}
 	it := 0.0

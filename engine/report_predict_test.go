@@ -23,8 +23,8 @@ func TestRunPredicted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Predicted != nil {
-		t.Errorf("first run predicted %+v from an empty store", first.Predicted)
+	if first.Predicted != nil || first.Unpredicted != "" {
+		t.Errorf("first run predicted %+v (%q) from an empty store", first.Predicted, first.Unpredicted)
 	}
 	spec.Nodes.Any = 3
 	second, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store})
@@ -39,6 +39,18 @@ func TestRunPredicted(t *testing.T) {
 	if err := second.WriteText(&text); err != nil || !strings.Contains(text.String(), "predicted: ") ||
 		!strings.Contains(text.String(), "(from 1 traced runs); measured ") {
 		t.Errorf("report: %v\n%s", err, text.String())
+	}
+	// The first asynchronous run of a traced problem says why it has no
+	// prediction.
+	spec.Scheme = jobs.Asynchronous
+	third, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text.Reset()
+	if err := third.WriteText(&text); err != nil || third.Predicted != nil ||
+		!strings.Contains(text.String(), "predicted: nothing: no async run of this problem was traced before") {
+		t.Errorf("first asynchronous run: %v, %+v\n%s", err, third.Predicted, text.String())
 	}
 }
 

@@ -229,8 +229,12 @@ func (r predictionReport) writeText(w io.Writer) error {
 	for _, c := range r.Platform.Clusters {
 		cl = append(cl, fmt.Sprintf("%s %d on %s", c.Name, c.Nodes, c.Network))
 	}
-	fmt.Fprintf(&b, "prediction: %s, n = %d, ε = %g, %d nodes (%s; between clusters %s), %d core(s) per node\n",
-		p.App, p.N, p.Eps, r.Platform.Nodes(), strings.Join(cl, ", "), r.Platform.Between, r.Cores)
+	between := ""
+	if len(r.Platform.Clusters) > 1 {
+		between = "; between clusters " + r.Platform.Between
+	}
+	fmt.Fprintf(&b, "prediction: %s, n = %d, ε = %g, %s (%s%s), %s per node\n",
+		p.App, p.N, p.Eps, plural(r.Platform.Nodes(), "node", "nodes"), strings.Join(cl, ", "), between, plural(r.Cores, "core", "cores"))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scheme\ttime\titerations (min/mean/max)\tidle per node\tgain\tstaleness")
 	for _, x := range r.Predictions {

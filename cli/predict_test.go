@@ -59,8 +59,13 @@ func TestPredictCommand(t *testing.T) {
 	// Hosts named with a node set: four ranks, two in each cluster, in the
 	// order named.
 	out2, err := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "beta-[1-2],alpha-[3-4]")
-	if err != nil || !strings.Contains(out2, "4 nodes (beta 2 on infiniband, alpha 2 on infiniband; between clusters ethernet)") {
+	if err != nil || !strings.Contains(out2, "4 nodes (beta 2 on infiniband, alpha 2 on infiniband; between clusters ethernet), 1 core per node") {
 		t.Errorf("hosts: %v\n%s", err, out2)
+	}
+	// One cluster: no network between clusters to name.
+	out2, err = runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "alpha-1,alpha-2", "--cores", "2")
+	if err != nil || !strings.Contains(out2, "2 nodes (alpha 2 on infiniband), 2 cores per node\n") {
+		t.Errorf("one cluster: %v\n%s", err, out2)
 	}
 	// More nodes than the inventory's 8: its two clusters grown alike, and said.
 	out2, err = runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "16")

@@ -238,10 +238,14 @@ func (r predictionReport) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scheme\ttime\titerations (min/mean/max)\tidle per node\tgain\tstaleness")
 	for _, x := range r.Predictions {
-		fmt.Fprintf(tw, "%s\t%s\t%d/%.0f/%d\t%s\t%.2f\t%.2f\n", x.Scheme, secs(x.Seconds), x.MinIterations, x.MeanIterations,
+		fmt.Fprintf(tw, "%s\t%s\t%d/%.0f/%d\t%s\t%.3g\t%.2f\n", x.Scheme, secs(x.Seconds), x.MinIterations, x.MeanIterations,
 			x.MaxIterations, secs(x.IdleSeconds), x.Gain, x.Staleness)
 	}
 	tw.Flush()
+	if len(r.Predictions) > 0 {
+		fmt.Fprintf(&b, "(gain: the predicted one-node time, %s, over the scheme's; staleness: sweeps per halo update received, less one, on the asynchronous links)\n",
+			secs(r.Predictions[0].T1Seconds))
+	}
 	for _, s := range predict.AllSchemes {
 		if why, ok := r.Unavailable[s]; ok {
 			fmt.Fprintf(&b, "%s: no prediction: %s\n", s, why)

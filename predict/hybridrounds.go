@@ -100,12 +100,28 @@ func (m *Model) hybridFactor(line, round, points, cont, s float64) float64 {
 	if m.Staleness.HybridAlpha <= 0 {
 		return line
 	}
-	it := m.lockstepTurns(points, cont, s)
-	if it <= 0 {
+	l := m.lockstepSweeps(round, points, cont, s)
+	if l <= 0 {
 		return line
 	}
-	return hybridRounds(m.Staleness.HybridAlpha, m.Staleness.HybridFloor, round/it)
+	return hybridRounds(m.Staleness.HybridAlpha, m.Staleness.HybridFloor, l)
 }
+
+// lockstepSweeps is L for a hybrid job: the lockstep iterations a cluster
+// does per round of the link between the clusters (see lockstepTurns); 0
+// without a traced lockstep run.
+func (m *Model) lockstepSweeps(round, points, cont, s float64) float64 {
+	it := m.lockstepTurns(points, cont, s)
+	if it <= 0 {
+		return 0
+	}
+	return round / it
+}
+
+// farOutside is how far (a factor either way) a job's L may lie from the
+// traced hybrid runs' range before the rounds law fitted on them counts as
+// extrapolated (see cautions).
+const farOutside = 4
 
 // lockstepTurns is the time of one lockstep iteration of a hybrid cluster
 // for the rounds factor: each traced lockstep run's (their mean) with its

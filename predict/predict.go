@@ -25,6 +25,10 @@ type Prediction struct {
 	// Staleness is the replayed halo age: sweeps per delivered update,
 	// minus one, over the asynchronous links.
 	Staleness float64 `json:"staleness,omitempty"`
+	// SweepsPerRound is, for a hybrid run whose rounds follow the law in
+	// L, L: the iterations a cluster does in lockstep per round of the
+	// link between the clusters.
+	SweepsPerRound float64 `json:"sweeps_per_round,omitempty"`
 }
 
 // Predict replays job on the platform with the model's traces. A
@@ -60,6 +64,9 @@ func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 		f := m.Staleness.Rounds(job.Scheme, p.Nodes)
 		if job.Scheme == jobs.Hybrid {
 			f = m.hybridFactor(f, round, points, r.cont, r.sweepCPU(m, job.Scheme))
+			if m.Staleness.HybridAlpha > 0 {
+				p.SweepsPerRound = m.lockstepSweeps(round, points, r.cont, r.sweepCPU(m, job.Scheme))
+			}
 		}
 		link := f * float64(iters) * (round + r.crossing(m, job.Scheme, ends))
 		sweeps := m.asyncSweeps(job.Scheme, p.Nodes)

@@ -173,13 +173,40 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 	return out, nil
 }
 
+// tracedSweeps is the range of L (FitPoint.Sweeps) over the hybrid runs
+// the staleness model was fitted on; 0, 0 without one.
+func tracedSweeps(m *Model) (lo, hi float64) {
+	for _, p := range m.Staleness.Fit {
+		if p.Scheme != jobs.Hybrid || p.Sweeps <= 0 {
+			continue
+		}
+		if hi == 0 || p.Sweeps < lo {
+			lo = p.Sweeps
+		}
+		hi = max(hi, p.Sweeps)
+	}
+	return lo, hi
+}
+
 // cautions says, for each asynchronous or hybrid prediction whose traced
 // runs are all of one node count (not the job's), that how its iterations
-// grow with the node count is unknown: the fits then take it as flat.
+// grow with the node count is unknown: the fits then take it as flat; for
+// a hybrid one whose L lies far outside the traced runs' (a what-if of a
+// much slower or faster link between the clusters), that the rounds law
+// is extrapolated.
 func cautions(m *Model, ps []Prediction, nodes int) map[jobs.Scheme]string {
 	var out map[jobs.Scheme]string
 	for _, p := range ps {
 		if p.Scheme == jobs.Synchronous {
+			continue
+		}
+		if lo, hi := tracedSweeps(m); p.SweepsPerRound > 0 && hi > 0 && (p.SweepsPerRound > farOutside*hi || p.SweepsPerRound < lo/farOutside) {
+			if out == nil {
+				out = map[jobs.Scheme]string{}
+			}
+			out[p.Scheme] = fmt.Sprintf("its clusters would do %.3g iterations per round of the link between them, the traced "+
+				"hybrid runs %.3g–%.3g: the rounds law fitted on those is extrapolated far outside them "+
+				"(a traced hybrid run over a link as slow, or as fast, would tell)", p.SweepsPerRound, lo, hi)
 			continue
 		}
 		counts := map[int]bool{}

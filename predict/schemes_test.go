@@ -259,3 +259,25 @@ func TestCautions(t *testing.T) {
 		t.Errorf("the traced count: %v", got)
 	}
 }
+
+// TestCautionsHybridSweeps: a hybrid prediction whose L lies more than
+// farOutside times beyond the traced hybrid runs' range is cautioned as
+// extrapolated; one inside, or a model without traced L, is not.
+func TestCautionsHybridSweeps(t *testing.T) {
+	m := &Model{Sources: []Source{{Scheme: jobs.Hybrid, Nodes: 2}, {Scheme: jobs.Hybrid, Nodes: 4}},
+		Staleness: StalenessModel{Fit: []FitPoint{{Scheme: jobs.Hybrid, Sweeps: 5}, {Scheme: jobs.Hybrid, Sweeps: 10},
+			{Scheme: jobs.Asynchronous, Sweeps: 1000}}}}
+	for _, tc := range []struct {
+		l    float64
+		warn bool
+	}{{50, true}, {40, false}, {1.25, false}, {1, true}, {0, false}} {
+		got := cautions(m, []Prediction{{Scheme: jobs.Hybrid, SweepsPerRound: tc.l}}, 8)
+		if c := got[jobs.Hybrid]; (c != "") != tc.warn || tc.warn && !strings.Contains(c, "the traced hybrid runs 5–10") {
+			t.Errorf("L = %g: %q, want a caution %v", tc.l, c, tc.warn)
+		}
+	}
+	m.Staleness.Fit = nil
+	if got := cautions(m, []Prediction{{Scheme: jobs.Hybrid, SweepsPerRound: 50}}, 8); got != nil {
+		t.Errorf("no traced L: %v", got)
+	}
+}

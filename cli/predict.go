@@ -102,7 +102,7 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology, Schemes: []jobs.Scheme{}})
 	if err != nil {
 		if errors.Is(err, predict.ErrNoTrace) {
-			return &exitError{code: 1, err: err}
+			return &exitError{code: 1, err: fmt.Errorf("%w; then the same with --scheme async and --scheme hybrid, to predict those too", err)}
 		}
 		return err
 	}

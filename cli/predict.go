@@ -305,7 +305,7 @@ func (r predictionReport) writeBasis(b *strings.Builder) {
 		if x.LatencySource != "" {
 			src += ", latency: " + x.LatencySource
 		}
-		fmt.Fprintf(b, "  %s %s %.3g MB/s (%s)", n, x.Latency, x.Bandwidth/1e6, src)
+		fmt.Fprintf(b, "  %s %s %s (%s)", n, x.Latency, predict.FormatBandwidth(x.Bandwidth), src)
 	}
 	fmt.Fprintln(b)
 	if r.Platform.SharedCores > 0 {

@@ -74,7 +74,7 @@ func TestPredictCommand(t *testing.T) {
 		t.Errorf("16 nodes: %v\n%s", err, out2)
 	}
 	for _, want := range []string{"8 nodes (alpha 4 on infiniband, beta 4 on infiniband; between clusters ethernet)",
-		"\nsync ", "\nasync ", "\nhybrid ", "rests on 2 traced run(s)", "ethernet 100µs 1.25e+03 MB/s (set)", "staleness model",
+		"\nsync ", "\nasync ", "\nhybrid ", "rests on 2 traced run(s)", "ethernet 100µs 10Gbit/s (set)", "staleness model",
 		"\nfastest: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -110,6 +110,21 @@ func (p *Platform) SetNetwork(edit string) error {
 	return nil
 }
 
+// FormatBandwidth writes a rate in bytes per second as ParseBandwidth
+// reads it, in bits per second to four digits: "31.39Gbit/s",
+// "100Mbit/s", "64kbit/s".
+func FormatBandwidth(bytesPerSec float64) string {
+	bits := bytesPerSec * 8
+	unit, div := "kbit/s", 1e3
+	switch {
+	case bits >= 1e9:
+		unit, div = "Gbit/s", 1e9
+	case bits >= 1e6:
+		unit, div = "Mbit/s", 1e6
+	}
+	return strconv.FormatFloat(bits/div, 'g', 4, 64) + unit
+}
+
 // ParseBandwidth reads a rate such as "10Gbit/s", "100Mbit/s" or "1.5GB/s"
 // into bytes per second.
 func ParseBandwidth(s string) (float64, error) {

@@ -28,3 +28,17 @@ func FuzzSetNetwork(f *testing.F) {
 		}
 	})
 }
+
+// TestFormatBandwidth: a written rate reads back within its four digits.
+func TestFormatBandwidth(t *testing.T) {
+	for _, tc := range []struct {
+		bytes float64
+		want  string
+	}{{1.25e9, "10Gbit/s"}, {3.9237e9, "31.39Gbit/s"}, {12.5e6, "100Mbit/s"}, {8e3, "64kbit/s"}} {
+		got := FormatBandwidth(tc.bytes)
+		back, err := ParseBandwidth(got)
+		if got != tc.want || err != nil || back < tc.bytes*0.9995 || back > tc.bytes*1.0005 {
+			t.Errorf("%g B/s: %q reads back %g (%v), want %q", tc.bytes, got, back, err, tc.want)
+		}
+	}
+}

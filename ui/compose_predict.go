@@ -218,7 +218,7 @@ func (v *ComposeView) predictValue(row int) string {
 
 // networkFigures writes a network's figures as SetNetwork reads them.
 func networkFigures(n predict.Network) string {
-	return strconv.FormatFloat(n.Bandwidth*8/1e6, 'g', 4, 64) + "Mbit/s," + n.Latency.String()
+	return predict.FormatBandwidth(n.Bandwidth) + "," + n.Latency.String()
 }
 
 // setPredictValue keeps an edited row: a network's what-if figures (empty:

@@ -125,16 +125,17 @@ func FormatBandwidth(bytesPerSec float64) string {
 	return strconv.FormatFloat(bits/div, 'g', 4, 64) + unit
 }
 
-// ParseBandwidth reads a rate such as "10Gbit/s", "100Mbit/s" or "1.5GB/s"
-// into bytes per second.
+// ParseBandwidth reads a rate such as "10Gbit/s", "100Mbit/s", "10Gbps",
+// "1.5GB/s" or "10 Gbit/s" into bytes per second.
 func ParseBandwidth(s string) (float64, error) {
 	units := []struct {
 		suffix string
 		mult   float64
-	}{{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}, {"kbit/s", 1e3 / 8}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}, {"B/s", 1}}
+	}{{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}, {"kbit/s", 1e3 / 8}, {"Gbps", 1e9 / 8}, {"Mbps", 1e6 / 8}, {"kbps", 1e3 / 8},
+		{"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}, {"B/s", 1}}
 	for _, u := range units {
 		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseFloat(num, 64)
+			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 			// A rate must be a finite positive number below 1 PB/s.
 			if err != nil || !(v > 0) || v*u.mult > 1e15 {
 				break

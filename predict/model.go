@@ -381,7 +381,7 @@ func (m *Model) Graph(nodes int) ([][]int, error) {
 	}
 	g, err := m.topology(nodes)
 	if err != nil {
-		return nil, fmt.Errorf("predict: neighbour graph of %s on %d nodes: %w", m.Problem.App, nodes, err)
+		return nil, fmt.Errorf("predict: %w", err) // the application names itself and the node count
 	}
 	return g, nil
 }

@@ -209,7 +209,8 @@ func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 
 // Finish marks the run as ended with its summary (the engine's report) or
 // the error that ended it. The view keeps the report's key lines (outcome,
-// wall time, true residual, complementarity, gain, warnings). A run the
+// wall time, true residual, complementarity, gain, the prediction,
+// warnings). A run the
 // user aborted, or whose context ended (engine.ErrRunAborted), reads
 // "aborted" rather than "failed".
 func (v *RunView) Finish(summary string, err error) {
@@ -238,7 +239,7 @@ func (v *RunView) Finish(summary string, err error) {
 func keyLines(report string) string {
 	var out []string
 	for _, l := range strings.Split(report, "\n") {
-		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "residual:", "complementarity", "computing gain", "warning"} {
+		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "residual:", "complementarity", "computing gain", "predicted:", "warning"} {
 			if strings.HasPrefix(strings.TrimSpace(l), p) {
 				out = append(out, strings.TrimSpace(l))
 				break

@@ -440,3 +440,13 @@ func BenchmarkRunView1024(b *testing.B) {
 		}
 	}
 }
+
+// TestKeyLinesPrediction: the Run view's summary keeps the report's
+// prediction beside its outcome and wall time, and drops the rest.
+func TestKeyLinesPrediction(t *testing.T) {
+	report := "outcome: ok\nwall time: 1.2s\nnodes: 8\npredicted: 1.1s and 600 iterations per node (from 3 traced runs); measured 1.2s and 610 (the prediction 8 % short)\n"
+	want := "outcome: ok\nwall time: 1.2s\npredicted: 1.1s and 600 iterations per node (from 3 traced runs); measured 1.2s and 610 (the prediction 8 % short)"
+	if got := keyLines(report); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

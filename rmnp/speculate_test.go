@@ -49,38 +49,49 @@ func testSpeculativeReads(t *testing.T, version uint8) {
 				checkGoroutines(t)
 				a, b := pair(t, tr, LinkOptions{Mode: Sync, Network: tr, maxVersion: version})
 				ctx := testCtx(t)
-				sent := make(chan struct{})
-				go func() {
-					defer close(sent)
-					ack := make([]byte, 1)
-					for i, m := range script {
-						if err := a.Send(ctx, 2, patterned(i, m.size), m.kind); err != nil {
-							t.Error(err)
-							return
-						}
-						if !burst {
-							if _, err := a.Receive(ctx, 2, ack, CTRL); err != nil {
+				buf := make([]byte, 64<<10)
+				play := func() {
+					sent := make(chan struct{})
+					go func() {
+						defer close(sent)
+						ack := make([]byte, 1)
+						for i, m := range script {
+							if err := a.Send(ctx, 2, patterned(i, m.size), m.kind); err != nil {
 								t.Error(err)
 								return
 							}
+							if !burst {
+								if _, err := a.Receive(ctx, 2, ack, CTRL); err != nil {
+									t.Error(err)
+									return
+								}
+							}
+						}
+					}()
+					for i, m := range script {
+						n, err := b.Receive(ctx, 1, buf, m.kind)
+						if err != nil || !bytes.Equal(buf[:n], patterned(i, m.size)) {
+							t.Fatalf("message %d (%v, %d B): got %d B, %v", i, m.kind, m.size, n, err)
+						}
+						if !burst {
+							if err := b.Send(ctx, 1, []byte{1}, CTRL); err != nil {
+								t.Fatal(err)
+							}
 						}
 					}
-				}()
-				buf := make([]byte, 64<<10)
-				for i, m := range script {
-					n, err := b.Receive(ctx, 1, buf, m.kind)
-					if err != nil || !bytes.Equal(buf[:n], patterned(i, m.size)) {
-						t.Fatalf("message %d (%v, %d B): got %d B, %v", i, m.kind, m.size, n, err)
-					}
-					if !burst {
-						if err := b.Send(ctx, 1, []byte{1}, CTRL); err != nil {
-							t.Fatal(err)
-						}
-					}
+					<-sent
 				}
-				<-sent
-				if hits := b.peers[1].links[0].c.specHits.Load(); !burst && hits == 0 {
-					t.Error("no speculative read in lockstep")
+				play()
+				// A speculative read needs the Receive posted before its frame
+				// arrives, which lockstep makes likely but a loaded machine (CI's
+				// -race run beside other packages) can deny a whole script: play
+				// it again a few times before calling speculation broken.
+				hits := func() uint64 { return b.peers[1].links[0].c.specHits.Load() }
+				for again := 0; !burst && hits() == 0 && again < 4; again++ {
+					play()
+				}
+				if !burst && hits() == 0 {
+					t.Error("no speculative read in lockstep, in five plays of the script")
 				}
 			})
 		}

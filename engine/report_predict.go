@@ -37,7 +37,7 @@ func setPrediction(rep *Report, s *submission, dir string) {
 		return // the store has no trace of the problem: nothing to say
 	}
 	if sp.Scheme != jobs.Synchronous && m.Staleness.Runs == 0 {
-		rep.Unpredicted = fmt.Sprintf("no %s run of this problem was traced before (the staleness model needs one): this run is the first", sp.Scheme)
+		rep.Unpredicted = "no asynchronous or hybrid run of this problem was traced before (the staleness model needs one): this run is the first"
 		if m.SyncIterations == 0 {
 			rep.Unpredicted = "no synchronous run of this problem was traced before (the staleness model needs one): run it once with --scheme sync"
 		}

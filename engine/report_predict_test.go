@@ -49,7 +49,7 @@ func TestRunPredicted(t *testing.T) {
 	}
 	text.Reset()
 	if err := third.WriteText(&text); err != nil || third.Predicted != nil ||
-		!strings.Contains(text.String(), "predicted: nothing: no async run of this problem was traced before") {
+		!strings.Contains(text.String(), "predicted: nothing: no asynchronous or hybrid run of this problem was traced before") {
 		t.Errorf("first asynchronous run: %v, %+v\n%s", err, third.Predicted, text.String())
 	}
 }

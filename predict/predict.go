@@ -29,6 +29,9 @@ type Prediction struct {
 	// L, L: the iterations a cluster does in lockstep per round of the
 	// link between the clusters.
 	SweepsPerRound float64 `json:"sweeps_per_round,omitempty"`
+	// RoundSeconds is, for an asynchronous run, the replayed interval
+	// between updates on its slowest asynchronous link (one round).
+	RoundSeconds float64 `json:"round_seconds,omitempty"`
 }
 
 // Predict replays job on the platform with the model's traces. A
@@ -60,6 +63,9 @@ func Predict(m *Model, pl Platform, job Job) (Prediction, error) {
 		p.applySync(ends, r.idle, float64(iters)/float64(k), iters)
 	} else {
 		p.Staleness = r.staleness(k)
+		if job.Scheme == jobs.Asynchronous {
+			p.RoundSeconds = round
+		}
 		points := float64(m.Points) / float64(p.Nodes) / float64(max(job.Cores, 1))
 		f := m.Staleness.Rounds(job.Scheme, p.Nodes)
 		if job.Scheme == jobs.Hybrid {

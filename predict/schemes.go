@@ -173,6 +173,21 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 	return out, nil
 }
 
+// tracedRounds is the range of the round (FitPoint.Round) over the
+// asynchronous runs the staleness model was fitted on; 0, 0 without one.
+func tracedRounds(m *Model) (lo, hi float64) {
+	for _, p := range m.Staleness.Fit {
+		if p.Scheme != jobs.Asynchronous || p.Round <= 0 {
+			continue
+		}
+		if hi == 0 || p.Round < lo {
+			lo = p.Round
+		}
+		hi = max(hi, p.Round)
+	}
+	return lo, hi
+}
+
 // tracedSweeps is the range of L (FitPoint.Sweeps) over the hybrid runs
 // the staleness model was fitted on; 0, 0 without one.
 func tracedSweeps(m *Model) (lo, hi float64) {
@@ -193,11 +208,22 @@ func tracedSweeps(m *Model) (lo, hi float64) {
 // grow with the node count is unknown: the fits then take it as flat; for
 // a hybrid one whose L lies far outside the traced runs' (a what-if of a
 // much slower or faster link between the clusters), that the rounds law
-// is extrapolated.
+// is extrapolated; likewise for an asynchronous one whose round lies far
+// outside the traced asynchronous runs' rounds.
 func cautions(m *Model, ps []Prediction, nodes int) map[jobs.Scheme]string {
 	var out map[jobs.Scheme]string
 	for _, p := range ps {
 		if p.Scheme == jobs.Synchronous {
+			continue
+		}
+		if lo, hi := tracedRounds(m); p.RoundSeconds > 0 && hi > 0 && (p.RoundSeconds > farOutside*hi || p.RoundSeconds < lo/farOutside) {
+			if out == nil {
+				out = map[jobs.Scheme]string{}
+			}
+			out[p.Scheme] = fmt.Sprintf("a round of its slowest link would last %.3g ms, the traced asynchronous runs' "+
+				"%.3g–%.3g ms: the rounds factor fitted on those (with the costs of a message that do not grow with the link) "+
+				"is extrapolated far outside them (a traced run over a link as slow, or as fast, would tell)",
+				1e3*p.RoundSeconds, 1e3*lo, 1e3*hi)
 			continue
 		}
 		if lo, hi := tracedSweeps(m); p.SweepsPerRound > 0 && hi > 0 && (p.SweepsPerRound > farOutside*hi || p.SweepsPerRound < lo/farOutside) {

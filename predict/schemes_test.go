@@ -281,3 +281,21 @@ func TestCautionsHybridSweeps(t *testing.T) {
 		t.Errorf("no traced L: %v", got)
 	}
 }
+
+// TestCautionsAsyncRound: an asynchronous prediction whose round lies more
+// than farOutside times beyond the traced asynchronous runs' rounds is
+// cautioned as extrapolated; one inside is not.
+func TestCautionsAsyncRound(t *testing.T) {
+	m := &Model{Sources: []Source{{Scheme: jobs.Asynchronous, Nodes: 2}, {Scheme: jobs.Asynchronous, Nodes: 4}},
+		Staleness: StalenessModel{Fit: []FitPoint{{Scheme: jobs.Asynchronous, Round: 1e-3}, {Scheme: jobs.Asynchronous, Round: 2e-3},
+			{Scheme: jobs.Hybrid, Round: 1}}}}
+	for _, tc := range []struct {
+		round float64
+		warn  bool
+	}{{9e-3, true}, {8e-3, false}, {0.25e-3, false}, {0.2e-3, true}} {
+		got := cautions(m, []Prediction{{Scheme: jobs.Asynchronous, RoundSeconds: tc.round}}, 8)
+		if c := got[jobs.Asynchronous]; (c != "") != tc.warn || tc.warn && !strings.Contains(c, "the traced asynchronous runs' 1–2 ms") {
+			t.Errorf("round %g s: %q, want a caution %v", tc.round, c, tc.warn)
+		}
+	}
+}

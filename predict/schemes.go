@@ -173,90 +173,81 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 	return out, nil
 }
 
-// tracedRounds is the range of the round (FitPoint.Round) over the
-// asynchronous runs the staleness model was fitted on; 0, 0 without one.
-func tracedRounds(m *Model) (lo, hi float64) {
+// tracedRange is the range of value over the fit points of scheme the
+// staleness model was fitted on (those where it is positive); 0, 0
+// without one.
+func tracedRange(m *Model, scheme jobs.Scheme, value func(FitPoint) float64) (lo, hi float64) {
 	for _, p := range m.Staleness.Fit {
-		if p.Scheme != jobs.Asynchronous || p.Round <= 0 {
-			continue
+		if x := value(p); p.Scheme == scheme && x > 0 {
+			if hi == 0 || x < lo {
+				lo = x
+			}
+			hi = max(hi, x)
 		}
-		if hi == 0 || p.Round < lo {
-			lo = p.Round
-		}
-		hi = max(hi, p.Round)
 	}
 	return lo, hi
 }
 
-// tracedSweeps is the range of L (FitPoint.Sweeps) over the hybrid runs
-// the staleness model was fitted on; 0, 0 without one.
-func tracedSweeps(m *Model) (lo, hi float64) {
-	for _, p := range m.Staleness.Fit {
-		if p.Scheme != jobs.Hybrid || p.Sweeps <= 0 {
-			continue
-		}
-		if hi == 0 || p.Sweeps < lo {
-			lo = p.Sweeps
-		}
-		hi = max(hi, p.Sweeps)
-	}
-	return lo, hi
+// farFrom reports whether x lies more than farOutside times outside the
+// range lo–hi (false for x or the range unknown).
+func farFrom(x, lo, hi float64) bool {
+	return x > 0 && hi > 0 && (x > farOutside*hi || x < lo/farOutside)
 }
 
-// cautions says, for each asynchronous or hybrid prediction whose traced
-// runs are all of one node count (not the job's), that how its iterations
-// grow with the node count is unknown: the fits then take it as flat; for
-// a hybrid one whose L lies far outside the traced runs' (a what-if of a
-// much slower or faster link between the clusters), that the rounds law
-// is extrapolated; likewise for an asynchronous one whose round lies far
-// outside the traced asynchronous runs' rounds.
+// cautions says, for each asynchronous or hybrid prediction, what its
+// traces leave unknown for this job (see caution); nil when nothing.
 func cautions(m *Model, ps []Prediction, nodes int) map[jobs.Scheme]string {
 	var out map[jobs.Scheme]string
 	for _, p := range ps {
-		if p.Scheme == jobs.Synchronous {
-			continue
-		}
-		if lo, hi := tracedRounds(m); p.RoundSeconds > 0 && hi > 0 && (p.RoundSeconds > farOutside*hi || p.RoundSeconds < lo/farOutside) {
+		if c := caution(m, p, nodes); c != "" {
 			if out == nil {
 				out = map[jobs.Scheme]string{}
 			}
-			out[p.Scheme] = fmt.Sprintf("a round of its slowest link would last %.3g ms, the traced asynchronous runs' "+
-				"%.3g–%.3g ms: the rounds factor fitted on those (with the costs of a message that do not grow with the link) "+
-				"is extrapolated far outside them (a traced run over a link as slow, or as fast, would tell)",
-				1e3*p.RoundSeconds, 1e3*lo, 1e3*hi)
-			continue
+			out[p.Scheme] = c
 		}
-		if lo, hi := tracedSweeps(m); p.SweepsPerRound > 0 && hi > 0 && (p.SweepsPerRound > farOutside*hi || p.SweepsPerRound < lo/farOutside) {
-			if out == nil {
-				out = map[jobs.Scheme]string{}
-			}
-			out[p.Scheme] = fmt.Sprintf("its clusters would do %.3g iterations per round of the link between them, the traced "+
-				"hybrid runs %.3g–%.3g: the rounds law fitted on those is extrapolated far outside them "+
-				"(a traced hybrid run over a link as slow, or as fast, would tell)", p.SweepsPerRound, lo, hi)
-			continue
-		}
-		counts := map[int]bool{}
-		for _, s := range m.Sources {
-			if s.Scheme == p.Scheme {
-				counts[s.Nodes] = true
-			}
-		}
-		if len(counts) != 1 || counts[nodes] {
-			continue
-		}
-		one := 0
-		for k := range counts {
-			one = k
-		}
-		other := one * 2
-		if other == nodes {
-			other = one + 1
-		}
-		if out == nil {
-			out = map[jobs.Scheme]string{}
-		}
-		out[p.Scheme] = fmt.Sprintf("traced on %d nodes only: how its iterations grow with the node count is unknown "+
-			"(taken as flat): run it on %d nodes too", one, other)
 	}
 	return out
+}
+
+// caution is what the traces leave unknown for an asynchronous or hybrid
+// prediction p: for an asynchronous one whose slowest link's round, or a
+// hybrid one whose L, lies far outside the traced runs' (a what-if of a
+// much slower or faster link), that the rounds factor is extrapolated;
+// else, when the scheme's traced runs are all of one node count (not the
+// job's), that how its iterations grow with the node count is unknown
+// (the fits take it as flat). "" for a synchronous one or nothing to say.
+func caution(m *Model, p Prediction, nodes int) string {
+	if p.Scheme == jobs.Synchronous {
+		return ""
+	}
+	if lo, hi := tracedRange(m, jobs.Asynchronous, func(f FitPoint) float64 { return f.Round }); farFrom(p.RoundSeconds, lo, hi) {
+		return fmt.Sprintf("a round of its slowest link would last %.3g ms, the traced asynchronous runs' "+
+			"%.3g–%.3g ms: the rounds factor fitted on those (with the costs of a message that do not grow with the link) "+
+			"is extrapolated far outside them (a traced run over a link as slow, or as fast, would tell)",
+			1e3*p.RoundSeconds, 1e3*lo, 1e3*hi)
+	}
+	if lo, hi := tracedRange(m, jobs.Hybrid, func(f FitPoint) float64 { return f.Sweeps }); farFrom(p.SweepsPerRound, lo, hi) {
+		return fmt.Sprintf("its clusters would do %.3g iterations per round of the link between them, the traced "+
+			"hybrid runs %.3g–%.3g: the rounds law fitted on those is extrapolated far outside them "+
+			"(a traced hybrid run over a link as slow, or as fast, would tell)", p.SweepsPerRound, lo, hi)
+	}
+	counts := map[int]bool{}
+	for _, s := range m.Sources {
+		if s.Scheme == p.Scheme {
+			counts[s.Nodes] = true
+		}
+	}
+	if len(counts) != 1 || counts[nodes] {
+		return ""
+	}
+	one := 0
+	for k := range counts {
+		one = k
+	}
+	other := one * 2
+	if other == nodes {
+		other = one + 1
+	}
+	return fmt.Sprintf("traced on %d nodes only: how its iterations grow with the node count is unknown "+
+		"(taken as flat): run it on %d nodes too", one, other)
 }

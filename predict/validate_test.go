@@ -101,6 +101,18 @@ func onePointCase(s jobs.Scheme, predicted, measured float64) Case {
 	return Case{Scheme: s, Predicted: predicted, Measured: measured, MeasuredMin: measured, MeasuredMax: measured}
 }
 
+// rankOne ranks the cases of one configuration and returns the validation
+// with its one ranking.
+func rankOne(t *testing.T, cs []Case) (*Validation, Ranking) {
+	t.Helper()
+	v := &Validation{Cases: cs}
+	v.rank()
+	if len(v.Rankings) != 1 {
+		t.Fatalf("rankings %+v", v.Rankings)
+	}
+	return v, v.Rankings[0]
+}
+
 // TestRankTies: a ranking is right when the prediction orders every pair
 // of schemes as the measurements do; a tie on one side only (which the
 // sorted lists would break by the cases' order) is wrong, a tie on both
@@ -127,12 +139,7 @@ func TestRankTies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := &Validation{Cases: tc.cs}
-			v.rank()
-			if len(v.Rankings) != 1 {
-				t.Fatalf("rankings %+v", v.Rankings)
-			}
-			r := v.Rankings[0]
+			v, r := rankOne(t, tc.cs)
 			if r.Right != tc.right || (v.Ranked == 1) != tc.right || !slices.Equal(r.PredictedTies, tc.predictedTies) ||
 				!slices.Equal(r.MeasuredTies, tc.measuredTies) {
 				t.Errorf("ranking %+v, want right %v, ties %v and %v", r, tc.right, tc.predictedTies, tc.measuredTies)
@@ -159,12 +166,7 @@ func TestCalled(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := &Validation{Cases: tc.cs}
-			v.rank()
-			if len(v.Rankings) != 1 {
-				t.Fatalf("rankings %+v", v.Rankings)
-			}
-			r := v.Rankings[0]
+			v, r := rankOne(t, tc.cs)
 			rightCalled := 0
 			if tc.called && tc.right {
 				rightCalled = 1

@@ -31,14 +31,24 @@ func fastBetween(pl Platform) Platform {
 	return pl
 }
 
+// slowerBetween makes pl's link between clusters move a halo in 100 s.
+func slowerBetween(pl Platform) Platform {
+	pl.Networks["wan"] = Network{Bandwidth: 0.01}
+	return pl
+}
+
 // TestCrossing: an update reaches the link between the clusters after
-// hops · (c − 1) · a node's sweep CPU, hops the farthest node's distance
-// to the nearer end of that link, c the nodes per core, weighed by how far
-// the link rather than its sender's sweeps sets its pace. The model's
-// nodes own 1 s of sweep each and send 10 bytes per link at 0.1 s a byte:
-// on 8 nodes (14 directed links) a sweep's CPU is (8 + 14) / 8 = 2.75 s,
-// on 2 cores the 3 other nodes of a core take 8.25 s per hop, and a sweep
-// takes 4 s against a message's 10 s on the link: 3 hops · 8.25 · 0.6.
+// (hops + unsettled) · (c − 1) · a node's sweep CPU, hops the farthest
+// node's distance to the nearer end of that link, unsettled the turns the
+// cluster's mean squared distance to it (settle) exceeds those of a round,
+// c the nodes per core, weighed by how far the link rather than its
+// sender's sweeps sets its pace. The model's nodes own 1 s of sweep each
+// and send 10 bytes per link at 0.1 s a byte: on 8 nodes (14 directed
+// links) a sweep's CPU is (8 + 14) / 8 = 2.75 s, on 2 cores the 3 other
+// nodes of a core take 8.25 s per hop, and a sweep takes 4 s against a
+// message's 10 s on the link, a round of 14 s: (3 + 3.5 − 14/8.25) hops ·
+// 8.25 · 0.6. Over a link 10 times slower a round of 104 s holds the
+// cluster's 3.5 turns: 3 · 8.25 · (1 − 4/100).
 func TestCrossing(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -46,20 +56,22 @@ func TestCrossing(t *testing.T) {
 		pl     Platform
 		graph  [][]int
 		hops   int
-		want   float64 // seconds; < 0: hops · (c − 1) · sweepCPU · linkShare
+		settle float64
+		want   float64 // seconds; < 0: (hops + unsettled) · (c − 1) · sweepCPU · linkShare
 	}{
-		{"one node per cluster: no hop", jobs.Asynchronous, slowBetween(1, 1), nil, 0, 0},
-		{"2 + 2", jobs.Asynchronous, slowBetween(2, 2), nil, 1, -1},
-		{"4 + 4 by hand", jobs.Asynchronous, slowBetween(4, 4), nil, 3, 3 * 3 * 2.75 * 0.6},
-		{"4 + 4, the sweeps set the pace", jobs.Asynchronous, fastBetween(slowBetween(4, 4)), nil, 3, 0},
-		{"4 + 4 on cores of their own", jobs.Asynchronous, ownCores(slowBetween(4, 4)), nil, 3, 0},
-		{"8 + 8", jobs.Asynchronous, slowBetween(8, 8), nil, 7, -1},
-		{"3 + 1: the far end of the larger cluster", jobs.Asynchronous, slowBetween(3, 1), nil, 2, -1},
+		{"one node per cluster: no hop", jobs.Asynchronous, slowBetween(1, 1), nil, 0, 0, 0},
+		{"2 + 2", jobs.Asynchronous, slowBetween(2, 2), nil, 1, 0.5, -1},
+		{"4 + 4 by hand", jobs.Asynchronous, slowBetween(4, 4), nil, 3, 3.5, (3 + 3.5 - 14/8.25) * 8.25 * 0.6},
+		{"4 + 4 over a slower link: settled", jobs.Asynchronous, slowerBetween(slowBetween(4, 4)), nil, 3, 3.5, 3 * 8.25 * 0.96},
+		{"4 + 4, the sweeps set the pace", jobs.Asynchronous, fastBetween(slowBetween(4, 4)), nil, 3, 3.5, 0},
+		{"4 + 4 on cores of their own", jobs.Asynchronous, ownCores(slowBetween(4, 4)), nil, 3, 3.5, 0},
+		{"8 + 8", jobs.Asynchronous, slowBetween(8, 8), nil, 7, 17.5, -1},
+		{"3 + 1: the far end of the larger cluster", jobs.Asynchronous, slowBetween(3, 1), nil, 2, 1.25, -1},
 		// 0-1-2 | 3 with 4 and 5 hanging from 3: node 0 is 2 hops from 2.
 		{"the application's graph", jobs.Asynchronous, slowBetween(3, 3),
-			[][]int{{1}, {0, 2}, {1, 3}, {2, 4, 5}, {3}, {3}}, 2, -1},
-		{"synchronous: none", jobs.Synchronous, slowBetween(4, 4), nil, 3, 0},
-		{"hybrid: in its lockstep", jobs.Hybrid, slowBetween(4, 4), nil, 3, 0},
+			[][]int{{1}, {0, 2}, {1, 3}, {2, 4, 5}, {3}, {3}}, 2, 7.0 / 6, -1},
+		{"synchronous: none", jobs.Synchronous, slowBetween(4, 4), nil, 3, 3.5, 0},
+		{"hybrid: in its lockstep", jobs.Hybrid, slowBetween(4, 4), nil, 3, 3.5, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,13 +87,15 @@ func TestCrossing(t *testing.T) {
 				if !ok || tc.pl.Clusters[0].Nodes != from && tc.pl.Clusters[0].Nodes != to {
 					t.Fatalf("slowest link %d→%d (%v), want the one between the clusters", from, to, ok)
 				}
-				if got := r.hops(from, to); got != tc.hops {
-					t.Errorf("hops %d, want %d", got, tc.hops)
+				if hops, settle := r.distances(from, to); hops != tc.hops || !near(settle, tc.settle) {
+					t.Errorf("hops %d, settle %g; want %d, %g", hops, settle, tc.hops, tc.settle)
 				}
 			}
 			want := tc.want
 			if want < 0 {
-				want = float64(tc.hops) * (r.cont - 1) * r.sweepCPU(m, tc.scheme) * r.linkShare(from, to)
+				wait := (r.cont - 1) * r.sweepCPU(m, tc.scheme)
+				unsettled := max(0, tc.settle-r.round(ends)/wait)
+				want = (float64(tc.hops) + unsettled) * wait * r.linkShare(from, to)
 			}
 			if got := r.crossing(m, tc.scheme, ends); !near(got, want) || tc.want < 0 && got <= 0 {
 				t.Errorf("crossing %g s, want %g", got, want)

@@ -15,7 +15,9 @@
 // asynchronous link, how many being fitted on the recorded asynchronous
 // runs (see StalenessModel), each round with the time an update takes to
 // cross the grid to that link where nodes share a host's cores (at every
-// hop it waits for the other nodes of a core to sweep), and last at least
+// hop it waits for the other nodes of a core to sweep, and a round too
+// short for the cluster to settle, its mean squared distance to the link
+// in those waits, waits out the rest), and last at least
 // the CPU their sweeps and messages need on those cores. A hybrid run's ranks
 // sweep in lockstep with their cluster: each does the synchronous count
 // and an excess that shrinks with the cluster's size, and the run lasts at

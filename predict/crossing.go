@@ -34,8 +34,8 @@ import "github.com/gridtui/gridtui/jobs"
 // nodes of their squared distance to the link (settle), and a round of
 // fewer turns leaves the difference to the next. On a slow link a round
 // holds far more turns than that and unsettled is 0; on a fast one with
-// long clusters (8 + 8 nodes in a chain, 17.5 turns, against the 7 of a
-// round over 100 Mbit/s on 2 shared cores) it is most of the crossing.
+// long clusters (8 + 8 nodes in a chain, 17.5 turns, against the 9 of a
+// round over 100 Mbit/s on 2 shared cores) it is half the crossing.
 func (r *replay) crossing(m *Model, scheme jobs.Scheme, ends []float64) float64 {
 	if scheme != jobs.Asynchronous || r.cont <= 1 {
 		return 0

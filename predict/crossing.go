@@ -30,12 +30,12 @@ import "github.com/gridtui/gridtui/jobs"
 //
 // unsettled is the turns (waits) a cluster still needs, when the round
 // ends, to take in the update before: a relaxation spreads a change over d
-// hops in about d² sweeps, so the cluster settles in the mean over its
-// nodes of their squared distance to the link (settle), and a round of
-// fewer turns leaves the difference to the next. On a slow link a round
-// holds far more turns than that and unsettled is 0; on a fast one with
-// long clusters (8 + 8 nodes in a chain, 17.5 turns, against the 9 of a
-// round over 100 Mbit/s on 2 shared cores) it is half the crossing.
+// hops in about d² sweeps, so the clusters settle in the mean over all
+// the nodes of their squared distance to the link (settle; 17.5 turns for
+// 8 + 8 nodes in a chain), and a round of fewer turns leaves the
+// difference to the next. On a slow link a round holds far more turns
+// than that and unsettled is 0; on a fast link with long clusters it is a
+// large part of the crossing (BENCHMARKS.md, "After pass 19").
 func (r *replay) crossing(m *Model, scheme jobs.Scheme, ends []float64) float64 {
 	if scheme != jobs.Asynchronous || r.cont <= 1 {
 		return 0

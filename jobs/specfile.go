@@ -67,6 +67,7 @@ type specFile struct {
 	Nodes    NodeSelection  `toml:"nodes"`
 	Groups   []Group        `toml:"group,omitempty"`
 	Output   Output         `toml:"output,omitempty"`
+	Sweep    map[string]any `toml:"sweep,omitempty"` // arrays, ranges, @files
 }
 
 // DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle
@@ -137,8 +138,15 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	if err := explicitZeros(file, data, s); err != nil {
 		return Spec{}, err
 	}
+	if s.Sweep, err = sweepSection(file, data, f.Sweep); err != nil {
+		return Spec{}, err
+	}
 	s = s.WithDefaults()
-	if err := s.Validate(); err != nil {
+	err = s.Validate()
+	if err == nil {
+		err = s.CheckSweep()
+	}
+	if err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
 			return Spec{}, keyError(file, data, fe.path, fe.msg)

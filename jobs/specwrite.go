@@ -26,6 +26,14 @@ func FormatSpec(s Spec) ([]byte, error) {
 			f.Params[k] = v // written as strings, as gridtui wrote them before
 		}
 	}
+	if s.Sweep != nil {
+		// Every axis as its list of values, strings as gridtui writes
+		// params; the file's order of keys is lost (TOML tables are maps).
+		f.Sweep = make(map[string]any, len(s.Sweep.Axes))
+		for _, a := range s.Sweep.Axes {
+			f.Sweep[a.Name] = a.Values
+		}
+	}
 	if s.App == "" || s.App == "obstacle" {
 		// Another application's parameters are in [params], and ParseSpec
 		// refuses an [obstacle] section beside them.

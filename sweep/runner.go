@@ -1,0 +1,230 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// Result is what running one instance gave: the engine's outcome and
+// figures, or the error that stopped it.
+type Result struct {
+	Outcome    string // "ok", "not converged", "failed" or "aborted"
+	Iterations *int
+	Residual   *float64
+	RunTime    *time.Duration
+	RecordID   string
+	Err        error
+}
+
+// RunFunc runs one instance, an ordinary job whose node selection names
+// the hosts it was given, and returns when it ended or ctx was cancelled.
+// The command line hands engine.Run wrapped in one.
+type RunFunc func(ctx context.Context, spec jobs.Spec) Result
+
+// Options tune a sweep.
+type Options struct {
+	// Hosts are the inventory's hosts, Source its name in errors: an
+	// instance runs on hosts of its own node selection that no other
+	// instance holds.
+	Hosts  []jobs.NodeRef
+	Source string
+	// MaxParallel is the most instances running at once (0: as many as the
+	// hosts hold).
+	MaxParallel int
+	// Retries is how many more times a failed instance runs.
+	Retries int
+	// MaxInstances refuses a larger sweep (0: jobs.DefaultMaxInstances).
+	MaxInstances int
+	// Dir is the data directory; the job log is LogPath(Dir, id).
+	Dir string
+	// OnProgress is told the sweep's progress when an attempt starts or
+	// ends, and once a second (from one goroutine).
+	OnProgress func(Progress)
+	// OnAttempt is told each attempt as its job-log line is written.
+	OnAttempt func(Attempt)
+	// Now is the clock (nil: time.Now); tests set it.
+	Now func() time.Time
+}
+
+// Summary is what a sweep did in this session, and the table of all its
+// instances from its job log.
+type Summary struct {
+	ID  string
+	Log string // the job log's path
+	// Total instances; Ran of them ran in this session, Skipped had
+	// succeeded before (--resume).
+	Total, Ran, Skipped int
+	OK, Failed, NotRun  int
+	Wall                time.Duration
+	// Reruns says, for each instance that ran again on --resume, why.
+	Reruns []Rerun
+	Rows   []Row
+}
+
+// Rerun is an instance run again on --resume and why.
+type Rerun struct {
+	Instance int    `json:"instance"`
+	Params   string `json:"params"`
+	Why      string `json:"why"`
+}
+
+// ErrInterrupted is returned when ctx was cancelled before every instance
+// ran: the sweep can be resumed.
+var ErrInterrupted = errors.New("sweep: interrupted")
+
+// Start runs the instances of spec (spec.Sweep set) with a new job log and
+// returns its summary. Its error is ErrInterrupted-wrapped when ctx was
+// cancelled; a failed instance is not an error (Summary.Failed).
+func Start(ctx context.Context, spec jobs.Spec, run RunFunc, opt Options) (*Summary, error) {
+	if spec.Sweep == nil {
+		return nil, fmt.Errorf("sweep: job %s has no [sweep]", spec.Name)
+	}
+	points, err := spec.Sweep.Points(opt.maxInstances())
+	if err != nil {
+		return nil, err
+	}
+	now := opt.now()
+	id := NewID(now)
+	job, err := jobs.FormatSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	h := Header{Kind: "sweep", Sweep: id, Started: now, Job: string(job), Instances: len(points)}
+	for _, a := range spec.Sweep.Axes {
+		h.Axes = append(h.Axes, Axis{Name: a.Name, Values: a.Values})
+	}
+	s, err := newScheduler(spec, points, run, opt)
+	if err != nil {
+		return nil, err
+	}
+	log, err := createLog(LogPath(opt.Dir, id), h)
+	if err != nil {
+		return nil, err
+	}
+	s.id, s.log = id, log
+	for _, in := range s.all {
+		s.queue = append(s.queue, in)
+	}
+	return s.finish(ctx, &Log{Path: log.path, Header: h})
+}
+
+// Resume runs again the instances of sweep id that have no successful
+// attempt in its job log: failed ones, those cancelled by an interrupt and
+// those that never ran or whose outcome the log lacks (the console ended).
+// Summary.Reruns says why each ran again.
+func Resume(ctx context.Context, id string, run RunFunc, opt Options) (*Summary, error) {
+	prev, err := ReadLog(opt.Dir, id)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := prev.Spec()
+	if err != nil {
+		return nil, err
+	}
+	points, err := spec.Sweep.Points(max(opt.maxInstances(), prev.Header.Instances))
+	if err != nil {
+		return nil, err
+	}
+	s, err := newScheduler(spec, points, run, opt)
+	if err != nil {
+		return nil, err
+	}
+	if s.log, err = appendLog(prev.Path); err != nil {
+		return nil, err
+	}
+	s.id = id
+	last := lastAttempts(prev.Attempts)
+	for _, in := range s.all {
+		a, ok := last[in.point.Index]
+		if ok && a.Outcome == OutcomeOK {
+			s.skipped++
+			continue
+		}
+		in.attempts = attemptsOf(prev.Attempts, in.point.Index)
+		in.why = whyRerun(a, ok)
+		s.reruns = append(s.reruns, Rerun{Instance: in.point.Index, Params: in.point.Key(), Why: in.why})
+		s.queue = append(s.queue, in)
+	}
+	return s.finish(ctx, prev)
+}
+
+// whyRerun is the reason an instance runs again on --resume.
+func whyRerun(a Attempt, ok bool) string {
+	switch {
+	case !ok:
+		return "resumed: no attempt in the job log (not started before the interruption, or the console ended while it ran)"
+	case a.Outcome == OutcomeCancelled:
+		return fmt.Sprintf("resumed: attempt %d was cancelled by the interruption", a.Attempt)
+	case a.Error != nil:
+		return fmt.Sprintf("resumed: attempt %d ended %s: %s", a.Attempt, a.Outcome, *a.Error)
+	}
+	return fmt.Sprintf("resumed: attempt %d ended %s", a.Attempt, a.Outcome)
+}
+
+// lastAttempts is each instance's last attempt in a job log.
+func lastAttempts(as []Attempt) map[int]Attempt {
+	m := map[int]Attempt{}
+	for _, a := range as {
+		if b, ok := m[a.Instance]; !ok || a.Attempt >= b.Attempt {
+			m[a.Instance] = a
+		}
+	}
+	return m
+}
+
+func attemptsOf(as []Attempt, instance int) int {
+	n := 0
+	for _, a := range as {
+		if a.Instance == instance {
+			n = max(n, a.Attempt)
+		}
+	}
+	return n
+}
+
+// finish runs the queue, closes the log and builds the summary from the
+// log's attempts before (prev) and now.
+func (s *scheduler) finish(ctx context.Context, prev *Log) (*Summary, error) {
+	start := s.opt.now()
+	runErr := s.loop(ctx)
+	if err := s.log.close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	sum := &Summary{ID: s.id, Log: s.log.path, Total: len(s.all), Ran: s.ran, Skipped: s.skipped,
+		Wall: s.opt.now().Sub(start), Reruns: s.reruns}
+	all := append(slices.Clone(prev.Attempts), s.done...)
+	sum.Rows = Rows(prev.Header, s.points, all)
+	for _, r := range sum.Rows {
+		switch r.Outcome {
+		case OutcomeOK:
+			sum.OK++
+		case OutcomeNotRun, OutcomeCancelled:
+			sum.NotRun++
+		default:
+			sum.Failed++
+		}
+	}
+	if runErr == nil && ctx.Err() != nil && sum.OK+sum.Failed < sum.Total {
+		runErr = fmt.Errorf("%w: %d of %d instances not run (gridtui run --resume %s)", ErrInterrupted, sum.NotRun, sum.Total, s.id)
+	}
+	return sum, runErr
+}
+
+func (o Options) maxInstances() int {
+	if o.MaxInstances > 0 {
+		return o.MaxInstances
+	}
+	return jobs.DefaultMaxInstances
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}

@@ -30,6 +30,7 @@ type runFlags struct {
 	eps                               float64
 	wall                              time.Duration
 	json, noRecord                    bool
+	sw                                sweepFlags
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -67,6 +68,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
 	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
+	addSweepFlags(cmd, &f.sw)
 	return cmd
 }
 
@@ -78,9 +80,18 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if inv.Notice != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
 	}
+	if f.sw.resume != "" {
+		if err := checkSweepFlags(cmd.Flags().Changed, &f.sw, true); err != nil {
+			return err
+		}
+		return runSweep(cmd, inv, jobs.Spec{}, f)
+	}
 	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return err
+	}
+	if spec.Sweep != nil {
+		return runSweep(cmd, inv, spec, f)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -169,6 +180,9 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	}
 	if set("out") {
 		spec.Output = jobs.Output{Dir: f.out, VTI: true, Raw: true}
+	}
+	if err := buildSweep(&spec, set, &f.sw); err != nil {
+		return spec, err
 	}
 	if set("nodes") {
 		sel, err := parseNodes(f.nodes, inv)

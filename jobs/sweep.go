@@ -28,9 +28,6 @@ type Sweep struct {
 type SweepAxis struct {
 	Name   string
 	Values []string
-	// Source says where the values came from in errors: a job file's key
-	// position or a flag ("--sweep n=…").
-	Source string
 }
 
 // SweepFields are the job fields a sweep may vary besides the

@@ -47,8 +47,7 @@ func sweepSection(file string, data []byte, raw map[string]any) (*Sweep, error) 
 		default:
 			return nil, at(fmt.Sprintf("sweep: %s: want a list ([32, 48, 64]), a range (\"8:64:x2\") or \"@FILE\"", name))
 		}
-		p := pos[key]
-		sw.Axes = append(sw.Axes, SweepAxis{Name: name, Values: vals, Source: fmt.Sprintf("%s:%d:%d", file, p[0], p[1])})
+		sw.Axes = append(sw.Axes, SweepAxis{Name: name, Values: vals})
 	}
 	slices.SortFunc(sw.Axes, func(a, b SweepAxis) int {
 		pa, pb := pos["sweep."+a.Name], pos["sweep."+b.Name]

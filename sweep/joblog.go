@@ -190,7 +190,7 @@ func (l *Log) Spec() (jobs.Spec, error) {
 	}
 	sw := &jobs.Sweep{}
 	for _, a := range l.Header.Axes {
-		sw.Axes = append(sw.Axes, jobs.SweepAxis{Name: a.Name, Values: a.Values, Source: l.Path})
+		sw.Axes = append(sw.Axes, jobs.SweepAxis{Name: a.Name, Values: a.Values})
 	}
 	spec.Sweep = sw
 	return spec, nil

@@ -33,6 +33,7 @@ type scheduler struct {
 	all     []*instance
 	queue   []*instance
 	busy    map[string]bool
+	cluster map[string]string // each host's cluster
 	running map[int]RunningInstance
 	done    []Attempt // this session's attempts
 	reruns  []Rerun
@@ -54,7 +55,10 @@ func newScheduler(spec jobs.Spec, points []jobs.Point, run RunFunc, opt Options)
 	if len(opt.Hosts) == 0 {
 		return nil, fmt.Errorf("sweep: %s has no hosts", opt.Source)
 	}
-	s := &scheduler{opt: opt, run: run, points: points, busy: map[string]bool{}, running: map[int]RunningInstance{}}
+	s := &scheduler{opt: opt, run: run, points: points, busy: map[string]bool{}, running: map[int]RunningInstance{}, cluster: map[string]string{}}
+	for _, h := range opt.Hosts {
+		s.cluster[h.Name] = h.Site + "/" + h.Cluster
+	}
 	for _, p := range points {
 		in := &instance{point: p}
 		in.spec, in.err = spec.At(p)
@@ -117,8 +121,13 @@ func (s *scheduler) loop(ctx context.Context) error {
 	}
 }
 
-// startFitting starts every queued instance that fits now, in order.
+// startFitting starts every queued instance that fits now, in order. An
+// instance that does not fit reserves the hosts it may use: a later one
+// starts only on hosts outside every reservation (backfill that never
+// delays an earlier instance, so a multi-node instance is not starved by
+// one-node ones).
 func (s *scheduler) startFitting(ctx context.Context, endc chan<- ended) {
+	reserved := map[string]bool{}
 	for i := 0; i < len(s.queue); {
 		if s.opt.MaxParallel > 0 && len(s.running) >= s.opt.MaxParallel {
 			return
@@ -130,8 +139,11 @@ func (s *scheduler) startFitting(ctx context.Context, endc chan<- ended) {
 			s.settled++
 			continue
 		}
-		hosts := s.pick(in)
+		hosts := s.pick(in, reserved)
 		if hosts == nil {
+			for _, h := range in.eligible {
+				reserved[h] = true
+			}
 			i++
 			continue
 		}
@@ -140,18 +152,27 @@ func (s *scheduler) startFitting(ctx context.Context, endc chan<- ended) {
 	}
 }
 
-// pick takes the instance's hosts from the free ones, or returns nil.
-func (s *scheduler) pick(in *instance) []string {
-	var hosts []string
+// pick takes the instance's hosts from the free ones outside reserved, or
+// returns nil: all in one cluster when one has enough (a multi-node
+// instance's pairs then stay on the cluster's fast network), else in
+// inventory order.
+func (s *scheduler) pick(in *instance, reserved map[string]bool) []string {
+	var free []string
+	byCluster := map[string][]string{}
 	for _, h := range in.eligible {
-		if !s.busy[h] {
-			hosts = append(hosts, h)
-			if len(hosts) == in.need {
-				return hosts
+		if !s.busy[h] && !reserved[h] {
+			free = append(free, h)
+			c := s.cluster[h]
+			byCluster[c] = append(byCluster[c], h)
+			if in.need > 1 && len(byCluster[c]) == in.need {
+				return byCluster[c]
 			}
 		}
 	}
-	return nil
+	if len(free) < in.need {
+		return nil
+	}
+	return free[:in.need]
 }
 
 func (s *scheduler) launch(ctx context.Context, in *instance, hosts []string, endc chan<- ended) {

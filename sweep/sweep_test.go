@@ -55,6 +55,7 @@ type fakeGrid struct {
 	ran      map[string]int // runs per n
 	most     int            // the most instances at once
 	failOnce string
+	order    []string // instance names as they started
 }
 
 func newFakeGrid(t *testing.T, failOnce string) *fakeGrid {
@@ -72,6 +73,7 @@ func (g *fakeGrid) run(ctx context.Context, spec jobs.Spec) Result {
 	}
 	g.most = max(g.most, len(g.busy))
 	g.ran[n]++
+	g.order = append(g.order, spec.Name)
 	first := g.ran[n] == 1
 	g.mu.Unlock()
 	defer func() {
@@ -250,5 +252,29 @@ func TestSweepTooMany(t *testing.T) {
 	_, err := Start(context.Background(), spec, newFakeGrid(t, "").run, Options{Hosts: localRefs(), Source: "embedded", Dir: t.TempDir()})
 	if !errors.Is(err, jobs.ErrSweep) || !strings.Contains(err.Error(), "--max-instances") {
 		t.Errorf("20000 instances: %v", err)
+	}
+}
+
+// TestSweepNoStarvation: an 8-node instance queued behind one-node ones
+// runs before the one-node instances queued after it.
+func TestSweepNoStarvation(t *testing.T) {
+	spec := poissonSweep(t, jobs.SweepAxis{Name: "nodes", Values: []string{"1", "1", "1", "8", "1", "1", "1", "1"}}, jobs.SweepAxis{Name: "n", Values: []string{"8", "9", "10"}})
+	g := newFakeGrid(t, "")
+	sum, err := Start(context.Background(), spec, g.run, Options{Hosts: localRefs(), Source: "embedded", Dir: t.TempDir()})
+	if err != nil || sum.OK != 24 {
+		t.Fatalf("%v, %+v", err, sum)
+	}
+	pos := map[string]int{}
+	for i, name := range g.order {
+		pos[name] = i
+	}
+	for big := 9; big < 12; big++ {
+		for later := 12; later < 24; later++ {
+			b, l := fmt.Sprintf("%s#%d", spec.Name, big), fmt.Sprintf("%s#%d", spec.Name, later)
+			if pos[l] < pos[b] {
+				t.Errorf("%s (1 node) started before %s (8 nodes, queued earlier): %v", l, b, g.order)
+				return
+			}
+		}
 	}
 }

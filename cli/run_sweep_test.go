@@ -173,6 +173,13 @@ func TestSweepLocalGrid(t *testing.T) {
 		}
 	}
 	checkSweepCSV(t, out.String(), total)
+	var shown bytes.Buffer
+	root = newRootCmd()
+	root.SetOut(&shown)
+	root.SetArgs([]string{"results", "sweep", ids[0][:len(ids[0])-3], "--format", "csv"})
+	if err := root.Execute(); err != nil || shown.String() != out.String() {
+		t.Errorf("results sweep (%v) differs from the resumed run's table:\n%s", err, shown.String())
+	}
 	var failed []sweep.Attempt
 	for _, a := range l.Attempts {
 		if a.Outcome == sweep.OutcomeFailed {

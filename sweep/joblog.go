@@ -140,7 +140,7 @@ func ReadLog(dir, id string) (*Log, error) {
 	path := LogPath(dir, id)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s (no job log %s; gridtui results --sweeps lists them)", ErrNoSweep, id, path)
+		return nil, fmt.Errorf("%w: %s (no job log %s; gridtui results sweep lists them)", ErrNoSweep, id, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep: read job log %s: %w", path, err)

@@ -155,7 +155,7 @@ func runSweep(cmd *cobra.Command, inv *deploy.Inventory, spec jobs.Spec, f *runF
 	sp := &sweepProgress{p: p}
 	opt := sweep.Options{Hosts: grid.Refs(inv), Source: inv.Source, MaxParallel: f.sw.maxParallel,
 		Retries: f.sw.retries, MaxInstances: f.sw.maxInstances, Dir: dir,
-		OnProgress: sp.progress, OnAttempt: sp.attempt}
+		OnProgress: sp.progress, OnAttempt: sp.attempt, OnResume: sp.resume}
 	run := engineRunner(inv, f.noRecord)
 	var sum *sweep.Summary
 	if f.sw.resume != "" {
@@ -250,9 +250,6 @@ func writeSweepSummary(out, errw io.Writer, sum *sweep.Summary, dir string, f *r
 		}{sum.ID, sum.Log, sum.Total, sum.OK, sum.Failed, sum.NotRun, sum.Skipped, sum.Wall, sum.Reruns, tab})
 		return nil
 	}
-	for _, r := range sum.Reruns {
-		fmt.Fprintf(errw, "rerun %d (%s): %s\n", r.Instance, r.Params, r.Why)
-	}
 	if err := tab.Write(out, f.sw.format); err != nil {
 		return err
 	}
@@ -285,6 +282,20 @@ func (s *sweepProgress) progress(pr sweep.Progress) {
 	}
 	s.last = time.Now()
 	fmt.Fprintln(s.p.w, pr.Line())
+}
+
+func (s *sweepProgress) resume(reruns []sweep.Rerun, skipped int) {
+	if s.p.json {
+		s.p.emit("sweep_resume", struct {
+			Skipped int           `json:"skipped"`
+			Reruns  []sweep.Rerun `json:"reruns"`
+		}{skipped, reruns})
+		return
+	}
+	fmt.Fprintf(s.p.w, "resuming: %d instances succeeded before; %d run again\n", skipped, len(reruns))
+	for _, r := range reruns {
+		fmt.Fprintf(s.p.w, "rerun %d (%s): %s\n", r.Instance, r.Params, r.Why)
+	}
 }
 
 func (s *sweepProgress) attempt(a sweep.Attempt) {

@@ -47,6 +47,9 @@ type Options struct {
 	OnProgress func(Progress)
 	// OnAttempt is told each attempt as its job-log line is written.
 	OnAttempt func(Attempt)
+	// OnResume is told, before anything runs again, which instances
+	// Resume reruns and why, and how many succeeded before.
+	OnResume func(reruns []Rerun, skipped int)
 	// Now is the clock (nil: time.Now); tests set it.
 	Now func() time.Time
 }
@@ -149,6 +152,9 @@ func Resume(ctx context.Context, id string, run RunFunc, opt Options) (*Summary,
 		in.why = whyRerun(a, ok)
 		s.reruns = append(s.reruns, Rerun{Instance: in.point.Index, Params: in.point.Key(), Why: in.why})
 		s.queue = append(s.queue, in)
+	}
+	if opt.OnResume != nil {
+		opt.OnResume(s.reruns, s.skipped)
 	}
 	return s.finish(ctx, prev)
 }

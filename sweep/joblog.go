@@ -16,6 +16,10 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
+// maxLogInstances bounds the instances a job log may announce, so that a
+// damaged header cannot make a reader allocate without end.
+const maxLogInstances = 10_000_000
+
 // ErrNoSweep is wrapped when a sweep id has no job log in the data
 // directory.
 var ErrNoSweep = errors.New("sweep: no such sweep")
@@ -145,6 +149,11 @@ func ReadLog(dir, id string) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sweep: read job log %s: %w", path, err)
 	}
+	return parseLog(path, data)
+}
+
+// parseLog decodes a job log's lines; path names it in errors.
+func parseLog(path string, data []byte) (*Log, error) {
 	l := &Log{Path: path}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
@@ -177,6 +186,9 @@ func ReadLog(dir, id string) (*Log, error) {
 	}
 	if l.Header.Kind != "sweep" {
 		return nil, fmt.Errorf("sweep: job log %s:1: no sweep header", path)
+	}
+	if l.Header.Instances < 1 || l.Header.Instances > maxLogInstances {
+		return nil, fmt.Errorf("sweep: job log %s:1: %d instances (1…%d)", path, l.Header.Instances, maxLogInstances)
 	}
 	return l, nil
 }

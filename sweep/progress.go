@@ -57,7 +57,7 @@ func (p Progress) Line() string {
 func (s *scheduler) snapshot() Progress {
 	el := s.opt.now().Sub(s.started)
 	p := Progress{Sweep: s.id, Total: len(s.all), Skipped: s.skipped, Settled: s.settled,
-		Running: len(s.running), Queued: len(s.queue), Elapsed: el}
+		Running: len(s.running), Queued: len(s.queue), Elapsed: el, Instances: []RunningInstance{}}
 	for _, a := range s.done {
 		switch {
 		case a.Outcome == OutcomeOK:

@@ -203,6 +203,9 @@ func (s *scheduler) finish(ctx context.Context, prev *Log) (*Summary, error) {
 	}
 	sum := &Summary{ID: s.id, Log: s.log.path, Total: len(s.all), Ran: s.ran, Skipped: s.skipped,
 		Wall: s.opt.now().Sub(start), Reruns: s.reruns}
+	if sum.Reruns == nil {
+		sum.Reruns = []Rerun{} // none, not unknown
+	}
 	all := append(slices.Clone(prev.Attempts), s.done...)
 	sum.Rows = Rows(prev.Header, s.points, all)
 	for _, r := range sum.Rows {

@@ -16,6 +16,10 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
+// ErrBusy is wrapped when another process runs the sweep (holds its job
+// log's lock).
+var ErrBusy = errors.New("sweep: the sweep is running in another process")
+
 // maxLogInstances bounds the instances a job log may announce, so that a
 // damaged header cannot make a reader allocate without end.
 const maxLogInstances = 10_000_000
@@ -99,6 +103,10 @@ func createLog(path string, h Header) (*jobLog, error) {
 		return nil, fmt.Errorf("sweep: job log %s: %w", path, err)
 	}
 	l := &jobLog{f: f, path: path}
+	if err := lockLog(f); err != nil {
+		f.Close()
+		return nil, err
+	}
 	if err := l.write(h); err != nil {
 		f.Close()
 		return nil, err
@@ -110,6 +118,10 @@ func appendLog(path string) (*jobLog, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: job log %s: %w", path, err)
+	}
+	if err := lockLog(f); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return &jobLog{f: f, path: path}, nil
 }

@@ -121,6 +121,45 @@ func Start(ctx context.Context, spec jobs.Spec, run RunFunc, opt Options) (*Summ
 // those that never ran or whose outcome the log lacks (the console ended).
 // Summary.Reruns says why each ran again.
 func Resume(ctx context.Context, id string, run RunFunc, opt Options) (*Summary, error) {
+	prev, err := ReadLog(opt.Dir, id) // a missing log: ErrNoSweep
+	if err != nil {
+		return nil, err
+	}
+	// Locked, then read again: what another process wrote before it
+	// ended counts.
+	log, err := appendLog(prev.Path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := resumeScheduler(id, run, opt)
+	if err != nil {
+		log.close()
+		return nil, err
+	}
+	s.log = log
+	prev = s.prev
+	last := lastAttempts(prev.Attempts)
+	s.reruns = []Rerun{}
+	for _, in := range s.all {
+		a, ok := last[in.point.Index]
+		if ok && a.Outcome == OutcomeOK {
+			s.skipped++
+			continue
+		}
+		in.attempts = attemptsOf(prev.Attempts, in.point.Index)
+		in.why = whyRerun(a, ok)
+		s.reruns = append(s.reruns, Rerun{Instance: in.point.Index, Params: in.point.Key(), Why: in.why})
+		s.queue = append(s.queue, in)
+	}
+	if opt.OnResume != nil {
+		opt.OnResume(s.reruns, s.skipped)
+	}
+	return s.finish(ctx, prev)
+}
+
+// resumeScheduler reads sweep id's job log and builds the scheduler of its
+// instances.
+func resumeScheduler(id string, run RunFunc, opt Options) (*scheduler, error) {
 	prev, err := ReadLog(opt.Dir, id)
 	if err != nil {
 		return nil, err
@@ -137,26 +176,8 @@ func Resume(ctx context.Context, id string, run RunFunc, opt Options) (*Summary,
 	if err != nil {
 		return nil, err
 	}
-	if s.log, err = appendLog(prev.Path); err != nil {
-		return nil, err
-	}
-	s.id = id
-	last := lastAttempts(prev.Attempts)
-	for _, in := range s.all {
-		a, ok := last[in.point.Index]
-		if ok && a.Outcome == OutcomeOK {
-			s.skipped++
-			continue
-		}
-		in.attempts = attemptsOf(prev.Attempts, in.point.Index)
-		in.why = whyRerun(a, ok)
-		s.reruns = append(s.reruns, Rerun{Instance: in.point.Index, Params: in.point.Key(), Why: in.why})
-		s.queue = append(s.queue, in)
-	}
-	if opt.OnResume != nil {
-		opt.OnResume(s.reruns, s.skipped)
-	}
-	return s.finish(ctx, prev)
+	s.id, s.prev = id, prev
+	return s, nil
 }
 
 // whyRerun is the reason an instance runs again on --resume.

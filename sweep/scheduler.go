@@ -29,6 +29,7 @@ type scheduler struct {
 	run     RunFunc
 	id      string
 	log     *jobLog
+	prev    *Log // the job log as Resume read it
 	points  []jobs.Point
 	all     []*instance
 	queue   []*instance

@@ -278,3 +278,37 @@ func TestSweepNoStarvation(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeBusy: a sweep still running refuses a --resume of itself.
+func TestResumeBusy(t *testing.T) {
+	dir := t.TempDir()
+	spec := poissonSweep(t, jobs.SweepAxis{Name: "n", Values: []string{"8", "9"}})
+	started, release := make(chan string, 2), make(chan struct{})
+	slow := func(ctx context.Context, s jobs.Spec) Result {
+		started <- s.Name
+		<-release
+		return Result{Outcome: "ok"}
+	}
+	done := make(chan error)
+	go func() {
+		_, err := Start(context.Background(), spec, slow, Options{Hosts: localRefs(), Source: "embedded", Dir: dir})
+		done <- err
+	}()
+	<-started
+	ids, err := ListSweeps(dir)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("sweeps %v, %v", ids, err)
+	}
+	_, err = Resume(context.Background(), ids[0], slow, Options{Hosts: localRefs(), Source: "embedded", Dir: dir})
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("resume of a running sweep: %v, want ErrBusy", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Resume(context.Background(), ids[0], slow, Options{Hosts: localRefs(), Source: "embedded", Dir: dir})
+	if err != nil || sum.Ran != 0 || sum.Skipped != 2 {
+		t.Errorf("resume of a finished sweep: %v, %+v", err, sum)
+	}
+}

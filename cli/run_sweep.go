@@ -42,6 +42,14 @@ func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
 	fl.StringVar(&f.format, "format", "table", "a sweep's results table: table, csv or json")
 }
 
+// limit is --max-instances, or the default when unset.
+func (f *sweepFlags) limit() int {
+	if f.maxInstances < 1 {
+		return jobs.DefaultMaxInstances
+	}
+	return f.maxInstances
+}
+
 // sweepAxes reads --sweep and --sweep-file into the job's sweep: an axis of
 // the job file named again on the command line is replaced.
 func sweepAxes(spec *jobs.Spec, f *sweepFlags) error {
@@ -112,8 +120,8 @@ func buildSweep(spec *jobs.Spec, set func(string) bool, f *sweepFlags) error {
 	if err := spec.WithDefaults().CheckSweep(); err != nil {
 		return usageError(fmt.Errorf("gridtui run: %w", err))
 	}
-	if n := spec.Sweep.Count(f.maxInstances); n > f.maxInstances {
-		_, err := spec.Sweep.Points(f.maxInstances)
+	if limit := f.limit(); spec.Sweep.Count(limit) > limit {
+		_, err := spec.Sweep.Points(limit)
 		return usageError(fmt.Errorf("gridtui run: %w", err))
 	}
 	return nil
@@ -128,9 +136,9 @@ func checkSweepFlags(set func(string) bool, f *sweepFlags, sweeping bool) error 
 		return usageErrorf("gridtui run: --max-parallel %d: want 0 (no limit) or more", f.maxParallel)
 	case f.retries < 0:
 		return usageErrorf("gridtui run: --retries %d: want 0 or more", f.retries)
-	case f.maxInstances < 1:
+	case set("max-instances") && f.maxInstances < 1:
 		return usageErrorf("gridtui run: --max-instances %d: want at least 1", f.maxInstances)
-	case f.format != sweep.FormatTable && f.format != sweep.FormatCSV && f.format != sweep.FormatJSON:
+	case set("format") && f.format != sweep.FormatTable && f.format != sweep.FormatCSV && f.format != sweep.FormatJSON:
 		return usageErrorf("gridtui run: --format %q: want table, csv or json", f.format)
 	case !sweeping && f.resume == "" && (set("max-parallel") || set("retries") || set("format") || set("max-instances")):
 		return usageErrorf("gridtui run: --max-parallel, --retries, --max-instances and --format are for sweeps (--sweep, [sweep] in the job file, --resume)")
@@ -154,7 +162,7 @@ func runSweep(cmd *cobra.Command, inv *deploy.Inventory, spec jobs.Spec, f *runF
 	}
 	sp := &sweepProgress{p: p}
 	opt := sweep.Options{Hosts: grid.Refs(inv), Source: inv.Source, MaxParallel: f.sw.maxParallel,
-		Retries: f.sw.retries, MaxInstances: f.sw.maxInstances, Dir: dir,
+		Retries: f.sw.retries, MaxInstances: f.sw.limit(), Dir: dir,
 		OnProgress: sp.progress, OnAttempt: sp.attempt, OnResume: sp.resume}
 	run := engineRunner(inv, f.noRecord)
 	var sum *sweep.Summary

@@ -332,3 +332,28 @@ func paramsText(m map[string]string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// registerSweepCompletions completes gridtui run's --resume with the
+// sweeps of the data directory and --format with its three formats.
+func registerSweepCompletions(run *cobra.Command) {
+	run.RegisterFlagCompletionFunc("resume", func(_ *cobra.Command, _ []string, in string) ([]string, cobra.ShellCompDirective) {
+		return sweepIDs(in), cobra.ShellCompDirectiveNoFileComp
+	})
+	run.RegisterFlagCompletionFunc("format", fixed("table\tcolumns for a terminal", "csv\ta header line and a row per instance", "json\tnull for unknown figures"))
+}
+
+// sweepIDs are the sweeps of the default data directory starting with in.
+func sweepIDs(in string) []string {
+	dir, err := jobs.DataDir("")
+	if err != nil {
+		return nil
+	}
+	ids, _ := sweep.ListSweeps(dir)
+	var out []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, in) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -29,6 +29,7 @@ type sweepFlags struct {
 	maxInstances  int
 	resume        string
 	format        string
+	dryRun        bool
 }
 
 func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
@@ -40,6 +41,7 @@ func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
 	fl.IntVar(&f.maxInstances, "max-instances", jobs.DefaultMaxInstances, "refuse a sweep of more instances")
 	fl.StringVar(&f.resume, "resume", "", "resume a sweep by its id: run its missing and failed instances")
 	fl.StringVar(&f.format, "format", "table", "a sweep's results table: table, csv or json")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print a sweep's instances (the table of what would run) and run nothing")
 }
 
 // limit is --max-instances, or the default when unset.
@@ -140,8 +142,10 @@ func checkSweepFlags(set func(string) bool, f *sweepFlags, sweeping bool) error 
 		return usageErrorf("gridtui run: --max-instances %d: want at least 1", f.maxInstances)
 	case set("format") && f.format != sweep.FormatTable && f.format != sweep.FormatCSV && f.format != sweep.FormatJSON:
 		return usageErrorf("gridtui run: --format %q: want table, csv or json", f.format)
-	case !sweeping && f.resume == "" && (set("max-parallel") || set("retries") || set("format") || set("max-instances")):
-		return usageErrorf("gridtui run: --max-parallel, --retries, --max-instances and --format are for sweeps (--sweep, [sweep] in the job file, --resume)")
+	case f.resume != "" && f.dryRun:
+		return usageErrorf("gridtui run: --dry-run lists a new sweep's instances; gridtui results sweep %s shows this one's", f.resume)
+	case !sweeping && f.resume == "" && (set("max-parallel") || set("retries") || set("format") || set("max-instances") || f.dryRun):
+		return usageErrorf("gridtui run: --max-parallel, --retries, --max-instances, --format and --dry-run are for sweeps (--sweep, [sweep] in the job file, --resume)")
 	}
 	return nil
 }
@@ -149,6 +153,9 @@ func checkSweepFlags(set func(string) bool, f *sweepFlags, sweeping bool) error 
 // runSweep runs the instances of a sweep (or resumes one), printing a
 // progress line a second and one line per attempt, then the results table.
 func runSweep(cmd *cobra.Command, inv *deploy.Inventory, spec jobs.Spec, f *runFlags) error {
+	if f.sw.dryRun {
+		return dryRunSweep(cmd.OutOrStdout(), spec, f)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	dir, err := jobs.DataDir("")
@@ -356,4 +363,18 @@ func sweepIDs(in string) []string {
 		}
 	}
 	return out
+}
+
+// dryRunSweep prints the instances a sweep would run, as its results table
+// with every instance "not run".
+func dryRunSweep(w io.Writer, spec jobs.Spec, f *runFlags) error {
+	points, err := spec.Sweep.Points(f.sw.limit())
+	if err != nil {
+		return usageError(err)
+	}
+	h := sweep.Header{Sweep: "dry-run"}
+	for _, a := range spec.Sweep.Axes {
+		h.Axes = append(h.Axes, sweep.Axis{Name: a.Name, Values: a.Values})
+	}
+	return sweep.NewTable(h, points, nil).Write(w, f.sw.format)
 }

@@ -68,6 +68,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		"retries alone":  {[]string{"--retries", "2"}, "are for sweeps"},
 		"bad parallel":   {[]string{"--sweep", "n=8", "--max-parallel", "-1"}, "--max-parallel -1"},
 		"bad format":     {[]string{"--sweep", "n=8", "--format", "xml"}, "--format \"xml\""},
+		"dry run alone":  {[]string{"--dry-run"}, "are for sweeps"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -87,6 +88,26 @@ func TestSweepUsageErrors(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tc.out, out.String())
 			}
 		})
+	}
+}
+
+// TestSweepDryRun: --dry-run lists the product in order and runs nothing.
+func TestSweepDryRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GRIDTUI_DATA_DIR", dir)
+	var out bytes.Buffer
+	root := newRootCmd()
+	root.SetOut(&out)
+	root.SetArgs([]string{"run", "--app", "poisson", "--sweep", "n=8:64:x2", "--sweep", "scheme=sync,async", "--dry-run", "--format", "csv"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 9 || lines[1] != "0,8,sync,not run,0,,,,,,," || !strings.HasPrefix(lines[8], "7,64,async,not run") {
+		t.Errorf("dry run:\n%s", out.String())
+	}
+	if ids, _ := sweep.ListSweeps(dir); len(ids) != 0 {
+		t.Errorf("a dry run left job logs %v", ids)
 	}
 }
 

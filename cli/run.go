@@ -46,7 +46,8 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 			"  gridtui run --n 64 --scheme async --nodes 4   # flags override the default job\n" +
 			"  gridtui run --job job.toml --nodes alpha,beta # a job file on two clusters\n" +
 			"  gridtui run --app poisson --param blocks=2x2x1 --nodes 4 # another application\n" +
-			"  gridtui run --json | jq -c 'select(.event == \"report\")'",
+			"  gridtui run --json | jq -c 'select(.event == \"report\")'\n" +
+			"  gridtui run --app poisson --nodes 1 --sweep n=32,48 --sweep eps=1e-6:1e-9:x10 # a sweep: 8 runs",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runJob(cmd, g, f) },
 	}

@@ -86,6 +86,13 @@ func sweepAxes(spec *jobs.Spec, f *sweepFlags) error {
 	if spec.Sweep == nil {
 		spec.Sweep = &jobs.Sweep{}
 	}
+	if wd, err := os.Getwd(); err == nil {
+		// A file value is relative to here, not to where --resume runs.
+		for i, a := range axes {
+			one := jobs.Spec{App: spec.App, Sweep: &jobs.Sweep{Axes: []jobs.SweepAxis{a}}}
+			axes[i] = one.AbsPaths(wd).Sweep.Axes[0]
+		}
+	}
 	for _, a := range axes {
 		replaced := false
 		for i, b := range spec.Sweep.Axes {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	_ "github.com/gridtui/gridtui/apps/sparse" // a file parameter
 )
 
 func TestParseSweepValues(t *testing.T) {
@@ -156,5 +158,18 @@ func TestSweepPointsCap(t *testing.T) {
 	sw.Axes[1].Values = vals[:20]
 	if pts, err := sw.Points(20_000); err != nil || len(pts) != 20_000 || pts[19_999].Index != 19_999 {
 		t.Errorf("allowed: %d, %v", len(pts), err)
+	}
+}
+
+// TestSweepAbsPaths: a swept file parameter is made absolute as [params]
+// are, relative to the job file.
+func TestSweepAbsPaths(t *testing.T) {
+	s := Spec{App: "sparse", Sweep: &Sweep{Axes: []SweepAxis{{Name: "matrix", Values: []string{"a.mtx", "/m/b.mtx"}}}}}
+	got := s.AbsPaths("/jobs")
+	if v := got.Sweep.Axes[0].Values; v[0] != "/jobs/a.mtx" || v[1] != "/m/b.mtx" {
+		t.Errorf("values %v", v)
+	}
+	if s.Sweep.Axes[0].Values[0] != "a.mtx" {
+		t.Error("AbsPaths changed its receiver's sweep")
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	_ "github.com/gridtui/gridtui/apps/sparse" // a file parameter
 )
 
 func TestParseSweepValues(t *testing.T) {
@@ -164,7 +162,7 @@ func TestSweepPointsCap(t *testing.T) {
 // TestSweepAbsPaths: a swept file parameter is made absolute as [params]
 // are, relative to the job file.
 func TestSweepAbsPaths(t *testing.T) {
-	s := Spec{App: "sparse", Sweep: &Sweep{Axes: []SweepAxis{{Name: "matrix", Values: []string{"a.mtx", "/m/b.mtx"}}}}}
+	s := Spec{App: "test-path", Sweep: &Sweep{Axes: []SweepAxis{{Name: "input", Values: []string{"a.mtx", "/m/b.mtx"}}}}}
 	got := s.AbsPaths("/jobs")
 	if v := got.Sweep.Axes[0].Values; v[0] != "/jobs/a.mtx" || v[1] != "/m/b.mtx" {
 		t.Errorf("values %v", v)

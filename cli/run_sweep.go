@@ -179,6 +179,10 @@ func runSweep(cmd *cobra.Command, inv *deploy.Inventory, spec jobs.Spec, f *runF
 		Retries: f.sw.retries, MaxInstances: f.sw.limit(), Dir: dir,
 		OnProgress: sp.progress, OnAttempt: sp.attempt, OnResume: sp.resume}
 	run := engineRunner(inv, f.noRecord)
+	if n := len(opt.Hosts); f.sw.resume == "" && spec.Sweep != nil && !swept(spec, "nodes") &&
+		(spec.Nodes.Any >= n || (spec.Nodes.Any == 0 && len(spec.Nodes.Hosts)+len(spec.Nodes.Clusters)+len(spec.Nodes.Sites) == 0)) {
+		fmt.Fprintf(errw, "note: each instance takes all %d nodes of %s, so instances run one at a time; --nodes 1 runs them side by side\n", n, inv.Source)
+	}
 	var sum *sweep.Summary
 	if f.sw.resume != "" {
 		sum, err = sweep.Resume(ctx, f.sw.resume, run, opt)
@@ -201,6 +205,16 @@ func runSweep(cmd *cobra.Command, inv *deploy.Inventory, spec jobs.Spec, f *runF
 		return &exitError{code: 1, err: fmt.Errorf("gridtui run: sweep %s: %d of %d instances failed (rerun them: gridtui run --resume %s)", sum.ID, sum.Failed, sum.Total, sum.ID)}
 	}
 	return nil
+}
+
+// swept reports whether the job's sweep varies name.
+func swept(spec jobs.Spec, name string) bool {
+	for _, a := range spec.Sweep.Axes {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // engineRunner runs one instance with engine.Run: workers started for it on

@@ -96,6 +96,9 @@ func LoadSpec(path string) (Spec, error) {
 	if err != nil {
 		return s, err
 	}
+	if err := checkSweepAt(path, data, s); err != nil {
+		return Spec{}, err
+	}
 	if abs, err := filepath.Abs(path); err == nil {
 		s = s.AbsPaths(filepath.Dir(abs)) // a file parameter is relative to the job file
 	}
@@ -119,6 +122,9 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
 		MaxIter: f.MaxIter, Output: f.Output,
 	}
+	if s.Sweep, err = sweepSection(file, data, f.Sweep); err != nil {
+		return Spec{}, err // checked against the job once it is whole: checkSweepAt
+	}
 	switch {
 	case f.Obstacle != nil && f.App != "" && f.App != "obstacle":
 		return Spec{}, keyError(file, data, "obstacle", fmt.Sprintf("[obstacle] is the obstacle problem's; app %s takes its parameters in [params]", f.App))
@@ -138,15 +144,8 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	if err := explicitZeros(file, data, s); err != nil {
 		return Spec{}, err
 	}
-	if s.Sweep, err = sweepSection(file, data, f.Sweep); err != nil {
-		return Spec{}, err
-	}
 	s = s.WithDefaults()
-	err = s.Validate()
-	if err == nil {
-		err = s.CheckSweep()
-	}
-	if err != nil {
+	if err := s.Validate(); err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
 			return Spec{}, keyError(file, data, fe.path, fe.msg)

@@ -18,20 +18,12 @@ func FormatSpec(s Spec) ([]byte, error) {
 	f := specFile{
 		Name: s.Name, App: s.App, Scheme: s.Scheme, Detector: s.Detector,
 		Cores: s.Cores, MaxIter: s.MaxIter, WallTime: s.WallTime.String(),
-		Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
+		Nodes: s.Nodes, Groups: s.Groups, Output: s.Output, Sweep: sweepTable(s.Sweep),
 	}
 	if s.Params != nil {
 		f.Params = make(map[string]any, len(s.Params))
 		for k, v := range s.Params {
 			f.Params[k] = v // written as strings, as gridtui wrote them before
-		}
-	}
-	if s.Sweep != nil {
-		// Every axis as its list of values, strings as gridtui writes
-		// params; the file's order of keys is lost (TOML tables are maps).
-		f.Sweep = make(map[string]any, len(s.Sweep.Axes))
-		for _, a := range s.Sweep.Axes {
-			f.Sweep[a.Name] = a.Values
 		}
 	}
 	if s.App == "" || s.App == "obstacle" {

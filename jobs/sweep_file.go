@@ -3,6 +3,7 @@ package jobs
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,6 +60,17 @@ func sweepSection(file string, data []byte, raw map[string]any) (*Sweep, error) 
 	return sw, nil
 }
 
+// checkSweepAt checks a job file's [sweep] against its job (CheckSweep),
+// a mistake at its key in the file.
+func checkSweepAt(file string, data []byte, s Spec) error {
+	err := s.CheckSweep()
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return keyError(file, data, fe.path, fe.msg)
+	}
+	return err
+}
+
 // sweepString reads a string value of [sweep]: a range or @FILE.
 func sweepString(jobFile, v string) ([]string, error) {
 	if name, ok := strings.CutPrefix(v, "@"); ok {
@@ -113,4 +125,18 @@ func scalarText(v any) (string, bool) {
 		return strconv.FormatBool(v), true
 	}
 	return "", false
+}
+
+// sweepTable is a sweep as FormatSpec writes [sweep]: every axis as its
+// list of values, strings as gridtui writes params. The order of the axes
+// is lost (a TOML table is a map, written sorted).
+func sweepTable(sw *Sweep) map[string]any {
+	if sw == nil {
+		return nil
+	}
+	t := make(map[string]any, len(sw.Axes))
+	for _, a := range sw.Axes {
+		t[a.Name] = a.Values
+	}
+	return t
 }

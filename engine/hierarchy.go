@@ -50,11 +50,11 @@ func DescribeLevels(levels [][]jobs.Group) string {
 	for _, g := range levels[0] {
 		workers += len(g.Workers)
 	}
-	s := fmt.Sprintf("%d %s, %d %s", workers, plural(workers, "worker", "workers"), len(levels[0]), plural(len(levels[0]), "group", "groups"))
+	s := fmt.Sprintf("%d %s, %d %s", workers, pluralOf(workers, "worker", "workers"), len(levels[0]), pluralOf(len(levels[0]), "group", "groups"))
 	for _, l := range levels[1:] {
-		s += fmt.Sprintf(" under %d %s", len(l), plural(len(l), "coordinator of coordinators", "coordinators of coordinators"))
+		s += fmt.Sprintf(" under %d %s", len(l), pluralOf(len(l), "coordinator of coordinators", "coordinators of coordinators"))
 	}
-	return s + fmt.Sprintf(" (%d %s below the submitter)", len(levels), plural(len(levels), "level", "levels"))
+	return s + fmt.Sprintf(" (%d %s below the submitter)", len(levels), pluralOf(len(levels), "level", "levels"))
 }
 
 // assignments builds the assignment of every coordinator the submitter
@@ -102,4 +102,12 @@ func parentName(id rmnp.PeerID) string {
 		return "submitter"
 	}
 	return "coordinator"
+}
+
+// pluralOf is one for n == 1, else many.
+func pluralOf(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -148,3 +148,10 @@ func (c comm) Usage(u gridapp.Usage) {
 
 // Key is gridapp.Host's: a run id and secret derived from the run's.
 func (c comm) Key(label string) ([16]byte, []byte) { return c.s.ep.DeriveKey(label) }
+
+// neighbourLost reports whether err says a neighbour's link went down
+// (closed, broken, or already gone when a send looked for it): the
+// consequence of that neighbour's failure, not this node's.
+func neighbourLost(err error) bool {
+	return errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) || errors.Is(err, rmnp.ErrUnknownPeer)
+}

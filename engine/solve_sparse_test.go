@@ -1,17 +1,13 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/apps/sparse"
-	"github.com/gridtui/gridtui/deploy"
-	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -140,54 +136,4 @@ func TestSparseDelayedLink(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestPlanRefusesAsyncSparse: planning an asynchronous or hybrid job (with a
-// link across clusters) on a matrix that is not diagonally dominant fails
-// with the reason, unless force is set; a synchronous one, and a hybrid one
-// inside one cluster, plan.
-func TestPlanRefusesAsyncSparse(t *testing.T) {
-	inv := deploy.Embedded()
-	spec := func(scheme jobs.Scheme, nodes jobs.NodeSelection, force string) jobs.Spec {
-		return jobs.Spec{Name: "sparse", App: sparse.Name, Scheme: scheme, Nodes: nodes,
-			Params: map[string]string{"matrix": sparseTestdata(t, "tridiag-nondominant.mtx"), "force": force}}
-	}
-	any2 := jobs.NodeSelection{Any: 2}
-	across := jobs.NodeSelection{Hosts: []string{"alpha-1", "beta-1"}}
-	for _, c := range []struct {
-		name   string
-		spec   jobs.Spec
-		refuse bool
-	}{
-		{"async", spec(jobs.Asynchronous, any2, "false"), true},
-		{"hybrid across clusters", spec(jobs.Hybrid, across, "false"), true},
-		{"hybrid in one cluster", spec(jobs.Hybrid, any2, "false"), false},
-		{"async forced", spec(jobs.Asynchronous, any2, "true"), false},
-		{"sync", spec(jobs.Synchronous, across, "false"), false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := PlanJob(c.spec, inv, grid.LocalNodes(inv))
-			if !c.refuse {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "asynchronous iterations are not known to converge") ||
-				!strings.Contains(err.Error(), "force=true") {
-				t.Fatalf("error %v, want the refusal with its reason", err)
-			}
-		})
-	}
-}
-
-// sparseTestdata returns the absolute path of a matrix of apps/sparse's
-// testdata.
-func sparseTestdata(t *testing.T, file string) string {
-	t.Helper()
-	p, err := filepath.Abs("../apps/sparse/testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -69,13 +69,6 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t workerTask) 
 	return nil
 }
 
-// neighbourLost reports whether err says a neighbour's link went down
-// (closed, broken, or already gone when a send looked for it): the
-// consequence of that neighbour's failure, not this node's.
-func neighbourLost(err error) bool {
-	return errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) || errors.Is(err, rmnp.ErrUnknownPeer)
-}
-
 // runTask links the worker to its neighbours, runs Solve and sends the
 // result (or the failure) up.
 func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
 )
 
 // ErrRunAborted is wrapped, together with ErrRunFailed and the context's
@@ -37,10 +38,10 @@ func newAbortError(name string, ctx context.Context) *abortError {
 }
 
 // reason is the interruption as the report's cause reads it.
-func (e *abortError) reason() string { return "interrupted: " + bare(e.cause.Error()) }
+func (e *abortError) reason() string { return "interrupted: " + solve.Bare(e.cause.Error()) }
 
 func (e *abortError) Error() string {
-	return fmt.Sprintf("%srun %s aborted: %s", prefix, e.run, e.reason())
+	return fmt.Sprintf("%srun %s aborted: %s", solve.Prefix, e.run, e.reason())
 }
 
 func (e *abortError) Unwrap() []error {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/gateway"
+	"github.com/gridtui/gridtui/engine/worker"
 	"net"
 	"net/netip"
 	"os"
@@ -103,7 +105,7 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 	var hosts []deploy.Host
 	for _, s := range sites {
 		def := s.Gateways[0]
-		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: NodeID(gatewayName(s.Name)),
+		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: worker.NodeID(gatewayName(s.Name)),
 			peerAddr: map[string]string{}, tunneled: map[string]string{}}
 		gws[def.Host] = g
 		hosts = append(hosts, g.Host)
@@ -198,8 +200,8 @@ func linkUp(st rmnp.GatewayStats, peer string) bool {
 
 // gatewayPlanFor is g's plan: every other gateway of the run, and the data
 // addresses of the workers of g's site.
-func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inventory, workers []*deploy.Worker) gatewayPlan {
-	p := gatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
+func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inventory, workers []*deploy.Worker) gateway.GatewayPlan {
+	p := gateway.GatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
 	for _, o := range all {
 		if o != g {
 			p.Peers = append(p.Peers, rmnp.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
@@ -207,7 +209,7 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inven
 	}
 	for _, w := range workers {
 		if s := inv.SiteOf(w.Host.Name); s != nil && s.Name == g.Site {
-			_, data := splitListen(w.Hello.Listen)
+			_, data := worker.SplitListen(w.Hello.Listen)
 			for _, a := range data {
 				if strings.HasPrefix(a, "tcp://") {
 					p.Allow = append(p.Allow, a)
@@ -344,7 +346,7 @@ func gatewayRoute(direct probe.Route, ga, gb *runGateway, addr string) (probe.Ro
 // addGatewayRoute appends to up's routes the route through the gateways of
 // lo's and hi's sites, when they are different sites that both have one:
 // the last candidate, which pre-flight takes only when the direct ones fail.
-func (s *submission) addGatewayRoute(up *neighbourTask, lo, hi string) {
+func (s *submission) addGatewayRoute(up *worker.NeighbourTask, lo, hi string) {
 	if len(s.gateways) == 0 || s.inv == nil {
 		return
 	}
@@ -460,7 +462,7 @@ func GatewayFallback(inv *deploy.Inventory, a, b string) string {
 	}
 	na, nb := gatewayName(sa.Name), gatewayName(sb.Name)
 	acceptor := sb
-	if NodeID(nb) < NodeID(na) {
+	if worker.NodeID(nb) < worker.NodeID(na) {
 		acceptor = sa
 	}
 	if acceptor.Gateways[0].Address == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/worker"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -181,9 +182,9 @@ func TestLevels(t *testing.T) {
 				}
 				groups[len(groups)-1].Workers = append(groups[len(groups)-1].Workers, name)
 			}
-			levels := Levels(groups)
+			levels := worker.Levels(groups)
 			if len(levels) != tc.levels || len(levels[len(levels)-1]) != tc.top {
-				t.Fatalf("%d levels with %d at the top, want %d and %d: %s", len(levels), len(levels[len(levels)-1]), tc.levels, tc.top, DescribeLevels(levels))
+				t.Fatalf("%d levels with %d at the top, want %d and %d: %s", len(levels), len(levels[len(levels)-1]), tc.levels, tc.top, worker.DescribeLevels(levels))
 			}
 			for k := 1; k < len(levels); k++ {
 				seen := map[string]bool{}
@@ -206,7 +207,7 @@ func TestLevels(t *testing.T) {
 			}
 		})
 	}
-	if got, want := DescribeLevels(Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
+	if got, want := worker.DescribeLevels(worker.Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
 		t.Errorf("DescribeLevels = %q, want %q", got, want)
 	}
 }

@@ -1,5 +1,8 @@
 package engine
 
+import (
+	"github.com/gridtui/gridtui/engine/solve"
+)
 import "time"
 
 // Snapshot is the state of a whole run at one instant, emitted by the
@@ -7,7 +10,7 @@ import "time"
 type Snapshot struct {
 	At      time.Time
 	Elapsed time.Duration
-	Nodes   []NodeStatus
+	Nodes   []solve.NodeStatus
 	// GlobalSigma is the maximum local σ over the nodes (the detector's view,
 	// not the true residual, which is computed after the run).
 	GlobalSigma float64

@@ -17,7 +17,7 @@ import (
 	"github.com/gridtui/gridtui/rmnp"
 )
 
-// gatewayPlan is the second line a gateway reads on stdin, once every
+// GatewayPlan is the second line a gateway reads on stdin, once every
 // gateway of the run has said where it listens: who its peers are and
 // which destinations it may dial for them.
 type GatewayPlan struct {

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// prefix starts every error of the package, once (STYLE.md: errors are
+// Prefix starts every error of the package, once (STYLE.md: errors are
 // prefixed with the package).
 const Prefix = "engine: "
 
@@ -22,7 +22,7 @@ type contextError struct {
 func (e *contextError) Error() string { return Prefix + e.context + ": " + Bare(e.err.Error()) }
 func (e *contextError) Unwrap() error { return e.err }
 
-// wrapErr returns err with context (a format and its arguments) in front,
+// WrapErr returns err with context (a format and its arguments) in front,
 // after the package prefix; nil for a nil err. Every wrapper of an error
 // that may carry the package prefix must use it instead of fmt.Errorf,
 // which would repeat the prefix in the middle of the text.
@@ -33,7 +33,7 @@ func WrapErr(err error, format string, args ...any) error {
 	return &contextError{context: fmt.Sprintf(format, args...), err: err}
 }
 
-// bare drops the package prefix from an error text: a failure's cause
+// Bare drops the package prefix from an error text: a failure's cause
 // travels as text (failure.Cause, NodeStatus.Err) and is printed after
 // other context ("engine: run failed: node alpha-2: …").
 func Bare(text string) string { return strings.TrimPrefix(text, Prefix) }

@@ -149,7 +149,7 @@ func (c comm) Usage(u gridapp.Usage) {
 // Key is gridapp.Host's: a run id and secret derived from the run's.
 func (c comm) Key(label string) ([16]byte, []byte) { return c.s.ep.DeriveKey(label) }
 
-// neighbourLost reports whether err says a neighbour's link went down
+// NeighbourLost reports whether err says a neighbour's link went down
 // (closed, broken, or already gone when a send looked for it): the
 // consequence of that neighbour's failure, not this node's.
 func NeighbourLost(err error) bool {

@@ -68,7 +68,7 @@ type LogEvent struct {
 	Text string
 }
 
-// final reports whether a node in state s has stopped for good.
+// Final reports whether a node in state s has stopped for good.
 func (s NodeState) Final() bool {
 	return s == StateTerminated || s == StateFailed || s == StateAborted
 }

@@ -21,7 +21,7 @@ import (
 // not hold it longer than the detector takes to name that parent.
 const postTimeout = ParentTimeout
 
-// beatTimeout bounds a background control send (heartbeat, status, abort).
+// BeatTimeout bounds a background control send (heartbeat, status, abort).
 // rmnp cuts a link whose send times out mid-frame, and the peer takes that
 // for this node's failure; on an overloaded machine a write can stall as
 // long as the process is not scheduled. So a background send gives up only

@@ -83,7 +83,7 @@ import (
 // s for a parent); on a single-host grid its peers share its load.
 const (
 	HeartbeatInterval = 250 * time.Millisecond
-	// downInterval paces the heartbeats a parent sends its children, and
+	// DownInterval paces the heartbeats a parent sends its children, and
 	// a starting worker's heartbeats up: a parent and a starting peer are
 	// judged by fixed bounds (ParentTimeout, StartupTimeout), not by φ,
 	// so a second is plenty, and a coordinator of 32 spends a quarter of
@@ -101,13 +101,13 @@ const (
 	crowdedStartup = 2 * StartupTimeout
 	PhiThreshold   = 8.0
 	stallGrace     = 500 * time.Millisecond
-	// checkInterval is how often nodes and the submitter check their
+	// CheckInterval is how often nodes and the submitter check their
 	// peers; a check lateCheck late marks the watcher overloaded for
 	// overloadMemory.
 	CheckInterval  = 100 * time.Millisecond
 	lateCheck      = 150 * time.Millisecond
 	overloadMemory = time.Minute
-	// excuseLimit bounds the excuses: a peer silent for that many times its
+	// ExcuseLimit bounds the excuses: a peer silent for that many times its
 	// timeout, in wall time, is lost even if the watcher kept stalling.
 	ExcuseLimit = 3
 	// crowdFactor is the load average per CPU above which a host is
@@ -214,7 +214,7 @@ type watchLimits struct {
 	timeout time.Duration // always lost after it
 }
 
-// liveness is the failure detector of a node (or of the submitter): the
+// Liveness is the failure detector of a node (or of the submitter): the
 // arrival model of each watched peer.
 type Liveness struct {
 	mu     sync.Mutex
@@ -248,7 +248,7 @@ func NewLiveness(l watchLimits) *Liveness {
 	return &Liveness{Peers: map[rmnp.PeerID]*watched{}, limits: l}
 }
 
-// newHostLiveness is the detector of a process: newLiveness, knowing when
+// NewHostLiveness is the detector of a process: newLiveness, knowing when
 // its host is crowded.
 func NewHostLiveness(l watchLimits) *Liveness {
 	live := NewLiveness(l)
@@ -256,7 +256,7 @@ func NewHostLiveness(l watchLimits) *Liveness {
 	return live
 }
 
-// heardBy makes the detector count the messages that reached ep but wait
+// HeardBy makes the detector count the messages that reached ep but wait
 // to be taken (rmnp's HeardAt) as signs of life.
 func (l *Liveness) HeardBy(ep *rmnp.Endpoint) {
 	l.mu.Lock()
@@ -271,7 +271,7 @@ var crowd struct {
 	crowded bool
 }
 
-// hostCrowded reports whether this host's 1-minute load average exceeds
+// HostCrowded reports whether this host's 1-minute load average exceeds
 // crowdFactor times its CPUs, reading it at most every crowdRefresh.
 func HostCrowded(now time.Time) bool {
 	crowd.Lock()
@@ -293,17 +293,17 @@ var (
 	parentLimits = watchLimits{suspect: ParentTimeout, timeout: ParentTimeout}
 )
 
-// watch starts watching id (named name), as if just heard from.
+// Watch starts watching id (named name), as if just heard from.
 func (l *Liveness) Watch(id rmnp.PeerID, name string) { l.WatchFor(id, name, l.limits) }
 
-// watchFor watches id with its own limits.
+// WatchFor watches id with its own limits.
 func (l *Liveness) WatchFor(id rmnp.PeerID, name string, lim watchLimits) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.Peers[id] = &watched{name: name, limits: lim, Model: newArrivals(time.Now())}
 }
 
-// watchStarting watches id, which is starting: it is judged by
+// WatchStarting watches id, which is starting: it is judged by
 // StartupTimeout alone until startedPeer(id), then with lim.
 func (l *Liveness) WatchStarting(id rmnp.PeerID, name string, lim watchLimits) {
 	l.mu.Lock()
@@ -311,7 +311,7 @@ func (l *Liveness) WatchStarting(id rmnp.PeerID, name string, lim watchLimits) {
 	l.Peers[id] = &watched{name: name, limits: lim, Model: newArrivals(time.Now()), starting: true}
 }
 
-// startedPeer records that id completed its start-up: from now on the
+// StartedPeer records that id completed its start-up: from now on the
 // adaptive detector and its limits judge it. It reports whether id was
 // watched and starting.
 func (l *Liveness) StartedPeer(id rmnp.PeerID) bool {
@@ -339,7 +339,7 @@ func (l *Liveness) reset() {
 	clear(l.Peers)
 }
 
-// seen records that id was heard from now; unwatched peers are ignored.
+// Seen records that id was heard from now; unwatched peers are ignored.
 func (l *Liveness) Seen(id rmnp.PeerID) { l.SeenAt(id, time.Now()) }
 
 func (l *Liveness) SeenAt(id rmnp.PeerID, now time.Time) {
@@ -361,7 +361,7 @@ func (l *Liveness) excuse(now time.Time) {
 	}
 }
 
-// check returns the peers lost at now. A check late since the previous one,
+// Check returns the peers lost at now. A check late since the previous one,
 // at prev, marks the watcher overloaded; one so late that the watcher was
 // stalled, and heard nobody meanwhile, excuses every peer.
 func (l *Liveness) Check(prev, now time.Time) []LostPeer {
@@ -378,7 +378,7 @@ func (l *Liveness) Check(prev, now time.Time) []LostPeer {
 	return l.expired(now) // after an excuse, only its own bound can accuse
 }
 
-// lostPeer is a watched peer that went silent.
+// LostPeer is a watched peer that went silent.
 type LostPeer struct {
 	ID     rmnp.PeerID
 	Name   string
@@ -389,10 +389,10 @@ type LostPeer struct {
 	Starting bool
 }
 
-// silentCause begins the cause a peer lost to silence is reported with.
+// SilentCause begins the cause a peer lost to silence is reported with.
 const SilentCause = "no heartbeat for "
 
-// silence is the cause a lost peer is reported with.
+// Silence is the cause a lost peer is reported with.
 func (p LostPeer) Silence() string {
 	if p.Starting {
 		return fmt.Sprintf(SilentCause+"%.1fs during its start-up (hung, stopped or cut off)", p.Silent.Seconds())

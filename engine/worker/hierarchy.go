@@ -7,7 +7,7 @@ import (
 	"github.com/gridtui/gridtui/rmnp"
 )
 
-// levelFanout is how many coordinators one coordinator of coordinators (or
+// LevelFanout is how many coordinators one coordinator of coordinators (or
 // the submitter) serves: jobs.MaxGroupSize, lowered by tests to build deep
 // hierarchies from few processes.
 var LevelFanout = jobs.MaxGroupSize
@@ -57,7 +57,7 @@ func DescribeLevels(levels [][]jobs.Group) string {
 	return s + fmt.Sprintf(" (%d %s below the submitter)", len(levels), pluralOf(len(levels), "level", "levels"))
 }
 
-// assignments builds the assignment of every coordinator the submitter
+// Assignments builds the assignment of every coordinator the submitter
 // talks to (those of the last level), each carrying its subtree: level by
 // level from the groups up, a coordinator of coordinators takes its own
 // group's assignment (it is the first coordinator of the level below) and
@@ -85,7 +85,7 @@ func Assignments(levels [][]jobs.Group, base map[string]*GroupAssign, ctrl map[s
 	return out
 }
 
-// subtree calls f with every member of a and of the assignments below it,
+// Subtree calls f with every member of a and of the assignments below it,
 // with the group it belongs to.
 func (a *GroupAssign) Subtree(f func(m Member, group int)) {
 	for _, m := range a.Members {

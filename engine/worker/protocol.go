@@ -63,7 +63,7 @@ func (t MsgType) String() string {
 // start-up).
 const runStarted = 1
 
-// heartbeatMsg is a heartbeat down the tree, saying whether the whole run
+// HeartbeatMsg is a heartbeat down the tree, saying whether the whole run
 // has started.
 func HeartbeatMsg(started bool) []byte {
 	if started {
@@ -100,7 +100,7 @@ func NodeID(name string) rmnp.PeerID {
 	return id
 }
 
-// neighbourTask tells a worker about one neighbour of its part. The lower
+// NeighbourTask tells a worker about one neighbour of its part. The lower
 // rank of a pair dials (Dial) over the first of Routes that answers
 // (pre-flight with fallback); Addrs[i] is the rmnp address for Routes[i].
 type NeighbourTask struct {
@@ -113,7 +113,7 @@ type NeighbourTask struct {
 	Addrs  []string      `json:",omitempty"`
 }
 
-// workerTask is one worker's subtask as its coordinator forwards it. Run
+// WorkerTask is one worker's subtask as its coordinator forwards it. Run
 // identifies the run, so that a late end-of-run message of a previous run
 // on reused workers is recognised and ignored.
 type WorkerTask struct {
@@ -136,7 +136,7 @@ type WorkerTask struct {
 	Neighbours []*NeighbourTask `json:",omitempty"`
 }
 
-// member is one worker of a group: where its control endpoint listens
+// Member is one worker of a group: where its control endpoint listens
 // (Ethernet first) and its task.
 type Member struct {
 	Node string
@@ -145,7 +145,7 @@ type Member struct {
 	Task WorkerTask
 }
 
-// groupAssign is what the submitter sends a coordinator: its group's
+// GroupAssign is what the submitter sends a coordinator: its group's
 // members and, for a coordinator of coordinators (Plan.Levels), the
 // assignments it forwards to the coordinators below it.
 type GroupAssign struct {
@@ -166,7 +166,7 @@ type subAssign struct {
 	Assign GroupAssign
 }
 
-// resultHeader announces a worker's result; Count values follow in
+// ResultHeader announces a worker's result; Count values follow in
 // msgValues chunks tagged with Rank.
 type ResultHeader struct {
 	Node       string
@@ -189,13 +189,13 @@ type ResultHeader struct {
 	Links  []jobs.LinkTrace `json:",omitempty"`
 }
 
-// failure reports a failed node and why.
+// Failure reports a failed node and why.
 type Failure struct {
 	Node  string
 	Cause string
 }
 
-// abort tells the nodes below to stop the run (msgAbort) or that it is
+// Abort tells the nodes below to stop the run (msgAbort) or that it is
 // over (msgEnd); msgEnded acknowledges either once the node has left the
 // run and rebound its data endpoint, so that the next run on the same
 // workers never meets the previous one's links.
@@ -204,7 +204,7 @@ type Abort struct {
 	Reason string
 }
 
-// encodeMsg frames a JSON control message.
+// EncodeMsg frames a JSON control message.
 func EncodeMsg(t MsgType, body any) ([]byte, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -213,7 +213,7 @@ func EncodeMsg(t MsgType, body any) ([]byte, error) {
 	return append([]byte{byte(t)}, b...), nil
 }
 
-// decodeMsg splits a control message into its type and body and checks the
+// DecodeMsg splits a control message into its type and body and checks the
 // type is known.
 func DecodeMsg(b []byte) (MsgType, []byte, error) {
 	if len(b) == 0 {
@@ -226,7 +226,7 @@ func DecodeMsg(b []byte) (MsgType, []byte, error) {
 	return t, b[1:], nil
 }
 
-// decodeBody decodes a JSON body, rejecting unknown fields.
+// DecodeBody decodes a JSON body, rejecting unknown fields.
 func DecodeBody(t MsgType, body []byte, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
@@ -248,7 +248,7 @@ func encodeValues(rank int, offset int, v []float64) []byte {
 	return b
 }
 
-// decodeValues copies a msgValues chunk into dst (indexed by rank), checking
+// DecodeValues copies a msgValues chunk into dst (indexed by rank), checking
 // bounds against each rank's expected length.
 func DecodeValues(b []byte, dst [][]float64) (rank int, n int, err error) {
 	if len(b) < 13 || MsgType(b[0]) != MsgValues || (len(b)-13)%8 != 0 {
@@ -270,7 +270,7 @@ func DecodeValues(b []byte, dst [][]float64) (rank int, n int, err error) {
 	return int(r), n, nil
 }
 
-// connectCtrl links ep to a node's control endpoint, trying its addresses in
+// ConnectCtrl links ep to a node's control endpoint, trying its addresses in
 // order (Ethernet first: the fast network of a cluster may not reach the
 // console's site), and returns the address that answered.
 func ConnectCtrl(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID, addrs []string) (string, error) {
@@ -291,7 +291,7 @@ func ConnectCtrl(ctx context.Context, ep *rmnp.Endpoint, peer rmnp.PeerID, addrs
 	return "", errors.Join(errs...)
 }
 
-// splitListen separates a hello's addresses into the control endpoint's and
+// SplitListen separates a hello's addresses into the control endpoint's and
 // the data endpoint's.
 func SplitListen(addrs []string) (ctrl, data []string) {
 	for _, a := range addrs {

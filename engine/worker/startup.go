@@ -33,7 +33,7 @@ const (
 	dialRetryMax   = time.Second
 	// dialRetryBudget bounds the time spent retrying one address.
 	dialRetryBudget = 20 * time.Second
-	// assignWidth is how many coordinators the submitter dials at once, and
+	// AssignWidth is how many coordinators the submitter dials at once, and
 	// forwardWidth how many members a coordinator dials at once.
 	AssignWidth  = 16
 	ForwardWidth = 8
@@ -158,11 +158,11 @@ func transientDial(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// membersYield turns yieldMembers on (the scale trials turn it off to
+// MembersYield turns yieldMembers on (the scale trials turn it off to
 // compare).
 var MembersYield = true
 
-// yieldMembers lets the coordinators of a crowded local run go first: when
+// YieldMembers lets the coordinators of a crowded local run go first: when
 // the run has more workers than crowdFactor per CPU of this host (a
 // thousand one-core workers on a few cores), every worker that coordinates
 // nothing is made to give way to those that do (deploy's Worker.Yield,

@@ -260,7 +260,7 @@ func (n *node) recvLoop(ctx context.Context) {
 // carries CTRL only; it is received and dropped.
 var errDataOnControl = fmt.Errorf("%w: DATA message on the control plane", ErrProtocol)
 
-// receiveCtrl takes the next message of kind (as Wait reported it) from src
+// ReceiveCtrl takes the next message of kind (as Wait reported it) from src
 // into *buf, growing it as needed, and returns it (aliasing *buf). DATA,
 // which no peer should send on the control plane, is taken and dropped, so
 // that a misbehaving peer cannot wedge the receive loop.
@@ -447,7 +447,7 @@ func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
 	}
 }
 
-// parentExitDelay is how long a worker that lost its parent waits before it
+// ParentExitDelay is how long a worker that lost its parent waits before it
 // exits.
 const ParentExitDelay = time.Second
 
@@ -490,7 +490,7 @@ func (n *node) endRun(run uint64, reason string) {
 	n.data = data
 }
 
-// endAckTimeout bounds how long a coordinator waits for its members to
+// EndAckTimeout bounds how long a coordinator waits for its members to
 // acknowledge the end of a run.
 const EndAckTimeout = 2 * time.Second
 
@@ -547,7 +547,7 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// host is this machine's host name, or "localhost" when the kernel has none.
+// Host is this machine's host name, or "localhost" when the kernel has none.
 func Host() string {
 	if h, err := os.Hostname(); err == nil && h != "" {
 		return h

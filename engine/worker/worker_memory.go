@@ -8,7 +8,7 @@ import (
 	"github.com/shirou/gopsutil/v4/mem"
 )
 
-// availableMemory is the memory this process may still use: the host's
+// AvailableMemory is the memory this process may still use: the host's
 // available memory, or what its control group's limit leaves if that is
 // less (a container, a batch job's allocation); 0 when unknown.
 func AvailableMemory() uint64 {

@@ -414,7 +414,7 @@ func (n *node) tickJob(ctx context.Context, now time.Time) {
 	}
 }
 
-// addTraffic adds more's counters to those of the same network in t, and
+// AddTraffic adds more's counters to those of the same network in t, and
 // appends the others.
 func AddTraffic(t, more []solve.NetTraffic) []solve.NetTraffic {
 next:

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -206,76 +205,6 @@ func (g *Gateway) Close() error {
 	g.wg.Wait()
 	return nil
 }
-
-// GatewayAddr is the rmnp address of a destination reached through gateway
-// (its site-side address, "tcp://host:port"), then the peer gateway named
-// via: the address Connect dials for such a link.
-func GatewayAddr(gateway, via, to string) string {
-	host := gateway
-	if _, rest, ok := cutScheme(gateway); ok {
-		host = rest
-	}
-	return "gw://" + host + "?" + url.Values{"via": {via}, "to": {to}}.Encode()
-}
-
-func cutScheme(a string) (string, string, bool) {
-	s, rest, ok := bytes.Cut([]byte(a), []byte("://"))
-	return string(s), string(rest), ok
-}
-
-// parseGatewayAddr splits a GatewayAddr into the gateway's TCP address and
-// the route request.
-func parseGatewayAddr(a string) (string, routeRequest, error) {
-	u, err := url.Parse(a)
-	if err != nil || u.Scheme != "gw" || u.Host == "" {
-		return "", routeRequest{}, fmt.Errorf("%w: gateway address %q: want gw://host:port?via=NAME&to=ADDR", ErrConfig, a)
-	}
-	q := u.Query()
-	r := routeRequest{Via: q.Get("via"), To: q.Get("to")}
-	if _, _, err := parseAddr(r.To); err != nil || r.Via == "" {
-		return "", routeRequest{}, fmt.Errorf("%w: gateway address %q: bad via or to", ErrConfig, a)
-	}
-	return u.Host, r, nil
-}
-
-// dialGateway dials the gateway of address a and asks for its route; the
-// connection returned then carries the RMNP handshake to the destination.
-func dialGateway(ctx context.Context, a string) (net.Conn, error) {
-	host, req, err := parseGatewayAddr(a)
-	if err != nil {
-		return nil, err
-	}
-	b, err := req.encode()
-	if err != nil {
-		return nil, err
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", host)
-	if err != nil {
-		return nil, fmt.Errorf("gateway %s: %w", host, err)
-	}
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	if _, err := c.Write(b); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("gateway %s: %w", host, err)
-	}
-	st, err := readRouteReply(c)
-	if err == nil && st != routeOK {
-		err = fmt.Errorf("%w: gateway %s via %s to %s: %s", ErrUnreachableVia, host, req.Via, req.To, routeStatusText(st))
-	}
-	if err != nil {
-		c.Close()
-		if ctx.Err() != nil {
-			err = fmt.Errorf("gateway %s: %w", host, ctx.Err())
-		}
-		return nil, err
-	}
-	return c, nil
-}
-
-// ErrUnreachableVia is wrapped when a gateway could not open a route.
-var ErrUnreachableVia = errors.New("rmnp: no route through the gateways")
 
 func (g *Gateway) acceptLoop(ln net.Listener) {
 	defer g.wg.Done()

@@ -1,128 +1,12 @@
 package rmnp
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 
 	"github.com/klauspost/compress/s2"
 )
-
-// Gateway wire format (spec.md §8): a worker's route request to its site's
-// gateway, the gateway's answer, and the RELAY frames of a gateway link.
-
-// typeRelay is the frame type of the gateway link (spec.md §8.3); only a
-// gateway link carries it, and a gateway link carries no MSG.
-const typeRelay uint8 = 3
-
-// routeMagic starts a route request and its reply.
-var routeMagic = [4]byte{'R', 'M', 'G', 'W'}
-
-// Route request and reply sizes and bounds (spec.md §8.1).
-const (
-	routeHeaderSize = 16
-	routeReplySize  = 8
-	routeVersion    = 1
-	maxRouteAddr    = 255
-)
-
-// Route reply status codes (spec.md §8.1).
-const (
-	routeOK uint8 = iota
-	routeBadRequest
-	routeNoPeer
-	routeRefused
-	routeUnreachable
-	routeClosing
-)
-
-// routeStatusText says what a route reply status means.
-func routeStatusText(s uint8) string {
-	switch s {
-	case routeOK:
-		return "ok"
-	case routeBadRequest:
-		return "malformed route request"
-	case routeNoPeer:
-		return "no link to the peer site's gateway"
-	case routeRefused:
-		return "destination not in the peer gateway's run"
-	case routeUnreachable:
-		return "the peer gateway cannot reach the destination"
-	case routeClosing:
-		return "gateway closing"
-	}
-	return fmt.Sprintf("status %d", s)
-}
-
-// routeRequest is what a worker sends its gateway before the RMNP handshake:
-// the peer site's gateway (Via, its name) and the destination's rmnp address
-// behind it (To, tcp://host:port).
-type routeRequest struct {
-	Via, To string
-}
-
-// encode returns the request's bytes.
-func (r routeRequest) encode() ([]byte, error) {
-	if r.Via == "" || r.To == "" || len(r.Via) > maxRouteAddr || len(r.To) > maxRouteAddr {
-		return nil, fmt.Errorf("%w: route via %q to %q: addresses must be 1 to %d bytes", ErrConfig, r.Via, r.To, maxRouteAddr)
-	}
-	b := make([]byte, routeHeaderSize, routeHeaderSize+len(r.Via)+len(r.To))
-	copy(b, routeMagic[:])
-	b[4] = routeVersion
-	binary.LittleEndian.PutUint16(b[6:8], uint16(len(r.Via)))
-	binary.LittleEndian.PutUint16(b[8:10], uint16(len(r.To)))
-	b = append(b, r.Via...)
-	return append(b, r.To...), nil
-}
-
-// readRouteRequest reads and validates a route request.
-func readRouteRequest(rd io.Reader) (routeRequest, error) {
-	var h [routeHeaderSize]byte
-	if _, err := io.ReadFull(rd, h[:]); err != nil {
-		return routeRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
-	}
-	if !bytes.Equal(h[:4], routeMagic[:]) {
-		return routeRequest{}, fmt.Errorf("%w: route request: bad magic %q", ErrFrame, h[:4])
-	}
-	if h[4] != routeVersion || h[5] != 0 || !allZero(h[10:]) {
-		return routeRequest{}, fmt.Errorf("%w: route request: version %d or reserved bytes set", ErrFrame, h[4])
-	}
-	nv, nt := int(binary.LittleEndian.Uint16(h[6:8])), int(binary.LittleEndian.Uint16(h[8:10]))
-	if nv == 0 || nt == 0 || nv > maxRouteAddr || nt > maxRouteAddr {
-		return routeRequest{}, fmt.Errorf("%w: route request: address lengths %d and %d", ErrFrame, nv, nt)
-	}
-	body := make([]byte, nv+nt)
-	if _, err := io.ReadFull(rd, body); err != nil {
-		return routeRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
-	}
-	r := routeRequest{Via: string(body[:nv]), To: string(body[nv:])}
-	if _, _, err := parseAddr(r.To); err != nil {
-		return routeRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
-	}
-	return r, nil
-}
-
-// routeReply returns the reply bytes for status s.
-func routeReply(s uint8) []byte {
-	b := make([]byte, routeReplySize)
-	copy(b, routeMagic[:])
-	b[4] = s
-	return b
-}
-
-// readRouteReply reads the gateway's reply and returns its status.
-func readRouteReply(rd io.Reader) (uint8, error) {
-	var b [routeReplySize]byte
-	if _, err := io.ReadFull(rd, b[:]); err != nil {
-		return 0, err
-	}
-	if !bytes.Equal(b[:4], routeMagic[:]) || !allZero(b[5:]) {
-		return 0, fmt.Errorf("%w: malformed route reply", ErrFrame)
-	}
-	return b[4], nil
-}
 
 // Relay operations (spec.md §8.3).
 const (

@@ -19,6 +19,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
+	rmnpgw "github.com/gridtui/gridtui/rmnp/gateway"
 )
 
 // runGateway is one site's gateway as the submitter starts and follows it.
@@ -165,7 +166,7 @@ func waitGatewayLinks(ctx context.Context, gws map[string]*runGateway) error {
 			if g.W.Err() != nil {
 				return fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, g.W.Err())
 			}
-			var st rmnp.GatewayStats
+			var st rmnpgw.GatewayStats
 			_ = json.Unmarshal([]byte(g.W.LastLine()), &st)
 			for _, o := range gws {
 				if o != g && !linkUp(st, o.Name) {
@@ -189,7 +190,7 @@ func waitGatewayLinks(ctx context.Context, gws map[string]*runGateway) error {
 	}
 }
 
-func linkUp(st rmnp.GatewayStats, peer string) bool {
+func linkUp(st rmnpgw.GatewayStats, peer string) bool {
 	for _, l := range st.Links {
 		if l.Peer == peer && l.Up {
 			return true
@@ -204,7 +205,7 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inven
 	p := gateway.GatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
 	for _, o := range all {
 		if o != g {
-			p.Peers = append(p.Peers, rmnp.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
+			p.Peers = append(p.Peers, rmnpgw.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
 		}
 	}
 	for _, w := range workers {
@@ -400,7 +401,7 @@ type GatewayReport struct {
 	Name string
 	Site string
 	Host string
-	rmnp.GatewayLinkStats
+	rmnpgw.GatewayLinkStats
 }
 
 // dialledRoutes returns the plan's routes with each replaced by the one
@@ -438,7 +439,7 @@ func (r *Report) writeGateways(b *strings.Builder) {
 func gatewayReports(gws map[string]*runGateway) []GatewayReport {
 	var out []GatewayReport
 	for _, g := range gws {
-		var st rmnp.GatewayStats
+		var st rmnpgw.GatewayStats
 		if g.W == nil || json.Unmarshal([]byte(g.W.LastLine()), &st) != nil {
 			continue
 		}

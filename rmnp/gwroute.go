@@ -15,12 +15,12 @@ import (
 // route request to its site's gateway and the gateway's answer. The
 // gateway itself (the relay) is the package rmnp/gateway.
 
-// typeRelay is the frame type of the gateway link (spec.md §8.3); only a
+// TypeRelay is the frame type of the gateway link (spec.md §8.3); only a
 // gateway link carries it, and a gateway link carries no MSG.
-const typeRelay uint8 = 3
+const TypeRelay uint8 = 3
 
-// routeMagic starts a route request and its reply.
-var routeMagic = [4]byte{'R', 'M', 'G', 'W'}
+// RouteMagic starts a route request and its reply.
+var RouteMagic = [4]byte{'R', 'M', 'G', 'W'}
 
 // Route request and reply sizes and bounds (spec.md §8.1).
 const (
@@ -32,26 +32,26 @@ const (
 
 // Route reply status codes (spec.md §8.1).
 const (
-	routeOK uint8 = iota
-	routeBadRequest
-	routeNoPeer
-	routeRefused
-	routeUnreachable
+	RouteOK uint8 = iota
+	RouteBadRequest
+	RouteNoPeer
+	RouteRefused
+	RouteUnreachable
 	routeClosing
 )
 
-// routeStatusText says what a route reply status means.
-func routeStatusText(s uint8) string {
+// RouteStatusText says what a route reply status means.
+func RouteStatusText(s uint8) string {
 	switch s {
-	case routeOK:
+	case RouteOK:
 		return "ok"
-	case routeBadRequest:
+	case RouteBadRequest:
 		return "malformed route request"
-	case routeNoPeer:
+	case RouteNoPeer:
 		return "no link to the peer site's gateway"
-	case routeRefused:
+	case RouteRefused:
 		return "destination not in the peer gateway's run"
-	case routeUnreachable:
+	case RouteUnreachable:
 		return "the peer gateway cannot reach the destination"
 	case routeClosing:
 		return "gateway closing"
@@ -59,20 +59,20 @@ func routeStatusText(s uint8) string {
 	return fmt.Sprintf("status %d", s)
 }
 
-// routeRequest is what a worker sends its gateway before the RMNP handshake:
+// RouteRequest is what a worker sends its gateway before the RMNP handshake:
 // the peer site's gateway (Via, its name) and the destination's rmnp address
 // behind it (To, tcp://host:port).
-type routeRequest struct {
+type RouteRequest struct {
 	Via, To string
 }
 
-// encode returns the request's bytes.
-func (r routeRequest) encode() ([]byte, error) {
+// Encode returns the request's bytes.
+func (r RouteRequest) Encode() ([]byte, error) {
 	if r.Via == "" || r.To == "" || len(r.Via) > maxRouteAddr || len(r.To) > maxRouteAddr {
 		return nil, fmt.Errorf("%w: route via %q to %q: addresses must be 1 to %d bytes", ErrConfig, r.Via, r.To, maxRouteAddr)
 	}
 	b := make([]byte, routeHeaderSize, routeHeaderSize+len(r.Via)+len(r.To))
-	copy(b, routeMagic[:])
+	copy(b, RouteMagic[:])
 	b[4] = routeVersion
 	binary.LittleEndian.PutUint16(b[6:8], uint16(len(r.Via)))
 	binary.LittleEndian.PutUint16(b[8:10], uint16(len(r.To)))
@@ -80,37 +80,37 @@ func (r routeRequest) encode() ([]byte, error) {
 	return append(b, r.To...), nil
 }
 
-// readRouteRequest reads and validates a route request.
-func readRouteRequest(rd io.Reader) (routeRequest, error) {
+// ReadRouteRequest reads and validates a route request.
+func ReadRouteRequest(rd io.Reader) (RouteRequest, error) {
 	var h [routeHeaderSize]byte
 	if _, err := io.ReadFull(rd, h[:]); err != nil {
-		return routeRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
+		return RouteRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
 	}
-	if !bytes.Equal(h[:4], routeMagic[:]) {
-		return routeRequest{}, fmt.Errorf("%w: route request: bad magic %q", ErrFrame, h[:4])
+	if !bytes.Equal(h[:4], RouteMagic[:]) {
+		return RouteRequest{}, fmt.Errorf("%w: route request: bad magic %q", ErrFrame, h[:4])
 	}
 	if h[4] != routeVersion || h[5] != 0 || !allZero(h[10:]) {
-		return routeRequest{}, fmt.Errorf("%w: route request: version %d or reserved bytes set", ErrFrame, h[4])
+		return RouteRequest{}, fmt.Errorf("%w: route request: version %d or reserved bytes set", ErrFrame, h[4])
 	}
 	nv, nt := int(binary.LittleEndian.Uint16(h[6:8])), int(binary.LittleEndian.Uint16(h[8:10]))
 	if nv == 0 || nt == 0 || nv > maxRouteAddr || nt > maxRouteAddr {
-		return routeRequest{}, fmt.Errorf("%w: route request: address lengths %d and %d", ErrFrame, nv, nt)
+		return RouteRequest{}, fmt.Errorf("%w: route request: address lengths %d and %d", ErrFrame, nv, nt)
 	}
 	body := make([]byte, nv+nt)
 	if _, err := io.ReadFull(rd, body); err != nil {
-		return routeRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
+		return RouteRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
 	}
-	r := routeRequest{Via: string(body[:nv]), To: string(body[nv:])}
-	if _, _, err := parseAddr(r.To); err != nil {
-		return routeRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
+	r := RouteRequest{Via: string(body[:nv]), To: string(body[nv:])}
+	if _, _, err := ParseAddr(r.To); err != nil {
+		return RouteRequest{}, fmt.Errorf("%w: route request: %w", ErrFrame, err)
 	}
 	return r, nil
 }
 
-// routeReply returns the reply bytes for status s.
-func routeReply(s uint8) []byte {
+// RouteReply returns the reply bytes for status s.
+func RouteReply(s uint8) []byte {
 	b := make([]byte, routeReplySize)
-	copy(b, routeMagic[:])
+	copy(b, RouteMagic[:])
 	b[4] = s
 	return b
 }
@@ -121,7 +121,7 @@ func readRouteReply(rd io.Reader) (uint8, error) {
 	if _, err := io.ReadFull(rd, b[:]); err != nil {
 		return 0, err
 	}
-	if !bytes.Equal(b[:4], routeMagic[:]) || !allZero(b[5:]) {
+	if !bytes.Equal(b[:4], RouteMagic[:]) || !allZero(b[5:]) {
 		return 0, fmt.Errorf("%w: malformed route reply", ErrFrame)
 	}
 	return b[4], nil
@@ -145,15 +145,15 @@ func cutScheme(a string) (string, string, bool) {
 
 // parseGatewayAddr splits a GatewayAddr into the gateway's TCP address and
 // the route request.
-func parseGatewayAddr(a string) (string, routeRequest, error) {
+func parseGatewayAddr(a string) (string, RouteRequest, error) {
 	u, err := url.Parse(a)
 	if err != nil || u.Scheme != "gw" || u.Host == "" {
-		return "", routeRequest{}, fmt.Errorf("%w: gateway address %q: want gw://host:port?via=NAME&to=ADDR", ErrConfig, a)
+		return "", RouteRequest{}, fmt.Errorf("%w: gateway address %q: want gw://host:port?via=NAME&to=ADDR", ErrConfig, a)
 	}
 	q := u.Query()
-	r := routeRequest{Via: q.Get("via"), To: q.Get("to")}
-	if _, _, err := parseAddr(r.To); err != nil || r.Via == "" {
-		return "", routeRequest{}, fmt.Errorf("%w: gateway address %q: bad via or to", ErrConfig, a)
+	r := RouteRequest{Via: q.Get("via"), To: q.Get("to")}
+	if _, _, err := ParseAddr(r.To); err != nil || r.Via == "" {
+		return "", RouteRequest{}, fmt.Errorf("%w: gateway address %q: bad via or to", ErrConfig, a)
 	}
 	return u.Host, r, nil
 }
@@ -165,7 +165,7 @@ func dialGateway(ctx context.Context, a string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := req.encode()
+	b, err := req.Encode()
 	if err != nil {
 		return nil, err
 	}
@@ -181,8 +181,8 @@ func dialGateway(ctx context.Context, a string) (net.Conn, error) {
 		return nil, fmt.Errorf("gateway %s: %w", host, err)
 	}
 	st, err := readRouteReply(c)
-	if err == nil && st != routeOK {
-		err = fmt.Errorf("%w: gateway %s via %s to %s: %s", ErrUnreachableVia, host, req.Via, req.To, routeStatusText(st))
+	if err == nil && st != RouteOK {
+		err = fmt.Errorf("%w: gateway %s via %s to %s: %s", ErrUnreachableVia, host, req.Via, req.To, RouteStatusText(st))
 	}
 	if err != nil {
 		c.Close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/rmnp"
+	rmnpgw "github.com/gridtui/gridtui/rmnp/gateway"
 )
 
 // GatewayPlan is the second line a gateway reads on stdin, once every
@@ -22,7 +23,7 @@ import (
 // which destinations it may dial for them.
 type GatewayPlan struct {
 	Self  rmnp.PeerID
-	Peers []rmnp.GatewayPeer
+	Peers []rmnpgw.GatewayPeer
 	Allow []string
 	// NoCompress turns S2 off on the gateway links (to measure it).
 	NoCompress bool
@@ -34,8 +35,8 @@ const gatewayStatsPeriod = 200 * time.Millisecond
 // ServeGateway is `gridtui gateway`: it reads its boot (Role gateway) on
 // stdin, listens on the first of its boot's addresses it can bind, prints
 // its hello, reads its plan (gatewayPlan) and relays the run's inter-site
-// links (rmnp.Gateway) until stdin closes, printing its counters
-// (rmnp.GatewayStats, one JSON line) on stdout twice a second.
+// links (rmnpgw.Gateway) until stdin closes, printing its counters
+// (rmnpgw.GatewayStats, one JSON line) on stdout twice a second.
 func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io.Writer) error {
 	boot, err := deploy.ReadBoot(stdin)
 	if err != nil {
@@ -47,12 +48,12 @@ func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw i
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})) // rmnp names the gateway
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var gw *rmnp.Gateway
+	var gw *rmnpgw.Gateway
 	var errs []error
 	for _, a := range boot.Listen {
-		cfg := rmnp.GatewayConfig{RunID: boot.RunID, Secret: boot.Secret, Self: worker.NodeID(boot.Node), Name: boot.Node,
+		cfg := rmnpgw.GatewayConfig{RunID: boot.RunID, Secret: boot.Secret, Self: worker.NodeID(boot.Node), Name: boot.Node,
 			Listen: []string{a}, Logger: log}
-		if gw, err = rmnp.StartGateway(ctx, cfg); err == nil {
+		if gw, err = rmnpgw.StartGateway(ctx, cfg); err == nil {
 			break
 		}
 		errs = append(errs, err)

@@ -1,4 +1,4 @@
-package rmnp
+package gateway
 
 import "slices"
 

@@ -1,6 +1,7 @@
-package rmnp
+package gateway
 
 import (
+	"github.com/gridtui/gridtui/rmnp"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,7 @@ type legItem struct {
 }
 
 func (it *legItem) isAsync() bool {
-	return it.op == opMsg && it.iflags&wireDATA != 0 && it.iflags&wireAsync != 0
+	return it.op == opMsg && it.iflags&rmnp.WireDATA != 0 && it.iflags&rmnp.WireAsync != 0
 }
 
 func newChan(m *gwMux, id uint32, c net.Conn, dialerSide bool) *gwChan {
@@ -112,7 +113,7 @@ func (ch *gwChan) deliver(it *legItem) {
 		ch.wq = append(ch.wq, it)
 	}
 	ch.wmu.Unlock()
-	signal(ch.wwake)
+	rmnp.Signal(ch.wwake)
 }
 
 // readLoop reads the worker's half of the handshake, then its frames, and
@@ -120,14 +121,14 @@ func (ch *gwChan) deliver(it *legItem) {
 // closing ends the channel.
 func (ch *gwChan) readLoop() {
 	defer ch.m.closeChan(ch, true)
-	fr := newFrameReader(ch.conn, ch.m.g.cfg.MaxFrame)
-	sizes := []int{acceptSize, doneSize}
+	fr := rmnp.NewFrameReader(ch.conn, ch.m.g.cfg.MaxFrame)
+	sizes := []int{rmnp.AcceptSize, rmnp.DoneSize}
 	if ch.dialerSide {
-		sizes = []int{helloSize, authSize}
+		sizes = []int{rmnp.HelloSize, rmnp.AuthSize}
 	}
 	for i, n := range sizes {
 		b := make([]byte, n)
-		if err := fr.readFull(b, false); err != nil {
+		if err := fr.ReadFull(b, false); err != nil {
 			return
 		}
 		if !ch.dialerSide && i == 0 {
@@ -135,25 +136,25 @@ func (ch *gwChan) readLoop() {
 		}
 		ch.m.enqueue(ch, &relayItem{op: opHandshake, body: b})
 	}
-	fr.version = uint8(ch.version.Load())
+	fr.Version = uint8(ch.version.Load())
 	for {
-		h, err := fr.next()
+		h, err := fr.Next()
 		if err != nil {
 			return
 		}
-		switch h.typ() {
-		case typePing:
+		switch h.Typ() {
+		case rmnp.TypePing:
 			ch.m.enqueue(ch, &relayItem{op: opPing})
 			continue
-		case typeGoAway:
+		case rmnp.TypeGoAway:
 			ch.m.enqueue(ch, &relayItem{op: opGoAway})
 			continue
 		}
-		body := make([]byte, h.raw())
-		if err := fr.payload(h, body); err != nil {
+		body := make([]byte, h.Raw())
+		if err := fr.Payload(h, body); err != nil {
 			return
 		}
-		ch.m.enqueue(ch, &relayItem{op: opMsg, iflags: h.flags() &^ wireCompressed, body: body})
+		ch.m.enqueue(ch, &relayItem{op: opMsg, iflags: h.Flags() &^ rmnp.WireCompressed, body: body})
 	}
 }
 
@@ -163,7 +164,7 @@ func (ch *gwChan) readLoop() {
 // leaves no gap).
 func (ch *gwChan) writeLoop() {
 	var seq [2]uint32
-	var h header
+	var h rmnp.Header
 	for {
 		select {
 		case <-ch.wwake:
@@ -183,25 +184,25 @@ func (ch *gwChan) writeLoop() {
 			v := uint8(ch.version.Load())
 			switch it.op {
 			case opHandshake:
-				if ch.dialerSide && len(it.body) == acceptSize {
+				if ch.dialerSide && len(it.body) == rmnp.AcceptSize {
 					ch.version.Store(uint32(it.body[4]))
 				}
 				b = it.body
 			case opPing:
-				h.encodeV(v, typePing, 0, 0, 0, 0)
+				h.EncodeV(v, rmnp.TypePing, 0, 0, 0, 0)
 				b = h[:]
 			case opGoAway:
-				h.encodeV(v, typeGoAway, 0, 0, 0, 0)
+				h.EncodeV(v, rmnp.TypeGoAway, 0, 0, 0, 0)
 				b = h[:]
 			case opMsg:
 				i := 0
-				if it.iflags&wireDATA != 0 {
+				if it.iflags&rmnp.WireDATA != 0 {
 					i = 1
 				}
 				seq[i]++
-				h.encodeV(v, typeMsg, it.iflags, uint32(len(it.body)), uint32(len(it.body)), seq[i])
+				h.EncodeV(v, rmnp.TypeMsg, it.iflags, uint32(len(it.body)), uint32(len(it.body)), seq[i])
 				// One writev: header, pad and the reassembled body, uncopied.
-				bufs := net.Buffers{h[:], zeroPad[:h.pad()], it.body}
+				bufs := net.Buffers{h[:], rmnp.ZeroPad[:h.Pad()], it.body}
 				if _, err := bufs.WriteTo(ch.conn); err != nil {
 					ch.m.closeChan(ch, true)
 					return

@@ -1,10 +1,11 @@
-package rmnp
+package gateway
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/rmnp"
 	"io"
 	"log/slog"
 	"net"
@@ -33,9 +34,9 @@ type Gateway struct {
 	wg     sync.WaitGroup
 
 	mu    sync.Mutex
-	muxes map[PeerID]*gwMux
-	last  map[PeerID]*gwMux // the latest link to each peer, up or down (Stats)
-	muxUp chan struct{}     // closed and replaced when a gateway link comes up
+	muxes map[rmnp.PeerID]*gwMux
+	last  map[rmnp.PeerID]*gwMux // the latest link to each peer, up or down (Stats)
+	muxUp chan struct{}          // closed and replaced when a gateway link comes up
 	shut  bool
 }
 
@@ -46,7 +47,7 @@ type GatewayConfig struct {
 	Secret []byte
 	// Self is this gateway's peer id on gateway links; Name is how workers
 	// and errors name it.
-	Self PeerID
+	Self rmnp.PeerID
 	Name string
 	// Listen lists the TCP addresses to listen on: the site side, where
 	// workers dial, and the WAN side, where peer gateways dial (one port may
@@ -75,7 +76,7 @@ type GatewayConfig struct {
 
 // GatewayPeer is the gateway of another site.
 type GatewayPeer struct {
-	ID   PeerID
+	ID   rmnp.PeerID
 	Name string
 	// Addr is where this gateway dials it: "tcp://host:port"; empty for a
 	// peer of lower id, which dials this gateway.
@@ -84,24 +85,24 @@ type GatewayPeer struct {
 
 func (cfg *GatewayConfig) validate() error {
 	if len(cfg.Secret) < 16 {
-		return fmt.Errorf("%w: gateway %s: secret shorter than 16 bytes", ErrConfig, cfg.Name)
+		return fmt.Errorf("%w: gateway %s: secret shorter than 16 bytes", rmnp.ErrConfig, cfg.Name)
 	}
 	if cfg.Name == "" || len(cfg.Listen) == 0 {
-		return fmt.Errorf("%w: gateway needs a name and an address to listen on", ErrConfig)
+		return fmt.Errorf("%w: gateway needs a name and an address to listen on", rmnp.ErrConfig)
 	}
 	for _, p := range cfg.Peers {
 		if p.ID == cfg.Self || p.Name == "" {
-			return fmt.Errorf("%w: gateway %s: peer gateway %q (id %d)", ErrConfig, cfg.Name, p.Name, p.ID)
+			return fmt.Errorf("%w: gateway %s: peer gateway %q (id %d)", rmnp.ErrConfig, cfg.Name, p.Name, p.ID)
 		}
 		if p.Addr == "" && p.ID > cfg.Self {
-			return fmt.Errorf("%w: gateway %s: no address to dial peer %s", ErrConfig, cfg.Name, p.Name)
+			return fmt.Errorf("%w: gateway %s: no address to dial peer %s", rmnp.ErrConfig, cfg.Name, p.Name)
 		}
-		if _, _, err := parseAddr(p.Addr); err != nil && p.Addr != "" {
+		if _, _, err := rmnp.ParseAddr(p.Addr); err != nil && p.Addr != "" {
 			return fmt.Errorf("gateway %s: peer %s: %w", cfg.Name, p.Name, err)
 		}
 	}
 	for _, a := range cfg.Listen {
-		if _, _, err := parseAddr(a); err != nil {
+		if _, _, err := rmnp.ParseAddr(a); err != nil {
 			return err
 		}
 	}
@@ -109,10 +110,10 @@ func (cfg *GatewayConfig) validate() error {
 		cfg.HeartbeatInterval = time.Second
 	}
 	if cfg.DialTimeout <= 0 {
-		cfg.DialTimeout = defaultDialTimeout
+		cfg.DialTimeout = rmnp.DefaultDialTimeout
 	}
 	if cfg.MaxFrame <= 0 {
-		cfg.MaxFrame = defaultMaxFrame
+		cfg.MaxFrame = rmnp.DefaultMaxFrame
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -127,16 +128,16 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{cfg: cfg, log: cfg.Logger, closed: make(chan struct{}),
-		muxes: map[PeerID]*gwMux{}, last: map[PeerID]*gwMux{}, muxUp: make(chan struct{})}
+		muxes: map[rmnp.PeerID]*gwMux{}, last: map[rmnp.PeerID]*gwMux{}, muxUp: make(chan struct{})}
 	var lc net.ListenConfig
 	for _, a := range cfg.Listen {
-		network, address, _ := parseAddr(a)
+		network, address, _ := rmnp.ParseAddr(a)
 		ln, err := lc.Listen(ctx, network, address)
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("rmnp: gateway %s: listen on %s: %w", cfg.Name, a, err)
 		}
-		g.lns, g.addrs = append(g.lns, ln), append(g.addrs, formatAddr(ln.Addr()))
+		g.lns, g.addrs = append(g.lns, ln), append(g.addrs, rmnp.FormatAddr(ln.Addr()))
 	}
 	for _, ln := range g.lns {
 		g.wg.Add(1)
@@ -171,7 +172,7 @@ func (g *Gateway) Configure(peers []GatewayPeer, allow []string, compress bool) 
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.cfg.Peers) > 0 {
-		return fmt.Errorf("%w: gateway %s is configured already", ErrConfig, g.cfg.Name)
+		return fmt.Errorf("%w: gateway %s is configured already", rmnp.ErrConfig, g.cfg.Name)
 	}
 	g.cfg.Peers, g.cfg.Allow, g.cfg.Compress = slices.Clone(peers), slices.Clone(allow), compress
 	g.dialPeers(peers)
@@ -200,7 +201,7 @@ func (g *Gateway) Close() error {
 		ln.Close()
 	}
 	for _, m := range muxes {
-		m.fail(ErrClosed)
+		m.fail(rmnp.ErrClosed)
 	}
 	g.wg.Wait()
 	return nil
@@ -231,34 +232,34 @@ func (g *Gateway) serve(c net.Conn) {
 		return
 	}
 	switch m {
-	case routeMagic:
-		req, err := readRouteRequest(io.MultiReader(bytes.NewReader(m[:]), c))
+	case rmnp.RouteMagic:
+		req, err := rmnp.ReadRouteRequest(io.MultiReader(bytes.NewReader(m[:]), c))
 		if err != nil {
-			g.log.Warn("rmnp: gateway: bad route request", "gateway", g.cfg.Name, "remote", remoteName(c), "err", err)
-			_, _ = c.Write(routeReply(routeBadRequest))
+			g.log.Warn("rmnp: gateway: bad route request", "gateway", g.cfg.Name, "remote", rmnp.RemoteName(c), "err", err)
+			_, _ = c.Write(rmnp.RouteReply(rmnp.RouteBadRequest))
 			c.Close()
 			return
 		}
 		g.route(c, req)
-	case magic:
+	case rmnp.Magic:
 		rw := struct {
 			io.Reader
 			io.Writer
 		}{io.MultiReader(bytes.NewReader(m[:]), c), c}
 		cfg := g.rmnpConfig()
-		info, err := acceptHandshake(rw, &cfg, g.isClosed())
-		if err == nil && (info.label != gatewayLabel || g.peer(info.peer) == nil) {
-			err = fmt.Errorf("%w: peer %d (%q) is not a gateway of this run", ErrAuth, info.peer, info.label)
+		info, err := rmnp.AcceptHandshake(rw, &cfg, g.isClosed())
+		if err == nil && (info.Label != gatewayLabel || g.peer(info.Peer) == nil) {
+			err = fmt.Errorf("%w: peer %d (%q) is not a gateway of this run", rmnp.ErrAuth, info.Peer, info.Label)
 		}
 		if err != nil {
-			g.log.Warn("rmnp: gateway: handshake refused", "gateway", g.cfg.Name, "remote", remoteName(c), "err", err)
+			g.log.Warn("rmnp: gateway: handshake refused", "gateway", g.cfg.Name, "remote", rmnp.RemoteName(c), "err", err)
 			c.Close()
 			return
 		}
 		_ = c.SetDeadline(time.Time{})
-		g.runMux(c, *g.peer(info.peer), false)
+		g.runMux(c, *g.peer(info.Peer), false)
 	default:
-		g.log.Warn("rmnp: gateway: unknown protocol", "gateway", g.cfg.Name, "remote", remoteName(c))
+		g.log.Warn("rmnp: gateway: unknown protocol", "gateway", g.cfg.Name, "remote", rmnp.RemoteName(c))
 		c.Close()
 	}
 }
@@ -266,8 +267,8 @@ func (g *Gateway) serve(c net.Conn) {
 // gatewayLabel is the network label of gateway links' handshakes.
 const gatewayLabel = "gateway"
 
-func (g *Gateway) rmnpConfig() Config {
-	return Config{RunID: g.cfg.RunID, Secret: g.cfg.Secret, Self: g.cfg.Self}
+func (g *Gateway) rmnpConfig() rmnp.Config {
+	return rmnp.Config{RunID: g.cfg.RunID, Secret: g.cfg.Secret, Self: g.cfg.Self}
 }
 
 func (g *Gateway) isClosed() bool {
@@ -279,7 +280,7 @@ func (g *Gateway) isClosed() bool {
 	}
 }
 
-func (g *Gateway) peer(id PeerID) *GatewayPeer {
+func (g *Gateway) peer(id rmnp.PeerID) *GatewayPeer {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i := range g.cfg.Peers {
@@ -311,7 +312,7 @@ func (g *Gateway) peerNamed(name string) *GatewayPeer {
 // waits for it to fail, and dials again, until the gateway closes.
 func (g *Gateway) dialLoop(p GatewayPeer) {
 	defer g.wg.Done()
-	network, address, _ := parseAddr(p.Addr)
+	network, address, _ := rmnp.ParseAddr(p.Addr)
 	for !g.isClosed() {
 		ctx, cancel := context.WithTimeout(context.Background(), g.cfg.DialTimeout)
 		var d net.Dialer
@@ -319,7 +320,7 @@ func (g *Gateway) dialLoop(p GatewayPeer) {
 		if err == nil {
 			_ = c.SetDeadline(time.Now().Add(g.cfg.DialTimeout))
 			cfg := g.rmnpConfig()
-			_, err = dialHandshake(c, &cfg, p.ID, LinkOptions{Mode: Sync, Network: gatewayLabel})
+			_, err = rmnp.DialHandshake(c, &cfg, p.ID, rmnp.LinkOptions{Mode: rmnp.Sync, Network: gatewayLabel})
 			if err != nil {
 				c.Close()
 			}
@@ -341,7 +342,7 @@ func (g *Gateway) dialLoop(p GatewayPeer) {
 
 // runMux serves a gateway link until it fails.
 func (g *Gateway) runMux(c net.Conn, p GatewayPeer, dialed bool) {
-	limitUnsent(c, AsyncUnsentLimit) // a slow WAN must hold back the writer, so async DATA is replaced here
+	rmnp.LimitUnsent(c, rmnp.AsyncUnsentLimit) // a slow WAN must hold back the writer, so async DATA is replaced here
 	m := newMux(g, c, p, dialed)
 	g.mu.Lock()
 	if g.shut {
@@ -357,7 +358,7 @@ func (g *Gateway) runMux(c net.Conn, p GatewayPeer, dialed bool) {
 	if old != nil {
 		old.fail(errors.New("replaced by a newer gateway link"))
 	}
-	g.log.Info("rmnp: gateway link up", "gateway", g.cfg.Name, "peer", p.Name, "remote", remoteName(c))
+	g.log.Info("rmnp: gateway link up", "gateway", g.cfg.Name, "peer", p.Name, "remote", rmnp.RemoteName(c))
 	err := m.run()
 	g.mu.Lock()
 	if g.muxes[p.ID] == m {
@@ -369,7 +370,7 @@ func (g *Gateway) runMux(c net.Conn, p GatewayPeer, dialed bool) {
 
 // waitMux returns the live gateway link to peer id, waiting for it until
 // ctx ends.
-func (g *Gateway) waitMux(ctx context.Context, id PeerID) *gwMux {
+func (g *Gateway) waitMux(ctx context.Context, id rmnp.PeerID) *gwMux {
 	for {
 		g.mu.Lock()
 		m, up := g.muxes[id], g.muxUp
@@ -389,22 +390,22 @@ func (g *Gateway) waitMux(ctx context.Context, id PeerID) *gwMux {
 
 // route serves a worker's route request: it opens a channel to the peer
 // gateway, which dials the destination, and answers the worker.
-func (g *Gateway) route(c net.Conn, req routeRequest) {
+func (g *Gateway) route(c net.Conn, req rmnp.RouteRequest) {
 	fail := func(st uint8, why string) {
 		g.log.Warn("rmnp: gateway: route refused", "gateway", g.cfg.Name, "via", req.Via, "to", req.To, "why", why)
-		_, _ = c.Write(routeReply(st))
+		_, _ = c.Write(rmnp.RouteReply(st))
 		c.Close()
 	}
 	p := g.peerNamed(req.Via)
 	if p == nil {
-		fail(routeNoPeer, "no such peer gateway")
+		fail(rmnp.RouteNoPeer, "no such peer gateway")
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.DialTimeout)
 	defer cancel()
 	m := g.waitMux(ctx, p.ID)
 	if m == nil {
-		fail(routeNoPeer, "gateway link down")
+		fail(rmnp.RouteNoPeer, "gateway link down")
 		return
 	}
 	ch := m.newChan(c, true)
@@ -413,17 +414,17 @@ func (g *Gateway) route(c net.Conn, req routeRequest) {
 	select {
 	case st = <-ch.opened:
 	case <-ctx.Done():
-		st = routeUnreachable
+		st = rmnp.RouteUnreachable
 	case <-m.closed:
-		st = routeNoPeer
+		st = rmnp.RouteNoPeer
 	}
-	if st != routeOK {
+	if st != rmnp.RouteOK {
 		m.forget(ch)
-		fail(st, "the peer gateway answered "+routeStatusText(st))
+		fail(st, "the peer gateway answered "+rmnp.RouteStatusText(st))
 		return
 	}
 	_ = c.SetDeadline(time.Time{})
-	if _, err := c.Write(routeReply(routeOK)); err != nil {
+	if _, err := c.Write(rmnp.RouteReply(rmnp.RouteOK)); err != nil {
 		m.closeChan(ch, true)
 		return
 	}
@@ -442,24 +443,24 @@ func (g *Gateway) openFromPeer(m *gwMux, id uint32, to string) {
 	}
 	if !g.allowed(to) {
 		g.log.Warn("rmnp: gateway: destination refused", "gateway", g.cfg.Name, "peer", m.peer.Name, "to", to)
-		answer(routeRefused)
+		answer(rmnp.RouteRefused)
 		m.closeChan(ch, false)
 		return
 	}
-	network, address, _ := parseAddr(to)
+	network, address, _ := rmnp.ParseAddr(to)
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.DialTimeout)
 	defer cancel()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, address)
 	if err != nil {
 		g.log.Warn("rmnp: gateway: dial destination", "gateway", g.cfg.Name, "to", to, "err", err)
-		answer(routeUnreachable)
+		answer(rmnp.RouteUnreachable)
 		m.closeChan(ch, false)
 		return
 	}
 	if !ch.attach(c) {
 		return
 	}
-	answer(routeOK)
+	answer(rmnp.RouteOK)
 	ch.start()
 }

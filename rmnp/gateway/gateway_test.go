@@ -1,10 +1,11 @@
-package rmnp
+package gateway
 
 import (
 	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/gridtui/gridtui/rmnp"
 	"math"
 	"net"
 	"testing"
@@ -13,11 +14,11 @@ import (
 
 // gatewayRoute builds two gateways (g1 for endpoint a's site, g2 for b's)
 // and returns the address a dials to reach b through them.
-func gatewayRoute(t *testing.T, b *Endpoint, compress bool) (g1, g2 *Gateway, addr string) {
+func gatewayRoute(t *testing.T, b *rmnp.Endpoint, compress bool) (g1, g2 *Gateway, addr string) {
 	return benchGatewayRoute(t, b, compress)
 }
 
-func benchGatewayRoute(t testing.TB, b *Endpoint, compress bool) (g1, g2 *Gateway, addr string) {
+func benchGatewayRoute(t testing.TB, b *rmnp.Endpoint, compress bool) (g1, g2 *Gateway, addr string) {
 	t.Helper()
 	base := GatewayConfig{RunID: testRun, Secret: testSecret, Compress: compress} // default heartbeat: a loaded -race run can starve a link for 600 ms
 	c2 := base
@@ -37,11 +38,11 @@ func benchGatewayRoute(t testing.TB, b *Endpoint, compress bool) (g1, g2 *Gatewa
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g1.Close() })
-	return g1, g2, GatewayAddr(g1.Addrs()[0], "g2", b.Addrs()[0])
+	return g1, g2, rmnp.GatewayAddr(g1.Addrs()[0], "g2", b.Addrs()[0])
 }
 
 // viaGateways returns endpoints 1 and 2 linked through two gateways.
-func viaGateways(t *testing.T, opts LinkOptions, compress bool) (a, b *Endpoint, g1, g2 *Gateway) {
+func viaGateways(t *testing.T, opts rmnp.LinkOptions, compress bool) (a, b *rmnp.Endpoint, g1, g2 *Gateway) {
 	t.Helper()
 	a = newEndpoint(t, testConfig(t, 1, "tcp"))
 	b = newEndpoint(t, testConfig(t, 2, "tcp"))
@@ -67,20 +68,20 @@ func halo(i, n int) []byte {
 
 func TestGatewaySyncInOrder(t *testing.T) {
 	checkGoroutines(t)
-	a, b, g1, _ := viaGateways(t, LinkOptions{Mode: Sync, Network: "ethernet"}, true)
+	a, b, g1, _ := viaGateways(t, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "ethernet"}, true)
 	ctx := testCtx(t)
 	sizes := []int{0, 1, 100, 5000, 40000} // float64s: up to 320 KB, several chunks
 	go func() {
 		for i := range 60 {
-			_ = a.Send(ctx, 2, halo(i, sizes[i%len(sizes)]), DATA)
+			_ = a.Send(ctx, 2, halo(i, sizes[i%len(sizes)]), rmnp.DATA)
 			if i%3 == 0 {
-				_ = a.Send(ctx, 2, msgOf(i), CTRL)
+				_ = a.Send(ctx, 2, msgOf(i), rmnp.CTRL)
 			}
 		}
 	}()
 	buf := make([]byte, 8*40000)
 	for i := range 60 {
-		n, err := b.Receive(ctx, 1, buf, DATA)
+		n, err := b.Receive(ctx, 1, buf, rmnp.DATA)
 		if err != nil {
 			t.Fatalf("data %d: %v", i, err)
 		}
@@ -88,17 +89,17 @@ func TestGatewaySyncInOrder(t *testing.T) {
 			t.Fatalf("data %d: got %d bytes, want %d (or content differs)", i, n, len(want))
 		}
 		if i%3 == 0 {
-			n, err := b.Receive(ctx, 1, buf, CTRL)
+			n, err := b.Receive(ctx, 1, buf, rmnp.CTRL)
 			if err != nil || !bytes.Equal(buf[:n], msgOf(i)) {
 				t.Fatalf("ctrl %d: %q %v", i, buf[:n], err)
 			}
 		}
 	}
 	// and back
-	if err := b.Send(ctx, 1, []byte("reply"), CTRL); err != nil {
+	if err := b.Send(ctx, 1, []byte("reply"), rmnp.CTRL); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := a.Receive(ctx, 2, buf, CTRL); err != nil || string(buf[:n]) != "reply" {
+	if n, err := a.Receive(ctx, 2, buf, rmnp.CTRL); err != nil || string(buf[:n]) != "reply" {
 		t.Fatalf("reply: %q %v", buf[:n], err)
 	}
 	st := g1.Stats()
@@ -109,19 +110,19 @@ func TestGatewaySyncInOrder(t *testing.T) {
 
 func TestGatewayAsyncLatestValue(t *testing.T) {
 	checkGoroutines(t)
-	a, b, g1, g2 := viaGateways(t, LinkOptions{Mode: Async, Network: "ethernet"}, false)
+	a, b, g1, g2 := viaGateways(t, rmnp.LinkOptions{Mode: rmnp.Async, Network: "ethernet"}, false)
 	ctx := testCtx(t)
 	const sends = 400
 	for i := range sends {
-		if err := a.Send(ctx, 2, halo(i, 20000), DATA); err != nil {
+		if err := a.Send(ctx, 2, halo(i, 20000), rmnp.DATA); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Send(ctx, 2, []byte("after"), CTRL); err != nil {
+	if err := a.Send(ctx, 2, []byte("after"), rmnp.CTRL); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 8*20000)
-	n, err := b.Receive(ctx, 1, buf, CTRL)
+	n, err := b.Receive(ctx, 1, buf, rmnp.CTRL)
 	if err != nil || string(buf[:n]) != "after" {
 		t.Fatalf("ctrl: %q %v", buf[:n], err)
 	}
@@ -129,8 +130,8 @@ func TestGatewayAsyncLatestValue(t *testing.T) {
 	// sequence gap would have closed the link).
 	var last int
 	for {
-		n, err := b.Receive(ctx, 1, buf, DATA|NoWait)
-		if errors.Is(err, ErrNoMessage) {
+		n, err := b.Receive(ctx, 1, buf, rmnp.DATA|rmnp.NoWait)
+		if errors.Is(err, rmnp.ErrNoMessage) {
 			break
 		}
 		if err != nil {
@@ -156,12 +157,12 @@ func TestGatewayRefusesOtherDestinations(t *testing.T) {
 	c := newEndpoint(t, testConfig(t, 3, "tcp"))
 	g1, _, _ := gatewayRoute(t, b, true)
 	ctx := testCtx(t)
-	err := a.Connect(ctx, 3, GatewayAddr(g1.Addrs()[0], "g2", c.Addrs()[0]), LinkOptions{})
-	if !errors.Is(err, ErrUnreachableVia) {
+	err := a.Connect(ctx, 3, rmnp.GatewayAddr(g1.Addrs()[0], "g2", c.Addrs()[0]), rmnp.LinkOptions{})
+	if !errors.Is(err, rmnp.ErrUnreachableVia) {
 		t.Fatalf("connect to a destination outside the run: %v, want ErrUnreachableVia", err)
 	}
-	err = a.Connect(ctx, 2, GatewayAddr(g1.Addrs()[0], "nosuch", b.Addrs()[0]), LinkOptions{})
-	if !errors.Is(err, ErrUnreachableVia) {
+	err = a.Connect(ctx, 2, rmnp.GatewayAddr(g1.Addrs()[0], "nosuch", b.Addrs()[0]), rmnp.LinkOptions{})
+	if !errors.Is(err, rmnp.ErrUnreachableVia) {
 		t.Fatalf("connect via an unknown gateway: %v, want ErrUnreachableVia", err)
 	}
 }
@@ -187,14 +188,14 @@ func TestGatewayWrongSecret(t *testing.T) {
 
 func TestGatewayDeathDownsLinks(t *testing.T) {
 	checkGoroutines(t)
-	a, b, g1, _ := viaGateways(t, LinkOptions{Mode: Sync, Network: "ethernet"}, true)
+	a, b, g1, _ := viaGateways(t, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "ethernet"}, true)
 	g1.Close()
 	ctx := testCtx(t)
 	buf := make([]byte, 64)
-	if _, err := b.Receive(ctx, 1, buf, CTRL); !errors.Is(err, ErrPeerDown) && !errors.Is(err, ErrPeerClosed) {
+	if _, err := b.Receive(ctx, 1, buf, rmnp.CTRL); !errors.Is(err, rmnp.ErrPeerDown) && !errors.Is(err, rmnp.ErrPeerClosed) {
 		t.Fatalf("b after the gateway died: %v", err)
 	}
-	if _, err := a.Receive(ctx, 2, buf, CTRL); !errors.Is(err, ErrPeerDown) && !errors.Is(err, ErrPeerClosed) {
+	if _, err := a.Receive(ctx, 2, buf, rmnp.CTRL); !errors.Is(err, rmnp.ErrPeerDown) && !errors.Is(err, rmnp.ErrPeerClosed) {
 		t.Fatalf("a after the gateway died: %v", err)
 	}
 }
@@ -209,16 +210,16 @@ func TestGatewayCtrlFirst(t *testing.T) {
 	m := newMux(g, c1, GatewayPeer{Name: "g2"}, true)
 	x, y := m.newChan(nil, true), m.newChan(nil, true)
 	for range 3 {
-		m.enqueue(x, &relayItem{op: opMsg, iflags: wireDATA, body: make([]byte, 3*dataChunk)})
+		m.enqueue(x, &relayItem{op: opMsg, iflags: rmnp.WireDATA, body: make([]byte, 3*dataChunk)})
 	}
-	m.enqueue(y, &relayItem{op: opMsg, iflags: wireCTRL, body: []byte("token")})
+	m.enqueue(y, &relayItem{op: opMsg, iflags: rmnp.WireCTRL, body: []byte("token")})
 	ch, it := m.pick()
-	if ch != y || it.iflags != wireCTRL {
+	if ch != y || it.iflags != rmnp.WireCTRL {
 		t.Fatalf("picked channel %d op %d flags %x, want the CTRL of channel %d", ch.id, it.op, it.iflags, y.id)
 	}
 	// Async DATA: a newer update replaces a queued one that has not started.
-	m.enqueue(y, &relayItem{op: opMsg, iflags: wireDATA | wireAsync, body: []byte("old")})
-	m.enqueue(y, &relayItem{op: opMsg, iflags: wireDATA | wireAsync, body: []byte("new")})
+	m.enqueue(y, &relayItem{op: opMsg, iflags: rmnp.WireDATA | rmnp.WireAsync, body: []byte("old")})
+	m.enqueue(y, &relayItem{op: opMsg, iflags: rmnp.WireDATA | rmnp.WireAsync, body: []byte("new")})
 	if n := len(y.out); n != 2 || string(y.out[1].body) != "new" || m.c.skipped.Load() != 1 {
 		t.Fatalf("async slot: %d items, last %q, skipped %d", n, y.out[n-1].body, m.c.skipped.Load())
 	}

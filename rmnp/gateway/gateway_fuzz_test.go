@@ -1,8 +1,9 @@
-package rmnp
+package gateway
 
 import (
 	"bytes"
 	"errors"
+	"github.com/gridtui/gridtui/rmnp"
 	"io"
 	"net"
 	"testing"
@@ -26,10 +27,10 @@ func seedRelay() []byte {
 	ch := m.newChan(nil, true)
 	items := []*relayItem{
 		{op: opOpen, body: []byte("tcp://198.18.34.11:4000")},
-		{op: opHandshake, body: make([]byte, helloSize)},
-		{op: opMsg, iflags: wireDATA, body: bytes.Repeat([]byte("halo"), dataChunk/2)},
-		{op: opMsg, iflags: wireCTRL, body: []byte("tok_conv")},
-		{op: opMsg, iflags: wireDATA | wireAsync, body: []byte{1, 2, 3}},
+		{op: opHandshake, body: make([]byte, rmnp.HelloSize)},
+		{op: opMsg, iflags: rmnp.WireDATA, body: bytes.Repeat([]byte("halo"), dataChunk/2)},
+		{op: opMsg, iflags: rmnp.WireCTRL, body: []byte("tok_conv")},
+		{op: opMsg, iflags: rmnp.WireDATA | rmnp.WireAsync, body: []byte{1, 2, 3}},
 		{op: opPing},
 		{op: opClose},
 	}
@@ -43,8 +44,8 @@ func seedRelay() []byte {
 			}
 		}
 	}
-	var ping header
-	ping.encodeV(protoVersion, typePing, 0, 0, 0, 0)
+	var ping rmnp.Header
+	ping.EncodeV(rmnp.ProtoVersion, rmnp.TypePing, 0, 0, 0, 0)
 	return append(c.buf.Bytes(), ping[:]...)
 }
 
@@ -52,7 +53,7 @@ func seedRelay() []byte {
 func decodeRelay(r io.Reader) error {
 	rr := relayReader{src: r, maxFrame: fuzzMaxFrame}
 	for {
-		if _, err := rr.next(); err != nil {
+		if _, err := rr.Next(); err != nil {
 			return err
 		}
 	}
@@ -65,7 +66,7 @@ func TestRelayReaderSeed(t *testing.T) {
 	}
 	bad := bytes.Clone(s)
 	bad[16+4] = opCount // the first relay header's op
-	if err := decodeRelay(bytes.NewReader(bad)); !errors.Is(err, ErrFrame) {
+	if err := decodeRelay(bytes.NewReader(bad)); !errors.Is(err, rmnp.ErrFrame) {
 		t.Fatalf("unknown op: %v", err)
 	}
 }
@@ -90,16 +91,16 @@ func FuzzRelayReader(f *testing.F) {
 // FuzzRouteRequest feeds arbitrary bytes to the gateway's route request
 // decoder; whatever it accepts encodes back to the same bytes.
 func FuzzRouteRequest(f *testing.F) {
-	good, _ := routeRequest{Via: "g2", To: "tcp://198.18.34.11:4000"}.encode()
+	good, _ := rmnp.RouteRequest{Via: "g2", To: "tcp://198.18.34.11:4000"}.Encode()
 	f.Add(good)
 	f.Add(good[:10])
 	f.Add([]byte("RMNP"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := readRouteRequest(bytes.NewReader(b))
+		r, err := rmnp.ReadRouteRequest(bytes.NewReader(b))
 		if err != nil {
 			return
 		}
-		again, err := r.encode()
+		again, err := r.Encode()
 		if err != nil || !bytes.Equal(again, b[:len(again)]) {
 			t.Fatalf("accepted %q, re-encodes to %q (%v)", b, again, err)
 		}

@@ -1,8 +1,9 @@
-package rmnp
+package gateway
 
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/gridtui/gridtui/rmnp"
 	"io"
 
 	"github.com/klauspost/compress/s2"
@@ -54,13 +55,13 @@ type relayReader struct {
 	src      io.Reader
 	maxFrame uint32
 	seq      uint32
-	hdr      header
+	hdr      rmnp.Header
 	buf, z   []byte
 }
 
-// next reads the next frame. A PING or GOAWAY comes back as a relayFrame
+// Next reads the next frame. A PING or GOAWAY comes back as a relayFrame
 // whose op is 0 and iflags the frame type.
-func (rr *relayReader) next() (relayFrame, error) {
+func (rr *relayReader) Next() (relayFrame, error) {
 	h := &rr.hdr
 	if _, err := io.ReadFull(rr.src, h[:]); err != nil {
 		return relayFrame{}, err
@@ -68,10 +69,10 @@ func (rr *relayReader) next() (relayFrame, error) {
 	if err := rr.check(h); err != nil {
 		return relayFrame{}, err
 	}
-	if h.typ() != typeRelay {
-		return relayFrame{relayHeader: relayHeader{iflags: h.typ()}}, nil
+	if h.Typ() != rmnp.TypeRelay {
+		return relayFrame{relayHeader: relayHeader{iflags: h.Typ()}}, nil
 	}
-	n := int(h.length())
+	n := int(h.Length())
 	if cap(rr.z) < n {
 		rr.z = make([]byte, n)
 	}
@@ -84,61 +85,61 @@ func (rr *relayReader) next() (relayFrame, error) {
 	}
 	f := relayFrame{relayHeader: relayHeader{channel: binary.LittleEndian.Uint32(p[0:4]), op: p[4], iflags: p[5], last: p[6] == 1}}
 	if f.op == 0 || f.op >= opCount || p[6] > 1 || p[7] != 0 {
-		return relayFrame{}, fmt.Errorf("%w: relay header op %d last %d reserved %d", ErrFrame, f.op, p[6], p[7])
+		return relayFrame{}, fmt.Errorf("%w: relay header op %d last %d reserved %d", rmnp.ErrFrame, f.op, p[6], p[7])
 	}
 	if !validInner(f.op, f.iflags) {
-		return relayFrame{}, fmt.Errorf("%w: relay op %d with inner flags 0x%02x", ErrFrame, f.op, f.iflags)
+		return relayFrame{}, fmt.Errorf("%w: relay op %d with inner flags 0x%02x", rmnp.ErrFrame, f.op, f.iflags)
 	}
 	body := p[relayHeaderSize:]
-	if h.flags()&wireCompressed == 0 {
+	if h.Flags()&rmnp.WireCompressed == 0 {
 		f.body = body
 		return f, nil
 	}
-	want := int(h.raw()) - relayHeaderSize
+	want := int(h.Raw()) - relayHeaderSize
 	dl, err := s2.DecodedLen(body)
 	if err != nil || dl != want {
-		return relayFrame{}, fmt.Errorf("%w: relay s2 block of %d bytes, header says %d", ErrFrame, dl, want)
+		return relayFrame{}, fmt.Errorf("%w: relay s2 block of %d bytes, header says %d", rmnp.ErrFrame, dl, want)
 	}
 	if cap(rr.buf) < want {
 		rr.buf = make([]byte, want)
 	}
 	out, err := s2.Decode(rr.buf[:want], body)
 	if err != nil || len(out) != want {
-		return relayFrame{}, fmt.Errorf("%w: relay s2: %v", ErrFrame, err)
+		return relayFrame{}, fmt.Errorf("%w: relay s2: %v", rmnp.ErrFrame, err)
 	}
 	f.body = out
 	return f, nil
 }
 
 // check validates a gateway link's frame header (spec.md §8.3).
-func (rr *relayReader) check(h *header) error {
+func (rr *relayReader) check(h *rmnp.Header) error {
 	switch {
-	case h.version() != protoVersion:
-		return fmt.Errorf("%w: gateway frame of version %d", ErrVersion, h.version())
-	case h.typ() != typeRelay && h.typ() != typePing && h.typ() != typeGoAway:
-		return fmt.Errorf("%w: gateway link: frame type %d", ErrFrame, h.typ())
-	case h.pad() != 0:
-		return fmt.Errorf("%w: gateway link: pad %d", ErrFrame, h.pad())
+	case h.Version() != rmnp.ProtoVersion:
+		return fmt.Errorf("%w: gateway frame of version %d", rmnp.ErrVersion, h.Version())
+	case h.Typ() != rmnp.TypeRelay && h.Typ() != rmnp.TypePing && h.Typ() != rmnp.TypeGoAway:
+		return fmt.Errorf("%w: gateway link: frame type %d", rmnp.ErrFrame, h.Typ())
+	case h.Pad() != 0:
+		return fmt.Errorf("%w: gateway link: pad %d", rmnp.ErrFrame, h.Pad())
 	}
-	if h.typ() != typeRelay {
-		if h.flags() != 0 || h.length() != 0 || h.raw() != 0 || h.seq() != 0 {
-			return fmt.Errorf("%w: control frame with fields set (%v)", ErrFrame, h)
+	if h.Typ() != rmnp.TypeRelay {
+		if h.Flags() != 0 || h.Length() != 0 || h.Raw() != 0 || h.Seq() != 0 {
+			return fmt.Errorf("%w: control frame with fields set (%v)", rmnp.ErrFrame, h)
 		}
 		return nil
 	}
 	switch {
-	case h.flags()&^wireCompressed != 0:
-		return fmt.Errorf("%w: relay flags 0x%02x", ErrFrame, h.flags())
-	case h.length() < relayHeaderSize || h.raw() < relayHeaderSize:
-		return fmt.Errorf("%w: relay frame shorter than its relay header (%v)", ErrFrame, h)
-	case h.length() > rr.maxFrame || h.raw() > rr.maxFrame:
-		return fmt.Errorf("%w: oversize (%v, max %d)", ErrFrame, h, rr.maxFrame)
-	case h.flags()&wireCompressed == 0 && h.raw() != h.length():
-		return fmt.Errorf("%w: raw %d != length %d without compression", ErrFrame, h.raw(), h.length())
-	case h.seq() != rr.seq+1:
-		return fmt.Errorf("%w: relay seq %d after %d", ErrFrame, h.seq(), rr.seq)
+	case h.Flags()&^rmnp.WireCompressed != 0:
+		return fmt.Errorf("%w: relay flags 0x%02x", rmnp.ErrFrame, h.Flags())
+	case h.Length() < relayHeaderSize || h.Raw() < relayHeaderSize:
+		return fmt.Errorf("%w: relay frame shorter than its relay header (%v)", rmnp.ErrFrame, h)
+	case h.Length() > rr.maxFrame || h.Raw() > rr.maxFrame:
+		return fmt.Errorf("%w: oversize (%v, max %d)", rmnp.ErrFrame, h, rr.maxFrame)
+	case h.Flags()&rmnp.WireCompressed == 0 && h.Raw() != h.Length():
+		return fmt.Errorf("%w: raw %d != length %d without compression", rmnp.ErrFrame, h.Raw(), h.Length())
+	case h.Seq() != rr.seq+1:
+		return fmt.Errorf("%w: relay seq %d after %d", rmnp.ErrFrame, h.Seq(), rr.seq)
 	}
-	rr.seq = h.seq()
+	rr.seq = h.Seq()
 	return nil
 }
 
@@ -149,10 +150,10 @@ func validInner(op, f uint8) bool {
 	if op != opMsg {
 		return f == 0
 	}
-	switch f &^ wireAsync {
-	case wireCTRL:
-		return f&wireAsync == 0
-	case wireDATA:
+	switch f &^ rmnp.WireAsync {
+	case rmnp.WireCTRL:
+		return f&rmnp.WireAsync == 0
+	case rmnp.WireDATA:
 		return true
 	}
 	return false

@@ -1,8 +1,9 @@
-package rmnp
+package gateway
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/gridtui/gridtui/rmnp"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -32,8 +33,8 @@ type relayItem struct {
 	started    bool
 }
 
-func (it *relayItem) isData() bool  { return it.op == opMsg && it.iflags&wireDATA != 0 }
-func (it *relayItem) isAsync() bool { return it.isData() && it.iflags&wireAsync != 0 }
+func (it *relayItem) isData() bool  { return it.op == opMsg && it.iflags&rmnp.WireDATA != 0 }
+func (it *relayItem) isAsync() bool { return it.isData() && it.iflags&rmnp.WireAsync != 0 }
 
 // gwMux is one gateway link: the channels it carries, its writer's queues
 // and counters.
@@ -73,7 +74,7 @@ type gwCounters struct {
 func newMux(g *Gateway, c net.Conn, p GatewayPeer, dialed bool) *gwMux {
 	m := &gwMux{g: g, conn: c, peer: p, dialed: dialed, chans: map[uint32]*gwChan{},
 		wake: make(chan struct{}, 1), closed: make(chan struct{}),
-		wbuf: make([]byte, headerSize+relayHeaderSize+ctrlChunk)}
+		wbuf: make([]byte, rmnp.HeaderSize+relayHeaderSize+ctrlChunk)}
 	m.nextID = 2
 	if dialed {
 		m.nextID = 1 // the dialer's channels are odd, the acceptor's even
@@ -201,7 +202,7 @@ func (m *gwMux) enqueue(ch *gwChan, it *relayItem) {
 		ch.inReady = true
 		m.ready = append(m.ready, ch)
 	}
-	signal(m.wake)
+	rmnp.Signal(m.wake)
 }
 
 // pick chooses the next item to write a chunk of, under m.mu: the first
@@ -238,7 +239,7 @@ func (m *gwMux) chunkDone(ch *gwChan, it *relayItem, n int) {
 		return
 	}
 	ch.out = ch.out[1:]
-	signal(ch.space)
+	rmnp.Signal(ch.space)
 	if len(ch.out) == 0 {
 		ch.inReady = false
 		for i, c := range m.ready {
@@ -262,13 +263,13 @@ func (m *gwMux) writeLoop() {
 		case <-m.wake:
 		case <-t.C:
 			if time.Since(last) >= hb {
-				var h header
-				h.encodeV(protoVersion, typePing, 0, 0, 0, 0)
+				var h rmnp.Header
+				h.EncodeV(rmnp.ProtoVersion, rmnp.TypePing, 0, 0, 0, 0)
 				if _, err := m.conn.Write(h[:]); err != nil {
 					m.fail(fmt.Errorf("gateway link to %s: %w", m.peer.Name, err))
 					return
 				}
-				m.c.bytesOut.Add(headerSize)
+				m.c.bytesOut.Add(rmnp.HeaderSize)
 				last = time.Now()
 			}
 			continue
@@ -310,17 +311,17 @@ func (m *gwMux) writeChunk(ch *gwChan, it *relayItem) (int, error) {
 			m.zbuf = make([]byte, need)
 		}
 		if z := s2.Encode(m.zbuf[:cap(m.zbuf)], chunk); len(z) < len(chunk) {
-			wire, flags = z, wireCompressed
+			wire, flags = z, rmnp.WireCompressed
 		}
 	}
 	m.wseq++
-	var h header
-	h.encodeV(protoVersion, typeRelay, flags, uint32(relayHeaderSize+len(wire)), uint32(relayHeaderSize+len(chunk)), m.wseq)
-	b := m.wbuf[:headerSize+relayHeaderSize]
+	var h rmnp.Header
+	h.EncodeV(rmnp.ProtoVersion, rmnp.TypeRelay, flags, uint32(relayHeaderSize+len(wire)), uint32(relayHeaderSize+len(chunk)), m.wseq)
+	b := m.wbuf[:rmnp.HeaderSize+relayHeaderSize]
 	copy(b, h[:])
-	rh.put(b[headerSize:])
+	rh.put(b[rmnp.HeaderSize:])
 	total := len(b) + len(wire)
-	if len(wire) <= smallWrite {
+	if len(wire) <= rmnp.SmallWrite {
 		b = append(b, wire...)
 		if _, err := m.conn.Write(b); err != nil {
 			return 0, err
@@ -349,15 +350,15 @@ func (m *gwMux) readLoop() {
 	dead := 3 * m.g.cfg.HeartbeatInterval
 	for {
 		_ = m.conn.SetReadDeadline(time.Now().Add(dead))
-		f, err := rr.next()
+		f, err := rr.Next()
 		if err != nil {
 			m.fail(fmt.Errorf("gateway link to %s: %w", m.peer.Name, err))
 			return
 		}
-		m.c.bytesIn.Add(rr.hdr.size())
+		m.c.bytesIn.Add(rr.hdr.Size())
 		if f.op == 0 {
-			if f.iflags == typeGoAway {
-				m.fail(fmt.Errorf("gateway link to %s: %w", m.peer.Name, ErrPeerClosed))
+			if f.iflags == rmnp.TypeGoAway {
+				m.fail(fmt.Errorf("gateway link to %s: %w", m.peer.Name, rmnp.ErrPeerClosed))
 				return
 			}
 			continue
@@ -373,7 +374,7 @@ func (m *gwMux) readLoop() {
 func (m *gwMux) dispatch(f relayFrame) error {
 	if f.op == opOpen {
 		if (f.channel%2 == 1) == m.dialed {
-			return fmt.Errorf("%w: OPEN of channel %d from the wrong side", ErrFrame, f.channel)
+			return fmt.Errorf("%w: OPEN of channel %d from the wrong side", rmnp.ErrFrame, f.channel)
 		}
 		go m.g.openFromPeer(m, f.channel, string(f.body))
 		return nil
@@ -387,7 +388,7 @@ func (m *gwMux) dispatch(f relayFrame) error {
 	switch f.op {
 	case opOpened:
 		if len(f.body) != 1 {
-			return fmt.Errorf("%w: OPENED body of %d bytes", ErrFrame, len(f.body))
+			return fmt.Errorf("%w: OPENED body of %d bytes", rmnp.ErrFrame, len(f.body))
 		}
 		select {
 		case ch.opened <- f.body[0]:

@@ -1,7 +1,8 @@
-package rmnp
+package gateway
 
 import (
 	"context"
+	"github.com/gridtui/gridtui/rmnp"
 	"testing"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkGatewayExchange(b *testing.B) {
 				_, _, addr = benchGatewayRoute(b, e, c.compress)
 			}
 			ctx := context.Background()
-			if err := a.Connect(ctx, 2, addr, LinkOptions{Mode: Sync, Network: "ethernet"}); err != nil {
+			if err := a.Connect(ctx, 2, addr, rmnp.LinkOptions{Mode: rmnp.Sync, Network: "ethernet"}); err != nil {
 				b.Fatal(err)
 			}
 			if err := e.WaitPeer(ctx, 1); err != nil {
@@ -34,11 +35,11 @@ func BenchmarkGatewayExchange(b *testing.B) {
 			done := make(chan error, 1)
 			go func() {
 				for range b.N {
-					if _, err := e.Receive(ctx, 1, buf, DATA); err != nil {
+					if _, err := e.Receive(ctx, 1, buf, rmnp.DATA); err != nil {
 						done <- err
 						return
 					}
-					if err := e.Send(ctx, 1, msg, DATA); err != nil {
+					if err := e.Send(ctx, 1, msg, rmnp.DATA); err != nil {
 						done <- err
 						return
 					}
@@ -49,10 +50,10 @@ func BenchmarkGatewayExchange(b *testing.B) {
 			b.ResetTimer()
 			rb := make([]byte, len(msg))
 			for range b.N {
-				if err := a.Send(ctx, 2, msg, DATA); err != nil {
+				if err := a.Send(ctx, 2, msg, rmnp.DATA); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := a.Receive(ctx, 2, rb, DATA); err != nil {
+				if _, err := a.Receive(ctx, 2, rb, rmnp.DATA); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -86,6 +86,49 @@ const (
 // results store, in sweeps/.
 func LogPath(dir, id string) string { return filepath.Join(dir, "sweeps", id+".jsonl") }
 
+// runningPath is the file that lists the instances running now, beside the
+// job log: after a crash of the console it says which instances were
+// running, so that --resume can tell them from those never started.
+func runningPath(logPath string) string {
+	return strings.TrimSuffix(logPath, ".jsonl") + ".running.json"
+}
+
+// saveRunning replaces the running file atomically (a crash leaves the old
+// or the new one whole).
+func saveRunning(logPath string, rs []RunningInstance) error {
+	path := runningPath(logPath)
+	b, err := json.Marshal(rs)
+	if err != nil {
+		return fmt.Errorf("sweep: %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("sweep: %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("sweep: %s: %w", path, err)
+	}
+	return nil
+}
+
+// readRunning is what the running file of a job log lists, by instance;
+// none when it is missing or damaged (the reason given is then vaguer).
+func readRunning(logPath string) map[int]RunningInstance {
+	b, err := os.ReadFile(runningPath(logPath))
+	if err != nil {
+		return nil
+	}
+	var rs []RunningInstance
+	if json.Unmarshal(b, &rs) != nil {
+		return nil
+	}
+	m := make(map[int]RunningInstance, len(rs))
+	for _, r := range rs {
+		m[r.Instance] = r
+	}
+	return m
+}
+
 // jobLog appends lines to a job log, one write per line, synced, so that a
 // crash loses at most the line being written.
 type jobLog struct {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -139,6 +141,7 @@ func Resume(ctx context.Context, id string, run RunFunc, opt Options) (*Summary,
 	s.log = log
 	prev = s.prev
 	last := lastAttempts(prev.Attempts)
+	running := readRunning(prev.Path)
 	s.reruns = []Rerun{}
 	for _, in := range s.all {
 		a, ok := last[in.point.Index]
@@ -148,6 +151,10 @@ func Resume(ctx context.Context, id string, run RunFunc, opt Options) (*Summary,
 		}
 		in.attempts = attemptsOf(prev.Attempts, in.point.Index)
 		in.why = whyRerun(a, ok)
+		if r, was := running[in.point.Index]; was && r.Attempt > a.Attempt {
+			in.why = fmt.Sprintf("resumed: attempt %d started %s on %s and has no outcome: the console ended while it ran",
+				r.Attempt, r.Started.UTC().Format(time.RFC3339), strings.Join(r.Hosts, ","))
+		}
 		s.reruns = append(s.reruns, Rerun{Instance: in.point.Index, Params: in.point.Key(), Why: in.why})
 		s.queue = append(s.queue, in)
 	}
@@ -180,11 +187,14 @@ func resumeScheduler(id string, run RunFunc, opt Options) (*scheduler, error) {
 	return s, nil
 }
 
-// whyRerun is the reason an instance runs again on --resume.
+// whyRerun is the reason an instance runs again on --resume, from its last
+// attempt in the job log (ok: it has one).
 func whyRerun(a Attempt, ok bool) string {
 	switch {
 	case !ok:
-		return "resumed: no attempt in the job log (not started before the interruption, or the console ended while it ran)"
+		// An attempt that had started has a line (cancelled, at least) or
+		// is in the running file: this one had not.
+		return "resumed: never started before the sweep was interrupted"
 	case a.Outcome == OutcomeCancelled:
 		return fmt.Sprintf("resumed: attempt %d was cancelled by the interruption", a.Attempt)
 	case a.Error != nil:
@@ -219,6 +229,7 @@ func attemptsOf(as []Attempt, instance int) int {
 func (s *scheduler) finish(ctx context.Context, prev *Log) (*Summary, error) {
 	start := s.opt.now()
 	runErr := s.loop(ctx)
+	os.Remove(runningPath(s.log.path)) // nothing runs now
 	if err := s.log.close(); err != nil && runErr == nil {
 		runErr = err
 	}

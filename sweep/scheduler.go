@@ -186,6 +186,7 @@ func (s *scheduler) launch(ctx context.Context, in *instance, hosts []string, en
 	spec.Nodes, spec.Groups = jobs.NodeSelection{Hosts: hosts}, nil
 	started := s.opt.now()
 	s.running[in.point.Index] = RunningInstance{Instance: in.point.Index, Params: in.point.Key(), Hosts: hosts, Attempt: in.attempts, Started: started}
+	s.saveRunning()
 	go func() {
 		res := s.run(ctx, spec)
 		endc <- ended{in: in, hosts: hosts, started: started, res: res}
@@ -200,6 +201,7 @@ func (s *scheduler) ended(ctx context.Context, e ended) error {
 	}
 	delete(s.running, e.in.point.Index)
 	a, err := s.record(e)
+	s.saveRunning()
 	cancelled := a.Outcome == OutcomeCancelled
 	retry := !cancelled && a.Outcome != OutcomeOK && ctx.Err() == nil && e.in.attempts < 1+s.opt.Retries+s.resumedAttempts(e.in)
 	switch {
@@ -269,4 +271,14 @@ func (s *scheduler) record(e ended) (Attempt, error) {
 		s.opt.OnAttempt(a)
 	}
 	return a, err
+}
+
+// saveRunning writes the running instances beside the job log; it fails
+// quietly (the file only sharpens the reasons --resume gives).
+func (s *scheduler) saveRunning() {
+	rs := make([]RunningInstance, 0, len(s.running))
+	for _, r := range s.running {
+		rs = append(rs, r)
+	}
+	_ = saveRunning(s.log.path, rs)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -310,5 +311,64 @@ func TestResumeBusy(t *testing.T) {
 	sum, err := Resume(context.Background(), ids[0], slow, Options{Hosts: localRefs(), Source: "embedded", Dir: dir})
 	if err != nil || sum.Ran != 0 || sum.Skipped != 2 {
 		t.Errorf("resume of a finished sweep: %v, %+v", err, sum)
+	}
+}
+
+// TestResumeAfterCrash: an instance the running file lists with no outcome
+// in the job log (the console died while it ran) is rerun with that
+// reason, and one never started with its own.
+func TestResumeAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	spec := poissonSweep(t, jobs.SweepAxis{Name: "n", Values: []string{"8", "9", "10"}})
+	var running []byte
+	release := make(chan struct{})
+	run := func(ctx context.Context, s jobs.Spec) Result {
+		if s.Params["n"] == "9" {
+			<-release
+		}
+		return Result{Outcome: "ok"}
+	}
+	var logPath string
+	opt := Options{Hosts: localRefs(), Source: "embedded", Dir: dir, MaxParallel: 2,
+		OnAttempt: func(a Attempt) {
+			if a.Instance == 0 {
+				ids, _ := ListSweeps(dir)
+				logPath = LogPath(dir, ids[0])
+				running, _ = os.ReadFile(runningPath(logPath)) // instance 1 runs
+				close(release)
+			}
+		}}
+	sum, err := Start(context.Background(), spec, run, opt)
+	if err != nil || sum.OK != 3 {
+		t.Fatalf("%v, %+v", err, sum)
+	}
+	// The console "died" after instance 0 ended: the log lacks 1 and 2.
+	data, _ := os.ReadFile(logPath)
+	lines := strings.SplitAfter(string(data), "\n")
+	var kept []string
+	for _, l := range lines {
+		if !strings.Contains(l, `"instance":1,`) && !strings.Contains(l, `"instance":2,`) {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(logPath, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runningPath(logPath), running, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt.OnAttempt = nil
+	sum, err = Resume(context.Background(), sum.ID, func(context.Context, jobs.Spec) Result { return Result{Outcome: "ok"} }, opt)
+	if err != nil || len(sum.Reruns) != 2 {
+		t.Fatalf("%v, %+v", err, sum)
+	}
+	if w := sum.Reruns[0].Why; !strings.Contains(w, "attempt 1 started") || !strings.HasSuffix(w, "the console ended while it ran") {
+		t.Errorf("instance 1: %q", w)
+	}
+	if w := sum.Reruns[1].Why; w != "resumed: never started before the sweep was interrupted" {
+		t.Errorf("instance 2: %q", w)
+	}
+	if _, err := os.Stat(runningPath(logPath)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the running file stays after the sweep ended: %v", err)
 	}
 }

@@ -38,7 +38,6 @@ func registerCompletions(root *cobra.Command, g *globalFlags) {
 			})
 			c.RegisterFlagCompletionFunc("scheme", fixed("sync\tsynchronous iterations", "async\tasynchronous iterations", "hybrid\tsync inside a cluster, async across"))
 			c.RegisterFlagCompletionFunc("detector", fixed("tokens\tconvergence tokens (sync)", "activity\tthe activity graph (async, hybrid)", "switch\tAIAC's timed switch to sync"))
-			registerSweepCompletions(c)
 		case "deploy":
 			c.ValidArgsFunction = func(_ *cobra.Command, args []string, in string) ([]string, cobra.ShellCompDirective) {
 				var out []string

@@ -42,6 +42,7 @@ func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
 	fl.StringVar(&f.resume, "resume", "", "resume a sweep by its id: run its missing and failed instances")
 	fl.StringVar(&f.format, "format", "table", "a sweep's results table: table, csv or json")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print a sweep's instances (the table of what would run) and run nothing")
+	registerSweepCompletions(cmd)
 }
 
 // limit is --max-instances, or the default when unset.

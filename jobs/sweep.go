@@ -139,7 +139,7 @@ func (s *Spec) set(name, v string) error {
 	var err error
 	switch {
 	case name == "scheme":
-		s.Scheme, s.Detector = Scheme(v), ""
+		s.Scheme = Scheme(v)
 		s.Detector = DefaultDetector(s.Scheme)
 	case name == "detector":
 		s.Detector = Detector(v)
@@ -152,11 +152,11 @@ func (s *Spec) set(name, v string) error {
 		s.Nodes.Any, s.Groups = k, nil
 	case name == "cores":
 		s.Cores, err = strconv.Atoi(v)
-	case s.App == "obstacle" && name == "n":
-		s.Obstacle.N, err = strconv.Atoi(v)
-	case s.App == "obstacle" && name == "eps":
-		s.Obstacle.Eps, err = strconv.ParseFloat(v, 64)
 	default:
+		var done bool
+		if done, err = s.obstacleParam(name, v); done {
+			break
+		}
 		if s.Params == nil {
 			s.Params = map[string]string{}
 		}

@@ -252,13 +252,6 @@ func engineRunner(inv *deploy.Inventory, noRecord bool) sweep.RunFunc {
 	}
 }
 
-// checksOK is runJob's test of a finished run's checks.
-func checksOK(rep *engine.Report) bool {
-	if rep.Spec.App == "obstacle" {
-		return rep.Complementarity.OK
-	}
-	return rep.FiguresOK
-}
 
 // writeSweepSummary prints why instances ran again, the results table and
 // a last line: the sweep's id, its counts and where its job log is.

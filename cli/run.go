@@ -240,53 +240,12 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 	return nil
 }
 
-// parseNodes reads --nodes: a count, or names of sites, clusters and hosts,
-// node sets allowed ("alpha-[1-4],beta").
+// parseNodes reads --nodes (jobs.ParseNodes): a count, or names of sites,
+// clusters and hosts of inv, hosts possibly as a node set.
 func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
-	var sel jobs.NodeSelection
-	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-		if k < 1 {
-			return sel, usageErrorf("gridtui run: --nodes %d: want at least 1", k)
-		}
-		sel.Any = k
-		return sel, nil
-	}
-	var sites, clusters, hosts []string
-	for _, st := range inv.Sites {
-		sites = append(sites, st.Name)
-		for _, c := range st.Clusters {
-			clusters = append(clusters, c.Name)
-		}
-	}
-	for _, h := range inv.Hosts() {
-		hosts = append(hosts, h.Name)
-	}
-	toks := strings.Split(s, ",")
-	if strings.Contains(s, "[") {
-		set, err := deploy.ExpandNodeSet(s)
-		if err != nil {
-			return sel, fmt.Errorf("gridtui run: --nodes: %w", err)
-		}
-		toks = set
-	}
-	seen := map[string]bool{}
-	for _, tok := range toks {
-		tok = strings.TrimSpace(tok)
-		if seen[tok] && tok != "" {
-			return sel, usageErrorf("gridtui run: --nodes: %s is listed twice", tok)
-		}
-		seen[tok] = true
-		switch {
-		case tok == "":
-		case slices.Contains(hosts, tok):
-			sel.Hosts = append(sel.Hosts, tok)
-		case slices.Contains(clusters, tok):
-			sel.Clusters = append(sel.Clusters, tok)
-		case slices.Contains(sites, tok):
-			sel.Sites = append(sel.Sites, tok)
-		default:
-			return sel, usageErrorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
-		}
+	sel, err := jobs.ParseNodes(s, grid.Refs(inv), inv.Source, deploy.ExpandNodeSet)
+	if err != nil {
+		return sel, usageError(fmt.Errorf("gridtui run: --nodes: %w", err))
 	}
 	return sel, nil
 }

@@ -350,7 +350,7 @@ func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		case v.selErr != "":
 			v.status += ": [nodes] selects no host: " + v.selErr
 		case len(v.unknown) == 0:
-			v.status += fmt.Sprintf(": %s → %s", selectionRule(msg.Spec.Nodes), count(len(v.chosen()), "node", "nodes"))
+			v.status += fmt.Sprintf(": %s → %s", msg.Spec.Nodes.Describe(), count(len(v.chosen()), "node", "nodes"))
 		}
 	case SpecSavedMsg:
 		v.status = "saved " + msg.Path

@@ -106,7 +106,7 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
 	}
-	if rep.Outcome != "ok" || (rep.Checked && !rep.Complementarity.OK && spec.App == "obstacle") || (rep.Checked && spec.App != "obstacle" && !rep.FiguresOK) {
+	if rep.Outcome != "ok" || (rep.Checked && !rep.FiguresOK) {
 		return &exitError{code: 1, err: fmt.Errorf("gridtui run: outcome %s", rep.Outcome)}
 	}
 	return nil
@@ -187,7 +187,8 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 }
 
 // applyParams sets the job's application parameters from --param
-// name=value; the obstacle problem keeps n and eps in its own section.
+// name=value (checked against the application's declarations by
+// jobs.Spec.Application).
 func applyParams(spec *jobs.Spec, kvs []string) error {
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
@@ -195,25 +196,10 @@ func applyParams(spec *jobs.Spec, kvs []string) error {
 		if !ok || k == "" {
 			return fmt.Errorf("gridtui run: --param %q: want name=value", kv)
 		}
-		if spec.App != "obstacle" {
-			if spec.Params == nil {
-				spec.Params = map[string]string{}
-			}
-			spec.Params[k] = v
-			continue
+		if spec.Params == nil {
+			spec.Params = map[string]string{}
 		}
-		var err error
-		switch k {
-		case "n":
-			spec.Obstacle.N, err = strconv.Atoi(v)
-		case "eps":
-			spec.Obstacle.Eps, err = strconv.ParseFloat(v, 64)
-		default:
-			return fmt.Errorf("gridtui run: --param %s: the obstacle problem has parameters n and eps", k)
-		}
-		if err != nil {
-			return fmt.Errorf("gridtui run: --param %s=%s: not a number", k, v)
-		}
+		spec.Params[k] = v
 	}
 	return nil
 }
@@ -245,7 +231,7 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	sel, err := jobs.ParseNodes(s, grid.Refs(inv), inv.Source, deploy.ExpandNodeSet)
 	if err != nil {
-		return sel, usageError(fmt.Errorf("gridtui run: --nodes: %w", err))
+		return sel, usageErrorf("gridtui run: --%s", strings.TrimPrefix(err.Error(), "jobs: "))
 	}
 	return sel, nil
 }

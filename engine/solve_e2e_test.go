@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -31,7 +32,7 @@ func TestSchemesThroughWorkerProcesses(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			p := jobs.Obstacle{N: tc.n, Eps: tc.eps}
-			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: tc.n, Eps: tc.eps}, Scheme: tc.scheme,
+			spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": strconv.Itoa(tc.n), "eps": strconv.FormatFloat(tc.eps, 'g', -1, 64)}, Scheme: tc.scheme,
 				Detector: tc.detector, Nodes: jobs.NodeSelection{Any: tc.nodes}, Cores: 1}
 			rep := runJob(t, inv, spec, RunOptions{})
 			if len(rep.Nodes) != tc.nodes || len(rep.Solution) != tc.n*tc.n*tc.n {

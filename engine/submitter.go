@@ -25,7 +25,6 @@ var ErrRunFailed = errors.New("engine: run failed")
 // submission is one run as the submitter follows it.
 type submission struct {
 	spec    jobs.Spec
-	problem jobs.Obstacle
 	plan    *Plan
 	opt     RunOptions
 	logf    func(node, format string, args ...any)
@@ -64,7 +63,6 @@ type submission struct {
 
 func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
-		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
 		live: newHostLiveness(childLimits), coords: map[rmnp.PeerID]string{},
 		via: map[string]rmnp.PeerID{}, starting: map[rmnp.PeerID]int{}}
@@ -105,17 +103,11 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 func (s *submission) tasks() ([]workerTask, error) {
 	p := s.plan
 	out := make([]workerTask, len(p.Ranks))
-	var params map[string]string
-	if s.spec.App != obstacleApp {
-		params = p.Values.Encode()
-	}
+	params := p.Values.Encode()
 	for r, name := range p.Ranks {
-		out[r] = workerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
+		out[r] = workerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r),
 			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter,
 			App: s.spec.App, Params: params}
-		if p.Ranges != nil {
-			out[r].Range = p.Ranges[r]
-		}
 	}
 	byRank := make([]map[int]*neighbourTask, len(p.Ranks))
 	for r := range byRank {

@@ -45,12 +45,12 @@ func TestWorkerReuse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for i, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Hybrid} {
-		spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 20, Eps: 1e-8}, Scheme: scheme, Cores: 1}
+		spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "20", "eps": "1e-8"}, Scheme: scheme, Cores: 1}
 		rep, err := Run(ctx, spec, RunOptions{Inventory: deploy.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true})
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
-		if rep.Outcome != "ok" || len(rep.Nodes) != 3 || rep.Residual >= 10*spec.Obstacle.Eps {
+		if rep.Outcome != "ok" || len(rep.Nodes) != 3 || rep.Residual >= 10*specEps(spec) {
 			t.Fatalf("run %d: outcome %s, %d nodes, residual %g", i, rep.Outcome, len(rep.Nodes), rep.Residual)
 		}
 	}

@@ -29,7 +29,7 @@ func ParseNodes(s string, inv []NodeRef, source string, expand func(string) ([]s
 	var sel NodeSelection
 	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 		if k < 1 {
-			return sel, fmt.Errorf("%w: %d: want at least 1", ErrBadNodes, k)
+			return sel, fmt.Errorf("%w %d: want at least 1", ErrBadNodes, k)
 		}
 		sel.Any = k
 		return sel, nil

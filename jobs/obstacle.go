@@ -19,22 +19,6 @@ type Range = gridapp.Range
 // Slab is one node's share of the obstacle problem (obstacle.Slab).
 type Slab = obstacle.Slab
 
-// Complementarity is the outcome of the obstacle problem's optimality check
-// (obstacle.Complementarity) as the results store records it.
-type Complementarity struct {
-	MinUMinusPhi float64 // min(u − φ); ≥ −Tol·h²/6 required
-	MinAuMinusF  float64 // min(Au − f); ≥ −Tol required
-	MaxProduct   float64 // max|(Au − f)(u − φ)|; ≤ Tol required
-	Tol          float64 // the tolerance the check used, in units of Au − f
-	OK           bool    // all three conditions hold
-}
-
-// CheckComplementarity evaluates the optimality conditions of u
-// (obstacle.CheckComplementarity).
-func CheckComplementarity(p Obstacle, u []float64, tol float64) Complementarity {
-	return Complementarity(obstacle.CheckComplementarity(p, u, tol))
-}
-
 // Constants of the obstacle problem.
 const (
 	DefaultEps   = obstacle.DefaultEps
@@ -51,14 +35,13 @@ var (
 
 // Functions of the obstacle problem, under their former names.
 var (
-	Split              = gridapp.Split
-	NewSlab            = obstacle.NewSlab
-	SlabBytes          = obstacle.SlabBytes
-	Assemble           = obstacle.Assemble
-	SerialSolve        = obstacle.SerialSolve
-	SerialSweep        = obstacle.SerialSweep
-	Residual           = obstacle.Residual
-	Phi                = obstacle.Phi
-	InitialGuess       = obstacle.InitialGuess
-	ComplementarityTol = obstacle.ComplementarityTol
+	Split        = gridapp.Split
+	NewSlab      = obstacle.NewSlab
+	SlabBytes    = obstacle.SlabBytes
+	Assemble     = obstacle.Assemble
+	SerialSolve  = obstacle.SerialSolve
+	SerialSweep  = obstacle.SerialSweep
+	Residual     = obstacle.Residual
+	Phi          = obstacle.Phi
+	InitialGuess = obstacle.InitialGuess
 )

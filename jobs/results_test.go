@@ -260,3 +260,40 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestLoadOlderRecords: records written before the application's checks
+// (CheckRecord) still load: an obstacle run's complementarity becomes its
+// three checks, a poisson run's meaningless zero complementarity (every
+// application's record carried one) is no check at all, and the two
+// obstacle records, old (n and ε only) and new (its parameters), are one
+// problem.
+func TestLoadOlderRecords(t *testing.T) {
+	old := `{"v":1,"id":"o","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"sync","nodes":1,"cores":1,"grid":"alpha"},"wall_seconds":1,"outcome":"ok","true_residual":9e-9,"complementarity":{"min_u_minus_phi":0,"min_au_minus_f":-1e-7,"max_product":2e-6,"tol":0.01,"ok":true}}
+{"v":1,"id":"p","job":{"app":"poisson","n":16,"eps":1e-8,"scheme":"sync","nodes":1,"cores":1,"grid":"alpha","params":{"n":"16","eps":"1e-08","blocks":"auto"}},"wall_seconds":1,"outcome":"ok","true_residual":9e-9,"complementarity":{"min_u_minus_phi":0,"min_au_minus_f":0,"max_product":0,"tol":0,"ok":false}}
+{"v":1,"id":"n","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"sync","nodes":1,"cores":1,"grid":"alpha","params":{"n":"48","eps":"1e-08"}},"wall_seconds":1,"outcome":"ok","true_residual":9e-9,"checks":[{"name":"c","value":1,"ok":true}]}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Load(dir)
+	if err != nil || len(res.Records) != 3 || res.Err() != nil {
+		t.Fatalf("Load: %v, %d records, %v", err, len(res.Records), res.Err())
+	}
+	o, p, n := res.Records[0], res.Records[1], res.Records[2]
+	if cs := o.AppChecks(); len(cs) != 3 || !o.ChecksOK() || !strings.Contains(cs[2].Name, "complementarity") {
+		t.Errorf("old obstacle record's checks %+v", cs)
+	}
+	if cs := p.AppChecks(); len(cs) != 0 || !p.ChecksOK() {
+		t.Errorf("old poisson record's checks %+v, want none", cs)
+	}
+	if cs := n.AppChecks(); len(cs) != 1 || cs[0].Name != "c" {
+		t.Errorf("new record's checks %+v", cs)
+	}
+	if !o.Job.Instance().Equal(n.Job.Instance()) {
+		t.Errorf("old and new obstacle records are different problems: %v, %v", o.Job.Instance(), n.Job.Instance())
+	}
+	if got := o.Job.AppParams(); got["n"] != "48" || got["eps"] != "1e-08" {
+		t.Errorf("old record's parameters %v", got)
+	}
+}

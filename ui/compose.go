@@ -183,7 +183,7 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 // applyForm loads a spec's application, its parameters and the rest into
 // the form fields.
 func (v *ComposeView) applyForm(s jobs.Spec) {
-	v.setApp(orDefault(s.App, obstacleApp), specParams(s))
+	v.setApp(orDefault(s.App, defaultApp), specParams(s))
 	set := func(id int, val string) { v.field(id).Value = val }
 	set(fName, s.Name)
 	set(fMaxIter, strconv.Itoa(s.MaxIter))

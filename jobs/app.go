@@ -71,9 +71,9 @@ func (o Output) refused(name string, app gridapp.Application) string {
 	case grid:
 		return ""
 	case o.Raw:
-		return fmt.Sprintf("output: application %s cannot say its grid shape (no gridapp.Gridded), so it writes no raw solution file; leave raw out", name)
+		return fmt.Sprintf("output: application %s cannot say its grid shape (gridapp.Gridded), so it has no raw solution file to write: drop --out, or raw from the job's [output]", name)
 	case o.VTI && !own:
-		return fmt.Sprintf("output: application %s cannot say its grid shape (no gridapp.Gridded), so it writes no VTI file; leave vti out", name)
+		return fmt.Sprintf("output: application %s cannot say its grid shape (gridapp.Gridded), so it has no VTI file to write: drop --out, or vti from the job's [output]", name)
 	}
 	return ""
 }

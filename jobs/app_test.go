@@ -57,7 +57,7 @@ func TestSpecOutputRefused(t *testing.T) {
 	}{
 		"grid, vti and raw": {"poisson", Output{VTI: true, Raw: true}, ""},
 		"no grid, vti":      {"test-path", Output{VTI: true}, "application test-path cannot say its grid shape"},
-		"no grid, raw":      {"test-path", Output{Raw: true}, "writes no raw solution file"},
+		"no grid, raw":      {"test-path", Output{Raw: true}, "has no raw solution file to write"},
 		"no grid, none":     {"test-path", Output{}, ""},
 	}
 	for name, tc := range tests {

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"errors"
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -33,9 +35,11 @@ func TestValuesRoundTrip(t *testing.T) {
 }
 
 func TestControlRoundTrip(t *testing.T) {
-	task := workerTask{Run: 7, Node: "alpha-2", Rank: 1, Ranks: 3, Problem: jobs.Obstacle{N: 9, Eps: 1e-8},
-		Range: jobs.Range{Lo: 3, Hi: 6}, Cores: 1, Scheme: jobs.Hybrid,
-		App: "poisson", Params: map[string]string{"n": "9"},
+	part := PartTask{App: "poisson", Params: map[string]string{"n": "9"}, Rank: 1, Ranks: 3,
+		Part:  gridapp.PartSpec{Neighbours: []int{0, 2}, Spec: []byte(`{"Lo":3,"Hi":6}`), Size: 243},
+		Trees: [2]TreeView{{Parent: 0, Children: []int{2}, Heights: []int{0}, Height: 1, Depth: 2}, {Parent: 2, Children: []int{0}, Heights: []int{0}, Height: 1, Depth: 2}},
+		Eps:   1e-8}
+	task := workerTask{Run: 7, Node: "alpha-2", PartTask: part, Cores: 1, Scheme: jobs.Hybrid,
 		Neighbours: []*neighbourTask{{Rank: 2, Node: "beta-1", Peer: NodeID("beta-1"), Dial: true}}}
 	m, err := encodeMsg(msgTask, task)
 	if err != nil {
@@ -46,7 +50,7 @@ func TestControlRoundTrip(t *testing.T) {
 	if err == nil {
 		err = decodeBody(typ, body, &got)
 	}
-	if err != nil || typ != msgTask || len(got.Neighbours) != 1 || got.Neighbours[0].Node != "beta-1" || got.Params["n"] != "9" || got.Range != task.Range || got.Run != 7 {
+	if err != nil || typ != msgTask || len(got.Neighbours) != 1 || got.Neighbours[0].Node != "beta-1" || got.Params["n"] != "9" || !reflect.DeepEqual(got.PartTask, task.PartTask) || got.Run != 7 {
 		t.Fatalf("round trip: %v %v %+v", typ, err, got)
 	}
 	if _, _, err := decodeMsg([]byte{0}); !errors.Is(err, ErrProtocol) {
@@ -72,7 +76,7 @@ func FuzzControlMessage(f *testing.F) {
 		b any
 	}{
 		{msgAssign, groupAssign{Run: 1, Members: []member{{Node: "a", Ctrl: []string{"tcp://127.0.0.1:1"}}}}},
-		{msgTask, workerTask{Node: "a", Range: jobs.Range{Lo: 0, Hi: 4}}},
+		{msgTask, workerTask{Node: "a", PartTask: PartTask{Part: gridapp.PartSpec{Spec: []byte(`{"Lo":0,"Hi":4}`), Size: 4}}}},
 		{msgStatus, []NodeStatus{{Node: "a", State: StateActive, Traffic: []NetTraffic{{Network: "ethernet"}}}}},
 		{msgResult, resultHeader{Node: "a", Count: 4}},
 		{msgFailed, failure{Node: "a", Cause: "x"}},

@@ -103,11 +103,16 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 func (s *submission) tasks() ([]workerTask, error) {
 	p := s.plan
 	out := make([]workerTask, len(p.Ranks))
-	params := p.Values.Encode()
+	parts := PartTasks(s.spec.App, p.Values, p.Task)
+	// The job's max_iterations and the application's own limit (its
+	// Task.MaxIter) both bound the run: the smaller one wins.
+	limit := s.spec.MaxIter
+	if m := p.Task.MaxIter; m > 0 && (limit <= 0 || m < limit) {
+		limit = m
+	}
 	for r, name := range p.Ranks {
-		out[r] = workerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r),
-			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter,
-			App: s.spec.App, Params: params}
+		out[r] = workerTask{Run: s.run, Node: name, Group: p.GroupOf(r), PartTask: parts[r],
+			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: limit}
 	}
 	byRank := make([]map[int]*neighbourTask, len(p.Ranks))
 	for r := range byRank {

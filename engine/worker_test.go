@@ -102,8 +102,8 @@ func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byt
 	// Each stand-in is a run of its own, as each run of a console is: a
 	// task of the same run as the one still going would be refused, and
 	// the end of the previous run may not have reached the worker yet.
-	task := workerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},
-		Range: jobs.Range{Lo: 0, Hi: 40}, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30,
+	part := definedTasks(t, "obstacle", map[string]string{"n": "40", "eps": "1e-15"}, 1, 1)[0]
+	task := workerTask{Node: w.Host.Name, PartTask: part, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30,
 		Run: standInRuns.Add(1)}
 	m, _ := encodeMsg(msgTask, task)
 	if err := ep.Send(ctx, peer, m, rmnp.CTRL); err != nil {

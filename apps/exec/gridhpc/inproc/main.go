@@ -98,7 +98,16 @@ func gridhpc_serve(in *C.struct_gh_inproc) C.int {
 
 // solve is engine.Solve in apps/exec's terms.
 func solve(ctx context.Context, ep *rmnp.Endpoint, n exec.Node, report func(exec.Status)) (exec.Solved, error) {
-	t := engine.Subtask{App: n.App, Rank: n.Rank, Ranks: n.Ranks, Cores: n.Cores, MaxIter: n.MaxIter,
+	// The program's own engine: no submitter defined its task, every rank
+	// derives it alike from the application's parameters.
+	parts, err := engine.DefineLocal(n.App, nil, n.Ranks, n.Cores)
+	if err != nil {
+		return exec.Solved{}, err
+	}
+	if n.Rank < 0 || n.Rank >= len(parts) {
+		return exec.Solved{}, fmt.Errorf("gridhpc: rank %d of %d", n.Rank, len(parts))
+	}
+	t := engine.Subtask{PartTask: parts[n.Rank], Cores: n.Cores, MaxIter: n.MaxIter,
 		Scheme: jobs.Scheme(n.Scheme), Detector: jobs.Detector(n.Detector), Node: n.Name}
 	for _, l := range n.Neighbours {
 		t.Neighbours = append(t.Neighbours, engine.Neighbour{Rank: l.Rank, Peer: l.Peer, Mode: l.Mode, Network: l.Network})

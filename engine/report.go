@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ type Report struct {
 	Nodes     []NodeReport
 	// Traffic sums the data-plane traffic per network; each message is
 	// counted once (half of the sent+received sums of its two ends).
-	Traffic []NetTraffic
+	Traffic []solve.NetTraffic
 	Routes  []probe.Route
 	Groups  []jobs.Group
 	// Gateways are the run's gateway links (a run across sites whose nodes
@@ -95,14 +96,14 @@ type NodeReport struct {
 	// problem (gridapp.PartDescriber), or its size in values.
 	Part       string
 	Cores      int
-	State      NodeState
+	State      solve.NodeState
 	Iterations int
 	Sigma      float64
 	Converged  bool
 	Compute    time.Duration
 	Send       time.Duration
 	Wait       time.Duration
-	Traffic    []NetTraffic
+	Traffic    []solve.NetTraffic
 	// PeakRSS is the worker process's peak resident set (VmHWM) in bytes,
 	// as it last reported it; 0 when unknown (not Linux, or no report).
 	PeakRSS uint64
@@ -125,7 +126,7 @@ func (s *submission) report() *Report {
 		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause
 		rep.FailedLog = s.failedLog()
 	}
-	nets := map[string]*NetTraffic{}
+	nets := map[string]*solve.NetTraffic{}
 	var order []string
 	for r, st := range s.statuses {
 		g := s.plan.GroupOf(r)
@@ -133,9 +134,9 @@ func (s *submission) report() *Report {
 			State: st.State, Iterations: st.Iteration, Sigma: st.Sigma, Compute: st.Compute, Send: st.Send,
 			Wait: st.Wait, Traffic: st.Traffic, PeakRSS: st.PeakRSS, Err: st.Err}
 		nr.Part = s.plan.describePart(r)
-		if s.failed != nil && !st.State.final() {
+		if s.failed != nil && !st.State.Final() {
 			// The run stopped it (msgAbort): it is not computing any more.
-			nr.State = StateAborted
+			nr.State = solve.StateAborted
 		}
 		nr.Coordinator = g >= 0 && s.plan.Groups[g].Coordinator == st.Node
 		if h := s.headers[r]; h != nil {
@@ -148,7 +149,7 @@ func (s *submission) report() *Report {
 		for _, t := range st.Traffic {
 			nt := nets[t.Network]
 			if nt == nil {
-				nt = &NetTraffic{Network: t.Network}
+				nt = &solve.NetTraffic{Network: t.Network}
 				nets[t.Network] = nt
 				order = append(order, t.Network)
 			}
@@ -207,12 +208,12 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 func assembleApp(rep *Report, s *submission) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w %q: panic in Assemble or Check: %v", ErrApplication, s.spec.App, r)
+			err = fmt.Errorf("%w %q: panic in Assemble or Check: %v", solve.ErrApplication, s.spec.App, r)
 		}
 	}()
 	res, err := s.plan.App.Assemble(s.plan.Values, s.plan.Task, s.values)
 	if err != nil {
-		return fmt.Errorf("%w %q: assemble solution: %w", ErrApplication, s.spec.App, err)
+		return fmt.Errorf("%w %q: assemble solution: %w", solve.ErrApplication, s.spec.App, err)
 	}
 	rep.Solution, rep.Checked = res.Solution, true
 	rep.Residual, rep.Figures, rep.FiguresOK = res.Residual, res.Figures, res.OK
@@ -270,7 +271,7 @@ func writeOutputs(rep *Report, p *Plan, res gridapp.Result) error {
 		if o.VTI {
 			var buf bytes.Buffer
 			if err := jobs.WriteVTI(&buf, grid, res.Solution); err != nil {
-				return fmt.Errorf("%w %q: %w", ErrApplication, rep.Spec.App, err)
+				return fmt.Errorf("%w %q: %w", solve.ErrApplication, rep.Spec.App, err)
 			}
 			if err := os.WriteFile(base+".vti", buf.Bytes(), 0o644); err != nil {
 				return fmt.Errorf("engine: write %s.vti: %w", base, err)
@@ -280,7 +281,7 @@ func writeOutputs(rep *Report, p *Plan, res gridapp.Result) error {
 		if o.Raw {
 			what := rep.Spec.App + " " + formatParams(p.Values.Encode())
 			if err := jobs.WriteRaw(base+".raw", grid, res.Solution, what); err != nil {
-				return fmt.Errorf("%w %q: %w", ErrApplication, rep.Spec.App, err)
+				return fmt.Errorf("%w %q: %w", solve.ErrApplication, rep.Spec.App, err)
 			}
 			rep.Outputs = append(rep.Outputs, base+".raw")
 		}
@@ -289,7 +290,7 @@ func writeOutputs(rep *Report, p *Plan, res gridapp.Result) error {
 		files, err := w.WriteOutput(p.Values, p.Task, res, base)
 		rep.Outputs = append(rep.Outputs, files...)
 		if err != nil {
-			return fmt.Errorf("%w %q: write output: %w", ErrApplication, rep.Spec.App, err)
+			return fmt.Errorf("%w %q: write output: %w", solve.ErrApplication, rep.Spec.App, err)
 		}
 	}
 	return nil
@@ -416,7 +417,7 @@ func (r *Report) writeTraffic(b *strings.Builder) {
 		return
 	}
 	nets := slices.Clone(r.Traffic)
-	slices.SortFunc(nets, func(a, b NetTraffic) int { return strings.Compare(a.Network, b.Network) })
+	slices.SortFunc(nets, func(a, b solve.NetTraffic) int { return strings.Compare(a.Network, b.Network) })
 	fmt.Fprint(b, "traffic:")
 	for _, t := range nets {
 		fmt.Fprintf(b, "  %s %d msgs %s", t.Network, t.Messages, formatBytes(t.Bytes))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"github.com/gridtui/gridtui/engine/solve"
 	"math"
 	"os"
@@ -32,11 +33,11 @@ func TestRunThroughGateways(t *testing.T) {
 	t.Cleanup(func() { gatewayFirst = false })
 	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
 	const n, nodes = 12, 4
-	p := jobs.Obstacle{N: n, Eps: 1e-7}
+	p := obstacle.Problem{N: n, Eps: 1e-7}
 	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": strconv.Itoa(n), "eps": strconv.FormatFloat(p.Eps, 'g', -1, 64)}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: nodes}, Cores: 1}
 	rep := runJob(t, inv, spec, RunOptions{NoRecord: true, StoreDir: t.TempDir()})
-	_, k, _ := jobs.SerialSolve(p)
+	_, k, _ := obstacle.SerialSolve(p)
 	ref := serialAfter(p, k+2*(nodes-1))
 	for i := range ref {
 		if math.Float64bits(rep.Solution[i]) != math.Float64bits(ref[i]) {

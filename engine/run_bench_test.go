@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"testing"
 	"time"
 
@@ -14,14 +16,14 @@ import (
 // run's wall time as the report gives it (sub-tasks sent → results
 // gathered), ns/op also counts starting and stopping the workers. The
 // slab-1 sub-benchmark is the baseline of the same run: the same kernel
-// (one jobs.Slab on one core) iterated to ε in this process, no network. "startup-64" is a run that converges at once
+// (one obstacle.Slab on one core) iterated to ε in this process, no network. "startup-64" is a run that converges at once
 // on 64 workers: the cost of the control plane itself.
 func BenchmarkRun(b *testing.B) {
 	p := map[string]string{"n": "48", "eps": "1e-8"}
 	b.Run("slab-1", func(b *testing.B) {
-		prob := jobs.Obstacle{N: 48, Eps: 1e-8}
+		prob := obstacle.Problem{N: 48, Eps: 1e-8}
 		for b.Loop() {
-			s, err := jobs.NewSlab(prob, jobs.Range{Lo: 0, Hi: prob.N}, 1)
+			s, err := obstacle.NewSlab(prob, gridapp.Range{Lo: 0, Hi: prob.N}, 1)
 			if err != nil {
 				b.Fatal(err)
 			}

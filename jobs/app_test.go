@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/gridtui/gridtui/apps/poisson" // a second registered application
+	_ "github.com/gridtui/gridtui/apps/obstacle" // the default job's application
+	_ "github.com/gridtui/gridtui/apps/poisson"  // a second registered application
 )
 
 // TestSpecApplications: a job file names any registered application, whose

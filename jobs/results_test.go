@@ -15,7 +15,7 @@ import (
 func sampleRecord(grid string, scheme Scheme, nodes, cores int, wall float64) RunRecord {
 	return RunRecord{
 		Time: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC),
-		Job: RunConfig{App: "obstacle", N: 256, Eps: DefaultEps, Scheme: scheme, Nodes: nodes,
+		Job: RunConfig{App: "obstacle", N: 256, Eps: paperEps, Scheme: scheme, Nodes: nodes,
 			Cores: cores, Grid: grid},
 		WallSeconds: wall,
 		Outcome:     OutcomeOK,
@@ -196,23 +196,23 @@ func TestFastestSingleNode(t *testing.T) {
 	elsewhere.Job.Inventory = "/grid/sites.toml"
 	rs := &Results{Records: []RunRecord{slow, fast, failed, otherN, otherEps, multi, elsewhere}}
 	for grid, want := range map[string]time.Duration{"alpha": 200 * time.Second, "beta": 300 * time.Second, "alpha+beta": 200 * time.Second} {
-		t1, ok := rs.FastestSingleNode(256, DefaultEps, "", grid)
+		t1, ok := rs.FastestSingleNode(256, paperEps, "", grid)
 		if !ok || t1 != want {
 			t.Fatalf("FastestSingleNode of %s = %v, %v; want %v", grid, t1, ok, want)
 		}
 	}
-	t1, _ := rs.FastestSingleNode(256, DefaultEps, "", "alpha")
-	ref, _ := rs.SingleNodeReference(256, DefaultEps, "", "alpha")
+	t1, _ := rs.FastestSingleNode(256, paperEps, "", "alpha")
+	ref, _ := rs.SingleNodeReference(256, paperEps, "", "alpha")
 	if len(ref.Residuals) != 1 {
 		t.Fatal("SingleNodeReference did not return the fastest record")
 	}
-	if t1, ok := rs.FastestSingleNode(256, DefaultEps, "/grid/sites.toml", "beta"); !ok || t1 != 5*time.Second {
+	if t1, ok := rs.FastestSingleNode(256, paperEps, "/grid/sites.toml", "beta"); !ok || t1 != 5*time.Second {
 		t.Fatalf("FastestSingleNode of another inventory = %v, %v; want its own 5s", t1, ok)
 	}
-	if _, ok := rs.FastestSingleNode(256, DefaultEps, "embedded", "alpha"); ok {
+	if _, ok := rs.FastestSingleNode(256, paperEps, "embedded", "alpha"); ok {
 		t.Fatal("FastestSingleNode found a run of an inventory with none")
 	}
-	if _, ok := rs.FastestSingleNode(64, DefaultEps, "", "alpha"); ok {
+	if _, ok := rs.FastestSingleNode(64, paperEps, "", "alpha"); ok {
 		t.Fatal("FastestSingleNode found a run for n = 64")
 	}
 	if g := ComputingGain(t1, 50*time.Second); g != 4 {

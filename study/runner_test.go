@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	_ "github.com/gridtui/gridtui/apps/obstacle" // the study's application
 	"math"
 	"os"
 	"path/filepath"

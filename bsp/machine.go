@@ -210,6 +210,7 @@ func (m *Machine) sync(ctx context.Context, end bool) error {
 	}
 	compute := time.Since(m.last)
 	m.step.End = end
+	m.step.Tag = m.tagsize
 	in, err := m.x.Exchange(ctx, &m.step, m.serve)
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ import (
 // The superstep message from process s to process d (little-endian):
 //
 //	magic u32 "BSP1" | kind u8 (1 sync, 2 end) | 3 zero bytes
-//	superstep u32 | nprocs u32 | pushes u32 | pops u32 | tagsize u32
+//	superstep u32 | nprocs u32 | pushes u32 | pops u32 | tagsize u32 (the next superstep's)
+//	tag u32 (this superstep's tag size, of the messages below)
 //	puts u32 | gets u32 | msgs u32
 //	pops × (id u32)
 //	puts × (reg u32, off u64, len u32, data)
@@ -20,7 +21,7 @@ import (
 // their order, concatenated.
 const (
 	magic     = 0x31505342 // "BSP1"
-	headerLen = 40
+	headerLen = 44
 )
 
 // Kinds of a superstep message: the process is in bsp_sync or in bsp_end.
@@ -60,6 +61,7 @@ type Step struct {
 	Pushes  int   // bsp_push_reg calls in this superstep
 	Pops    []int // the registrations bsp_pop_reg removed, in call order
 	TagSize int   // the tag size of the next superstep (bsp_set_tagsize)
+	Tag     int   // the tag size of this superstep: of every tag in Msgs
 	Puts    []Put
 	Gets    []Get
 	Msgs    []Message
@@ -69,14 +71,14 @@ type Step struct {
 type header struct {
 	kind                            uint8
 	superstep, nprocs, pushes, pops uint32
-	tagsize, puts, gets, msgs       uint32
+	tagsize, puts, gets, msgs, tag  uint32
 }
 
 func (h header) append(b []byte) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, magic)
 	b = append(b, h.kind, 0, 0, 0)
-	for _, v := range []uint32{h.superstep, h.nprocs, h.pushes, h.pops, h.tagsize, h.puts, h.gets, h.msgs} {
+	for _, v := range []uint32{h.superstep, h.nprocs, h.pushes, h.pops, h.tagsize, h.puts, h.gets, h.msgs, h.tag} {
 		b = le.AppendUint32(b, v)
 	}
 	return b
@@ -94,7 +96,7 @@ func decodeHeader(b []byte) (header, error) {
 	if h.kind != kindSync && h.kind != kindEnd || b[5]|b[6]|b[7] != 0 {
 		return header{}, fmt.Errorf("bsp: superstep message: bad kind %d", b[4])
 	}
-	v := []*uint32{&h.superstep, &h.nprocs, &h.pushes, &h.pops, &h.tagsize, &h.puts, &h.gets, &h.msgs}
+	v := []*uint32{&h.superstep, &h.nprocs, &h.pushes, &h.pops, &h.tagsize, &h.puts, &h.gets, &h.msgs, &h.tag}
 	for i, p := range v {
 		*p = le.Uint32(b[8+4*i:])
 	}
@@ -175,7 +177,7 @@ func decodeStep(b []byte, src int) (parsed, error) {
 	}
 	for range h.msgs {
 		n := r.u32()
-		tag := r.bytes(int(h.tagsize))
+		tag := r.bytes(int(h.tag))
 		p.msgs = append(p.msgs, Message{Pid: src, Tag: tag, Payload: r.bytes(n)})
 	}
 	if r.bad || len(r.b) != 0 {
@@ -187,7 +189,7 @@ func decodeStep(b []byte, src int) (parsed, error) {
 // encodeStep appends the part of st addressed to process dst.
 func encodeStep(b []byte, st *Step, superstep, nprocs, dst int) []byte {
 	h := header{kind: kindSync, superstep: uint32(superstep), nprocs: uint32(nprocs), pushes: uint32(st.Pushes),
-		pops: uint32(len(st.Pops)), tagsize: uint32(st.TagSize)}
+		pops: uint32(len(st.Pops)), tagsize: uint32(st.TagSize), tag: uint32(st.Tag)}
 	if st.End {
 		h.kind = kindEnd
 	}

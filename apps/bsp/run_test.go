@@ -81,8 +81,13 @@ func build(t testing.TB, src string) string {
 
 // runBSP runs prog on n processes of the local grid.
 func runBSP(t testing.TB, prog string, n int, args string) (*engine.Report, error) {
+	return runBSPTimeout(t, prog, n, args, "60")
+}
+
+// runBSPTimeout runs prog with the job's timeout parameter.
+func runBSPTimeout(t testing.TB, prog string, n int, args, timeout string) (*engine.Report, error) {
 	t.Helper()
-	spec := jobs.Spec{App: "bsp", Params: map[string]string{"program": prog, "args": args, "timeout": "60"},
+	spec := jobs.Spec{App: "bsp", Params: map[string]string{"program": prog, "args": args, "timeout": timeout},
 		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: n}, Cores: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

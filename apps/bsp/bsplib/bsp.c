@@ -126,8 +126,13 @@ static char *await(uint32_t want, uint32_t *arg, uint64_t *n) {
 	return p;
 }
 
+static void environment(void);
+
 static void fail(int pid, const char *call, const char *fmt, ...) {
 	char text[1024];
+	environment();
+	if (pid < 0)
+		pid = S.pid;
 	va_list ap;
 	va_start(ap, fmt);
 	int n = snprintf(text, sizeof text, "%s", call);
@@ -167,7 +172,7 @@ static void add64(struct buf *b, uint64_t v) { add(b, &v, 8); }
 
 static void started(const char *call) {
 	if (!S.begun)
-		fail(S.pid, call, "called before bsp_begin");
+		fail(-1, call, "called before bsp_begin");
 	if (S.ended)
 		fail(S.pid, call, "called after bsp_end");
 }

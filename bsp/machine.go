@@ -37,6 +37,8 @@ type Machine struct {
 	// with the number of the superstep that begins: the place where a
 	// checkpoint of the process's state is consistent everywhere.
 	Checkpoint func(superstep int) error
+	onSync     func()               // the engine's telemetry, after each barrier
+	links      func(pid int) string // the network of the link to pid
 }
 
 // New returns process pid of nprocs, communicating over t.
@@ -237,6 +239,9 @@ func (m *Machine) sync(ctx context.Context, end bool) error {
 	m.stats.Add(in.Stats)
 	m.ended = end
 	m.last = time.Now()
+	if m.onSync != nil {
+		m.onSync()
+	}
 	if m.Checkpoint != nil && !end {
 		return m.Checkpoint(m.x.Superstep)
 	}

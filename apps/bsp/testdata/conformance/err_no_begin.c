@@ -1,3 +1,3 @@
 /* A program that never calls bsp_begin.
- * expect: fail process 0 "exited with status 0 before bsp_begin" */
+ * expect: fail "exited with status 0 before bsp_begin" */
 int main(void) { return 0; }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gridtui/gridtui/bsp"
 )
@@ -48,12 +49,16 @@ func readFrame(r io.Reader, buf []byte) (frame, []byte, error) {
 	if f.kind < kindBegin || f.kind > kindAbort || n > maxFrame {
 		return f, buf, fmt.Errorf("%w: kind %d, %d bytes", errFrame, f.kind, n)
 	}
-	if uint64(cap(buf)) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return f, buf, err
+	// Grow the buffer as the payload arrives: a header that announces
+	// gigabytes costs nothing until they come.
+	buf = buf[:0]
+	for uint64(len(buf)) < n {
+		k := int(min(n-uint64(len(buf)), 1<<20))
+		buf = slices.Grow(buf, k)
+		if _, err := io.ReadFull(r, buf[len(buf):len(buf)+k]); err != nil {
+			return f, buf, err
+		}
+		buf = buf[:len(buf)+k]
 	}
 	f.payload = buf
 	return f, buf, nil

@@ -99,6 +99,9 @@ func (x *Exchanger) Exchange(ctx context.Context, st *Step, serve Server) (*Inco
 	var wait time.Duration
 	for d := range x.NProcs {
 		x.out[d] = encodeStep(x.out[d][:0], st, x.Superstep, x.NProcs, d)
+		// Room for padding to whole words: a transport of float64s then
+		// sends the buffer as it is.
+		x.out[d] = slices.Grow(x.out[d], 8)
 		if d != x.Pid {
 			if err := x.T.Send(ctx, d, x.out[d]); err != nil {
 				return nil, fmt.Errorf("bsp: superstep %d: send to process %d: %w", x.Superstep, d, err)

@@ -126,7 +126,10 @@ func (t *commTransport) Send(ctx context.Context, pid int, b []byte) error {
 	for len(b) > 0 {
 		n := min(len(b), chunk)
 		part := b[:n]
-		if n%8 != 0 || uintptr(unsafe.Pointer(unsafe.SliceData(part)))%8 != 0 {
+		if r := (n + 7) / 8 * 8; r != n && cap(b) >= r {
+			part = b[:r] // the padding is past the announced length
+		}
+		if len(part)%8 != 0 || uintptr(unsafe.Pointer(unsafe.SliceData(part)))%8 != 0 {
 			part = make([]byte, (n+7)/8*8)
 			copy(part, b[:n])
 		}
@@ -158,7 +161,12 @@ func (t *commTransport) Receive(ctx context.Context, pid int, buf []byte) ([]byt
 		}
 		return append(buf[:0], hb[8:8+n]...), nil
 	}
-	f := make([]float64, (n+7)/8)
+	var f []float64
+	if r := (n + 7) / 8 * 8; cap(buf) >= r && uintptr(unsafe.Pointer(unsafe.SliceData(buf)))%8 == 0 {
+		f = floats(buf[:r])
+	} else {
+		f = make([]float64, (n+7)/8)
+	}
 	for got := 0; got < len(f); {
 		k, err := t.c.Receive(ctx, i, f[got:min(len(f), got+chunk/8)], gridapp.DATA)
 		if err != nil {

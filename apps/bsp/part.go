@@ -157,9 +157,10 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		if err != nil {
 			return pt.named(err)
 		}
-		pt.frame = encodeDone(pt.frame, in)
-		if err := pt.write(pt.frame, while); err != nil {
-			return err
+		var pieces net.Buffers
+		pt.frame, pieces = encodeDone(pt.frame, in)
+		if _, err := pieces.WriteTo(pt.p.conn); err != nil {
+			return pt.p.gone(while)
 		}
 		in.Stats.Compute = compute
 		pt.stats.Add(in.Stats)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 
 	"github.com/gridtui/gridtui/bsp"
@@ -163,8 +164,10 @@ func encodeServe(b []byte, reqs []bsp.Get) []byte {
 	return b
 }
 
-// encodeDone is the kindDone frame of what the superstep brought.
-func encodeDone(b []byte, in *bsp.Incoming) []byte {
+// encodeDone is the kindDone frame of what the superstep brought, as
+// pieces for one writev: the small fields are gathered in meta, the data of
+// large puts and gets is not copied.
+func encodeDone(meta []byte, in *bsp.Incoming) ([]byte, net.Buffers) {
 	n := 8
 	for _, d := range in.GetData {
 		n += len(d)
@@ -175,25 +178,37 @@ func encodeDone(b []byte, in *bsp.Incoming) []byte {
 	for _, m := range in.Msgs {
 		n += 8 + len(m.Tag) + len(m.Payload)
 	}
-	b = appendHeader(b[:0], kindDone, 0, n)
+	var out net.Buffers
+	meta = appendHeader(meta[:0], kindDone, 0, n)
+	start := 0
+	// data appends d to the frame: copied into meta when small, else a
+	// piece of its own.
+	data := func(d []byte) {
+		if len(d) < 4096 {
+			meta = append(meta, d...)
+			return
+		}
+		out = append(out, meta[start:len(meta):len(meta)], d)
+		start = len(meta)
+	}
 	for _, d := range in.GetData {
-		b = append(b, d...)
+		data(d)
 	}
 	le := binary.LittleEndian
-	b = le.AppendUint32(b, uint32(len(in.Puts)))
+	meta = le.AppendUint32(meta, uint32(len(in.Puts)))
 	for _, p := range in.Puts {
-		b = le.AppendUint32(b, uint32(p.Pid))
-		b = le.AppendUint32(b, uint32(p.Reg))
-		b = le.AppendUint64(b, uint64(p.Off))
-		b = le.AppendUint32(b, uint32(len(p.Data)))
-		b = append(b, p.Data...)
+		meta = le.AppendUint32(meta, uint32(p.Pid))
+		meta = le.AppendUint32(meta, uint32(p.Reg))
+		meta = le.AppendUint64(meta, uint64(p.Off))
+		meta = le.AppendUint32(meta, uint32(len(p.Data)))
+		data(p.Data)
 	}
-	b = le.AppendUint32(b, uint32(len(in.Msgs)))
+	meta = le.AppendUint32(meta, uint32(len(in.Msgs)))
 	for _, m := range in.Msgs {
-		b = le.AppendUint32(b, uint32(m.Pid))
-		b = le.AppendUint32(b, uint32(len(m.Payload)))
-		b = append(b, m.Tag...)
-		b = append(b, m.Payload...)
+		meta = le.AppendUint32(meta, uint32(m.Pid))
+		meta = le.AppendUint32(meta, uint32(len(m.Payload)))
+		meta = append(meta, m.Tag...)
+		data(m.Payload)
 	}
-	return b
+	return meta, append(out, meta[start:])
 }

@@ -60,7 +60,7 @@ static struct {
 	struct get *getdst;
 	int capget;
 	int tagsize, nexttag, qtag;
-	char *done; /* the last DONE payload: the queue points into it */
+	struct buf in, servein, serveout; /* the worker's frames; the queue points into in */
 	struct msg *queue;
 	int qhead, qlen;
 } S = {.fd = -1};
@@ -412,7 +412,8 @@ static char *area(int pid, const char *call, uint32_t r, uint64_t off, uint32_t 
 /* serve answers the worker's SERVE frame with the data of the gets. */
 static void serve(char *p, uint64_t n) {
 	uint32_t k;
-	struct buf out = {0};
+	struct buf *out = &S.serveout;
+	out->n = 0;
 	memcpy(&k, p, 4);
 	p += 4;
 	for (uint32_t i = 0; i < k; i++) {
@@ -423,11 +424,10 @@ static void serve(char *p, uint64_t n) {
 		memcpy(&off, p + 8, 8);
 		memcpy(&len, p + 16, 4);
 		p += 20;
-		add(&out, area((int)pid, "bsp_get", r, off, len), len);
+		add(out, area((int)pid, "bsp_get", r, off, len), len);
 	}
 	(void)n;
-	frame(K_DATA, 0, out.b, out.n);
-	free(out.b);
+	frame(K_DATA, 0, out->b, out->n);
 }
 
 /* deliver applies a DONE frame: gets, then puts, then the queue. */
@@ -492,13 +492,15 @@ static void superstep(int end, const char *call) {
 		readall(rh, 16);
 		memcpy(&kind, rh, 4);
 		memcpy(&n, rh + 8, 8);
-		char *p = malloc(n ? n : 1);
-		if (!p)
-			_exit(4);
+		/* One buffer for the frames of every superstep: the queue of the
+		 * last one, which points into it, ends here. */
+		struct buf *in = kind == K_SERVE ? &S.servein : &S.in;
+		in->n = 0;
+		grow(in, n + 1);
+		char *p = in->b;
 		readall(p, n);
 		if (kind == K_SERVE) {
 			serve(p, n);
-			free(p);
 			continue;
 		}
 		if (kind != K_DONE) {
@@ -510,8 +512,6 @@ static void superstep(int end, const char *call) {
 		S.qtag = S.tagsize;
 		deliver(p);
 		S.tagsize = S.nexttag;
-		free(S.done);
-		S.done = p;
 		break;
 	}
 	for (int i = 0; i < S.nregs; i++) {

@@ -25,6 +25,16 @@ type Program struct {
 // links (every pair linked, synchronous): the Go form of apps/bsp.
 func Register(name string, p Program) { gridapp.Register(name, goApp{name: name, p: p}) }
 
+// Supersteps is implemented by the applications that are BSP programs
+// (this package's, apps/bsp): their jobs run under the synchronous scheme
+// unless told otherwise.
+type Supersteps interface {
+	Supersteps()
+}
+
+// Supersteps marks a Go BSP program.
+func (goApp) Supersteps() {}
+
 type goApp struct {
 	name string
 	p    Program
@@ -93,8 +103,7 @@ func (pt *goPart) Calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcom
 		c.Progress(m.Superstep(), 0)
 		if h, ok := c.(gridapp.Host); ok {
 			s := m.Stats()
-			h.Usage(gridapp.Usage{Compute: s.Compute, Send: s.Comm, Wait: s.Wait,
-				Traffic: []gridapp.NetCount{{Network: "bsp", Messages: uint64(s.Supersteps), Bytes: uint64(s.BytesOut)}}})
+			h.Usage(gridapp.Usage{Compute: s.Compute, Send: s.Comm, Wait: s.Wait})
 		}
 	}
 	if h, ok := c.(gridapp.Host); ok {

@@ -32,6 +32,10 @@ func (App) Params() []gridapp.Param {
 	}
 }
 
+// Supersteps marks a BSP program (bsp.Supersteps): its jobs default to
+// the synchronous scheme.
+func (App) Supersteps() {}
+
 // Define links every process to every other: a superstep is a total
 // exchange. The part's Spec is empty; its result is resultLen values.
 func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {

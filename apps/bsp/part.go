@@ -167,8 +167,7 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		last = time.Now()
 		c.Progress(pt.x.Superstep, 0)
 		if host != nil {
-			host.Usage(gridapp.Usage{Compute: pt.stats.Compute, Send: pt.stats.Comm, Wait: pt.stats.Wait,
-				Traffic: []gridapp.NetCount{{Network: "bsp", Messages: uint64(pt.stats.Supersteps), Bytes: uint64(pt.stats.BytesOut)}}})
+			host.Usage(gridapp.Usage{Compute: pt.stats.Compute, Send: pt.stats.Comm, Wait: pt.stats.Wait})
 		}
 		if end {
 			return nil

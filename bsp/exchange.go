@@ -97,8 +97,9 @@ func (x *Exchanger) Exchange(ctx context.Context, st *Step, serve Server) (*Inco
 	start := time.Now()
 	var in Incoming
 	var wait time.Duration
+	dests := bucket(st, x.NProcs)
 	for d := range x.NProcs {
-		x.out[d] = encodeStep(x.out[d][:0], st, x.Superstep, x.NProcs, d)
+		x.out[d] = encodeFor(x.out[d][:0], st, dests[d], x.Superstep, x.NProcs)
 		// Room for padding to whole words: a transport of float64s then
 		// sends the buffer as it is.
 		x.out[d] = slices.Grow(x.out[d], 8)

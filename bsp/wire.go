@@ -188,52 +188,66 @@ func decodeStep(b []byte, src int) (parsed, error) {
 
 // encodeStep appends the part of st addressed to process dst.
 func encodeStep(b []byte, st *Step, superstep, nprocs, dst int) []byte {
+	return encodeFor(b, st, bucket(st, nprocs)[dst], superstep, nprocs)
+}
+
+// perDest holds the indices of a step's puts, gets and messages for one
+// destination.
+type perDest struct{ puts, gets, msgs []int }
+
+// bucket sorts a step's entries by destination in one pass (a process
+// beyond nprocs gets none).
+func bucket(st *Step, nprocs int) []perDest {
+	d := make([]perDest, nprocs)
+	for i, p := range st.Puts {
+		if p.Pid >= 0 && p.Pid < nprocs {
+			d[p.Pid].puts = append(d[p.Pid].puts, i)
+		}
+	}
+	for i, g := range st.Gets {
+		if g.Pid >= 0 && g.Pid < nprocs {
+			d[g.Pid].gets = append(d[g.Pid].gets, i)
+		}
+	}
+	for i, m := range st.Msgs {
+		if m.Pid >= 0 && m.Pid < nprocs {
+			d[m.Pid].msgs = append(d[m.Pid].msgs, i)
+		}
+	}
+	return d
+}
+
+// encodeFor appends the message of st's entries in pd.
+func encodeFor(b []byte, st *Step, pd perDest, superstep, nprocs int) []byte {
 	h := header{kind: kindSync, superstep: uint32(superstep), nprocs: uint32(nprocs), pushes: uint32(st.Pushes),
-		pops: uint32(len(st.Pops)), tagsize: uint32(st.TagSize), tag: uint32(st.Tag)}
+		pops: uint32(len(st.Pops)), tagsize: uint32(st.TagSize), tag: uint32(st.Tag),
+		puts: uint32(len(pd.puts)), gets: uint32(len(pd.gets)), msgs: uint32(len(pd.msgs))}
 	if st.End {
 		h.kind = kindEnd
-	}
-	for _, p := range st.Puts {
-		if p.Pid == dst {
-			h.puts++
-		}
-	}
-	for _, g := range st.Gets {
-		if g.Pid == dst {
-			h.gets++
-		}
-	}
-	for _, m := range st.Msgs {
-		if m.Pid == dst {
-			h.msgs++
-		}
 	}
 	b = h.append(b)
 	le := binary.LittleEndian
 	for _, id := range st.Pops {
 		b = le.AppendUint32(b, uint32(id))
 	}
-	for _, p := range st.Puts {
-		if p.Pid == dst {
-			b = le.AppendUint32(b, uint32(p.Reg))
-			b = le.AppendUint64(b, uint64(p.Off))
-			b = le.AppendUint32(b, uint32(len(p.Data)))
-			b = append(b, p.Data...)
-		}
+	for _, i := range pd.puts {
+		p := &st.Puts[i]
+		b = le.AppendUint32(b, uint32(p.Reg))
+		b = le.AppendUint64(b, uint64(p.Off))
+		b = le.AppendUint32(b, uint32(len(p.Data)))
+		b = append(b, p.Data...)
 	}
-	for _, g := range st.Gets {
-		if g.Pid == dst {
-			b = le.AppendUint32(b, uint32(g.Reg))
-			b = le.AppendUint64(b, uint64(g.Off))
-			b = le.AppendUint32(b, uint32(g.Len))
-		}
+	for _, i := range pd.gets {
+		g := &st.Gets[i]
+		b = le.AppendUint32(b, uint32(g.Reg))
+		b = le.AppendUint64(b, uint64(g.Off))
+		b = le.AppendUint32(b, uint32(g.Len))
 	}
-	for _, m := range st.Msgs {
-		if m.Pid == dst {
-			b = le.AppendUint32(b, uint32(len(m.Payload)))
-			b = append(b, m.Tag...)
-			b = append(b, m.Payload...)
-		}
+	for _, i := range pd.msgs {
+		m := &st.Msgs[i]
+		b = le.AppendUint32(b, uint32(len(m.Payload)))
+		b = append(b, m.Tag...)
+		b = append(b, m.Payload...)
 	}
 	return b
 }

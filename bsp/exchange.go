@@ -96,36 +96,12 @@ func (x *Exchanger) Exchange(ctx context.Context, st *Step, serve Server) (*Inco
 	}
 	start := time.Now()
 	var in Incoming
-	var wait time.Duration
-	dests := bucket(st, x.NProcs)
-	for d := range x.NProcs {
-		x.out[d] = encodeFor(x.out[d][:0], st, dests[d], x.Superstep, x.NProcs)
-		// Room for padding to whole words: a transport of float64s then
-		// sends the buffer as it is.
-		x.out[d] = slices.Grow(x.out[d], 8)
-		if d != x.Pid {
-			if err := x.T.Send(ctx, d, x.out[d]); err != nil {
-				return nil, fmt.Errorf("bsp: superstep %d: send to process %d: %w", x.Superstep, d, err)
-			}
-		}
+	if err := x.send(ctx, st); err != nil {
+		return nil, err
 	}
-	steps := make([]parsed, x.NProcs)
-	for s := range x.NProcs {
-		b := x.out[s]
-		if s != x.Pid {
-			t := time.Now()
-			var err error
-			if b, err = x.T.Receive(ctx, s, x.in[s][:0]); err != nil {
-				return nil, fmt.Errorf("bsp: superstep %d: receive from process %d: %w", x.Superstep, s, err)
-			}
-			wait += time.Since(t)
-			x.in[s] = b
-		}
-		p, err := decodeStep(b, s)
-		if err != nil {
-			return nil, err
-		}
-		steps[s] = p
+	steps, wait, err := x.receive(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if err := x.check(st, steps); err != nil {
 		return nil, err
@@ -138,6 +114,61 @@ func (x *Exchanger) Exchange(ctx context.Context, st *Step, serve Server) (*Inco
 		return nil, err
 	}
 	wait += time.Since(t)
+	tally(st, steps, &in)
+	in.Stats.Supersteps = 1
+	in.Stats.Wait = wait
+	in.Stats.Comm = time.Since(start) - wait
+	in.Stats.HMax = max(in.Stats.BytesIn, in.Stats.BytesOut)
+	x.Superstep++
+	return &in, nil
+}
+
+// send encodes this process's step for every process and sends it to the
+// others (its own stays in x.out).
+func (x *Exchanger) send(ctx context.Context, st *Step) error {
+	dests := bucket(st, x.NProcs)
+	for d := range x.NProcs {
+		x.out[d] = encodeFor(x.out[d][:0], st, dests[d], x.Superstep, x.NProcs)
+		// Room for padding to whole words: a transport of float64s then
+		// sends the buffer as it is.
+		x.out[d] = slices.Grow(x.out[d], 8)
+		if d != x.Pid {
+			if err := x.T.Send(ctx, d, x.out[d]); err != nil {
+				return fmt.Errorf("bsp: superstep %d: send to process %d: %w", x.Superstep, d, err)
+			}
+		}
+	}
+	return nil
+}
+
+// receive receives and decodes every process's step for this one, and
+// returns how long it waited for them.
+func (x *Exchanger) receive(ctx context.Context) ([]parsed, time.Duration, error) {
+	var wait time.Duration
+	steps := make([]parsed, x.NProcs)
+	for s := range x.NProcs {
+		b := x.out[s]
+		if s != x.Pid {
+			t := time.Now()
+			var err error
+			if b, err = x.T.Receive(ctx, s, x.in[s][:0]); err != nil {
+				return nil, 0, fmt.Errorf("bsp: superstep %d: receive from process %d: %w", x.Superstep, s, err)
+			}
+			wait += time.Since(t)
+			x.in[s] = b
+		}
+		p, err := decodeStep(b, s)
+		if err != nil {
+			return nil, 0, err
+		}
+		steps[s] = p
+	}
+	return steps, wait, nil
+}
+
+// tally gathers the puts and messages for this process and counts the
+// bytes of the superstep's h-relation.
+func tally(st *Step, steps []parsed, in *Incoming) {
 	for _, p := range steps {
 		in.Puts = append(in.Puts, p.puts...)
 		in.Msgs = append(in.Msgs, p.msgs...)
@@ -154,12 +185,6 @@ func (x *Exchanger) Exchange(ctx context.Context, st *Step, serve Server) (*Inco
 	for _, m := range st.Msgs {
 		in.Stats.BytesOut += int64(len(m.Payload) + len(m.Tag))
 	}
-	in.Stats.Supersteps = 1
-	in.Stats.Wait = wait
-	in.Stats.Comm = time.Since(start) - wait
-	in.Stats.HMax = max(in.Stats.BytesIn, in.Stats.BytesOut)
-	x.Superstep++
-	return &in, nil
 }
 
 // check compares the collective parts of every process's step with this

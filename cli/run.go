@@ -86,7 +86,7 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if len(f.sweep.axes) > 0 {
+	if len(f.sweep.axes) > 0 || f.sweep.lines != "" {
 		return runSweep(cmd, spec, inv, &f.sweep, f.noRecord)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

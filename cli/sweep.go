@@ -23,6 +23,7 @@ import (
 // sweepFlags are `gridtui run`'s flags of a parameter sweep.
 type sweepFlags struct {
 	axes       []string
+	lines      string
 	throttle   int
 	retries    int
 	log, table string
@@ -32,6 +33,7 @@ type sweepFlags struct {
 func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.axes, "sweep", nil, "sweep a parameter: name=v1,v2,… or name=lo:hi:step (repeatable: every combination runs, one job each)")
+	fl.StringVar(&f.lines, "sweep-lines", "", "run the job once per line of this file, each line name=value … (GNU parallel's input lines)")
 	fl.IntVar(&f.throttle, "throttle", 1, "a sweep's instances running at once")
 	fl.IntVar(&f.retries, "retries", 0, "further attempts of a failed instance of a sweep")
 	fl.StringVar(&f.log, "sweep-log", "", "a sweep's job log (JSON lines; default sweep-<app>.log)")
@@ -41,19 +43,7 @@ func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
 
 // runSweep runs spec once per combination of the swept values.
 func runSweep(cmd *cobra.Command, spec jobs.Spec, inv *deploy.Inventory, f *sweepFlags, noRecord bool) error {
-	var axes []sweep.Axis
-	for _, s := range f.axes {
-		a, err := sweep.ParseAxis(s)
-		if err != nil {
-			return err
-		}
-		axes = append(axes, a)
-	}
-	known, err := knownParams(spec.App)
-	if err != nil {
-		return err
-	}
-	instances, err := sweep.Expand(nil, axes, known)
+	instances, err := sweepInstances(spec.App, f)
 	if err != nil {
 		return err
 	}
@@ -111,6 +101,34 @@ func runSweep(cmd *cobra.Command, spec jobs.Spec, inv *deploy.Inventory, f *swee
 		}
 	}
 	return nil
+}
+
+// sweepInstances expands the --sweep axes, or reads --sweep-lines.
+func sweepInstances(app string, f *sweepFlags) ([]map[string]string, error) {
+	known, err := knownParams(app)
+	if err != nil {
+		return nil, err
+	}
+	if f.lines != "" {
+		if len(f.axes) > 0 {
+			return nil, fmt.Errorf("gridtui run: --sweep and --sweep-lines: give one of them")
+		}
+		r, err := os.Open(f.lines)
+		if err != nil {
+			return nil, fmt.Errorf("gridtui run: --sweep-lines: %w", err)
+		}
+		defer r.Close()
+		return sweep.ReadLines(r, f.lines, known)
+	}
+	var axes []sweep.Axis
+	for _, s := range f.axes {
+		a, err := sweep.ParseAxis(s)
+		if err != nil {
+			return nil, err
+		}
+		axes = append(axes, a)
+	}
+	return sweep.Expand(nil, axes, known)
 }
 
 // knownParams says which parameters a job of app may sweep.

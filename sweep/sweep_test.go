@@ -136,3 +136,20 @@ func TestSweep100(t *testing.T) {
 		t.Fatalf("table: %v %v", rows[:2], err)
 	}
 }
+
+func TestReadLines(t *testing.T) {
+	in := "# n and eps\nn=8 eps=1e-4\n\nn=12 eps=1e-6\n"
+	ins, err := ReadLines(strings.NewReader(in), "in.txt", func(s string) bool { return s == "n" || s == "eps" })
+	if err != nil || len(ins) != 2 || ins[1]["n"] != "12" || ins[0]["eps"] != "1e-4" {
+		t.Fatalf("%v %v", ins, err)
+	}
+	for text, want := range map[string]string{
+		"n=1 bogus=2\n": `in.txt:1: the application has no parameter "bogus"`,
+		"n=1\nx\n":      `in.txt:2: "x": want name=value`,
+		"# nothing\n":   "no instance",
+	} {
+		if _, err := ReadLines(strings.NewReader(text), "in.txt", func(s string) bool { return s == "n" }); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+}

@@ -32,7 +32,6 @@ type runFlags struct {
 	eps                               float64
 	wall                              time.Duration
 	json, noRecord                    bool
-	sweep                             sweepFlags
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -70,7 +69,6 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
 	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
-	addSweepFlags(cmd, &f.sweep)
 	return cmd
 }
 
@@ -85,9 +83,6 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return err
-	}
-	if len(f.sweep.axes) > 0 || f.sweep.lines != "" {
-		return runSweep(cmd, spec, inv, &f.sweep, f.noRecord)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -114,3 +114,28 @@ func TestInnerProduct(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 }
+
+// TestBspcc builds a program with the compiler wrapper, compiling and
+// linking in one step and in two.
+func TestBspcc(t *testing.T) {
+	if _, err := osexec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (Debian: apt-get install gcc)")
+	}
+	dir := t.TempDir()
+	bspcc := filepath.Join(here(), "bsplib", "bspcc")
+	src := filepath.Join(here(), "testdata", "conformance", "prefix.c")
+	for _, steps := range [][][]string{
+		{{src, "-o", filepath.Join(dir, "prefix")}},
+		{{"-c", src, "-o", filepath.Join(dir, "prefix.o")}, {filepath.Join(dir, "prefix.o"), "-o", filepath.Join(dir, "prefix")}},
+	} {
+		for _, args := range steps {
+			if out, err := osexec.Command(bspcc, args...).CombinedOutput(); err != nil {
+				t.Fatalf("bspcc %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	rep, err := runBSP(t, filepath.Join(dir, "prefix"), 2, "1000")
+	if err != nil || figure(rep, "output of process 1") != "prefix sums 500500" {
+		t.Fatalf("run: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	_ "github.com/gridtui/gridtui/apps/bsp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -22,7 +23,7 @@ import (
 // workers of the runs below carry the bsp application.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
-		if err := engine.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if err := worker.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -31,7 +31,19 @@ func FuzzDecodeStep(f *testing.F) {
 			m.Pid = 0
 			back.Msgs = append(back.Msgs, m)
 		}
-		q, err := decodeStep(encodeStep(nil, back, int(p.superstep), int(p.nprocs), 0), 1)
+		// Every entry to process 0, whatever nprocs the header claims (it
+		// sizes nothing here: the exchanger's own count does).
+		var pd perDest
+		for i := range back.Puts {
+			pd.puts = append(pd.puts, i)
+		}
+		for i := range back.Gets {
+			pd.gets = append(pd.gets, i)
+		}
+		for i := range back.Msgs {
+			pd.msgs = append(pd.msgs, i)
+		}
+		q, err := decodeStep(encodeFor(nil, back, pd, int(p.superstep), int(p.nprocs)), 1)
 		if err != nil || len(q.puts) != len(p.puts) || len(q.gets) != len(p.gets) || len(q.msgs) != len(p.msgs) {
 			t.Fatalf("re-encoded message: %v", err)
 		}

@@ -245,13 +245,12 @@ func engineRunner(inv *deploy.Inventory, noRecord bool) sweep.RunFunc {
 			r := rep.Residual
 			res.Residual = &r
 		}
-		if err == nil && rep.Outcome == "ok" && rep.Checked && !checksOK(rep) {
+		if err == nil && rep.Outcome == "ok" && rep.Checked && !rep.FiguresOK {
 			res.Outcome, res.Err = sweep.OutcomeFailed, errors.New("gridtui run: the application's check of the solution failed")
 		}
 		return res
 	}
 }
-
 
 // writeSweepSummary prints why instances ran again, the results table and
 // a last line: the sweep's id, its counts and where its job log is.

@@ -153,10 +153,6 @@ func (s *Spec) set(name, v string) error {
 	case name == "cores":
 		s.Cores, err = strconv.Atoi(v)
 	default:
-		var done bool
-		if done, err = s.obstacleParam(name, v); done {
-			break
-		}
 		if s.Params == nil {
 			s.Params = map[string]string{}
 		}

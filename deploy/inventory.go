@@ -11,12 +11,15 @@ import (
 type Launcher string
 
 // Launchers known to the inventory: SSH to every host, local processes,
-// or a batch scheduler asked for an allocation on the site's frontend
-// (batch.go).
+// or a batch scheduler registered by name (RegisterScheduler): the ones
+// here register themselves in their sched_*.go files.
 const (
 	LauncherSSH   Launcher = "ssh"
 	LauncherLocal Launcher = "local"
 	LauncherSlurm Launcher = "slurm"
+	LauncherOAR   Launcher = "oar"
+	LauncherSGE   Launcher = "sge" // Grid Engine (Son of, Altair, Open Cluster Scheduler)
+	LauncherPBS   Launcher = "pbs" // PBS Pro, OpenPBS, Torque
 )
 
 // Inventory is a parsed and validated sites.toml: every host of every cluster,

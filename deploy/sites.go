@@ -71,10 +71,12 @@ type fileGateway struct {
 
 // fileBatch is [site.batch]: how a batch launcher asks for allocations.
 type fileBatch struct {
-	Partition string   `toml:"partition"`
-	Account   string   `toml:"account"`
-	TimeLimit string   `toml:"time_limit"`
-	Options   []string `toml:"options"`
+	Partition  string   `toml:"partition"`
+	Queue      string   `toml:"queue"` // OAR's, PBS's and Grid Engine's word for partition
+	Account    string   `toml:"account"`
+	TimeLimit  string   `toml:"time_limit"`
+	Properties string   `toml:"properties"`
+	Options    []string `toml:"options"`
 }
 
 type fileCluster struct {

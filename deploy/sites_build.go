@@ -92,10 +92,16 @@ func (b *builder) batch(path string, fs *fileSite, s *Site) error {
 	if fs.Batch == nil {
 		return nil
 	}
-	if schedulerFor(s.Launcher) == nil {
-		return b.errAt(path+".batch", "[site.batch] is only for batch launchers (launcher = \"slurm\"), not %q", s.Launcher)
+	if allocatorFor(s.Launcher) == nil {
+		return b.errAt(path+".batch", "[site.batch] is only for batch launchers that ask a frontend for allocations (launcher = \"slurm\" or \"oar\"), not %q", s.Launcher)
 	}
-	s.Batch = BatchOptions{Partition: fs.Batch.Partition, Account: fs.Batch.Account, Options: fs.Batch.Options}
+	s.Batch = BatchOptions{Partition: fs.Batch.Partition, Account: fs.Batch.Account, Properties: fs.Batch.Properties, Options: fs.Batch.Options}
+	if fs.Batch.Queue != "" {
+		if fs.Batch.Partition != "" {
+			return b.errAt(path+".batch.queue", "queue and partition name the same thing: give one")
+		}
+		s.Batch.Partition = fs.Batch.Queue
+	}
 	if fs.Batch.TimeLimit != "" {
 		d, err := time.ParseDuration(fs.Batch.TimeLimit)
 		if err != nil || d <= 0 {
@@ -111,12 +117,12 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 	if s.Name == "" {
 		return s, b.errAt(path+".name", "site has no name")
 	}
-	switch s.Launcher {
-	case "":
+	switch {
+	case s.Launcher == "":
 		s.Launcher = LauncherSSH
-	case LauncherSSH, LauncherLocal, LauncherSlurm:
+	case s.Launcher == LauncherSSH || s.Launcher == LauncherLocal || SchedulerFor(s.Launcher) != nil:
 	default:
-		return s, b.errAt(path+".launcher", "unknown launcher %q (want ssh, local or slurm)", fs.Launcher)
+		return s, b.errAt(path+".launcher", "unknown launcher %q (want %s)", fs.Launcher, launcherNames())
 	}
 	if err := b.batch(path, fs, &s); err != nil {
 		return s, err

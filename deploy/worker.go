@@ -345,7 +345,7 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 		switch {
 		case err != nil:
 			release()
-		case schedulerFor(launcherOf(inv, h)) != nil:
+		case SchedulerFor(launcherOf(inv, h)) != nil:
 			w, err = allocs.start(ctx, h, b, opt, release)
 		case launcherOf(inv, h) == LauncherLocal:
 			w, err = startLocal(ctx, h, b, opt, ev)

@@ -98,8 +98,6 @@ func (slurm) RunningCommand() string {
 	return `j=$(squeue -h -u "$(id -un)" -n gridtui -o %i 2>/dev/null); if [ -n "$j" ]; then echo $j; exit 0; fi`
 }
 
-
-
 func (slurm) Starter() string { return "srun" }
 
 // Inside reads SLURM_JOB_ID and SLURM_JOB_NODELIST (a node set,

@@ -151,8 +151,8 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h d
 		}
 		return t
 	}
-	if s.Launcher == deploy.LauncherSlurm {
-		return slurmText(s, h)
+	if deploy.SchedulerFor(s.Launcher) != nil {
+		return batchText(s, h)
 	}
 	route, err := deploy.Route(ctx, ssh, h)
 	if err != nil {
@@ -165,20 +165,24 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h d
 	return t
 }
 
-// slurmText shows how a node of a Slurm site is reached: never over SSH,
-// but as an srun step of the allocation gridtui runs in (SLURM_JOB_ID and
-// SLURM_JOB_NODELIST name one holding it) or of one it asks the site's
-// frontend for; with neither, a run cannot start it and says so.
-func slurmText(s deploy.Site, h deploy.Host) string {
-	if id, list := os.Getenv("SLURM_JOB_ID"), os.Getenv("SLURM_JOB_NODELIST"); id != "" && list != "" {
-		if nodes, err := deploy.ExpandNodeSet(list); err == nil && slices.Contains(nodes, h.Name) {
-			return "srun step of Slurm job " + id + " (the allocation gridtui runs in)"
-		}
+// batchText shows how a node of a batch site is reached: never over SSH,
+// but as a step of the allocation gridtui runs in (srun, oarsh, qrsh
+// -inherit, pbs_tmrsh), when its environment names one holding the node, or
+// of one it asks the site's frontend for; with neither, a run cannot start
+// it and says so.
+func batchText(s deploy.Site, h deploy.Host) string {
+	sched := deploy.SchedulerFor(s.Launcher)
+	a, ok, err := sched.Inside(os.Getenv)
+	if err != nil {
+		return "unreadable allocation: " + err.Error()
 	}
-	if s.Frontend == "" {
-		return "srun: no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
+	if ok && slices.Contains(a.Names(), h.Name) {
+		return sched.Starter() + " step of " + sched.Name() + " job " + a.Job + " (the allocation gridtui runs in, " + a.Source + ")"
 	}
-	return "srun step of an allocation from frontend " + s.Frontend
+	if _, asks := sched.(deploy.Allocator); !asks || s.Frontend == "" {
+		return sched.Starter() + ": no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
+	}
+	return sched.Starter() + " step of an allocation from frontend " + s.Frontend
 }
 
 func dash(s string) string {

@@ -108,7 +108,8 @@ const SitesEnv = "GRIDTUI_SITES"
 // Load reads the inventory at path. An explicit path is always loaded,
 // example or not. An empty path means, in this order: the file $GRIDTUI_SITES
 // names; ./sites.toml; $XDG_CONFIG_HOME/gridtui/sites.toml
-// (~/.config/gridtui/sites.toml); the embedded local grid. Files marked as
+// (~/.config/gridtui/sites.toml); the allocation of a batch scheduler
+// gridtui runs in (AllocationInventory); the embedded local grid. Files marked as
 // examples are skipped in that search. Inventory.Notice says which file was
 // used when it is not ./sites.toml or the embedded grid, and why an example
 // was skipped.
@@ -148,6 +149,9 @@ func Load(path string) (*Inventory, error) {
 		if uskipped {
 			notes = append(notes, user+" is an example (example = true)")
 		}
+	}
+	if inv, err := inAllocation(); inv != nil || err != nil {
+		return inv, err
 	}
 	emb := Embedded()
 	if len(notes) > 0 {

@@ -95,11 +95,15 @@ func (oar) JobID(line string) string {
 }
 
 func (oar) StatusCommand(id string) string {
-	return "oarstat -f -j " + id + "; echo --; oarstat -s"
+	return "oarstat -f -j " + id + "; echo --; oarstat"
 }
 
+// oarstatRE matches a job's line of oarstat's table: "ID S USER …", S being
+// W for a waiting job.
+var oarstatRE = regexp.MustCompile(`^(\d+)\s+([A-Za-z])\s`)
+
 // StatusOf parses `oarstat -f -j ID` (its state, queue and message lines),
-// "--", then `oarstat -s`: every job's "ID: State", in submission order,
+// "--", then oarstat's table of the unfinished jobs in submission order,
 // for the job's place among the waiting ones.
 func (oar) StatusOf(id string, out []byte) (Pending, error) {
 	mine, all, _ := strings.Cut(string(out), "\n--\n")
@@ -119,12 +123,12 @@ func (oar) StatusOf(id string, out []byte) (Pending, error) {
 	}
 	pos := 0
 	for _, l := range strings.Split(all, "\n") {
-		jid, st, ok := strings.Cut(strings.TrimSpace(l), ":")
-		if !ok || strings.TrimSpace(st) != "Waiting" {
+		m := oarstatRE.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil || m[2] != "W" {
 			continue
 		}
 		pos++
-		if jid == id && p.State == "Waiting" {
+		if m[1] == id && p.State == "Waiting" {
 			p.Position = pos
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -112,6 +113,10 @@ type Host struct {
 	// (loopback range); zero for SSH hosts, whose addresses come from probing.
 	EthernetAddr netip.Addr
 	FastAddr     netip.Addr
+	// Owner is the host's owner policy (an [owner] table of its site,
+	// cluster or host): a desktop gridtui uses only while its owner does
+	// not. Nil: the host is gridtui's whenever it is asked for.
+	Owner *owner.Policy `json:",omitempty"`
 }
 
 // Hosts returns every host of the inventory in order: sites, clusters, hosts.

@@ -59,6 +59,7 @@ type fileSite struct {
 	Port     int           `toml:"port"`
 	Workdir  string        `toml:"workdir"`
 	Batch    *fileBatch    `toml:"batch"`
+	Owner    *fileOwner    `toml:"owner"`
 	Clusters []fileCluster `toml:"cluster"`
 	Gateways []fileGateway `toml:"gateway"`
 }
@@ -89,16 +90,18 @@ type fileCluster struct {
 	Nodes        int        `toml:"nodes"`
 	EthernetAddr string     `toml:"ethernet_addr"`
 	FastAddr     string     `toml:"fast_addr"`
+	Owner        *fileOwner `toml:"owner"`
 	Host         []fileHost `toml:"host"` // per-host overrides
 }
 
 type fileHost struct {
-	Name     string `toml:"name"`
-	Cores    int    `toml:"cores"`
-	User     string `toml:"user"`
-	Port     int    `toml:"port"`
-	Ethernet string `toml:"ethernet"`
-	Fast     string `toml:"fast"`
+	Owner    *fileOwner `toml:"owner"`
+	Name     string     `toml:"name"`
+	Cores    int        `toml:"cores"`
+	User     string     `toml:"user"`
+	Port     int        `toml:"port"`
+	Ethernet string     `toml:"ethernet"`
+	Fast     string     `toml:"fast"`
 }
 
 // SitesEnv is the environment variable naming the inventory to use when no

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
+	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -16,6 +17,9 @@ type builder struct {
 	data  []byte
 	seen  map[string]string     // host name -> key path where first defined
 	addrs map[netip.Addr]string // local address -> key path
+	// siteOwner is the owner policy of the site being built ([site.owner]),
+	// nil without one.
+	siteOwner *owner.Policy
 }
 
 // errAt returns a ConfigError for the key path, positioned at the key (or
@@ -133,6 +137,10 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 	if len(fs.Clusters) == 0 {
 		return s, b.errAt(path, "site %q has no [[site.cluster]]", s.Name)
 	}
+	var err error
+	if b.siteOwner, err = b.ownerPolicy(path, fs.Owner, nil); err != nil {
+		return s, err
+	}
 	names := map[string]bool{}
 	for j := range fs.Clusters {
 		cpath := fmt.Sprintf("%s.cluster[%d]", path, j)
@@ -146,7 +154,6 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 		names[c.Name] = true
 		s.Clusters = append(s.Clusters, c)
 	}
-	var err error
 	s.Gateways, err = b.gateways(path, fs, &s)
 	return s, err
 }
@@ -162,8 +169,11 @@ func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Default
 	if err := b.distinctNICs(path, fc.Ethernet, fc.Fast); err != nil {
 		return c, err
 	}
+	policy, err := b.ownerPolicy(path, fc.Owner, b.siteOwner)
+	if err != nil {
+		return c, err
+	}
 	var names []string
-	var err error
 	if l == LauncherLocal {
 		names, err = b.localNames(path, fc)
 	} else {
@@ -179,6 +189,7 @@ func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Default
 		}
 		b.seen[name] = hpath
 		h := b.host(name, fs, &c, d)
+		h.Owner = policy
 		if l == LauncherLocal {
 			if h.EthernetAddr, h.FastAddr, err = b.localAddrs(path, fc, k); err != nil {
 				return c, err
@@ -314,6 +325,10 @@ func (b *builder) overrides(path string, fc *fileCluster, c *Cluster) error {
 			return b.errAt(opath+".port", "port %d is not between 1 and 65535", o.Port)
 		}
 		h := &c.Hosts[idx]
+		var err error
+		if h.Owner, err = b.ownerPolicy(opath, o.Owner, h.Owner); err != nil {
+			return err
+		}
 		h.Cores = firstInt(o.Cores, h.Cores)
 		h.User = firstOf(o.User, h.User)
 		h.Port = firstInt(o.Port, h.Port)

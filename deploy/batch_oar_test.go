@@ -124,7 +124,7 @@ func oarDaemon(t *testing.T, args ...string) {
 func (o *oarTest) as(args ...string) *exec.Cmd {
 	c := exec.Command(args[0], args[1:]...)
 	c.Dir = o.home
-	c.Env = append(os.Environ(), "HOME="+o.home)
+	c.Env = append(os.Environ(), "HOME="+o.home, "PWD="+o.home) // oarsub takes $PWD as the job's directory
 	c.SysProcAttr = &syscall.SysProcAttr{Credential: o.cred}
 	return c
 }

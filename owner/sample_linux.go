@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -25,6 +26,11 @@ const clockTicks = 100
 // groups, and the available memory. Sample's load is over the time since
 // the previous Sample.
 type Sampler struct {
+	// Users, when set, are the owner's user ids: the owner's load is then
+	// the CPU of their processes only, not of every process outside
+	// gridtui's (a lab machine whose daemons should not count).
+	Users []uint32
+
 	mu     sync.Mutex
 	groups map[int]bool // gridtui's process groups
 	last   time.Time
@@ -57,6 +63,9 @@ func (s *Sampler) Sample(ctx context.Context) (Observation, error) {
 	busy := t.User + t.Nice + t.System + t.Irq + t.Softirq + t.Steal
 	s.mu.Lock()
 	ours := groupsCPU(s.groups)
+	if len(s.Users) > 0 { // the owner's processes, counted directly
+		busy, ours = usersCPU(s.Users, s.groups), 0
+	}
 	if !s.last.IsZero() {
 		if dt := o.At.Sub(s.last).Seconds(); dt > 0 {
 			o.OwnerLoad = max(0, (busy-s.busy)-(ours-s.ours)) / dt
@@ -130,4 +139,32 @@ func statFields(data []byte) (pgrp int, ticks uint64, ok bool) {
 	ut, err2 := strconv.ParseUint(string(f[11]), 10, 64)
 	st, err3 := strconv.ParseUint(string(f[12]), 10, 64)
 	return pgrp, ut + st, err1 == nil && err2 == nil && err3 == nil
+}
+
+// usersCPU sums the CPU seconds of the processes of the given users that
+// are not in gridtui's process groups.
+func usersCPU(users []uint32, groups map[int]bool) float64 {
+	ents, _ := os.ReadDir("/proc")
+	var ticks uint64
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		fi, err := os.Stat("/proc/" + e.Name())
+		if err != nil {
+			continue
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || !slices.Contains(users, st.Uid) {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if pgrp, cpu, ok := statFields(data); ok && !groups[pgrp] {
+			ticks += cpu
+		}
+	}
+	return float64(ticks) / clockTicks
 }

@@ -145,7 +145,7 @@ func (o *oarTest) jobIDs() []string {
 // (OAR deletes a running job in a few of its scheduling rounds).
 func (o *oarTest) waitNoJobs(t *testing.T, why string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		if len(o.jobIDs()) == 0 {
 			return
@@ -213,7 +213,7 @@ func (o *oarTest) deploy(t *testing.T, inv *Inventory, hosts []Host, opt Options
 }
 
 func oarCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -307,7 +307,7 @@ func TestOARReleased(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled while pending: %v, want context.Canceled", err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for len(o.jobIDs()) > 1 && time.Now().Before(deadline) {
 		time.Sleep(time.Second)
 	}

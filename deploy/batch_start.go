@@ -15,9 +15,14 @@ import (
 
 // Pending-status polling of a waiting allocation, and how long a release
 // waits for the allocation command to end before it kills it.
+// A status query and the cancel command get longer: OAR's commands are
+// Perl programs that ask a database, seconds each on a loaded frontend, and
+// a cancel cut short leaves the job reserved.
 const (
-	pendingPoll  = 2 * time.Second
-	releaseGrace = 10 * time.Second
+	pendingPoll   = 2 * time.Second
+	releaseGrace  = 10 * time.Second
+	statusTimeout = 15 * time.Second
+	cancelTimeout = time.Minute
 )
 
 // allocations obtains, once per batch site of a StartWorkers call, the
@@ -223,7 +228,7 @@ func (a *allocation) reportPending(ctx context.Context, ev *emitter, names []str
 	a.mu.Unlock()
 	detail := "waiting for " + a.sched.Name()
 	if id != "" {
-		qctx, cancel := context.WithTimeout(ctx, pendingPoll)
+		qctx, cancel := context.WithTimeout(ctx, statusTimeout)
 		out, err := a.r.output(qctx, a.alloc.StatusCommand(id))
 		cancel()
 		if p, perr := a.alloc.StatusOf(id, out); err == nil && perr == nil {
@@ -273,7 +278,7 @@ func (a *allocation) release() {
 			a.hold.kill()
 		}
 		if id != "" {
-			ctx, cancel := context.WithTimeout(context.Background(), releaseGrace)
+			ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
 			a.r.output(ctx, a.alloc.CancelCommand(id))
 			cancel()
 		}

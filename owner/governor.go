@@ -37,7 +37,7 @@ func (g *Governor) Run(ctx context.Context) error {
 			dec := d.Decide(o)
 			if dec.Action != Keep && (dec.Action != Wait || dec.Reason != last) {
 				var aerr error
-				if g.Apply != nil && dec.Action != Wait {
+				if g.Apply != nil {
 					aerr = g.Apply(dec)
 				}
 				if g.Log != nil {

@@ -17,7 +17,8 @@ var ErrNoDrain = errors.New("owner: no drain here: the part stays suspended")
 
 // Part is a worker's computation on this host, a process group: suspend is
 // SIGSTOP of the group (the asynchronous iterations of the other parts go
-// on with its last halos), continue is SIGCONT.
+// on with its last halos), continue is SIGCONT. A part governed from its
+// start is already running: wait holds it stopped, start lets it go.
 type Part struct {
 	Pgid int
 	// Drain moves the part to a spare (the resilience layer's drain); nil
@@ -30,9 +31,9 @@ type Part struct {
 // Apply carries out d on the part.
 func (p *Part) Apply(d Decision) error {
 	switch d.Action {
-	case Suspend:
+	case Wait, Suspend:
 		return signalGroup(p.Pgid, syscall.SIGSTOP)
-	case Continue:
+	case Start, Continue:
 		return signalGroup(p.Pgid, syscall.SIGCONT)
 	case Drain:
 		if p.Drain == nil {

@@ -20,14 +20,27 @@ func governLocal(w *Worker, pgid int, h Host, ev *emitter) {
 		ev.emit(h.Name, PhaseOwner, 1, "cpu_cap not applied", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
 	go func() {
-		<-w.done
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+		}
 		cancel()
 	}()
+	w.resume = func() { // the worker is being stopped: let it read its EOF
+		cancel()
+		<-ended
+		part := owner.Part{Pgid: pgid}
+		part.Apply(owner.Decision{Action: owner.Continue})
+	}
 	s := owner.NewSampler()
 	s.Exclude(pgid)
 	part := &owner.Part{Pgid: pgid, StopGrace: 5 * time.Second}
 	g := &owner.Governor{Policy: *h.Owner, Sample: s.Sample, Apply: part.Apply,
 		Log: func(d owner.Decision, err error) { ev.emit(h.Name, PhaseOwner, 1, d.String(), err) }}
-	go g.Run(ctx)
+	go func() {
+		defer close(ended)
+		g.Run(ctx)
+	}()
 }

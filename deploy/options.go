@@ -24,7 +24,7 @@ const (
 	// PhaseOwner: a decision of the host's owner policy about its worker
 	// (start, suspend, continue, drain, stop: package owner), with its
 	// reason in Detail.
-	PhaseOwner Phase = "owner"
+	PhaseOwner   Phase = "owner"
 	PhaseFailed  Phase = "failed"
 	PhaseStopped Phase = "stopped"
 )

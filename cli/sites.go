@@ -10,6 +10,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/internal/jsonout"
+	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/spf13/cobra"
 )
@@ -37,11 +38,20 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
 			ssh := deploy.NewSSHResolver("")
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES")
+			owners := hasOwners(inv)
+			head := "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES"
+			if owners {
+				head += "\tOWNER POLICY"
+			}
+			fmt.Fprintln(tw, head)
 			for _, s := range inv.Sites {
 				for _, c := range s.Clusters {
 					for _, h := range c.Hosts {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(cmd.Context(), ssh, s, h))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(cmd.Context(), ssh, s, h))
+						if owners {
+							fmt.Fprintf(tw, "\t%s", ownerText(h.Owner))
+						}
+						fmt.Fprintln(tw)
 					}
 				}
 			}
@@ -183,6 +193,33 @@ func batchText(s deploy.Site, h deploy.Host) string {
 		return sched.Starter() + ": no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
 	}
 	return sched.Starter() + " step of an allocation from frontend " + s.Frontend
+}
+
+// hasOwners says whether a host of inv has an owner policy: only then does
+// `gridtui sites` show the column.
+func hasOwners(inv *deploy.Inventory) bool {
+	for _, h := range inv.Hosts() {
+		if h.Owner != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerText sums up a host's owner policy: when gridtui may start, its
+// owner hours and its CPU cap (docs/OWNER-POLICY.md has the rest).
+func ownerText(p *owner.Policy) string {
+	if p == nil {
+		return "-"
+	}
+	t := fmt.Sprintf("start after %s idle, owner's load ≤ %.2f", p.IdleToStart, p.OwnerCPUIdle)
+	for _, w := range p.OwnerHours {
+		t += "; not " + w.String()
+	}
+	if p.CPUCap < 100 {
+		t += fmt.Sprintf("; cap %d%%", p.CPUCap)
+	}
+	return t
 }
 
 func dash(s string) string {

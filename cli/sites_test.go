@@ -102,3 +102,35 @@ func TestSitesInsideOAR(t *testing.T) {
 		}
 	}
 }
+
+// `gridtui sites` shows each host's owner policy when the inventory has
+// any: when gridtui may start there, the owner hours, the CPU cap.
+func TestSitesOwnerPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lab.toml")
+	err := os.WriteFile(path, []byte(`[[site]]
+name = "lab"
+  [site.owner]
+  owner_hours = ["Mon-Fri 08:00-19:00"]
+  cpu_cap = 75
+  [[site.cluster]]
+  name = "room"
+  hosts = "pc[1-2]"
+  [[site.cluster]]
+  name = "srv"
+  hosts = "srv1"
+    [site.cluster.owner]
+    owner_hours = []
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(runGridtui(t, "--sites", path, "sites"))
+	for _, want := range []string{"OWNER POLICY", "start after 15m0s idle, owner's load ≤ 0.30; not Mon-Fri 08:00-19:00; cap 75%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sites lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "not Mon-Fri") != 2 {
+		t.Errorf("the srv cluster's empty owner_hours did not clear the site's:\n%s", out)
+	}
+}

@@ -30,7 +30,7 @@ func ownerCPU(b *testing.B, cred *syscall.Credential) float64 {
 
 // gridtuiPart starts a part that keeps every core busy at nice 19 (the
 // worker's priority), governed by the owner policy when governed.
-func gridtuiPart(b *testing.B, cred *syscall.Credential, governed bool) (stop func()) {
+func gridtuiPart(b *testing.B, cred *syscall.Credential, governed bool) (stop func(), partCPU func() float64) {
 	var parts []int
 	for range 2 {
 		c := burn(b, nil)
@@ -58,13 +58,18 @@ func gridtuiPart(b *testing.B, cred *syscall.Credential, governed bool) (stop fu
 		go g.Run(ctx)
 	}
 	time.Sleep(time.Second) // the part is computing when the owner starts
+	groups := map[int]bool{}
+	for _, pg := range parts {
+		groups[pg] = true
+	}
+	partCPU = func() float64 { return groupsCPU(groups) }
 	return func() {
 		cancel()
 		for _, pg := range parts {
 			syscall.Kill(-pg, syscall.SIGCONT)
 			syscall.Kill(-pg, syscall.SIGKILL)
 		}
-	}
+	}, partCPU
 }
 
 // BenchmarkOwnerShare measures the CPU the owner's own process gets in
@@ -74,14 +79,20 @@ func gridtuiPart(b *testing.B, cred *syscall.Credential, governed bool) (stop fu
 // -benchtime=5x: each iteration is one round of the three.
 func BenchmarkOwnerShare(b *testing.B) {
 	cred := ownerCred(b)
-	var alone, nice, governed []float64
+	var alone, nice, governed, bound []float64
 	for range b.N {
 		alone = append(alone, ownerCPU(b, cred))
-		stop := gridtuiPart(b, cred, false)
+		stop, _ := gridtuiPart(b, cred, false)
 		nice = append(nice, ownerCPU(b, cred))
 		stop()
-		stop = gridtuiPart(b, cred, true)
-		governed = append(governed, ownerCPU(b, cred))
+		stop, partCPU := gridtuiPart(b, cred, true)
+		before := partCPU()
+		o := ownerCPU(b, cred)
+		took := partCPU() - before
+		governed = append(governed, o)
+		// What the governed part took while the owner ran bounds what it can
+		// have taken from the owner, whatever the rest of the machine does.
+		bound = append(bound, o/(o+took))
 		stop()
 	}
 	med := func(v []float64) float64 {
@@ -104,5 +115,6 @@ func BenchmarkOwnerShare(b *testing.B) {
 	b.ReportMetric(med(governed)/med(alone), "governed/alone-median")
 	b.ReportMetric(mean(nice)/mean(alone), "nice19/alone-mean")
 	b.ReportMetric(mean(governed)/mean(alone), "governed/alone-mean")
-	b.Logf("owner CPU seconds in %v: alone %v, beside nice 19 %v, beside governed %v", ownerWindow, alone, nice, governed)
+	b.ReportMetric(med(bound), "governed-owner-share-bound")
+	b.Logf("owner CPU seconds in %v: alone %v, beside nice 19 %v, beside governed %v; owner/(owner+part) governed %v", ownerWindow, alone, nice, governed, bound)
 }

@@ -147,7 +147,7 @@ func (o *oarTest) jobIDs() []string {
 // (OAR deletes a running job in a few of its scheduling rounds).
 func (o *oarTest) waitNoJobs(t *testing.T, why string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		if len(o.jobIDs()) == 0 {
 			return
@@ -167,7 +167,7 @@ func (o *oarTest) hold(t *testing.T) func() {
 	if err != nil || id == "" {
 		t.Fatalf("holder job: %v: %s", err, out)
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute) // OAR launches a job in a few of its rounds, slow on a loaded machine
 	for {
 		st, _ := exec.Command("oarstat", "-s", "-j", id).Output()
 		if strings.Contains(string(st), "Running") {
@@ -215,7 +215,7 @@ func (o *oarTest) deploy(t *testing.T, inv *Inventory, hosts []Host, opt Options
 }
 
 func oarCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -255,7 +255,7 @@ func TestOARPendingThenRuns(t *testing.T) {
 		t.Logf("pending: %s", d)
 	case r := <-done:
 		t.Fatalf("workers started while the node was held: %v", r.err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("no pending status")
 	}
 	release()

@@ -67,6 +67,8 @@ type specFile struct {
 	Nodes    NodeSelection  `toml:"nodes"`
 	Groups   []Group        `toml:"group,omitempty"`
 	Output   Output         `toml:"output,omitempty"`
+	// Resilience is written only when it differs from the defaults.
+	Resilience *Resilience `toml:"resilience,omitempty"`
 }
 
 // DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle
@@ -117,6 +119,9 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		Name: f.Name, App: f.App, Params: params, Scheme: f.Scheme,
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
 		MaxIter: f.MaxIter, Output: f.Output,
+	}
+	if f.Resilience != nil {
+		s.Resilience = *f.Resilience
 	}
 	switch {
 	case f.Obstacle != nil && f.App != "" && f.App != "obstacle":
@@ -313,6 +318,12 @@ func (s Spec) Problems() []Problem {
 	}
 	if s.MaxIter < 0 {
 		add("max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
+	}
+	if r := s.Resilience; r.Spares < 0 || r.Spares > 1024 {
+		add("resilience.spares", "resilience.spares = %d is out of range (0 to 1024)", r.Spares)
+	}
+	if r := s.Resilience; r.MaxRecoveries < 0 {
+		add("resilience.max_recoveries", "resilience.max_recoveries = %d must not be negative", r.MaxRecoveries)
 	}
 	if s.WallTime < 0 {
 		add("wall_time", "wall_time = %s must not be negative", s.WallTime)

@@ -42,7 +42,8 @@ func TestSpecRoundTrip(t *testing.T) {
 			{Coordinator: "s-2", Workers: []string{"s-2"}},
 		},
 		MaxIter: 1234, WallTime: 90*time.Second + 250*time.Millisecond,
-		Output: Output{Dir: "out dir/α", VTI: true, Raw: true},
+		Output:     Output{Dir: "out dir/α", VTI: true, Raw: true},
+		Resilience: Resilience{Spares: 2, CheckpointEvery: 150, CheckpointDir: "/shared/ckpt", MaxRecoveries: 5},
 	}
 	if zero := zeroFields(reflect.ValueOf(full), "Spec"); len(zero) > 0 {
 		t.Fatalf("the full spec leaves %v zero: set them so the round trip covers them", zero)

@@ -118,6 +118,15 @@ func TestDir(t *testing.T) {
 	if err != nil || got.Iteration != 400 || p[0] != 4 || len(refused) != 0 {
 		t.Fatalf("Latest: %+v %v %v %v", got, p, refused, err)
 	}
+	if its, err := d.Iterations(h.Run, h.Rank); err != nil || len(its) != 2 || its[0] != 400 {
+		t.Fatalf("Iterations: %v %v", its, err)
+	}
+	if got, p, err := d.Load(header(), 300); err != nil || got.Iteration != 300 || p[0] != 3 {
+		t.Fatalf("Load 300: %+v %v %v", got, p, err)
+	}
+	if _, _, err := d.Load(header(), 200); err == nil {
+		t.Fatal("Load of a removed checkpoint succeeded")
+	}
 	// A torn newest copy: the one before is used, and the refusal names the file.
 	if err := os.Truncate(files[0].path, 30); err != nil {
 		t.Fatal(err)

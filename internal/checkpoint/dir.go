@@ -172,3 +172,41 @@ func (d Dir) readFile(path string, want Header) (Header, []byte, error) {
 	}
 	return h, payload, nil
 }
+
+// Load returns want.Rank's checkpoint of iteration it, checked against want
+// (a synchronous rollback needs that exact one); the error names the file.
+func (d Dir) Load(want Header, it uint64) (Header, []byte, error) {
+	dir, err := d.runDir(want.Run)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	h, payload, err := d.readFile(filepath.Join(dir, fmt.Sprintf("rank-%d.iter-%d.gtck", want.Rank, it)), want)
+	if err == nil && h.Iteration != it {
+		err = fmt.Errorf("%w: rank %d: the file of iteration %d holds iteration %d", ErrCorrupt, want.Rank, it, h.Iteration)
+	}
+	return h, payload, err
+}
+
+// Iterations returns the iterations of rank's checkpoints of run on disk,
+// newest first (unverified: Load checks each).
+func (d Dir) Iterations(run string, rank int) ([]uint64, error) {
+	dir, err := d.runDir(run)
+	if err != nil {
+		return nil, err
+	}
+	files, err := d.files(dir, rank)
+	out := make([]uint64, len(files))
+	for i, f := range files {
+		out[i] = f.iter
+	}
+	return out, err
+}
+
+// Remove deletes the run's checkpoints (once the run ended).
+func (d Dir) Remove(run string) error {
+	dir, err := d.runDir(run)
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}

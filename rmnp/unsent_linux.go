@@ -13,12 +13,12 @@ import (
 // peer iterates with halos that waited seconds in the buffer. On the
 // multi-host harness with a slow inter-cluster link, asynchronous runs were
 // slower than synchronous ones without the limit and much faster with it
-// (BENCHMARKS.md, Study).
+// (docs/bench/study.md).
 const AsyncUnsentLimit = 16 << 10
 
-// limitUnsent sets TCP_NOTSENT_LOWAT on a TCP connection; other connections
+// LimitUnsent sets TCP_NOTSENT_LOWAT on a TCP connection; other connections
 // (Unix sockets) are left alone, as is any error (the link works without it).
-func limitUnsent(c net.Conn, bytes int) {
+func LimitUnsent(c net.Conn, bytes int) {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return

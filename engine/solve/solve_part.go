@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 )
 
 // defaultApp is the application of a Subtask that names none.
@@ -28,6 +29,7 @@ type builtPart struct {
 	maxIter    int
 	steps      int
 	size       int
+	identity   [32]byte // of the task (checkpoint.Identity), when checkpoints are on
 }
 
 // appFault carries an application's failure out of the solver's loop (a
@@ -102,6 +104,13 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 	bp.graph = make([][]int, len(task.Parts))
 	for r, p := range task.Parts {
 		bp.graph[r] = p.Neighbours
+	}
+	if t.Checkpoint != nil {
+		specs := make([][]byte, len(task.Parts))
+		for r, p := range task.Parts {
+			specs[r] = p.Spec
+		}
+		bp.identity = checkpoint.Identity(bp.app, v.Encode(), specs, bp.graph)
 	}
 	if task.MaxIter > 0 && (bp.maxIter == 0 || task.MaxIter < bp.maxIter) {
 		bp.maxIter = task.MaxIter

@@ -31,6 +31,8 @@ type chainRun struct {
 	maxIter int // Subtask.MaxIter
 	// afterRun, if set, sees the endpoints once every rank's Solve returned.
 	afterRun func(eps []*rmnp.Endpoint)
+	// checkpoint, if set, is every rank's Subtask.Checkpoint.
+	checkpoint *CheckpointPlan
 }
 
 var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
@@ -110,7 +112,7 @@ func (c chainRun) runAll(t testing.TB) ([]SolveResult, []gridapp.Range, []error)
 	for r := range c.ranks {
 		st := Subtask{Problem: c.p, Rank: r, Ranks: c.ranks, Range: ranges[r], Cores: c.cores,
 			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r],
-			App: c.app, Params: c.params, MaxIter: c.maxIter}
+			App: c.app, Params: c.params, MaxIter: c.maxIter, Checkpoint: c.checkpoint}
 		if r > 0 {
 			st.Lower = &Neighbour{Rank: r - 1, Peer: rmnp.PeerID(r), Mode: c.mode(r - 1)}
 		}

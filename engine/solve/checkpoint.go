@@ -1,4 +1,4 @@
-package engine
+package solve
 
 import (
 	"bytes"
@@ -90,7 +90,7 @@ func (s *solver) restore(c *checkpointer) error {
 		h, payload, err = d.Load(want, c.plan.Restore)
 	}
 	for _, r := range refused {
-		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+bare(r.Err.Error()))
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r.Err.Error()))
 	}
 	if err != nil {
 		return fmt.Errorf("engine: rank %d: restore: %w", s.t.Rank, err)
@@ -115,7 +115,7 @@ func (s *solver) maybeCheckpoint() {
 		return
 	}
 	stop := func(err error) {
-		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints stopped at iteration %d: %s", s.iter, bare(err.Error())))
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints stopped at iteration %d: %s", s.iter, Bare(err.Error())))
 		s.stopCheckpoints()
 	}
 	select {

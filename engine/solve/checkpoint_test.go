@@ -1,4 +1,4 @@
-package engine
+package solve
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"github.com/gridtui/gridtui/internal/checkpoint"
-	"github.com/gridtui/gridtui/jobs"
 )
 
 // commonIteration is the newest iteration every rank has a checkpoint of.
@@ -37,7 +37,7 @@ func commonIteration(t *testing.T, d checkpoint.Dir, run string, ranks int) uint
 // undisturbed run's iterations and gives its values bit for bit.
 func TestSyncRestoreBitForBit(t *testing.T) {
 	dir := t.TempDir()
-	c := chainRun{p: jobs.Obstacle{N: 16, Eps: 1e-7}, ranks: 3, cores: 1, scheme: jobs.Synchronous,
+	c := chainRun{p: obstacle.Problem{N: 16, Eps: 1e-7}, ranks: 3, cores: 1, scheme: Synchronous,
 		checkpoint: &CheckpointPlan{Dir: dir, Every: 25, Run: "sync-restore"}}
 	want, ranges := c.run(t)
 	if want[0].Checkpoints == 0 {
@@ -64,7 +64,7 @@ func TestSyncRestoreBitForBit(t *testing.T) {
 // newest checkpoint converges, and no counter goes below its checkpoint's.
 func TestAsyncRestoreLatest(t *testing.T) {
 	dir := t.TempDir()
-	c := chainRun{p: jobs.Obstacle{N: 16, Eps: 1e-7}, ranks: 3, cores: 1, scheme: jobs.Asynchronous,
+	c := chainRun{p: obstacle.Problem{N: 16, Eps: 1e-7}, ranks: 3, cores: 1, scheme: Asynchronous,
 		checkpoint: &CheckpointPlan{Dir: dir, Every: 20, Run: "async-restore"}}
 	c.run(t)
 	c.checkpoint = &CheckpointPlan{Dir: dir, Every: 20, Run: "async-restore", Latest: true}
@@ -81,7 +81,7 @@ func TestAsyncRestoreLatest(t *testing.T) {
 // the reason; it never starts from nothing.
 func TestRestoreRefused(t *testing.T) {
 	dir := t.TempDir()
-	c := chainRun{p: jobs.Obstacle{N: 16, Eps: 1e-6}, ranks: 3, cores: 1, scheme: jobs.Synchronous,
+	c := chainRun{p: obstacle.Problem{N: 16, Eps: 1e-6}, ranks: 3, cores: 1, scheme: Synchronous,
 		checkpoint: &CheckpointPlan{Dir: dir, Every: 10, Run: "refused"}}
 	c.run(t)
 	c.p.N = 17 // another problem: another identity
@@ -90,7 +90,7 @@ func TestRestoreRefused(t *testing.T) {
 	if err := errors.Join(errs...); err == nil || !errors.Is(err, checkpoint.ErrNone) {
 		t.Fatalf("restore of another problem: %v, want ErrNone", err)
 	}
-	rod := chainRun{p: jobs.Obstacle{N: 40, Eps: 1e-9}, ranks: 2, cores: 1, scheme: jobs.Synchronous, app: "test-rod",
+	rod := chainRun{p: obstacle.Problem{N: 40, Eps: 1e-9}, ranks: 2, cores: 1, scheme: Synchronous, app: "test-rod",
 		params: map[string]string{"n": "40", "eps": "1e-9"}, checkpoint: &CheckpointPlan{Dir: dir, Run: "rod", Latest: true}}
 	_, _, errs = rod.runAll(t)
 	if err := errors.Join(errs...); err == nil || !strings.Contains(err.Error(), "has no checkpoints") {

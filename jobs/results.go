@@ -60,6 +60,9 @@ type RunRecord struct {
 
 	Outcome string `json:"outcome"` // OutcomeOK, OutcomeFailed, ...
 	Reason  string `json:"reason,omitempty"`
+	// Recoveries are the lost nodes the run survived; a recovered run's
+	// wall time counts them, and prediction treats it as disturbed.
+	Recoveries []Recovery `json:"recoveries,omitempty"`
 }
 
 // RunConfig is the job configuration of a recorded run.

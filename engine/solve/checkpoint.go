@@ -41,6 +41,11 @@ type checkpointer struct {
 	buf      bytes.Buffer
 }
 
+// KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss
+// stopped may write one or two more before its stop reaches it, and the
+// rollback point must survive them.
+const KeepCheckpoints = 4
+
 type checkpointWrite struct {
 	h       checkpoint.Header
 	payload []byte
@@ -56,8 +61,10 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 	cp, ok := s.part.(gridapp.Checkpointer)
 	if !ok {
 		if p.Restore > 0 || p.Latest {
-			return fmt.Errorf("%w %q: cannot restore rank %d: the application has no checkpoints", ErrApplication, s.app, s.t.Rank)
+			return fmt.Errorf("%w %q: cannot restore: the application has no checkpoints", ErrApplication, s.app)
 		}
+		// Say so where the submitter looks after a loss (best effort).
+		checkpoint.Dir{Path: p.Dir}.MarkNone(p.Run, s.app)
 		return nil
 	}
 	c := &checkpointer{plan: *p, part: cp, identity: identity}
@@ -83,7 +90,7 @@ func (s *solver) header(c *checkpointer) checkpoint.Header {
 // restore reads the part's checkpoint of the plan's iteration (or its
 // newest usable one) and restores the part, the sweep count and the step.
 func (s *solver) restore(c *checkpointer) error {
-	d := checkpoint.Dir{Path: c.plan.Dir}
+	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	want := s.header(c)
 	h, payload, refused, err := d.Latest(want)
 	if err == nil && !c.plan.Latest && h.Iteration != c.plan.Restore {
@@ -93,10 +100,10 @@ func (s *solver) restore(c *checkpointer) error {
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r.Err.Error()))
 	}
 	if err != nil {
-		return fmt.Errorf("engine: rank %d: restore: %w", s.t.Rank, err)
+		return fmt.Errorf("engine: restore: %w", err)
 	}
 	if err := c.part.Restore(bytes.NewReader(payload)); err != nil {
-		return fmt.Errorf("%w %q: rank %d: restore from iteration %d: %w", ErrApplication, s.app, s.t.Rank, h.Iteration, err)
+		return fmt.Errorf("%w %q: restore from iteration %d: %w", ErrApplication, s.app, h.Iteration, err)
 	}
 	s.iter, s.counted, c.step = int(h.Iteration), int(h.Iteration), h.Step
 	s.res.Restored, s.res.RestoredStep = h.Iteration, h.Step
@@ -135,7 +142,7 @@ func (s *solver) maybeCheckpoint() {
 
 // writer puts the checkpoints on disk, one after the other.
 func (c *checkpointer) writer() {
-	d := checkpoint.Dir{Path: c.plan.Dir}
+	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	for w := range c.writes {
 		if _, err := d.Save(w.h, w.payload); err != nil {
 			select {

@@ -106,11 +106,9 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 		bp.graph[r] = p.Neighbours
 	}
 	if t.Checkpoint != nil {
-		specs := make([][]byte, len(task.Parts))
-		for r, p := range task.Parts {
-			specs[r] = p.Spec
-		}
-		bp.identity = checkpoint.Identity(bp.app, v.Encode(), specs, bp.graph)
+		// The part's own sub-task is what its state must fit: a checkpoint
+		// of another problem or decomposition gives another identity.
+		bp.identity = checkpoint.Identity(bp.app, v.Encode(), [][]byte{ps.Spec}, [][]int{ps.Neighbours})
 	}
 	if task.MaxIter > 0 && (bp.maxIter == 0 || task.MaxIter < bp.maxIter) {
 		bp.maxIter = task.MaxIter

@@ -134,6 +134,8 @@ type WorkerTask struct {
 	Params map[string]string `json:",omitempty"`
 	// Neighbours are the ranks the part exchanges with, in the task's order.
 	Neighbours []*NeighbourTask `json:",omitempty"`
+	// Checkpoint is the part's checkpoint plan (nil: none).
+	Checkpoint *solve.CheckpointPlan `json:",omitempty"`
 }
 
 // Member is one worker of a group: where its control endpoint listens

@@ -145,6 +145,13 @@ func TestDir(t *testing.T) {
 	if _, err := d.Save(Header{Run: "../x", Ranks: 1}, nil); err == nil {
 		t.Fatal("a run id that leaves the directory was accepted")
 	}
+	if d.MarkedNone(h.Run) {
+		t.Fatal("a run with checkpoints is marked as having none")
+	}
+	d.MarkNone("rod-run", "rod")
+	if !d.MarkedNone("rod-run") {
+		t.Fatal("MarkNone left no mark")
+	}
 	if left, _ := filepath.Glob(filepath.Join(d.Path, h.Run, ".tmp-*")); len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
 	}

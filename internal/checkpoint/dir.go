@@ -210,3 +210,27 @@ func (d Dir) Remove(run string) error {
 	}
 	return os.RemoveAll(dir)
 }
+
+// noneFile marks a run whose application takes no checkpoints.
+const noneFile = "no-checkpoints"
+
+// MarkNone records that run's parts of application app take no
+// checkpoints, so that a recovery can say why it cannot be (best effort:
+// the mark only improves a message).
+func (d Dir) MarkNone(run, app string) {
+	dir, err := d.runDir(run)
+	if err != nil || os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	os.WriteFile(filepath.Join(dir, noneFile), []byte(app+"\n"), 0o600)
+}
+
+// MarkedNone reports whether MarkNone was called for run.
+func (d Dir) MarkedNone(run string) bool {
+	dir, err := d.runDir(run)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, noneFile))
+	return err == nil
+}

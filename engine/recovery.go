@@ -57,6 +57,13 @@ func checkpointDir(spec jobs.Spec, hosts []deploy.Host, opt RunOptions) (string,
 // sound; the attempt is run again where it was.
 const linkGone = "no link to peer"
 
+// linkFailed reports whether cause is a link's failure on a sound node (a
+// vanished link, or a pre-flight that met a neighbour's endpoint as it was
+// rebound for the new attempt).
+func linkFailed(cause string) bool {
+	return strings.Contains(cause, linkGone) || strings.Contains(cause, "unreachable on every network")
+}
+
 // checkpointKey names a run's checkpoints: the job's name (made a file
 // name) and the first attempt's run id.
 func checkpointKey(name string, run uint64) string {
@@ -88,7 +95,7 @@ func isLoss(s *submission) bool {
 		default:
 		}
 	}
-	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone} {
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network"} {
 		if strings.Contains(f.Cause, p) {
 			return true
 		}
@@ -159,7 +166,7 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		return nil, "not recovered: " + err.Error()
 	}
 	gone := lostWith(s, lost)
-	if w := s.workers[lost]; w != nil && !isDone(w) && strings.Contains(s.failed.Cause, linkGone) {
+	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
 		gone = nil // every worker is sound: the same nodes again
 	}
 	moved, err := rc.replace(ctx, s, gone)

@@ -561,7 +561,11 @@ func (s *submission) err() error {
 // reused workers it then waits (bounded) for every live coordinator to
 // acknowledge that its group left the run, so the next run starts clean.
 func (s *submission) end(t worker.MsgType, reason string, msgs <-chan inbound) {
-	m, _ := worker.EncodeMsg(t, worker.Abort{Run: s.run, Reason: reason})
+	a := worker.Abort{Run: s.run, Reason: reason}
+	if s.failed != nil && s.failed.Node != "" {
+		a.Lost = lostWith(s, s.failed.Node)
+	}
+	m, _ := worker.EncodeMsg(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	done := make(chan struct{}, len(s.coords))

@@ -204,6 +204,9 @@ type Failure struct {
 type Abort struct {
 	Run    uint64
 	Reason string
+	// Lost names the nodes the submitter knows are lost: a coordinator
+	// does not wait for their acknowledgement (a recovery starts sooner).
+	Lost []string `json:",omitempty"`
 }
 
 // EncodeMsg frames a JSON control message.

@@ -503,7 +503,7 @@ func (n *node) leaveRun(ctx context.Context, src rmnp.PeerID, m []byte, a Abort)
 	if c := n.coord; c != nil && c.assign.Run == a.Run {
 		c.mu.Lock()
 		for id, name := range c.children {
-			if c.statuses[name].State != solve.StateFailed { // a lost member never acknowledges
+			if c.statuses[name].State != solve.StateFailed && !slices.Contains(a.Lost, name) { // a lost member never acknowledges
 				children = append(children, id)
 			}
 		}

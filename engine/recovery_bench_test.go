@@ -82,6 +82,7 @@ func TestResilienceFigures(t *testing.T) {
 		calm = append(calm, d)
 		d2, _ := wall(spec, nodes[i%len(nodes)], 250)
 		hit = append(hit, d2)
+		t.Logf("async n=64 8 nodes: undisturbed %v, one kill %v", d, d2)
 	}
 	m0, m1 := median(calm), median(hit)
 	t.Logf("RESULT async with one kill: median %v undisturbed, %v with a kill: ratio %.3f", m0, m1, float64(m1)/float64(m0))

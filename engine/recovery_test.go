@@ -201,3 +201,60 @@ func TestRunAppWithoutCheckpoints(t *testing.T) {
 		t.Fatalf("error %v, report %s", err, summary(rep))
 	}
 }
+
+// TestRunRecoversStopped: a worker stopped (SIGSTOP) mid-run is judged
+// lost by the heartbeats, killed and replaced; the synchronous run is bit
+// for bit the undisturbed one.
+func TestRunRecoversStopped(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 28, "1e-8")
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	faultAt(&opt, "beta-3", syscall.SIGSTOP, 60, nil)
+	rep, err := Run(context.Background(), spec, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecovered(t, rep, want, "beta-3")
+}
+
+// TestRunRecoversOtherApps: obstacle (sync, bit for bit) and heat (sync,
+// several time steps, bit for bit) survive a killed worker.
+func TestRunRecoversOtherApps(t *testing.T) {
+	for name, spec := range map[string]jobs.Spec{
+		"obstacle": {Name: "recover-obstacle", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 24, Eps: 1e-8}},
+		"heat":     {Name: "recover-heat", App: "heat", Params: map[string]string{"n": "48", "steps": "6", "dt": "1e-3", "eps": "1e-10"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			spec.Scheme, spec.Nodes, spec.Cores, spec.MaxIter, spec.WallTime = jobs.Synchronous, jobs.NodeSelection{Any: 8}, 1, 1<<30, 3*time.Minute
+			spec.Resilience = jobs.Resilience{CheckpointEvery: 25}
+			want, _, err := runKilled(t, spec, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _, err := runKilled(t, spec, "alpha-4", 60)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, summary(rep))
+			}
+			if rep.Outcome != "ok" || len(rep.Recoveries) != 1 {
+				t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+			}
+			t.Log(rep.Recoveries[0])
+			for i := range rep.Nodes {
+				if rep.Nodes[i].Iterations != want.Nodes[i].Iterations {
+					t.Errorf("rank %d: %d iterations, undisturbed %d", i, rep.Nodes[i].Iterations, want.Nodes[i].Iterations)
+				}
+			}
+			if rep.Residual != want.Residual || len(rep.Figures) != len(want.Figures) {
+				t.Errorf("true residual %g, undisturbed %g", rep.Residual, want.Residual)
+			}
+			for i := range rep.Figures {
+				if rep.Figures[i].Value != want.Figures[i].Value {
+					t.Errorf("%s: %v, undisturbed %v", rep.Figures[i].Name, rep.Figures[i].Value, want.Figures[i].Value)
+				}
+			}
+		})
+	}
+}

@@ -149,22 +149,14 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		return nil, ""
 	}
 	rc.done = slices.Clone(s.recoveries) // with the times noteRecovered saw
-	lost := s.failed.Node
-	detected := s.finished
-	switch {
-	case rc.dir == "":
-		return nil, rc.why
-	case rc.opt.Workers != nil:
-		return nil, "not recovered: the console's own workers are not replaced yet"
-	case rc.count >= rc.spec.Resilience.Recoveries():
-		return nil, fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
-	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
-		return nil, fmt.Sprintf("not recovered: the application %s has no checkpoints (gridapp.Checkpointer)", appName(rc.spec.App))
+	if why := rc.refusal(); why != "" {
+		return nil, why
 	}
 	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), rc.spec.Scheme == jobs.Synchronous)
 	if err != nil {
 		return nil, "not recovered: " + err.Error()
 	}
+	lost := s.failed.Node
 	gone := lostWith(s, lost)
 	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
 		gone = nil // every worker is sound: the same nodes again
@@ -173,6 +165,34 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	if err != nil {
 		return nil, "not recovered: " + err.Error()
 	}
+	next, err := rc.submission(s, moved, from)
+	if err != nil {
+		return nil, "not recovered: " + solve.Bare(err.Error())
+	}
+	rc.record(s, gone, moved, from)
+	next.recoveries = slices.Clone(rc.done)
+	rc.count++
+	return next, ""
+}
+
+// refusal says why the run cannot recover at all, or "".
+func (rc *recoverer) refusal() string {
+	switch {
+	case rc.dir == "":
+		return rc.why
+	case rc.opt.Workers != nil:
+		return "not recovered: the console's own workers are not replaced yet"
+	case rc.count >= rc.spec.Resilience.Recoveries():
+		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
+	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
+		return fmt.Sprintf("not recovered: the application %s has no checkpoints (gridapp.Checkpointer)", appName(rc.spec.App))
+	}
+	return ""
+}
+
+// submission plans the next attempt: the ranks of s with the moved nodes
+// replaced, every part restored from.
+func (rc *recoverer) submission(s *submission, moved map[string]placement, from solve.CheckpointPlan) (*submission, error) {
 	ranks := slices.Clone(s.plan.Ranks)
 	for r, name := range ranks {
 		if to, ok := moved[name]; ok {
@@ -183,27 +203,37 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	spec.Nodes, spec.Groups = jobs.NodeSelection{Hosts: ranks}, nil
 	plan, err := planJob(spec, withHelloCores(rc.inv, *rc.workers), liveNodes(*rc.workers))
 	if err != nil {
-		return nil, "not recovered: " + solve.Bare(err.Error())
+		return nil, err
 	}
 	next, err := newSubmission(rc.spec, plan, *rc.workers, rc.opt, s.logf)
 	if err != nil {
-		return nil, "not recovered: " + solve.Bare(err.Error())
+		return nil, err
 	}
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
 	cp.Dir, cp.Every, cp.Run = rc.dir, rc.spec.Resilience.Every(), rc.key
 	next.ckpt = &cp
+	return next, nil
+}
+
+// record logs and keeps the recovery of each node of gone (or, when none
+// moved, of the attempt started again on the same nodes).
+func (rc *recoverer) record(s *submission, gone []string, moved map[string]placement, from solve.CheckpointPlan) {
+	lost, detected := s.failed.Node, s.finished
 	what := "every part from its newest checkpoint"
 	if !from.Latest {
 		what = fmt.Sprintf("every part rolled back to iteration %d", from.Restore)
 	}
-	if len(gone) == 0 {
-		rec := jobs.Recovery{Node: lost, Cause: s.failed.Cause, Rank: slices.Index(s.plan.Ranks, lost), To: lost, How: "same nodes again", Detected: detected}
+	add := func(name, cause string, to placement) {
+		rec := jobs.Recovery{Node: name, Cause: cause, Rank: slices.Index(s.plan.Ranks, name), To: to.node, How: to.how, Detected: detected}
 		if !from.Latest {
 			rec.From = from.Restore
 		}
 		rc.done = append(rc.done, rec)
+	}
+	if len(gone) == 0 {
+		add(lost, s.failed.Cause, placement{lost, "same nodes again"})
 		s.logf(lost, "FAILED (%s): the run starts again on the same nodes; %s", s.failed.Cause, what)
 	}
 	for _, name := range gone {
@@ -211,17 +241,9 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		if name != lost {
 			cause = "its coordinator " + lost + " was lost"
 		}
-		to := moved[name]
-		rec := jobs.Recovery{Node: name, Cause: cause, Rank: slices.Index(s.plan.Ranks, name), To: to.node, How: to.how, Detected: detected}
-		if !from.Latest {
-			rec.From = from.Restore
-		}
-		rc.done = append(rc.done, rec)
-		s.logf(name, "LOST (%s): rank %d moves to %s (%s); %s", cause, rec.Rank, to.node, to.how, what)
+		add(name, cause, moved[name])
+		s.logf(name, "LOST (%s): rank %d moves to %s (%s); %s", cause, slices.Index(s.plan.Ranks, name), moved[name].node, moved[name].how, what)
 	}
-	next.recoveries = slices.Clone(rc.done)
-	rc.count++
-	return next, ""
 }
 
 // lostWith returns the nodes lost with lost: itself and, for a

@@ -355,7 +355,7 @@ func (s *submission) noteRecovered(now time.Time) {
 
 func appName(app string) string {
 	if app == "" {
-		return obstacleApp
+		return "obstacle"
 	}
 	return app
 }

@@ -50,7 +50,7 @@ func TestRunFailures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			spec := jobs.Spec{App: "obstacle", Obstacle: longObstacle, Scheme: tc.scheme,
+			spec := jobs.Spec{App: "obstacle", Params: longObstacle, Scheme: tc.scheme,
 				Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute,
 				Resilience: jobs.Resilience{CheckpointEvery: -1}} // the loss itself, not its recovery (recovery_test.go)
 			store := t.TempDir()

@@ -29,12 +29,12 @@ const (
 // Spec is a job: what to solve, on which nodes, how. Job files (TOML) and the
 // console's composer both produce it.
 type Spec struct {
-	Name     string       `toml:"name"`
-	App      string       `toml:"app"` // a registered application (apps/gridapp)
-	Obstacle ObstacleSpec `toml:"obstacle"`
-	// Params are the parameters of an application other than the obstacle
-	// problem (whose n and eps are in Obstacle), as typed; validated against
-	// the application's declarations.
+	Name string `toml:"name"`
+	App  string `toml:"app"` // a registered application (apps/gridapp)
+	// Params are the application's parameters as typed (a job file's
+	// [params], or the [obstacle] section of older files); validated
+	// against the application's declarations, which give the defaults of
+	// those left out.
 	Params   map[string]string `toml:"params"`
 	Scheme   Scheme            `toml:"scheme"`
 	Detector Detector          `toml:"detector"` // empty: the scheme's default
@@ -90,12 +90,6 @@ func (r Resilience) Recoveries() int {
 	return r.MaxRecoveries
 }
 
-// ObstacleSpec holds the obstacle problem's parameters in a job file.
-type ObstacleSpec struct {
-	N   int     `toml:"n"`
-	Eps float64 `toml:"eps"`
-}
-
 // NodeSelection chooses the nodes of a job. Hosts and Clusters name nodes
 // explicitly; Any takes that many nodes from the selection (or from every
 // live worker when nothing else is given).
@@ -112,7 +106,10 @@ type Group struct {
 	Workers     []string `toml:"workers"`
 }
 
-// Output says what to write after a run.
+// Output says what to write after a run: the solution as VTI and raw
+// float64 files for an application whose solution is a structured grid
+// (gridapp.Gridded), plus what an application writes itself
+// (gridapp.Outputter).
 type Output struct {
 	Dir string `toml:"dir,omitempty"`
 	VTI bool   `toml:"vti,omitempty"`

@@ -33,6 +33,8 @@ type runFlags struct {
 	wall                              time.Duration
 	json, noRecord                    bool
 	sw                                sweepFlags
+	spares, checkpointEvery           int
+	checkpointDir                     string
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -69,6 +71,9 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node (an asynchronous node counts its sweeps on new halos)")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
+	fl.IntVar(&f.spares, "spares", 0, "workers started beside the job's nodes, to take a lost node's part")
+	fl.IntVar(&f.checkpointEvery, "checkpoint-every", 0, "checkpoint every part every this many iterations (default 200; -1: none, a lost node fails the run)")
+	fl.StringVar(&f.checkpointDir, "checkpoint-dir", "", "directory for checkpoints, shared by every node (default: the data directory)")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
 	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
 	addSweepFlags(cmd, &f.sw)
@@ -186,6 +191,15 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	if set("wall-time") {
 		spec.WallTime = f.wall
 	}
+	if set("spares") {
+		spec.Resilience.Spares = f.spares
+	}
+	if set("checkpoint-every") {
+		spec.Resilience.CheckpointEvery = f.checkpointEvery
+	}
+	if set("checkpoint-dir") {
+		spec.Resilience.CheckpointDir = f.checkpointDir
+	}
 	if set("out") {
 		spec.Output = jobs.Output{Dir: f.out, VTI: true, Raw: true}
 	}
@@ -234,6 +248,10 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 		return usageErrorf("gridtui run: --n %d: want at least 1", f.n)
 	case set("eps") && !(f.eps > 0):
 		return usageErrorf("gridtui run: --eps %g: want a positive number", f.eps)
+	case set("spares") && (f.spares < 0 || f.spares > 1024):
+		return usageErrorf("gridtui run: --spares %d: want 0 to 1024", f.spares)
+	case set("checkpoint-every") && (f.checkpointEvery == 0 || f.checkpointEvery < -1):
+		return usageErrorf("gridtui run: --checkpoint-every %d: want at least 1, or -1 for none", f.checkpointEvery)
 	case set("max-iter") && f.maxIter < 1:
 		return usageErrorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
 	case set("wall-time") && f.wall <= 0:

@@ -69,6 +69,24 @@
 // stops printing its counters (stopped, hung, cut off: gateway_watch.go),
 // to which a failure that another node reports meanwhile is charged.
 //
+// # Surviving a lost node (recovery.go, docs/FAILURES.md)
+//
+// When the job's checkpoints are on (jobs.Resilience: every 200 iterations
+// by default, into checkpoint_dir or, when every host shares the console's
+// disk, the data directory) and a node is lost, Run does not stop at the
+// failure: it ends the attempt everywhere (the abort names the lost nodes,
+// so that coordinators do not wait for them), moves the lost node's part —
+// a lost coordinator's whole group, whose workers end with it — to a spare
+// (Resilience.Spares, started beside the job's nodes) or to a new worker on
+// the lost node's host, and runs the job again with every part restored
+// (solve.CheckpointPlan): a synchronous job from the newest iteration every
+// rank has, so that it is bit for bit the undisturbed run; an asynchronous
+// or hybrid one from each part's newest. The detectors start afresh with
+// the parts. The report's Recoveries, the event log and the results store
+// say each loss, where its part went, from which iteration, and how long
+// until every part iterated again; a loss that is not recovered adds why
+// to the failure's cause.
+//
 // # Errors and stopped runs
 //
 // Errors carry the "engine: " prefix once however deep they were wrapped

@@ -94,6 +94,7 @@ func TestRunLevelsFailures(t *testing.T) {
 		t.Run(victim, func(t *testing.T) {
 			spec := deepSpec(jobs.Asynchronous, 1e-15)
 			spec.MaxIter, spec.WallTime = 1<<30, 2*time.Minute
+			spec.Resilience.CheckpointEvery = -1 // the loss, not its recovery
 			opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), NoRecord: true}
 			f := faultAt(&opt, victim, syscall.SIGSTOP, 20, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -34,7 +34,9 @@ type Report struct {
 	// the console received them (its stderr), unless Cause quotes them
 	// already; the whole log stays on the node's host (gridtui logs).
 	FailedLog []string `json:",omitempty"`
-	Nodes     []NodeReport
+	// Recoveries are the lost nodes the run survived (docs/FAILURES.md).
+	Recoveries []jobs.Recovery `json:",omitempty"`
+	Nodes      []NodeReport
 	// Traffic sums the data-plane traffic per network; each message is
 	// counted once (half of the sent+received sums of its two ends).
 	Traffic []solve.NetTraffic
@@ -121,7 +123,7 @@ func (s *submission) report() *Report {
 	}
 	rep := &Report{Spec: s.spec, Started: s.start, Wall: end.Sub(s.start), Outcome: "ok",
 		Routes: s.dialledRoutes(), Groups: s.plan.Groups, Warnings: s.plan.Warnings,
-		Gateways: gatewayReports(s.gateways)}
+		Gateways: gatewayReports(s.gateways), Recoveries: s.recoveries}
 	if s.failed != nil {
 		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause
 		rep.FailedLog = s.failedLog()
@@ -311,6 +313,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			who = "node " + r.FailedNode
 		}
 		fmt.Fprintf(&b, "cause:     %s: %s\n", who, r.Cause)
+	}
+	for _, rc := range r.Recoveries {
+		fmt.Fprintf(&b, "recovered: %s\n", rc)
 	}
 	for i, l := range r.FailedLog {
 		head := "           "

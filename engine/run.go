@@ -87,11 +87,14 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	workers := opt.Workers
 	var lost map[string]bool // workers to kill without waiting on them
 	var silent string        // the lost one named for its silence, if any
+	var spares []deploy.Host // started beside the job's nodes, idle until a loss
 	if workers == nil {
 		hosts, err := jobHosts(spec, inv)
 		if err != nil {
 			return nil, err
 		}
+		spares = spareHosts(inv, hosts, spec.Resilience.Spares)
+		hosts = append(hosts, spares...)
 		opt.RunID, opt.Secret = deploy.NewRunSecret()
 		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
 		opt.Deploy.Events = logPending(opt.Deploy.Events, logf)
@@ -111,7 +114,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 			opt.OnWorkers(workers)
 		}
 	}
-	nodes := liveNodes(workers)
+	nodes := liveNodes(withoutHosts(workers, spares))
 	plan, err := planJob(spec, withHelloCores(inv, workers), nodes)
 	if err != nil {
 		return nil, err
@@ -141,7 +144,15 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	}
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
+	rc := &recoverer{spec: spec, inv: inv, opt: opt, workers: &workers}
+	rc.dir, rc.why = checkpointDir(spec, hostsOf(workers), opt)
+	if rc.dir != "" {
+		rc.key = checkpointKey(spec.Name, s.run)
+		s.ckptKey = rc.key
+		s.ckpt = &solve.CheckpointPlan{Dir: rc.dir, Every: spec.Resilience.Every(), Run: rc.key}
+	}
 	rep, runErr := s.execute(ctx)
+	s, rep, runErr = rc.attempts(ctx, s, rep, runErr)
 	lost, silent = s.lostNodes(), s.silentNode()
 	if gws != nil {
 		// Stopped gateways print their last counters as they exit.

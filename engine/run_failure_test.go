@@ -51,7 +51,8 @@ func TestRunFailures(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			spec := jobs.Spec{App: "obstacle", Params: longObstacle, Scheme: tc.scheme,
-				Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
+				Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute,
+				Resilience: jobs.Resilience{CheckpointEvery: -1}} // the loss itself, not its recovery (recovery_test.go)
 			store := t.TempDir()
 			// A stop timeout like a cut-off SSH host's wait: the report
 			// must not wait for it on the lost node.

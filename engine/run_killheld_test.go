@@ -22,7 +22,8 @@ func TestRunKilledWorkerSlowToDie(t *testing.T) {
 	inv := loadInventory(t, "")
 	const node = "alpha-3"
 	spec := jobs.Spec{App: "obstacle", Params: longObstacle, Scheme: jobs.Asynchronous,
-		Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
+		Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: -1}} // the loss, not its recovery
 	opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), NoRecord: true}
 	var (
 		f       *fault

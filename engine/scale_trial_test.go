@@ -255,6 +255,7 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 	victim := fmt.Sprintf("alpha-%d", n/4+2) // inside a group, not its first
 	spec := scaleJob(n, jobs.Asynchronous, 1e-14)
 	spec.MaxIter, spec.WallTime = 1<<30, 20*time.Minute
+	spec.Resilience.CheckpointEvery = -1 // the loss, not its recovery
 	opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir()}
 	f := faultAt(&opt, victim, sig, 3, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)

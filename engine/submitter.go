@@ -61,6 +61,11 @@ type submission struct {
 	residuals []jobs.ResidualSample
 	inv       *deploy.Inventory
 	gateways  map[string]*runGateway // by site, when the run spans sites with gateways
+	// Checkpoints (recovery.go): every part's plan (nil: none), the key of
+	// the run's checkpoints, and the losses survived so far.
+	ckpt       *solve.CheckpointPlan
+	ckptKey    string
+	recoveries []jobs.Recovery
 }
 
 func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
@@ -114,7 +119,7 @@ func (s *submission) tasks() ([]worker.WorkerTask, error) {
 	}
 	for r, name := range p.Ranks {
 		out[r] = worker.WorkerTask{Run: s.run, Node: name, Group: p.GroupOf(r), PartTask: parts[r],
-			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: limit}
+			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: limit, Checkpoint: s.ckpt}
 	}
 	byRank := make([]map[int]*worker.NeighbourTask, len(p.Ranks))
 	for r := range byRank {
@@ -172,7 +177,9 @@ func notListening(node string, r probe.Route, listen []string) string {
 // run sends the sub-tasks to the coordinators and follows the run until
 // every result is in, a node fails, the wall time passes or ctx ends.
 func (s *submission) execute(ctx context.Context) (*Report, error) {
-	s.start = time.Now()
+	if s.start.IsZero() { // a recovered attempt counts from the first one
+		s.start = time.Now()
+	}
 	s.gainRef = loadGainCurve(s.opt.StoreDir, s.instance(), s.inventory, s.gridLabel())
 	tasks, err := s.tasks()
 	if err != nil {
@@ -350,6 +357,7 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 				}
 			}
 			s.sampleResidual(now)
+			s.noteRecovered(now)
 			s.snapshot(now, false)
 		}
 	}
@@ -550,7 +558,11 @@ func (s *submission) err() error {
 // reused workers it then waits (bounded) for every live coordinator to
 // acknowledge that its group left the run, so the next run starts clean.
 func (s *submission) end(t worker.MsgType, reason string, msgs <-chan inbound) {
-	m, _ := worker.EncodeMsg(t, worker.Abort{Run: s.run, Reason: reason})
+	a := worker.Abort{Run: s.run, Reason: reason}
+	if s.failed != nil && s.failed.Node != "" {
+		a.Lost = lostWith(s, s.failed.Node)
+	}
+	m, _ := worker.EncodeMsg(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	done := make(chan struct{}, len(s.coords))
@@ -560,8 +572,8 @@ func (s *submission) end(t worker.MsgType, reason string, msgs <-chan inbound) {
 	for range s.coords {
 		<-done
 	}
-	if msgs == nil || s.opt.Workers == nil {
-		return // workers Run started are stopped anyway
+	if msgs == nil || s.opt.Workers == nil && s.ckpt == nil {
+		return // workers Run started are stopped anyway, unless a recovery reuses them
 	}
 	pending := map[rmnp.PeerID]bool{}
 	for id, name := range s.coords {

@@ -66,6 +66,9 @@ type RunRecord struct {
 
 	Outcome string `json:"outcome"` // OutcomeOK, OutcomeFailed, ...
 	Reason  string `json:"reason,omitempty"`
+	// Recoveries are the lost nodes the run survived; a recovered run's
+	// wall time counts them, and prediction treats it as disturbed.
+	Recoveries []Recovery `json:"recoveries,omitempty"`
 }
 
 // CheckRecord is one of the application's checks of a run's solution

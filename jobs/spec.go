@@ -47,6 +47,50 @@ type Spec struct {
 	// Sweep, when set, makes the job a parameter sweep: each instance is
 	// the job at one point of it (At). Job files write it as [sweep].
 	Sweep *Sweep `toml:"-" json:",omitempty"`
+	// Resilience says how the run survives a lost node (docs/FAILURES.md).
+	Resilience Resilience `toml:"resilience"`
+}
+
+// Resilience is a job's answer to a lost node: checkpoints of every part at
+// an iteration boundary, where they are kept, and where a lost part goes.
+type Resilience struct {
+	// Spares is the number of workers started beside the job's nodes, idle
+	// until a lost node's part moves to one of them.
+	Spares int `toml:"spares,omitempty"`
+	// CheckpointEvery is the interval of checkpoints in iterations: 0 the
+	// default (DefaultCheckpointEvery), negative none (a lost node then
+	// fails the run).
+	CheckpointEvery int `toml:"checkpoint_every,omitempty"`
+	// CheckpointDir is the directory checkpoints are written to, on a file
+	// system every node of the job shares ("" the console's data
+	// directory, shared by the local grid's workers).
+	CheckpointDir string `toml:"checkpoint_dir,omitempty"`
+	// MaxRecoveries bounds the recoveries of one run (0: 3): losses faster
+	// than recovery end the run with the reason, never a hang.
+	MaxRecoveries int `toml:"max_recoveries,omitempty"`
+}
+
+// DefaultCheckpointEvery is the checkpoint interval of a job that names
+// none, in iterations (docs/bench/resilience.md measures its cost).
+const DefaultCheckpointEvery = 200
+
+// Every returns the checkpoint interval (0: checkpoints off).
+func (r Resilience) Every() int {
+	switch {
+	case r.CheckpointEvery < 0:
+		return 0
+	case r.CheckpointEvery == 0:
+		return DefaultCheckpointEvery
+	}
+	return r.CheckpointEvery
+}
+
+// Recoveries returns the bound on a run's recoveries.
+func (r Resilience) Recoveries() int {
+	if r.MaxRecoveries <= 0 {
+		return 3
+	}
+	return r.MaxRecoveries
 }
 
 // NodeSelection chooses the nodes of a job. Hosts and Clusters name nodes

@@ -70,6 +70,8 @@ type specFile struct {
 	Groups   []Group        `toml:"group,omitempty"`
 	Output   Output         `toml:"output,omitempty"`
 	Sweep    map[string]any `toml:"sweep,omitempty"` // arrays, ranges, @files
+	// Resilience is written only when it differs from the defaults.
+	Resilience *Resilience `toml:"resilience,omitempty"`
 }
 
 // legacySection is the [obstacle] section of older job files: the obstacle
@@ -148,6 +150,9 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	}
 	if s.Sweep, err = sweepSection(file, data, f.Sweep); err != nil {
 		return Spec{}, err // checked against the job once it is whole: checkSweepAt
+	}
+	if f.Resilience != nil {
+		s.Resilience = *f.Resilience
 	}
 	switch {
 	case f.Obstacle != nil && f.App != "" && f.App != legacyApp:
@@ -337,6 +342,12 @@ func (s Spec) Problems() []Problem {
 	}
 	if s.MaxIter < 0 {
 		add("max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
+	}
+	if r := s.Resilience; r.Spares < 0 || r.Spares > 1024 {
+		add("resilience.spares", "resilience.spares = %d is out of range (0 to 1024)", r.Spares)
+	}
+	if r := s.Resilience; r.MaxRecoveries < 0 {
+		add("resilience.max_recoveries", "resilience.max_recoveries = %d must not be negative", r.MaxRecoveries)
 	}
 	if s.WallTime < 0 {
 		add("wall_time", "wall_time = %s must not be negative", s.WallTime)

@@ -212,6 +212,8 @@ func TestParseSpecExplicitValues(t *testing.T) {
 		"max iter zero":    {doc: "max_iterations = 0\n[obstacle]\nn = 8\n", line: 1, want: "max_iterations = 0"},
 		"wall time zero":   {doc: "wall_time = \"0s\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time \"0s\" must be positive"},
 		"wall negative":    {doc: "wall_time = \"-2m\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time = -2m0s must not be negative"},
+		"spares negative":  {doc: "[obstacle]\nn = 8\n[resilience]\nspares = -1\n", line: 4, want: "resilience.spares = -1 is out of range"},
+		"resilience":       {doc: "[obstacle]\nn = 8\n[resilience]\nspares = 1\ncheckpoint_every = 50\n"},
 		"host twice":       {doc: "[obstacle]\nn = 8\n[nodes]\nhosts = [\"alpha-1\",\"alpha-1\"]\n", line: 4, want: "alpha-1 is listed twice"},
 	}
 	for name, tc := range tests {

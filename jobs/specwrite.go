@@ -20,6 +20,10 @@ func FormatSpec(s Spec) ([]byte, error) {
 		Cores: s.Cores, MaxIter: s.MaxIter, WallTime: s.WallTime.String(),
 		Nodes: s.Nodes, Groups: s.Groups, Output: s.Output, Sweep: sweepTable(s.Sweep),
 	}
+	if s.Resilience != (Resilience{}) {
+		r := s.Resilience
+		f.Resilience = &r
+	}
 	if s.Params != nil {
 		f.Params = make(map[string]any, len(s.Params))
 		for k, v := range s.Params {

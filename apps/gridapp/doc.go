@@ -86,6 +86,27 @@
 // RunLocal advances the same way, so a synchronous run is bit for bit the
 // serial reference in every step (apps/heat is the example).
 //
+// # Checkpoints: surviving a lost node
+//
+// A Part that also implements Checkpointer lets its run survive the loss of
+// its node: the environment asks every part for a checkpoint at an
+// iteration boundary, keeps the copy on another node, and on a loss builds
+// the part again with NewPart from the same Subtask (on a spare node, or on
+// a surviving one) and calls Restore with the copy. Two methods:
+//
+//	Checkpoint(w io.Writer) error // the part's state: iterate, halos, counters
+//	Restore(r io.Reader) error    // into a fresh part of the same sub-task
+//
+// Most parts' state is a few float64 buffers, and WriteState and ReadState
+// write and read them (a checkpoint of another shape is refused with
+// ErrState). The environment frames the bytes with the run, the problem,
+// the rank and the iteration and checksums them; the part writes only its
+// state. CheckCheckpoints is the test every implementation passes: stopped,
+// checkpointed and restored into fresh parts, a run continues bit for bit.
+// A structured-grid toolkit implements the pair once for every application
+// written on it. An application without checkpoints still runs; a lost node
+// then fails its run, and the report says why.
+//
 // # What the schemes do with the messages
 //
 // On a synchronous link (the synchronous scheme; hybrid inside a cluster)

@@ -3,6 +3,7 @@ package gridapp_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -97,6 +98,11 @@ func (p *rodPart) Halo(i int) []float64 {
 func (p *rodPart) Result() []float64 { return p.u[1 : len(p.u)-1] }
 func (p *rodPart) Close()            {}
 
+// Checkpoint and Restore make the rod survive a lost node
+// (gridapp.Checkpointer): its whole state is u with its halos.
+func (p *rodPart) Checkpoint(w io.Writer) error { return gridapp.WriteState(w, p.u) }
+func (p *rodPart) Restore(r io.Reader) error    { return gridapp.ReadState(r, p.u) }
+
 func (rod) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
 	var u []float64
 	for _, r := range results {
@@ -121,6 +127,9 @@ func Example() {
 	for i := range one.Result.Solution {
 		same = same && one.Result.Solution[i] == three.Result.Solution[i]
 	}
-	fmt.Println(one.Converged, same)
-	// Output: true true
+	// Stopped after 100 iterations, checkpointed and restored into fresh
+	// parts, the run continues bit for bit.
+	restored := gridapp.CheckCheckpoints(app, v, []gridapp.Node{{Name: "a"}, {Name: "b"}, {Name: "c"}}, 100)
+	fmt.Println(one.Converged, same, restored)
+	// Output: true true <nil>
 }

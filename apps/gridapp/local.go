@@ -37,70 +37,110 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 	if err := CheckGraph(t.Parts); err != nil {
 		return LocalRun{}, err
 	}
+	parts, err := newLocalParts(app, v, t, nodes)
+	defer closeParts(parts)
+	if err != nil {
+		return LocalRun{}, err
+	}
+	var d localDrive
+	if _, err := d.drive(t, parts, 0); err != nil {
+		return d.run, err
+	}
+	return d.finish(app, v, t, parts)
+}
+
+// newLocalParts builds every part of t on this process.
+func newLocalParts(app Application, v Values, t Task, nodes []Node) ([]Part, error) {
 	parts := make([]Part, len(t.Parts))
-	defer func() {
-		for _, p := range parts {
-			if p != nil {
-				p.Close()
-			}
-		}
-	}()
 	for r, ps := range t.Parts {
 		sub := Subtask{Rank: r, Ranks: len(t.Parts), Neighbours: ps.Neighbours, Cores: max(nodes[r].Cores, 1), Spec: ps.Spec, Node: nodes[r]}
+		var err error
 		if parts[r], err = app.NewPart(v, sub); err != nil {
-			return LocalRun{}, fmt.Errorf("part %d: %w", r, err)
+			return parts, fmt.Errorf("part %d: %w", r, err)
 		}
 	}
-	var run LocalRun
-	for step := 1; ; step++ {
-		if err := iterateLocal(t, parts, &run); err != nil {
-			return run, err
+	return parts, nil
+}
+
+// closeParts closes the parts built so far.
+func closeParts(parts []Part) {
+	for _, p := range parts {
+		if p != nil {
+			p.Close()
 		}
-		if !run.Converged || step >= t.StepCount() {
-			break
+	}
+}
+
+// localDrive is where a local run stands: its figures so far and its step.
+type localDrive struct {
+	run  LocalRun
+	step int // steps advanced past
+}
+
+// drive iterates the parts from where d stands, advancing them between
+// steps, until the run ends (it returns false) or, when stopAt > 0, until
+// stopAt iterations are done (at an iteration boundary, after any Advance:
+// it returns true).
+func (d *localDrive) drive(t Task, parts []Part, stopAt int) (paused bool, err error) {
+	for ; ; d.step++ {
+		paused, err := iterateLocal(t, parts, &d.run, stopAt)
+		if err != nil || paused {
+			return paused, err
+		}
+		if !d.run.Converged || d.step+1 >= t.StepCount() {
+			return false, nil
 		}
 		for r, p := range parts {
 			st, ok := p.(Stepper)
 			if !ok {
-				return run, fmt.Errorf("%w: part %d: task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApp, r, t.StepCount())
+				return false, fmt.Errorf("%w: part %d: task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApp, r, t.StepCount())
 			}
 			st.Advance()
 		}
 	}
+}
+
+// finish gathers the parts' results and assembles them.
+func (d *localDrive) finish(app Application, v Values, t Task, parts []Part) (LocalRun, error) {
 	results := make([][]float64, len(parts))
 	for r, p := range parts {
 		results[r] = p.Result()
 		if len(results[r]) != t.Parts[r].Size {
-			return run, fmt.Errorf("%w: part %d: result of %d values, announced %d", ErrApp, r, len(results[r]), t.Parts[r].Size)
+			return d.run, fmt.Errorf("%w: part %d: result of %d values, announced %d", ErrApp, r, len(results[r]), t.Parts[r].Size)
 		}
 	}
-	run.Result, err = app.Assemble(v, t, results)
-	return run, err
+	var err error
+	d.run.Result, err = app.Assemble(v, t, results)
+	return d.run, err
 }
 
 // iterateLocal runs one step's synchronous iterations until the largest σ
-// is below Task.Eps (Converged) or the run has done Task.MaxIter sweeps.
-func iterateLocal(t Task, parts []Part, run *LocalRun) error {
+// is below Task.Eps (Converged) or the run has done Task.MaxIter sweeps, or
+// pauses (true) at stopAt iterations when stopAt > 0.
+func iterateLocal(t Task, parts []Part, run *LocalRun, stopAt int) (bool, error) {
 	run.Converged = false
 	for t.MaxIter == 0 || run.Iterations < t.MaxIter {
+		if stopAt > 0 && run.Iterations >= stopAt {
+			return true, nil
+		}
 		if err := exchangeLocal(t, parts); err != nil {
-			return err
+			return false, err
 		}
 		run.Sigma = 0
 		for r, p := range parts {
 			sigma := p.Sweep()
 			if math.IsNaN(sigma) {
-				return fmt.Errorf("%w: part %d: sweep %d returned σ = NaN", ErrApp, r, run.Iterations+1)
+				return false, fmt.Errorf("%w: part %d: sweep %d returned σ = NaN", ErrApp, r, run.Iterations+1)
 			}
 			run.Sigma = max(run.Sigma, sigma)
 		}
 		run.Iterations++
 		if run.Sigma < t.Eps {
 			run.Converged = true
-			return nil
+			return false, nil
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // exchangeLocal copies every part's outgoing values into its neighbours'

@@ -74,6 +74,18 @@
 // few section lengths), so a converged grid does not iterate on until a long
 // period ends.
 //
+// # Checkpoints
+//
+// A Subtask with a CheckpointPlan has its part (gridapp.Checkpointer)
+// serialized every Every sweeps, at the iteration boundary, and written by
+// a goroutine into the plan's directory (internal/checkpoint: framed with the
+// run, the part's identity, rank and iteration, checksummed, atomic, the
+// last KeepCheckpoints kept). With Restore (an exact iteration: a
+// synchronous rollback) or Latest, Solve first restores the part, its sweep
+// count and its outer step, and refuses a checkpoint of another problem,
+// decomposition or rank. A checkpoint that cannot be taken stops the part's
+// checkpoints (SolveResult.CheckpointNotes says why), never the run.
+//
 // # Errors
 //
 // Errors carry the "engine: " prefix once however deep they were wrapped

@@ -72,6 +72,9 @@ type Subtask struct {
 	// SwitchPeriod is the initial length of the asynchronous sections of the
 	// switch detector (AIAC); 0: DefaultSwitchPeriod.
 	SwitchPeriod time.Duration
+	// Checkpoint, when set, has the part checkpointed every few iterations
+	// and, on a recovery, restored first (checkpoint.go).
+	Checkpoint *CheckpointPlan
 
 	hooks *solveHooks // tests only: fault injection
 }
@@ -99,6 +102,15 @@ type SolveResult struct {
 	// Traffic is what another process moved for the node (gridapp.Host's
 	// Usage), beside the endpoint's own counters.
 	Traffic []NetTraffic
+
+	// Restored is the iteration the part was restored from (0: none), at
+	// RestoredStep outer steps; Checkpoints counts the checkpoints taken;
+	// CheckpointNotes say what went wrong with them (a refused file, a
+	// failed write).
+	Restored        uint64
+	RestoredStep    int
+	Checkpoints     int
+	CheckpointNotes []string
 
 	counted int // sweeps the iteration limit counted (activity graph: see activityRun.exhausted)
 }
@@ -137,6 +149,7 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 		return SolveResult{}, WrapErr(err, "rank %d", t.Rank)
 	}
 	defer s.part.Close()
+	defer s.stopCheckpoints()
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = s.res, s.finish(s.fault(r))
@@ -215,7 +228,8 @@ type solver struct {
 	maxIter  int
 	steps    int // outer steps of the task (gridapp.Task.Steps, ≥ 1)
 	report   func(NodeStatus)
-	ctrlOut  []byte // control message being sent
+	ctrlOut  []byte        // control message being sent
+	ckpt     *checkpointer // nil: no checkpoints
 
 	state      NodeState
 	sigma      float64
@@ -251,6 +265,10 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 		}
 	}
 	if err := s.makeLinks(nbs, t.Part.Neighbours); err != nil {
+		bp.part.Close()
+		return nil, err
+	}
+	if err := s.startCheckpoints(bp.identity); err != nil {
 		bp.part.Close()
 		return nil, err
 	}
@@ -346,6 +364,7 @@ func (s *solver) sweep() float64 {
 	if s.sigma != s.sigma {
 		panic(appFault{fmt.Errorf("sweep %d returned σ = NaN", s.iter)})
 	}
+	s.maybeCheckpoint()
 	now := time.Now()
 	s.res.Compute += now.Sub(start)
 	s.res.Sweeps.Add(now.Sub(start))

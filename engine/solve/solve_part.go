@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 )
 
 // ErrApplication is wrapped when the application fails the run: a panic in
@@ -20,6 +21,8 @@ type builtPart struct {
 	app   string
 	part  gridapp.Part
 	steps int
+	// identity is the part's own (checkpoint.Identity), when checkpoints are on
+	identity [32]byte
 }
 
 // appFault carries an application's failure out of the solver's loop (a
@@ -60,6 +63,11 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 	if _, ok := bp.part.(gridapp.Stepper); !ok && bp.steps > 1 {
 		bp.part.Close()
 		return bp, fmt.Errorf("%w %q: a task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApplication, bp.app, bp.steps)
+	}
+	if t.Checkpoint != nil {
+		// The part's own sub-task is what its state must fit: a checkpoint
+		// of another problem or decomposition gives another identity.
+		bp.identity = checkpoint.Identity(bp.app, v.Encode(), [][]byte{t.Part.Spec}, [][]int{t.Part.Neighbours})
 	}
 	return bp, nil
 }

@@ -36,7 +36,11 @@ import (
 // runSteps runs the scheme for each of the task's steps, advancing the
 // part between them.
 func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) error {
-	for step := 1; ; step++ {
+	first := 1
+	if s.ckpt != nil {
+		first += s.ckpt.step // restored after that many steps
+	}
+	for step := first; ; step++ {
 		if err := run(ctx); err != nil {
 			return err
 		}
@@ -52,6 +56,9 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 			return nil
 		}
 		s.part.(gridapp.Stepper).Advance()
+		if s.ckpt != nil {
+			s.ckpt.step = step
+		}
 		if err := s.stepFence(ctx, step); err != nil {
 			return err
 		}

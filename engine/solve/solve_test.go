@@ -31,6 +31,8 @@ type chainRun struct {
 	maxIter int // Subtask.MaxIter
 	// afterRun, if set, sees the endpoints once every rank's Solve returned.
 	afterRun func(eps []*rmnp.Endpoint)
+	// checkpoint, if set, is every rank's Subtask.Checkpoint.
+	checkpoint *CheckpointPlan
 }
 
 var solveRun = [16]byte{'s', 'o', 'l', 'v', 'e'}
@@ -119,7 +121,7 @@ func (c chainRun) runAll(t testing.TB) ([]SolveResult, []gridapp.Range, []error)
 	for r := range c.ranks {
 		st := Subtask{PartTask: tasks[r], Cores: c.cores,
 			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r],
-			MaxIter: maxIter, Neighbours: c.chainNeighbours(r)}
+			MaxIter: maxIter, Neighbours: c.chainNeighbours(r), Checkpoint: c.checkpoint}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -130,6 +130,8 @@ type WorkerTask struct {
 	MaxIter  int // the job's limit and the application's, the smaller (0: none)
 	// Neighbours are the ranks the part exchanges with, in the task's order.
 	Neighbours []*NeighbourTask `json:",omitempty"`
+	// Checkpoint is the part's checkpoint plan (nil: none).
+	Checkpoint *solve.CheckpointPlan `json:",omitempty"`
 }
 
 // Member is one worker of a group: where its control endpoint listens
@@ -198,6 +200,9 @@ type Failure struct {
 type Abort struct {
 	Run    uint64
 	Reason string
+	// Lost names the nodes the submitter knows are lost: a coordinator
+	// does not wait for their acknowledgement (a recovery starts sooner).
+	Lost []string `json:",omitempty"`
 }
 
 // EncodeMsg frames a JSON control message.

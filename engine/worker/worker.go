@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -501,8 +502,10 @@ func (n *node) leaveRun(ctx context.Context, src rmnp.PeerID, m []byte, a Abort)
 	var children []rmnp.PeerID
 	if c := n.coord; c != nil && c.assign.Run == a.Run {
 		c.mu.Lock()
-		for id := range c.children {
-			children = append(children, id)
+		for id, name := range c.children {
+			if c.statuses[name].State != solve.StateFailed && !slices.Contains(a.Lost, name) { // a lost member never acknowledges
+				children = append(children, id)
+			}
 		}
 		c.mu.Unlock()
 	}

@@ -1,0 +1,428 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
+	"github.com/gridtui/gridtui/internal/checkpoint"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// Recovery (docs/FAILURES.md): a run whose parts checkpoint survives a
+// lost node. The submitter sees the loss as it sees any (heartbeats, a
+// process that ended, a coordinator's report), stops the attempt on every
+// node, puts the lost node's part on a spare (or restarts a worker on its
+// host, when the host still answers), and runs the job again from the
+// checkpoints: a synchronous run rolls every part back to the last
+// iteration every rank has (so it is bit for bit the undisturbed run), an
+// asynchronous or hybrid one restarts every part from its own newest
+// checkpoint. The detectors start afresh with every part, so none is
+// fooled by the parts that moved. At most Resilience.Recoveries() times.
+
+// checkpointDir is the directory the run's checkpoints go to, or "" with
+// the reason checkpoints are off.
+func checkpointDir(spec jobs.Spec, hosts []deploy.Host, opt RunOptions) (string, string) {
+	if spec.Resilience.Every() == 0 {
+		return "", "checkpoints are off (checkpoint_every = -1)"
+	}
+	if d := spec.Resilience.CheckpointDir; d != "" {
+		return d, ""
+	}
+	for _, h := range hosts {
+		if !h.EthernetAddr.IsValid() {
+			return "", fmt.Sprintf("checkpoints are off: host %s does not share the console's disk; give checkpoint_dir on a file system every node shares (in-memory copies on buddies are not implemented yet)", h.Name)
+		}
+	}
+	base := opt.StoreDir
+	if base == "" {
+		var err error
+		if base, err = jobs.DataDir(""); err != nil {
+			return "", fmt.Sprintf("checkpoints are off: %v", err)
+		}
+	}
+	return filepath.Join(base, "checkpoints"), ""
+}
+
+// linkGone is in the cause of a node whose neighbour's link vanished under
+// it: the neighbour's worker left the run (seen after a recovery, when a
+// node's end of the previous attempt arrives late). The node itself is
+// sound; the attempt is run again where it was.
+const linkGone = "no link to peer"
+
+// linkFailed reports whether cause is a link's failure on a sound node (a
+// vanished link, or a pre-flight that met a neighbour's endpoint as it was
+// rebound for the new attempt).
+func linkFailed(cause string) bool {
+	return strings.Contains(cause, linkGone) || strings.Contains(cause, "unreachable on every network")
+}
+
+// checkpointKey names a run's checkpoints: the job's name (made a file
+// name) and the first attempt's run id.
+func checkpointKey(name string, run uint64) string {
+	clean := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, name)
+	if len(clean) > 64 {
+		clean = clean[:64]
+	}
+	return fmt.Sprintf("%s-%016x", clean, run)
+}
+
+// isLoss reports whether the attempt failed because a node was lost (its
+// process ended, it went silent, its connection broke), not for a reason a
+// new attempt would meet again (the application's error, the wall time, an
+// abort).
+func isLoss(s *submission) bool {
+	f := s.failed
+	if f == nil || s.aborted != nil || f.Node == "" {
+		return false
+	}
+	if w := s.workers[f.Node]; w != nil {
+		select {
+		case <-w.Done():
+			return true
+		default:
+		}
+	}
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network"} {
+		if strings.Contains(f.Cause, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// restorePoint says where every part restarts from: the newest iteration
+// every rank has a checkpoint of (synchronous), or each rank's newest
+// (Latest). It fails naming the rank that has none.
+func restorePoint(dir, key string, ranks int, sync bool) (solve.CheckpointPlan, error) {
+	d := checkpoint.Dir{Path: dir, Keep: solve.KeepCheckpoints}
+	var common []uint64
+	for r := range ranks {
+		its, err := d.Iterations(key, r)
+		if err != nil || len(its) == 0 {
+			return solve.CheckpointPlan{}, fmt.Errorf("rank %d has no checkpoint yet in %s", r, filepath.Join(dir, key))
+		}
+		if r == 0 {
+			common = its
+			continue
+		}
+		common = slices.DeleteFunc(common, func(it uint64) bool { return !slices.Contains(its, it) })
+	}
+	if !sync {
+		return solve.CheckpointPlan{Latest: true}, nil
+	}
+	if len(common) == 0 {
+		return solve.CheckpointPlan{}, errors.New("the ranks have no checkpoint of a common iteration")
+	}
+	return solve.CheckpointPlan{Restore: common[0]}, nil
+}
+
+// recoverer is what Run keeps across a run's attempts.
+type recoverer struct {
+	spec    jobs.Spec
+	inv     *deploy.Inventory
+	opt     RunOptions
+	workers *[]*deploy.Worker
+	dir     string // "" when checkpoints are off
+	why     string // why they are off
+	key     string
+	done    []jobs.Recovery
+	count   int // recoveries (one loss may take several nodes)
+}
+
+// next starts the attempt after s failed, or says why the run ends. It
+// returns the next submission, or nil and the note to add to the failure.
+func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, string) {
+	if !isLoss(s) {
+		return nil, ""
+	}
+	rc.done = slices.Clone(s.recoveries) // with the times noteRecovered saw
+	if why := rc.refusal(); why != "" {
+		return nil, why
+	}
+	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), rc.spec.Scheme == jobs.Synchronous)
+	if err != nil {
+		return nil, "not recovered: " + err.Error()
+	}
+	lost := s.failed.Node
+	gone := lostWith(s, lost)
+	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
+		gone = nil // every worker is sound: the same nodes again
+	}
+	moved, err := rc.replace(ctx, s, gone)
+	if err != nil {
+		return nil, "not recovered: " + err.Error()
+	}
+	next, err := rc.submission(s, moved, from)
+	if err != nil {
+		return nil, "not recovered: " + solve.Bare(err.Error())
+	}
+	rc.record(s, gone, moved, from)
+	next.recoveries = slices.Clone(rc.done)
+	rc.count++
+	return next, ""
+}
+
+// refusal says why the run cannot recover at all, or "".
+func (rc *recoverer) refusal() string {
+	switch {
+	case rc.dir == "":
+		return rc.why
+	case rc.opt.Workers != nil:
+		return "not recovered: the console's own workers are not replaced yet"
+	case rc.count >= rc.spec.Resilience.Recoveries():
+		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
+	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
+		return fmt.Sprintf("not recovered: the application %s has no checkpoints (gridapp.Checkpointer)", appName(rc.spec.App))
+	}
+	return ""
+}
+
+// submission plans the next attempt: the ranks of s with the moved nodes
+// replaced, every part restored from.
+func (rc *recoverer) submission(s *submission, moved map[string]placement, from solve.CheckpointPlan) (*submission, error) {
+	ranks := slices.Clone(s.plan.Ranks)
+	for r, name := range ranks {
+		if to, ok := moved[name]; ok {
+			ranks[r] = to.node
+		}
+	}
+	spec := rc.spec
+	spec.Nodes, spec.Groups = jobs.NodeSelection{Hosts: ranks}, nil
+	plan, err := planJob(spec, withHelloCores(rc.inv, *rc.workers), liveNodes(*rc.workers))
+	if err != nil {
+		return nil, err
+	}
+	next, err := newSubmission(rc.spec, plan, *rc.workers, rc.opt, s.logf)
+	if err != nil {
+		return nil, err
+	}
+	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
+	next.start, next.ckptKey = s.start, rc.key
+	cp := from
+	cp.Dir, cp.Every, cp.Run = rc.dir, rc.spec.Resilience.Every(), rc.key
+	next.ckpt = &cp
+	return next, nil
+}
+
+// record logs and keeps the recovery of each node of gone (or, when none
+// moved, of the attempt started again on the same nodes).
+func (rc *recoverer) record(s *submission, gone []string, moved map[string]placement, from solve.CheckpointPlan) {
+	lost, detected := s.failed.Node, s.finished
+	what := "every part from its newest checkpoint"
+	if !from.Latest {
+		what = fmt.Sprintf("every part rolled back to iteration %d", from.Restore)
+	}
+	add := func(name, cause string, to placement) {
+		rec := jobs.Recovery{Node: name, Cause: cause, Rank: slices.Index(s.plan.Ranks, name), To: to.node, How: to.how, Detected: detected}
+		if !from.Latest {
+			rec.From = from.Restore
+		}
+		rc.done = append(rc.done, rec)
+	}
+	if len(gone) == 0 {
+		add(lost, s.failed.Cause, placement{lost, "same nodes again"})
+		s.logf(lost, "FAILED (%s): the run starts again on the same nodes; %s", s.failed.Cause, what)
+	}
+	for _, name := range gone {
+		cause := s.failed.Cause
+		if name != lost {
+			cause = "its coordinator " + lost + " was lost"
+		}
+		add(name, cause, moved[name])
+		s.logf(name, "LOST (%s): rank %d moves to %s (%s); %s", cause, slices.Index(s.plan.Ranks, name), moved[name].node, moved[name].how, what)
+	}
+}
+
+// lostWith returns the nodes lost with lost: itself and, for a
+// coordinator, the members of its group, whose workers end with their
+// parent.
+func lostWith(s *submission, lost string) []string {
+	out := []string{lost}
+	for _, g := range s.plan.Groups {
+		if g.Coordinator != lost {
+			continue
+		}
+		for _, w := range g.Workers {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// placement is where a lost node's part goes.
+type placement struct{ node, how string }
+
+// replace finds the nodes that take the lost nodes' parts: spares (live
+// workers of the job outside the plan), else workers restarted on the lost
+// nodes' hosts. The lost workers are stopped first.
+func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) (map[string]placement, error) {
+	var keep []*deploy.Worker
+	hosts := map[string]deploy.Host{}
+	for _, w := range *rc.workers {
+		if slices.Contains(gone, w.Host.Name) {
+			hosts[w.Host.Name] = w.Host
+			go stopLost(w)
+			continue
+		}
+		keep = append(keep, w)
+	}
+	*rc.workers = keep
+	moved := map[string]placement{}
+	var restart []deploy.Host
+	used := map[string]bool{}
+	for _, name := range gone {
+		spare := ""
+		for _, w := range keep {
+			n := w.Host.Name
+			if !used[n] && !slices.Contains(s.plan.Ranks, n) && !isDone(w) {
+				spare = n
+				break
+			}
+		}
+		if spare != "" {
+			used[spare] = true
+			moved[name] = placement{spare, "spare"}
+			continue
+		}
+		h, ok := hosts[name]
+		if !ok {
+			return nil, fmt.Errorf("no spare for %s and its host is unknown", name)
+		}
+		restart = append(restart, h)
+		moved[name] = placement{name, "new worker on its host"}
+	}
+	if len(restart) == 0 {
+		return moved, nil
+	}
+	started, err := deploy.StartWorkers(ctx, rc.inv, restart, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
+	if err != nil {
+		return nil, fmt.Errorf("no spare, and new workers did not start: %w", err)
+	}
+	*rc.workers = append(*rc.workers, started...)
+	if rc.opt.OnWorkers != nil {
+		rc.opt.OnWorkers(*rc.workers)
+	}
+	return moved, nil
+}
+
+func isDone(w *deploy.Worker) bool {
+	select {
+	case <-w.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// noteRecovered records, once every part of a recovered attempt iterates
+// past its restart point, how long the recovery took.
+func (s *submission) noteRecovered(now time.Time) {
+	if len(s.recoveries) == 0 {
+		return
+	}
+	last := &s.recoveries[len(s.recoveries)-1]
+	if last.Took > 0 {
+		return
+	}
+	for _, st := range s.statuses {
+		if st.Iteration <= int(last.From) || st.Iteration == 0 {
+			return
+		}
+	}
+	took := now.Sub(last.Detected)
+	for i := range s.recoveries {
+		if r := &s.recoveries[i]; r.Took == 0 && r.Detected.Equal(last.Detected) {
+			r.Took, r.Seconds = took, took.Seconds()
+		}
+	}
+	s.logf("", "recovered from the loss of %s in %v: every part iterates again", last.Node, took.Round(time.Millisecond))
+}
+
+func appName(app string) string {
+	if app == "" {
+		return "obstacle"
+	}
+	return app
+}
+
+// attempts runs the job again after each loss it can recover from, and
+// returns the last attempt; a loss it cannot recover from says why in the
+// report and the error. A run that ends well leaves no checkpoint behind.
+func (rc *recoverer) attempts(ctx context.Context, s *submission, rep *Report, err error) (*submission, *Report, error) {
+	for err != nil {
+		next, note := rc.next(ctx, s)
+		if next == nil {
+			if note != "" {
+				rep.Cause = strings.TrimSuffix(rep.Cause, ".") + "; " + note
+				s.logf("", "%s", note)
+				err = fmt.Errorf("%w; %s", err, note)
+			}
+			break
+		}
+		s = next
+		rep, err = s.execute(ctx)
+	}
+	if err == nil && rc.dir != "" {
+		checkpoint.Dir{Path: rc.dir}.Remove(rc.key)
+	}
+	return s, rep, err
+}
+
+// spareHosts returns n hosts of the inventory outside hosts: the job's
+// spares (its own clusters first).
+func spareHosts(inv *deploy.Inventory, hosts []deploy.Host, n int) []deploy.Host {
+	if n <= 0 {
+		return nil
+	}
+	used, clusters := map[string]bool{}, map[string]bool{}
+	for _, h := range hosts {
+		used[h.Name], clusters[h.Cluster] = true, true
+	}
+	var same, other []deploy.Host
+	for _, h := range inv.Hosts() {
+		switch {
+		case used[h.Name]:
+		case clusters[h.Cluster]:
+			same = append(same, h)
+		default:
+			other = append(other, h)
+		}
+	}
+	all := append(same, other...)
+	return all[:min(n, len(all))]
+}
+
+// withoutHosts returns the workers not on hosts.
+func withoutHosts(workers []*deploy.Worker, hosts []deploy.Host) []*deploy.Worker {
+	var out []*deploy.Worker
+	for _, w := range workers {
+		if !slices.ContainsFunc(hosts, func(h deploy.Host) bool { return h.Name == w.Host.Name }) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// hostsOf returns the workers' hosts.
+func hostsOf(workers []*deploy.Worker) []deploy.Host {
+	out := make([]deploy.Host, len(workers))
+	for i, w := range workers {
+		out[i] = w.Host
+	}
+	return out
+}

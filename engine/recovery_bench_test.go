@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestResilienceFigures measures what docs/bench/resilience.md reports
+// (opt-in: GRIDTUI_RESILIENCE_BENCH=rounds): the wall time of poisson
+// n = 64 with checkpoints at the default interval against none, on 2 and 8
+// nodes, alternated in the same run; the recovery time of synchronous runs
+// with one worker killed; and an asynchronous run with one kill against the
+// undisturbed one. Only same-run ratios count (the machine is shared).
+func TestResilienceFigures(t *testing.T) {
+	rounds := 0
+	fmt.Sscan(os.Getenv("GRIDTUI_RESILIENCE_BENCH"), &rounds)
+	if rounds == 0 {
+		t.Skip("set GRIDTUI_RESILIENCE_BENCH=5 (rounds) to measure")
+	}
+	eps := os.Getenv("GRIDTUI_RESILIENCE_EPS")
+	if eps == "" {
+		eps = "1e-6"
+	}
+	wall := func(spec jobs.Spec, node string, after int) (time.Duration, *Report) {
+		rep, _, err := runKilled(t, spec, node, after)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, summary(rep))
+		}
+		return rep.Wall, rep
+	}
+	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	parts := os.Getenv("GRIDTUI_RESILIENCE_PARTS") // overhead, recovery, async; "": all
+	want := func(part string) bool { return parts == "" || strings.Contains(parts, part) }
+	for _, nodes := range []int{2, 8} {
+		if !want("overhead") {
+			break
+		}
+		spec := recoverySpec(jobs.Synchronous, 64, eps)
+		spec.Nodes.Any = nodes
+		var on, off []time.Duration
+		for range rounds {
+			spec.Resilience.CheckpointEvery = -1
+			d, rep := wall(spec, "", 0)
+			off = append(off, d)
+			spec.Resilience.CheckpointEvery = 0
+			d2, _ := wall(spec, "", 0)
+			on = append(on, d2)
+			t.Logf("sync n=64 %d nodes: %d iterations, no checkpoints %v, every %d %v", nodes, rep.Nodes[0].Iterations, d, jobs.DefaultCheckpointEvery, d2)
+		}
+		m0, m1 := median(off), median(on)
+		t.Logf("RESULT checkpoint overhead, %d nodes: median %v without, %v with: ratio %.3f", nodes, m0, m1, float64(m1)/float64(m0))
+	}
+	spec := recoverySpec(jobs.Synchronous, 64, eps)
+	spec.Resilience.CheckpointEvery = 0
+	var took []time.Duration
+	nodes := []string{"alpha-2", "alpha-3", "beta-2", "beta-3", "alpha-4"}
+	for i := range rounds {
+		if !want("recovery") {
+			break
+		}
+		_, rep := wall(spec, nodes[i%len(nodes)], 250)
+		for _, r := range rep.Recoveries {
+			took = append(took, r.Took)
+		}
+	}
+	if len(took) > 0 {
+		t.Logf("RESULT recovery time (detection → every part iterating), sync, %d kills: median %v, all %v", len(took), median(slices.Clone(took)), took)
+	}
+	spec.Scheme = jobs.Asynchronous
+	var calm, hit []time.Duration
+	for i := range rounds {
+		if !want("async") {
+			return
+		}
+		d, _ := wall(spec, "", 0)
+		calm = append(calm, d)
+		d2, _ := wall(spec, nodes[i%len(nodes)], 250)
+		hit = append(hit, d2)
+		t.Logf("async n=64 8 nodes: undisturbed %v, one kill %v", d, d2)
+	}
+	m0, m1 := median(calm), median(hit)
+	t.Logf("RESULT async with one kill: median %v undisturbed, %v with a kill: ratio %.3f", m0, m1, float64(m1)/float64(m0))
+}

@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/gridtui/gridtui/apps/poisson" // the recovered application
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// recoverySpec is a Poisson job on the local grid's 8 nodes that
+// checkpoints every 25 iterations.
+func recoverySpec(scheme jobs.Scheme, n int, eps string) jobs.Spec {
+	return jobs.Spec{Name: "recover", App: "poisson", Params: map[string]string{"n": strconv.Itoa(n), "eps": eps},
+		Scheme: scheme, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 3 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: 25}}
+}
+
+func figure(rep *Report, name string) string {
+	for _, f := range rep.Figures {
+		if f.Name == name {
+			return f.Text
+		}
+	}
+	return ""
+}
+
+// runKilled runs spec on the local grid and SIGKILLs node's worker once
+// every node did after iterations.
+func runKilled(t *testing.T, spec jobs.Spec, node string, after int) (*Report, *fault, error) {
+	t.Helper()
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	var f *fault
+	if node != "" {
+		f = faultAt(&opt, node, syscall.SIGKILL, after, nil)
+	}
+	rep, err := Run(context.Background(), spec, opt)
+	return rep, f, err
+}
+
+// TestRunRecoversSync: a synchronous run whose worker is killed mid-run
+// ends ok, bit for bit the undisturbed run (every node's iterations, the
+// sum of u), and its report and record say the loss, where the part went
+// and from which iteration.
+func TestRunRecoversSync(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _, err := runKilled(t, spec, "alpha-3", 60)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecovered(t, rep, want, "alpha-3")
+}
+
+func checkRecovered(t *testing.T, rep, want *Report, lost string) {
+	t.Helper()
+	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || rep.Recoveries[0].Node != lost {
+		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+	}
+	rc := rep.Recoveries[0]
+	t.Logf("lost %s (%s): rank %d to %s (%s) from iteration %d, recovered in %v", rc.Node, rc.Cause, rc.Rank, rc.To, rc.How, rc.From, rc.Took)
+	if rc.From == 0 || rc.Took <= 0 {
+		t.Errorf("recovery %+v: want the iteration rolled back to and the time it took", rc)
+	}
+	if got, w := figure(rep, "sum of u"), figure(want, "sum of u"); got != w || got == "" {
+		t.Errorf("sum of u %s, undisturbed %s", got, w)
+	}
+	for i := range rep.Nodes {
+		if rep.Nodes[i].Iterations != want.Nodes[i].Iterations {
+			t.Errorf("rank %d: %d iterations, undisturbed %d", i, rep.Nodes[i].Iterations, want.Nodes[i].Iterations)
+		}
+	}
+	if !rep.Checked || !(rep.Residual < rep.Eps) {
+		t.Errorf("true residual %g (checked %v), want below ε = %g", rep.Residual, rep.Checked, rep.Eps)
+	}
+}
+
+// TestRunRecoversAsync: an asynchronous run whose worker is killed mid-run
+// ends ok with a true residual below ε (never an early termination).
+func TestRunRecoversAsync(t *testing.T) {
+	spec := recoverySpec(jobs.Asynchronous, 24, "1e-7")
+	rep, _, err := runKilled(t, spec, "beta-2", 60)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
+		t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
+	}
+}
+
+// TestRunNoCheckpoints: with checkpoints off a lost worker fails the run as
+// before, and the report says why it was not recovered.
+func TestRunNoCheckpoints(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
+	spec.Resilience.CheckpointEvery = -1
+	rep, _, err := runKilled(t, spec, "alpha-2", 40)
+	if err == nil || rep.Outcome != "failed" || len(rep.Recoveries) != 0 {
+		t.Fatalf("error %v, report %s", err, summary(rep))
+	}
+	t.Log(rep.Cause)
+}
+
+// TestRunRecoversRepeatedly is the opt-in long test
+// (GRIDTUI_RECOVERY_RUNS=20): poisson n = 64, ε = 1e-9, a random worker
+// killed mid-run, every time ok; sync bit for bit the undisturbed run.
+func TestRunRecoversRepeatedly(t *testing.T) {
+	runs, _ := strconv.Atoi(os.Getenv("GRIDTUI_RECOVERY_RUNS"))
+	if runs == 0 {
+		t.Skip("set GRIDTUI_RECOVERY_RUNS=20 to run")
+	}
+	nodes := []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2", "beta-3", "beta-4"}
+	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
+		spec := recoverySpec(scheme, 64, "1e-9")
+		spec.Resilience.CheckpointEvery = 0 // the default interval
+		spec.WallTime = 20 * time.Minute
+		want, _, err := runKilled(t, spec, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := 0
+		for i := range runs {
+			node := nodes[rand.IntN(len(nodes))]
+			after := 100 + rand.IntN(max(want.Nodes[0].Iterations/2, 1))
+			t.Run(fmt.Sprintf("%s/%d/%s@%d", scheme, i, node, after), func(t *testing.T) {
+				rep, _, err := runKilled(t, spec, node, after)
+				if err != nil {
+					t.Fatalf("%v\n%s", err, summary(rep))
+				}
+				if scheme == jobs.Synchronous {
+					checkRecovered(t, rep, want, node)
+				} else if rep.Outcome != "ok" || !(rep.Residual < rep.Eps) {
+					t.Fatalf("outcome %q, true residual %g", rep.Outcome, rep.Residual)
+				}
+				if !t.Failed() {
+					ok++
+				}
+			})
+		}
+		t.Logf("%s: %d of %d recovered", scheme, ok, runs)
+	}
+}
+
+// TestRunRecoversCoordinator: a hybrid run whose coordinator is killed
+// mid-run ends ok with a true residual below ε.
+func TestRunRecoversCoordinator(t *testing.T) {
+	spec := recoverySpec(jobs.Hybrid, 24, "1e-7")
+	rep, _, err := runKilled(t, spec, "alpha-1", 60)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	// Its group's workers end with their coordinator: all move.
+	if rep.Outcome != "ok" || len(rep.Recoveries) != 4 || rep.Recoveries[0].Node != "alpha-1" || !rep.Checked || !(rep.Residual < rep.Eps) {
+		t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
+	}
+	for _, r := range rep.Recoveries {
+		t.Log(r)
+	}
+}
+
+// TestRunRecoversOnSpare: a job of 7 nodes with one spare moves the lost
+// node's part to the spare, bit for bit.
+func TestRunRecoversOnSpare(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 21, "1e-7")
+	spec.Nodes.Any = 7
+	spec.Params["blocks"] = "7x1x1"
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Resilience.Spares = 1
+	rep, _, err := runKilled(t, spec, "alpha-2", 60)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecovered(t, rep, want, "alpha-2")
+	if rc := rep.Recoveries[0]; rc.How != "spare" || rc.To != "beta-4" {
+		t.Errorf("part moved to %s (%s), want the spare beta-4", rc.To, rc.How)
+	}
+}
+
+// TestRunAppWithoutCheckpoints: an application whose parts take no
+// checkpoints still runs; a lost worker fails its run, and the report
+// says the application has no checkpoints.
+func TestRunAppWithoutCheckpoints(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 0, "")
+	spec.App, spec.Params = "test-rod", map[string]string{"n": "4000", "eps": "1e-13"}
+	rep, _, err := runKilled(t, spec, "beta-3", 60)
+	if err == nil || rep.Outcome != "failed" || !strings.Contains(rep.Cause, "test-rod has no checkpoints") ||
+		!strings.Contains(err.Error(), "has no checkpoints") {
+		t.Fatalf("error %v, report %s", err, summary(rep))
+	}
+}
+
+// TestRunRecoversStopped: a worker stopped (SIGSTOP) mid-run is judged
+// lost by the heartbeats, killed and replaced; the synchronous run is bit
+// for bit the undisturbed one.
+func TestRunRecoversStopped(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 28, "1e-8")
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	faultAt(&opt, "beta-3", syscall.SIGSTOP, 60, nil)
+	rep, err := Run(context.Background(), spec, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecovered(t, rep, want, "beta-3")
+}
+
+// TestRunRecoversOtherApps: obstacle (sync, bit for bit) and heat (sync,
+// several time steps, bit for bit) survive a killed worker.
+func TestRunRecoversOtherApps(t *testing.T) {
+	for name, spec := range map[string]jobs.Spec{
+		"obstacle": {Name: "recover-obstacle", App: "obstacle", Params: map[string]string{"n": "24", "eps": "1e-8"}},
+		"heat":     {Name: "recover-heat", App: "heat", Params: map[string]string{"n": "48", "steps": "6", "dt": "1e-3", "eps": "1e-10"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			spec.Scheme, spec.Nodes, spec.Cores, spec.MaxIter, spec.WallTime = jobs.Synchronous, jobs.NodeSelection{Any: 8}, 1, 1<<30, 3*time.Minute
+			spec.Resilience = jobs.Resilience{CheckpointEvery: 25}
+			want, _, err := runKilled(t, spec, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _, err := runKilled(t, spec, "alpha-4", 60)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, summary(rep))
+			}
+			if rep.Outcome != "ok" || len(rep.Recoveries) != 1 {
+				t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+			}
+			t.Log(rep.Recoveries[0])
+			for i := range rep.Nodes {
+				if rep.Nodes[i].Iterations != want.Nodes[i].Iterations {
+					t.Errorf("rank %d: %d iterations, undisturbed %d", i, rep.Nodes[i].Iterations, want.Nodes[i].Iterations)
+				}
+			}
+			if rep.Residual != want.Residual || len(rep.Figures) != len(want.Figures) {
+				t.Errorf("true residual %g, undisturbed %g", rep.Residual, want.Residual)
+			}
+			for i := range rep.Figures {
+				if rep.Figures[i].Value != want.Figures[i].Value {
+					t.Errorf("%s: %v, undisturbed %v", rep.Figures[i].Name, rep.Figures[i].Value, want.Figures[i].Value)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,166 @@
+package solve
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/internal/checkpoint"
+)
+
+// CheckpointPlan says how a worker checkpoints its part and whether it
+// starts from a checkpoint (docs/FAILURES.md). The submitter sets it when
+// the job's checkpoints are on; the application's part must implement
+// gridapp.Checkpointer, else the worker takes none (and the run cannot
+// recover from a loss, which the report says).
+type CheckpointPlan struct {
+	// Dir is the directory the checkpoints are written to, shared by every
+	// node of the job (the local grid's workers share the console's disk).
+	Dir string
+	// Every is the interval in iterations (sweeps of this part).
+	Every int
+	// Run keys the run's checkpoints: the same across its recoveries.
+	Run string
+	// Restore is the iteration to restore from (0: start afresh). Exact,
+	// when Latest is false: a synchronous run rolls every part back to the
+	// same iteration; else the part's newest usable checkpoint.
+	Restore uint64
+	Latest  bool
+}
+
+// checkpointer is a solver's checkpoint state: the plan, the part's
+// Checkpointer, the identity of the task and the writer that puts the
+// bytes on disk off the iteration's path.
+type checkpointer struct {
+	plan     CheckpointPlan
+	part     gridapp.Checkpointer
+	identity [32]byte
+	step     int // outer steps advanced past
+	writes   chan checkpointWrite
+	done     chan error
+	buf      bytes.Buffer
+}
+
+// KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss
+// stopped may write one or two more before its stop reaches it, and the
+// rollback point must survive them.
+const KeepCheckpoints = 4
+
+type checkpointWrite struct {
+	h       checkpoint.Header
+	payload []byte
+}
+
+// startCheckpoints prepares s's checkpoints when its plan asks for them and
+// its part can; it restores the part first when the plan says so.
+func (s *solver) startCheckpoints(identity [32]byte) error {
+	p := s.t.Checkpoint
+	if p == nil || p.Every <= 0 && p.Restore == 0 && !p.Latest {
+		return nil
+	}
+	cp, ok := s.part.(gridapp.Checkpointer)
+	if !ok {
+		if p.Restore > 0 || p.Latest {
+			return fmt.Errorf("%w %q: cannot restore: the application has no checkpoints", ErrApplication, s.app)
+		}
+		// Say so where the submitter looks after a loss (best effort).
+		checkpoint.Dir{Path: p.Dir}.MarkNone(p.Run, s.app)
+		return nil
+	}
+	c := &checkpointer{plan: *p, part: cp, identity: identity}
+	if p.Restore > 0 || p.Latest {
+		if err := s.restore(c); err != nil {
+			return err
+		}
+	}
+	if p.Every > 0 {
+		c.writes, c.done = make(chan checkpointWrite, 1), make(chan error, 1)
+		go c.writer()
+	}
+	s.ckpt = c
+	return nil
+}
+
+// header is the header of this part's checkpoint of now.
+func (s *solver) header(c *checkpointer) checkpoint.Header {
+	return checkpoint.Header{Run: c.plan.Run, Identity: c.identity, Rank: s.t.Rank, Ranks: s.t.Ranks,
+		Step: c.step, Iteration: uint64(s.iter)}
+}
+
+// restore reads the part's checkpoint of the plan's iteration (or its
+// newest usable one) and restores the part, the sweep count and the step.
+func (s *solver) restore(c *checkpointer) error {
+	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
+	want := s.header(c)
+	h, payload, refused, err := d.Latest(want)
+	if err == nil && !c.plan.Latest && h.Iteration != c.plan.Restore {
+		h, payload, err = d.Load(want, c.plan.Restore)
+	}
+	for _, r := range refused {
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r.Err.Error()))
+	}
+	if err != nil {
+		return fmt.Errorf("engine: restore: %w", err)
+	}
+	if err := c.part.Restore(bytes.NewReader(payload)); err != nil {
+		return fmt.Errorf("%w %q: restore from iteration %d: %w", ErrApplication, s.app, h.Iteration, err)
+	}
+	s.iter, s.counted, c.step = int(h.Iteration), int(h.Iteration), h.Step
+	s.res.Restored, s.res.RestoredStep = h.Iteration, h.Step
+	return nil
+}
+
+// maybeCheckpoint takes the part's checkpoint when the interval says so:
+// it serializes the part now (at the iteration boundary) and hands the
+// bytes to the writer; the iteration waits only when the previous write
+// has not finished. A checkpoint that fails (the application's error, a
+// full disk) stops this part's checkpoints, never the run: the result says
+// why, and a recovery uses the older ones or fails naming the part.
+func (s *solver) maybeCheckpoint() {
+	c := s.ckpt
+	if c == nil || c.writes == nil || s.iter%c.plan.Every != 0 {
+		return
+	}
+	stop := func(err error) {
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints stopped at iteration %d: %s", s.iter, Bare(err.Error())))
+		s.stopCheckpoints()
+	}
+	select {
+	case err := <-c.done:
+		stop(err)
+		return
+	default:
+	}
+	c.buf.Reset()
+	if err := c.part.Checkpoint(&c.buf); err != nil {
+		stop(fmt.Errorf("application %q: %w", s.app, err))
+		return
+	}
+	c.writes <- checkpointWrite{s.header(c), bytes.Clone(c.buf.Bytes())}
+	s.res.Checkpoints++
+}
+
+// writer puts the checkpoints on disk, one after the other.
+func (c *checkpointer) writer() {
+	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
+	for w := range c.writes {
+		if _, err := d.Save(w.h, w.payload); err != nil {
+			select {
+			case c.done <- err:
+			default:
+			}
+		}
+	}
+	close(c.done)
+}
+
+// stopCheckpoints waits for the last checkpoint to be written.
+func (s *solver) stopCheckpoints() {
+	if s.ckpt == nil || s.ckpt.writes == nil {
+		return
+	}
+	close(s.ckpt.writes)
+	for range s.ckpt.done {
+	}
+	s.ckpt.writes = nil
+}

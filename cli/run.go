@@ -15,6 +15,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/bsp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
@@ -132,6 +134,11 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 			spec.Name = ""
 		}
 		spec.App, spec.Params = f.app, nil
+		if a, err := gridapp.Lookup(f.app); err == nil && !set("scheme") && f.job == "" {
+			if _, ok := a.(bsp.Supersteps); ok {
+				spec.Scheme = jobs.Synchronous // a BSP program's supersteps
+			}
+		}
 	}
 	if set("n") {
 		f.params = append([]string{"n=" + strconv.Itoa(f.n)}, f.params...)

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
 )
 
 // serialAfter returns the serial iterate after k sweeps.

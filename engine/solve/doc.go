@@ -9,9 +9,10 @@
 // # Applications
 //
 // The engine knows applications only through the programming model
-// (apps/gridapp): a worker looks its Subtask's application up by name,
-// defines the task with it (Define, deterministic: every worker derives the
-// same decomposition), builds its own Part (NewPart) and drives it — Sweep,
+// (apps/gridapp): the submitter defines the task once (Define) and sends
+// each worker its PartTask — the application, its parameters, the rank's
+// PartSpec and its view of the detectors' spanning trees; the worker looks
+// the application up by name, builds its own Part (NewPart) and drives it — Sweep,
 // Outgoing to each neighbour, Halo from each — under the job's scheme and
 // detector, then sends the part's Result up. A part that panics, returns a
 // NaN σ, or sends a neighbour more or fewer values than its halo holds fails
@@ -28,13 +29,14 @@
 //
 // # Schemes and termination (Solve)
 //
-// The b workers of a job own parts 0…b−1 (obstacle: slabs of the grid, a
-// chain); each exchanges halos with its neighbours in the application's graph
+// The b workers of a job own parts 0…b−1 (the reference application's are
+// slabs of the grid, a chain); each exchanges halos with its neighbours in the application's graph
 // as rmnp DATA and detector messages as rmnp CTRL (GRIDHPC Sec. V-A, VI-B),
 // except the synchronous scheme's tokens, which ride in the halos' stamps.
 // The detectors run on any connected graph: their messages travel along a
-// breadth-first spanning tree every worker derives from the same graph
-// (rooted at the last rank for the tokens and the switch's votes, at rank 0
+// breadth-first spanning tree the submitter derives once from the graph
+// (PartTask.Trees: each rank gets its parent, its children and the heights;
+// rooted at the last rank for the tokens and the switch's votes, at rank 0
 // for the activity graph); on a chain that tree is the paper's chain.
 //
 // Synchronous: iteration k+1 uses the neighbours' iteration-k halos, so the

@@ -23,3 +23,14 @@ func (b Box) Empty() bool { return b.X.Len() < 1 || b.Y.Len() < 1 || b.Z.Len() <
 
 // String formats the box as [lo,hi)×[lo,hi)×[lo,hi).
 func (b Box) String() string { return fmt.Sprintf("%v×%v×%v", b.X, b.Y, b.Z) }
+
+// Each calls fn for every point of the box, x-major (k fastest).
+func (b Box) Each(fn func(i, j, k int)) {
+	for i := b.X.Lo; i < b.X.Hi; i++ {
+		for j := b.Y.Lo; j < b.Y.Hi; j++ {
+			for k := b.Z.Lo; k < b.Z.Hi; k++ {
+				fn(i, j, k)
+			}
+		}
+	}
+}

@@ -11,13 +11,34 @@ import (
 // Name is the name the Poisson application registers under.
 const Name = "poisson"
 
-func init() { gridapp.Register(Name, App{toolkit}) }
+func init() { gridapp.Register(Name, App{}) }
 
 // App is the Poisson problem as a gridapp.Application: a structured-grid
 // application (the n³ grid split in a×b×c blocks by the toolkit, one per
 // node) whose local function is the 7-point Jacobi kernel, with its serial
 // reference.
-type App struct{ *structured.App }
+type App struct{}
+
+// Info describes the application.
+func (App) Info() gridapp.Info { return toolkit.Info() }
+
+// Params declares the application's parameters and the toolkit's "blocks".
+func (App) Params() []gridapp.Param { return toolkit.Params() }
+
+// Define splits the grid into blocks, one per node (the toolkit's).
+func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {
+	return toolkit.Define(v, nodes)
+}
+
+// NewPart allocates a node's block (the toolkit's, with the local function).
+func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
+	return toolkit.NewPart(v, sub)
+}
+
+// Assemble gathers the blocks and measures the solution.
+func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
+	return toolkit.Assemble(v, t, results)
+}
 
 // toolkit is the application as the structured-grid toolkit sees it.
 var toolkit = &structured.App{

@@ -3,6 +3,7 @@ package structured
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 )
@@ -18,6 +19,12 @@ type Setup struct {
 	// Series keeps every step's solution: the Solution then holds one
 	// level per step.
 	Series bool
+	// Sweeps > 0 asks for exactly that many sweeps (of every step): a block
+	// that has done them keeps its values and reports σ = 0, and the task's
+	// threshold is the smallest positive number, so the run ends once every
+	// block is done. A synchronous run then equals the serial loop after
+	// the same sweeps bit for bit, whatever the detector's delay.
+	Sweeps int
 }
 
 // Solution is the assembled solution the toolkit hands Measure.
@@ -98,7 +105,11 @@ func (a *App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, erro
 	if err != nil {
 		return gridapp.Task{}, err
 	}
-	t := gridapp.Task{Eps: s.Eps, MaxIter: s.MaxIter, Steps: s.Steps, Parts: make([]gridapp.PartSpec, len(boxes))}
+	eps := s.Eps
+	if s.Sweeps > 0 {
+		eps = math.SmallestNonzeroFloat64
+	}
+	t := gridapp.Task{Eps: eps, MaxIter: s.MaxIter, Steps: s.Steps, Parts: make([]gridapp.PartSpec, len(boxes))}
 	for r, box := range boxes {
 		ranks, dirs := bl.Neighbours(r)
 		spec, err := json.Marshal(blockSpec{Box: box, Dirs: dirs})
@@ -141,7 +152,7 @@ func (a *App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, erro
 	if err != nil {
 		return nil, err
 	}
-	b.series, b.steps = s.Series, max(s.Steps, 1)
+	b.series, b.steps, b.exactly = s.Series, max(s.Steps, 1), s.Sweeps
 	if b.local, err = a.Local(v, b); err != nil {
 		b.Close()
 		return nil, err

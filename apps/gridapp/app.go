@@ -113,6 +113,12 @@ type Part interface {
 	Outgoing(i int) []float64
 	// Halo returns the buffer the engine writes neighbour i's values into
 	// (its Outgoing for this part). It keeps its contents across sweeps.
+	// The environment calls Halo(i) afresh right before every write into
+	// it and never keeps the slice across a Sweep or an Advance, so the
+	// slice may change between sweeps (e.g. the ghost cell of an iterate the
+	// part swaps, as examples/rod does), provided Sweep reads the values
+	// written into the slice the latest call returned. Its length must not
+	// change: a halo whose length changed fails the run (HaloGuard).
 	Halo(i int) []float64
 	// Result returns the part's share of the solution (Size values).
 	Result() []float64

@@ -27,8 +27,12 @@ type LocalRun struct {
 // so for each step and advances every part (Stepper) between them. It is how
 // an application is tested bit for bit against its serial reference before
 // it ever meets a grid: the engine's synchronous runs compute the same
-// values (they stop a few iterations later, when the convergence tokens
-// have gone round: in every step).
+// values; they stop later, when the convergence tokens have gone round:
+// exactly H + D sweeps after the first iteration at which every part had
+// σ < Eps (in every step), H being the height of the detector's spanning
+// tree at its root and D its depth — +2, +4, +6 sweeps for trees of depth
+// 1, 2, 3. To compare at equal sweeps, stop every part after K sweeps
+// (structured.Setup.Sweeps does).
 func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 	t, err := app.Define(v, nodes)
 	if err != nil {
@@ -52,8 +56,12 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 		}
 	}
 	var run LocalRun
+	guards := make([]*HaloGuard, len(parts))
+	for r, ps := range t.Parts {
+		guards[r] = NewHaloGuard(len(ps.Neighbours))
+	}
 	for step := 1; ; step++ {
-		if err := iterateLocal(t, parts, &run); err != nil {
+		if err := iterateLocal(t, parts, guards, &run); err != nil {
 			return run, err
 		}
 		if !run.Converged || step >= t.StepCount() {
@@ -80,10 +88,10 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 
 // iterateLocal runs one step's synchronous iterations until the largest σ
 // is below Task.Eps (Converged) or the run has done Task.MaxIter sweeps.
-func iterateLocal(t Task, parts []Part, run *LocalRun) error {
+func iterateLocal(t Task, parts []Part, guards []*HaloGuard, run *LocalRun) error {
 	run.Converged = false
 	for t.MaxIter == 0 || run.Iterations < t.MaxIter {
-		if err := exchangeLocal(t, parts); err != nil {
+		if err := exchangeLocal(t, parts, guards); err != nil {
 			return err
 		}
 		run.Sigma = 0
@@ -104,12 +112,16 @@ func iterateLocal(t Task, parts []Part, run *LocalRun) error {
 }
 
 // exchangeLocal copies every part's outgoing values into its neighbours'
-// halos (all before any sweep, since Outgoing may alias the iterate).
-func exchangeLocal(t Task, parts []Part) error {
+// halos (all before any sweep, since Outgoing may alias the iterate),
+// checking the Halo contract.
+func exchangeLocal(t Task, parts []Part, guards []*HaloGuard) error {
 	for r, p := range parts {
 		for i, q := range t.Parts[r].Neighbours {
 			j := indexOf(t.Parts[q].Neighbours, r)
 			src, dst := parts[q].Outgoing(j), p.Halo(i)
+			if err := guards[r].Check(i, dst); err != nil {
+				return fmt.Errorf("part %d: %w", r, err)
+			}
 			if len(src) != len(dst) {
 				return fmt.Errorf("%w: part %d sends %d values to part %d, whose halo holds %d", ErrApp, q, len(src), r, len(dst))
 			}

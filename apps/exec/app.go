@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -110,7 +111,7 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		halo = unit
 	}
 	m := subtaskMsg{rank: sub.Rank, ranks: sub.Ranks, cores: sub.Cores, neighbours: sub.Neighbours,
-		lo: s.Lo, hi: s.Hi, unit: unit, size: (s.Hi - s.Lo) * unit, eps: v.Float("eps"), halo: halo, params: v.String("params")}
+		lo: s.Lo, hi: s.Hi, unit: unit, size: (s.Hi - s.Lo) * unit, eps: v.Float("eps"), halo: halo, params: paramPairs(v)}
 	if halo > math.MaxInt32/16 {
 		return nil, fmt.Errorf("exec: halo of %d values is too large", halo)
 	}
@@ -172,4 +173,24 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 		{Name: "sum of the values", Value: sum, Text: fmt.Sprintf("%.17g over %d values", sum, len(res.Solution))},
 	}
 	return res, nil
+}
+
+// paramPairs is the string GRID_Param searches: the "params" pairs first
+// (they win), then every other job parameter as key=value in name order
+// (e.g. GRID_Param(sub, "eps"), "items"), leaving out a value with a space
+// or a tab, which the split at spaces would cut.
+func paramPairs(v gridapp.Values) string {
+	enc := v.Encode()
+	names := make([]string, 0, len(enc))
+	for k := range enc {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := []string{enc["params"]}
+	for _, k := range names {
+		if x := enc[k]; k != "params" && !strings.ContainsAny(x, " \t") {
+			out = append(out, k+"="+x)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, " "))
 }

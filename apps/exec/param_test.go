@@ -1,0 +1,29 @@
+package exec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+)
+
+// TestParamPairs: GRID_Param sees the params pairs first, then every other
+// job parameter, but no value that the split at spaces would cut.
+func TestParamPairs(t *testing.T) {
+	v, err := gridapp.Parse(App{}.Params(), map[string]string{"program": "/bin/true", "params": "n=32 eps=1", "items": "12", "args": "a b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := paramPairs(v)
+	if !strings.HasPrefix(got, "n=32 eps=1 ") {
+		t.Errorf("params pairs not first: %q", got)
+	}
+	for _, want := range []string{" items=12", " program=/bin/true", " eps="} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "args=") {
+		t.Errorf("a value with a space passed: %q", got)
+	}
+}

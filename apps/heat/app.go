@@ -2,6 +2,7 @@ package heat
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -97,6 +98,22 @@ func (l *local) Sweep(b *structured.Block, box structured.Box) float64 {
 // Advance keeps the step's solution as the previous time level; the next
 // step's iterations start from it.
 func (l *local) Advance(b *structured.Block) { copy(l.prev, b.U) }
+
+// Checkpoint writes the previous time level (structured.LocalState).
+func (l *local) Checkpoint(w io.Writer) error { return structured.WriteFloats(w, l.prev) }
+
+// Restore reads the previous time level Checkpoint wrote.
+func (l *local) Restore(r io.Reader) error {
+	prev, err := structured.ReadFloats(r, len(l.prev))
+	if err != nil {
+		return err
+	}
+	if len(prev) != len(l.prev) {
+		return fmt.Errorf("%w: heat: a previous level of %d values, the tile's %d", structured.ErrState, len(prev), len(l.prev))
+	}
+	copy(l.prev, prev)
+	return nil
+}
 
 // Gather gathers the tiles' results into the time series (uˢ, s = 1…Steps,
 // each N² values) and the sweeps of each step on rank 0.

@@ -130,7 +130,7 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		if err != nil {
 			return nil, err
 		}
-		p, err := startProgram(path, args, sub.Rank, sub.Cores, win, 0, linkEnv+"="+linkInprocess, libEnv+"="+lib)
+		p, err := startProgram(path, args, sub.Rank, sub.Cores, win, 0, sub.Log, linkEnv+"="+linkInprocess, libEnv+"="+lib)
 		if err != nil {
 			win.close()
 			return nil, err
@@ -142,7 +142,7 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		return nil, err
 	}
 	spin := time.Duration(v.Float("spin") * float64(time.Microsecond))
-	p, err := startProgram(path, args, sub.Rank, sub.Cores, win, spin, linkEnv+"="+linkWindow)
+	p, err := startProgram(path, args, sub.Rank, sub.Cores, win, spin, sub.Log, linkEnv+"="+linkWindow)
 	if err != nil {
 		win.close()
 		return nil, err

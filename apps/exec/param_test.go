@@ -27,3 +27,20 @@ func TestParamPairs(t *testing.T) {
 		t.Errorf("a value with a space passed: %q", got)
 	}
 }
+
+// TestTailLogsLines: a program's output reaches the node's log line by
+// line, prefixed, however the writes cut it; the tail still keeps the end.
+func TestTailLogsLines(t *testing.T) {
+	var log strings.Builder
+	tl := &tail{log: &log, prefix: "program p (rank 2): "}
+	for _, w := range []string{"first li", "ne\nsecond\n", "third", "\n"} {
+		tl.Write([]byte(w))
+	}
+	want := "program p (rank 2): first line\nprogram p (rank 2): second\nprogram p (rank 2): third\n"
+	if log.String() != want {
+		t.Errorf("log %q, want %q", log.String(), want)
+	}
+	if got := tl.lastLine(); !strings.Contains(got, "third") {
+		t.Errorf("last line %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package gridapp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"sync"
@@ -87,6 +88,10 @@ type Subtask struct {
 	// Node is the node this part runs on: its host's name and its cluster
 	// (empty when the engine does not know them, e.g. a test's).
 	Node Node
+	// Log, when not nil, takes lines for the node's log (`gridtui logs`):
+	// e.g. the output of a program the part runs (apps/exec). Each Write
+	// is one or more complete lines.
+	Log io.Writer
 }
 
 // Part is one worker's share of a task: the iteration-level interface, the

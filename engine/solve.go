@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -42,6 +43,9 @@ type Subtask struct {
 	// SwitchPeriod is the initial length of the asynchronous sections of the
 	// switch detector (AIAC); 0: DefaultSwitchPeriod.
 	SwitchPeriod time.Duration
+	// Log takes the application's lines for the node's log (a program's
+	// output: gridapp.Subtask.Log); nil: none.
+	Log io.Writer
 
 	hooks *solveHooks // tests only: fault injection
 }

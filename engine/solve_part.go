@@ -86,7 +86,7 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 		return bp, fmt.Errorf("%w %q: task threshold ε = %g, want ε > 0", ErrApplication, bp.app, task.Eps)
 	}
 	ps := task.Parts[t.Rank]
-	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: ps.Neighbours, Cores: max(t.Cores, 1), Spec: ps.Spec}
+	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: ps.Neighbours, Cores: max(t.Cores, 1), Spec: ps.Spec, Log: t.Log}
 	if t.Rank >= 0 && t.Rank < len(nodes) {
 		sub.Node = nodes[t.Rank]
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -116,7 +117,8 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		return
 	}
 	sub := Subtask{App: t.App, Params: t.Params, Problem: t.Problem, Rank: t.Rank, Ranks: t.Ranks, Range: t.Range, Cores: t.Cores,
-		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster}
+		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster,
+		Log: logLines{n.log.With("rank", t.Rank)}}
 	for _, nb := range t.Neighbours {
 		sub.Neighbours = append(sub.Neighbours, Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
@@ -507,4 +509,15 @@ func trafficOf(ep *rmnp.Endpoint) []NetTraffic {
 			Skipped:  ns.Skipped + ns.Replaced})
 	}
 	return out
+}
+
+// logLines is an io.Writer of whole lines into the node's log, one record
+// per line (the application's, e.g. its program's output: `gridtui logs`).
+type logLines struct{ log *slog.Logger }
+
+func (l logLines) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		l.log.Info("application output", "line", line)
+	}
+	return len(b), nil
 }

@@ -305,8 +305,14 @@ func (s *solver) tree(root int) (t *spanningTree, parent Side, children []Side) 
 }
 
 // planes returns the part's values sent on l and the halo received from it.
+// A halo whose length changed since the run started fails the run (the
+// Halo contract: the slice may change, its length may not).
 func (s *solver) planes(l *link) (own, halo []float64) {
-	return s.part.Outgoing(l.nb), s.part.Halo(l.nb)
+	own, halo = s.part.Outgoing(l.nb), s.part.Halo(l.nb)
+	if len(halo) != l.nIn {
+		panic(appFault{fmt.Errorf("Halo(%d) for rank %d holds %d values, %d at the start (Halo must keep its length)", l.nb, l.rank, len(halo), l.nIn)})
+	}
+	return own, halo
 }
 
 // outgoingChanged is the error of a part whose Outgoing(nb) changed length

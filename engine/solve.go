@@ -189,8 +189,11 @@ type solver struct {
 	eps      float64
 	maxIter  int
 	steps    int // outer steps of the task (gridapp.Task.Steps, ≥ 1)
-	report   func(NodeStatus)
-	ctrlOut  []byte // control message being sent
+	// exact is gridapp.Task.Sweeps (0: none), stepSweeps the part's sweeps
+	// in the current step.
+	exact, stepSweeps int
+	report            func(NodeStatus)
+	ctrlOut           []byte // control message being sent
 
 	state      NodeState
 	sigma      float64
@@ -225,7 +228,7 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, steps: bp.steps,
+	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, steps: bp.steps, exact: bp.exact,
 		report: report, state: StateActive, sigma: -1}
 	s.recv, _ = bp.part.(gridapp.HaloReceiver)
 	// The job's max_iterations and the application's own limit (its
@@ -333,7 +336,12 @@ func (s *solver) received(l *link) {
 // stops the run (see fault).
 func (s *solver) sweep() float64 {
 	start := time.Now()
-	s.sigma = s.part.Sweep()
+	if s.exact > 0 && s.stepSweeps >= s.exact {
+		s.sigma = 0 // Task.Sweeps done: the part keeps its values
+	} else {
+		s.sigma = s.part.Sweep()
+		s.stepSweeps++
+	}
 	s.iter++
 	if s.sigma != s.sigma {
 		panic(appFault{fmt.Errorf("sweep %d returned σ = NaN", s.iter)})

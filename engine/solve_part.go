@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"strconv"
 
@@ -26,6 +27,7 @@ type builtPart struct {
 	graph      [][]int // every part's neighbours
 	eps        float64
 	maxIter    int
+	exact      int // Task.Sweeps: exactly that many sweeps a step (0: until converged)
 	steps      int
 	size       int
 }
@@ -98,7 +100,10 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 		bp.part.Close()
 		return bp, fmt.Errorf("%w %q: a task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApplication, bp.app, bp.steps)
 	}
-	bp.neighbours, bp.eps, bp.size = ps.Neighbours, task.Eps, ps.Size
+	bp.neighbours, bp.eps, bp.size, bp.exact = ps.Neighbours, task.Eps, ps.Size, task.Sweeps
+	if task.Sweeps > 0 {
+		bp.eps = math.SmallestNonzeroFloat64 // only a part that has done them has σ = 0 < ε
+	}
 	bp.graph = make([][]int, len(task.Parts))
 	for r, p := range task.Parts {
 		bp.graph[r] = p.Neighbours

@@ -52,6 +52,7 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 			return nil
 		}
 		s.part.(gridapp.Stepper).Advance()
+		s.stepSweeps = 0
 		if err := s.stepFence(ctx, step); err != nil {
 			return err
 		}

@@ -53,6 +53,13 @@ type Task struct {
 	Eps float64
 	// MaxIter bounds the iterations of every node (0: no limit).
 	MaxIter int
+	// Sweeps > 0 asks for exactly that many sweeps of every part in every
+	// step: a part that has done them is not swept again in the step and
+	// counts as converged (σ = 0), the others as not converged whatever
+	// their σ, so the step ends once every part has done them. A
+	// synchronous run then equals the serial loop after the same sweeps bit
+	// for bit, whatever the detector's delay.
+	Sweeps int
 	// Steps is the number of outer steps (e.g. time steps) of an
 	// application whose Parts implement Stepper; 0 and 1 mean one. Each
 	// step is iterated until the detector sees the global test pass, then

@@ -87,15 +87,23 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 }
 
 // iterateLocal runs one step's synchronous iterations until the largest σ
-// is below Task.Eps (Converged) or the run has done Task.MaxIter sweeps.
+// is below Task.Eps (Converged) or the run has done Task.MaxIter sweeps;
+// with Task.Sweeps, the parts are swept that many times, then report σ = 0.
 func iterateLocal(t Task, parts []Part, guards []*HaloGuard, run *LocalRun) error {
 	run.Converged = false
-	for t.MaxIter == 0 || run.Iterations < t.MaxIter {
+	eps := t.Eps
+	if t.Sweeps > 0 {
+		eps = math.SmallestNonzeroFloat64
+	}
+	for k := 0; t.MaxIter == 0 || run.Iterations < t.MaxIter; k++ {
 		if err := exchangeLocal(t, parts, guards); err != nil {
 			return err
 		}
 		run.Sigma = 0
 		for r, p := range parts {
+			if t.Sweeps > 0 && k >= t.Sweeps {
+				break // exactly Sweeps sweeps: σ = 0 from here on
+			}
 			sigma := p.Sweep()
 			if math.IsNaN(sigma) {
 				return fmt.Errorf("%w: part %d: sweep %d returned σ = NaN", ErrApp, r, run.Iterations+1)
@@ -103,7 +111,7 @@ func iterateLocal(t Task, parts []Part, guards []*HaloGuard, run *LocalRun) erro
 			run.Sigma = max(run.Sigma, sigma)
 		}
 		run.Iterations++
-		if run.Sigma < t.Eps {
+		if run.Sigma < eps {
 			run.Converged = true
 			return nil
 		}

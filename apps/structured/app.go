@@ -3,7 +3,6 @@ package structured
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 )
@@ -19,11 +18,9 @@ type Setup struct {
 	// Series keeps every step's solution: the Solution then holds one
 	// level per step.
 	Series bool
-	// Sweeps > 0 asks for exactly that many sweeps (of every step): a block
-	// that has done them keeps its values and reports σ = 0, and the task's
-	// threshold is the smallest positive number, so the run ends once every
-	// block is done. A synchronous run then equals the serial loop after
-	// the same sweeps bit for bit, whatever the detector's delay.
+	// Sweeps > 0 asks for exactly that many sweeps of every block in every
+	// step (gridapp.Task.Sweeps): a synchronous run then equals the serial
+	// loop after the same sweeps bit for bit, whatever the detector's delay.
 	Sweeps int
 }
 
@@ -105,11 +102,7 @@ func (a *App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, erro
 	if err != nil {
 		return gridapp.Task{}, err
 	}
-	eps := s.Eps
-	if s.Sweeps > 0 {
-		eps = math.SmallestNonzeroFloat64
-	}
-	t := gridapp.Task{Eps: eps, MaxIter: s.MaxIter, Steps: s.Steps, Parts: make([]gridapp.PartSpec, len(boxes))}
+	t := gridapp.Task{Eps: s.Eps, MaxIter: s.MaxIter, Steps: s.Steps, Sweeps: s.Sweeps, Parts: make([]gridapp.PartSpec, len(boxes))}
 	for r, box := range boxes {
 		ranks, dirs := bl.Neighbours(r)
 		spec, err := json.Marshal(blockSpec{Box: box, Dirs: dirs})
@@ -152,7 +145,7 @@ func (a *App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, erro
 	if err != nil {
 		return nil, err
 	}
-	b.series, b.steps, b.exactly = s.Series, max(s.Steps, 1), s.Sweeps
+	b.series, b.steps = s.Series, max(s.Steps, 1)
 	if b.local, err = a.Local(v, b); err != nil {
 		b.Close()
 		return nil, err

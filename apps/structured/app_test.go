@@ -166,3 +166,32 @@ func TestHaloNoAllocation(t *testing.T) {
 		t.Errorf("%v allocations per exchange", allocs)
 	}
 }
+
+// TestExactSweeps: Setup.Sweeps (gridapp.Task.Sweeps) gives exactly that
+// many sweeps whatever the threshold: a threshold of 1 would stop at once.
+func TestExactSweeps(t *testing.T) {
+	app := wideApp(2, 1)
+	setup := app.Setup
+	app.Setup = func(v gridapp.Values) (Setup, error) {
+		s, err := setup(v)
+		s.Eps, s.MaxIter, s.Sweeps = 1, 0, v.Int("sweeps")
+		return s, err
+	}
+	v, err := gridapp.Parse(app.Params(), map[string]string{"sweeps": "7", "blocks": "2x2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := gridapp.RunLocal(app, v, make([]gridapp.Node, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wideSerial(wideApp(2, 1), v)
+	for i := range want {
+		if run.Result.Solution[i] != want[i] {
+			t.Fatalf("value %d: %v, serial after 7 sweeps %v", i, run.Result.Solution[i], want[i])
+		}
+	}
+	if !run.Converged || run.Iterations != 8 {
+		t.Errorf("%d iterations (converged %v): want 7 sweeps and the one that reports σ = 0", run.Iterations, run.Converged)
+	}
+}

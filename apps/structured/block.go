@@ -53,7 +53,6 @@ type Block struct {
 	levels    []float64 // the owned values of the steps done (series)
 	sweeps    []int
 	k         int // sweeps of the current step
-	exactly   int // Setup.Sweeps
 	result    []float64
 }
 
@@ -184,12 +183,8 @@ func gather(dst, src []float64, rs []run) []float64 {
 // as U).
 func (b *Block) NewField() []float64 { return make([]float64, len(b.U)) }
 
-// Sweep runs the Local on every core's box at once and swaps the iterates
-// (after Setup.Sweeps sweeps of a step, it keeps the values and returns 0).
+// Sweep runs the Local on every core's box at once and swaps the iterates.
 func (b *Block) Sweep() float64 {
-	if b.exactly > 0 && b.k >= b.exactly {
-		return 0
-	}
 	sigma := b.pool.Run(b.job)
 	b.U, b.Next = b.Next, b.U
 	b.k++

@@ -210,3 +210,12 @@ func Gather(s Setup, t gridapp.Task, results [][]float64) (Solution, error) {
 	}
 	return sol, nil
 }
+
+// DescribePart names a block's box of points (the report's part column).
+func (a *App) DescribePart(_ gridapp.Values, t gridapp.Task, rank int) string {
+	var spec blockSpec
+	if rank < 0 || rank >= len(t.Parts) || json.Unmarshal(t.Parts[rank].Spec, &spec) != nil {
+		return "?"
+	}
+	return "box " + spec.Box.String()
+}

@@ -179,11 +179,10 @@ func duplicateHost(hosts []string) string {
 }
 
 // explicitZeros refuses keys a job file sets to 0 where 0 would silently
-// become the default: eps, max_iterations and wall_time.
+// become the default: max_iterations and wall_time (an application's
+// parameters are checked against its declarations).
 func explicitZeros(file string, data []byte, s Spec) error {
 	switch {
-	case s.Obstacle.Eps == 0 && tomlfile.Written(data, "obstacle.eps"):
-		return keyError(file, data, "obstacle.eps", "obstacle.eps = 0 must be a positive number (leave it out for the default 1e-8)")
 	case s.MaxIter == 0 && tomlfile.Written(data, "max_iterations"):
 		return keyError(file, data, "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)")
 	case s.WallTime == 0 && tomlfile.Written(data, "wall_time"):

@@ -75,6 +75,18 @@ func newLocal(v gridapp.Values, b *structured.Block) (structured.Local, error) {
 	return l, nil
 }
 
+// GridShape is the n³ interior points, spacing h, the first at (h, h, h).
+func (App) GridShape(v gridapp.Values) gridapp.Grid {
+	p := ProblemOf(v)
+	h := p.H()
+	return gridapp.Grid{Shape: [3]int{p.N, p.N, p.N}, Origin: [3]float64{h, h, h}, Spacing: [3]float64{h, h, h}}
+}
+
+// DescribePart names the block's box of points.
+func (App) DescribePart(v gridapp.Values, t gridapp.Task, rank int) string {
+	return toolkit.DescribePart(v, t, rank)
+}
+
 // Sweep is SerialSweep's update on box: Jacobi7 with rhs = h²f.
 func (l *local) Sweep(b *structured.Block, box structured.Box) float64 {
 	return structured.Jacobi7(b.Next, b.U, l.hhf, b.Layout, box)

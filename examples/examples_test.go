@@ -85,6 +85,9 @@ func TestMain(m *testing.M) {
 	if rod.dir != "" {
 		os.RemoveAll(rod.dir)
 	}
+	if laplace.dir != "" {
+		os.RemoveAll(laplace.dir)
+	}
 	os.Exit(code)
 }
 
@@ -109,15 +112,21 @@ type report struct {
 // report.
 func runRod(t *testing.T, bin string, args ...string) *report {
 	t.Helper()
+	return runApp(t, bin, "rod", args...)
+}
+
+// runApp runs `bin run --json --no-record --app app args...` as runRod does.
+func runApp(t *testing.T, bin, app string, args ...string) *report {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	home := t.TempDir()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--json", "--no-record", "--app", "rod"}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--json", "--no-record", "--app", app}, args...)...)
 	cmd.Dir = home
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GRIDTUI_SITES=")
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("rod run %s: still running after the timeout\n%s", strings.Join(args, " "), tail(out))
+		t.Fatalf("%s run %s: still running after the timeout\n%s", app, strings.Join(args, " "), tail(out))
 	}
 	var rep *report
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -135,7 +144,7 @@ func runRod(t *testing.T, bin string, args ...string) *report {
 		}
 	}
 	if rep == nil || err != nil {
-		t.Fatalf("rod run %s: %v, no report or a failure:\n%s", strings.Join(args, " "), err, tail(out))
+		t.Fatalf("%s run %s: %v, no report or a failure:\n%s", app, strings.Join(args, " "), err, tail(out))
 	}
 	assertNoRodLeft(t, bin)
 	return rep

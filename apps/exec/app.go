@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -110,7 +111,7 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		halo = unit
 	}
 	m := subtaskMsg{rank: sub.Rank, ranks: sub.Ranks, cores: sub.Cores, neighbours: sub.Neighbours,
-		lo: s.Lo, hi: s.Hi, unit: unit, size: (s.Hi - s.Lo) * unit, eps: v.Float("eps"), halo: halo, params: v.String("params")}
+		lo: s.Lo, hi: s.Hi, unit: unit, size: (s.Hi - s.Lo) * unit, eps: v.Float("eps"), halo: halo, params: paramPairs(v)}
 	if halo > math.MaxInt32/16 {
 		return nil, fmt.Errorf("exec: halo of %d values is too large", halo)
 	}
@@ -129,7 +130,7 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		if err != nil {
 			return nil, err
 		}
-		p, err := startProgram(path, args, sub.Rank, sub.Cores, win, 0, linkEnv+"="+linkInprocess, libEnv+"="+lib)
+		p, err := startProgram(path, args, sub.Rank, sub.Cores, win, 0, sub.Log, linkEnv+"="+linkInprocess, libEnv+"="+lib)
 		if err != nil {
 			win.close()
 			return nil, err
@@ -141,7 +142,7 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		return nil, err
 	}
 	spin := time.Duration(v.Float("spin") * float64(time.Microsecond))
-	p, err := startProgram(path, args, sub.Rank, sub.Cores, win, spin, linkEnv+"="+linkWindow)
+	p, err := startProgram(path, args, sub.Rank, sub.Cores, win, spin, sub.Log, linkEnv+"="+linkWindow)
 	if err != nil {
 		win.close()
 		return nil, err
@@ -172,4 +173,24 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 		{Name: "sum of the values", Value: sum, Text: fmt.Sprintf("%.17g over %d values", sum, len(res.Solution))},
 	}
 	return res, nil
+}
+
+// paramPairs is the string GRID_Param searches: the "params" pairs first
+// (they win), then every other job parameter as key=value in name order
+// (e.g. GRID_Param(sub, "eps"), "items"), leaving out a value with a space
+// or a tab, which the split at spaces would cut.
+func paramPairs(v gridapp.Values) string {
+	enc := v.Encode()
+	names := make([]string, 0, len(enc))
+	for k := range enc {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := []string{enc["params"]}
+	for _, k := range names {
+		if x := enc[k]; k != "params" && !strings.ContainsAny(x, " \t") {
+			out = append(out, k+"="+x)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, " "))
 }

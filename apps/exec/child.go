@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	osexec "os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,11 +44,12 @@ type program struct {
 // startProgram starts path with args as a child of the worker: its end of
 // a Unix socket pair is file descriptor 3 (GRIDHPC_FD), the shared window
 // file descriptor 4 (GRIDHPC_SHM_FD), its output goes to
-// a tail kept for error messages, and it dies with the worker (the parent
+// a tail kept for error messages and, line by line, to log (the node's
+// log, when the engine gives one), and it dies with the worker (the parent
 // death signal, and the worker's process group on a local grid). Both sides
 // poll for the other's next turn for spin before they sleep
 // (GRIDHPC_SPIN_NS).
-func startProgram(path string, args []string, rank, cores int, win *window, spin time.Duration, env ...string) (*program, error) {
+func startProgram(path string, args []string, rank, cores int, win *window, spin time.Duration, log io.Writer, env ...string) (*program, error) {
 	fds, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("exec: program %s: socket pair: %w", path, err)
@@ -58,7 +61,7 @@ func startProgram(path string, args []string, rank, cores int, win *window, spin
 	if err != nil {
 		return nil, fmt.Errorf("exec: program %s: %w", path, err)
 	}
-	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{}, done: make(chan struct{}), spin: spin}
+	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{log: log, prefix: fmt.Sprintf("program %s (rank %d): ", filepath.Base(path), rank)}, done: make(chan struct{}), spin: spin}
 	p.in = bufio.NewReaderSize(p.conn, 512)
 	if p.raw, err = p.conn.SyscallConn(); err != nil {
 		p.conn.Close()
@@ -164,10 +167,14 @@ func (p *program) kill() {
 	<-p.done
 }
 
-// tail keeps the last bytes a program wrote to its stdout and stderr.
+// tail keeps the last bytes a program wrote to its stdout and stderr, and
+// passes each complete line, prefixed, to log (if any).
 type tail struct {
-	mu sync.Mutex
-	b  []byte
+	mu     sync.Mutex
+	b      []byte
+	log    io.Writer
+	prefix string
+	line   []byte // the line being written, for log
 }
 
 const tailMax = 4096
@@ -179,7 +186,33 @@ func (t *tail) Write(b []byte) (int, error) {
 	if len(t.b) > tailMax {
 		t.b = append(t.b[:0], t.b[len(t.b)-tailMax:]...)
 	}
+	if t.log != nil {
+		t.logLines(b)
+	}
 	return len(b), nil
+}
+
+// logLines writes the complete lines of b (with what came before) to log,
+// a line longer than tailMax in pieces.
+func (t *tail) logLines(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			t.line = append(t.line, b...)
+			if len(t.line) >= tailMax {
+				t.flushLine()
+			}
+			return
+		}
+		t.line = append(t.line, b[:i]...)
+		t.flushLine()
+		b = b[i+1:]
+	}
+}
+
+func (t *tail) flushLine() {
+	t.log.Write([]byte(t.prefix + string(t.line) + "\n"))
+	t.line = t.line[:0]
 }
 
 // lastLine returns `; it printed "…"` with the program's last line of

@@ -3,6 +3,7 @@ package gridapp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"sync"
@@ -52,6 +53,13 @@ type Task struct {
 	Eps float64
 	// MaxIter bounds the iterations of every node (0: no limit).
 	MaxIter int
+	// Sweeps > 0 asks for exactly that many sweeps of every part in every
+	// step: a part that has done them is not swept again in the step and
+	// counts as converged (σ = 0), the others as not converged whatever
+	// their σ, so the step ends once every part has done them. A
+	// synchronous run then equals the serial loop after the same sweeps bit
+	// for bit, whatever the detector's delay.
+	Sweeps int
 	// Steps is the number of outer steps (e.g. time steps) of an
 	// application whose Parts implement Stepper; 0 and 1 mean one. Each
 	// step is iterated until the detector sees the global test pass, then
@@ -87,6 +95,10 @@ type Subtask struct {
 	// Node is the node this part runs on: its host's name and its cluster
 	// (empty when the engine does not know them, e.g. a test's).
 	Node Node
+	// Log, when not nil, takes lines for the node's log (`gridtui logs`):
+	// e.g. the output of a program the part runs (apps/exec). Each Write
+	// is one or more complete lines.
+	Log io.Writer
 }
 
 // Part is one worker's share of a task: the iteration-level interface, the
@@ -113,6 +125,12 @@ type Part interface {
 	Outgoing(i int) []float64
 	// Halo returns the buffer the engine writes neighbour i's values into
 	// (its Outgoing for this part). It keeps its contents across sweeps.
+	// The environment calls Halo(i) afresh right before every write into
+	// it and never keeps the slice across a Sweep or an Advance, so the
+	// slice may change between sweeps (e.g. the ghost cell of an iterate the
+	// part swaps, as examples/rod does), provided Sweep reads the values
+	// written into the slice the latest call returned. Its length must not
+	// change: a halo whose length changed fails the run (HaloGuard).
 	Halo(i int) []float64
 	// Result returns the part's share of the solution (Size values).
 	Result() []float64

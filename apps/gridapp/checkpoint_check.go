@@ -32,7 +32,7 @@ func CheckCheckpoints(app Application, v Values, nodes []Node, at int) error {
 	if err != nil {
 		return err
 	}
-	var d localDrive
+	d := newLocalDrive(t)
 	if paused, err := d.drive(t, parts, at); err != nil || !paused {
 		return fmt.Errorf("gridapp: run to iteration %d: paused %v: %v", at, paused, err)
 	}
@@ -66,6 +66,7 @@ func CheckCheckpoints(app Application, v Values, nodes []Node, at int) error {
 			return fmt.Errorf("gridapp: part %d: restore left %d of %d bytes unread", r, rd.Len(), len(saved[r]))
 		}
 	}
+	d.guards = newLocalDrive(t).guards // the new parts' halos
 	if _, err := d.drive(t, parts, 0); err != nil {
 		return err
 	}

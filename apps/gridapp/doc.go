@@ -128,8 +128,10 @@
 // panic in any method, or an Outgoing whose length is not the neighbour's
 // Halo length fails the run with an error naming the node and the
 // application. Outgoing may alias the iterate; its values are read before
-// the next Sweep. Define must be deterministic: the same Values and nodes
-// give the same Task.
+// the next Sweep. Halo keeps its length too; the engine asks for it afresh
+// before every write, so it may be a slice of an iterate the part swaps.
+// Define must be deterministic: the same Values and nodes give the same
+// Task.
 //
 // # Testing an application bit for bit
 //
@@ -137,7 +139,17 @@
 // semantics; an application that implements SerialReference carries its
 // plain serial loop as its specification, and its tests compare the two bit
 // for bit for several decompositions and core counts. A synchronous run on
-// the grid computes the same values.
+// the grid computes the same values, and stops exactly H + D sweeps after
+// the first iteration at which every part had σ < Eps (H, D: the height and
+// depth of the detector's spanning tree; RunLocal stops at once).
+//
+// # Structured grids
+//
+// A stencil on a structured grid needs none of the above written by hand:
+// apps/structured (PETSc's DMDA is its anchor) makes the blocks, the
+// neighbour graph, the ghost layers and their exchange, the per-core split
+// and the assembly from the global grid, and the application writes its
+// local sweep over a box (examples/laplace).
 //
 // # The low-level model
 //

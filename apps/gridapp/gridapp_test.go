@@ -322,3 +322,24 @@ func TestAbsPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestHaloGuard: the same length passes (another buffer too), another
+// length fails.
+func TestHaloGuard(t *testing.T) {
+	a, b := make([]float64, 4), make([]float64, 4)
+	g := NewHaloGuard(2)
+	for _, h := range [][]float64{a, a, b} {
+		if err := g.Check(0, h); err != nil {
+			t.Fatalf("a halo of the same length refused: %v", err)
+		}
+	}
+	if err := g.Check(0, a[:3]); !errors.Is(err, ErrApp) {
+		t.Errorf("another length: %v", err)
+	}
+	if err := g.Check(1, nil); err != nil {
+		t.Errorf("an empty halo: %v", err)
+	}
+	if err := g.Check(1, b); !errors.Is(err, ErrApp) {
+		t.Errorf("an empty halo that grew: %v", err)
+	}
+}

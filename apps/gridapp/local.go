@@ -27,8 +27,12 @@ type LocalRun struct {
 // so for each step and advances every part (Stepper) between them. It is how
 // an application is tested bit for bit against its serial reference before
 // it ever meets a grid: the engine's synchronous runs compute the same
-// values (they stop a few iterations later, when the convergence tokens
-// have gone round: in every step).
+// values; they stop later, when the convergence tokens have gone round:
+// exactly H + D sweeps after the first iteration at which every part had
+// σ < Eps (in every step), H being the height of the detector's spanning
+// tree at its root and D its depth — +2, +4, +6 sweeps for trees of depth
+// 1, 2, 3. To compare at equal sweeps, stop every part after K sweeps
+// (structured.Setup.Sweeps does).
 func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 	t, err := app.Define(v, nodes)
 	if err != nil {
@@ -42,7 +46,7 @@ func RunLocal(app Application, v Values, nodes []Node) (LocalRun, error) {
 	if err != nil {
 		return LocalRun{}, err
 	}
-	var d localDrive
+	d := newLocalDrive(t)
 	if _, err := d.drive(t, parts, 0); err != nil {
 		return d.run, err
 	}
@@ -73,8 +77,19 @@ func closeParts(parts []Part) {
 
 // localDrive is where a local run stands: its figures so far and its step.
 type localDrive struct {
-	run  LocalRun
-	step int // steps advanced past
+	run       LocalRun
+	step      int          // steps advanced past
+	stepStart int          // run.Iterations when this step began
+	guards    []*HaloGuard // each part's Halo contract
+}
+
+// newLocalDrive is a local run of t at its start.
+func newLocalDrive(t Task) *localDrive {
+	d := &localDrive{guards: make([]*HaloGuard, len(t.Parts))}
+	for r, ps := range t.Parts {
+		d.guards[r] = NewHaloGuard(len(ps.Neighbours))
+	}
+	return d
 }
 
 // drive iterates the parts from where d stands, advancing them between
@@ -83,7 +98,7 @@ type localDrive struct {
 // it returns true).
 func (d *localDrive) drive(t Task, parts []Part, stopAt int) (paused bool, err error) {
 	for ; ; d.step++ {
-		paused, err := iterateLocal(t, parts, &d.run, stopAt)
+		paused, err := d.iterate(t, parts, stopAt)
 		if err != nil || paused {
 			return paused, err
 		}
@@ -97,6 +112,7 @@ func (d *localDrive) drive(t Task, parts []Part, stopAt int) (paused bool, err e
 			}
 			st.Advance()
 		}
+		d.stepStart = d.run.Iterations
 	}
 }
 
@@ -114,20 +130,30 @@ func (d *localDrive) finish(app Application, v Values, t Task, parts []Part) (Lo
 	return d.run, err
 }
 
-// iterateLocal runs one step's synchronous iterations until the largest σ
-// is below Task.Eps (Converged) or the run has done Task.MaxIter sweeps, or
-// pauses (true) at stopAt iterations when stopAt > 0.
-func iterateLocal(t Task, parts []Part, run *LocalRun, stopAt int) (bool, error) {
+// iterate runs one step's synchronous iterations until the largest σ is
+// below Task.Eps (Converged) or the run has done Task.MaxIter sweeps, or
+// pauses (true) at stopAt iterations when stopAt > 0; with Task.Sweeps, the
+// parts are swept that many times in the step, then report σ = 0.
+func (d *localDrive) iterate(t Task, parts []Part, stopAt int) (bool, error) {
+	run := &d.run
 	run.Converged = false
+	eps := t.Eps
+	if t.Sweeps > 0 {
+		eps = math.SmallestNonzeroFloat64
+	}
 	for t.MaxIter == 0 || run.Iterations < t.MaxIter {
 		if stopAt > 0 && run.Iterations >= stopAt {
 			return true, nil
 		}
-		if err := exchangeLocal(t, parts); err != nil {
+		if err := exchangeLocal(t, parts, d.guards); err != nil {
 			return false, err
 		}
 		run.Sigma = 0
+		swept := run.Iterations - d.stepStart
 		for r, p := range parts {
+			if t.Sweeps > 0 && swept >= t.Sweeps {
+				break // exactly Sweeps sweeps: σ = 0 from here on
+			}
 			sigma := p.Sweep()
 			if math.IsNaN(sigma) {
 				return false, fmt.Errorf("%w: part %d: sweep %d returned σ = NaN", ErrApp, r, run.Iterations+1)
@@ -135,7 +161,7 @@ func iterateLocal(t Task, parts []Part, run *LocalRun, stopAt int) (bool, error)
 			run.Sigma = max(run.Sigma, sigma)
 		}
 		run.Iterations++
-		if run.Sigma < t.Eps {
+		if run.Sigma < eps {
 			run.Converged = true
 			return false, nil
 		}
@@ -144,12 +170,16 @@ func iterateLocal(t Task, parts []Part, run *LocalRun, stopAt int) (bool, error)
 }
 
 // exchangeLocal copies every part's outgoing values into its neighbours'
-// halos (all before any sweep, since Outgoing may alias the iterate).
-func exchangeLocal(t Task, parts []Part) error {
+// halos (all before any sweep, since Outgoing may alias the iterate),
+// checking the Halo contract.
+func exchangeLocal(t Task, parts []Part, guards []*HaloGuard) error {
 	for r, p := range parts {
 		for i, q := range t.Parts[r].Neighbours {
 			j := indexOf(t.Parts[q].Neighbours, r)
 			src, dst := parts[q].Outgoing(j), p.Halo(i)
+			if err := guards[r].Check(i, dst); err != nil {
+				return fmt.Errorf("part %d: %w", r, err)
+			}
 			if len(src) != len(dst) {
 				return fmt.Errorf("%w: part %d sends %d values to part %d, whose halo holds %d", ErrApp, q, len(src), r, len(dst))
 			}

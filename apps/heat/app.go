@@ -1,11 +1,12 @@
 package heat
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/structured"
 )
 
 // Name is the name the heat application registers under.
@@ -13,25 +14,46 @@ const Name = "heat"
 
 func init() { gridapp.Register(Name, App{}) }
 
-// App is the heat equation as a gridapp.Application: the grid split in a×b
-// tiles, one per node, each with up to four edge neighbours, and one outer
-// step (gridapp.Task.Steps) per time step.
+// App is the heat equation as a gridapp.Application: a structured-grid
+// application (the n² grid split in a×b tiles by the toolkit, one per
+// node) with one outer step (gridapp.Task.Steps) per time step, whose local
+// function is the 5-point Jacobi kernel; with its serial reference and its
+// ParaView output.
 type App struct{}
 
 // Info describes the application.
-func (App) Info() gridapp.Info {
-	return gridapp.Info{Summary: "u_t = Δu on (0,1)², implicit Euler steps each solved by Jacobi, a×b tiles; writes a ParaView series"}
+func (App) Info() gridapp.Info { return toolkit.Info() }
+
+// Params declares the application's parameters and the toolkit's "blocks".
+func (App) Params() []gridapp.Param { return toolkit.Params() }
+
+// Define splits the grid into blocks, one per node (the toolkit's).
+func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {
+	return toolkit.Define(v, nodes)
 }
 
-// Params declares n, dt, steps, eps and blocks.
-func (App) Params() []gridapp.Param {
-	return []gridapp.Param{
+// NewPart allocates a node's block (the toolkit's, with the local function).
+func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
+	return toolkit.NewPart(v, sub)
+}
+
+// Assemble gathers the blocks and measures the solution.
+func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
+	return toolkit.Assemble(v, t, results)
+}
+
+// toolkit is the application as the structured-grid toolkit sees it.
+var toolkit = &structured.App{
+	Summary: "u_t = Δu on (0,1)², implicit Euler steps each solved by Jacobi, a×b tiles; writes a ParaView series",
+	Parameters: []gridapp.Param{
 		gridapp.IntParam("n", 32, 1, MaxN, "interior points per axis"),
 		gridapp.FloatParam("dt", 1e-3, 0, 1e6, "time step").Above(),
 		gridapp.IntParam("steps", 10, 1, MaxSteps, "implicit Euler time steps"),
 		gridapp.FloatParam("eps", 1e-10, 0, math.MaxFloat64, "tolerance on σ = max|u'−u| of each step's iterations").Above(),
-		gridapp.StringParam("blocks", "auto", nil, "decomposition a×b (e.g. 2x1; a·b = nodes) or auto"),
-	}
+	},
+	Setup:   setup,
+	Local:   newLocal,
+	Measure: measure,
 }
 
 // ProblemOf returns the problem the values describe.
@@ -39,104 +61,78 @@ func ProblemOf(v gridapp.Values) Problem {
 	return Problem{N: v.Int("n"), DT: v.Float("dt"), Steps: v.Int("steps"), Eps: v.Float("eps")}
 }
 
-// tileSpec is the Spec of a tile's sub-task.
-type tileSpec struct {
-	Tile Tile
-	Dirs []int
-}
+// setup gives the toolkit the n² grid with u(0), zero boundary values, the
+// steps, and asks for the whole series.
+func setup(v gridapp.Values) (structured.Setup, error) { return setupOf(ProblemOf(v)) }
 
-// Define splits the grid into the tiles, one per node.
-func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {
-	p := ProblemOf(v)
+// setupOf is setup for a problem.
+func setupOf(p Problem) (structured.Setup, error) {
 	if err := p.Validate(); err != nil {
-		return gridapp.Task{}, err
+		return structured.Setup{}, err
 	}
-	bl := AutoBlocks(len(nodes))
-	if s := v.String("blocks"); s != "auto" {
-		var err error
-		if bl, err = ParseBlocks(s); err != nil {
-			return gridapp.Task{}, err
-		}
-	}
-	if bl.Count() != len(nodes) {
-		return gridapp.Task{}, fmt.Errorf("heat: blocks %v make %d tiles for %d nodes", bl, bl.Count(), len(nodes))
-	}
-	tiles, err := bl.Tiles(p.N)
-	if err != nil {
-		return gridapp.Task{}, fmt.Errorf("heat: n = %d is too small for blocks %v: %w", p.N, bl, err)
-	}
-	t := gridapp.Task{Eps: p.Eps, Steps: p.Steps, Parts: make([]gridapp.PartSpec, len(tiles))}
-	for r, tile := range tiles {
-		ranks, dirs := bl.Neighbours(r)
-		spec, err := json.Marshal(tileSpec{Tile: tile, Dirs: dirs})
-		if err != nil {
-			return gridapp.Task{}, err
-		}
-		t.Parts[r] = gridapp.PartSpec{Neighbours: ranks, Spec: spec, Size: p.Steps*tile.Points() + p.Steps}
-	}
-	return t, nil
+	h := p.H()
+	g := structured.Grid{N: []int{p.N, p.N}, Ghost: 1, Initial: func(i, j, _ int) float64 { return Initial(h, i+1, j+1) }}
+	return structured.Setup{Grid: g, Eps: p.Eps, Steps: p.Steps, Series: true}, nil
 }
 
-// NewPart allocates the tile of the sub-task.
-func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
-	var s tileSpec
-	if err := json.Unmarshal(sub.Spec, &s); err != nil {
-		return nil, fmt.Errorf("heat: sub-task %q: %w", sub.Spec, err)
+// local is a tile's local function: the previous time level and the
+// kernel's coefficients.
+type local struct {
+	prev []float64
+	r, d float64
+}
+
+func newLocal(v gridapp.Values, b *structured.Block) (structured.Local, error) {
+	p := ProblemOf(v)
+	l := &local{prev: b.NewField(), r: p.R(), d: p.diag()}
+	copy(l.prev, b.U)
+	return l, nil
+}
+
+// Sweep is SerialSweep's update on box: Jacobi5 with rhs = uˢ⁻¹, a = r,
+// d = 1 + 4r.
+func (l *local) Sweep(b *structured.Block, box structured.Box) float64 {
+	return structured.Jacobi5(b.Next, b.U, l.prev, b.Layout, box, l.r, l.d)
+}
+
+// Advance keeps the step's solution as the previous time level; the next
+// step's iterations start from it.
+func (l *local) Advance(b *structured.Block) { copy(l.prev, b.U) }
+
+// Checkpoint writes the previous time level (structured.LocalState).
+func (l *local) Checkpoint(w io.Writer) error { return structured.WriteFloats(w, l.prev) }
+
+// Restore reads the previous time level Checkpoint wrote.
+func (l *local) Restore(r io.Reader) error {
+	prev, err := structured.ReadFloats(r, len(l.prev))
+	if err != nil {
+		return err
 	}
-	if len(s.Dirs) != len(sub.Neighbours) {
-		return nil, fmt.Errorf("heat: rank %d: %d sides for %d neighbours", sub.Rank, len(s.Dirs), len(sub.Neighbours))
+	if len(prev) != len(l.prev) {
+		return fmt.Errorf("%w: heat: a previous level of %d values, the tile's %d", structured.ErrState, len(prev), len(l.prev))
 	}
-	return NewPart(ProblemOf(v), s.Tile, s.Dirs, sub.Cores)
+	copy(l.prev, prev)
+	return nil
 }
 
 // Gather gathers the tiles' results into the time series (uˢ, s = 1…Steps,
 // each N² values) and the sweeps of each step on rank 0.
 func Gather(p Problem, t gridapp.Task, results [][]float64) ([][]float64, []int, error) {
-	n := p.N
-	u := make([][]float64, p.Steps)
-	for s := range u {
-		u[s] = make([]float64, n*n)
+	s, err := setupOf(p)
+	if err != nil {
+		return nil, nil, err
 	}
-	var sweeps []int
-	covered := 0
-	for r, ps := range t.Parts {
-		var s tileSpec
-		if err := json.Unmarshal(ps.Spec, &s); err != nil {
-			return nil, nil, fmt.Errorf("heat: part %d: %w", r, err)
-		}
-		tl, m := s.Tile, s.Tile.Points()
-		if len(results[r]) != p.Steps*m+p.Steps {
-			return nil, nil, fmt.Errorf("heat: part %d: %d values for %d steps of tile %v", r, len(results[r]), p.Steps, tl)
-		}
-		for st := range p.Steps {
-			level := results[r][st*m : (st+1)*m]
-			for i := tl.X.Lo; i < tl.X.Hi; i++ {
-				copy(u[st][i*n+tl.Y.Lo:i*n+tl.Y.Hi], level[(i-tl.X.Lo)*tl.Y.Len():])
-			}
-		}
-		if r == 0 {
-			for _, k := range results[r][p.Steps*m:] {
-				sweeps = append(sweeps, int(k))
-			}
-		}
-		covered += m
-	}
-	if covered != n*n {
-		return nil, nil, fmt.Errorf("heat: tiles cover %d of %d points", covered, n*n)
-	}
-	return u, sweeps, nil
+	sol, err := structured.Gather(s, t, results)
+	return sol.Levels, sol.Sweeps, err
 }
 
-// Assemble gathers the time series and measures it: the true residual of
+// measure measures the time series: the true residual of
 // every step's system, the error of the last step against the discrete
 // exact solution, the sweeps per step and a checksum. The Solution is the
 // series, step after step.
-func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
+func measure(v gridapp.Values, s structured.Solution) (gridapp.Result, error) {
 	p := ProblemOf(v)
-	u, sweeps, err := Gather(p, t, results)
-	if err != nil {
-		return gridapp.Result{}, err
-	}
+	u, sweeps := s.Levels, s.Sweeps
 	sol := make([]float64, 0, p.Steps*p.N*p.N)
 	for _, us := range u {
 		sol = append(sol, us...)

@@ -5,9 +5,8 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/structured"
 )
-
-func rangeOf(lo, hi int) gridapp.Range { return gridapp.Range{Lo: lo, Hi: hi} }
 
 func nodes(b, cores int) []gridapp.Node {
 	out := make([]gridapp.Node, b)
@@ -38,7 +37,7 @@ func TestAppMatchesSerial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _ := ParseBlocks(c.blocks)
+			b, _ := structured.ParseBlocks(c.blocks, 2)
 			run, err := gridapp.RunLocal(app, v, nodes(b.Count(), c.cores))
 			if err != nil {
 				t.Fatal(err)
@@ -62,27 +61,14 @@ func TestAppMatchesSerial(t *testing.T) {
 }
 
 func TestDefine(t *testing.T) {
-	for nodes, want := range map[int]Blocks{1: {1, 1}, 2: {2, 1}, 4: {2, 2}, 6: {3, 2}, 7: {7, 1}, 9: {3, 3}} {
-		if got := AutoBlocks(nodes); got != want {
-			t.Errorf("AutoBlocks(%d) = %v, want %v", nodes, got, want)
-		}
-	}
-	ranks, dirs := Blocks{2, 2}.Neighbours(0)
-	if fmt.Sprint(ranks, dirs) != "[2 1] [1 3]" {
-		t.Errorf("neighbours of tile 0 of 2x2: %v %v", ranks, dirs)
-	}
-	for _, bad := range []string{"2", "2x2x1", "0x1", "ax1"} {
-		if _, err := ParseBlocks(bad); err == nil {
-			t.Errorf("ParseBlocks(%q) accepted", bad)
-		}
-	}
-	app := App{}
+	app, _ := gridapp.Lookup(Name)
 	for _, c := range []struct {
 		params map[string]string
 		nodes  int
 	}{
 		{map[string]string{"n": "2", "blocks": "3x1"}, 3},
 		{map[string]string{"blocks": "2x2"}, 3},
+		{map[string]string{"blocks": "2x2x1"}, 4},
 		{map[string]string{"n": "4096", "steps": "100"}, 1},
 	} {
 		v, err := gridapp.Parse(app.Params(), c.params)

@@ -1,8 +1,11 @@
 package heat
 
 import (
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
 )
 
 // TestSerialExact: the series follows the discrete exact solution u(0)·Decayˢ
@@ -88,7 +91,16 @@ func BenchmarkSerialSweep(b *testing.B) {
 
 func BenchmarkPartSweep(b *testing.B) {
 	p := Problem{N: 256, DT: 1e-4, Steps: 1, Eps: 1e-10}
-	q, err := NewPart(p, Tile{X: rangeOf(0, 256), Y: rangeOf(0, 256)}, nil, 1)
+	app, _ := gridapp.Lookup(Name)
+	v, err := gridapp.Parse(app.Params(), map[string]string{"n": fmt.Sprint(p.N), "dt": "1e-4", "steps": "1", "eps": "1e-10"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, err := app.Define(v, nodes(1, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := app.NewPart(v, gridapp.Subtask{Ranks: 1, Cores: 1, Spec: t.Parts[0].Spec})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/structured"
 )
 
 func nodes(b, cores int) []gridapp.Node {
@@ -32,7 +33,7 @@ func TestAppMatchesSerial(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, iters, _, _ := app.(gridapp.SerialReference).Serial(v)
-			b, _ := ParseBlocks(c.blocks)
+			b, _ := structured.ParseBlocks(c.blocks, 3)
 			run, err := gridapp.RunLocal(app, v, nodes(b.Count(), c.cores))
 			if err != nil {
 				t.Fatal(err)
@@ -52,29 +53,53 @@ func TestAppMatchesSerial(t *testing.T) {
 	}
 }
 
-func TestBlocks(t *testing.T) {
-	for nodes, want := range map[int]Blocks{1: {1, 1, 1}, 2: {2, 1, 1}, 4: {2, 2, 1}, 8: {2, 2, 2}, 6: {3, 2, 1}, 7: {7, 1, 1}} {
-		if got := AutoBlocks(nodes); got != want {
-			t.Errorf("AutoBlocks(%d) = %v, want %v", nodes, got, want)
+// TestDefine: blocks the grid cannot hold and blocks that do not match
+// the nodes are refused.
+func TestDefine(t *testing.T) {
+	app, _ := gridapp.Lookup(Name)
+	for _, c := range []struct {
+		params map[string]string
+		nodes  int
+	}{
+		{map[string]string{"n": "2", "blocks": "3x1x1"}, 3},
+		{map[string]string{"blocks": "2x2x1"}, 3},
+		{map[string]string{"blocks": "2x2"}, 4},
+	} {
+		v, err := gridapp.Parse(app.Params(), c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := app.Define(v, nodes(c.nodes, 1)); err == nil {
+			t.Errorf("%v on %d nodes accepted", c.params, c.nodes)
 		}
 	}
-	b := Blocks{2, 2, 2}
-	ranks, dirs := b.Neighbours(0)
-	if fmt.Sprint(ranks, dirs) != "[4 2 1] [1 3 5]" {
-		t.Errorf("neighbours of block 0 of 2x2x2: %v %v", ranks, dirs)
+}
+
+// TestPinnedOnNodes: the pinned figures of DESIGN.md (n = 32, ε = 1e-8:
+// 1975 iterations, sum 165.89674402239899) on 1, 2, 4 and 8 nodes (2×2×2
+// blocks), synchronous semantics.
+func TestPinnedOnNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: the pinned runs take a few seconds")
 	}
-	for _, bad := range []string{"2x2", "0x1x1", "ax1x1"} {
-		if _, err := ParseBlocks(bad); err == nil {
-			t.Errorf("ParseBlocks(%q) accepted", bad)
-		}
-	}
-	app := App{}
-	v, _ := gridapp.Parse(app.Params(), map[string]string{"n": "2", "blocks": "3x1x1"})
-	if _, err := app.Define(v, nodes(3, 1)); err == nil {
-		t.Error("3 blocks along an axis of 2 points accepted")
-	}
-	v, _ = gridapp.Parse(app.Params(), map[string]string{"blocks": "2x2x1"})
-	if _, err := app.Define(v, nodes(3, 1)); err == nil {
-		t.Error("2x2x1 blocks on 3 nodes accepted")
+	app, _ := gridapp.Lookup(Name)
+	for _, c := range []struct {
+		blocks string
+		nodes  int
+	}{{"1x1x1", 1}, {"2x1x1", 2}, {"2x2x1", 4}, {"2x2x2", 8}} {
+		t.Run(c.blocks, func(t *testing.T) {
+			v, err := gridapp.Parse(app.Params(), map[string]string{"n": "32", "eps": "1e-8", "blocks": c.blocks})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := gridapp.RunLocal(app, v, nodes(c.nodes, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := Sum(ProblemOf(v), run.Result.Solution)
+			if run.Iterations != 1975 || sum != 165.89674402239899 {
+				t.Fatalf("%d iterations, sum %.17g; want 1975, 165.89674402239899", run.Iterations, sum)
+			}
+		})
 	}
 }

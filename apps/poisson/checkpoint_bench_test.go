@@ -7,49 +7,55 @@ import (
 	"github.com/gridtui/gridtui/apps/gridapp"
 )
 
-// benchBlock is one block of n = 64 on 2 or 8 nodes (1 core), with its
-// neighbours' faces.
-func benchBlock(b *testing.B, nodes int) *Block {
-	p := Problem{N: 64, Eps: 1e-9}
-	bl := AutoBlocks(nodes)
-	boxes, err := bl.Boxes(p.N)
+// benchPart is rank 0's part of n = 64 on 2 or 8 nodes (1 core), built as a
+// worker builds it (Define, then NewPart).
+func benchPart(b *testing.B, ranks int) gridapp.Part {
+	app, _ := gridapp.Lookup(Name)
+	v, err := gridapp.Parse(app.Params(), map[string]string{"n": "64", "eps": "1e-9"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, dirs := bl.Neighbours(0)
-	blk, err := NewBlock(p, boxes[0], dirs, 1)
+	nn := nodes(ranks, 1)
+	task, err := app.Define(v, nn)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(blk.Close)
-	return blk
+	ps := task.Parts[0]
+	part, err := app.NewPart(v, gridapp.Subtask{Rank: 0, Ranks: ranks, Neighbours: ps.Neighbours, Cores: 1, Spec: ps.Spec, Node: nn[0]})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(part.Close)
+	return part
 }
 
-// BenchmarkSweep is one Jacobi sweep of a block of n = 64 on 2 or 8 nodes:
+// BenchmarkSweep is one Jacobi sweep of a part of n = 64 on 2 or 8 nodes:
 // the unit the checkpoint's cost is measured against.
 func BenchmarkSweep(b *testing.B) {
-	for _, nodes := range []int{2, 8} {
-		b.Run(map[int]string{2: "2-nodes", 8: "8-nodes"}[nodes], func(b *testing.B) {
-			blk := benchBlock(b, nodes)
-			b.SetBytes(int64(8 * len(blk.u)))
+	for _, ranks := range []int{2, 8} {
+		b.Run(map[int]string{2: "2-nodes", 8: "8-nodes"}[ranks], func(b *testing.B) {
+			part := benchPart(b, ranks)
 			for b.Loop() {
-				blk.Sweep()
+				part.Sweep()
 			}
 		})
 	}
 }
 
-// BenchmarkCheckpoint is what a checkpoint costs the iteration: the
-// block's state serialized (gridapp.WriteState) and copied for the writer.
+// BenchmarkCheckpoint is what a checkpoint costs the iteration: the part's
+// state serialized and copied for the writer.
 func BenchmarkCheckpoint(b *testing.B) {
-	for _, nodes := range []int{2, 8} {
-		b.Run(map[int]string{2: "2-nodes", 8: "8-nodes"}[nodes], func(b *testing.B) {
-			blk := benchBlock(b, nodes)
+	for _, ranks := range []int{2, 8} {
+		b.Run(map[int]string{2: "2-nodes", 8: "8-nodes"}[ranks], func(b *testing.B) {
+			part := benchPart(b, ranks)
+			c, ok := part.(gridapp.Checkpointer)
+			if !ok {
+				b.Fatalf("%T has no checkpoints", part)
+			}
 			var buf bytes.Buffer
-			b.SetBytes(int64(8 * len(blk.u)))
 			for b.Loop() {
 				buf.Reset()
-				if err := blk.Checkpoint(&buf); err != nil {
+				if err := c.Checkpoint(&buf); err != nil {
 					b.Fatal(err)
 				}
 				_ = bytes.Clone(buf.Bytes())
@@ -57,5 +63,3 @@ func BenchmarkCheckpoint(b *testing.B) {
 		})
 	}
 }
-
-var _ gridapp.Checkpointer = (*Block)(nil)

@@ -1,16 +1,16 @@
 package poisson
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/structured"
 )
 
 // TestCheckpoints: blocks checkpointed after k iterations and restored into
-// fresh blocks (one core each) continue bit for bit (gridapp.CheckCheckpoints).
+// fresh blocks (one core each) continue bit for bit (gridapp.CheckCheckpoints); structured.TestRestoreRefusesOtherBox
+// checks that a block's state does not restore into another box.
 func TestCheckpoints(t *testing.T) {
 	app, _ := gridapp.Lookup(Name)
 	for _, c := range []struct {
@@ -23,33 +23,10 @@ func TestCheckpoints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _ := ParseBlocks(c.blocks)
+			b, _ := structured.ParseBlocks(c.blocks, 3)
 			if err := gridapp.CheckCheckpoints(app, v, nodes(b.Count(), c.cores), c.at); err != nil {
 				t.Fatal(err)
 			}
 		})
-	}
-}
-
-// TestRestoreRefusesOtherBlock: a block's state does not restore into a
-// block of another box.
-func TestRestoreRefusesOtherBlock(t *testing.T) {
-	p := Problem{N: 8, Eps: 1e-6}
-	a, err := NewBlock(p, Box{gridapp.Range{Lo: 0, Hi: 4}, gridapp.Range{Lo: 0, Hi: 8}, gridapp.Range{Lo: 0, Hi: 8}}, []int{1}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := NewBlock(p, Box{gridapp.Range{Lo: 0, Hi: 3}, gridapp.Range{Lo: 0, Hi: 8}, gridapp.Range{Lo: 0, Hi: 8}}, []int{1}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	var buf bytes.Buffer
-	if err := a.Checkpoint(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Restore(&buf); !errors.Is(err, gridapp.ErrState) {
-		t.Fatalf("restore into another box: %v, want ErrState", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -30,6 +32,9 @@ type PartTask struct {
 	Trees [2]TreeView
 	Eps   float64 // the task's threshold (gridapp.Task.Eps)
 	Steps int     // the task's outer steps (gridapp.Task.Steps)
+	// Sweeps is gridapp.Task.Sweeps: exactly that many sweeps a step (then
+	// σ = 0; Eps is then the smallest positive number), 0: until converged.
+	Sweeps int
 }
 
 // PartTasks turns a defined task into one PartTask per rank.
@@ -48,7 +53,11 @@ func PartTasks(app string, v gridapp.Values, task gridapp.Task) []PartTask {
 	params := v.Encode()
 	out := make([]PartTask, n)
 	for r, ps := range task.Parts {
-		out[r] = PartTask{App: app, Params: params, Rank: r, Ranks: n, Part: ps, Eps: task.Eps, Steps: task.Steps,
+		eps := task.Eps
+		if task.Sweeps > 0 {
+			eps = math.SmallestNonzeroFloat64 // only a part that has done them has σ = 0 < ε
+		}
+		out[r] = PartTask{App: app, Params: params, Rank: r, Ranks: n, Part: ps, Eps: eps, Steps: task.Steps, Sweeps: task.Sweeps,
 			Trees: [2]TreeView{trees[0].view(r, depths[0]), trees[1].view(r, depths[1])}}
 	}
 	return out
@@ -75,6 +84,9 @@ type Subtask struct {
 	// Checkpoint, when set, has the part checkpointed every few iterations
 	// and, on a recovery, restored first (checkpoint.go).
 	Checkpoint *CheckpointPlan
+	// Log takes the application's lines for the node's log (a program's
+	// output: gridapp.Subtask.Log); nil: none.
+	Log io.Writer
 
 	hooks *solveHooks // tests only: fault injection
 }
@@ -226,10 +238,13 @@ type solver struct {
 	links    []*link              // by the part's neighbour index (Side)
 	eps      float64
 	maxIter  int
-	steps    int // outer steps of the task (gridapp.Task.Steps, ≥ 1)
-	report   func(NodeStatus)
-	ctrlOut  []byte        // control message being sent
+	steps    int           // outer steps of the task (gridapp.Task.Steps, ≥ 1)
 	ckpt     *checkpointer // nil: no checkpoints
+	// exact is gridapp.Task.Sweeps (0: none), stepSweeps the part's sweeps
+	// in the current step.
+	exact, stepSweeps int
+	report            func(NodeStatus)
+	ctrlOut           []byte // control message being sent
 
 	state      NodeState
 	sigma      float64
@@ -254,7 +269,7 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, eps: t.Eps, maxIter: t.MaxIter, steps: bp.steps,
+	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, eps: t.Eps, maxIter: t.MaxIter, steps: bp.steps, exact: t.Sweeps,
 		report: report, state: StateActive, sigma: -1}
 	s.recv, _ = bp.part.(gridapp.HaloReceiver)
 	s.detector = t.Detector
@@ -337,8 +352,14 @@ func (s *solver) tree(root int) (v TreeView, parent Side, children []Side) {
 }
 
 // planes returns the part's values sent on l and the halo received from it.
+// A halo whose length changed since the run started fails the run (the
+// Halo contract: the slice may change, its length may not).
 func (s *solver) planes(l *link) (own, halo []float64) {
-	return s.part.Outgoing(l.nb), s.part.Halo(l.nb)
+	own, halo = s.part.Outgoing(l.nb), s.part.Halo(l.nb)
+	if len(halo) != l.nIn {
+		panic(appFault{fmt.Errorf("Halo(%d) for rank %d holds %d values, %d at the start (Halo must keep its length)", l.nb, l.rank, len(halo), l.nIn)})
+	}
+	return own, halo
 }
 
 // outgoingChanged is the error of a part whose Outgoing(nb) changed length
@@ -359,7 +380,12 @@ func (s *solver) received(l *link) {
 // stops the run (see fault).
 func (s *solver) sweep() float64 {
 	start := time.Now()
-	s.sigma = s.part.Sweep()
+	if s.exact > 0 && s.stepSweeps >= s.exact {
+		s.sigma = 0 // Task.Sweeps done: the part keeps its values
+	} else {
+		s.sigma = s.part.Sweep()
+		s.stepSweeps++
+	}
 	s.iter++
 	if s.sigma != s.sigma {
 		panic(appFault{fmt.Errorf("sweep %d returned σ = NaN", s.iter)})

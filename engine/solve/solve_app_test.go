@@ -24,7 +24,7 @@ func (rodApp) Params() []gridapp.Param {
 	return []gridapp.Param{
 		gridapp.IntParam("n", 40, 1, 1<<20, "points"),
 		gridapp.FloatParam("eps", 1e-9, 0, 1, "tolerance").Above(),
-		gridapp.StringParam("fault", "none", []string{"none", "panic", "nan", "grow"}, "misbehaviour"),
+		gridapp.StringParam("fault", "none", []string{"none", "panic", "nan", "grow", "halo"}, "misbehaviour"),
 		gridapp.IntParam("fault_rank", 0, 0, 1<<10, "rank that misbehaves"),
 		gridapp.IntParam("fault_iter", 5, 1, 1<<30, "sweep at which it does"),
 		gridapp.IntParam("steps", 1, 1, 10, "outer steps of the task (the part cannot advance)"),
@@ -75,15 +75,16 @@ func rodSplit(n, first, parts int) ([]gridapp.Range, error) {
 }
 
 type rodPart struct {
-	u, next  []float64 // u[0] and u[m+1] are the halos
-	hh       float64
-	lowerNb  bool // neighbour 0 is the lower one
-	fault    string
-	faultAt  int
-	iter     int
-	grown    []float64
-	received int
-	nbs      int // neighbours
+	u, next   []float64 // u[0] and u[m+1] are the halos
+	hh        float64
+	lowerNb   bool // neighbour 0 is the lower one
+	fault     string
+	faultAt   int
+	iter      int
+	grown     []float64
+	grownHalo []float64
+	received  int
+	nbs       int // neighbours
 }
 
 func (rodApp) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
@@ -111,6 +112,8 @@ func (p *rodPart) Sweep() float64 {
 			return math.NaN()
 		case "grow":
 			p.grown = make([]float64, 7)
+		case "halo":
+			p.grownHalo = make([]float64, 7)
 		}
 	}
 	var sigma float64
@@ -137,6 +140,9 @@ func (p *rodPart) Outgoing(i int) []float64 {
 }
 
 func (p *rodPart) Halo(i int) []float64 {
+	if p.grownHalo != nil {
+		return p.grownHalo
+	}
 	if p.lower(i) {
 		return p.u[0:1]
 	}
@@ -242,6 +248,8 @@ func TestSolveBadApplication(t *testing.T) {
 		"nan sync":    {"nan", Synchronous, `application failed "test-rod": sweep 5 returned σ = NaN`},
 		"grow async":  {"grow", Asynchronous, `application failed "test-rod": 7 outgoing values for rank`},
 		"grow sync":   {"grow", Synchronous, `application failed "test-rod": 7 outgoing values for rank`},
+		"halo sync":   {"halo", Synchronous, `application failed "test-rod": Halo(0) for rank 0 holds 7 values, 1 at the start (Halo must keep its length)`},
+		"halo async":  {"halo", Asynchronous, `holds 7 values, 1 at the start (Halo must keep its length)`},
 		"panic async": {"panic", Asynchronous, "solve_app_test.go:"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -55,7 +55,7 @@ func buildPart(t Subtask) (bp builtPart, err error) {
 		}
 	}()
 	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: t.Part.Neighbours, Cores: max(t.Cores, 1), Spec: t.Part.Spec,
-		Node: gridapp.Node{Name: t.Node, Cluster: t.Cluster, Cores: max(t.Cores, 1)}}
+		Node: gridapp.Node{Name: t.Node, Cluster: t.Cluster, Cores: max(t.Cores, 1)}, Log: t.Log}
 	if bp.part, err = app.NewPart(v, sub); err != nil {
 		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
 	}

@@ -59,6 +59,7 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 		if s.ckpt != nil {
 			s.ckpt.step = step
 		}
+		s.stepSweeps = 0
 		if err := s.stepFence(ctx, step); err != nil {
 			return err
 		}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/solve"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/shirou/gopsutil/v4/load"
 
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
@@ -110,7 +111,8 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		return
 	}
 	sub := solve.Subtask{PartTask: t.PartTask, Cores: t.Cores,
-		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster, Checkpoint: t.Checkpoint}
+		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster,
+		Checkpoint: t.Checkpoint, Log: logLines{n.log.With("rank", t.Rank)}}
 	for _, nb := range t.Neighbours {
 		sub.Neighbours = append(sub.Neighbours, solve.Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
@@ -501,4 +503,15 @@ func trafficOf(ep *rmnp.Endpoint) []solve.NetTraffic {
 			Skipped:  ns.Skipped + ns.Replaced})
 	}
 	return out
+}
+
+// logLines is an io.Writer of whole lines into the node's log, one record
+// per line (the application's, e.g. its program's output: `gridtui logs`).
+type logLines struct{ log *slog.Logger }
+
+func (l logLines) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		l.log.Info("application output", "line", line)
+	}
+	return len(b), nil
 }

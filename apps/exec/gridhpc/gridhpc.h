@@ -176,7 +176,9 @@ int GRID_Finalize(GRIDSubtask *sub);
 /* GRID_Abort fails the run with the program's reason, and closes. */
 int GRID_Abort(GRIDSubtask *sub, const char *reason);
 
-/* GRID_Param returns the value of key in the job's params, or NULL. */
+/* GRID_Param returns the value of key in the job's parameters, or NULL: the
+ * pairs of the "params" string first, then every other parameter of the job
+ * (eps, items, unit, …) whose value has no space. */
 const char *GRID_Param(GRIDSubtask *sub, const char *key);
 
 /* GRID_Strerror describes a return code. */

@@ -1,0 +1,116 @@
+package structured
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// ErrState is wrapped by Restore's errors: the bytes are not a state of
+// this block's shape (another decomposition, a truncated stream).
+var ErrState = errors.New("structured: checkpoint state does not fit the block")
+
+// LocalState is implemented by a Local that keeps state of its own across
+// sweeps (e.g. heat's previous time level): the Block's Checkpoint and
+// Restore call it after their own.
+type LocalState interface {
+	Checkpoint(w io.Writer) error
+	Restore(r io.Reader) error
+}
+
+// Checkpoint writes the block's state at an iteration boundary: the sweeps
+// of the current step and of the steps done, the levels kept (a series),
+// U with its ghost layers, the halos as they are, then the Local's state
+// (LocalState). It writes nothing NewPart rebuilds.
+func (b *Block) Checkpoint(w io.Writer) error {
+	counts := make([]float64, 0, len(b.sweeps)+1)
+	counts = append(counts, float64(b.k))
+	for _, s := range b.sweeps {
+		counts = append(counts, float64(s))
+	}
+	for _, buf := range append([][]float64{counts, b.levels, b.U}, b.halo...) {
+		if err := WriteFloats(w, buf); err != nil {
+			return err
+		}
+	}
+	if ls, ok := b.local.(LocalState); ok {
+		return ls.Checkpoint(w)
+	}
+	return nil
+}
+
+// Restore reads a state Checkpoint wrote into a block freshly built for the
+// same box (the ghosts go into both iterates, as Received keeps them).
+func (b *Block) Restore(r io.Reader) error {
+	counts, err := ReadFloats(r, b.steps+1)
+	if err != nil || len(counts) < 1 {
+		return fmt.Errorf("%w: the sweeps: %w", ErrState, err)
+	}
+	levels, err := ReadFloats(r, (len(counts)-1)*b.Box.Points())
+	if err != nil {
+		return err
+	}
+	if b.series && len(levels) != (len(counts)-1)*b.Box.Points() || !b.series && len(levels) != 0 {
+		return fmt.Errorf("%w: %d level values for %d steps done", ErrState, len(levels), len(counts)-1)
+	}
+	for i, buf := range append([][]float64{b.U}, b.halo...) {
+		got, err := ReadFloats(r, len(buf))
+		if err != nil {
+			return err
+		}
+		if len(got) != len(buf) {
+			return fmt.Errorf("%w: buffer %d holds %d values, the block's %d", ErrState, i, len(got), len(buf))
+		}
+		copy(buf, got)
+	}
+	if ls, ok := b.local.(LocalState); ok {
+		if err := ls.Restore(r); err != nil {
+			return err
+		}
+	}
+	b.k = int(counts[0])
+	b.sweeps = b.sweeps[:0]
+	for _, s := range counts[1:] {
+		b.sweeps = append(b.sweeps, int(s))
+	}
+	b.levels = append(b.levels[:0], levels...)
+	copy(b.Next, b.U)
+	return nil
+}
+
+// WriteFloats writes buf as its length (uint64) then its values' IEEE 754
+// bits, little-endian: ReadFloats gives back the same bits.
+func WriteFloats(w io.Writer, buf []float64) error {
+	b := make([]byte, 8+8*len(buf))
+	binary.LittleEndian.PutUint64(b, uint64(len(buf)))
+	for i, v := range buf {
+		binary.LittleEndian.PutUint64(b[8+8*i:], math.Float64bits(v))
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("structured: write state: %w", err)
+	}
+	return nil
+}
+
+// ReadFloats reads one buffer WriteFloats wrote, of at most max values.
+func ReadFloats(r io.Reader, max int) ([]float64, error) {
+	var h [8]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrState, err)
+	}
+	n := binary.LittleEndian.Uint64(h[:])
+	if n > uint64(max) {
+		return nil, fmt.Errorf("%w: a buffer of %d values, at most %d expected", ErrState, n, max)
+	}
+	b := make([]byte, 8*n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrState, err)
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out, nil
+}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
-	"github.com/gridtui/gridtui/internal/tomlfile"
+	"github.com/gridtui/gridtui/internal/termsafe"
 )
 
 // logSlack widens a run's time window for its workers' log lines: start-up
@@ -126,4 +126,4 @@ func logTime(line string) (time.Time, bool) {
 }
 
 // quoteLine quotes the control characters of a line read from a host.
-func quoteLine(s string) string { return tomlfile.Quote(s) }
+func quoteLine(s string) string { return termsafe.Line(s) }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/internal/termsafe"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -296,6 +297,7 @@ func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
 // WriteText prints the report for a terminal: outcome, wall time, the
 // nodes with their iterations and times, the true residual and the
 // complementarity check, traffic per network and the computing gain.
+// Control characters from outside (a log tail, a remote error) are quoted.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := r.Spec.Obstacle
@@ -366,7 +368,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.RecordID != "" {
 		fmt.Fprintf(&b, "recorded as %s\n", r.RecordID)
 	}
-	_, err := io.WriteString(w, b.String())
+	// The one place the report's text leaves: names, a worker's log tail,
+	// a remote error and a program's output all pass through termsafe.
+	_, err := io.WriteString(w, termsafe.Text(b.String()))
 	return err
 }
 

@@ -180,14 +180,16 @@ func duplicateHost(hosts []string) string {
 
 // explicitZeros refuses keys a job file sets to 0 where 0 would silently
 // become the default: eps, max_iterations and wall_time.
-func explicitZeros(file string, data []byte, s Spec) error {
-	switch {
-	case s.Obstacle.Eps == 0 && tomlfile.Written(data, "obstacle.eps"):
-		return keyError(file, data, "obstacle.eps", "obstacle.eps = 0 must be a positive number (leave it out for the default 1e-8)")
-	case s.MaxIter == 0 && tomlfile.Written(data, "max_iterations"):
-		return keyError(file, data, "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)")
-	case s.WallTime == 0 && tomlfile.Written(data, "wall_time"):
-		return keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q must be positive (leave it out for the default)", s.WallTime.String()))
+func explicitZeros(file string, data []byte, s Spec) []error {
+	var errs []error
+	if s.Obstacle.Eps == 0 && tomlfile.Written(data, "obstacle.eps") {
+		errs = append(errs, keyError(file, data, "obstacle.eps", "obstacle.eps = 0 must be a positive number (leave it out for the default 1e-8)"))
 	}
-	return nil
+	if s.MaxIter == 0 && tomlfile.Written(data, "max_iterations") {
+		errs = append(errs, keyError(file, data, "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)"))
+	}
+	if s.WallTime == 0 && tomlfile.Written(data, "wall_time") {
+		errs = append(errs, keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q must be positive (leave it out for the default)", s.WallTime.String())))
+	}
+	return errs
 }

@@ -151,6 +151,7 @@ func (m Model) Tab() int { return m.tab }
 
 // Update routes a message to the root's handlers or the active view.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg = safeMsg(msg)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.common.Width, m.common.Height = msg.Width, msg.Height

@@ -159,6 +159,10 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	if set("detector") {
 		spec.Detector = jobs.Detector(f.detector)
 	}
+	if (set("scheme") || set("detector")) && spec.Detector != "" && !jobs.Supported(spec.Scheme, spec.Detector) {
+		return spec, usageErrorf("gridtui run: --detector %s does not run with --scheme %s: tokens is for sync jobs only; async and hybrid jobs use activity or switch",
+			spec.Detector, spec.Scheme)
+	}
 	if set("cores") {
 		spec.Cores = f.cores
 	}
@@ -245,6 +249,9 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 // node sets allowed ("alpha-[1-4],beta").
 func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	var sel jobs.NodeSelection
+	if strings.Trim(s, " ,") == "" {
+		return sel, usageErrorf("gridtui run: --nodes %q names no node: give a count (\"8\") or sites, clusters and hosts", s)
+	}
 	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 		if k < 1 {
 			return sel, usageErrorf("gridtui run: --nodes %d: want at least 1", k)
@@ -266,7 +273,7 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 	if strings.Contains(s, "[") {
 		set, err := deploy.ExpandNodeSet(s)
 		if err != nil {
-			return sel, fmt.Errorf("gridtui run: --nodes: %w", err)
+			return sel, usageError(fmt.Errorf("gridtui run: --nodes: %w", err))
 		}
 		toks = set
 	}

@@ -200,6 +200,11 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 			}
 		}
 	}
+	if firstErr != nil && rep.Outcome == "ok" {
+		// The solution was computed but not delivered: the run is not ok,
+		// and its record says why.
+		rep.Outcome, rep.Cause = jobs.OutcomeFailed, firstErr.Error()
+	}
 	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
 	rec := runRecord(rep, s)
 	if rep.Outcome == "ok" { // t1 and the prediction: the same application's runs (jobs.Instance, predict.Problem)

@@ -78,6 +78,11 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Where the solution goes is checked before any worker starts: a run
+	// is not computed to be lost at its end.
+	if err := spec.Output.Check(); err != nil {
+		return nil, err
+	}
 	logf := func(node, format string, args ...any) {
 		if opt.OnLog != nil {
 			opt.OnLog(LogEvent{At: time.Now(), Node: node, Text: fmt.Sprintf(format, args...)})

@@ -131,7 +131,7 @@ func recordRun(rep *Report, rec *jobs.RunRecord, opt RunOptions) error {
 // with its id already chosen.
 func runRecord(rep *Report, s *submission) jobs.RunRecord {
 	rec := jobs.RunRecord{ID: jobs.NewRecordID(rep.Started), Time: rep.Started, Machine: jobs.LocalMachine(),
-		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause}
+		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause, WorkerRun: RunTag(s.run)}
 	if rep.FailedNode != "" {
 		rec.Reason = fmt.Sprintf("node %s: %s", rep.FailedNode, rep.Cause)
 	}

@@ -63,6 +63,9 @@ type RunRecord struct {
 
 	Outcome string `json:"outcome"` // OutcomeOK, OutcomeFailed, ...
 	Reason  string `json:"reason,omitempty"`
+	// WorkerRun is the run's id on its workers' log lines (run=…), which
+	// `gridtui logs` cuts the logs with; "" in older records.
+	WorkerRun string `json:"worker_run,omitempty"`
 }
 
 // RunConfig is the job configuration of a recorded run.

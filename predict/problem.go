@@ -25,6 +25,7 @@ func ProblemOf(spec jobs.Spec) (Problem, error) {
 		return p, err
 	}
 	p.N, p.Eps = 0, 0 // as the engine records them: only what the application declares
+	p.Params = jobs.RunConfig{App: p.App, Params: v.Encode()}.Instance().ParamKey()
 	for _, prm := range app.Params() {
 		switch {
 		case prm.Name == "n" && prm.Kind == gridapp.Int:

@@ -30,7 +30,7 @@ func (App) Params() []gridapp.Param {
 		gridapp.FloatParam("dt", 1e-3, 0, 1e6, "time step").Above(),
 		gridapp.IntParam("steps", 10, 1, MaxSteps, "implicit Euler time steps"),
 		gridapp.FloatParam("eps", 1e-10, 0, math.MaxFloat64, "tolerance on σ = max|u'−u| of each step's iterations").Above(),
-		gridapp.StringParam("blocks", "auto", nil, "decomposition a×b (e.g. 2x1; a·b = nodes) or auto"),
+		gridapp.StringParam("blocks", "auto", nil, "decomposition a×b (e.g. 2x1; a·b = nodes) or auto").AsLayout(),
 	}
 }
 

@@ -27,7 +27,7 @@ func (App) Params() []gridapp.Param {
 	return []gridapp.Param{
 		gridapp.IntParam("n", 32, 1, MaxN, "interior points per axis"),
 		gridapp.FloatParam("eps", 1e-8, 0, math.MaxFloat64, "tolerance on σ = max|u'−u|").Above(),
-		gridapp.StringParam("blocks", "auto", nil, "decomposition a×b×c (e.g. 2x2x1; a·b·c = nodes) or auto"),
+		gridapp.StringParam("blocks", "auto", nil, "decomposition a×b×c (e.g. 2x2x1; a·b·c = nodes) or auto").AsLayout(),
 	}
 }
 

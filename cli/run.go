@@ -104,6 +104,11 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if rep != nil && rep.Outcome != "ok" && rep.RecordID != "" && !f.json {
 		fmt.Fprintf(cmd.ErrOrStderr(), "the workers' logs: gridtui logs %s [NODE]\n", rep.RecordID)
 	}
+	if runErr != nil && f.json {
+		// A --json reader learns of the failure on its stream too: an
+		// error event, with the report (if any) before it.
+		p.emit("error", runError{Message: termsafe.Text(runErr.Error()), Started: rep != nil})
+	}
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
 	}
@@ -297,6 +302,13 @@ func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
 		}
 	}
 	return sel, nil
+}
+
+// runError is the data of the error event of `gridtui run --json`: why the
+// run failed, and whether it had started (a report came before it).
+type runError struct {
+	Message string `json:"message"`
+	Started bool   `json:"started"`
 }
 
 // progress prints telemetry: a text line about once a second, or every

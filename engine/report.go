@@ -47,7 +47,7 @@ type Report struct {
 	// of the assembled solution. Checked is false when the run produced no
 	// solution.
 	Checked  bool
-	Residual float64
+	Residual float64 `json:"true_residual"`
 	// ResidualReported says the application could not measure Residual on
 	// the solution: it is the largest σ the parts reported
 	// (gridapp.Result.Reported).
@@ -64,8 +64,8 @@ type Report struct {
 	// Table IV compares the run with (jobs.Results.SingleNodeReference, this
 	// run included) and Gain = T1 / Wall (GRIDHPC eq. 2); both 0 when
 	// unknown. T1Self is set when the run is that single-node run itself.
-	T1     time.Duration
-	Gain   float64
+	T1     time.Duration `json:"t1_seconds,nullzero"`
+	Gain   float64       `json:",nullzero"`
 	T1Self bool
 	// Grid and Inventory are the run's grid configuration and the key of
 	// its inventory in the results store (jobs.RunConfig).
@@ -103,8 +103,8 @@ type NodeReport struct {
 	Traffic     []NetTraffic
 	// PeakRSS is the worker process's peak resident set (VmHWM) in bytes,
 	// as it last reported it; 0 when unknown (not Linux, or no report).
-	PeakRSS uint64
-	Err     string
+	PeakRSS uint64 `json:"peak_rss_bytes,nullzero"`
+	Err     string `json:"error,omitempty"`
 	// Trace is the node's execution trace (sweep times, traffic per
 	// neighbour) from its result; nil when it sent none.
 	Trace *jobs.NodeTrace `json:",omitempty"`

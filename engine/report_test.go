@@ -75,7 +75,11 @@ func TestReportJSONPeakRSS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back struct{ Nodes []struct{ PeakRSS uint64 } }
+	var back struct {
+		Nodes []struct {
+			PeakRSS uint64 `json:"peak_rss_bytes"`
+		}
+	}
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Nodes) != 1 || back.Nodes[0].PeakRSS != 7<<20 {
 		t.Fatalf("JSON report %s: peak RSS not kept (%v)", b, err)
 	}

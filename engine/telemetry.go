@@ -53,8 +53,8 @@ type NodeStatus struct {
 	Compute   time.Duration // time spent in sweeps
 	Send      time.Duration // time spent sending halos
 	Wait      time.Duration // time blocked waiting for halos or tokens
-	PeakRSS   uint64        // bytes
-	Err       string        // why the node failed, when State is StateFailed
+	PeakRSS   uint64        `json:"peak_rss_bytes,nullzero"` // bytes; 0: unknown
+	Err       string        `json:"error,omitempty"`         // why the node failed, when State is StateFailed
 	// Load is the 1-minute load average of the node's host as the worker
 	// last read it; nil when unknown.
 	Load *float64 `json:",omitempty"`
@@ -75,7 +75,7 @@ type Snapshot struct {
 	Gateways []GatewayReport `json:",omitempty"`
 	// Gain is the live computing-gain estimate (GRIDHPC eq. 2): the time a
 	// single node needed to reach GlobalSigma, divided by Elapsed; 0 if unknown.
-	Gain float64
+	Gain float64 `json:",nullzero"`
 }
 
 // LogEvent is a line for the console's event log: tokens, activations,

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
@@ -241,9 +242,9 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 	case set("wall-time") && f.wall <= 0:
 		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
 	case set("scheme") && !slices.Contains([]jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}, jobs.Scheme(f.scheme)):
-		return usageErrorf("gridtui run: --scheme %q: want sync, async or hybrid", f.scheme)
+		return usageErrorf("gridtui run: --scheme %q%s: want sync, async or hybrid", f.scheme, gridapp.DidYouMean(f.scheme, []string{"sync", "async", "hybrid"}))
 	case set("detector") && !slices.Contains([]jobs.Detector{jobs.DetectTokens, jobs.DetectActivity, jobs.DetectSwitch}, jobs.Detector(f.detector)):
-		return usageErrorf("gridtui run: --detector %q: want tokens, activity or switch", f.detector)
+		return usageErrorf("gridtui run: --detector %q%s: want tokens, activity or switch", f.detector, gridapp.DidYouMean(f.detector, []string{"tokens", "activity", "switch"}))
 	case set("cores") && f.cores < 0:
 		return usageErrorf("gridtui run: --cores %d: want 0 (each host's cores) or more", f.cores)
 	}

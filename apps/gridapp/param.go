@@ -235,8 +235,8 @@ func Parse(params []Param, given map[string]string) (Values, error) {
 		for i, p := range params {
 			names[i] = p.Name
 		}
-		return Values{}, fmt.Errorf("%w: unknown %s %s (declared: %s)", ErrParam,
-			plural(len(unknown), "parameter", "parameters"), strings.Join(unknown, ", "), strings.Join(names, ", "))
+		return Values{}, fmt.Errorf("%w: unknown %s %s%s (declared: %s)", ErrParam,
+			plural(len(unknown), "parameter", "parameters"), strings.Join(unknown, ", "), DidYouMean(unknown[0], names), strings.Join(names, ", "))
 	}
 	for _, p := range params {
 		s, ok := given[p.Name]

@@ -14,7 +14,7 @@ import (
 // from ε) a node whose local test holds calls the section itself. Waiting
 // for the timer iterated to the fixed point, many times the serial count;
 // the bound, 8× the serial iterations, leaves room for the extra sweeps
-// asynchronous iterations of thin slabs need (BENCHMARKS.md, "Switch
+// asynchronous iterations of thin slabs need (docs/bench/schemes.md, "Switch
 // detector overshoot").
 func TestAsyncSwitchOvershoot(t *testing.T) {
 	p := jobs.Obstacle{N: 16, Eps: 1e-6}

@@ -35,7 +35,7 @@ import "github.com/gridtui/gridtui/jobs"
 // 8 + 8 nodes in a chain), and a round of fewer turns leaves the
 // difference to the next. On a slow link a round holds far more turns
 // than that and unsettled is 0; on a fast link with long clusters it is a
-// large part of the crossing (BENCHMARKS.md, "After pass 19").
+// large part of the crossing (docs/bench/prediction-passes.md, "After pass 19").
 func (r *replay) crossing(m *Model, scheme jobs.Scheme, ends []float64) float64 {
 	if scheme != jobs.Asynchronous || r.cont <= 1 {
 		return 0

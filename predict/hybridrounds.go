@@ -29,7 +29,7 @@ import (
 // right: the measured factors of 8 and 16 nodes lay between them, near
 // the floor at n = 48 (the power law 9 % high on 16 nodes) and near the
 // power law at n = 64 (the floor 21 % low), on the stored passes 4–11
-// (BENCHMARKS.md). The factor is their geometric mean, which halves the
+// (docs/bench/prediction-passes.md). The factor is their geometric mean, which halves the
 // larger error of either in logs: it centres the times (passes 12 and 13,
 // out of sample), though the rankings it decides there are near-ties it
 // got right as often as the power law alone. On a host whose cores the nodes share, a

@@ -55,7 +55,7 @@ type Outlook struct {
 
 // CloseCall is the relative gap between two schemes' predicted times
 // under which a prediction does not tell which is faster. On the
-// multi-host harness (passes 4–15, BENCHMARKS.md "Which scheme wins"),
+// multi-host harness (passes 4–15, docs/bench/prediction-passes.md, "Which scheme wins"),
 // pairs of schemes predicted less than 5 % apart ran in the predicted
 // order 17 times in 28 (61 %, hardly better than a coin), pairs further
 // apart 223 times in 236 (94 %): the sums of `gridtui bench predict`'s

@@ -9,7 +9,7 @@ import (
 // The clock of the BlockedReceive counter. A Receive that waits reads a clock when
 // it starts waiting and when its message is in: on the small-message ping-pong the
 // two vDSO clock reads (time.Since) were a visible share of a one-way message in
-// perf (BENCHMARKS.md, rmnp). Where the kernel itself keeps time with the CPU's
+// perf (docs/bench/rmnp.md). Where the kernel itself keeps time with the CPU's
 // time-stamp counter (clocksource "tsc": constant rate, synchronised across
 // CPUs), the counter is read directly instead (rdtsc, amd64) and the sum is
 // converted to nanoseconds when Stats reads it, at the rate measured against the

@@ -15,7 +15,7 @@ import (
 // measures is that pacing rate, so an estimate that starts low stays low for the
 // life of the connection. The same 512 KiB ping-pong then runs at one of two
 // speeds, per connection, the slow one about twice as slow (issue 22,
-// BENCHMARKS.md, rmnp). On a path of sub-millisecond round trip (the same host,
+// docs/bench/rmnp.md). On a path of sub-millisecond round trip (the same host,
 // a cluster's network) pacing protects no queue worth protecting, so a link
 // there moves to a congestion control that sends at the window's pace (cubic,
 // or reno where cubic is not allowed to unprivileged users); longer paths keep

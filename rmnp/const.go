@@ -109,7 +109,7 @@ const headerSize = 16
 // starts frameAlign bytes after the frame does. The kernel's copies of a large
 // payload then run at the alignment the payload has in the user's buffer on both
 // sides; with the bare 16-byte header they ran 16 bytes off it, which the kernel's
-// copy paid for on every large message (BENCHMARKS.md, rmnp).
+// copy paid for on every large message (docs/bench/rmnp.md).
 const (
 	frameAlign = 64
 	maxPad     = frameAlign - headerSize

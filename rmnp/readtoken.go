@@ -7,7 +7,7 @@ import "sync/atomic"
 // read side and those that have finished wanting it, so that a Receive reading
 // for itself registers and takes the reader with one compare-and-swap and gives it
 // back with one atomic add: every locked instruction counts on the per-message
-// path (they were the bulk of direct's cost in the profile: BENCHMARKS.md, rmnp).
+// path (they were the bulk of direct's cost in the profile: docs/bench/rmnp.md).
 // Goroutines that must block for the token register as waiters and are woken
 // through wake.
 type readToken struct {

@@ -21,9 +21,9 @@ import (
 //     non-blocking, so such a call only copies what is there: it cannot block,
 //     and a copy of rawMax bytes stays well under the 20 µs after which the
 //     runtime's sysmon would hand the P to another thread anyway. On a
-//     small-message ping-pong that bookkeeping shows in perf (BENCHMARKS.md,
-//     rmnp), three times per message (the write, the read that finds nothing,
-//     the read that gets the frame).
+//     small-message ping-pong that bookkeeping shows in perf
+//     (docs/bench/rmnp.md), three times per message (the write, the read
+//     that finds nothing, the read that gets the frame).
 //
 // The read state belongs to whoever holds the link's read side, the write state
 // to whoever writes (busy); each is set up once so that a call allocates nothing.

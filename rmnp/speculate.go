@@ -24,7 +24,7 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 	// predicted frame is read: when frames follow each other (streaming), the
 	// next one then starts the next read and is predicted in turn, instead of
 	// its first bytes landing in the read-ahead and being copied from there
-	// (the TCP 64 KiB stream in BENCHMARKS.md, rmnp).
+	// (the TCP 64 KiB stream in docs/bench/rmnp.md).
 	padN := padFor(fr.version, typeMsg, uint32(predicted))
 	var n int
 	for {

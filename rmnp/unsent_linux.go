@@ -13,7 +13,7 @@ import (
 // peer iterates with halos that waited seconds in the buffer. On the
 // multi-host harness with a slow inter-cluster link, asynchronous runs were
 // slower than synchronous ones without the limit and much faster with it
-// (BENCHMARKS.md, Study).
+// (docs/bench/study.md).
 const AsyncUnsentLimit = 16 << 10
 
 // limitUnsent sets TCP_NOTSENT_LOWAT on a TCP connection; other connections

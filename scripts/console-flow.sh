@@ -7,7 +7,7 @@
 # way it opens the detail view of a host, an event and a pair.
 #
 # Usage: scripts/console-flow.sh [--screens DIR] [--size WxH]
-#   --screens DIR  also save each screen as DIR/<step>.txt (README captures)
+#   --screens DIR  also save each screen as DIR/<step>.txt (the captures in docs/screens)
 # It exits non-zero on the first step that fails (printing the screen) and
 # gives up by itself after FLOW_TIMEOUT seconds (default 240). Everything it
 # starts (binary, tmux server on its own socket, worker processes, store)
@@ -135,7 +135,7 @@ wait_for "✓ ready: 4 nodes"
 
 keys r
 wait_for "Run default"
-# Best effort: catch a frame of the live run for the README (it lasts ~1 s).
+# Best effort: catch a frame of the live run for docs/screens (it lasts ~1 s).
 for _ in $(seq 1 100); do
 	s=$(screen)
 	if grep -qF " · running · " <<<"$s" && grep -qF "· 4 nodes" <<<"$s" && grep -qF "starting 0" <<<"$s" && grep -qF "T terminated 0" <<<"$s"; then

@@ -14,7 +14,7 @@ var ErrSlab = errors.New("obstacle: bad slab")
 // plus one halo plane on each side holding the neighbours' interface values.
 // φ is held factored, as one value per z-row and one per z (phiAt), which
 // keeps the same bits, a third of the memory, and a quarter of the kernel's
-// memory traffic (see BENCHMARKS.md, "Kernel").
+// memory traffic (see docs/bench/kernel.md).
 // Inside the node, a persistent pool of goroutines (one per core) sweeps
 // sub-slabs along y, with one barrier per sweep.
 //

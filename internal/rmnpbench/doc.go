@@ -5,5 +5,5 @@
 // own socket I/O (the framed baseline, the floor the wire format sets). Compare
 // alternates the three on fresh connections; repeated comparisons show the spread
 // between connections. It backs `gridtui bench rmnp` and the Go benchmarks beside
-// it; the figures are in BENCHMARKS.md.
+// it; the figures are in BENCHMARKS.md and, in full, docs/bench/rmnp.md.
 package rmnpbench

@@ -1,6 +1,6 @@
 /*
  * pingpong.c: the MPI ping-pong that `gridtui bench rmnp` is compared with
- * (BENCHMARKS.md, rmnp). Rank 0 sends size bytes to rank 1, which sends them
+ * (docs/bench/rmnp.md). Rank 0 sends size bytes to rank 1, which sends them
  * back; like the OSU micro-benchmarks' osu_latency, the one-way latency is half
  * a round trip, and bandwidth is size over it. Each size is measured for about
  * ROUND seconds per round, ROUNDS rounds, and the best round is printed, as the

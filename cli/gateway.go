@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/engine/gateway"
+	"github.com/gridtui/gridtui/engine/worker"
 )
 
 func newGatewayCmd(g *globalFlags) *cobra.Command {
@@ -21,10 +22,10 @@ func newGatewayCmd(g *globalFlags) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			engine.Version = version
+			worker.Version = version
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			return engine.ServeGateway(ctx, os.Stdin, os.Stdout, os.Stderr)
+			return gateway.ServeGateway(ctx, os.Stdin, os.Stdout, os.Stderr)
 		},
 	}
 }

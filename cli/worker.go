@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/engine/worker"
 )
 
 func newWorkerCmd(g *globalFlags) *cobra.Command {
@@ -20,10 +20,10 @@ func newWorkerCmd(g *globalFlags) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			engine.Version = version
+			worker.Version = version
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			return engine.ServeWorker(ctx, os.Stdin, os.Stdout, os.Stderr)
+			return worker.ServeWorker(ctx, os.Stdin, os.Stdout, os.Stderr)
 		},
 	}
 }

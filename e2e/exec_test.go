@@ -40,7 +40,7 @@ func buildInproc(t *testing.T, dir string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	out := filepath.Join(dir, "libgridhpc_inproc.so")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./apps/exec/gridhpc/inproc")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./cmd/libgridhpc-inproc")
 	cmd.Dir = filepath.Join(filepath.Dir(file), "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if b, err := cmd.CombinedOutput(); err != nil {

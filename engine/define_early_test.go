@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/gridtui/gridtui/engine/solve"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ name = "hpc"
 		t.Run(name, func(t *testing.T) {
 			var started []string
 			opt := RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir(),
-				OnLog: func(e LogEvent) { started = append(started, e.Text) }}
+				OnLog: func(e solve.LogEvent) { started = append(started, e.Text) }}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			_, err := Run(ctx, tc.spec, opt)

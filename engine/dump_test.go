@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"testing"
 
@@ -48,14 +49,14 @@ func TestStopSilentWorkerDumpsStacks(t *testing.T) {
 // TestSilentNode names the node of a run lost to silence, and no other.
 func TestSilentNode(t *testing.T) {
 	tests := []struct {
-		failed *failure
+		failed *worker.Failure
 		want   string
 	}{
 		{nil, ""},
-		{&failure{Node: "a", Cause: lostPeer{Silent: 3e9, Phi: 12}.silence()}, "a"},
-		{&failure{Node: "b", Cause: lostPeer{Silent: 3e10, Starting: true}.silence()}, "b"},
-		{&failure{Node: "c", Cause: "worker exited: signal: killed"}, ""},
-		{&failure{Node: "d", Cause: "task: rank 3: diverged"}, ""},
+		{&worker.Failure{Node: "a", Cause: worker.LostPeer{Silent: 3e9, Phi: 12}.Silence()}, "a"},
+		{&worker.Failure{Node: "b", Cause: worker.LostPeer{Silent: 3e10, Starting: true}.Silence()}, "b"},
+		{&worker.Failure{Node: "c", Cause: "worker exited: signal: killed"}, ""},
+		{&worker.Failure{Node: "d", Cause: "task: rank 3: diverged"}, ""},
 	}
 	for _, tc := range tests {
 		s := &submission{failed: tc.failed}

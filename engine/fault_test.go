@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
 	"os"
 	"strings"
 	"sync"
@@ -71,7 +72,7 @@ func faultAt(opt *RunOptions, node string, sig syscall.Signal, after int, act fu
 			go f.watchDeath(pid)
 		}
 	}
-	opt.OnLog = func(ev LogEvent) {
+	opt.OnLog = func(ev solve.LogEvent) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if strings.HasPrefix(ev.Text, "FAILED") && f.detected.IsZero() {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/gateway"
+	"github.com/gridtui/gridtui/engine/worker"
 	"net"
 	"net/netip"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
+	rmnpgw "github.com/gridtui/gridtui/rmnp/gateway"
 )
 
 // runGateway is one site's gateway as the submitter starts and follows it.
@@ -103,7 +106,7 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 	var hosts []deploy.Host
 	for _, s := range sites {
 		def := s.Gateways[0]
-		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: NodeID(gatewayName(s.Name)),
+		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: worker.NodeID(gatewayName(s.Name)),
 			peerAddr: map[string]string{}, tunneled: map[string]string{}}
 		gws[def.Host] = g
 		hosts = append(hosts, g.Host)
@@ -163,7 +166,7 @@ func waitGatewayLinks(ctx context.Context, gws map[string]*runGateway) error {
 			if g.W.Err() != nil {
 				return fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, g.W.Err())
 			}
-			var st rmnp.GatewayStats
+			var st rmnpgw.GatewayStats
 			_ = json.Unmarshal([]byte(g.W.LastLine()), &st)
 			for _, o := range gws {
 				if o != g && !linkUp(st, o.Name) {
@@ -187,7 +190,7 @@ func waitGatewayLinks(ctx context.Context, gws map[string]*runGateway) error {
 	}
 }
 
-func linkUp(st rmnp.GatewayStats, peer string) bool {
+func linkUp(st rmnpgw.GatewayStats, peer string) bool {
 	for _, l := range st.Links {
 		if l.Peer == peer && l.Up {
 			return true
@@ -198,16 +201,16 @@ func linkUp(st rmnp.GatewayStats, peer string) bool {
 
 // gatewayPlanFor is g's plan: every other gateway of the run, and the data
 // addresses of the workers of g's site.
-func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inventory, workers []*deploy.Worker) gatewayPlan {
-	p := gatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
+func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inventory, workers []*deploy.Worker) gateway.GatewayPlan {
+	p := gateway.GatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
 	for _, o := range all {
 		if o != g {
-			p.Peers = append(p.Peers, rmnp.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
+			p.Peers = append(p.Peers, rmnpgw.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
 		}
 	}
 	for _, w := range workers {
 		if s := inv.SiteOf(w.Host.Name); s != nil && s.Name == g.Site {
-			_, data := splitListen(w.Hello.Listen)
+			_, data := worker.SplitListen(w.Hello.Listen)
 			for _, a := range data {
 				if strings.HasPrefix(a, "tcp://") {
 					p.Allow = append(p.Allow, a)
@@ -344,7 +347,7 @@ func gatewayRoute(direct probe.Route, ga, gb *runGateway, addr string) (probe.Ro
 // addGatewayRoute appends to up's routes the route through the gateways of
 // lo's and hi's sites, when they are different sites that both have one:
 // the last candidate, which pre-flight takes only when the direct ones fail.
-func (s *submission) addGatewayRoute(up *neighbourTask, lo, hi string) {
+func (s *submission) addGatewayRoute(up *worker.NeighbourTask, lo, hi string) {
 	if len(s.gateways) == 0 || s.inv == nil {
 		return
 	}
@@ -398,7 +401,7 @@ type GatewayReport struct {
 	Name string
 	Site string
 	Host string
-	rmnp.GatewayLinkStats
+	rmnpgw.GatewayLinkStats
 }
 
 // dialledRoutes returns the plan's routes with each replaced by the one
@@ -436,7 +439,7 @@ func (r *Report) writeGateways(b *strings.Builder) {
 func gatewayReports(gws map[string]*runGateway) []GatewayReport {
 	var out []GatewayReport
 	for _, g := range gws {
-		var st rmnp.GatewayStats
+		var st rmnpgw.GatewayStats
 		if g.W == nil || json.Unmarshal([]byte(g.W.LastLine()), &st) != nil {
 			continue
 		}
@@ -460,7 +463,7 @@ func GatewayFallback(inv *deploy.Inventory, a, b string) string {
 	}
 	na, nb := gatewayName(sa.Name), gatewayName(sb.Name)
 	acceptor := sb
-	if NodeID(nb) < NodeID(na) {
+	if worker.NodeID(nb) < worker.NodeID(na) {
 		acceptor = sa
 	}
 	if acceptor.Gateways[0].Address == "" {

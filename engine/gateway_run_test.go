@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gridtui/gridtui/engine/solve"
 	"math"
 	"os"
 	"path/filepath"
@@ -153,7 +154,7 @@ func TestGatewayStopped(t *testing.T) {
 		}
 		for _, st := range s.Nodes {
 			// Stopped while the run is live, not on its last snapshot.
-			if st.Iteration < 20 || st.State == StateTerminated {
+			if st.Iteration < 20 || st.State == solve.StateTerminated {
 				return
 			}
 		}
@@ -162,7 +163,7 @@ func TestGatewayStopped(t *testing.T) {
 			syscall.Kill(gateway, syscall.SIGSTOP)
 		}
 	}
-	opt.OnLog = func(ev LogEvent) {
+	opt.OnLog = func(ev solve.LogEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		if strings.HasPrefix(ev.Text, "FAILED") && detected.IsZero() {

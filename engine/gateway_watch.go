@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/engine/worker"
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -29,7 +30,7 @@ const gatewaySilence = 2 * time.Second
 func (s *submission) watchGatewayOutput() {
 	for _, g := range s.gateways {
 		g.heard = g.W.LastOutput()
-		s.live.watchFor(g.ID, g.Name, childLimits)
+		s.live.WatchFor(g.ID, g.Name, worker.ChildLimits)
 	}
 }
 
@@ -39,7 +40,7 @@ func (s *submission) hearGateways() {
 	for _, g := range s.gateways {
 		if at := g.W.LastOutput(); at.After(g.heard) {
 			g.heard = at
-			s.live.seenAt(g.ID, at)
+			s.live.SeenAt(g.ID, at)
 		}
 	}
 }
@@ -94,7 +95,7 @@ func (s *submission) blame(node, cause string) (string, string) {
 }
 
 // lostGateway handles a gateway the failure detector declared lost.
-func (s *submission) lostGateway(g *runGateway, p lostPeer) {
+func (s *submission) lostGateway(g *runGateway, p worker.LostPeer) {
 	s.fail(g.Name, fmt.Sprintf("gateway of site %s on %s printed nothing for %.1fs, φ %.1f (hung, stopped or cut off)",
 		g.Site, g.Host.Name, p.Silent.Seconds(), min(p.Phi, 99)))
 }

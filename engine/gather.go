@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/engine/worker"
 	"os"
 	"path/filepath"
 
@@ -32,7 +33,7 @@ func gatherValues(sizes []int, limit uint64, dir, name string) ([][]float64, *di
 	for _, n := range sizes {
 		total += 8 * uint64(max(n, 0))
 	}
-	avail := availableMemory()
+	avail := worker.AvailableMemory()
 	if limit == 0 && avail > 0 {
 		limit = avail / gatherShare
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,9 +32,9 @@ func deepSpec(scheme jobs.Scheme, eps float64) jobs.Spec {
 }
 
 func lowFanout(t *testing.T) {
-	old := levelFanout
-	levelFanout = 2
-	t.Cleanup(func() { levelFanout = old })
+	old := worker.LevelFanout
+	worker.LevelFanout = 2
+	t.Cleanup(func() { worker.LevelFanout = old })
 }
 
 // TestRunLevels runs a job through three levels of coordinators with real
@@ -46,7 +48,7 @@ func TestRunLevels(t *testing.T) {
 			var assigned []string
 			groups := map[int]bool{}
 			rep := runJob(t, loadInventory(t, ""), deepSpec(scheme, 1e-6), RunOptions{
-				OnLog: func(ev LogEvent) {
+				OnLog: func(ev solve.LogEvent) {
 					mu.Lock()
 					defer mu.Unlock()
 					if strings.HasPrefix(ev.Text, "coordinates group") {
@@ -57,7 +59,7 @@ func TestRunLevels(t *testing.T) {
 					mu.Lock()
 					defer mu.Unlock()
 					for _, n := range s.Nodes {
-						if n.State != StateStarting {
+						if n.State != solve.StateStarting {
 							groups[n.Group] = true
 						}
 					}
@@ -73,7 +75,7 @@ func TestRunLevels(t *testing.T) {
 				t.Errorf("%d nodes in the report, telemetry from groups %v; want 8 and 8", len(rep.Nodes), groups)
 			}
 			for _, n := range rep.Nodes {
-				if n.State != StateTerminated {
+				if n.State != solve.StateTerminated {
 					t.Errorf("node %s ended %v", n.Node, n.State)
 				}
 			}
@@ -95,9 +97,9 @@ func TestRunLevelsFailures(t *testing.T) {
 			f := faultAt(&opt, victim, syscall.SIGSTOP, 20, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			crowded := hostCrowded(time.Now())
+			crowded := worker.HostCrowded(time.Now())
 			rep, err := Run(ctx, spec, opt)
-			crowded = crowded || hostCrowded(time.Now())
+			crowded = crowded || worker.HostCrowded(time.Now())
 			if !errors.Is(err, ErrRunFailed) || rep == nil || rep.FailedNode != victim || !strings.Contains(rep.Cause, "heartbeat") {
 				t.Fatalf("want %s named for missed heartbeats; got %v", victim, err)
 			}
@@ -108,7 +110,7 @@ func TestRunLevelsFailures(t *testing.T) {
 			}
 			if crowded {
 				// The stated bound on a crowded host (heartbeat.go).
-				limit = max(limit, excuseLimit*HeartbeatTimeout+200*time.Millisecond)
+				limit = max(limit, worker.ExcuseLimit*worker.HeartbeatTimeout+200*time.Millisecond)
 			}
 			if lag > limit {
 				t.Errorf("detected after %v, want at most %v", lag, limit)
@@ -125,34 +127,34 @@ func TestRunLevelsFailures(t *testing.T) {
 func TestAssignments(t *testing.T) {
 	lowFanout(t)
 	spec := deepSpec(jobs.Synchronous, 1e-6)
-	base := map[string]*groupAssign{}
+	base := map[string]*worker.GroupAssign{}
 	for gi, g := range spec.Groups {
-		a := &groupAssign{Group: gi, Coordinator: g.Coordinator}
+		a := &worker.GroupAssign{Group: gi, Coordinator: g.Coordinator}
 		for _, w := range g.Workers {
-			a.Members = append(a.Members, member{Node: w})
+			a.Members = append(a.Members, worker.Member{Node: w})
 		}
 		base[g.Coordinator] = a
 	}
-	top := assignments(Levels(spec.Groups), base, map[string][]string{})
-	if len(top) != 2 || top[0].Coordinator != "alpha-1" || top[1].Coordinator != "beta-1" || top[0].Parent != SubmitterID {
+	top := worker.Assignments(worker.Levels(spec.Groups), base, map[string][]string{})
+	if len(top) != 2 || top[0].Coordinator != "alpha-1" || top[1].Coordinator != "beta-1" || top[0].Parent != worker.SubmitterID {
 		t.Fatalf("top assignments %+v", top)
 	}
 	var got []string
-	var walk func(a groupAssign, depth int)
-	walk = func(a groupAssign, depth int) {
+	var walk func(a worker.GroupAssign, depth int)
+	walk = func(a worker.GroupAssign, depth int) {
 		got = append(got, fmt.Sprintf("%d:%s<-%d", depth, a.Coordinator, a.Parent))
 		for _, s := range a.Subgroups {
 			walk(s.Assign, depth+1)
 		}
 	}
 	walk(top[0], 0)
-	a1, a3 := NodeID("alpha-1"), NodeID("alpha-3")
+	a1, a3 := worker.NodeID("alpha-1"), worker.NodeID("alpha-3")
 	want := fmt.Sprintf("0:alpha-1<-0 1:alpha-2<-%d 1:alpha-3<-%d 2:alpha-4<-%d", a1, a1, a3)
 	if strings.Join(got, " ") != want {
 		t.Errorf("tree %q, want %q", strings.Join(got, " "), want)
 	}
 	n := 0
-	top[0].subtree(func(member, int) { n++ })
+	top[0].Subtree(func(worker.Member, int) { n++ })
 	if n != 4 {
 		t.Errorf("subtree of %d members, want 4", n)
 	}

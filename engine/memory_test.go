@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/worker"
 	"runtime"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestCheckNodeMemory(t *testing.T) {
 // with the figures, before the console or a worker allocates the problem,
 // and no worker is left running.
 func TestRunRefusesNodeMemory(t *testing.T) {
-	avail := availableMemory()
+	avail := worker.AvailableMemory()
 	if avail == 0 || avail > 30<<30 {
 		t.Skipf("needs a host with less than 30 GiB available (has %s)", jobs.Bytes(avail))
 	}

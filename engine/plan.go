@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/worker"
 	"os"
 	"slices"
 	"strings"
@@ -131,10 +132,10 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 	ids := map[rmnp.PeerID]string{}
 	sel := make([]probe.Node, len(names))
 	for i, name := range names {
-		if other, dup := ids[NodeID(name)]; dup {
+		if other, dup := ids[worker.NodeID(name)]; dup {
 			return nil, planErr("node names %s and %s hash to the same peer id; rename one", other, name)
 		}
-		ids[NodeID(name)] = name
+		ids[worker.NodeID(name)] = name
 		sel[i] = free[name]
 	}
 	loc := localityOf(inv)
@@ -144,7 +145,7 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 	if err := p.planGroups(spec, sel); err != nil {
 		return nil, err
 	}
-	p.Levels = Levels(p.Groups)
+	p.Levels = worker.Levels(p.Groups)
 	if err := p.planTask(spec, sel); err != nil {
 		return nil, err
 	}

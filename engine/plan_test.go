@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/worker"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/sparse"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -179,9 +182,9 @@ func TestLevels(t *testing.T) {
 				}
 				groups[len(groups)-1].Workers = append(groups[len(groups)-1].Workers, name)
 			}
-			levels := Levels(groups)
+			levels := worker.Levels(groups)
 			if len(levels) != tc.levels || len(levels[len(levels)-1]) != tc.top {
-				t.Fatalf("%d levels with %d at the top, want %d and %d: %s", len(levels), len(levels[len(levels)-1]), tc.levels, tc.top, DescribeLevels(levels))
+				t.Fatalf("%d levels with %d at the top, want %d and %d: %s", len(levels), len(levels[len(levels)-1]), tc.levels, tc.top, worker.DescribeLevels(levels))
 			}
 			for k := 1; k < len(levels); k++ {
 				seen := map[string]bool{}
@@ -204,7 +207,7 @@ func TestLevels(t *testing.T) {
 			}
 		})
 	}
-	if got, want := DescribeLevels(Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
+	if got, want := worker.DescribeLevels(worker.Levels([]jobs.Group{{Coordinator: "a", Workers: []string{"a", "b"}}})), "2 workers, 1 group (1 level below the submitter)"; got != want {
 		t.Errorf("DescribeLevels = %q, want %q", got, want)
 	}
 }
@@ -292,4 +295,54 @@ func TestPlanClustersWithAnyOnStartedWorkers(t *testing.T) {
 	if _, err := PlanJob(spec, inv, live); err == nil || !strings.Contains(err.Error(), "needs 3") {
 		t.Errorf("3 of 2 live workers: %v, want not enough nodes", err)
 	}
+}
+
+// TestPlanRefusesAsyncSparse: planning an asynchronous or hybrid job (with a
+// link across clusters) on a matrix that is not diagonally dominant fails
+// with the reason, unless force is set; a synchronous one, and a hybrid one
+// inside one cluster, plan.
+func TestPlanRefusesAsyncSparse(t *testing.T) {
+	inv := deploy.Embedded()
+	spec := func(scheme jobs.Scheme, nodes jobs.NodeSelection, force string) jobs.Spec {
+		return jobs.Spec{Name: "sparse", App: sparse.Name, Scheme: scheme, Nodes: nodes,
+			Params: map[string]string{"matrix": sparseTestdata(t, "tridiag-nondominant.mtx"), "force": force}}
+	}
+	any2 := jobs.NodeSelection{Any: 2}
+	across := jobs.NodeSelection{Hosts: []string{"alpha-1", "beta-1"}}
+	for _, c := range []struct {
+		name   string
+		spec   jobs.Spec
+		refuse bool
+	}{
+		{"async", spec(jobs.Asynchronous, any2, "false"), true},
+		{"hybrid across clusters", spec(jobs.Hybrid, across, "false"), true},
+		{"hybrid in one cluster", spec(jobs.Hybrid, any2, "false"), false},
+		{"async forced", spec(jobs.Asynchronous, any2, "true"), false},
+		{"sync", spec(jobs.Synchronous, across, "false"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := PlanJob(c.spec, inv, grid.LocalNodes(inv))
+			if !c.refuse {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "asynchronous iterations are not known to converge") ||
+				!strings.Contains(err.Error(), "force=true") {
+				t.Fatalf("error %v, want the refusal with its reason", err)
+			}
+		})
+	}
+}
+
+// sparseTestdata returns the absolute path of a matrix of apps/sparse's
+// testdata.
+func sparseTestdata(t *testing.T, file string) string {
+	t.Helper()
+	p, err := filepath.Abs("../apps/sparse/testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

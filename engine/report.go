@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ type Report struct {
 	Nodes     []NodeReport
 	// Traffic sums the data-plane traffic per network; each message is
 	// counted once (half of the sent+received sums of its two ends).
-	Traffic []NetTraffic
+	Traffic []solve.NetTraffic
 	Routes  []probe.Route
 	Groups  []jobs.Group
 	// Gateways are the run's gateway links (a run across sites whose nodes
@@ -93,14 +94,14 @@ type NodeReport struct {
 	Coordinator bool
 	Range       jobs.Range
 	Cores       int
-	State       NodeState
+	State       solve.NodeState
 	Iterations  int
 	Sigma       float64
 	Converged   bool
 	Compute     time.Duration
 	Send        time.Duration
 	Wait        time.Duration
-	Traffic     []NetTraffic
+	Traffic     []solve.NetTraffic
 	// PeakRSS is the worker process's peak resident set (VmHWM) in bytes,
 	// as it last reported it; 0 when unknown (not Linux, or no report).
 	PeakRSS uint64 `json:"peak_rss_bytes,nullzero"`
@@ -123,7 +124,7 @@ func (s *submission) report() *Report {
 		rep.Outcome, rep.FailedNode, rep.Cause = s.outcome, s.failed.Node, s.failed.Cause
 		rep.FailedLog = s.failedLog()
 	}
-	nets := map[string]*NetTraffic{}
+	nets := map[string]*solve.NetTraffic{}
 	var order []string
 	for r, st := range s.statuses {
 		g := s.plan.GroupOf(r)
@@ -133,9 +134,9 @@ func (s *submission) report() *Report {
 		if s.plan.Ranges != nil {
 			nr.Range = s.plan.Ranges[r]
 		}
-		if s.failed != nil && !st.State.final() {
+		if s.failed != nil && !st.State.Final() {
 			// The run stopped it (msgAbort): it is not computing any more.
-			nr.State = StateAborted
+			nr.State = solve.StateAborted
 		}
 		nr.Coordinator = g >= 0 && s.plan.Groups[g].Coordinator == st.Node
 		if h := s.headers[r]; h != nil {
@@ -148,7 +149,7 @@ func (s *submission) report() *Report {
 		for _, t := range st.Traffic {
 			nt := nets[t.Network]
 			if nt == nil {
-				nt = &NetTraffic{Network: t.Network}
+				nt = &solve.NetTraffic{Network: t.Network}
 				nets[t.Network] = nt
 				order = append(order, t.Network)
 			}
@@ -225,12 +226,12 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 func assembleApp(rep *Report, s *submission) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w %q: panic in Assemble: %v", ErrApplication, s.spec.App, r)
+			err = fmt.Errorf("%w %q: panic in Assemble: %v", solve.ErrApplication, s.spec.App, r)
 		}
 	}()
 	res, err := s.plan.App.Assemble(s.plan.Values, s.plan.Task, s.values)
 	if err != nil {
-		return fmt.Errorf("%w %q: assemble solution: %w", ErrApplication, s.spec.App, err)
+		return fmt.Errorf("%w %q: assemble solution: %w", solve.ErrApplication, s.spec.App, err)
 	}
 	rep.Solution, rep.Checked = res.Solution, true
 	rep.Residual, rep.Figures, rep.FiguresOK = res.Residual, res.Figures, res.OK
@@ -246,7 +247,7 @@ func assembleApp(rep *Report, s *submission) (err error) {
 		files, err := w.WriteOutput(s.plan.Values, s.plan.Task, res, base)
 		rep.Outputs = append(rep.Outputs, files...)
 		if err != nil {
-			return fmt.Errorf("%w %q: write output: %w", ErrApplication, s.spec.App, err)
+			return fmt.Errorf("%w %q: write output: %w", solve.ErrApplication, s.spec.App, err)
 		}
 		if o.Raw {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write raw files", s.spec.App))
@@ -443,7 +444,7 @@ func (r *Report) writeTraffic(b *strings.Builder) {
 		return
 	}
 	nets := slices.Clone(r.Traffic)
-	slices.SortFunc(nets, func(a, b NetTraffic) int { return strings.Compare(a.Network, b.Network) })
+	slices.SortFunc(nets, func(a, b solve.NetTraffic) int { return strings.Compare(a.Network, b.Network) })
 	fmt.Fprint(b, "traffic:")
 	for _, t := range nets {
 		fmt.Fprintf(b, "  %s %d msgs %s", t.Network, t.Messages, formatBytes(t.Bytes))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -131,7 +132,7 @@ func recordRun(rep *Report, rec *jobs.RunRecord, opt RunOptions) error {
 // with its id already chosen.
 func runRecord(rep *Report, s *submission) jobs.RunRecord {
 	rec := jobs.RunRecord{ID: jobs.NewRecordID(rep.Started), Time: rep.Started, Machine: jobs.LocalMachine(),
-		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause, WorkerRun: RunTag(s.run)}
+		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause, WorkerRun: worker.RunTag(s.run)}
 	if rep.FailedNode != "" {
 		rec.Reason = fmt.Sprintf("node %s: %s", rep.FailedNode, rep.Cause)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"github.com/gridtui/gridtui/engine/solve"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +15,11 @@ func TestReportWriteText(t *testing.T) {
 	spec := jobs.DefaultSpec().WithDefaults()
 	ok := &Report{Spec: spec, Wall: 1500 * time.Millisecond, Outcome: "ok", Checked: true, Residual: 9.1e-9,
 		Complementarity: jobs.Complementarity{OK: true, Tol: 1e-4},
-		Nodes: []NodeReport{{Node: "alpha-1", Rank: 0, Coordinator: true, Range: jobs.Range{Lo: 0, Hi: 24}, Cores: 1, State: StateTerminated, Iterations: 1200,
+		Nodes: []NodeReport{{Node: "alpha-1", Rank: 0, Coordinator: true, Range: jobs.Range{Lo: 0, Hi: 24}, Cores: 1, State: solve.StateTerminated, Iterations: 1200,
 			PeakRSS: 52 << 20},
-			{Node: "beta-1", Rank: 1, Group: 1, Coordinator: true, Range: jobs.Range{Lo: 24, Hi: 48}, Cores: 1, State: StateTerminated, Iterations: 1100}},
+			{Node: "beta-1", Rank: 1, Group: 1, Coordinator: true, Range: jobs.Range{Lo: 24, Hi: 48}, Cores: 1, State: solve.StateTerminated, Iterations: 1100}},
 		Routes:  []probe.Route{{A: "alpha-1", B: "beta-1", Network: probe.Ethernet}},
-		Traffic: []NetTraffic{{Network: "ethernet", Messages: 2400, Bytes: 3 << 20, Skipped: 7}},
+		Traffic: []solve.NetTraffic{{Network: "ethernet", Messages: 2400, Bytes: 3 << 20, Skipped: 7}},
 		T1:      3 * time.Second, Gain: 2, RecordID: "20261121T000000Z-abcdef"}
 	failed := &Report{Spec: spec, Wall: time.Second, Outcome: "failed", FailedNode: "alpha-3", Cause: "no heartbeat for 2.2s"}
 	execSpec := spec

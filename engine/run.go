@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
 	"net/netip"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ type RunOptions struct {
 	// OnSnapshot receives the run's telemetry, at most 10 times a second.
 	OnSnapshot func(Snapshot)
 	// OnLog receives event-log lines (routes, fallbacks, failures).
-	OnLog func(LogEvent)
+	OnLog func(solve.LogEvent)
 	// StoreDir overrides the results store's directory ("" = the default).
 	StoreDir string
 	// Deploy tunes the starting of workers (events, timeouts).
@@ -85,7 +86,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	}
 	logf := func(node, format string, args ...any) {
 		if opt.OnLog != nil {
-			opt.OnLog(LogEvent{At: time.Now(), Node: node, Text: fmt.Sprintf(format, args...)})
+			opt.OnLog(solve.LogEvent{At: time.Now(), Node: node, Text: fmt.Sprintf(format, args...)})
 		}
 	}
 	workers := opt.Workers

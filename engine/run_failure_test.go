@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,7 +21,7 @@ const detectLimit = 3 * time.Second
 // hangLimit is the bound of a worker that hangs or is cut off: the
 // detector's HeartbeatTimeout plus a check. On a quiet machine the φ
 // detector names it after about SuspectAfter.
-const hangLimit = HeartbeatTimeout + 200*time.Millisecond
+const hangLimit = worker.HeartbeatTimeout + 200*time.Millisecond
 
 // reportLimit bounds the time from the detection to Run returning its
 // report: stopping the workers must not wait on one that cannot answer (a
@@ -55,9 +57,9 @@ func TestRunFailures(t *testing.T) {
 			// must not wait for it on the lost node.
 			opt := RunOptions{Inventory: inv, StoreDir: store, Deploy: deploy.Options{StopTimeout: 30 * time.Second}}
 			f := faultAt(&opt, tc.node, tc.sig, 20, cancel)
-			crowded := hostCrowded(time.Now())
+			crowded := worker.HostCrowded(time.Now())
 			rep, err := Run(ctx, spec, opt)
-			crowded = crowded || hostCrowded(time.Now())
+			crowded = crowded || worker.HostCrowded(time.Now())
 			returned := time.Now()
 			if !errors.Is(err, ErrRunFailed) {
 				t.Fatalf("error %v, want ErrRunFailed", err)
@@ -77,7 +79,7 @@ func TestRunFailures(t *testing.T) {
 				limit = hangLimit
 				if crowded { // at the start or at the end of the run
 					// The stated bound on a crowded host (heartbeat.go).
-					limit = excuseLimit*HeartbeatTimeout + 200*time.Millisecond
+					limit = worker.ExcuseLimit*worker.HeartbeatTimeout + 200*time.Millisecond
 				}
 			}
 			if raceDetector {
@@ -159,9 +161,9 @@ func checkStoppedRun(t *testing.T, rep *Report, err error, interrupted bool) {
 	}
 	for _, n := range rep.Nodes {
 		switch {
-		case n.Node == rep.FailedNode && n.State != StateFailed:
+		case n.Node == rep.FailedNode && n.State != solve.StateFailed:
 			t.Errorf("failed node %s reads %v", n.Node, n.State)
-		case n.State != StateAborted && n.State != StateTerminated && n.State != StateFailed:
+		case n.State != solve.StateAborted && n.State != solve.StateTerminated && n.State != solve.StateFailed:
 			t.Errorf("node %s of a stopped run reads %v", n.Node, n.State)
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/gateway"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"math"
 	"os"
 	"runtime"
@@ -21,14 +24,14 @@ import (
 // launcher execs os.Executable() with the argument "worker".
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "gateway" {
-		if err := ServeGateway(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if err := gateway.ServeGateway(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
 	}
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
-		if err := ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if err := worker.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -74,7 +77,7 @@ func runJob(t *testing.T, inv *deploy.Inventory, spec jobs.Spec, opt RunOptions)
 		t.Errorf("true residual %.3g (ε %g), complementarity %+v", rep.Residual, spec.Obstacle.Eps, rep.Complementarity)
 	}
 	for _, n := range rep.Nodes {
-		if n.State != StateTerminated || n.Iterations == 0 || !n.Converged {
+		if n.State != solve.StateTerminated || n.Iterations == 0 || !n.Converged {
 			t.Errorf("node %s: state %s, %d iterations, converged %v", n.Node, n.State, n.Iterations, n.Converged)
 		}
 		// Issue 5: the report carries each worker's peak RSS (VmHWM).
@@ -235,7 +238,7 @@ func TestRunRecordsAndGain(t *testing.T) {
 		logMu sync.Mutex
 		logs  []string
 	)
-	one, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store, OnLog: func(e LogEvent) {
+	one, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store, OnLog: func(e solve.LogEvent) {
 		logMu.Lock()
 		defer logMu.Unlock()
 		logs = append(logs, e.Text)

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,8 +42,8 @@ func TestScaleTrials(t *testing.T) {
 		t.Skip("opt-in: set GRIDTUI_SCALE (e.g. 64,256,1024,kill256,stop256)")
 	}
 	if os.Getenv("GRIDTUI_SCALE_YIELD") == "0" {
-		membersYield = false // members keep the coordinators' priority
-		defer func() { membersYield = true }()
+		worker.MembersYield = false // members keep the coordinators' priority
+		defer func() { worker.MembersYield = true }()
 	}
 	for _, item := range strings.Split(list, ",") {
 		t.Run(item, func(t *testing.T) {
@@ -220,7 +222,7 @@ func scaleRun(t *testing.T, inv *deploy.Inventory, n int, scheme jobs.Scheme, k 
 	total := time.Since(t0)
 	if err != nil {
 		mu.Lock()
-		states := map[NodeState]int{}
+		states := map[solve.NodeState]int{}
 		for _, st := range last.Nodes {
 			states[st.State]++
 		}
@@ -269,7 +271,7 @@ func scaleFailure(t *testing.T, n int, sig syscall.Signal) {
 		// and the console hears it once the watcher's report has come up
 		// (1.5 s after the watcher's verdict at most, measured among 1024
 		// workers on 2 cores).
-		limit = excuseLimit*HeartbeatTimeout + 2*time.Second
+		limit = worker.ExcuseLimit*worker.HeartbeatTimeout + 2*time.Second
 	}
 	signaled, _ := f.times()
 	lag := f.lag()

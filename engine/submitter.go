@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"slices"
 	"strings"
 	"time"
@@ -35,7 +37,7 @@ type submission struct {
 
 	run    uint64 // this run's id on the control plane
 	ep     *rmnp.Endpoint
-	live   *liveness
+	live   *worker.Liveness
 	coords map[rmnp.PeerID]string
 	// Start-up (heartbeat.go): the top coordinator each node is reached
 	// through, how many nodes below each still start, and in all.
@@ -45,14 +47,14 @@ type submission struct {
 
 	start     time.Time
 	finished  time.Time // when the last result arrived or the run failed
-	statuses  []NodeStatus
-	headers   []*resultHeader
+	statuses  []solve.NodeStatus
+	headers   []*worker.ResultHeader
 	values    [][]float64
 	disk      *diskGather // values gathered to a file, not memory
 	got       []int
 	dirty     bool
 	lastSnap  time.Time
-	failed    *failure
+	failed    *worker.Failure
 	aborted   *abortError // the run's context ended
 	outcome   string
 	gainRef   *gainCurve
@@ -66,21 +68,21 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
 		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
-		live: newHostLiveness(childLimits), coords: map[rmnp.PeerID]string{},
+		live: worker.NewHostLiveness(worker.ChildLimits), coords: map[rmnp.PeerID]string{},
 		via: map[string]rmnp.PeerID{}, starting: map[rmnp.PeerID]int{}}
 	var id [8]byte
 	rand.Read(id[:])
 	s.run = binary.LittleEndian.Uint64(id[:]) | 1
 	for _, w := range workers {
-		ctrl, data := splitListen(w.Hello.Listen)
+		ctrl, data := worker.SplitListen(w.Hello.Listen)
 		if len(ctrl) == 0 {
 			return nil, fmt.Errorf("engine: worker %s reported no control address (hello %v)", w.Host.Name, w.Hello.Listen)
 		}
 		s.workers[w.Host.Name], s.ctrl[w.Host.Name], s.data[w.Host.Name] = w, ctrl, data
 	}
 	b := len(plan.Ranks)
-	s.statuses = make([]NodeStatus, b)
-	s.headers = make([]*resultHeader, b)
+	s.statuses = make([]solve.NodeStatus, b)
+	s.headers = make([]*worker.ResultHeader, b)
 	s.got = make([]int, b)
 	sizes := make([]int, b)
 	for r := range sizes {
@@ -92,7 +94,7 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 		return nil, err
 	}
 	for r, name := range plan.Ranks {
-		s.statuses[r] = NodeStatus{Node: name, Rank: r, Group: plan.GroupOf(r), State: StateStarting}
+		s.statuses[r] = solve.NodeStatus{Node: name, Rank: r, Group: plan.GroupOf(r), State: solve.StateStarting}
 		if w := s.workers[name]; w != nil {
 			s.statuses[r].Load = w.Hello.Load // until a status brings a fresher one
 		}
@@ -102,29 +104,29 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 
 // tasks builds every rank's workerTask: its part, cores, scheme and its
 // neighbours with the candidate routes and the addresses to dial.
-func (s *submission) tasks() ([]workerTask, error) {
+func (s *submission) tasks() ([]worker.WorkerTask, error) {
 	p := s.plan
-	out := make([]workerTask, len(p.Ranks))
+	out := make([]worker.WorkerTask, len(p.Ranks))
 	var params map[string]string
 	if s.spec.App != obstacleApp {
 		params = p.Values.Encode()
 	}
 	for r, name := range p.Ranks {
-		out[r] = workerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
+		out[r] = worker.WorkerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
 			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter,
 			App: s.spec.App, Params: params}
 		if p.Ranges != nil {
 			out[r].Range = p.Ranges[r]
 		}
 	}
-	byRank := make([]map[int]*neighbourTask, len(p.Ranks))
+	byRank := make([]map[int]*worker.NeighbourTask, len(p.Ranks))
 	for r := range byRank {
-		byRank[r] = map[int]*neighbourTask{}
+		byRank[r] = map[int]*worker.NeighbourTask{}
 	}
 	for e, pair := range p.Edges {
 		i, j := pair[0], pair[1]
 		lo, hi := p.Ranks[i], p.Ranks[j]
-		up := &neighbourTask{Rank: j, Node: hi, Peer: NodeID(hi), Mode: p.Modes[e], Dial: true}
+		up := &worker.NeighbourTask{Rank: j, Node: hi, Peer: worker.NodeID(hi), Mode: p.Modes[e], Dial: true}
 		var errs []error
 		for _, r := range p.Candidates[e] {
 			a, err := dialAddr(r, r.BAddr, s.data[hi])
@@ -147,7 +149,7 @@ func (s *submission) tasks() ([]workerTask, error) {
 			return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s): no network to dial: %w", i, lo, j, hi, errors.Join(errs...))
 		}
 		byRank[i][j] = up
-		byRank[j][i] = &neighbourTask{Rank: i, Node: lo, Peer: NodeID(lo), Mode: p.Modes[e], Routes: p.Candidates[e][:1]}
+		byRank[j][i] = &worker.NeighbourTask{Rank: i, Node: lo, Peer: worker.NodeID(lo), Mode: p.Modes[e], Routes: p.Candidates[e][:1]}
 		s.logf("", "%s", p.Routes[e].Reason)
 	}
 	for r := range out {
@@ -180,20 +182,20 @@ func (s *submission) execute(ctx context.Context) (*Report, error) {
 		return s.report(), err
 	}
 	cfg := rmnp.DefaultConfig()
-	cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, SubmitterID
+	cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.SubmitterID
 	if s.ep, err = rmnp.Listen(ctx, cfg); err != nil {
 		return s.report(), fmt.Errorf("engine: submitter endpoint: %w", err)
 	}
 	defer s.ep.Close()
-	s.live.heardBy(s.ep)
-	yieldMembers(s.plan.Groups, s.workers)
+	s.live.HeardBy(s.ep)
+	worker.YieldMembers(s.plan.Groups, s.workers)
 	if err := s.assign(ctx, tasks); err != nil {
 		if ctx.Err() != nil {
 			s.abort(ctx) // not the coordinator's fault
 		} else {
 			s.fail(err.node, err.cause)
 		}
-		s.end(msgAbort, s.failed.Cause, nil)
+		s.end(worker.MsgAbort, s.failed.Cause, nil)
 		return s.report(), s.err()
 	}
 	msgs := make(chan inbound, 256)
@@ -209,30 +211,30 @@ type assignError struct{ node, cause string }
 // assign is "send sub-tasks": connect to the coordinators of the top level
 // of the hierarchy (assignWidth at a time) and send each its group's
 // members and tasks, and the assignments of the coordinators below it.
-func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignError {
-	byNode := map[string]workerTask{}
+func (s *submission) assign(ctx context.Context, tasks []worker.WorkerTask) *assignError {
+	byNode := map[string]worker.WorkerTask{}
 	for _, t := range tasks {
 		byNode[t.Node] = t
 	}
-	base := map[string]*groupAssign{}
+	base := map[string]*worker.GroupAssign{}
 	for gi, grp := range s.plan.Groups {
-		a := &groupAssign{Run: s.run, Group: gi, Coordinator: grp.Coordinator}
+		a := &worker.GroupAssign{Run: s.run, Group: gi, Coordinator: grp.Coordinator}
 		for _, w := range grp.Workers {
-			a.Members = append(a.Members, member{Node: w, Peer: NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
+			a.Members = append(a.Members, worker.Member{Node: w, Peer: worker.NodeID(w), Ctrl: s.ctrl[w], Task: byNode[w]})
 		}
 		base[grp.Coordinator] = a
 	}
 	levels := s.plan.Levels
 	if levels == nil {
-		levels = Levels(s.plan.Groups)
+		levels = worker.Levels(s.plan.Groups)
 	}
-	top := assignments(levels, base, s.ctrl)
+	top := worker.Assignments(levels, base, s.ctrl)
 	dialErr := make([]error, len(top))
 	var g errgroup.Group
-	g.SetLimit(assignWidth)
+	g.SetLimit(worker.AssignWidth)
 	for i, a := range top {
 		g.Go(func() error {
-			_, dialErr[i] = connectCtrl(ctx, s.ep, NodeID(a.Coordinator), s.ctrl[a.Coordinator])
+			_, dialErr[i] = worker.ConnectCtrl(ctx, s.ep, worker.NodeID(a.Coordinator), s.ctrl[a.Coordinator])
 			return nil
 		})
 	}
@@ -241,15 +243,15 @@ func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignErro
 		if err := dialErr[i]; err != nil {
 			return &assignError{a.Coordinator, fmt.Sprintf("coordinator unreachable at %v: %v", s.ctrl[a.Coordinator], err)}
 		}
-		id := NodeID(a.Coordinator)
+		id := worker.NodeID(a.Coordinator)
 		s.coords[id] = a.Coordinator
-		s.live.watchStarting(id, a.Coordinator, childLimits)
-		a.subtree(func(m member, _ int) {
+		s.live.WatchStarting(id, a.Coordinator, worker.ChildLimits)
+		a.Subtree(func(m worker.Member, _ int) {
 			s.via[m.Node] = id
 			s.starting[id]++
 			s.toStart++
 		})
-		m, err := encodeMsg(msgAssign, a)
+		m, err := worker.EncodeMsg(worker.MsgAssign, a)
 		if err == nil {
 			err = s.ep.Send(ctx, id, m, rmnp.CTRL)
 		}
@@ -262,11 +264,11 @@ func (s *submission) assign(ctx context.Context, tasks []workerTask) *assignErro
 }
 
 // describeAssign is the event-log line of an assignment.
-func describeAssign(a groupAssign) string {
+func describeAssign(a worker.GroupAssign) string {
 	line := fmt.Sprintf("coordinates group %d: %d %s", a.Group, len(a.Members), plural(len(a.Members), "worker", "workers"))
 	if len(a.Subgroups) > 0 {
 		n := 0
-		a.subtree(func(member, int) { n++ })
+		a.Subtree(func(worker.Member, int) { n++ })
 		line += fmt.Sprintf(", and %d %s below it (%d workers in all)", len(a.Subgroups), plural(len(a.Subgroups), "coordinator", "coordinators"), n)
 	}
 	return line
@@ -284,7 +286,7 @@ func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 		if err != nil {
 			return
 		}
-		m, err := receiveCtrl(ctx, s.ep, src, kind, &buf)
+		m, err := worker.ReceiveCtrl(ctx, s.ep, src, kind, &buf)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, rmnp.ErrClosed) {
 				return
@@ -293,7 +295,7 @@ func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 		}
 		// Noted on arrival, not when the event loop gets to it: a busy loop
 		// must not make a coordinator look silent.
-		s.live.seen(src)
+		s.live.Seen(src)
 		select {
 		case out <- inbound{src, slices.Clone(m)}:
 		case <-ctx.Done():
@@ -304,7 +306,7 @@ func (s *submission) recvLoop(ctx context.Context, out chan<- inbound) {
 
 // follow is the submitter's event loop.
 func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
-	tick := time.NewTicker(checkInterval)
+	tick := time.NewTicker(worker.CheckInterval)
 	defer tick.Stop()
 	wall := time.NewTimer(s.spec.WallTime)
 	defer wall.Stop()
@@ -336,18 +338,18 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			s.handle(in)
 		case now := <-tick.C:
 			s.hearGateways()
-			for _, p := range s.live.check(prev, now) {
+			for _, p := range s.live.Check(prev, now) {
 				if g := s.gatewayNamed(p.Name); g != nil {
 					s.lostGateway(g, p)
 					continue
 				}
-				s.fail(p.Name, "coordinator sent "+p.silence())
+				s.fail(p.Name, "coordinator sent "+p.Silence())
 			}
 			prev = now
-			if now.Sub(lastBeat) >= downInterval {
+			if now.Sub(lastBeat) >= worker.DownInterval {
 				lastBeat = now
 				for id := range s.coords {
-					s.post(id, heartbeatMsg(s.toStart == 0))
+					s.post(id, worker.HeartbeatMsg(s.toStart == 0))
 				}
 			}
 			s.sampleResidual(now)
@@ -356,9 +358,9 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 	}
 	s.finished = time.Now()
 	if s.failed != nil {
-		s.end(msgAbort, s.failed.Cause, msgs)
+		s.end(worker.MsgAbort, s.failed.Cause, msgs)
 	} else {
-		s.end(msgEnd, "done", msgs)
+		s.end(worker.MsgEnd, "done", msgs)
 	}
 	s.sampleResidual(time.Now())
 	s.snapshot(time.Now(), true)
@@ -386,7 +388,7 @@ func (s *submission) inRun(name string) bool { return slices.Contains(s.plan.Ran
 
 // handle applies one message from a coordinator.
 func (s *submission) handle(in inbound) {
-	t, body, err := decodeMsg(in.msg)
+	t, body, err := worker.DecodeMsg(in.msg)
 	if err == nil {
 		err = s.apply(t, body, in.msg)
 	}
@@ -395,12 +397,12 @@ func (s *submission) handle(in inbound) {
 	}
 }
 
-func (s *submission) apply(t msgType, body, raw []byte) error {
+func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 	switch t {
-	case msgHeartbeat:
-	case msgStatus:
-		var ss []NodeStatus
-		if err := decodeBody(t, body, &ss); err != nil {
+	case worker.MsgHeartbeat:
+	case worker.MsgStatus:
+		var ss []solve.NodeStatus
+		if err := worker.DecodeBody(t, body, &ss); err != nil {
 			return err
 		}
 		for _, st := range ss {
@@ -410,7 +412,7 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 			// Statuses travel in the background and may arrive late: never
 			// go back in iterations, nor past a result or a failure.
 			cur := s.statuses[st.Rank]
-			if s.headers[st.Rank] == nil && cur.State != StateFailed && st.Iteration >= cur.Iteration {
+			if s.headers[st.Rank] == nil && cur.State != solve.StateFailed && st.Iteration >= cur.Iteration {
 				if st.Load == nil { // a coordinator's own status of a member: keep the load known
 					st.Load = cur.Load
 				}
@@ -418,43 +420,43 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 				s.noteStarted(st.Node, cur.State, st.State)
 			}
 		}
-	case msgResult:
-		var h resultHeader
-		if err := decodeBody(t, body, &h); err != nil {
+	case worker.MsgResult:
+		var h worker.ResultHeader
+		if err := worker.DecodeBody(t, body, &h); err != nil {
 			return err
 		}
 		if h.Rank < 0 || h.Rank >= len(s.headers) || h.Count != len(s.values[h.Rank]) || s.plan.Ranks[h.Rank] != h.Node {
-			return fmt.Errorf("%w: result of %s rank %d with %d values", ErrProtocol, h.Node, h.Rank, h.Count)
+			return fmt.Errorf("%w: result of %s rank %d with %d values", worker.ErrProtocol, h.Node, h.Rank, h.Count)
 		}
 		s.headers[h.Rank] = &h
 		st := &s.statuses[h.Rank]
-		s.noteStarted(h.Node, st.State, StateTerminated)
-		st.State, st.Iteration, st.Sigma, st.Traffic = StateTerminated, h.Iterations, h.Sigma, h.Traffic
+		s.noteStarted(h.Node, st.State, solve.StateTerminated)
+		st.State, st.Iteration, st.Sigma, st.Traffic = solve.StateTerminated, h.Iterations, h.Sigma, h.Traffic
 		st.Compute, st.Send, st.Wait, s.dirty = h.Compute, h.Send, h.Wait, true
 		st.PeakRSS = max(st.PeakRSS, h.PeakRSS)
 		s.logf(h.Node, "result: %d iterations, local σ %.3g", h.Iterations, h.Sigma)
-	case msgValues:
-		r, k, err := decodeValues(raw, s.values)
+	case worker.MsgValues:
+		r, k, err := worker.DecodeValues(raw, s.values)
 		if err != nil {
 			return err
 		}
 		s.got[r] += k
-	case msgFailed:
-		var f failure
-		if err := decodeBody(t, body, &f); err != nil {
+	case worker.MsgFailed:
+		var f worker.Failure
+		if err := worker.DecodeBody(t, body, &f); err != nil {
 			return err
 		}
 		s.fail(f.Node, f.Cause)
-	case msgLog:
-		var ev LogEvent
-		if err := decodeBody(t, body, &ev); err != nil {
+	case worker.MsgLog:
+		var ev solve.LogEvent
+		if err := worker.DecodeBody(t, body, &ev); err != nil {
 			return err
 		}
 		if s.opt.OnLog != nil {
 			s.opt.OnLog(ev)
 		}
 	default:
-		return fmt.Errorf("%w: unexpected %s", ErrProtocol, t)
+		return fmt.Errorf("%w: unexpected %s", worker.ErrProtocol, t)
 	}
 	return nil
 }
@@ -462,14 +464,14 @@ func (s *submission) apply(t msgType, body, raw []byte) error {
 // noteStarted counts node out of the start-up when its state leaves
 // starting: the top coordinator it is reached through has started once
 // its whole subtree has, and the run once every node has.
-func (s *submission) noteStarted(node string, from, to NodeState) {
+func (s *submission) noteStarted(node string, from, to solve.NodeState) {
 	id, ok := s.via[node]
-	if !ok || from != StateStarting || to == StateStarting {
+	if !ok || from != solve.StateStarting || to == solve.StateStarting {
 		return
 	}
 	s.toStart--
 	if s.starting[id]--; s.starting[id] == 0 {
-		s.live.startedPeer(id)
+		s.live.StartedPeer(id)
 	}
 }
 
@@ -500,14 +502,14 @@ func (s *submission) fail(node, cause string) {
 	if s.failed != nil {
 		return
 	}
-	node, cause = s.blame(node, bare(cause))
-	s.failed = &failure{Node: node, Cause: cause}
+	node, cause = s.blame(node, solve.Bare(cause))
+	s.failed = &worker.Failure{Node: node, Cause: cause}
 	if s.outcome == "" {
 		s.outcome = "failed"
 	}
 	for i := range s.statuses {
 		if s.statuses[i].Node == node {
-			s.statuses[i].State, s.statuses[i].Err, s.dirty = StateFailed, cause, true
+			s.statuses[i].State, s.statuses[i].Err, s.dirty = solve.StateFailed, cause, true
 		}
 	}
 	s.logf(node, "FAILED: %s", cause)
@@ -528,7 +530,7 @@ func (s *submission) lostNodes() map[string]bool {
 // (hung, stopped or cut off: no heartbeat), "" otherwise: a local worker
 // still running is then asked for its goroutine stacks before it is killed.
 func (s *submission) silentNode() string {
-	if s.failed == nil || !strings.HasPrefix(s.failed.Cause, silentCause) {
+	if s.failed == nil || !strings.HasPrefix(s.failed.Cause, worker.SilentCause) {
 		return ""
 	}
 	return s.failed.Node
@@ -550,8 +552,8 @@ func (s *submission) err() error {
 // end tells every coordinator the run is over (they pass it down). On
 // reused workers it then waits (bounded) for every live coordinator to
 // acknowledge that its group left the run, so the next run starts clean.
-func (s *submission) end(t msgType, reason string, msgs <-chan inbound) {
-	m, _ := encodeMsg(t, abort{Run: s.run, Reason: reason})
+func (s *submission) end(t worker.MsgType, reason string, msgs <-chan inbound) {
+	m, _ := worker.EncodeMsg(t, worker.Abort{Run: s.run, Reason: reason})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	done := make(chan struct{}, len(s.coords))
@@ -570,11 +572,11 @@ func (s *submission) end(t msgType, reason string, msgs <-chan inbound) {
 			pending[id] = true
 		}
 	}
-	timeout := time.After(endAckTimeout + time.Second)
+	timeout := time.After(worker.EndAckTimeout + time.Second)
 	for len(pending) > 0 {
 		select {
 		case in := <-msgs:
-			if len(in.msg) > 0 && msgType(in.msg[0]) == msgEnded {
+			if len(in.msg) > 0 && worker.MsgType(in.msg[0]) == worker.MsgEnded {
 				delete(pending, in.src)
 			}
 		case <-timeout:
@@ -585,7 +587,7 @@ func (s *submission) end(t msgType, reason string, msgs <-chan inbound) {
 
 func (s *submission) post(id rmnp.PeerID, m []byte) {
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), worker.BeatTimeout)
 		defer cancel()
 		s.ep.Send(ctx, id, m, rmnp.CTRL)
 	}()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,7 @@ import (
 // followedRun is a submission of a 4-node run on the local grid whose nodes
 // reported the given states, with a real (loopback) submitter endpoint and
 // no workers: follow then ends on the context or on a failure.
-func followedRun(t *testing.T, states ...NodeState) *submission {
+func followedRun(t *testing.T, states ...solve.NodeState) *submission {
 	t.Helper()
 	inv := deploy.Embedded()
 	spec := jobs.Spec{Name: "aborted-job", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-8},
@@ -31,7 +33,7 @@ func followedRun(t *testing.T, states ...NodeState) *submission {
 		t.Fatal(err)
 	}
 	cfg := rmnp.DefaultConfig()
-	cfg.RunID, cfg.Secret, cfg.Self = [16]byte{'a', 'b', 'o', 'r', 't'}, []byte("abort-test-secret-0123456789"), SubmitterID
+	cfg.RunID, cfg.Secret, cfg.Self = [16]byte{'a', 'b', 'o', 'r', 't'}, []byte("abort-test-secret-0123456789"), worker.SubmitterID
 	if s.ep, err = rmnp.Listen(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestAbortedRun(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			s := followedRun(t, StateActive, StateInactive, StateStarting, StateTerminated)
+			s := followedRun(t, solve.StateActive, solve.StateInactive, solve.StateStarting, solve.StateTerminated)
 			ctx, cancel := tc.ctx()
 			defer cancel()
 			s.follow(ctx, make(chan inbound))
@@ -97,13 +99,13 @@ func TestAbortedRun(t *testing.T) {
 			if rep.Outcome != "aborted" || rep.FailedNode != "" || !strings.HasPrefix(rep.Cause, "interrupted: ") {
 				t.Errorf("report outcome %q node %q cause %q", rep.Outcome, rep.FailedNode, rep.Cause)
 			}
-			checkAbortedNodes(t, rep, StateAborted, StateAborted, StateAborted, StateTerminated)
+			checkAbortedNodes(t, rep, solve.StateAborted, solve.StateAborted, solve.StateAborted, solve.StateTerminated)
 		})
 	}
 }
 
 // checkAbortedNodes checks the report's node states, its text and its JSON.
-func checkAbortedNodes(t *testing.T, rep *Report, want ...NodeState) {
+func checkAbortedNodes(t *testing.T, rep *Report, want ...solve.NodeState) {
 	t.Helper()
 	if len(rep.Nodes) != len(want) {
 		t.Fatalf("%d nodes in the report, want %d", len(rep.Nodes), len(want))
@@ -127,7 +129,7 @@ func checkAbortedNodes(t *testing.T, rep *Report, want ...NodeState) {
 				}
 			}
 		}
-		for _, st := range []NodeState{StateActive, StateInactive, StateStarting} {
+		for _, st := range []solve.NodeState{solve.StateActive, solve.StateInactive, solve.StateStarting} {
 			if strings.Contains(l, " "+st.String()+" ") {
 				t.Errorf("report line %q lists a node %s", l, st)
 			}
@@ -140,7 +142,9 @@ func checkAbortedNodes(t *testing.T, rep *Report, want ...NodeState) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back struct{ Nodes []struct{ State NodeState } }
+	var back struct {
+		Nodes []struct{ State solve.NodeState }
+	}
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +153,7 @@ func checkAbortedNodes(t *testing.T, rep *Report, want ...NodeState) {
 			t.Errorf("JSON rank %d: %v, want %v", i, n.State, want[i])
 		}
 	}
-	if want[0] == StateAborted && !strings.Contains(string(js), `"State":"aborted"`) {
+	if want[0] == solve.StateAborted && !strings.Contains(string(js), `"State":"aborted"`) {
 		t.Errorf("JSON report lacks \"aborted\": %s", js)
 	}
 }
@@ -159,14 +163,14 @@ func checkAbortedNodes(t *testing.T, rep *Report, want ...NodeState) {
 // the node's name with the package prefix once, and the nodes the run
 // stopped read "aborted", not "active".
 func TestFailedRunCause(t *testing.T) {
-	s := followedRun(t, StateActive, StateFailed, StateInactive, StateTerminated)
+	s := followedRun(t, solve.StateActive, solve.StateFailed, solve.StateInactive, solve.StateTerminated)
 	node := s.plan.Ranks[1]
-	m, err := encodeMsg(msgFailed, failure{Node: node, Cause: "engine: rank 1: message from peer 9, not a neighbour"})
+	m, err := worker.EncodeMsg(worker.MsgFailed, worker.Failure{Node: node, Cause: "engine: rank 1: message from peer 9, not a neighbour"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgs := make(chan inbound, 1)
-	msgs <- inbound{src: NodeID(node), msg: m}
+	msgs <- inbound{src: worker.NodeID(node), msg: m}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s.follow(ctx, msgs)
@@ -185,5 +189,5 @@ func TestFailedRunCause(t *testing.T) {
 	if rep.Nodes[1].Err != rep.Cause {
 		t.Errorf("failed node's error %q, want the cause", rep.Nodes[1].Err)
 	}
-	checkAbortedNodes(t, rep, StateAborted, StateFailed, StateAborted, StateTerminated)
+	checkAbortedNodes(t, rep, solve.StateAborted, solve.StateFailed, solve.StateAborted, solve.StateTerminated)
 }

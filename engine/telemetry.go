@@ -1,92 +1,28 @@
 package engine
 
-import "time"
+import "github.com/gridtui/gridtui/engine/solve"
 
-// NodeState is a worker's activity state as the console shows it. Active,
-// Inactive and Terminated are the states of the GRIDHPC activity graph
-// (Figs. 7–8); Starting and Failed frame a node's life around them.
-// Aborted is a report's final state of a node the run stopped before it
-// terminated (the run was interrupted, or another node failed): its
-// iterations and σ are the last it reported.
-type NodeState uint8
+// The per-node telemetry a run's Snapshot and Report carry is engine/solve's:
+// these names let the console and the command line read it as the engine's.
 
-// Node states, in the order a node normally passes through them. Values
-// travel as numbers between workers and the submitter: new states go last.
+// NodeState is a node's state in its run (solve.NodeState).
+type NodeState = solve.NodeState
+
+// Node states (solve.StateStarting…).
 const (
-	StateStarting NodeState = iota
-	StateActive
-	StateInactive
-	StateTerminated
-	StateFailed
-	StateAborted
+	StateStarting   = solve.StateStarting
+	StateActive     = solve.StateActive
+	StateInactive   = solve.StateInactive
+	StateTerminated = solve.StateTerminated
+	StateFailed     = solve.StateFailed
+	StateAborted    = solve.StateAborted
 )
 
-var stateNames = [...]string{"starting", "active", "inactive", "terminated", "failed", "aborted"}
+// NodeStatus is one node's telemetry (solve.NodeStatus).
+type NodeStatus = solve.NodeStatus
 
-// String returns the lower-case name of the state.
-func (s NodeState) String() string {
-	if int(s) < len(stateNames) {
-		return stateNames[s]
-	}
-	return "unknown"
-}
+// NetTraffic is one network's traffic counters of a node (solve.NetTraffic).
+type NetTraffic = solve.NetTraffic
 
-// NetTraffic is the traffic a node exchanged over one network (by kind:
-// "ethernet", "infiniband", "myrinet", "unix").
-type NetTraffic struct {
-	Network  string
-	Messages uint64 // messages sent and received
-	Bytes    uint64 // bytes on the wire, sent and received
-	Skipped  uint64 // asynchronous sends skipped or replaced (AIAC rule)
-}
-
-// NodeStatus is one node's telemetry sample, sent by workers to their
-// coordinator and forwarded, aggregated, to the submitter.
-type NodeStatus struct {
-	Node      string
-	Rank      int
-	Group     int
-	State     NodeState
-	Iteration int
-	Sigma     float64 // local σ of the last sweep
-	Traffic   []NetTraffic
-	Compute   time.Duration // time spent in sweeps
-	Send      time.Duration // time spent sending halos
-	Wait      time.Duration // time blocked waiting for halos or tokens
-	PeakRSS   uint64        `json:"peak_rss_bytes,nullzero"` // bytes; 0: unknown
-	Err       string        `json:"error,omitempty"`         // why the node failed, when State is StateFailed
-	// Load is the 1-minute load average of the node's host as the worker
-	// last read it; nil when unknown.
-	Load *float64 `json:",omitempty"`
-}
-
-// Snapshot is the state of a whole run at one instant, emitted by the
-// submitter at a bounded rate (at most 10 Hz).
-type Snapshot struct {
-	At      time.Time
-	Elapsed time.Duration
-	Nodes   []NodeStatus
-	// GlobalSigma is the maximum local σ over the nodes (the detector's view,
-	// not the true residual, which is computed after the run).
-	GlobalSigma float64
-	// Gateways are the gateway links' counters as the gateways last printed
-	// them (a run across sites through gateways), for a live view of their
-	// traffic, compression and queues.
-	Gateways []GatewayReport `json:",omitempty"`
-	// Gain is the live computing-gain estimate (GRIDHPC eq. 2): the time a
-	// single node needed to reach GlobalSigma, divided by Elapsed; 0 if unknown.
-	Gain float64 `json:",nullzero"`
-}
-
-// LogEvent is a line for the console's event log: tokens, activations,
-// failures.
-type LogEvent struct {
-	At   time.Time
-	Node string // empty for run-wide events
-	Text string
-}
-
-// final reports whether a node in state s has stopped for good.
-func (s NodeState) final() bool {
-	return s == StateTerminated || s == StateFailed || s == StateAborted
-}
+// LogEvent is a line for the console's event log (solve.LogEvent).
+type LogEvent = solve.LogEvent

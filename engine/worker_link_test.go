@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/gridtui/gridtui/engine/solve"
 	"net"
 	"net/netip"
 	"strings"
@@ -128,7 +129,7 @@ func TestLinkFallbackAfterAbandonedHandshake(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, spec, RunOptions{Inventory: deploy.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true,
-		OnLog: func(ev LogEvent) {
+		OnLog: func(ev solve.LogEvent) {
 			mu.Lock()
 			defer mu.Unlock()
 			logs = append(logs, ev.Node+": "+ev.Text)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -83,15 +84,15 @@ var standInRuns atomic.Uint64
 func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byte, secret []byte, name string, junk []junkMsg) *rmnp.Endpoint {
 	t.Helper()
 	cfg := rmnp.DefaultConfig()
-	cfg.RunID, cfg.Secret, cfg.Self = id, secret, NodeID(name)
+	cfg.RunID, cfg.Secret, cfg.Self = id, secret, worker.NodeID(name)
 	ep, err := rmnp.Listen(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ep.Close() })
-	ctrl, _ := splitListen(w.Hello.Listen)
-	peer := NodeID(w.Host.Name)
-	if _, err := connectCtrl(ctx, ep, peer, ctrl); err != nil {
+	ctrl, _ := worker.SplitListen(w.Hello.Listen)
+	peer := worker.NodeID(w.Host.Name)
+	if _, err := worker.ConnectCtrl(ctx, ep, peer, ctrl); err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range junk {
@@ -102,20 +103,20 @@ func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byt
 	// Each stand-in is a run of its own, as each run of a console is: a
 	// task of the same run as the one still going would be refused, and
 	// the end of the previous run may not have reached the worker yet.
-	task := workerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},
+	task := worker.WorkerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},
 		Range: jobs.Range{Lo: 0, Hi: 40}, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30,
 		Run: standInRuns.Add(1)}
-	m, _ := encodeMsg(msgTask, task)
+	m, _ := worker.EncodeMsg(worker.MsgTask, task)
 	if err := ep.Send(ctx, peer, m, rmnp.CTRL); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 1<<16)
 	for {
-		m, err := receiveCtrl(ctx, ep, peer, rmnp.CTRL, &buf)
+		m, err := worker.ReceiveCtrl(ctx, ep, peer, rmnp.CTRL, &buf)
 		if err != nil {
 			t.Fatalf("no status from %s: %v", w.Host.Name, err)
 		}
-		if msgType(m[0]) == msgStatus {
+		if worker.MsgType(m[0]) == worker.MsgStatus {
 			return ep
 		}
 	}
@@ -137,19 +138,19 @@ func TestWorkerParentLost(t *testing.T) {
 		defer cancel()
 		ep := standIn(t, ctx, w, id, secret, "stand-in")
 		if started {
-			if err := ep.Send(ctx, NodeID(node), heartbeatMsg(true), rmnp.CTRL); err != nil {
+			if err := ep.Send(ctx, worker.NodeID(node), worker.HeartbeatMsg(true), rmnp.CTRL); err != nil {
 				t.Fatal(err)
 			}
 		}
 		t0 := time.Now()
-		crowded := hostCrowded(t0)
+		crowded := worker.HostCrowded(t0)
 		select {
 		case <-w.Done():
 		case <-time.After(max(hi, crowdedHi)):
 			t.Fatalf("worker still running %v after its coordinator went silent", max(hi, crowdedHi))
 		}
 		d := time.Since(t0)
-		if crowded = crowded || hostCrowded(time.Now()); crowded { // at the start or at the end
+		if crowded = crowded || worker.HostCrowded(time.Now()); crowded { // at the start or at the end
 			hi = crowdedHi
 		}
 		if d > hi {
@@ -166,13 +167,13 @@ func TestWorkerParentLost(t *testing.T) {
 		}
 	}
 	t.Run("silent", func(t *testing.T) {
-		silent(t, "beta-2", true, ParentTimeout-time.Second, ParentTimeout+parentExitDelay+8*time.Second,
-			excuseLimit*ParentTimeout+parentExitDelay+8*time.Second)
+		silent(t, "beta-2", true, worker.ParentTimeout-time.Second, worker.ParentTimeout+worker.ParentExitDelay+8*time.Second,
+			worker.ExcuseLimit*worker.ParentTimeout+worker.ParentExitDelay+8*time.Second)
 	})
 	t.Run("silent during start-up", func(t *testing.T) {
 		// Start-up is judged by its hard bound, crowded or not.
-		hi := StartupTimeout + parentExitDelay + 10*time.Second
-		silent(t, "beta-4", false, StartupTimeout-time.Second, hi, hi)
+		hi := worker.StartupTimeout + worker.ParentExitDelay + 10*time.Second
+		silent(t, "beta-4", false, worker.StartupTimeout-time.Second, hi, hi)
 	})
 	t.Run("closed", func(t *testing.T) {
 		ws, id, secret := startWorkers(t, "beta-3")
@@ -200,10 +201,10 @@ func TestWorkerSurvivesJunk(t *testing.T) {
 	ws, id, secret := startWorkers(t, "alpha-4")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	other, _ := encodeMsg(msgTask, workerTask{Node: "beta-9"})
+	other, _ := worker.EncodeMsg(worker.MsgTask, worker.WorkerTask{Node: "beta-9"})
 	standInWith(t, ctx, ws[0], id, secret, "stand-in", []junkMsg{
-		{[]byte("halo?"), rmnp.DATA}, {[]byte{0xff, 1, 2}, rmnp.CTRL}, {[]byte{byte(msgTask), '{'}, rmnp.CTRL},
-		{other, rmnp.CTRL}, {[]byte{byte(msgStatus), '[', ']'}, rmnp.CTRL},
+		{[]byte("halo?"), rmnp.DATA}, {[]byte{0xff, 1, 2}, rmnp.CTRL}, {[]byte{byte(worker.MsgTask), '{'}, rmnp.CTRL},
+		{other, rmnp.CTRL}, {[]byte{byte(worker.MsgStatus), '[', ']'}, rmnp.CTRL},
 	})
 	if err := ws[0].Err(); err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestWorkerRefusesMissingHintedNIC(t *testing.T) {
 	var out, logs bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := ServeWorker(ctx, &boot, &out, &logs)
+	err := worker.ServeWorker(ctx, &boot, &out, &logs)
 	if err == nil || !strings.Contains(err.Error(), "alpha-1") || !strings.Contains(err.Error(), "ib9-does-not-exist") {
 		t.Fatalf("ServeWorker = %v, want an error naming alpha-1 and ib9-does-not-exist", err)
 	}

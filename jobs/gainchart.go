@@ -17,21 +17,6 @@ var seriesMarkers = [][3]rune{
 	{'4', '5', '6'},
 }
 
-// Index is the scheme's place in the paper's order (sync 0, async 1,
-// hybrid 2), which picks its marker and colour in charts; -1 for an unknown
-// scheme.
-func (s Scheme) Index() int {
-	switch s {
-	case Synchronous:
-		return 0
-	case Asynchronous:
-		return 1
-	case Hybrid:
-		return 2
-	}
-	return -1
-}
-
 // SchemeLabel is the paper's name of a scheme: Syn, Asyn, Hybrid.
 func SchemeLabel(s Scheme) string {
 	switch s {

@@ -1,28 +1,29 @@
 package jobs
 
-import "time"
+import (
+	"time"
 
-// Scheme is the iteration scheme of a job (GRIDHPC Sec. VI).
-type Scheme string
-
-// Schemes. Hybrid is synchronous inside a cluster and asynchronous between
-// clusters.
-const (
-	Synchronous  Scheme = "sync"
-	Asynchronous Scheme = "async"
-	Hybrid       Scheme = "hybrid"
+	"github.com/gridtui/gridtui/engine/solve"
 )
 
-// Detector names a termination detector.
-type Detector string
+// Scheme is the iteration scheme of a job (solve.Scheme).
+type Scheme = solve.Scheme
 
-// Detectors: convergence tokens for synchronous runs (Fig. 6 of GRIDHPC), the
-// activity graph for asynchronous runs (Figs. 7–8), and the AIAC chapter's
-// timed switch to synchronous iterations to test convergence globally.
+// Schemes (solve.Synchronous…).
 const (
-	DetectTokens   Detector = "tokens"
-	DetectActivity Detector = "activity"
-	DetectSwitch   Detector = "switch"
+	Synchronous  = solve.Synchronous
+	Asynchronous = solve.Asynchronous
+	Hybrid       = solve.Hybrid
+)
+
+// Detector names a termination detector (solve.Detector).
+type Detector = solve.Detector
+
+// Detectors (solve.DetectTokens…).
+const (
+	DetectTokens   = solve.DetectTokens
+	DetectActivity = solve.DetectActivity
+	DetectSwitch   = solve.DetectSwitch
 )
 
 // Spec is a job: what to solve, on which nodes, how. Job files (TOML) and the

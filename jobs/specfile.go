@@ -270,7 +270,7 @@ func DefaultDetector(s Scheme) Detector {
 
 // Supported reports whether the engine runs scheme with detector: the
 // convergence tokens only over synchronous links (a sync job), the activity
-// graph and the timed switch with every scheme (engine.Solve).
+// graph and the timed switch with every scheme (engine/solve's Solve).
 func Supported(scheme Scheme, det Detector) bool {
 	switch det {
 	case DetectTokens:

@@ -93,7 +93,7 @@ func TestParseSpecErrors(t *testing.T) {
 }
 
 // TestSchemeDetectorPairs checks that Validate accepts exactly the pairs
-// engine.Solve runs: tokens with sync only, activity and switch with all.
+// engine/solve's Solve runs: tokens with sync only, activity and switch with all.
 func TestSchemeDetectorPairs(t *testing.T) {
 	supported := map[string]bool{
 		"sync/tokens": true, "sync/activity": true, "sync/switch": true,

@@ -30,7 +30,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		logs := captureLog(&cfg)
 		b := newEndpoint(t, cfg)
 		addr := b.Addrs()[0]
-		network, address, _ := parseAddr(addr)
+		network, address, _ := ParseAddr(addr)
 
 		cases := []struct {
 			name string
@@ -64,7 +64,7 @@ func TestAuthenticationFailures(t *testing.T) {
 			}
 			rec := &recorder{Conn: c}
 			good := testConfig(t, 5, tr)
-			if _, err := dialHandshake(rec, &good, 2, LinkOptions{}); err != nil {
+			if _, err := DialHandshake(rec, &good, 2, LinkOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			c.Close()
@@ -75,12 +75,12 @@ func TestAuthenticationFailures(t *testing.T) {
 			defer c2.Close()
 			c2.SetDeadline(time.Now().Add(10 * time.Second))
 			c2.Write(rec.wrote[0]) // HELLO
-			var ab [acceptSize]byte
+			var ab [AcceptSize]byte
 			if _, err := io.ReadFull(c2, ab[:]); err != nil {
 				t.Fatal(err)
 			}
 			c2.Write(rec.wrote[1]) // AUTH computed for the old nonce
-			var done [doneSize]byte
+			var done [DoneSize]byte
 			if _, err := io.ReadFull(c2, done[:]); err != nil || done[4] != statusMAC {
 				t.Fatalf("replay answered %v %v, want status bad mac", done, err)
 			}
@@ -91,8 +91,8 @@ func TestAuthenticationFailures(t *testing.T) {
 
 		t.Run("garbage and wrong version", func(t *testing.T) {
 			for _, junk := range [][]byte{
-				bytes.Repeat([]byte{0xff}, helloSize),
-				append([]byte("RMNP\x00"), make([]byte, helloSize-5)...), // below minVersion
+				bytes.Repeat([]byte{0xff}, HelloSize),
+				append([]byte("RMNP\x00"), make([]byte, HelloSize-5)...), // below minVersion
 				[]byte("GET / HTTP/1.1\r\n\r\n"),
 			} {
 				c, err := net.Dial(network, address)
@@ -101,7 +101,7 @@ func TestAuthenticationFailures(t *testing.T) {
 				}
 				c.SetDeadline(time.Now().Add(10 * time.Second))
 				c.Write(junk)
-				if len(junk) == helloSize {
+				if len(junk) == HelloSize {
 					// The acceptor answers at most one ACCEPT and closes.
 					io.Copy(io.Discard, c)
 				}
@@ -111,8 +111,8 @@ func TestAuthenticationFailures(t *testing.T) {
 
 		t.Run("oversize frame after handshake", func(t *testing.T) {
 			c := rawDial(t, addr, 9, 2)
-			var h header
-			h.encode(typeMsg, wireDATA, uint32(defaultMaxFrame+1), uint32(defaultMaxFrame+1), 1)
+			var h Header
+			h.Encode(TypeMsg, WireDATA, uint32(DefaultMaxFrame+1), uint32(DefaultMaxFrame+1), 1)
 			c.Write(h[:])
 			ev := <-b.PeerDown()
 			for ev.Peer == 5 { // the recorded handshake's link, closed above
@@ -173,8 +173,8 @@ func TestPeerDisappearsMidMessage(t *testing.T) {
 						return p.in[1].posted != nil
 					})
 				}
-				var h header
-				h.encode(typeMsg, wireDATA, 1000, 1000, 1)
+				var h Header
+				h.Encode(TypeMsg, WireDATA, 1000, 1000, 1)
 				c.Write(h[:])
 				c.Write(make([]byte, 10))
 				c.Close()
@@ -220,7 +220,7 @@ func TestHeartbeatDetectsSilentPeer(t *testing.T) {
 	}
 	waitFor(t, "pings", func() bool {
 		s := linkStats(t, a)
-		return s.BytesReceived >= 2*headerSize && s.BytesSent >= 2*headerSize && s.MessagesSent == 0
+		return s.BytesReceived >= 2*HeaderSize && s.BytesSent >= 2*HeaderSize && s.MessagesSent == 0
 	})
 }
 

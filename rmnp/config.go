@@ -72,9 +72,9 @@ type Config struct {
 // which 64 from one address).
 func DefaultConfig() Config {
 	return Config{
-		MaxFrame:      defaultMaxFrame,
+		MaxFrame:      DefaultMaxFrame,
 		MaxBuffered:   defaultMaxBuffered,
-		DialTimeout:   defaultDialTimeout,
+		DialTimeout:   DefaultDialTimeout,
 		AllowCompress: true,
 		CloseTimeout:  defaultCloseWait,
 
@@ -89,7 +89,7 @@ func (cfg *Config) validate() error {
 		return fmt.Errorf("%w: secret shorter than 16 bytes", ErrConfig)
 	}
 	if cfg.MaxFrame == 0 {
-		cfg.MaxFrame = defaultMaxFrame
+		cfg.MaxFrame = DefaultMaxFrame
 	}
 	if cfg.MaxFrame < 0 || cfg.MaxFrame > 1<<31 {
 		return fmt.Errorf("%w: MaxFrame %d out of range", ErrConfig, cfg.MaxFrame)
@@ -101,7 +101,7 @@ func (cfg *Config) validate() error {
 		cfg.MaxBuffered = cfg.MaxFrame
 	}
 	if cfg.DialTimeout <= 0 {
-		cfg.DialTimeout = defaultDialTimeout
+		cfg.DialTimeout = DefaultDialTimeout
 	}
 	if cfg.CloseTimeout <= 0 {
 		cfg.CloseTimeout = defaultCloseWait
@@ -118,15 +118,15 @@ func (cfg *Config) validate() error {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	for _, a := range cfg.Listen {
-		if _, _, err := parseAddr(a); err != nil {
+		if _, _, err := ParseAddr(a); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// parseAddr splits "tcp://host:port" or "unix:///path" into a Go network and address.
-func parseAddr(a string) (network, address string, err error) {
+// ParseAddr splits "tcp://host:port" or "unix:///path" into a Go network and address.
+func ParseAddr(a string) (network, address string, err error) {
 	scheme, rest, ok := strings.Cut(a, "://")
 	if !ok || rest == "" {
 		return "", "", fmt.Errorf("%w: address %q: want tcp://host:port or unix:///path", ErrConfig, a)
@@ -143,8 +143,8 @@ func parseAddr(a string) (network, address string, err error) {
 	return "", "", fmt.Errorf("%w: address %q: unknown scheme %q", ErrConfig, a, scheme)
 }
 
-// formatAddr renders a net.Addr in the scheme syntax of Config.Listen.
-func formatAddr(a net.Addr) string {
+// FormatAddr renders a net.Addr in the scheme syntax of Config.Listen.
+func FormatAddr(a net.Addr) string {
 	switch a.Network() {
 	case "unix":
 		return "unix://" + a.String()
@@ -172,7 +172,7 @@ func (o LinkOptions) validate() error {
 	if o.Mode > Async {
 		return fmt.Errorf("%w: mode %d", ErrConfig, o.Mode)
 	}
-	if o.maxVersion != 0 && (o.maxVersion < minVersion || o.maxVersion > protoVersion) {
+	if o.maxVersion != 0 && (o.maxVersion < minVersion || o.maxVersion > ProtoVersion) {
 		return fmt.Errorf("%w: protocol version %d", ErrConfig, o.maxVersion)
 	}
 	if len(o.Network) > 31 {

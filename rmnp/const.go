@@ -11,7 +11,7 @@ import (
 // the handshake, and every frame header carries it.
 const (
 	minVersion   uint8 = 1
-	protoVersion uint8 = 2
+	ProtoVersion uint8 = 2
 )
 
 // PeerID identifies a worker (a subtask rank in the paper's GRID_Send) within a run.
@@ -86,23 +86,23 @@ func (m Mode) String() string {
 
 // frame types (spec.md §4).
 const (
-	typeMsg uint8 = iota
-	typePing
-	typeGoAway
+	TypeMsg uint8 = iota
+	TypePing
+	TypeGoAway
 	typeCount
 )
 
 // wire flags (spec.md §4): the low bits are the public CTRL/DATA.
 const (
-	wireCTRL       = uint8(CTRL)
-	wireDATA       = uint8(DATA)
-	wireCompressed = uint8(1 << 4)
-	wireAsync      = uint8(1 << 5)
-	wireKnown      = wireCTRL | wireDATA | wireCompressed | wireAsync
+	WireCTRL       = uint8(CTRL)
+	WireDATA       = uint8(DATA)
+	WireCompressed = uint8(1 << 4)
+	WireAsync      = uint8(1 << 5)
+	wireKnown      = WireCTRL | WireDATA | WireCompressed | WireAsync
 )
 
-// headerSize is the size of a frame header.
-const headerSize = 16
+// HeaderSize is the size of a frame header.
+const HeaderSize = 16
 
 // Payload alignment (spec.md §4, version 2): a MSG frame whose wire payload holds
 // at least padMin bytes has maxPad zero bytes after its header, so that the payload
@@ -112,27 +112,27 @@ const headerSize = 16
 // copy paid for on every large message (docs/bench/rmnp.md).
 const (
 	frameAlign = 64
-	maxPad     = frameAlign - headerSize
+	maxPad     = frameAlign - HeaderSize
 	padMin     = 4 << 10
 )
 
 // padFor returns the pad bytes a frame of version v, type typ and wire payload
 // length carries: maxPad or 0.
 func padFor(v, typ uint8, length uint32) int {
-	if v >= 2 && typ == typeMsg && length >= padMin {
+	if v >= 2 && typ == TypeMsg && length >= padMin {
 		return maxPad
 	}
 	return 0
 }
 
-// zeroPad is the pad written after a header.
-var zeroPad [maxPad]byte
+// ZeroPad is the pad written after a header.
+var ZeroPad [maxPad]byte
 
 // Defaults of DefaultConfig.
 const (
-	defaultMaxFrame    = 64 << 20
+	DefaultMaxFrame    = 64 << 20
 	defaultMaxBuffered = 256 << 20
-	defaultDialTimeout = 10 * time.Second
+	DefaultDialTimeout = 10 * time.Second
 	defaultCloseWait   = 2 * time.Second
 
 	// Pending handshakes (pending.go): the per-source bound leaves room for a

@@ -25,7 +25,7 @@
 // DeriveKey gives another set of endpoints of the same run a run id and secret of their
 // own. Counters per link and per network are atomics (Stats).
 //
-// A Gateway relays the links between two sites whose nodes cannot reach each other
+// A Gateway (the package rmnp/gateway) relays the links between two sites whose nodes cannot reach each other
 // (PACX-MPI): a worker dials its site's gateway with a gw:// address (GatewayAddr),
 // and the two sites' gateways carry every such link on one authenticated gateway
 // link, DATA compressed with S2, CTRL never held behind another link's DATA, and

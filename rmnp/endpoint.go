@@ -90,7 +90,7 @@ func Listen(ctx context.Context, cfg Config) (*Endpoint, error) {
 	}
 	var lc net.ListenConfig
 	for _, a := range cfg.Listen {
-		network, address, _ := parseAddr(a)
+		network, address, _ := ParseAddr(a)
 		ln, err := lc.Listen(ctx, network, address)
 		if err != nil && network == "unix" && removeStaleSocket(ctx, address) {
 			ln, err = lc.Listen(ctx, network, address)
@@ -102,7 +102,7 @@ func Listen(ctx context.Context, cfg Config) (*Endpoint, error) {
 			return nil, fmt.Errorf("rmnp: listen on %s: %w", a, err)
 		}
 		e.listeners = append(e.listeners, ln)
-		e.addrs = append(e.addrs, formatAddr(ln.Addr()))
+		e.addrs = append(e.addrs, FormatAddr(ln.Addr()))
 	}
 	for _, ln := range e.listeners {
 		e.wg.Add(1)
@@ -167,7 +167,7 @@ func (e *Endpoint) acceptConn(c net.Conn) {
 		return
 	}
 	_ = c.SetDeadline(time.Now().Add(e.cfg.DialTimeout))
-	info, err := acceptHandshake(c, &e.cfg, e.isClosed())
+	info, err := AcceptHandshake(c, &e.cfg, e.isClosed())
 	if err == nil {
 		err = c.SetDeadline(time.Time{})
 	}
@@ -177,7 +177,7 @@ func (e *Endpoint) acceptConn(c net.Conn) {
 	if err != nil {
 		if err != ErrClosed {
 			e.log.Warn("rmnp: rejected connection", "self", e.cfg.Self,
-				"remote", remoteName(c), "err", err)
+				"remote", RemoteName(c), "err", err)
 		}
 		c.Close()
 		return
@@ -187,11 +187,11 @@ func (e *Endpoint) acceptConn(c net.Conn) {
 	}
 }
 
-func remoteName(c net.Conn) string {
+func RemoteName(c net.Conn) string {
 	if a := c.RemoteAddr(); a != nil && a.String() != "" && a.String() != "@" {
-		return formatAddr(a)
+		return FormatAddr(a)
 	}
-	return formatAddr(c.LocalAddr())
+	return FormatAddr(c.LocalAddr())
 }
 
 // Connect dials addr ("tcp://host:port" or "unix:///path"), authenticates, and adds
@@ -214,7 +214,7 @@ func (e *Endpoint) Connect(ctx context.Context, peerID PeerID, addr string, opts
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
 	}
-	info, err := dialHandshake(c, &e.cfg, peerID, opts)
+	info, err := DialHandshake(c, &e.cfg, peerID, opts)
 	if err == nil {
 		err = c.SetDeadline(time.Time{})
 	}
@@ -239,7 +239,7 @@ func dial(ctx context.Context, addr string) (net.Conn, error) {
 	if strings.HasPrefix(addr, "gw://") {
 		return dialGateway(ctx, addr)
 	}
-	network, address, err := parseAddr(addr)
+	network, address, err := ParseAddr(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -286,10 +286,10 @@ func (e *Endpoint) lookupPeer(id PeerID) *peer {
 
 func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 	if info.mode == Async {
-		limitUnsent(c, AsyncUnsentLimit)
+		LimitUnsent(c, AsyncUnsentLimit)
 	}
 	info.congestion = tuneCongestion(c, e.cfg.CongestionControl)
-	p := e.peerFor(info.peer)
+	p := e.peerFor(info.Peer)
 	l := newLink(e, p, c, info, dialed)
 	e.mu.Lock()
 	if e.isClosed() {
@@ -305,7 +305,7 @@ func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 	close(e.linkUp)
 	e.linkUp = make(chan struct{})
 	e.mu.Unlock()
-	e.log.Debug("rmnp: link up", "self", e.cfg.Self, "peer", info.peer, "network", info.label,
+	e.log.Debug("rmnp: link up", "self", e.cfg.Self, "peer", info.Peer, "network", info.Label,
 		"mode", info.mode, "remote", l.remote, "compress", info.compress, "congestion", info.congestion)
 	e.wg.Add(2)
 	go l.readLoop()
@@ -316,7 +316,7 @@ func (e *Endpoint) addLink(c net.Conn, info linkInfo, dialed bool) error {
 // linkDown is called once per link when it dies.
 func (e *Endpoint) linkDown(l *link, err error) {
 	left := l.p.removeLink(l)
-	ev := PeerDownEvent{Peer: l.p.id, Network: l.info.label, Addr: l.remote, Err: err, LinksLeft: left}
+	ev := PeerDownEvent{Peer: l.p.id, Network: l.info.Label, Addr: l.remote, Err: err, LinksLeft: left}
 	if e.isClosed() {
 		return
 	}

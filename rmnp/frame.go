@@ -11,30 +11,30 @@ import (
 	"github.com/klauspost/compress/s2"
 )
 
-// header is a frame header (spec.md §4) with accessors, as yamux's header.
-type header [headerSize]byte
+// Header is a frame header (spec.md §4) with accessors, as yamux's header.
+type Header [HeaderSize]byte
 
-func (h *header) version() uint8 { return h[0] }
-func (h *header) typ() uint8     { return h[1] }
-func (h *header) flags() uint8   { return h[2] }
-func (h *header) length() uint32 { return binary.LittleEndian.Uint32(h[4:8]) }
-func (h *header) raw() uint32    { return binary.LittleEndian.Uint32(h[8:12]) }
-func (h *header) seq() uint32    { return binary.LittleEndian.Uint32(h[12:16]) }
-func (h *header) pad() int       { return int(h[3]) }
+func (h *Header) Version() uint8 { return h[0] }
+func (h *Header) Typ() uint8     { return h[1] }
+func (h *Header) Flags() uint8   { return h[2] }
+func (h *Header) Length() uint32 { return binary.LittleEndian.Uint32(h[4:8]) }
+func (h *Header) Raw() uint32    { return binary.LittleEndian.Uint32(h[8:12]) }
+func (h *Header) Seq() uint32    { return binary.LittleEndian.Uint32(h[12:16]) }
+func (h *Header) Pad() int       { return int(h[3]) }
 
-// size returns the bytes of the whole frame on the wire: header, pad, payload.
-func (h *header) size() uint64 { return uint64(headerSize + h.pad() + int(h.length())) }
+// Size returns the bytes of the whole frame on the wire: header, pad, payload.
+func (h *Header) Size() uint64 { return uint64(HeaderSize + h.Pad() + int(h.Length())) }
 
 // kind returns the public message kind (CTRL or DATA) of a MSG frame.
-func (h *header) kind() Flags { return Flags(h.flags()) & kindMask }
+func (h *Header) kind() Flags { return Flags(h.Flags()) & kindMask }
 
-// encode fills the header for the current protocol version.
-func (h *header) encode(typ, flags uint8, length, raw, seq uint32) {
-	h.encodeV(protoVersion, typ, flags, length, raw, seq)
+// Encode fills the header for the current protocol version.
+func (h *Header) Encode(typ, flags uint8, length, raw, seq uint32) {
+	h.EncodeV(ProtoVersion, typ, flags, length, raw, seq)
 }
 
-// encodeV fills the header for version v, with the pad that version asks for.
-func (h *header) encodeV(v, typ, flags uint8, length, raw, seq uint32) {
+// EncodeV fills the header for version v, with the pad that version asks for.
+func (h *Header) EncodeV(v, typ, flags uint8, length, raw, seq uint32) {
 	h[0] = v
 	h[1] = typ
 	h[2] = flags
@@ -45,9 +45,9 @@ func (h *header) encodeV(v, typ, flags uint8, length, raw, seq uint32) {
 }
 
 // String formats the header for logs.
-func (h *header) String() string {
+func (h *Header) String() string {
 	return fmt.Sprintf("v%d type=%d flags=0x%02x pad=%d len=%d raw=%d seq=%d",
-		h.version(), h.typ(), h.flags(), h.pad(), h.length(), h.raw(), h.seq())
+		h.Version(), h.Typ(), h.Flags(), h.Pad(), h.Length(), h.Raw(), h.Seq())
 }
 
 // frameReader decodes the frames of one connection. It validates every header field
@@ -58,8 +58,8 @@ type frameReader struct {
 	buf      []byte // read-ahead: buf[r:w] are stream bytes not consumed yet
 	r, w     int
 	maxFrame uint32
-	version  uint8 // the link's protocol version
-	hdr      header
+	Version  uint8 // the link's protocol version
+	hdr      Header
 	pad      [maxPad]byte // the pad after hdr, read and checked
 	seq      [2]uint32    // last seq of CTRL, DATA
 	zbuf     []byte       // compressed payload, reused
@@ -73,8 +73,8 @@ type frameReader struct {
 // read straight into its destination (reads of at least readBuffer bypass it).
 const readBuffer = 8 << 10
 
-func newFrameReader(r io.Reader, maxFrame int) *frameReader {
-	return &frameReader{src: r, buf: make([]byte, readBuffer), maxFrame: uint32(maxFrame), version: protoVersion}
+func NewFrameReader(r io.Reader, maxFrame int) *frameReader {
+	return &frameReader{src: r, buf: make([]byte, readBuffer), maxFrame: uint32(maxFrame), Version: ProtoVersion}
 }
 
 // buffered returns the number of read-ahead bytes not consumed yet.
@@ -117,10 +117,10 @@ func (fr *frameReader) unread(b []byte) {
 	fr.r, fr.w = 0, len(b)+rest
 }
 
-// next reads and validates the next header, and skips its pad.
-func (fr *frameReader) next() (*header, error) {
+// Next reads and validates the next header, and skips its pad.
+func (fr *frameReader) Next() (*Header, error) {
 	h := &fr.hdr
-	if err := fr.readFull(h[:], true); err != nil {
+	if err := fr.ReadFull(h[:], true); err != nil {
 		return nil, err
 	}
 	if err := fr.check(h); err != nil {
@@ -133,96 +133,96 @@ func (fr *frameReader) next() (*header, error) {
 }
 
 // skipPad reads the pad that follows the checked header h and checks it is zero.
-func (fr *frameReader) skipPad(h *header) error {
-	n := h.pad()
+func (fr *frameReader) skipPad(h *Header) error {
+	n := h.Pad()
 	if n == 0 {
 		return nil
 	}
-	if err := fr.readFull(fr.pad[:n], false); err != nil {
+	if err := fr.ReadFull(fr.pad[:n], false); err != nil {
 		return err
 	}
 	return checkPad(fr.pad[:n])
 }
 
 func checkPad(b []byte) error {
-	if !bytes.Equal(b, zeroPad[:len(b)]) { // memequal: a byte loop showed in the 64 KiB profile
+	if !bytes.Equal(b, ZeroPad[:len(b)]) { // memequal: a byte loop showed in the 64 KiB profile
 
 		return fmt.Errorf("%w: non-zero pad", ErrFrame)
 	}
 	return nil
 }
 
-func (fr *frameReader) check(h *header) error {
+func (fr *frameReader) check(h *Header) error {
 	switch {
-	case h.version() != fr.version:
-		return fmt.Errorf("%w: frame of version %d on a version %d link", ErrVersion, h.version(), fr.version)
-	case h.typ() >= typeCount:
-		return fmt.Errorf("%w: unknown type %d", ErrFrame, h.typ())
-	case h.flags()&^wireKnown != 0:
+	case h.Version() != fr.Version:
+		return fmt.Errorf("%w: frame of version %d on a version %d link", ErrVersion, h.Version(), fr.Version)
+	case h.Typ() >= typeCount:
+		return fmt.Errorf("%w: unknown type %d", ErrFrame, h.Typ())
+	case h.Flags()&^wireKnown != 0:
 		return fmt.Errorf("%w: reserved bits set (%v)", ErrFrame, h)
-	case h.length() > fr.maxFrame || h.raw() > fr.maxFrame:
+	case h.Length() > fr.maxFrame || h.Raw() > fr.maxFrame:
 		return fmt.Errorf("%w: oversize (%v, max %d)", ErrFrame, h, fr.maxFrame)
-	case h.pad() != padFor(fr.version, h.typ(), h.length()):
-		return fmt.Errorf("%w: pad %d, want %d (%v)", ErrFrame, h.pad(), padFor(fr.version, h.typ(), h.length()), h)
+	case h.Pad() != padFor(fr.Version, h.Typ(), h.Length()):
+		return fmt.Errorf("%w: pad %d, want %d (%v)", ErrFrame, h.Pad(), padFor(fr.Version, h.Typ(), h.Length()), h)
 	}
-	if h.typ() != typeMsg {
-		if h.flags() != 0 || h.length() != 0 || h.raw() != 0 || h.seq() != 0 {
+	if h.Typ() != TypeMsg {
+		if h.Flags() != 0 || h.Length() != 0 || h.Raw() != 0 || h.Seq() != 0 {
 			return fmt.Errorf("%w: control frame with fields set (%v)", ErrFrame, h)
 		}
 		return nil
 	}
 	k := h.kind()
 	if k != CTRL && k != DATA {
-		return fmt.Errorf("%w: message kind 0x%02x", ErrFrame, h.flags())
+		return fmt.Errorf("%w: message kind 0x%02x", ErrFrame, h.Flags())
 	}
-	comp := h.flags()&wireCompressed != 0
+	comp := h.Flags()&WireCompressed != 0
 	if comp && k != DATA {
 		return fmt.Errorf("%w: compressed CTRL", ErrFrame)
 	}
-	if !comp && h.raw() != h.length() {
-		return fmt.Errorf("%w: raw %d != length %d without compression", ErrFrame, h.raw(), h.length())
+	if !comp && h.Raw() != h.Length() {
+		return fmt.Errorf("%w: raw %d != length %d without compression", ErrFrame, h.Raw(), h.Length())
 	}
 	i := 0
 	if k == DATA {
 		i = 1
 	}
-	if h.seq() != fr.seq[i]+1 {
-		return fmt.Errorf("%w: %v seq %d after %d", ErrFrame, k, h.seq(), fr.seq[i])
+	if h.Seq() != fr.seq[i]+1 {
+		return fmt.Errorf("%w: %v seq %d after %d", ErrFrame, k, h.Seq(), fr.seq[i])
 	}
-	fr.seq[i] = h.seq()
+	fr.seq[i] = h.Seq()
 	return nil
 }
 
-// payload reads the current frame's payload into dst, which must hold h.raw() bytes,
+// Payload reads the current frame's payload into dst, which must hold h.raw() bytes,
 // decompressing if needed.
-func (fr *frameReader) payload(h *header, dst []byte) error {
-	if h.flags()&wireCompressed == 0 {
-		return fr.readFull(dst[:h.length()], false)
+func (fr *frameReader) Payload(h *Header, dst []byte) error {
+	if h.Flags()&WireCompressed == 0 {
+		return fr.ReadFull(dst[:h.Length()], false)
 	}
-	n := int(h.length())
+	n := int(h.Length())
 	if cap(fr.zbuf) < n {
 		fr.zbuf = make([]byte, n)
 	}
 	z := fr.zbuf[:n]
-	if err := fr.readFull(z, false); err != nil {
+	if err := fr.ReadFull(z, false); err != nil {
 		return err
 	}
 	dl, err := s2.DecodedLen(z)
-	if err != nil || dl != int(h.raw()) {
-		return fmt.Errorf("%w: s2 block of %d bytes, header says %d", ErrFrame, dl, h.raw())
+	if err != nil || dl != int(h.Raw()) {
+		return fmt.Errorf("%w: s2 block of %d bytes, header says %d", ErrFrame, dl, h.Raw())
 	}
-	out, err := s2.Decode(dst[:h.raw()], z)
+	out, err := s2.Decode(dst[:h.Raw()], z)
 	if err != nil {
 		return fmt.Errorf("%w: s2: %w", ErrFrame, err)
 	}
-	if len(out) != int(h.raw()) {
-		return fmt.Errorf("%w: s2 decoded %d bytes, header says %d", ErrFrame, len(out), h.raw())
+	if len(out) != int(h.Raw()) {
+		return fmt.Errorf("%w: s2 decoded %d bytes, header says %d", ErrFrame, len(out), h.Raw())
 	}
 	return nil
 }
 
-// readFull reads len(dst) bytes, asking fr.retry on timeouts.
-func (fr *frameReader) readFull(dst []byte, boundary bool) error {
+// ReadFull reads len(dst) bytes, asking fr.retry on timeouts.
+func (fr *frameReader) ReadFull(dst []byte, boundary bool) error {
 	n := 0
 	for n < len(dst) {
 		k, err := fr.read(dst[n:])

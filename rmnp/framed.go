@@ -32,16 +32,16 @@ func init() {
 
 func (f *framedConn) init(c net.Conn) {
 	f.c = c
-	f.wbuf = make([]byte, frameAlign+smallWrite)
+	f.wbuf = make([]byte, frameAlign+SmallWrite)
 	f.sock.init(c, 0)
 }
 
 // Write sends buf as one DATA frame.
 func (f *framedConn) Write(buf []byte) error {
-	h := (*header)(f.head[:headerSize])
-	h.encode(typeMsg, uint8(DATA), uint32(len(buf)), uint32(len(buf)), 1)
-	head := f.head[:headerSize+h.pad()]
-	if len(buf) <= smallWrite {
+	h := (*Header)(f.head[:HeaderSize])
+	h.Encode(TypeMsg, uint8(DATA), uint32(len(buf)), uint32(len(buf)), 1)
+	head := f.head[:HeaderSize+h.Pad()]
+	if len(buf) <= SmallWrite {
 		off := copy(f.wbuf, head)
 		n := copy(f.wbuf[off:], buf)
 		return f.sock.write(f.wbuf[:off+n], nil, nil)
@@ -51,7 +51,7 @@ func (f *framedConn) Write(buf []byte) error {
 
 // Read reads one message of len(buf) bytes (the caller knows the size).
 func (f *framedConn) Read(buf []byte) error {
-	head := f.in[:headerSize+padFor(protoVersion, typeMsg, uint32(len(buf)))]
+	head := f.in[:HeaderSize+padFor(ProtoVersion, TypeMsg, uint32(len(buf)))]
 	n := 0
 	if f.sock.ok() {
 		var err error

@@ -14,43 +14,43 @@ const fuzzMaxFrame = 1 << 16
 
 // seedFrames returns real frame streams as the link writer produces them.
 func seedFrames() [][]byte {
-	var ping, away header
-	ping.encode(typePing, 0, 0, 0, 0)
-	away.encode(typeGoAway, 0, 0, 0, 0)
+	var ping, away Header
+	ping.Encode(TypePing, 0, 0, 0, 0)
+	away.Encode(TypeGoAway, 0, 0, 0, 0)
 	z := s2.Encode(nil, bytes.Repeat([]byte("halo"), 256))
-	var zh header
-	zh.encode(typeMsg, wireDATA|wireCompressed, uint32(len(z)), 1024, 1)
-	stream := append(rawFrame(typeMsg, wireCTRL, []byte("tok_conv"), 1),
-		rawFrame(typeMsg, wireDATA|wireAsync, make([]byte, 64), 1)...)
+	var zh Header
+	zh.Encode(TypeMsg, WireDATA|WireCompressed, uint32(len(z)), 1024, 1)
+	stream := append(rawFrame(TypeMsg, WireCTRL, []byte("tok_conv"), 1),
+		rawFrame(TypeMsg, WireDATA|WireAsync, make([]byte, 64), 1)...)
 	stream = append(stream, ping[:]...)
-	stream = append(stream, rawFrame(typeMsg, wireDATA, []byte("x"), 2)...)
+	stream = append(stream, rawFrame(TypeMsg, WireDATA, []byte("x"), 2)...)
 	stream = append(stream, away[:]...)
 	return [][]byte{
 		stream,
 		append(zh[:], z...),
-		rawFrame(typeMsg, wireCTRL, nil, 1),
-		rawFrame(typeMsg, wireDATA, make([]byte, padMin), 1), // padded
-		rawFrame(typeMsg, wireDATA, []byte("y"), 7),          // bad seq
+		rawFrame(TypeMsg, WireCTRL, nil, 1),
+		rawFrame(TypeMsg, WireDATA, make([]byte, padMin), 1), // padded
+		rawFrame(TypeMsg, WireDATA, []byte("y"), 7),          // bad seq
 		stream[:21], // truncated
 	}
 }
 
 // decodeAll runs the link reader's decoding over r until an error.
 func decodeAll(r io.Reader) error {
-	fr := newFrameReader(r, fuzzMaxFrame)
+	fr := NewFrameReader(r, fuzzMaxFrame)
 	buf := make([]byte, fuzzMaxFrame)
 	for i := 0; ; i++ {
-		h, err := fr.next()
+		h, err := fr.Next()
 		if err != nil {
 			return err
 		}
-		if h.typ() != typeMsg {
+		if h.Typ() != TypeMsg {
 			continue
 		}
-		if h.length() > fuzzMaxFrame || h.raw() > fuzzMaxFrame {
+		if h.Length() > fuzzMaxFrame || h.Raw() > fuzzMaxFrame {
 			panic("header above MaxFrame accepted")
 		}
-		if err := fr.payload(h, buf[:h.raw()]); err != nil {
+		if err := fr.Payload(h, buf[:h.Raw()]); err != nil {
 			return err
 		}
 		if cap(fr.zbuf) > fuzzMaxFrame {
@@ -90,14 +90,14 @@ func (script) Write(p []byte) (int, error) { return len(p), nil }
 func FuzzHandshake(f *testing.F) {
 	cfg := DefaultConfig()
 	cfg.RunID, cfg.Secret, cfg.Self = testRun, testSecret, 2
-	h := hello{version: protoVersion, order: orderLittle, mode: 1, options: optCompress,
+	h := hello{version: ProtoVersion, order: orderLittle, mode: 1, options: optCompress,
 		run: testRun, from: 1, to: 2, label: "infiniband"}
-	var hb [helloSize]byte
-	h.encode(&hb)
-	a := accept{version: protoVersion, order: orderLittle, id: 2}
-	var ab [acceptSize]byte
-	a.encode(&ab)
-	for _, s := range [][]byte{hb[:], ab[:], append(hb[:], make([]byte, authSize)...), hb[:50], nil} {
+	var hb [HelloSize]byte
+	h.Encode(&hb)
+	a := accept{version: ProtoVersion, order: orderLittle, id: 2}
+	var ab [AcceptSize]byte
+	a.Encode(&ab)
+	for _, s := range [][]byte{hb[:], ab[:], append(hb[:], make([]byte, AuthSize)...), hb[:50], nil} {
 		f.Add(s, uint16(len(s)/2))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
@@ -107,19 +107,19 @@ func FuzzHandshake(f *testing.F) {
 			io.MultiReader(bytes.NewReader(data[:c]), bytes.NewReader(data[c:])),
 			iotest.OneByteReader(bytes.NewReader(data)),
 		} {
-			_, err := acceptHandshake(script{r}, &cfg, false)
+			_, err := AcceptHandshake(script{r}, &cfg, false)
 			if err == nil {
 				t.Fatal("acceptor authenticated random input")
 			}
 		}
 		dcfg := cfg
 		dcfg.Self = 1
-		_, err := dialHandshake(script{bytes.NewReader(data)}, &dcfg, 2, LinkOptions{})
+		_, err := DialHandshake(script{bytes.NewReader(data)}, &dcfg, 2, LinkOptions{})
 		if err == nil {
 			t.Fatal("dialer authenticated random input")
 		}
-		if len(data) >= helloSize {
-			if _, err := decodeHello(data[:helloSize]); err != nil && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrVersion) {
+		if len(data) >= HelloSize {
+			if _, err := decodeHello(data[:HelloSize]); err != nil && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrVersion) {
 				t.Fatalf("decodeHello error not classified: %v", err)
 			}
 		}

@@ -15,10 +15,10 @@ import (
 
 // Handshake message sizes and constants (spec.md §3).
 const (
-	helloSize  = 96
-	acceptSize = 80
-	authSize   = 36
-	doneSize   = 8
+	HelloSize  = 96
+	AcceptSize = 80
+	AuthSize   = 36
+	DoneSize   = 8
 	nonceSize  = 32
 	macSize    = sha256.Size
 
@@ -38,7 +38,7 @@ const (
 	statusClosing
 )
 
-var magic = [4]byte{'R', 'M', 'N', 'P'}
+var Magic = [4]byte{'R', 'M', 'N', 'P'}
 
 var (
 	labelAccept = []byte("rmnp1 accept")
@@ -64,9 +64,9 @@ type hello struct {
 	label                         string
 }
 
-func (h *hello) encode(b *[helloSize]byte) {
-	*b = [helloSize]byte{}
-	copy(b[0:4], magic[:])
+func (h *hello) Encode(b *[HelloSize]byte) {
+	*b = [HelloSize]byte{}
+	copy(b[0:4], Magic[:])
 	b[4], b[5], b[6], b[7] = h.version, h.order, h.mode, h.options
 	copy(b[8:24], h.run[:])
 	binary.LittleEndian.PutUint32(b[24:28], uint32(h.from))
@@ -80,10 +80,10 @@ func (h *hello) encode(b *[helloSize]byte) {
 // endpoint's state (magic, label length, padding, known values).
 func decodeHello(b []byte) (hello, error) {
 	var h hello
-	if len(b) != helloSize {
+	if len(b) != HelloSize {
 		return h, fmt.Errorf("%w: hello of %d bytes", ErrAuth, len(b))
 	}
-	if !bytes.Equal(b[0:4], magic[:]) {
+	if !bytes.Equal(b[0:4], Magic[:]) {
 		return h, fmt.Errorf("%w: bad magic %q", ErrAuth, b[0:4])
 	}
 	h.version, h.order, h.mode, h.options = b[4], b[5], b[6], b[7]
@@ -116,9 +116,9 @@ type accept struct {
 	mac                             [macSize]byte
 }
 
-func (a *accept) encode(b *[acceptSize]byte) {
-	*b = [acceptSize]byte{}
-	copy(b[0:4], magic[:])
+func (a *accept) Encode(b *[AcceptSize]byte) {
+	*b = [AcceptSize]byte{}
+	copy(b[0:4], Magic[:])
 	b[4], b[5], b[6], b[7] = a.version, a.order, a.status, a.options
 	binary.LittleEndian.PutUint32(b[8:12], uint32(a.id))
 	copy(b[16:48], a.nonce[:])
@@ -127,17 +127,17 @@ func (a *accept) encode(b *[acceptSize]byte) {
 
 func decodeAccept(b []byte) (accept, error) {
 	var a accept
-	if len(b) != acceptSize {
+	if len(b) != AcceptSize {
 		return a, fmt.Errorf("%w: accept of %d bytes", ErrAuth, len(b))
 	}
-	if !bytes.Equal(b[0:4], magic[:]) {
+	if !bytes.Equal(b[0:4], Magic[:]) {
 		return a, fmt.Errorf("%w: bad magic %q", ErrAuth, b[0:4])
 	}
 	a.version, a.order, a.status, a.options = b[4], b[5], b[6], b[7]
 	a.id = PeerID(binary.LittleEndian.Uint32(b[8:12]))
 	copy(a.nonce[:], b[16:48])
 	copy(a.mac[:], b[48:80])
-	if a.version < minVersion || a.version > protoVersion {
+	if a.version < minVersion || a.version > ProtoVersion {
 		return a, fmt.Errorf("%w: peer speaks version %d", ErrVersion, a.version)
 	}
 	if a.status != statusOK {
@@ -189,9 +189,9 @@ func mac(secret, label []byte, parts ...[]byte) [macSize]byte {
 // linkInfo is what a handshake establishes about a link.
 type linkInfo struct {
 	version   uint8 // agreed protocol version
-	peer      PeerID
+	Peer      PeerID
 	mode      Mode
-	label     string
+	Label     string
 	compress  bool
 	peerOrder uint8
 	// congestion is the TCP congestion control the link ended with (set when
@@ -199,9 +199,9 @@ type linkInfo struct {
 	congestion string
 }
 
-// dialHandshake runs the dialer's side of spec.md §3 on rw.
-func dialHandshake(rw io.ReadWriter, cfg *Config, to PeerID, opts LinkOptions) (linkInfo, error) {
-	h := hello{version: cmp.Or(opts.maxVersion, protoVersion), order: hostOrder, mode: uint8(opts.Mode),
+// DialHandshake runs the dialer's side of spec.md §3 on rw.
+func DialHandshake(rw io.ReadWriter, cfg *Config, to PeerID, opts LinkOptions) (linkInfo, error) {
+	h := hello{version: cmp.Or(opts.maxVersion, ProtoVersion), order: hostOrder, mode: uint8(opts.Mode),
 		run: cfg.RunID, from: cfg.Self, to: to, label: opts.Network}
 	if opts.Compress {
 		h.options = optCompress
@@ -209,12 +209,12 @@ func dialHandshake(rw io.ReadWriter, cfg *Config, to PeerID, opts LinkOptions) (
 	if _, err := rand.Read(h.nonce[:]); err != nil {
 		return linkInfo{}, err
 	}
-	var hb [helloSize]byte
-	h.encode(&hb)
+	var hb [HelloSize]byte
+	h.Encode(&hb)
 	if _, err := rw.Write(hb[:]); err != nil {
 		return linkInfo{}, err
 	}
-	var ab [acceptSize]byte
+	var ab [AcceptSize]byte
 	if _, err := io.ReadFull(rw, ab[:]); err != nil {
 		return linkInfo{}, fmt.Errorf("%w: reading accept: %w", ErrAuth, err)
 	}
@@ -232,40 +232,40 @@ func dialHandshake(rw io.ReadWriter, cfg *Config, to PeerID, opts LinkOptions) (
 	if !hmac.Equal(want[:], a.mac[:]) {
 		return linkInfo{}, fmt.Errorf("%w: peer's mac does not match our secret", ErrAuth)
 	}
-	var auth [authSize]byte
-	copy(auth[0:4], magic[:])
+	var auth [AuthSize]byte
+	copy(auth[0:4], Magic[:])
 	m := mac(cfg.Secret, labelDial, hb[:], ab[:])
 	copy(auth[4:], m[:])
 	if _, err := rw.Write(auth[:]); err != nil {
 		return linkInfo{}, err
 	}
-	var done [doneSize]byte
+	var done [DoneSize]byte
 	if _, err := io.ReadFull(rw, done[:]); err != nil {
 		return linkInfo{}, fmt.Errorf("%w: reading done: %w", ErrAuth, err)
 	}
-	if !bytes.Equal(done[0:4], magic[:]) || !allZero(done[5:]) {
+	if !bytes.Equal(done[0:4], Magic[:]) || !allZero(done[5:]) {
 		return linkInfo{}, fmt.Errorf("%w: malformed done", ErrAuth)
 	}
 	if done[4] != statusOK {
 		return linkInfo{}, statusError(done[4])
 	}
-	return linkInfo{peer: to, mode: opts.Mode, label: opts.Network, version: a.version,
+	return linkInfo{Peer: to, mode: opts.Mode, Label: opts.Network, version: a.version,
 		compress: a.options&optCompress != 0, peerOrder: a.order}, nil
 }
 
-// acceptHandshake runs the acceptor's side of spec.md §3 on rw. closing reports
+// AcceptHandshake runs the acceptor's side of spec.md §3 on rw. closing reports
 // whether the endpoint is shutting down.
-func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, error) {
-	var hb [helloSize]byte
+func AcceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, error) {
+	var hb [HelloSize]byte
 	if _, err := io.ReadFull(rw, hb[:]); err != nil {
 		return linkInfo{}, fmt.Errorf("%w: reading hello: %w", ErrAuth, err)
 	}
 	h, err := decodeHello(hb[:])
 	// The link speaks the highest version both ends know (the dialer offers
 	// every version up to h.version).
-	a := accept{version: min(h.version, protoVersion), order: hostOrder, id: cfg.Self}
+	a := accept{version: min(h.version, ProtoVersion), order: hostOrder, id: cfg.Self}
 	if err != nil {
-		a.version = protoVersion
+		a.version = ProtoVersion
 	}
 	switch {
 	case errors.Is(err, ErrVersion):
@@ -279,12 +279,12 @@ func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, err
 	case closing:
 		a.status, err = statusClosing, ErrClosed
 	}
-	var ab [acceptSize]byte
+	var ab [AcceptSize]byte
 	if a.status != statusOK {
 		// Nothing about this endpoint before the MACs are checked: no peer id,
 		// no byte order (the dialer learns only which of its own claims failed).
 		a.id, a.order = 0, 0
-		a.encode(&ab)
+		a.Encode(&ab)
 		_, _ = rw.Write(ab[:])
 		return linkInfo{}, err
 	}
@@ -294,19 +294,19 @@ func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, err
 	if _, err := rand.Read(a.nonce[:]); err != nil {
 		return linkInfo{}, err
 	}
-	a.encode(&ab)
+	a.Encode(&ab)
 	a.mac = mac(cfg.Secret, labelAccept, hb[:], ab[:48])
-	a.encode(&ab)
+	a.Encode(&ab)
 	if _, err := rw.Write(ab[:]); err != nil {
 		return linkInfo{}, err
 	}
-	var auth [authSize]byte
+	var auth [AuthSize]byte
 	if _, err := io.ReadFull(rw, auth[:]); err != nil {
 		return linkInfo{}, fmt.Errorf("%w: reading auth from peer %d: %w", ErrAuth, h.from, err)
 	}
 	want := mac(cfg.Secret, labelDial, hb[:], ab[:])
-	done := [doneSize]byte{'R', 'M', 'N', 'P'}
-	if !bytes.Equal(auth[0:4], magic[:]) || !hmac.Equal(want[:], auth[4:]) {
+	done := [DoneSize]byte{'R', 'M', 'N', 'P'}
+	if !bytes.Equal(auth[0:4], Magic[:]) || !hmac.Equal(want[:], auth[4:]) {
 		done[4] = statusMAC
 		_, _ = rw.Write(done[:])
 		return linkInfo{}, fmt.Errorf("%w: bad mac from peer %d (wrong secret or replay)", ErrAuth, h.from)
@@ -314,6 +314,6 @@ func acceptHandshake(rw io.ReadWriter, cfg *Config, closing bool) (linkInfo, err
 	if _, err := rw.Write(done[:]); err != nil {
 		return linkInfo{}, err
 	}
-	return linkInfo{peer: h.from, mode: Mode(h.mode), label: h.label, version: a.version,
+	return linkInfo{Peer: h.from, mode: Mode(h.mode), Label: h.label, version: a.version,
 		compress: a.options&optCompress != 0, peerOrder: h.order}, nil
 }

@@ -145,7 +145,7 @@ func captureLog(cfg *Config) *lockedBuffer {
 // returning the bare connection (for tests that misbehave after the handshake).
 func rawDial(t testing.TB, addr string, from, to PeerID) net.Conn {
 	t.Helper()
-	network, address, err := parseAddr(addr)
+	network, address, err := ParseAddr(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func rawDial(t testing.TB, addr string, from, to PeerID) net.Conn {
 	}
 	t.Cleanup(func() { c.Close() })
 	cfg := testConfig(t, from, "tcp")
-	if _, err := dialHandshake(c, &cfg, to, LinkOptions{Network: "raw"}); err != nil {
+	if _, err := DialHandshake(c, &cfg, to, LinkOptions{Network: "raw"}); err != nil {
 		t.Fatalf("raw handshake: %v", err)
 	}
 	return c
@@ -163,7 +163,7 @@ func rawDial(t testing.TB, addr string, from, to PeerID) net.Conn {
 
 // rawFrame encodes one frame.
 func rawFrame(typ, flags uint8, payload []byte, seq uint32) []byte {
-	var h header
-	h.encode(typ, flags, uint32(len(payload)), uint32(len(payload)), seq)
-	return append(append(h[:], make([]byte, h.pad())...), payload...)
+	var h Header
+	h.Encode(typ, flags, uint32(len(payload)), uint32(len(payload)), seq)
+	return append(append(h[:], make([]byte, h.Pad())...), payload...)
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/klauspost/compress/s2"
 )
 
-// smallWrite is the largest payload copied next to its header for a single write;
+// SmallWrite is the largest payload copied next to its header for a single write;
 // larger payloads are written from the caller's buffer after the header.
-const smallWrite = 32 << 10
+const SmallWrite = 32 << 10
 
 // link is one authenticated connection to a peer on one network. It owns one reader
 // goroutine (readLoop) and one sender goroutine (sendLoop), as yamux's session.
@@ -44,7 +44,7 @@ type link struct {
 	wbuf []byte
 	zbuf []byte
 	wseq [2]uint32
-	hdr  header
+	hdr  Header
 
 	rd   readSide
 	sock sockIO // the connection's reads and writes
@@ -83,13 +83,13 @@ type outItem struct {
 
 func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link {
 	l := &link{e: e, p: p, conn: c, info: info, dialed: dialed,
-		local: formatAddr(c.LocalAddr()), remote: remoteName(c),
-		fr:     newFrameReader(c, e.cfg.MaxFrame),
+		local: FormatAddr(c.LocalAddr()), remote: RemoteName(c),
+		fr:     NewFrameReader(c, e.cfg.MaxFrame),
 		wake:   make(chan struct{}, 1),
 		closed: make(chan struct{}),
-		wbuf:   make([]byte, frameAlign+smallWrite),
+		wbuf:   make([]byte, frameAlign+SmallWrite),
 	}
-	l.fr.version = info.version
+	l.fr.Version = info.version
 	l.rd.tok.init()
 	l.rd.resume = time.NewTimer(time.Hour)
 	l.rd.resume.Stop()
@@ -101,7 +101,7 @@ func newLink(e *Endpoint, p *peer, c net.Conn, info linkInfo, dialed bool) *link
 	return l
 }
 
-func signal(ch chan struct{}) {
+func Signal(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
@@ -120,7 +120,7 @@ func (l *link) fail(err error) {
 		for _, it := range l.q {
 			it.err = fmt.Errorf("%w: peer %d: %w", ErrPeerDown, l.p.id, err)
 			if it.waiter {
-				signal(it.done)
+				Signal(it.done)
 			}
 		}
 		l.q = l.q[:0]
@@ -184,7 +184,7 @@ func (l *link) sendAsync(buf []byte) error {
 	it.buf = it.owned
 	l.q = append(l.q, it)
 	l.mu.Unlock()
-	signal(l.wake)
+	Signal(l.wake)
 	return nil
 }
 
@@ -209,7 +209,7 @@ func (l *link) sendReliable(ctx context.Context, kind Flags, buf []byte) error {
 		pending := len(l.q) > 0
 		l.mu.Unlock()
 		if pending {
-			signal(l.wake)
+			Signal(l.wake)
 		}
 		if err != nil {
 			l.fail(err)
@@ -221,7 +221,7 @@ func (l *link) sendReliable(ctx context.Context, kind Flags, buf []byte) error {
 	it.kind, it.waiter, it.buf = kind, true, buf
 	l.q = append(l.q, it)
 	l.mu.Unlock()
-	signal(l.wake)
+	Signal(l.wake)
 	return l.waitQueued(ctx, it)
 }
 
@@ -288,7 +288,7 @@ func (l *link) armWatch(ctx context.Context) {
 func (l *link) writeMsg(ctx context.Context, kind Flags, async bool, buf []byte) error {
 	flags := uint8(kind)
 	if async {
-		flags |= wireAsync
+		flags |= WireAsync
 	}
 	payload := buf
 	if kind == DATA && l.info.compress && len(buf) > 0 {
@@ -298,7 +298,7 @@ func (l *link) writeMsg(ctx context.Context, kind Flags, async bool, buf []byte)
 		z := s2.Encode(l.zbuf[:cap(l.zbuf)], buf)
 		if len(z) < len(buf) {
 			payload = z
-			flags |= wireCompressed
+			flags |= WireCompressed
 		}
 	}
 	i := 0
@@ -306,7 +306,7 @@ func (l *link) writeMsg(ctx context.Context, kind Flags, async bool, buf []byte)
 		i = 1
 	}
 	l.wseq[i]++
-	l.hdr.encodeV(l.info.version, typeMsg, flags, uint32(len(payload)), uint32(len(buf)), l.wseq[i])
+	l.hdr.EncodeV(l.info.version, TypeMsg, flags, uint32(len(payload)), uint32(len(buf)), l.wseq[i])
 	if dl, ok := ctx.Deadline(); ok {
 		_ = l.conn.SetWriteDeadline(dl)
 		defer l.conn.SetWriteDeadline(time.Time{})
@@ -328,19 +328,19 @@ func (l *link) writeMsg(ctx context.Context, kind Flags, async bool, buf []byte)
 // copied together, large ones with writev from the caller's buffer.
 func (l *link) writeFrame(payload []byte) error {
 	var err error
-	pad := l.hdr.pad()
-	if len(payload) <= smallWrite {
+	pad := l.hdr.Pad()
+	if len(payload) <= SmallWrite {
 		copy(l.wbuf, l.hdr[:])
-		off := headerSize + copy(l.wbuf[headerSize:headerSize+pad], zeroPad[:])
+		off := HeaderSize + copy(l.wbuf[HeaderSize:HeaderSize+pad], ZeroPad[:])
 		n := copy(l.wbuf[off:], payload)
 		err = l.sock.write(l.wbuf[:off+n], nil, nil)
 	} else {
-		err = l.sock.write(l.hdr[:], zeroPad[:pad], payload)
+		err = l.sock.write(l.hdr[:], ZeroPad[:pad], payload)
 	}
 	if err != nil {
 		return err
 	}
-	l.c.bytesSent.Add(l.hdr.size())
+	l.c.bytesSent.Add(l.hdr.Size())
 	if l.e.cfg.HeartbeatInterval > 0 {
 		l.c.lastWrite.Store(time.Now().UnixNano())
 	}
@@ -381,7 +381,7 @@ func (l *link) sendLoop() {
 			}
 			l.busy = true
 			l.mu.Unlock()
-			l.hdr.encodeV(l.info.version, typeGoAway, 0, 0, 0, 0)
+			l.hdr.EncodeV(l.info.version, TypeGoAway, 0, 0, 0, 0)
 			_ = l.writeFrame(nil)
 			l.fail(ErrClosed)
 			return
@@ -407,7 +407,7 @@ func (l *link) drain() {
 			if err != nil {
 				it.err = fmt.Errorf("%w: peer %d at %s: %w", ErrPeerDown, l.p.id, l.remote, err)
 			}
-			signal(it.done)
+			Signal(it.done)
 		} else {
 			l.putItem(it)
 		}
@@ -432,7 +432,7 @@ func (l *link) heartbeat() {
 	}
 	l.busy = true
 	l.mu.Unlock()
-	l.hdr.encodeV(l.info.version, typePing, 0, 0, 0, 0)
+	l.hdr.EncodeV(l.info.version, TypePing, 0, 0, 0, 0)
 	err := l.writeFrame(nil)
 	l.mu.Lock()
 	l.busy = false

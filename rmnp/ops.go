@@ -308,7 +308,7 @@ func monoNow() int64 { return int64(time.Since(monoBase)) + 1 }
 func (e *Endpoint) Wait(ctx context.Context) (PeerID, Flags, error) {
 	for {
 		if src, kind, ok := e.oldest(); ok {
-			signal(e.anyReady) // let other waiters see it too
+			Signal(e.anyReady) // let other waiters see it too
 			return src, kind, nil
 		}
 		select {

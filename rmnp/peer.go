@@ -97,10 +97,10 @@ func (p *peer) removeLink(l *link) int {
 	p.setFirst()
 	if len(p.links) == 0 {
 		for i := range p.in {
-			signal(p.in[i].ready)
+			Signal(p.in[i].ready)
 		}
 	}
-	signal(p.space)
+	Signal(p.space)
 	return len(p.links)
 }
 
@@ -108,7 +108,7 @@ func (p *peer) removeLink(l *link) int {
 // Called with p.mu held.
 func (p *peer) resumeReaders() {
 	for _, l := range p.links {
-		signal(l.rd.now)
+		Signal(l.rd.now)
 	}
 }
 
@@ -152,9 +152,9 @@ func (p *peer) putMsg(m *msg) {
 // deliver reads the payload of the MSG frame h from l and hands it to a posted
 // Receive or buffers it. Called by whoever reads l; only the background reader
 // pauses when the buffer limit is reached.
-func (p *peer) deliver(l *link, h *header, background bool) error {
-	idx, size := kindIndex(h.kind()), int(h.raw())
-	async := h.flags()&wireAsync != 0
+func (p *peer) deliver(l *link, h *Header, background bool) error {
+	idx, size := kindIndex(h.kind()), int(h.Raw())
+	async := h.Flags()&WireAsync != 0
 	l.lastPayload[idx] = size
 	p.mu.Lock()
 	ib := &p.in[idx]
@@ -174,7 +174,7 @@ func (p *peer) deliver(l *link, h *header, background bool) error {
 	}
 	m := p.getMsg(size)
 	p.mu.Unlock()
-	if err := l.fr.payload(h, m.buf[:size]); err != nil {
+	if err := l.fr.Payload(h, m.buf[:size]); err != nil {
 		p.mu.Lock()
 		p.putMsg(m)
 		p.mu.Unlock()
@@ -198,19 +198,19 @@ func (p *peer) deliver(l *link, h *header, background bool) error {
 		ib.q = append(ib.q, m)
 		p.buffered += size
 	}
-	signal(ib.ready)
+	Signal(ib.ready)
 	p.mu.Unlock()
-	signal(p.e.anyReady)
+	Signal(p.e.anyReady)
 	return nil
 }
 
 // deliverPosted reads the payload of h straight into the posted buffer pr. Called
 // with p.mu held; returns with it released.
-func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
-	size := int(h.raw())
+func (p *peer) deliverPosted(l *link, h *Header, pr *posted) error {
+	size := int(h.Raw())
 	// claimed stays set once completed: no later message lands in pr.
 	pr.claimed, pr.link = true, l
-	if h.flags()&wireCompressed == 0 && l.fr.buffered() >= size {
+	if h.Flags()&WireCompressed == 0 && l.fr.buffered() >= size {
 		// The payload is in the read-ahead (a small message): a copy, done
 		// without releasing the lock.
 		l.fr.read(pr.buf[:size])
@@ -219,12 +219,12 @@ func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
 		return nil
 	}
 	p.mu.Unlock()
-	err := l.fr.payload(h, pr.buf[:size])
+	err := l.fr.Payload(h, pr.buf[:size])
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
 		pr.claimed = false
-		signal(pr.done)
+		Signal(pr.done)
 		return err
 	}
 	p.completePosted(l, h, pr)
@@ -233,9 +233,9 @@ func (p *peer) deliverPosted(l *link, h *header, pr *posted) error {
 
 // completePosted marks pr completed with the message of h and wakes its owner
 // unless the owner read the message itself. Called with p.mu held.
-func (p *peer) completePosted(l *link, h *header, pr *posted) {
+func (p *peer) completePosted(l *link, h *Header, pr *posted) {
 	l.countRecv(h)
-	pr.completed, pr.n = true, int(h.raw())
+	pr.completed, pr.n = true, int(h.Raw())
 	if h.kind() == CTRL {
 		p.lastCtrl = p.e.arrival.Add(1)
 		p.ctrlAt.Store(monoNow())
@@ -249,16 +249,16 @@ func (p *peer) completePosted(l *link, h *header, pr *posted) {
 	case pr.self:
 		l.rd.selfDone = true
 	default:
-		signal(pr.done)
+		Signal(pr.done)
 	}
 }
 
-func (l *link) countRecv(h *header) {
+func (l *link) countRecv(h *Header) {
 	l.c.msgsRecv.Add(1)
 	if h.kind() == DATA {
-		l.c.rawRecv.Add(uint64(h.raw()))
+		l.c.rawRecv.Add(uint64(h.Raw()))
 		if l.info.compress { // without compression wire = raw (see counters)
-			l.c.zRecv.Add(uint64(h.length()))
+			l.c.zRecv.Add(uint64(h.Length()))
 		}
 	}
 }
@@ -278,9 +278,9 @@ func (p *peer) take(idx int, buf []byte) (int, *link, error) {
 	ib.q = ib.q[:len(ib.q)-1]
 	p.buffered -= m.n
 	p.putMsg(m)
-	signal(p.space)
+	Signal(p.space)
 	if len(ib.q) > 0 {
-		signal(ib.ready)
+		Signal(ib.ready)
 	}
 	return n, l, nil
 }

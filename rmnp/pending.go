@@ -75,6 +75,6 @@ func (e *Endpoint) refused(c net.Conn, err error) {
 		return
 	}
 	e.refusedN.Add(-n)
-	e.log.Warn("rmnp: refused connection", "self", e.cfg.Self, "remote", remoteName(c), "err", err,
+	e.log.Warn("rmnp: refused connection", "self", e.cfg.Self, "remote", RemoteName(c), "err", err,
 		"refused", n, "pending", e.cfg.MaxPendingHandshakes, "per_source", e.cfg.MaxPendingPerSource)
 }

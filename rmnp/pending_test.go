@@ -15,7 +15,7 @@ import (
 // nothing: a handshake that stays pending.
 func idleConn(t *testing.T, src, addr string) net.Conn {
 	t.Helper()
-	_, address, _ := parseAddr(addr)
+	_, address, _ := ParseAddr(addr)
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
 	c, err := d.Dial("tcp", address)
 	if err != nil {
@@ -115,23 +115,23 @@ func TestFailedHandshakesFreePlaces(t *testing.T) {
 func TestRejectionRevealsNothing(t *testing.T) {
 	each(t, func(t *testing.T, tr string) {
 		b := newEndpoint(t, testConfig(t, 0x01020304, tr))
-		network, address, _ := parseAddr(b.Addrs()[0])
+		network, address, _ := ParseAddr(b.Addrs()[0])
 		for name, h := range map[string]hello{
 			"wrong run":  {run: [16]byte{9}, from: 1, to: 0x01020304},
 			"wrong peer": {run: testRun, from: 1, to: 7},
 		} {
 			t.Run(name, func(t *testing.T) {
-				h.version, h.order = protoVersion, hostOrder
+				h.version, h.order = ProtoVersion, hostOrder
 				c, err := net.Dial(network, address)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer c.Close()
 				c.SetDeadline(time.Now().Add(10 * time.Second))
-				var hb [helloSize]byte
-				h.encode(&hb)
+				var hb [HelloSize]byte
+				h.Encode(&hb)
 				c.Write(hb[:])
-				var ab [acceptSize]byte
+				var ab [AcceptSize]byte
 				if _, err := io.ReadFull(c, ab[:]); err != nil {
 					t.Fatal(err)
 				}

@@ -211,7 +211,7 @@ func (l *link) readFrames() error {
 // readLoop (which may pause for buffer space) or a Receive (which must not: it is
 // the one that would free the space).
 func (l *link) readOne(background bool) error {
-	h, err := l.fr.next()
+	h, err := l.fr.Next()
 	if err != nil {
 		return err
 	}
@@ -219,12 +219,12 @@ func (l *link) readOne(background bool) error {
 }
 
 // dispatch handles a frame whose header has been read and checked.
-func (l *link) dispatch(h *header, background bool) error {
-	l.c.bytesRecv.Add(h.size())
-	switch h.typ() {
-	case typePing:
+func (l *link) dispatch(h *Header, background bool) error {
+	l.c.bytesRecv.Add(h.Size())
+	switch h.Typ() {
+	case TypePing:
 		return nil
-	case typeGoAway:
+	case TypeGoAway:
 		return ErrPeerClosed
 	}
 	return l.p.deliver(l, h, background)

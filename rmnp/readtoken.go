@@ -69,7 +69,7 @@ func (t *readToken) releaseWanting() { t.add(tokDone) }
 func (t *readToken) add(d uint64) {
 	t.state.Add(d)
 	if t.waiters.Load() > 0 {
-		signal(t.wake)
+		Signal(t.wake)
 	}
 }
 

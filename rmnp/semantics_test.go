@@ -104,7 +104,7 @@ func TestAsyncSkipWhileInFlight(t *testing.T) {
 		l.mu.Lock()
 		l.busy = false
 		l.mu.Unlock()
-		signal(l.wake)
+		Signal(l.wake)
 		if err := <-ctrl; err != nil {
 			t.Fatal(err)
 		}

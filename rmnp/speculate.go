@@ -25,7 +25,7 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 	// next one then starts the next read and is predicted in turn, instead of
 	// its first bytes landing in the read-ahead and being copied from there
 	// (the TCP 64 KiB stream in docs/bench/rmnp.md).
-	padN := padFor(fr.version, typeMsg, uint32(predicted))
+	padN := padFor(fr.Version, TypeMsg, uint32(predicted))
 	var n int
 	for {
 		n, err = l.sock.readv(fr.hdr[:], fr.pad[:padN], pr.buf[:predicted])
@@ -43,12 +43,12 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 		}
 		return true, err
 	}
-	if n < headerSize {
+	if n < HeaderSize {
 		fr.r, fr.w = 0, 0
 		fr.unread(fr.hdr[:n])
 		return false, nil
 	}
-	rest := n - headerSize
+	rest := n - HeaderSize
 	inPad := min(rest, padN)
 	inPosted := min(rest-inPad, predicted)
 	fr.r, fr.w = 0, rest-inPad-inPosted
@@ -56,7 +56,7 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 	if err := fr.check(h); err != nil {
 		return true, err
 	}
-	if h.pad() != inPad {
+	if h.Pad() != inPad {
 		// Another pad than predicted, or not all of it in: put the bytes back
 		// in stream order (unread prepends) and take the normal path.
 		fr.unread(pr.buf[:inPosted])
@@ -69,10 +69,10 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 	if err := checkPad(fr.pad[:inPad]); err != nil {
 		return true, err
 	}
-	size := int(h.length())
+	size := int(h.Length())
 	p, ib := l.p, r.ib
 	p.mu.Lock()
-	mine := h.typ() == typeMsg && kindIndex(h.kind()) == r.idx && h.flags()&wireCompressed == 0 &&
+	mine := h.Typ() == TypeMsg && kindIndex(h.kind()) == r.idx && h.Flags()&WireCompressed == 0 &&
 		size <= len(pr.buf) && len(ib.q) == 0 && ib.posted == pr && !pr.claimed && !pr.completed
 	if mine && size <= inPosted {
 		// The whole frame came with the readv (the usual case): finish it in
@@ -95,15 +95,15 @@ func (l *link) readSpeculative(r *receiveOp) (handled bool, err error) {
 
 // completeSpeculative finishes a predicted frame whose first inPosted payload bytes
 // are in the posted buffer (claimed by r) and whose rest is still to be read.
-func (l *link) completeSpeculative(r *receiveOp, h *header, inPosted int) error {
+func (l *link) completeSpeculative(r *receiveOp, h *Header, inPosted int) error {
 	pr, p := r.pr, l.p
-	size := int(h.length())
-	err := l.fr.readFull(pr.buf[inPosted:size], false)
+	size := int(h.Length())
+	err := l.fr.ReadFull(pr.buf[inPosted:size], false)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
 		pr.claimed = false
-		signal(pr.done)
+		Signal(pr.done)
 		return err
 	}
 	l.finishSpeculative(r, h, size)
@@ -113,12 +113,12 @@ func (l *link) completeSpeculative(r *receiveOp, h *header, inPosted int) error 
 // finishSpeculative completes r's posting with the predicted frame h, whose payload
 // is in the posted buffer; bytes read past it (inPosted beyond the payload) go back
 // to the read-ahead. Called with p.mu held.
-func (l *link) finishSpeculative(r *receiveOp, h *header, inPosted int) {
-	size := int(h.length())
+func (l *link) finishSpeculative(r *receiveOp, h *Header, inPosted int) {
+	size := int(h.Length())
 	if size < inPosted {
 		l.fr.unread(r.pr.buf[size:inPosted])
 	}
-	l.c.bytesRecv.Add(h.size())
+	l.c.bytesRecv.Add(h.Size())
 	l.lastPayload[r.idx] = size
 	l.c.specHits.Add(1)
 	l.p.completePosted(l, h, r.pr)

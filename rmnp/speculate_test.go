@@ -27,7 +27,7 @@ func patterned(i, size int) []byte {
 // right, shorter, longer, other kind) while the receiver reads its link itself, in
 // lockstep and in bursts, and checks every byte.
 func TestSpeculativeReads(t *testing.T) {
-	for _, v := range []uint8{minVersion, protoVersion} {
+	for _, v := range []uint8{minVersion, ProtoVersion} {
 		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testSpeculativeReads(t, v) })
 	}
 }
@@ -99,14 +99,14 @@ func testSpeculativeReads(t *testing.T, version uint8) {
 }
 
 func TestUnread(t *testing.T) {
-	fr := newFrameReader(bytes.NewReader([]byte("tail")), 1024)
+	fr := NewFrameReader(bytes.NewReader([]byte("tail")), 1024)
 	fr.buf = fr.buf[:4]
 	copy(fr.buf, "xxcd")
 	fr.r, fr.w = 2, 4
 	fr.unread([]byte("ab"))         // fits
 	fr.unread([]byte("0123456789")) // grows
 	got := make([]byte, 18)
-	if err := fr.readFull(got, true); err != nil || string(got) != "0123456789abcdtail" {
+	if err := fr.ReadFull(got, true); err != nil || string(got) != "0123456789abcdtail" {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }

@@ -103,7 +103,7 @@ func (e *Endpoint) Stats() Stats {
 	var s Stats
 	byNet := map[string]int{}
 	for _, l := range links {
-		ls := LinkStats{Peer: l.p.id, Network: l.info.label, Mode: l.info.mode,
+		ls := LinkStats{Peer: l.p.id, Network: l.info.Label, Mode: l.info.mode,
 			Compress: l.info.compress, Dialed: l.dialed, Up: !l.isDown(),
 			Local: l.local, Remote: l.remote, Congestion: l.info.congestion, Counters: l.counters()}
 		s.Links = append(s.Links, ls)

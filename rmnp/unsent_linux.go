@@ -16,9 +16,9 @@ import (
 // (docs/bench/study.md).
 const AsyncUnsentLimit = 16 << 10
 
-// limitUnsent sets TCP_NOTSENT_LOWAT on a TCP connection; other connections
+// LimitUnsent sets TCP_NOTSENT_LOWAT on a TCP connection; other connections
 // (Unix sockets) are left alone, as is any error (the link works without it).
-func limitUnsent(c net.Conn, bytes int) {
+func LimitUnsent(c net.Conn, bytes int) {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return

@@ -13,7 +13,7 @@ import (
 // the current version: both ends agree on the offer, frames carry it, only version
 // 2 pads large payloads, and the byte counters count what went on the wire.
 func TestVersionNegotiation(t *testing.T) {
-	for _, v := range []uint8{minVersion, protoVersion} {
+	for _, v := range []uint8{minVersion, ProtoVersion} {
 		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testVersionNegotiation(t, v) })
 	}
 }
@@ -41,7 +41,7 @@ func testVersionNegotiation(t *testing.T, v uint8) {
 			if err != nil || !bytes.Equal(buf[:n], patterned(i, size)) {
 				t.Fatalf("v%d %d B: got %d B, %v", v, size, n, err)
 			}
-			wire += uint64(headerSize + padFor(v, typeMsg, uint32(size)) + size)
+			wire += uint64(HeaderSize + padFor(v, TypeMsg, uint32(size)) + size)
 		}
 		if s, r := linkStats(t, a), linkStats(t, b); s.BytesSent != wire || r.BytesReceived != wire {
 			t.Fatalf("v%d: sent %d, received %d wire bytes, want %d", v, s.BytesSent, r.BytesReceived, wire)
@@ -58,19 +58,19 @@ func TestAcceptVersion(t *testing.T) {
 		offer, want uint8
 		status      uint8
 	}{
-		{1, 1, statusOK}, {2, 2, statusOK}, {9, protoVersion, statusOK}, {0, protoVersion, statusVersion},
+		{1, 1, statusOK}, {2, 2, statusOK}, {9, ProtoVersion, statusOK}, {0, ProtoVersion, statusVersion},
 	} {
 		t.Run(fmt.Sprintf("offer v%d", tc.offer), func(t *testing.T) {
 			h := hello{version: tc.offer, order: hostOrder, run: testRun, from: 1, to: 2}
-			var hb [helloSize]byte
-			h.encode(&hb)
+			var hb [HelloSize]byte
+			h.Encode(&hb)
 			var out bytes.Buffer
-			_, _ = acceptHandshake(struct {
+			_, _ = AcceptHandshake(struct {
 				io.Reader
 				io.Writer
 			}{bytes.NewReader(hb[:]), &out}, &cfg, false)
 			ab := out.Bytes()
-			if len(ab) < acceptSize || ab[4] != tc.want || ab[6] != tc.status {
+			if len(ab) < AcceptSize || ab[4] != tc.want || ab[6] != tc.status {
 				t.Fatalf("accept % x, want version %d status %d", ab, tc.want, tc.status)
 			}
 		})
@@ -81,8 +81,8 @@ func TestAcceptVersion(t *testing.T) {
 func TestFramePad(t *testing.T) {
 	big := make([]byte, padMin)
 	withPad := func(v uint8, pad byte, padding []byte, payload []byte) []byte {
-		var h header
-		h.encodeV(v, typeMsg, wireDATA, uint32(len(payload)), uint32(len(payload)), 1)
+		var h Header
+		h.EncodeV(v, TypeMsg, WireDATA, uint32(len(payload)), uint32(len(payload)), 1)
 		h[3] = pad
 		return append(append(h[:], padding...), payload...)
 	}
@@ -104,13 +104,13 @@ func TestFramePad(t *testing.T) {
 		{"v2 frame on v1 link", 1, withPad(2, 0, nil, []byte("x")), "version 2 on a version 1 link"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fr := newFrameReader(bytes.NewReader(tc.stream), 1<<20)
-			fr.version = tc.version
-			h, err := fr.next()
+			fr := NewFrameReader(bytes.NewReader(tc.stream), 1<<20)
+			fr.Version = tc.version
+			h, err := fr.Next()
 			if err == nil {
-				dst := make([]byte, h.raw())
-				if err = fr.payload(h, dst); err == nil && h.size() != uint64(len(tc.stream)) {
-					t.Fatalf("frame size %d, stream %d", h.size(), len(tc.stream))
+				dst := make([]byte, h.Raw())
+				if err = fr.Payload(h, dst); err == nil && h.Size() != uint64(len(tc.stream)) {
+					t.Fatalf("frame size %d, stream %d", h.Size(), len(tc.stream))
 				}
 			}
 			switch {

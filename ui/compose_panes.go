@@ -10,7 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -409,7 +409,7 @@ func (v ComposeView) pickLines(w, h int) []string {
 func (v ComposeView) hierLines(w, h int) []string {
 	s := v.common.Styles
 	groups := v.hierarchy()
-	levels := engine.Levels(groups)
+	levels := worker.Levels(groups)
 	rows := v.hierRows()
 	lines := make([]string, len(rows))
 	for i, r := range rows {
@@ -418,7 +418,7 @@ func (v ComposeView) hierLines(w, h int) []string {
 		case r.group < 0:
 			line = "  submitter (this console)"
 			if len(levels) > 1 {
-				line += s.Dim.Render(" · " + engine.DescribeLevels(levels))
+				line += s.Dim.Render(" · " + worker.DescribeLevels(levels))
 			}
 		case r.worker == "":
 			g := groups[r.group]

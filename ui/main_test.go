@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/engine/worker"
 )
 
 // TestMain lets the test binary act as `gridtui worker`: the local launcher
@@ -14,7 +14,7 @@ import (
 // test runs real worker processes of this binary.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
-		if err := engine.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if err := worker.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

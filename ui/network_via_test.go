@@ -8,7 +8,7 @@ import (
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
-	"github.com/gridtui/gridtui/rmnp"
+	rmnpgw "github.com/gridtui/gridtui/rmnp/gateway"
 )
 
 // gatewayModel is the console on two local sites that name gateways, with
@@ -109,7 +109,7 @@ func TestGatewayRoutesShown(t *testing.T) {
 // on two in a narrow column.
 func TestRunViewGateways(t *testing.T) {
 	snap := fakeRun(4, 3, -1)[1]
-	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", Site: "west", Host: "alpha-1", GatewayLinkStats: rmnp.GatewayLinkStats{
+	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", Site: "west", Host: "alpha-1", GatewayLinkStats: rmnpgw.GatewayLinkStats{
 		Peer: "gw-east", Up: true, DataMessages: 1200, CtrlMessages: 30, RawData: 3 << 20, WireData: 2 << 20, Queued: 4096, MaxQueued: 64 << 10, Skipped: 7}}}
 	for _, w := range []int{80, 160} {
 		v := NewRunView(testCommon(w, 40))
@@ -149,9 +149,9 @@ func TestRunViewGatewaysFinal(t *testing.T) {
 	v := NewRunView(testCommon(160, 40))
 	v.Start(jobs.Spec{Name: "obstacle-n24-sync", Scheme: jobs.Synchronous})
 	snap := fakeRun(4, 3, -1)[2]
-	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnp.GatewayLinkStats{Peer: "gw-east", Up: true}}}
+	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnpgw.GatewayLinkStats{Peer: "gw-east", Up: true}}}
 	v.ApplySnapshot(snap)
-	v.ApplyGateways([]engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnp.GatewayLinkStats{
+	v.ApplyGateways([]engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnpgw.GatewayLinkStats{
 		Peer: "gw-east", DataMessages: 266, RawData: 2 << 20, WireData: 1 << 20}}})
 	v.Finish("outcome:   ok", nil)
 	if s := v.View(); !strings.Contains(s, "gw-west → gw-east: S2 2.00× (DATA 2.0 MiB → 1.0 MiB)") {

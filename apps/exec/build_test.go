@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/engine/worker"
 )
 
 // TestMain lets the test binary serve as `gridtui worker` (the local
@@ -18,7 +18,7 @@ import (
 // workers of the runs below carry the exec application.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
-		if err := engine.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if err := worker.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -23,7 +23,7 @@
 //
 // With link = "inprocess" (the job's link parameter) the program is the
 // node itself: gridhpc.c loads libgridhpc_inproc.so, built from Go with
-// -buildmode=c-shared (the gridhpc/inproc directory; the gridtui binary
+// -buildmode=c-shared (cmd/libgridhpc-inproc; the gridtui binary
 // stays pure Go), which runs the engine's Solve — an RMNP endpoint of its
 // own linked to the neighbours' programs, the scheme, the detectors — on
 // a coroutine in the program's thread (guest.go, guest_part.go; the

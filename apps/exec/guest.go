@@ -21,7 +21,7 @@ import (
 )
 
 // This file is the program's side of link = "inprocess": the Go half of
-// libgridhpc_inproc.so (apps/exec/gridhpc/inproc) runs it in the program's
+// libgridhpc_inproc.so (cmd/libgridhpc-inproc) runs it in the program's
 // process. It connects to the worker over the program's socket, becomes
 // the node — an RMNP endpoint linked to the neighbours' programs, and the
 // engine's Solve with the job's scheme and detector — and runs the
@@ -76,7 +76,7 @@ type Coroutine interface {
 const readPoll = 20 * time.Millisecond
 
 // Node is the node's task for the engine's Solve, in this package's terms:
-// libgridhpc_inproc.so turns it into an engine.Subtask and gives
+// libgridhpc_inproc.so turns it into a solve.Subtask and gives
 // ServeGuest the engine as a Solver (this package cannot import the
 // engine, whose own packages' tests import it).
 type Node struct {
@@ -102,7 +102,7 @@ type Status struct {
 	Compute, Send, Wait time.Duration
 }
 
-// Solved is the engine's result (engine.SolveResult).
+// Solved is the engine's result (solve.SolveResult).
 type Solved struct {
 	Values              []float64
 	Iterations          int
@@ -111,7 +111,7 @@ type Solved struct {
 	Compute, Send, Wait time.Duration
 }
 
-// Solver runs the node (engine.Solve), calling report at the pace the
+// Solver runs the node (solve.Solve), calling report at the pace the
 // engine reports a node's status to its coordinator.
 type Solver func(ctx context.Context, ep *rmnp.Endpoint, n Node, report func(Status)) (Solved, error)
 

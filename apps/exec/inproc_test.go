@@ -27,7 +27,7 @@ func inprocLib(t testing.TB) string {
 	bb := b.(*built)
 	bb.once.Do(func() {
 		bb.path = filepath.Join(buildDir, "libgridhpc_inproc.so")
-		cmd := osexec.Command("go", "build", "-buildmode=c-shared", "-o", bb.path, "./apps/exec/gridhpc/inproc")
+		cmd := osexec.Command("go", "build", "-buildmode=c-shared", "-o", bb.path, "./cmd/libgridhpc-inproc")
 		cmd.Dir = repoDir(t)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -88,7 +88,7 @@ func TestRunInprocessLibraryMissing(t *testing.T) {
 	params["library"] = "/nonexistent/libgridhpc_inproc.so"
 	_, err, _ := runExec(t, jobs.Synchronous, 2, params)
 	want := `libgridhpc_inproc.so on every host: stat /nonexistent/libgridhpc_inproc.so: no such file or directory (build it with ` +
-		"`go build -buildmode=c-shared -o libgridhpc_inproc.so ./apps/exec/gridhpc/inproc`"
+		"`go build -buildmode=c-shared -o libgridhpc_inproc.so ./cmd/libgridhpc-inproc`"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("run: %v, want %q", err, want)
 	}

@@ -105,7 +105,7 @@ func libraryPath(library, program string) (string, error) {
 		return "", fmt.Errorf("exec: library %s: %w", library, err)
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return "", fmt.Errorf("exec: link = \"inprocess\" needs %s on every host: %w (build it with `go build -buildmode=c-shared -o %s ./apps/exec/gridhpc/inproc` in gridtui's source, and give its path in the library parameter)", libName, err, libName)
+		return "", fmt.Errorf("exec: link = \"inprocess\" needs %s on every host: %w (build it with `go build -buildmode=c-shared -o %s ./cmd/libgridhpc-inproc` in gridtui's source, and give its path in the library parameter)", libName, err, libName)
 	}
 	return abs, nil
 }

@@ -15,7 +15,7 @@
  *  - link = "inprocess": the program itself. GRID_Init loads
  *    libgridhpc_inproc.so (GRIDHPC_INPROCESS_LIB, from the job's library
  *    parameter; build it with `go build -buildmode=c-shared -o
- *    libgridhpc_inproc.so ./apps/exec/gridhpc/inproc` in gridtui's source,
+ *    libgridhpc_inproc.so ./cmd/libgridhpc-inproc` in gridtui's source,
  *    which needs Go and gcc), which runs the node's engine — its own RMNP
  *    links to the neighbours' programs, the scheme, the detectors — on a
  *    stack of its own in the program's thread: the calls below that wait

@@ -1,6 +1,6 @@
 /*
  * gridhpc_inproc.h - what gridhpc.c and libgridhpc_inproc.so (built from Go,
- * apps/exec/gridhpc/inproc) share when the job asks for link = "inprocess".
+ * cmd/libgridhpc-inproc) share when the job asks for link = "inprocess".
  * Not for programs: they include gridhpc.h only.
  *
  * The library runs the node's engine (its RMNP endpoint, the scheme, the

@@ -1,0 +1,396 @@
+package solve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/obstacle"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// Subtask is one worker's share of a job, as its coordinator hands it down.
+// The worker computes it through the programming model (apps/gridapp): App
+// names the registered application and Params its parameters; the worker
+// defines the task with the application (Define is deterministic, so every
+// worker derives the same decomposition) and builds its own Part.
+type Subtask struct {
+	// App is the registered application ("" = "obstacle"); Params are its
+	// parameters as typed (nil for the obstacle problem: n and eps of
+	// Problem).
+	App      string
+	Params   map[string]string
+	Problem  obstacle.Problem
+	Rank     int
+	Ranks    int
+	Range    gridapp.Range
+	Cores    int
+	Scheme   Scheme
+	Detector Detector // empty: tokens for sync, activity for async and hybrid
+	MaxIter  int      // 0: Problem.MaxIter (0 there too: no limit)
+	// Node and Cluster name this worker's host and its cluster, for the
+	// application (empty in tests).
+	Node, Cluster string
+	// Lower and Upper are the neighbours on a chain, nil at its ends;
+	// Neighbours, when set, replaces them: every neighbour of the part on
+	// any connected graph (the application's decomposition).
+	Lower, Upper *Neighbour
+	Neighbours   []Neighbour
+	// SwitchPeriod is the initial length of the asynchronous sections of the
+	// switch detector (AIAC); 0: DefaultSwitchPeriod.
+	SwitchPeriod time.Duration
+
+	hooks *solveHooks // tests only: fault injection
+}
+
+// Neighbour is the rank on one side of a slab and how to reach it.
+type Neighbour struct {
+	Rank int
+	Peer rmnp.PeerID
+	// Mode is decided by scheme and locality: hybrid = Sync inside a cluster,
+	// Async across. The endpoint's link to Peer must have been made with it.
+	Mode    rmnp.Mode
+	Network string
+}
+
+// SolveResult is what Solve leaves on one worker.
+type SolveResult struct {
+	Values     []float64 // the part's Result (obstacle: the slab's planes, x-major)
+	Iterations int       // sweeps done on this worker (hybrid: equal across a cluster)
+	Sigma      float64   // local σ of the last sweep
+	Converged  bool      // the detector saw the global test pass (false: MaxIter)
+	Compute    time.Duration
+	Send       time.Duration
+	Wait       time.Duration
+	Sweeps     SweepHist // compute time per sweep (the node's trace)
+	// Traffic is what another process moved for the node (gridapp.Host's
+	// Usage), beside the endpoint's own counters.
+	Traffic []NetTraffic
+
+	counted int // sweeps the iteration limit counted (activity graph: see activityRun.exhausted)
+}
+
+// solveHooks are fault-injection points for tests.
+type solveHooks struct {
+	// beforeSend is called before each DATA send to the neighbour of the
+	// given rank; a test sleeps in it to delay one link and provoke stale
+	// halos.
+	beforeSend func(rank int)
+	// idleWait, if positive, replaces passiveWaitSlice, and afterIdleWait
+	// is called when such a wait ended with nothing to read: a test
+	// shortens the one and sleeps in the other so that the messages of an
+	// inactive node's neighbours arrive while it is not waiting, as on a
+	// loaded machine.
+	idleWait      time.Duration
+	afterIdleWait func()
+}
+
+// reportEvery bounds how often Solve calls report.
+const reportEvery = 100 * time.Millisecond
+
+// ErrScheme reports a Subtask whose scheme, detector or links do not fit.
+var ErrScheme = errors.New("engine: unsupported scheme")
+
+// Solve runs the iteration on this worker's part until the detector declares
+// termination, exchanging halos and detector messages with its neighbours over
+// ep (rank r ↔ peer ids given in Neighbour). Halos are DATA messages, detector
+// messages CTRL (GRIDHPC Sec. V-A). report is called at most every ~100 ms
+// and once at the end with the final state. A part that panics, returns a
+// NaN σ or sends a halo its neighbour cannot take fails the run with an error
+// naming the application.
+func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (res SolveResult, err error) {
+	s, err := newSolver(ep, t, report)
+	if err != nil {
+		return SolveResult{}, WrapErr(err, "rank %d", t.Rank)
+	}
+	defer s.part.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = s.res, s.finish(s.fault(r))
+		}
+	}()
+	calc, own := s.part.(gridapp.Calculator)
+	switch {
+	case own:
+		err = s.runCalculate(ctx, calc)
+	case t.Scheme == Synchronous && s.detector == DetectTokens:
+		err = s.runSteps(ctx, s.runSync)
+	case s.detector == DetectActivity:
+		err = s.runSteps(ctx, s.runActivity)
+	case s.detector == DetectSwitch:
+		err = s.runSteps(ctx, s.runSwitch)
+	default:
+		err = fmt.Errorf("%w: scheme %q with detector %q", ErrScheme, t.Scheme, s.detector)
+	}
+	return s.res, s.finish(err)
+}
+
+// finish records the part's result and the final state.
+func (s *solver) finish(err error) error {
+	s.res.Iterations = s.iter
+	s.res.counted = s.iter
+	if s.detector == DetectActivity {
+		s.res.counted = s.counted
+	}
+	s.res.Sigma = s.sigma
+	if err != nil {
+		s.state = StateFailed
+		s.emit(time.Now(), err)
+		return WrapErr(err, "rank %d", s.t.Rank)
+	}
+	v, err := s.result()
+	if err != nil {
+		s.state = StateFailed
+		s.emit(time.Now(), err)
+		return WrapErr(err, "rank %d", s.t.Rank)
+	}
+	s.res.Values = v
+	s.state = StateTerminated
+	s.emit(time.Now(), nil)
+	return nil
+}
+
+// link is the solver's view of one neighbour.
+type link struct {
+	side Side
+	nb   int // the neighbour's index in the part (Outgoing, Halo)
+	peer rmnp.PeerID
+	rank int
+	sync bool
+	nOut int       // values of Outgoing(nb)
+	nIn  int       // values of Halo(nb)
+	out  []float64 // halo message: header + outgoing values
+	in   []float64
+	sent []float64 // values as last sent (asynchronous drift test)
+	ctrl []byte
+	seq  uint64 // highest update seq taken (halo filter for all detectors)
+	ever bool   // an update was sent on this link
+}
+
+// solver holds one worker's run.
+type solver struct {
+	ep       *rmnp.Endpoint
+	t        Subtask
+	detector Detector
+	app      string
+	part     gridapp.Part
+	recv     gridapp.HaloReceiver // nil: the part does not act on receipt
+	iter     int                  // sweeps done
+	counted  int                  // sweeps that count toward maxIter under the activity graph (activityRun.exhausted)
+	links    []*link              // by the part's neighbour index (Side)
+	graph    [][]int              // the task's neighbour graph: neighbour ranks per rank
+	eps      float64
+	maxIter  int
+	steps    int // outer steps of the task (gridapp.Task.Steps, ≥ 1)
+	report   func(NodeStatus)
+	ctrlOut  []byte // control message being sent
+
+	state      NodeState
+	sigma      float64
+	res        SolveResult
+	lastReport time.Time
+}
+
+func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, error) {
+	switch t.Scheme {
+	case Synchronous, Asynchronous, Hybrid:
+	default:
+		return nil, fmt.Errorf("%w: %q", ErrScheme, t.Scheme)
+	}
+	if t.Ranks < 1 || t.Rank < 0 || t.Rank >= t.Ranks {
+		return nil, fmt.Errorf("engine: rank %d of %d", t.Rank, t.Ranks)
+	}
+	nbs := t.Neighbours
+	if nbs == nil {
+		if (t.Lower == nil) != (t.Rank == 0) || (t.Upper == nil) != (t.Rank == t.Ranks-1) {
+			return nil, fmt.Errorf("engine: rank %d of %d: neighbours do not match the chain", t.Rank, t.Ranks)
+		}
+		for _, nb := range []*Neighbour{t.Lower, t.Upper} {
+			if nb != nil {
+				nbs = append(nbs, *nb)
+			}
+		}
+	}
+	if ep == nil && t.Ranks > 1 {
+		return nil, fmt.Errorf("engine: rank %d: no endpoint", t.Rank)
+	}
+	bp, err := buildPart(t)
+	if err != nil {
+		return nil, err
+	}
+	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, steps: bp.steps,
+		report: report, state: StateActive, sigma: -1}
+	s.recv, _ = bp.part.(gridapp.HaloReceiver)
+	// The job's max_iterations and the application's own limit (its
+	// Task.MaxIter) both bound the run: the smaller one wins.
+	if bp.maxIter > 0 && (s.maxIter <= 0 || bp.maxIter < s.maxIter) {
+		s.maxIter = bp.maxIter
+	}
+	s.detector = t.Detector
+	if s.detector == "" {
+		s.detector = DetectActivity
+		if t.Scheme == Synchronous {
+			s.detector = DetectTokens
+		}
+	}
+	if err := s.makeLinks(nbs, bp.neighbours); err != nil {
+		bp.part.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// makeLinks builds one link per neighbour of the part, matching the
+// Subtask's neighbours with the part's (by rank) and sizing the message
+// buffers from the part's Outgoing and Halo.
+func (s *solver) makeLinks(nbs []Neighbour, neighbours []int) error {
+	t := s.t
+	if len(nbs) != len(neighbours) {
+		return fmt.Errorf("%w: application %q: rank %d's part has neighbours %v, the plan gives it %d", ErrScheme, s.app, t.Rank, neighbours, len(nbs))
+	}
+	maxOut := 1 // a section vote's σ
+	s.links = make([]*link, len(neighbours))
+	for i, q := range neighbours {
+		j := slices.IndexFunc(nbs, func(nb Neighbour) bool { return nb.Rank == q })
+		if j < 0 {
+			return fmt.Errorf("%w: application %q: rank %d's part neighbours rank %d, which the plan does not link to it", ErrScheme, s.app, t.Rank, q)
+		}
+		nb := nbs[j]
+		l := &link{side: Side(i), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
+			nOut: len(s.part.Outgoing(i)), nIn: len(s.part.Halo(i))}
+		l.out, l.in = make([]float64, haloHeader+l.nOut), make([]float64, haloHeader+l.nIn)
+		l.ctrl = make([]byte, ctrlHeader+8*max(l.nIn, 1)) // a section halo, or a vote's σ on a link whose halo is empty
+		maxOut = max(maxOut, l.nOut)
+		if t.Scheme == Asynchronous && l.sync {
+			return fmt.Errorf("%w: asynchronous scheme over a synchronous link to rank %d", ErrScheme, nb.Rank)
+		}
+		if t.Scheme == Synchronous && !l.sync {
+			return fmt.Errorf("%w: synchronous scheme over an asynchronous link to rank %d", ErrScheme, nb.Rank)
+		}
+		s.links[i] = l
+	}
+	s.ctrlOut = make([]byte, ctrlHeader+8*maxOut)
+	return nil
+}
+
+// sideOf returns the side (link index) of neighbour rank q.
+func (s *solver) sideOf(q int) Side {
+	for _, l := range s.links {
+		if l.rank == q {
+			return l.side
+		}
+	}
+	panic("engine: sideOf: not a neighbour")
+}
+
+// tree returns the spanning tree rooted at root as this rank sees it: its
+// parent's side (−1 at the root) and its children's sides.
+func (s *solver) tree(root int) (t *spanningTree, parent Side, children []Side) {
+	t = newSpanningTree(s.graph, root)
+	parent = -1
+	if p := t.parent[s.t.Rank]; p >= 0 {
+		parent = s.sideOf(p)
+	}
+	for _, c := range t.children[s.t.Rank] {
+		children = append(children, s.sideOf(c))
+	}
+	return t, parent, children
+}
+
+// planes returns the part's values sent on l and the halo received from it.
+func (s *solver) planes(l *link) (own, halo []float64) {
+	return s.part.Outgoing(l.nb), s.part.Halo(l.nb)
+}
+
+// outgoingChanged is the error of a part whose Outgoing(nb) changed length
+// since the run started.
+func (l *link) outgoingChanged(s *solver, n int) error {
+	return fmt.Errorf("%w %q: %d outgoing values for rank %d, %d at the start (Outgoing must keep its length)",
+		ErrApplication, s.app, n, l.rank, l.nOut)
+}
+
+// received tells the part that l's halo holds new values.
+func (s *solver) received(l *link) {
+	if s.recv != nil {
+		s.recv.Received(l.nb)
+	}
+}
+
+// sweep runs one iteration of the part and accounts its time. A NaN σ
+// stops the run (see fault).
+func (s *solver) sweep() float64 {
+	start := time.Now()
+	s.sigma = s.part.Sweep()
+	s.iter++
+	if s.sigma != s.sigma {
+		panic(appFault{fmt.Errorf("sweep %d returned σ = NaN", s.iter)})
+	}
+	now := time.Now()
+	s.res.Compute += now.Sub(start)
+	s.res.Sweeps.Add(now.Sub(start))
+	s.maybeReport(now)
+	return s.sigma
+}
+
+func (s *solver) exhausted() bool { return s.maxIter > 0 && s.iter >= s.maxIter }
+
+// maybeReport calls report if the last call is old enough.
+func (s *solver) maybeReport(now time.Time) {
+	if now.Sub(s.lastReport) >= reportEvery {
+		s.emit(now, nil)
+	}
+}
+
+func (s *solver) emit(now time.Time, err error) {
+	s.lastReport = now
+	if s.report == nil {
+		return
+	}
+	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.iter, Sigma: s.sigma,
+		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait, Traffic: slices.Clone(s.res.Traffic)}
+	if err != nil {
+		st.Err = Bare(err.Error()) // shown after the node's name
+	}
+	s.report(st)
+}
+
+// timed adds the time since start to *acc and returns now.
+func timed(acc *time.Duration, start time.Time) {
+	*acc += time.Since(start)
+}
+
+// sendCtrl sends an encoded control message to side.
+func (s *solver) sendCtrl(ctx context.Context, side Side, m []byte) error {
+	l := s.links[side]
+	start := time.Now()
+	defer timed(&s.res.Send, start)
+	if err := s.ep.Send(ctx, l.peer, m, rmnp.CTRL); err != nil {
+		return WrapErr(err, "control message to rank %d", l.rank)
+	}
+	return nil
+}
+
+// recvCtrl receives the next control message from side into the link's
+// buffer; with rmnp.NoWait in flags it returns ErrNoMessage if none is there.
+func (s *solver) recvCtrl(ctx context.Context, side Side, flags rmnp.Flags) (ctrlMsg, error) {
+	l := s.links[side]
+	start := time.Now()
+	n, err := s.ep.Receive(ctx, l.peer, l.ctrl, rmnp.CTRL|flags)
+	if flags&rmnp.NoWait == 0 {
+		timed(&s.res.Wait, start)
+	}
+	if err != nil {
+		if errors.Is(err, rmnp.ErrNoMessage) {
+			return ctrlMsg{}, err
+		}
+		return ctrlMsg{}, WrapErr(err, "control message from rank %d", l.rank)
+	}
+	m, err := decodeCtrl(l.ctrl[:n])
+	if err != nil {
+		return ctrlMsg{}, WrapErr(err, "control message from rank %d", l.rank)
+	}
+	return m, nil
+}

@@ -1,0 +1,133 @@
+package solve
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
+)
+
+// A task of several outer steps (gridapp.Task.Steps, e.g. time steps) runs
+// the scheme and its detector once per step, as a run of its own on the
+// same links. Between two steps the parts agree, over CTRL, that every one
+// of them saw the step converge, and clear their links of the step's control
+// messages:
+//
+//  1. vote: the conjunction of "the detector declared convergence" goes up
+//     the spanning tree rooted at rank 0 (ctrlStepVote, arg the step);
+//  2. decision: the root sends "next step" or "stop" down the tree
+//     (ctrlStepGo, seq 1 to go on);
+//  3. fence: on going on, every part sends ctrlStepFence on every link and
+//     reads each link up to its neighbour's fence.
+//
+// CTRL is reliable and in order on each link, so whatever the finished
+// detector left unread on a link (a last token, an acknowledgement) comes
+// before the neighbour's vote, decision or fence and is dropped there, and
+// whatever the neighbour sends in the next step comes after its fence and
+// stays queued. The three detectors read every message of theirs before
+// they stop, so nothing is dropped today; the fence, one control message per
+// link and step, keeps a detector that stops with a message in flight from
+// corrupting the next step. DATA needs no fence: a synchronous step ends with every
+// halo taken (all ranks stop at the same iteration) and an activity-graph
+// step only when every update was acknowledged; under the switch detector an
+// asynchronous halo still in flight is at worst a stale value for the next
+// step, which asynchronous iterations tolerate.
+
+// runSteps runs the scheme for each of the task's steps, advancing the
+// part between them.
+func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) error {
+	for step := 1; ; step++ {
+		if err := run(ctx); err != nil {
+			return err
+		}
+		if step >= s.steps {
+			return nil
+		}
+		goOn, err := s.stepAgree(ctx, step)
+		if err != nil {
+			return err
+		}
+		if !goOn { // some rank's step was cut (MaxIter): the run ends unconverged everywhere
+			s.res.Converged = false
+			return nil
+		}
+		s.part.(gridapp.Stepper).Advance()
+		if err := s.stepFence(ctx, step); err != nil {
+			return err
+		}
+		for _, l := range s.links {
+			l.seq, l.ever = 0, false // the next step's updates are numbered anew
+		}
+		s.res.Converged = false
+	}
+}
+
+// stepAgree runs the vote and the decision of step.
+func (s *solver) stepAgree(ctx context.Context, step int) (bool, error) {
+	_, parent, children := s.tree(0)
+	ok := s.res.Converged
+	for _, c := range children {
+		m, err := s.stepMessage(ctx, c, ctrlStepVote, step)
+		if err != nil {
+			return false, err
+		}
+		ok = ok && m.seq == 1
+	}
+	if parent >= 0 {
+		if err := s.sendCtrl(ctx, parent, encodeCtrl(s.ctrlOut, ctrlStepVote, flag(ok), uint64(step), nil)); err != nil {
+			return false, err
+		}
+		m, err := s.stepMessage(ctx, parent, ctrlStepGo, step)
+		if err != nil {
+			return false, err
+		}
+		ok = m.seq == 1
+	}
+	for _, c := range children {
+		if err := s.sendCtrl(ctx, c, encodeCtrl(s.ctrlOut, ctrlStepGo, flag(ok), uint64(step), nil)); err != nil {
+			return false, err
+		}
+	}
+	return ok, nil
+}
+
+// stepFence sends the fence of step on every link and reads every link up
+// to the neighbour's.
+func (s *solver) stepFence(ctx context.Context, step int) error {
+	for _, l := range s.links {
+		if err := s.sendCtrl(ctx, l.side, encodeCtrl(s.ctrlOut, ctrlStepFence, 0, uint64(step), nil)); err != nil {
+			return err
+		}
+	}
+	for _, l := range s.links {
+		if _, err := s.stepMessage(ctx, l.side, ctrlStepFence, step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stepMessage reads side's control messages until the one of kind for
+// step, dropping the finished detector's leftovers.
+func (s *solver) stepMessage(ctx context.Context, side Side, kind ctrlKind, step int) (ctrlMsg, error) {
+	for {
+		m, err := s.recvCtrl(ctx, side, 0)
+		if err != nil {
+			return m, err
+		}
+		switch {
+		case m.kind == kind && m.arg == uint64(step):
+			return m, nil
+		case m.kind >= ctrlStepVote:
+			return m, fmt.Errorf("%w: got step message %d of step %d from rank %d, want %d of step %d",
+				ErrTermination, m.kind, m.arg, s.links[side].rank, kind, step)
+		}
+	}
+}
+
+func flag(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -391,6 +391,13 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 		return v, msgCmd(loadSpecMsg{Path: v.field(fFile).Value})
 	case key.Matches(msg, k.Start):
 		return v, v.start()
+	case key.Matches(msg, k.Copy):
+		line, exact := jobs.CommandLine(v.Spec())
+		v.status = "copied: " + line
+		if !exact {
+			v.status += " (its groups are in a job file only: ctrl+s saves one)"
+		}
+		return v, tea.SetClipboard(line)
 	}
 	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.bodyHeight()/2) {
 		return v, nil

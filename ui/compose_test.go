@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/grid"
@@ -419,5 +420,20 @@ func TestComposeKeepsOutput(t *testing.T) {
 	v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: spec})
 	if got := v.Spec().Output; got != spec.Output {
 		t.Errorf("the loaded job's output is %+v, want %+v", got, spec.Output)
+	}
+}
+
+// TestComposeCopiesCommandLine: y in Compose puts the job's `gridtui run`
+// command line on the clipboard and says so; the ready line shows it.
+func TestComposeCopiesCommandLine(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m.tab = TabCompose
+	next, cmd := m.Update(keyPress("y"))
+	m = next.(Model)
+	if cmd == nil || !strings.Contains(m.compose.status, "copied: gridtui run --nodes") {
+		t.Fatalf("y: status %q, cmd %v", m.compose.status, cmd != nil)
+	}
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "y copies: gridtui run") {
+		t.Errorf("the ready line does not show the command line:\n%s", v)
 	}
 }

@@ -6,7 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/gridtui/gridtui/apps/exec" // the applications of this repository
+	_ "github.com/gridtui/gridtui/apps/bsp" // the applications of this repository
+	_ "github.com/gridtui/gridtui/apps/bspbench"
+	_ "github.com/gridtui/gridtui/apps/exec"
 	"github.com/gridtui/gridtui/apps/gridapp"
 	_ "github.com/gridtui/gridtui/apps/heat"
 	_ "github.com/gridtui/gridtui/apps/obstacle"

@@ -24,7 +24,7 @@ func newBenchCmd(g *globalFlags) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newBenchStudyCmd(g), newBenchRmnpCmd(), newBenchPredictCmd())
+	cmd.AddCommand(newBenchStudyCmd(g), newBenchRmnpCmd(), newBenchPredictCmd(), newBenchBspCmd(g))
 	return cmd
 }
 

@@ -145,8 +145,8 @@ func writeRun(w io.Writer, r jobs.RunRecord, gain float64) error {
 	case r.TrueResidual != nil:
 		fmt.Fprintf(w, "\ntrue residual: %.3g", float64(*r.TrueResidual))
 	}
-	if c := r.Complementarity; c != nil {
-		fmt.Fprintf(w, "\ncomplementarity: ok=%t (min u−φ %.3g, min Au−f %.3g, max |product| %.3g)", c.OK, c.MinUMinusPhi, c.MinAuMinusF, c.MaxProduct)
+	for _, c := range r.AppChecks() {
+		fmt.Fprintf(w, "\n%s: %s ok=%t", c.Name, checkText(c), c.OK)
 	}
 	fmt.Fprintf(w, "\nresidual history: %d samples\n\n", len(r.Residuals))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -206,4 +206,12 @@ func runIDArgs(max int) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// checkText is how a recorded check of the application prints its value.
+func checkText(c jobs.CheckRecord) string {
+	if c.Text != "" {
+		return c.Text
+	}
+	return fmt.Sprintf("%.3g", float64(c.Value))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/bsp"
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
@@ -113,7 +114,7 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
 	}
-	if rep.Outcome != "ok" || (rep.Checked && !rep.Complementarity.OK && spec.App == "obstacle") || (rep.Checked && spec.App != "obstacle" && !rep.FiguresOK) {
+	if rep.Outcome != "ok" || (rep.Checked && !rep.FiguresOK) {
 		return &exitError{code: 1, err: fmt.Errorf("gridtui run: outcome %s", rep.Outcome)}
 	}
 	return nil
@@ -139,6 +140,11 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 			spec.Name = ""
 		}
 		spec.App, spec.Params = f.app, nil
+		if a, err := gridapp.Lookup(f.app); err == nil && !set("scheme") && f.job == "" {
+			if _, ok := a.(bsp.Supersteps); ok {
+				spec.Scheme = jobs.Synchronous // a BSP program's supersteps
+			}
+		}
 	}
 	if set("n") {
 		f.params = append([]string{"n=" + strconv.Itoa(f.n)}, f.params...)
@@ -198,7 +204,8 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 }
 
 // applyParams sets the job's application parameters from --param
-// name=value; the obstacle problem keeps n and eps in its own section.
+// name=value (checked against the application's declarations by
+// jobs.Spec.Application).
 func applyParams(spec *jobs.Spec, kvs []string) error {
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
@@ -206,25 +213,10 @@ func applyParams(spec *jobs.Spec, kvs []string) error {
 		if !ok || k == "" {
 			return fmt.Errorf("gridtui run: --param %q: want name=value", kv)
 		}
-		if spec.App != "obstacle" {
-			if spec.Params == nil {
-				spec.Params = map[string]string{}
-			}
-			spec.Params[k] = v
-			continue
+		if spec.Params == nil {
+			spec.Params = map[string]string{}
 		}
-		var err error
-		switch k {
-		case "n":
-			spec.Obstacle.N, err = strconv.Atoi(v)
-		case "eps":
-			spec.Obstacle.Eps, err = strconv.ParseFloat(v, 64)
-		default:
-			return fmt.Errorf("gridtui run: --param %s: the obstacle problem has parameters n and eps", k)
-		}
-		if err != nil {
-			return fmt.Errorf("gridtui run: --param %s=%s: not a number", k, v)
-		}
+		spec.Params[k] = v
 	}
 	return nil
 }
@@ -251,56 +243,15 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 	return nil
 }
 
-// parseNodes reads --nodes: a count, or names of sites, clusters and hosts,
-// node sets allowed ("alpha-[1-4],beta").
+// parseNodes reads --nodes (jobs.ParseNodes): a count, or names of sites,
+// clusters and hosts of inv, hosts possibly as a node set.
 func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
-	var sel jobs.NodeSelection
 	if strings.Trim(s, " ,") == "" {
-		return sel, usageErrorf("gridtui run: --nodes %q names no node: give a count (\"8\") or sites, clusters and hosts", s)
+		return jobs.NodeSelection{}, usageErrorf("gridtui run: --nodes %q names no node: give a count (\"8\") or sites, clusters and hosts", s)
 	}
-	if k, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-		if k < 1 {
-			return sel, usageErrorf("gridtui run: --nodes %d: want at least 1", k)
-		}
-		sel.Any = k
-		return sel, nil
-	}
-	var sites, clusters, hosts []string
-	for _, st := range inv.Sites {
-		sites = append(sites, st.Name)
-		for _, c := range st.Clusters {
-			clusters = append(clusters, c.Name)
-		}
-	}
-	for _, h := range inv.Hosts() {
-		hosts = append(hosts, h.Name)
-	}
-	toks := strings.Split(s, ",")
-	if strings.Contains(s, "[") {
-		set, err := deploy.ExpandNodeSet(s)
-		if err != nil {
-			return sel, usageError(fmt.Errorf("gridtui run: --nodes: %w", err))
-		}
-		toks = set
-	}
-	seen := map[string]bool{}
-	for _, tok := range toks {
-		tok = strings.TrimSpace(tok)
-		if seen[tok] && tok != "" {
-			return sel, usageErrorf("gridtui run: --nodes: %s is listed twice", tok)
-		}
-		seen[tok] = true
-		switch {
-		case tok == "":
-		case slices.Contains(hosts, tok):
-			sel.Hosts = append(sel.Hosts, tok)
-		case slices.Contains(clusters, tok):
-			sel.Clusters = append(sel.Clusters, tok)
-		case slices.Contains(sites, tok):
-			sel.Sites = append(sel.Sites, tok)
-		default:
-			return sel, usageErrorf("gridtui run: --nodes: %q is no site, cluster or host of %s", tok, inv.Source)
-		}
+	sel, err := jobs.ParseNodes(s, grid.Refs(inv), inv.Source, deploy.ExpandNodeSet)
+	if err != nil {
+		return sel, usageErrorf("gridtui run: --%s", strings.TrimPrefix(err.Error(), "jobs: "))
 	}
 	return sel, nil
 }

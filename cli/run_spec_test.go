@@ -112,7 +112,7 @@ func TestRunBadValues(t *testing.T) {
 		"max iter":          {[]string{"--max-iter", "-5"}, "--max-iter -5"},
 		"n zero":            {[]string{"--n", "0"}, "--n 0"},
 		"host twice":        {[]string{"--nodes", "alpha-1,alpha-1"}, "alpha-1 is listed twice"},
-		"job eps zero":      {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\neps = 0\n")}, "job.toml:3:1: obstacle.eps = 0"},
+		"job eps zero":      {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\neps = 0\n")}, "job.toml:3:1: app obstacle: gridapp: bad parameter: eps: 0 is outside > 0"},
 		"job wall negative": {[]string{"--job", writeJob(t, "wall_time = \"-1s\"\n[obstacle]\nn = 16\n")}, "job.toml:1:1: wall_time = -1s must not be negative"},
 		"job max iter":      {[]string{"--job", writeJob(t, "max_iterations = -3\n[obstacle]\nn = 16\n")}, "job.toml:1:1: max_iterations = -3"},
 		"job host twice":    {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\n[nodes]\nhosts = [\"alpha-1\", \"alpha-1\"]\n")}, "job.toml:4:1: nodes.hosts: alpha-1 is listed twice"},

@@ -59,7 +59,7 @@ func TestBuildSpecFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec = spec.WithDefaults()
-	if spec.Obstacle.N != 32 || spec.Obstacle.Eps != 1e-8 || spec.Scheme != jobs.Synchronous || spec.Detector != jobs.DetectTokens ||
+	if spec.Params["n"] != "32" || spec.Params["eps"] != "1e-08" || spec.Scheme != jobs.Synchronous || spec.Detector != jobs.DetectTokens ||
 		spec.MaxIter != 99 || len(spec.Nodes.Clusters) != 1 || spec.Nodes.Any != 0 {
 		t.Errorf("spec %+v", spec)
 	}

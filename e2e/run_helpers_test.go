@@ -46,6 +46,7 @@ type (
 		Figures    []struct {
 			Name  string  `json:"name"`
 			Value float64 `json:"value"`
+			Text  string  `json:"text"`
 		} `json:"figures"`
 		FiguresOK bool     `json:"figures_ok"`
 		Warnings  []string `json:"warnings"`

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
-	"github.com/gridtui/gridtui/jobs"
 )
 
 // longObstacle is the problem of the failure tests: one whose runs on the
@@ -21,7 +20,7 @@ import (
 // has arrived, and the test then sees a run complete instead of failing;
 // at n = 96 it needs about four times the iterations, each eight times the
 // work.
-var longObstacle = jobs.ObstacleSpec{N: 96, Eps: 1e-15}
+var longObstacle = map[string]string{"n": "96", "eps": "1e-15"}
 
 // fault is a failure injected into a run by its hooks: once every node has
 // passed an iteration, a signal to one node's worker (or another action),

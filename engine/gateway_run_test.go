@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"github.com/gridtui/gridtui/engine/solve"
 	"math"
 	"os"
@@ -32,11 +33,11 @@ func TestRunThroughGateways(t *testing.T) {
 	t.Cleanup(func() { gatewayFirst = false })
 	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
 	const n, nodes = 12, 4
-	p := jobs.Obstacle{N: n, Eps: 1e-7}
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: n, Eps: p.Eps}, Scheme: jobs.Synchronous,
+	p := obstacle.Problem{N: n, Eps: 1e-7}
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": strconv.Itoa(n), "eps": strconv.FormatFloat(p.Eps, 'g', -1, 64)}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: nodes}, Cores: 1}
 	rep := runJob(t, inv, spec, RunOptions{NoRecord: true, StoreDir: t.TempDir()})
-	_, k, _ := jobs.SerialSolve(p)
+	_, k, _ := obstacle.SerialSolve(p)
 	ref := serialAfter(p, k+2*(nodes-1))
 	for i := range ref {
 		if math.Float64bits(rep.Solution[i]) != math.Float64bits(ref[i]) {
@@ -114,7 +115,7 @@ func TestRunThroughGatewaysAsync(t *testing.T) {
 	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
 	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
 		t.Run(string(scheme), func(t *testing.T) {
-			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 12, Eps: 1e-7}, Scheme: scheme,
+			spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "12", "eps": "1e-7"}, Scheme: scheme,
 				Nodes: jobs.NodeSelection{Any: 4}, Cores: 1}
 			rep := runJob(t, inv, spec, RunOptions{})
 			var data uint64
@@ -137,7 +138,7 @@ func TestGatewayStopped(t *testing.T) {
 	gatewayFirst = true
 	t.Cleanup(func() { gatewayFirst = false })
 	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
-	spec := jobs.Spec{App: "obstacle", Obstacle: longObstacle, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{App: "obstacle", Params: longObstacle, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: 4}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
 	opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), NoRecord: true, Deploy: deploy.Options{StopTimeout: 30 * time.Second}}
 	var (

@@ -20,7 +20,7 @@ import (
 // neither the memory nor the disk is refused with the figures.
 func TestGatherToDisk(t *testing.T) {
 	inv := loadInventory(t, "")
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 24, Eps: 1e-4}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "24", "eps": "1e-4"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: 3}, Cores: 1}
 	mem := runJob(t, inv, spec, RunOptions{})
 	if len(mem.Solution) != 24*24*24 || !mem.Checked {

@@ -4,19 +4,19 @@ package engine
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/jobs"
 )
 
 // serialAfter returns the serial iterate after k sweeps.
-func serialAfter(p jobs.Obstacle, k int) []float64 {
-	u := jobs.InitialGuess(p)
+func serialAfter(p obstacle.Problem, k int) []float64 {
+	u := obstacle.InitialGuess(p)
 	next := make([]float64, len(u))
 	for range k {
-		jobs.SerialSweep(p, u, next)
+		obstacle.SerialSweep(p, u, next)
 		u, next = next, u
 	}
 	return u

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/engine/worker"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,7 +29,7 @@ func deepSpec(scheme jobs.Scheme, eps float64) jobs.Spec {
 			gs = append(gs, jobs.Group{Coordinator: name, Workers: []string{name}})
 		}
 	}
-	return jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 32, Eps: eps}, Scheme: scheme, Cores: 1, Groups: gs}
+	return jobs.Spec{App: "obstacle", Params: map[string]string{"n": "32", "eps": strconv.FormatFloat(eps, 'g', -1, 64)}, Scheme: scheme, Cores: 1, Groups: gs}
 }
 
 func lowFanout(t *testing.T) {

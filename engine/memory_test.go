@@ -75,7 +75,7 @@ func TestRunRefusesNodeMemory(t *testing.T) {
 	if avail == 0 || avail > 30<<30 {
 		t.Skipf("needs a host with less than 30 GiB available (has %s)", jobs.Bytes(avail))
 	}
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 1024, Eps: 1e-3}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "1024", "eps": "1e-3"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, WallTime: time.Minute}
 	var pids []int
 	opt := RunOptions{Inventory: loadInventory(t, ""), NoRecord: true, StoreDir: t.TempDir(),

@@ -24,9 +24,8 @@ var ErrPlan = errors.New("engine: cannot plan job")
 // application's task, the groups and their coordinators, and the network of
 // each neighbour pair of the task's graph.
 type Plan struct {
-	Ranks  []string     // node name per rank
-	Ranges []jobs.Range // obstacle problem: planes [Lo,Hi) per rank (nil for other applications)
-	Cores  []int        // cores per rank
+	Ranks  []string // node name per rank
+	Cores  []int    // cores per rank
 	Groups []jobs.Group
 	// Levels is the control hierarchy (see Levels): Levels[0] is Groups,
 	// each further level the coordinators of coordinators above it.
@@ -121,11 +120,6 @@ func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 		return nil, err
 	}
 	p := &Plan{Ranks: names}
-	if spec.App == obstacleApp {
-		if p.Ranges, err = jobs.Split(spec.Obstacle.N, len(names)); err != nil {
-			return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane): %w", spec.Obstacle.N, len(names), err)
-		}
-	}
 	if err := p.planCores(spec, inv); err != nil {
 		return nil, err
 	}
@@ -172,9 +166,6 @@ func (p *Plan) checkScheme(spec jobs.Spec) (err error) {
 	}
 	return nil
 }
-
-// obstacleApp is the application whose job files keep their own section.
-const obstacleApp = "obstacle"
 
 // planTask is "task definition" (GRIDHPC Fig. 4): the application splits
 // its problem over the chosen nodes and says which parts neighbour which.
@@ -275,7 +266,7 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 			need = len(match)
 		}
 		return nil, planErr("not enough nodes: the job needs %d, only %d free %s match %s (free: %s)",
-			max(need, 1), len(match), plural(len(match), "node", "nodes"), describeSelection(spec.Nodes), nodeList(nodes))
+			max(need, 1), len(match), plural(len(match), "node", "nodes"), spec.Nodes.Describe(), nodeList(nodes))
 	}
 	return names, nil
 }
@@ -301,7 +292,7 @@ func resolveFree(sel jobs.NodeSelection, inv *deploy.Inventory, free []jobs.Node
 	}
 	hosts := slices.DeleteFunc(cand, func(h string) bool { return !isFree[h] })
 	if len(hosts) == 0 {
-		return nil, fmt.Errorf("%w: no free node among %s", jobs.ErrEmptySelection, describeSelection(sel))
+		return nil, fmt.Errorf("%w: no free node among %s", jobs.ErrEmptySelection, sel.Describe())
 	}
 	return jobs.NodeSelection{Hosts: hosts, Any: sel.Any}.Resolve(free, source)
 }
@@ -324,20 +315,6 @@ func nodeList(nodes []probe.Node) string {
 	return strings.Join(names, ", ")
 }
 
-func describeSelection(s jobs.NodeSelection) string {
-	var parts []string
-	if len(s.Sites) > 0 {
-		parts = append(parts, "sites "+strings.Join(s.Sites, ","))
-	}
-	if len(s.Clusters) > 0 {
-		parts = append(parts, "clusters "+strings.Join(s.Clusters, ","))
-	}
-	if len(parts) == 0 {
-		return "the selection"
-	}
-	return strings.Join(parts, " and ")
-}
-
 // planCores gives each rank its cores: the job's, or the host's.
 func (p *Plan) planCores(spec jobs.Spec, inv *deploy.Inventory) error {
 	hostCores := map[string]int{}
@@ -351,9 +328,6 @@ func (p *Plan) planCores(spec jobs.Spec, inv *deploy.Inventory) error {
 		c := spec.Cores
 		if c == 0 {
 			c = max(hostCores[name], 1)
-		}
-		if spec.App == obstacleApp && c > spec.Obstacle.N {
-			return planErr("node %s: %d cores but n = %d leaves fewer planes than cores along y", name, c, spec.Obstacle.N)
 		}
 		if hc := hostCores[name]; hc > 0 && c > hc {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("node %s: the job asks %d cores, the inventory gives the host %d: its cores will be oversubscribed", name, c, hc))

@@ -7,6 +7,7 @@ import (
 	"github.com/gridtui/gridtui/engine/worker"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestPlanJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obst := func(n int) jobs.ObstacleSpec { return jobs.ObstacleSpec{N: n, Eps: 1e-8} }
+	obst := func(n int) map[string]string { return map[string]string{"n": strconv.Itoa(n), "eps": "1e-8"} }
 	tests := map[string]struct {
 		inv    *deploy.Inventory
 		spec   jobs.Spec
@@ -35,26 +36,26 @@ func TestPlanJob(t *testing.T) {
 		ranks  string   // first and last rank's node
 		err    string   // substring of the error, "" for none
 	}{
-		"default hybrid": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 8}},
+		"default hybrid": {inv: small, spec: jobs.Spec{Params: obst(48), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 8}},
 			groups: []string{"alpha-1:4", "beta-1:4"}, modes: "SSSASSS", ranks: "alpha-1…beta-4"},
-		"async": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 3}},
+		"async": {inv: small, spec: jobs.Spec{Params: obst(48), Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 3}},
 			groups: []string{"alpha-1:3"}, modes: "AA", ranks: "alpha-1…alpha-3"},
-		"cluster beta": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Clusters: []string{"beta"}}},
+		"cluster beta": {inv: small, spec: jobs.Spec{Params: obst(48), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Clusters: []string{"beta"}}},
 			groups: []string{"beta-1:4"}, modes: "SSS", ranks: "beta-1…beta-4"},
-		"hosts in order": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Hosts: []string{"beta-2", "alpha-1"}}},
+		"hosts in order": {inv: small, spec: jobs.Spec{Params: obst(48), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Hosts: []string{"beta-2", "alpha-1"}}},
 			groups: []string{"beta-2:1", "alpha-1:1"}, modes: "A", ranks: "beta-2…alpha-1"},
-		"explicit groups": {inv: small, spec: jobs.Spec{Obstacle: obst(48), Scheme: jobs.Asynchronous, Groups: []jobs.Group{
+		"explicit groups": {inv: small, spec: jobs.Spec{Params: obst(48), Scheme: jobs.Asynchronous, Groups: []jobs.Group{
 			{Coordinator: "alpha-2", Workers: []string{"alpha-1", "alpha-2"}}, {Coordinator: "beta-1", Workers: []string{"beta-1"}}}},
 			groups: []string{"alpha-2:2", "beta-1:1"}, modes: "AA", ranks: "alpha-1…beta-1"},
-		"64 nodes, 2 groups of 32": {inv: big, spec: jobs.Spec{Obstacle: obst(64), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 64}},
+		"64 nodes, 2 groups of 32": {inv: big, spec: jobs.Spec{Params: obst(64), Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 64}},
 			groups: []string{"gamma-1:32", "delta-1:32"}, ranks: "gamma-1…delta-32"},
-		"32+8 in one cluster": {inv: big, spec: jobs.Spec{Obstacle: obst(64), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 40}},
+		"32+8 in one cluster": {inv: big, spec: jobs.Spec{Params: obst(64), Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 40}},
 			groups: []string{"gamma-1:32", "delta-1:8"}, ranks: "gamma-1…delta-8"},
-		"not enough":    {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Any: 9}}, err: "needs 9, only 8 free"},
-		"unknown host":  {inv: small, spec: jobs.Spec{Obstacle: obst(48), Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "zeta-1"}}}, err: `host "zeta-1" is not in`},
-		"n too small":   {inv: small, spec: jobs.Spec{Obstacle: obst(5), Nodes: jobs.NodeSelection{Any: 8}}, err: "n = 5 is too small to split over 8 nodes"},
-		"cores > n":     {inv: small, spec: jobs.Spec{Obstacle: obst(8), Cores: 9, Nodes: jobs.NodeSelection{Any: 1}}, err: "9 cores but n = 8"},
-		"empty cluster": {inv: small, spec: jobs.Spec{Obstacle: obst(8), Nodes: jobs.NodeSelection{Clusters: []string{"omega"}}}, err: `cluster "omega" is not in`},
+		"not enough":    {inv: small, spec: jobs.Spec{Params: obst(48), Nodes: jobs.NodeSelection{Any: 9}}, err: "needs 9, only 8 free"},
+		"unknown host":  {inv: small, spec: jobs.Spec{Params: obst(48), Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "zeta-1"}}}, err: `host "zeta-1" is not in`},
+		"n too small":   {inv: small, spec: jobs.Spec{Params: obst(5), Nodes: jobs.NodeSelection{Any: 8}}, err: "n = 5 is too small to split over 8 nodes"},
+		"cores > n":     {inv: small, spec: jobs.Spec{Params: obst(8), Cores: 9, Nodes: jobs.NodeSelection{Any: 1}}, err: "9 cores but n = 8"},
+		"empty cluster": {inv: small, spec: jobs.Spec{Params: obst(8), Nodes: jobs.NodeSelection{Clusters: []string{"omega"}}}, err: `cluster "omega" is not in`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -87,16 +88,16 @@ func TestPlanJob(t *testing.T) {
 					t.Errorf("modes %s, want %s", modes.String(), tc.modes)
 				}
 			}
-			n := tc.spec.Obstacle.N
-			lo := 0
-			for r, rg := range p.Ranges {
-				if rg.Lo != lo || rg.Len() < 1 {
-					t.Fatalf("rank %d range %v does not continue at %d", r, rg, lo)
+			n, _ := strconv.Atoi(tc.spec.Params["n"])
+			points := 0
+			for r, ps := range p.Task.Parts {
+				if ps.Size < n*n || ps.Size%(n*n) != 0 {
+					t.Fatalf("rank %d holds %d points, not whole planes of %d", r, ps.Size, n*n)
 				}
-				lo = rg.Hi
+				points += ps.Size
 			}
-			if lo != n || len(p.Routes) != len(p.Ranks)-1 || len(p.Candidates) != len(p.Routes) {
-				t.Errorf("ranges end at %d (n %d), %d routes for %d ranks", lo, n, len(p.Routes), len(p.Ranks))
+			if points != n*n*n || len(p.Routes) != len(p.Ranks)-1 || len(p.Candidates) != len(p.Routes) {
+				t.Errorf("parts hold %d points (n %d), %d routes for %d ranks", points, n, len(p.Routes), len(p.Ranks))
 			}
 			for i, r := range p.Routes {
 				same := p.Modes[i] == rmnp.Sync
@@ -144,7 +145,7 @@ func TestRunSelectionErrors(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 48, Eps: 1e-8}, Scheme: jobs.Asynchronous,
+			spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "48", "eps": "1e-8"}, Scheme: jobs.Asynchronous,
 				Nodes: jobs.NodeSelection{Hosts: tc.hosts, Any: tc.any}, Cores: 1}
 			_, err := Run(context.Background(), spec, RunOptions{Inventory: inv, NoRecord: true})
 			if !errors.Is(err, tc.is) || !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.want) {
@@ -233,7 +234,7 @@ func TestTasksSkipLoopbackQuietly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			same := "same host (h)"
-			plan := &Plan{Ranks: []string{"a", "b"}, Ranges: []jobs.Range{{Lo: 0, Hi: 8}, {Lo: 8, Hi: 16}}, Cores: []int{1, 1},
+			plan := &Plan{Ranks: []string{"a", "b"}, Cores: []int{1, 1},
 				Modes: []rmnp.Mode{rmnp.Sync}, Edges: [][2]int{{0, 1}},
 				Task: gridapp.Task{Parts: []gridapp.PartSpec{{Neighbours: []int{1}}, {Neighbours: []int{0}}}},
 				Candidates: [][]probe.Route{{
@@ -282,7 +283,7 @@ func TestTasksSkipLoopbackQuietly(t *testing.T) {
 func TestPlanClustersWithAnyOnStartedWorkers(t *testing.T) {
 	inv := deploy.Embedded()
 	live := grid.LocalNodes(inv)[:2]
-	spec := jobs.Spec{Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-6}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{Params: map[string]string{"n": "16", "eps": "1e-6"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Clusters: []string{"alpha", "beta"}, Any: 2}}
 	p, err := PlanJob(spec, inv, live)
 	if err != nil {

@@ -52,14 +52,15 @@ type Report struct {
 	// ResidualReported says the application could not measure Residual on
 	// the solution: it is the largest σ the parts reported
 	// (gridapp.Result.Reported).
-	ResidualReported bool                 `json:",omitempty"`
-	Complementarity  jobs.Complementarity // the obstacle problem's check
+	ResidualReported bool `json:",omitempty"`
 	// Eps is the task's threshold; Figures are what the application
-	// measured on the solution (error against an exact solution, checksums),
-	// and FiguresOK is false when one of its checks failed (applications
-	// other than the obstacle problem).
+	// measured on the solution (error against an exact solution, checksums)
+	// and Checks the conditions it checked on it (gridapp.Checker), as it
+	// gave them; FiguresOK is false when the application's Result or one
+	// of its checks failed.
 	Eps       float64          `json:",omitempty"`
 	Figures   []gridapp.Figure `json:",omitempty"`
+	Checks    []gridapp.Check  `json:",omitempty"`
 	FiguresOK bool             `json:",omitempty"`
 	// T1 is the single-node time of this problem in the results store that
 	// Table IV compares the run with (jobs.Results.SingleNodeReference, this
@@ -92,16 +93,18 @@ type NodeReport struct {
 	Rank        int
 	Group       int
 	Coordinator bool
-	Range       jobs.Range
-	Cores       int
-	State       solve.NodeState
-	Iterations  int
-	Sigma       float64
-	Converged   bool
-	Compute     time.Duration
-	Send        time.Duration
-	Wait        time.Duration
-	Traffic     []solve.NetTraffic
+	// Part is the application's description of the node's share of the
+	// problem (gridapp.PartDescriber), or its size in values.
+	Part       string
+	Cores      int
+	State      solve.NodeState
+	Iterations int
+	Sigma      float64
+	Converged  bool
+	Compute    time.Duration
+	Send       time.Duration
+	Wait       time.Duration
+	Traffic    []solve.NetTraffic
 	// PeakRSS is the worker process's peak resident set (VmHWM) in bytes,
 	// as it last reported it; 0 when unknown (not Linux, or no report).
 	PeakRSS uint64 `json:"peak_rss_bytes,nullzero"`
@@ -131,9 +134,7 @@ func (s *submission) report() *Report {
 		nr := NodeReport{Node: st.Node, Rank: r, Group: g, Cores: s.plan.Cores[r],
 			State: st.State, Iterations: st.Iteration, Sigma: st.Sigma, Compute: st.Compute, Send: st.Send,
 			Wait: st.Wait, Traffic: st.Traffic, PeakRSS: st.PeakRSS, Err: st.Err}
-		if s.plan.Ranges != nil {
-			nr.Range = s.plan.Ranges[r]
-		}
+		nr.Part = s.plan.describePart(r)
 		if s.failed != nil && !st.State.Final() {
 			// The run stopped it (msgAbort): it is not computing any more.
 			nr.State = solve.StateAborted
@@ -167,9 +168,9 @@ func (s *submission) report() *Report {
 	return rep
 }
 
-// finishReport is "aggregate the final result": assemble the slabs, measure
-// the true residual and complementarity, write the outputs, compute the gain
-// and record the run (failed runs too).
+// finishReport is "aggregate the final result": assemble the parts, measure
+// the true residual and the application's checks, write the outputs,
+// compute the gain and record the run (failed runs too).
 func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	var firstErr error
 	rep.Eps = s.plan.Task.Eps
@@ -185,21 +186,8 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 		} else {
 			os.Remove(s.disk.path) // a failed run's pieces are no solution
 		}
-	} else if s.failed == nil && s.complete() && s.spec.App != obstacleApp {
-		firstErr = assembleApp(rep, s)
 	} else if s.failed == nil && s.complete() {
-		u, err := jobs.Assemble(s.problem, s.plan.Ranges, s.values)
-		if err != nil {
-			firstErr = fmt.Errorf("engine: assemble solution: %w", err)
-		} else {
-			rep.Solution = u
-			rep.Checked = true
-			rep.Residual = jobs.Residual(s.problem, u)
-			rep.Complementarity = jobs.CheckComplementarity(s.problem, u, jobs.ComplementarityTol(s.problem, rep.Residual))
-			if err := writeOutputs(rep, s.problem, u); err != nil {
-				firstErr = err
-			}
-		}
+		firstErr = assembleApp(rep, s)
 	}
 	if firstErr != nil && rep.Outcome == "ok" {
 		// The solution was computed but not delivered: the run is not ok,
@@ -220,13 +208,13 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 	return firstErr
 }
 
-// assembleApp is "results aggregation" for an application other than the
-// obstacle problem: its Assemble gathers the parts and measures the
-// solution.
+// assembleApp is "results aggregation": the application's Assemble gathers
+// the parts and measures the solution, its checks (gridapp.Checker) judge
+// it, and the solution is written as the job's output section asks.
 func assembleApp(rep *Report, s *submission) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w %q: panic in Assemble: %v", solve.ErrApplication, s.spec.App, r)
+			err = fmt.Errorf("%w %q: panic in Assemble or Check: %v", solve.ErrApplication, s.spec.App, r)
 		}
 	}()
 	res, err := s.plan.App.Assemble(s.plan.Values, s.plan.Task, s.values)
@@ -236,26 +224,25 @@ func assembleApp(rep *Report, s *submission) (err error) {
 	rep.Solution, rep.Checked = res.Solution, true
 	rep.Residual, rep.Figures, rep.FiguresOK = res.Residual, res.Figures, res.OK
 	rep.ResidualReported = res.Reported
-	o := rep.Spec.Output
-	w, writes := s.plan.App.(gridapp.Outputter)
-	switch {
-	case o.VTI && writes:
-		base, err := outputBase(rep)
-		if err != nil {
-			return err
+	if c, ok := s.plan.App.(gridapp.Checker); ok {
+		rep.Checks = c.Check(s.plan.Values, s.plan.Task, res)
+		for _, ch := range rep.Checks {
+			rep.FiguresOK = rep.FiguresOK && ch.OK
 		}
-		files, err := w.WriteOutput(s.plan.Values, s.plan.Task, res, base)
-		rep.Outputs = append(rep.Outputs, files...)
-		if err != nil {
-			return fmt.Errorf("%w %q: write output: %w", solve.ErrApplication, s.spec.App, err)
-		}
-		if o.Raw {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write raw files", s.spec.App))
-		}
-	case o.VTI || o.Raw:
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("output: application %s does not write VTI or raw files", s.spec.App))
 	}
-	return nil
+	return writeOutputs(rep, s.plan, res)
+}
+
+// describePart is the report's part column for rank r: the application's
+// description (gridapp.PartDescriber), else the part's size.
+func (p *Plan) describePart(r int) string {
+	if r < 0 || r >= len(p.Task.Parts) {
+		return "–"
+	}
+	if d, ok := p.App.(gridapp.PartDescriber); ok {
+		return d.DescribePart(p.Values, p.Task, r)
+	}
+	return fmt.Sprintf("%d values", p.Task.Parts[r].Size)
 }
 
 // outputBase makes the job's output directory and returns the base name of
@@ -271,8 +258,12 @@ func outputBase(rep *Report) (string, error) {
 	return filepath.Join(dir, fmt.Sprintf("%s-%s", rep.Spec.Name, rep.Started.UTC().Format("20060102T150405"))), nil
 }
 
-// writeOutputs writes the solution as the job's output section asks.
-func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
+// writeOutputs writes the solution as the job's output section asks, the
+// one path for every application: VTI and raw files of the grid an
+// application says it has (gridapp.Gridded), then the files an application
+// writes itself (gridapp.Outputter). An application that can do neither
+// was refused before the run started (jobs.Spec.Problems).
+func writeOutputs(rep *Report, p *Plan, res gridapp.Result) error {
 	o := rep.Spec.Output
 	if !o.VTI && !o.Raw {
 		return nil
@@ -281,21 +272,32 @@ func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
 	if err != nil {
 		return err
 	}
-	if o.VTI {
-		var buf bytes.Buffer
-		if err := jobs.WriteVTI(&buf, p, u); err != nil {
-			return err
+	if g, ok := p.App.(gridapp.Gridded); ok {
+		grid := g.GridShape(p.Values)
+		if o.VTI {
+			var buf bytes.Buffer
+			if err := jobs.WriteVTI(&buf, grid, res.Solution); err != nil {
+				return fmt.Errorf("%w %q: %w", solve.ErrApplication, rep.Spec.App, err)
+			}
+			if err := os.WriteFile(base+".vti", buf.Bytes(), 0o644); err != nil {
+				return fmt.Errorf("engine: write %s.vti: %w", base, err)
+			}
+			rep.Outputs = append(rep.Outputs, base+".vti")
 		}
-		if err := os.WriteFile(base+".vti", buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("engine: write %s.vti: %w", base, err)
+		if o.Raw {
+			what := rep.Spec.App + " " + formatParams(p.Values.Encode())
+			if err := jobs.WriteRaw(base+".raw", grid, res.Solution, what); err != nil {
+				return fmt.Errorf("%w %q: %w", solve.ErrApplication, rep.Spec.App, err)
+			}
+			rep.Outputs = append(rep.Outputs, base+".raw")
 		}
-		rep.Outputs = append(rep.Outputs, base+".vti")
 	}
-	if o.Raw {
-		if err := jobs.WriteRaw(base+".raw", p, u); err != nil {
-			return err
+	if w, ok := p.App.(gridapp.Outputter); ok && o.VTI {
+		files, err := w.WriteOutput(p.Values, p.Task, res, base)
+		rep.Outputs = append(rep.Outputs, files...)
+		if err != nil {
+			return fmt.Errorf("%w %q: write output: %w", solve.ErrApplication, rep.Spec.App, err)
 		}
-		rep.Outputs = append(rep.Outputs, base+".raw")
 	}
 	return nil
 }
@@ -306,11 +308,7 @@ func writeOutputs(rep *Report, p jobs.Obstacle, u []float64) error {
 // Control characters from outside (a log tail, a remote error) are quoted.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	p := r.Spec.Obstacle
-	problem := fmt.Sprintf("n = %d, ε = %g", p.N, p.Eps)
-	if r.Spec.App != obstacleApp {
-		problem = formatParams(r.Spec.Params)
-	}
+	problem := formatParams(r.Spec.Params)
 	fmt.Fprintf(&b, "run %s: %s, %s, %s iterations (%s detector), %d nodes\n",
 		r.Spec.Name, r.Spec.App, problem, r.Spec.Scheme, r.Spec.Detector, len(r.Nodes))
 	fmt.Fprintf(&b, "outcome:   %s\n", r.Outcome)
@@ -330,33 +328,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "wall time: %s\n", r.Wall.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tnode\tgroup\tplanes\tcores\tstate\titerations\tlocal σ\tcompute\tsend\twait\tpeak RSS")
+	fmt.Fprintln(tw, "rank\tnode\tgroup\tpart\tcores\tstate\titerations\tlocal σ\tcompute\tsend\twait\tpeak RSS")
 	for _, n := range r.Nodes {
 		c := ""
 		if n.Coordinator {
 			c = "*"
 		}
-		planes := n.Range.String()
-		if r.Spec.App != obstacleApp {
-			planes = "–" // the application's own decomposition
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d%s\t%s\t%d\t%s\t%d\t%.3g\t%s\t%s\t%s\t%s\n", n.Rank, n.Node, n.Group, c, planes, n.Cores,
+		fmt.Fprintf(tw, "%d\t%s\t%d%s\t%s\t%d\t%s\t%d\t%.3g\t%s\t%s\t%s\t%s\n", n.Rank, n.Node, n.Group, c, orDash(n.Part), n.Cores,
 			n.State, n.Iterations, n.Sigma, n.Compute.Round(time.Millisecond), n.Send.Round(time.Millisecond), n.Wait.Round(time.Millisecond),
 			formatRSS(n.PeakRSS))
 	}
 	tw.Flush()
 	fmt.Fprintln(&b, "(* coordinator)")
-	if r.Checked && r.Spec.App != obstacleApp {
+	if r.Checked {
 		r.writeFigures(&b)
-	} else if r.Checked {
-		c := r.Complementarity
-		verdict := "OK"
-		if !c.OK {
-			verdict = "FAILED"
-		}
-		fmt.Fprintf(&b, "true global residual: %.3e (ε = %g)\n", r.Residual, p.Eps)
-		fmt.Fprintf(&b, "complementarity: %s (min u−φ = %.3g, min Au−f = %.3g, max |(Au−f)(u−φ)| = %.3g, tol %.3g)\n",
-			verdict, c.MinUMinusPhi, c.MinAuMinusF, c.MaxProduct, c.Tol)
 	} else {
 		fmt.Fprintln(&b, "true global residual: not computed (no complete solution)")
 	}
@@ -384,10 +369,7 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) writeGain(b *strings.Builder) {
 	switch {
 	case r.Gain > 0 && r.T1Self:
-		what := fmt.Sprintf("n = %d, ε = %g", r.Spec.Obstacle.N, r.Spec.Obstacle.Eps)
-		if r.Spec.App != obstacleApp {
-			what = r.Spec.App + " " + formatParams(r.Spec.Params)
-		}
+		what := r.Spec.App + " " + formatParams(r.Spec.Params)
 		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %.2f (this run is the fastest single-node run: t1 of later runs of %s)\n", r.Gain, what)
 	case r.Gain > 0:
 		fmt.Fprintf(b, "computing gain: C_g = t1/ts = %s / %s = %.2f\n", r.T1.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.Gain)
@@ -512,6 +494,17 @@ func (r *Report) writeFigures(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "%s: %s\n", f.Name, text)
 	}
+	for _, c := range r.Checks {
+		text := c.Text
+		if text == "" {
+			text = fmt.Sprintf("%.3g", c.Value)
+		}
+		ok := "ok"
+		if !c.OK {
+			ok = "FAILED"
+		}
+		fmt.Fprintf(b, "%s: %s %s\n", c.Name, text, ok)
+	}
 	fmt.Fprintf(b, "application check: %s\n", verdict)
 }
 
@@ -536,4 +529,12 @@ func (s *submission) failedLog() []string {
 		return nil
 	}
 	return lines[max(0, len(lines)-failedLogLines):]
+}
+
+// orDash returns s, or "–" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }

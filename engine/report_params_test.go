@@ -12,8 +12,7 @@ import (
 func TestRecordParams(t *testing.T) {
 	var job jobs.RunConfig
 	sp := jobs.Spec{App: "poisson", Params: map[string]string{"n": "16"}}
-	sp.Obstacle.N, sp.Obstacle.Eps = 48, 1e-8 // what an unset obstacle spec defaults to
-	job.N, job.Eps = sp.Obstacle.N, sp.Obstacle.Eps
+	job.N, job.Eps = 48, 1e-8 // what the default job carries
 	recordParams(&job, sp)
 	if job.N != 16 || job.Eps != 1e-8 {
 		t.Errorf("recorded n = %d, ε = %g; want the application's 16 and its default 1e-08", job.N, job.Eps)
@@ -25,15 +24,16 @@ func TestRecordParams(t *testing.T) {
 	// default a job from the command line carries.
 	var sparse jobs.RunConfig
 	ssp := jobs.Spec{App: "sparse", Params: map[string]string{"matrix": "/m.mtx"}}
-	ssp.Obstacle.N, ssp.Obstacle.Eps = 48, 1e-8
 	sparse.N, sparse.Eps = 48, 1e-8
 	recordParams(&sparse, ssp)
 	if sparse.N != 0 || sparse.Eps != 1e-10 {
 		t.Errorf("sparse recorded n = %d, ε = %g; want 0 and its default 1e-10", sparse.N, sparse.Eps)
 	}
-	obstacle := jobs.RunConfig{N: 48, Eps: 1e-8}
-	recordParams(&obstacle, jobs.Spec{App: "obstacle"})
-	if obstacle.Params != nil || obstacle.N != 48 {
-		t.Errorf("obstacle record changed: %+v", obstacle)
+	// The obstacle problem is recorded like every application: its
+	// parameters, n and ε from them.
+	obstacle := jobs.RunConfig{}
+	recordParams(&obstacle, jobs.Spec{App: "obstacle", Params: map[string]string{"n": "20"}})
+	if obstacle.Params["n"] != "20" || obstacle.N != 20 || obstacle.Eps != 1e-8 {
+		t.Errorf("obstacle record: %+v", obstacle)
 	}
 }

@@ -27,9 +27,9 @@ func setPrediction(rep *Report, s *submission, dir string) {
 		return
 	}
 	sp := rep.Spec
-	// The problem as the run's record names it (another application's n
-	// and ε from its parameters), its graph as the application laid it out.
-	c := jobs.RunConfig{App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps}
+	// The problem as the run's record names it (n and ε from the
+	// application's parameters), its graph as the application laid it out.
+	c := jobs.RunConfig{App: sp.App}
 	recordParams(&c, sp)
 	topology, _ := predict.TopologyOf(sp)
 	m, err := predict.BuildWith(res, predict.Problem{App: c.App, N: c.N, Eps: c.Eps, Params: c.Instance().ParamKey()}, predict.Options{Topology: topology})

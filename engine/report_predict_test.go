@@ -17,7 +17,7 @@ func TestRunPredicted(t *testing.T) {
 	store := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-6}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "16", "eps": "1e-6"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1}
 	first, err := Run(ctx, spec, RunOptions{Inventory: inv, StoreDir: store})
 	if err != nil {

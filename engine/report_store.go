@@ -70,7 +70,7 @@ func loadGainCurve(dir string, in jobs.Instance, inv, grid string) *gainCurve {
 // instance is the problem instance the run's record will name (its
 // application and checked parameters), which t1 is looked up by.
 func (s *submission) instance() jobs.Instance {
-	c := jobs.RunConfig{App: s.spec.App, N: s.spec.Obstacle.N, Eps: s.spec.Obstacle.Eps}
+	c := jobs.RunConfig{App: s.spec.App}
 	recordParams(&c, s.spec)
 	return c.Instance()
 }
@@ -154,15 +154,17 @@ func runRecord(rep *Report, s *submission) jobs.RunRecord {
 		cores += n.Cores
 	}
 	sp := rep.Spec
-	rec.Job = jobs.RunConfig{Name: sp.Name, App: sp.App, N: sp.Obstacle.N, Eps: sp.Obstacle.Eps, MaxIter: sp.MaxIter,
+	rec.Job = jobs.RunConfig{Name: sp.Name, App: sp.App, MaxIter: sp.MaxIter,
 		Scheme: sp.Scheme, Detector: sp.Detector, Nodes: len(rep.Nodes), Cores: cores,
 		Grid: jobs.GridLabel(clusters), Clusters: uniq(clusters), Inventory: s.inventory}
 	recordParams(&rec.Job, sp)
 	if rep.Checked {
 		r := jobs.Float(rep.Residual)
-		c := rep.Complementarity
-		rec.TrueResidual, rec.Complementarity = &r, &c
+		rec.TrueResidual = &r
 		rec.ResidualReported = rep.ResidualReported
+		for _, c := range rep.Checks {
+			rec.Checks = append(rec.Checks, jobs.CheckRecord{Name: c.Name, Value: jobs.Float(c.Value), OK: c.OK, Text: c.Text})
+		}
 	}
 	return rec
 }
@@ -204,26 +206,19 @@ func uniq(s []string) []string {
 
 // recordParams records an application's checked parameters (defaults
 // included) with its run, and takes the problem size n and tolerance ε of
-// the record from them when the application declares them: the obstacle
-// spec's fields describe only the obstacle problem, so an application that
-// declares no n (sparse, exec) records n = 0, whether the job came from a
-// file or from the default job on the command line.
+// the record from them when the application declares them: an application
+// that declares no n (sparse, exec) records n = 0.
 func recordParams(job *jobs.RunConfig, sp jobs.Spec) {
-	if sp.App == "" || sp.App == "obstacle" {
-		return
-	}
-	app, v, err := sp.Application()
+	_, v, err := sp.WithDefaults().Application()
 	if err != nil {
 		return // the run was admitted, so this does not happen
 	}
 	job.Params = v.Encode()
 	job.N, job.Eps = 0, 0
-	for _, p := range app.Params() {
-		switch {
-		case p.Name == "n" && p.Kind == gridapp.Int:
-			job.N = v.Int("n")
-		case p.Name == "eps" && p.Kind == gridapp.Float:
-			job.Eps = v.Float("eps")
-		}
+	if v.Declares("n", gridapp.Int) {
+		job.N = v.Int("n")
+	}
+	if v.Declares("eps", gridapp.Float) {
+		job.Eps = v.Float("eps")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -14,10 +15,10 @@ import (
 func TestReportWriteText(t *testing.T) {
 	spec := jobs.DefaultSpec().WithDefaults()
 	ok := &Report{Spec: spec, Wall: 1500 * time.Millisecond, Outcome: "ok", Checked: true, Residual: 9.1e-9,
-		Complementarity: jobs.Complementarity{OK: true, Tol: 1e-4},
-		Nodes: []NodeReport{{Node: "alpha-1", Rank: 0, Coordinator: true, Range: jobs.Range{Lo: 0, Hi: 24}, Cores: 1, State: solve.StateTerminated, Iterations: 1200,
+		FiguresOK: true, Checks: []gridapp.Check{{Name: "complementarity: max |(Au−f)(u−φ)|", Value: 1e-6, OK: true}},
+		Nodes: []NodeReport{{Node: "alpha-1", Rank: 0, Coordinator: true, Part: "planes [0,24)", Cores: 1, State: solve.StateTerminated, Iterations: 1200,
 			PeakRSS: 52 << 20},
-			{Node: "beta-1", Rank: 1, Group: 1, Coordinator: true, Range: jobs.Range{Lo: 24, Hi: 48}, Cores: 1, State: solve.StateTerminated, Iterations: 1100}},
+			{Node: "beta-1", Rank: 1, Group: 1, Coordinator: true, Part: "planes [24,48)", Cores: 1, State: solve.StateTerminated, Iterations: 1100}},
 		Routes:  []probe.Route{{A: "alpha-1", B: "beta-1", Network: probe.Ethernet}},
 		Traffic: []solve.NetTraffic{{Network: "ethernet", Messages: 2400, Bytes: 3 << 20, Skipped: 7}},
 		T1:      3 * time.Second, Gain: 2, RecordID: "20261121T000000Z-abcdef"}
@@ -36,7 +37,7 @@ func TestReportWriteText(t *testing.T) {
 		want []string
 	}{
 		"ok": {ok, []string{"outcome:   ok", "wall time: 1.5s", "alpha-1  0*", "1200", "peak RSS", "52.0 MiB", "true global residual: 9.100e-09",
-			"complementarity: OK", "alpha-1↔beta-1 ethernet", "ethernet 2400 msgs 3.0 MiB (7 skipped)",
+			"planes [24,48)", "complementarity: max |(Au−f)(u−φ)|: 1e-06 ok", "application check: OK", "alpha-1↔beta-1 ethernet", "ethernet 2400 msgs 3.0 MiB (7 skipped)",
 			"C_g = t1/ts = 3s / 1.5s = 2.00", "recorded as 20261121T000000Z-abcdef"}},
 		"failed": {failed, []string{"outcome:   failed", "cause:     node alpha-3: no heartbeat for 2.2s",
 			"not computed", "computing gain: unknown"}},

@@ -200,9 +200,6 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	if err != nil {
 		return nil, notEnoughNodes{err}
 	}
-	if spec.App == obstacleApp && spec.Obstacle.N < len(names) {
-		return nil, planErr("n = %d is too small to split over %d nodes (each node needs at least one plane)", spec.Obstacle.N, len(names))
-	}
 	hosts := make([]deploy.Host, len(names))
 	sel := make([]probe.Node, len(names))
 	for i, n := range names {

@@ -44,7 +44,7 @@ func TestRunPoisson(t *testing.T) {
 			}
 			var b bytes.Buffer
 			rep.WriteText(&b)
-			for _, want := range []string{"run poisson-" + string(scheme) + ": poisson, blocks = 2x2x1, eps = 1e-8, n = 16",
+			for _, want := range []string{"run poisson-n16-" + string(scheme) + ": poisson, blocks = 2x2x1, eps = 1e-8, n = 16",
 				"max error against the exact solution: ", "application check: OK"} {
 				if !strings.Contains(b.String(), want) {
 					t.Errorf("report lacks %q:\n%s", want, b.String())
@@ -106,8 +106,10 @@ func TestRunBadApplication(t *testing.T) {
 
 // TestRunHeatSeries runs the heat equation's time steps end to end through
 // worker processes (hybrid: two clusters) with VTI output on: the report
-// has the application's figures and lists the ParaView series it wrote, a
-// .pvd and one .vti per level.
+// has the application's figures and lists the files written: the solution
+// as one space-time VTI (gridapp.Gridded, the path every application
+// takes), then the ParaView series the application writes itself, a .pvd
+// and one .vti per level.
 func TestRunHeatSeries(t *testing.T) {
 	inv := loadInventory(t, "")
 	dir := t.TempDir()
@@ -123,8 +125,9 @@ func TestRunHeatSeries(t *testing.T) {
 	if rep.Outcome != "ok" || !rep.FiguresOK || !(rep.Residual < 1e-10) {
 		t.Fatalf("outcome %s, figures OK %v, residual %g", rep.Outcome, rep.FiguresOK, rep.Residual)
 	}
-	if len(rep.Outputs) != 5 || !strings.HasSuffix(rep.Outputs[0], ".pvd") || !strings.HasSuffix(rep.Outputs[4], "-0003.vti") {
-		t.Fatalf("outputs %v, want a .pvd and 4 .vti", rep.Outputs)
+	if len(rep.Outputs) != 6 || !strings.HasSuffix(rep.Outputs[0], "T"+rep.Started.UTC().Format("150405")+".vti") ||
+		!strings.HasSuffix(rep.Outputs[1], ".pvd") || !strings.HasSuffix(rep.Outputs[5], "-0003.vti") {
+		t.Fatalf("outputs %v, want the space-time .vti, then the series: a .pvd and 4 .vti", rep.Outputs)
 	}
 	for _, o := range rep.Outputs {
 		if !strings.HasPrefix(o, dir) {

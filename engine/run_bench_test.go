@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"testing"
 	"time"
 
@@ -14,18 +16,18 @@ import (
 // run's wall time as the report gives it (sub-tasks sent → results
 // gathered), ns/op also counts starting and stopping the workers. The
 // slab-1 sub-benchmark is the baseline of the same run: the same kernel
-// (one jobs.Slab on one core) iterated to ε in this process, no network. "startup-64" is a run that converges at once
+// (one obstacle.Slab on one core) iterated to ε in this process, no network. "startup-64" is a run that converges at once
 // on 64 workers: the cost of the control plane itself.
 func BenchmarkRun(b *testing.B) {
-	p := jobs.ObstacleSpec{N: 48, Eps: 1e-8}
+	p := map[string]string{"n": "48", "eps": "1e-8"}
 	b.Run("slab-1", func(b *testing.B) {
-		prob := jobs.Obstacle{N: p.N, Eps: p.Eps}
+		prob := obstacle.Problem{N: 48, Eps: 1e-8}
 		for b.Loop() {
-			s, err := jobs.NewSlab(prob, jobs.Range{Lo: 0, Hi: p.N}, 1)
+			s, err := obstacle.NewSlab(prob, gridapp.Range{Lo: 0, Hi: prob.N}, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
-			for s.Sweep() >= p.Eps {
+			for s.Sweep() >= prob.Eps {
 			}
 			s.Close()
 		}
@@ -40,11 +42,11 @@ func BenchmarkRun(b *testing.B) {
 		inv  *deploy.Inventory
 		spec jobs.Spec
 	}{
-		{"engine-1", small, jobs.Spec{Obstacle: p, Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 1}, Cores: 1}},
-		{"sync-8", small, jobs.Spec{Obstacle: p, Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1}},
-		{"async-8", small, jobs.Spec{Obstacle: p, Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1}},
-		{"hybrid-8", small, jobs.Spec{Obstacle: p, Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1}},
-		{"startup-64", big, jobs.Spec{Obstacle: jobs.ObstacleSpec{N: 64, Eps: 1}, Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 64}, Cores: 1}},
+		{"engine-1", small, jobs.Spec{Params: p, Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 1}, Cores: 1}},
+		{"sync-8", small, jobs.Spec{Params: p, Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1}},
+		{"async-8", small, jobs.Spec{Params: p, Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1}},
+		{"hybrid-8", small, jobs.Spec{Params: p, Scheme: jobs.Hybrid, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1}},
+		{"startup-64", big, jobs.Spec{Params: map[string]string{"n": "64", "eps": "1"}, Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 64}, Cores: 1}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -50,7 +50,7 @@ func TestRunFailures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			spec := jobs.Spec{App: "obstacle", Obstacle: longObstacle, Scheme: tc.scheme,
+			spec := jobs.Spec{App: "obstacle", Params: longObstacle, Scheme: tc.scheme,
 				Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
 			store := t.TempDir()
 			// A stop timeout like a cut-off SSH host's wait: the report

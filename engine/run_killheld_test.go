@@ -21,7 +21,7 @@ import (
 func TestRunKilledWorkerSlowToDie(t *testing.T) {
 	inv := loadInventory(t, "")
 	const node = "alpha-3"
-	spec := jobs.Spec{App: "obstacle", Obstacle: longObstacle, Scheme: jobs.Asynchronous,
+	spec := jobs.Spec{App: "obstacle", Params: longObstacle, Scheme: jobs.Asynchronous,
 		Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
 	opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), NoRecord: true}
 	var (

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -73,8 +74,8 @@ func runJob(t *testing.T, inv *deploy.Inventory, spec jobs.Spec, opt RunOptions)
 	if rep.Outcome != "ok" || !rep.Checked {
 		t.Fatalf("run did not succeed: %s", summary(rep))
 	}
-	if rep.Residual >= 10*spec.Obstacle.Eps || !rep.Complementarity.OK {
-		t.Errorf("true residual %.3g (ε %g), complementarity %+v", rep.Residual, spec.Obstacle.Eps, rep.Complementarity)
+	if rep.Residual >= 10*specEps(spec) || !rep.FiguresOK {
+		t.Errorf("true residual %.3g (ε %g), checks %+v", rep.Residual, specEps(spec), rep.Checks)
 	}
 	for _, n := range rep.Nodes {
 		if n.State != solve.StateTerminated || n.Iterations == 0 || !n.Converged {
@@ -103,7 +104,7 @@ func TestRunSchemes(t *testing.T) {
 	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
 		for _, b := range []int{2, 4, 8} {
 			t.Run(fmt.Sprintf("%s/%d", scheme, b), func(t *testing.T) {
-				spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 24, Eps: 1e-8}, Scheme: scheme,
+				spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "24", "eps": "1e-8"}, Scheme: scheme,
 					Nodes: jobs.NodeSelection{Any: b}, Cores: 1}
 				rep := runJob(t, inv, spec, RunOptions{})
 				if len(rep.Nodes) != b {
@@ -190,7 +191,7 @@ func TestRun64Workers(t *testing.T) {
 	inv := loadInventory(t, "../testdata/jobs/sites64.toml")
 	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
 		t.Run(string(scheme), func(t *testing.T) {
-			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 64, Eps: 1e-6}, Scheme: scheme,
+			spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "64", "eps": "1e-6"}, Scheme: scheme,
 				Nodes: jobs.NodeSelection{Any: 64}, Cores: 1}
 			rep := runJob(t, inv, spec, RunOptions{})
 			if len(rep.Nodes) != 64 || len(rep.Groups) != 2 {
@@ -203,10 +204,10 @@ func TestRun64Workers(t *testing.T) {
 func TestRunNotEnoughNodes(t *testing.T) {
 	inv := loadInventory(t, "")
 	tests := map[string]jobs.Spec{
-		"any":     {Obstacle: jobs.ObstacleSpec{N: 24}, Nodes: jobs.NodeSelection{Any: 9}},
-		"cluster": {Obstacle: jobs.ObstacleSpec{N: 24}, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}, Any: 5}},
-		"host":    {Obstacle: jobs.ObstacleSpec{N: 24}, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}}},
-		"small n": {Obstacle: jobs.ObstacleSpec{N: 4}, Nodes: jobs.NodeSelection{Any: 8}},
+		"any":     {Params: map[string]string{"n": "24"}, Nodes: jobs.NodeSelection{Any: 9}},
+		"cluster": {Params: map[string]string{"n": "24"}, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}, Any: 5}},
+		"host":    {Params: map[string]string{"n": "24"}, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}}},
+		"small n": {Params: map[string]string{"n": "4"}, Nodes: jobs.NodeSelection{Any: 8}},
 	}
 	for name, spec := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -232,7 +233,7 @@ func TestRunRecordsAndGain(t *testing.T) {
 	store := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 32, Eps: 1e-8}, Scheme: jobs.Asynchronous,
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "32", "eps": "1e-8"}, Scheme: jobs.Asynchronous,
 		Nodes: jobs.NodeSelection{Any: 1}, Cores: 1}
 	var (
 		logMu sync.Mutex
@@ -338,7 +339,7 @@ func checkTrace(t *testing.T, n jobs.NodeRecord, ranks int) {
 func TestRunOutputAndWallTime(t *testing.T) {
 	inv := loadInventory(t, "")
 	dir := t.TempDir()
-	spec := jobs.Spec{Name: "out", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-8}, Scheme: jobs.Hybrid,
+	spec := jobs.Spec{Name: "out", App: "obstacle", Params: map[string]string{"n": "16", "eps": "1e-8"}, Scheme: jobs.Hybrid,
 		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, Output: jobs.Output{Dir: dir, VTI: true, Raw: true}}
 	rep := runJob(t, inv, spec, RunOptions{})
 	if len(rep.Outputs) != 2 {
@@ -361,7 +362,7 @@ func TestRunOutputAndWallTime(t *testing.T) {
 	// of sweeps of 64·128² points each, i.e. ≳ 10¹⁰ point updates per core,
 	// are needed before that can happen — not possible in 1 s on one core.
 	// MaxIter is unbounded, so "not converged" cannot end it either.
-	slow := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 128, Eps: math.SmallestNonzeroFloat64},
+	slow := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "128", "eps": strconv.FormatFloat(math.SmallestNonzeroFloat64, 'g', -1, 64)},
 		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, MaxIter: 1 << 30, WallTime: time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -399,7 +400,7 @@ func summary(rep *Report) string {
 // TestRunCoresPerNode splits each node's slab over two cores (GRIDHPC:
 // workers split their sub-task over their cores).
 func TestRunCoresPerNode(t *testing.T) {
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 20, Eps: 1e-8}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "20", "eps": "1e-8"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: 3}, Cores: 2}
 	rep := runJob(t, loadInventory(t, ""), spec, RunOptions{})
 	for _, n := range rep.Nodes {
@@ -418,7 +419,7 @@ func TestRunSwitchDetector(t *testing.T) {
 		t.Run(string(scheme), func(t *testing.T) {
 			// alpha-1…3 and beta-1: the hybrid run has a synchronous and an
 			// asynchronous link.
-			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 24, Eps: 1e-8}, Scheme: scheme,
+			spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "24", "eps": "1e-8"}, Scheme: scheme,
 				Detector: jobs.DetectSwitch, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2", "alpha-3", "beta-1"}}, Cores: 1}
 			rep := runJob(t, inv, spec, RunOptions{})
 			if rep.Spec.Detector != jobs.DetectSwitch || len(rep.Nodes) != 4 {
@@ -426,4 +427,13 @@ func TestRunSwitchDetector(t *testing.T) {
 			}
 		})
 	}
+}
+
+// specEps is the ε of the job's application.
+func specEps(s jobs.Spec) float64 {
+	_, v, err := s.WithDefaults().Application()
+	if err != nil {
+		panic("test job without a valid application")
+	}
+	return v.Float("eps")
 }

@@ -161,7 +161,7 @@ func scaleJob(n int, scheme jobs.Scheme, eps float64) jobs.Spec {
 	if eps == 0 {
 		eps = 1
 	}
-	spec.App, spec.Obstacle = "obstacle", jobs.ObstacleSpec{N: 256, Eps: eps}
+	spec.App, spec.Params = "obstacle", map[string]string{"n": "256", "eps": strconv.FormatFloat(eps, 'g', -1, 64)}
 	return spec
 }
 

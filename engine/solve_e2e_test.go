@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -30,14 +32,14 @@ func TestSchemesThroughWorkerProcesses(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			p := jobs.Obstacle{N: tc.n, Eps: tc.eps}
-			spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: tc.n, Eps: tc.eps}, Scheme: tc.scheme,
+			p := obstacle.Problem{N: tc.n, Eps: tc.eps}
+			spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": strconv.Itoa(tc.n), "eps": strconv.FormatFloat(tc.eps, 'g', -1, 64)}, Scheme: tc.scheme,
 				Detector: tc.detector, Nodes: jobs.NodeSelection{Any: tc.nodes}, Cores: 1}
 			rep := runJob(t, inv, spec, RunOptions{})
 			if len(rep.Nodes) != tc.nodes || len(rep.Solution) != tc.n*tc.n*tc.n {
 				t.Fatalf("%d nodes, %d values", len(rep.Nodes), len(rep.Solution))
 			}
-			serial, serialIters, _ := jobs.SerialSolve(p)
+			serial, serialIters, _ := obstacle.SerialSolve(p)
 			for _, nr := range rep.Nodes {
 				t.Logf("node %s rank %d: %d iterations, %s", nr.Node, nr.Rank, nr.Iterations, nr.State)
 			}

@@ -17,7 +17,7 @@ import (
 // no deploy event marks a host failed.
 func TestWallTimeRunsOutWhileStarting(t *testing.T) {
 	inv := loadInventory(t, "")
-	spec := jobs.Spec{Obstacle: jobs.ObstacleSpec{N: 8}, Nodes: jobs.NodeSelection{Any: 2}, WallTime: time.Millisecond}
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "8"}, Nodes: jobs.NodeSelection{Any: 2}, WallTime: time.Millisecond}
 	var mu sync.Mutex
 	var failed []string
 	opt := RunOptions{Inventory: inv, NoRecord: true}

@@ -27,7 +27,6 @@ var ErrRunFailed = errors.New("engine: run failed")
 // submission is one run as the submitter follows it.
 type submission struct {
 	spec    jobs.Spec
-	problem jobs.Obstacle
 	plan    *Plan
 	opt     RunOptions
 	logf    func(node, format string, args ...any)
@@ -66,7 +65,6 @@ type submission struct {
 
 func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
 	s := &submission{spec: spec, plan: plan, opt: opt, logf: logf,
-		problem: jobs.Obstacle{N: spec.Obstacle.N, Eps: spec.Obstacle.Eps, MaxIter: spec.MaxIter},
 		workers: map[string]*deploy.Worker{}, ctrl: map[string][]string{}, data: map[string][]string{},
 		live: worker.NewHostLiveness(worker.ChildLimits), coords: map[rmnp.PeerID]string{},
 		via: map[string]rmnp.PeerID{}, starting: map[rmnp.PeerID]int{}}
@@ -107,17 +105,16 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 func (s *submission) tasks() ([]worker.WorkerTask, error) {
 	p := s.plan
 	out := make([]worker.WorkerTask, len(p.Ranks))
-	var params map[string]string
-	if s.spec.App != obstacleApp {
-		params = p.Values.Encode()
+	parts := solve.PartTasks(s.spec.App, p.Values, p.Task)
+	// The job's max_iterations and the application's own limit (its
+	// Task.MaxIter) both bound the run: the smaller one wins.
+	limit := s.spec.MaxIter
+	if m := p.Task.MaxIter; m > 0 && (limit <= 0 || m < limit) {
+		limit = m
 	}
 	for r, name := range p.Ranks {
-		out[r] = worker.WorkerTask{Run: s.run, Node: name, Rank: r, Ranks: len(p.Ranks), Group: p.GroupOf(r), Problem: s.problem,
-			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: s.spec.MaxIter,
-			App: s.spec.App, Params: params}
-		if p.Ranges != nil {
-			out[r].Range = p.Ranges[r]
-		}
+		out[r] = worker.WorkerTask{Run: s.run, Node: name, Group: p.GroupOf(r), PartTask: parts[r],
+			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: limit}
 	}
 	byRank := make([]map[int]*worker.NeighbourTask, len(p.Ranks))
 	for r := range byRank {

@@ -23,7 +23,7 @@ import (
 func followedRun(t *testing.T, states ...solve.NodeState) *submission {
 	t.Helper()
 	inv := deploy.Embedded()
-	spec := jobs.Spec{Name: "aborted-job", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-8},
+	spec := jobs.Spec{Name: "aborted-job", App: "obstacle", Params: map[string]string{"n": "16", "eps": "1e-8"},
 		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: len(states)}, Cores: 1, WallTime: time.Minute}.WithDefaults()
 	plan, err := PlanJob(spec, inv, grid.LocalNodes(inv))
 	if err != nil {

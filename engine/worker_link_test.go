@@ -124,7 +124,7 @@ func TestLinkFallbackAfterAbandonedHandshake(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var logs []string
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 20, Eps: 1e-8}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "20", "eps": "1e-8"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

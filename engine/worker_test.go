@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"sync/atomic"
@@ -46,12 +47,12 @@ func TestWorkerReuse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for i, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Hybrid} {
-		spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 20, Eps: 1e-8}, Scheme: scheme, Cores: 1}
+		spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "20", "eps": "1e-8"}, Scheme: scheme, Cores: 1}
 		rep, err := Run(ctx, spec, RunOptions{Inventory: deploy.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true})
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
-		if rep.Outcome != "ok" || len(rep.Nodes) != 3 || rep.Residual >= 10*spec.Obstacle.Eps {
+		if rep.Outcome != "ok" || len(rep.Nodes) != 3 || rep.Residual >= 10*specEps(spec) {
 			t.Fatalf("run %d: outcome %s, %d nodes, residual %g", i, rep.Outcome, len(rep.Nodes), rep.Residual)
 		}
 	}
@@ -103,8 +104,11 @@ func standInWith(t *testing.T, ctx context.Context, w *deploy.Worker, id [16]byt
 	// Each stand-in is a run of its own, as each run of a console is: a
 	// task of the same run as the one still going would be refused, and
 	// the end of the previous run may not have reached the worker yet.
-	task := worker.WorkerTask{Node: w.Host.Name, Rank: 0, Ranks: 1, Problem: jobs.Obstacle{N: 40, Eps: 1e-15},
-		Range: jobs.Range{Lo: 0, Hi: 40}, Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30,
+	part, err := solve.DefineLocal("obstacle", map[string]string{"n": "40", "eps": "1e-15"}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := worker.WorkerTask{Node: w.Host.Name, PartTask: part[0], Cores: 1, Scheme: jobs.Asynchronous, MaxIter: 1 << 30,
 		Run: standInRuns.Add(1)}
 	m, _ := worker.EncodeMsg(worker.MsgTask, task)
 	if err := ep.Send(ctx, peer, m, rmnp.CTRL); err != nil {

@@ -2,15 +2,14 @@ package jobs
 
 import (
 	"errors"
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 )
 
 // Application returns the job's registered application and its parameters,
-// checked against the application's declarations: the obstacle problem's
-// from the [obstacle] section, any other's from [params]. An unknown
+// checked against the application's declarations. An unknown
 // application or a bad parameter is a field error naming app or
 // params.NAME.
 func (s Spec) Application() (gridapp.Application, gridapp.Values, error) {
@@ -21,11 +20,7 @@ func (s Spec) Application() (gridapp.Application, gridapp.Values, error) {
 		}
 		return nil, gridapp.Values{}, bad("app", "app %q is unknown (registered: %s); an application of your own needs a binary of its own that registers it (gridapp.Register, see docs/APPLICATIONS.md)", s.App, appNames())
 	}
-	params := s.Params
-	if s.App == "obstacle" {
-		params = map[string]string{"n": strconv.Itoa(s.Obstacle.N), "eps": strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64)}
-	}
-	v, err := gridapp.Parse(app.Params(), params)
+	v, err := gridapp.Parse(app.Params(), s.Params)
 	if err != nil {
 		path := "params"
 		for _, p := range app.Params() {
@@ -66,4 +61,22 @@ func appNames() string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// refused says why app cannot write the output o asks for, before the run
+// starts: VTI and raw files need a grid (gridapp.Gridded), except that an
+// application writing its own VTI files (gridapp.Outputter) may be asked
+// for VTI; "" when it can.
+func (o Output) refused(name string, app gridapp.Application) string {
+	_, grid := app.(gridapp.Gridded)
+	_, own := app.(gridapp.Outputter)
+	switch {
+	case grid:
+		return ""
+	case o.Raw:
+		return fmt.Sprintf("output: application %s cannot say its grid shape (gridapp.Gridded), so it has no raw solution file to write: drop --out, or raw from the job's [output]", name)
+	case o.VTI && !own:
+		return fmt.Sprintf("output: application %s cannot say its grid shape (gridapp.Gridded), so it has no VTI file to write: drop --out, or vti from the job's [output]", name)
+	}
+	return ""
 }

@@ -21,15 +21,10 @@ func CommandLine(s Spec) (line string, exact bool) {
 	add := func(flag, val string) { args = append(args, flag, shellWord(val)) }
 	if s.App != d.App {
 		add("--app", s.App)
-		for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+		if s.App != d.App || s.Params[k] != d.Params[k] {
 			add("--param", k+"="+s.Params[k])
-		}
-	} else {
-		if s.Obstacle.N != d.Obstacle.N {
-			add("--n", strconv.Itoa(s.Obstacle.N))
-		}
-		if s.Obstacle.Eps != d.Obstacle.Eps {
-			add("--eps", strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64))
 		}
 	}
 	if s.Scheme != d.Scheme {

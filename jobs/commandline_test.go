@@ -18,8 +18,8 @@ func TestCommandLine(t *testing.T) {
 	}{
 		"default": {DefaultSpec(), "gridtui run --nodes 8", true},
 		"poisson": {poisson, "gridtui run --app poisson --param blocks=2x2x1 --param n=32 --scheme async --cores 0 --wall-time 1m30s --nodes alpha", true},
-		"obstacle": {Spec{Obstacle: ObstacleSpec{N: 64, Eps: 1e-6}, Scheme: Synchronous, Nodes: NodeSelection{Hosts: []string{"alpha-1", "beta-2"}}},
-			"gridtui run --n 64 --eps 1e-06 --scheme sync --cores 0 --nodes alpha-1,beta-2", true},
+		"obstacle": {Spec{App: "obstacle", Params: map[string]string{"n": "64", "eps": "1e-08"}, Scheme: Synchronous, Nodes: NodeSelection{Hosts: []string{"alpha-1", "beta-2"}}},
+			"gridtui run --param n=64 --scheme sync --cores 0 --nodes alpha-1,beta-2", true},
 		"groups": {grouped, "gridtui run --nodes 8", false},
 		"quoted": {matrix, "gridtui run --app sparse --param 'matrix=my matrix.mtx' --cores 0 --nodes 2", true},
 	}

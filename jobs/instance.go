@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -79,6 +80,16 @@ func (in Instance) ParamKey() string {
 		parts[i] = k + "=" + in.Params[k]
 	}
 	return strings.Join(parts, " ")
+}
+
+// AppParams returns the parameters of the run's application as a job gives
+// them: Params, or, in a record written before every application kept its
+// parameters (the obstacle problem's, which kept only n and ε), n and eps.
+func (c RunConfig) AppParams() map[string]string {
+	if c.Params != nil || (c.N == 0 && c.Eps == 0) {
+		return c.Params
+	}
+	return map[string]string{"n": strconv.Itoa(c.N), "eps": strconv.FormatFloat(c.Eps, 'g', -1, 64)}
 }
 
 // Has reports whether c is a run of the instance.

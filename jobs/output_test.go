@@ -1,8 +1,6 @@
 package jobs
 
 import (
-	"github.com/gridtui/gridtui/apps/obstacle"
-
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
@@ -14,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
 )
 
 // vtiFile mirrors the parts of the VTK ImageData schema the test checks.
@@ -41,14 +41,18 @@ type vtiFile struct {
 	} `xml:"ImageData"`
 }
 
+// TestWriteVTIStructureAndValues parses a written VTI as ParaView's reader
+// would: a grid that is not a cube (2×3×4 points, so that a transposed axis
+// shows), its WholeExtent, origin and spacing, the one Float64 array's size
+// and values at known points in VTK's x-fastest order.
 func TestWriteVTIStructureAndValues(t *testing.T) {
-	p := Obstacle{N: 3}
-	u := make([]float64, 27)
+	g := gridapp.Grid{Shape: [3]int{2, 3, 4}, Origin: [3]float64{0.25, 0.5, 0}, Spacing: [3]float64{0.25, 0.125}}
+	u := make([]float64, 24)
 	for i := range u {
-		u[i] = float64(i) / 100 // index (i*3+j)*3+k, distinct values
+		u[i] = float64(i) / 100 // index (i*3+j)*4+k, distinct values
 	}
 	var buf bytes.Buffer
-	if err := WriteVTI(&buf, p, u); err != nil {
+	if err := WriteVTI(&buf, g, u); err != nil {
 		t.Fatal(err)
 	}
 	var f vtiFile
@@ -57,44 +61,39 @@ func TestWriteVTIStructureAndValues(t *testing.T) {
 	}
 	im := f.Image
 	if f.Type != "ImageData" || f.ByteOrder != "LittleEndian" || f.HeaderType != "UInt64" ||
-		im.WholeExtent != "0 2 0 2 0 2" || im.Piece.Extent != im.WholeExtent ||
-		im.Origin != "0.25 0.25 0.25" || im.Spacing != "0.25 0.25 0.25" {
+		im.WholeExtent != "0 1 0 2 0 3" || im.Piece.Extent != im.WholeExtent ||
+		im.Origin != "0.25 0.5 0" || im.Spacing != "0.25 0.125 1" || im.Piece.PointData.Scalars != "u" {
 		t.Fatalf("bad header: %+v", f)
 	}
 	arrays := im.Piece.PointData.Arrays
-	if len(arrays) != 2 || arrays[0].Name != "u" || arrays[1].Name != "u_minus_phi" {
+	if len(arrays) != 1 || arrays[0].Name != "u" || arrays[0].Type != "Float64" || arrays[0].Format != "binary" {
 		t.Fatalf("arrays = %+v", arrays)
 	}
-	for _, a := range arrays {
-		if a.Type != "Float64" || a.Format != "binary" {
-			t.Fatalf("array %s: type %s format %s", a.Name, a.Type, a.Format)
-		}
-		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(a.Text))
-		if err != nil {
-			t.Fatalf("array %s: %v", a.Name, err)
-		}
-		if len(raw) != 8+27*8 || binary.LittleEndian.Uint64(raw) != 27*8 {
-			t.Fatalf("array %s: %d bytes, header %d", a.Name, len(raw), binary.LittleEndian.Uint64(raw))
-		}
-		// VTK order is x fastest: VTK point (X=2, Y=1, Z=0) is our (i=2, j=1, k=0).
-		vtkIndex := 2 + 3*(1+3*0)
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(arrays[0].Text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 8+24*8 || binary.LittleEndian.Uint64(raw) != 24*8 {
+		t.Fatalf("%d bytes, header %d", len(raw), binary.LittleEndian.Uint64(raw))
+	}
+	for _, p := range [][3]int{{0, 0, 0}, {1, 0, 0}, {1, 2, 0}, {0, 1, 3}, {1, 2, 3}} {
+		vtkIndex := p[0] + 2*(p[1]+3*p[2]) // x fastest
 		got := math.Float64frombits(binary.LittleEndian.Uint64(raw[8+8*vtkIndex:]))
-		want := u[(2*3+1)*3+0]
-		if a.Name == "u_minus_phi" {
-			want -= obstacle.PhiAt(0.25, 2, 1, 0)
-		}
-		if got != want {
-			t.Fatalf("array %s at (2,1,0) = %v, want %v", a.Name, got, want)
+		if want := u[(p[0]*3+p[1])*4+p[2]]; got != want {
+			t.Errorf("point %v = %v, want %v", p, got, want)
 		}
 	}
 }
 
 func TestWriteRawRoundTrip(t *testing.T) {
-	p := Obstacle{N: 4}
-	u := InitialGuess(p)
+	g := gridapp.Grid{Shape: [3]int{4, 4, 4}, Origin: [3]float64{0.2, 0.2, 0.2}, Spacing: [3]float64{0.2, 0.2, 0.2}}
+	u := make([]float64, 64)
+	for i := range u {
+		u[i] = float64(i) * 0.5
+	}
 	u[5] = -0.125
 	path := filepath.Join(t.TempDir(), "sol.raw")
-	if err := WriteRaw(path, p, u); err != nil {
+	if err := WriteRaw(path, g, u, "test n=4"); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
@@ -117,7 +116,7 @@ func TestWriteRawRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(js, &meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta.N != 4 || meta.H != 0.2 || meta.Dtype != "float64" || meta.Endian != "little" ||
+	if meta.Dtype != "float64" || meta.Endian != "little" || meta.Problem != "test n=4" ||
 		meta.Shape != [3]int{4, 4, 4} || meta.Origin != [3]float64{0.2, 0.2, 0.2} || meta.Bytes != 512 {
 		t.Fatalf("sidecar = %+v", meta)
 	}
@@ -128,18 +127,18 @@ func TestWriteRawRoundTrip(t *testing.T) {
 }
 
 func TestWriteOutputErrors(t *testing.T) {
-	p := Obstacle{N: 2}
+	g := gridapp.Grid{Shape: [3]int{2, 2, 2}}
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name string
 		fn   func() error
 		want string
 	}{
-		{"vti short", func() error { return WriteVTI(&bytes.Buffer{}, p, make([]float64, 7)) }, "7 values"},
-		{"vti bad n", func() error { return WriteVTI(&bytes.Buffer{}, Obstacle{}, nil) }, "n = 0"},
-		{"raw short", func() error { return WriteRaw(filepath.Join(dir, "a.raw"), p, nil) }, "a.raw"},
+		{"vti short", func() error { return WriteVTI(&bytes.Buffer{}, g, make([]float64, 7)) }, "7 values"},
+		{"vti empty axis", func() error { return WriteVTI(&bytes.Buffer{}, gridapp.Grid{}, nil) }, "axis 0 has 0 points"},
+		{"raw short", func() error { return WriteRaw(filepath.Join(dir, "a.raw"), g, nil, "") }, "a.raw"},
 		{"raw no dir", func() error {
-			return WriteRaw(filepath.Join(dir, "missing", "b.raw"), p, make([]float64, 8))
+			return WriteRaw(filepath.Join(dir, "missing", "b.raw"), g, make([]float64, 8), "")
 		}, "missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,14 +58,68 @@ type RunRecord struct {
 	TrueResidual *Float `json:"true_residual,omitempty"`
 	// ResidualReported says TrueResidual is instead the largest σ the
 	// parts reported (an application that cannot measure its solution).
-	ResidualReported bool             `json:"residual_reported,omitempty"`
-	Complementarity  *Complementarity `json:"complementarity,omitempty"`
+	ResidualReported bool `json:"residual_reported,omitempty"`
+	// Checks are the application's own checks of the solution
+	// (gridapp.Checker), as it gave them; none for an application without.
+	Checks []CheckRecord `json:"checks,omitempty"`
+	// Complementarity is what versions before Checks wrote: the obstacle
+	// problem's conditions (and, for every other application, a
+	// meaningless zero). Only read: AppChecks turns it into Checks.
+	Complementarity *Complementarity `json:"complementarity,omitempty"`
 
 	Outcome string `json:"outcome"` // OutcomeOK, OutcomeFailed, ...
 	Reason  string `json:"reason,omitempty"`
 	// WorkerRun is the run's id on its workers' log lines (run=…), which
 	// `gridtui logs` cuts the logs with; "" in older records.
 	WorkerRun string `json:"worker_run,omitempty"`
+}
+
+// CheckRecord is one of the application's checks of a run's solution
+// (gridapp.Check): its name, the measured value, whether it held.
+type CheckRecord struct {
+	Name  string `json:"name"`
+	Value Float  `json:"value"`
+	OK    bool   `json:"ok"`
+	Text  string `json:"text,omitempty"`
+}
+
+// Complementarity is the outcome of the obstacle problem's optimality
+// check as records written before CheckRecord keep it.
+type Complementarity struct {
+	MinUMinusPhi float64 // min(u − φ); ≥ −Tol·h²/6 required
+	MinAuMinusF  float64 // min(Au − f); ≥ −Tol required
+	MaxProduct   float64 // max|(Au − f)(u − φ)|; ≤ Tol required
+	Tol          float64 // the tolerance the check used, in units of Au − f
+	OK           bool    // all three conditions hold
+}
+
+// AppChecks returns the application's checks of the run's solution:
+// Checks, or in a record written before them the complementarity
+// conditions it kept (those of the obstacle problem, the only ones with a
+// tolerance; another application's zero figures are no check).
+func (r RunRecord) AppChecks() []CheckRecord {
+	c := r.Complementarity
+	if r.Checks != nil || c == nil || c.Tol == 0 {
+		return r.Checks
+	}
+	h := 1 / float64(r.Job.N+1)
+	lo := c.Tol * h * h / 6
+	return []CheckRecord{
+		{Name: "complementarity: min u−φ", Value: Float(c.MinUMinusPhi), OK: c.MinUMinusPhi >= -lo, Text: fmt.Sprintf("%.3g (≥ −%.3g)", c.MinUMinusPhi, lo)},
+		{Name: "complementarity: min Au−f", Value: Float(c.MinAuMinusF), OK: c.MinAuMinusF >= -c.Tol, Text: fmt.Sprintf("%.3g (≥ −%.3g)", c.MinAuMinusF, c.Tol)},
+		{Name: "complementarity: max |(Au−f)(u−φ)|", Value: Float(c.MaxProduct), OK: c.MaxProduct <= c.Tol, Text: fmt.Sprintf("%.3g (≤ %.3g)", c.MaxProduct, c.Tol)},
+	}
+}
+
+// ChecksOK reports whether every check of AppChecks held (true without
+// any).
+func (r RunRecord) ChecksOK() bool {
+	for _, c := range r.AppChecks() {
+		if !c.OK {
+			return false
+		}
+	}
+	return true
 }
 
 // RunConfig is the job configuration of a recorded run.

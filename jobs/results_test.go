@@ -15,7 +15,7 @@ import (
 func sampleRecord(grid string, scheme Scheme, nodes, cores int, wall float64) RunRecord {
 	return RunRecord{
 		Time: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC),
-		Job: RunConfig{App: "obstacle", N: 256, Eps: DefaultEps, Scheme: scheme, Nodes: nodes,
+		Job: RunConfig{App: "obstacle", N: 256, Eps: paperEps, Scheme: scheme, Nodes: nodes,
 			Cores: cores, Grid: grid},
 		WallSeconds: wall,
 		Outcome:     OutcomeOK,
@@ -196,23 +196,23 @@ func TestFastestSingleNode(t *testing.T) {
 	elsewhere.Job.Inventory = "/grid/sites.toml"
 	rs := &Results{Records: []RunRecord{slow, fast, failed, otherN, otherEps, multi, elsewhere}}
 	for grid, want := range map[string]time.Duration{"alpha": 200 * time.Second, "beta": 300 * time.Second, "alpha+beta": 200 * time.Second} {
-		t1, ok := rs.FastestSingleNode(256, DefaultEps, "", grid)
+		t1, ok := rs.FastestSingleNode(256, paperEps, "", grid)
 		if !ok || t1 != want {
 			t.Fatalf("FastestSingleNode of %s = %v, %v; want %v", grid, t1, ok, want)
 		}
 	}
-	t1, _ := rs.FastestSingleNode(256, DefaultEps, "", "alpha")
-	ref, _ := rs.SingleNodeReference(256, DefaultEps, "", "alpha")
+	t1, _ := rs.FastestSingleNode(256, paperEps, "", "alpha")
+	ref, _ := rs.SingleNodeReference(256, paperEps, "", "alpha")
 	if len(ref.Residuals) != 1 {
 		t.Fatal("SingleNodeReference did not return the fastest record")
 	}
-	if t1, ok := rs.FastestSingleNode(256, DefaultEps, "/grid/sites.toml", "beta"); !ok || t1 != 5*time.Second {
+	if t1, ok := rs.FastestSingleNode(256, paperEps, "/grid/sites.toml", "beta"); !ok || t1 != 5*time.Second {
 		t.Fatalf("FastestSingleNode of another inventory = %v, %v; want its own 5s", t1, ok)
 	}
-	if _, ok := rs.FastestSingleNode(256, DefaultEps, "embedded", "alpha"); ok {
+	if _, ok := rs.FastestSingleNode(256, paperEps, "embedded", "alpha"); ok {
 		t.Fatal("FastestSingleNode found a run of an inventory with none")
 	}
-	if _, ok := rs.FastestSingleNode(64, DefaultEps, "", "alpha"); ok {
+	if _, ok := rs.FastestSingleNode(64, paperEps, "", "alpha"); ok {
 		t.Fatal("FastestSingleNode found a run for n = 64")
 	}
 	if g := ComputingGain(t1, 50*time.Second); g != 4 {
@@ -259,6 +259,43 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestLoadOlderRecords: records written before the application's checks
+// (CheckRecord) still load: an obstacle run's complementarity becomes its
+// three checks, a poisson run's meaningless zero complementarity (every
+// application's record carried one) is no check at all, and the two
+// obstacle records, old (n and ε only) and new (its parameters), are one
+// problem.
+func TestLoadOlderRecords(t *testing.T) {
+	old := `{"v":1,"id":"o","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"sync","nodes":1,"cores":1,"grid":"alpha"},"wall_seconds":1,"outcome":"ok","true_residual":9e-9,"complementarity":{"min_u_minus_phi":0,"min_au_minus_f":-1e-7,"max_product":2e-6,"tol":0.01,"ok":true}}
+{"v":1,"id":"p","job":{"app":"poisson","n":16,"eps":1e-8,"scheme":"sync","nodes":1,"cores":1,"grid":"alpha","params":{"n":"16","eps":"1e-08","blocks":"auto"}},"wall_seconds":1,"outcome":"ok","true_residual":9e-9,"complementarity":{"min_u_minus_phi":0,"min_au_minus_f":0,"max_product":0,"tol":0,"ok":false}}
+{"v":1,"id":"n","job":{"app":"obstacle","n":48,"eps":1e-8,"scheme":"sync","nodes":1,"cores":1,"grid":"alpha","params":{"n":"48","eps":"1e-08"}},"wall_seconds":1,"outcome":"ok","true_residual":9e-9,"checks":[{"name":"c","value":1,"ok":true}]}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Load(dir)
+	if err != nil || len(res.Records) != 3 || res.Err() != nil {
+		t.Fatalf("Load: %v, %d records, %v", err, len(res.Records), res.Err())
+	}
+	o, p, n := res.Records[0], res.Records[1], res.Records[2]
+	if cs := o.AppChecks(); len(cs) != 3 || !o.ChecksOK() || !strings.Contains(cs[2].Name, "complementarity") {
+		t.Errorf("old obstacle record's checks %+v", cs)
+	}
+	if cs := p.AppChecks(); len(cs) != 0 || !p.ChecksOK() {
+		t.Errorf("old poisson record's checks %+v, want none", cs)
+	}
+	if cs := n.AppChecks(); len(cs) != 1 || cs[0].Name != "c" {
+		t.Errorf("new record's checks %+v", cs)
+	}
+	if !o.Job.Instance().Equal(n.Job.Instance()) {
+		t.Errorf("old and new obstacle records are different problems: %v, %v", o.Job.Instance(), n.Job.Instance())
+	}
+	if got := o.Job.AppParams(); got["n"] != "48" || got["eps"] != "1e-08" {
+		t.Errorf("old record's parameters %v", got)
+	}
 }
 
 // TestCorruptLineNotEchoed checks that a corrupt line of 20 MB is named in

@@ -29,12 +29,12 @@ const (
 // Spec is a job: what to solve, on which nodes, how. Job files (TOML) and the
 // console's composer both produce it.
 type Spec struct {
-	Name     string       `toml:"name"`
-	App      string       `toml:"app"` // a registered application (apps/gridapp)
-	Obstacle ObstacleSpec `toml:"obstacle"`
-	// Params are the parameters of an application other than the obstacle
-	// problem (whose n and eps are in Obstacle), as typed; validated against
-	// the application's declarations.
+	Name string `toml:"name"`
+	App  string `toml:"app"` // a registered application (apps/gridapp)
+	// Params are the application's parameters as typed (a job file's
+	// [params], or the [obstacle] section of older files); validated
+	// against the application's declarations, which give the defaults of
+	// those left out.
 	Params   map[string]string `toml:"params"`
 	Scheme   Scheme            `toml:"scheme"`
 	Detector Detector          `toml:"detector"` // empty: the scheme's default
@@ -44,12 +44,6 @@ type Spec struct {
 	MaxIter  int               `toml:"max_iterations"`
 	WallTime time.Duration     `toml:"wall_time"`
 	Output   Output            `toml:"output"`
-}
-
-// ObstacleSpec holds the obstacle problem's parameters in a job file.
-type ObstacleSpec struct {
-	N   int     `toml:"n"`
-	Eps float64 `toml:"eps"`
 }
 
 // NodeSelection chooses the nodes of a job. Hosts and Clusters name nodes
@@ -68,7 +62,10 @@ type Group struct {
 	Workers     []string `toml:"workers"`
 }
 
-// Output says what to write after a run.
+// Output says what to write after a run: the solution as VTI and raw
+// float64 files for an application whose solution is a structured grid
+// (gridapp.Gridded), plus what an application writes itself
+// (gridapp.Outputter).
 type Output struct {
 	Dir string `toml:"dir,omitempty"`
 	VTI bool   `toml:"vti,omitempty"`

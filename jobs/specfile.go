@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/internal/tomlfile"
 )
 
@@ -57,18 +58,42 @@ func (e *SpecError) Unwrap() error { return ErrSpec }
 // FormatSpec: Spec with the wall time as text ("90s", "5m"). Its fields are
 // in the order a written file lists them.
 type specFile struct {
-	Name     string         `toml:"name"`
-	App      string         `toml:"app"`
-	Scheme   Scheme         `toml:"scheme"`
-	Detector Detector       `toml:"detector,omitempty"`
-	Cores    int            `toml:"cores"`
-	MaxIter  int            `toml:"max_iterations"`
-	WallTime string         `toml:"wall_time"`
-	Obstacle *ObstacleSpec  `toml:"obstacle,omitempty"` // the obstacle problem's only
-	Params   map[string]any `toml:"params,omitempty"`   // strings, numbers or booleans
+	Name     string   `toml:"name"`
+	App      string   `toml:"app"`
+	Scheme   Scheme   `toml:"scheme"`
+	Detector Detector `toml:"detector,omitempty"`
+	Cores    int      `toml:"cores"`
+	MaxIter  int      `toml:"max_iterations"`
+	WallTime string   `toml:"wall_time"`
+	// Obstacle is the [obstacle] section of job files written before
+	// [params]: app = "obstacle" with these parameters. Never written.
+	Obstacle *legacySection `toml:"obstacle,omitempty"`
+	Params   map[string]any `toml:"params,omitempty"` // strings, numbers or booleans
 	Nodes    NodeSelection  `toml:"nodes"`
 	Groups   []Group        `toml:"group,omitempty"`
 	Output   Output         `toml:"output,omitempty"`
+}
+
+// legacySection is the [obstacle] section of older job files: the obstacle
+// application's n and eps, typed.
+type legacySection struct {
+	N   *int     `toml:"n,omitempty"`
+	Eps *float64 `toml:"eps,omitempty"`
+}
+
+// legacyApp is the application an [obstacle] section names.
+const legacyApp = "obstacle"
+
+// params returns the section as the application's parameters.
+func (l *legacySection) params() map[string]string {
+	p := map[string]string{}
+	if l.N != nil {
+		p["n"] = strconv.Itoa(*l.N)
+	}
+	if l.Eps != nil {
+		p["eps"] = strconv.FormatFloat(*l.Eps, 'g', -1, 64)
+	}
+	return p
 }
 
 // DefaultSpec is the job `gridtui run` runs with no arguments: the obstacle
@@ -78,7 +103,7 @@ func DefaultSpec() Spec {
 	return Spec{
 		Name:     "default",
 		App:      "obstacle",
-		Obstacle: ObstacleSpec{N: 48, Eps: 1e-8},
+		Params:   map[string]string{"n": "48", "eps": "1e-08"},
 		Scheme:   Hybrid,
 		Nodes:    NodeSelection{Any: 8},
 		Cores:    1,
@@ -129,13 +154,12 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		MaxIter: f.MaxIter, Output: f.Output,
 	}
 	switch {
-	case f.Obstacle != nil && f.App != "" && f.App != "obstacle":
+	case f.Obstacle != nil && f.App != "" && f.App != legacyApp:
 		errs = append(errs, keyError(file, data, "obstacle", fmt.Sprintf("[obstacle] is the obstacle problem's; app %s takes its parameters in [params]", f.App)))
+	case f.Obstacle != nil && f.Params != nil:
+		errs = append(errs, keyError(file, data, "obstacle", "[obstacle] and [params] both give parameters: keep [params] only"))
 	case f.Obstacle != nil:
-		s.Obstacle = *f.Obstacle
-	}
-	if (s.App == "" || s.App == "obstacle") && !tomlfile.Written(data, "obstacle.n") {
-		s.Obstacle.N = DefaultSpec().Obstacle.N // as ε: left out, the default
+		s.App, s.Params = legacyApp, f.Obstacle.params()
 	}
 	if f.WallTime != "" {
 		d, err := time.ParseDuration(f.WallTime)
@@ -151,7 +175,11 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	}
 	s = s.WithDefaults()
 	for _, p := range s.Problems() {
-		if err := keyError(file, data, p.Key, p.Msg); !reported(errs, err) {
+		path := p.Key
+		if name, ok := strings.CutPrefix(path, "params."); ok && f.Obstacle != nil {
+			path = "obstacle." + name // where an older file wrote it
+		}
+		if err := keyError(file, data, path, p.Msg); !reported(errs, err) {
 			errs = append(errs, err)
 		}
 	}
@@ -229,15 +257,14 @@ func tomlKind(v any) string {
 	return "a date or time"
 }
 
-// WithDefaults fills what a job left empty: app obstacle, ε, the scheme's
-// default detector, one core per node, limits.
+// WithDefaults fills what a job left empty: the default application (with
+// its default parameters, when the job gives none), the scheme's default
+// detector, limits, and a name: the application, its n when it declares
+// one, and the scheme.
 func (s Spec) WithDefaults() Spec {
 	d := DefaultSpec()
 	if s.App == "" {
 		s.App = d.App
-	}
-	if s.Obstacle.Eps == 0 {
-		s.Obstacle.Eps = d.Obstacle.Eps
 	}
 	if s.Scheme == "" {
 		s.Scheme = d.Scheme
@@ -251,10 +278,11 @@ func (s Spec) WithDefaults() Spec {
 	if s.WallTime == 0 {
 		s.WallTime = d.WallTime
 	}
-	if s.Name == "" && s.App == d.App {
-		s.Name = fmt.Sprintf("%s-n%d-%s", s.App, s.Obstacle.N, s.Scheme)
-	} else if s.Name == "" {
+	if s.Name == "" {
 		s.Name = s.App + "-" + string(s.Scheme)
+		if _, v, err := s.Application(); err == nil && v.Declares("n", gridapp.Int) {
+			s.Name = fmt.Sprintf("%s-n%d-%s", s.App, v.Int("n"), s.Scheme)
+		}
 	}
 	return s
 }
@@ -317,25 +345,15 @@ func (s Spec) Problems() []Problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	switch {
-	case s.App != "obstacle":
-		if _, _, err := s.Application(); err != nil {
-			var fe *fieldError
-			if errors.As(err, &fe) {
-				add(fe.path, "%s", fe.msg)
-			} else {
-				add("params", "%v", err)
-			}
+	if app, _, err := s.Application(); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			add(fe.path, "%s", fe.msg)
+		} else {
+			add("params", "%v", err)
 		}
-	case len(s.Params) > 0:
-		add("params", "the obstacle problem takes n and eps in [obstacle], not [params]")
-	default:
-		if s.Obstacle.N < 1 || s.Obstacle.N > MaxN {
-			add("obstacle.n", "obstacle.n = %d is out of range (1…%d)", s.Obstacle.N, MaxN)
-		}
-		if !(s.Obstacle.Eps > 0) || math.IsInf(s.Obstacle.Eps, 0) {
-			add("obstacle.eps", "obstacle.eps = %g must be a positive number", s.Obstacle.Eps)
-		}
+	} else if msg := s.Output.refused(s.App, app); msg != "" {
+		add("output", "%s", msg)
 	}
 	schemeOK := true
 	switch s.Scheme {

@@ -179,12 +179,10 @@ func duplicateHost(hosts []string) string {
 }
 
 // explicitZeros refuses keys a job file sets to 0 where 0 would silently
-// become the default: eps, max_iterations and wall_time.
+// become the default: max_iterations and wall_time (an application's
+// parameters are checked against its declarations).
 func explicitZeros(file string, data []byte, s Spec) []error {
 	var errs []error
-	if s.Obstacle.Eps == 0 && tomlfile.Written(data, "obstacle.eps") {
-		errs = append(errs, keyError(file, data, "obstacle.eps", "obstacle.eps = 0 must be a positive number (leave it out for the default 1e-8)"))
-	}
 	if s.MaxIter == 0 && tomlfile.Written(data, "max_iterations") {
 		errs = append(errs, keyError(file, data, "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)"))
 	}

@@ -15,7 +15,7 @@ func TestParseSpecFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Obstacle.N != 48 || s.Obstacle.Eps != 1e-8 || s.Scheme != Hybrid || s.Detector != DetectActivity ||
+	if s.App != "obstacle" || s.Params["n"] != "48" || s.Params["eps"] != "1e-08" || s.Scheme != Hybrid || s.Detector != DetectActivity ||
 		s.Nodes.Any != 8 || s.WallTime != 5*time.Minute || len(s.Nodes.Clusters) != 2 {
 		t.Fatalf("default.toml decoded as %+v", s)
 	}
@@ -29,24 +29,63 @@ func TestParseSpecFiles(t *testing.T) {
 }
 
 // TestParseSpecObstacleDefaults: a job file of the obstacle problem that
-// leaves [obstacle] or its n out gets the default job's n, as it gets its
-// ε (it was n = 0, refused with no position, hiding the file's real
-// mistakes).
+// leaves [obstacle] or its n out gets the application's default n, as it
+// gets its ε (it was n = 0, refused with no position, hiding the file's
+// real mistakes); an older file's [obstacle] section reads as app =
+// "obstacle" with its keys as parameters, and means what the same job
+// written with [params] means.
 func TestParseSpecObstacleDefaults(t *testing.T) {
-	for name, doc := range map[string]string{
-		"no section":      "scheme = \"async\"\n",
-		"eps only":        "[obstacle]\neps = 1e-6\n",
-		"app, no section": "app = \"obstacle\"\n",
+	for name, tc := range map[string]struct {
+		doc    string
+		n, eps string
+	}{
+		"no section":      {"scheme = \"async\"\n", "48", "1e-08"},
+		"eps only":        {"[obstacle]\neps = 1e-6\n", "48", "1e-06"},
+		"app, no section": {"app = \"obstacle\"\n", "48", "1e-08"},
+		"old section":     {"app = \"obstacle\"\n[obstacle]\nn = 20\neps = 1e-7\n", "20", "1e-07"},
+		"params":          {"app = \"obstacle\"\n[params]\nn = 20\neps = 1e-7\n", "20", "1e-07"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s, err := ParseSpec("job.toml", []byte(doc))
+			s, err := ParseSpec("job.toml", []byte(tc.doc))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Obstacle.N != DefaultSpec().Obstacle.N {
-				t.Errorf("n = %d, want the default %d", s.Obstacle.N, DefaultSpec().Obstacle.N)
+			_, v, err := s.Application()
+			if err != nil || s.App != "obstacle" {
+				t.Fatalf("app %q: %v", s.App, err)
+			}
+			if got := v.Encode(); got["n"] != tc.n || got["eps"] != tc.eps {
+				t.Errorf("params %v, want n = %s, eps = %s", got, tc.n, tc.eps)
 			}
 		})
+	}
+}
+
+// TestParseSpecOldFile: a job file written before [params] (its
+// [obstacle] section) loads as the obstacle application with its
+// parameters, and written back it is the same job in [params].
+func TestParseSpecOldFile(t *testing.T) {
+	old := "name = \"old\"\nscheme = \"sync\"\n\n[obstacle]\nn = 32\neps = 1e-9\n\n[nodes]\nany = 2\n"
+	s, err := ParseSpec("old.toml", []byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.App != "obstacle" || s.Params["n"] != "32" || s.Params["eps"] != "1e-09" || s.Name != "old" {
+		t.Fatalf("old file read as %+v", s)
+	}
+	data, err := FormatSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "[obstacle]") || !strings.Contains(string(data), "[params]") {
+		t.Errorf("written back with its own section:\n%s", data)
+	}
+	back, err := ParseSpec("new.toml", data)
+	if err != nil || back.Params["n"] != "32" || back.Params["eps"] != "1e-09" {
+		t.Errorf("written back and read: %+v (%v)", back, err)
+	}
+	if _, err := ParseSpec("both.toml", []byte("[obstacle]\nn = 8\n[params]\nn = 9\n")); err == nil {
+		t.Error("[obstacle] and [params] together accepted")
 	}
 }
 
@@ -58,8 +97,9 @@ func TestParseSpecErrors(t *testing.T) {
 	}{
 		"unknown key":               {doc: "app = \"obstacle\"\nschem = \"sync\"\n[obstacle]\nn = 8\n", line: 2, col: 1, wantInText: `unknown key "schem"`},
 		"bad scheme":                {doc: "[obstacle]\nn = 8\n\n# c\nscheme = \"fast\"\n", line: 5, col: 1, wantInText: `unknown key "obstacle.scheme"`},
+		"n too small, params":       {doc: "scheme = \"sync\"\n[params]\n  n = 0\n", line: 3, col: 3, wantInText: "n: 0 is outside 1…"},
 		"bad scheme top":            {doc: "scheme = \"fast\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: `scheme "fast"`},
-		"n too small":               {doc: "scheme = \"sync\"\n[obstacle]\n  n = 0\n", line: 3, col: 3, wantInText: "obstacle.n = 0"},
+		"n too small":               {doc: "scheme = \"sync\"\n[obstacle]\n  n = 0\n", line: 3, col: 3, wantInText: "n: 0 is outside 1…"},
 		"wrong type":                {doc: "[obstacle]\nn = \"big\"\n", line: 2, wantInText: "n = \"big\""},
 		"syntax":                    {doc: "[obstacle\nn = 3\n", line: 1, wantInText: "[obstacle"},
 		"wall time":                 {doc: "wall_time = \"soon\"\n[obstacle]\nn = 8\n", line: 1, col: 1, wantInText: "wall_time"},
@@ -165,20 +205,21 @@ func TestParseSpecExplicitValues(t *testing.T) {
 		line int
 		want string // "" when the document is valid
 	}{
-		"eps zero":       {doc: "[obstacle]\nn = 8\neps = 0\n", line: 3, want: "obstacle.eps = 0"},
-		"eps dotted":     {doc: "obstacle.n = 8\nobstacle.eps = 0.0\n", line: 2, want: "obstacle.eps = 0"},
-		"eps missing":    {doc: "[obstacle]\nn = 8\n"},
-		"max iter zero":  {doc: "max_iterations = 0\n[obstacle]\nn = 8\n", line: 1, want: "max_iterations = 0"},
-		"wall time zero": {doc: "wall_time = \"0s\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time \"0s\" must be positive"},
-		"wall negative":  {doc: "wall_time = \"-2m\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time = -2m0s must not be negative"},
-		"host twice":     {doc: "[obstacle]\nn = 8\n[nodes]\nhosts = [\"alpha-1\",\"alpha-1\"]\n", line: 4, want: "alpha-1 is listed twice"},
+		"eps zero":         {doc: "[obstacle]\nn = 8\neps = 0\n", line: 3, want: "eps: 0 is outside > 0"},
+		"eps dotted":       {doc: "obstacle.n = 8\nobstacle.eps = 0.0\n", line: 2, want: "eps: 0 is outside > 0"},
+		"eps zero, params": {doc: "[params]\nn = 8\neps = 0\n", line: 3, want: "eps: 0 is outside > 0"},
+		"eps missing":      {doc: "[obstacle]\nn = 8\n"},
+		"max iter zero":    {doc: "max_iterations = 0\n[obstacle]\nn = 8\n", line: 1, want: "max_iterations = 0"},
+		"wall time zero":   {doc: "wall_time = \"0s\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time \"0s\" must be positive"},
+		"wall negative":    {doc: "wall_time = \"-2m\"\n[obstacle]\nn = 8\n", line: 1, want: "wall_time = -2m0s must not be negative"},
+		"host twice":       {doc: "[obstacle]\nn = 8\n[nodes]\nhosts = [\"alpha-1\",\"alpha-1\"]\n", line: 4, want: "alpha-1 is listed twice"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			s, err := ParseSpec("job.toml", []byte(tc.doc))
 			if tc.want == "" {
-				if err != nil || s.Obstacle.Eps != 1e-8 {
-					t.Fatalf("ParseSpec = %v, eps %g", err, s.Obstacle.Eps)
+				if _, v, verr := s.Application(); err != nil || verr != nil || v.Float("eps") != 1e-8 {
+					t.Fatalf("ParseSpec = %v, params %v", err, s.Params)
 				}
 				return
 			}
@@ -195,7 +236,7 @@ func TestParseSpecExplicitValues(t *testing.T) {
 func TestParseSpecInlineTableZero(t *testing.T) {
 	_, err := ParseSpec("job.toml", []byte("obstacle = { n = 8, eps = 0 }\n"))
 	var se *SpecError
-	if !errors.As(err, &se) || se.Line != 1 || !strings.Contains(se.Msg, "obstacle.eps = 0") {
+	if !errors.As(err, &se) || se.Line != 1 || !strings.Contains(se.Msg, "eps: 0 is outside > 0") {
 		t.Fatalf("error %v, want obstacle.eps = 0 refused at line 1", err)
 	}
 }
@@ -204,17 +245,18 @@ func TestParseSpecInlineTableZero(t *testing.T) {
 // job file's order, and Validate the first of them.
 func TestSpecProblemsListsAll(t *testing.T) {
 	s := DefaultSpec().WithDefaults()
-	s.Obstacle.N, s.Cores, s.MaxIter, s.Nodes.Any = -5, -1, -3, -2
+	s.Params = map[string]string{"n": "-5"}
+	s.Cores, s.MaxIter, s.Nodes.Any = -1, -3, -2
 	s.Groups = []Group{{Coordinator: "a"}}
 	var keys []string
 	for _, p := range s.Problems() {
 		keys = append(keys, p.Key)
 	}
-	want := []string{"obstacle.n", "cores", "max_iterations", "nodes.any", "group[0].workers"}
+	want := []string{"params.n", "cores", "max_iterations", "nodes.any", "group[0].workers"}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Fatalf("problems at %v, want %v", keys, want)
 	}
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "obstacle.n = -5") {
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "n: -5 is outside") {
 		t.Fatalf("Validate = %v, want the first problem", err)
 	}
 	if ps := DefaultSpec().WithDefaults().Problems(); len(ps) != 0 {

@@ -12,8 +12,8 @@ import (
 
 // FormatSpec renders s as a job file in the schema ParseSpec reads, so that
 // ParseSpec(FormatSpec(s)) gives s back for every valid spec with its
-// defaults filled (WithDefaults), but for the obstacle problem's fields of
-// a spec of another application, which have no place in its file.
+// defaults filled (WithDefaults). Every application's parameters are
+// written in [params].
 func FormatSpec(s Spec) ([]byte, error) {
 	f := specFile{
 		Name: s.Name, App: s.App, Scheme: s.Scheme, Detector: s.Detector,
@@ -25,11 +25,6 @@ func FormatSpec(s Spec) ([]byte, error) {
 		for k, v := range s.Params {
 			f.Params[k] = v // written as strings, as gridtui wrote them before
 		}
-	}
-	if s.App == "" || s.App == "obstacle" {
-		// Another application's parameters are in [params], and ParseSpec
-		// refuses an [obstacle] section beside them.
-		f.Obstacle = &s.Obstacle
 	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(f); err != nil {

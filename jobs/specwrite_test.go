@@ -32,7 +32,7 @@ func zeroFields(v reflect.Value, path string) []string {
 // with and without groups.
 func TestSpecRoundTrip(t *testing.T) {
 	full := Spec{
-		Name: "every field", App: "poisson", Obstacle: ObstacleSpec{N: 37, Eps: 3.3e-7},
+		Name: "every field", App: "poisson",
 		Params: map[string]string{"n": "20", "blocks": "2x1x1"},
 		Scheme: Hybrid, Detector: DetectSwitch,
 		Nodes: NodeSelection{Sites: []string{"lyon"}, Clusters: []string{"sagittaire"}, Hosts: []string{"n3.nancy", "n1.nancy"}, Any: 3},
@@ -50,12 +50,12 @@ func TestSpecRoundTrip(t *testing.T) {
 	tests := map[string]Spec{
 		"every field":     full,
 		"default":         DefaultSpec(),
-		"clusters":        {Name: "c", Obstacle: ObstacleSpec{N: 16}, Scheme: Asynchronous, Nodes: NodeSelection{Clusters: []string{"alpha", "beta"}, Any: 5}},
-		"hosts in order":  {Name: "h", Obstacle: ObstacleSpec{N: 16}, Scheme: Synchronous, Nodes: NodeSelection{Hosts: []string{"beta-2", "alpha-1"}}},
-		"every host":      {Name: "all", Obstacle: ObstacleSpec{N: 16}},
-		"host's cores":    {Name: "cores", Obstacle: ObstacleSpec{N: 16}, Cores: 0, Nodes: NodeSelection{Any: 2}},
-		"groups, 1 node":  {Name: "g", Obstacle: ObstacleSpec{N: 16}, Groups: []Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1"}}}},
-		"sites and hosts": {Name: "s", Obstacle: ObstacleSpec{N: 16}, Nodes: NodeSelection{Sites: []string{"local"}, Hosts: []string{"gamma-1"}}},
+		"clusters":        {Name: "c", Params: map[string]string{"n": "16"}, Scheme: Asynchronous, Nodes: NodeSelection{Clusters: []string{"alpha", "beta"}, Any: 5}},
+		"hosts in order":  {Name: "h", Params: map[string]string{"n": "16"}, Scheme: Synchronous, Nodes: NodeSelection{Hosts: []string{"beta-2", "alpha-1"}}},
+		"every host":      {Name: "all", Params: map[string]string{"n": "16"}},
+		"host's cores":    {Name: "cores", Params: map[string]string{"n": "16"}, Cores: 0, Nodes: NodeSelection{Any: 2}},
+		"groups, 1 node":  {Name: "g", Params: map[string]string{"n": "16"}, Groups: []Group{{Coordinator: "alpha-1", Workers: []string{"alpha-1"}}}},
+		"sites and hosts": {Name: "s", Params: map[string]string{"n": "16"}, Nodes: NodeSelection{Sites: []string{"local"}, Hosts: []string{"gamma-1"}}},
 	}
 	for name, spec := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -95,9 +95,6 @@ func normalize(s Spec) Spec {
 	}
 	if len(s.Groups) == 0 {
 		s.Groups = nil
-	}
-	if s.App != "obstacle" {
-		s.Obstacle = ObstacleSpec{} // another application's file has no [obstacle]
 	}
 	return s
 }

@@ -8,41 +8,31 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// ProblemOf is the problem a job's runs are recorded under: an application
-// other than the obstacle takes n and ε from its own parameters, as the
-// engine records them. A job whose application or parameters do not check
-// returns their error.
+// ProblemOf is the problem a job's runs are recorded under: the
+// application with the n and ε it declares, as the engine records them. A
+// job whose application or parameters do not check returns their error.
 func ProblemOf(spec jobs.Spec) (Problem, error) {
-	p := Problem{App: spec.App, N: spec.Obstacle.N, Eps: spec.Obstacle.Eps}
-	if p.App == "" {
-		p.App = "obstacle"
-	}
-	if p.App == "obstacle" {
-		return p, nil
-	}
-	app, v, err := spec.Application()
+	spec = spec.WithDefaults()
+	p := Problem{App: spec.App}
+	_, v, err := spec.Application()
 	if err != nil {
 		return p, err
 	}
-	p.N, p.Eps = 0, 0 // as the engine records them: only what the application declares
 	p.Params = jobs.RunConfig{App: p.App, Params: v.Encode()}.Instance().ParamKey()
-	for _, prm := range app.Params() {
-		switch {
-		case prm.Name == "n" && prm.Kind == gridapp.Int:
-			p.N = v.Int("n")
-		case prm.Name == "eps" && prm.Kind == gridapp.Float:
-			p.Eps = v.Float("eps")
-		}
+	if v.Declares("n", gridapp.Int) {
+		p.N = v.Int("n")
+	}
+	if v.Declares("eps", gridapp.Float) {
+		p.Eps = v.Float("eps")
 	}
 	return p, nil
 }
 
 // declares reports which of n (an integer) and eps (a real) the problem's
-// application declares; the obstacle problem and an application not
-// registered here declare both.
+// application declares; an application not registered here declares both.
 func (p Problem) declares() (n, eps bool) {
 	app, err := gridapp.Lookup(p.App)
-	if p.App == "obstacle" || err != nil {
+	if err != nil {
 		return true, true
 	}
 	for _, prm := range app.Params() {
@@ -70,10 +60,11 @@ func (p Problem) Describe() string {
 }
 
 // runFlags are the `gridtui run` flags that give the problem: only the
-// parameters its application declares among n and eps (the others, such
+// parameters its application declares among n and eps, with --n and --eps
+// for the default job's application (the others, such
 // as a matrix file or a program, the user knows best).
 func (p Problem) runFlags() string {
-	if p.App == "obstacle" {
+	if p.App == jobs.DefaultSpec().App { // gridtui run's own application
 		return fmt.Sprintf("--n %d --eps %g", p.N, p.Eps)
 	}
 	out := "--app " + p.App

@@ -15,7 +15,7 @@ import (
 // Poisson problem on 8 nodes into 2×2×2 blocks (three neighbours each); a
 // node count the problem cannot be split over is an error naming it.
 func TestTopologyOf(t *testing.T) {
-	spec := jobs.Spec{App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 16, Eps: 1e-6}}
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "16", "eps": "1e-6"}}
 	top, err := TopologyOf(spec)
 	if err != nil {
 		t.Fatal(err)

@@ -144,8 +144,7 @@ func Validate(res *jobs.Results, maxTraceNodes int, tol float64, sharedCores int
 		c := measuredCase(k.p, k.scheme, k.nodes, groups[k])
 		rec := groups[k][0]
 		// The application's own graph when it is registered, else a chain.
-		topology, _ := TopologyOf(jobs.Spec{App: rec.Job.App, Params: rec.Job.Params,
-			Obstacle: jobs.ObstacleSpec{N: rec.Job.N, Eps: rec.Job.Eps}})
+		topology, _ := TopologyOf(jobs.Spec{App: rec.Job.Instance().App, Params: rec.Job.AppParams()})
 		out, err := PredictSchemes(res, Request{Problem: k.p, Nodes: k.nodes, Schemes: []jobs.Scheme{k.scheme},
 			MaxTraceNodes: maxTraceNodes, Cores: rec.Nodes[0].Cores, SharedCores: sharedCores, Topology: topology})
 		switch {

@@ -149,7 +149,7 @@ func (r *Result) writeRunsCSV(w io.Writer) error {
 	for _, d := range r.Runs {
 		rec, ok := byID[d.RecordID]
 		s := d.Run.Spec
-		row := []string{strconv.Itoa(d.Run.Index), d.RecordID, strconv.Itoa(s.Obstacle.N), strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64),
+		row := []string{strconv.Itoa(d.Run.Index), d.RecordID, s.Params["n"], s.Params["eps"],
 			d.Run.Grid, strconv.Itoa(len(s.Nodes.Hosts)), strconv.Itoa(len(s.Nodes.Hosts) * s.Cores), string(s.Scheme), string(s.Detector),
 			strconv.FormatFloat(d.Wall.Seconds(), 'f', 4, 64), d.Outcome}
 		lo, hi, res, bytesBy, skipBy := "", "", "", "", ""

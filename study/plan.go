@@ -3,6 +3,7 @@ package study
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -118,7 +119,7 @@ func pickHosts(g GridConfig, byCluster map[string][]deploy.Host, k int) ([]strin
 func (m Matrix) spec(n int, grid string, s jobs.Scheme, cores int, hosts []string) jobs.Spec {
 	name := fmt.Sprintf("%s-n%d-%s-%dx%d-%s", m.Name, n, strings.ReplaceAll(grid, "+", "_"), len(hosts), cores, s)
 	return jobs.Spec{
-		Name: name, App: "obstacle", Obstacle: jobs.ObstacleSpec{N: n, Eps: m.Eps},
+		Name: name, App: "obstacle", Params: map[string]string{"n": strconv.Itoa(n), "eps": strconv.FormatFloat(m.Eps, 'g', -1, 64)},
 		Scheme: s, Nodes: jobs.NodeSelection{Hosts: hosts}, Cores: cores,
 		MaxIter: m.MaxIter, WallTime: m.WallTime,
 	}.WithDefaults()

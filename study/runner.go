@@ -61,8 +61,8 @@ func DefaultExec(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, sto
 		return Done{Outcome: "error", Err: err}, err
 	}
 	d := Done{RecordID: rep.RecordID, Outcome: rep.Outcome, Wall: rep.Wall, Err: err}
-	if err == nil && rep.Checked && !rep.Complementarity.OK {
-		d.Err = fmt.Errorf("study: run %s: complementarity check failed", spec.Name)
+	if err == nil && rep.Checked && !rep.FiguresOK {
+		d.Err = fmt.Errorf("study: run %s: the application's check failed", spec.Name)
 	}
 	return d, d.Err
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	_ "github.com/gridtui/gridtui/apps/obstacle" // the study's application
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,8 +46,8 @@ func TestPlanOrderAndHosts(t *testing.T) {
 			}
 		}
 	}
-	if runs[0].Spec.Obstacle.N != 48 || runs[15].Spec.Obstacle.N != 64 {
-		t.Errorf("sizes out of order: %d then %d", runs[0].Spec.Obstacle.N, runs[15].Spec.Obstacle.N)
+	if runs[0].Spec.Params["n"] != "48" || runs[15].Spec.Params["n"] != "64" {
+		t.Errorf("sizes out of order: %s then %s", runs[0].Spec.Params["n"], runs[15].Spec.Params["n"])
 	}
 	byName := map[string]Run{}
 	for _, r := range runs {
@@ -77,13 +79,14 @@ func fakeWall(spec jobs.Spec) float64 {
 	if strings.Contains(spec.Name, "-alpha-") && spec.Scheme == jobs.Asynchronous {
 		f = 2 // async loses on one cluster: the ordering check must say so
 	}
-	return 12 / k * f * float64(spec.Obstacle.N) / 48
+	n, _ := strconv.Atoi(spec.Params["n"])
+	return 12 / k * f * float64(n) / 48
 }
 
 // fakeExec records a run in the store as engine.Run would, with fakeWall's
 // time; the 4-node alpha+beta sync run of n=64 fails.
 func fakeExec(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string) (Done, error) {
-	rec := &jobs.RunRecord{Job: jobs.RunConfig{Name: spec.Name, App: "obstacle", N: spec.Obstacle.N, Eps: spec.Obstacle.Eps,
+	rec := &jobs.RunRecord{Job: jobs.RunConfig{Name: spec.Name, App: "obstacle", N: specN(spec), Eps: specEps(spec),
 		Scheme: spec.Scheme, Nodes: len(spec.Nodes.Hosts), Cores: len(spec.Nodes.Hosts) * spec.Cores},
 		WallSeconds: fakeWall(spec), Outcome: jobs.OutcomeOK}
 	var clusters []string
@@ -263,4 +266,16 @@ func TestWriteDir(t *testing.T) {
 	if err := WriteGainPlot(&bytes.Buffer{}, jobs.Table{}, "gif"); err == nil {
 		t.Error("WriteGainPlot accepted format gif")
 	}
+}
+
+// specN is the job's n.
+func specN(spec jobs.Spec) int {
+	n, _ := strconv.Atoi(spec.Params["n"])
+	return n
+}
+
+// specEps is the job's ε.
+func specEps(spec jobs.Spec) float64 {
+	e, _ := strconv.ParseFloat(spec.Params["eps"], 64)
+	return e
 }

@@ -202,7 +202,7 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 // applyForm loads a spec's application, its parameters and the rest into
 // the form fields.
 func (v *ComposeView) applyForm(s jobs.Spec) {
-	v.setApp(orDefault(s.App, obstacleApp), specParams(s))
+	v.setApp(orDefault(s.App, defaultApp), specParams(s))
 	set := func(id int, val string) { v.field(id).Value = val }
 	set(fName, s.Name)
 	set(fMaxIter, strconv.Itoa(s.MaxIter))
@@ -370,7 +370,7 @@ func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		case v.selErr != "":
 			v.status += ": [nodes] selects no host: " + v.selErr
 		case len(v.unknown) == 0:
-			v.status += fmt.Sprintf(": %s → %s", selectionRule(msg.Spec.Nodes), count(len(v.chosen()), "node", "nodes"))
+			v.status += fmt.Sprintf(": %s → %s", msg.Spec.Nodes.Describe(), count(len(v.chosen()), "node", "nodes"))
 		}
 	case SpecSavedMsg:
 		v.status = "saved " + msg.Path

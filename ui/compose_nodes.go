@@ -66,96 +66,35 @@ func (v *ComposeView) inventoryOrder() []string {
 	return out
 }
 
-// selectionRule says how a job file's node selection reads: sites and
-// clusters intersect, hosts are added, any takes the first N.
-func selectionRule(sel jobs.NodeSelection) string {
-	var group, parts []string
-	if len(sel.Sites) > 0 {
-		group = append(group, "sites "+strings.Join(sel.Sites, ","))
-	}
-	if len(sel.Clusters) > 0 {
-		group = append(group, "clusters "+strings.Join(sel.Clusters, ","))
-	}
-	if len(group) > 0 {
-		parts = append(parts, strings.Join(group, " ∩ "))
-	}
-	if len(sel.Hosts) > 0 {
-		parts = append(parts, "hosts "+strings.Join(sel.Hosts, ","))
-	}
-	rule := strings.Join(parts, " + ")
-	if rule == "" {
-		rule = "every host"
-	}
-	if sel.Any > 0 {
-		rule += fmt.Sprintf(", the first %d", sel.Any)
-	}
-	return rule
+// picks are the console's ticked hosts as jobs.Picks.
+func (v *ComposeView) picks(take int) jobs.Picks {
+	return jobs.Picks{Picked: v.picked, Order: v.order, Take: take}
 }
 
-// selection turns the picked hosts into a node selection: whole clusters
-// by name when every picked host belongs to a fully picked cluster (then
-// "Take N nodes" takes the first N of them), else the hosts by name in
-// rank order, the first N when N is set. It never mixes clusters and hosts,
-// so a job file Compose writes means the same to every reader.
+// selection turns the picked hosts into a node selection
+// (jobs.Picks.Selection).
 func (v *ComposeView) selection(take int) jobs.NodeSelection {
-	var sel jobs.NodeSelection
 	if v.inv == nil {
-		return sel
+		return jobs.NodeSelection{}
 	}
-	partial := v.order != nil // hosts by name keep their rank order
-	for _, site := range v.inv.Sites {
-		for _, c := range site.Clusters {
-			all, any := true, false
-			for _, h := range c.Hosts {
-				all = all && v.picked[h.Name]
-				any = any || v.picked[h.Name]
-			}
-			switch {
-			case all && len(c.Hosts) > 0:
-				sel.Clusters = append(sel.Clusters, c.Name)
-			case any:
-				partial = true
-			}
-		}
-	}
-	if !partial {
-		sel.Any = take
-		return sel
-	}
-	sel.Clusters = nil
-	for _, h := range v.chosen() {
-		sel.Hosts = append(sel.Hosts, h.Name)
-	}
-	return sel
+	return v.picks(take).Selection(grid.Refs(v.inv))
 }
 
-// chosen returns the job's nodes in rank order: the picked hosts in
-// inventory order (or in a loaded job file's order of hosts), the first N
-// of them when "Take N nodes" is set.
+// chosen returns the job's nodes in rank order (jobs.Picks.Hosts): the
+// picked hosts in inventory order (or in a loaded job file's order of
+// hosts), the first N of them when "Take N nodes" is set.
 func (v *ComposeView) chosen() []deploy.Host {
 	if v.inv == nil {
 		return nil
 	}
-	var out []deploy.Host
+	byName := map[string]deploy.Host{}
 	for _, h := range v.inv.Hosts() {
-		if v.picked[h.Name] {
-			out = append(out, h)
-		}
+		byName[h.Name] = h
 	}
-	if v.order != nil {
-		byName := make(map[string]deploy.Host, len(out))
-		for _, h := range out {
-			byName[h.Name] = h
-		}
-		out = out[:0]
-		for _, name := range v.order {
-			if h, ok := byName[name]; ok {
-				out = append(out, h)
-			}
-		}
-	}
-	if n := v.take(); n > 0 && n < len(out) {
-		out = out[:n]
+	names := v.picks(v.take()).Hosts(grid.Refs(v.inv))
+	out := make([]deploy.Host, len(names))
+	for i, n := range names {
+		out[i] = byName[n]
 	}
 	return out
 }

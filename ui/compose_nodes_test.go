@@ -54,7 +54,8 @@ func twoSites() *deploy.Inventory {
 // loadedSpec is a small async job on the selection, as read from a file.
 func loadedSpec(sel jobs.NodeSelection) jobs.Spec {
 	s := jobs.DefaultSpec()
-	s.Name, s.Scheme, s.Detector, s.Obstacle.N, s.Nodes = "mixed", jobs.Asynchronous, "", 32, sel
+	s.Name, s.Scheme, s.Detector, s.Nodes = "mixed", jobs.Asynchronous, "", sel
+	s.Params = map[string]string{"n": "32", "eps": "1e-8"}
 	return s.WithDefaults()
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -16,16 +15,15 @@ import (
 // application's i-th declared parameter.
 const fParam = 100
 
-// obstacleApp is the application whose job files keep n and eps in their
-// own [obstacle] section.
-const obstacleApp = "obstacle"
+// defaultApp is the default job's application (jobs.DefaultSpec).
+var defaultApp = jobs.DefaultSpec().App
 
 // formFields lays out the form: the fixed fields with, after the
 // application, one field per parameter the application declares.
 func formFields(params []gridapp.Param) []field {
 	apps := gridapp.Names()
 	if len(apps) == 0 {
-		apps = []string{obstacleApp}
+		apps = []string{defaultApp}
 	}
 	out := []field{
 		{ID: fName, Label: "Name", Kind: kindText},
@@ -134,13 +132,8 @@ func (v *ComposeView) cycleApp(next string) {
 	}
 }
 
-// specParams returns the spec's parameters as the form shows them: the
-// obstacle problem's n and eps from their section, any other
-// application's from [params].
+// specParams returns the spec's parameters as the form shows them.
 func specParams(s jobs.Spec) map[string]string {
-	if s.App == obstacleApp {
-		return map[string]string{"n": strconv.Itoa(s.Obstacle.N), "eps": strconv.FormatFloat(s.Obstacle.Eps, 'g', -1, 64)}
-	}
 	return maps.Clone(s.Params)
 }
 
@@ -163,19 +156,11 @@ func (v *ComposeView) parseParams(s *jobs.Spec, bad func(id int, format string, 
 			bad(f.ID, "%s", msg)
 		}
 	}
-	if s.App != obstacleApp {
-		s.Params = vals
-		return
-	}
-	s.Obstacle.N, _ = strconv.Atoi(vals["n"])
-	s.Obstacle.Eps, _ = strconv.ParseFloat(vals["eps"], 64)
+	s.Params = vals
 }
 
 // keyField returns the form field a job-file key of jobs.Problem is about.
 func (v *ComposeView) keyField(key string) (int, bool) {
-	if name, ok := strings.CutPrefix(key, "obstacle."); ok {
-		key = "params." + name
-	}
 	if name, ok := strings.CutPrefix(key, "params."); ok {
 		if f := v.param(name); f != nil {
 			return f.ID, true

@@ -203,7 +203,7 @@ func TestComposeSpec(t *testing.T) {
 func TestComposeLoadUnknownNodes(t *testing.T) {
 	c := testCommon(80, 24)
 	v := composeWith(c, deploy.Embedded())
-	spec := jobs.Spec{Name: "j4", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 32, Eps: 1e-8}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{Name: "j4", App: "obstacle", Params: map[string]string{"n": "32", "eps": "1e-8"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}, Clusters: []string{"delta"}}}
 	v, _ = v.Update(SpecLoadedMsg{Path: "j4.toml", Spec: spec})
 	probs := strings.Join(v.Problems(), "\n")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	_ "github.com/gridtui/gridtui/apps/obstacle" // the default job's application (workers of this binary run it)
 	"github.com/gridtui/gridtui/engine/worker"
 )
 

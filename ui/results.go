@@ -299,7 +299,7 @@ func exportTable(t jobs.Table, f jobs.TableFormat) tea.Cmd {
 		if f == jobs.FormatMarkdown {
 			ext = "md"
 		}
-		path := filepath.Join(".", fmt.Sprintf("gridtui-table-%s-%s-n%d.%s", name, orDefault(t.Instance.App, obstacleApp), t.N, ext))
+		path := filepath.Join(".", fmt.Sprintf("gridtui-table-%s-%s-n%d.%s", name, orDefault(t.Instance.App, defaultApp), t.N, ext))
 		file, err := os.Create(path)
 		if err != nil {
 			return exportDoneMsg{path: path, err: fmt.Errorf("ui: export %s: %w", path, err)}
@@ -388,13 +388,16 @@ func recordDetail(r jobs.RunRecord) string {
 	case r.TrueResidual != nil:
 		fmt.Fprintf(&b, "true global residual: %s (ε = %g)\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
 	}
-	if c := r.Complementarity; c != nil {
+	for _, c := range r.AppChecks() {
 		ok := "OK"
 		if !c.OK {
 			ok = "VIOLATED"
 		}
-		fmt.Fprintf(&b, "complementarity: %s (min u−φ = %.3g, min Au−f = %.3g, max |(Au−f)(u−φ)| = %.3g, tol %.3g)\n",
-			ok, c.MinUMinusPhi, c.MinAuMinusF, c.MaxProduct, c.Tol)
+		text := c.Text
+		if text == "" {
+			text = fmt.Sprintf("%.3g", float64(c.Value))
+		}
+		fmt.Fprintf(&b, "%s: %s %s\n", c.Name, ok, text)
 	}
 	b.WriteString("\nrank  node          cluster   cores  iterations  local σ   compute s  send s  wait s  error\n")
 	for _, n := range r.Nodes {

@@ -365,8 +365,8 @@ func TestConsoleFlow(t *testing.T) {
 			t.Errorf("node %s ended %s, want terminated", n.Node, n.State)
 		}
 	}
-	if run.spec.Scheme != jobs.Asynchronous || run.spec.Obstacle.N != 24 {
-		t.Errorf("ran %s n=%d, want async n=24", run.spec.Scheme, run.spec.Obstacle.N)
+	if run.spec.Scheme != jobs.Asynchronous || run.spec.Params["n"] != "24" {
+		t.Errorf("ran %s n=%s, want async n=24", run.spec.Scheme, run.spec.Params["n"])
 	}
 	if !strings.Contains(run.outcome, "outcome:   ok") {
 		t.Errorf("outcome lines %q, want ok", run.outcome)

@@ -38,12 +38,12 @@ func TestRunViewScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := jobs.Spec{Name: "scale", App: "obstacle", Obstacle: jobs.ObstacleSpec{N: 256, Eps: 1}, Scheme: jobs.Asynchronous,
+	spec := jobs.Spec{Name: "scale", App: "obstacle", Params: map[string]string{"n": "256", "eps": "1"}, Scheme: jobs.Asynchronous,
 		Nodes: jobs.NodeSelection{Any: n}, Cores: 1, WallTime: 3 * time.Minute}
 	if n > 256 {
 		// An obstacle node needs a plane, and n ≥ 1024 does not fit in
 		// memory here: the poisson application in 3-D blocks instead.
-		spec.App, spec.Obstacle = "poisson", jobs.ObstacleSpec{}
+		spec.App = "poisson"
 		spec.Params = map[string]string{"n": "128", "eps": "1e-3", "blocks": "auto"}
 	}
 	var mu sync.Mutex

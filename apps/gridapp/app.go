@@ -166,6 +166,58 @@ type Outputter interface {
 	WriteOutput(v Values, t Task, res Result, base string) ([]string, error)
 }
 
+// Gridded is implemented by an application whose assembled solution is a
+// structured grid of points, so that the environment can write it for
+// ParaView and numpy (a job's output: VTI, raw float64 with a JSON
+// sidecar). GridShape returns the grid for the job's values; Assemble's
+// Result.Solution must then hold Shape[0]·Shape[1]·Shape[2] values in C
+// order, the last axis fastest (index (i·Shape[1] + j)·Shape[2] + k). An
+// application that is not Gridded (a sparse matrix's unknowns) writes no
+// such files: a job asking for them is refused before it starts.
+type Gridded interface {
+	GridShape(v Values) Grid
+}
+
+// Grid is the geometry of a structured solution: points per axis (1 for an
+// axis the grid does not have), the first point's coordinates and the
+// distance between points along each axis (0 reads as 1).
+type Grid struct {
+	Shape   [3]int
+	Origin  [3]float64
+	Spacing [3]float64
+}
+
+// Points returns the number of points of the grid.
+func (g Grid) Points() int { return g.Shape[0] * g.Shape[1] * g.Shape[2] }
+
+// Checker is implemented by an application that checks its assembled
+// solution against conditions of its own beyond the residual (the obstacle
+// problem's complementarity conditions, a conservation law, a bound). The
+// environment calls Check at the submitter after Assemble and shows and
+// records every Check as the application gives it; one that fails fails
+// the run's verdict. An application without checks reports none: its runs
+// carry no verdict but the residual's.
+type Checker interface {
+	Check(v Values, t Task, res Result) []Check
+}
+
+// Check is one condition an application checked on its solution: a name,
+// the measured value, whether it holds, and optionally how to print it.
+type Check struct {
+	Name  string
+	Value float64
+	OK    bool
+	Text  string // how to print the value and its bound, if not just the value
+}
+
+// PartDescriber is implemented by an application that can say in a few
+// words which share of the problem a part holds ("planes 0–23", "box
+// [0,16)×[0,32)×[0,32)"): the report's part column. Without it the
+// environment shows the part's size in values.
+type PartDescriber interface {
+	DescribePart(v Values, t Task, rank int) string
+}
+
 // Result is an application's assembled solution and its measured figures.
 type Result struct {
 	// Solution is the global solution in the application's order.

@@ -275,6 +275,18 @@ func (v Values) get(name string, k Kind) any {
 	return x
 }
 
+// Declares reports whether the values hold a parameter name of kind k, so
+// that generic code (a job's default name, a prediction's problem size)
+// can read a conventional parameter such as "n" when it is there.
+func (v Values) Declares(name string, k Kind) bool {
+	for _, p := range v.params {
+		if p.Name == name {
+			return p.Kind == k
+		}
+	}
+	return false
+}
+
 // Int returns an Int parameter's value. Reading an undeclared parameter, or
 // one of another kind, is a programmer error and panics.
 func (v Values) Int(name string) int { return v.get(name, Int).(int) }

@@ -172,6 +172,15 @@ func (App) Serial(v gridapp.Values) ([]float64, int, float64, error) {
 	return sol, s.Iterations(), s.Sigma, nil
 }
 
+// GridShape is the space-time block of the solution: the steps' levels
+// (t = DT, 2·DT, …) along the first axis, each the n² interior points of
+// the square, spacing h, along the other two.
+func (App) GridShape(v gridapp.Values) gridapp.Grid {
+	p := ProblemOf(v)
+	h := p.H()
+	return gridapp.Grid{Shape: [3]int{p.Steps, p.N, p.N}, Origin: [3]float64{p.DT, h, h}, Spacing: [3]float64{p.DT, h, h}}
+}
+
 // WriteOutput writes the series for ParaView: base.pvd and one
 // base-NNNN.vti per level, u(0) included (see WriteSeries).
 func (App) WriteOutput(v gridapp.Values, t gridapp.Task, res gridapp.Result, base string) ([]string, error) {

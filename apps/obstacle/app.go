@@ -131,30 +131,64 @@ func (p *SlabPart) Halo(i int) []float64 {
 // Result returns the slab's planes.
 func (p *SlabPart) Result() []float64 { return p.Values() }
 
-// Assemble gathers the slabs and measures the solution: its true residual
-// and the complementarity conditions.
-func (a App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
-	p := ProblemOf(v)
+// ranges returns the slabs' planes as the task's part specs give them.
+func ranges(t gridapp.Task) ([]Range, error) {
 	parts := make([]Range, len(t.Parts))
 	for r, ps := range t.Parts {
 		var s partSpec
 		if err := json.Unmarshal(ps.Spec, &s); err != nil {
-			return gridapp.Result{}, fmt.Errorf("%w: part %d: %w", ErrSlab, r, err)
+			return nil, fmt.Errorf("%w: part %d: %w", ErrSlab, r, err)
 		}
 		parts[r] = Range{Lo: s.Lo, Hi: s.Hi}
+	}
+	return parts, nil
+}
+
+// Assemble gathers the slabs and measures the solution's true residual.
+func (a App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
+	p := ProblemOf(v)
+	parts, err := ranges(t)
+	if err != nil {
+		return gridapp.Result{}, err
 	}
 	u, err := Assemble(p, parts, results)
 	if err != nil {
 		return gridapp.Result{}, err
 	}
-	res := Residual(p, u)
-	c := CheckComplementarity(p, u, ComplementarityTol(p, res))
-	return gridapp.Result{Solution: u, Residual: res, OK: c.OK, Figures: []gridapp.Figure{
-		{Name: "min u−φ", Value: c.MinUMinusPhi},
-		{Name: "min Au−f", Value: c.MinAuMinusF},
-		{Name: "max |(Au−f)(u−φ)|", Value: c.MaxProduct},
-		{Name: "complementarity tolerance", Value: c.Tol},
-	}}, nil
+	return gridapp.Result{Solution: u, Residual: Residual(p, u), OK: true}, nil
+}
+
+// Check checks the complementarity conditions of the assembled solution
+// (CheckComplementarity, with the tolerance its true residual allows): the
+// obstacle problem's own verdict on a run.
+func (App) Check(v gridapp.Values, _ gridapp.Task, res gridapp.Result) []gridapp.Check {
+	p := ProblemOf(v)
+	c := CheckComplementarity(p, res.Solution, ComplementarityTol(p, res.Residual))
+	h2 := p.H() * p.H()
+	return []gridapp.Check{
+		{Name: "complementarity: min u−φ", Value: c.MinUMinusPhi, OK: c.MinUMinusPhi >= -c.Tol*h2/6,
+			Text: fmt.Sprintf("%.3g (≥ −%.3g)", c.MinUMinusPhi, c.Tol*h2/6)},
+		{Name: "complementarity: min Au−f", Value: c.MinAuMinusF, OK: c.MinAuMinusF >= -c.Tol,
+			Text: fmt.Sprintf("%.3g (≥ −%.3g)", c.MinAuMinusF, c.Tol)},
+		{Name: "complementarity: max |(Au−f)(u−φ)|", Value: c.MaxProduct, OK: c.MaxProduct <= c.Tol,
+			Text: fmt.Sprintf("%.3g (≤ %.3g)", c.MaxProduct, c.Tol)},
+	}
+}
+
+// GridShape is the n³ interior points, spacing h, the first at (h, h, h).
+func (App) GridShape(v gridapp.Values) gridapp.Grid {
+	p := ProblemOf(v)
+	h := p.H()
+	return gridapp.Grid{Shape: [3]int{p.N, p.N, p.N}, Origin: [3]float64{h, h, h}, Spacing: [3]float64{h, h, h}}
+}
+
+// DescribePart names the slab's planes along x ("planes [0,24)").
+func (App) DescribePart(_ gridapp.Values, t gridapp.Task, rank int) string {
+	parts, err := ranges(t)
+	if err != nil || rank < 0 || rank >= len(parts) {
+		return "?"
+	}
+	return "planes " + parts[rank].String()
 }
 
 // Serial is the plain serial reference (SerialSolve).

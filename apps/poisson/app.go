@@ -81,6 +81,22 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 	return NewBlock(ProblemOf(v), s.Box, s.Dirs, sub.Cores)
 }
 
+// GridShape is the n³ interior points, spacing h, the first at (h, h, h).
+func (App) GridShape(v gridapp.Values) gridapp.Grid {
+	p := ProblemOf(v)
+	h := p.H()
+	return gridapp.Grid{Shape: [3]int{p.N, p.N, p.N}, Origin: [3]float64{h, h, h}, Spacing: [3]float64{h, h, h}}
+}
+
+// DescribePart names the block's box of points.
+func (App) DescribePart(_ gridapp.Values, t gridapp.Task, rank int) string {
+	var s blockSpec
+	if rank < 0 || rank >= len(t.Parts) || json.Unmarshal(t.Parts[rank].Spec, &s) != nil {
+		return "?"
+	}
+	return fmt.Sprintf("box %v×%v×%v", s.Box.X, s.Box.Y, s.Box.Z)
+}
+
 // Assemble gathers the blocks and measures the solution: its true residual,
 // its error against the exact solution, and its checksum.
 func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {

@@ -87,9 +87,6 @@ func Load(v gridapp.Values) (*Matrix, []float64, error) {
 	return a, cache.sys.b, nil
 }
 
-// blockSpec is the Spec of a block's sub-task.
-type blockSpec struct{ Block int }
-
 // Define splits the rows into one block per node.
 func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) {
 	a, _, err := Load(v)
@@ -102,23 +99,49 @@ func (App) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task, error) 
 	}
 	t := gridapp.Task{Eps: v.Float("eps"), MaxIter: v.Int("max_iter"), Parts: make([]gridapp.PartSpec, len(nodes))}
 	for p, bl := range pt.Blocks {
-		spec, _ := json.Marshal(blockSpec{Block: p})
+		spec, err := json.Marshal(pt.spec(a, p))
+		if err != nil {
+			return gridapp.Task{}, err
+		}
 		t.Parts[p] = gridapp.PartSpec{Neighbours: pt.Neighbours[p], Spec: spec, Size: bl.Len()}
 	}
 	return t, nil
 }
 
-// NewPart builds the block of rows of the sub-task.
+// NewPart builds the block of rows of the sub-task from its spec and its
+// own rows of the matrix file (ReadRows): a worker never holds the whole
+// matrix.
 func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
-	a, b, err := Load(v)
+	var s blockSpec
+	if err := json.Unmarshal(sub.Spec, &s); err != nil {
+		return nil, fmt.Errorf("sparse: sub-task %q: %w", sub.Spec, err)
+	}
+	if len(s.Ranges) != len(sub.Neighbours) {
+		return nil, fmt.Errorf("sparse: block %d: %d neighbour ranges for %d neighbours", s.Block, len(s.Ranges), len(sub.Neighbours))
+	}
+	rows, err := loadRows(v, s.Lo, s.Hi)
 	if err != nil {
 		return nil, err
 	}
-	pt, err := Partitioned(a, sub.Ranks)
+	diag, err := rows.diag()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", v.String("matrix"), err)
 	}
-	return NewPart(a, b, Method(v.String("method")), pt, sub.Rank, sub.Cores)
+	return newPart(rows, rows.mulOnes(), diag, Method(v.String("method")), s, sub.Cores)
+}
+
+// loadRows reads rows [lo, hi) of the values' matrix file.
+func loadRows(v gridapp.Values, lo, hi int) (*Rows, error) {
+	path := v.String("matrix")
+	if !filepath.IsAbs(path) {
+		return nil, fmt.Errorf("sparse: matrix %q is a relative path: give an absolute one (every node opens the file, each in its own working directory)", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sparse: matrix: %w (the file must exist at this path on every node's host)", err)
+	}
+	defer f.Close()
+	return ReadRows(f, path, lo, hi)
 }
 
 // CheckScheme refuses asynchronous iterations on a matrix that is neither

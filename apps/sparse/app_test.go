@@ -108,7 +108,7 @@ func TestPartition(t *testing.T) {
 	for p, nbs := range pt.Neighbours {
 		for _, q := range nbs {
 			chain = chain && (q == p-1 || q == p+1)
-			oneWay = oneWay || len(pt.needs(a, p, q)) == 0
+			oneWay = oneWay || len(RowsOf(a, pt.Blocks[p].Lo, pt.Blocks[p].Hi).needs(pt.Blocks[q])) == 0
 		}
 	}
 	if chain || !oneWay {

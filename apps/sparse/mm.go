@@ -29,15 +29,40 @@ var ErrFormat = errors.New("sparse: bad Matrix Market file")
 // entry has the value 1. The matrix must be square and no entry may be given
 // twice. Errors say name:line: what is wrong.
 func Read(r io.Reader, name string) (*Matrix, error) {
+	n, es, err := scan(r, name, func(int) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	return FromEntries(n, es)
+}
+
+// ReadRows reads rows [lo, hi) of the matrix of a Matrix Market file (as
+// Read reads the whole): the file is scanned through, but only the entries
+// of those rows are kept, so that a node holds its own rows and nothing
+// more. A row range outside the matrix is an error.
+func ReadRows(r io.Reader, name string, lo, hi int) (*Rows, error) {
+	n, es, err := scan(r, name, func(i int) bool { return i >= lo && i < hi })
+	if err != nil {
+		return nil, err
+	}
+	if lo < 0 || hi > n || lo >= hi {
+		return nil, fmt.Errorf("%w: %s: rows [%d,%d) of a %d×%d matrix", ErrFormat, name, lo, hi, n, n)
+	}
+	return rowsOf(n, lo, hi, es)
+}
+
+// scan parses a Matrix Market file and returns its size and the entries
+// (mirrored ones of a symmetric file included) whose row keep accepts.
+func scan(r io.Reader, name string, keep func(i int) bool) (int, []Entry, error) {
 	p := &mmParser{sc: bufio.NewScanner(r), name: name}
 	p.sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	field, symmetric, err := p.header()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	n, nnz, err := p.size()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	capacity := nnz
 	if symmetric {
@@ -48,31 +73,37 @@ func Read(r io.Reader, name string) (*Matrix, error) {
 	for k := 0; k < nnz; k++ {
 		line, ok, err := p.next()
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		if !ok {
-			return nil, p.errf("file ends after %d of %d entries", k, nnz)
+			return 0, nil, p.errf("file ends after %d of %d entries", k, nnz)
 		}
 		e, err := p.entry(line, n, field, symmetric)
 		if err != nil {
-			return nil, err
+			return 0, nil, err
+		}
+		mirror := symmetric && e.I != e.J
+		if !keep(e.I) && !(mirror && keep(e.J)) {
+			continue
 		}
 		key := [2]int{e.I, e.J}
 		if first, dup := seen[key]; dup {
-			return nil, p.errf("entry (%d, %d) given twice (first on line %d)", e.I+1, e.J+1, first)
+			return 0, nil, p.errf("entry (%d, %d) given twice (first on line %d)", e.I+1, e.J+1, first)
 		}
 		seen[key] = p.line
-		es = append(es, e)
-		if symmetric && e.I != e.J {
+		if keep(e.I) {
+			es = append(es, e)
+		}
+		if mirror && keep(e.J) {
 			es = append(es, Entry{e.J, e.I, e.V})
 		}
 	}
 	if line, ok, err := p.next(); err != nil {
-		return nil, err
+		return 0, nil, err
 	} else if ok {
-		return nil, p.errf("more entries than the %d announced: %q", nnz, clip(line))
+		return 0, nil, p.errf("more entries than the %d announced: %q", nnz, clip(line))
 	}
-	return FromEntries(n, es)
+	return n, es, nil
 }
 
 type mmParser struct {

@@ -52,13 +52,13 @@ func (pt Partition) owner(j int) int {
 	return sort.Search(len(pt.Blocks), func(p int) bool { return pt.Blocks[p].Hi > j })
 }
 
-// needs returns the columns of block q that block p's rows reference,
-// increasing: what q sends p, and the layout of p's halo from q.
-func (pt Partition) needs(a *Matrix, p, q int) []int {
+// needs returns the columns in block qb that the rows reference,
+// increasing: what the block holding qb sends, and the layout of the halo
+// from it.
+func (r *Rows) needs(qb gridapp.Range) []int {
 	var out []int
-	qb := pt.Blocks[q]
-	for i := pt.Blocks[p].Lo; i < pt.Blocks[p].Hi; i++ {
-		cols, _ := a.Row(i)
+	for i := r.Lo; i < r.Hi; i++ {
+		cols, _ := r.Row(i)
 		for _, j := range cols {
 			if j >= qb.Lo && j < qb.Hi {
 				out = append(out, j)
@@ -67,6 +67,30 @@ func (pt Partition) needs(a *Matrix, p, q int) []int {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// blockSpec is the Spec of a block's sub-task: its rows, each
+// neighbour's rows (in the order of the part's neighbours) and the own
+// columns each neighbour's rows reference (what the block sends it). It
+// is all a worker needs besides its own rows of the file: the other rows
+// are read at the submitter only.
+type blockSpec struct {
+	Block  int
+	Lo, Hi int
+	Ranges []gridapp.Range
+	Sends  [][]int
+}
+
+// spec describes block p of a's partition.
+func (pt Partition) spec(a *Matrix, p int) blockSpec {
+	bl := pt.Blocks[p]
+	s := blockSpec{Block: p, Lo: bl.Lo, Hi: bl.Hi}
+	for _, nb := range pt.Neighbours[p] {
+		nbb := pt.Blocks[nb]
+		s.Ranges = append(s.Ranges, nbb)
+		s.Sends = append(s.Sends, RowsOf(a, nbb.Lo, nbb.Hi).needs(bl))
+	}
+	return s
 }
 
 // Part is one node's block of rows: its rows with their columns renumbered
@@ -96,31 +120,51 @@ func NewPart(a *Matrix, b []float64, method Method, pt Partition, p, cores int) 
 		return nil, fmt.Errorf("sparse: block %d of %d", p, len(pt.Blocks))
 	}
 	bl := pt.Blocks[p]
-	q := &Part{method: method, m: bl.Len(), halo: []int{bl.Len()}}
-	local := map[int]int{} // global column → index into x
-	for j := bl.Lo; j < bl.Hi; j++ {
-		local[j] = j - bl.Lo
+	s := pt.spec(a, p)
+	diag := a.Diag()
+	return newPart(RowsOf(a, bl.Lo, bl.Hi), b[bl.Lo:bl.Hi], diag[bl.Lo:bl.Hi], method, s, cores)
+}
+
+// newPart builds the block of rows the spec describes from those rows
+// alone, with the block's right-hand side and diagonal: the halo from
+// each neighbour holds the neighbour's columns the rows reference
+// (increasing), and the spec says which own entries each neighbour needs.
+func newPart(rows *Rows, b, diag []float64, method Method, s blockSpec, cores int) (*Part, error) {
+	if len(s.Ranges) != len(s.Sends) {
+		return nil, fmt.Errorf("sparse: block %d: %d neighbour ranges for %d send lists", s.Block, len(s.Ranges), len(s.Sends))
 	}
-	for _, nb := range pt.Neighbours[p] {
-		for _, j := range pt.needs(a, p, nb) {
+	m := rows.Hi - rows.Lo
+	q := &Part{method: method, m: m, halo: []int{m}}
+	local := map[int]int{} // global column → index into x
+	for j := rows.Lo; j < rows.Hi; j++ {
+		local[j] = j - rows.Lo
+	}
+	for i, nb := range s.Ranges {
+		for _, j := range rows.needs(nb) {
 			local[j] = len(local)
 		}
 		q.halo = append(q.halo, len(local))
-		var idx []int
-		for _, j := range pt.needs(a, nb, p) {
-			idx = append(idx, j-bl.Lo)
+		idx := make([]int, len(s.Sends[i]))
+		for k, j := range s.Sends[i] {
+			if j < rows.Lo || j >= rows.Hi {
+				return nil, fmt.Errorf("sparse: block %d: neighbour %d needs column %d outside the block", s.Block, i, j+1)
+			}
+			idx[k] = j - rows.Lo
 		}
 		q.sendIdx, q.out = append(q.sendIdx, idx), append(q.out, make([]float64, len(idx)))
 	}
-	diag := a.Diag()
 	q.rowPtr = []int{0}
-	for i := bl.Lo; i < bl.Hi; i++ {
-		cols, vals := a.Row(i)
+	for i := rows.Lo; i < rows.Hi; i++ {
+		cols, vals := rows.Row(i)
 		for k, j := range cols {
-			q.col, q.val = append(q.col, local[j]), append(q.val, vals[k])
+			l, ok := local[j]
+			if !ok {
+				return nil, fmt.Errorf("sparse: block %d: row %d references column %d of no neighbour", s.Block, i+1, j+1)
+			}
+			q.col, q.val = append(q.col, l), append(q.val, vals[k])
 		}
 		q.rowPtr = append(q.rowPtr, len(q.col))
-		q.b, q.diag = append(q.b, b[i]), append(q.diag, diag[i])
+		q.b, q.diag = append(q.b, b[i-rows.Lo]), append(q.diag, diag[i-rows.Lo])
 	}
 	q.x, q.next = make([]float64, len(local)), make([]float64, q.m)
 	if method == GaussSeidel {

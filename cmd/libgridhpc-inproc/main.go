@@ -97,7 +97,16 @@ func gridhpc_serve(in *C.struct_gh_inproc) C.int {
 
 // solveNode is solve.Solve in apps/exec's terms.
 func solveNode(ctx context.Context, ep *rmnp.Endpoint, n exec.Node, report func(exec.Status)) (exec.Solved, error) {
-	t := solve.Subtask{App: n.App, Rank: n.Rank, Ranks: n.Ranks, Cores: n.Cores, MaxIter: n.MaxIter,
+	// The program's own engine: no submitter defined its task, every rank
+	// derives it alike from the application's parameters.
+	parts, err := solve.DefineLocal(n.App, nil, n.Ranks, n.Cores)
+	if err != nil {
+		return exec.Solved{}, err
+	}
+	if n.Rank < 0 || n.Rank >= len(parts) {
+		return exec.Solved{}, fmt.Errorf("gridhpc: rank %d of %d", n.Rank, len(parts))
+	}
+	t := solve.Subtask{PartTask: parts[n.Rank], Cores: n.Cores, MaxIter: n.MaxIter,
 		Scheme: solve.Scheme(n.Scheme), Detector: solve.Detector(n.Detector), Node: n.Name}
 	for _, l := range n.Neighbours {
 		t.Neighbours = append(t.Neighbours, solve.Neighbour{Rank: l.Rank, Peer: l.Peer, Mode: l.Mode, Network: l.Network})

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/apps/obstacle"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -66,17 +65,13 @@ func TestSolveErrorPrefixOnce(t *testing.T) {
 			c := chainRun{p: obstacle.Problem{N: 8, Eps: 1e-3}, ranks: 2, cores: 1, scheme: tc.scheme}
 			eps := c.endpoints(t, ctx)
 			stranger := strangerOf(t, ctx, eps[0], c.mode(0))
-			ranges, err := gridapp.Split(c.p.N, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if err := tc.provoke(ctx, eps[1], stranger); err != nil {
 				t.Fatal(err)
 			}
 			var last NodeStatus
-			st := Subtask{Problem: c.p, Rank: 0, Ranks: 2, Range: ranges[0], Cores: 1, Scheme: tc.scheme,
-				Upper: &Neighbour{Rank: 1, Peer: 2, Mode: c.mode(0)}}
-			_, err = Solve(ctx, eps[0], st, func(s NodeStatus) { last = s })
+			st := Subtask{PartTask: definedTasks(t, "obstacle", obstacleParams(c.p), 2, 1)[0], Cores: 1, Scheme: tc.scheme,
+				Neighbours: c.chainNeighbours(0)}
+			_, err := Solve(ctx, eps[0], st, func(s NodeStatus) { last = s })
 			if err == nil || ctx.Err() != nil {
 				t.Fatalf("Solve: %v (context %v), want rank 0 to fail", err, ctx.Err())
 			}

@@ -8,37 +8,67 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/apps/obstacle"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
-// Subtask is one worker's share of a job, as its coordinator hands it down.
-// The worker computes it through the programming model (apps/gridapp): App
-// names the registered application and Params its parameters; the worker
-// defines the task with the application (Define is deterministic, so every
-// worker derives the same decomposition) and builds its own Part.
+// PartTask is one rank's share of a task the submitter defined (Define
+// runs once, there): the application and its parameters, this rank's part
+// as Define described it, and what every rank needs of the whole task. It
+// is the one shape of a task on the wire: the submitter sends it down the
+// hierarchy in the worker's assignment, and the worker builds its part
+// from it alone (gridapp.Application.NewPart).
+type PartTask struct {
+	App    string            // the registered application
+	Params map[string]string // its checked parameters (gridapp.Values.Encode)
+	Rank   int
+	Ranks  int
+	Part   gridapp.PartSpec // this rank's part: neighbours, spec, size
+	// Trees are this rank's view of the detectors' two breadth-first
+	// spanning trees of the task's graph, rooted at rank 0 and at the last
+	// rank: the submitter computes them once from the whole graph, which
+	// no worker needs.
+	Trees [2]TreeView
+	Eps   float64 // the task's threshold (gridapp.Task.Eps)
+	Steps int     // the task's outer steps (gridapp.Task.Steps)
+}
+
+// PartTasks turns a defined task into one PartTask per rank.
+func PartTasks(app string, v gridapp.Values, task gridapp.Task) []PartTask {
+	n := len(task.Parts)
+	graph := make([][]int, n)
+	for r, ps := range task.Parts {
+		graph[r] = ps.Neighbours
+	}
+	var trees [2]*spanningTree
+	var depths [2]int
+	if n > 0 {
+		trees = [2]*spanningTree{newSpanningTree(graph, 0), newSpanningTree(graph, n-1)}
+		depths = [2]int{trees[0].maxDepth(), trees[1].maxDepth()}
+	}
+	params := v.Encode()
+	out := make([]PartTask, n)
+	for r, ps := range task.Parts {
+		out[r] = PartTask{App: app, Params: params, Rank: r, Ranks: n, Part: ps, Eps: task.Eps, Steps: task.Steps,
+			Trees: [2]TreeView{trees[0].view(r, depths[0]), trees[1].view(r, depths[1])}}
+	}
+	return out
+}
+
+// Subtask is one worker's share of a job as Solve runs it: its PartTask
+// and how this run treats it (cores, scheme, detector, limit), where the
+// worker runs and its neighbours' links.
 type Subtask struct {
-	// App is the registered application ("" = "obstacle"); Params are its
-	// parameters as typed (nil for the obstacle problem: n and eps of
-	// Problem).
-	App      string
-	Params   map[string]string
-	Problem  obstacle.Problem
-	Rank     int
-	Ranks    int
-	Range    gridapp.Range
+	PartTask
 	Cores    int
 	Scheme   Scheme
 	Detector Detector // empty: tokens for sync, activity for async and hybrid
-	MaxIter  int      // 0: Problem.MaxIter (0 there too: no limit)
+	MaxIter  int      // 0: no limit (the job's and the application's, the smaller)
 	// Node and Cluster name this worker's host and its cluster, for the
 	// application (empty in tests).
 	Node, Cluster string
-	// Lower and Upper are the neighbours on a chain, nil at its ends;
-	// Neighbours, when set, replaces them: every neighbour of the part on
-	// any connected graph (the application's decomposition).
-	Lower, Upper *Neighbour
-	Neighbours   []Neighbour
+	// Neighbours are the part's neighbours (any connected graph: the
+	// application's decomposition) with their links.
+	Neighbours []Neighbour
 	// SwitchPeriod is the initial length of the asynchronous sections of the
 	// switch detector (AIAC); 0: DefaultSwitchPeriod.
 	SwitchPeriod time.Duration
@@ -58,7 +88,7 @@ type Neighbour struct {
 
 // SolveResult is what Solve leaves on one worker.
 type SolveResult struct {
-	Values     []float64 // the part's Result (obstacle: the slab's planes, x-major)
+	Values     []float64 // the part's Result
 	Iterations int       // sweeps done on this worker (hybrid: equal across a cluster)
 	Sigma      float64   // local σ of the last sweep
 	Converged  bool      // the detector saw the global test pass (false: MaxIter)
@@ -181,7 +211,6 @@ type solver struct {
 	iter     int                  // sweeps done
 	counted  int                  // sweeps that count toward maxIter under the activity graph (activityRun.exhausted)
 	links    []*link              // by the part's neighbour index (Side)
-	graph    [][]int              // the task's neighbour graph: neighbour ranks per rank
 	eps      float64
 	maxIter  int
 	steps    int // outer steps of the task (gridapp.Task.Steps, ≥ 1)
@@ -204,16 +233,6 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 		return nil, fmt.Errorf("engine: rank %d of %d", t.Rank, t.Ranks)
 	}
 	nbs := t.Neighbours
-	if nbs == nil {
-		if (t.Lower == nil) != (t.Rank == 0) || (t.Upper == nil) != (t.Rank == t.Ranks-1) {
-			return nil, fmt.Errorf("engine: rank %d of %d: neighbours do not match the chain", t.Rank, t.Ranks)
-		}
-		for _, nb := range []*Neighbour{t.Lower, t.Upper} {
-			if nb != nil {
-				nbs = append(nbs, *nb)
-			}
-		}
-	}
 	if ep == nil && t.Ranks > 1 {
 		return nil, fmt.Errorf("engine: rank %d: no endpoint", t.Rank)
 	}
@@ -221,14 +240,9 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, graph: bp.graph, eps: bp.eps, maxIter: t.MaxIter, steps: bp.steps,
+	s := &solver{ep: ep, t: t, app: bp.app, part: bp.part, eps: t.Eps, maxIter: t.MaxIter, steps: bp.steps,
 		report: report, state: StateActive, sigma: -1}
 	s.recv, _ = bp.part.(gridapp.HaloReceiver)
-	// The job's max_iterations and the application's own limit (its
-	// Task.MaxIter) both bound the run: the smaller one wins.
-	if bp.maxIter > 0 && (s.maxIter <= 0 || bp.maxIter < s.maxIter) {
-		s.maxIter = bp.maxIter
-	}
 	s.detector = t.Detector
 	if s.detector == "" {
 		s.detector = DetectActivity
@@ -236,7 +250,7 @@ func newSolver(ep *rmnp.Endpoint, t Subtask, report func(NodeStatus)) (*solver, 
 			s.detector = DetectTokens
 		}
 	}
-	if err := s.makeLinks(nbs, bp.neighbours); err != nil {
+	if err := s.makeLinks(nbs, t.Part.Neighbours); err != nil {
 		bp.part.Close()
 		return nil, err
 	}
@@ -286,18 +300,22 @@ func (s *solver) sideOf(q int) Side {
 	panic("engine: sideOf: not a neighbour")
 }
 
-// tree returns the spanning tree rooted at root as this rank sees it: its
-// parent's side (−1 at the root) and its children's sides.
-func (s *solver) tree(root int) (t *spanningTree, parent Side, children []Side) {
-	t = newSpanningTree(s.graph, root)
-	parent = -1
-	if p := t.parent[s.t.Rank]; p >= 0 {
-		parent = s.sideOf(p)
+// tree returns this rank's view of the spanning tree rooted at root (rank
+// 0 or the last rank, PartTask.Trees), its parent's side (−1 at the root)
+// and its children's sides, in the view's order.
+func (s *solver) tree(root int) (v TreeView, parent Side, children []Side) {
+	v = s.t.Trees[0]
+	if root != 0 {
+		v = s.t.Trees[1]
 	}
-	for _, c := range t.children[s.t.Rank] {
+	parent = -1
+	if v.Parent >= 0 {
+		parent = s.sideOf(v.Parent)
+	}
+	for _, c := range v.Children {
 		children = append(children, s.sideOf(c))
 	}
-	return t, parent, children
+	return v, parent, children
 }
 
 // planes returns the part's values sent on l and the halo received from it.

@@ -72,10 +72,15 @@ func (c graphRun) run(t testing.TB) ([]SolveResult, gridapp.Task, gridapp.Values
 	}
 	res := make([]SolveResult, c.ranks)
 	errs := make([]error, c.ranks)
+	parts := PartTasks(c.app, v, task)
+	limit := c.maxIter // the job's limit and the application's, the smaller (as the submitter sets it)
+	if m := task.MaxIter; m > 0 && (limit <= 0 || m < limit) {
+		limit = m
+	}
 	var wg sync.WaitGroup
 	for r := range c.ranks {
-		st := Subtask{App: c.app, Params: v.Encode(), Rank: r, Ranks: c.ranks, Cores: c.cores, Scheme: c.scheme, Detector: c.detector,
-			MaxIter: c.maxIter, hooks: c.hooks[r]}
+		st := Subtask{PartTask: parts[r], Cores: c.cores, Scheme: c.scheme, Detector: c.detector,
+			MaxIter: limit, hooks: c.hooks[r]}
 		for _, q := range task.Parts[r].Neighbours {
 			st.Neighbours = append(st.Neighbours, Neighbour{Rank: q, Peer: rmnp.PeerID(q + 1), Mode: c.mode(r, q)})
 		}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/apps/obstacle"
 )
 
@@ -101,15 +100,11 @@ func TestActivityContextEndReportsState(t *testing.T) {
 			defer cancel()
 			c := chainRun{p: obstacle.Problem{N: 8, Eps: 1e-6}, ranks: 2, cores: 1, scheme: tc.scheme}
 			eps := c.endpoints(t, ctx)
-			ranges, err := gridapp.Split(c.p.N, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := Subtask{Problem: c.p, Rank: 0, Ranks: 2, Range: ranges[0], Cores: 1, Scheme: tc.scheme,
-				Upper: &Neighbour{Rank: 1, Peer: 2, Mode: c.mode(0)}}
+			st := Subtask{PartTask: definedTasks(t, "obstacle", obstacleParams(c.p), 2, 1)[0], Cores: 1, Scheme: tc.scheme,
+				Neighbours: c.chainNeighbours(0)}
 			runCtx, stop := context.WithTimeout(ctx, 300*time.Millisecond) // rank 1 never answers
 			defer stop()
-			_, err = Solve(runCtx, eps[0], st, nil)
+			_, err := Solve(runCtx, eps[0], st, nil)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Solve: %v, want the context's deadline", err)
 			}

@@ -10,103 +10,88 @@ import (
 	"github.com/gridtui/gridtui/apps/gridapp"
 )
 
-// defaultApp is the application of a Subtask that names none.
-const defaultApp = "obstacle"
-
 // ErrApplication is wrapped when the application fails the run: a panic in
 // one of its methods, a NaN σ, a Define or NewPart error, a result or halo
 // of the wrong size.
 var ErrApplication = errors.New("engine: application failed")
 
-// builtPart is a worker's part and what its application's task says of it.
+// builtPart is a worker's part and its application's name.
 type builtPart struct {
-	app        string
-	part       gridapp.Part
-	neighbours []int
-	graph      [][]int // every part's neighbours
-	eps        float64
-	maxIter    int
-	steps      int
-	size       int
+	app   string
+	part  gridapp.Part
+	steps int
 }
 
 // appFault carries an application's failure out of the solver's loop (a
 // NaN σ) to Solve, which turns it into the run's error.
 type appFault struct{ err error }
 
-// buildPart defines the task with the Subtask's application and builds this
-// rank's part: the worker side of "receive sub-tasks" and "distribute
-// sub-tasks on the different cores" (GRIDHPC Fig. 4). The obstacle problem
-// is described by Subtask.Problem when Params is nil.
+// buildPart builds this rank's part from its PartTask: the worker side of
+// "receive sub-tasks" and "distribute sub-tasks on the different cores"
+// (GRIDHPC Fig. 4). The task was defined once, at the submitter; the
+// worker only checks what it received and calls NewPart.
 func buildPart(t Subtask) (bp builtPart, err error) {
 	bp.app = t.App
-	if bp.app == "" {
-		bp.app = defaultApp
-	}
 	app, err := gridapp.Lookup(bp.app)
 	if err != nil {
 		return bp, err
 	}
-	params := t.Params
-	if params == nil && bp.app == defaultApp {
-		p := t.Problem.WithDefaults()
-		if err := p.Validate(); err != nil {
-			return bp, err
-		}
-		params = map[string]string{"n": strconv.Itoa(p.N), "eps": strconv.FormatFloat(p.Eps, 'g', -1, 64)}
-		bp.maxIter = p.MaxIter
-	}
-	v, err := gridapp.Parse(app.Params(), params)
+	v, err := gridapp.Parse(app.Params(), t.Params)
 	if err != nil {
 		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
+	}
+	if !(t.Eps > 0) {
+		return bp, fmt.Errorf("%w %q: task threshold ε = %g, want ε > 0", ErrApplication, bp.app, t.Eps)
+	}
+	if t.Rank < 0 || t.Rank >= t.Ranks {
+		return bp, fmt.Errorf("%w %q: rank %d of %d", ErrApplication, bp.app, t.Rank, t.Ranks)
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w %q: panic while building the part: %v%s", ErrApplication, bp.app, r, panicSite())
 		}
 	}()
-	nodes := make([]gridapp.Node, t.Ranks)
-	for r := range nodes {
-		nodes[r] = gridapp.Node{Name: "rank " + strconv.Itoa(r), Cores: max(t.Cores, 1)}
-	}
-	if t.Node != "" && t.Rank >= 0 && t.Rank < len(nodes) {
-		nodes[t.Rank].Name, nodes[t.Rank].Cluster = t.Node, t.Cluster
-	}
-	task, err := app.Define(v, nodes)
-	if err != nil {
-		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
-	}
-	if len(task.Parts) != t.Ranks {
-		return bp, fmt.Errorf("%w %q: %d parts for %d nodes", ErrApplication, bp.app, len(task.Parts), t.Ranks)
-	}
-	if err := gridapp.CheckGraph(task.Parts); err != nil {
-		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
-	}
-	if !(task.Eps > 0) {
-		return bp, fmt.Errorf("%w %q: task threshold ε = %g, want ε > 0", ErrApplication, bp.app, task.Eps)
-	}
-	ps := task.Parts[t.Rank]
-	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: ps.Neighbours, Cores: max(t.Cores, 1), Spec: ps.Spec}
-	if t.Rank >= 0 && t.Rank < len(nodes) {
-		sub.Node = nodes[t.Rank]
-	}
+	sub := gridapp.Subtask{Rank: t.Rank, Ranks: t.Ranks, Neighbours: t.Part.Neighbours, Cores: max(t.Cores, 1), Spec: t.Part.Spec,
+		Node: gridapp.Node{Name: t.Node, Cluster: t.Cluster, Cores: max(t.Cores, 1)}}
 	if bp.part, err = app.NewPart(v, sub); err != nil {
 		return bp, fmt.Errorf("%w %q: %w", ErrApplication, bp.app, err)
 	}
-	bp.steps = task.StepCount()
+	bp.steps = max(t.Steps, 1)
 	if _, ok := bp.part.(gridapp.Stepper); !ok && bp.steps > 1 {
 		bp.part.Close()
 		return bp, fmt.Errorf("%w %q: a task of %d steps, but the part has no Advance (gridapp.Stepper)", ErrApplication, bp.app, bp.steps)
 	}
-	bp.neighbours, bp.eps, bp.size = ps.Neighbours, task.Eps, ps.Size
-	bp.graph = make([][]int, len(task.Parts))
-	for r, p := range task.Parts {
-		bp.graph[r] = p.Neighbours
-	}
-	if task.MaxIter > 0 && (bp.maxIter == 0 || task.MaxIter < bp.maxIter) {
-		bp.maxIter = task.MaxIter
-	}
 	return bp, nil
+}
+
+// DefineLocal defines a task where no submitter did: an in-process
+// program's own engine (apps/exec's guest) runs an application whose task
+// every rank derives alike from its parameters. Nodes are named by rank and
+// given cores each. Anything else receives its PartTask from the submitter.
+func DefineLocal(appName string, params map[string]string, ranks, cores int) ([]PartTask, error) {
+	app, err := gridapp.Lookup(appName)
+	if err != nil {
+		return nil, err
+	}
+	v, err := gridapp.Parse(app.Params(), params)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrApplication, appName, err)
+	}
+	nodes := make([]gridapp.Node, ranks)
+	for r := range nodes {
+		nodes[r] = gridapp.Node{Name: "rank " + strconv.Itoa(r), Cores: max(cores, 1)}
+	}
+	task, err := app.Define(v, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrApplication, appName, err)
+	}
+	if len(task.Parts) != ranks {
+		return nil, fmt.Errorf("%w %q: %d parts for %d nodes", ErrApplication, appName, len(task.Parts), ranks)
+	}
+	if err := gridapp.CheckGraph(task.Parts); err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrApplication, appName, err)
+	}
+	return PartTasks(appName, v, task), nil
 }
 
 // fault turns a panic recovered in Solve into the run's error: the

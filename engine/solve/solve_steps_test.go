@@ -168,7 +168,7 @@ func TestHeatMaxIter(t *testing.T) {
 // TestStepsWithoutStepper: a task of several steps whose part cannot
 // advance fails on the worker with an error naming the application.
 func TestStepsWithoutStepper(t *testing.T) {
-	_, err := buildPart(Subtask{App: "test-rod", Params: map[string]string{"steps": "2"}, Ranks: 1, Cores: 1})
+	_, err := buildPart(Subtask{PartTask: definedTasks(t, "test-rod", map[string]string{"steps": "2"}, 1, 1)[0], Cores: 1})
 	if !errors.Is(err, ErrApplication) || !strings.Contains(err.Error(), `"test-rod": a task of 2 steps, but the part has no Advance`) {
 		t.Fatalf("error %v", err)
 	}
@@ -182,7 +182,7 @@ func TestStepMessageDropsLeftovers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	eps := chainRun{ranks: 2, scheme: Synchronous}.endpoints(t, ctx)
-	s := &solver{ep: eps[1], t: Subtask{Rank: 1, Ranks: 2},
+	s := &solver{ep: eps[1], t: Subtask{PartTask: PartTask{Rank: 1, Ranks: 2}},
 		links: []*link{{side: 0, peer: 1, rank: 0, sync: true, ctrl: make([]byte, ctrlHeader+8)}}}
 	send := func(kind ctrlKind, seq, arg uint64) {
 		t.Helper()

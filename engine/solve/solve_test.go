@@ -106,17 +106,20 @@ func (c chainRun) runAll(t testing.TB) ([]SolveResult, []gridapp.Range, []error)
 	}
 	res := make([]SolveResult, c.ranks)
 	errs := make([]error, c.ranks)
+	app, params := c.app, c.params
+	if app == "" {
+		app, params = "obstacle", obstacleParams(c.p)
+	}
+	tasks := definedTasks(t, app, params, c.ranks, c.cores)
+	maxIter := c.maxIter
+	if maxIter == 0 {
+		maxIter = c.p.MaxIter
+	}
 	var wg sync.WaitGroup
 	for r := range c.ranks {
-		st := Subtask{Problem: c.p, Rank: r, Ranks: c.ranks, Range: ranges[r], Cores: c.cores,
+		st := Subtask{PartTask: tasks[r], Cores: c.cores,
 			Scheme: c.scheme, Detector: c.detector, SwitchPeriod: c.period, hooks: c.hooks[r],
-			App: c.app, Params: c.params, MaxIter: c.maxIter}
-		if r > 0 {
-			st.Lower = &Neighbour{Rank: r - 1, Peer: rmnp.PeerID(r), Mode: c.mode(r - 1)}
-		}
-		if r < c.ranks-1 {
-			st.Upper = &Neighbour{Rank: r + 1, Peer: rmnp.PeerID(r + 2), Mode: c.mode(r)}
-		}
+			MaxIter: maxIter, Neighbours: c.chainNeighbours(r)}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -329,7 +332,7 @@ func TestSolveNeighbourDies(t *testing.T) {
 			defer cancel()
 			c := chainRun{p: obstacle.Problem{N: 48, Eps: 1e-300}, ranks: 3, cores: 1, scheme: tc.scheme, detector: tc.detector}
 			eps := c.endpoints(t, ctx)
-			ranges, _ := gridapp.Split(c.p.N, 3)
+			tasks := definedTasks(t, "obstacle", obstacleParams(c.p), 3, 1)
 			type done struct {
 				rank int
 				err  error
@@ -337,11 +340,7 @@ func TestSolveNeighbourDies(t *testing.T) {
 			dones := make(chan done, 3)
 			var reports sync.Map
 			for r := range 2 {
-				st := Subtask{Problem: c.p, Rank: r, Ranks: 3, Range: ranges[r], Cores: 1, Scheme: tc.scheme, Detector: tc.detector}
-				if r > 0 {
-					st.Lower = &Neighbour{Rank: r - 1, Peer: rmnp.PeerID(r), Mode: c.mode(r - 1)}
-				}
-				st.Upper = &Neighbour{Rank: r + 1, Peer: rmnp.PeerID(r + 2), Mode: c.mode(r)}
+				st := Subtask{PartTask: tasks[r], Cores: 1, Scheme: tc.scheme, Detector: tc.detector, Neighbours: c.chainNeighbours(r)}
 				go func() {
 					_, err := Solve(ctx, eps[r], st, func(s NodeStatus) { reports.Store(s.Rank, s) })
 					dones <- done{r, err}
@@ -432,15 +431,19 @@ func TestAsyncMaxIterations(t *testing.T) {
 }
 
 func TestSolveRejectsBadSubtasks(t *testing.T) {
-	p := obstacle.Problem{N: 8, Eps: 1e-6}
-	up := &Neighbour{Rank: 1, Peer: 2}
+	params := obstacleParams(obstacle.Problem{N: 8, Eps: 1e-6})
+	one, two := definedTasks(t, "obstacle", params, 1, 1)[0], definedTasks(t, "obstacle", params, 2, 1)[0]
+	up := []Neighbour{{Rank: 1, Peer: 2}}
+	out := two
+	out.Rank = 2
 	tests := map[string]Subtask{
-		"unknown scheme":          {Problem: p, Ranks: 1, Range: gridapp.Range{Lo: 0, Hi: 8}, Scheme: "eventual"},
-		"missing upper neighbour": {Problem: p, Ranks: 2, Range: gridapp.Range{Lo: 0, Hi: 4}, Scheme: Synchronous},
-		"async link in sync run":  {Problem: p, Ranks: 2, Range: gridapp.Range{Lo: 0, Hi: 4}, Scheme: Synchronous, Upper: &Neighbour{Rank: 1, Peer: 2, Mode: rmnp.Async}},
-		"sync link in async run":  {Problem: p, Ranks: 2, Range: gridapp.Range{Lo: 0, Hi: 4}, Scheme: Asynchronous, Upper: up},
-		"tokens in async run":     {Problem: p, Ranks: 1, Range: gridapp.Range{Lo: 0, Hi: 8}, Scheme: Asynchronous, Detector: DetectTokens},
-		"rank out of range":       {Problem: p, Rank: 2, Ranks: 2, Range: gridapp.Range{Lo: 0, Hi: 4}, Scheme: Synchronous},
+		"unknown scheme":          {PartTask: one, Scheme: "eventual"},
+		"missing upper neighbour": {PartTask: two, Scheme: Synchronous},
+		"async link in sync run":  {PartTask: two, Scheme: Synchronous, Neighbours: []Neighbour{{Rank: 1, Peer: 2, Mode: rmnp.Async}}},
+		"sync link in async run":  {PartTask: two, Scheme: Asynchronous, Neighbours: up},
+		"tokens in async run":     {PartTask: one, Scheme: Asynchronous, Detector: DetectTokens},
+		"rank out of range":       {PartTask: out, Scheme: Synchronous},
+		"no threshold":            {PartTask: PartTask{App: "obstacle", Params: params, Ranks: 1}, Scheme: Synchronous},
 	}
 	for name, st := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -23,15 +23,11 @@ import (
 // received after the halo, with a second wake-up.)
 func (s *solver) runSync(ctx context.Context) error {
 	tree, parent, children := s.tree(s.t.Ranks - 1)
-	heights := make([]int, len(children))
-	for i, c := range children {
-		heights[i] = tree.height[s.links[c].rank]
-	}
 	budget := s.maxIter // iterations left to this step (tokens count from 1 in every step)
 	if budget > 0 {
 		budget = max(budget-s.iter, 1)
 	}
-	det := NewTreeTokens(tree.height[s.t.Rank], heights, parent < 0, tree.maxDepth(), budget)
+	det := NewTreeTokens(tree.Height, tree.Heights, parent < 0, tree.Depth, budget)
 	tok := newTokenLinks(len(s.links), parent, children)
 	for k := 1; ; k++ {
 		if err := ctx.Err(); err != nil {

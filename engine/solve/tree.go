@@ -65,3 +65,25 @@ func chainGraph(ranks int) [][]int {
 	}
 	return g
 }
+
+// TreeView is what one rank needs of a spanning tree of the task's graph
+// (the detectors' tree, computed once at the submitter): its parent (−1 at
+// the root), its children in visiting order with their subtrees' heights,
+// its own subtree's height and the tree's depth (largest distance from the
+// root).
+type TreeView struct {
+	Parent   int
+	Children []int `json:",omitempty"`
+	Heights  []int `json:",omitempty"`
+	Height   int   `json:",omitempty"`
+	Depth    int   `json:",omitempty"`
+}
+
+// view returns rank r's view of t, whose depth (maxDepth) is depth.
+func (t *spanningTree) view(r, depth int) TreeView {
+	v := TreeView{Parent: t.parent[r], Children: t.children[r], Height: t.height[r], Depth: depth}
+	for _, c := range v.Children {
+		v.Heights = append(v.Heights, t.height[c])
+	}
+	return v
+}

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -68,8 +69,11 @@ func simMember(rank int) Member {
 	r := probe.Route{Network: probe.Infiniband, A: "c0-1", B: "c0-2", AAddr: "10.1.64.11", BAddr: "10.1.64.12"}
 	nb := &NeighbourTask{Rank: rank + 1, Node: "c0-2", Peer: 12345, Mode: rmnp.Async, Dial: true,
 		Routes: []probe.Route{r}, Addrs: []string{"tcp://10.1.64.12:40123"}}
-	t := WorkerTask{Run: 1, Node: "c0-1", Rank: rank, Ranks: 100000, Group: rank / 32,
-		Problem: jobs.Obstacle{N: 1000, Eps: 1e-8}, Range: jobs.Range{Lo: rank, Hi: rank + 1}, Cores: 16,
+	tree := solve.TreeView{Parent: rank - 1, Children: []int{rank + 1}, Heights: []int{99998 - rank}, Height: 99999 - rank, Depth: 99999}
+	part := solve.PartTask{App: "obstacle", Params: map[string]string{"n": "100000", "eps": "1e-08"}, Rank: rank, Ranks: 100000,
+		Part:  gridapp.PartSpec{Neighbours: []int{rank - 1, rank + 1}, Spec: []byte(`{"Lo":12345,"Hi":12346}`), Size: 1 << 30},
+		Trees: [2]solve.TreeView{tree, tree}, Eps: 1e-8}
+	t := WorkerTask{Run: 1, Node: "c0-1", Group: rank / 32, PartTask: part, Cores: 16,
 		Scheme: jobs.Asynchronous, MaxIter: 1 << 30, Neighbours: []*NeighbourTask{nb, nb}}
 	return Member{Node: "c0-1", Peer: 12345, Ctrl: []string{"tcp://10.0.64.11:40000"}, Task: t}
 }

@@ -117,21 +117,17 @@ type NeighbourTask struct {
 // identifies the run, so that a late end-of-run message of a previous run
 // on reused workers is recognised and ignored.
 type WorkerTask struct {
-	Run      uint64
-	Node     string
-	Rank     int
-	Ranks    int
-	Group    int
-	Problem  jobs.Obstacle
-	Range    jobs.Range
+	Run   uint64
+	Node  string
+	Group int
+	// PartTask is the rank's share of the task Define gave at the
+	// submitter: the worker builds its part from it, never defining the
+	// task again.
+	solve.PartTask
 	Cores    int
 	Scheme   jobs.Scheme
 	Detector jobs.Detector
-	MaxIter  int
-	// App is the registered application; Params its parameters (nil for
-	// the obstacle problem, described by Problem).
-	App    string            `json:",omitempty"`
-	Params map[string]string `json:",omitempty"`
+	MaxIter  int // the job's limit and the application's, the smaller (0: none)
 	// Neighbours are the ranks the part exchanges with, in the task's order.
 	Neighbours []*NeighbourTask `json:",omitempty"`
 }

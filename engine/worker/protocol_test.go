@@ -2,8 +2,10 @@ package worker
 
 import (
 	"errors"
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/engine/solve"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/gridtui/gridtui/jobs"
@@ -34,9 +36,11 @@ func TestValuesRoundTrip(t *testing.T) {
 }
 
 func TestControlRoundTrip(t *testing.T) {
-	task := WorkerTask{Run: 7, Node: "alpha-2", Rank: 1, Ranks: 3, Problem: jobs.Obstacle{N: 9, Eps: 1e-8},
-		Range: jobs.Range{Lo: 3, Hi: 6}, Cores: 1, Scheme: jobs.Hybrid,
-		App: "poisson", Params: map[string]string{"n": "9"},
+	part := solve.PartTask{App: "poisson", Params: map[string]string{"n": "9"}, Rank: 1, Ranks: 3,
+		Part:  gridapp.PartSpec{Neighbours: []int{0, 2}, Spec: []byte(`{"Lo":3,"Hi":6}`), Size: 243},
+		Trees: [2]solve.TreeView{{Parent: 0, Children: []int{2}, Heights: []int{0}, Height: 1, Depth: 2}, {Parent: 2, Children: []int{0}, Heights: []int{0}, Height: 1, Depth: 2}},
+		Eps:   1e-8}
+	task := WorkerTask{Run: 7, Node: "alpha-2", PartTask: part, Cores: 1, Scheme: jobs.Hybrid,
 		Neighbours: []*NeighbourTask{{Rank: 2, Node: "beta-1", Peer: NodeID("beta-1"), Dial: true}}}
 	m, err := EncodeMsg(MsgTask, task)
 	if err != nil {
@@ -47,7 +51,7 @@ func TestControlRoundTrip(t *testing.T) {
 	if err == nil {
 		err = DecodeBody(typ, body, &got)
 	}
-	if err != nil || typ != MsgTask || len(got.Neighbours) != 1 || got.Neighbours[0].Node != "beta-1" || got.Params["n"] != "9" || got.Range != task.Range || got.Run != 7 {
+	if err != nil || typ != MsgTask || len(got.Neighbours) != 1 || got.Neighbours[0].Node != "beta-1" || got.Params["n"] != "9" || !reflect.DeepEqual(got.PartTask, task.PartTask) || got.Run != 7 {
 		t.Fatalf("round trip: %v %v %+v", typ, err, got)
 	}
 	if _, _, err := DecodeMsg([]byte{0}); !errors.Is(err, ErrProtocol) {
@@ -73,7 +77,7 @@ func FuzzControlMessage(f *testing.F) {
 		b any
 	}{
 		{MsgAssign, GroupAssign{Run: 1, Members: []Member{{Node: "a", Ctrl: []string{"tcp://127.0.0.1:1"}}}}},
-		{MsgTask, WorkerTask{Node: "a", Range: jobs.Range{Lo: 0, Hi: 4}}},
+		{MsgTask, WorkerTask{Node: "a", PartTask: solve.PartTask{Part: gridapp.PartSpec{Spec: []byte(`{"Lo":0,"Hi":4}`), Size: 4}}}},
 		{MsgStatus, []solve.NodeStatus{{Node: "a", State: solve.StateActive, Traffic: []solve.NetTraffic{{Network: "ethernet"}}}}},
 		{MsgResult, ResultHeader{Node: "a", Count: 4}},
 		{MsgFailed, Failure{Node: "a", Cause: "x"}},

@@ -109,7 +109,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		fail(err)
 		return
 	}
-	sub := solve.Subtask{App: t.App, Params: t.Params, Problem: t.Problem, Rank: t.Rank, Ranks: t.Ranks, Range: t.Range, Cores: t.Cores,
+	sub := solve.Subtask{PartTask: t.PartTask, Cores: t.Cores,
 		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster}
 	for _, nb := range t.Neighbours {
 		sub.Neighbours = append(sub.Neighbours, solve.Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})

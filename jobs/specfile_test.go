@@ -275,7 +275,7 @@ func TestParseSpecReportsEveryProblem(t *testing.T) {
 	}
 	msg := err.Error()
 	want := []string{"bad.toml:1:8: the value", "bad.toml:2:1: scheme \"bogus\"", "bad.toml:3:1: cores = -1",
-		"bad.toml:4:1: wall_time \"zz\"", "bad.toml:6:1: obstacle.n = 0"}
+		"bad.toml:4:1: wall_time \"zz\"", "bad.toml:6:1: app obstacle"}
 	at := 0
 	for _, w := range want {
 		i := strings.Index(msg[at:], w)

@@ -129,7 +129,7 @@ save 3-compose
 # The job's command line: on the ready line, and y copies it.
 wait_for "y copies: gridtui run"
 keys y
-wait_for "copied: gridtui run --n 40"
+wait_for "copied: gridtui run --param "
 echo "console-flow: Compose shows the job's gridtui run command line and y copies it"
 # ctrl+o would lose the edits: it asks first (n keeps them).
 keys C-o

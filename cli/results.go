@@ -45,7 +45,7 @@ func newResultsCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return showResults(cmd.OutOrStdout(), cmd, f) },
 	}
-	cmd.AddCommand(newResultsShowCmd(f), newResultsExportCmd(f))
+	cmd.AddCommand(newResultsShowCmd(f), newResultsExportCmd(f), newResultsSweepCmd(f))
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.dataDir, "data-dir", "", "results store directory (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	pf.BoolVar(&f.json, "json", false, "print JSON (snake_case keys) instead of text")

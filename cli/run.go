@@ -33,6 +33,7 @@ type runFlags struct {
 	eps                               float64
 	wall                              time.Duration
 	json, noRecord                    bool
+	sw                                sweepFlags
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -48,7 +49,8 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 			"  gridtui run --n 64 --scheme async --nodes 4   # flags override the default job\n" +
 			"  gridtui run --job job.toml --nodes alpha,beta # a job file on two clusters\n" +
 			"  gridtui run --app poisson --param blocks=2x2x1 --nodes 4 # another application\n" +
-			"  gridtui run --json | jq -c 'select(.event == \"report\")'",
+			"  gridtui run --json | jq -c 'select(.event == \"report\")'\n" +
+			"  gridtui run --app poisson --nodes 1 --sweep n=32,48 --sweep eps=1e-6:1e-9:x10 # a sweep: 8 runs",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runJob(cmd, g, f) },
 	}
@@ -70,6 +72,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
 	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")
+	addSweepFlags(cmd, &f.sw)
 	return cmd
 }
 
@@ -81,9 +84,18 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if inv.Notice != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
 	}
+	if f.sw.resume != "" {
+		if err := checkSweepFlags(cmd.Flags().Changed, &f.sw, true); err != nil {
+			return err
+		}
+		return runSweep(cmd, inv, jobs.Spec{}, f)
+	}
 	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return err
+	}
+	if spec.Sweep != nil {
+		return runSweep(cmd, inv, spec, f)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -186,6 +198,9 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	}
 	if set("out") {
 		spec.Output = jobs.Output{Dir: f.out, VTI: true, Raw: true}
+	}
+	if err := buildSweep(&spec, set, &f.sw); err != nil {
+		return spec, err
 	}
 	if set("nodes") {
 		sel, err := parseNodes(f.nodes, inv)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/internal/jsonout"
+	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/spf13/cobra"
 )
@@ -37,11 +38,20 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
 			ssh := deploy.NewSSHResolver("")
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES")
+			owners := hasOwners(inv)
+			head := "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES"
+			if owners {
+				head += "\tOWNER POLICY"
+			}
+			fmt.Fprintln(tw, head)
 			for _, s := range inv.Sites {
 				for _, c := range s.Clusters {
 					for _, h := range c.Hosts {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(cmd.Context(), ssh, s, h))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", s.Name, c.Name, h.Name, coresText(h.Cores), s.Launcher, addressText(cmd.Context(), ssh, s, h))
+						if owners {
+							fmt.Fprintf(tw, "\t%s", ownerText(h.Owner))
+						}
+						fmt.Fprintln(tw)
 					}
 				}
 			}
@@ -151,8 +161,8 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h d
 		}
 		return t
 	}
-	if s.Launcher == deploy.LauncherSlurm {
-		return slurmText(s, h)
+	if deploy.SchedulerFor(s.Launcher) != nil {
+		return batchText(s, h)
 	}
 	route, err := deploy.Route(ctx, ssh, h)
 	if err != nil {
@@ -165,20 +175,51 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h d
 	return t
 }
 
-// slurmText shows how a node of a Slurm site is reached: never over SSH,
-// but as an srun step of the allocation gridtui runs in (SLURM_JOB_ID and
-// SLURM_JOB_NODELIST name one holding it) or of one it asks the site's
-// frontend for; with neither, a run cannot start it and says so.
-func slurmText(s deploy.Site, h deploy.Host) string {
-	if id, list := os.Getenv("SLURM_JOB_ID"), os.Getenv("SLURM_JOB_NODELIST"); id != "" && list != "" {
-		if nodes, err := deploy.ExpandNodeSet(list); err == nil && slices.Contains(nodes, h.Name) {
-			return "srun step of Slurm job " + id + " (the allocation gridtui runs in)"
+// batchText shows how a node of a batch site is reached: never over SSH,
+// but as a step of the allocation gridtui runs in (srun, oarsh, qrsh
+// -inherit, pbs_tmrsh), when its environment names one holding the node, or
+// of one it asks the site's frontend for; with neither, a run cannot start
+// it and says so.
+func batchText(s deploy.Site, h deploy.Host) string {
+	sched := deploy.SchedulerFor(s.Launcher)
+	a, ok, err := sched.Inside(os.Getenv)
+	if err != nil {
+		return "unreadable allocation: " + err.Error()
+	}
+	if ok && slices.Contains(a.Names(), h.Name) {
+		return sched.Starter() + " step of " + sched.Name() + " job " + a.Job + " (the allocation gridtui runs in, " + a.Source + ")"
+	}
+	if _, asks := sched.(deploy.Allocator); !asks || s.Frontend == "" {
+		return sched.Starter() + ": no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
+	}
+	return sched.Starter() + " step of an allocation from frontend " + s.Frontend
+}
+
+// hasOwners says whether a host of inv has an owner policy: only then does
+// `gridtui sites` show the column.
+func hasOwners(inv *deploy.Inventory) bool {
+	for _, h := range inv.Hosts() {
+		if h.Owner != nil {
+			return true
 		}
 	}
-	if s.Frontend == "" {
-		return "srun: no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
+	return false
+}
+
+// ownerText sums up a host's owner policy: when gridtui may start, its
+// owner hours and its CPU cap (docs/OWNER-POLICY.md has the rest).
+func ownerText(p *owner.Policy) string {
+	if p == nil {
+		return "-"
 	}
-	return "srun step of an allocation from frontend " + s.Frontend
+	t := fmt.Sprintf("start after %s idle, owner's load ≤ %.2f", p.IdleToStart, p.OwnerCPUIdle)
+	for _, w := range p.OwnerHours {
+		t += "; not " + w.String()
+	}
+	if p.CPUCap < 100 {
+		t += fmt.Sprintf("; cap %d%%", p.CPUCap)
+	}
+	return t
 }
 
 func dash(s string) string {

@@ -66,7 +66,7 @@ launcher = "slurm"
 	out := string(runGridtui(t, "--sites", path, "sites"))
 	for _, want := range []string{
 		"node1  all    slurm     srun step of an allocation from frontend login.hpc.example",
-		"gpu2   all    slurm     srun step of Slurm job 42 (the allocation gridtui runs in)",
+		"gpu2   all    slurm     srun step of Slurm job 42 (the allocation gridtui runs in, $SLURM_JOB_NODELIST)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sites lacks %q:\n%s", want, out)
@@ -79,5 +79,58 @@ launcher = "slurm"
 	out = string(runGridtui(t, "--sites", path, "sites"))
 	if !strings.Contains(out, "srun: no frontend to ask for an allocation: run gridtui inside one holding gpu1") {
 		t.Errorf("sites outside the allocation:\n%s", out)
+	}
+}
+
+// Inside an OAR job with no sites.toml, `gridtui sites` lists the job's
+// nodes with their cores and says it read $OAR_NODEFILE.
+func TestSitesInsideOAR(t *testing.T) {
+	nodefile := filepath.Join(t.TempDir(), "1817")
+	if err := os.WriteFile(nodefile, []byte(strings.Repeat("graphene-12\n", 4)+strings.Repeat("graphene-13\n", 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("GRIDTUI_SITES", "")
+	t.Setenv("SLURM_JOB_NODELIST", "")
+	t.Setenv("OAR_JOB_ID", "1817")
+	t.Setenv("OAR_NODEFILE", nodefile)
+	out := string(runGridtui(t, "sites"))
+	for _, want := range []string{"inventory: OAR job 1817 ($OAR_NODEFILE (" + nodefile + "))", "graphene-12  4", "graphene-13  2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sites lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// `gridtui sites` shows each host's owner policy when the inventory has
+// any: when gridtui may start there, the owner hours, the CPU cap.
+func TestSitesOwnerPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lab.toml")
+	err := os.WriteFile(path, []byte(`[[site]]
+name = "lab"
+  [site.owner]
+  owner_hours = ["Mon-Fri 08:00-19:00"]
+  cpu_cap = 75
+  [[site.cluster]]
+  name = "room"
+  hosts = "pc[1-2]"
+  [[site.cluster]]
+  name = "srv"
+  hosts = "srv1"
+    [site.cluster.owner]
+    owner_hours = []
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(runGridtui(t, "--sites", path, "sites"))
+	for _, want := range []string{"OWNER POLICY", "start after 15m0s idle, owner's load ≤ 0.30; not Mon-Fri 08:00-19:00; cap 75%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sites lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "not Mon-Fri") != 2 {
+		t.Errorf("the srv cluster's empty owner_hours did not clear the site's:\n%s", out)
 	}
 }

@@ -65,8 +65,12 @@ func (bc *batchCleaner) cleanSite(ctx context.Context, site Site, h Host) (strin
 		}
 		r, where = sshRunner{c}, site.Frontend+":"+wd
 	}
-	sched := schedulerFor(site.Launcher)
-	out, err := r.output(ctx, sched.runningCommand()+`; echo --; cd && rm -rf `+shQuote(wd)+` && echo removed`)
+	running := "true"
+	sched := SchedulerFor(site.Launcher)
+	if a, ok := sched.(Allocator); ok {
+		running = a.RunningCommand()
+	}
+	out, err := r.output(ctx, running+`; echo --; cd && rm -rf `+shQuote(wd)+` && echo removed`)
 	if err != nil {
 		return "", inContext("site "+site.Name+": clean "+where, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -14,9 +15,14 @@ import (
 
 // Pending-status polling of a waiting allocation, and how long a release
 // waits for the allocation command to end before it kills it.
+// A status query and the cancel command get longer: OAR's commands are
+// Perl programs that ask a database, seconds each on a loaded frontend, and
+// a cancel cut short leaves the job reserved.
 const (
-	pendingPoll  = 2 * time.Second
-	releaseGrace = 10 * time.Second
+	pendingPoll   = 2 * time.Second
+	releaseGrace  = 10 * time.Second
+	statusTimeout = 15 * time.Second
+	cancelTimeout = time.Minute
 )
 
 // allocations obtains, once per batch site of a StartWorkers call, the
@@ -35,7 +41,8 @@ type allocations struct {
 // released when the last of them is gone.
 type allocation struct {
 	site  Site
-	sched scheduler
+	sched Scheduler
+	alloc Allocator // sched, when it can be asked for allocations; nil inside one
 	r     runner
 	ready chan struct{}
 	err   error
@@ -52,7 +59,7 @@ type allocation struct {
 func newAllocations(inv *Inventory, pool *Pool, hosts []Host, ev *emitter) *allocations {
 	a := &allocations{inv: inv, pool: pool, ev: ev, hosts: map[string][]Host{}, sites: map[string]*allocation{}}
 	for _, h := range hosts {
-		if schedulerFor(launcherOf(inv, h)) != nil {
+		if SchedulerFor(launcherOf(inv, h)) != nil {
 			a.hosts[h.Site] = append(a.hosts[h.Site], h)
 		}
 	}
@@ -67,7 +74,7 @@ func (as *allocations) start(ctx context.Context, h Host, b Boot, opt Options, g
 	a, ok := as.sites[h.Site]
 	if !ok {
 		site := as.inv.site(h.Site)
-		a = &allocation{site: site, sched: schedulerFor(site.Launcher), ready: make(chan struct{}), users: len(as.hosts[h.Site])}
+		a = &allocation{site: site, sched: SchedulerFor(site.Launcher), ready: make(chan struct{}), users: len(as.hosts[h.Site])}
 		as.sites[h.Site] = a
 		go func() {
 			a.err = a.obtain(ctx, as, as.hosts[h.Site])
@@ -106,17 +113,24 @@ func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []Host) 
 	for i, h := range hosts {
 		names[i] = h.Name
 	}
-	if id, list, ok := insideAllocation(a.sched); ok {
-		nodes, err := ExpandNodeSet(list)
-		if err == nil && containsAll(nodes, names) {
-			a.r, a.id, a.nodes = localRunner{}, id, nodes
-			return nil
-		}
+	in, ok, err := a.sched.Inside(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("deploy: site %s: %s allocation: %w", a.site.Name, a.sched.Name(), err)
 	}
-	if a.site.Frontend == "" {
-		return fmt.Errorf("deploy: site %s: launcher %s needs a frontend to ask %s for an allocation (frontend = \"host\" in sites.toml), or run gridtui inside an allocation of %s",
+	if ok && containsAll(in.Names(), names) {
+		a.r, a.id, a.nodes = localRunner{}, in.Job, in.Names()
+		return nil
+	}
+	alloc, _ := a.sched.(Allocator)
+	if a.site.Frontend == "" || alloc == nil {
+		how := "needs a frontend to ask %s for an allocation (frontend = \"host\" in sites.toml), or run gridtui inside an allocation of %s"
+		if alloc == nil {
+			how = "cannot ask %s for an allocation here: run gridtui inside an allocation of %s"
+		}
+		return fmt.Errorf("deploy: site %s: launcher %s "+how,
 			a.site.Name, a.site.Launcher, a.sched.Name(), strings.Join(names, ","))
 	}
+	a.alloc = alloc
 	fh, err := frontendHost(a.site, hosts[0])
 	if err != nil {
 		return err
@@ -146,13 +160,13 @@ func containsAll(have, want []string) bool {
 func (a *allocation) request(ctx context.Context, ev *emitter, names []string, cores int) error {
 	what := fmt.Sprintf("%s allocation of %s on %s", a.sched.Name(), strings.Join(names, ","), a.r)
 	stderr := &lineTail{onLine: func(l string) {
-		if id := a.sched.jobID(l); id != "" {
+		if id := a.alloc.JobID(l); id != "" {
 			a.mu.Lock()
 			a.pending = id
 			a.mu.Unlock()
 		}
 	}}
-	p, err := a.r.start(ctx, a.sched.allocCommand(strings.Join(names, ","), cores, a.site.Batch), stderr)
+	p, err := a.r.start(ctx, a.alloc.AllocCommand(strings.Join(names, ","), cores, a.site.Batch), stderr)
 	if err != nil {
 		return fmt.Errorf("deploy: site %s: %s: %w", a.site.Name, what, err)
 	}
@@ -161,7 +175,7 @@ func (a *allocation) request(ctx context.Context, ev *emitter, names []string, c
 	go func() {
 		sc := bufio.NewScanner(p.stdout)
 		for sc.Scan() {
-			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == allocLine {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == AllocLine {
 				granted <- f[1:]
 				break
 			}
@@ -214,10 +228,10 @@ func (a *allocation) reportPending(ctx context.Context, ev *emitter, names []str
 	a.mu.Unlock()
 	detail := "waiting for " + a.sched.Name()
 	if id != "" {
-		qctx, cancel := context.WithTimeout(ctx, pendingPoll)
-		out, err := a.r.output(qctx, a.sched.statusCommand(id))
+		qctx, cancel := context.WithTimeout(ctx, statusTimeout)
+		out, err := a.r.output(qctx, a.alloc.StatusCommand(id))
 		cancel()
-		if p, perr := a.sched.statusOf(id, out); err == nil && perr == nil {
+		if p, perr := a.alloc.StatusOf(id, out); err == nil && perr == nil {
 			detail = a.sched.Name() + " " + p.String()
 		}
 	}
@@ -264,8 +278,8 @@ func (a *allocation) release() {
 			a.hold.kill()
 		}
 		if id != "" {
-			ctx, cancel := context.WithTimeout(context.Background(), releaseGrace)
-			a.r.output(ctx, a.sched.cancelCommand(id))
+			ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
+			a.r.output(ctx, a.alloc.CancelCommand(id))
 			cancel()
 		}
 	})
@@ -274,7 +288,7 @@ func (a *allocation) release() {
 // startStep starts h's worker as a step of allocation a.
 func startStep(ctx context.Context, a *allocation, h Host, b Boot, opt Options, ev *emitter, gone func()) (*Worker, error) {
 	w := &Worker{Host: h, done: make(chan struct{}), stderr: newTail(), timeout: opt.stopTimeout(), ev: ev}
-	cmd := a.sched.stepCommand(a.id, h.Name, "cd "+shQuote(remoteWorkdir(h))+" && exec ./"+binaryName+" worker")
+	cmd := a.sched.StepCommand(a.id, h.Name, "cd "+shQuote(remoteWorkdir(h))+" && exec ./"+binaryName+" worker")
 	p, err := a.r.start(ctx, cmd, w.stderr)
 	if err != nil {
 		a.done()

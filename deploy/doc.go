@@ -14,8 +14,11 @@
 // nodes share with its frontend, a local node's own; ship.go), and starts
 // and stops workers: over SSH, as local
 // processes for the embedded local grid, or as steps of a batch allocation
-// (Slurm, with [site.batch]'s partition, account, time limit and options)
-// that the site's frontend grants. A site's [[site.gateway]] tables are read
+// that the site's frontend grants or gridtui runs in (schedulers registered
+// by name, RegisterScheduler: Slurm and OAR, asked with [site.batch]'s
+// options; Grid Engine and PBS from inside their jobs; with no sites.toml an
+// allocation is the inventory). A host's owner policy ([owner] tables,
+// package owner) governs its local worker. A site's [[site.gateway]] tables are read
 // and checked here too, and Pool.OpenTunnel links two gateways through the
 // console's SSH connections when no gateway port is open (Pool.DialFrom
 // tells whether one is, as the dialing gateway's host sees it). A worker's life

@@ -104,7 +104,7 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 		if launcherOf(inv, h) == LauncherLocal {
 			return deployLocal(h, ship, ev)
 		}
-		if schedulerFor(launcherOf(inv, h)) != nil {
+		if SchedulerFor(launcherOf(inv, h)) != nil {
 			return d.deployBatch(ctx, inv, h)
 		}
 		p, res := d.checkHost(ctx, i, h)
@@ -156,9 +156,9 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		switch {
 		case launcherOf(inv, h) == LauncherLocal:
 			detail, err = stopLocal(h, clean, opt.stopGrace())
-		case schedulerFor(launcherOf(inv, h)) != nil && clean:
+		case SchedulerFor(launcherOf(inv, h)) != nil && clean:
 			detail, err = batch.clean(ctx, h)
-		case schedulerFor(launcherOf(inv, h)) != nil:
+		case SchedulerFor(launcherOf(inv, h)) != nil:
 			// Compute nodes refuse SSH outside an allocation, and workers
 			// end with theirs; the binary is on the frontend (deployBatch).
 			detail = "batch site: workers end with their allocation"

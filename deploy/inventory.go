@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -11,12 +12,15 @@ import (
 type Launcher string
 
 // Launchers known to the inventory: SSH to every host, local processes,
-// or a batch scheduler asked for an allocation on the site's frontend
-// (batch.go).
+// or a batch scheduler registered by name (RegisterScheduler): the ones
+// here register themselves in their sched_*.go files.
 const (
 	LauncherSSH   Launcher = "ssh"
 	LauncherLocal Launcher = "local"
 	LauncherSlurm Launcher = "slurm"
+	LauncherOAR   Launcher = "oar"
+	LauncherSGE   Launcher = "sge" // Grid Engine (Son of, Altair, Open Cluster Scheduler)
+	LauncherPBS   Launcher = "pbs" // PBS Pro, OpenPBS, Torque
 )
 
 // Inventory is a parsed and validated sites.toml: every host of every cluster,
@@ -109,6 +113,10 @@ type Host struct {
 	// (loopback range); zero for SSH hosts, whose addresses come from probing.
 	EthernetAddr netip.Addr
 	FastAddr     netip.Addr
+	// Owner is the host's owner policy (an [owner] table of its site,
+	// cluster or host): a desktop gridtui uses only while its owner does
+	// not. Nil: the host is gridtui's whenever it is asked for.
+	Owner *owner.Policy `json:",omitempty"`
 }
 
 // Hosts returns every host of the inventory in order: sites, clusters, hosts.

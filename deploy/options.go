@@ -21,6 +21,10 @@ const (
 	// Detail says why and where the job stands in the queue.
 	PhasePending Phase = "pending"
 	PhaseReady   Phase = "ready"
+	// PhaseOwner: a decision of the host's owner policy about its worker
+	// (start, suspend, continue, drain, stop: package owner), with its
+	// reason in Detail.
+	PhaseOwner   Phase = "owner"
 	PhaseFailed  Phase = "failed"
 	PhaseStopped Phase = "stopped"
 )

@@ -59,6 +59,7 @@ type fileSite struct {
 	Port     int           `toml:"port"`
 	Workdir  string        `toml:"workdir"`
 	Batch    *fileBatch    `toml:"batch"`
+	Owner    *fileOwner    `toml:"owner"`
 	Clusters []fileCluster `toml:"cluster"`
 	Gateways []fileGateway `toml:"gateway"`
 }
@@ -71,10 +72,12 @@ type fileGateway struct {
 
 // fileBatch is [site.batch]: how a batch launcher asks for allocations.
 type fileBatch struct {
-	Partition string   `toml:"partition"`
-	Account   string   `toml:"account"`
-	TimeLimit string   `toml:"time_limit"`
-	Options   []string `toml:"options"`
+	Partition  string   `toml:"partition"`
+	Queue      string   `toml:"queue"` // OAR's, PBS's and Grid Engine's word for partition
+	Account    string   `toml:"account"`
+	TimeLimit  string   `toml:"time_limit"`
+	Properties string   `toml:"properties"`
+	Options    []string `toml:"options"`
 }
 
 type fileCluster struct {
@@ -87,16 +90,18 @@ type fileCluster struct {
 	Nodes        int        `toml:"nodes"`
 	EthernetAddr string     `toml:"ethernet_addr"`
 	FastAddr     string     `toml:"fast_addr"`
+	Owner        *fileOwner `toml:"owner"`
 	Host         []fileHost `toml:"host"` // per-host overrides
 }
 
 type fileHost struct {
-	Name     string `toml:"name"`
-	Cores    int    `toml:"cores"`
-	User     string `toml:"user"`
-	Port     int    `toml:"port"`
-	Ethernet string `toml:"ethernet"`
-	Fast     string `toml:"fast"`
+	Owner    *fileOwner `toml:"owner"`
+	Name     string     `toml:"name"`
+	Cores    int        `toml:"cores"`
+	User     string     `toml:"user"`
+	Port     int        `toml:"port"`
+	Ethernet string     `toml:"ethernet"`
+	Fast     string     `toml:"fast"`
 }
 
 // SitesEnv is the environment variable naming the inventory to use when no
@@ -106,7 +111,8 @@ const SitesEnv = "GRIDTUI_SITES"
 // Load reads the inventory at path. An explicit path is always loaded,
 // example or not. An empty path means, in this order: the file $GRIDTUI_SITES
 // names; ./sites.toml; $XDG_CONFIG_HOME/gridtui/sites.toml
-// (~/.config/gridtui/sites.toml); the embedded local grid. Files marked as
+// (~/.config/gridtui/sites.toml); the allocation of a batch scheduler
+// gridtui runs in (AllocationInventory); the embedded local grid. Files marked as
 // examples are skipped in that search. Inventory.Notice says which file was
 // used when it is not ./sites.toml or the embedded grid, and why an example
 // was skipped.
@@ -146,6 +152,9 @@ func Load(path string) (*Inventory, error) {
 		if uskipped {
 			notes = append(notes, user+" is an example (example = true)")
 		}
+	}
+	if inv, err := inAllocation(); inv != nil || err != nil {
+		return inv, err
 	}
 	emb := Embedded()
 	if len(notes) > 0 {

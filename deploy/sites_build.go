@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/internal/tomlfile"
+	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -16,6 +17,9 @@ type builder struct {
 	data  []byte
 	seen  map[string]string     // host name -> key path where first defined
 	addrs map[netip.Addr]string // local address -> key path
+	// siteOwner is the owner policy of the site being built ([site.owner]),
+	// nil without one.
+	siteOwner *owner.Policy
 }
 
 // errAt returns a ConfigError for the key path, positioned at the key (or
@@ -92,10 +96,16 @@ func (b *builder) batch(path string, fs *fileSite, s *Site) error {
 	if fs.Batch == nil {
 		return nil
 	}
-	if schedulerFor(s.Launcher) == nil {
-		return b.errAt(path+".batch", "[site.batch] is only for batch launchers (launcher = \"slurm\"), not %q", s.Launcher)
+	if allocatorFor(s.Launcher) == nil {
+		return b.errAt(path+".batch", "[site.batch] is only for batch launchers that ask a frontend for allocations (launcher = \"slurm\" or \"oar\"), not %q", s.Launcher)
 	}
-	s.Batch = BatchOptions{Partition: fs.Batch.Partition, Account: fs.Batch.Account, Options: fs.Batch.Options}
+	s.Batch = BatchOptions{Partition: fs.Batch.Partition, Account: fs.Batch.Account, Properties: fs.Batch.Properties, Options: fs.Batch.Options}
+	if fs.Batch.Queue != "" {
+		if fs.Batch.Partition != "" {
+			return b.errAt(path+".batch.queue", "queue and partition name the same thing: give one")
+		}
+		s.Batch.Partition = fs.Batch.Queue
+	}
 	if fs.Batch.TimeLimit != "" {
 		d, err := time.ParseDuration(fs.Batch.TimeLimit)
 		if err != nil || d <= 0 {
@@ -111,12 +121,12 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 	if s.Name == "" {
 		return s, b.errAt(path+".name", "site has no name")
 	}
-	switch s.Launcher {
-	case "":
+	switch {
+	case s.Launcher == "":
 		s.Launcher = LauncherSSH
-	case LauncherSSH, LauncherLocal, LauncherSlurm:
+	case s.Launcher == LauncherSSH || s.Launcher == LauncherLocal || SchedulerFor(s.Launcher) != nil:
 	default:
-		return s, b.errAt(path+".launcher", "unknown launcher %q (want ssh, local or slurm)", fs.Launcher)
+		return s, b.errAt(path+".launcher", "unknown launcher %q (want %s)", fs.Launcher, launcherNames())
 	}
 	if err := b.batch(path, fs, &s); err != nil {
 		return s, err
@@ -126,6 +136,10 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 	}
 	if len(fs.Clusters) == 0 {
 		return s, b.errAt(path, "site %q has no [[site.cluster]]", s.Name)
+	}
+	var err error
+	if b.siteOwner, err = b.ownerPolicy(path, fs.Owner, nil); err != nil {
+		return s, err
 	}
 	names := map[string]bool{}
 	for j := range fs.Clusters {
@@ -140,7 +154,6 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 		names[c.Name] = true
 		s.Clusters = append(s.Clusters, c)
 	}
-	var err error
 	s.Gateways, err = b.gateways(path, fs, &s)
 	return s, err
 }
@@ -156,8 +169,11 @@ func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Default
 	if err := b.distinctNICs(path, fc.Ethernet, fc.Fast); err != nil {
 		return c, err
 	}
+	policy, err := b.ownerPolicy(path, fc.Owner, b.siteOwner)
+	if err != nil {
+		return c, err
+	}
 	var names []string
-	var err error
 	if l == LauncherLocal {
 		names, err = b.localNames(path, fc)
 	} else {
@@ -173,6 +189,7 @@ func (b *builder) cluster(path string, fs *fileSite, fc *fileCluster, d *Default
 		}
 		b.seen[name] = hpath
 		h := b.host(name, fs, &c, d)
+		h.Owner = policy
 		if l == LauncherLocal {
 			if h.EthernetAddr, h.FastAddr, err = b.localAddrs(path, fc, k); err != nil {
 				return c, err
@@ -308,6 +325,10 @@ func (b *builder) overrides(path string, fc *fileCluster, c *Cluster) error {
 			return b.errAt(opath+".port", "port %d is not between 1 and 65535", o.Port)
 		}
 		h := &c.Hosts[idx]
+		var err error
+		if h.Owner, err = b.ownerPolicy(opath, o.Owner, h.Owner); err != nil {
+			return err
+		}
 		h.Cores = firstInt(o.Cores, h.Cores)
 		h.User = firstOf(o.User, h.User)
 		h.Port = firstInt(o.Port, h.Port)

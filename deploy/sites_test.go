@@ -38,7 +38,7 @@ func TestParseBadFiles(t *testing.T) {
 		"non-loopback local": {"bad_local_address.toml", 8, 3, "site[0].cluster[0].ethernet_addr", "10.1.64.10 is outside 127.0.0.0/8"},
 		"local overflow":     {"bad_local_overflow.toml", 8, 3, "site[0].cluster[0].ethernet_addr", "128.0.0.0 is outside 127.0.0.0/8"},
 		"cores zero":         {"bad_cores.toml", 7, 3, "site[0].cluster[0].cores", "cores must be at least 1"},
-		"unknown launcher":   {"bad_launcher.toml", 3, 1, "site[0].launcher", `unknown launcher "pbs"`},
+		"unknown launcher":   {"bad_launcher.toml", 3, 1, "site[0].launcher", `unknown launcher "lsf" (want ssh, local, oar, pbs, sge or slurm)`},
 		"batch time limit":   {"bad_batch_time.toml", 8, 3, "site[0].batch.time_limit", `time_limit "forever" is not a positive duration`},
 		"batch on ssh site":  {"bad_batch_ssh.toml", 4, 4, "site[0].batch", `[site.batch] is only for batch launchers`},
 		"same nic":           {"bad_same_nic.toml", 10, 3, "site[0].cluster[0].fast", `fast = "eth0" names the Ethernet interface too`},

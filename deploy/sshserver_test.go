@@ -39,6 +39,8 @@ type testServer struct {
 	user       atomic.Value // the user name of the last connection
 	noSFTP     atomic.Bool  // refuse the sftp subsystem
 	env        []string     // extra environment of commands (set before use)
+	// cred, when set, runs commands as another user (set before use).
+	cred *syscall.Credential
 	// ignoreSignals makes the server ignore signal requests, as OpenSSH's
 	// sshd before 8.1 does.
 	ignoreSignals bool
@@ -253,7 +255,7 @@ func (s *testServer) exec(ch ssh.Channel, command string, pgid *atomic.Int64, en
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = s.home
 	cmd.Env = append(append(append(os.Environ(), "HOME="+s.home), s.env...), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.cred}
 	cmd.Stdout = ch
 	cmd.Stderr = ch.Stderr()
 	stdin, _ := cmd.StdinPipe()

@@ -33,6 +33,9 @@ type Worker struct {
 	// yield, when set (a local worker), lowers or restores the worker's
 	// priority (see Yield).
 	yield func(bool)
+	// resume, when set, ends the owner policy's hold on the worker (it may
+	// be suspended) before it is stopped: a stopped process reads no EOF.
+	resume func()
 	// killHung, when set, makes sure a worker that did not exit on time is
 	// gone even where kill cannot reach it (an sshd that ignores signal
 	// requests, a stopped process that never sees its stdin close).
@@ -113,6 +116,9 @@ func (w *Worker) Stop(ctx context.Context) error {
 	w.mu.Lock()
 	w.stopped = true
 	w.mu.Unlock()
+	if w.resume != nil {
+		w.resume()
+	}
 	w.stdin.Close()
 	t := time.NewTimer(w.timeout)
 	defer t.Stop()
@@ -345,7 +351,7 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 		switch {
 		case err != nil:
 			release()
-		case schedulerFor(launcherOf(inv, h)) != nil:
+		case SchedulerFor(launcherOf(inv, h)) != nil:
 			w, err = allocs.start(ctx, h, b, opt, release)
 		case launcherOf(inv, h) == LauncherLocal:
 			w, err = startLocal(ctx, h, b, opt, ev)

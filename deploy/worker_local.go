@@ -123,6 +123,7 @@ func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (
 		os.Remove(pf)
 		w.exited(b.Node, err)
 	}()
+	governLocal(w, pgid, h, ev)
 	return w, nil
 }
 

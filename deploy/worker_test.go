@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/owner"
 )
 
 // localInventory is a local site with the given node names; work directories
@@ -345,5 +347,52 @@ func TestDistOfAnotherProgram(t *testing.T) {
 	_, err = newBinaries(Options{Dist: dist}).forTarget("linux", "arm64")
 	if !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "is a build of cmd/go") || !strings.Contains(err.Error(), "--binary") {
 		t.Fatalf("forTarget: %v, want ErrNoBinary naming the other program and --binary", err)
+	}
+}
+
+// A local worker on a host whose owner policy says the owner has it now
+// (owner hours all week) is held stopped, the decision an event with its
+// reason; stopping the worker still ends it at once.
+func TestLocalWorkerOwnerHours(t *testing.T) {
+	inv, hosts := localInventory(t, "alpha-1")
+	p := owner.Default()
+	w, err := owner.ParseWindow("Mon-Sun 00:00-24:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.OwnerHours = []owner.Window{w}
+	hosts[0].Owner = &p
+	inv.Sites[0].Clusters[0].Hosts = hosts
+	decided := make(chan string, 4)
+	opt := Options{HelloTimeout: 30 * time.Second, StopTimeout: 20 * time.Second, Events: func(e Event) {
+		if e.Phase == PhaseOwner {
+			decided <- e.Detail
+		}
+	}}
+	ws, err := StartWorkers(testCtx(t), inv, hosts, testBoot, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-decided:
+		if !strings.Contains(d, "wait: owner hours Mon-Sun 00:00-24:00") {
+			t.Errorf("decision %q, want wait for the owner hours", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no owner decision")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for st, _ := processState(ws[0].Hello.PID); st != 'T' && time.Now().Before(deadline); st, _ = processState(ws[0].Hello.PID) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st, _ := processState(ws[0].Hello.PID); st != 'T' {
+		t.Errorf("worker held by the owner policy is in state %c, want T", st)
+	}
+	start := time.Now()
+	if err := ws[0].Stop(testCtx(t)); err != nil || ws[0].Err() != nil {
+		t.Fatalf("stop: %v / %v", err, ws[0].Err())
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("stopping a held worker took %v: it was killed, not resumed", took)
 	}
 }

@@ -29,7 +29,7 @@ func ReadWorkerLog(ctx context.Context, inv *Inventory, h Host, node string, opt
 	switch l := launcherOf(inv, h); {
 	case l == LauncherLocal:
 		return readLogHere(filepath.Join(localWorkdir(h), WorkerLogFile(node)), node, h.Name, "")
-	case schedulerFor(l) != nil:
+	case SchedulerFor(l) != nil:
 		return readBatchLog(ctx, inv, h, node, opt)
 	}
 	pool, done, err := poolFor(inv, opt)

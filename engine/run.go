@@ -165,7 +165,8 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 // logPending passes events on to next and puts each new pending status of
 // a batch allocation (the scheduler's reason and queue position) in the
 // run's event log, once for all the hosts it holds: the console's and the
-// headless run's way of showing why the run has not started.
+// headless run's way of showing why the run has not started; and every
+// decision of a desktop's owner policy (deploy.PhaseOwner) with its reason.
 func logPending(next func(deploy.Event), logf func(node, format string, args ...any)) func(deploy.Event) {
 	var mu sync.Mutex
 	last := ""
@@ -178,6 +179,9 @@ func logPending(next func(deploy.Event), logf func(node, format string, args ...
 			if news {
 				logf("", "allocation pending: %s", e.Detail)
 			}
+		}
+		if e.Phase == deploy.PhaseOwner { // a desktop's owner policy: every decision, with its reason
+			logf(e.Host, "owner policy: %s", e.Detail)
 		}
 		if next != nil {
 			next(e)

@@ -35,16 +35,30 @@ func (s Spec) Application() (gridapp.Application, gridapp.Values, error) {
 }
 
 // AbsPaths returns s with the relative values of its application's file
-// parameters (gridapp.Param.File) joined to dir: the submitter calls it
+// parameters (gridapp.Param.File) joined to dir, in [params] and in the
+// values of [sweep]: the submitter calls it
 // with the job file's directory (LoadSpec) and its working directory
-// (engine), since every worker opens the file in a working directory of its
-// own. An unknown application leaves s unchanged.
+// (engine, and gridtui run for a sweep's values, which a --resume from
+// another directory reads back), since every worker opens the file in a
+// working directory of its own. An unknown application leaves s unchanged.
 func (s Spec) AbsPaths(dir string) Spec {
 	app, err := gridapp.Lookup(s.App)
-	if err != nil || len(s.Params) == 0 {
+	if err != nil {
 		return s
 	}
-	s.Params = gridapp.AbsPaths(app.Params(), s.Params, dir)
+	if len(s.Params) > 0 {
+		s.Params = gridapp.AbsPaths(app.Params(), s.Params, dir)
+	}
+	if s.Sweep != nil {
+		sw := &Sweep{Axes: make([]SweepAxis, len(s.Sweep.Axes))}
+		for i, a := range s.Sweep.Axes {
+			sw.Axes[i] = SweepAxis{Name: a.Name, Values: make([]string, len(a.Values))}
+			for j, v := range a.Values {
+				sw.Axes[i].Values[j] = gridapp.AbsPaths(app.Params(), map[string]string{a.Name: v}, dir)[a.Name]
+			}
+		}
+		s.Sweep = sw
+	}
 	return s
 }
 

@@ -44,6 +44,9 @@ type Spec struct {
 	MaxIter  int               `toml:"max_iterations"`
 	WallTime time.Duration     `toml:"wall_time"`
 	Output   Output            `toml:"output"`
+	// Sweep, when set, makes the job a parameter sweep: each instance is
+	// the job at one point of it (At). Job files write it as [sweep].
+	Sweep *Sweep `toml:"-" json:",omitempty"`
 }
 
 // NodeSelection chooses the nodes of a job. Hosts and Clusters name nodes

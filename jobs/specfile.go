@@ -72,6 +72,7 @@ type specFile struct {
 	Nodes    NodeSelection  `toml:"nodes"`
 	Groups   []Group        `toml:"group,omitempty"`
 	Output   Output         `toml:"output,omitempty"`
+	Sweep    map[string]any `toml:"sweep,omitempty"` // arrays, ranges, @files
 }
 
 // legacySection is the [obstacle] section of older job files: the obstacle
@@ -122,6 +123,9 @@ func LoadSpec(path string) (Spec, error) {
 	if err != nil {
 		return s, err
 	}
+	if err := checkSweepAt(path, data, s); err != nil {
+		return Spec{}, err
+	}
 	if abs, err := filepath.Abs(path); err == nil {
 		s = s.AbsPaths(filepath.Dir(abs)) // a file parameter is relative to the job file
 	}
@@ -152,6 +156,9 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 		Name: f.Name, App: f.App, Params: params, Scheme: f.Scheme,
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
 		MaxIter: f.MaxIter, Output: f.Output,
+	}
+	if s.Sweep, err = sweepSection(file, data, f.Sweep); err != nil {
+		return Spec{}, err // checked against the job once it is whole: checkSweepAt
 	}
 	switch {
 	case f.Obstacle != nil && f.App != "" && f.App != legacyApp:

@@ -18,7 +18,7 @@ func FormatSpec(s Spec) ([]byte, error) {
 	f := specFile{
 		Name: s.Name, App: s.App, Scheme: s.Scheme, Detector: s.Detector,
 		Cores: s.Cores, MaxIter: s.MaxIter, WallTime: s.WallTime.String(),
-		Nodes: s.Nodes, Groups: s.Groups, Output: s.Output,
+		Nodes: s.Nodes, Groups: s.Groups, Output: s.Output, Sweep: sweepTable(s.Sweep),
 	}
 	if s.Params != nil {
 		f.Params = make(map[string]any, len(s.Params))

@@ -43,6 +43,8 @@ func TestSpecRoundTrip(t *testing.T) {
 		},
 		MaxIter: 1234, WallTime: 90*time.Second + 250*time.Millisecond,
 		Output: Output{Dir: "out dir/α", VTI: true, Raw: true},
+		// In the order of their names: a written [sweep] is a TOML table.
+		Sweep: &Sweep{Axes: []SweepAxis{{Name: "blocks", Values: []string{"2x1x1", "1x2x1"}}, {Name: "eps", Values: []string{"1e-06", "1e-08"}}}},
 	}
 	if zero := zeroFields(reflect.ValueOf(full), "Spec"); len(zero) > 0 {
 		t.Fatalf("the full spec leaves %v zero: set them so the round trip covers them", zero)

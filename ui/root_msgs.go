@@ -134,6 +134,10 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case loadSpecMsg:
 		return func() tea.Msg {
 			s, err := jobs.LoadSpec(msg.Path)
+			if err == nil && s.Sweep != nil {
+				// Composing would drop the sweep without a word.
+				err = fmt.Errorf("ui: %s is a parameter sweep ([sweep]): run it with gridtui run --job %s (docs/SWEEPS.md)", msg.Path, msg.Path)
+			}
 			return SpecLoadedMsg{Path: msg.Path, Spec: s, Err: err}
 		}, true
 	}

@@ -1,0 +1,58 @@
+package owner
+
+import (
+	"context"
+	"time"
+)
+
+// Governor applies a Policy on this host: every Interval it samples, asks
+// its Decider, logs every decision that changes something (or says why the
+// part still waits) and applies it.
+type Governor struct {
+	Policy   Policy
+	Interval time.Duration // 0: 5 seconds
+	// Sample observes the host (a Sampler's Sample).
+	Sample func(context.Context) (Observation, error)
+	// Apply carries out a decision (a Part's Apply); an error is logged
+	// with the decision and the governor goes on.
+	Apply func(Decision) error
+	// Log receives every decision worth showing and the error of applying
+	// it, if any.
+	Log func(Decision, error)
+}
+
+// Run governs until ctx ends or the part is stopped.
+func (g *Governor) Run(ctx context.Context) error {
+	d := NewDecider(g.Policy)
+	every := g.Interval
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	last := ""
+	for {
+		o, err := g.Sample(ctx)
+		if err == nil {
+			dec := d.Decide(o)
+			if dec.Action != Keep && (dec.Action != Wait || dec.Reason != last) {
+				var aerr error
+				if g.Apply != nil {
+					aerr = g.Apply(dec)
+				}
+				if g.Log != nil {
+					g.Log(dec, aerr)
+				}
+				last = dec.Reason
+			}
+			if dec.State == Stopped {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}

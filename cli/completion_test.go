@@ -44,6 +44,10 @@ func TestCompletions(t *testing.T) {
 		"job":           {[]string{"run", "--job", ""}, []string{"toml"}, nil, ":8"},
 		"sites":         {[]string{"sites", "--sites", ""}, []string{"toml"}, nil, ":8"},
 		"matrix":        {[]string{"bench", "study", "--matrix", ""}, []string{"toml"}, nil, ":8"},
+		"app":           {[]string{"run", "--app", ""}, []string{"obstacle", "poisson", "sparse"}, nil, ":4"},
+		"param":         {[]string{"run", "--app", "poisson", "--param", "b"}, []string{"blocks="}, []string{"n="}, ":6"},
+		"predict param": {[]string{"predict", "--app", "sparse", "--param", ""}, []string{"matrix=", "eps="}, nil, ":6"},
+		"help topic":    {[]string{"help", "re"}, []string{"results"}, []string{"run"}, ":4"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -72,4 +76,22 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestCompleteRunIDs: logs and results show complete the store's run ids,
+// and logs then the run's nodes.
+func TestCompleteRunIDs(t *testing.T) {
+	dir, id := storeWithRuns(t)
+	got, _ := complete(t, "logs", "--data-dir", dir, id[:8])
+	if len(got) != 2 || got[0] != id {
+		t.Errorf("logs run ids %v, want the two runs, %s first", got, id)
+	}
+	got, _ = complete(t, "results", "show", "--data-dir", dir, "")
+	if len(got) != 2 {
+		t.Errorf("results show run ids %v", got)
+	}
+	got, _ = complete(t, "logs", "--data-dir", dir, id, "")
+	if len(got) != 1 || got[0] != "alpha-1" {
+		t.Errorf("logs nodes %v, want alpha-1", got)
+	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
-	"github.com/gridtui/gridtui/internal/tomlfile"
+	"github.com/gridtui/gridtui/internal/termsafe"
 )
 
 // logSlack widens a run's time window for its workers' log lines: start-up
@@ -87,7 +87,7 @@ func runLogs(cmd *cobra.Command, g *globalFlags, f *resultsFlags, id string, nod
 			continue
 		}
 		fmt.Fprintf(out, "== %s (%s)\n", n, where)
-		writeLogWindow(out, data, from, to, all)
+		writeLogWindow(out, data, from, to, all, rec.WorkerRun)
 	}
 	if failed == len(names) {
 		return fmt.Errorf("gridtui logs: no log of run %s could be read", rec.ID)
@@ -96,22 +96,68 @@ func runLogs(cmd *cobra.Command, g *globalFlags, f *resultsFlags, id string, nod
 }
 
 // writeLogWindow writes the lines of a worker log (slog text lines, "time=…")
-// stamped between from and to, with the lines that continue them; all
-// writes everything. Control characters are quoted: a log may hold what a
-// peer sent.
-func writeLogWindow(w io.Writer, data []byte, from, to time.Time, all bool) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	keep := all
-	for sc.Scan() {
-		line := sc.Text()
-		if t, ok := logTime(line); ok && !all {
-			keep = !t.Before(from) && !t.After(to)
-		}
-		if keep {
-			fmt.Fprintln(w, quoteLine(line))
+// of one run, with the lines that continue them; all writes everything.
+// The lines a worker stamped with the run's tag (run=…, engine.RunTag)
+// bound it: from the first to the last, without those of other runs (a
+// worker serves run after run). A log with no line of the tag (an older
+// record) is cut to the lines stamped between from and to. Control
+// characters are quoted: a log may hold what a peer sent.
+func writeLogWindow(w io.Writer, data []byte, from, to time.Time, all bool, tag string) {
+	entries := logEntries(data)
+	first, last := -1, -1
+	for i, e := range entries {
+		if tag != "" && runOf(e[0]) == tag {
+			if first < 0 {
+				first = i
+			}
+			last = i
 		}
 	}
+	for i, e := range entries {
+		keep := all
+		switch {
+		case all:
+		case first >= 0:
+			r := runOf(e[0])
+			keep = i >= first && i <= last && (r == "" || r == tag)
+		default:
+			t, ok := logTime(e[0])
+			keep = ok && !t.Before(from) && !t.After(to)
+		}
+		if keep {
+			for _, line := range e {
+				fmt.Fprintln(w, quoteLine(line))
+			}
+		}
+	}
+}
+
+// logEntries splits a log into entries: a line stamped time=… and the
+// lines that continue it (a stack dump, a panic). Lines before the first
+// stamp are an entry of their own.
+func logEntries(data []byte) [][]string {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var out [][]string
+	for sc.Scan() {
+		line := sc.Text()
+		if _, ok := logTime(line); ok || len(out) == 0 {
+			out = append(out, []string{line})
+			continue
+		}
+		out[len(out)-1] = append(out[len(out)-1], line)
+	}
+	return out
+}
+
+// runOf reads the run tag of a slog text line (run=…), "" when it has none.
+func runOf(line string) string {
+	i := strings.Index(line, " run=")
+	if i < 0 {
+		return ""
+	}
+	tag, _, _ := strings.Cut(line[i+len(" run="):], " ")
+	return tag
 }
 
 // logTime reads the time of a slog text line.
@@ -126,4 +172,4 @@ func logTime(line string) (time.Time, bool) {
 }
 
 // quoteLine quotes the control characters of a line read from a host.
-func quoteLine(s string) string { return tomlfile.Quote(s) }
+func quoteLine(s string) string { return termsafe.Line(s) }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,30 @@ func TestRunIDMissing(t *testing.T) {
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "run id") {
 			t.Errorf("gridtui %v: %v (exit %d), want a usage error asking for one run id", args, err, exitCode(err))
 		}
+	}
+}
+
+// TestLogWindowCutsToTheRun: a worker that served four runs in a second
+// logged them all within the time window; the run's tag keeps its own
+// lines (and their continuations, and untagged lines among them) only.
+func TestLogWindowCutsToTheRun(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var log strings.Builder
+	for i, run := range []string{"00000000000000a1", "00000000000000b1", "00000000000000c1", "00000000000000d1"} {
+		stamp := at.Add(time.Duration(i) * 200 * time.Millisecond).Format(time.RFC3339Nano)
+		fmt.Fprintf(&log, "time=%s level=INFO msg=\"engine: task started\" node=alpha-1 run=%s rank=0\n", stamp, run)
+		fmt.Fprintf(&log, "time=%s level=WARN msg=\"engine: peer silent\" node=alpha-1 peer=alpha-2 of=%s\n", stamp, run)
+		fmt.Fprintf(&log, "time=%s level=INFO msg=\"engine: run ended\" node=alpha-1 run=%s reason=done\n  continued %s\n", stamp, run, run)
+	}
+	var out strings.Builder
+	writeLogWindow(&out, []byte(log.String()), at.Add(-time.Minute), at.Add(time.Minute), false, "00000000000000b1")
+	got := out.String()
+	if n := strings.Count(got, "\n"); n != 4 || strings.Count(got, "b1") != 4 {
+		t.Errorf("cut to run b1: %d lines:\n%s", n, got)
+	}
+	out.Reset()
+	writeLogWindow(&out, []byte(log.String()), at.Add(-time.Minute), at.Add(time.Minute), false, "")
+	if n := strings.Count(out.String(), "\n"); n != 16 {
+		t.Errorf("an old record (no tag) keeps the window: %d lines", n)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/internal/termsafe"
 )
 
 // exitError carries a process exit code through cobra.
@@ -25,7 +27,9 @@ func (e *exitError) Unwrap() error { return e.err }
 func Main() {
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		// An error may carry a host's or a program's text: it reaches the
+		// terminal through termsafe.
+		fmt.Fprintln(os.Stderr, termsafe.Text(err.Error()))
 		os.Exit(exitCode(err))
 	}
 }

@@ -73,6 +73,9 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return asCommand(cmd, err)
 	}
+	if err := checkPredictFlags(f); err != nil {
+		return err
+	}
 	dir, err := jobs.DataDir(f.dataDir)
 	if err != nil {
 		return err
@@ -381,4 +384,22 @@ func span(lo, hi string) string {
 
 func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+// checkPredictFlags refuses, as usage errors and before the store is read,
+// what-if edits that do not parse and counts below zero.
+func checkPredictFlags(f *predictFlags) error {
+	if f.shared < 0 {
+		return usageErrorf("gridtui predict: --shared-cores %d: want 0 (each node has its own) or more", f.shared)
+	}
+	if f.maxTraced < 0 {
+		return usageErrorf("gridtui predict: --max-trace-nodes %d: want 0 (every run) or more", f.maxTraced)
+	}
+	for _, edit := range f.nets {
+		var pl predict.Platform
+		if err := pl.SetNetwork(edit); err != nil {
+			return usageError(fmt.Errorf("gridtui predict: --net: %w", err))
+		}
+	}
+	return nil
 }

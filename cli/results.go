@@ -118,10 +118,13 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 }
 
 // tableView is a table of `gridtui results --json`: Table III ("time",
-// seconds) or Table IV ("gain"); a cell never run is null.
+// seconds) or Table IV ("gain") of one problem — its application and the
+// parameters that identify it (jobs.Instance) —; a cell never run is null.
 type tableView struct {
-	Table   string `json:"table"`
-	N       int    `json:"n"`
+	Table   string            `json:"table"`
+	App     string            `json:"app"`
+	Params  map[string]string `json:"params,omitempty"`
+	N       int               `json:"n"`
 	Eps     float64
 	Columns []jobs.TableColumn
 	Rows    []jobs.TableRow
@@ -136,7 +139,11 @@ func tablesJSON(recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) 
 			if k == jobs.GainTable {
 				name = "gain"
 			}
-			out = append(out, tableView{name, t.N, t.Eps, t.Columns, t.Rows})
+			cols := slices.Clone(t.Columns)
+			for i := range cols {
+				cols[i].Label = cols[i].GridName() // never "": a reader keys on it
+			}
+			out = append(out, tableView{name, p.in.App, p.in.Params, t.N, t.Eps, cols, t.Rows})
 		}
 	}
 	return out
@@ -186,12 +193,13 @@ func resultProblems(recs []jobs.RunRecord, f *resultsFlags, dir string) ([]probl
 
 // writeTablesCSV writes the tables of every problem as one CSV in long form:
 // one line per cell that was run, identified by table, n, ε, cores, grid,
-// scheme and inventory (jobs.RunConfig.Inventory, last so that readers of
-// the older seven columns keep working), so tables with different columns
-// share one header.
+// scheme and inventory (jobs.RunConfig.Inventory), then the application and
+// its parameters (jobs.Instance.ParamKey; after the older eight columns, so
+// that their readers keep working), so tables with different columns share
+// one header.
 func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds []jobs.TableKind) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"table", "n", "eps", "cores", "grid", "scheme", "value", "inventory"})
+	_ = cw.Write([]string{"table", "n", "eps", "cores", "grid", "scheme", "value", "inventory", "app", "params"})
 	for _, p := range probs {
 		for _, k := range kinds {
 			t := jobs.BuildTableOf(k, recs, p.in)
@@ -206,7 +214,8 @@ func writeTablesCSV(w io.Writer, recs []jobs.RunRecord, probs []problem, kinds [
 					}
 					c := t.Columns[i]
 					_ = cw.Write([]string{name, strconv.Itoa(p.n()), strconv.FormatFloat(p.eps(), 'g', -1, 64),
-						strconv.Itoa(r.Cores), c.Grid, string(c.Scheme), strconv.FormatFloat(v, 'g', -1, 64), c.Inventory})
+						strconv.Itoa(r.Cores), c.Grid, string(c.Scheme), strconv.FormatFloat(v, 'g', -1, 64), c.Inventory,
+						p.in.App, p.in.ParamKey()})
 				}
 			}
 		}

@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,7 +61,7 @@ func TestResultsCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not one valid CSV: %v\n%s", err, out)
 	}
-	if strings.Join(recs[0], ",") != "table,n,eps,cores,grid,scheme,value,inventory" {
+	if strings.Join(recs[0], ",") != "table,n,eps,cores,grid,scheme,value,inventory,app,params" {
 		t.Fatalf("header %v", recs[0])
 	}
 	seen := map[string]bool{}
@@ -69,6 +71,11 @@ func TestResultsCSV(t *testing.T) {
 	for _, want := range []string{"time_s 48 1e-08 4 alpha async", "gain 48 1e-08 4 alpha async", "time_s 32 1e-06 8 alpha+beta hybrid", "gain 32 1e-06 1 beta sync"} {
 		if !seen[want] {
 			t.Errorf("no line for %q in\n%s", want, out)
+		}
+	}
+	for _, r := range recs[1:] {
+		if r[8] != "obstacle" {
+			t.Errorf("line %v does not name the application", r)
 		}
 	}
 	if seen["time_s 64 1e-08 2 alpha hybrid"] {
@@ -186,5 +193,51 @@ func TestResultsInventoriesNotPooled(t *testing.T) {
 		if !strings.Contains(text, w) {
 			t.Errorf("Table III does not name %q:\n%s", w, text)
 		}
+	}
+}
+
+// TestResultsJSONNamesTheProblem: the tables of two poisson problems in
+// --json carry their application and parameters, and no column label is
+// empty.
+func TestResultsJSONNamesTheProblem(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{16, 24} {
+		for _, nodes := range []int{1, 2} {
+			rec := jobs.RunRecord{Job: jobs.RunConfig{App: "poisson", N: n, Eps: 1e-8, Scheme: jobs.Synchronous, Nodes: nodes, Cores: nodes,
+				Grid: "alpha", Inventory: jobs.InventoryEmbedded,
+				Params: map[string]string{"n": strconv.Itoa(n), "eps": "1e-8", "blocks": "auto"}},
+				WallSeconds: 1, Outcome: jobs.OutcomeOK}
+			if err := jobs.Append(dir, &rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, err := runResults(t, "--data-dir", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []struct {
+		Table   string            `json:"table"`
+		App     string            `json:"app"`
+		Params  map[string]string `json:"params"`
+		Columns []struct {
+			Label string `json:"label"`
+		} `json:"columns"`
+	}
+	if err := json.Unmarshal([]byte(out), &tables); err != nil || len(tables) != 4 {
+		t.Fatalf("%v: %d tables\n%s", err, len(tables), out)
+	}
+	for _, tab := range tables {
+		if tab.App != "poisson" || tab.Params["n"] == "" || tab.Params["blocks"] != "" {
+			t.Errorf("table %s of %s %v: want poisson with n and without blocks (layout)", tab.Table, tab.App, tab.Params)
+		}
+		for _, c := range tab.Columns {
+			if c.Label == "" {
+				t.Errorf("an empty column label in\n%s", out)
+			}
+		}
+	}
+	if tables[0].Params["n"] == tables[2].Params["n"] {
+		t.Errorf("the two problems read alike:\n%s", out)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/internal/jsonout"
+	"github.com/gridtui/gridtui/internal/termsafe"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -122,6 +123,11 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if rep != nil && rep.Outcome != "ok" && rep.RecordID != "" && !f.json {
 		fmt.Fprintf(cmd.ErrOrStderr(), "the workers' logs: gridtui logs %s [NODE]\n", rep.RecordID)
 	}
+	if runErr != nil && f.json {
+		// A --json reader learns of the failure on its stream too: an
+		// error event, with the report (if any) before it.
+		p.emit("error", runError{Message: termsafe.Text(runErr.Error()), Started: rep != nil})
+	}
 	if runErr != nil {
 		return &exitError{code: 1, err: runErr}
 	}
@@ -181,6 +187,10 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	}
 	if set("detector") {
 		spec.Detector = jobs.Detector(f.detector)
+	}
+	if (set("scheme") || set("detector")) && spec.Detector != "" && !jobs.Supported(spec.Scheme, spec.Detector) {
+		return spec, usageErrorf("gridtui run: --detector %s does not run with --scheme %s: tokens is for sync jobs only; async and hybrid jobs use activity or switch",
+			spec.Detector, spec.Scheme)
 	}
 	if set("cores") {
 		spec.Cores = f.cores
@@ -257,9 +267,9 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 	case set("wall-time") && f.wall <= 0:
 		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
 	case set("scheme") && !slices.Contains([]jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}, jobs.Scheme(f.scheme)):
-		return usageErrorf("gridtui run: --scheme %q: want sync, async or hybrid", f.scheme)
+		return usageErrorf("gridtui run: --scheme %q%s: want sync, async or hybrid", f.scheme, gridapp.DidYouMean(f.scheme, []string{"sync", "async", "hybrid"}))
 	case set("detector") && !slices.Contains([]jobs.Detector{jobs.DetectTokens, jobs.DetectActivity, jobs.DetectSwitch}, jobs.Detector(f.detector)):
-		return usageErrorf("gridtui run: --detector %q: want tokens, activity or switch", f.detector)
+		return usageErrorf("gridtui run: --detector %q%s: want tokens, activity or switch", f.detector, gridapp.DidYouMean(f.detector, []string{"tokens", "activity", "switch"}))
 	case set("cores") && f.cores < 0:
 		return usageErrorf("gridtui run: --cores %d: want 0 (each host's cores) or more", f.cores)
 	}
@@ -269,11 +279,21 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 // parseNodes reads --nodes (jobs.ParseNodes): a count, or names of sites,
 // clusters and hosts of inv, hosts possibly as a node set.
 func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
+	if strings.Trim(s, " ,") == "" {
+		return jobs.NodeSelection{}, usageErrorf("gridtui run: --nodes %q names no node: give a count (\"8\") or sites, clusters and hosts", s)
+	}
 	sel, err := jobs.ParseNodes(s, grid.Refs(inv), inv.Source, deploy.ExpandNodeSet)
 	if err != nil {
 		return sel, usageErrorf("gridtui run: --%s", strings.TrimPrefix(err.Error(), "jobs: "))
 	}
 	return sel, nil
+}
+
+// runError is the data of the error event of `gridtui run --json`: why the
+// run failed, and whether it had started (a report came before it).
+type runError struct {
+	Message string `json:"message"`
+	Started bool   `json:"started"`
 }
 
 // progress prints telemetry: a text line about once a second, or every
@@ -303,7 +323,7 @@ func (p *progress) log(ev engine.LogEvent) {
 	if who == "" {
 		who = "run"
 	}
-	fmt.Fprintf(p.w, "%s  %-8s %s\n", ev.At.Format("15:04:05.000"), who, ev.Text)
+	fmt.Fprintf(p.w, "%s  %-8s %s\n", ev.At.Format("15:04:05.000"), termsafe.Line(who), termsafe.Text(ev.Text))
 }
 
 func (p *progress) snapshot(s engine.Snapshot) {

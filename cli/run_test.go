@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -87,5 +88,26 @@ func TestShowResults(t *testing.T) {
 		if !strings.Contains(out.String(), want) || (format != "csv" && !strings.Contains(out.String(), "gain")) {
 			t.Errorf("%s output lacks %q:\n%s", format, want, out.String())
 		}
+	}
+}
+
+// TestRunRefusesUnwritableOut checks that an --out that cannot take the
+// solution (a file stands there) is refused before any worker starts.
+func TestRunRefusesUnwritableOut(t *testing.T) {
+	file := t.TempDir() + "/taken"
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	root := newRootCmd()
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs([]string{"run", "--n", "8", "--nodes", "1", "--no-record", "--out", file})
+	err := root.Execute()
+	if err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Fatalf("run --out FILE = %v", err)
+	}
+	if strings.Contains(out.String(), "starting") {
+		t.Errorf("workers started before the output was checked:\n%s", out.String())
 	}
 }

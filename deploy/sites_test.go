@@ -43,6 +43,8 @@ func TestParseBadFiles(t *testing.T) {
 		"batch on ssh site":  {"bad_batch_ssh.toml", 4, 4, "site[0].batch", `[site.batch] is only for batch launchers`},
 		"same nic":           {"bad_same_nic.toml", 10, 3, "site[0].cluster[0].fast", `fast = "eth0" names the Ethernet interface too`},
 		"same nic per host":  {"bad_same_nic_host.toml", 14, 5, "site[0].cluster[0].host[0].fast", `fast = "eth0" names the Ethernet interface too`},
+		"escape in a name":   {"bad_name_escape.toml", 2, 8, "site[0].name", `holds a control character (U+001B`},
+		"bell in a host":     {"bad_host_bell.toml", 6, 17, "site[0].cluster[0].hosts[1]", `holds a control character (U+0007`},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -74,7 +74,7 @@ func faultAt(opt *RunOptions, node string, sig syscall.Signal, after int, act fu
 	opt.OnLog = func(ev solve.LogEvent) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if strings.HasPrefix(ev.Text, "FAILED") && f.detected.IsZero() {
+		if (strings.HasPrefix(ev.Text, "FAILED") || strings.HasPrefix(ev.Text, "ABORTED")) && f.detected.IsZero() {
 			f.detected, f.first, f.firstMsg = time.Now(), ev.Node, ev.Text
 		}
 	}

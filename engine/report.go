@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/internal/termsafe"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -49,7 +50,7 @@ type Report struct {
 	// of the assembled solution. Checked is false when the run produced no
 	// solution.
 	Checked  bool
-	Residual float64
+	Residual float64 `json:"true_residual"`
 	// ResidualReported says the application could not measure Residual on
 	// the solution: it is the largest σ the parts reported
 	// (gridapp.Result.Reported).
@@ -67,8 +68,8 @@ type Report struct {
 	// Table IV compares the run with (jobs.Results.SingleNodeReference, this
 	// run included) and Gain = T1 / Wall (GRIDHPC eq. 2); both 0 when
 	// unknown. T1Self is set when the run is that single-node run itself.
-	T1     time.Duration
-	Gain   float64
+	T1     time.Duration `json:"t1_seconds,nullzero"`
+	Gain   float64       `json:",nullzero"`
 	T1Self bool
 	// Grid and Inventory are the run's grid configuration and the key of
 	// its inventory in the results store (jobs.RunConfig).
@@ -108,8 +109,8 @@ type NodeReport struct {
 	Traffic    []solve.NetTraffic
 	// PeakRSS is the worker process's peak resident set (VmHWM) in bytes,
 	// as it last reported it; 0 when unknown (not Linux, or no report).
-	PeakRSS uint64
-	Err     string
+	PeakRSS uint64 `json:"peak_rss_bytes,nullzero"`
+	Err     string `json:"error,omitempty"`
 	// Trace is the node's execution trace (sweep times, traffic per
 	// neighbour) from its result; nil when it sent none.
 	Trace *jobs.NodeTrace `json:",omitempty"`
@@ -189,6 +190,11 @@ func finishReport(rep *Report, s *submission, opt RunOptions) error {
 		}
 	} else if s.failed == nil && s.complete() {
 		firstErr = assembleApp(rep, s)
+	}
+	if firstErr != nil && rep.Outcome == "ok" {
+		// The solution was computed but not delivered: the run is not ok,
+		// and its record says why.
+		rep.Outcome, rep.Cause = jobs.OutcomeFailed, firstErr.Error()
 	}
 	rep.Grid, rep.Inventory = s.gridLabel(), s.inventory
 	rec := runRecord(rep, s)
@@ -301,6 +307,7 @@ func writeOutputs(rep *Report, p *Plan, res gridapp.Result) error {
 // WriteText prints the report for a terminal: outcome, wall time, the
 // nodes with their iterations and times, the true residual and the
 // complementarity check, traffic per network and the computing gain.
+// Control characters from outside (a log tail, a remote error) are quoted.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	problem := formatParams(r.Spec.Params)
@@ -357,7 +364,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.RecordID != "" {
 		fmt.Fprintf(&b, "recorded as %s\n", r.RecordID)
 	}
-	_, err := io.WriteString(w, b.String())
+	// The one place the report's text leaves: names, a worker's log tail,
+	// a remote error and a program's output all pass through termsafe.
+	_, err := io.WriteString(w, termsafe.Text(b.String()))
 	return err
 }
 

@@ -32,7 +32,7 @@ func setPrediction(rep *Report, s *submission, dir string) {
 	c := jobs.RunConfig{App: sp.App}
 	recordParams(&c, sp)
 	topology, _ := predict.TopologyOf(sp)
-	m, err := predict.BuildWith(res, predict.Problem{App: c.App, N: c.N, Eps: c.Eps}, predict.Options{Topology: topology})
+	m, err := predict.BuildWith(res, predict.Problem{App: c.App, N: c.N, Eps: c.Eps, Params: c.Instance().ParamKey()}, predict.Options{Topology: topology})
 	if err != nil {
 		return // the store has no trace of the problem: nothing to say
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -132,7 +133,7 @@ func recordRun(rep *Report, rec *jobs.RunRecord, opt RunOptions) error {
 func runRecord(rep *Report, s *submission) jobs.RunRecord {
 	rec := jobs.RunRecord{ID: jobs.NewRecordID(rep.Started), Time: rep.Started, Machine: jobs.LocalMachine(),
 		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause,
-		Recoveries: rep.Recoveries}
+		Recoveries: rep.Recoveries, WorkerRun: worker.RunTag(s.run)}
 	if rep.FailedNode != "" {
 		rec.Reason = fmt.Sprintf("node %s: %s", rep.FailedNode, rep.Cause)
 	}

@@ -29,6 +29,9 @@ func TestReportWriteText(t *testing.T) {
 		FiguresOK: true, Nodes: ok.Nodes}
 	measured := *reported
 	measured.ResidualReported = false
+	hostile := &Report{Spec: spec, Wall: time.Second, Outcome: "failed", FailedNode: "alpha-3",
+		Cause: "exit 1: \x1b]0;pwned\x07\x1b[2J", FailedLog: []string{"panic: \u009b31m"}}
+	hostile.Spec.Name = "job\x1b[31m"
 	tests := map[string]struct {
 		rep  *Report
 		want []string
@@ -42,6 +45,8 @@ func TestReportWriteText(t *testing.T) {
 		// the true residual.
 		"reported residual": {reported, []string{"residual: 8.000e-09 (ε = 1e-08), the largest σ the parts reported: not measured on the solution"}},
 		"measured residual": {&measured, []string{"true global residual: 8.000e-09 (ε = 1e-08)"}},
+		// A remote error, a log tail and a name reach the terminal quoted.
+		"control characters": {hostile, []string{`run job\x1b[31m:`, `exit 1: \x1b]0;pwned\x07\x1b[2J`, `its log:   panic: \u009b31m`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -53,6 +58,9 @@ func TestReportWriteText(t *testing.T) {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("report lacks %q:\n%s", w, b.String())
 				}
+			}
+			if strings.ContainsAny(b.String(), "\x1b\x07\u009b") {
+				t.Errorf("report carries control characters: %q", b.String())
 			}
 			if tc.rep.ResidualReported && strings.Contains(b.String(), "true global residual") {
 				t.Errorf("a reported residual called the true one:\n%s", b.String())
@@ -69,7 +77,11 @@ func TestReportJSONPeakRSS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back struct{ Nodes []struct{ PeakRSS uint64 } }
+	var back struct {
+		Nodes []struct {
+			PeakRSS uint64 `json:"peak_rss_bytes"`
+		}
+	}
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Nodes) != 1 || back.Nodes[0].PeakRSS != 7<<20 {
 		t.Fatalf("JSON report %s: peak RSS not kept (%v)", b, err)
 	}

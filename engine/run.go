@@ -79,6 +79,11 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Where the solution goes is checked before any worker starts: a run
+	// is not computed to be lost at its end.
+	if err := spec.Output.Check(); err != nil {
+		return nil, err
+	}
 	logf := func(node, format string, args ...any) {
 		if opt.OnLog != nil {
 			opt.OnLog(solve.LogEvent{At: time.Now(), Node: node, Text: fmt.Sprintf(format, args...)})
@@ -97,15 +102,18 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		hosts = append(hosts, spares...)
 		opt.RunID, opt.Secret = deploy.NewRunSecret()
 		logf("", "starting %d %s", len(hosts), plural(len(hosts), "worker", "workers"))
-		opt.Deploy.Events = logPending(opt.Deploy.Events, logf)
 		// Starting counts against the wall time: a batch site's allocation
 		// that is not granted within it fails the run, naming the site.
 		startCtx, cancelStart := ctx, context.CancelFunc(func() {})
 		if spec.WallTime > 0 {
 			startCtx, cancelStart = context.WithTimeout(ctx, spec.WallTime)
 		}
+		opt.Deploy.Events = wallTimeEvents(logPending(opt.Deploy.Events, logf), startCtx, spec.WallTime)
 		workers, err = deploy.StartWorkers(startCtx, inv, hosts, deploy.BootFor(opt.RunID, opt.Secret), opt.Deploy)
 		cancelStart()
+		if err != nil && ranOut(startCtx, ctx) {
+			return nil, &StartTimeError{WallTime: spec.WallTime, Hosts: len(hosts), Err: err}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("engine: start workers: %w", err)
 		}

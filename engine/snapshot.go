@@ -20,5 +20,5 @@ type Snapshot struct {
 	Gateways []GatewayReport `json:",omitempty"`
 	// Gain is the live computing-gain estimate (GRIDHPC eq. 2): the time a
 	// single node needed to reach GlobalSigma, divided by Elapsed; 0 if unknown.
-	Gain float64
+	Gain float64 `json:",nullzero"`
 }

@@ -517,6 +517,10 @@ func (s *submission) fail(node, cause string) {
 			s.statuses[i].State, s.statuses[i].Err, s.dirty = solve.StateFailed, cause, true
 		}
 	}
+	if s.outcome == "aborted" {
+		s.logf(node, "ABORTED: %s", cause) // the user's doing, not a failure
+		return
+	}
 	s.logf(node, "FAILED: %s", cause)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
@@ -79,10 +80,17 @@ func TestAbortedRun(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			s := followedRun(t, solve.StateActive, solve.StateInactive, solve.StateStarting, solve.StateTerminated)
+			var logged []string
+			s.logf = func(_, format string, a ...any) { logged = append(logged, fmt.Sprintf(format, a...)) }
 			ctx, cancel := tc.ctx()
 			defer cancel()
 			s.follow(ctx, make(chan inbound))
 			rep, err := s.report(), s.err()
+			for _, l := range logged {
+				if strings.HasPrefix(l, "FAILED") {
+					t.Errorf("an aborted run logs %q", l) // the outcome says aborted
+				}
+			}
 			for _, target := range append(tc.is, ErrRunAborted, ErrRunFailed) {
 				if !errors.Is(err, target) {
 					t.Errorf("error %q does not wrap %v", err, target)

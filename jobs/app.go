@@ -15,7 +15,10 @@ import (
 func (s Spec) Application() (gridapp.Application, gridapp.Values, error) {
 	app, err := gridapp.Lookup(s.App)
 	if err != nil {
-		return nil, gridapp.Values{}, bad("app", "app %q is unknown (registered: %s)", s.App, appNames())
+		if c := gridapp.Closest(s.App, gridapp.Names()); c != "" {
+			return nil, gridapp.Values{}, bad("app", "app %q is unknown (did you mean %s? registered: %s)", s.App, c, appNames())
+		}
+		return nil, gridapp.Values{}, bad("app", "app %q is unknown (registered: %s); an application of your own needs a binary of its own that registers it (gridapp.Register, see docs/APPLICATIONS.md)", s.App, appNames())
 	}
 	v, err := gridapp.Parse(app.Params(), s.Params)
 	if err != nil {

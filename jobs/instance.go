@@ -45,8 +45,11 @@ func (c RunConfig) Instance() Instance {
 // canonicalParams writes params as the application's declarations encode
 // them (gridapp.Values.Encode), so that a run given eps=1e-8 and one given
 // eps=1e-08 (or --eps 1e-8, or eps = 1e-8 in a job file) are one problem
-// with one t1. Params that do not parse, or of an application this binary
-// does not carry, are kept as recorded.
+// with one t1; it leaves out the layout parameters (Param.Layout: blocks =
+// 2x2x1 and blocks = auto are one problem) and names a file parameter by
+// its content's hash (the same matrix under two paths is one problem, two
+// matrices at one path are two). Params that do not parse, or of an
+// application this binary does not carry, are kept as recorded.
 func canonicalParams(app string, params map[string]string) map[string]string {
 	a, err := gridapp.Lookup(app)
 	if err != nil || params == nil {
@@ -56,7 +59,27 @@ func canonicalParams(app string, params map[string]string) map[string]string {
 	if err != nil {
 		return params
 	}
-	return v.Encode()
+	out := v.Encode()
+	for _, p := range a.Params() {
+		switch {
+		case p.Layout:
+			delete(out, p.Name)
+		case p.File && out[p.Name] != "":
+			out[p.Name] = fileIdentity(out[p.Name])
+		}
+	}
+	return out
+}
+
+// ParamKey writes the instance's parameters as one comparable string
+// ("eps=1e-08 n=32", sorted): what the predictor keys its problems by.
+func (in Instance) ParamKey() string {
+	keys := slices.Sorted(maps.Keys(in.Params))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + in.Params[k]
+	}
+	return strings.Join(parts, " ")
 }
 
 // AppParams returns the parameters of the run's application as a job gives

@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,7 +39,7 @@ func TestGainPerInstance(t *testing.T) {
 	if !ok || ref.ID != recs[0].ID {
 		t.Errorf("t1 reference %s, %v; want %s", ref.ID, ok, recs[0].ID)
 	}
-	if title := tab.Title(); !strings.Contains(title, "poisson blocks=auto eps=1e-08 n=32") {
+	if title := tab.Title(); !strings.Contains(title, "poisson eps=1e-08 n=32") {
 		t.Errorf("title %q does not name the instance", title)
 	}
 	if ref, ok := res.SingleNodeReference(32, 1e-8, InventoryEmbedded, "alpha"); !ok || ref.ID != "obst" {
@@ -71,5 +73,36 @@ func TestInstanceCanonical(t *testing.T) {
 	unknown := RunConfig{App: "nosuch", Params: map[string]string{"eps": "1e-8"}}
 	if got := unknown.Instance().Params["eps"]; got != "1e-8" {
 		t.Errorf("an unregistered application's params rewritten: eps=%q", got)
+	}
+}
+
+// TestInstanceLayoutAndFiles: a layout parameter (poisson's blocks) is no
+// part of the problem — the 1-node run (blocks auto) is t1 of a 2×2×1
+// run — and a file parameter is its content: one matrix under two paths
+// is one problem, another matrix is another.
+func TestInstanceLayoutAndFiles(t *testing.T) {
+	poisson := func(blocks string) Instance {
+		return RunConfig{App: "poisson", Params: map[string]string{"n": "32", "eps": "1e-8", "blocks": blocks}}.Instance()
+	}
+	if a, b := poisson("auto"), poisson("2x2x1"); !a.Equal(b) {
+		t.Errorf("blocks=auto and blocks=2x2x1 are two problems: %s, %s", a, b)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	m1, m1copy, m2 := write("a.mtx", "matrix one"), write("b.mtx", "matrix one"), write("c.mtx", "matrix two")
+	sparse := func(path string) Instance {
+		return RunConfig{App: "test-path", Params: map[string]string{"input": path}}.Instance()
+	}
+	if a, b := sparse(m1), sparse(m1copy); !a.Equal(b) || !strings.Contains(a.ParamKey(), "sha256:") {
+		t.Errorf("one matrix under two paths: %s, %s", a.ParamKey(), b.ParamKey())
+	}
+	if a, b := sparse(m1), sparse(m2); a.Equal(b) {
+		t.Errorf("two matrices are one problem: %s", a.ParamKey())
 	}
 }

@@ -16,6 +16,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/gridtui/gridtui/internal/termsafe"
 )
 
 // RecordVersion is the version of the RunRecord layout written by Append.
@@ -69,6 +72,9 @@ type RunRecord struct {
 	// Recoveries are the lost nodes the run survived; a recovered run's
 	// wall time counts them, and prediction treats it as disturbed.
 	Recoveries []Recovery `json:"recoveries,omitempty"`
+	// WorkerRun is the run's id on its workers' log lines (run=…), which
+	// `gridtui logs` cuts the logs with; "" in older records.
+	WorkerRun string `json:"worker_run,omitempty"`
 }
 
 // CheckRecord is one of the application's checks of a run's solution
@@ -368,9 +374,23 @@ type LineError struct {
 	Err  error
 }
 
-// Error formats the error as "jobs: results store: path:line: cause".
+// maxCauseLen bounds what a corrupt line's error echoes of it: a line of
+// 20 MB is named, not printed.
+const maxCauseLen = 200
+
+// Error formats the error as "jobs: results store: path:line: cause", the
+// cause cut to 200 bytes and its control characters quoted (a line may
+// hold anything).
 func (e *LineError) Error() string {
-	return fmt.Sprintf("%v: %s:%d: %v", ErrResults, e.Path, e.Line, e.Err)
+	cause := e.Err.Error()
+	if len(cause) > maxCauseLen {
+		cut := maxCauseLen
+		for cut > 0 && !utf8.RuneStart(cause[cut]) {
+			cut--
+		}
+		cause = fmt.Sprintf("%s… (%d bytes more)", cause[:cut], len(cause)-cut)
+	}
+	return fmt.Sprintf("%v: %s:%d: %s", ErrResults, e.Path, e.Line, termsafe.Line(cause))
 }
 
 // Unwrap returns the decoding error.

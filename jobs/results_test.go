@@ -297,3 +297,21 @@ func TestLoadOlderRecords(t *testing.T) {
 		t.Errorf("old record's parameters %v", got)
 	}
 }
+
+// TestCorruptLineNotEchoed checks that a corrupt line of 20 MB is named in
+// the warning, not printed in full, and its control characters quoted.
+func TestCorruptLineNotEchoed(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"id": "` + strings.Repeat("x", 20<<20) + `\u001b[2J", "job": {"n": -1}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := res.Err().Error()
+	if len(msg) > 1000 || !strings.Contains(msg, ":1: ") || !strings.Contains(msg, "bytes more") {
+		t.Errorf("warning is %d bytes: %.300q", len(msg), msg)
+	}
+}

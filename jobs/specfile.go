@@ -1,10 +1,13 @@
 package jobs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,15 +136,23 @@ func LoadSpec(path string) (Spec, error) {
 
 // ParseSpec decodes a job file strictly (unknown keys are errors) and
 // validates it; file names the source in errors. Missing fields take the
-// defaults of DefaultSpec except the node selection.
+// defaults of DefaultSpec except the node selection. The error reports every
+// problem the file has at once, each a *SpecError at its key (errors.Join:
+// errors.As finds the first).
 func ParseSpec(file string, data []byte) (Spec, error) {
 	var f specFile
-	if ps := tomlfile.Decode(data, &f); ps != nil {
-		return Spec{}, specError(file, ps[0])
+	var errs []error
+	decoded := true
+	for _, p := range tomlfile.Decode(data, &f) {
+		errs = append(errs, specError(file, p))
+		decoded = decoded && p.Control
+	}
+	if !decoded {
+		return Spec{}, errors.Join(errs...)
 	}
 	params, err := paramsText(file, data, f.Params)
 	if err != nil {
-		return Spec{}, err
+		errs = append(errs, err)
 	}
 	s := Spec{
 		Name: f.Name, App: f.App, Params: params, Scheme: f.Scheme,
@@ -156,35 +167,69 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	}
 	switch {
 	case f.Obstacle != nil && f.App != "" && f.App != legacyApp:
-		return Spec{}, keyError(file, data, "obstacle", fmt.Sprintf("[obstacle] is the obstacle problem's; app %s takes its parameters in [params]", f.App))
+		errs = append(errs, keyError(file, data, "obstacle", fmt.Sprintf("[obstacle] is the obstacle problem's; app %s takes its parameters in [params]", f.App)))
 	case f.Obstacle != nil && f.Params != nil:
-		return Spec{}, keyError(file, data, "obstacle", "[obstacle] and [params] both give parameters: keep [params] only")
+		errs = append(errs, keyError(file, data, "obstacle", "[obstacle] and [params] both give parameters: keep [params] only"))
 	case f.Obstacle != nil:
 		s.App, s.Params = legacyApp, f.Obstacle.params()
 	}
 	if f.WallTime != "" {
 		d, err := time.ParseDuration(f.WallTime)
 		if err != nil {
-			return Spec{}, keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q is not a duration like \"90s\" or \"5m\"", f.WallTime))
+			errs = append(errs, keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q is not a duration like \"90s\" or \"5m\"", f.WallTime)))
 		}
 		s.WallTime = d
 	}
-	if err := explicitZeros(file, data, s); err != nil {
-		return Spec{}, err
+	for _, err := range explicitZeros(file, data, s) {
+		if !reported(errs, err) {
+			errs = append(errs, err)
+		}
 	}
 	s = s.WithDefaults()
-	if err := s.Validate(); err != nil {
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			path := fe.path
-			if name, ok := strings.CutPrefix(path, "params."); ok && f.Obstacle != nil {
-				path = "obstacle." + name // where an older file wrote it
-			}
-			return Spec{}, keyError(file, data, path, fe.msg)
+	for _, p := range s.Problems() {
+		path := p.Key
+		if name, ok := strings.CutPrefix(path, "params."); ok && f.Obstacle != nil {
+			path = "obstacle." + name // where an older file wrote it
 		}
-		return Spec{}, err
+		if err := keyError(file, data, path, p.Msg); !reported(errs, err) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		slices.SortStableFunc(errs, byLine)
+		return Spec{}, errors.Join(errs...)
 	}
 	return s, nil
+}
+
+// byLine orders a file's errors as its lines (unpositioned ones last).
+func byLine(a, b error) int {
+	var x, y *SpecError
+	errors.As(a, &x)
+	errors.As(b, &y)
+	line := func(e *SpecError) int {
+		if e == nil || e.Line == 0 {
+			return math.MaxInt
+		}
+		return e.Line
+	}
+	return cmp.Compare(line(x), line(y))
+}
+
+// reported says whether errs already holds a problem at err's position: a
+// value refused while reading is not refused again by Validate.
+func reported(errs []error, err error) bool {
+	var at *SpecError
+	if !errors.As(err, &at) || at.Line == 0 {
+		return false
+	}
+	for _, e := range errs {
+		var se *SpecError
+		if errors.As(e, &se) && se.Line == at.Line && se.Col == at.Col {
+			return true
+		}
+	}
+	return false
 }
 
 // paramsText reads [params] as the text gridapp.Parse checks: a string as

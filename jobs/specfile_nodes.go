@@ -181,12 +181,13 @@ func duplicateHost(hosts []string) string {
 // explicitZeros refuses keys a job file sets to 0 where 0 would silently
 // become the default: max_iterations and wall_time (an application's
 // parameters are checked against its declarations).
-func explicitZeros(file string, data []byte, s Spec) error {
-	switch {
-	case s.MaxIter == 0 && tomlfile.Written(data, "max_iterations"):
-		return keyError(file, data, "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)")
-	case s.WallTime == 0 && tomlfile.Written(data, "wall_time"):
-		return keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q must be positive (leave it out for the default)", s.WallTime.String()))
+func explicitZeros(file string, data []byte, s Spec) []error {
+	var errs []error
+	if s.MaxIter == 0 && tomlfile.Written(data, "max_iterations") {
+		errs = append(errs, keyError(file, data, "max_iterations", "max_iterations = 0 must be at least 1 (leave it out for the default)"))
 	}
-	return nil
+	if s.WallTime == 0 && tomlfile.Written(data, "wall_time") {
+		errs = append(errs, keyError(file, data, "wall_time", fmt.Sprintf("wall_time %q must be positive (leave it out for the default)", s.WallTime.String())))
+	}
+	return errs
 }

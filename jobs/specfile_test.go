@@ -265,3 +265,28 @@ func TestSpecProblemsListsAll(t *testing.T) {
 		t.Fatalf("the default spec has problems: %v", ps)
 	}
 }
+
+// TestParseSpecReportsEveryProblem checks that a job file's problems come
+// back together, in the order of their lines, each at its key — a name
+// holding an escape among them.
+func TestParseSpecReportsEveryProblem(t *testing.T) {
+	data := "name = \"x\\u001b[2J\"\nscheme = \"bogus\"\ncores = -1\nwall_time = \"zz\"\n[obstacle]\nn = 0\n"
+	_, err := ParseSpec("bad.toml", []byte(data))
+	if err == nil || !errors.Is(err, ErrSpec) {
+		t.Fatalf("ParseSpec = %v, want every problem", err)
+	}
+	msg := err.Error()
+	want := []string{"bad.toml:1:8: the value", "bad.toml:2:1: scheme \"bogus\"", "bad.toml:3:1: cores = -1",
+		"bad.toml:4:1: wall_time \"zz\"", "bad.toml:6:1: app obstacle"}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(msg[at:], w)
+		if i < 0 {
+			t.Fatalf("error lacks %q after offset %d:\n%s", w, at, msg)
+		}
+		at += i + len(w)
+	}
+	if strings.ContainsRune(msg, 0x1b) {
+		t.Errorf("error carries the escape raw: %q", msg)
+	}
+}

@@ -17,6 +17,23 @@ type Problem struct {
 	App string  `json:"app"`
 	N   int     `json:"n"`
 	Eps float64 `json:"eps"`
+	// Params are the application's parameters as one key
+	// (jobs.Instance.ParamKey: layout parameters left out, a file by its
+	// content's hash), so that runs on another matrix never predict this
+	// one; "" compares only App, N and Eps (the obstacle problem).
+	Params string `json:"params,omitempty"`
+}
+
+// problemOfRecord is the problem a recorded run solved.
+func problemOfRecord(c jobs.RunConfig) Problem {
+	in := c.Instance()
+	return Problem{App: in.App, N: c.N, Eps: c.Eps, Params: in.ParamKey()}
+}
+
+// solved reports whether a recorded run solved p.
+func (p Problem) solved(c jobs.RunConfig) bool {
+	q := problemOfRecord(c)
+	return q.App == p.App && q.N == p.N && q.Eps == p.Eps && (p.Params == "" || q.Params == p.Params)
 }
 
 // Source is one recorded run a model rests on.
@@ -101,7 +118,7 @@ var ErrNoTrace = errors.New("predict: no usable trace")
 
 // traced reports whether rec is a completed run of p with a trace on every node.
 func traced(rec jobs.RunRecord, p Problem) bool {
-	if !rec.OK() || rec.Job.App != p.App || rec.Job.N != p.N || rec.Job.Eps != p.Eps || len(rec.Nodes) == 0 {
+	if !rec.OK() || !p.solved(rec.Job) || len(rec.Nodes) == 0 {
 		return false
 	}
 	for _, n := range rec.Nodes {
@@ -125,7 +142,7 @@ func otherTraces(res *jobs.Results, p Problem) string {
 	seen := map[Problem]bool{}
 	var ps []Problem
 	for _, r := range res.Records {
-		q := Problem{App: r.Job.App, N: r.Job.N, Eps: r.Job.Eps}
+		q := problemOfRecord(r.Job)
 		if q.App != p.App || seen[q] || !traced(r, q) {
 			continue
 		}

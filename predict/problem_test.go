@@ -2,6 +2,8 @@ package predict
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,5 +42,45 @@ func TestNoTraceSuggestsDeclaredParams(t *testing.T) {
 				t.Errorf("%s: %q has %q", tc.p.App, err, w)
 			}
 		}
+	}
+}
+
+// TestProblemIdentity: the predictor rests on runs of the same problem —
+// a sparse run on another matrix is no trace of this one, and a poisson
+// run with blocks = 2x2x1 is one of blocks = auto (blocks is layout).
+func TestProblemIdentity(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := write("a.mtx", "one"), write("b.mtx", "two")
+	rec := func(app string, params map[string]string) jobs.RunRecord {
+		r := record("r", jobs.Synchronous, 10, 10, false)
+		r.Job.App, r.Job.Params, r.Job.N = app, params, 0
+		return r
+	}
+	problem := func(app string, params map[string]string) Problem {
+		p, err := ProblemOf(jobs.Spec{App: app, Params: params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	onA := rec("sparse", map[string]string{"matrix": a, "eps": "1e-10"})
+	onA.Job.Eps = 1e-10
+	if traced(onA, problem("sparse", map[string]string{"matrix": b, "eps": "1e-10"})) {
+		t.Error("a run on matrix a is a trace of matrix b")
+	}
+	if !traced(onA, problem("sparse", map[string]string{"matrix": a, "eps": "1e-10"})) {
+		t.Error("a run on matrix a is no trace of matrix a")
+	}
+	blocks := rec("poisson", map[string]string{"n": "8", "eps": "1e-6", "blocks": "2x1x1"})
+	blocks.Job.N, blocks.Job.Eps = 8, 1e-6
+	if !traced(blocks, problem("poisson", map[string]string{"n": "8", "eps": "1e-6"})) {
+		t.Error("a run with blocks = 2x1x1 is no trace of blocks = auto")
 	}
 }

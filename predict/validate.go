@@ -128,7 +128,7 @@ func Validate(res *jobs.Results, maxTraceNodes int, tol float64, sharedCores int
 		if !r.OK() || len(r.Nodes) <= maxTraceNodes {
 			continue
 		}
-		k := key{Problem{App: r.Job.App, N: r.Job.N, Eps: r.Job.Eps}, len(r.Nodes), r.Job.Scheme}
+		k := key{problemOfRecord(r.Job), len(r.Nodes), r.Job.Scheme}
 		groups[k] = append(groups[k], r)
 	}
 	keys := make([]key, 0, len(groups))

@@ -126,6 +126,18 @@ wait_for "✓ ready: 4 nodes"
 echo "console-flow: composed an asynchronous job (n = 40, ε = 1e-8)"
 save 3-compose
 
+# The job's command line: on the ready line, and y copies it.
+wait_for "y copies: gridtui run"
+keys y
+wait_for "copied: gridtui run --param "
+echo "console-flow: Compose shows the job's gridtui run command line and y copies it"
+# ctrl+o would lose the edits: it asks first (n keeps them).
+keys C-o
+wait_for "lose them"
+keys n
+wait_for "✓ ready: 4 nodes"
+echo "console-flow: ctrl+o asks before losing the edits"
+
 keys '?'
 wait_for "Help — Compose"
 save help
@@ -162,6 +174,7 @@ sleep 0.5
 keys e
 wait_for "T terminated 4"
 
+screen | grep -q "traffic: none yet" && fail "the finished run shows no traffic"
 keys 2
 wait_for "Job pairs (3): 3 over infiniband"
 screen | grep -qE "alpha-1 ↔ alpha-2 .*(ok|fallback)" || fail "the Network view shows no pre-flight outcome"

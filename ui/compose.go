@@ -70,6 +70,9 @@ type ComposeView struct {
 	inv    *deploy.Inventory
 	htable *probe.Htable
 	fields []field
+	// clean is the job as its file last read (fingerprint at load, save
+	// or start): what ctrl+o would lose is the difference.
+	clean string
 	// appValues keeps the parameters typed for each application the form
 	// left, for when the user cycles back to it.
 	appValues map[string]map[string]string
@@ -126,6 +129,8 @@ type (
 	}
 	// loadSpecMsg asks the root to read a job file.
 	loadSpecMsg struct{ Path string }
+	// loadConfirmMsg asks before a load replaces edits not saved.
+	loadConfirmMsg struct{ loadSpecMsg }
 	// SpecSavedMsg reports a written job file.
 	SpecSavedMsg struct {
 		Path string
@@ -154,8 +159,22 @@ func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
 	}
 	v.field(fFile).Value = "job.toml"
 	v.validate()
+	v.markClean()
 	return v
 }
+
+// markClean records the job as composed as the one a file holds (loaded,
+// saved, or the default): ctrl+o asks before it replaces another.
+func (v *ComposeView) markClean() { v.clean = v.fingerprint() }
+
+// fingerprint is the composed job as its file would read.
+func (v *ComposeView) fingerprint() string {
+	b, _ := jobs.FormatSpec(v.Spec())
+	return string(b)
+}
+
+// edited reports whether the job changed since it was loaded or saved.
+func (v *ComposeView) edited() bool { return v.fingerprint() != v.clean }
 
 // SetHtable gives the composer the Htable used to check the job's pairs.
 func (v *ComposeView) SetHtable(h *probe.Htable) {
@@ -345,6 +364,7 @@ func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		}
 		v.applySpec(msg.Spec)
 		v.field(fFile).Value = msg.Path
+		v.markClean()
 		v.status = "loaded " + msg.Path
 		switch {
 		case v.selErr != "":
@@ -356,6 +376,8 @@ func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 		v.status = "saved " + msg.Path
 		if msg.Err != nil {
 			v.status = "save failed: " + msg.Err.Error()
+		} else {
+			v.markClean()
 		}
 	case tea.KeyPressMsg:
 		return v.key(msg)
@@ -388,9 +410,20 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 	case key.Matches(msg, k.Save):
 		return v, v.save()
 	case key.Matches(msg, k.Load):
-		return v, msgCmd(loadSpecMsg{Path: v.field(fFile).Value})
+		load := loadSpecMsg{Path: v.field(fFile).Value}
+		if v.edited() {
+			return v, msgCmd(loadConfirmMsg{load})
+		}
+		return v, msgCmd(load)
 	case key.Matches(msg, k.Start):
 		return v, v.start()
+	case key.Matches(msg, k.Copy):
+		line, exact := jobs.CommandLine(v.Spec())
+		v.status = "copied: " + line
+		if !exact {
+			v.status += " (its groups are in a job file only: ctrl+s saves one)"
+		}
+		return v, tea.SetClipboard(line)
 	}
 	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.bodyHeight()/2) {
 		return v, nil

@@ -178,6 +178,8 @@ func removeWorker(gs []jobs.Group, g int, w string) []jobs.Group {
 // cursor is.
 type composeKeyMap struct {
 	Pane, Edit, Cycle, Toggle, Start, Save, Load key.Binding
+	// Copy puts the job's `gridtui run` command line on the clipboard.
+	Copy                                         key.Binding
 	Move, NewGroup, Coordinator                  key.Binding
 	// prevPane is the left half of Pane (one pane back).
 	prevPane key.Binding
@@ -215,6 +217,7 @@ func (v ComposeView) keyMap() composeKeyMap {
 		Start:       bind("r", "start run", "r"),
 		Save:        bind("ctrl+s", "save job file", "ctrl+s"),
 		Load:        bind("ctrl+o", "load job file", "ctrl+o"),
+		Copy:        bind("y", "copy the job's gridtui run command line", "y"),
 		Move:        enabled(bind("m", "move worker to next group", "m"), onWorker),
 		NewGroup:    enabled(bind("n", "worker to a new group", "n"), onWorker),
 		Coordinator: enabled(bind("c", "make coordinator", "c"), onWorker),
@@ -246,7 +249,7 @@ func (k composeKeyMap) ShortHelp() []key.Binding {
 func (k composeKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pane, k.Edit, k.Cycle, k.Toggle, k.Start},
-		{k.Move, k.NewGroup, k.Coordinator, k.Save, k.Load},
+		{k.Move, k.NewGroup, k.Coordinator, k.Save, k.Load, k.Copy},
 		k.nav,
 	}
 }
@@ -464,7 +467,12 @@ func (v ComposeView) validationLines(w, h int) []string {
 	s := v.common.Styles
 	if len(v.problems) == 0 {
 		n := len(v.chosen())
-		return []string{s.OK.Render(fitLine(fmt.Sprintf("✓ ready: %s, %s — press r (or enter on Start) to run", count(n, "node", "nodes"), count(len(v.pairs), "neighbour pair", "neighbour pairs")), w))}
+		line, _ := jobs.CommandLine(v.Spec())
+		ready := fmt.Sprintf("✓ ready: %s, %s — press r (or enter on Start) to run", count(n, "node", "nodes"), count(len(v.pairs), "neighbour pair", "neighbour pairs"))
+		if cellWidth(ready)+cellWidth(line)+14 > w {
+			ready = fmt.Sprintf("✓ ready: %s, %s — r runs", count(n, "node", "nodes"), count(len(v.pairs), "pair", "pairs"))
+		}
+		return []string{s.OK.Render(ready) + s.Dim.Render(fitLine(" · y copies: "+line, max(0, w-cellWidth(ready))))}
 	}
 	out := []string{s.Err.Render(fitLine(fmt.Sprintf("✗ %d problem(s):", len(v.problems)), w))}
 	for i, p := range v.problems {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/grid"
@@ -419,5 +420,62 @@ func TestComposeKeepsOutput(t *testing.T) {
 	v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: spec})
 	if got := v.Spec().Output; got != spec.Output {
 		t.Errorf("the loaded job's output is %+v, want %+v", got, spec.Output)
+	}
+}
+
+// TestComposeCopiesCommandLine: y in Compose puts the job's `gridtui run`
+// command line on the clipboard and says so; the ready line shows it.
+func TestComposeCopiesCommandLine(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m.tab = TabCompose
+	next, cmd := m.Update(keyPress("y"))
+	m = next.(Model)
+	if cmd == nil || !strings.Contains(m.compose.status, "copied: gridtui run --nodes") {
+		t.Fatalf("y: status %q, cmd %v", m.compose.status, cmd != nil)
+	}
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "y copies: gridtui run") {
+		t.Errorf("the ready line does not show the command line:\n%s", v)
+	}
+}
+
+// TestComposeLoadAsksBeforeLosingEdits: ctrl+o with edits not saved asks
+// first; without edits it loads at once.
+func TestComposeLoadAsksBeforeLosingEdits(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m.tab = TabCompose
+	find := func(cmd tea.Cmd) tea.Msg {
+		if cmd == nil {
+			return nil
+		}
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range b {
+				if c == nil {
+					continue
+				}
+				switch got := c().(type) {
+				case loadSpecMsg, loadConfirmMsg:
+					return got
+				}
+			}
+		}
+		return msg
+	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	if msg := find(cmd); msg == nil {
+		t.Fatal("ctrl+o did nothing")
+	} else if _, ok := msg.(loadSpecMsg); !ok {
+		t.Fatalf("ctrl+o on an unedited job: %T, want a load", msg)
+	}
+	m.compose.picked["alpha-1"] = !m.compose.picked["alpha-1"]
+	m.compose.validate()
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	msg := find(cmd)
+	if _, ok := msg.(loadConfirmMsg); !ok {
+		t.Fatalf("ctrl+o with an edit: %T, want a question", msg)
+	}
+	m = send(m, msg)
+	if m.confirm == nil || !strings.Contains(m.confirm.question, "lose them") {
+		t.Errorf("no question asked: %+v", m.confirm)
 	}
 }

@@ -65,6 +65,10 @@ type Model struct {
 	confirm   *confirmation
 	status    string
 	statusBad bool
+	// statusTab is the tab the status was said on: a note (not an error)
+	// shows there only, so that "stop: 1 host(s) done" does not follow the
+	// user to every tab for minutes.
+	statusTab int
 	feed      *runFeed
 	cancelRun context.CancelFunc
 	quitting  bool
@@ -151,6 +155,7 @@ func (m Model) Tab() int { return m.tab }
 
 // Update routes a message to the root's handlers or the active view.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg = safeMsg(msg)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.common.Width, m.common.Height = msg.Width, msg.Height
@@ -322,7 +327,7 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 
 // setStatus shows a one-line message under the view.
 func (m *Model) setStatus(bad bool, format string, a ...any) {
-	m.status, m.statusBad = fmt.Sprintf(format, a...), bad
+	m.status, m.statusBad, m.statusTab = fmt.Sprintf(format, a...), bad, m.tab
 	if bad {
 		m.common.Logger.Warn("console", "status", m.status)
 	} else {
@@ -379,6 +384,9 @@ func (m Model) render() string {
 		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.bodyHeight())
 	}
 	status := oneLine(m.status)
+	if !m.statusBad && m.statusTab != m.tab {
+		status = "" // a note of another tab
+	}
 	st := c.Styles.Dim
 	if m.statusBad {
 		st = c.Styles.Err

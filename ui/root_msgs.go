@@ -124,6 +124,9 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 		m.confirm = &confirmation{question: fmt.Sprintf("This job cannot run as composed:\n• %s\nSave %s anyway?",
 			strings.Join(msg.Problems, "\n• "), msg.Path), onYes: msg.saveSpecMsg}
 		return nil, true
+	case loadConfirmMsg:
+		m.confirm = &confirmation{question: fmt.Sprintf("The job has edits not saved.\nLoad %s and lose them?", msg.Path), onYes: msg.loadSpecMsg}
+		return nil, true
 	case saveSpecMsg:
 		return func() tea.Msg {
 			return SpecSavedMsg{Path: msg.Path, Err: jobs.SaveSpec(msg.Path, msg.Spec, jobFileComment)}

@@ -594,3 +594,24 @@ func TestChallengePrompt(t *testing.T) {
 		t.Errorf("esc answered %q", got)
 	}
 }
+
+// TestStatusStaysOnItsTab: a note ("stop: 1 host(s) done") shows on the
+// tab it was said on only; an error shows everywhere.
+func TestStatusStaysOnItsTab(t *testing.T) {
+	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m.tab = TabSites
+	m.setStatus(false, "stop: 1 host(s) done")
+	m.tab = TabRun
+	if strings.Contains(ansi.Strip(m.View().Content), "host(s) done") {
+		t.Error("a note of the Sites tab shows on the Run tab")
+	}
+	m.tab = TabSites
+	if !strings.Contains(ansi.Strip(m.View().Content), "host(s) done") {
+		t.Error("the note does not show on its own tab")
+	}
+	m.setStatus(true, "deploy: 1 of 1 host(s) failed")
+	m.tab = TabResults
+	if !strings.Contains(ansi.Strip(m.View().Content), "host(s) failed") {
+		t.Error("an error does not show on every tab")
+	}
+}

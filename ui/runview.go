@@ -161,6 +161,14 @@ func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
 		}
 		n := &cur[i]
 		n.State, n.Iteration, n.Sigma, n.Err = r.State, r.Iterations, r.Sigma, r.Err
+		if len(r.Traffic) > 0 {
+			// A short run ends before a snapshot carries its traffic: the
+			// report's figures are the final ones.
+			n.Traffic, n.Compute, n.Send, n.Wait = r.Traffic, r.Compute, r.Send, r.Wait
+		}
+		if r.PeakRSS > 0 {
+			n.PeakRSS = r.PeakRSS
+		}
 	}
 	v.started = true
 	v.snap.Nodes = cur

@@ -450,3 +450,18 @@ func TestKeyLinesPrediction(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestReportTrafficAfterShortRun: a run that ended before a snapshot
+// carried its traffic shows the report's, not "none yet".
+func TestReportTrafficAfterShortRun(t *testing.T) {
+	c := testCommon(160, 48)
+	v := NewRunView(c)
+	v.ApplySnapshot(engine.Snapshot{Nodes: []engine.NodeStatus{{Node: "alpha-1"}, {Node: "alpha-2", Rank: 1}}})
+	v.ApplyReport([]engine.NodeReport{
+		{Node: "alpha-1", State: engine.StateTerminated, Traffic: []engine.NetTraffic{{Network: "infiniband", Messages: 10, Bytes: 4096}}},
+		{Node: "alpha-2", Rank: 1, State: engine.StateTerminated, Traffic: []engine.NetTraffic{{Network: "infiniband", Messages: 10, Bytes: 4096}}},
+	}, 0)
+	if got := strings.Join(v.traffic(80, 1), "\n"); strings.Contains(got, "none yet") || !strings.Contains(got, "infiniband") {
+		t.Errorf("traffic after the report: %q", got)
+	}
+}

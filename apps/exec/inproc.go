@@ -323,7 +323,7 @@ func (pt *inprocPart) take(ctx context.Context, c gridapp.Comm, o gridapp.Outcom
 	n := len(pt.result) - 1
 	h, err := readHeader(p.in, pt.hdr[:])
 	if err != nil {
-		return o, pt.readErr(err, "in GRID_Result")
+		return o, pt.readErr(err, "before GRID_Result (after its outcome, it must hand over its values)")
 	}
 	if h.kind != kindResult || h.len != uint64(8*n) {
 		return o, p.fail("%s of %d bytes after its outcome, want GRID_Result of %d", kindName(h.kind), h.len, 8*n)

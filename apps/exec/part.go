@@ -176,6 +176,10 @@ func (pt *part) serve() (*request, error) {
 func (pt *part) read() (*request, error) {
 	h, err := readHeader(pt.p.in, pt.hdr[:])
 	if err != nil {
+		if pt.stopped {
+			// GRID_Iterate said stop: the program's next call is GRID_Result.
+			return nil, pt.readErr(err, "before GRID_Result (after GRID_Iterate returned 0, it must hand over its values)")
+		}
 		return nil, pt.readErr(err, "during iteration "+fmt.Sprint(pt.iter+1))
 	}
 	r := &request{h: h}

@@ -56,6 +56,18 @@ type Param struct {
 	// travels, since every worker opens it in its own working directory.
 	// The file must exist at that path on every node's host.
 	File bool
+	// Layout marks a parameter that lays the problem out on the nodes (a
+	// decomposition such as blocks = 2x2x1) and is no part of the problem:
+	// runs that differ only in it solve one problem, compared in one table
+	// row, with one t1 for the computing gain and one set of traces for
+	// the predictor (jobs.Instance leaves it out).
+	Layout bool
+}
+
+// AsLayout returns p marked as a layout parameter (see Param.Layout).
+func (p Param) AsLayout() Param {
+	p.Layout = true
+	return p
 }
 
 // IntParam declares an integer parameter in [min, max].
@@ -223,8 +235,8 @@ func Parse(params []Param, given map[string]string) (Values, error) {
 		for i, p := range params {
 			names[i] = p.Name
 		}
-		return Values{}, fmt.Errorf("%w: unknown %s %s (declared: %s)", ErrParam,
-			plural(len(unknown), "parameter", "parameters"), strings.Join(unknown, ", "), strings.Join(names, ", "))
+		return Values{}, fmt.Errorf("%w: unknown %s %s%s (declared: %s)", ErrParam,
+			plural(len(unknown), "parameter", "parameters"), strings.Join(unknown, ", "), DidYouMean(unknown[0], names), strings.Join(names, ", "))
 	}
 	for _, p := range params {
 		s, ok := given[p.Name]

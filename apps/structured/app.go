@@ -55,7 +55,7 @@ type App struct {
 }
 
 // blocksParam is the decomposition parameter every App has.
-var blocksParam = gridapp.StringParam("blocks", "auto", nil, "decomposition a×b×c, one factor per axis of the grid (e.g. 2x2x1 or 2x1; product = nodes), or auto")
+var blocksParam = gridapp.StringParam("blocks", "auto", nil, "decomposition a×b×c, one factor per axis of the grid (e.g. 2x2x1 or 2x1; product = nodes), or auto").AsLayout()
 
 // Info describes the application.
 func (a *App) Info() gridapp.Info { return gridapp.Info{Summary: a.Summary} }

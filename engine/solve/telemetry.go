@@ -53,8 +53,8 @@ type NodeStatus struct {
 	Compute   time.Duration // time spent in sweeps
 	Send      time.Duration // time spent sending halos
 	Wait      time.Duration // time blocked waiting for halos or tokens
-	PeakRSS   uint64        // bytes
-	Err       string        // why the node failed, when State is StateFailed
+	PeakRSS   uint64        `json:"peak_rss_bytes,nullzero"` // bytes; 0: unknown
+	Err       string        `json:"error,omitempty"`         // why the node failed, when State is StateFailed
 	// Load is the 1-minute load average of the node's host as the worker
 	// last read it; nil when unknown.
 	Load *float64 `json:",omitempty"`

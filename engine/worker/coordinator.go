@@ -293,7 +293,7 @@ func (n *node) reportFailure(ctx context.Context, node, cause string) {
 		return
 	}
 	c.markFailed(node, cause)
-	n.log.Warn("engine: worker failed", "worker", node, "cause", cause)
+	n.runLog(c.assign.Run).Warn("engine: worker failed", "worker", node, "cause", cause)
 	if m, err := EncodeMsg(MsgFailed, Failure{Node: node, Cause: cause}); err == nil {
 		n.post(ctx, c.assign.Parent, m)
 	}

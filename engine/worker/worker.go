@@ -473,7 +473,7 @@ func (n *node) endRun(run uint64, reason string) {
 	}
 	job.cancel()
 	<-job.done
-	n.log.Info("engine: run ended", "reason", reason)
+	n.runLog(job.task.Run).Info("engine: run ended", "reason", reason)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.data != nil {
@@ -557,3 +557,11 @@ func Host() string {
 	}
 	return "localhost"
 }
+
+// RunTag is how a run's id (the control plane's) reads on its workers' log
+// lines, run=…, and in its record (jobs.RunRecord.WorkerRun): `gridtui
+// logs` keeps a run's lines by it.
+func RunTag(run uint64) string { return fmt.Sprintf("%016x", run) }
+
+// runLog is the node's logger for the lines of one run.
+func (n *node) runLog(run uint64) *slog.Logger { return n.log.With("run", RunTag(run)) }

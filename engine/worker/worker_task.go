@@ -116,13 +116,13 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	for _, nb := range t.Neighbours {
 		sub.Neighbours = append(sub.Neighbours, solve.Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
-	n.log.Info("engine: task started", "rank", t.Rank, "ranks", t.Ranks, "scheme", t.Scheme, "neighbours", len(sub.Neighbours))
+	n.runLog(t.Run).Info("engine: task started", "rank", t.Rank, "ranks", t.Ranks, "scheme", t.Scheme, "neighbours", len(sub.Neighbours))
 	res, err := solve.Solve(ctx, data, sub, func(s solve.NodeStatus) { job.update(s, data) })
 	if err != nil {
 		// The detector's state at the end (in the error of a stopped run)
 		// stays in the node's log: a run that never terminated is
 		// diagnosed from these lines (gridtui logs).
-		n.log.Info("engine: task ended", "rank", t.Rank, "err", err)
+		n.runLog(t.Run).Info("engine: task ended", "rank", t.Rank, "err", err)
 		fail(err)
 		return
 	}

@@ -197,15 +197,25 @@ func eachField(v reflect.Value, fn func(string, reflect.Value) error) error {
 		key := tag
 		if key == "" {
 			key = SnakeCase(sf.Name)
-			if sf.Type == durationType {
-				key += "_seconds"
-			}
+		}
+		if sf.Type == durationType && !strings.HasSuffix(key, "_seconds") && !hasJSONName(sf) {
+			key += "_seconds" // a toml key such as wall_time says its unit here
+		}
+		if strings.Contains(opts, "nullzero") && fv.IsZero() {
+			fv = reflect.ValueOf((*int)(nil)) // unknown: null, not 0
 		}
 		if err := fn(key, fv); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// hasJSONName reports whether a field's json tag names its key.
+func hasJSONName(sf reflect.StructField) bool {
+	tag, ok := sf.Tag.Lookup("json")
+	name, _, _ := strings.Cut(tag, ",")
+	return ok && name != ""
 }
 
 // tagName returns a field's name from its json tag, else its toml tag, and

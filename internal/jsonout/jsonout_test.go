@@ -77,3 +77,22 @@ func TestMarshal(t *testing.T) {
 }
 
 var zero float64
+
+// TestUnitsAndUnknowns: a duration named by a toml key says its unit
+// (wall_time_seconds), a json name is kept as given, and a nullzero field
+// that is zero is null (unknown), not 0.
+func TestUnitsAndUnknowns(t *testing.T) {
+	v := struct {
+		WallTime time.Duration `toml:"wall_time"`
+		T1       time.Duration `json:"t1_seconds,nullzero"`
+		Gain     float64       `json:",nullzero"`
+		Known    float64       `json:",nullzero"`
+	}{WallTime: 300 * time.Second, Known: 2}
+	b, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"wall_time_seconds":300,"t1_seconds":null,"gain":null,"known":2}`; string(b) != want {
+		t.Errorf("Marshal = %s, want %s", b, want)
+	}
+}

@@ -21,18 +21,20 @@ type Problem struct {
 	Line, Col int
 	Key       string // indexed key path, or go-toml's dotted key; may be empty
 	Unknown   bool   // the key is not part of the file format
+	Control   bool   // a string holds a control character; the rest decoded
 	Msg       string // what is wrong, without position or key
 	Text      string // the offending line, when known
 }
 
-// Decode decodes data into v, refusing unknown keys. On failure it returns
-// one Problem per unknown key, or the single syntax or type problem.
+// Decode decodes data into v, refusing unknown keys and strings (keys or
+// values) that hold control characters. On failure it returns one Problem
+// per unknown key and per such string, or the single syntax or type problem.
 func Decode(data []byte, v any) []Problem {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil {
-		return nil
+		return controlChars(data)
 	}
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
@@ -41,7 +43,7 @@ func Decode(data []byte, v any) []Problem {
 			ps[i] = problem(data, &strict.Errors[i], "unknown key")
 			ps[i].Unknown = true
 		}
-		return ps
+		return append(ps, controlChars(data)...)
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {

@@ -122,3 +122,34 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeRefusesControlCharacters(t *testing.T) {
+	type site struct {
+		Name  string   `toml:"name"`
+		Hosts []string `toml:"hosts"`
+		Opt   struct {
+			A string `toml:"a"`
+		} `toml:"opt"`
+	}
+	var v struct {
+		Site []site `toml:"site"`
+	}
+	doc := "[[site]]\nname = \"ok\"\n\n[[site]]\nname = \"red\\u001b[31m\"\nhosts = [\"a\", \"b\\u0007\"]\nopt = { a = \"\\u009b2J\" }\n"
+	ps := Decode([]byte(doc), &v)
+	want := []struct {
+		line, col int
+		key       string
+	}{{5, 8, "site[1].name"}, {6, 15, "site[1].hosts[1]"}, {7, 13, "site[1].opt.a"}}
+	if len(ps) != len(want) {
+		t.Fatalf("Decode gave %d problems, want %d: %+v", len(ps), len(want), ps)
+	}
+	for i, w := range want {
+		p := ps[i]
+		if p.Line != w.line || p.Col != w.col || p.Key != w.key || !strings.Contains(p.Msg, "control character") {
+			t.Errorf("problem %d = %d:%d %s %q, want %d:%d %s", i, p.Line, p.Col, p.Key, p.Msg, w.line, w.col, w.key)
+		}
+		if strings.ContainsRune(p.Msg, 0x1b) || strings.ContainsRune(p.Msg, 7) {
+			t.Errorf("problem %d carries the character raw: %q", i, p.Msg)
+		}
+	}
+}

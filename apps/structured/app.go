@@ -85,7 +85,7 @@ func Decompose(s Setup, v gridapp.Values, nodes int) (Blocks, []Box, error) {
 		}
 	}
 	if bl.Count() != nodes {
-		return Blocks{}, nil, fmt.Errorf("%w: blocks %v make %d blocks for %d nodes", ErrGrid, bl, bl.Count(), nodes)
+		return Blocks{}, nil, fmt.Errorf("blocks %v make %d blocks for %d nodes (%w)", bl, bl.Count(), nodes, ErrGrid)
 	}
 	boxes, err := bl.Boxes(s.Grid)
 	return bl, boxes, err

@@ -32,7 +32,7 @@ func TestStopSilentWorkerDumpsStacks(t *testing.T) {
 		switch w.Host.Name {
 		case "alpha-1":
 			i := strings.LastIndex(log, "SIGQUIT: quit")
-			if dumped != 1 || !strings.Contains(log[i:], "engine.ServeWorker") {
+			if dumped != 1 || !strings.Contains(log[i:], "worker.ServeWorker") {
 				t.Errorf("%s: no goroutine stacks of the worker in its log (%d dumps)", where, dumped)
 			}
 		default:

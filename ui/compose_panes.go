@@ -179,8 +179,8 @@ func removeWorker(gs []jobs.Group, g int, w string) []jobs.Group {
 type composeKeyMap struct {
 	Pane, Edit, Cycle, Toggle, Start, Save, Load key.Binding
 	// Copy puts the job's `gridtui run` command line on the clipboard.
-	Copy                                         key.Binding
-	Move, NewGroup, Coordinator                  key.Binding
+	Copy                        key.Binding
+	Move, NewGroup, Coordinator key.Binding
 	// prevPane is the left half of Pane (one pane back).
 	prevPane key.Binding
 	nav      []key.Binding

@@ -224,7 +224,7 @@ func TestRunRecoversStopped(t *testing.T) {
 // several time steps, bit for bit) survive a killed worker.
 func TestRunRecoversOtherApps(t *testing.T) {
 	for name, spec := range map[string]jobs.Spec{
-		"obstacle": {Name: "recover-obstacle", App: "obstacle", Params: map[string]string{"n": "24", "eps": "1e-8"}},
+		"obstacle": {Name: "recover-obstacle", App: "obstacle", Params: map[string]string{"n": "40", "eps": "1e-9"}},
 		"heat":     {Name: "recover-heat", App: "heat", Params: map[string]string{"n": "48", "steps": "6", "dt": "1e-3", "eps": "1e-10"}},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -116,9 +116,16 @@ func (s *solver) restore(c *checkpointer) error {
 // has not finished. A checkpoint that fails (the application's error, a
 // full disk) stops this part's checkpoints, never the run: the result says
 // why, and a recovery uses the older ones or fails naming the part.
+//
+// A part whose σ is already below ε takes none: its step (or the run) may
+// be ending, with the termination detector's tokens under way, and a
+// synchronous rollback to such an iteration would restart the detection
+// there and sweep past the undisturbed run (not bit for bit). A rollback
+// goes to the newest iteration every part checkpointed, so to one at which
+// no part had converged yet.
 func (s *solver) maybeCheckpoint() {
 	c := s.ckpt
-	if c == nil || c.writes == nil || s.iter%c.plan.Every != 0 {
+	if c == nil || c.writes == nil || s.iter%c.plan.Every != 0 || s.sigma < s.eps {
 		return
 	}
 	stop := func(err error) {

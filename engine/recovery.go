@@ -185,7 +185,7 @@ func (rc *recoverer) refusal() string {
 	case rc.count >= rc.spec.Resilience.Recoveries():
 		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
 	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
-		return fmt.Sprintf("not recovered: the application %s has no checkpoints (gridapp.Checkpointer)", appName(rc.spec.App))
+		return fmt.Sprintf("not recovered: the application %s has no checkpoints (gridapp.Checkpointer)", rc.spec.App)
 	}
 	return ""
 }
@@ -351,13 +351,6 @@ func (s *submission) noteRecovered(now time.Time) {
 		}
 	}
 	s.logf("", "recovered from the loss of %s in %v: every part iterates again", last.Node, took.Round(time.Millisecond))
-}
-
-func appName(app string) string {
-	if app == "" {
-		return "obstacle"
-	}
-	return app
 }
 
 // attempts runs the job again after each loss it can recover from, and

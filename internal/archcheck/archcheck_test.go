@@ -14,7 +14,7 @@ const module = "github.com/gridtui/gridtui/"
 
 // ownModule lists the table's packages that `go list ./...` does not see:
 // modules of their own.
-var ownModule = map[string]bool{"examples/rod": true}
+var ownModule = map[string]bool{"examples/rod": true, "examples/laplace": true}
 
 // row is one line of the import table: its packages and what they may import
 // ("apps/…" allows every package under apps/).

@@ -247,7 +247,7 @@ func (v *RunView) Finish(summary string, err error) {
 func keyLines(report string) string {
 	var out []string
 	for _, l := range strings.Split(report, "\n") {
-		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "residual:", "complementarity", "computing gain", "predicted:", "warning"} {
+		for _, p := range []string{"outcome", "failed", "wall time", "true global residual", "residual:", "application check", "computing gain", "predicted:", "warning"} {
 			if strings.HasPrefix(strings.TrimSpace(l), p) {
 				out = append(out, strings.TrimSpace(l))
 				break

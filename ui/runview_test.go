@@ -77,7 +77,8 @@ rank  node     group  planes   cores  state       iterations  local σ   compute
 3     alpha-4  0      [36,48)  1      terminated  2201        7.9e-09   1.1s     0.1s  0.1s
 (* coordinator)
 true global residual: 8.100e-09 (ε = 1e-08)
-complementarity: OK (min u−φ = 0, min Au−f = 1.9e-08, max |(Au−f)(u−φ)| = 6e-05, tol 0.01)
+complementarity: max |(Au−f)(u−φ)|: 6e-05 (≤ 0.01) ok
+application check: OK
 traffic:  infiniband 4852 msgs 49.4 MiB (2103 skipped)
 computing gain: C_g = t1/ts = 4.000s / 1.512s = 2.65
 `

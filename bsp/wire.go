@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/gridtui/gridtui/internal/wirereader"
 )
 
 // The superstep message from process s to process d (little-endian):
@@ -112,46 +114,6 @@ type parsed struct {
 	msgs []Message
 }
 
-// reader walks a message, remembering whether it ran short.
-type reader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *reader) u32() int {
-	if len(r.b) < 4 {
-		r.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return int(v)
-}
-
-func (r *reader) u64() int {
-	if len(r.b) < 8 {
-		r.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	if v > 1<<48 {
-		r.bad = true
-		return 0
-	}
-	return int(v)
-}
-
-func (r *reader) bytes(n int) []byte {
-	if n < 0 || len(r.b) < n {
-		r.bad = true
-		return nil
-	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
-	return v
-}
-
 // decodeStep decodes the message b from process src; its slices alias b.
 func decodeStep(b []byte, src int) (parsed, error) {
 	h, err := decodeHeader(b)
@@ -159,28 +121,28 @@ func decodeStep(b []byte, src int) (parsed, error) {
 		return parsed{}, err
 	}
 	p := parsed{header: h}
-	r := reader{b: b[headerLen:]}
+	r := wirereader.Reader{B: b[headerLen:]}
 	// Every entry takes at least 4 bytes: counts beyond the message are lies.
-	if int(h.pops)+int(h.puts)+int(h.gets)+int(h.msgs) > len(r.b)/4 {
-		return p, fmt.Errorf("%w from process %d: %d entries in %d bytes", errShort, src, h.pops+h.puts+h.gets+h.msgs, len(r.b))
+	if int(h.pops)+int(h.puts)+int(h.gets)+int(h.msgs) > len(r.B)/4 {
+		return p, fmt.Errorf("%w from process %d: %d entries in %d bytes", errShort, src, h.pops+h.puts+h.gets+h.msgs, len(r.B))
 	}
 	for range h.pops {
-		p.pops = append(p.pops, r.u32())
+		p.pops = append(p.pops, r.U32())
 	}
 	for range h.puts {
-		reg, off, n := r.u32(), r.u64(), r.u32()
-		p.puts = append(p.puts, Put{Pid: src, Reg: reg, Off: off, Data: r.bytes(n)})
+		reg, off, n := r.U32(), r.U64(), r.U32()
+		p.puts = append(p.puts, Put{Pid: src, Reg: reg, Off: off, Data: r.Bytes(n)})
 	}
 	for range h.gets {
-		reg, off, n := r.u32(), r.u64(), r.u32()
+		reg, off, n := r.U32(), r.U64(), r.U32()
 		p.gets = append(p.gets, Get{Pid: src, Reg: reg, Off: off, Len: n})
 	}
 	for range h.msgs {
-		n := r.u32()
-		tag := r.bytes(int(h.tag))
-		p.msgs = append(p.msgs, Message{Pid: src, Tag: tag, Payload: r.bytes(n)})
+		n := r.U32()
+		tag := r.Bytes(int(h.tag))
+		p.msgs = append(p.msgs, Message{Pid: src, Tag: tag, Payload: r.Bytes(n)})
 	}
-	if r.bad || len(r.b) != 0 {
+	if r.Bad || len(r.B) != 0 {
 		return p, fmt.Errorf("%w from process %d", errShort, src)
 	}
 	return p, nil

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/gridtui/gridtui/bsp"
+	"github.com/gridtui/gridtui/internal/wirereader"
 )
 
 // The frames between a worker and its program (bsplib/bsp.c is the other
@@ -78,75 +79,35 @@ func appendHeader(b []byte, kind, arg uint32, n int) []byte {
 // the popped registrations, the gets, the messages, then the puts (last,
 // so that bsp.c writes their data without a copy). Slices alias b.
 func parseStep(b []byte, end bool) (*bsp.Step, error) {
-	r := reader{b: b}
+	r := wirereader.Reader{B: b}
 	st := &bsp.Step{End: end}
-	st.Pushes = r.u32()
-	pops := r.u32()
-	st.TagSize, st.Tag = r.u32(), r.u32()
-	puts, gets, msgs := r.u32(), r.u32(), r.u32()
-	if r.bad || pops+puts+gets+msgs > len(r.b)/4 {
+	st.Pushes = r.U32()
+	pops := r.U32()
+	st.TagSize, st.Tag = r.U32(), r.U32()
+	puts, gets, msgs := r.U32(), r.U32(), r.U32()
+	if r.Bad || pops+puts+gets+msgs > len(r.B)/4 {
 		return nil, fmt.Errorf("%w: superstep of %d bytes", errFrame, len(b))
 	}
 	for range pops {
-		st.Pops = append(st.Pops, r.u32())
+		st.Pops = append(st.Pops, r.U32())
 	}
 	for range gets {
-		pid, reg, off, n := r.u32(), r.u32(), r.u64(), r.u32()
+		pid, reg, off, n := r.U32(), r.U32(), r.U64(), r.U32()
 		st.Gets = append(st.Gets, bsp.Get{Pid: pid, Reg: reg, Off: off, Len: n})
 	}
 	for range msgs {
-		pid, n := r.u32(), r.u32()
-		tag := r.bytes(st.Tag)
-		st.Msgs = append(st.Msgs, bsp.Message{Pid: pid, Tag: tag, Payload: r.bytes(n)})
+		pid, n := r.U32(), r.U32()
+		tag := r.Bytes(st.Tag)
+		st.Msgs = append(st.Msgs, bsp.Message{Pid: pid, Tag: tag, Payload: r.Bytes(n)})
 	}
 	for range puts {
-		pid, reg, off, n := r.u32(), r.u32(), r.u64(), r.u32()
-		st.Puts = append(st.Puts, bsp.Put{Pid: pid, Reg: reg, Off: off, Data: r.bytes(n)})
+		pid, reg, off, n := r.U32(), r.U32(), r.U64(), r.U32()
+		st.Puts = append(st.Puts, bsp.Put{Pid: pid, Reg: reg, Off: off, Data: r.Bytes(n)})
 	}
-	if r.bad || len(r.b) != 0 {
+	if r.Bad || len(r.B) != 0 {
 		return nil, fmt.Errorf("%w: superstep of %d bytes", errFrame, len(b))
 	}
 	return st, nil
-}
-
-// reader walks a payload, remembering whether it ran short.
-type reader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *reader) u32() int {
-	if len(r.b) < 4 {
-		r.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return int(v)
-}
-
-func (r *reader) u64() int {
-	if len(r.b) < 8 {
-		r.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	if v > 1<<48 {
-		r.bad = true
-		return 0
-	}
-	return int(v)
-}
-
-func (r *reader) bytes(n int) []byte {
-	if n < 0 || len(r.b) < n {
-		r.bad = true
-		return nil
-	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
-	return v
 }
 
 // encodeServe is the kindServe frame for the gets of other processes.

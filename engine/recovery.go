@@ -180,8 +180,6 @@ func (rc *recoverer) refusal() string {
 	switch {
 	case rc.dir == "":
 		return rc.why
-	case rc.opt.Workers != nil:
-		return "not recovered: the console's own workers are not replaced yet"
 	case rc.count >= rc.spec.Resilience.Recoveries():
 		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
 	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):

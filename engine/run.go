@@ -24,7 +24,10 @@ type RunOptions struct {
 	Inventory *deploy.Inventory
 	// Workers are live workers to reuse (started with deploy.BootFor of
 	// RunID and Secret); nil: Run starts the job's workers and stops them
-	// when it ends.
+	// when it ends. A lost worker of Workers is replaced like any
+	// (docs/FAILURES.md): by a spare among Workers or a new worker on its
+	// host, started with the same boot; OnWorkers is then told the whole
+	// new list, and the caller stops the new workers as it does its own.
 	Workers []*deploy.Worker
 	RunID   [16]byte
 	Secret  []byte

@@ -612,7 +612,8 @@ func (s *submission) snapshot(now time.Time, final bool) {
 		return
 	}
 	s.dirty, s.lastSnap = false, now
-	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways)}
+	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways),
+		Recoveries: slices.Clone(s.recoveries)}
 	for _, st := range s.statuses {
 		snap.GlobalSigma = max(snap.GlobalSigma, st.Sigma)
 	}

@@ -234,6 +234,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	}
 	m.run.ApplyReport(msg.nodes, msg.gain)
 	m.run.ApplyGateways(msg.gateways)
+	m.run.ApplyRecoveries(msg.recoveries)
 	m.routes.noteReport(msg.routes)
 	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)

@@ -39,6 +39,8 @@ type runBatch struct {
 	// a short run ends before its last snapshot has them).
 	routes   []probe.Route
 	gateways []engine.GatewayReport
+	// recoveries are the report's: the losses the run survived.
+	recoveries []jobs.Recovery
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -77,6 +79,7 @@ func (f *runFeed) deploy(e deploy.Event) {
 func (f *runFeed) report(r *engine.Report) {
 	f.mu.Lock()
 	f.nodes, f.gain, f.routes, f.gateways = r.Nodes, r.Gain, r.Routes, r.Gateways
+	f.recoveries = r.Recoveries
 	f.mu.Unlock()
 }
 

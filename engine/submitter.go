@@ -65,6 +65,7 @@ type submission struct {
 	// the run's checkpoints, and the losses survived so far.
 	ckpt       *solve.CheckpointPlan
 	ckptKey    string
+	recordID   string // the results store's id of the run, chosen as it started ("" a fresh one)
 	recoveries []jobs.Recovery
 }
 

@@ -39,7 +39,7 @@ func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
 	fl.IntVar(&f.maxParallel, "max-parallel", 0, "run at most this many instances of a sweep at once (0: as many as the nodes hold)")
 	fl.IntVar(&f.retries, "retries", 0, "run a failed instance of a sweep again, up to this many times")
 	fl.IntVar(&f.maxInstances, "max-instances", jobs.DefaultMaxInstances, "refuse a sweep of more instances")
-	fl.StringVar(&f.resume, "resume", "", "resume a sweep by its id: run its missing and failed instances")
+	fl.StringVar(&f.resume, "resume", "", "resume a run by its id from its checkpoints (docs/FAILURES.md), or a sweep (sweep-…): its missing and failed instances")
 	fl.StringVar(&f.format, "format", "table", "a sweep's results table: table, csv or json")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print a sweep's instances (the table of what would run) and run nothing")
 	registerSweepCompletions(cmd)

@@ -158,6 +158,7 @@ func (r *runManifest) end(s *submission, rep *Report, err error) {
 			cause += ": " + rep.Cause
 		}
 		r.m.Ended = cause
+		r.m.Ranks = s.plan.Ranks // where the parts were last (a recovery may have moved some)
 		if serr := r.m.save(r.dataDir); serr == nil {
 			s.logf("", "resume it: gridtui run --resume %s", r.m.ID)
 			return

@@ -95,7 +95,7 @@ func isLoss(s *submission) bool {
 		default:
 		}
 	}
-	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network"} {
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", drainCause} {
 		if strings.Contains(f.Cause, p) {
 			return true
 		}
@@ -153,11 +153,14 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		return nil, why
 	}
 	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), rc.spec.Scheme == jobs.Synchronous)
+	if err != nil && isDrain(s) {
+		from, err = solve.CheckpointPlan{}, nil // drained before the first checkpoint: from the start
+	}
 	if err != nil {
 		return nil, "not recovered: " + err.Error()
 	}
 	lost := s.failed.Node
-	gone := lostWith(s, lost)
+	gone := keepDrained(s, lostWith(s, lost))
 	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
 		gone = nil // every worker is sound: the same nodes again
 	}
@@ -295,6 +298,14 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 		if spare != "" {
 			used[spare] = true
 			moved[name] = placement{spare, "spare"}
+			continue
+		}
+		if isDrain(s) {
+			h, to, err := rc.drainedTo(restart, name)
+			if err != nil {
+				return nil, err
+			}
+			restart, moved[name] = append(restart, h), to
 			continue
 		}
 		h, ok := hosts[name]

@@ -53,6 +53,8 @@ type RunOptions struct {
 	// manifest in the data directory, resume.go) rather than start
 	// afresh; the spec must be the run's job.
 	Resume string
+	// Control, if set, takes requests while the run runs (Control.Drain).
+	Control *Control
 }
 
 // ErrNotEnoughNodes is wrapped when the job asks for more nodes than have a

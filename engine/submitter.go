@@ -341,6 +341,8 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			}
 		case in := <-msgs:
 			s.handle(in)
+		case r := <-s.drainReqs():
+			r.reply <- s.drain(r)
 		case now := <-tick.C:
 			s.hearGateways()
 			for _, p := range s.live.Check(prev, now) {

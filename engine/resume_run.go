@@ -89,10 +89,22 @@ func (r *resumeState) planSpec(spec jobs.Spec) jobs.Spec {
 }
 
 // runManifest is Run's part of a run's manifest: written as the run
-// starts, marked or removed as it ends.
+// starts, marked or removed as it ends; and its control socket's stop.
 type runManifest struct {
 	m       *Manifest
 	dataDir string
+	stop    func()
+}
+
+// serve opens the run's control socket (drain_socket.go), with a Control
+// of its own when the caller gave none.
+func (r *runManifest) serve(s *submission, rc *recoverer) *runManifest {
+	if rc.opt.Control == nil {
+		rc.opt.Control = NewControl()
+		s.opt.Control = rc.opt.Control
+	}
+	r.stop = serveControl(r.dataDir, r.m.ID, rc.opt.Control, s.logf)
+	return r
 }
 
 // startManifest records the run of s in the data directory (when its
@@ -120,7 +132,7 @@ func startManifest(in jobs.Spec, s *submission, rc *recoverer, res *resumeState,
 		}
 		s.recordID = m.ID
 		s.logf("", "run %s: if the console is lost, gridtui run --resume %s continues it from its checkpoints", m.ID, m.ID)
-		return &runManifest{m: m, dataDir: dataDir}
+		return (&runManifest{m: m, dataDir: dataDir}).serve(s, rc)
 	}
 	m := res.m
 	rc.dir, rc.key = m.Dir, m.Key
@@ -143,7 +155,7 @@ func startManifest(in jobs.Spec, s *submission, rc *recoverer, res *resumeState,
 		s.logf("", "the resumed run is not recorded for another resume: %v", err)
 	}
 	s.logf("", "resumed run %s (%s): %s", m.ID, rec.Cause, what)
-	return &runManifest{m: m, dataDir: dataDir}
+	return (&runManifest{m: m, dataDir: dataDir}).serve(s, rc)
 }
 
 // end removes the manifest of a run that finished, or marks one a resume
@@ -152,6 +164,7 @@ func (r *runManifest) end(s *submission, rep *Report, err error) {
 	if r == nil {
 		return
 	}
+	r.stop()
 	if err != nil && (errors.Is(err, ErrRunAborted) || isLoss(s)) {
 		cause := "interrupted"
 		if rep != nil && rep.Cause != "" {

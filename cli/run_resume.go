@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,4 +66,17 @@ func writeResumable(w io.Writer, dir string) error {
 			m.Started.Local().Format(time.DateTime), m.State(), from)
 	}
 	return nil
+}
+
+// resumableIDs are the runs of the default data directory that can be
+// resumed, starting with in (shell completion).
+func resumableIDs(in string) []string {
+	ms, _ := engine.Resumable("")
+	var out []string
+	for _, m := range ms {
+		if strings.HasPrefix(m.ID, in) && !m.Running() {
+			out = append(out, m.ID)
+		}
+	}
+	return out
 }

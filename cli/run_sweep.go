@@ -355,10 +355,10 @@ func paramsText(m map[string]string) string {
 }
 
 // registerSweepCompletions completes gridtui run's --resume with the
-// sweeps of the data directory and --format with its three formats.
+// runs that can be resumed and the sweeps of the data directory and --format with its three formats.
 func registerSweepCompletions(run *cobra.Command) {
 	run.RegisterFlagCompletionFunc("resume", func(_ *cobra.Command, _ []string, in string) ([]string, cobra.ShellCompDirective) {
-		return sweepIDs(in), cobra.ShellCompDirectiveNoFileComp
+		return append(resumableIDs(in), sweepIDs(in)...), cobra.ShellCompDirectiveNoFileComp
 	})
 	run.RegisterFlagCompletionFunc("format", fixed("table\tcolumns for a terminal", "csv\ta header line and a row per instance", "json\tnull for unknown figures"))
 }

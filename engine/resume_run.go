@@ -36,7 +36,7 @@ func prepareResume(spec jobs.Spec, opt RunOptions, logf func(node, format string
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: its job: %w", ErrResume, m.ID, err)
 	}
-	if d, err := specDiff(old, spec); err != nil || d != "" {
+	if d, err := specDiff(old.WithDefaults(), spec.WithDefaults()); err != nil || d != "" {
 		return nil, fmt.Errorf("%w %s: changed parameters: %s (a resumed run keeps its job; start a new run instead)%v", ErrResume, m.ID, d, errOrEmpty(err))
 	}
 	for _, l := range stopStale(m) {
@@ -168,7 +168,10 @@ func (r *runManifest) end(s *submission, rep *Report, err error) {
 	if err != nil && (errors.Is(err, ErrRunAborted) || isLoss(s)) {
 		cause := "interrupted"
 		if rep != nil && rep.Cause != "" {
-			cause += ": " + rep.Cause
+			cause = rep.Cause
+			if !strings.HasPrefix(cause, "interrupted") {
+				cause = "ended by a loss it did not recover from: " + cause
+			}
 		}
 		r.m.Ended = cause
 		r.m.Ranks = s.plan.Ranks // where the parts were last (a recovery may have moved some)

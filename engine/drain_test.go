@@ -14,7 +14,7 @@ import (
 // the run ends ok, bit for bit the undisturbed run; a drain of a node
 // outside the run is refused and the run goes on.
 func TestRunDrain(t *testing.T) {
-	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
+	spec := recoverySpec(jobs.Synchronous, 32, "1e-9") // long enough to see every part iterate again under load
 	spec.Nodes = jobs.NodeSelection{Clusters: []string{"alpha"}}
 	spec.Params["blocks"] = "4x1x1"
 	want, _, err := runKilled(t, spec, "", 0)

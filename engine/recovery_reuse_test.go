@@ -17,7 +17,7 @@ import (
 // caller's stop of it leaves nothing running.
 func TestRunRecoversReusedWorkers(t *testing.T) {
 	names := []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4"}
-	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
+	spec := recoverySpec(jobs.Synchronous, 32, "1e-9") // long enough to see every part iterate again under load
 	spec.Nodes = jobs.NodeSelection{Any: 4}
 	spec.Params["blocks"] = "4x1x1"
 	ws, id, secret := startWorkers(t, names...)

@@ -36,7 +36,7 @@ func prepareResume(spec jobs.Spec, opt RunOptions, logf func(node, format string
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: its job: %w", ErrResume, m.ID, err)
 	}
-	if d, err := specDiff(old.WithDefaults(), spec.WithDefaults()); err != nil || d != "" {
+	if d, err := specDiff(normalSpec(old), normalSpec(spec)); err != nil || d != "" {
 		return nil, fmt.Errorf("%w %s: changed parameters: %s (a resumed run keeps its job; start a new run instead)%v", ErrResume, m.ID, d, errOrEmpty(err))
 	}
 	for _, l := range stopStale(m) {
@@ -54,6 +54,17 @@ func errOrEmpty(err error) string {
 		return ""
 	}
 	return ": " + err.Error()
+}
+
+// normalSpec is spec as a manifest records it and a resume compares it:
+// with its defaults, its file parameters absolute (a resume may run from
+// another directory).
+func normalSpec(spec jobs.Spec) jobs.Spec {
+	spec = spec.WithDefaults()
+	if wd, err := os.Getwd(); err == nil {
+		spec = spec.AbsPaths(wd)
+	}
+	return spec
 }
 
 // specDiff names the lines of the two jobs' files that differ ("" none).
@@ -122,7 +133,7 @@ func startManifest(in jobs.Spec, s *submission, rc *recoverer, res *resumeState,
 		return nil
 	}
 	if res == nil {
-		m, err := newManifest(in, jobs.NewRecordID(time.Now()), rc.key, rc.dir, s.plan.Ranks, workers)
+		m, err := newManifest(normalSpec(in), jobs.NewRecordID(time.Now()), rc.key, rc.dir, s.plan.Ranks, workers)
 		if err == nil {
 			err = m.save(dataDir)
 		}

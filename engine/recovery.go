@@ -145,6 +145,7 @@ type recoverer struct {
 // next starts the attempt after s failed, or says why the run ends. It
 // returns the next submission, or nil and the note to add to the failure.
 func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, string) {
+	chargeDead(s)
 	if !isLoss(s) {
 		return nil, ""
 	}

@@ -1,4 +1,5 @@
-// Package deploy reads the sites.toml inventory, connects to grid hosts over SSH
+// Package deploy connects to the hosts of an inventory (package
+// deploy/inventory reads sites.toml) over SSH
 // (each host and jump host resolved as OpenSSH would, by ssh -G or the config
 // files: aliases, ProxyJump chains, ProxyCommand, certificates, known_hosts
 // files and StrictHostKeyChecking; explicit first-use acceptance, ssh-agent
@@ -15,11 +16,10 @@
 // and stops workers: over SSH, as local
 // processes for the embedded local grid, or as steps of a batch allocation
 // that the site's frontend grants or gridtui runs in (schedulers registered
-// by name, RegisterScheduler: Slurm and OAR, asked with [site.batch]'s
-// options; Grid Engine and PBS from inside their jobs; with no sites.toml an
-// allocation is the inventory). A host's owner policy ([owner] tables,
-// package owner) governs its local worker. A site's [[site.gateway]] tables are read
-// and checked here too, and Pool.OpenTunnel links two gateways through the
+// by name in package deploy/sched, each a package of its own: Slurm and
+// OAR, asked with [site.batch]'s options; Grid Engine and PBS from inside
+// their jobs). A host's owner policy ([owner] tables,
+// package owner) governs its local worker. Pool.OpenTunnel links two gateways through the
 // console's SSH connections when no gateway port is open (Pool.DialFrom
 // tells whether one is, as the dialing gateway's host sees it). A worker's life
 // is bound to its stdin — the boot line with the run secret goes in, its

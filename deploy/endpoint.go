@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // maxJumpDepth bounds ProxyJump chains, which may loop through the
@@ -77,7 +79,7 @@ func defaultUser() string {
 // hostEndpoint resolves h through r: the inventory's explicit user, port and
 // frontend win (like ssh -l, -p, -J), the ssh configuration says the rest.
 // Every jump host is resolved through its own configuration, as ssh -J does.
-func hostEndpoint(ctx context.Context, r SSHResolver, h Host) (endpoint, error) {
+func hostEndpoint(ctx context.Context, r SSHResolver, h inventory.Host) (endpoint, error) {
 	if h.Name == "" {
 		return endpoint{}, fmt.Errorf("deploy: host with no name in cluster %s", h.Cluster)
 	}
@@ -101,7 +103,7 @@ func resolveEndpoint(ctx context.Context, r SSHResolver, q SSHQuery, explicit []
 		e.user = defaultUser()
 	}
 	if e.port == 0 {
-		e.port = defaultPort
+		e.port = inventory.DefaultPort
 	}
 	if hc.ProxyJump != "" {
 		e.via, err = jumpChain(ctx, r, q.Name, hc.ProxyJump, explicit, depth)
@@ -200,7 +202,7 @@ func expandTokens(cmd string, e endpoint) string {
 // Route says how h is reached once the ssh configuration is applied:
 // "user@hostname:port", then " via " and each jump host, or " through" the
 // proxy command. It is what `gridtui sites` shows.
-func Route(ctx context.Context, r SSHResolver, h Host) (string, error) {
+func Route(ctx context.Context, r SSHResolver, h inventory.Host) (string, error) {
 	e, err := hostEndpoint(ctx, r, h)
 	if err != nil {
 		return "", err

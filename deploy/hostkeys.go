@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -79,7 +80,7 @@ func newTrust(override string, acceptNew bool, prompt HostKeyPrompt) *trust {
 func (t *trust) keys(e endpoint) (*hostKeys, error) {
 	user, global := e.known, e.global
 	if t.override != "" || len(user) == 0 {
-		user, global = []string{firstOf(t.override, defaultKnownHosts())}, []string{globalKnownHosts}
+		user, global = []string{cmp.Or(t.override, defaultKnownHosts())}, []string{globalKnownHosts}
 	}
 	user = append([]string(nil), user...)
 	for i := range user {

@@ -16,10 +16,12 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // connectOnce opens a fresh pool and connects to h.
-func connectOnce(t *testing.T, h Host, opt Options) error {
+func connectOnce(t *testing.T, h inventory.Host, opt Options) error {
 	t.Helper()
 	p, err := NewPool(sshInventory(), opt)
 	if err != nil {
@@ -131,7 +133,7 @@ func TestEncryptedKeyAsksPassphraseOnce(t *testing.T) {
 		}
 		return []byte("s3cret"), nil
 	}
-	if _, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(a, key), testHost(b, key)}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{testHost(a, key), testHost(b, key)}, opt); err != nil {
 		t.Fatalf("deploy with an encrypted key: %v", err)
 	}
 	if n := asked.Load(); n != 1 {
@@ -155,7 +157,7 @@ func TestJumpHost(t *testing.T) {
 	t.Run("verified hop", func(t *testing.T) {
 		opt := testOptions(writeKnownHosts(t, jump, target))
 		opt.Binary = smallBinary(t, 100<<10)
-		if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
+		if _, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt); err != nil {
 			t.Fatalf("deploy through the jump host: %v", err)
 		}
 		if jump.forwards.Load() != 1 || jump.execs.Load() != 0 {
@@ -190,10 +192,10 @@ func TestConnectTimeoutOnSilentHost(t *testing.T) {
 	key := newTestKey(t, "")
 	opt := testOptions(filepath.Join(t.TempDir(), "known_hosts"))
 	opt.ConnectTimeout = 300 * time.Millisecond
-	h := Host{Name: host, Site: "test", Port: port, User: "u", IdentityFiles: []string{key.file}}
+	h := inventory.Host{Name: host, Site: "test", Port: port, User: "u", IdentityFiles: []string{key.file}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	s, err := Deploy(ctx, sshInventory(), []Host{h}, opt)
+	s, err := Deploy(ctx, sshInventory(), []inventory.Host{h}, opt)
 	if ctx.Err() != nil {
 		t.Fatal("deploy to a silent host hung until the test deadline")
 	}

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // maxSessionsPerHost keeps us under sshd's default MaxSessions of 10 on one
@@ -56,7 +59,7 @@ type sshConn struct {
 
 // NewPool builds a connection pool from the inventory's SSH defaults and opt.
 // What neither says comes from the ssh configuration of each host (ssh -G).
-func NewPool(inv *Inventory, opt Options) (*Pool, error) {
+func NewPool(inv *inventory.Inventory, opt Options) (*Pool, error) {
 	known := opt.KnownHosts
 	timeout := opt.ConnectTimeout
 	if inv != nil {
@@ -78,7 +81,7 @@ func NewPool(inv *Inventory, opt Options) (*Pool, error) {
 // connectTimeout is the pool's forced timeout, else e's ConnectTimeout, else
 // the default.
 func (p *Pool) connectTimeout(e endpoint) time.Duration {
-	return time.Duration(firstInt(int(p.timeout), int(e.timeout), int(DefaultConnectTimeout)))
+	return time.Duration(cmp.Or(int(p.timeout), int(e.timeout), int(DefaultConnectTimeout)))
 }
 
 // keepAliveOf is the pool's forced interval, else e's ServerAliveInterval,
@@ -88,7 +91,7 @@ func (p *Pool) keepAliveOf(e endpoint) (time.Duration, int) {
 	if e.aliveMax > 0 {
 		misses = e.aliveMax
 	}
-	return time.Duration(firstInt(int(p.keepAlive), int(e.alive), int(DefaultKeepAlive))), misses
+	return time.Duration(cmp.Or(int(p.keepAlive), int(e.alive), int(DefaultKeepAlive))), misses
 }
 
 // ErrPoolClosed is returned when a closed Pool is asked for a connection.

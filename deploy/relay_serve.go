@@ -16,6 +16,8 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // ServeRelay is `gridtui relay`, run by the console on a site's seed host
@@ -95,7 +97,7 @@ func (d *deployer) relayTo(ctx context.Context, t relayTarget, bin binary, signe
 		return 0, err
 	}
 	defer c.client.Close()
-	h := Host{Name: t.Name}
+	h := inventory.Host{Name: t.Name}
 	if err := checkWorkdir(h, t.Workdir); err != nil {
 		return 0, err
 	}

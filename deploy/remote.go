@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // fallbackWorkdir is the remote work directory, relative to the login's home.
@@ -119,7 +121,7 @@ func shQuote(s string) string {
 
 // remoteWorkdir is h's work directory as both sh (started in the home
 // directory) and SFTP (relative paths are from home) understand it.
-func remoteWorkdir(h Host) string {
+func remoteWorkdir(h inventory.Host) string {
 	wd := h.Workdir
 	if wd == "" {
 		wd = fallbackWorkdir
@@ -134,7 +136,7 @@ func remoteWorkdir(h Host) string {
 }
 
 // checkWorkdir refuses work directories that Clean must never remove.
-func checkWorkdir(h Host, wd string) error {
+func checkWorkdir(h inventory.Host, wd string) error {
 	switch wd {
 	case ".", "/", "..", "":
 		return fmt.Errorf("deploy: host %s: work directory %q would be the home or root directory; set workdir in sites.toml", h.Name, h.Workdir)

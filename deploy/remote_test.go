@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 func TestParseUname(t *testing.T) {
@@ -47,7 +49,7 @@ func TestParseHopAndEndpoint(t *testing.T) {
 	t.Setenv("USER", "local")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := hostEndpoint(context.Background(), SSHFiles{}, Host{Name: "node", User: "me", ProxyJump: tc.jump})
+			e, err := hostEndpoint(context.Background(), SSHFiles{}, inventory.Host{Name: "node", User: "me", ProxyJump: tc.jump})
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v", err)
 			}
@@ -84,9 +86,9 @@ func TestParseSum(t *testing.T) {
 }
 
 func TestSelectHosts(t *testing.T) {
-	inv := &Inventory{Source: "test.toml", Sites: []Site{
-		{Name: "lyon", Clusters: []Cluster{{Name: "a", Hosts: []Host{{Name: "a1", Cluster: "a", Site: "lyon"}, {Name: "a2", Cluster: "a", Site: "lyon"}}}}},
-		{Name: "nancy", Clusters: []Cluster{{Name: "b", Hosts: []Host{{Name: "b1", Cluster: "b", Site: "nancy"}}}}},
+	inv := &inventory.Inventory{Source: "test.toml", Sites: []inventory.Site{
+		{Name: "lyon", Clusters: []inventory.Cluster{{Name: "a", Hosts: []inventory.Host{{Name: "a1", Cluster: "a", Site: "lyon"}, {Name: "a2", Cluster: "a", Site: "lyon"}}}}},
+		{Name: "nancy", Clusters: []inventory.Cluster{{Name: "b", Hosts: []inventory.Host{{Name: "b1", Cluster: "b", Site: "nancy"}}}}},
 	}}
 	tests := []struct {
 		name  string
@@ -105,7 +107,7 @@ func TestSelectHosts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hs, err := SelectHosts(inv, tc.names)
+			hs, err := inventory.SelectHosts(inv, tc.names)
 			if (err != nil) != tc.err {
 				t.Fatalf("err = %v", err)
 			}
@@ -137,7 +139,7 @@ func FuzzRemoteOutput(f *testing.F) {
 		if hc, err := parseSSHG([]byte(out)); err == nil && (hc.HostName == "" || hc.Port < 0 || hc.Port > 65535) {
 			t.Fatalf("parseSSHG(%q) = %+v without error", out, hc)
 		}
-		e, err := hostEndpoint(context.Background(), SSHFiles{}, Host{Name: "n", ProxyJump: jump})
+		e, err := hostEndpoint(context.Background(), SSHFiles{}, inventory.Host{Name: "n", ProxyJump: jump})
 		if err == nil {
 			for _, v := range e.via {
 				if v.host == "" || v.port <= 0 || v.port > 65535 {

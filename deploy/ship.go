@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // Where Options.Ship's files go: beside the worker binary, in the directory
@@ -193,7 +195,7 @@ func installHere(b binary, dst string) (int64, error) {
 // deployLocal readies a local host: its worker is the console's own binary,
 // so nothing is uploaded, and the files to ship go into its work directory,
 // where its worker starts.
-func deployLocal(h Host, bins []binary, ev *emitter) Result {
+func deployLocal(h inventory.Host, bins []binary, ev *emitter) Result {
 	start := time.Now()
 	if len(bins) == 0 {
 		ev.emit(h.Name, PhaseReady, 1, "local process, nothing to upload", nil)

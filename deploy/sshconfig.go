@@ -3,6 +3,7 @@ package deploy
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/kevinburke/ssh_config"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // HostConfig is how OpenSSH would reach one host name: what `ssh -G NAME`
@@ -314,9 +317,9 @@ func resolveFiles(q SSHQuery, get func(string) []string) (HostConfig, error) {
 	if v := get("globalknownhostsfile"); len(v) > 0 {
 		hc.GlobalKnownHostsFiles = strings.Fields(strings.Join(v, " "))
 	}
-	hc.HostName = strings.ReplaceAll(firstOf(hc.HostName, q.Name), "%h", q.Name)
-	hc.User = firstOf(q.User, hc.User, defaultUser())
-	hc.Port = firstInt(q.Port, hc.Port, defaultPort)
+	hc.HostName = strings.ReplaceAll(cmp.Or(hc.HostName, q.Name), "%h", q.Name)
+	hc.User = cmp.Or(q.User, hc.User, defaultUser())
+	hc.Port = cmp.Or(q.Port, hc.Port, inventory.DefaultPort)
 	if q.ProxyJump != "" {
 		hc.ProxyJump, hc.ProxyCommand = noneToEmpty(q.ProxyJump), ""
 	}

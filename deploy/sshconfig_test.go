@@ -18,6 +18,8 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // resolvers are the ways a host is resolved from the configuration file:
@@ -69,14 +71,14 @@ func TestSSHConfigHostNameUserPort(t *testing.T) {
 	file := writeSSHConfig(t, "Host front\n  HostName %s\n  Port %d\n  User fuser\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, key.file, known)
 	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "front", Site: "test"}, configOptions(r)); err != nil {
+		if err := connectOnce(t, inventory.Host{Name: "front", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect to the alias: %v", err)
 		}
 		if u := srv.user.Load(); u != "fuser" {
 			t.Fatalf("server saw user %v, want fuser from the configuration", u)
 		}
 		// The inventory's explicit user wins, as ssh -l does.
-		if err := connectOnce(t, Host{Name: "front", Site: "test", User: "inv"}, configOptions(r)); err != nil || srv.user.Load() != "inv" {
+		if err := connectOnce(t, inventory.Host{Name: "front", Site: "test", User: "inv"}, configOptions(r)); err != nil || srv.user.Load() != "inv" {
 			t.Fatalf("explicit user: err %v, server saw %v", err, srv.user.Load())
 		}
 	})
@@ -92,13 +94,13 @@ func TestSSHConfigIdentityFiles(t *testing.T) {
 	file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  IdentityFile %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, missing, other.file, key.file, known)
 	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("the third identity file is the right one: %v", err)
 		}
 	})
 	only := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  UserKnownHostsFile %s\n", host, port, other.file, known)
 	forEachResolver(t, only, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
 			t.Fatal("connected with only a key the server refuses")
 		}
 	})
@@ -127,12 +129,12 @@ func TestSSHConfigCertificateFile(t *testing.T) {
 	with := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  User tester\n  IdentityFile %s\n  CertificateFile %s\n  UserKnownHostsFile %s\n",
 		host, port, key.file, certFile, known)
 	forEachResolver(t, without, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
 			t.Fatal("the bare key was accepted by a server that wants certificates")
 		}
 	})
 	forEachResolver(t, with, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("with the certificate: %v", err)
 		}
 	})
@@ -182,7 +184,7 @@ func TestSSHConfigIdentitiesOnly(t *testing.T) {
 		forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
 			opt := configOptions(r)
 			opt.Agent = sock
-			err := connectOnce(t, Host{Name: "n", Site: "test"}, opt)
+			err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, opt)
 			if only == "no" && err != nil {
 				t.Fatalf("IdentitiesOnly no: the agent's key must be offered: %v", err)
 			}
@@ -223,7 +225,7 @@ Host *
 `, ht, pt, h1, p1, h2, p2, key.file, known)
 	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
 		f1, f2 := j1.forwards.Load(), j2.forwards.Load()
-		if err := connectOnce(t, Host{Name: "node", Site: "test"}, configOptions(r)); err != nil {
+		if err := connectOnce(t, inventory.Host{Name: "node", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect through the chain: %v", err)
 		}
 		if j1.forwards.Load() != f1+1 || j2.forwards.Load() != f2+1 {
@@ -248,10 +250,10 @@ func TestSSHConfigProxyCommand(t *testing.T) {
 		"Host broken\n  HostName %s\n  Port %d\n  ProxyCommand %s netcat 127.0.0.1 1\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, self, key.file, known, host, port, self, key.file, known)
 	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "viacmd", Site: "test"}, configOptions(r)); err != nil {
+		if err := connectOnce(t, inventory.Host{Name: "viacmd", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect through the proxy command: %v", err)
 		}
-		err := connectOnce(t, Host{Name: "broken", Site: "test"}, configOptions(r))
+		err := connectOnce(t, inventory.Host{Name: "broken", Site: "test"}, configOptions(r))
 		if err == nil || !strings.Contains(err.Error(), "proxy command") || !strings.Contains(err.Error(), "netcat:") {
 			t.Fatalf("a failing proxy command: err = %v, want its stderr", err)
 		}
@@ -277,7 +279,7 @@ func TestSSHConfigUserKnownHostsFile(t *testing.T) {
 			host, port, key.file, tc.file)
 		t.Run(name, func(t *testing.T) {
 			forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-				err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r))
+				err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r))
 				if !errors.Is(err, tc.want) || (tc.want != nil && !strings.Contains(err.Error(), tc.file)) {
 					t.Fatalf("err = %v, want %v naming %s", err, tc.want, tc.file)
 				}
@@ -315,7 +317,7 @@ func TestSSHConfigStrictHostKeyChecking(t *testing.T) {
 				if tc.answer != nil {
 					opt.ConfirmHostKey = func(string, string) bool { asked.Store(true); return *tc.answer }
 				}
-				err := connectOnce(t, Host{Name: "n", Site: "test"}, opt)
+				err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, opt)
 				if !errors.Is(err, tc.want) || asked.Load() != tc.asked {
 					t.Fatalf("err = %v (want %v), asked %v (want %v)", err, tc.want, asked.Load(), tc.asked)
 				}
@@ -338,7 +340,7 @@ func TestSSHConfigConnectTimeout(t *testing.T) {
 		host, port, key.file, filepath.Join(t.TempDir(), "known_hosts"))
 	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
 		start := time.Now()
-		err := connectOnce(t, Host{Name: "silent", Site: "test"}, configOptions(r))
+		err := connectOnce(t, inventory.Host{Name: "silent", Site: "test"}, configOptions(r))
 		if err == nil || !strings.Contains(err.Error(), "no answer within 1s") || time.Since(start) > 8*time.Second {
 			t.Fatalf("err = %v after %v, want no answer within 1s", err, time.Since(start))
 		}
@@ -363,7 +365,7 @@ func TestSSHConfigServerAliveInterval(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			c, err := connectHost(testCtx(t), p, Host{Name: "n", Site: "test"})
+			c, err := connectHost(testCtx(t), p, inventory.Host{Name: "n", Site: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -484,7 +486,7 @@ func TestFrontendResolvedOncePerPool(t *testing.T) {
 	r := &countingResolver{SSHResolver: SSHFiles{Files: []string{file}}, n: map[string]int{}}
 	opt := configOptions(r)
 	opt.Binary = smallBinary(t, 10<<10)
-	var hosts []Host
+	var hosts []inventory.Host
 	for _, s := range targets {
 		h := testHost(s, key)
 		h.IdentityFiles, h.ProxyJump = nil, "gw"

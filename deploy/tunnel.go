@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // Tunnel carries TCP connections between two hosts that cannot reach each
@@ -31,7 +33,7 @@ type Tunnel struct {
 
 // OpenTunnel opens a Tunnel from host from to addr as host to sees it,
 // over p's connections (dialled if needed).
-func (p *Pool) OpenTunnel(ctx context.Context, from, to Host, addr string) (*Tunnel, error) {
+func (p *Pool) OpenTunnel(ctx context.Context, from, to inventory.Host, addr string) (*Tunnel, error) {
 	cf, err := connectHost(ctx, p, from)
 	if err != nil {
 		return nil, err
@@ -60,7 +62,7 @@ var ErrForwardingRefused = errors.New("deploy: TCP forwarding refused")
 // over p's connection) and closes it. The error says why not: the
 // destination refused or could not be reached (the sshd's reason), ctx
 // ended first (a filtered port), or ErrForwardingRefused.
-func (p *Pool) DialFrom(ctx context.Context, from Host, addr string) error {
+func (p *Pool) DialFrom(ctx context.Context, from inventory.Host, addr string) error {
 	c, err := connectHost(ctx, p, from)
 	if err != nil {
 		return err

@@ -14,6 +14,8 @@ import (
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // tmpPrefix names upload temporaries in the work directory; a broken upload
@@ -52,7 +54,7 @@ func (d *deployer) hasGzip(host string) bool {
 // plan is one host's state between its check and its upload.
 type plan struct {
 	i         int // the host's index in the fan-out
-	h         Host
+	h         inventory.Host
 	c         *sshConn
 	bin       binary
 	wd, final string
@@ -62,7 +64,7 @@ type plan struct {
 
 // checkHost connects to h and checks what it has: the plan of its upload,
 // or, when it failed, nil and the failed Result.
-func (d *deployer) checkHost(ctx context.Context, i int, h Host) (*plan, Result) {
+func (d *deployer) checkHost(ctx context.Context, i int, h inventory.Host) (*plan, Result) {
 	start := time.Now()
 	d.ev.emit(h.Name, PhaseConnect, 0, "", nil)
 	c, err := connectHost(ctx, d.pool, h)
@@ -93,7 +95,7 @@ func (d *deployer) uploadHost(ctx context.Context, p *plan) Result {
 }
 
 // fail ends h's deployment with err in phase ph.
-func (d *deployer) fail(h Host, start time.Time, ph Phase, err error) Result {
+func (d *deployer) fail(h inventory.Host, start time.Time, ph Phase, err error) Result {
 	d.ev.emit(h.Name, PhaseFailed, 0, string(ph), err)
 	return Result{Host: h.Name, Phase: PhaseFailed, Detail: string(ph), Err: err, Elapsed: time.Since(start)}
 }
@@ -105,7 +107,7 @@ func (d *deployer) ready(p *plan, n int64, detail string) Result {
 }
 
 // connectHost resolves h and returns its pooled connection.
-func connectHost(ctx context.Context, p *Pool, h Host) (*sshConn, error) {
+func connectHost(ctx context.Context, p *Pool, h inventory.Host) (*sshConn, error) {
 	e, err := hostEndpoint(ctx, p.resolver, h)
 	if err != nil {
 		return nil, err
@@ -118,7 +120,7 @@ func connectHost(ctx context.Context, p *Pool, h Host) (*sshConn, error) {
 // written after the last verified upload when the file's inode, size and
 // ctime (nanoseconds; any write, chmod or rename changes it) still match it,
 // else from sha256sum — so an unchanged redeploy does not rehash the binary.
-func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final string) (binary, string, error) {
+func (d *deployer) check(ctx context.Context, c *sshConn, h inventory.Host, wd, final string) (binary, string, error) {
 	if err := checkWorkdir(h, wd); err != nil {
 		return binary{}, "", err
 	}
@@ -186,7 +188,7 @@ func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
 // When the host has gzip (and Options.NoCompress is not set) the binary goes
 // compressed through an exec channel instead (uploadExec); a host without
 // the SFTP subsystem gets it plain through one.
-func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, wd, final string) (int64, error) {
+func (d *deployer) upload(ctx context.Context, c *sshConn, h inventory.Host, bin binary, wd, final string) (int64, error) {
 	if !d.noCompress && d.hasGzip(h.Name) {
 		return d.uploadExec(ctx, c, h, bin, wd, final, true)
 	}
@@ -267,7 +269,7 @@ func closeSession(s *ssh.Session, stdout io.Reader) {
 }
 
 // copyTo writes bin to tmp (mode 0755), reporting progress.
-func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h Host, bin binary, tmp string) (int64, error) {
+func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h inventory.Host, bin binary, tmp string) (int64, error) {
 	src, err := os.Open(bin.path)
 	if err != nil {
 		return 0, fmt.Errorf("deploy: worker binary %s: %w", bin.path, err)
@@ -297,7 +299,7 @@ func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h Host, bin bina
 }
 
 // verify checks the uploaded file's sha256 on the host.
-func (d *deployer) verify(ctx context.Context, c *sshConn, h Host, bin binary, tmp string) error {
+func (d *deployer) verify(ctx context.Context, c *sshConn, h inventory.Host, bin binary, tmp string) error {
 	d.ev.emit(h.Name, PhaseVerify, 1, "", nil)
 	out, err := c.exec(ctx, remoteSum(tmp))
 	if err != nil {

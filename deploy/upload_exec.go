@@ -10,6 +10,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // gzipCache holds each shipped binary compressed once per deploy, however
@@ -62,7 +64,7 @@ func (g *gzipCache) gzipped(bin binary) ([]byte, error) {
 // into `gzip -dc` when the host has gzip (fewer bytes on a slow link), else
 // plain into `cat` (a host without the SFTP subsystem). As with SFTP, the
 // file goes to a temporary name, is verified and then renamed.
-func (d *deployer) uploadExec(ctx context.Context, c *sshConn, h Host, bin binary, wd, final string, compress bool) (int64, error) {
+func (d *deployer) uploadExec(ctx context.Context, c *sshConn, h inventory.Host, bin binary, wd, final string, compress bool) (int64, error) {
 	release, err := c.acquire(ctx, 1)
 	if err != nil {
 		return 0, err
@@ -103,7 +105,7 @@ func (d *deployer) uploadExec(ctx context.Context, c *sshConn, h Host, bin binar
 
 // stream runs cmd (which feeds tool) with payload on its standard input,
 // reporting progress.
-func (d *deployer) stream(ctx context.Context, c *sshConn, h Host, cmd, tool string, payload []byte) (int64, error) {
+func (d *deployer) stream(ctx context.Context, c *sshConn, h inventory.Host, cmd, tool string, payload []byte) (int64, error) {
 	s, err := c.newSession(ctx)
 	if err != nil {
 		return 0, err

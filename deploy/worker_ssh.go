@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // workerCommand starts the uploaded binary in the work directory. exec keeps
@@ -23,7 +25,7 @@ func workerCommand(wd, node, sub string) string {
 // startRemote starts a worker over SSH on h's pooled connection. The session
 // holds one of the connection's slots until the worker exits; release is
 // called then (or at once if the start fails).
-func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, ev *emitter, release func()) (w *Worker, err error) {
+func startRemote(ctx context.Context, pool *Pool, h inventory.Host, b Boot, opt Options, ev *emitter, release func()) (w *Worker, err error) {
 	defer func() {
 		if err != nil {
 			release()
@@ -84,7 +86,7 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 // stopped process under every sshd), if the node's pid file still names
 // that process on this host. Errors are ignored: a host that cannot be
 // reached has nothing to kill that can be reached.
-func killRemote(c *sshConn, h Host, node string, pid int) {
+func killRemote(c *sshConn, h inventory.Host, node string, pid int) {
 	if pid <= 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package deploy
+package inventory
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+
+	"github.com/gridtui/gridtui/deploy/sched"
 )
 
 // inAllocation returns the inventory of the allocation gridtui runs in,
@@ -13,7 +15,7 @@ import (
 // none. Load uses it where it would use the embedded local grid: inside an
 // allocation with no sites.toml, the allocation's hosts are the grid.
 func inAllocation() (*Inventory, error) {
-	a, ok, err := DetectAllocation(os.Getenv)
+	a, ok, err := sched.DetectAllocation(os.Getenv)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -24,8 +26,8 @@ func inAllocation() (*Inventory, error) {
 // nodes, cores from their slots. Its workers start with the scheduler's
 // remote start (srun, oarsh, qrsh -inherit, pbs_tmrsh) when lookPath finds
 // it here, else over SSH. Inventory.Source says which allocation was read.
-func AllocationInventory(a Allocation, lookPath func(string) (string, error)) (*Inventory, error) {
-	s := SchedulerFor(a.Scheduler)
+func AllocationInventory(a sched.Allocation, lookPath func(string) (string, error)) (*Inventory, error) {
+	s := sched.SchedulerFor(a.Scheduler)
 	if s == nil {
 		return nil, fmt.Errorf("deploy: allocation of unknown scheduler %q", a.Scheduler)
 	}
@@ -38,7 +40,7 @@ func AllocationInventory(a Allocation, lookPath func(string) (string, error)) (*
 		entries[i] = HostfileEntry{Name: n.Name, Slots: n.Slots}
 	}
 	text := ImportHostfile(a.Source, site, "nodes", entries)
-	launcher, how := a.Scheduler, s.Starter()
+	launcher, how := Launcher(a.Scheduler), s.Starter()
 	if _, err := lookPath(s.Starter()); err != nil {
 		launcher, how = LauncherSSH, "SSH (no "+s.Starter()+" here)"
 	}

@@ -1,9 +1,11 @@
-package deploy
+package inventory
 
 import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gridtui/gridtui/deploy/sched"
 )
 
 // ErrNoSuchHost is returned by SelectHosts for a name that matches nothing.
@@ -22,7 +24,7 @@ func SelectHosts(inv *Inventory, names []string) ([]Host, error) {
 			expanded = append(expanded, n)
 			continue
 		}
-		set, err := ExpandNodeSet(n)
+		set, err := sched.ExpandNodeSet(n)
 		if err != nil {
 			return nil, fmt.Errorf("deploy: %w", err)
 		}

@@ -1,4 +1,4 @@
-package deploy
+package sched
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 
 // ErrNodeFile is wrapped by every error about a scheduler's node file.
 var ErrNodeFile = errors.New("bad node file")
+
+// maxSlots bounds the slots of one node.
+const maxSlots = 1 << 16
 
 // NodeFileFormat says how a scheduler writes the nodes of an allocation in
 // the file its jobs find in their environment.
@@ -99,10 +102,10 @@ func checkNodeName(name string) error {
 	return nil
 }
 
-// insideNodeFile is the Inside of a scheduler whose jobs find their nodes in
+// InsideNodeFile is the Inside of a scheduler whose jobs find their nodes in
 // a file: job and file are the values of its environment variables (the
 // first set of each list); source names the variable.
-func insideNodeFile(getenv func(string) string, jobVars, fileVars []string, f NodeFileFormat) (Allocation, bool, error) {
+func InsideNodeFile(getenv func(string) string, jobVars, fileVars []string, f NodeFileFormat) (Allocation, bool, error) {
 	job, file, source := "", "", ""
 	for _, v := range jobVars {
 		if job = getenv(v); job != "" {

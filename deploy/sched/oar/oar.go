@@ -1,4 +1,4 @@
-package deploy
+package oar
 
 import (
 	"fmt"
@@ -6,9 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/sched"
 )
 
-func init() { RegisterScheduler(LauncherOAR, oar{}) }
+// Name is OAR's launcher name in sites.toml.
+const Name = "oar"
+
+func init() { sched.RegisterScheduler(Name, oar{}) }
 
 // oar is OAR, Grid'5000's scheduler: oarsub, oarstat, oardel, and oarsh to
 // start a command on a node of a job (from the frontend with OAR_JOB_ID
@@ -24,15 +29,15 @@ func (oar) Starter() string { return "oarsh" }
 
 // Inside reads $OAR_JOB_ID and $OAR_NODEFILE (or their older names
 // OAR_JOBID and OAR_FILE_NODES): one line per core of the job.
-func (oar) Inside(getenv func(string) string) (Allocation, bool, error) {
-	return insideNodeFile(getenv, []string{"OAR_JOB_ID", "OAR_JOBID"}, []string{"OAR_NODEFILE", "OAR_FILE_NODES"}, NodeFilePerSlot)
+func (oar) Inside(getenv func(string) string) (sched.Allocation, bool, error) {
+	return sched.InsideNodeFile(getenv, []string{"OAR_JOB_ID", "OAR_JOBID"}, []string{"OAR_NODEFILE", "OAR_FILE_NODES"}, sched.NodeFilePerSlot)
 }
 
 // oarJobName names the jobs gridtui submits (RunningCommand finds them).
 const oarJobName = "gridtui"
 
-func (oar) AllocCommand(nodes string, cores int, opt BatchOptions) string {
-	names, err := ExpandNodeSet(nodes)
+func (oar) AllocCommand(nodes string, cores int, opt sched.BatchOptions) string {
+	names, err := sched.ExpandNodeSet(nodes)
 	if err != nil {
 		names = strings.Split(nodes, ",")
 	}
@@ -51,17 +56,17 @@ func (oar) AllocCommand(nodes string, cores int, opt BatchOptions) string {
 	if opt.TimeLimit > 0 {
 		res += ",walltime=" + oarWalltime(opt.TimeLimit)
 	}
-	args := []string{"oarsub", "-n", oarJobName, "-l", shQuote(res), "-p", shQuote(prop)}
+	args := []string{"oarsub", "-n", oarJobName, "-l", sched.Quote(res), "-p", sched.Quote(prop)}
 	if opt.Partition != "" {
-		args = append(args, "-q", shQuote(opt.Partition))
+		args = append(args, "-q", sched.Quote(opt.Partition))
 	}
 	if opt.Account != "" {
-		args = append(args, "--project", shQuote(opt.Account))
+		args = append(args, "--project", sched.Quote(opt.Account))
 	}
 	for _, o := range opt.Options {
-		args = append(args, shQuote(o))
+		args = append(args, sched.Quote(o))
 	}
-	args = append(args, shQuote("sleep 2147483647"))
+	args = append(args, sched.Quote("sleep 2147483647"))
 	// oarstat -s prints "ID: State"; -f's assigned_hostnames are joined by
 	// '+'. The job is deleted when the console closes stdin (release also
 	// runs oardel, in case this script was killed).
@@ -74,9 +79,9 @@ while :; do
   case "$s" in Running) break ;; Error|Terminated|"") echo "OAR job $id is $s" >&2; exit 1 ;; esac
   sleep 1
 done
-echo ` + AllocLine + ` "$id" "$(oarstat -f -j "$id" | sed -n 's/^ *assigned_hostnames = //p' | tr + ,)"
+echo ` + sched.AllocLine + ` "$id" "$(oarstat -f -j "$id" | sed -n 's/^ *assigned_hostnames = //p' | tr + ,)"
 cat >/dev/null`
-	return "sh -c " + shQuote(script)
+	return "sh -c " + sched.Quote(script)
 }
 
 // oarWalltime writes d as OAR's walltime, hours:minutes:seconds.
@@ -105,9 +110,9 @@ var oarstatRE = regexp.MustCompile(`^(\d+)\s+([A-Za-z])\s`)
 // StatusOf parses `oarstat -f -j ID` (its state, queue and message lines),
 // "--", then oarstat's table of the unfinished jobs in submission order,
 // for the job's place among the waiting ones.
-func (oar) StatusOf(id string, out []byte) (Pending, error) {
+func (oar) StatusOf(id string, out []byte) (sched.Pending, error) {
 	mine, all, _ := strings.Cut(string(out), "\n--\n")
-	p := Pending{Job: id}
+	p := sched.Pending{Job: id}
 	for _, l := range strings.Split(mine, "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(l), " = ")
 		switch {
@@ -119,7 +124,7 @@ func (oar) StatusOf(id string, out []byte) (Pending, error) {
 		}
 	}
 	if p.State == "" {
-		return Pending{}, fmt.Errorf("oarstat says nothing about job %s", id)
+		return sched.Pending{}, fmt.Errorf("oarstat says nothing about job %s", id)
 	}
 	pos := 0
 	for _, l := range strings.Split(all, "\n") {
@@ -142,7 +147,7 @@ func (oar) StepCommand(id, node, cmd string) string {
 	if id != "" {
 		pre = "OAR_JOB_ID=" + id + " "
 	}
-	return pre + "oarsh " + shQuote(node) + " " + shQuote(cmd)
+	return pre + "oarsh " + sched.Quote(node) + " " + sched.Quote(cmd)
 }
 
 func (oar) CancelCommand(id string) string { return "oardel " + id }

@@ -1,4 +1,4 @@
-package deploy
+package slurm
 
 import (
 	"fmt"
@@ -6,42 +6,47 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/sched"
 )
 
-func init() { RegisterScheduler(LauncherSlurm, slurm{}) }
+// Name is Slurm's launcher name in sites.toml.
+const Name = "slurm"
+
+func init() { sched.RegisterScheduler(Name, slurm{}) }
 
 // slurm is the Slurm scheduler: salloc, squeue, srun, scancel.
 type slurm struct{}
 
 func (slurm) Name() string { return "Slurm" }
 
-func (slurm) AllocCommand(nodes string, cores int, opt BatchOptions) string {
-	args := []string{"salloc", "--job-name=gridtui", "--nodelist=" + shQuote(nodes), "--nodes=" + strconv.Itoa(nodeCount(nodes)),
+func (slurm) AllocCommand(nodes string, cores int, opt sched.BatchOptions) string {
+	args := []string{"salloc", "--job-name=gridtui", "--nodelist=" + sched.Quote(nodes), "--nodes=" + strconv.Itoa(nodeCount(nodes)),
 		"--ntasks-per-node=1"}
 	if cores > 0 {
 		args = append(args, "--cpus-per-task="+strconv.Itoa(cores))
 	}
 	if opt.Partition != "" {
-		args = append(args, "--partition="+shQuote(opt.Partition))
+		args = append(args, "--partition="+sched.Quote(opt.Partition))
 	}
 	if opt.Account != "" {
-		args = append(args, "--account="+shQuote(opt.Account))
+		args = append(args, "--account="+sched.Quote(opt.Account))
 	}
 	if opt.TimeLimit > 0 {
 		args = append(args, "--time="+strconv.Itoa(int((opt.TimeLimit+time.Minute-1)/time.Minute)))
 	}
 	for _, o := range opt.Options {
-		args = append(args, shQuote(o))
+		args = append(args, sched.Quote(o))
 	}
 	// The command salloc runs on the frontend once granted: say so, then
 	// hold the allocation until the console closes stdin.
-	hold := `echo ` + AllocLine + ` "$SLURM_JOB_ID" "$SLURM_JOB_NODELIST"; exec cat >/dev/null`
-	return strings.Join(args, " ") + " sh -c " + shQuote(hold)
+	hold := `echo ` + sched.AllocLine + ` "$SLURM_JOB_ID" "$SLURM_JOB_NODELIST"; exec cat >/dev/null`
+	return strings.Join(args, " ") + " sh -c " + sched.Quote(hold)
 }
 
 // nodeCount counts the names of a comma-separated list (node sets expanded).
 func nodeCount(nodes string) int {
-	n, err := ExpandNodeSet(nodes)
+	n, err := sched.ExpandNodeSet(nodes)
 	if err != nil {
 		return 1
 	}
@@ -64,13 +69,13 @@ func (slurm) StatusCommand(id string) string {
 // StatusOf parses "ID|STATE|REASON|PARTITION", "--", then the waiting jobs
 // in priority order, into the job's state and its place among the waiting
 // jobs of its partition.
-func (slurm) StatusOf(id string, out []byte) (Pending, error) {
+func (slurm) StatusOf(id string, out []byte) (sched.Pending, error) {
 	mine, queue, _ := strings.Cut(string(out), "--")
 	f := strings.Split(strings.TrimSpace(mine), "|")
 	if len(f) < 4 || f[0] != id {
-		return Pending{}, fmt.Errorf("squeue says nothing about job %s", id)
+		return sched.Pending{}, fmt.Errorf("squeue says nothing about job %s", id)
 	}
-	p := Pending{Job: id, State: f[1], Reason: f[2]}
+	p := sched.Pending{Job: id, State: f[1], Reason: f[2]}
 	pos := 0
 	for _, l := range strings.Split(strings.TrimSpace(queue), "\n") {
 		qid, part, _ := strings.Cut(strings.TrimSpace(l), "|")
@@ -88,8 +93,8 @@ func (slurm) StatusOf(id string, out []byte) (Pending, error) {
 func (slurm) StepCommand(id, node, cmd string) string {
 	// --overlap: workers share the allocation's resources with each other;
 	// --kill-on-bad-exit: a step whose worker dies ends at once.
-	return "srun --jobid=" + id + " --overlap --nodes=1 --ntasks=1 --nodelist=" + shQuote(node) +
-		" --kill-on-bad-exit=1 sh -c " + shQuote(cmd)
+	return "srun --jobid=" + id + " --overlap --nodes=1 --ntasks=1 --nodelist=" + sched.Quote(node) +
+		" --kill-on-bad-exit=1 sh -c " + sched.Quote(cmd)
 }
 
 func (slurm) CancelCommand(id string) string { return "scancel " + id }
@@ -103,22 +108,22 @@ func (slurm) Starter() string { return "srun" }
 // Inside reads SLURM_JOB_ID and SLURM_JOB_NODELIST (a node set,
 // "n[1-3,7]"), and the slots from SLURM_JOB_CPUS_PER_NODE ("2(x3),1": the
 // CPUs of each node in order, repeated runs compressed) when it is there.
-func (slurm) Inside(getenv func(string) string) (Allocation, bool, error) {
+func (slurm) Inside(getenv func(string) string) (sched.Allocation, bool, error) {
 	id, list := getenv("SLURM_JOB_ID"), getenv("SLURM_JOB_NODELIST")
 	if id == "" || list == "" {
-		return Allocation{}, false, nil
+		return sched.Allocation{}, false, nil
 	}
-	names, err := ExpandNodeSet(list)
+	names, err := sched.ExpandNodeSet(list)
 	if err != nil {
-		return Allocation{}, false, fmt.Errorf("$SLURM_JOB_NODELIST of job %s: %w", id, err)
+		return sched.Allocation{}, false, fmt.Errorf("$SLURM_JOB_NODELIST of job %s: %w", id, err)
 	}
-	a := Allocation{Job: id, Source: "$SLURM_JOB_NODELIST", Nodes: make([]AllocNode, len(names))}
+	a := sched.Allocation{Job: id, Source: "$SLURM_JOB_NODELIST", Nodes: make([]sched.AllocNode, len(names))}
 	cpus, err := slurmCPUs(getenv("SLURM_JOB_CPUS_PER_NODE"), len(names))
 	if err != nil {
-		return Allocation{}, false, fmt.Errorf("$SLURM_JOB_CPUS_PER_NODE of job %s: %w", id, err)
+		return sched.Allocation{}, false, fmt.Errorf("$SLURM_JOB_CPUS_PER_NODE of job %s: %w", id, err)
 	}
 	for i, n := range names {
-		a.Nodes[i] = AllocNode{Name: n}
+		a.Nodes[i] = sched.AllocNode{Name: n}
 		if cpus != nil {
 			a.Nodes[i].Slots = cpus[i]
 		}

@@ -1,9 +1,10 @@
-package deploy
+package inventory
 
 import (
 	"net/netip"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy/sched"
 	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -11,16 +12,12 @@ import (
 // Launcher says how a site's workers are started.
 type Launcher string
 
-// Launchers known to the inventory: SSH to every host, local processes,
-// or a batch scheduler registered by name (RegisterScheduler): the ones
-// here register themselves in their sched_*.go files.
+// The built-in launchers: SSH to every host, local processes. Any other
+// launcher is a batch scheduler registered by name (sched.RegisterScheduler):
+// each one registers itself in its package under deploy/sched.
 const (
 	LauncherSSH   Launcher = "ssh"
 	LauncherLocal Launcher = "local"
-	LauncherSlurm Launcher = "slurm"
-	LauncherOAR   Launcher = "oar"
-	LauncherSGE   Launcher = "sge" // Grid Engine (Son of, Altair, Open Cluster Scheduler)
-	LauncherPBS   Launcher = "pbs" // PBS Pro, OpenPBS, Torque
 )
 
 // Inventory is a parsed and validated sites.toml: every host of every cluster,
@@ -57,7 +54,7 @@ type Site struct {
 	Frontend string // optional jump host, "user@host:port" or "host"; where a batch scheduler is asked
 	Launcher Launcher
 	// Batch are the allocation options of a batch launcher ([site.batch]).
-	Batch    BatchOptions
+	Batch    sched.BatchOptions
 	Clusters []Cluster
 	// Gateways are the site's gateway hosts ([[site.gateway]]): the links
 	// of its workers to the nodes of another site that they cannot reach

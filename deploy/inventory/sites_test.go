@@ -1,4 +1,4 @@
-package deploy
+package inventory
 
 import (
 	"errors"
@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy/sched"
 	"github.com/gridtui/gridtui/internal/tomlfile"
 	"github.com/gridtui/gridtui/probe"
 )
 
 func readSites(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "sites", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sites", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestParseGoodFile(t *testing.T) {
 }
 
 func TestExampleSitesFile(t *testing.T) {
-	inv, err := Load(filepath.Join("..", "sites.toml"))
+	inv, err := Load(filepath.Join("..", "..", "sites.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,9 +179,9 @@ func TestExpandNodeSet(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := ExpandNodeSet(tt.in)
+			got, err := sched.ExpandNodeSet(tt.in)
 			if tt.err {
-				if err == nil || !errors.Is(err, ErrNodeSet) {
+				if err == nil || !errors.Is(err, sched.ErrNodeSet) {
 					t.Fatalf("ExpandNodeSet(%q) = %v, %v; want an ErrNodeSet", tt.in, got, err)
 				}
 				return
@@ -196,7 +197,7 @@ func TestExpandNodeSet(t *testing.T) {
 // valid inventory or a *ConfigError, never panic.
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"good_two_sites.toml", "bad_unknown_key.toml", "bad_wrong_type.toml", "bad_range.toml", "bad_local_address.toml"} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "sites", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sites", name))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -229,7 +230,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestLoadSkipsExampleInventory(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join("..", "sites.toml"))
+	example, err := os.ReadFile(filepath.Join("..", "..", "sites.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,8 +255,8 @@ func TestParseSlurmSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := inv.Sites[0]
-	want := BatchOptions{Partition: "compute", Account: "proj42", TimeLimit: 2 * time.Hour, Options: []string{"--qos=short", "--exclusive"}}
-	if s.Launcher != LauncherSlurm || s.Frontend != "login.hpc.example" || !reflect.DeepEqual(s.Batch, want) {
+	want := sched.BatchOptions{Partition: "compute", Account: "proj42", TimeLimit: 2 * time.Hour, Options: []string{"--qos=short", "--exclusive"}}
+	if s.Launcher != "slurm" || s.Frontend != "login.hpc.example" || !reflect.DeepEqual(s.Batch, want) {
 		t.Errorf("site = %+v, want launcher slurm, the frontend and %+v", s, want)
 	}
 	if n := len(inv.Hosts()); n != 4 {

@@ -1,9 +1,11 @@
-package deploy
+package oar
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/sched"
 )
 
 // oarstat's output (OAR 2.5, Debian bookworm) for a job waiting behind
@@ -46,8 +48,8 @@ func TestOARCommands(t *testing.T) {
 	if id := (oar{}).JobID("OAR_JOB_ID=1817"); id != "1817" {
 		t.Errorf("job id %q", id)
 	}
-	cmd := oar{}.AllocCommand("graphene-[1-2]", 4, BatchOptions{Partition: "production", TimeLimit: 90 * time.Minute, Properties: "gpu='YES'", Options: []string{"-t", "besteffort"}})
-	for _, want := range []string{"oarsub -n gridtui", "nodes=2/core=4,walltime=1:30:00", "(gpu=", "network_address IN (", "graphene-1", "-q ", "production", "besteffort", AllocLine, "oardel"} {
+	cmd := oar{}.AllocCommand("graphene-[1-2]", 4, sched.BatchOptions{Partition: "production", TimeLimit: 90 * time.Minute, Properties: "gpu='YES'", Options: []string{"-t", "besteffort"}})
+	for _, want := range []string{"oarsub -n gridtui", "nodes=2/core=4,walltime=1:30:00", "(gpu=", "network_address IN (", "graphene-1", "-q ", "production", "besteffort", sched.AllocLine, "oardel"} {
 		if !strings.Contains(cmd, want) {
 			t.Errorf("alloc command lacks %q:\n%s", want, cmd)
 		}

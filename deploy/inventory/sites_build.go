@@ -1,4 +1,4 @@
-package deploy
+package inventory
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy/sched"
 	"github.com/gridtui/gridtui/internal/tomlfile"
 	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
@@ -86,7 +87,7 @@ func (b *builder) defaults(fd fileDefaults) (Defaults, error) {
 		d.ConnectTimeout = t
 	}
 	if d.Workdir == "" {
-		d.Workdir = defaultWorkdir
+		d.Workdir = DefaultWorkdir
 	}
 	return d, nil
 }
@@ -96,10 +97,10 @@ func (b *builder) batch(path string, fs *fileSite, s *Site) error {
 	if fs.Batch == nil {
 		return nil
 	}
-	if allocatorFor(s.Launcher) == nil {
+	if sched.AllocatorFor(string(s.Launcher)) == nil {
 		return b.errAt(path+".batch", "[site.batch] is only for batch launchers that ask a frontend for allocations (launcher = \"slurm\" or \"oar\"), not %q", s.Launcher)
 	}
-	s.Batch = BatchOptions{Partition: fs.Batch.Partition, Account: fs.Batch.Account, Properties: fs.Batch.Properties, Options: fs.Batch.Options}
+	s.Batch = sched.BatchOptions{Partition: fs.Batch.Partition, Account: fs.Batch.Account, Properties: fs.Batch.Properties, Options: fs.Batch.Options}
 	if fs.Batch.Queue != "" {
 		if fs.Batch.Partition != "" {
 			return b.errAt(path+".batch.queue", "queue and partition name the same thing: give one")
@@ -124,9 +125,9 @@ func (b *builder) site(path string, fs *fileSite, d *Defaults) (Site, error) {
 	switch {
 	case s.Launcher == "":
 		s.Launcher = LauncherSSH
-	case s.Launcher == LauncherSSH || s.Launcher == LauncherLocal || SchedulerFor(s.Launcher) != nil:
+	case s.Launcher == LauncherSSH || s.Launcher == LauncherLocal || sched.SchedulerFor(string(s.Launcher)) != nil:
 	default:
-		return s, b.errAt(path+".launcher", "unknown launcher %q (want %s)", fs.Launcher, launcherNames())
+		return s, b.errAt(path+".launcher", "unknown launcher %q (want %s)", fs.Launcher, sched.Names())
 	}
 	if err := b.batch(path, fs, &s); err != nil {
 		return s, err
@@ -228,7 +229,7 @@ func (b *builder) sshNames(path string, fc *fileCluster) ([]string, error) {
 	}
 	var names []string
 	for _, p := range patterns {
-		n, err := ExpandNodeSet(p)
+		n, err := sched.ExpandNodeSet(p)
 		if err != nil {
 			return nil, b.errAt(path+".hosts", "%v", err)
 		}

@@ -1,4 +1,4 @@
-package deploy
+package inventory
 
 import (
 	_ "embed"
@@ -26,10 +26,11 @@ const EmbeddedSource = "embedded"
 var embeddedSites []byte
 
 // Built-in defaults, used when neither the inventory nor the ssh
-// configuration says.
+// configuration says: the SSH port and a host's work directory (relative
+// to the home directory).
 const (
-	defaultPort    = 22
-	defaultWorkdir = ".gridtui"
+	DefaultPort    = 22
+	DefaultWorkdir = ".gridtui"
 )
 
 // fileInventory is the TOML shape of sites.toml; Parse turns it into an

@@ -1,4 +1,4 @@
-package deploy
+package sched
 
 import (
 	"fmt"
@@ -69,8 +69,8 @@ const AllocLine = "gridtui-allocation"
 // Allocation is a batch allocation gridtui runs in, as its scheduler's
 // environment describes it.
 type Allocation struct {
-	Scheduler Launcher // the registered name ("oar")
-	Job       string   // the job id ("" when the environment names none)
+	Scheduler string // the registered name ("oar")
+	Job       string // the job id ("" when the environment names none)
 	// Source says what was read: "$SLURM_JOB_NODELIST",
 	// "$OAR_NODEFILE (/var/lib/oar/42)".
 	Source string
@@ -128,21 +128,21 @@ type BatchOptions struct {
 
 var schedulers = struct {
 	sync.RWMutex
-	byName map[Launcher]Scheduler
-	order  []Launcher // detection order: registration order
-}{byName: map[Launcher]Scheduler{}}
+	byName map[string]Scheduler
+	order  []string // detection order: registration order
+}{byName: map[string]Scheduler{}}
 
 // RegisterScheduler makes a scheduler available as launcher name in
 // sites.toml, and its allocations detected inside one. It panics if name is
 // registered twice or is a built-in launcher (ssh, local): both are
 // programmer errors, as in database/sql.Register.
-func RegisterScheduler(name Launcher, s Scheduler) {
+func RegisterScheduler(name string, s Scheduler) {
 	schedulers.Lock()
 	defer schedulers.Unlock()
 	if s == nil {
 		panic("deploy: RegisterScheduler of a nil scheduler")
 	}
-	if name == LauncherSSH || name == LauncherLocal || name == "" {
+	if name == "ssh" || name == "local" || name == "" {
 		panic("deploy: RegisterScheduler of a built-in launcher name")
 	}
 	if _, dup := schedulers.byName[name]; dup {
@@ -153,21 +153,21 @@ func RegisterScheduler(name Launcher, s Scheduler) {
 }
 
 // SchedulerFor returns the scheduler registered as launcher l, or nil.
-func SchedulerFor(l Launcher) Scheduler {
+func SchedulerFor(l string) Scheduler {
 	schedulers.RLock()
 	defer schedulers.RUnlock()
 	return schedulers.byName[l]
 }
 
-// allocatorFor returns the scheduler of launcher l when it can be asked for
+// AllocatorFor returns the scheduler of launcher l when it can be asked for
 // allocations, or nil.
-func allocatorFor(l Launcher) Allocator {
+func AllocatorFor(l string) Allocator {
 	a, _ := SchedulerFor(l).(Allocator)
 	return a
 }
 
 // Schedulers returns the registered launcher names, sorted.
-func Schedulers() []Launcher {
+func Schedulers() []string {
 	schedulers.RLock()
 	defer schedulers.RUnlock()
 	names := slices.Clone(schedulers.order)
@@ -175,10 +175,10 @@ func Schedulers() []Launcher {
 	return names
 }
 
-// launcherNames lists every launcher sites.toml accepts, for messages:
+// Names lists every launcher sites.toml accepts, for messages:
 // "ssh, local, oar or slurm".
-func launcherNames() string {
-	names := []string{string(LauncherSSH), string(LauncherLocal)}
+func Names() string {
+	names := []string{string("ssh"), string("local")}
 	for _, l := range Schedulers() {
 		names = append(names, string(l))
 	}
@@ -204,4 +204,10 @@ func DetectAllocation(getenv func(string) string) (a Allocation, ok bool, err er
 		}
 	}
 	return Allocation{}, false, nil
+}
+
+// Quote quotes s as one word of a POSIX shell command line, for the
+// commands a scheduler builds.
+func Quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 	"github.com/gridtui/gridtui/internal/jsonout"
 )
 
@@ -129,7 +130,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 			opt.ConfirmHostKey = func(host, fp string) bool { return confirmHostKey(progress, host, fp) }
 		}
 	}
-	pool, err := deploy.NewPool(inv, opt) // one connection per host for deploy and --start
+	pool, err := sshclient.NewPool(inv, opt.SSH()) // one connection per host for deploy and --start
 	if err != nil {
 		return err
 	}

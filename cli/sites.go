@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
@@ -39,7 +39,7 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 				return jsonout.Write(out, sitesJSON(inv))
 			}
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
-			ssh := deploy.NewSSHResolver("")
+			ssh := sshclient.NewSSHResolver("")
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			owners := hasOwners(inv)
 			head := "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES"
@@ -157,7 +157,7 @@ func coresText(n int) string {
 // addressText shows how a host is reached: its loopback addresses on a local
 // site, user@hostname:port and the jump hosts over SSH, as the ssh
 // configuration resolves them.
-func addressText(ctx context.Context, ssh deploy.SSHResolver, s inventory.Site, h inventory.Host) string {
+func addressText(ctx context.Context, ssh sshclient.SSHResolver, s inventory.Site, h inventory.Host) string {
 	if s.Launcher == inventory.LauncherLocal {
 		t := "eth " + h.EthernetAddr.String()
 		if h.FastAddr.IsValid() {
@@ -168,7 +168,7 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s inventory.Site, 
 	if sched.SchedulerFor(string(s.Launcher)) != nil {
 		return batchText(s, h)
 	}
-	route, err := deploy.Route(ctx, ssh, h)
+	route, err := sshclient.Route(ctx, ssh, h)
 	if err != nil {
 		route = "unresolved: " + err.Error()
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // deployBatch deploys a batch site's host h, once per site, where the
@@ -60,7 +61,7 @@ func (d *deployer) deployBatch(ctx context.Context, inv *inventory.Inventory, h 
 // the inventory's identity files apply to it, as to any jump host, and the
 // work directory is h's.
 func frontendHost(site inventory.Site, h inventory.Host) (inventory.Host, error) {
-	q, err := parseHop(site.Frontend)
+	q, err := sshclient.ParseHop(site.Frontend)
 	if err != nil {
 		return inventory.Host{}, fmt.Errorf("deploy: site %s: frontend %q: %w", site.Name, site.Frontend, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // A batch site's nodes run their workers from the work directory they share
@@ -19,7 +20,7 @@ import (
 // batchCleaner cleans each batch site once for a Clean call.
 type batchCleaner struct {
 	inv  *inventory.Inventory
-	pool *Pool
+	pool *sshclient.Pool
 
 	mu    sync.Mutex
 	sites map[string]*batchClean
@@ -62,7 +63,7 @@ func (bc *batchCleaner) cleanSite(ctx context.Context, site inventory.Site, h in
 		if err != nil {
 			return "", err
 		}
-		c, err := connectHost(ctx, bc.pool, fh)
+		c, err := sshclient.Connect(ctx, bc.pool, fh)
 		if err != nil {
 			return "", inContext("site "+site.Name+": frontend", err)
 		}

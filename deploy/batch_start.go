@@ -14,6 +14,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // Pending-status polling of a waiting allocation, and how long a release
@@ -32,7 +33,7 @@ const (
 // allocation of that site's hosts.
 type allocations struct {
 	inv   *inventory.Inventory
-	pool  *Pool
+	pool  *sshclient.Pool
 	ev    *emitter
 	hosts map[string][]inventory. // by site
 		Host
@@ -60,7 +61,7 @@ type allocation struct {
 	relOnce sync.Once
 }
 
-func newAllocations(inv *inventory.Inventory, pool *Pool, hosts []inventory.Host, ev *emitter) *allocations {
+func newAllocations(inv *inventory.Inventory, pool *sshclient.Pool, hosts []inventory.Host, ev *emitter) *allocations {
 	a := &allocations{inv: inv, pool: pool, ev: ev, hosts: map[string][]inventory.Host{}, sites: map[string]*allocation{}}
 	for _, h := range hosts {
 		if sched.SchedulerFor(string(launcherOf(inv, h))) != nil {
@@ -139,7 +140,7 @@ func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []invent
 	if err != nil {
 		return err
 	}
-	c, err := connectHost(ctx, as.pool, fh)
+	c, err := sshclient.Connect(ctx, as.pool, fh)
 	if err != nil {
 		return fmt.Errorf("deploy: site %s: frontend: %w", a.site.Name, err)
 	}

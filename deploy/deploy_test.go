@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // testCtx is a context with a generous deadline: tests never hang.
@@ -223,7 +224,7 @@ func TestWorkerOverSSHLifecycle(t *testing.T) {
 	opt := testOptions(writeKnownHosts(t, srv))
 	h := testHost(srv, key)
 	inv := sshInventory()
-	pool, err := NewPool(inv, opt)
+	pool, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestWorkerExitsWhenSessionCloses(t *testing.T) {
 	if _, err := Deploy(testCtx(t), inv, []inventory.Host{h}, opt); err != nil {
 		t.Fatalf("deploy: %v", err)
 	}
-	pool, err := NewPool(inv, opt)
+	pool, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // launcherOf returns the launcher of h's site (ssh when the site is unknown).
@@ -49,11 +50,11 @@ func fanOut(ctx context.Context, hosts []inventory.Host, width int, fn func(cont
 }
 
 // poolFor returns opt.Pool, or a new pool and a function that closes it.
-func poolFor(inv *inventory.Inventory, opt Options) (*Pool, func(), error) {
+func poolFor(inv *inventory.Inventory, opt Options) (*sshclient.Pool, func(), error) {
 	if opt.Pool != nil {
 		return opt.Pool, func() {}, nil
 	}
-	p, err := NewPool(inv, opt)
+	p, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,7 +143,7 @@ func Clean(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host
 
 func stopOrClean(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, opt Options, clean bool) (Summary, error) {
 	ev := &emitter{fn: opt.Events}
-	var pool *Pool
+	var pool *sshclient.Pool
 	if needsSSH(inv, hosts) {
 		p, done, err := poolFor(inv, opt)
 		if err != nil {
@@ -178,9 +179,9 @@ func stopOrClean(ctx context.Context, inv *inventory.Inventory, hosts []inventor
 	return s, s.Err()
 }
 
-func stopRemote(ctx context.Context, pool *Pool, h inventory.Host, clean bool, grace time.Duration, ev *emitter) (string, error) {
+func stopRemote(ctx context.Context, pool *sshclient.Pool, h inventory.Host, clean bool, grace time.Duration, ev *emitter) (string, error) {
 	ev.emit(h.Name, PhaseConnect, 0, "", nil)
-	c, err := connectHost(ctx, pool, h)
+	c, err := sshclient.Connect(ctx, pool, h)
 	if err != nil {
 		return "", err
 	}
@@ -188,7 +189,7 @@ func stopRemote(ctx context.Context, pool *Pool, h inventory.Host, clean bool, g
 	if err := checkWorkdir(h, wd); err != nil {
 		return "", err
 	}
-	out, err := c.run(ctx, stopScript(wd, clean, grace))
+	out, err := c.Run(ctx, stopScript(wd, clean, grace))
 	if err != nil {
 		return "", err
 	}
@@ -218,7 +219,7 @@ func localWorkdir(h inventory.Host) string {
 		}
 		return filepath.Join(state, "gridtui", "local", h.Name)
 	}
-	wd = expandHome(wd)
+	wd = sshclient.ExpandHome(wd)
 	if wd == "~" || !filepath.IsAbs(wd) {
 		if wd == "~" {
 			wd = ""

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // relayGrid is three hosts of one site with the test binary (which serves
@@ -130,7 +131,7 @@ func TestServeRelayPinsHostKeys(t *testing.T) {
 			if err != nil {
 				return
 			}
-			go agent.ServeAgent(&signerAgent{signers: []ssh.Signer{key.signer}}, c)
+			go agent.ServeAgent(sshclient.NewSignerAgent(key.signer), c)
 		}
 	}()
 	t.Setenv("SSH_AUTH_SOCK", sock)

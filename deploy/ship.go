@@ -96,7 +96,7 @@ func (d *deployer) shipHost(ctx context.Context, p *plan, r Result) Result {
 	var shipped, same []string
 	for _, b := range d.ship {
 		final := path.Join(p.wd, filepath.Base(b.path))
-		out, err := p.c.run(ctx, remoteSum(final))
+		out, err := p.c.Run(ctx, remoteSum(final))
 		if err != nil {
 			return d.fail(p.h, p.start, PhaseUpload, fmt.Errorf("deploy: ship %s to %s: %w", b.path, p.h.Name, err))
 		}

@@ -20,15 +20,16 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // resolvers are the ways a host is resolved from the configuration file:
 // ssh -G -F file (when ssh is installed) and the parser used without ssh.
 // Every option test runs under both.
-func resolvers(t *testing.T, file string) map[string]SSHResolver {
-	rs := map[string]SSHResolver{"files": SSHFiles{Files: []string{file}, Required: true}}
+func resolvers(t *testing.T, file string) map[string]sshclient.SSHResolver {
+	rs := map[string]sshclient.SSHResolver{"files": sshclient.SSHFiles{Files: []string{file}, Required: true}}
 	if path, err := exec.LookPath("ssh"); err == nil {
-		rs["ssh -G"] = SSHCommand{Path: path, ConfigFile: file}
+		rs["ssh -G"] = sshclient.SSHCommand{Path: path, ConfigFile: file}
 	} else {
 		t.Log("ssh is not installed: only the file parser is tested")
 	}
@@ -47,7 +48,7 @@ func writeSSHConfig(t *testing.T, format string, args ...any) string {
 
 // configOptions resolve through r and force no known_hosts file: the ssh
 // configuration says which to use.
-func configOptions(r SSHResolver) Options {
+func configOptions(r sshclient.SSHResolver) Options {
 	return Options{Resolver: r, Agent: "none", HelloTimeout: 30 * time.Second}
 }
 
@@ -57,7 +58,7 @@ func knownLine(addr string, key ssh.PublicKey) string {
 }
 
 // forEachResolver runs fn under every resolver of the configuration file.
-func forEachResolver(t *testing.T, file string, fn func(t *testing.T, r SSHResolver)) {
+func forEachResolver(t *testing.T, file string, fn func(t *testing.T, r sshclient.SSHResolver)) {
 	for name, r := range resolvers(t, file) {
 		t.Run(name, func(t *testing.T) { fn(t, r) })
 	}
@@ -70,7 +71,7 @@ func TestSSHConfigHostNameUserPort(t *testing.T) {
 	known := writeKnownHosts(t, srv)
 	file := writeSSHConfig(t, "Host front\n  HostName %s\n  Port %d\n  User fuser\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 		if err := connectOnce(t, inventory.Host{Name: "front", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect to the alias: %v", err)
 		}
@@ -93,13 +94,13 @@ func TestSSHConfigIdentityFiles(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
 	file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  IdentityFile %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, missing, other.file, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("the third identity file is the right one: %v", err)
 		}
 	})
 	only := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  UserKnownHostsFile %s\n", host, port, other.file, known)
-	forEachResolver(t, only, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, only, func(t *testing.T, r sshclient.SSHResolver) {
 		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
 			t.Fatal("connected with only a key the server refuses")
 		}
@@ -128,12 +129,12 @@ func TestSSHConfigCertificateFile(t *testing.T) {
 		host, port, key.file, known)
 	with := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  User tester\n  IdentityFile %s\n  CertificateFile %s\n  UserKnownHostsFile %s\n",
 		host, port, key.file, certFile, known)
-	forEachResolver(t, without, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, without, func(t *testing.T, r sshclient.SSHResolver) {
 		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
 			t.Fatal("the bare key was accepted by a server that wants certificates")
 		}
 	})
-	forEachResolver(t, with, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, with, func(t *testing.T, r sshclient.SSHResolver) {
 		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("with the certificate: %v", err)
 		}
@@ -181,7 +182,7 @@ func TestSSHConfigIdentitiesOnly(t *testing.T) {
 	for _, only := range []string{"no", "yes"} {
 		file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  IdentitiesOnly %s\n  UserKnownHostsFile %s\n",
 			host, port, other.file, only, known)
-		forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+		forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 			opt := configOptions(r)
 			opt.Agent = sock
 			err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, opt)
@@ -223,7 +224,7 @@ Host *
   IdentityFile %s
   UserKnownHostsFile %s
 `, ht, pt, h1, p1, h2, p2, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 		f1, f2 := j1.forwards.Load(), j2.forwards.Load()
 		if err := connectOnce(t, inventory.Host{Name: "node", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect through the chain: %v", err)
@@ -249,7 +250,7 @@ func TestSSHConfigProxyCommand(t *testing.T) {
 	file := writeSSHConfig(t, "Host viacmd\n  HostName %s\n  Port %d\n  ProxyCommand %s netcat %%h %%p\n  IdentityFile %s\n  UserKnownHostsFile %s\n"+
 		"Host broken\n  HostName %s\n  Port %d\n  ProxyCommand %s netcat 127.0.0.1 1\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, self, key.file, known, host, port, self, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 		if err := connectOnce(t, inventory.Host{Name: "viacmd", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect through the proxy command: %v", err)
 		}
@@ -273,12 +274,12 @@ func TestSSHConfigUserKnownHostsFile(t *testing.T) {
 		want error
 	}{
 		"right entry": {file: writeKnownHosts(t, srv)},
-		"wrong entry": {file: wrong, want: ErrHostKeyChanged},
+		"wrong entry": {file: wrong, want: sshclient.ErrHostKeyChanged},
 	} {
 		file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n",
 			host, port, key.file, tc.file)
 		t.Run(name, func(t *testing.T) {
-			forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+			forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 				err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r))
 				if !errors.Is(err, tc.want) || (tc.want != nil && !strings.Contains(err.Error(), tc.file)) {
 					t.Fatalf("err = %v, want %v naming %s", err, tc.want, tc.file)
@@ -299,18 +300,18 @@ func TestSSHConfigStrictHostKeyChecking(t *testing.T) {
 		asked   bool
 		records bool
 	}{
-		"yes refuses without asking": {mode: "yes", answer: ptr(true), want: ErrHostKeyUnknown},
+		"yes refuses without asking": {mode: "yes", answer: ptr(true), want: sshclient.ErrHostKeyUnknown},
 		"accept-new records":         {mode: "accept-new", records: true},
 		"ask asks":                   {mode: "ask", answer: ptr(true), asked: true, records: true},
-		"ask refused":                {mode: "ask", answer: ptr(false), asked: true, want: ErrHostKeyUnknown},
-		"ask with nobody to ask":     {mode: "ask", want: ErrHostKeyUnknown},
+		"ask refused":                {mode: "ask", answer: ptr(false), asked: true, want: sshclient.ErrHostKeyUnknown},
+		"ask with nobody to ask":     {mode: "ask", want: sshclient.ErrHostKeyUnknown},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			known := filepath.Join(t.TempDir(), "known_hosts")
 			file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking %s\n",
 				host, port, key.file, known, tc.mode)
-			forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+			forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 				os.Remove(known)
 				opt := configOptions(r)
 				var asked atomic.Bool
@@ -338,7 +339,7 @@ func TestSSHConfigConnectTimeout(t *testing.T) {
 	key := newTestKey(t, "")
 	file := writeSSHConfig(t, "Host silent\n  HostName %s\n  Port %d\n  IdentityFile %s\n  ConnectTimeout 1\n  UserKnownHostsFile %s\n",
 		host, port, key.file, filepath.Join(t.TempDir(), "known_hosts"))
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 		start := time.Now()
 		err := connectOnce(t, inventory.Host{Name: "silent", Site: "test"}, configOptions(r))
 		if err == nil || !strings.Contains(err.Error(), "no answer within 1s") || time.Since(start) > 8*time.Second {
@@ -360,21 +361,21 @@ func TestSSHConfigServerAliveInterval(t *testing.T) {
 			}
 			file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n  ServerAliveInterval 1\n  ServerAliveCountMax 2\n",
 				ph, pp, key.file, known)
-			p, err := NewPool(sshInventory(), configOptions(resolvers(t, file)[name]))
+			p, err := sshclient.NewPool(sshInventory(), configOptions(resolvers(t, file)[name]).SSH())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			c, err := connectHost(testCtx(t), p, inventory.Host{Name: "n", Site: "test"})
+			c, err := sshclient.Connect(testCtx(t), p, inventory.Host{Name: "n", Site: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if every, misses := p.keepAliveOf(c.ep); every != time.Second || misses != 2 {
+			if every, misses := p.KeepAlive(c); every != time.Second || misses != 2 {
 				t.Fatalf("keepalive every %v after %d misses, want 1s and 2", every, misses)
 			}
 			proxy.freeze()
 			done := make(chan struct{})
-			go func() { c.client.Wait(); close(done) }()
+			go func() { c.Client().Wait(); close(done) }()
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
@@ -407,13 +408,13 @@ Host front
 Host *
   User other
 `)
-	for _, q := range []SSHQuery{{Name: "n1.grid"}, {Name: "n2.grid", User: "me", Port: 22}, {Name: "front"}, {Name: "plain.host"}} {
+	for _, q := range []sshclient.SSHQuery{{Name: "n1.grid"}, {Name: "n2.grid", User: "me", Port: 22}, {Name: "front"}, {Name: "plain.host"}} {
 		t.Run(q.Name, func(t *testing.T) {
-			want, err := SSHCommand{Path: path, ConfigFile: file}.Resolve(context.Background(), q)
+			want, err := sshclient.SSHCommand{Path: path, ConfigFile: file}.Resolve(context.Background(), q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := SSHFiles{Files: []string{file}}.Resolve(context.Background(), q)
+			got, err := sshclient.SSHFiles{Files: []string{file}}.Resolve(context.Background(), q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -455,7 +456,7 @@ func TestResolverFollowsHOME(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".ssh", "config"), []byte("Host aliased\n  HostName 192.0.2.7\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hc, err := NewSSHResolver("").Resolve(context.Background(), SSHQuery{Name: "aliased"})
+	hc, err := sshclient.NewSSHResolver("").Resolve(context.Background(), sshclient.SSHQuery{Name: "aliased"})
 	if err != nil || hc.HostName != "192.0.2.7" {
 		t.Fatalf("resolved %+v, %v: want HostName from $HOME/.ssh/config", hc, err)
 	}
@@ -463,12 +464,13 @@ func TestResolverFollowsHOME(t *testing.T) {
 
 // countingResolver counts the resolutions of each name.
 type countingResolver struct {
-	SSHResolver
+	sshclient.SSHResolver
+
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (c *countingResolver) Resolve(ctx context.Context, q SSHQuery) (HostConfig, error) {
+func (c *countingResolver) Resolve(ctx context.Context, q sshclient.SSHQuery) (sshclient.HostConfig, error) {
 	c.mu.Lock()
 	c.n[q.Name]++
 	c.mu.Unlock()
@@ -483,7 +485,7 @@ func TestFrontendResolvedOncePerPool(t *testing.T) {
 	known := writeKnownHosts(t, append(targets, jump)...)
 	jh, jp := jump.host()
 	file := writeSSHConfig(t, "Host gw\n  HostName %s\n  Port %d\nHost *\n  IdentityFile %s\n  UserKnownHostsFile %s\n", jh, jp, key.file, known)
-	r := &countingResolver{SSHResolver: SSHFiles{Files: []string{file}}, n: map[string]int{}}
+	r := &countingResolver{SSHResolver: sshclient.SSHFiles{Files: []string{file}}, n: map[string]int{}}
 	opt := configOptions(r)
 	opt.Binary = smallBinary(t, 10<<10)
 	var hosts []inventory.Host

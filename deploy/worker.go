@@ -12,6 +12,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // Worker is a started `gridtui worker`: remote over SSH or a local process.
@@ -337,7 +338,7 @@ func (t *tailBuffer) String() string {
 // and the error names every failed host.
 func StartWorkers(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, boot func(inventory.Host) Boot, opt Options) ([]*Worker, error) {
 	ev := &emitter{fn: opt.Events}
-	var pool *Pool
+	var pool *sshclient.Pool
 	release := func() {}
 	if needsSSH(inv, hosts) {
 		p, done, err := poolFor(inv, opt)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 	"github.com/gridtui/gridtui/owner"
 )
 
@@ -108,7 +109,7 @@ func TestStopAndCleanRemote(t *testing.T) {
 	if _, err := Deploy(testCtx(t), inv, []inventory.Host{h}, opt); err != nil {
 		t.Fatalf("deploy: %v", err)
 	}
-	pool, err := NewPool(inv, opt)
+	pool, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // maxLogRead bounds what ReadWorkerLog brings back: the end of the file.
@@ -40,7 +41,7 @@ func ReadWorkerLog(ctx context.Context, inv *inventory.Inventory, h inventory.Ho
 		return nil, "", err
 	}
 	defer done()
-	c, err := connectHost(ctx, pool, h)
+	c, err := sshclient.Connect(ctx, pool, h)
 	if err != nil {
 		return nil, "", inContext(fmt.Sprintf("log of %s on %s", node, h.Name), err)
 	}
@@ -66,7 +67,7 @@ func readBatchLog(ctx context.Context, inv *inventory.Inventory, h inventory.Hos
 		return nil, "", err
 	}
 	defer done()
-	c, err := connectHost(ctx, pool, fh)
+	c, err := sshclient.Connect(ctx, pool, fh)
 	if err != nil {
 		return nil, "", inContext(fmt.Sprintf("log of %s on %s%s", node, h.Name, why), err)
 	}
@@ -75,10 +76,10 @@ func readBatchLog(ctx context.Context, inv *inventory.Inventory, h inventory.Hos
 
 // tailLog reads the end of node's log in h's work directory over c, a
 // connection to host (h's, or its frontend's).
-func tailLog(ctx context.Context, c *sshConn, h inventory.Host, node, host, why string) ([]byte, string, error) {
+func tailLog(ctx context.Context, c *sshclient.Conn, h inventory.Host, node, host, why string) ([]byte, string, error) {
 	wd := remoteWorkdir(h)
 	where := host + ":" + path.Join(wd, WorkerLogFile(node))
-	data, err := c.run(ctx, "cd "+shQuote(wd)+" && tail -c "+fmt.Sprint(maxLogRead)+" "+shQuote(WorkerLogFile(node)))
+	data, err := c.Run(ctx, "cd "+shQuote(wd)+" && tail -c "+fmt.Sprint(maxLogRead)+" "+shQuote(WorkerLogFile(node)))
 	if err != nil {
 		return nil, where, inContext(fmt.Sprintf("log of %s on %s%s", node, h.Name, why), err)
 	}

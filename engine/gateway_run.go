@@ -16,6 +16,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 	"github.com/gridtui/gridtui/engine/gateway"
 	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/probe"
@@ -40,8 +41,8 @@ type runGateway struct {
 	// the tunnels from this gateway's host, pool the console's SSH
 	// connections they use (shared by all the run's gateways).
 	tunneled map[string]string
-	tunnels  []*deploy.Tunnel
-	pool     *deploy.Pool
+	tunnels  []*sshclient.Tunnel
+	pool     *sshclient.Pool
 	// heard is when the console last read its counters (its heartbeat);
 	// stopped is set once it was stopped.
 	heard   time.Time
@@ -230,11 +231,11 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *inventory.In
 // turns out closed or unreachable from the dialer's host (pre-flight of the
 // gateway link, checkGatewayPort).
 func linkGateways(ctx context.Context, inv *inventory.Inventory, gws map[string]*runGateway, opt RunOptions) error {
-	var pool *deploy.Pool
-	getPool := func() (*deploy.Pool, error) {
+	var pool *sshclient.Pool
+	getPool := func() (*sshclient.Pool, error) {
 		if pool == nil {
 			var err error
-			if pool, err = deploy.NewPool(inv, opt.Deploy); err != nil {
+			if pool, err = sshclient.NewPool(inv, opt.Deploy.SSH()); err != nil {
 				return nil, err
 			}
 			for _, g := range gws {
@@ -279,7 +280,7 @@ const gatewayPortTimeout = 3 * time.Second
 // SSH connection to a's host. It returns "" when the port answers (or
 // cannot be checked: local hosts, which no SSH tunnel could serve either;
 // an sshd that forwards nothing), else why the link needs the SSH tunnel.
-func checkGatewayPort(ctx context.Context, inv *inventory.Inventory, pool func() (*deploy.Pool, error), a, b *runGateway) string {
+func checkGatewayPort(ctx context.Context, inv *inventory.Inventory, pool func() (*sshclient.Pool, error), a, b *runGateway) string {
 	for _, g := range []*runGateway{a, b} {
 		if s := inv.SiteOf(g.Host.Name); s == nil || s.Launcher == inventory.LauncherLocal {
 			return ""
@@ -293,7 +294,7 @@ func checkGatewayPort(ctx context.Context, inv *inventory.Inventory, pool func()
 	cctx, cancel := context.WithTimeout(ctx, gatewayPortTimeout)
 	defer cancel()
 	err = p.DialFrom(cctx, a.Host, addr)
-	if err == nil || errors.Is(err, deploy.ErrForwardingRefused) || ctx.Err() != nil {
+	if err == nil || errors.Is(err, sshclient.ErrForwardingRefused) || ctx.Err() != nil {
 		return ""
 	}
 	return fmt.Sprintf("gateway port %d on %s closed or unreachable from %s (%v)", b.Port, b.Def.Address, a.Host.Name,
@@ -312,7 +313,7 @@ func stopGateways(gws map[string]*runGateway, lost map[string]bool) {
 		}
 	}
 	wg.Wait()
-	var pool *deploy.Pool
+	var pool *sshclient.Pool
 	for _, g := range gws {
 		for _, t := range g.tunnels {
 			t.Close()

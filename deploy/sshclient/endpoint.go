@@ -1,4 +1,4 @@
-package deploy
+package sshclient
 
 import (
 	"context"
@@ -121,7 +121,7 @@ func resolveEndpoint(ctx context.Context, r SSHResolver, q SSHQuery, explicit []
 func jumpChain(ctx context.Context, r SSHResolver, name, pj string, explicit []string, depth int) ([]endpoint, error) {
 	var prev *endpoint
 	for _, hop := range strings.Split(pj, ",") {
-		q, err := parseHop(strings.TrimSpace(hop))
+		q, err := ParseHop(strings.TrimSpace(hop))
 		if err != nil {
 			return nil, fmt.Errorf("deploy: host %s: proxy jump %q: %w", name, pj, err)
 		}
@@ -140,9 +140,9 @@ func jumpChain(ctx context.Context, r SSHResolver, name, pj string, explicit []s
 	return append(append([]endpoint(nil), prev.via...), *prev), nil
 }
 
-// parseHop parses "[user@]host[:port]" (IPv6 hosts in brackets) into a query;
+// ParseHop parses "[user@]host[:port]" (IPv6 hosts in brackets) into a query;
 // "ssh://[user@]host[:port]" is accepted too, as by ssh.
-func parseHop(s string) (SSHQuery, error) {
+func ParseHop(s string) (SSHQuery, error) {
 	var q SSHQuery
 	s = strings.TrimPrefix(s, "ssh://")
 	if s == "" {

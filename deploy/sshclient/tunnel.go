@@ -1,4 +1,4 @@
-package deploy
+package sshclient
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type Tunnel struct {
 	From, To, Listen, Addr string
 
 	ln   net.Listener
-	to   *sshConn
+	to   *Conn
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	live map[io.Closer]struct{}
@@ -34,11 +34,11 @@ type Tunnel struct {
 // OpenTunnel opens a Tunnel from host from to addr as host to sees it,
 // over p's connections (dialled if needed).
 func (p *Pool) OpenTunnel(ctx context.Context, from, to inventory.Host, addr string) (*Tunnel, error) {
-	cf, err := connectHost(ctx, p, from)
+	cf, err := Connect(ctx, p, from)
 	if err != nil {
 		return nil, err
 	}
-	ct, err := connectHost(ctx, p, to)
+	ct, err := Connect(ctx, p, to)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ var ErrForwardingRefused = errors.New("deploy: TCP forwarding refused")
 // destination refused or could not be reached (the sshd's reason), ctx
 // ended first (a filtered port), or ErrForwardingRefused.
 func (p *Pool) DialFrom(ctx context.Context, from inventory.Host, addr string) error {
-	c, err := connectHost(ctx, p, from)
+	c, err := Connect(ctx, p, from)
 	if err != nil {
 		return err
 	}

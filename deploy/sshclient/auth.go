@@ -1,4 +1,4 @@
-package deploy
+package sshclient
 
 import (
 	"bytes"
@@ -100,14 +100,14 @@ func (k *keyring) signersFor(e endpoint) ([]ssh.Signer, []string, error) {
 	var files []ssh.Signer
 	var problems []string
 	for _, f := range e.explicit {
-		s, err := k.signer(e.name, expandHome(f))
+		s, err := k.signer(e.name, ExpandHome(f))
 		if err != nil {
 			return nil, nil, err
 		}
 		files = append(files, s)
 	}
 	for _, f := range e.identity {
-		s, err := k.signer(e.name, expandHome(f))
+		s, err := k.signer(e.name, ExpandHome(f))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				problems = append(problems, err.Error())
@@ -138,7 +138,7 @@ func (k *keyring) signersFor(e endpoint) ([]ssh.Signer, []string, error) {
 func onlyIdentities(agentKeys []ssh.Signer, files []string) []ssh.Signer {
 	want := map[string]bool{}
 	for _, f := range files {
-		data, err := os.ReadFile(expandHome(f) + ".pub")
+		data, err := os.ReadFile(ExpandHome(f) + ".pub")
 		if err != nil {
 			continue
 		}
@@ -162,7 +162,7 @@ func onlyIdentities(agentKeys []ssh.Signer, files []string) []ssh.Signer {
 func (k *keyring) certSigners(e endpoint, signers []ssh.Signer) ([]ssh.Signer, error) {
 	var out []ssh.Signer
 	try := func(file string, required bool) error {
-		data, err := os.ReadFile(expandHome(file))
+		data, err := os.ReadFile(ExpandHome(file))
 		if err != nil {
 			if !required && errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -261,8 +261,8 @@ func (k *keyring) load(host, file string) (ssh.Signer, error) {
 	return s, nil
 }
 
-// expandHome turns a leading "~/" into the user's home directory.
-func expandHome(p string) string {
+// ExpandHome turns a leading "~/" into the user's home directory.
+func ExpandHome(p string) string {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, rest)

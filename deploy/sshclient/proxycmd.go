@@ -1,4 +1,4 @@
-package deploy
+package sshclient
 
 import (
 	"context"
@@ -79,7 +79,7 @@ type proxyConn struct {
 	remote  string // the "host:port" the command reaches, for host key checks
 	stdin   io.WriteCloser
 	stdout  io.ReadCloser
-	stderr  *tailBuffer
+	stderr  *lastBytes
 	closeMu sync.Once
 }
 
@@ -87,7 +87,7 @@ type proxyConn struct {
 func startProxyCommand(ctx context.Context, line, remote string) (*proxyConn, error) {
 	cmd := exec.Command("sh", "-c", "exec "+line)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	pc := &proxyConn{cmd: cmd, line: line, remote: remote, stderr: newTail()}
+	pc := &proxyConn{cmd: cmd, line: line, remote: remote, stderr: &lastBytes{max: 4096}}
 	cmd.Stderr = pc.stderr
 	var err error
 	if pc.stdin, err = cmd.StdinPipe(); err != nil {
@@ -140,3 +140,29 @@ type proxyAddr string
 
 func (a proxyAddr) Network() string { return "proxycommand" }
 func (a proxyAddr) String() string  { return string(a) }
+
+// lastBytes keeps the last max bytes written: the end of what a proxy
+// command wrote on stderr, for the error that explains its failure.
+type lastBytes struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+// Write appends p, dropping the oldest bytes beyond max.
+func (l *lastBytes) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	if len(l.buf) > l.max {
+		l.buf = append(l.buf[:0], l.buf[len(l.buf)-l.max:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the bytes kept.
+func (l *lastBytes) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.buf)
+}

@@ -1,4 +1,4 @@
-package deploy
+package sshclient
 
 import (
 	"cmp"
@@ -15,9 +15,9 @@ import (
 	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
-// maxSessionsPerHost keeps us under sshd's default MaxSessions of 10 on one
+// MaxSessionsPerHost keeps us under sshd's default MaxSessions of 10 on one
 // connection, with room for a user's own multiplexed sessions.
-const maxSessionsPerHost = 8
+const MaxSessionsPerHost = 8
 
 // Defaults of the connection pool.
 const (
@@ -37,34 +37,99 @@ type Pool struct {
 	keepAlive time.Duration // forced by the options (0: per host)
 
 	mu     sync.Mutex
-	conns  map[string]*sshConn
+	conns  map[string]*Conn
 	closed bool
 }
 
-// sshConn is one pooled connection; ready is closed once client or err is set.
-type sshConn struct {
+// Conn is one pooled connection; ready is closed once client or err is set.
+type Conn struct {
 	ep     endpoint
 	ready  chan struct{}
 	client *ssh.Client
 	err    error
-	slots  *semaphore.Weighted // session slots, see maxSessionsPerHost
+	slots  *semaphore.Weighted // session slots, see MaxSessionsPerHost
 	// hostKey is the key the server presented and we verified: a relay
 	// (relay.go) gives it to the host that reaches this one for us.
 	hostKey ssh.PublicKey
 
 	agentOnce sync.Once // the relay's agent forwarding, set up once
-	agent     *signerAgent
+	agent     *SignerAgent
 	agentErr  error
+}
+
+// String names the connection's host in errors and events
+// ("user@host:port", the alias first).
+func (c *Conn) String() string { return c.ep.String() }
+
+// Client is the SSH client of the connection.
+func (c *Conn) Client() *ssh.Client { return c.client }
+
+// HostKey is the key the server presented and the pool verified (nil on a
+// connection made through a proxy command that did not record it).
+func (c *Conn) HostKey() ssh.PublicKey { return c.hostKey }
+
+// Addr is the "host:port" dialed, as recorded in known_hosts.
+func (c *Conn) Addr() string { return c.ep.addr() }
+
+// User is the login name on the host.
+func (c *Conn) User() string { return c.ep.user }
+
+// ProxyCommand is the ProxyCommand the host is reached through ("" if none).
+func (c *Conn) ProxyCommand() string { return c.ep.proxyCmd }
+
+// ConnectTimeout is how long connecting to c's host may take.
+func (p *Pool) ConnectTimeout(c *Conn) time.Duration { return p.connectTimeout(c.ep) }
+
+// KeepAlive is how often the pool checks that c's host still answers, and
+// after how many unanswered checks it gives the connection up.
+func (p *Pool) KeepAlive(c *Conn) (every time.Duration, misses int) { return p.keepAliveOf(c.ep) }
+
+// Signers are the keys the pool offers c's host.
+func (p *Pool) Signers(c *Conn) ([]ssh.Signer, error) {
+	ss, _, err := p.keys.signersFor(c.ep)
+	return ss, err
+}
+
+// Config says how a Pool reaches hosts. The zero value is usable.
+type Config struct {
+	// AcceptNew trusts and records unknown host keys (never changed ones).
+	AcceptNew bool
+	// ConfirmHostKey, if set, is asked about unknown host keys when
+	// AcceptNew is false (the console's prompt).
+	ConfirmHostKey HostKeyPrompt
+	// Challenge, if set, answers keyboard-interactive authentication (the
+	// one-time codes of HPC frontends), tried after the keys.
+	Challenge ChallengePrompt
+	// Passphrase is asked for the passphrase of encrypted identity files.
+	Passphrase PassphrasePrompt
+	// KnownHosts overrides the inventory's known_hosts file.
+	KnownHosts string
+	// SSHConfig is the ssh configuration file to resolve hosts with (ssh
+	// -F; "none" reads none). Empty: ~/.ssh/config and /etc/ssh/ssh_config.
+	SSHConfig string
+	// Resolver overrides how hosts are resolved (default: NewSSHResolver).
+	Resolver SSHResolver
+	// Agent is the ssh-agent socket: "" means $SSH_AUTH_SOCK, "none"
+	// disables.
+	Agent string
+	// ConnectTimeout bounds connecting and the SSH handshake per hop
+	// (default: the inventory's connect_timeout, else the host's
+	// ConnectTimeout in the ssh configuration, else 10 s).
+	ConnectTimeout time.Duration
+	// KeepAlive is the keepalive interval (default: the host's
+	// ServerAliveInterval in the ssh configuration, else 15 s; negative
+	// disables).
+	KeepAlive time.Duration
 }
 
 // NewPool builds a connection pool from the inventory's SSH defaults and opt.
 // What neither says comes from the ssh configuration of each host (ssh -G).
-func NewPool(inv *inventory.Inventory, opt Options) (*Pool, error) {
+func NewPool(inv *inventory.Inventory, opt Config) (*Pool, error) {
 	known := opt.KnownHosts
 	timeout := opt.ConnectTimeout
 	if inv != nil {
 		if known == "" {
-			known = expandHome(inv.Defaults.KnownHosts)
+			known = ExpandHome(inv.Defaults.KnownHosts)
 		}
 		if timeout == 0 {
 			timeout = inv.Defaults.ConnectTimeout
@@ -75,7 +140,7 @@ func NewPool(inv *inventory.Inventory, opt Options) (*Pool, error) {
 		r = NewSSHResolver(opt.SSHConfig)
 	}
 	return &Pool{trust: newTrust(known, opt.AcceptNew, opt.ConfirmHostKey), keys: newKeyring(opt.Agent, opt.Passphrase, opt.Challenge),
-		resolver: newCachedResolver(r), timeout: timeout, keepAlive: opt.KeepAlive, conns: map[string]*sshConn{}}, nil
+		resolver: newCachedResolver(r), timeout: timeout, keepAlive: opt.KeepAlive, conns: map[string]*Conn{}}, nil
 }
 
 // connectTimeout is the pool's forced timeout, else e's ConnectTimeout, else
@@ -101,7 +166,7 @@ var ErrPoolClosed = errors.New("deploy: connection pool closed")
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	conns := p.conns
-	p.conns = map[string]*sshConn{}
+	p.conns = map[string]*Conn{}
 	p.closed = true
 	p.mu.Unlock()
 	for _, c := range conns {
@@ -116,7 +181,7 @@ func (p *Pool) Close() error {
 
 // get returns the pooled connection to e, dialing it (and its jump hosts) if
 // needed. Concurrent callers for the same endpoint share one dial.
-func (p *Pool) get(ctx context.Context, e endpoint) (*sshConn, error) {
+func (p *Pool) get(ctx context.Context, e endpoint) (*Conn, error) {
 	k := e.key()
 	p.mu.Lock()
 	if p.closed {
@@ -125,7 +190,7 @@ func (p *Pool) get(ctx context.Context, e endpoint) (*sshConn, error) {
 	}
 	c, ok := p.conns[k]
 	if !ok {
-		c = &sshConn{ep: e, ready: make(chan struct{}), slots: semaphore.NewWeighted(maxSessionsPerHost)}
+		c = &Conn{ep: e, ready: make(chan struct{}), slots: semaphore.NewWeighted(MaxSessionsPerHost)}
 		p.conns[k] = c
 		go p.dial(ctx, c)
 	}
@@ -143,7 +208,7 @@ func (p *Pool) get(ctx context.Context, e endpoint) (*sshConn, error) {
 
 // dial connects c and publishes the result; a failed or later broken
 // connection leaves the pool so the next get dials again.
-func (p *Pool) dial(ctx context.Context, c *sshConn) {
+func (p *Pool) dial(ctx context.Context, c *Conn) {
 	c.client, c.hostKey, c.err = p.connect(ctx, c.ep)
 	if c.err != nil {
 		p.forget(c)
@@ -158,7 +223,7 @@ func (p *Pool) dial(ctx context.Context, c *sshConn) {
 	}()
 }
 
-func (p *Pool) forget(c *sshConn) {
+func (p *Pool) forget(c *Conn) {
 	p.mu.Lock()
 	if p.conns[c.ep.key()] == c {
 		delete(p.conns, c.ep.key())
@@ -275,7 +340,7 @@ func remember(cb ssh.HostKeyCallback, key *ssh.PublicKey) ssh.HostKeyCallback {
 
 // keepalive sends keepalive@openssh.com requests and closes the connection
 // after ServerAliveCountMax unanswered ones, so a dead host is noticed.
-func (p *Pool) keepalive(c *sshConn) {
+func (p *Pool) keepalive(c *Conn) {
 	every, maxMisses := p.keepAliveOf(c.ep)
 	if every < 0 {
 		return
@@ -313,4 +378,13 @@ func (p *Pool) keepalive(c *sshConn) {
 			return
 		}
 	}
+}
+
+// Connect resolves h and returns its pooled connection.
+func Connect(ctx context.Context, p *Pool, h inventory.Host) (*Conn, error) {
+	e, err := hostEndpoint(ctx, p.resolver, h)
+	if err != nil {
+		return nil, err
+	}
+	return p.get(ctx, e)
 }

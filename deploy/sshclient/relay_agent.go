@@ -1,25 +1,33 @@
-package deploy
+package sshclient
 
 import (
 	"bytes"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 )
 
-// signerAgent is a read-only ssh agent over a set of signers: what the
+// SignerAgent is a read-only ssh agent over a set of signers: what the
 // relay's forwarded agent offers. It cannot add, remove or lock keys.
-type signerAgent struct {
+type SignerAgent struct {
 	mu      sync.Mutex
 	signers []ssh.Signer
 }
 
+// NewSignerAgent returns a read-only agent offering signers.
+func NewSignerAgent(signers ...ssh.Signer) *SignerAgent {
+	a := &SignerAgent{}
+	a.add(signers)
+	return a
+}
+
 var errReadOnlyAgent = errors.New("deploy: the relay's agent is read-only")
 
-func (a *signerAgent) add(signers []ssh.Signer) {
+func (a *SignerAgent) add(signers []ssh.Signer) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range signers {
@@ -34,7 +42,7 @@ func (a *signerAgent) add(signers []ssh.Signer) {
 }
 
 // List returns the public keys of the signers.
-func (a *signerAgent) List() ([]*agent.Key, error) {
+func (a *SignerAgent) List() ([]*agent.Key, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []*agent.Key
@@ -46,13 +54,13 @@ func (a *signerAgent) List() ([]*agent.Key, error) {
 }
 
 // Sign signs data with the signer of key.
-func (a *signerAgent) Sign(key ssh.PublicKey, data []byte) (*ssh.Signature, error) {
+func (a *SignerAgent) Sign(key ssh.PublicKey, data []byte) (*ssh.Signature, error) {
 	return a.SignWithFlags(key, data, 0)
 }
 
 // SignWithFlags signs data with the signer of key, with the RSA SHA-2
 // algorithm the flags ask for.
-func (a *signerAgent) SignWithFlags(key ssh.PublicKey, data []byte, flags agent.SignatureFlags) (*ssh.Signature, error) {
+func (a *SignerAgent) SignWithFlags(key ssh.PublicKey, data []byte, flags agent.SignatureFlags) (*ssh.Signature, error) {
 	a.mu.Lock()
 	var s ssh.Signer
 	for _, o := range a.signers {
@@ -78,28 +86,45 @@ func (a *signerAgent) SignWithFlags(key ssh.PublicKey, data []byte, flags agent.
 }
 
 // Signers returns the signers.
-func (a *signerAgent) Signers() ([]ssh.Signer, error) {
+func (a *SignerAgent) Signers() ([]ssh.Signer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]ssh.Signer(nil), a.signers...), nil
 }
 
 // Add refuses: the agent is read-only.
-func (a *signerAgent) Add(agent.AddedKey) error { return errReadOnlyAgent }
+func (a *SignerAgent) Add(agent.AddedKey) error { return errReadOnlyAgent }
 
 // Remove refuses: the agent is read-only.
-func (a *signerAgent) Remove(ssh.PublicKey) error { return errReadOnlyAgent }
+func (a *SignerAgent) Remove(ssh.PublicKey) error { return errReadOnlyAgent }
 
 // RemoveAll refuses: the agent is read-only.
-func (a *signerAgent) RemoveAll() error { return errReadOnlyAgent }
+func (a *SignerAgent) RemoveAll() error { return errReadOnlyAgent }
 
 // Lock refuses: the agent is read-only.
-func (a *signerAgent) Lock([]byte) error { return errReadOnlyAgent }
+func (a *SignerAgent) Lock([]byte) error { return errReadOnlyAgent }
 
 // Unlock refuses: the agent is read-only.
-func (a *signerAgent) Unlock([]byte) error { return errReadOnlyAgent }
+func (a *SignerAgent) Unlock([]byte) error { return errReadOnlyAgent }
 
 // Extension is not supported.
-func (a *signerAgent) Extension(string, []byte) ([]byte, error) {
+func (a *SignerAgent) Extension(string, []byte) ([]byte, error) {
 	return nil, agent.ErrExtensionUnsupported
+}
+
+// ForwardAgent makes c answer the server's agent channels with a read-only
+// agent holding signers (added to those of earlier calls). Only sessions
+// that ask for agent forwarding (the relay's) give the server a way to use it.
+func (c *Conn) ForwardAgent(signers []ssh.Signer) error {
+	c.agentOnce.Do(func() {
+		c.agent = &SignerAgent{}
+		if err := agent.ForwardToAgent(c.client, c.agent); err != nil {
+			c.agentErr = fmt.Errorf("deploy: agent forwarding on %s: %w", c.ep, err)
+		}
+	})
+	if c.agentErr != nil {
+		return c.agentErr
+	}
+	c.agent.add(signers)
+	return nil
 }

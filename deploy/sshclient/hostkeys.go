@@ -1,4 +1,4 @@
-package deploy
+package sshclient
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func (t *trust) keys(e endpoint) (*hostKeys, error) {
 	}
 	user = append([]string(nil), user...)
 	for i := range user {
-		user[i] = expandHome(user[i])
+		user[i] = ExpandHome(user[i])
 	}
 	if user[0] == "" {
 		return nil, errors.New("deploy: no known_hosts file: set known_hosts in sites.toml or HOME")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 )
 
@@ -17,7 +17,7 @@ import (
 // --resume RUN, docs/FAILURES.md): its job is the recorded one; flags that
 // change it are refused, as is an unknown run, a finished one or one
 // still running (usage errors, exit 2).
-func resumeRun(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) error {
+func resumeRun(cmd *cobra.Command, f *runFlags, inv *inventory.Inventory) error {
 	set := cmd.Flags().Changed
 	if len(f.sw.sweeps) > 0 || len(f.sw.files) > 0 || set("max-parallel") || set("retries") || set("format") || set("max-instances") || f.sw.dryRun {
 		return usageErrorf("gridtui run: --resume %s continues a run, not a sweep: give no sweep flags", f.sw.resume)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/internal/checkpoint"
 )
 
@@ -98,7 +98,7 @@ func isDrain(s *submission) bool {
 // freeHost returns a host of the inventory that no worker of the run is
 // on, that is not in taken and is not the host leaving: where a drained
 // node's part goes when the job has no spare.
-func (rc *recoverer) freeHost(taken []deploy.Host, leaving string) (deploy.Host, error) {
+func (rc *recoverer) freeHost(taken []inventory.Host, leaving string) (inventory.Host, error) {
 	used := slices.Concat(hostsOf(*rc.workers), taken)
 	for _, h := range rc.inv.Hosts() {
 		if h.Name == leaving {
@@ -107,13 +107,13 @@ func (rc *recoverer) freeHost(taken []deploy.Host, leaving string) (deploy.Host,
 	}
 	free := spareHosts(rc.inv, used, 1)
 	if len(free) == 0 {
-		return deploy.Host{}, errors.New("no spare and no free host of the inventory to take the drained node's part")
+		return inventory.Host{}, errors.New("no spare and no free host of the inventory to take the drained node's part")
 	}
 	return free[0], nil
 }
 
 // drainedTo places a drained node's part on a new worker of a free host.
-func (rc *recoverer) drainedTo(restart []deploy.Host, leaving string) (deploy.Host, placement, error) {
+func (rc *recoverer) drainedTo(restart []inventory.Host, leaving string) (inventory.Host, placement, error) {
 	h, err := rc.freeHost(restart, leaving)
 	if err != nil {
 		return h, placement{}, err

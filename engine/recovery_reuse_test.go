@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -21,7 +22,7 @@ func TestRunRecoversReusedWorkers(t *testing.T) {
 	spec.Nodes = jobs.NodeSelection{Any: 4}
 	spec.Params["blocks"] = "4x1x1"
 	ws, id, secret := startWorkers(t, names...)
-	opt := RunOptions{Inventory: deploy.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true, StoreDir: t.TempDir()}
+	opt := RunOptions{Inventory: inventory.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true, StoreDir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	want, err := Run(ctx, spec, opt)

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/gridtui/gridtui/apps/poisson" // the recovered application
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -26,7 +27,7 @@ func TestConsoleRunRecovers(t *testing.T) {
 	var mu sync.Mutex
 	pids := map[string]int{}
 	inner := EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute, StopTimeout: 10 * time.Second})
-	run := func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+	run := func(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, dir string, cb RunCallbacks) (string, error) {
 		next := cb.Deploy
 		cb.Deploy = func(e deploy.Event) {
 			if e.Phase == deploy.PhaseReady && e.Hello != nil {
@@ -38,7 +39,7 @@ func TestConsoleRunRecovers(t *testing.T) {
 		}
 		return inner(ctx, spec, inv, dir, cb)
 	}
-	m := New(Config{Inventory: deploy.Embedded(), Run: run, StoreDir: t.TempDir(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: run, StoreDir: t.TempDir(), NoLoad: true})
 	spec := jobs.Spec{Name: "recover", App: "poisson", Params: map[string]string{"n": "24", "eps": "1e-7", "blocks": "4x1x1"},
 		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}}, Cores: 1,
 		MaxIter: 1 << 30, WallTime: 3 * time.Minute, Resilience: jobs.Resilience{CheckpointEvery: 25}}

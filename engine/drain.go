@@ -19,7 +19,9 @@ import (
 // part and restarts every part from the checkpoints (a synchronous run
 // from the newest iteration every rank has: bit for bit the undisturbed
 // run; before the first checkpoint, from the start). The drained node's
-// worker is stopped.
+// worker is stopped. A drained coordinator's group moves with it, as for
+// its loss: its members' parts go to spares or to new workers on their
+// own hosts (their workers end with their coordinator's).
 
 // drainCause starts the failure cause of a drained node.
 const drainCause = "drained on request"
@@ -96,12 +98,12 @@ func isDrain(s *submission) bool {
 }
 
 // freeHost returns a host of the inventory that no worker of the run is
-// on, that is not in taken and is not the host leaving: where a drained
-// node's part goes when the job has no spare.
-func (rc *recoverer) freeHost(taken []inventory.Host, leaving string) (inventory.Host, error) {
+// on, that is not in taken and holds no part of the attempt (ranks): where
+// a drained node's part goes when the job has no spare.
+func (rc *recoverer) freeHost(taken []inventory.Host, ranks []string) (inventory.Host, error) {
 	used := slices.Concat(hostsOf(*rc.workers), taken)
 	for _, h := range rc.inv.Hosts() {
-		if h.Name == leaving {
+		if slices.Contains(ranks, h.Name) {
 			used = append(used, h)
 		}
 	}
@@ -113,19 +115,10 @@ func (rc *recoverer) freeHost(taken []inventory.Host, leaving string) (inventory
 }
 
 // drainedTo places a drained node's part on a new worker of a free host.
-func (rc *recoverer) drainedTo(restart []inventory.Host, leaving string) (inventory.Host, placement, error) {
-	h, err := rc.freeHost(restart, leaving)
+func (rc *recoverer) drainedTo(restart []inventory.Host, ranks []string) (inventory.Host, placement, error) {
+	h, err := rc.freeHost(restart, ranks)
 	if err != nil {
 		return h, placement{}, err
 	}
 	return h, placement{h.Name, "new worker on a free host"}, nil
-}
-
-// keepDrained is gone without the members of a drained coordinator's
-// group: their workers are sound, only the drained node leaves.
-func keepDrained(s *submission, gone []string) []string {
-	if !isDrain(s) {
-		return gone
-	}
-	return slices.DeleteFunc(gone, func(n string) bool { return n != s.failed.Node })
 }

@@ -162,7 +162,7 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		return nil, "not recovered: " + err.Error()
 	}
 	lost := s.failed.Node
-	gone := keepDrained(s, lostWith(s, lost))
+	gone := lostWith(s, lost)
 	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
 		gone = nil // every worker is sound: the same nodes again
 	}
@@ -302,8 +302,8 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 			moved[name] = placement{spare, "spare"}
 			continue
 		}
-		if isDrain(s) {
-			h, to, err := rc.drainedTo(restart, name)
+		if isDrain(s) && name == s.failed.Node {
+			h, to, err := rc.drainedTo(restart, s.plan.Ranks)
 			if err != nil {
 				return nil, err
 			}

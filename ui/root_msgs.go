@@ -166,6 +166,8 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		var cmd tea.Cmd
 		m.feed, cmd = startRun(ctx, m.cfg.Run, msg.Spec, m.cfg.Inventory, m.cfg.StoreDir)
 		return cmd, true
+	case DrainRequestMsg, drainDoneMsg:
+		return m.updateDrain(msg)
 	case AbortRequestMsg:
 		m.confirm = &confirmation{question: "Abort the live run? Its workers will be stopped.", onYes: abortConfirmedMsg{}}
 		return nil, true

@@ -126,3 +126,67 @@ func TestWithRecoveries(t *testing.T) {
 		t.Errorf("rows %+v, want one row for b, its latest loss", got)
 	}
 }
+
+// TestConsoleDrain drains a node of a real console run from the Run view:
+// D on the selected node asks for it, the run moves the node's part to a
+// free host and ends ok, and the node table marks the move.
+func TestConsoleDrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	m := New(Config{Inventory: inventory.Embedded(), Run: EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute}), StoreDir: t.TempDir(), NoLoad: true})
+	spec := jobs.Spec{Name: "drain", App: "poisson", Params: map[string]string{"n": "32", "eps": "1e-9", "blocks": "4x1x1"},
+		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}}, Cores: 1,
+		MaxIter: 1 << 30, WallTime: 3 * time.Minute, Resilience: jobs.Resilience{CheckpointEvery: 25}}
+	m = send(m, StartRunMsg{Spec: spec})
+	m, _ = pumpRun(t, m, func(tick runTickMsg) bool {
+		if tick.done {
+			t.Fatalf("the run ended before the drain: %v", tick.err)
+		}
+		if tick.snap == nil || len(tick.snap.Nodes) == 0 {
+			return false
+		}
+		for _, n := range tick.snap.Nodes {
+			if n.Iteration < 60 {
+				return false
+			}
+		}
+		return true
+	})
+	// D on the first row (rank 0) asks to drain it.
+	m.run.list.cursor = 0
+	next, cmd := m.run.Update(keyPress("D"))
+	m.run = next
+	if cmd == nil {
+		t.Fatal("D on a node of the live run asks for nothing")
+	}
+	req, ok := cmd().(DrainRequestMsg)
+	if !ok || req.Node != "alpha-1" {
+		t.Fatalf("D sent %+v, want a drain of alpha-1", req)
+	}
+	nm, cmd := m.Update(req)
+	m = nm.(Model)
+	if cmd == nil {
+		t.Fatalf("no drain command; status %q", m.status)
+	}
+	m = send(m, cmd())
+	if !strings.Contains(m.status, "alpha-1 drained") {
+		t.Errorf("status %q, want alpha-1 drained", m.status)
+	}
+	m, end := pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	// alpha-1 coordinates the group: its members move with it (to new
+	// workers on their own hosts).
+	if end.err != nil || len(end.recoveries) == 0 || end.recoveries[0].Node != "alpha-1" || end.recoveries[0].To == "alpha-1" {
+		t.Fatalf("run error %v, recoveries %+v: want alpha-1's part moved elsewhere", end.err, end.recoveries)
+	}
+	note := ""
+	for _, r := range m.run.list.rows {
+		if r.Key == "alpha-1" {
+			note = r.Cells[6]
+		}
+	}
+	t.Logf("alpha-1: %s", note)
+	if !strings.Contains(note, "drained") || !strings.Contains(note, end.recoveries[0].To) {
+		t.Errorf("alpha-1's note %q, want the drain and where its part went", note)
+	}
+}

@@ -69,7 +69,7 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 	pid := w.Hello.PID
 	w.oomLine = func() string { return remoteOOMKill(c, pid) }
 	go func() {
-		io.Copy(w.stdout, stdout)
+		io.Copy(ownerEvents(w, ev), stdout)
 		err := s.Wait()
 		s.Close()
 		free()

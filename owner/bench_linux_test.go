@@ -76,12 +76,14 @@ func gridtuiPart(b *testing.B, cred *syscall.Credential, governed bool) (stop fu
 
 // BenchmarkOwnerShare measures the CPU the owner's own process gets in
 // ownerWindow alone, beside a gridtui part at nice 19 only, and beside one
-// governed by the owner policy (suspended when the owner's load shows),
-// alternating, and reports the medians' ratios to alone. Run with
+// governed by the owner policy (suspended when the owner's load shows) as
+// a process group (SIGSTOP) and as a worker's part held inside its own
+// process (owner.Gate), alternating, and reports the medians' ratios to
+// alone and the bound owner / (owner + governed part). Run with
 // -benchtime=5x: each iteration is one round of the three.
 func BenchmarkOwnerShare(b *testing.B) {
 	cred := ownerCred(b)
-	var alone, nice, governed, bound []float64
+	var alone, nice, governed, bound, gated, gatedBound []float64
 	for range b.N {
 		alone = append(alone, ownerCPU(b, cred))
 		stop, _ := gridtuiPart(b, cred, false)
@@ -95,6 +97,15 @@ func BenchmarkOwnerShare(b *testing.B) {
 		// What the governed part took while the owner ran bounds what it can
 		// have taken from the owner, whatever the rest of the machine does.
 		bound = append(bound, o/(o+took))
+		stop()
+		// A worker's part held inside its own process (owner.Gate), as
+		// every worker on a desktop is now.
+		stop, partCPU = gatedPart(b)
+		before = partCPU()
+		o = ownerCPU(b, cred)
+		took = partCPU() - before
+		gated = append(gated, o)
+		gatedBound = append(gatedBound, o/(o+took))
 		stop()
 	}
 	med := func(v []float64) float64 {
@@ -118,5 +129,9 @@ func BenchmarkOwnerShare(b *testing.B) {
 	b.ReportMetric(mean(nice)/mean(alone), "nice19/alone-mean")
 	b.ReportMetric(mean(governed)/mean(alone), "governed/alone-mean")
 	b.ReportMetric(med(bound), "governed-owner-share-bound")
-	b.Logf("owner CPU seconds in %v: alone %v, beside nice 19 %v, beside governed %v; owner/(owner+part) governed %v", ownerWindow, alone, nice, governed, bound)
+	b.ReportMetric(med(gated)/med(alone), "gated/alone-median")
+	b.ReportMetric(mean(gated)/mean(alone), "gated/alone-mean")
+	b.ReportMetric(med(gatedBound), "gated-owner-share-bound")
+	b.Logf("owner CPU seconds in %v: alone %v, beside nice 19 %v, beside governed %v, beside gated %v; owner/(owner+part) governed %v, gated %v",
+		ownerWindow, alone, nice, governed, gated, bound, gatedBound)
 }

@@ -118,11 +118,11 @@ func ownerLogin(t *testing.T) (pts string, type_ func(), logout func()) {
 func TestOwnerSession(t *testing.T) {
 	g, desk := ownedGrid(t)
 	node := desk.Ethernet.String()
-	r := startRun(t, g, 10*time.Minute, "--nodes", "4", "--scheme", "async", "--n", "48", "--eps", "1e-8", "--wall-time", "8m")
+	r := startRun(t, g, 10*time.Minute, "--nodes", "4", "--scheme", "async", "--n", "96", "--eps", "1e-8", "--wall-time", "8m")
 	w := &heldWatch{t: t, r: r, node: node, iter: map[string]int{}}
 	w.until("every node iterating", 3*time.Minute, func(s snapshot) bool {
 		for _, n := range s.Nodes {
-			if n.Iteration < 5 {
+			if n.Iteration < 50 {
 				return false
 			}
 		}

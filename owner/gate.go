@@ -28,9 +28,13 @@ type Gate struct {
 	Stop func(Decision) error
 }
 
+// Undecided is the reason a new gate is closed for: the policy has not
+// yet made its first decision.
+const Undecided = "the owner policy has not looked at the host yet"
+
 // NewGate returns a closed gate: nothing has been decided yet.
 func NewGate() *Gate {
-	return &Gate{open: make(chan struct{}), since: time.Now(), reason: "the owner policy has not looked at the host yet"}
+	return &Gate{open: make(chan struct{}), since: time.Now(), reason: Undecided}
 }
 
 // Apply carries out d: Wait and Suspend close the gate, Start and Continue

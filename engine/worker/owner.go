@@ -94,11 +94,15 @@ func (r *ownerRule) pass(ctx context.Context, job *jobState) {
 		return
 	}
 	last := time.Now()
+	decided := false
 	took := r.gate.Pass(ctx, holdTick, func(since time.Time, reason string) {
+		decided = decided || reason != owner.Undecided
 		job.hold(&solve.OwnerHold{Reason: reason, Stale: time.Since(last).Round(time.Second)})
 	})
 	if took > 0 {
 		job.hold(nil)
+	}
+	if took > 0 && decided { // not the first look at the host: the owner's doing
 		r.mu.Lock()
 		r.held += took
 		r.holds++

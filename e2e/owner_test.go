@@ -129,10 +129,17 @@ func held(s snapshot, node string) (string, bool) {
 // says "suspended by owner" with the age of its halos while the other
 // parts go on; when the owner leaves, the host is used again and the run
 // completes below ε, its report and log saying what the policy did.
-func TestOwnerAsyncSuspend(t *testing.T) {
+func TestOwnerAsyncSuspend(t *testing.T) { ownerLoadRun(t, "async") }
+
+// TestOwnerSyncWaits is the same with a synchronous run: while the part is
+// held, its neighbours wait for its halos (no drain to a spare yet), no
+// node is taken for lost, and the run completes once the owner leaves.
+func TestOwnerSyncWaits(t *testing.T) { ownerLoadRun(t, "sync") }
+
+func ownerLoadRun(t *testing.T, scheme string) {
 	g, desk := ownedGrid(t)
 	node := desk.Ethernet.String()
-	r := startRun(t, g, 10*time.Minute, "--nodes", "4", "--scheme", "async", "--n", "96", "--eps", "1e-8", "--wall-time", "8m")
+	r := startRun(t, g, 10*time.Minute, "--nodes", "4", "--scheme", scheme, "--n", "96", "--eps", "1e-8", "--wall-time", "8m")
 	w := &heldWatch{t: t, r: r, node: node, iter: map[string]int{}}
 	w.until("every node iterating", 3*time.Minute, func(s snapshot) bool {
 		for _, n := range s.Nodes {
@@ -158,25 +165,30 @@ func TestOwnerAsyncSuspend(t *testing.T) {
 		heldAt[n] = i
 	}
 	var stale float64
-	w.until("the other parts going on", time.Minute, func(s snapshot) bool {
-		others := 0
+	w.until("the held part's halos 3 s stale", time.Minute, func(s snapshot) bool {
 		for _, n := range s.Nodes {
-			if n.Node == node {
-				if n.Held != nil {
-					stale = n.Held.Stale
-				}
-				continue
-			}
-			if n.Iteration > heldAt[n.Node] {
-				others++
+			if n.Node == node && n.Held != nil {
+				stale = n.Held.Stale
 			}
 		}
-		return others > 0 && stale >= 2
+		return stale >= 3
 	})
 	if moved := w.iter[node] - heldAt[node]; moved > 1 {
 		t.Errorf("the held part did %d sweeps while suspended", moved)
 	}
-	t.Logf("held part's halos %gs stale while its neighbours went on (%v → %v)", stale, heldAt, w.iter)
+	others := 0
+	for n, i := range w.iter {
+		if n != node && i > heldAt[n]+2 {
+			others++
+		}
+	}
+	switch {
+	case scheme == "async" && others == 0:
+		t.Errorf("no other part went on while %s was held: %v → %v", node, heldAt, w.iter)
+	case scheme == "sync" && others > 0:
+		t.Errorf("%d parts of a synchronous run went on without the held part's halos: %v → %v", others, heldAt, w.iter)
+	}
+	t.Logf("held part's halos %gs stale; iterations %v → %v", stale, heldAt, w.iter)
 	stop()
 	w.until("the host used again", suspendBound, func(s snapshot) bool {
 		_, ok := held(s, node)

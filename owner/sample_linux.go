@@ -83,12 +83,8 @@ func (s *Sampler) Sample(ctx context.Context) (Observation, error) {
 // lists at now: the time since their tty's last input (its access time),
 // as `w` computes it; NoSession when there is none.
 func SessionIdle(ctx context.Context, now time.Time) time.Duration {
-	users, err := host.UsersWithContext(ctx)
-	if err != nil {
-		return NoSession
-	}
 	idle := NoSession
-	for _, u := range users {
+	for _, u := range sessions(ctx, now) {
 		if u.Terminal == "" {
 			continue
 		}
@@ -100,6 +96,38 @@ func SessionIdle(ctx context.Context, now time.Time) time.Duration {
 		idle = min(idle, max(0, now.Sub(at)))
 	}
 	return idle
+}
+
+// utmpPath is where the sessions are, on a system that keeps utmp.
+const utmpPath = "/var/run/utmp"
+
+// logindEvery is how often the session list is asked of systemd-logind
+// on a system without utmp: each time is a loginctl process, which would
+// take the owner's CPU if it ran at every sample. The terminals' idle
+// times are still read at every sample.
+const logindEvery = 30 * time.Second
+
+var logind struct {
+	sync.Mutex
+	at    time.Time
+	users []host.UserStat
+}
+
+// sessions lists the interactive sessions: from utmp when the system
+// keeps it, else from systemd-logind (gopsutil's fallback), at most every
+// logindEvery.
+func sessions(ctx context.Context, now time.Time) []host.UserStat {
+	if _, err := os.Stat(utmpPath); err == nil {
+		users, _ := host.UsersWithContext(ctx)
+		return users
+	}
+	logind.Lock()
+	defer logind.Unlock()
+	if logind.at.IsZero() || now.Sub(logind.at) >= logindEvery {
+		logind.users, _ = host.UsersWithContext(ctx)
+		logind.at = now
+	}
+	return logind.users
 }
 
 // groupsCPU sums the CPU seconds (user and system) of the processes of the

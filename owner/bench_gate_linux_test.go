@@ -18,7 +18,7 @@ const gatedPartEnv = "GRIDTUI_OWNER_GATED_PART"
 // gatedPartEnv set, it is a worker's part computing inside its own process
 // — two goroutines busy between passes of an owner.Gate every 100 ms, as
 // Solve reports — under SelfGovernor (nice 19, the owner's load sampled
-// every 250 ms), until its stdin closes.
+// at the interval gatedPartEnv says), until its stdin closes.
 func TestGatedPartProcess(t *testing.T) {
 	if os.Getenv(gatedPartEnv) == "" {
 		t.Skip("the gated part of BenchmarkOwnerShare")
@@ -32,7 +32,10 @@ func TestGatedPartProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Interval = 250 * time.Millisecond
+	g.Interval, err = time.ParseDuration(os.Getenv(gatedPartEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go g.Run(ctx)
 	for range 2 {
@@ -49,10 +52,11 @@ func TestGatedPartProcess(t *testing.T) {
 	cancel()
 }
 
-// gatedPart starts TestGatedPartProcess in a process group of its own.
-func gatedPart(b *testing.B) (stop func(), partCPU func() float64) {
+// gatedPart starts TestGatedPartProcess in a process group of its own,
+// sampling every every.
+func gatedPart(b *testing.B, every time.Duration) (stop func(), partCPU func() float64) {
 	c := exec.Command(os.Args[0], "-test.run=^TestGatedPartProcess$")
-	c.Env = append(os.Environ(), gatedPartEnv+"=1")
+	c.Env = append(os.Environ(), gatedPartEnv+"="+every.String())
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := c.StdinPipe()
 	if err != nil {

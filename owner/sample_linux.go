@@ -55,16 +55,19 @@ func (s *Sampler) Exclude(pgid int) {
 func (s *Sampler) Sample(ctx context.Context) (Observation, error) {
 	now := time.Now()
 	o := Observation{At: now, Idle: SessionIdle(ctx, now)}
-	times, err := cpu.TimesWithContext(ctx, false)
-	if err != nil || len(times) == 0 {
-		return o, fmt.Errorf("owner: cpu times: %v", err)
-	}
-	t := times[0]
-	busy := t.User + t.Nice + t.System + t.Irq + t.Softirq + t.Steal
 	s.mu.Lock()
-	ours := groupsCPU(s.groups)
+	var busy, ours float64
 	if len(s.Users) > 0 { // the owner's processes, counted directly
-		busy, ours = usersCPU(s.Users, s.groups), 0
+		busy = usersCPU(s.Users, s.groups)
+	} else { // every process but gridtui's: the host's busy time minus ours
+		times, err := cpu.TimesWithContext(ctx, false)
+		if err != nil || len(times) == 0 {
+			s.mu.Unlock()
+			return o, fmt.Errorf("owner: cpu times: %v", err)
+		}
+		t := times[0]
+		busy = t.User + t.Nice + t.System + t.Irq + t.Softirq + t.Steal
+		ours = groupsCPU(s.groups)
 	}
 	if !s.last.IsZero() {
 		if dt := o.At.Sub(s.last).Seconds(); dt > 0 {

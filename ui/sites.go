@@ -178,12 +178,8 @@ func siteNote(s deploy.Site, hosts int) string {
 
 func (v *SitesView) hostRow(s deploy.Site, h deploy.Host) listRow {
 	st := v.HostState(h.Name)
-	load := "–"
-	if st.Load >= 0 {
-		load = strconv.FormatFloat(st.Load, 'f', 2, 64)
-	}
 	r := listRow{Key: "host/" + h.Name, Level: 2, Leaf: true,
-		Cells: []string{h.Name, strconv.Itoa(h.Cores), string(s.Launcher), deployCell(st), st.Worker.String(), load}}
+		Cells: []string{h.Name, strconv.Itoa(h.Cores), string(s.Launcher), deployCell(st), st.Worker.String(), loadCell(st.Load)}}
 	switch {
 	case st.Phase == "failed" || st.Fingerprint != "":
 		r.Tone = toneErr
@@ -449,4 +445,21 @@ func wrap(s string, w int) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// loadCell writes a load average in the Load column's 5 cells: two
+// decimals below 10, one below 100, none above ("630", not "630.…": a
+// shared host's load runs into the hundreds), "–" when unknown.
+func loadCell(load float64) string {
+	switch {
+	case load < 0:
+		return "–"
+	case load < 9.995:
+		return strconv.FormatFloat(load, 'f', 2, 64)
+	case load < 99.95:
+		return strconv.FormatFloat(load, 'f', 1, 64)
+	case load < 99999.5:
+		return strconv.FormatFloat(load, 'f', 0, 64)
+	}
+	return "≫1e5"
 }

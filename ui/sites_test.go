@@ -171,3 +171,25 @@ func TestSitesLoadErrorKeepsExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// TestSitesLoadFitsItsColumn: a shared host's load in the hundreds is shown
+// whole ("630"), never cut ("630.…"), at either width.
+func TestSitesLoadFitsItsColumn(t *testing.T) {
+	for _, tc := range []struct {
+		load float64
+		want string
+	}{{-1, "–"}, {0.5, "0.50"}, {9.999, "10.0"}, {63.04, "63.0"}, {630.12, "630"}, {99999.4, "99999"}, {1e6, "≫1e5"}} {
+		if got := loadCell(tc.load); got != tc.want || widthOf(got) > 5 {
+			t.Errorf("loadCell(%g) = %q, want %q (5 cells at most)", tc.load, got, tc.want)
+		}
+	}
+	for _, w := range []int{80, 160} {
+		c := NewCommon(nil, w, 24, nil)
+		v := NewSitesView(c, deploy.Embedded(), nil)
+		v.SetHostState("alpha-1", HostState{Phase: "ready", Worker: WorkerUp, Load: 630.12})
+		view := ansiStrip(v.View())
+		if strings.Contains(view, "630.…") || !strings.Contains(view, " 630") {
+			t.Errorf("%d columns: the load 630.12 is not shown whole:\n%s", w, view)
+		}
+	}
+}

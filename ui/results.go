@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,6 +193,23 @@ func (v ResultsView) help() help.KeyMap { return v.keyMap() }
 // less the view's title and message lines.
 func (v ResultsView) pageHeight() int { return v.common.bodyHeight() - 2 }
 
+// untimed says why a problem's table has no row: none of its runs
+// finished (each outcome counted), and what a table counts.
+func (v ResultsView) untimed(in jobs.Instance) string {
+	outcomes := map[string]int{}
+	for _, r := range v.res.Records {
+		if in.Has(r.Job) {
+			outcomes[orDefault(r.Outcome, "unknown")]++
+		}
+	}
+	var parts []string
+	for _, o := range slices.Sorted(maps.Keys(outcomes)) {
+		parts = append(parts, fmt.Sprintf("%d %s", outcomes[o], o))
+	}
+	return fmt.Sprintf("No finished run of this problem to time (%s): the tables count the runs that ended ok; run it to the end once.",
+		strings.Join(parts, ", "))
+}
+
 // page is what the view shows instead of the runs: the selected run's
 // details (wrapped) or a table (cut, so that its columns stay aligned).
 func (v ResultsView) page() pager {
@@ -208,6 +226,9 @@ func (v ResultsView) page() pager {
 		}
 		t, _ := v.table(kind)
 		lines := strings.Split(strings.TrimRight(t.Text(), "\n"), "\n")
+		if len(t.Rows) == 0 {
+			lines = append(lines, "", wrap(v.untimed(t.Instance), v.common.Width))
+		}
 		if kind == jobs.GainTable {
 			lines = append(lines, gainChart(t, v.common.Width, v.pageHeight()-2-len(lines))...)
 		}

@@ -77,6 +77,13 @@ func TestResultsView(t *testing.T) {
 	}{
 		{name: "runs", res: sampleResults()},
 		{name: "table_III", res: sampleResults(), setup: func(v *ResultsView) { v.press("t") }},
+		// A problem whose every run was aborted has no row: the table
+		// says why instead of showing "cores" alone.
+		{name: "table_III_aborted_only", res: func() *jobs.Results {
+			r := record(8, jobs.Asynchronous, 4, 0.4, false)
+			r.Job.N, r.Outcome, r.Reason = 96, "aborted", "aborted by the user"
+			return &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{r}}
+		}(), setup: func(v *ResultsView) { v.press("t") }},
 		{name: "table_IV", res: sampleResults(), setup: func(v *ResultsView) { v.press("t", "t") }},
 		{name: "table_IV_two_inventories", res: twoInventories(), setup: func(v *ResultsView) { v.press("t", "t") }},
 		{name: "detail_inventory", res: twoInventories(), setup: func(v *ResultsView) { v.press("enter") }},

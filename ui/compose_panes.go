@@ -376,19 +376,29 @@ func formFirst(cur, h int) int { return scrollFirst(cur, max(1, h-1)) }
 func (v ComposeView) pickLines(w, h int) []string {
 	s := v.common.Styles
 	rows := v.pickRows()
+	// A host is ticked when the job takes it: one picked but past "Take N
+	// nodes" reads "[·]" (picked, not taken), so that Take N = 1 shows one
+	// box ticked, not every picked one.
+	taken := map[string]bool{}
+	for _, h := range v.chosen() {
+		taken[h.Name] = true
+	}
 	lines := make([]string, len(rows))
 	for i, r := range rows {
 		var line string
 		if r.host != "" {
-			box := "[ ]"
-			if v.picked[r.host] {
+			box, note := "[ ]", ""
+			switch {
+			case taken[r.host]:
 				box = "[x]"
+			case v.picked[r.host]:
+				box, note = "[·]", " not taken"
 			}
-			line = "    " + box + " " + r.host + s.Dim.Render(" "+strconv.Itoa(r.cores)+"c")
+			line = "    " + box + " " + r.host + s.Dim.Render(" "+strconv.Itoa(r.cores)+"c"+note)
 		} else {
 			n, all := 0, v.clusterHosts(r.cluster)
 			for _, hname := range all {
-				if v.picked[hname] {
+				if taken[hname] {
 					n++
 				}
 			}

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +71,9 @@ type ComposeView struct {
 	inv    *deploy.Inventory
 	htable *probe.Htable
 	fields []field
+	// wd is the console's working directory: a relative file parameter
+	// (sparse's matrix) is joined to it, as gridtui run joins it to its own.
+	wd string
 	// clean is the job as its file last read (fingerprint at load, save
 	// or start): what ctrl+o would lose is the difference.
 	clean string
@@ -150,6 +154,7 @@ type (
 // name so that the user sees which.
 func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
 	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
+	v.wd, _ = os.Getwd() // "" leaves a relative path to be refused, naming it
 	d := jobs.DefaultSpec()
 	take := d.Nodes.Any
 	d.Nodes.Any = 0

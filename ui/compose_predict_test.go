@@ -334,3 +334,27 @@ func TestOutlookCloseCall(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeRelativeMatrix: a relative matrix path is taken from the
+// console's working directory, as its help and gridtui run say, not refused.
+func TestComposeRelativeMatrix(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "diag.mtx"), []byte(diagMatrix(10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	c := testCommon(160, 48)
+	v := composeWith(c, deploy.Embedded())
+	v.cursor[paneForm] = v.row(fApp)
+	for v.field(fApp).Value != "sparse" {
+		v.press("enter")
+	}
+	v.param("matrix").Value = "diag.mtx"
+	v.validate()
+	if p := v.Problems(); len(p) != 0 {
+		t.Fatalf("a relative matrix path is refused: %q", p)
+	}
+	if got := v.Spec().Params["matrix"]; got != filepath.Join(dir, "diag.mtx") {
+		t.Errorf("the job's matrix = %q, want it joined to the working directory", got)
+	}
+}

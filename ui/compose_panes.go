@@ -297,7 +297,7 @@ func (v ComposeView) View() string {
 	hierY := len(right)
 	right = append(right, v.hierLines(rw, max(0, topH-len(right)))...)
 	predY := len(right)
-	right = append(right, pred[:min(len(pred), mainH-predY)]...)
+	right = append(right, foldPredict(s, pred, mainH-predY, v.pane == panePredict)...)
 	v.drawn.record(v, lw, rw, nodesH-1, hierY, predY-hierY, predY, mainH-predY)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
@@ -312,6 +312,30 @@ func (v ComposeView) View() string {
 	}
 	out = append(out, v.validationLines(c.Width, probH)...)
 	return placeBody(c, strings.Join(out, "\n"))
+}
+
+// foldPredict fits the Predict panel's lines into room; a panel cut at the
+// screen's foot says so on its last line (how many lines are hidden, and
+// that focusing the panel gives it the room, or, focused, that a taller
+// terminal does), so that the outlook is never below the fold without a
+// word.
+func foldPredict(s *Styles, pred []string, room int, focused bool) []string {
+	if room <= 0 {
+		return nil
+	}
+	if len(pred) <= room {
+		return pred
+	}
+	if room < 2 {
+		return pred[:room]
+	}
+	hidden := len(pred) - room + 1
+	out := slices.Clone(pred[:room-1])
+	hint := fmt.Sprintf("  ↓ %d more: focus Predict (→)", hidden)
+	if focused {
+		hint = fmt.Sprintf("  ↓ %d more: needs a taller terminal", hidden)
+	}
+	return append(out, s.Dim.Render(hint))
 }
 
 func (v ComposeView) paneTitle(p int, title, note string) []string {

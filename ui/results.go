@@ -42,13 +42,18 @@ type ResultsView struct {
 	// reloading is set by R until the store is read again, which then
 	// says so (a reload that changed nothing looked like no reload).
 	reloading bool
+	// reading is set while the store is read; stamp is its file as last
+	// read: the watch reads it again when it changes (results_watch.go).
+	reading bool
+	stamp   storeStamp
 }
 
 // Messages of the Results view.
 type (
 	resultsLoadedMsg struct {
-		res *jobs.Results
-		err error
+		res   *jobs.Results
+		err   error
+		stamp storeStamp // the file's, taken before it was read
 	}
 	exportDoneMsg struct {
 		path string
@@ -80,8 +85,9 @@ func (v ResultsView) load() tea.Cmd {
 		if err != nil {
 			return resultsLoadedMsg{err: err}
 		}
+		stamp := stampOf(setting)
 		res, err := jobs.Load(dir)
-		return resultsLoadedMsg{res: res, err: err}
+		return resultsLoadedMsg{res: res, err: err, stamp: stamp}
 	}
 }
 
@@ -251,10 +257,13 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 	switch msg := msg.(type) {
 	case resultsLoadedMsg:
 		v.SetResults(msg.res, msg.err)
+		v.stamp, v.reading = msg.stamp, false
 		if v.reloading && msg.err == nil && msg.res != nil {
 			v.message = "read again: " + count(len(msg.res.Records), "run", "runs")
 		}
 		v.reloading = false
+	case storeStatMsg:
+		return v.storeStat(msg)
 	case exportDoneMsg:
 		v.message = "exported " + msg.path
 		if msg.err != nil {
@@ -292,7 +301,7 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 		v.mode = map[int]int{modeRuns: modeTimes, modeTimes: modeGains, modeGains: modeRuns, modeDetail: modeTimes}[v.mode]
 		v.scroll, v.shift = 0, 0
 	case key.Matches(msg, k.Reload):
-		v.reloading = true
+		v.reloading, v.reading = true, true
 		return v, v.load()
 	case key.Matches(msg, k.CSV), key.Matches(msg, k.Markdown):
 		kind := jobs.TimeTable

@@ -146,7 +146,7 @@ func (m Model) Init() tea.Cmd {
 	if !m.cfg.NoLoad {
 		cmds = append(cmds, loadTick())
 	}
-	cmds = append(cmds, m.results.load())
+	cmds = append(cmds, m.results.load(), m.results.watch())
 	return tea.Batch(cmds...)
 }
 
@@ -292,7 +292,7 @@ func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.results, cmd = m.results.Update(msg)
 		m.compose.SetResults(m.results.res) // the Predict panel rests on the runs
 		return m, tea.Batch(cmd, m.compose.schedulePrediction())
-	case exportDoneMsg:
+	case exportDoneMsg, storeStatMsg:
 		m.results, cmd = m.results.Update(msg)
 		return m, cmd
 	case predictTickMsg, predictedMsg:

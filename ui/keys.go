@@ -99,37 +99,6 @@ func (k KeyMap) globalHelp() []key.Binding {
 	return []key.Binding{k.Tabs, k.NextTab, k.PrevTab, k.Help, k.Quit}
 }
 
-// listKeyMap is the list widget's part of a view's key map: its filter,
-// sort and detail keys, enabled for the state the list is in.
-type listKeyMap struct {
-	Filter, Sort, Reverse, ClearFilter, Details key.Binding
-}
-
-// keyMap returns the list's bindings: reverse only once sorted (it does
-// nothing in the tree's own order), esc only with a filter kept, details
-// only with a row to describe.
-func (l *list) keyMap(k KeyMap) listKeyMap {
-	_, sel := l.selected()
-	return listKeyMap{
-		Filter:      k.Filter,
-		Sort:        k.Sort,
-		Reverse:     enabled(k.Reverse, l.sortCol >= 0),
-		ClearFilter: enabled(k.ClearFilter, l.filter != ""),
-		Details:     enabled(k.Details, sel),
-	}
-}
-
-// only returns the bindings enabled only if on (a list not shown takes no
-// keys).
-func (lk listKeyMap) only(on bool) listKeyMap {
-	if !on {
-		for _, b := range []*key.Binding{&lk.Filter, &lk.Sort, &lk.Reverse, &lk.ClearFilter, &lk.Details} {
-			b.SetEnabled(false)
-		}
-	}
-	return lk
-}
-
 // navOnly returns the moves, enabled only if on.
 func (k KeyMap) navOnly(on bool) []key.Binding {
 	nav := k.navKeys()
@@ -137,9 +106,4 @@ func (k KeyMap) navOnly(on bool) []key.Binding {
 		nav[i].SetEnabled(on)
 	}
 	return nav
-}
-
-// column is the list keys as a column of the full help.
-func (lk listKeyMap) column() []key.Binding {
-	return []key.Binding{lk.Details, lk.Filter, lk.Sort, lk.Reverse, lk.ClearFilter}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/widget/list"
 	"net/netip"
 	"strings"
 
@@ -36,8 +37,8 @@ type NetworkView struct {
 	table  *probe.Htable
 	err    error
 	pairs  []PairRoute
-	nodes  list
-	routes list
+	nodes  list.Model
+	routes list.Model
 	focus  int // 0: nodes, 1: pairs
 	// detail describes a node or a pair, whole (enter on its row).
 	page pager
@@ -47,13 +48,13 @@ type NetworkView struct {
 func NewNetworkView(c *Common) NetworkView {
 	return NetworkView{
 		common: c,
-		nodes: newList([]column{
+		nodes: newList(c, []column{
 			{Title: "Node", Width: 12},
 			{Title: "Cluster", Width: 8},
 			{Title: "Ethernet", Width: 0},
 			{Title: "Fast network", Width: 0},
 		}),
-		routes: newList([]column{
+		routes: newList(c, []column{
 			{Title: "Pair", Width: 21},
 			{Title: "Network", Width: 12},
 			{Title: "Reason", Width: 0},
@@ -80,7 +81,7 @@ func (v *NetworkView) SetHtable(h *probe.Htable, err error) {
 				Cells: []string{r.Node, r.Cluster, addrList(r.Ethernet), fastCell}})
 		}
 	}
-	v.nodes.setRows(rows)
+	v.nodes.SetRows(rows)
 }
 
 // Htable returns the table shown, nil if none.
@@ -134,7 +135,7 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 		}
 		rows[i] = r
 	}
-	v.routes.setRows(rows)
+	v.routes.SetRows(rows)
 }
 
 // netLabel marks fast networks (◆) apart from Ethernet (·) so they stand
@@ -202,7 +203,7 @@ func (v *NetworkView) summary() string {
 // networkKeyMap is the Network view's key map (help.KeyMap).
 type networkKeyMap struct {
 	Pane, Probe key.Binding
-	list        listKeyMap
+	list        list.Bindings
 	nav         []key.Binding
 }
 
@@ -213,7 +214,7 @@ func (v NetworkView) keyMap() networkKeyMap {
 	return networkKeyMap{
 		Pane:  enabled(bind("←/→", "nodes/pairs", "left", "right"), shown && (len(v.pairs) > 0 || v.focus == 1)),
 		Probe: bind("p", "probe again", "p"),
-		list:  v.focused().keyMap(k).only(shown),
+		list:  v.focused().Bindings().Only(shown),
 		nav:   k.navOnly(shown),
 	}
 }
@@ -230,7 +231,7 @@ func (k networkKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k networkKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Pane, k.Probe}, k.list.column(), k.nav}
+	return [][]key.Binding{{k.Pane, k.Probe}, k.list.Column(), k.nav}
 }
 
 // help returns the key map the help shows: the detail view's when open.
@@ -242,7 +243,7 @@ func (v NetworkView) help() help.KeyMap {
 }
 
 // focused is the list in focus.
-func (v *NetworkView) focused() *list {
+func (v *NetworkView) focused() *list.Model {
 	if v.focus == 1 {
 		return &v.routes
 	}
@@ -253,9 +254,9 @@ func (v *NetworkView) focused() *list {
 func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.open {
 		switch {
-		case v.nodes.click(c.X, c.Y):
+		case v.nodes.Click(c.X, c.Y):
 			v.focus = 0
-		case len(v.pairs) > 0 && v.routes.click(c.X, c.Y):
+		case len(v.pairs) > 0 && v.routes.Click(c.X, c.Y):
 			v.focus = 1
 		}
 		return v, nil
@@ -268,13 +269,13 @@ func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
 		_, cmd := v.page.update(km, v.common.Keys, v.common.Width, v.common.bodyHeight())
 		return v, cmd
 	}
-	if v.shown() && v.focused().update(km, v.common.Keys, v.common.bodyHeight()/2) {
+	if v.shown() && v.focused().Update(km, v.common.bodyHeight()/2) {
 		return v, nil
 	}
 	k := v.keyMap()
 	switch {
 	case key.Matches(km, k.list.Details):
-		r, _ := v.focused().selected()
+		r, _ := v.focused().Selected()
 		if v.focus == 1 {
 			v.page = newPager(v.describePair(r.Key))
 		} else {
@@ -289,7 +290,7 @@ func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
 }
 
 // capturing reports whether a list is taking text (the filter).
-func (v NetworkView) capturing() bool { return v.nodes.filtering || v.routes.filtering }
+func (v NetworkView) capturing() bool { return v.nodes.Filtering() || v.routes.Filtering() }
 
 // View renders the Htable above the job's pairs.
 func (v NetworkView) View() string {
@@ -315,11 +316,11 @@ func (v NetworkView) View() string {
 	}
 	out := []string{
 		fitLine(v.focusTitle(0, "Htable")+s.Dim.Render(fmt.Sprintf(" — %d nodes · locality rule %s", len(v.table.Rows()), loc)), c.Width),
-		v.nodes.render(s, 0, 1, c.Width, nodesH),
+		v.nodes.Render(0, 1, c.Width, nodesH),
 		fitLine(v.focusTitle(1, v.summary()), c.Width),
 	}
 	if len(v.pairs) > 0 {
-		out = append(out, v.routes.render(s, 0, nodesH+2, c.Width, h-nodesH-2))
+		out = append(out, v.routes.Render(0, nodesH+2, c.Width, h-nodesH-2))
 	}
 	return placeBody(c, strings.Join(out, "\n"))
 }

@@ -36,12 +36,12 @@ func gatewayModel(t *testing.T) Model {
 // routeRow returns the Network view's row of pair a ↔ b.
 func routeRow(t *testing.T, v NetworkView, a, b string) []string {
 	t.Helper()
-	for _, r := range v.routes.rows {
+	for _, r := range v.routes.Rows() {
 		if r.Key == a+"↔"+b {
 			return r.Cells
 		}
 	}
-	t.Fatalf("no row for %s ↔ %s in %+v", a, b, v.routes.rows)
+	t.Fatalf("no row for %s ↔ %s in %+v", a, b, v.routes.Rows())
 	return nil
 }
 

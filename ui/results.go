@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/ui/widget/list"
 	"maps"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ type ResultsView struct {
 	err    error
 	loaded bool
 	mode   int
-	list   list
+	list   list.Model
 	// scroll is the first line shown of a run's details or a table.
 	scroll  int
 	shift   int // and how far it is scrolled sideways
@@ -64,7 +65,7 @@ type (
 // NewResultsView returns the Results view of the store at setting ("" =
 // the default data directory), empty until the store is read.
 func NewResultsView(c *Common, setting string) ResultsView {
-	return ResultsView{common: c, store: setting, list: newList([]column{
+	return ResultsView{common: c, store: setting, list: newList(c, []column{
 		{Title: "When (UTC)", Width: 11},
 		{Title: "Name", Width: 0},
 		{Title: "Scheme", Width: 6},
@@ -116,12 +117,12 @@ func (v *ResultsView) SetResults(res *jobs.Results, err error) {
 			rows = append(rows, row)
 		}
 	}
-	v.list.setRows(rows)
+	v.list.SetRows(rows)
 }
 
 // selectedRecord returns the run under the cursor.
 func (v *ResultsView) selectedRecord() (jobs.RunRecord, bool) {
-	r, ok := v.list.selected()
+	r, ok := v.list.Selected()
 	if !ok || v.res == nil {
 		return jobs.RunRecord{}, false
 	}
@@ -146,7 +147,7 @@ func (v *ResultsView) table(kind jobs.TableKind) (jobs.Table, bool) {
 // list's keys, or the page's (a run's details, a table) in front of it.
 type resultsKeyMap struct {
 	Tables, CSV, Markdown, Reload key.Binding
-	list                          listKeyMap
+	list                          list.Bindings
 	page                          pagerKeyMap
 	nav                           []key.Binding
 	paged                         bool
@@ -165,7 +166,7 @@ func (v ResultsView) keyMap() resultsKeyMap {
 	}
 	if v.mode == modeRuns {
 		shown := v.shown()
-		rk.list = v.list.keyMap(k).only(shown)
+		rk.list = v.list.Bindings().Only(shown)
 		rk.nav = k.navOnly(shown)
 		rk.Reload = enabled(rk.Reload, v.loaded)
 		rk.list.Details.SetHelp("enter", "open run")
@@ -190,7 +191,7 @@ func (k resultsKeyMap) FullHelp() [][]key.Binding {
 	if k.paged {
 		return append([][]key.Binding{own}, k.page.FullHelp()...)
 	}
-	return [][]key.Binding{own, k.list.column(), k.nav}
+	return [][]key.Binding{own, k.list.Column(), k.nav}
 }
 
 func (v ResultsView) help() help.KeyMap { return v.keyMap() }
@@ -245,7 +246,7 @@ func (v ResultsView) page() pager {
 	return p
 }
 
-func (v ResultsView) capturing() bool { return v.list.filtering }
+func (v ResultsView) capturing() bool { return v.list.Filtering() }
 
 // shown reports whether the runs are on screen (a store read, with runs).
 func (v ResultsView) shown() bool {
@@ -271,7 +272,7 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 		}
 	case tea.MouseClickMsg:
 		if v.mode == modeRuns {
-			v.list.click(msg.X, msg.Y)
+			v.list.Click(msg.X, msg.Y)
 		}
 	case tea.KeyPressMsg:
 		return v.key(msg)
@@ -280,7 +281,7 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 }
 
 func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
-	if v.mode == modeRuns && v.shown() && v.list.update(msg, v.common.Keys, v.common.bodyHeight()-2) {
+	if v.mode == modeRuns && v.shown() && v.list.Update(msg, v.common.bodyHeight()-2) {
 		return v, nil
 	}
 	k := v.keyMap()
@@ -364,7 +365,7 @@ func (v ResultsView) View() string {
 	}
 	var body []string
 	if v.mode == modeRuns {
-		body = strings.Split(v.list.render(s, 0, 1, c.Width, h-2), "\n")
+		body = strings.Split(v.list.Render(0, 1, c.Width, h-2), "\n")
 	} else {
 		p := v.page()
 		body = p.render(s, c.Width, h-2)

@@ -267,13 +267,13 @@ func (m Model) click(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
 func (m Model) capturing() bool {
 	switch m.tab {
 	case TabSites:
-		return m.sites.list.filtering
+		return m.sites.list.Filtering()
 	case TabNetwork:
 		return m.network.capturing()
 	case TabCompose:
 		return m.compose.capturing()
 	case TabRun:
-		return m.run.list.filtering
+		return m.run.list.Filtering()
 	case TabResults:
 		return m.results.capturing()
 	}

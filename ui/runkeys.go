@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/gridtui/gridtui/ui/widget/list"
 	"strconv"
 	"time"
 
@@ -33,7 +34,7 @@ func (v *RunView) AppendLog(evs ...engine.LogEvent) {
 // fillEvents rebuilds the expanded log's rows. A cursor on the newest
 // event follows the events that arrive; one moved up stays where it is.
 func (v *RunView) fillEvents() {
-	atEnd := v.events.cursor >= len(v.events.visible)-1
+	atEnd := v.events.Cursor() >= v.events.Len()-1
 	rows := make([]listRow, len(v.logs))
 	first := v.logSeq - len(v.logs)
 	start := v.snap.At.Add(-v.snap.Elapsed)
@@ -45,10 +46,9 @@ func (v *RunView) fillEvents() {
 		rows[i] = listRow{Key: strconv.Itoa(first + i), Leaf: true,
 			Cells: []string{clock(at.Truncate(100 * time.Millisecond)), orDefault(e.Node, "run"), e.Text}}
 	}
-	v.events.setRows(rows)
+	v.events.SetRows(rows)
 	if atEnd {
-		v.events.cursor = len(v.events.visible) - 1
-		v.events.clampCursor()
+		v.events.SetCursor(v.events.Len() - 1)
 	}
 }
 
@@ -76,7 +76,7 @@ func (v *RunView) logLines(w, h int) []string {
 // keys of the list in front (the nodes, or the expanded event log).
 type runKeyMap struct {
 	Abort, Report, Events, Close key.Binding
-	list                         listKeyMap
+	list                         list.Bindings
 	nav                          []key.Binding
 }
 
@@ -95,8 +95,8 @@ func (v RunView) keyMap() runKeyMap {
 		Abort:  enabled(bind("A", "abort run", "A"), v.running),
 		Report: enabled(bind("o", "full report", "o"), v.report != ""),
 		Events: enabled(events, v.started),
-		Close:  enabled(k.Close, v.showEvents && l.filter == ""),
-		list:   l.keyMap(k).only(v.started),
+		Close:  enabled(k.Close, v.showEvents && l.Filter() == ""),
+		list:   l.Bindings().Only(v.started),
 		nav:    k.navOnly(v.started),
 	}
 }
@@ -108,7 +108,7 @@ func (k runKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k runKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Abort, k.Report, k.Events, k.Close}, k.list.column(), k.nav}
+	return [][]key.Binding{{k.Abort, k.Report, k.Events, k.Close}, k.list.Column(), k.nav}
 }
 
 // pageKeys are the Run view's keys while a page is open: the pager's, and
@@ -144,9 +144,9 @@ func (v RunView) help() help.KeyMap {
 func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.open {
 		if v.showEvents {
-			v.events.click(c.X, c.Y)
+			v.events.Click(c.X, c.Y)
 		} else {
-			v.list.click(c.X, c.Y)
+			v.list.Click(c.X, c.Y)
 		}
 		return v, nil
 	}
@@ -163,7 +163,7 @@ func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
 		if v.showEvents {
 			l, height = &v.events, v.pageHeight()-1
 		}
-		if v.started && l.update(km, v.common.Keys, height) {
+		if v.started && l.Update(km, height) {
 			return v, nil
 		}
 	}
@@ -186,17 +186,17 @@ func (v RunView) ownKey(km tea.KeyPressMsg) (RunView, tea.Cmd) {
 		v.page.open = false
 		v.showEvents = !v.showEvents
 		if v.showEvents {
-			v.events.cursor = len(v.logs) // the newest, followed
+			v.events.SetCursor(len(v.logs)) // the newest, followed
 			v.fillEvents()
 		}
 	case key.Matches(km, k.Close):
 		v.showEvents = false
 	case !v.page.open && key.Matches(km, k.list.Details):
 		if v.showEvents {
-			r, _ := v.events.selected()
+			r, _ := v.events.Selected()
 			v.page, v.pageKind = newPager("Event", r.Cells[0]+" "+r.Cells[1]+"\n\n"+r.Cells[2]), pageEvent
 		} else {
-			r, _ := v.list.selected()
+			r, _ := v.list.Selected()
 			title, text := v.describeNode(r.Key)
 			v.page, v.pageKind = newPager(title, text), pageNode
 		}

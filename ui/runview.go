@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/widget/list"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ type RunView struct {
 	history  []sample
 	nodeHist map[string][]float64
 	logs     []engine.LogEvent
-	list     list
+	list     list.Model
 	outcome  string // key lines of the report once the run has ended
 	report   string // the engine's full report
 	// page is shown instead of the live panels: the full report (o), a
@@ -41,7 +42,7 @@ type RunView struct {
 	pageKind int
 	// events is the event log expanded to the whole view (e), scrollable
 	// and filterable; its rows are rebuilt only while it is shown.
-	events     list
+	events     list.Model
 	showEvents bool
 	// logSeq numbers the events appended so far (the events' row keys).
 	logSeq int
@@ -68,7 +69,7 @@ func NewRunView(c *Common) RunView {
 	return RunView{
 		common:   c,
 		nodeHist: map[string][]float64{},
-		list: newList([]column{
+		list: newList(c, []column{
 			{Title: "Node", Width: 12},
 			{Title: "St", Width: 3},
 			{Title: "Rank", Width: 4, Right: true},
@@ -77,7 +78,7 @@ func NewRunView(c *Common) RunView {
 			{Title: "σ trend", Width: sparkLen},
 			{Title: "Note", Width: 0},
 		}),
-		events: newList([]column{
+		events: newList(c, []column{
 			{Title: "Time", Width: 7},
 			{Title: "Node", Width: 10},
 			{Title: "Event", Width: 0},
@@ -130,7 +131,7 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 		v.nodeHist[n.Node] = h
 		rows[j] = nodeRow(n, h)
 	}
-	v.list.setRows(rows)
+	v.list.SetRows(rows)
 }
 
 // ApplyReport takes the nodes' final states from the report of the run
@@ -176,7 +177,7 @@ func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
 	for j, i := range rankOrder(cur) {
 		rows[j] = nodeRow(&cur[i], v.nodeHist[cur[i].Node])
 	}
-	v.list.setRows(rows)
+	v.list.SetRows(rows)
 }
 
 // ApplyGateways takes the gateway links' counters of the report of the run
@@ -273,7 +274,7 @@ func (v RunView) View() string {
 	case v.page.open:
 		out = append(out, v.page.render(s, c.Width, h-2)...)
 	case v.showEvents:
-		out = append(out, strings.Split(v.events.render(s, 0, 2, c.Width, h-2), "\n")...)
+		out = append(out, strings.Split(v.events.Render(0, 2, c.Width, h-2), "\n")...)
 	}
 	if v.page.open || v.showEvents {
 		for i := range out {
@@ -325,7 +326,7 @@ func (v *RunView) narrowBody(top, h int) []string {
 	out = append(out, v.traffic(w, trafficH)...)
 	out = append(out, gws...)
 	if listH >= 3 {
-		out = append(out, strings.Split(v.list.render(v.common.Styles, 0, top+len(out), w, listH), "\n")...)
+		out = append(out, strings.Split(v.list.Render(0, top+len(out), w, listH), "\n")...)
 	} else {
 		chartH += listH
 	}
@@ -341,7 +342,7 @@ func (v *RunView) wideBody(top, h int) []string {
 	rw := w - lw - 1
 	gridH := min(v.gridLines(lw), h/3)
 	left := v.grid(lw, gridH)
-	left = append(left, strings.Split(v.list.render(v.common.Styles, 0, top+gridH, lw, h-gridH), "\n")...)
+	left = append(left, strings.Split(v.list.Render(0, top+gridH, lw, h-gridH), "\n")...)
 	chartH := max(3, h/3)
 	right := []string{v.common.Styles.Title.Render("Global σ (log scale)")}
 	right = append(right, residualChart(v.history, rw, chartH)...)
@@ -427,7 +428,7 @@ func (v *RunView) grid(w, h int) []string {
 	nodes := v.snap.Nodes
 	per := max(1, (w-1)/2)
 	first := 0
-	if sel, ok := v.list.selected(); ok {
+	if sel, ok := v.list.Selected(); ok {
 		if r, err := strconv.Atoi(sel.Cells[2]); err == nil {
 			first = max(0, r/per-h+1)
 		}

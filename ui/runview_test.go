@@ -297,7 +297,7 @@ func TestAbortedNodes(t *testing.T) {
 		if grid := ansiStrip(strings.Join(v.grid(80, 1), "")); grid != " ⊘ ⊘ ⊘ ⊘ " {
 			t.Errorf("by user %v: grid %q, want four aborted nodes", byUser, grid)
 		}
-		for _, r := range v.list.rows {
+		for _, r := range v.list.Rows() {
 			if r.Cells[1] != "⊘ " || r.Tone != toneWarn {
 				t.Errorf("by user %v: row %s state cell %q tone %d, want aborted", byUser, r.Key, r.Cells[1], r.Tone)
 			}
@@ -314,8 +314,8 @@ func TestAbortedNodes(t *testing.T) {
 	v.Start(jobs.Spec{Name: "early", Scheme: jobs.Synchronous})
 	v.ApplyReport(stoppedReport(snaps[0]), 0)
 	v.Finish("", abortLike{run: "early", ctxErr: context.DeadlineExceeded})
-	if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" || len(v.list.rows) != 4 {
-		t.Errorf("counts %q with %d rows, want the report's 4 aborted nodes", got, len(v.list.rows))
+	if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" || len(v.list.Rows()) != 4 {
+		t.Errorf("counts %q with %d rows, want the report's 4 aborted nodes", got, len(v.list.Rows()))
 	}
 	// A live run's counts are the legend: no aborted entry until one is.
 	w := NewRunView(testCommon(80, 24))

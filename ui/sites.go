@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/ui/widget/list"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,7 @@ type SitesView struct {
 	inv     *deploy.Inventory
 	loadErr error
 	states  map[string]HostState
-	list    list
+	list    list.Model
 	// collapsed holds the site and cluster rows folded by the user.
 	collapsed map[string]bool
 	// detail describes a host, whole (enter on its row).
@@ -91,7 +92,7 @@ func NewSitesView(c *Common, inv *deploy.Inventory, loadErr error) SitesView {
 		loadErr:   loadErr,
 		states:    map[string]HostState{},
 		collapsed: map[string]bool{},
-		list: newList([]column{
+		list: newList(c, []column{
 			{Title: "Name", Width: 0},
 			{Title: "Cores", Width: 5, Right: true},
 			{Title: "Launch", Width: 6},
@@ -130,7 +131,7 @@ func (v *SitesView) SetWorkers(hosts []string, w WorkerState) {
 
 func (v *SitesView) rebuild() {
 	if v.inv == nil {
-		v.list.setRows(nil)
+		v.list.SetRows(nil)
 		return
 	}
 	var rows []listRow
@@ -157,7 +158,7 @@ func (v *SitesView) rebuild() {
 			}
 		}
 	}
-	v.list.setRows(rows)
+	v.list.SetRows(rows)
 }
 
 // fold is the tree marker of a site or cluster row.
@@ -216,7 +217,7 @@ func progressBar(f float64, w int) string {
 // selectedHosts returns the hosts under the cursor: one host, or every host
 // of the selected cluster or site.
 func (v *SitesView) selectedHosts() []deploy.Host {
-	r, ok := v.list.selected()
+	r, ok := v.list.Selected()
 	if !ok || v.inv == nil {
 		return nil
 	}
@@ -238,13 +239,13 @@ func (v *SitesView) selectedHosts() []deploy.Host {
 // list's and the moves; a detail view open in front has its own.
 type sitesKeyMap struct {
 	Deploy, DeployAll, Stop, Probe, Accept, Fold key.Binding
-	list                                         listKeyMap
+	list                                         list.Bindings
 	nav                                          []key.Binding
 }
 
 // keyMap returns the bindings enabled for what is under the cursor.
 func (v SitesView) keyMap() sitesKeyMap {
-	r, sel := v.list.selected()
+	r, sel := v.list.Selected()
 	hosts := len(v.selectedHosts()) > 0
 	pending := false
 	for _, h := range v.selectedHosts() {
@@ -252,7 +253,7 @@ func (v SitesView) keyMap() sitesKeyMap {
 	}
 	k := v.common.Keys
 	shown := v.shown()
-	lk := v.list.keyMap(k).only(shown)
+	lk := v.list.Bindings().Only(shown)
 	// enter folds a site or a cluster and describes a host.
 	lk.Details = enabled(lk.Details, sel && r.Leaf)
 	return sitesKeyMap{
@@ -279,7 +280,7 @@ func (k sitesKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k sitesKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept, k.Fold}, k.list.column(), k.nav}
+	return [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept, k.Fold}, k.list.Column(), k.nav}
 }
 
 // help returns the key map the help shows: the detail view's when open.
@@ -295,7 +296,7 @@ func (v SitesView) help() help.KeyMap {
 func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok {
 		if !v.page.open {
-			v.list.click(c.X, c.Y)
+			v.list.Click(c.X, c.Y)
 		}
 		return v, nil
 	}
@@ -308,16 +309,16 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 		return v, cmd
 	}
 	k := v.keyMap()
-	if v.shown() && v.list.update(km, v.common.Keys, v.common.bodyHeight()-1) {
+	if v.shown() && v.list.Update(km, v.common.bodyHeight()-1) {
 		return v, nil
 	}
 	switch {
 	case key.Matches(km, k.Fold):
-		r, _ := v.list.selected()
+		r, _ := v.list.Selected()
 		v.collapsed[r.Key] = !v.collapsed[r.Key]
 		v.rebuild()
 	case key.Matches(km, k.list.Details):
-		r, _ := v.list.selected()
+		r, _ := v.list.Selected()
 		v.page = newPager(v.describe(strings.TrimPrefix(r.Key, "host/")))
 	case key.Matches(km, k.Deploy):
 		return v, msgCmd(DeployRequestMsg{Hosts: v.selectedHosts()})
@@ -361,7 +362,7 @@ func (v SitesView) View() string {
 	n := len(v.inv.Hosts())
 	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %s · %s · locality %s",
 		v.inv.Source, count(len(v.inv.Sites), "site", "sites"), count(n, "host", "hosts"), localityName(v.inv)))
-	body := fitLine(title, c.Width) + "\n" + v.list.render(s, 0, 1, c.Width, h-1-v.detailLines())
+	body := fitLine(title, c.Width) + "\n" + v.list.Render(0, 1, c.Width, h-1-v.detailLines())
 	if d := v.detail(); d != "" {
 		body += "\n" + d
 	}
@@ -385,7 +386,7 @@ func (v SitesView) detailLines() int {
 
 // detail describes the selected host's error or pending host key.
 func (v SitesView) detail() string {
-	r, ok := v.list.selected()
+	r, ok := v.list.Selected()
 	if !ok || !strings.HasPrefix(r.Key, "host/") {
 		return ""
 	}

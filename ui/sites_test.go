@@ -25,7 +25,7 @@ func TestSitesView(t *testing.T) {
 			v.SetHostState("alpha-3", HostState{Phase: "failed", Err: "deploy: alpha-3: connection refused", Load: -1})
 			v.SetHostState("beta-1", HostState{Phase: "ready", Worker: WorkerBusy, Load: 1.25})
 			v.SetHostState("beta-2", HostState{Phase: "connect", Fingerprint: "SHA256:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", Load: -1})
-			v.list.cursor = 4 // alpha-3: its error shows under the list
+			v.list.SetCursor(4) // alpha-3: its error shows under the list
 		}},
 		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
 		{name: "error", err: errors.New(`deploy: sites.toml:3:7: unknown key "nodez" in [[site.cluster]]`)},
@@ -35,7 +35,7 @@ func TestSitesView(t *testing.T) {
 		{name: "1024_folded", inv: bigInventory(1024), setup: func(v *SitesView) {
 			*v, _ = v.Update(keyPress("down")) // cluster c0
 			*v, _ = v.Update(keyPress("enter"))
-			v.list.cursor = 2 // c1 (after site1 and the folded c0)
+			v.list.SetCursor(2) // c1 (after site1 and the folded c0)
 			*v, _ = v.Update(keyPress("space"))
 		}},
 	}

@@ -1,52 +1,57 @@
-package ui
+package list
 
 import (
 	"cmp"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gridtui/gridtui/ui/widget/text"
 )
 
-// column is one column of a list: a title and a width (0 = share the space
+// Column is one column of a list: a title and a width (0 = share the space
 // left by the fixed columns).
-type column struct {
+type Column struct {
 	Title string
 	Width int
 	Right bool
 }
 
-// rowTone is the colour-independent tone of a list row.
-type rowTone uint8
+// Tone is the colour-independent tone of a list row.
+type Tone uint8
 
 const (
-	toneNormal rowTone = iota
-	toneDim
-	toneErr
-	toneOK
-	toneWarn
+	ToneNormal Tone = iota
+	ToneDim
+	ToneErr
+	ToneOK
+	ToneWarn
 )
 
-// listRow is one row of a list or tree. Level is the tree depth; only leaf
+// Row is one row of a list or tree. Level is the tree depth; only leaf
 // rows take part in sorting (sorting flattens the tree).
-type listRow struct {
+type Row struct {
 	Key   string
 	Cells []string
 	Level int
 	Leaf  bool
-	Tone  rowTone
+	Tone  Tone
 }
 
-// list is the filterable, sortable, scrolling table every view uses. It keeps
-// all rows but renders only the visible window, so a list of thousands of
-// rows costs no more per frame than a screenful.
-type list struct {
-	cols      []column
-	rows      []listRow
+// Model is the filterable, sortable, scrolling table (a tree while
+// unsorted) every page uses. It keeps all rows but renders only the visible
+// window, so a list of thousands of rows costs no more per frame than a
+// screenful. Its keys and styles are its own (KeyMap, Styles): the console
+// sets them from its key map and styles.
+type Model struct {
+	KeyMap    KeyMap
+	Styles    Styles
+	cols      []Column
+	rows      []Row
 	visible   []int
 	cursor    int // index into visible
 	offset    int // first visible row on screen
@@ -67,13 +72,14 @@ type drawnRows struct {
 	first      int
 }
 
-func newList(cols []column) list {
-	return list{cols: cols, sortCol: -1, drawn: &drawnRows{}}
+// New returns a list of the columns, with the default keys and styles.
+func New(cols []Column) Model {
+	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(), cols: cols, sortCol: -1, drawn: &drawnRows{}}
 }
 
-// click moves the cursor to the row drawn at (x, y) of the body area; it
+// Click moves the cursor to the row drawn at (x, y) of the body area; it
 // reports whether a row was there.
-func (l *list) click(x, y int) bool {
+func (l *Model) Click(x, y int) bool {
 	d := l.drawn
 	if d == nil || x < d.x || x >= d.x+d.w || y < d.y || y >= d.y+d.h {
 		return false
@@ -86,9 +92,9 @@ func (l *list) click(x, y int) bool {
 	return true
 }
 
-// setRows replaces the rows, keeping the cursor on the same key if present.
-func (l *list) setRows(rows []listRow) {
-	sel, hadSel := l.selected()
+// SetRows replaces the rows, keeping the cursor on the same key if present.
+func (l *Model) SetRows(rows []Row) {
+	sel, hadSel := l.Selected()
 	l.rows = rows
 	l.refresh()
 	if hadSel {
@@ -102,15 +108,15 @@ func (l *list) setRows(rows []listRow) {
 	l.clampCursor()
 }
 
-// selected returns the row under the cursor.
-func (l *list) selected() (listRow, bool) {
+// Selected returns the row under the cursor.
+func (l *Model) Selected() (Row, bool) {
 	if l.cursor < 0 || l.cursor >= len(l.visible) {
-		return listRow{}, false
+		return Row{}, false
 	}
 	return l.rows[l.visible[l.cursor]], true
 }
 
-func (l *list) clampCursor() {
+func (l *Model) clampCursor() {
 	if l.cursor >= len(l.visible) {
 		l.cursor = len(l.visible) - 1
 	}
@@ -120,10 +126,10 @@ func (l *list) clampCursor() {
 }
 
 // refresh recomputes the visible rows from the filter and the sort column.
-func (l *list) refresh() {
+func (l *Model) refresh() {
 	l.visible = l.visible[:0]
 	f := strings.ToLower(l.filter)
-	match := func(r listRow) bool {
+	match := func(r Row) bool {
 		if f == "" {
 			return true
 		}
@@ -155,7 +161,7 @@ func (l *list) refresh() {
 }
 
 // treeFilter keeps the rows that match, their ancestors and descendants.
-func treeFilter(rows []listRow, match func(listRow) bool) []int {
+func treeFilter(rows []Row, match func(Row) bool) []int {
 	keep := make([]bool, len(rows))
 	var stack []int // indices of the ancestors of the current row
 	for i, r := range rows {
@@ -185,7 +191,7 @@ func treeFilter(rows []listRow, match func(listRow) bool) []int {
 	return out
 }
 
-func cellAt(r listRow, col int) string {
+func cellAt(r Row, col int) string {
 	if col < len(r.Cells) {
 		return ansi.Strip(r.Cells[col])
 	}
@@ -212,9 +218,11 @@ func leadingNumber(s string) string {
 	return s[:end]
 }
 
-// update handles list navigation, filtering and sorting. It reports whether
-// the key was consumed. While the filter is being typed every key is consumed.
-func (l *list) update(msg tea.KeyPressMsg, k KeyMap, height int) bool {
+// Update handles list navigation, filtering and sorting for a list of
+// height lines. It reports whether the key was consumed. While the filter is
+// being typed every key is consumed.
+func (l *Model) Update(msg tea.KeyPressMsg, height int) bool {
+	k := l.KeyMap
 	if l.filtering {
 		switch {
 		case key.Matches(msg, k.Accept):
@@ -233,10 +241,10 @@ func (l *list) update(msg tea.KeyPressMsg, k KeyMap, height int) bool {
 		l.refresh()
 		return true
 	}
-	if navigate(msg, k, &l.cursor, len(l.visible), height-1) {
+	if Navigate(msg, k.Nav(), &l.cursor, len(l.visible), height-1) {
 		return true
 	}
-	lk := l.keyMap(k)
+	lk := l.Bindings()
 	switch {
 	case key.Matches(msg, lk.Filter):
 		l.filtering = true
@@ -259,9 +267,10 @@ func (l *list) update(msg tea.KeyPressMsg, k KeyMap, height int) bool {
 	return true
 }
 
-// navigate moves a cursor over n items with the navigation keys (a page
-// is page items); it reports whether the key was one of them.
-func navigate(msg tea.KeyPressMsg, k KeyMap, cursor *int, n, page int) bool {
+// Navigate moves a cursor over n items with the navigation keys (a page
+// is page items); it reports whether the key was one of them. Panes and
+// pages of text that are not lists move with it too.
+func Navigate(msg tea.KeyPressMsg, k NavKeyMap, cursor *int, n, page int) bool {
 	page = max(1, page)
 	switch {
 	case key.Matches(msg, k.Up):
@@ -284,7 +293,7 @@ func navigate(msg tea.KeyPressMsg, k KeyMap, cursor *int, n, page int) bool {
 }
 
 // widths resolves the column widths for a total width.
-func (l *list) widths(total int) []int {
+func (l *Model) widths(total int) []int {
 	w := make([]int, len(l.cols))
 	fixed, flex := 0, 0
 	for i, c := range l.cols {
@@ -303,10 +312,11 @@ func (l *list) widths(total int) []int {
 	return w
 }
 
-// render draws the header, the visible window of rows and a footer line in
+// Render draws the header, the visible window of rows and a footer line in
 // exactly height lines of the given width, at (x, y) of the body area (where
 // a click finds its rows).
-func (l *list) render(s *Styles, x, y, width, height int) string {
+func (l *Model) Render(x, y, width, height int) string {
+	s := l.Styles
 	var b strings.Builder
 	w := l.widths(width)
 	rowsH := max(1, height-2)
@@ -326,14 +336,14 @@ func (l *list) render(s *Styles, x, y, width, height int) string {
 		if i == l.sortCol {
 			// The mark must survive a narrow column: shorten the title
 			// instead ("Core▲", not "Core…" which hides the sort).
-			if cellWidth(t)+1 > w[i] && w[i] > 1 {
+			if text.Width(t)+1 > w[i] && w[i] > 1 {
 				t = ansi.Truncate(t, w[i]-1, "")
 			}
 			t += map[bool]string{false: "▲", true: "▼"}[l.desc]
 		}
 		hdr[i] = t
 	}
-	b.WriteString(s.Header.Render(fitLine(joinCells(" ", hdr, w, l.cols, 0), width)))
+	b.WriteString(s.Header.Render(text.Fit(joinCells(" ", hdr, w, l.cols, 0), width)))
 	for i := 0; i < rowsH; i++ {
 		b.WriteByte('\n')
 		vi := l.offset + i
@@ -349,27 +359,27 @@ func (l *list) render(s *Styles, x, y, width, height int) string {
 		if vi == l.cursor {
 			mark = "›"
 		}
-		line := fitLine(joinCells(mark, r.Cells, w, l.cols, level), width)
+		line := text.Fit(joinCells(mark, r.Cells, w, l.cols, level), width)
 		switch {
 		case vi == l.cursor:
 			line = s.Selected.Render(line)
-		case r.Tone == toneDim:
+		case r.Tone == ToneDim:
 			line = s.Dim.Render(line)
-		case r.Tone == toneErr:
+		case r.Tone == ToneErr:
 			line = s.Err.Render(line)
-		case r.Tone == toneWarn:
+		case r.Tone == ToneWarn:
 			line = s.Warn.Render(line)
-		case r.Tone == toneOK:
+		case r.Tone == ToneOK:
 			line = s.OK.Render(line)
 		}
 		b.WriteString(line)
 	}
 	b.WriteByte('\n')
-	b.WriteString(s.Dim.Render(fitLine(l.footer(), width)))
+	b.WriteString(s.Dim.Render(text.Fit(l.footer(), width)))
 	return b.String()
 }
 
-func (l *list) footer() string {
+func (l *Model) footer() string {
 	leaves, shown := 0, 0
 	for _, r := range l.rows {
 		if r.Leaf {
@@ -396,7 +406,7 @@ func (l *list) footer() string {
 
 // joinCells lays cells out in their column widths; the first cell is
 // indented by its tree level.
-func joinCells(mark string, cells []string, w []int, cols []column, level int) string {
+func joinCells(mark string, cells []string, w []int, cols []Column, level int) string {
 	var b strings.Builder
 	b.WriteString(mark)
 	for i := range w {
@@ -409,82 +419,32 @@ func joinCells(mark string, cells []string, w []int, cols []column, level int) s
 			c = strings.Repeat("  ", level) + c
 		}
 		if cols[i].Right {
-			b.WriteString(padLeft(c, w[i]))
+			b.WriteString(text.PadLeft(c, w[i]))
 		} else {
-			b.WriteString(padRight(c, w[i]))
+			b.WriteString(text.PadRight(c, w[i]))
 		}
 	}
 	return b.String()
 }
 
-// cellWidth is the display width of s. Text made of ASCII, SGR/CSI escapes
-// and the narrow symbols the console draws (box drawing, blocks, arrows,
-// Greek, Latin-1) is measured by a byte scan; anything else goes through
-// the grapheme-aware ansi.StringWidth. A frame of 1024 nodes measures
-// hundreds of lines, so this matters (see BenchmarkRunView1024).
-func cellWidth(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c >= 0x80:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if !narrowRune(r) {
-				return ansi.StringWidth(s)
-			}
-			n++
-			i += size
-			continue
-		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
-			i += 2
-			for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
-				i++
-			}
-		case c == 0x1b:
-			return ansi.StringWidth(s)
-		case c >= 0x20 && c < 0x7f:
-			n++
-		}
-		i++
-	}
-	return n
+// Filtering reports whether the filter is being typed (the list then takes
+// every key: letters must not switch tabs).
+func (l *Model) Filtering() bool { return l.filtering }
+
+// Filter returns the filter kept or being typed.
+func (l *Model) Filter() string { return l.filter }
+
+// Cursor returns the index of the row under the cursor among those shown.
+func (l *Model) Cursor() int { return l.cursor }
+
+// SetCursor puts the cursor on the i-th row shown (bounded).
+func (l *Model) SetCursor(i int) {
+	l.cursor = i
+	l.clampCursor()
 }
 
-// narrowRune reports runes known to be one cell wide and to stand alone
-// (no combining marks, joiners or emoji presentation).
-func narrowRune(r rune) bool {
-	switch {
-	case r >= 0xa0 && r <= 0x2ff && r != 0xad:
-		return true
-	case r >= 0x370 && r <= 0x3ff: // Greek (σ, ε)
-		return true
-	case r >= 0x2010 && r <= 0x2027, r >= 0x2030 && r <= 0x205e: // punctuation (…, •, ‹›)
-		return true
-	case r >= 0x2190 && r <= 0x21ff, r >= 0x2200 && r <= 0x22ff: // arrows, math
-		return true
-	case r >= 0x2500 && r <= 0x25fc: // box drawing, blocks, geometric shapes (25FD/E are emoji)
-		return true
-	}
-	return false
-}
+// Rows returns every row, shown or not.
+func (l *Model) Rows() []Row { return l.rows }
 
-// padRight truncates or pads s (which may hold ANSI) to exactly w cells.
-func padRight(s string, w int) string {
-	sw := cellWidth(s)
-	if sw > w {
-		return ansi.Truncate(s, w, "…")
-	}
-	return s + strings.Repeat(" ", w-sw)
-}
-
-// padLeft is padRight aligned right.
-func padLeft(s string, w int) string {
-	sw := cellWidth(s)
-	if sw > w {
-		return ansi.Truncate(s, w, "…")
-	}
-	return strings.Repeat(" ", w-sw) + s
-}
-
-// fitLine makes s exactly w cells wide.
-func fitLine(s string, w int) string { return padRight(s, w) }
+// Len returns the number of rows shown (the filter applied).
+func (l *Model) Len() int { return len(l.visible) }

@@ -1,49 +1,15 @@
-package ui
+package list
 
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
-func TestCellWidth(t *testing.T) {
-	for name, s := range map[string]string{
-		"ascii":     "hello world",
-		"sgr":       "\x1b[1;38;5;42mA\x1b[m i \x1b[31mX\x1b[0m",
-		"unicode":   "σ trend ▁▂█ ↔ ◆",
-		"mixed":     "\x1b[7m› alpha-1 ↔ beta\x1b[m",
-		"wide":      "⚡界",
-		"control":   "a\tb",
-		"osc":       "\x1b]0;title\x07x",
-		"empty":     "",
-		"trailing":  "abc\x1b[",
-		"symbols":   "│┤─└▸›‹•…·◆▾█░▁▂▃▄▅▆▇ ≠ ← → ↔ ε σ é ñ × ✓ ✗ ★ ● ▲ ▼",
-		"combining": "e\u0301x",
-		"zwj":       "a\u200db",
-	} {
-		if got, want := cellWidth(s), ansi.StringWidth(s); got != want {
-			t.Errorf("%s: cellWidth(%q) = %d, ansi.StringWidth = %d", name, s, got, want)
-		}
-	}
-}
-
-// TestNarrowRunes checks every rune narrowRune claims against the
-// reference width.
-func TestNarrowRunes(t *testing.T) {
-	for r := rune(0x80); r < 0x3000; r++ {
-		if narrowRune(r) && utf8.ValidRune(r) {
-			if w := ansi.StringWidth("a" + string(r) + "b"); w != 3 {
-				t.Errorf("narrowRune(%U %q) but its width is %d", r, r, w-2)
-			}
-		}
-	}
-}
-
 func TestListFilterSortTree(t *testing.T) {
-	l := newList([]column{{Title: "Name"}, {Title: "Cores", Width: 5}})
-	l.setRows([]listRow{
+	l := New([]Column{{Title: "Name"}, {Title: "Cores", Width: 5}})
+	l.SetRows([]Row{
 		{Key: "s", Cells: []string{"site"}, Level: 0},
 		{Key: "a", Cells: []string{"alpha"}, Level: 1},
 		{Key: "a1", Cells: []string{"alpha-1", "8"}, Level: 2, Leaf: true},
@@ -78,8 +44,8 @@ func TestListFilterSortTree(t *testing.T) {
 		t.Errorf("reverse sort = %v, want a2 first", got)
 	}
 	l.cursor = 0
-	l.setRows(l.rows) // the cursor stays on the same key
-	if r, _ := l.selected(); r.Key != "a2" {
+	l.SetRows(l.rows) // the cursor stays on the same key
+	if r, _ := l.Selected(); r.Key != "a2" {
 		t.Errorf("cursor moved to %s after setRows", r.Key)
 	}
 }
@@ -87,7 +53,6 @@ func TestListFilterSortTree(t *testing.T) {
 // TestListSortMarkVisible: the header of the sorted column shows its
 // direction even when the title fills the column ("Cores" in 5 cells).
 func TestListSortMarkVisible(t *testing.T) {
-	s := DefaultStyles()
 	cases := []struct {
 		name string
 		col  int
@@ -100,11 +65,11 @@ func TestListSortMarkVisible(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newList([]column{{Title: "Name"}, {Title: "Cores", Width: 5}})
-			l.setRows([]listRow{{Key: "a", Cells: []string{"alpha-1", "8"}, Leaf: true}})
+			l := New([]Column{{Title: "Name"}, {Title: "Cores", Width: 5}})
+			l.SetRows([]Row{{Key: "a", Cells: []string{"alpha-1", "8"}, Leaf: true}})
 			l.sortCol, l.desc = tc.col, tc.desc
 			l.refresh()
-			head, _, _ := strings.Cut(ansiStrip(l.render(s, 0, 0, 40, 4)), "\n")
+			head, _, _ := strings.Cut(ansi.Strip(l.Render(0, 0, 40, 4)), "\n")
 			if !strings.Contains(head, tc.want) || strings.Contains(head, "…") {
 				t.Errorf("header %q, want %q and no ellipsis", head, tc.want)
 			}

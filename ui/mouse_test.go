@@ -101,7 +101,7 @@ func TestClickIgnoredUnderDialogs(t *testing.T) {
 		t.Error("a click under a question moved the cursor")
 	}
 	m = at(console(t), "1", "down", "down", "enter") // alpha-1's details
-	if m = clickOn(t, m, "deploy:", 2); !m.sites.page.open || m.sites.list.Cursor() != 2 {
+	if m = clickOn(t, m, "deploy:", 2); !m.sites.page.Open || m.sites.list.Cursor() != 2 {
 		t.Error("a click on a detail view acted on the list behind it")
 	}
 	m = at(console(t), "1")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 	"net/netip"
 	"strings"
 
@@ -41,7 +42,7 @@ type NetworkView struct {
 	routes list.Model
 	focus  int // 0: nodes, 1: pairs
 	// detail describes a node or a pair, whole (enter on its row).
-	page pager
+	page pager.Model
 }
 
 // NewNetworkView returns an empty Network view.
@@ -236,8 +237,8 @@ func (k networkKeyMap) FullHelp() [][]key.Binding {
 
 // help returns the key map the help shows: the detail view's when open.
 func (v NetworkView) help() help.KeyMap {
-	if v.page.open {
-		return v.page.keyMap(v.common.Keys, v.common.Width, v.common.bodyHeight())
+	if v.page.Open {
+		return v.page.Bindings(v.common.Width, v.common.bodyHeight())
 	}
 	return v.keyMap()
 }
@@ -252,7 +253,7 @@ func (v *NetworkView) focused() *list.Model {
 
 // Update handles the lists' keys and clicks and switching between them.
 func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
-	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.open {
+	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.Open {
 		switch {
 		case v.nodes.Click(c.X, c.Y):
 			v.focus = 0
@@ -265,8 +266,8 @@ func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
 	if !ok {
 		return v, nil
 	}
-	if v.page.open {
-		_, cmd := v.page.update(km, v.common.Keys, v.common.Width, v.common.bodyHeight())
+	if v.page.Open {
+		_, cmd := v.page.Update(km, v.common.Width, v.common.bodyHeight())
 		return v, cmd
 	}
 	if v.shown() && v.focused().Update(km, v.common.bodyHeight()/2) {
@@ -277,9 +278,9 @@ func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
 	case key.Matches(km, k.list.Details):
 		r, _ := v.focused().Selected()
 		if v.focus == 1 {
-			v.page = newPager(v.describePair(r.Key))
+			v.page = newPager(v.common, pager.New(v.describePair(r.Key)))
 		} else {
-			v.page = newPager(v.describeNode(r.Key))
+			v.page = newPager(v.common, pager.New(v.describeNode(r.Key)))
 		}
 	case key.Matches(km, k.Pane):
 		v.focus = 1 - v.focus
@@ -303,8 +304,8 @@ func (v NetworkView) View() string {
 			s.Dim.Render("Deploy workers in Sites (1) or press p to probe; local nodes come from the inventory."))
 	}
 	h := c.bodyHeight()
-	if v.page.open {
-		return strings.Join(v.page.render(s, c.Width, h), "\n")
+	if v.page.Open {
+		return strings.Join(v.page.Render(c.Width, h), "\n")
 	}
 	loc := v.table.Locality().Rule
 	if loc == "" {

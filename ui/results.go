@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 	"maps"
 	"os"
 	"path/filepath"
@@ -148,7 +149,7 @@ func (v *ResultsView) table(kind jobs.TableKind) (jobs.Table, bool) {
 type resultsKeyMap struct {
 	Tables, CSV, Markdown, Reload key.Binding
 	list                          list.Bindings
-	page                          pagerKeyMap
+	page                          pager.Bindings
 	nav                           []key.Binding
 	paged                         bool
 }
@@ -173,7 +174,7 @@ func (v ResultsView) keyMap() resultsKeyMap {
 		return rk
 	}
 	p := v.page()
-	rk.page, rk.paged = p.keyMap(k, v.common.Width, v.pageHeight()), true
+	rk.page, rk.paged = p.Bindings(v.common.Width, v.pageHeight()), true
 	return rk
 }
 
@@ -219,13 +220,13 @@ func (v ResultsView) untimed(in jobs.Instance) string {
 
 // page is what the view shows instead of the runs: the selected run's
 // details (wrapped) or a table (cut, so that its columns stay aligned).
-func (v ResultsView) page() pager {
-	var p pager
+func (v ResultsView) page() pager.Model {
+	var p pager.Model
 	switch v.mode {
 	case modeDetail:
 		rec, _ := v.selectedRecord()
 		title, rest, _ := strings.Cut(recordDetail(rec), "\n")
-		p = newPager(title, rest)
+		p = newPager(v.common, pager.New(title, rest))
 	case modeTimes, modeGains:
 		kind := jobs.TimeTable
 		if v.mode == modeGains {
@@ -239,10 +240,10 @@ func (v ResultsView) page() pager {
 		if kind == jobs.GainTable {
 			lines = append(lines, gainChart(t, v.common.Width, v.pageHeight()-2-len(lines))...)
 		}
-		p = newPager(lines[0], strings.Join(lines[1:], "\n"))
-		p.noWrap = true
+		p = newPager(v.common, pager.New(lines[0], strings.Join(lines[1:], "\n")))
+		p.NoWrap = true
 	}
-	p.scroll, p.shift = v.scroll, v.shift
+	p.Scroll, p.Shift = v.scroll, v.shift
 	return p
 }
 
@@ -287,9 +288,9 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 	k := v.keyMap()
 	if k.paged {
 		p := v.page()
-		if ok, cmd := p.update(msg, v.common.Keys, v.common.Width, v.pageHeight()); ok {
-			v.scroll, v.shift = p.scroll, p.shift
-			if !p.open {
+		if ok, cmd := p.Update(msg, v.common.Width, v.pageHeight()); ok {
+			v.scroll, v.shift = p.Scroll, p.Shift
+			if !p.Open {
 				v.mode = modeRuns
 			}
 			return v, cmd
@@ -368,7 +369,7 @@ func (v ResultsView) View() string {
 		body = strings.Split(v.list.Render(0, 1, c.Width, h-2), "\n")
 	} else {
 		p := v.page()
-		body = p.render(s, c.Width, h-2)
+		body = p.Render(c.Width, h-2)
 	}
 	out := append([]string{fitLine(title, c.Width)}, body...)
 	out = append(out, s.Dim.Render(v.message))

@@ -30,11 +30,11 @@ func (m Model) viewHelp() help.KeyMap {
 func (m Model) paging() bool {
 	switch m.tab {
 	case TabSites:
-		return m.sites.page.open
+		return m.sites.page.Open
 	case TabNetwork:
-		return m.network.page.open
+		return m.network.page.Open
 	case TabRun:
-		return m.run.page.open
+		return m.run.page.Open
 	case TabResults:
 		return m.results.mode != modeRuns
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 	"maps"
 	"slices"
 	"strings"
@@ -63,10 +64,10 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 			m.askHostKeys()
 		}
 		return listen(msg.ch), true
-	case copiedMsg:
+	case pager.CopiedMsg:
 		// OSC 52 has no answer: say what was sent, and what a terminal
 		// that ignores it does, so that y is never silent.
-		m.setStatus(false, "copied %s to the clipboard (OSC 52; a terminal without it copies nothing: select the text instead)", count(msg.lines, "line", "lines"))
+		m.setStatus(false, "copied %s to the clipboard (OSC 52; a terminal without it copies nothing: select the text instead)", count(msg.Lines, "line", "lines"))
 		return nil, true
 	case hostKeyOneMsg:
 		if hosts := slices.Sorted(maps.Keys(m.keyPrompts)); len(hosts) > 0 {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 	"strconv"
 	"time"
 
@@ -115,7 +116,7 @@ func (k runKeyMap) FullHelp() [][]key.Binding {
 // abort, report and event log, which stay at hand.
 type pageKeys struct {
 	run  runKeyMap
-	page pagerKeyMap
+	page pager.Bindings
 }
 
 // ShortHelp implements help.KeyMap.
@@ -133,8 +134,8 @@ func (k pageKeys) FullHelp() [][]key.Binding {
 func (v RunView) pageHeight() int { return v.common.bodyHeight() - 2 }
 
 func (v RunView) help() help.KeyMap {
-	if v.page.open {
-		return pageKeys{run: v.keyMap(), page: v.page.keyMap(v.common.Keys, v.common.Width, v.pageHeight())}
+	if v.page.Open {
+		return pageKeys{run: v.keyMap(), page: v.page.Bindings(v.common.Width, v.pageHeight())}
 	}
 	return v.keyMap()
 }
@@ -142,7 +143,7 @@ func (v RunView) help() help.KeyMap {
 // Update handles the keys of the page, of the list in front and the
 // view's own, and clicks on a list's rows.
 func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
-	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.open {
+	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.Open {
 		if v.showEvents {
 			v.events.Click(c.X, c.Y)
 		} else {
@@ -154,8 +155,8 @@ func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
 	if !ok {
 		return v, nil
 	}
-	if v.page.open {
-		if ok, cmd := v.page.update(km, v.common.Keys, v.common.Width, v.pageHeight()); ok {
+	if v.page.Open {
+		if ok, cmd := v.page.Update(km, v.common.Width, v.pageHeight()); ok {
 			return v, cmd
 		}
 	} else {
@@ -177,13 +178,13 @@ func (v RunView) ownKey(km tea.KeyPressMsg) (RunView, tea.Cmd) {
 	case key.Matches(km, k.Abort):
 		return v, msgCmd(AbortRequestMsg{})
 	case key.Matches(km, k.Report):
-		if v.page.open && v.pageKind == pageReport {
-			v.page.open = false
+		if v.page.Open && v.pageKind == pageReport {
+			v.page.Open = false
 		} else {
-			v.page, v.pageKind = newPager("Report", v.report), pageReport
+			v.page, v.pageKind = newPager(v.common, pager.New("Report", v.report)), pageReport
 		}
 	case key.Matches(km, k.Events):
-		v.page.open = false
+		v.page.Open = false
 		v.showEvents = !v.showEvents
 		if v.showEvents {
 			v.events.SetCursor(len(v.logs)) // the newest, followed
@@ -191,14 +192,14 @@ func (v RunView) ownKey(km tea.KeyPressMsg) (RunView, tea.Cmd) {
 		}
 	case key.Matches(km, k.Close):
 		v.showEvents = false
-	case !v.page.open && key.Matches(km, k.list.Details):
+	case !v.page.Open && key.Matches(km, k.list.Details):
 		if v.showEvents {
 			r, _ := v.events.Selected()
-			v.page, v.pageKind = newPager("Event", r.Cells[0]+" "+r.Cells[1]+"\n\n"+r.Cells[2]), pageEvent
+			v.page, v.pageKind = newPager(v.common, pager.New("Event", r.Cells[0]+" "+r.Cells[1]+"\n\n"+r.Cells[2])), pageEvent
 		} else {
 			r, _ := v.list.Selected()
 			title, text := v.describeNode(r.Key)
-			v.page, v.pageKind = newPager(title, text), pageNode
+			v.page, v.pageKind = newPager(v.common, pager.New(title, text)), pageNode
 		}
 	}
 	return v, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,7 +39,7 @@ type RunView struct {
 	report   string // the engine's full report
 	// page is shown instead of the live panels: the full report (o), a
 	// node's or an event's details (enter); pageKind says which.
-	page     pager
+	page     pager.Model
 	pageKind int
 	// events is the event log expanded to the whole view (e), scrollable
 	// and filterable; its rows are rebuilt only while it is shown.
@@ -271,12 +272,12 @@ func (v RunView) View() string {
 	h := c.bodyHeight()
 	out := []string{v.titleLine(), v.countsLine()}
 	switch {
-	case v.page.open:
-		out = append(out, v.page.render(s, c.Width, h-2)...)
+	case v.page.Open:
+		out = append(out, v.page.Render(c.Width, h-2)...)
 	case v.showEvents:
 		out = append(out, strings.Split(v.events.Render(0, 2, c.Width, h-2), "\n")...)
 	}
-	if v.page.open || v.showEvents {
+	if v.page.Open || v.showEvents {
 		for i := range out {
 			out[i] = fitLine(out[i], c.Width)
 		}

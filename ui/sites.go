@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,7 @@ type SitesView struct {
 	// collapsed holds the site and cluster rows folded by the user.
 	collapsed map[string]bool
 	// detail describes a host, whole (enter on its row).
-	page pager
+	page pager.Model
 }
 
 // Action requests the Sites view sends to the root model, which performs
@@ -285,8 +286,8 @@ func (k sitesKeyMap) FullHelp() [][]key.Binding {
 
 // help returns the key map the help shows: the detail view's when open.
 func (v SitesView) help() help.KeyMap {
-	if v.page.open {
-		return v.page.keyMap(v.common.Keys, v.common.Width, v.common.bodyHeight())
+	if v.page.Open {
+		return v.page.Bindings(v.common.Width, v.common.bodyHeight())
 	}
 	return v.keyMap()
 }
@@ -295,7 +296,7 @@ func (v SitesView) help() help.KeyMap {
 // messages.
 func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok {
-		if !v.page.open {
+		if !v.page.Open {
 			v.list.Click(c.X, c.Y)
 		}
 		return v, nil
@@ -304,8 +305,8 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 	if !ok {
 		return v, nil
 	}
-	if v.page.open {
-		_, cmd := v.page.update(km, v.common.Keys, v.common.Width, v.common.bodyHeight())
+	if v.page.Open {
+		_, cmd := v.page.Update(km, v.common.Width, v.common.bodyHeight())
 		return v, cmd
 	}
 	k := v.keyMap()
@@ -319,7 +320,7 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 		v.rebuild()
 	case key.Matches(km, k.list.Details):
 		r, _ := v.list.Selected()
-		v.page = newPager(v.describe(strings.TrimPrefix(r.Key, "host/")))
+		v.page = newPager(v.common, pager.New(v.describe(strings.TrimPrefix(r.Key, "host/"))))
 	case key.Matches(km, k.Deploy):
 		return v, msgCmd(DeployRequestMsg{Hosts: v.selectedHosts()})
 	case key.Matches(km, k.DeployAll):
@@ -356,8 +357,8 @@ func (v SitesView) View() string {
 		}
 		return placeBody(c, s.Title.Render("No hosts")+"\n"+s.Dim.Render("The inventory ("+src+") lists no hosts. Add sites to sites.toml."))
 	}
-	if v.page.open {
-		return strings.Join(v.page.render(s, c.Width, h), "\n")
+	if v.page.Open {
+		return strings.Join(v.page.Render(c.Width, h), "\n")
 	}
 	n := len(v.inv.Hosts())
 	title := s.Title.Render("Sites") + s.Dim.Render(fmt.Sprintf(" — %s · %s · %s · locality %s",

@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 
 	"github.com/gridtui/gridtui/ui/widget/list"
 	"github.com/gridtui/gridtui/ui/widget/text"
@@ -59,3 +60,12 @@ func cellWidth(s string) int          { return text.Width(s) }
 func padRight(s string, w int) string { return text.PadRight(s, w) }
 func padLeft(s string, w int) string  { return text.PadLeft(s, w) }
 func fitLine(s string, w int) string  { return text.Fit(s, w) }
+
+// newPager gives a pager (ui/widget/pager) the console's keys and styles.
+func newPager(c *Common, p pager.Model) pager.Model {
+	k := c.Keys
+	p.KeyMap = pager.KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Home: k.Home, End: k.End,
+		Left: k.ScrollLeft, Right: k.ScrollRight, Close: k.Close, Copy: k.Copy}
+	p.Styles = pager.Styles{Title: c.Styles.Title, Dim: c.Styles.Dim}
+	return p
+}

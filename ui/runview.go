@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/widget/chart"
 	"github.com/gridtui/gridtui/ui/widget/list"
 	"github.com/gridtui/gridtui/ui/widget/pager"
 	"slices"
@@ -31,7 +32,7 @@ type RunView struct {
 	started  bool
 	running  bool
 	snap     engine.Snapshot
-	history  []sample
+	history  []chart.Sample
 	nodeHist map[string][]float64
 	logs     []engine.LogEvent
 	list     list.Model
@@ -118,7 +119,7 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 		}
 		v.history = v.history[:maxHistory/2]
 	}
-	v.history = append(v.history, sample{At: s.Elapsed, Sigma: s.GlobalSigma})
+	v.history = append(v.history, chart.Sample{At: s.Elapsed, Sigma: s.GlobalSigma})
 	order := rankOrder(s.Nodes)
 	rows := make([]listRow, len(s.Nodes))
 	for j, i := range order {
@@ -128,7 +129,7 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 			copy(h, h[1:])
 			h = h[:sparkLen-1]
 		}
-		h = append(h, log10OrNaN(n.Sigma)) // kept as log10: no logs per frame
+		h = append(h, chart.Log10(n.Sigma)) // kept as log10: no logs per frame
 		v.nodeHist[n.Node] = h
 		rows[j] = nodeRow(n, h)
 	}
@@ -202,7 +203,7 @@ func rankOrder(nodes []engine.NodeStatus) []int {
 
 func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 	r := listRow{Key: n.Node, Leaf: true, Cells: []string{
-		n.Node, stateGlyph(n.State) + " ", strconv.Itoa(n.Rank), strconv.Itoa(n.Iteration), sci(n.Sigma), sparklineLog(hist, sparkLen), n.Err,
+		n.Node, stateGlyph(n.State) + " ", strconv.Itoa(n.Rank), strconv.Itoa(n.Iteration), sci(n.Sigma), chart.SparklineLog(hist, sparkLen), n.Err,
 	}}
 	switch n.State {
 	case engine.StateFailed:
@@ -323,7 +324,7 @@ func (v *RunView) narrowBody(top, h int) []string {
 	listH := h - logH - chartH - trafficH - gridH - len(gws)
 	var out []string
 	out = append(out, v.grid(w, gridH)...)
-	out = append(out, residualChart(v.history, w, chartH)...)
+	out = append(out, chart.Residual(v.history, w, chartH)...)
 	out = append(out, v.traffic(w, trafficH)...)
 	out = append(out, gws...)
 	if listH >= 3 {
@@ -346,7 +347,7 @@ func (v *RunView) wideBody(top, h int) []string {
 	left = append(left, strings.Split(v.list.Render(0, top+gridH, lw, h-gridH), "\n")...)
 	chartH := max(3, h/3)
 	right := []string{v.common.Styles.Title.Render("Global σ (log scale)")}
-	right = append(right, residualChart(v.history, rw, chartH)...)
+	right = append(right, chart.Residual(v.history, rw, chartH)...)
 	right = append(right, "", v.common.Styles.Title.Render("Traffic per network"))
 	right = append(right, v.traffic(rw, 4)...)
 	if gws := gatewayLines(v.snap.Gateways, rw, v.running); len(gws) > 0 {

@@ -1,36 +1,38 @@
-package ui
+package chart
 
 import (
 	"fmt"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/gridtui/gridtui/ui/widget/text"
 )
 
 // sparkRunes are the eight levels of a sparkline.
 var sparkRunes = []rune("▁▂▃▄▅▆▇█")
 
-// sparkline draws values on a log scale (residuals span many decades) in
+// Sparkline draws values on a log scale (residuals span many decades) in
 // exactly w cells; missing history is left blank on the left.
-func sparkline(vals []float64, w int) string {
+func Sparkline(vals []float64, w int) string {
 	logs := make([]float64, len(vals))
 	for i, v := range vals {
-		logs[i] = log10OrNaN(v)
+		logs[i] = Log10(v)
 	}
-	return sparklineLog(logs, w)
+	return SparklineLog(logs, w)
 }
 
-// log10OrNaN is log10(v) for positive finite v, NaN otherwise.
-func log10OrNaN(v float64) float64 {
+// Log10 is log10(v) for positive finite v, NaN otherwise.
+func Log10(v float64) float64 {
 	if v > 0 && !math.IsInf(v, 0) {
 		return math.Log10(v)
 	}
 	return math.NaN()
 }
 
-// sparklineLog is sparkline on values already in log10 (NaN = no value),
+// SparklineLog is Sparkline on values already in log10 (NaN = no value),
 // so a tick of 1024 nodes costs no logarithms.
-func sparklineLog(logs []float64, w int) string {
+func SparklineLog(logs []float64, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -90,15 +92,15 @@ func level(v, lo, hi float64, n int) int {
 	return max(0, min(n-1, int(f*float64(n-1)+0.5)))
 }
 
-// sample is one point of the global residual over time.
-type sample struct {
+// Sample is one point of the global residual over time.
+type Sample struct {
 	At    time.Duration
 	Sigma float64
 }
 
-// residualChart draws σ over time on a log scale as columns of eighth
+// Residual draws σ over time on a log scale as columns of eighth
 // blocks, w cells wide (including a 7-cell axis) and h lines high.
-func residualChart(hist []sample, w, h int) []string {
+func Residual(hist []Sample, w, h int) []string {
 	lines := make([]string, h)
 	if h <= 0 {
 		return lines
@@ -144,14 +146,14 @@ func residualChart(hist []sample, w, h int) []string {
 		case h - 1:
 			label = fmt.Sprintf("1e%d", int(lo))
 		}
-		lines[r] = padLeft(label, axis-1) + "┤" + string(grid[r])
+		lines[r] = text.PadLeft(label, axis-1) + "┤" + string(grid[r])
 	}
 	return lines
 }
 
 // chartColumns resamples the history to pw columns, one per time bucket:
 // the last sample in each bucket, held across empty buckets.
-func chartColumns(hist []sample, pw int) []float64 {
+func chartColumns(hist []Sample, pw int) []float64 {
 	cols := make([]float64, pw)
 	start, span := hist[0].At, hist[len(hist)-1].At-hist[0].At
 	for _, s := range hist {
@@ -167,50 +169,4 @@ func chartColumns(hist []sample, pw int) []float64 {
 		}
 	}
 	return cols
-}
-
-// sci formats a residual compactly.
-func sci(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	return strings.Replace(fmt.Sprintf("%.1e", v), "e-0", "e-", 1)
-}
-
-// bytesText formats a byte count in binary units.
-func bytesText(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// countText formats a count with k/M suffixes.
-func countText(n uint64) string {
-	switch {
-	case n >= 10_000_000:
-		return fmt.Sprintf("%.0fM", float64(n)/1e6)
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%.0fk", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d", n)
-}
-
-// clock formats an elapsed time as mm:ss.t (or h:mm:ss).
-func clock(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	if d >= time.Hour {
-		return fmt.Sprintf("%d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%02d:%04.1f", int(d.Minutes()), math.Mod(d.Seconds(), 60))
 }

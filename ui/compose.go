@@ -430,7 +430,7 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 		}
 		return v, tea.SetClipboard(line)
 	}
-	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.bodyHeight()/2) {
+	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.BodyHeight()/2) {
 		return v, nil
 	}
 	switch v.pane {

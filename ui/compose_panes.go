@@ -221,7 +221,7 @@ func (v ComposeView) keyMap() composeKeyMap {
 		Move:        enabled(bind("m", "move worker to next group", "m"), onWorker),
 		NewGroup:    enabled(bind("n", "worker to a new group", "n"), onWorker),
 		Coordinator: enabled(bind("c", "make coordinator", "c"), onWorker),
-		nav:         k.navKeys(),
+		nav:         k.NavKeys(),
 	}
 	if pred && len(v.predictRows()) < 2 {
 		km.nav = nil // the node count alone: nothing to move between
@@ -268,10 +268,10 @@ func (v ComposeView) View() string {
 	if v.inv == nil || len(v.inv.Hosts()) == 0 {
 		return placeBody(c, s.Title.Render("Nothing to compose")+"\n"+s.Dim.Render("The inventory lists no hosts."))
 	}
-	h := c.bodyHeight()
+	h := c.BodyHeight()
 	probH := min(len(v.problems), max(1, h/5)) + 1
 	mainH := h - probH
-	lw := c.formWidth()
+	lw := formWidth(c)
 	rw := c.Width - lw - 1
 	left := v.formLines(lw, mainH)
 	pred := v.predictLines(rw, mainH)

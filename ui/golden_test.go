@@ -63,8 +63,8 @@ func normalize(s string) string {
 func checkSize(t *testing.T, c *Common, out string) {
 	t.Helper()
 	lines := strings.Split(out, "\n")
-	if len(lines) != c.bodyHeight() {
-		t.Errorf("rendered %d lines, want the body height %d", len(lines), c.bodyHeight())
+	if len(lines) != c.BodyHeight() {
+		t.Errorf("rendered %d lines, want the body height %d", len(lines), c.BodyHeight())
 	}
 	for i, l := range lines {
 		if w := ansi.StringWidth(l); w > c.Width {

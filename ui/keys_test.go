@@ -112,7 +112,7 @@ func withResults(t *testing.T) Model {
 // help (whose groups hold the view's and the console's keys).
 func helpBindings(m Model) []key.Binding {
 	out := m.helpBar()
-	for _, g := range append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp()) {
+	for _, g := range append(m.viewHelp().FullHelp(), m.common.Keys.GlobalHelp()) {
 		for _, b := range g {
 			if b.Enabled() {
 				out = append(out, b)

@@ -216,7 +216,7 @@ func (v NetworkView) keyMap() networkKeyMap {
 		Pane:  enabled(bind("←/→", "nodes/pairs", "left", "right"), shown && (len(v.pairs) > 0 || v.focus == 1)),
 		Probe: bind("p", "probe again", "p"),
 		list:  v.focused().Bindings().Only(shown),
-		nav:   k.navOnly(shown),
+		nav:   k.NavOnly(shown),
 	}
 }
 
@@ -238,7 +238,7 @@ func (k networkKeyMap) FullHelp() [][]key.Binding {
 // help returns the key map the help shows: the detail view's when open.
 func (v NetworkView) help() help.KeyMap {
 	if v.page.Open {
-		return v.page.Bindings(v.common.Width, v.common.bodyHeight())
+		return v.page.Bindings(v.common.Width, v.common.BodyHeight())
 	}
 	return v.keyMap()
 }
@@ -267,10 +267,10 @@ func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
 		return v, nil
 	}
 	if v.page.Open {
-		_, cmd := v.page.Update(km, v.common.Width, v.common.bodyHeight())
+		_, cmd := v.page.Update(km, v.common.Width, v.common.BodyHeight())
 		return v, cmd
 	}
-	if v.shown() && v.focused().Update(km, v.common.bodyHeight()/2) {
+	if v.shown() && v.focused().Update(km, v.common.BodyHeight()/2) {
 		return v, nil
 	}
 	k := v.keyMap()
@@ -303,7 +303,7 @@ func (v NetworkView) View() string {
 		return placeBody(c, s.Title.Render("No nodes probed yet")+"\n"+
 			s.Dim.Render("Deploy workers in Sites (1) or press p to probe; local nodes come from the inventory."))
 	}
-	h := c.bodyHeight()
+	h := c.BodyHeight()
 	if v.page.Open {
 		return strings.Join(v.page.Render(c.Width, h), "\n")
 	}

@@ -163,12 +163,12 @@ func (v ResultsView) keyMap() resultsKeyMap {
 		CSV:      enabled(bind("c", "export CSV", "c"), sel),
 		Markdown: enabled(bind("m", "export Markdown", "m"), sel),
 		Reload:   bind("R", "reload", "R"),
-		nav:      k.navKeys(),
+		nav:      k.NavKeys(),
 	}
 	if v.mode == modeRuns {
 		shown := v.shown()
 		rk.list = v.list.Bindings().Only(shown)
-		rk.nav = k.navOnly(shown)
+		rk.nav = k.NavOnly(shown)
 		rk.Reload = enabled(rk.Reload, v.loaded)
 		rk.list.Details.SetHelp("enter", "open run")
 		return rk
@@ -199,7 +199,7 @@ func (v ResultsView) help() help.KeyMap { return v.keyMap() }
 
 // pageHeight is the height of a page (a run's details, a table): the body
 // less the view's title and message lines.
-func (v ResultsView) pageHeight() int { return v.common.bodyHeight() - 2 }
+func (v ResultsView) pageHeight() int { return v.common.BodyHeight() - 2 }
 
 // untimed says why a problem's table has no row: none of its runs
 // finished (each outcome counted), and what a table counts.
@@ -282,7 +282,7 @@ func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
 }
 
 func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
-	if v.mode == modeRuns && v.shown() && v.list.Update(msg, v.common.bodyHeight()-2) {
+	if v.mode == modeRuns && v.shown() && v.list.Update(msg, v.common.BodyHeight()-2) {
 		return v, nil
 	}
 	k := v.keyMap()
@@ -359,7 +359,7 @@ func (v ResultsView) View() string {
 		}
 		return placeBody(c, s.Title.Render("No runs recorded yet")+"\n"+s.Dim.Render(wrap("Runs started from Compose or `gridtui run` are recorded in the results store"+path+".", c.Width)))
 	}
-	h := c.bodyHeight()
+	h := c.BodyHeight()
 	title := s.Title.Render("Results") + s.Dim.Render(fmt.Sprintf(" — %s · %s", count(len(v.res.Records), "run", "runs"), v.res.Path))
 	if n := len(v.res.Corrupt); n > 0 || v.res.Truncated {
 		title += s.Warn.Render(fmt.Sprintf(" · %d corrupt line(s) skipped", n))

@@ -242,7 +242,7 @@ func (m Model) click(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
 	if m.confirm != nil || m.secret != nil || m.showHelp || mouse.Button != tea.MouseLeft {
 		return m, nil
 	}
-	if mouse.Y >= 1 && mouse.Y <= m.common.bodyHeight() && !m.capturing() {
+	if mouse.Y >= 1 && mouse.Y <= m.common.BodyHeight() && !m.capturing() {
 		body := msg
 		body.Y-- // the views' rows count from the top of the body
 		return m.routeToView(body)
@@ -378,10 +378,10 @@ func (m Model) render() string {
 		body = m.viewBody()
 	}
 	if m.secret != nil {
-		body = overlay(body, c.Styles.Modal.Render(m.secret.view(c)), c.Width, c.bodyHeight())
+		body = overlay(body, c.Styles.Modal.Render(m.secret.view(c)), c.Width, c.BodyHeight())
 	}
 	if m.confirm != nil {
-		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.bodyHeight())
+		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.BodyHeight())
 	}
 	status := oneLine(m.status)
 	if !m.statusBad && m.statusTab != m.tab {

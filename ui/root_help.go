@@ -73,7 +73,7 @@ func (m Model) shortHelp() string {
 // wrapping to more rows of columns when the terminal is narrow.
 func (m Model) fullHelp() string {
 	s := m.common.Styles
-	groups := append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp())
+	groups := append(m.viewHelp().FullHelp(), m.common.Keys.GlobalHelp())
 	var blocks [][]string
 	for _, g := range groups {
 		kw := 0

@@ -98,7 +98,7 @@ func (v RunView) keyMap() runKeyMap {
 		Events: enabled(events, v.started),
 		Close:  enabled(k.Close, v.showEvents && l.Filter() == ""),
 		list:   l.Bindings().Only(v.started),
-		nav:    k.navOnly(v.started),
+		nav:    k.NavOnly(v.started),
 	}
 }
 
@@ -131,7 +131,7 @@ func (k pageKeys) FullHelp() [][]key.Binding {
 
 // pageHeight is the height of the page: the body less the title and the
 // counts.
-func (v RunView) pageHeight() int { return v.common.bodyHeight() - 2 }
+func (v RunView) pageHeight() int { return v.common.BodyHeight() - 2 }
 
 func (v RunView) help() help.KeyMap {
 	if v.page.Open {

@@ -270,7 +270,7 @@ func (v RunView) View() string {
 		return placeBody(c, s.Title.Render("No run yet")+"\n"+
 			s.Dim.Render("Compose a job (3) and press r to start it; it will show here live."))
 	}
-	h := c.bodyHeight()
+	h := c.BodyHeight()
 	out := []string{v.titleLine(), v.countsLine()}
 	switch {
 	case v.page.Open:
@@ -291,7 +291,7 @@ func (v RunView) View() string {
 				st = s.Err
 			}
 			out = append(out, st.Render(fitLine(l, c.Width)))
-			if len(out) >= 2+max(2, v.common.bodyHeight()/4) {
+			if len(out) >= 2+max(2, v.common.BodyHeight()/4) {
 				break
 			}
 		}
@@ -406,7 +406,7 @@ func (v *RunView) countsLine() string {
 		if n[st] == 0 && (v.failed || st == engine.StateAborted) {
 			continue
 		}
-		parts = append(parts, s.stateStyle(st).Render(stateGlyph(st)+" "+st.String())+" "+strconv.Itoa(n[st]))
+		parts = append(parts, s.StateStyle(st).Render(stateGlyph(st)+" "+st.String())+" "+strconv.Itoa(n[st]))
 	}
 	line := strings.Join(parts, " · ")
 	if v.failed && n[engine.StateActive]+n[engine.StateInactive]+n[engine.StateStarting]+n[engine.StateAborted] > 0 {
@@ -436,7 +436,7 @@ func (v *RunView) grid(w, h int) []string {
 		}
 	}
 	out := make([]string, 0, h)
-	cells := v.common.Styles.stateCells()
+	cells := v.common.Styles.StateCells()
 	for line := first; line < first+h && line*per < len(nodes); line++ {
 		var b strings.Builder
 		b.Grow(per * 16)

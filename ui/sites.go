@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/widget/list"
 	"github.com/gridtui/gridtui/ui/widget/pager"
 	"strconv"
@@ -265,7 +266,7 @@ func (v SitesView) keyMap() sitesKeyMap {
 		Accept:    enabled(bind("a", "accept host key", "a"), pending),
 		Fold:      enabled(bind("space", "fold/unfold", "space", "enter"), sel && !r.Leaf),
 		list:      lk,
-		nav:       k.navOnly(shown),
+		nav:       k.NavOnly(shown),
 	}
 }
 
@@ -287,7 +288,7 @@ func (k sitesKeyMap) FullHelp() [][]key.Binding {
 // help returns the key map the help shows: the detail view's when open.
 func (v SitesView) help() help.KeyMap {
 	if v.page.Open {
-		return v.page.Bindings(v.common.Width, v.common.bodyHeight())
+		return v.page.Bindings(v.common.Width, v.common.BodyHeight())
 	}
 	return v.keyMap()
 }
@@ -306,11 +307,11 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 		return v, nil
 	}
 	if v.page.Open {
-		_, cmd := v.page.Update(km, v.common.Width, v.common.bodyHeight())
+		_, cmd := v.page.Update(km, v.common.Width, v.common.BodyHeight())
 		return v, cmd
 	}
 	k := v.keyMap()
-	if v.shown() && v.list.Update(km, v.common.bodyHeight()-1) {
+	if v.shown() && v.list.Update(km, v.common.BodyHeight()-1) {
 		return v, nil
 	}
 	switch {
@@ -340,12 +341,12 @@ func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
 }
 
 // msgCmd returns a command that yields msg.
-func msgCmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+func msgCmd(msg tea.Msg) tea.Cmd { return common.MsgCmd(msg) }
 
 // View renders the Sites view in the body area.
 func (v SitesView) View() string {
 	c, s := v.common, v.common.Styles
-	h := c.bodyHeight()
+	h := c.BodyHeight()
 	switch {
 	case v.loadErr != nil:
 		return placeBody(c, s.Err.Render("Cannot read the inventory:")+"\n"+wrap(v.loadErr.Error(), c.Width)+
@@ -405,49 +406,11 @@ func (v SitesView) detail() string {
 	return ""
 }
 
-// placeBody pads a short message to the body area.
-func placeBody(c *Common, s string) string {
-	lines := strings.Split(s, "\n")
-	h := c.bodyHeight()
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	for i := range lines {
-		lines[i] = fitLine(lines[i], c.Width)
-	}
-	return strings.Join(lines[:h], "\n")
-}
+// placeBody pads a short message to the body area (common.Place).
+func placeBody(c *Common, s string) string { return common.Place(c, s) }
 
-// wrap breaks s into lines of at most w cells at spaces.
-func wrap(s string, w int) string {
-	var out []string
-	for _, para := range strings.Split(s, "\n") {
-		// A line that fits stays as it is: the excerpt under a file:line:col
-		// error ("    7 |   cores = 0" / "      |   ^") must keep its
-		// spaces or the marker points at the wrong column.
-		if cellWidth(para) <= w {
-			out = append(out, strings.TrimRight(para, " "))
-			continue
-		}
-		indent := para[:len(para)-len(strings.TrimLeft(para, " "))]
-		if len(indent) >= w/2 {
-			indent = ""
-		}
-		line := indent
-		for _, word := range strings.Fields(para) {
-			if strings.TrimSpace(line) != "" && cellWidth(line)+1+cellWidth(word) > w {
-				out = append(out, line)
-				line = indent
-			}
-			if strings.TrimSpace(line) != "" {
-				line += " "
-			}
-			line += word
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "\n")
-}
+// wrap breaks s into lines of at most w cells at spaces (common.Wrap).
+func wrap(s string, w int) string { return common.Wrap(s, w) }
 
 // loadCell writes a load average in the Load column's 5 cells: two
 // decimals below 10, one below 100, none above ("630", not "630.…": a

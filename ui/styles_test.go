@@ -18,7 +18,7 @@ func TestEveryNodeStateShown(t *testing.T) {
 		t.Fatalf("the engine has a state %q past the %d the console knows (nodeStates)", name, nodeStates)
 	}
 	s := DefaultStyles()
-	cells := s.stateCells()
+	cells := s.StateCells()
 	seen := map[string]engine.NodeState{}
 	counted := map[engine.NodeState]int{}
 	for _, st := range countedStates {
@@ -40,7 +40,7 @@ func TestEveryNodeStateShown(t *testing.T) {
 		if counted[st] != 1 {
 			t.Errorf("state %s is counted %d times in the Run view's counts, want once", st, counted[st])
 		}
-		if !strings.Contains(s.stateStyle(st).Render(g), g) {
+		if !strings.Contains(s.StateStyle(st).Render(g), g) {
 			t.Errorf("state %s: style drops the glyph", st)
 		}
 	}

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"context"
@@ -37,9 +37,9 @@ func NewCommon(ctx context.Context, width, height int, logger *slog.Logger) *Com
 	}
 }
 
-// bodyHeight is the number of lines a view may use: the terminal minus the
+// BodyHeight is the number of lines a view may use: the terminal minus the
 // tab bar, the status line and the help bar.
-func (c *Common) bodyHeight() int {
+func (c *Common) BodyHeight() int {
 	h := c.Height - 3
 	if h < 1 {
 		h = 1
@@ -47,8 +47,8 @@ func (c *Common) bodyHeight() int {
 	return h
 }
 
-// count reads "1 worker", "2 workers": n and the noun in its number.
-func count(n int, one, many string) string {
+// Count reads "1 worker", "2 workers": n and the noun in its number.
+func Count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

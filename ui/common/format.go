@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"fmt"
@@ -7,16 +7,16 @@ import (
 	"time"
 )
 
-// sci formats a residual compactly.
-func sci(v float64) string {
+// Sci formats a residual compactly.
+func Sci(v float64) string {
 	if v == 0 {
 		return "0"
 	}
 	return strings.Replace(fmt.Sprintf("%.1e", v), "e-0", "e-", 1)
 }
 
-// bytesText formats a byte count in binary units.
-func bytesText(n uint64) string {
+// BytesText formats a byte count in binary units.
+func BytesText(n uint64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -29,8 +29,8 @@ func bytesText(n uint64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// countText formats a count with k/M suffixes.
-func countText(n uint64) string {
+// CountText formats a count with k/M suffixes.
+func CountText(n uint64) string {
 	switch {
 	case n >= 10_000_000:
 		return fmt.Sprintf("%.0fM", float64(n)/1e6)
@@ -42,8 +42,8 @@ func countText(n uint64) string {
 	return fmt.Sprintf("%d", n)
 }
 
-// clock formats an elapsed time as mm:ss.t (or h:mm:ss).
-func clock(d time.Duration) string {
+// Clock formats an elapsed time as mm:ss.t (or h:mm:ss).
+func Clock(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"charm.land/lipgloss/v2"
@@ -6,10 +6,10 @@ import (
 	"github.com/gridtui/gridtui/engine"
 )
 
-// nodeStates is the number of engine.NodeState values: the engine appends
+// NodeStates is the number of engine.NodeState values: the engine appends
 // new states last (engine/telemetry.go), so the last one bounds them.
 // TestEveryNodeStateShown fails when the engine gains one this misses.
-const nodeStates = int(engine.StateAborted) + 1
+const NodeStates = int(engine.StateAborted) + 1
 
 // Styles are the console's Lip Gloss styles. Colours are downsampled by Bubble
 // Tea to what the terminal supports, and dropped entirely under NO_COLOR, so
@@ -29,9 +29,9 @@ type Styles struct {
 	Key         lipgloss.Style
 	Modal       lipgloss.Style
 	// State styles the node cells of the Run view, indexed by engine.NodeState.
-	State [nodeStates]lipgloss.Style
+	State [NodeStates]lipgloss.Style
 	// cells caches each state's styled grid cell (glyph and a space).
-	cells [nodeStates]string
+	cells [NodeStates]string
 	// Network styles a network kind's traffic bars: ethernet, fast, unix.
 	Ethernet, Fast, Unix lipgloss.Style
 }
@@ -63,13 +63,13 @@ func DefaultStyles() *Styles {
 	s.State[engine.StateFailed] = lipgloss.NewStyle().Foreground(c("196")).Bold(true)
 	s.State[engine.StateAborted] = lipgloss.NewStyle().Foreground(c("208"))
 	for st := range s.cells {
-		s.cells[st] = s.State[st].Render(stateGlyph(engine.NodeState(st))) + " "
+		s.cells[st] = s.State[st].Render(StateGlyph(engine.NodeState(st))) + " "
 	}
 	return s
 }
 
-// stateGlyph is the colour-independent mark of a node state in the Run grid.
-func stateGlyph(s engine.NodeState) string {
+// StateGlyph is the colour-independent mark of a node state in the Run grid.
+func StateGlyph(s engine.NodeState) string {
 	switch s {
 	case engine.StateStarting:
 		return "·"
@@ -89,12 +89,12 @@ func stateGlyph(s engine.NodeState) string {
 	return "?"
 }
 
-// stateCells returns the pre-rendered grid cells, indexed by state: the
+// StateCells returns the pre-rendered grid cells, indexed by state: the
 // Run grid of 1024 nodes then costs string copies, not style calls.
-func (s *Styles) stateCells() *[nodeStates]string { return &s.cells }
+func (s *Styles) StateCells() *[NodeStates]string { return &s.cells }
 
-// stateStyle returns the style of a node state, tolerating unknown values.
-func (s *Styles) stateStyle(st engine.NodeState) lipgloss.Style {
+// StateStyle returns the style of a node state, tolerating unknown values.
+func (s *Styles) StateStyle(st engine.NodeState) lipgloss.Style {
 	if int(st) < len(s.State) {
 		return s.State[st]
 	}

@@ -349,18 +349,18 @@ func (v *ComposeView) planJob(s jobs.Spec) {
 	v.plan = p
 }
 
-// Update handles the composer's keys and messages, and predicts the job
+// update handles the composer's keys and messages, and predicts the job
 // again when it changed (the Predict panel).
-func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
+func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 	switch msg.(type) {
 	case predictTickMsg, predictedMsg:
 		return v, v.updateForecast(msg)
 	}
-	v, cmd := v.update(msg)
+	v, cmd := v.handle(msg)
 	return v, tea.Batch(cmd, v.schedulePrediction())
 }
 
-func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
+func (v ComposeView) handle(msg tea.Msg) (ComposeView, tea.Cmd) {
 	switch msg := msg.(type) {
 	case SpecLoadedMsg:
 		if msg.Err != nil {

@@ -76,7 +76,7 @@ func predicted(t *testing.T, v ComposeView) ComposeView {
 	queue := cmdMsgs(cmd)
 	for len(queue) > 0 {
 		var cmd tea.Cmd
-		v, cmd = v.Update(queue[0])
+		v, cmd = v.update(queue[0])
 		queue = append(queue[1:], cmdMsgs(cmd)...)
 	}
 	if v.fc.pending {

@@ -251,8 +251,8 @@ func (v *NetworkView) focused() *list.Model {
 	return &v.nodes
 }
 
-// Update handles the lists' keys and clicks and switching between them.
-func (v NetworkView) Update(msg tea.Msg) (NetworkView, tea.Cmd) {
+// update handles the lists' keys and clicks and switching between them.
+func (v NetworkView) update(msg tea.Msg) (NetworkView, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.Open {
 		switch {
 		case v.nodes.Click(c.X, c.Y):

@@ -21,7 +21,7 @@ func gatewayModel(t *testing.T) Model {
 		t.Fatal(err)
 	}
 	m := New(Config{Inventory: inv, NoLoad: true, StoreDir: t.TempDir()})
-	noNodes(&m.compose)
+	noNodes(m.compose)
 	for _, p := range []string{"alpha-1", "alpha-2", "beta-1", "beta-2"} {
 		m.compose.picked[p] = true
 	}
@@ -90,11 +90,11 @@ func TestGatewayRoutesShown(t *testing.T) {
 				m.routes.noteReport(tc.report)
 				m.showPairs()
 			}
-			got := routeRow(t, m.network, "alpha-2", "beta-1")
+			got := routeRow(t, *m.network, "alpha-2", "beta-1")
 			if got[1] != tc.net || got[2] != tc.want || got[3] != tc.pf {
 				t.Errorf("row %q,\nwant network %q, reason %q, pre-flight %q", got, tc.net, tc.want, tc.pf)
 			}
-			if other := routeRow(t, m.network, "alpha-1", "alpha-2"); other[3] != "ok" || strings.Contains(other[2], "via") {
+			if other := routeRow(t, *m.network, "alpha-1", "alpha-2"); other[3] != "ok" || strings.Contains(other[2], "via") {
 				t.Errorf("pair alpha-1 ↔ alpha-2: %q, want its direct route, pre-flight ok", other)
 			}
 			if s := m.network.summary(); !strings.Contains(s, "1 via "+strings.TrimPrefix(tc.net, "⇄ ")) {
@@ -132,11 +132,11 @@ func TestRunViewGateways(t *testing.T) {
 // inside a site says nothing of the kind.
 func TestGatewayFallbackShown(t *testing.T) {
 	m := gatewayModel(t)
-	if got := routeRow(t, m.network, "alpha-2", "beta-1"); !strings.Contains(got[2], "(if unreachable: via gateway gw-west ↔ gw-east)") &&
+	if got := routeRow(t, *m.network, "alpha-2", "beta-1"); !strings.Contains(got[2], "(if unreachable: via gateway gw-west ↔ gw-east)") &&
 		!strings.Contains(got[2], "(if unreachable: via gateway gw-east ↔ gw-west)") {
 		t.Errorf("pair across the sites: %q, want its fallback through the gateways", got)
 	}
-	if got := routeRow(t, m.network, "alpha-1", "alpha-2"); strings.Contains(got[2], "unreachable") {
+	if got := routeRow(t, *m.network, "alpha-1", "alpha-2"); strings.Contains(got[2], "unreachable") {
 		t.Errorf("pair inside a site: %q, want no fallback", got)
 	}
 }

@@ -254,8 +254,8 @@ func (v ResultsView) shown() bool {
 	return v.err == nil && v.loaded && v.res != nil && len(v.res.Records) > 0
 }
 
-// Update handles the view's keys and the store's messages.
-func (v ResultsView) Update(msg tea.Msg) (ResultsView, tea.Cmd) {
+// update handles the view's keys and the store's messages.
+func (v ResultsView) update(msg tea.Msg) (ResultsView, tea.Cmd) {
 	switch msg := msg.(type) {
 	case resultsLoadedMsg:
 		v.SetResults(msg.res, msg.err)

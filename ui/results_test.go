@@ -121,7 +121,7 @@ func TestResultsView(t *testing.T) {
 
 func (v *ResultsView) press(keys ...string) {
 	for _, k := range keys {
-		*v, _ = v.Update(keyPress(k))
+		*v, _ = v.update(keyPress(k))
 	}
 }
 
@@ -135,7 +135,7 @@ func TestResultsExportAndLoad(t *testing.T) {
 		}
 	}
 	v := NewResultsView(testCommon(80, 24), dir)
-	v, _ = v.Update(v.load()())
+	v, _ = v.update(v.load()())
 	if v.err != nil || v.res == nil || len(v.res.Records) != 5 {
 		t.Fatalf("load: err %v, records %v", v.err, v.res)
 	}
@@ -153,7 +153,7 @@ func TestResultsExportAndLoad(t *testing.T) {
 		var msg exportDoneMsg
 		for _, k := range keys {
 			var next = v
-			next, cm := v.Update(keyPress(k))
+			next, cm := v.update(keyPress(k))
 			v = next
 			if cm != nil {
 				msg = cm().(exportDoneMsg)
@@ -188,12 +188,12 @@ func TestResultsReloadSays(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := NewResultsView(testCommon(80, 24), dir)
-	v, _ = v.Update(v.load()())
-	v, cmd := v.Update(keyPress("R"))
+	v, _ = v.update(v.load()())
+	v, cmd := v.update(keyPress("R"))
 	if cmd == nil {
 		t.Fatal("R did not read the store")
 	}
-	v, _ = v.Update(cmd())
+	v, _ = v.update(cmd())
 	if v.message != "read again: 1 run" {
 		t.Errorf("message after R: %q", v.message)
 	}

@@ -396,7 +396,7 @@ func TestConsoleFlow(t *testing.T) {
 // last run, whether the best network answered (ok) or a fallback was used.
 func TestPreflightShownInNetwork(t *testing.T) {
 	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})
-	noNodes(&m.compose)
+	noNodes(m.compose)
 	for _, h := range []string{"alpha-1", "alpha-2", "beta-1"} {
 		m.compose.picked[h] = true
 	}

@@ -140,9 +140,9 @@ func (v RunView) help() help.KeyMap {
 	return v.keyMap()
 }
 
-// Update handles the keys of the page, of the list in front and the
+// update handles the keys of the page, of the list in front and the
 // view's own, and clicks on a list's rows.
-func (v RunView) Update(msg tea.Msg) (RunView, tea.Cmd) {
+func (v RunView) update(msg tea.Msg) (RunView, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.Open {
 		if v.showEvents {
 			v.events.Click(c.X, c.Y)

@@ -161,7 +161,7 @@ func TestRunView(t *testing.T) {
 			}
 			v.ApplyReport(nil, 2.65)
 			v.Finish(sampleReport, nil)
-			*v, _ = v.Update(keyPress("o"))
+			*v, _ = v.update(keyPress("o"))
 		}},
 		{name: "failed_node", setup: func(v *RunView) {
 			v.Start(spec)

@@ -293,9 +293,9 @@ func (v SitesView) help() help.KeyMap {
 	return v.keyMap()
 }
 
-// Update handles the Sites view's keys and clicks; actions become request
+// update handles the Sites view's keys and clicks; actions become request
 // messages.
-func (v SitesView) Update(msg tea.Msg) (SitesView, tea.Cmd) {
+func (v SitesView) update(msg tea.Msg) (SitesView, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok {
 		if !v.page.Open {
 			v.list.Click(c.X, c.Y)

@@ -33,10 +33,10 @@ func TestSitesView(t *testing.T) {
 			v.SetHostState("c9-3", HostState{Phase: "upload", Progress: 0.9, Load: -1})
 		}},
 		{name: "1024_folded", inv: bigInventory(1024), setup: func(v *SitesView) {
-			*v, _ = v.Update(keyPress("down")) // cluster c0
-			*v, _ = v.Update(keyPress("enter"))
+			*v, _ = v.update(keyPress("down")) // cluster c0
+			*v, _ = v.update(keyPress("enter"))
 			v.list.SetCursor(2) // c1 (after site1 and the folded c0)
-			*v, _ = v.Update(keyPress("space"))
+			*v, _ = v.update(keyPress("space"))
 		}},
 	}
 	for _, tc := range cases {
@@ -60,7 +60,7 @@ func TestSitesActions(t *testing.T) {
 	v := NewSitesView(c, deploy.Embedded(), nil)
 	press := func(k string) tea.Msg {
 		var cmd tea.Cmd
-		v, cmd = v.Update(keyPress(k))
+		v, cmd = v.update(keyPress(k))
 		if cmd == nil {
 			return nil
 		}

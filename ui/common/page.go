@@ -29,4 +29,8 @@ type Page interface {
 	Component
 	// Title is the page's name in the tab bar.
 	Title() string
+	// Paging reports whether the page shows a pager (a row's details, a
+	// report): the console then releases the mouse to the terminal, whose
+	// own selection copies the text.
+	Paging() bool
 }

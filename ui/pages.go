@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/ui/common"
+)
+
+// The views are the console's pages (common.Page) through their pointers:
+// the root holds them in a slice, in tab order, and routes, draws and
+// helps through the interface. A page's own update stays a value method
+// (update), which its tests call directly.
+
+// Update implements common.Component.
+func (v *SitesView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	var cmd tea.Cmd
+	*v, cmd = v.update(msg)
+	return v, cmd
+}
+
+// Title implements common.Page.
+func (v *SitesView) Title() string { return "Sites" }
+
+// Help implements common.Component.
+func (v *SitesView) Help() help.KeyMap { return v.help() }
+
+// Capturing implements common.Component: the list's filter is typed.
+func (v *SitesView) Capturing() bool { return v.list.Filtering() }
+
+// Paging implements common.Page.
+func (v *SitesView) Paging() bool { return v.page.Open }
+
+// Update implements common.Component.
+func (v *NetworkView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	var cmd tea.Cmd
+	*v, cmd = v.update(msg)
+	return v, cmd
+}
+
+// Title implements common.Page.
+func (v *NetworkView) Title() string { return "Network" }
+
+// Help implements common.Component.
+func (v *NetworkView) Help() help.KeyMap { return v.help() }
+
+// Capturing implements common.Component.
+func (v *NetworkView) Capturing() bool { return v.capturing() }
+
+// Paging implements common.Page.
+func (v *NetworkView) Paging() bool { return v.page.Open }
+
+// Update implements common.Component.
+func (v *ComposeView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	var cmd tea.Cmd
+	*v, cmd = v.update(msg)
+	return v, cmd
+}
+
+// Title implements common.Page.
+func (v *ComposeView) Title() string { return "Compose" }
+
+// Help implements common.Component.
+func (v *ComposeView) Help() help.KeyMap { return v.help() }
+
+// Capturing implements common.Component: a field is being edited.
+func (v *ComposeView) Capturing() bool { return v.capturing() }
+
+// Paging implements common.Page: Compose shows no pager.
+func (v *ComposeView) Paging() bool { return false }
+
+// Update implements common.Component.
+func (v *RunView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	var cmd tea.Cmd
+	*v, cmd = v.update(msg)
+	return v, cmd
+}
+
+// Title implements common.Page.
+func (v *RunView) Title() string { return "Run" }
+
+// Help implements common.Component.
+func (v *RunView) Help() help.KeyMap { return v.help() }
+
+// Capturing implements common.Component.
+func (v *RunView) Capturing() bool { return v.list.Filtering() }
+
+// Paging implements common.Page.
+func (v *RunView) Paging() bool { return v.page.Open }
+
+// Update implements common.Component.
+func (v *ResultsView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	var cmd tea.Cmd
+	*v, cmd = v.update(msg)
+	return v, cmd
+}
+
+// Title implements common.Page.
+func (v *ResultsView) Title() string { return "Results" }
+
+// Help implements common.Component.
+func (v *ResultsView) Help() help.KeyMap { return v.help() }
+
+// Capturing implements common.Component.
+func (v *ResultsView) Capturing() bool { return v.capturing() }
+
+// Paging implements common.Page: a run's details or a table.
+func (v *ResultsView) Paging() bool { return v.mode != modeRuns }

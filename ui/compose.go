@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/page/results"
 	"os"
 	"slices"
 	"strconv"
@@ -362,6 +363,9 @@ func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 
 func (v ComposeView) handle(msg tea.Msg) (ComposeView, tea.Cmd) {
 	switch msg := msg.(type) {
+	case results.LoadedMsg:
+		v.SetResults(msg.Res) // the Predict panel rests on the runs
+		return v, nil
 	case SpecLoadedMsg:
 		if msg.Err != nil {
 			v.status = "load failed: " + msg.Err.Error()

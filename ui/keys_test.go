@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"strings"
 	"testing"
 	"time"
@@ -102,8 +103,8 @@ func liveRun(t *testing.T, finished bool) Model {
 
 func withResults(t *testing.T) Model {
 	m := console(t)
-	res := sampleResults()
-	res.Records = append(res.Records, record(6, jobs.Asynchronous, 64, 3.5, true)) // the newest
+	res := uitest.SampleResults()
+	res.Records = append(res.Records, uitest.Record(6, jobs.Asynchronous, 64, 3.5, true)) // the newest
 	m.results.SetResults(res, nil)
 	return m
 }

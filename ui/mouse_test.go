@@ -68,7 +68,7 @@ func TestClickSelectsRow(t *testing.T) {
 			return want(r.Cells[1], "node-3")
 		}},
 		{"results", func(t *testing.T) Model { return at(withResults(t), "5") }, "hybrid ", func(m Model) string {
-			r, _ := m.results.selectedRecord()
+			r, _ := m.results.SelectedRecord()
 			return want(r.Job.Name, "obstacle-n48-hybrid")
 		}},
 	}

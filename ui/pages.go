@@ -87,22 +87,3 @@ func (v *RunView) Capturing() bool { return v.list.Filtering() }
 
 // Paging implements common.Page.
 func (v *RunView) Paging() bool { return v.page.Open }
-
-// Update implements common.Component.
-func (v *ResultsView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
-	var cmd tea.Cmd
-	*v, cmd = v.update(msg)
-	return v, cmd
-}
-
-// Title implements common.Page.
-func (v *ResultsView) Title() string { return "Results" }
-
-// Help implements common.Component.
-func (v *ResultsView) Help() help.KeyMap { return v.help() }
-
-// Capturing implements common.Component.
-func (v *ResultsView) Capturing() bool { return v.capturing() }
-
-// Paging implements common.Page: a run's details or a table.
-func (v *ResultsView) Paging() bool { return v.mode != modeRuns }

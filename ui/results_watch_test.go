@@ -8,17 +8,19 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
+	"github.com/gridtui/gridtui/ui/page/results"
 )
 
 // TestResultsWatchesTheStore: a run recorded by another process (gridtui
-// run) appears in the Results view on the store's watch tick, whatever tab
-// is in front, without R and without R's "read again" note; an unchanged
-// store is not read again.
+// run) appears in the Results page on the store's watch tick while another
+// tab is in front, without R and without R's "read again" note; an
+// unchanged store is not read again.
 func TestResultsWatchesTheStore(t *testing.T) {
-	defer func(d time.Duration) { storeWatchEvery = d }(storeWatchEvery)
-	storeWatchEvery = time.Millisecond
+	defer func(d time.Duration) { results.WatchEvery = d }(results.WatchEvery)
+	results.WatchEvery = time.Millisecond
 	dir := t.TempDir()
-	rec := record(1, jobs.Synchronous, 1, 4.0, true)
+	rec := uitest.Record(1, jobs.Synchronous, 1, 4.0, true)
 	if err := jobs.Append(dir, &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -28,21 +30,21 @@ func TestResultsWatchesTheStore(t *testing.T) {
 		m = next.(Model)
 		return cmdMsgs(cmd)
 	}
-	update(m.results.load()())
-	if n := len(m.results.res.Records); n != 1 {
+	update(m.results.Load()())
+	if n := len(m.results.Results().Records); n != 1 {
 		t.Fatalf("first read: %d runs", n)
 	}
-	// Nothing changed: the tick reads nothing.
-	if hasLoad(update(storeStatMsg{stamp: stampOf(dir)})) {
+	tick := func() []tea.Msg { return cmdMsgs(m.results.Watch()) } // the stamp of the file now
+	if loads(update(tick()[0])) != 0 {
 		t.Error("an unchanged store was read again")
 	}
-	rec2 := record(2, jobs.Asynchronous, 4, 1.0, true)
+	rec2 := uitest.Record(2, jobs.Asynchronous, 4, 1.0, true)
 	if err := jobs.Append(dir, &rec2); err != nil {
 		t.Fatal(err)
 	}
 	var loaded []tea.Msg
-	for _, x := range update(storeStatMsg{stamp: stampOf(dir)}) {
-		if hasLoad([]tea.Msg{x}) {
+	for _, x := range update(tick()[0]) {
+		if _, ok := x.(results.LoadedMsg); ok {
 			loaded = append(loaded, x)
 		}
 	}
@@ -50,19 +52,20 @@ func TestResultsWatchesTheStore(t *testing.T) {
 		t.Fatalf("the grown store was read %d times, want 1", len(loaded))
 	}
 	update(loaded[0])
-	if n := len(m.results.res.Records); n != 2 {
+	if n := len(m.results.Results().Records); n != 2 {
 		t.Errorf("after the store grew: %d runs shown, want 2", n)
 	}
-	if m.results.message != "" {
-		t.Errorf("the watch's read says %q (R's word)", m.results.message)
+	if msg := m.results.Message(); msg != "" {
+		t.Errorf("the watch's read says %q (R's word)", msg)
 	}
 }
 
-func hasLoad(msgs []tea.Msg) bool {
+func loads(msgs []tea.Msg) int {
+	n := 0
 	for _, x := range msgs {
-		if _, ok := x.(resultsLoadedMsg); ok {
-			return true
+		if _, ok := x.(results.LoadedMsg); ok {
+			n++
 		}
 	}
-	return false
+	return n
 }

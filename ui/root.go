@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/page/results"
 	"log/slog"
 	"strings"
 
@@ -62,7 +63,7 @@ type Model struct {
 	network   *NetworkView
 	compose   *ComposeView
 	run       *RunView
-	results   *ResultsView
+	results   *results.Model
 	help      help.Model
 	showHelp  bool
 	confirm   *confirmation
@@ -110,7 +111,7 @@ func New(cfg Config) Model {
 		network:    ptr(NewNetworkView(c)),
 		compose:    ptr(NewComposeView(c, cfg.Inventory)),
 		run:        ptr(NewRunView(c)),
-		results:    ptr(NewResultsView(c, cfg.StoreDir)),
+		results:    ptr(results.New(c, cfg.StoreDir)),
 		help:       help.New(),
 		keyPrompts: map[string]hostKeyPromptMsg{},
 		preflight:  map[string]string{},
@@ -150,7 +151,7 @@ func (m Model) Init() tea.Cmd {
 	if !m.cfg.NoLoad {
 		cmds = append(cmds, loadTick())
 	}
-	cmds = append(cmds, m.results.load(), m.results.watch())
+	cmds = append(cmds, m.results.Load(), m.results.Watch())
 	return tea.Batch(cmds...)
 }
 
@@ -272,28 +273,31 @@ func (m Model) capturing() bool { return m.pages[m.tab].Capturing() }
 
 // routeToView hands a message to the view that owns it.
 func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
-	var cmd tea.Cmd
-	switch msg.(type) {
-	case SpecLoadedMsg, SpecSavedMsg:
-		_, cmd = m.compose.Update(msg)
+	if !input(msg) {
+		// A page's reply to its own command, or news for every page (the
+		// results store read): each page takes what is its own.
+		cmds := make([]tea.Cmd, 0, len(m.pages))
+		for _, p := range m.pages {
+			_, c := p.Update(msg)
+			cmds = append(cmds, c)
+		}
 		m.showPairs()
-		return m, cmd
-	case resultsLoadedMsg:
-		_, cmd = m.results.Update(msg)
-		m.compose.SetResults(m.results.res) // the Predict panel rests on the runs
-		return m, tea.Batch(cmd, m.compose.schedulePrediction())
-	case exportDoneMsg, storeStatMsg:
-		_, cmd = m.results.Update(msg)
-		return m, cmd
-	case predictTickMsg, predictedMsg:
-		_, cmd = m.compose.Update(msg)
-		return m, cmd
+		return m, tea.Batch(cmds...)
 	}
-	_, cmd = m.pages[m.tab].Update(msg)
+	_, cmd := m.pages[m.tab].Update(msg)
 	if m.pages[m.tab] == common.Page(m.compose) {
 		m.showPairs() // the job's pairs, in the Network view
 	}
 	return m, cmd
+}
+
+// input reports the user's input, which goes to the page in front only.
+func input(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseWheelMsg, tea.MouseMotionMsg, tea.PasteMsg:
+		return true
+	}
+	return false
 }
 
 // quit asks for confirmation while a run is live, else quits.

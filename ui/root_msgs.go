@@ -250,7 +250,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 		m.setStatus(false, "run finished")
 	}
 	m.compose.RunEnded(m.run.spec.Name, m.run.endState())
-	return m.results.load()
+	return m.results.Load()
 }
 
 // notePreflight records the pre-flight outcome of the run's pairs: a pair

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"strings"
 	"sync"
 	"testing"
@@ -145,7 +146,7 @@ func TestHelpListsOnlyWorkingKeys(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
-			m.results.SetResults(sampleResults(), nil)
+			m.results.SetResults(uitest.SampleResults(), nil)
 			m = send(m, tea.WindowSizeMsg{Width: 200, Height: 50})
 			m = send(m, keys(tc.tab)...)
 			bar := ansiStrip(m.shortHelp())
@@ -383,7 +384,7 @@ func TestConsoleFlow(t *testing.T) {
 		t.Logf("engine does not record runs yet; Results not checked: %s", run.report)
 		return
 	}
-	res := final.results.res
+	res := final.results.Results()
 	if res == nil || len(res.Records) != 1 || res.Records[0].Job.Scheme != jobs.Asynchronous || res.Records[0].Job.Nodes != 4 {
 		t.Fatalf("Results does not list the run: %+v", res)
 	}

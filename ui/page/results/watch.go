@@ -1,4 +1,4 @@
-package ui
+package results
 
 import (
 	"os"
@@ -10,10 +10,10 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// storeWatchEvery is how often the Results view looks at its store's file:
+// WatchEvery is how often the Results view looks at its store's file:
 // a run started from the command line (or another console) appears within
 // that time, without R.
-var storeWatchEvery = 2 * time.Second
+var WatchEvery = 2 * time.Second
 
 // storeStamp is what the view knows of the store's file: its size and
 // modification time (zero when it does not exist).
@@ -39,10 +39,10 @@ func stampOf(setting string) storeStamp {
 	return storeStamp{size: st.Size(), mod: st.ModTime()}
 }
 
-// watch looks at the store's file after storeWatchEvery, in a command.
-func (v ResultsView) watch() tea.Cmd {
+// Watch looks at the store's file after WatchEvery, in a command.
+func (v Model) Watch() tea.Cmd {
 	setting := v.store
-	return tea.Tick(storeWatchEvery, func(time.Time) tea.Msg {
+	return tea.Tick(WatchEvery, func(time.Time) tea.Msg {
 		return storeStatMsg{stamp: stampOf(setting)}
 	})
 }
@@ -50,10 +50,10 @@ func (v ResultsView) watch() tea.Cmd {
 // storeStat reads the store again when its file changed since it was last
 // read (a run recorded by gridtui run grows it), and keeps watching. The
 // reload is quiet: "read again" is R's word.
-func (v ResultsView) storeStat(msg storeStatMsg) (ResultsView, tea.Cmd) {
+func (v Model) storeStat(msg storeStatMsg) (Model, tea.Cmd) {
 	if !v.loaded || v.reading || msg.stamp == v.stamp {
-		return v, v.watch()
+		return v, v.Watch()
 	}
 	v.reading = true
-	return v, tea.Batch(v.load(), v.watch())
+	return v, tea.Batch(v.Load(), v.Watch())
 }

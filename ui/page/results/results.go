@@ -1,9 +1,7 @@
-package ui
+package results
 
 import (
 	"fmt"
-	"github.com/gridtui/gridtui/ui/widget/list"
-	"github.com/gridtui/gridtui/ui/widget/pager"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +14,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
+	"github.com/gridtui/gridtui/ui/widget/text"
 )
 
 // Results view modes.
@@ -26,11 +28,11 @@ const (
 	modeDetail
 )
 
-// ResultsView lists past runs from the results store, shows the paper's
+// Model lists past runs from the results store, shows the paper's
 // Table III (times) and Table IV (gains) by cores × grid × scheme for the
 // selected run's problem, exports them, and opens a run for its details.
-type ResultsView struct {
-	common *Common
+type Model struct {
+	common *common.Common
 	store  string // the store setting: "" = jobs.DataDir's default
 	res    *jobs.Results
 	err    error
@@ -50,23 +52,26 @@ type ResultsView struct {
 	stamp   storeStamp
 }
 
-// Messages of the Results view.
+// Messages of the Results page.
 type (
-	resultsLoadedMsg struct {
-		res   *jobs.Results
-		err   error
+	// LoadedMsg is the content of the results store (or why it is
+	// unreadable): every page may take it (Compose predicts from it).
+	LoadedMsg struct {
+		Res   *jobs.Results
+		Err   error
 		stamp storeStamp // the file's, taken before it was read
 	}
-	exportDoneMsg struct {
-		path string
-		err  error
+	// ExportedMsg reports a table written to a file (or why not).
+	ExportedMsg struct {
+		Path string
+		Err  error
 	}
 )
 
-// NewResultsView returns the Results view of the store at setting ("" =
+// New returns the Results view of the store at setting ("" =
 // the default data directory), empty until the store is read.
-func NewResultsView(c *Common, setting string) ResultsView {
-	return ResultsView{common: c, store: setting, list: newList(c, []column{
+func New(c *common.Common, setting string) Model {
+	return Model{common: c, store: setting, list: common.NewList(c, []list.Column{
 		{Title: "When (UTC)", Width: 11},
 		{Title: "Name", Width: 0},
 		{Title: "Scheme", Width: 6},
@@ -79,41 +84,41 @@ func NewResultsView(c *Common, setting string) ResultsView {
 	})}
 }
 
-// load reads the results store (jobs.Load) in a command.
-func (v ResultsView) load() tea.Cmd {
+// Load reads the results store (jobs.Load) in a command.
+func (v Model) Load() tea.Cmd {
 	setting := v.store
 	return func() tea.Msg {
 		dir, err := jobs.DataDir(setting)
 		if err != nil {
-			return resultsLoadedMsg{err: err}
+			return LoadedMsg{Err: err}
 		}
 		stamp := stampOf(setting)
 		res, err := jobs.Load(dir)
-		return resultsLoadedMsg{res: res, err: err, stamp: stamp}
+		return LoadedMsg{Res: res, Err: err, stamp: stamp}
 	}
 }
 
 // SetResults shows the content of a results store (or why it is unreadable).
-func (v *ResultsView) SetResults(res *jobs.Results, err error) {
+func (v *Model) SetResults(res *jobs.Results, err error) {
 	v.res, v.err, v.loaded = res, err, true
-	var rows []listRow
+	var rows []list.Row
 	if res != nil {
 		for i := len(res.Records) - 1; i >= 0; i-- { // newest first
 			r := res.Records[i]
 			resid, n := "–", "–" // n: an application that declares none records 0
 			if r.TrueResidual != nil {
-				resid = sci(float64(*r.TrueResidual))
+				resid = common.Sci(float64(*r.TrueResidual))
 			}
 			if r.Job.N > 0 {
 				n = strconv.Itoa(r.Job.N)
 			}
-			row := listRow{Key: r.ID, Leaf: true, Cells: []string{
-				r.Time.UTC().Format("01-02 15:04"), orDefault(r.Job.Name, r.ID), string(r.Job.Scheme),
+			row := list.Row{Key: r.ID, Leaf: true, Cells: []string{
+				r.Time.UTC().Format("01-02 15:04"), common.OrDefault(r.Job.Name, r.ID), string(r.Job.Scheme),
 				strconv.Itoa(r.Job.Nodes), strconv.Itoa(r.Job.Cores), n,
 				strconv.FormatFloat(r.WallSeconds, 'f', 2, 64), resid, r.Outcome,
 			}}
 			if !r.OK() {
-				row.Tone = toneErr
+				row.Tone = list.ToneErr
 			}
 			rows = append(rows, row)
 		}
@@ -122,7 +127,7 @@ func (v *ResultsView) SetResults(res *jobs.Results, err error) {
 }
 
 // selectedRecord returns the run under the cursor.
-func (v *ResultsView) selectedRecord() (jobs.RunRecord, bool) {
+func (v *Model) selectedRecord() (jobs.RunRecord, bool) {
 	r, ok := v.list.Selected()
 	if !ok || v.res == nil {
 		return jobs.RunRecord{}, false
@@ -136,7 +141,7 @@ func (v *ResultsView) selectedRecord() (jobs.RunRecord, bool) {
 
 // table builds Table III or IV for the selected run's problem instance
 // (its application and parameters).
-func (v *ResultsView) table(kind jobs.TableKind) (jobs.Table, bool) {
+func (v *Model) table(kind jobs.TableKind) (jobs.Table, bool) {
 	rec, ok := v.selectedRecord()
 	if !ok {
 		return jobs.Table{}, false
@@ -144,9 +149,9 @@ func (v *ResultsView) table(kind jobs.TableKind) (jobs.Table, bool) {
 	return jobs.BuildTableOf(kind, v.res.Records, rec.Job.Instance()), true
 }
 
-// resultsKeyMap is the Results view's key map (help.KeyMap): the runs'
+// keyMap is the Results view's key map (help.KeyMap): the runs'
 // list's keys, or the page's (a run's details, a table) in front of it.
-type resultsKeyMap struct {
+type keyMap struct {
 	Tables, CSV, Markdown, Reload key.Binding
 	list                          list.Bindings
 	page                          pager.Bindings
@@ -155,21 +160,21 @@ type resultsKeyMap struct {
 }
 
 // keyMap returns the bindings of the current mode.
-func (v ResultsView) keyMap() resultsKeyMap {
+func (v Model) keyMap() keyMap {
 	k := v.common.Keys
 	_, sel := v.selectedRecord()
-	rk := resultsKeyMap{
-		Tables:   enabled(bind("t", "Table III/IV", "t"), sel),
-		CSV:      enabled(bind("c", "export CSV", "c"), sel),
-		Markdown: enabled(bind("m", "export Markdown", "m"), sel),
-		Reload:   bind("R", "reload", "R"),
+	rk := keyMap{
+		Tables:   common.Enabled(common.Bind("t", "Table III/IV", "t"), sel),
+		CSV:      common.Enabled(common.Bind("c", "export CSV", "c"), sel),
+		Markdown: common.Enabled(common.Bind("m", "export Markdown", "m"), sel),
+		Reload:   common.Bind("R", "reload", "R"),
 		nav:      k.NavKeys(),
 	}
 	if v.mode == modeRuns {
 		shown := v.shown()
 		rk.list = v.list.Bindings().Only(shown)
 		rk.nav = k.NavOnly(shown)
-		rk.Reload = enabled(rk.Reload, v.loaded)
+		rk.Reload = common.Enabled(rk.Reload, v.loaded)
 		rk.list.Details.SetHelp("enter", "open run")
 		return rk
 	}
@@ -179,7 +184,7 @@ func (v ResultsView) keyMap() resultsKeyMap {
 }
 
 // ShortHelp implements help.KeyMap.
-func (k resultsKeyMap) ShortHelp() []key.Binding {
+func (k keyMap) ShortHelp() []key.Binding {
 	if k.paged {
 		return []key.Binding{k.page.Close, k.Tables, k.CSV, k.Markdown, k.page.Copy}
 	}
@@ -187,7 +192,7 @@ func (k resultsKeyMap) ShortHelp() []key.Binding {
 }
 
 // FullHelp implements help.KeyMap.
-func (k resultsKeyMap) FullHelp() [][]key.Binding {
+func (k keyMap) FullHelp() [][]key.Binding {
 	own := []key.Binding{k.Tables, k.Reload, k.CSV, k.Markdown}
 	if k.paged {
 		return append([][]key.Binding{own}, k.page.FullHelp()...)
@@ -195,19 +200,19 @@ func (k resultsKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{own, k.list.Column(), k.nav}
 }
 
-func (v ResultsView) help() help.KeyMap { return v.keyMap() }
+func (v Model) help() help.KeyMap { return v.keyMap() }
 
 // pageHeight is the height of a page (a run's details, a table): the body
 // less the view's title and message lines.
-func (v ResultsView) pageHeight() int { return v.common.BodyHeight() - 2 }
+func (v Model) pageHeight() int { return v.common.BodyHeight() - 2 }
 
 // untimed says why a problem's table has no row: none of its runs
 // finished (each outcome counted), and what a table counts.
-func (v ResultsView) untimed(in jobs.Instance) string {
+func (v Model) untimed(in jobs.Instance) string {
 	outcomes := map[string]int{}
 	for _, r := range v.res.Records {
 		if in.Has(r.Job) {
-			outcomes[orDefault(r.Outcome, "unknown")]++
+			outcomes[common.OrDefault(r.Outcome, "unknown")]++
 		}
 	}
 	var parts []string
@@ -220,13 +225,13 @@ func (v ResultsView) untimed(in jobs.Instance) string {
 
 // page is what the view shows instead of the runs: the selected run's
 // details (wrapped) or a table (cut, so that its columns stay aligned).
-func (v ResultsView) page() pager.Model {
+func (v Model) page() pager.Model {
 	var p pager.Model
 	switch v.mode {
 	case modeDetail:
 		rec, _ := v.selectedRecord()
 		title, rest, _ := strings.Cut(recordDetail(rec), "\n")
-		p = newPager(v.common, pager.New(title, rest))
+		p = common.NewPager(v.common, pager.New(title, rest))
 	case modeTimes, modeGains:
 		kind := jobs.TimeTable
 		if v.mode == modeGains {
@@ -235,41 +240,41 @@ func (v ResultsView) page() pager.Model {
 		t, _ := v.table(kind)
 		lines := strings.Split(strings.TrimRight(t.Text(), "\n"), "\n")
 		if len(t.Rows) == 0 {
-			lines = append(lines, "", wrap(v.untimed(t.Instance), v.common.Width))
+			lines = append(lines, "", common.Wrap(v.untimed(t.Instance), v.common.Width))
 		}
 		if kind == jobs.GainTable {
 			lines = append(lines, gainChart(t, v.common.Width, v.pageHeight()-2-len(lines))...)
 		}
-		p = newPager(v.common, pager.New(lines[0], strings.Join(lines[1:], "\n")))
+		p = common.NewPager(v.common, pager.New(lines[0], strings.Join(lines[1:], "\n")))
 		p.NoWrap = true
 	}
 	p.Scroll, p.Shift = v.scroll, v.shift
 	return p
 }
 
-func (v ResultsView) capturing() bool { return v.list.Filtering() }
+func (v Model) capturing() bool { return v.list.Filtering() }
 
 // shown reports whether the runs are on screen (a store read, with runs).
-func (v ResultsView) shown() bool {
+func (v Model) shown() bool {
 	return v.err == nil && v.loaded && v.res != nil && len(v.res.Records) > 0
 }
 
 // update handles the view's keys and the store's messages.
-func (v ResultsView) update(msg tea.Msg) (ResultsView, tea.Cmd) {
+func (v Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case resultsLoadedMsg:
-		v.SetResults(msg.res, msg.err)
+	case LoadedMsg:
+		v.SetResults(msg.Res, msg.Err)
 		v.stamp, v.reading = msg.stamp, false
-		if v.reloading && msg.err == nil && msg.res != nil {
-			v.message = "read again: " + count(len(msg.res.Records), "run", "runs")
+		if v.reloading && msg.Err == nil && msg.Res != nil {
+			v.message = "read again: " + common.Count(len(msg.Res.Records), "run", "runs")
 		}
 		v.reloading = false
 	case storeStatMsg:
 		return v.storeStat(msg)
-	case exportDoneMsg:
-		v.message = "exported " + msg.path
-		if msg.err != nil {
-			v.message = "export failed: " + msg.err.Error()
+	case ExportedMsg:
+		v.message = "exported " + msg.Path
+		if msg.Err != nil {
+			v.message = "export failed: " + msg.Err.Error()
 		}
 	case tea.MouseClickMsg:
 		if v.mode == modeRuns {
@@ -281,7 +286,7 @@ func (v ResultsView) update(msg tea.Msg) (ResultsView, tea.Cmd) {
 	return v, nil
 }
 
-func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
+func (v Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	if v.mode == modeRuns && v.shown() && v.list.Update(msg, v.common.BodyHeight()-2) {
 		return v, nil
 	}
@@ -304,7 +309,7 @@ func (v ResultsView) key(msg tea.KeyPressMsg) (ResultsView, tea.Cmd) {
 		v.scroll, v.shift = 0, 0
 	case key.Matches(msg, k.Reload):
 		v.reloading, v.reading = true, true
-		return v, v.load()
+		return v, v.Load()
 	case key.Matches(msg, k.CSV), key.Matches(msg, k.Markdown):
 		kind := jobs.TimeTable
 		if v.mode == modeGains {
@@ -331,36 +336,36 @@ func exportTable(t jobs.Table, f jobs.TableFormat) tea.Cmd {
 		if f == jobs.FormatMarkdown {
 			ext = "md"
 		}
-		path := filepath.Join(".", fmt.Sprintf("gridtui-table-%s-%s-n%d.%s", name, orDefault(t.Instance.App, defaultApp), t.N, ext))
+		path := filepath.Join(".", fmt.Sprintf("gridtui-table-%s-%s-n%d.%s", name, common.OrDefault(t.Instance.App, jobs.DefaultSpec().App), t.N, ext))
 		file, err := os.Create(path)
 		if err != nil {
-			return exportDoneMsg{path: path, err: fmt.Errorf("ui: export %s: %w", path, err)}
+			return ExportedMsg{Path: path, Err: fmt.Errorf("ui: export %s: %w", path, err)}
 		}
 		werr := t.Write(file, f)
 		if cerr := file.Close(); werr == nil && cerr != nil {
 			werr = fmt.Errorf("ui: export %s: %w", path, cerr)
 		}
-		return exportDoneMsg{path: path, err: werr}
+		return ExportedMsg{Path: path, Err: werr}
 	}
 }
 
 // View renders the runs, a table or a run's details.
-func (v ResultsView) View() string {
+func (v Model) View() string {
 	c, s := v.common, v.common.Styles
 	switch {
 	case v.err != nil:
-		return placeBody(c, s.Err.Render("Cannot read the results store:")+"\n"+wrap(v.err.Error(), c.Width))
+		return common.Place(c, s.Err.Render("Cannot read the results store:")+"\n"+common.Wrap(v.err.Error(), c.Width))
 	case !v.loaded:
-		return placeBody(c, s.Dim.Render("Reading the results store…"))
+		return common.Place(c, s.Dim.Render("Reading the results store…"))
 	case v.res == nil || len(v.res.Records) == 0:
 		path := ""
 		if v.res != nil {
 			path = " (" + v.res.Path + ")"
 		}
-		return placeBody(c, s.Title.Render("No runs recorded yet")+"\n"+s.Dim.Render(wrap("Runs started from Compose or `gridtui run` are recorded in the results store"+path+".", c.Width)))
+		return common.Place(c, s.Title.Render("No runs recorded yet")+"\n"+s.Dim.Render(common.Wrap("Runs started from Compose or `gridtui run` are recorded in the results store"+path+".", c.Width)))
 	}
 	h := c.BodyHeight()
-	title := s.Title.Render("Results") + s.Dim.Render(fmt.Sprintf(" — %s · %s", count(len(v.res.Records), "run", "runs"), v.res.Path))
+	title := s.Title.Render("Results") + s.Dim.Render(fmt.Sprintf(" — %s · %s", common.Count(len(v.res.Records), "run", "runs"), v.res.Path))
 	if n := len(v.res.Corrupt); n > 0 || v.res.Truncated {
 		title += s.Warn.Render(fmt.Sprintf(" · %d corrupt line(s) skipped", n))
 	}
@@ -371,9 +376,9 @@ func (v ResultsView) View() string {
 		p := v.page()
 		body = p.Render(c.Width, h-2)
 	}
-	out := append([]string{fitLine(title, c.Width)}, body...)
+	out := append([]string{text.Fit(title, c.Width)}, body...)
 	out = append(out, s.Dim.Render(v.message))
-	return placeBody(c, strings.Join(out, "\n"))
+	return common.Place(c, strings.Join(out, "\n"))
 }
 
 // gainChart draws the gains of Table IV against cores, one series per
@@ -393,7 +398,7 @@ func gainChart(t jobs.Table, width, height int) []string {
 // scrollLines returns h lines from first (bounded).
 func scrollLines(lines []string, first, h int) []string {
 	first = max(0, min(first, len(lines)-h))
-	out := clipWindow(lines, first, h)
+	out := common.ClipWindow(lines, first, h)
 	for len(out) < h {
 		out = append(out, "")
 	}
@@ -405,10 +410,10 @@ func recordDetail(r jobs.RunRecord) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run %s — %s\n", r.ID, r.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintf(&b, "job: %s, %s, %s iterations (%s detector), %s, %s, grid %s\n",
-		orDefault(r.Job.Name, "-"), r.Job.Instance(), r.Job.Scheme, orDefault(string(r.Job.Detector), "default"),
-		count(r.Job.Nodes, "node", "nodes"), count(r.Job.Cores, "core", "cores"), orDefault(r.Job.Grid, "-"))
+		common.OrDefault(r.Job.Name, "-"), r.Job.Instance(), r.Job.Scheme, common.OrDefault(string(r.Job.Detector), "default"),
+		common.Count(r.Job.Nodes, "node", "nodes"), common.Count(r.Job.Cores, "core", "cores"), common.OrDefault(r.Job.Grid, "-"))
 	fmt.Fprintf(&b, "inventory: %s\n", jobs.InventoryName(r.Job.Inventory))
-	fmt.Fprintf(&b, "console on %s (%s/%s, %s)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, count(r.Machine.Cores, "core", "cores"))
+	fmt.Fprintf(&b, "console on %s (%s/%s, %s)\n", r.Machine.Host, r.Machine.OS, r.Machine.Arch, common.Count(r.Machine.Cores, "core", "cores"))
 	outcome := r.Outcome
 	if r.Reason != "" {
 		outcome += ": " + r.Reason
@@ -416,9 +421,9 @@ func recordDetail(r jobs.RunRecord) string {
 	fmt.Fprintf(&b, "outcome: %s · wall time %.3f s\n", outcome, r.WallSeconds)
 	switch {
 	case r.TrueResidual != nil && r.ResidualReported:
-		fmt.Fprintf(&b, "residual: %s (ε = %g), reported by the parts: not measured\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
+		fmt.Fprintf(&b, "residual: %s (ε = %g), reported by the parts: not measured\n", common.Sci(float64(*r.TrueResidual)), r.Job.Eps)
 	case r.TrueResidual != nil:
-		fmt.Fprintf(&b, "true global residual: %s (ε = %g)\n", sci(float64(*r.TrueResidual)), r.Job.Eps)
+		fmt.Fprintf(&b, "true global residual: %s (ε = %g)\n", common.Sci(float64(*r.TrueResidual)), r.Job.Eps)
 	}
 	for _, c := range r.AppChecks() {
 		ok := "OK"
@@ -434,7 +439,7 @@ func recordDetail(r jobs.RunRecord) string {
 	b.WriteString("\nrank  node          cluster   cores  iterations  local σ   compute s  send s  wait s  error\n")
 	for _, n := range r.Nodes {
 		fmt.Fprintf(&b, "%-5d %-13s %-9s %5d  %10d  %-8s  %9.3f  %6.3f  %6.3f  %s\n",
-			n.Rank, n.Name, n.Cluster, n.Cores, n.Iterations, sci(float64(n.Sigma)), n.ComputeSeconds, n.SendSeconds, n.WaitSeconds, n.Err)
+			n.Rank, n.Name, n.Cluster, n.Cores, n.Iterations, common.Sci(float64(n.Sigma)), n.ComputeSeconds, n.SendSeconds, n.WaitSeconds, n.Err)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -1,0 +1,156 @@
+package uitest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/common"
+)
+
+func init() {
+	// The ui package's tests get -update from x/exp/golden (teatest);
+	// the pages' and widgets' tests from here.
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+// Updating reports the -update flag: rewrite the golden files.
+func Updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// Sizes are the terminal sizes every page is checked at.
+var Sizes = []struct{ W, H int }{{80, 24}, {160, 48}}
+
+// Common returns the Common of a w×h terminal.
+func Common(w, h int) *common.Common { return common.NewCommon(context.Background(), w, h, nil) }
+
+// RequireGolden compares the ANSI-stripped rendering with
+// testdata/<Test>/<case>.golden (rewritten with -update).
+func RequireGolden(t *testing.T, got string) {
+	t.Helper()
+	got = Normalize(got)
+	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
+	if Updating() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file %s: %v (run go test with -update)", path, err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the rendering (run with -update if intended)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// Normalize strips ANSI and trailing blanks, keeping one line per row.
+func Normalize(s string) string {
+	lines := strings.Split(ansi.Strip(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// CheckSize asserts the rendering fits the body area exactly.
+func CheckSize(t *testing.T, c *common.Common, out string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if len(lines) != c.BodyHeight() {
+		t.Errorf("rendered %d lines, want the body height %d", len(lines), c.BodyHeight())
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > c.Width {
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i, w, c.Width, ansi.Strip(l))
+		}
+	}
+}
+
+// KeyPress is the key message of a key's name ("down", "ctrl+s", "t").
+func KeyPress(k string) tea.KeyPressMsg {
+	switch k {
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown", "pgdn":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// T0 is the fixtures' clock: runs and events happen after it.
+var T0 = time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)
+
+// Record builds a run record as the engine stores it (test input).
+func Record(i int, scheme jobs.Scheme, nodes int, wall float64, ok bool) jobs.RunRecord {
+	r := jobs.RunRecord{
+		Version: 1, ID: fmt.Sprintf("20261121T18%02d00Z-%06x", i, i), Time: T0.Add(time.Duration(i) * time.Minute),
+		Job: jobs.RunConfig{Name: fmt.Sprintf("obstacle-n48-%s", scheme), App: "obstacle", N: 48, Eps: 1e-8,
+			Scheme: scheme, Detector: jobs.DefaultDetector(scheme), Nodes: nodes, Cores: nodes, Grid: "alpha", Clusters: []string{"alpha"}},
+		Machine:     jobs.Machine{Host: "console", OS: "linux", Arch: "amd64", Cores: 2},
+		WallSeconds: wall, Outcome: jobs.OutcomeOK,
+	}
+	res := jobs.Float(3e-9)
+	r.TrueResidual = &res
+	r.Complementarity = &jobs.Complementarity{MinUMinusPhi: 0, MinAuMinusF: 1e-6, MaxProduct: 2e-4, Tol: 1e-2, OK: true}
+	for k := 0; k < nodes; k++ {
+		r.Nodes = append(r.Nodes, jobs.NodeRecord{Name: fmt.Sprintf("alpha-%d", k+1), Cluster: "alpha", Rank: k, Cores: 1,
+			Iterations: 2000 + 10*k, Sigma: 8e-9, ComputeSeconds: wall * 0.7, SendSeconds: wall * 0.1, WaitSeconds: wall * 0.2})
+	}
+	if !ok {
+		r.Outcome, r.Reason, r.TrueResidual, r.Complementarity = jobs.OutcomeFailed, "node alpha-2: heartbeat lost", nil, nil
+	}
+	return r
+}
+
+// SampleResults holds five runs of the obstacle problem (n = 48): sync
+// on 1 and 4 nodes, async on 4 and 2, a failed hybrid on 4.
+func SampleResults() *jobs.Results {
+	return &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{
+		Record(1, jobs.Synchronous, 1, 4.0, true),
+		Record(2, jobs.Synchronous, 4, 1.5, true),
+		Record(3, jobs.Asynchronous, 4, 1.1, true),
+		Record(4, jobs.Hybrid, 4, 1.3, false),
+		Record(5, jobs.Asynchronous, 2, 2.2, true),
+	}}
+}

@@ -366,6 +366,9 @@ func (v ComposeView) handle(msg tea.Msg) (ComposeView, tea.Cmd) {
 	case results.LoadedMsg:
 		v.SetResults(msg.Res) // the Predict panel rests on the runs
 		return v, nil
+	case RunEndedMsg:
+		v.RunEnded(msg.Name, msg.How)
+		return v, nil
 	case SpecLoadedMsg:
 		if msg.Err != nil {
 			v.status = "load failed: " + msg.Err.Error()

@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/ui/common"
 )
 
@@ -87,3 +88,20 @@ func (v *RunView) Capturing() bool { return v.list.Filtering() }
 
 // Paging implements common.Page.
 func (v *RunView) Paging() bool { return v.page.Open }
+
+// RunEndedMsg says that the run shown in the Run page ended, and how
+// ("finished", "failed", "aborted"): Compose replaces its "starting" line.
+type RunEndedMsg struct{ Name, How string }
+
+// Snapshot returns the run's last telemetry snapshot.
+func (v *RunView) Snapshot() engine.Snapshot { return v.snap }
+
+// Name returns the name of the run's job.
+func (v *RunView) Name() string { return v.spec.Name }
+
+// EndState says how the run ended.
+func (v *RunView) EndState() string { return v.endState() }
+
+// Cursor implements common.Cursor: where the terminal's cursor goes while a
+// field is edited.
+func (v *ComposeView) Cursor() *tea.Cursor { return v.editCursor() }

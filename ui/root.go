@@ -332,8 +332,9 @@ func (m *Model) markRunWorkers(s engine.Snapshot, w WorkerState) {
 // View draws the console.
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
-	if m.tab == TabCompose && m.confirm == nil && m.secret == nil && !m.showHelp && !m.quitting {
-		if c := m.compose.editCursor(); c != nil {
+	cp, ok := m.pages[m.tab].(common.Cursor)
+	if ok && m.confirm == nil && m.secret == nil && !m.showHelp && !m.quitting {
+		if c := cp.Cursor(); c != nil {
 			c.Position.Y++ // the body starts below the tab bar
 			v.Cursor = c
 		}

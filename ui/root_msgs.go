@@ -239,7 +239,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
-	m.markRunWorkers(m.run.snap, WorkerDown)
+	m.markRunWorkers(m.run.Snapshot(), WorkerDown)
 	m.cancelRun = nil
 	switch {
 	case msg.err != nil && (m.run.Aborted() || errors.Is(msg.err, engine.ErrRunAborted) || errors.Is(msg.err, context.Canceled)):
@@ -249,8 +249,8 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	default:
 		m.setStatus(false, "run finished")
 	}
-	m.compose.RunEnded(m.run.spec.Name, m.run.endState())
-	return m.results.Load()
+	ended := RunEndedMsg{Name: m.run.Name(), How: m.run.EndState()}
+	return tea.Batch(m.results.Load(), msgCmd(ended))
 }
 
 // notePreflight records the pre-flight outcome of the run's pairs: a pair
@@ -388,18 +388,18 @@ func (m *Model) applyWorkerEvent(ev deploy.Event) {
 // (engine.NodeStatus.Load): the only figure the console has of an SSH
 // host's load.
 func (m *Model) applyNodeLoads(s engine.Snapshot) {
-	changed := false
+	changed := map[string]HostState{}
 	for i := range s.Nodes {
 		if l := s.Nodes[i].Load; l != nil {
 			st := m.sites.HostState(s.Nodes[i].Node)
 			if st.Load != *l {
-				st.Load, changed = *l, true
-				m.sites.states[s.Nodes[i].Node] = st
+				st.Load = *l
+				changed[s.Nodes[i].Node] = st
 			}
 		}
 	}
-	if changed {
-		m.sites.rebuild() // once: a 1024-node run updates them all
+	if len(changed) > 0 {
+		m.sites.SetHostStates(changed) // once: a 1024-node run updates them all
 	}
 }
 
@@ -428,6 +428,7 @@ func (m *Model) applyLoad(msg loadMsg) {
 	if m.cfg.Inventory == nil {
 		return
 	}
+	states := map[string]HostState{}
 	for _, s := range m.cfg.Inventory.Sites {
 		if s.Launcher != deploy.LauncherLocal {
 			continue
@@ -436,9 +437,9 @@ func (m *Model) applyLoad(msg loadMsg) {
 			for _, h := range c.Hosts {
 				st := m.sites.HostState(h.Name)
 				st.Load = msg.load
-				m.sites.states[h.Name] = st
+				states[h.Name] = st
 			}
 		}
 	}
-	m.sites.rebuild()
+	m.sites.SetHostStates(states)
 }

@@ -189,7 +189,16 @@ func TestComposeStatusAfterRun(t *testing.T) {
 	if m.feed == nil {
 		t.Fatal("r did not start a run")
 	}
-	m, _ = pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	m, last := pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	// The run's end reaches Compose as a message (RunEndedMsg), sent by
+	// the command the last tick returned.
+	_, cmd = m.Update(last)
+	for _, msg := range cmdMsgs(cmd) {
+		if _, ok := msg.(RunEndedMsg); ok {
+			next, _ = m.Update(msg)
+			m = next.(Model)
+		}
+	}
 	if strings.Contains(m.compose.status, "starting") || !strings.Contains(m.compose.status, "finished") {
 		t.Errorf("Compose status after the run %q, want how it ended", m.compose.status)
 	}

@@ -113,6 +113,15 @@ func (v *SitesView) SetHostState(host string, st HostState) {
 	v.rebuild()
 }
 
+// SetHostStates changes the states of many hosts and redraws the list once
+// (a 1024-node run updates them all).
+func (v *SitesView) SetHostStates(states map[string]HostState) {
+	for h, st := range states {
+		v.states[h] = st
+	}
+	v.rebuild()
+}
+
 // HostState returns the state shown for a host (Load −1 when unknown).
 func (v *SitesView) HostState(host string) HostState {
 	if st, ok := v.states[host]; ok {

@@ -34,3 +34,9 @@ type Page interface {
 	// own selection copies the text.
 	Paging() bool
 }
+
+// Cursor is a component that places the terminal's cursor (a text field
+// being edited), in the body's coordinates; nil hides it.
+type Cursor interface {
+	Cursor() *tea.Cursor
+}

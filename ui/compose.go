@@ -1,8 +1,8 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/page/network"
 	"github.com/gridtui/gridtui/ui/page/results"
 	"os"
 	"slices"
@@ -95,7 +95,7 @@ type ComposeView struct {
 	// which its job file would be refused for.
 	badFields    map[int]bool
 	formProblems int
-	pairs        []PairRoute
+	pairs        []network.PairRoute
 	status       string
 	// unknown lists the sites, clusters and hosts a loaded job file names
 	// that the inventory does not have; it blocks the run until the user
@@ -191,7 +191,7 @@ func (v *ComposeView) SetHtable(h *probe.Htable) {
 // Pairs returns the routes of the job's neighbour pairs: the edges of the
 // application's neighbour graph (a chain of slabs, blocks with up to six
 // neighbours, a sparse matrix's partition), lower rank first.
-func (v *ComposeView) Pairs() []PairRoute { return v.pairs }
+func (v *ComposeView) Pairs() []network.PairRoute { return v.pairs }
 
 // Problems returns the live validation problems; empty means the job can start.
 func (v *ComposeView) Problems() []string { return v.problems }
@@ -305,12 +305,12 @@ func (v *ComposeView) validate() {
 	if v.plan != nil {
 		for e, r := range v.plan.Routes {
 			a, b := v.plan.Edges[e][0], v.plan.Edges[e][1]
-			v.pairs = append(v.pairs, PairRoute{A: v.plan.Ranks[a], B: v.plan.Ranks[b], Route: r})
+			v.pairs = append(v.pairs, network.PairRoute{A: v.plan.Ranks[a], B: v.plan.Ranks[b], Route: r})
 		}
 		return
 	}
 	for _, e := range edges {
-		p := PairRoute{A: nodes[e[0]].Name, B: nodes[e[1]].Name}
+		p := network.PairRoute{A: nodes[e[0]].Name, B: nodes[e[1]].Name}
 		if !v.probed(p.A) || !v.probed(p.B) {
 			p.Err = errNotProbed // chosen when the run starts
 		} else if p.Route, p.Err = v.htable.Route(p.A, p.B); p.Err != nil {
@@ -320,8 +320,9 @@ func (v *ComposeView) validate() {
 	}
 }
 
-// errNotProbed marks a pair whose nodes are not in the Htable yet.
-var errNotProbed = errors.New("not probed yet (p in Network): the network is chosen when the run starts")
+// errNotProbed marks a pair whose nodes are not in the Htable yet
+// (network.ErrNotProbed).
+var errNotProbed = network.ErrNotProbed
 
 // probed reports whether the Htable knows the node.
 func (v *ComposeView) probed(node string) bool {

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/page/network"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -366,9 +367,9 @@ func TestComposeUnprobedSSHHosts(t *testing.T) {
 	if pairs := v.Pairs(); len(pairs) != 1 || !errors.Is(pairs[0].Err, errNotProbed) {
 		t.Fatalf("pairs %+v, want one not probed", pairs)
 	}
-	nv := NewNetworkView(c)
+	nv := network.New(c)
 	nv.SetPairs(v.Pairs())
-	if s := nv.summary(); !strings.Contains(s, "1 not probed yet") || strings.Contains(s, "UNREACHABLE") {
+	if s := nv.Summary(); !strings.Contains(s, "1 not probed yet") || strings.Contains(s, "UNREACHABLE") {
 		t.Errorf("summary %q", s)
 	}
 	if _, ok := v.press("r").(StartRunMsg); !ok {

@@ -95,52 +95,6 @@ func addrOrNone(a string, ok bool) string {
 	return a
 }
 
-// describeNode is the detail view of a node of the Htable: every address.
-func (v *NetworkView) describeNode(node string) (string, string) {
-	for _, r := range v.table.Rows() {
-		if r.Node != node {
-			continue
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "cluster %s\nethernet: %s\n", r.Cluster, addrList(r.Ethernet))
-		if len(r.Fast) == 0 {
-			b.WriteString("fast networks: none\n")
-		}
-		for _, f := range r.Fast {
-			fmt.Fprintf(&b, "fast network: %s %s\n", f.Kind, f.Addr)
-		}
-		return "Node " + node, b.String()
-	}
-	return "Node " + node, "not in the Htable"
-}
-
-// describePair is the detail view of a pair of the job: the network
-// Algorithm 1 chose, its addresses, and the reason, whole.
-func (v *NetworkView) describePair(key string) (string, string) {
-	for _, p := range v.pairs {
-		if p.A+"↔"+p.B != key {
-			continue
-		}
-		var b strings.Builder
-		switch {
-		case p.Err != nil:
-			fmt.Fprintf(&b, "network: none\n%s\n", p.Err)
-		default:
-			fmt.Fprintf(&b, "network: %s\n", p.Route.Network)
-			if p.Route.AAddr != "" {
-				fmt.Fprintf(&b, "addresses: %s ↔ %s\n", p.Route.AAddr, p.Route.BAddr)
-			}
-			fmt.Fprintf(&b, "reason: %s\n", p.Route.Reason)
-			if p.Fallback != "" {
-				fmt.Fprintf(&b, "if its direct path fails pre-flight: %s ([[site.gateway]] of both sites)\n", p.Fallback)
-			}
-		}
-		fmt.Fprintf(&b, "pre-flight: %s\n", orDefault(p.Preflight, "not run"))
-		return "Pair " + p.A + " ↔ " + p.B, b.String()
-	}
-	return "Pair " + key, "not in the job"
-}
-
 // describeNode is the detail view of a node of the run: its state, its
 // progress, its time and traffic, and its error, whole.
 func (v *RunView) describeNode(node string) (string, string) {

@@ -39,12 +39,12 @@ func TestClickSelectsRow(t *testing.T) {
 			return want(r.Key, "host/beta-3")
 		}},
 		{"network_nodes", func(t *testing.T) Model { return at(withPairs(t), "2", "right") }, "alpha-3 ", func(m Model) string {
-			r, _ := m.network.nodes.Selected()
-			return want(r.Key, "alpha-3") + want(fmt.Sprint(m.network.focus), "0")
+			r, focus := m.network.Selected()
+			return want(r.Key, "alpha-3") + want(fmt.Sprint(focus), "0")
 		}},
 		{"network_pairs", func(t *testing.T) Model { return at(withPairs(t), "2") }, "alpha-3 ↔ alpha-4", func(m Model) string {
-			r, _ := m.network.routes.Selected()
-			return want(r.Key, "alpha-3↔alpha-4") + want(fmt.Sprint(m.network.focus), "1")
+			r, focus := m.network.Selected()
+			return want(r.Key, "alpha-3↔alpha-4") + want(fmt.Sprint(focus), "1")
 		}},
 		{"compose_field", func(t *testing.T) Model { return at(console(t), "3") }, "Wall time", func(m Model) string {
 			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneForm]), fmt.Sprint(paneForm, m.compose.row(fWall)))

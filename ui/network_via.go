@@ -92,24 +92,6 @@ func (r *runRoutes) noteReport(routes []probe.Route) {
 	}
 }
 
-// viaCell is the Reason cell of a route through gateways: its reason
-// without the pair, which begins with "via …" (engine's gatewayRoute).
-func viaCell(r probe.Route) string {
-	reason := strings.TrimPrefix(r.Reason, r.A+" ↔ "+r.B+": ")
-	if !strings.HasPrefix(reason, "via ") {
-		reason = "via " + r.Via + ": " + reason
-	}
-	return reason
-}
-
-// viaLabel is the Network cell of a route through gateways.
-func viaLabel(r probe.Route) string {
-	if strings.HasPrefix(r.Via, "SSH tunnel") {
-		return "⇄ SSH tunnel"
-	}
-	return "⇄ gateway"
-}
-
 // gatewayLines are the Run view's lines on the gateway links, at most w
 // cells each: what each gateway sent to the other site's, the S2 ratio and
 // the DATA bytes before and after it, then its messages, its queue now and at most, and the

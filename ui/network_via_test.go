@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/gridtui/gridtui/ui/page/network"
 	"strings"
 	"testing"
 
@@ -34,14 +35,14 @@ func gatewayModel(t *testing.T) Model {
 }
 
 // routeRow returns the Network view's row of pair a ↔ b.
-func routeRow(t *testing.T, v NetworkView, a, b string) []string {
+func routeRow(t *testing.T, v network.Model, a, b string) []string {
 	t.Helper()
-	for _, r := range v.routes.Rows() {
+	for _, r := range v.RouteRows() {
 		if r.Key == a+"↔"+b {
 			return r.Cells
 		}
 	}
-	t.Fatalf("no row for %s ↔ %s in %+v", a, b, v.routes.Rows())
+	t.Fatalf("no row for %s ↔ %s in %+v", a, b, v.RouteRows())
 	return nil
 }
 
@@ -97,7 +98,7 @@ func TestGatewayRoutesShown(t *testing.T) {
 			if other := routeRow(t, *m.network, "alpha-1", "alpha-2"); other[3] != "ok" || strings.Contains(other[2], "via") {
 				t.Errorf("pair alpha-1 ↔ alpha-2: %q, want its direct route, pre-flight ok", other)
 			}
-			if s := m.network.summary(); !strings.Contains(s, "1 via "+strings.TrimPrefix(tc.net, "⇄ ")) {
+			if s := m.network.Summary(); !strings.Contains(s, "1 via "+strings.TrimPrefix(tc.net, "⇄ ")) {
 				t.Errorf("summary %q does not count the pair through the gateways", s)
 			}
 		})

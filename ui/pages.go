@@ -33,25 +33,6 @@ func (v *SitesView) Capturing() bool { return v.list.Filtering() }
 func (v *SitesView) Paging() bool { return v.page.Open }
 
 // Update implements common.Component.
-func (v *NetworkView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
-	var cmd tea.Cmd
-	*v, cmd = v.update(msg)
-	return v, cmd
-}
-
-// Title implements common.Page.
-func (v *NetworkView) Title() string { return "Network" }
-
-// Help implements common.Component.
-func (v *NetworkView) Help() help.KeyMap { return v.help() }
-
-// Capturing implements common.Component.
-func (v *NetworkView) Capturing() bool { return v.capturing() }
-
-// Paging implements common.Page.
-func (v *NetworkView) Paging() bool { return v.page.Open }
-
-// Update implements common.Component.
 func (v *ComposeView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	var cmd tea.Cmd
 	*v, cmd = v.update(msg)

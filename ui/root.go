@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/page/network"
 	"github.com/gridtui/gridtui/ui/page/results"
 	"log/slog"
 	"strings"
@@ -60,7 +61,7 @@ type Model struct {
 	// The pages by their type, for the calls the root still makes to
 	// them directly (the same values as in pages).
 	sites     *SitesView
-	network   *NetworkView
+	network   *network.Model
 	compose   *ComposeView
 	run       *RunView
 	results   *results.Model
@@ -108,7 +109,7 @@ func New(cfg Config) Model {
 		cfg:        cfg,
 		common:     c,
 		sites:      ptr(NewSitesView(c, cfg.Inventory, cfg.InventoryErr)),
-		network:    ptr(NewNetworkView(c)),
+		network:    ptr(network.New(c)),
 		compose:    ptr(NewComposeView(c, cfg.Inventory)),
 		run:        ptr(NewRunView(c)),
 		results:    ptr(results.New(c, cfg.StoreDir)),

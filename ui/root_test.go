@@ -403,7 +403,7 @@ func TestPreflightShownInNetwork(t *testing.T) {
 	}
 	m.compose.validate()
 	m = send(m, StartRunMsg{Spec: m.compose.Spec()})
-	if got := m.network.pairs[0].Preflight; got != "pending" {
+	if got := m.network.Pairs()[0].Preflight; got != "pending" {
 		t.Fatalf("before the links are up: %q, want pending", got)
 	}
 	snap := fakeRun(3, 2, -1)[0]
@@ -411,7 +411,7 @@ func TestPreflightShownInNetwork(t *testing.T) {
 		{Node: "alpha-1", Text: "alpha-1 ↔ alpha-2: infiniband unreachable (connection refused), falling back to ethernet 127.16.64.10 ↔ 127.16.64.11"},
 	}}})
 	want := map[string]string{"alpha-1↔alpha-2": "fallback", "alpha-2↔beta-1": "ok"}
-	for _, p := range m.network.pairs {
+	for _, p := range m.network.Pairs() {
 		if w := want[p.A+"↔"+p.B]; p.Preflight != w {
 			t.Errorf("%s ↔ %s pre-flight %q, want %q", p.A, p.B, p.Preflight, w)
 		}

@@ -76,8 +76,9 @@ type (
 	DeployRequestMsg struct{ Hosts []deploy.Host }
 	// StopRequestMsg asks to stop the workers of hosts.
 	StopRequestMsg struct{ Hosts []deploy.Host }
-	// ProbeRequestMsg asks to probe the hosts' networks again.
-	ProbeRequestMsg struct{}
+	// ProbeRequestMsg asks to probe the hosts' networks again
+	// (common.ProbeRequestMsg: the Network page sends it too).
+	ProbeRequestMsg = common.ProbeRequestMsg
 	// AcceptKeyMsg records the user's acceptance of an unknown host key.
 	AcceptKeyMsg struct {
 		Host        deploy.Host

@@ -1,10 +1,8 @@
-package ui
+package network
 
 import (
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/ui/widget/list"
-	"github.com/gridtui/gridtui/ui/widget/pager"
 	"net/netip"
 	"strings"
 
@@ -13,6 +11,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 )
 
 // PairRoute is the network chosen for one pair of neighbouring nodes of the
@@ -30,10 +31,13 @@ type PairRoute struct {
 	Fallback string
 }
 
-// NetworkView shows the Htable (GRIDHPC Table I: each node's Ethernet and
+// ErrNotProbed marks a pair whose nodes are not in the Htable yet.
+var ErrNotProbed = errors.New("not probed yet (p in Network): the network is chosen when the run starts")
+
+// Model shows the Htable (GRIDHPC Table I: each node's Ethernet and
 // fast-network addresses) and, for the pairs the composed job will use, the
 // network Algorithm 1 chose and why.
-type NetworkView struct {
+type Model struct {
 	common *Common
 	table  *probe.Htable
 	err    error
@@ -45,9 +49,9 @@ type NetworkView struct {
 	page pager.Model
 }
 
-// NewNetworkView returns an empty Network view.
-func NewNetworkView(c *Common) NetworkView {
-	return NetworkView{
+// New returns an empty Network page.
+func New(c *Common) Model {
+	return Model{
 		common: c,
 		nodes: newList(c, []column{
 			{Title: "Node", Width: 12},
@@ -65,7 +69,7 @@ func NewNetworkView(c *Common) NetworkView {
 }
 
 // SetHtable shows a new Htable, or the error that prevented building it.
-func (v *NetworkView) SetHtable(h *probe.Htable, err error) {
+func (v *Model) SetHtable(h *probe.Htable, err error) {
 	v.table, v.err = h, err
 	var rows []listRow
 	if h != nil {
@@ -86,7 +90,7 @@ func (v *NetworkView) SetHtable(h *probe.Htable, err error) {
 }
 
 // Htable returns the table shown, nil if none.
-func (v *NetworkView) Htable() *probe.Htable { return v.table }
+func (v *Model) Htable() *probe.Htable { return v.table }
 
 func addrList(as []netip.Addr) string {
 	if len(as) == 0 {
@@ -100,7 +104,7 @@ func addrList(as []netip.Addr) string {
 }
 
 // SetPairs shows the routes of the composed job's neighbour pairs.
-func (v *NetworkView) SetPairs(pairs []PairRoute) {
+func (v *Model) SetPairs(pairs []PairRoute) {
 	v.pairs = pairs
 	rows := make([]listRow, len(pairs))
 	for i, p := range pairs {
@@ -110,7 +114,7 @@ func (v *NetworkView) SetPairs(pairs []PairRoute) {
 			pf = "not run"
 		}
 		switch {
-		case errors.Is(p.Err, errNotProbed):
+		case errors.Is(p.Err, ErrNotProbed):
 			r.Cells = []string{p.A + " ↔ " + p.B, "?", p.Err.Error(), pf}
 			r.Tone = toneDim
 		case p.Err != nil:
@@ -163,7 +167,7 @@ func reasonTail(r string) string {
 
 // summary counts the job's pairs per network: the at-a-glance answer to
 // "which traffic goes over which network".
-func (v *NetworkView) summary() string {
+func (v *Model) summary() string {
 	if len(v.pairs) == 0 {
 		return "No job yet: choose nodes in Compose (3) to see its pairs' networks."
 	}
@@ -172,7 +176,7 @@ func (v *NetworkView) summary() string {
 	bad, unknown := 0, 0
 	for _, p := range v.pairs {
 		switch {
-		case errors.Is(p.Err, errNotProbed):
+		case errors.Is(p.Err, ErrNotProbed):
 			unknown++
 			continue
 		case p.Err != nil:
@@ -209,7 +213,7 @@ type networkKeyMap struct {
 }
 
 // keyMap returns the bindings of the list in focus.
-func (v NetworkView) keyMap() networkKeyMap {
+func (v Model) keyMap() networkKeyMap {
 	k := v.common.Keys
 	shown := v.shown()
 	return networkKeyMap{
@@ -221,7 +225,7 @@ func (v NetworkView) keyMap() networkKeyMap {
 }
 
 // shown reports whether the lists are on screen (an Htable to show).
-func (v NetworkView) shown() bool {
+func (v Model) shown() bool {
 	return v.err == nil && v.table != nil && len(v.table.Rows()) > 0
 }
 
@@ -236,7 +240,7 @@ func (k networkKeyMap) FullHelp() [][]key.Binding {
 }
 
 // help returns the key map the help shows: the detail view's when open.
-func (v NetworkView) help() help.KeyMap {
+func (v Model) help() help.KeyMap {
 	if v.page.Open {
 		return v.page.Bindings(v.common.Width, v.common.BodyHeight())
 	}
@@ -244,7 +248,7 @@ func (v NetworkView) help() help.KeyMap {
 }
 
 // focused is the list in focus.
-func (v *NetworkView) focused() *list.Model {
+func (v *Model) focused() *list.Model {
 	if v.focus == 1 {
 		return &v.routes
 	}
@@ -252,7 +256,7 @@ func (v *NetworkView) focused() *list.Model {
 }
 
 // update handles the lists' keys and clicks and switching between them.
-func (v NetworkView) update(msg tea.Msg) (NetworkView, tea.Cmd) {
+func (v Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.Open {
 		switch {
 		case v.nodes.Click(c.X, c.Y):
@@ -285,16 +289,16 @@ func (v NetworkView) update(msg tea.Msg) (NetworkView, tea.Cmd) {
 	case key.Matches(km, k.Pane):
 		v.focus = 1 - v.focus
 	case key.Matches(km, k.Probe):
-		return v, msgCmd(ProbeRequestMsg{})
+		return v, msgCmd(common.ProbeRequestMsg{})
 	}
 	return v, nil
 }
 
 // capturing reports whether a list is taking text (the filter).
-func (v NetworkView) capturing() bool { return v.nodes.Filtering() || v.routes.Filtering() }
+func (v Model) capturing() bool { return v.nodes.Filtering() || v.routes.Filtering() }
 
 // View renders the Htable above the job's pairs.
-func (v NetworkView) View() string {
+func (v Model) View() string {
 	c, s := v.common, v.common.Styles
 	if v.err != nil {
 		return placeBody(c, s.Err.Render("Cannot build the Htable:")+"\n"+wrap(v.err.Error(), c.Width))
@@ -326,9 +330,73 @@ func (v NetworkView) View() string {
 	return placeBody(c, strings.Join(out, "\n"))
 }
 
-func (v NetworkView) focusTitle(pane int, t string) string {
+func (v Model) focusTitle(pane int, t string) string {
 	if v.focus == pane {
 		return v.common.Styles.Title.Render("▸ " + t)
 	}
 	return "  " + t
+}
+
+// viaCell is the Reason cell of a route through gateways: its reason
+// without the pair, which begins with "via …" (engine's gatewayRoute).
+func viaCell(r probe.Route) string {
+	reason := strings.TrimPrefix(r.Reason, r.A+" ↔ "+r.B+": ")
+	if !strings.HasPrefix(reason, "via ") {
+		reason = "via " + r.Via + ": " + reason
+	}
+	return reason
+}
+
+// viaLabel is the Network cell of a route through gateways.
+func viaLabel(r probe.Route) string {
+	if strings.HasPrefix(r.Via, "SSH tunnel") {
+		return "⇄ SSH tunnel"
+	}
+	return "⇄ gateway"
+}
+
+// describeNode is the detail view of a node of the Htable: every address.
+func (v *Model) describeNode(node string) (string, string) {
+	for _, r := range v.table.Rows() {
+		if r.Node != node {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "cluster %s\nethernet: %s\n", r.Cluster, addrList(r.Ethernet))
+		if len(r.Fast) == 0 {
+			b.WriteString("fast networks: none\n")
+		}
+		for _, f := range r.Fast {
+			fmt.Fprintf(&b, "fast network: %s %s\n", f.Kind, f.Addr)
+		}
+		return "Node " + node, b.String()
+	}
+	return "Node " + node, "not in the Htable"
+}
+
+// describePair is the detail view of a pair of the job: the network
+// Algorithm 1 chose, its addresses, and the reason, whole.
+func (v *Model) describePair(key string) (string, string) {
+	for _, p := range v.pairs {
+		if p.A+"↔"+p.B != key {
+			continue
+		}
+		var b strings.Builder
+		switch {
+		case p.Err != nil:
+			fmt.Fprintf(&b, "network: none\n%s\n", p.Err)
+		default:
+			fmt.Fprintf(&b, "network: %s\n", p.Route.Network)
+			if p.Route.AAddr != "" {
+				fmt.Fprintf(&b, "addresses: %s ↔ %s\n", p.Route.AAddr, p.Route.BAddr)
+			}
+			fmt.Fprintf(&b, "reason: %s\n", p.Route.Reason)
+			if p.Fallback != "" {
+				fmt.Fprintf(&b, "if its direct path fails pre-flight: %s ([[site.gateway]] of both sites)\n", p.Fallback)
+			}
+		}
+		fmt.Fprintf(&b, "pre-flight: %s\n", orDefault(p.Preflight, "not run"))
+		return "Pair " + p.A + " ↔ " + p.B, b.String()
+	}
+	return "Pair " + key, "not in the job"
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/page/sites"
+	"github.com/gridtui/gridtui/ui/widget/chart"
 	"github.com/gridtui/gridtui/ui/widget/list"
 	"github.com/gridtui/gridtui/ui/widget/pager"
 	"github.com/gridtui/gridtui/ui/widget/text"
@@ -37,6 +39,31 @@ func DefaultStyles() *Styles { return common.DefaultStyles() }
 
 // DefaultKeyMap returns the console-wide bindings.
 func DefaultKeyMap() KeyMap { return common.DefaultKeyMap() }
+
+// The Sites page's values under the names the root has always used.
+type (
+	// SitesView is the Sites page (ui/page/sites).
+	SitesView = sites.Model
+	// HostState is a host as the Sites page shows it.
+	HostState = sites.HostState
+	// WorkerState is a host's worker process.
+	WorkerState = sites.WorkerState
+	// DeployRequestMsg asks to deploy hosts (sent by the Sites page).
+	DeployRequestMsg = sites.DeployRequestMsg
+	// StopRequestMsg asks to stop the workers of hosts.
+	StopRequestMsg = sites.StopRequestMsg
+	// AcceptKeyMsg records the user's acceptance of an unknown host key.
+	AcceptKeyMsg = sites.AcceptKeyMsg
+	// ProbeRequestMsg asks to probe the hosts' networks again.
+	ProbeRequestMsg = common.ProbeRequestMsg
+)
+
+// Worker states (sites.WorkerState).
+const (
+	WorkerDown = sites.WorkerDown
+	WorkerUp   = sites.WorkerUp
+	WorkerBusy = sites.WorkerBusy
+)
 
 // The pages' names for the list widget's values (ui/widget/list).
 type (
@@ -73,3 +100,8 @@ func formWidth(c *Common) int                            { return min(44, c.Widt
 func navigate(msg tea.KeyPressMsg, k KeyMap, cursor *int, n, page int) bool {
 	return common.Navigate(msg, k, cursor, n, page)
 }
+
+func placeBody(c *Common, s string) string { return common.Place(c, s) }
+func wrap(s string, w int) string          { return common.Wrap(s, w) }
+func msgCmd(msg tea.Msg) tea.Cmd           { return common.MsgCmd(msg) }
+func progressBar(f float64, w int) string  { return chart.Bar(f, w) }

@@ -5,7 +5,7 @@
 // the page in front and every other message to every page, so that pages
 // affect each other through messages (the Results page's
 // results.LoadedMsg feeds Compose's Predict panel). Adding a page is a
-// package under ui/page (as ui/page/results and ui/page/network) and one
+// package under ui/page (as ui/page/sites, network and results) and one
 // line in New. The
 // widgets — ui/widget/list, pager, chart, prompt — have their own Model,
 // KeyMap and Styles; common.NewList and common.NewPager give them the

@@ -35,7 +35,7 @@ func TestClickSelectsRow(t *testing.T) {
 		check func(m Model) string // "" when the clicked row is selected
 	}{
 		{"sites", func(t *testing.T) Model { return at(console(t), "1") }, "beta-3", func(m Model) string {
-			r, _ := m.sites.list.Selected()
+			r, _ := m.sites.Selected()
 			return want(r.Key, "host/beta-3")
 		}},
 		{"network_nodes", func(t *testing.T) Model { return at(withPairs(t), "2", "right") }, "alpha-3 ", func(m Model) string {
@@ -97,16 +97,16 @@ func want(got, w string) string {
 func TestClickIgnoredUnderDialogs(t *testing.T) {
 	m := at(console(t), "1")
 	m.confirm = &confirmation{question: "sure?"}
-	if m = clickOn(t, m, "alpha-3", 1); m.sites.list.Cursor() != 0 {
+	if m = clickOn(t, m, "alpha-3", 1); m.sites.Cursor() != 0 {
 		t.Error("a click under a question moved the cursor")
 	}
 	m = at(console(t), "1", "down", "down", "enter") // alpha-1's details
-	if m = clickOn(t, m, "deploy:", 2); !m.sites.page.Open || m.sites.list.Cursor() != 2 {
+	if m = clickOn(t, m, "deploy:", 2); !m.sites.Paging() || m.sites.Cursor() != 2 {
 		t.Error("a click on a detail view acted on the list behind it")
 	}
 	m = at(console(t), "1")
 	m = send(m, tea.MouseClickMsg{X: 2, Y: 1, Button: tea.MouseLeft}) // the title line
-	if m.sites.list.Cursor() != 0 {
+	if m.sites.Cursor() != 0 {
 		t.Error("a click on the title moved the cursor")
 	}
 	if v := m.View(); v.MouseMode != tea.MouseModeCellMotion {
@@ -165,7 +165,7 @@ func TestClickFromTerminalBytes(t *testing.T) {
 	}
 	feed.Close()
 	sites := final.(screenModel).sites
-	if r, _ := sites.list.Selected(); r.Key != "host/beta-2" {
+	if r, _ := sites.Selected(); r.Key != "host/beta-2" {
 		t.Errorf("the click selected %q, want host/beta-2", r.Key)
 	}
 }

@@ -14,25 +14,6 @@ import (
 // (update), which its tests call directly.
 
 // Update implements common.Component.
-func (v *SitesView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
-	var cmd tea.Cmd
-	*v, cmd = v.update(msg)
-	return v, cmd
-}
-
-// Title implements common.Page.
-func (v *SitesView) Title() string { return "Sites" }
-
-// Help implements common.Component.
-func (v *SitesView) Help() help.KeyMap { return v.help() }
-
-// Capturing implements common.Component: the list's filter is typed.
-func (v *SitesView) Capturing() bool { return v.list.Filtering() }
-
-// Paging implements common.Page.
-func (v *SitesView) Paging() bool { return v.page.Open }
-
-// Update implements common.Component.
 func (v *ComposeView) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	var cmd tea.Cmd
 	*v, cmd = v.update(msg)

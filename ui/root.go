@@ -6,6 +6,7 @@ import (
 	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/page/network"
 	"github.com/gridtui/gridtui/ui/page/results"
+	"github.com/gridtui/gridtui/ui/page/sites"
 	"log/slog"
 	"strings"
 
@@ -108,7 +109,7 @@ func New(cfg Config) Model {
 	m := Model{
 		cfg:        cfg,
 		common:     c,
-		sites:      ptr(NewSitesView(c, cfg.Inventory, cfg.InventoryErr)),
+		sites:      ptr(sites.New(c, cfg.Inventory, cfg.InventoryErr)),
 		network:    ptr(network.New(c)),
 		compose:    ptr(NewComposeView(c, cfg.Inventory)),
 		run:        ptr(NewRunView(c)),

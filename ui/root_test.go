@@ -117,8 +117,8 @@ func TestRootKeyRouting(t *testing.T) {
 	}
 	// Filtering in Sites: q is part of the filter.
 	m = send(m, keys("1", "/", "q")...)
-	if m.quitting || m.sites.list.Filter() != "q" {
-		t.Errorf("filter %q, quitting %v", m.sites.list.Filter(), m.quitting)
+	if m.quitting || m.sites.Filter() != "q" {
+		t.Errorf("filter %q, quitting %v", m.sites.Filter(), m.quitting)
 	}
 	m = send(m, keys("esc", "esc")...)
 	_, cmd := m.Update(keyPress("q"))
@@ -547,7 +547,7 @@ func TestMouse(t *testing.T) {
 	}
 	m = send(m, keys("1")...)
 	m = send(m, tea.MouseWheelMsg{Button: tea.MouseWheelDown}, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
-	if r, _ := m.sites.list.Selected(); r.Key != "host/alpha-1" {
+	if r, _ := m.sites.Selected(); r.Key != "host/alpha-1" {
 		t.Errorf("after two wheel steps the cursor is on %s, want alpha-1", r.Key)
 	}
 }

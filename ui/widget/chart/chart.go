@@ -170,3 +170,10 @@ func chartColumns(hist []Sample, pw int) []float64 {
 	}
 	return cols
 }
+
+// Bar draws a fraction as a bar of w cells (readable without colour).
+func Bar(f float64, w int) string {
+	f = max(0, min(1, f))
+	full := int(f*float64(w) + 0.5)
+	return strings.Repeat("█", full) + strings.Repeat("░", w-full)
+}

@@ -1,10 +1,7 @@
-package ui
+package sites
 
 import (
 	"fmt"
-	"github.com/gridtui/gridtui/ui/common"
-	"github.com/gridtui/gridtui/ui/widget/list"
-	"github.com/gridtui/gridtui/ui/widget/pager"
 	"strconv"
 	"strings"
 
@@ -14,6 +11,10 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/probe"
+	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/widget/chart"
+	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 )
 
 // WorkerState is a host's worker process as the Sites view shows it.
@@ -54,10 +55,10 @@ type HostState struct {
 	Fingerprint string
 }
 
-// SitesView is the tree of sites → clusters → hosts with their deployment
+// Model is the tree of sites → clusters → hosts with their deployment
 // and worker states. It is a plain struct rendered from the inventory and a
 // map of host states.
-type SitesView struct {
+type Model struct {
 	common  *Common
 	inv     *deploy.Inventory
 	loadErr error
@@ -86,10 +87,10 @@ type (
 	}
 )
 
-// NewSitesView returns the Sites view of an inventory; loadErr, if not nil,
+// New returns the Sites view of an inventory; loadErr, if not nil,
 // is shown instead (the inventory could not be read).
-func NewSitesView(c *Common, inv *deploy.Inventory, loadErr error) SitesView {
-	v := SitesView{
+func New(c *Common, inv *deploy.Inventory, loadErr error) Model {
+	v := Model{
 		common:    c,
 		inv:       inv,
 		loadErr:   loadErr,
@@ -109,14 +110,14 @@ func NewSitesView(c *Common, inv *deploy.Inventory, loadErr error) SitesView {
 }
 
 // SetHostState replaces what the view shows for one host.
-func (v *SitesView) SetHostState(host string, st HostState) {
+func (v *Model) SetHostState(host string, st HostState) {
 	v.states[host] = st
 	v.rebuild()
 }
 
 // SetHostStates changes the states of many hosts and redraws the list once
 // (a 1024-node run updates them all).
-func (v *SitesView) SetHostStates(states map[string]HostState) {
+func (v *Model) SetHostStates(states map[string]HostState) {
 	for h, st := range states {
 		v.states[h] = st
 	}
@@ -124,7 +125,7 @@ func (v *SitesView) SetHostStates(states map[string]HostState) {
 }
 
 // HostState returns the state shown for a host (Load −1 when unknown).
-func (v *SitesView) HostState(host string) HostState {
+func (v *Model) HostState(host string) HostState {
 	if st, ok := v.states[host]; ok {
 		return st
 	}
@@ -132,7 +133,7 @@ func (v *SitesView) HostState(host string) HostState {
 }
 
 // SetWorkers marks the workers of the named hosts with a state.
-func (v *SitesView) SetWorkers(hosts []string, w WorkerState) {
+func (v *Model) SetWorkers(hosts []string, w WorkerState) {
 	for _, h := range hosts {
 		st := v.HostState(h)
 		st.Worker = w
@@ -141,7 +142,7 @@ func (v *SitesView) SetWorkers(hosts []string, w WorkerState) {
 	v.rebuild()
 }
 
-func (v *SitesView) rebuild() {
+func (v *Model) rebuild() {
 	if v.inv == nil {
 		v.list.SetRows(nil)
 		return
@@ -174,7 +175,7 @@ func (v *SitesView) rebuild() {
 }
 
 // fold is the tree marker of a site or cluster row.
-func (v *SitesView) fold(key string) string {
+func (v *Model) fold(key string) string {
 	if v.collapsed[key] {
 		return "▸ "
 	}
@@ -189,7 +190,7 @@ func siteNote(s deploy.Site, hosts int) string {
 	return note + ")"
 }
 
-func (v *SitesView) hostRow(s deploy.Site, h deploy.Host) listRow {
+func (v *Model) hostRow(s deploy.Site, h deploy.Host) listRow {
 	st := v.HostState(h.Name)
 	r := listRow{Key: "host/" + h.Name, Level: 2, Leaf: true,
 		Cells: []string{h.Name, strconv.Itoa(h.Cores), string(s.Launcher), deployCell(st), st.Worker.String(), loadCell(st.Load)}}
@@ -219,16 +220,12 @@ func deployCell(st HostState) string {
 	return st.Phase
 }
 
-// progressBar draws a fraction as a bar of w cells (readable without colour).
-func progressBar(f float64, w int) string {
-	f = max(0, min(1, f))
-	full := int(f*float64(w) + 0.5)
-	return strings.Repeat("█", full) + strings.Repeat("░", w-full)
-}
+// progressBar draws a fraction as a bar of w cells (chart.Bar).
+func progressBar(f float64, w int) string { return chart.Bar(f, w) }
 
 // selectedHosts returns the hosts under the cursor: one host, or every host
 // of the selected cluster or site.
-func (v *SitesView) selectedHosts() []deploy.Host {
+func (v *Model) selectedHosts() []deploy.Host {
 	r, ok := v.list.Selected()
 	if !ok || v.inv == nil {
 		return nil
@@ -256,7 +253,7 @@ type sitesKeyMap struct {
 }
 
 // keyMap returns the bindings enabled for what is under the cursor.
-func (v SitesView) keyMap() sitesKeyMap {
+func (v Model) keyMap() sitesKeyMap {
 	r, sel := v.list.Selected()
 	hosts := len(v.selectedHosts()) > 0
 	pending := false
@@ -281,7 +278,7 @@ func (v SitesView) keyMap() sitesKeyMap {
 }
 
 // shown reports whether the list is on screen (an inventory with hosts).
-func (v SitesView) shown() bool {
+func (v Model) shown() bool {
 	return v.loadErr == nil && v.inv != nil && len(v.inv.Hosts()) > 0
 }
 
@@ -296,7 +293,7 @@ func (k sitesKeyMap) FullHelp() [][]key.Binding {
 }
 
 // help returns the key map the help shows: the detail view's when open.
-func (v SitesView) help() help.KeyMap {
+func (v Model) help() help.KeyMap {
 	if v.page.Open {
 		return v.page.Bindings(v.common.Width, v.common.BodyHeight())
 	}
@@ -305,7 +302,7 @@ func (v SitesView) help() help.KeyMap {
 
 // update handles the Sites view's keys and clicks; actions become request
 // messages.
-func (v SitesView) update(msg tea.Msg) (SitesView, tea.Cmd) {
+func (v Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok {
 		if !v.page.Open {
 			v.list.Click(c.X, c.Y)
@@ -351,10 +348,9 @@ func (v SitesView) update(msg tea.Msg) (SitesView, tea.Cmd) {
 }
 
 // msgCmd returns a command that yields msg.
-func msgCmd(msg tea.Msg) tea.Cmd { return common.MsgCmd(msg) }
 
 // View renders the Sites view in the body area.
-func (v SitesView) View() string {
+func (v Model) View() string {
 	c, s := v.common, v.common.Styles
 	h := c.BodyHeight()
 	switch {
@@ -389,7 +385,7 @@ func localityName(inv *deploy.Inventory) string {
 }
 
 // detailLines is the height of the detail line under the list.
-func (v SitesView) detailLines() int {
+func (v Model) detailLines() int {
 	if v.detail() == "" {
 		return 0
 	}
@@ -397,7 +393,7 @@ func (v SitesView) detailLines() int {
 }
 
 // detail describes the selected host's error or pending host key.
-func (v SitesView) detail() string {
+func (v Model) detail() string {
 	r, ok := v.list.Selected()
 	if !ok || !strings.HasPrefix(r.Key, "host/") {
 		return ""
@@ -415,12 +411,6 @@ func (v SitesView) detail() string {
 	}
 	return ""
 }
-
-// placeBody pads a short message to the body area (common.Place).
-func placeBody(c *Common, s string) string { return common.Place(c, s) }
-
-// wrap breaks s into lines of at most w cells at spaces (common.Wrap).
-func wrap(s string, w int) string { return common.Wrap(s, w) }
 
 // loadCell writes a load average in the Load column's 5 cells: two
 // decimals below 10, one below 100, none above ("630", not "630.…": a

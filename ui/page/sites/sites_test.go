@@ -1,4 +1,4 @@
-package ui
+package sites
 
 import (
 	"errors"
@@ -7,8 +7,12 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
+	"github.com/gridtui/gridtui/ui/widget/text"
 )
 
 func TestSitesView(t *testing.T) {
@@ -16,10 +20,10 @@ func TestSitesView(t *testing.T) {
 		name  string
 		inv   *deploy.Inventory
 		err   error
-		setup func(v *SitesView)
+		setup func(v *Model)
 	}{
 		{name: "local", inv: deploy.Embedded()},
-		{name: "deploying", inv: deploy.Embedded(), setup: func(v *SitesView) {
+		{name: "deploying", inv: deploy.Embedded(), setup: func(v *Model) {
 			v.SetHostState("alpha-1", HostState{Phase: "upload", Progress: 0.42, Worker: WorkerDown, Load: 0.5})
 			v.SetHostState("alpha-2", HostState{Phase: "ready", Worker: WorkerUp, Load: 0.5})
 			v.SetHostState("alpha-3", HostState{Phase: "failed", Err: "deploy: alpha-3: connection refused", Load: -1})
@@ -29,38 +33,38 @@ func TestSitesView(t *testing.T) {
 		}},
 		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
 		{name: "error", err: errors.New(`deploy: sites.toml:3:7: unknown key "nodez" in [[site.cluster]]`)},
-		{name: "1024", inv: bigInventory(1024), setup: func(v *SitesView) {
+		{name: "1024", inv: uitest.BigInventory(1024), setup: func(v *Model) {
 			v.SetHostState("c9-3", HostState{Phase: "upload", Progress: 0.9, Load: -1})
 		}},
-		{name: "1024_folded", inv: bigInventory(1024), setup: func(v *SitesView) {
-			*v, _ = v.update(keyPress("down")) // cluster c0
-			*v, _ = v.update(keyPress("enter"))
+		{name: "1024_folded", inv: uitest.BigInventory(1024), setup: func(v *Model) {
+			*v, _ = v.update(uitest.KeyPress("down")) // cluster c0
+			*v, _ = v.update(uitest.KeyPress("enter"))
 			v.list.SetCursor(2) // c1 (after site1 and the folded c0)
-			*v, _ = v.update(keyPress("space"))
+			*v, _ = v.update(uitest.KeyPress("space"))
 		}},
 	}
 	for _, tc := range cases {
-		for _, sz := range sizes {
-			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
-				c := testCommon(sz.w, sz.h)
-				v := NewSitesView(c, tc.inv, tc.err)
+		for _, sz := range uitest.Sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.W, sz.H), func(t *testing.T) {
+				c := uitest.Common(sz.W, sz.H)
+				v := New(c, tc.inv, tc.err)
 				if tc.setup != nil {
 					tc.setup(&v)
 				}
 				out := v.View()
-				checkSize(t, c, out)
-				requireGolden(t, out)
+				uitest.CheckSize(t, c, out)
+				uitest.RequireGolden(t, out)
 			})
 		}
 	}
 }
 
 func TestSitesActions(t *testing.T) {
-	c := testCommon(80, 24)
-	v := NewSitesView(c, deploy.Embedded(), nil)
+	c := uitest.Common(80, 24)
+	v := New(c, deploy.Embedded(), nil)
 	press := func(k string) tea.Msg {
 		var cmd tea.Cmd
-		v, cmd = v.update(keyPress(k))
+		v, cmd = v.update(uitest.KeyPress(k))
 		if cmd == nil {
 			return nil
 		}
@@ -91,48 +95,6 @@ func TestSitesActions(t *testing.T) {
 }
 
 // keyPress builds the key message the terminal would send for k.
-func keyPress(k string) tea.KeyPressMsg {
-	switch k {
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+s":
-		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
-	case "ctrl+o":
-		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "ctrl+u":
-		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown", "pgdn":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
 
 // TestSitesLoadErrorKeepsExcerpt: the inventory error's excerpt keeps its
 // alignment on screen, so the marker points at the offending column.
@@ -153,20 +115,20 @@ func TestSitesLoadErrorKeepsExcerpt(t *testing.T) {
 	if src == "" || mark == "" {
 		t.Fatalf("the parser's error has no excerpt: %q", err)
 	}
-	for _, sz := range sizes {
-		c := testCommon(sz.w, sz.h)
-		lines := strings.Split(ansiStrip(NewSitesView(c, nil, err).View()), "\n")
+	for _, sz := range uitest.Sizes {
+		c := uitest.Common(sz.W, sz.H)
+		lines := strings.Split(ansi.Strip(New(c, nil, err).View()), "\n")
 		for i, l := range lines {
 			lines[i] = strings.TrimRight(l, " ")
 		}
 		out := strings.Join(lines, "\n")
 		if !strings.Contains(out, src+"\n"+mark) {
-			t.Errorf("%dx%d: the excerpt lost its alignment; want\n%s\n%s\ngot\n%s", sz.w, sz.h, src, mark, out)
+			t.Errorf("%dx%d: the excerpt lost its alignment; want\n%s\n%s\ngot\n%s", sz.W, sz.H, src, mark, out)
 		}
 	}
 	// A long line is still wrapped to the width.
 	for _, l := range strings.Split(wrap(strings.Repeat("word ", 40), 30), "\n") {
-		if cellWidth(l) > 30 {
+		if text.Width(l) > 30 {
 			t.Errorf("wrapped line %q is wider than 30", l)
 		}
 	}
@@ -179,15 +141,15 @@ func TestSitesLoadFitsItsColumn(t *testing.T) {
 		load float64
 		want string
 	}{{-1, "–"}, {0.5, "0.50"}, {9.999, "10.0"}, {63.04, "63.0"}, {630.12, "630"}, {99999.4, "99999"}, {1e6, "≫1e5"}} {
-		if got := loadCell(tc.load); got != tc.want || widthOf(got) > 5 {
+		if got := loadCell(tc.load); got != tc.want || text.Width(got) > 5 {
 			t.Errorf("loadCell(%g) = %q, want %q (5 cells at most)", tc.load, got, tc.want)
 		}
 	}
 	for _, w := range []int{80, 160} {
-		c := NewCommon(nil, w, 24, nil)
-		v := NewSitesView(c, deploy.Embedded(), nil)
+		c := common.NewCommon(nil, w, 24, nil)
+		v := New(c, deploy.Embedded(), nil)
 		v.SetHostState("alpha-1", HostState{Phase: "ready", Worker: WorkerUp, Load: 630.12})
-		view := ansiStrip(v.View())
+		view := ansi.Strip(v.View())
 		if strings.Contains(view, "630.…") || !strings.Contains(view, " 630") {
 			t.Errorf("%d columns: the load 630.12 is not shown whole:\n%s", w, view)
 		}

@@ -14,7 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -69,7 +69,7 @@ const (
 // hierarchy, validated live. It produces a jobs.Spec.
 type ComposeView struct {
 	common *Common
-	inv    *deploy.Inventory
+	inv    *inventory.Inventory
 	htable *probe.Htable
 	fields []field
 	// wd is the console's working directory: a relative file parameter
@@ -153,7 +153,7 @@ type (
 // from the default job of `gridtui run` (jobs.DefaultSpec) on the hosts it
 // takes: the first 8 of the inventory (all of a smaller one), picked by
 // name so that the user sees which.
-func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
+func NewComposeView(c *Common, inv *inventory.Inventory) ComposeView {
 	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
 	v.wd, _ = os.Getwd() // "" leaves a relative path to be refused, naming it
 	d := jobs.DefaultSpec()

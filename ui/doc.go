@@ -9,7 +9,7 @@
 // line in New. The
 // widgets — ui/widget/list, pager, chart, prompt — have their own Model,
 // KeyMap and Styles; common.NewList and common.NewPager give them the
-// console's. Pages are rendered from plain data (deploy.Inventory,
+// console's. Pages are rendered from plain data (inventory.Inventory,
 // probe.Htable, engine.Snapshot and, once a run ends, its engine.Report's
 // final node states, jobs.Results), which is what the golden tests under
 // testdata/ feed them. Side effects (deploying, probing with grid.Probe,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // updating reports the -update flag (defined by x/exp/golden, which
@@ -75,6 +75,6 @@ func testCommon(w, h int) *Common { return NewCommon(context.Background(), w, h,
 
 // bigInventory is a two-site inventory of n local hosts in clusters of 64
 // (uitest.BigInventory).
-func bigInventory(n int) *deploy.Inventory { return uitest.BigInventory(n) }
+func bigInventory(n int) *inventory.Inventory { return uitest.BigInventory(n) }
 
 func ansiStrip(s string) string { return ansi.Strip(s) }

@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"github.com/gridtui/gridtui/ui/page/results"
@@ -24,7 +24,7 @@ func TestResultsWatchesTheStore(t *testing.T) {
 	if err := jobs.Append(dir, &rec); err != nil {
 		t.Fatal(err)
 	}
-	m := New(Config{Inventory: deploy.Embedded(), StoreDir: dir, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), StoreDir: dir, NoLoad: true})
 	update := func(msg tea.Msg) []tea.Msg {
 		next, cmd := m.Update(msg)
 		m = next.(Model)

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -430,7 +431,7 @@ func (m *Model) applyLoad(msg loadMsg) {
 	}
 	states := map[string]HostState{}
 	for _, s := range m.cfg.Inventory.Sites {
-		if s.Launcher != deploy.LauncherLocal {
+		if s.Launcher != inventory.LauncherLocal {
 			continue
 		}
 		for _, c := range s.Clusters {

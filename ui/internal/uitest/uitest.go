@@ -14,7 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/ui/common"
@@ -159,15 +159,15 @@ func SampleResults() *jobs.Results {
 }
 
 // BigInventory is a two-site inventory of n local hosts in clusters of 64.
-func BigInventory(n int) *deploy.Inventory {
-	inv := &deploy.Inventory{Source: "test-1024", Locality: probe.Locality{Rule: probe.RuleOctet}}
+func BigInventory(n int) *inventory.Inventory {
+	inv := &inventory.Inventory{Source: "test-1024", Locality: probe.Locality{Rule: probe.RuleOctet}}
 	for s := 0; s < 2; s++ {
-		site := deploy.Site{Name: fmt.Sprintf("site%d", s+1), Launcher: deploy.LauncherLocal}
+		site := inventory.Site{Name: fmt.Sprintf("site%d", s+1), Launcher: inventory.LauncherLocal}
 		for c := 0; c < n/128; c++ {
-			cl := deploy.Cluster{Name: fmt.Sprintf("c%d", s*8+c), Cores: 2}
+			cl := inventory.Cluster{Name: fmt.Sprintf("c%d", s*8+c), Cores: 2}
 			for h := 0; h < 64; h++ {
 				third := 10 + s*8 + c
-				cl.Hosts = append(cl.Hosts, deploy.Host{
+				cl.Hosts = append(cl.Hosts, inventory.Host{
 					Name: fmt.Sprintf("%s-%d", cl.Name, h+1), Site: site.Name, Cluster: cl.Name, Cores: 2,
 					EthernetAddr: netip.AddrFrom4([4]byte{127, 16, byte(third), byte(10 + h)}),
 					FastAddr:     netip.AddrFrom4([4]byte{127, 18, byte(third), byte(10 + h)}),

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/internal/uitest"
@@ -19,7 +19,7 @@ import (
 func TestNetworkPage(t *testing.T) {
 	c := uitest.Common(80, 24)
 	v := New(c)
-	h, err := grid.Htable(deploy.Embedded())
+	h, err := grid.Htable(inventory.Embedded())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/widget/chart"
@@ -60,7 +60,7 @@ type HostState struct {
 // map of host states.
 type Model struct {
 	common  *Common
-	inv     *deploy.Inventory
+	inv     *inventory.Inventory
 	loadErr error
 	states  map[string]HostState
 	list    list.Model
@@ -74,22 +74,22 @@ type Model struct {
 // them as commands.
 type (
 	// DeployRequestMsg asks to deploy (upload and start workers on) hosts.
-	DeployRequestMsg struct{ Hosts []deploy.Host }
+	DeployRequestMsg struct{ Hosts []inventory.Host }
 	// StopRequestMsg asks to stop the workers of hosts.
-	StopRequestMsg struct{ Hosts []deploy.Host }
+	StopRequestMsg struct{ Hosts []inventory.Host }
 	// ProbeRequestMsg asks to probe the hosts' networks again
 	// (common.ProbeRequestMsg: the Network page sends it too).
 	ProbeRequestMsg = common.ProbeRequestMsg
 	// AcceptKeyMsg records the user's acceptance of an unknown host key.
 	AcceptKeyMsg struct {
-		Host        deploy.Host
+		Host        inventory.Host
 		Fingerprint string
 	}
 )
 
 // New returns the Sites view of an inventory; loadErr, if not nil,
 // is shown instead (the inventory could not be read).
-func New(c *Common, inv *deploy.Inventory, loadErr error) Model {
+func New(c *Common, inv *inventory.Inventory, loadErr error) Model {
 	v := Model{
 		common:    c,
 		inv:       inv,
@@ -182,7 +182,7 @@ func (v *Model) fold(key string) string {
 	return "▾ "
 }
 
-func siteNote(s deploy.Site, hosts int) string {
+func siteNote(s inventory.Site, hosts int) string {
 	note := " (" + count(len(s.Clusters), "cluster", "clusters") + ", " + count(hosts, "host", "hosts")
 	if s.Frontend != "" {
 		note += ", via " + s.Frontend
@@ -190,7 +190,7 @@ func siteNote(s deploy.Site, hosts int) string {
 	return note + ")"
 }
 
-func (v *Model) hostRow(s deploy.Site, h deploy.Host) listRow {
+func (v *Model) hostRow(s inventory.Site, h inventory.Host) listRow {
 	st := v.HostState(h.Name)
 	r := listRow{Key: "host/" + h.Name, Level: 2, Leaf: true,
 		Cells: []string{h.Name, strconv.Itoa(h.Cores), string(s.Launcher), deployCell(st), st.Worker.String(), loadCell(st.Load)}}
@@ -225,12 +225,12 @@ func progressBar(f float64, w int) string { return chart.Bar(f, w) }
 
 // selectedHosts returns the hosts under the cursor: one host, or every host
 // of the selected cluster or site.
-func (v *Model) selectedHosts() []deploy.Host {
+func (v *Model) selectedHosts() []inventory.Host {
 	r, ok := v.list.Selected()
 	if !ok || v.inv == nil {
 		return nil
 	}
-	var out []deploy.Host
+	var out []inventory.Host
 	for _, s := range v.inv.Sites {
 		for _, c := range s.Clusters {
 			for _, h := range c.Hosts {
@@ -377,7 +377,7 @@ func (v Model) View() string {
 	return body
 }
 
-func localityName(inv *deploy.Inventory) string {
+func localityName(inv *inventory.Inventory) string {
 	if inv.Locality.Rule == "" {
 		return probe.RuleOctet
 	}

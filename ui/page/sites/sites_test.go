@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"github.com/gridtui/gridtui/ui/widget/text"
@@ -18,12 +18,12 @@ import (
 func TestSitesView(t *testing.T) {
 	cases := []struct {
 		name  string
-		inv   *deploy.Inventory
+		inv   *inventory.Inventory
 		err   error
 		setup func(v *Model)
 	}{
-		{name: "local", inv: deploy.Embedded()},
-		{name: "deploying", inv: deploy.Embedded(), setup: func(v *Model) {
+		{name: "local", inv: inventory.Embedded()},
+		{name: "deploying", inv: inventory.Embedded(), setup: func(v *Model) {
 			v.SetHostState("alpha-1", HostState{Phase: "upload", Progress: 0.42, Worker: WorkerDown, Load: 0.5})
 			v.SetHostState("alpha-2", HostState{Phase: "ready", Worker: WorkerUp, Load: 0.5})
 			v.SetHostState("alpha-3", HostState{Phase: "failed", Err: "deploy: alpha-3: connection refused", Load: -1})
@@ -31,7 +31,7 @@ func TestSitesView(t *testing.T) {
 			v.SetHostState("beta-2", HostState{Phase: "connect", Fingerprint: "SHA256:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", Load: -1})
 			v.list.SetCursor(4) // alpha-3: its error shows under the list
 		}},
-		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
+		{name: "empty", inv: &inventory.Inventory{Source: "sites.toml"}},
 		{name: "error", err: errors.New(`deploy: sites.toml:3:7: unknown key "nodez" in [[site.cluster]]`)},
 		{name: "1024", inv: uitest.BigInventory(1024), setup: func(v *Model) {
 			v.SetHostState("c9-3", HostState{Phase: "upload", Progress: 0.9, Load: -1})
@@ -61,7 +61,7 @@ func TestSitesView(t *testing.T) {
 
 func TestSitesActions(t *testing.T) {
 	c := uitest.Common(80, 24)
-	v := New(c, deploy.Embedded(), nil)
+	v := New(c, inventory.Embedded(), nil)
 	press := func(k string) tea.Msg {
 		var cmd tea.Cmd
 		v, cmd = v.update(uitest.KeyPress(k))
@@ -99,7 +99,7 @@ func TestSitesActions(t *testing.T) {
 // TestSitesLoadErrorKeepsExcerpt: the inventory error's excerpt keeps its
 // alignment on screen, so the marker points at the offending column.
 func TestSitesLoadErrorKeepsExcerpt(t *testing.T) {
-	_, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"n1\"\n  cores = \"four\"\n"))
+	_, err := inventory.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"n1\"\n  cores = \"four\"\n"))
 	if err == nil {
 		t.Fatal("parse accepted a string for cores")
 	}
@@ -147,7 +147,7 @@ func TestSitesLoadFitsItsColumn(t *testing.T) {
 	}
 	for _, w := range []int{80, 160} {
 		c := common.NewCommon(nil, w, 24, nil)
-		v := New(c, deploy.Embedded(), nil)
+		v := New(c, inventory.Embedded(), nil)
 		v.SetHostState("alpha-1", HostState{Phase: "ready", Worker: WorkerUp, Load: 630.12})
 		view := ansi.Strip(v.View())
 		if strings.Contains(view, "630.…") || !strings.Contains(view, " 630") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/page/run"
 	"github.com/gridtui/gridtui/ui/page/sites"
 	"github.com/gridtui/gridtui/ui/widget/chart"
 	"github.com/gridtui/gridtui/ui/widget/list"
@@ -56,6 +57,14 @@ type (
 	AcceptKeyMsg = sites.AcceptKeyMsg
 	// ProbeRequestMsg asks to probe the hosts' networks again.
 	ProbeRequestMsg = common.ProbeRequestMsg
+)
+
+// The Run page's values under the names the root has always used.
+type (
+	// RunView is the Run page (ui/page/run).
+	RunView = run.Model
+	// AbortRequestMsg asks to abort the live run (A in the Run page).
+	AbortRequestMsg = run.AbortRequestMsg
 )
 
 // Worker states (sites.WorkerState).

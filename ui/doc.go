@@ -5,8 +5,8 @@
 // the page in front and every other message to every page, so that pages
 // affect each other through messages (the Results page's
 // results.LoadedMsg feeds Compose's Predict panel). Adding a page is a
-// package under ui/page (as ui/page/sites, network and results) and one
-// line in New. The
+// package under ui/page (as ui/page/sites, network, run and results) and
+// one line in New; Compose is still in this package. The
 // widgets — ui/widget/list, pager, chart, prompt — have their own Model,
 // KeyMap and Styles; common.NewList and common.NewPager give them the
 // console's. Pages are rendered from plain data (inventory.Inventory,

@@ -60,11 +60,11 @@ func TestClickSelectsRow(t *testing.T) {
 			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[panePredict]), fmt.Sprint(panePredict, 0))
 		}},
 		{"run_nodes", func(t *testing.T) Model { return at(liveRun(t, false), "4") }, "node-6 ", func(m Model) string {
-			r, _ := m.run.list.Selected()
+			r, _ := m.run.Selected()
 			return want(r.Key, "node-6")
 		}},
 		{"run_events", func(t *testing.T) Model { return at(liveRun(t, false), "4", "e") }, "node-3 ", func(m Model) string {
-			r, _ := m.run.events.Selected()
+			r, _ := m.run.Selected()
 			return want(r.Cells[1], "node-3")
 		}},
 		{"results", func(t *testing.T) Model { return at(withResults(t), "5") }, "hybrid ", func(m Model) string {

@@ -7,9 +7,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
-	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
-	rmnpgw "github.com/gridtui/gridtui/rmnp/gateway"
 )
 
 // gatewayModel is the console on two local sites that name gateways, with
@@ -105,29 +103,6 @@ func TestGatewayRoutesShown(t *testing.T) {
 	}
 }
 
-// TestRunViewGateways: the Run view shows each gateway link's DATA before
-// and after S2, its ratio, messages and queue, on one line when it fits,
-// on two in a narrow column.
-func TestRunViewGateways(t *testing.T) {
-	snap := fakeRun(4, 3, -1)[1]
-	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", Site: "west", Host: "alpha-1", GatewayLinkStats: rmnpgw.GatewayLinkStats{
-		Peer: "gw-east", Up: true, DataMessages: 1200, CtrlMessages: 30, RawData: 3 << 20, WireData: 2 << 20, Queued: 4096, MaxQueued: 64 << 10, Skipped: 7}}}
-	for _, w := range []int{80, 160} {
-		v := NewRunView(testCommon(w, 40))
-		v.Start(jobs.Spec{Name: "obstacle-n48-sync", Scheme: jobs.Synchronous})
-		v.ApplySnapshot(snap)
-		s := v.View()
-		for _, want := range []string{"gw-west → gw-east: S2 1.50× (DATA 3.0 MiB → 2.0 MiB)", "1230 msg, queue 4.0 KiB (max 64.0 KiB), 7 skipped"} {
-			if !strings.Contains(s, want) {
-				t.Errorf("width %d: the Run view lacks %q:\n%s", w, want, s)
-			}
-		}
-	}
-	if got := gatewayLines(snap.Gateways, 40, true); len(got) != 2 {
-		t.Errorf("at 40 cells: %q, want the link on two lines", got)
-	}
-}
-
 // TestGatewayFallbackShown: before a run, a pair of two sites that name
 // gateways says which way it would link if its direct path failed; a pair
 // inside a site says nothing of the kind.
@@ -139,23 +114,5 @@ func TestGatewayFallbackShown(t *testing.T) {
 	}
 	if got := routeRow(t, *m.network, "alpha-1", "alpha-2"); strings.Contains(got[2], "unreachable") {
 		t.Errorf("pair inside a site: %q, want no fallback", got)
-	}
-}
-
-// TestRunViewGatewaysFinal: once the run has ended, the Run view shows the
-// gateway links' counters of its report, which the gateways printed as
-// they stopped, not the last snapshot's (zero for a run shorter than their
-// period).
-func TestRunViewGatewaysFinal(t *testing.T) {
-	v := NewRunView(testCommon(160, 40))
-	v.Start(jobs.Spec{Name: "obstacle-n24-sync", Scheme: jobs.Synchronous})
-	snap := fakeRun(4, 3, -1)[2]
-	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnpgw.GatewayLinkStats{Peer: "gw-east", Up: true}}}
-	v.ApplySnapshot(snap)
-	v.ApplyGateways([]engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnpgw.GatewayLinkStats{
-		Peer: "gw-east", DataMessages: 266, RawData: 2 << 20, WireData: 1 << 20}}})
-	v.Finish("outcome:   ok", nil)
-	if s := v.View(); !strings.Contains(s, "gw-west → gw-east: S2 2.00× (DATA 2.0 MiB → 1.0 MiB)") {
-		t.Errorf("the finished Run view does not show the report's gateway counters:\n%s", s)
 	}
 }

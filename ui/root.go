@@ -6,6 +6,7 @@ import (
 	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/page/network"
 	"github.com/gridtui/gridtui/ui/page/results"
+	"github.com/gridtui/gridtui/ui/page/run"
 	"github.com/gridtui/gridtui/ui/page/sites"
 	"log/slog"
 	"strings"
@@ -112,7 +113,7 @@ func New(cfg Config) Model {
 		sites:      ptr(sites.New(c, cfg.Inventory, cfg.InventoryErr)),
 		network:    ptr(network.New(c)),
 		compose:    ptr(NewComposeView(c, cfg.Inventory)),
-		run:        ptr(NewRunView(c)),
+		run:        ptr(run.New(c)),
 		results:    ptr(results.New(c, cfg.StoreDir)),
 		help:       help.New(),
 		keyPrompts: map[string]hostKeyPromptMsg{},

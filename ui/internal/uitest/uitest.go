@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/ui/common"
@@ -178,4 +180,94 @@ func BigInventory(n int) *inventory.Inventory {
 		inv.Sites = append(inv.Sites, site)
 	}
 	return inv
+}
+
+// FakeRun builds the snapshots of a run of n nodes over steps ticks: σ
+// decays geometrically, nodes terminate from the last step on, traffic
+// grows per network (intra-cluster pairs on infiniband, the rest ethernet).
+// It is test input for the views, not product data.
+func FakeRun(n, steps int, failAt int) []engine.Snapshot {
+	out := make([]engine.Snapshot, steps)
+	for s := 0; s < steps; s++ {
+		el := time.Duration(s+1) * 250 * time.Millisecond
+		snap := engine.Snapshot{At: T0.Add(el), Elapsed: el, Gain: 0.9 + 0.1*float64(s)}
+		snap.Nodes = make([]engine.NodeStatus, n)
+		for i := range snap.Nodes {
+			st := engine.StateActive
+			switch {
+			case s == steps-1:
+				st = engine.StateTerminated
+			case (i+s)%5 == 0:
+				st = engine.StateInactive
+			}
+			if failAt >= 0 && i == failAt && s >= steps/2 {
+				st = engine.StateFailed
+			}
+			sigma := 1e-2 * math.Pow(10, -float64(s)*0.7) * (1 + float64(i%7)/10)
+			it := (s + 1) * (100 + i%13)
+			snap.Nodes[i] = engine.NodeStatus{
+				Node: fmt.Sprintf("node-%d", i+1), Rank: i, Group: i / 32, State: st,
+				Iteration: it, Sigma: sigma,
+				Traffic: []engine.NetTraffic{
+					{Network: "infiniband", Messages: uint64(2 * it), Bytes: uint64(2 * it * 48 * 48 * 8)},
+					{Network: "ethernet", Messages: uint64(it / 4), Bytes: uint64(it / 4 * 48 * 48 * 8), Skipped: uint64(it / 40)},
+				},
+			}
+			if st == engine.StateFailed {
+				snap.Nodes[i].Err = "heartbeat lost"
+			}
+			snap.GlobalSigma = math.Max(snap.GlobalSigma, sigma)
+		}
+		out[s] = snap
+	}
+	return out
+}
+
+// SampleReport is a run report as engine.Report.WriteText prints it.
+const SampleReport = `run obstacle-n48-async: obstacle, n = 48, ε = 1e-08, async iterations (activity detector), 4 nodes
+outcome:   ok
+wall time: 1.512s
+rank  node     group  planes   cores  state       iterations  local σ   compute  send  wait
+0     alpha-1  0*     [0,12)   1      terminated  2310        9.1e-09   1.1s     0.2s  0.1s
+1     alpha-2  0      [12,24)  1      terminated  2254        8.7e-09   1.1s     0.2s  0.1s
+2     alpha-3  0      [24,36)  1      terminated  2298        9.5e-09   1.0s     0.2s  0.2s
+3     alpha-4  0      [36,48)  1      terminated  2201        7.9e-09   1.1s     0.1s  0.1s
+(* coordinator)
+true global residual: 8.100e-09 (ε = 1e-08)
+complementarity: max |(Au−f)(u−φ)|: 6e-05 (≤ 0.01) ok
+application check: OK
+traffic:  infiniband 4852 msgs 49.4 MiB (2103 skipped)
+computing gain: C_g = t1/ts = 4.000s / 1.512s = 2.65
+`
+
+// StoppedReport is the report's nodes of a run stopped at snapshot s, by
+// the engine's rule (engine/report.go): a node not terminated or failed is
+// aborted, with its last iterations and σ.
+func StoppedReport(s engine.Snapshot) []engine.NodeReport {
+	out := make([]engine.NodeReport, len(s.Nodes))
+	for i, n := range s.Nodes {
+		out[i] = engine.NodeReport{Node: n.Node, Rank: n.Rank, Group: n.Group, State: n.State,
+			Iterations: n.Iteration, Sigma: n.Sigma, Traffic: n.Traffic, Err: n.Err}
+		if n.State != engine.StateTerminated && n.State != engine.StateFailed {
+			out[i].State = engine.StateAborted
+		}
+	}
+	return out
+}
+
+// AbortLike has the shape of engine.Run's error for a run whose context
+// ended (engine/errors.go, abortError): it names the run and wraps
+// engine.ErrRunAborted, engine.ErrRunFailed and the context's error. The
+// engine's type is unexported; TestConsoleAbort meets the real one.
+type AbortLike struct {
+	Run    string
+	CtxErr error
+}
+
+func (e AbortLike) Error() string {
+	return "engine: run " + e.Run + " aborted: interrupted: " + e.CtxErr.Error()
+}
+
+func (e AbortLike) Unwrap() []error {
+	return []error{engine.ErrRunAborted, engine.ErrRunFailed, e.CtxErr}
 }

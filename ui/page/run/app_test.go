@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"fmt"
@@ -6,10 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/gridtui/gridtui/apps/gridapp"
-	_ "github.com/gridtui/gridtui/apps/sparse" // an application whose problem is a file
+	_ "github.com/gridtui/gridtui/apps/obstacle" // the default job's application
+	_ "github.com/gridtui/gridtui/apps/poisson"  // an application with a layout parameter
+	_ "github.com/gridtui/gridtui/apps/sparse"   // an application whose problem is a file
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 )
 
 // poissonSpec is a Poisson job on two nodes in 2×1×1 blocks, as Compose
@@ -42,8 +47,8 @@ func poissonReport(t *testing.T, spec jobs.Spec, last engine.Snapshot) (engine.R
 
 // poissonLogs are the events of a two-node Poisson run.
 var poissonLogs = []engine.LogEvent{
-	{At: t0.Add(100 * time.Millisecond), Text: "pre-flight ok: 1 pair"},
-	{At: t0.Add(1400 * time.Millisecond), Node: "node-1", Text: "termination detected"},
+	{At: uitest.T0.Add(100 * time.Millisecond), Text: "pre-flight ok: 1 pair"},
+	{At: uitest.T0.Add(1400 * time.Millisecond), Node: "node-1", Text: "termination detected"},
 }
 
 // TestRunViewPoisson: the Run view's header names the application of a
@@ -54,18 +59,18 @@ func TestRunViewPoisson(t *testing.T) {
 	cases := []struct {
 		name  string
 		job   string
-		setup func(t *testing.T, v *RunView, spec jobs.Spec)
+		setup func(t *testing.T, v *Model, spec jobs.Spec)
 	}{
-		{name: "live", job: "poisson", setup: func(t *testing.T, v *RunView, spec jobs.Spec) {
+		{name: "live", job: "poisson", setup: func(t *testing.T, v *Model, spec jobs.Spec) {
 			v.Start(spec)
-			for _, s := range fakeRun(2, 5, -1)[:4] {
+			for _, s := range uitest.FakeRun(2, 5, -1)[:4] {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(poissonLogs[:1]...)
 		}},
-		{name: "finished", job: "cube-48", setup: func(t *testing.T, v *RunView, spec jobs.Spec) {
+		{name: "finished", job: "cube-48", setup: func(t *testing.T, v *Model, spec jobs.Spec) {
 			v.Start(spec)
-			snaps := fakeRun(2, 6, -1)
+			snaps := uitest.FakeRun(2, 6, -1)
 			for _, s := range snaps {
 				v.ApplySnapshot(s)
 			}
@@ -76,22 +81,22 @@ func TestRunViewPoisson(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		for _, sz := range sizes {
-			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
-				c := testCommon(sz.w, sz.h)
-				v := NewRunView(c)
+		for _, sz := range uitest.Sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.W, sz.H), func(t *testing.T) {
+				c := uitest.Common(sz.W, sz.H)
+				v := New(c)
 				tc.setup(t, &v, poissonSpec(tc.job))
 				out := v.View()
-				checkSize(t, c, out)
-				requireGolden(t, out)
-				head := strings.SplitN(ansiStrip(out), "\n", 2)[0]
+				uitest.CheckSize(t, c, out)
+				uitest.RequireGolden(t, out)
+				head := strings.SplitN(ansi.Strip(out), "\n", 2)[0]
 				want := "Run " + tc.job + " · poisson"
 				switch {
-				case tc.job == "poisson" && sz.w >= 120:
+				case tc.job == "poisson" && sz.W >= 120:
 					want = "Run poisson n=48 blocks=2x1x1 · "
 				case tc.job == "poisson":
 					want = "Run poisson · "
-				case sz.w >= 120:
+				case sz.W >= 120:
 					want += " n=48 blocks=2x1x1 · "
 				default:
 					want += " · "
@@ -125,7 +130,7 @@ func TestRunAppSummary(t *testing.T) {
 		{withApp("nosuch", nil), "nosuch", "nosuch"},
 	}
 	for _, tc := range cases {
-		v := NewRunView(testCommon(80, 24))
+		v := New(uitest.Common(80, 24))
 		v.Start(tc.spec)
 		if name, compact := v.appSummary(); name != tc.name || compact != tc.compact {
 			t.Errorf("%s %v: %q, %q; want %q, %q", tc.spec.App, tc.spec.Params, name, compact, tc.name, tc.compact)

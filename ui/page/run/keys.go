@@ -1,8 +1,6 @@
-package ui
+package run
 
 import (
-	"github.com/gridtui/gridtui/ui/widget/list"
-	"github.com/gridtui/gridtui/ui/widget/pager"
 	"strconv"
 	"time"
 
@@ -11,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 )
 
 // What the Run view's page shows.
@@ -21,7 +21,7 @@ const (
 )
 
 // AppendLog adds events to the event log, keeping the newest maxLog.
-func (v *RunView) AppendLog(evs ...engine.LogEvent) {
+func (v *Model) AppendLog(evs ...engine.LogEvent) {
 	v.logs = append(v.logs, evs...)
 	v.logSeq += len(evs)
 	if over := len(v.logs) - maxLog; over > 0 {
@@ -34,7 +34,7 @@ func (v *RunView) AppendLog(evs ...engine.LogEvent) {
 
 // fillEvents rebuilds the expanded log's rows. A cursor on the newest
 // event follows the events that arrive; one moved up stays where it is.
-func (v *RunView) fillEvents() {
+func (v *Model) fillEvents() {
 	atEnd := v.events.Cursor() >= v.events.Len()-1
 	rows := make([]listRow, len(v.logs))
 	first := v.logSeq - len(v.logs)
@@ -55,7 +55,7 @@ func (v *RunView) fillEvents() {
 
 // logLines returns the newest h events, each cut to the width (e expands
 // the log).
-func (v *RunView) logLines(w, h int) []string {
+func (v *Model) logLines(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
@@ -82,7 +82,7 @@ type runKeyMap struct {
 }
 
 // keyMap returns the bindings enabled for the run's state.
-func (v RunView) keyMap() runKeyMap {
+func (v Model) keyMap() runKeyMap {
 	k := v.common.Keys
 	l := &v.list
 	if v.showEvents {
@@ -131,9 +131,9 @@ func (k pageKeys) FullHelp() [][]key.Binding {
 
 // pageHeight is the height of the page: the body less the title and the
 // counts.
-func (v RunView) pageHeight() int { return v.common.BodyHeight() - 2 }
+func (v Model) pageHeight() int { return v.common.BodyHeight() - 2 }
 
-func (v RunView) help() help.KeyMap {
+func (v Model) help() help.KeyMap {
 	if v.page.Open {
 		return pageKeys{run: v.keyMap(), page: v.page.Bindings(v.common.Width, v.pageHeight())}
 	}
@@ -142,7 +142,7 @@ func (v RunView) help() help.KeyMap {
 
 // update handles the keys of the page, of the list in front and the
 // view's own, and clicks on a list's rows.
-func (v RunView) update(msg tea.Msg) (RunView, tea.Cmd) {
+func (v Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	if c, ok := msg.(tea.MouseClickMsg); ok && !v.page.Open {
 		if v.showEvents {
 			v.events.Click(c.X, c.Y)
@@ -172,7 +172,7 @@ func (v RunView) update(msg tea.Msg) (RunView, tea.Cmd) {
 }
 
 // ownKey handles abort, the report, the event log and the details.
-func (v RunView) ownKey(km tea.KeyPressMsg) (RunView, tea.Cmd) {
+func (v Model) ownKey(km tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := v.keyMap()
 	switch {
 	case key.Matches(km, k.Abort):

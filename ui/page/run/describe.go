@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // describeNode is the detail view of a node of the run: its state, its
 // progress, its time and traffic, and its error, whole.
-func (v *RunView) describeNode(node string) (string, string) {
+func (v *Model) describeNode(node string) (string, string) {
 	for i := range v.snap.Nodes {
 		n := &v.snap.Nodes[i]
 		if n.Node != node {
@@ -55,7 +55,7 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 
 // eventLine is one event of the log, whole: time since the run started,
 // node, text.
-func (v *RunView) eventLine(e engine.LogEvent) string {
+func (v *Model) eventLine(e engine.LogEvent) string {
 	at := time.Duration(0)
 	if !v.snap.At.IsZero() {
 		at = e.At.Sub(v.snap.At.Add(-v.snap.Elapsed))

@@ -1,87 +1,29 @@
-package ui
+package run
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 )
-
-var t0 = time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)
-
-// fakeRun builds the snapshots of a run of n nodes over steps ticks: σ
-// decays geometrically, nodes terminate from the last step on, traffic
-// grows per network (intra-cluster pairs on infiniband, the rest ethernet).
-// It is test input for the views, not product data.
-func fakeRun(n, steps int, failAt int) []engine.Snapshot {
-	out := make([]engine.Snapshot, steps)
-	for s := 0; s < steps; s++ {
-		el := time.Duration(s+1) * 250 * time.Millisecond
-		snap := engine.Snapshot{At: t0.Add(el), Elapsed: el, Gain: 0.9 + 0.1*float64(s)}
-		snap.Nodes = make([]engine.NodeStatus, n)
-		for i := range snap.Nodes {
-			st := engine.StateActive
-			switch {
-			case s == steps-1:
-				st = engine.StateTerminated
-			case (i+s)%5 == 0:
-				st = engine.StateInactive
-			}
-			if failAt >= 0 && i == failAt && s >= steps/2 {
-				st = engine.StateFailed
-			}
-			sigma := 1e-2 * math.Pow(10, -float64(s)*0.7) * (1 + float64(i%7)/10)
-			it := (s + 1) * (100 + i%13)
-			snap.Nodes[i] = engine.NodeStatus{
-				Node: fmt.Sprintf("node-%d", i+1), Rank: i, Group: i / 32, State: st,
-				Iteration: it, Sigma: sigma,
-				Traffic: []engine.NetTraffic{
-					{Network: "infiniband", Messages: uint64(2 * it), Bytes: uint64(2 * it * 48 * 48 * 8)},
-					{Network: "ethernet", Messages: uint64(it / 4), Bytes: uint64(it / 4 * 48 * 48 * 8), Skipped: uint64(it / 40)},
-				},
-			}
-			if st == engine.StateFailed {
-				snap.Nodes[i].Err = "heartbeat lost"
-			}
-			snap.GlobalSigma = math.Max(snap.GlobalSigma, sigma)
-		}
-		out[s] = snap
-	}
-	return out
-}
 
 func fakeLogs() []engine.LogEvent {
 	return []engine.LogEvent{
-		{At: t0.Add(100 * time.Millisecond), Text: "pre-flight ok: 3 pairs"},
-		{At: t0.Add(600 * time.Millisecond), Node: "node-2", Text: "inactive (local σ < ε)"},
-		{At: t0.Add(900 * time.Millisecond), Node: "node-2", Text: "activated by node-3"},
-		{At: t0.Add(1400 * time.Millisecond), Node: "node-1", Text: "termination detected"},
+		{At: uitest.T0.Add(100 * time.Millisecond), Text: "pre-flight ok: 3 pairs"},
+		{At: uitest.T0.Add(600 * time.Millisecond), Node: "node-2", Text: "inactive (local σ < ε)"},
+		{At: uitest.T0.Add(900 * time.Millisecond), Node: "node-2", Text: "activated by node-3"},
+		{At: uitest.T0.Add(1400 * time.Millisecond), Node: "node-1", Text: "termination detected"},
 	}
 }
-
-// sampleReport is a run report as engine.Report.WriteText prints it.
-const sampleReport = `run obstacle-n48-async: obstacle, n = 48, ε = 1e-08, async iterations (activity detector), 4 nodes
-outcome:   ok
-wall time: 1.512s
-rank  node     group  planes   cores  state       iterations  local σ   compute  send  wait
-0     alpha-1  0*     [0,12)   1      terminated  2310        9.1e-09   1.1s     0.2s  0.1s
-1     alpha-2  0      [12,24)  1      terminated  2254        8.7e-09   1.1s     0.2s  0.1s
-2     alpha-3  0      [24,36)  1      terminated  2298        9.5e-09   1.0s     0.2s  0.2s
-3     alpha-4  0      [36,48)  1      terminated  2201        7.9e-09   1.1s     0.1s  0.1s
-(* coordinator)
-true global residual: 8.100e-09 (ε = 1e-08)
-complementarity: max |(Au−f)(u−φ)|: 6e-05 (≤ 0.01) ok
-application check: OK
-traffic:  infiniband 4852 msgs 49.4 MiB (2103 skipped)
-computing gain: C_g = t1/ts = 4.000s / 1.512s = 2.65
-`
 
 // abortedReport is the report of an interrupted run of 4 nodes as
 // engine.Report.WriteText prints it.
@@ -99,118 +41,86 @@ true global residual: not computed (no complete solution)
 computing gain: unknown (no single-node run of this problem in the results store)
 `
 
-// stoppedReport is the report's nodes of a run stopped at snapshot s, by
-// the engine's rule (engine/report.go): a node not terminated or failed is
-// aborted, with its last iterations and σ.
-func stoppedReport(s engine.Snapshot) []engine.NodeReport {
-	out := make([]engine.NodeReport, len(s.Nodes))
-	for i, n := range s.Nodes {
-		out[i] = engine.NodeReport{Node: n.Node, Rank: n.Rank, Group: n.Group, State: n.State,
-			Iterations: n.Iteration, Sigma: n.Sigma, Traffic: n.Traffic, Err: n.Err}
-		if n.State != engine.StateTerminated && n.State != engine.StateFailed {
-			out[i].State = engine.StateAborted
-		}
-	}
-	return out
-}
-
-// abortLike has the shape of engine.Run's error for a run whose context
-// ended (engine/errors.go, abortError): it names the run and wraps
-// engine.ErrRunAborted, engine.ErrRunFailed and the context's error. The
-// engine's type is unexported; TestConsoleAbort meets the real one.
-type abortLike struct {
-	run    string
-	ctxErr error
-}
-
-func (e abortLike) Error() string {
-	return "engine: run " + e.run + " aborted: interrupted: " + e.ctxErr.Error()
-}
-
-func (e abortLike) Unwrap() []error {
-	return []error{engine.ErrRunAborted, engine.ErrRunFailed, e.ctxErr}
-}
-
 func TestRunView(t *testing.T) {
 	spec := jobs.Spec{Name: "obstacle-n48-async", Scheme: jobs.Asynchronous, Detector: jobs.DetectActivity}
 	cases := []struct {
 		name  string
-		setup func(v *RunView)
+		setup func(v *Model)
 	}{
 		{name: "no_run"},
-		{name: "live_4", setup: func(v *RunView) {
+		{name: "live_4", setup: func(v *Model) {
 			v.Start(spec)
-			for _, s := range fakeRun(4, 5, -1)[:4] {
+			for _, s := range uitest.FakeRun(4, 5, -1)[:4] {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(fakeLogs()[:3]...)
 		}},
-		{name: "terminated_4", setup: func(v *RunView) {
+		{name: "terminated_4", setup: func(v *Model) {
 			v.Start(spec)
-			for _, s := range fakeRun(4, 6, -1) {
+			for _, s := range uitest.FakeRun(4, 6, -1) {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(fakeLogs()...)
-			v.ApplyReport(nil, 2.65) // sampleReport's gain
-			v.Finish(sampleReport, nil)
+			v.ApplyReport(nil, 2.65) // uitest.SampleReport's gain
+			v.Finish(uitest.SampleReport, nil)
 		}},
-		{name: "full_report", setup: func(v *RunView) {
+		{name: "full_report", setup: func(v *Model) {
 			v.Start(spec)
-			for _, s := range fakeRun(4, 6, -1) {
+			for _, s := range uitest.FakeRun(4, 6, -1) {
 				v.ApplySnapshot(s)
 			}
 			v.ApplyReport(nil, 2.65)
-			v.Finish(sampleReport, nil)
-			*v, _ = v.update(keyPress("o"))
+			v.Finish(uitest.SampleReport, nil)
+			*v, _ = v.update(uitest.KeyPress("o"))
 		}},
-		{name: "failed_node", setup: func(v *RunView) {
+		{name: "failed_node", setup: func(v *Model) {
 			v.Start(spec)
-			for _, s := range fakeRun(8, 6, 2)[:5] {
+			for _, s := range uitest.FakeRun(8, 6, 2)[:5] {
 				v.ApplySnapshot(s)
 			}
-			v.AppendLog(engine.LogEvent{At: t0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
+			v.AppendLog(engine.LogEvent{At: uitest.T0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
 			v.Finish("", fmt.Errorf("engine: node-3 (127.16.64.12): heartbeat lost"))
 		}},
-		{name: "aborted_4", setup: func(v *RunView) {
+		{name: "aborted_4", setup: func(v *Model) {
 			v.Start(spec)
-			snaps := fakeRun(4, 6, -1)
+			snaps := uitest.FakeRun(4, 6, -1)
 			for _, s := range snaps[:3] {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(fakeLogs()[:3]...)
 			v.MarkAborted()
-			v.ApplyReport(stoppedReport(snaps[2]), 0)
-			v.Finish(abortedReport, abortLike{run: spec.Name, ctxErr: context.Canceled})
+			v.ApplyReport(uitest.StoppedReport(snaps[2]), 0)
+			v.Finish(abortedReport, uitest.AbortLike{Run: spec.Name, CtxErr: context.Canceled})
 		}},
-		{name: "failed_node_aborted", setup: func(v *RunView) {
+		{name: "failed_node_aborted", setup: func(v *Model) {
 			v.Start(spec)
-			snaps := fakeRun(8, 6, 2)
+			snaps := uitest.FakeRun(8, 6, 2)
 			for _, s := range snaps[:5] {
 				v.ApplySnapshot(s)
 			}
-			v.AppendLog(engine.LogEvent{At: t0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
-			v.ApplyReport(stoppedReport(snaps[4]), 0)
+			v.AppendLog(engine.LogEvent{At: uitest.T0.Add(time.Second), Node: "node-3", Text: "failed: heartbeat lost"})
+			v.ApplyReport(uitest.StoppedReport(snaps[4]), 0)
 			v.Finish("", fmt.Errorf("engine: node-3 (127.16.64.12): heartbeat lost"))
 		}},
-		{name: "1024", setup: func(v *RunView) {
+		{name: "1024", setup: func(v *Model) {
 			v.Start(spec)
-			for _, s := range fakeRun(1024, 8, 700)[:7] {
+			for _, s := range uitest.FakeRun(1024, 8, 700)[:7] {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(fakeLogs()...)
 		}},
 	}
 	for _, tc := range cases {
-		for _, sz := range sizes {
-			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
-				c := testCommon(sz.w, sz.h)
-				v := NewRunView(c)
+		for _, sz := range uitest.Sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.W, sz.H), func(t *testing.T) {
+				c := uitest.Common(sz.W, sz.H)
+				v := New(c)
 				if tc.setup != nil {
 					tc.setup(&v)
 				}
 				out := v.View()
-				checkSize(t, c, out)
-				requireGolden(t, out)
+				uitest.CheckSize(t, c, out)
+				uitest.RequireGolden(t, out)
 			})
 		}
 	}
@@ -230,11 +140,11 @@ func TestNetTotalsCountsEachMessageOnce(t *testing.T) {
 	if len(got) != 1 || got[0] != want[0] {
 		t.Fatalf("netTotals = %+v, want %+v", got, want)
 	}
-	c := testCommon(80, 24)
-	v := NewRunView(c)
+	c := uitest.Common(80, 24)
+	v := New(c)
 	v.Start(jobs.Spec{Name: "x", Scheme: jobs.Asynchronous})
 	v.ApplySnapshot(engine.Snapshot{Nodes: nodes})
-	if line := ansiStrip(strings.Join(v.traffic(80, 1), "")); !strings.Contains(line, "ethernet 20.0 KiB (20 msg)") {
+	if line := ansi.Strip(strings.Join(v.traffic(80, 1), "")); !strings.Contains(line, "ethernet 20.0 KiB (20 msg)") {
 		t.Errorf("traffic line %q, want ethernet 20.0 KiB (20 msg)", line)
 	}
 }
@@ -242,24 +152,24 @@ func TestNetTotalsCountsEachMessageOnce(t *testing.T) {
 // TestCountsAfterFailedRun: once a run has failed or been aborted, the
 // nodes it left Active are not shown as if they still computed.
 func TestCountsAfterFailedRun(t *testing.T) {
-	v := NewRunView(testCommon(80, 24))
+	v := New(uitest.Common(80, 24))
 	v.Start(jobs.Spec{Name: "x", Scheme: jobs.Synchronous})
-	v.ApplySnapshot(fakeRun(4, 3, -1)[0])
-	if got := ansiStrip(v.countsLine()); strings.HasPrefix(got, "stopped") {
+	v.ApplySnapshot(uitest.FakeRun(4, 3, -1)[0])
+	if got := ansi.Strip(v.countsLine()); strings.HasPrefix(got, "stopped") {
 		t.Errorf("live run counts %q say stopped", got)
 	}
 	v.MarkAborted()
 	v.Finish("outcome:   aborted", errors.New("engine: run failed: interrupted: context canceled"))
-	if got := ansiStrip(v.countsLine()); !strings.HasPrefix(got, "stopped, last states: A active") {
+	if got := ansi.Strip(v.countsLine()); !strings.HasPrefix(got, "stopped, last states: A active") {
 		t.Errorf("counts after the abort %q, want them marked as the last states of stopped workers", got)
 	}
 	// A run that ended well has every node Terminated: no prefix.
-	w := NewRunView(testCommon(80, 24))
+	w := New(uitest.Common(80, 24))
 	w.Start(jobs.Spec{Name: "y", Scheme: jobs.Synchronous})
-	snaps := fakeRun(4, 3, -1)
+	snaps := uitest.FakeRun(4, 3, -1)
 	w.ApplySnapshot(snaps[len(snaps)-1])
-	w.Finish(sampleReport, nil)
-	if got := ansiStrip(w.countsLine()); strings.HasPrefix(got, "stopped") {
+	w.Finish(uitest.SampleReport, nil)
+	if got := ansi.Strip(w.countsLine()); strings.HasPrefix(got, "stopped") {
 		t.Errorf("counts of a finished run %q", got)
 	}
 }
@@ -268,9 +178,9 @@ func TestCountsAfterFailedRun(t *testing.T) {
 // aborted in the counts, the grid and the node list, whoever stopped the
 // run; the run's history stays as the snapshots left it.
 func TestAbortedNodes(t *testing.T) {
-	snaps := fakeRun(4, 6, -1)
+	snaps := uitest.FakeRun(4, 6, -1)
 	for _, byUser := range []bool{true, false} {
-		v := NewRunView(testCommon(80, 24))
+		v := New(uitest.Common(80, 24))
 		v.Start(jobs.Spec{Name: "x", Scheme: jobs.Asynchronous})
 		for _, s := range snaps[:3] {
 			v.ApplySnapshot(s)
@@ -279,12 +189,12 @@ func TestAbortedNodes(t *testing.T) {
 		if byUser {
 			v.MarkAborted()
 		}
-		v.ApplyReport(stoppedReport(snaps[2]), 0)
-		v.Finish(abortedReport, abortLike{run: "x", ctxErr: context.Canceled})
-		if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
+		v.ApplyReport(uitest.StoppedReport(snaps[2]), 0)
+		v.Finish(abortedReport, uitest.AbortLike{Run: "x", CtxErr: context.Canceled})
+		if got := ansi.Strip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
 			t.Errorf("by user %v: counts %q, want the 4 nodes aborted", byUser, got)
 		}
-		if title := ansiStrip(v.titleLine()); !strings.Contains(title, "· aborted ·") {
+		if title := ansi.Strip(v.titleLine()); !strings.Contains(title, "· aborted ·") {
 			t.Errorf("by user %v: title %q, want the run aborted", byUser, title)
 		}
 		want := "run aborted by the user"
@@ -294,7 +204,7 @@ func TestAbortedNodes(t *testing.T) {
 		if first, _, _ := strings.Cut(v.outcome, "\n"); first != want {
 			t.Errorf("by user %v: first outcome line %q, want %q", byUser, first, want)
 		}
-		if grid := ansiStrip(strings.Join(v.grid(80, 1), "")); grid != " ⊘ ⊘ ⊘ ⊘ " {
+		if grid := ansi.Strip(strings.Join(v.grid(80, 1), "")); grid != " ⊘ ⊘ ⊘ ⊘ " {
 			t.Errorf("by user %v: grid %q, want four aborted nodes", byUser, grid)
 		}
 		for _, r := range v.list.Rows() {
@@ -310,18 +220,18 @@ func TestAbortedNodes(t *testing.T) {
 		}
 	}
 	// A run stopped before its first snapshot: the report's nodes are shown.
-	v := NewRunView(testCommon(80, 24))
+	v := New(uitest.Common(80, 24))
 	v.Start(jobs.Spec{Name: "early", Scheme: jobs.Synchronous})
-	v.ApplyReport(stoppedReport(snaps[0]), 0)
-	v.Finish("", abortLike{run: "early", ctxErr: context.DeadlineExceeded})
-	if got := ansiStrip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" || len(v.list.Rows()) != 4 {
+	v.ApplyReport(uitest.StoppedReport(snaps[0]), 0)
+	v.Finish("", uitest.AbortLike{Run: "early", CtxErr: context.DeadlineExceeded})
+	if got := ansi.Strip(v.countsLine()); got != "stopped, last states: ⊘ aborted 4" || len(v.list.Rows()) != 4 {
 		t.Errorf("counts %q with %d rows, want the report's 4 aborted nodes", got, len(v.list.Rows()))
 	}
 	// A live run's counts are the legend: no aborted entry until one is.
-	w := NewRunView(testCommon(80, 24))
+	w := New(uitest.Common(80, 24))
 	w.Start(jobs.Spec{Name: "live", Scheme: jobs.Synchronous})
 	w.ApplySnapshot(snaps[0])
-	if got := ansiStrip(w.countsLine()); strings.Contains(got, "aborted") || !strings.Contains(got, "· starting 0") {
+	if got := ansi.Strip(w.countsLine()); strings.Contains(got, "aborted") || !strings.Contains(got, "· starting 0") {
 		t.Errorf("live counts %q, want every state but aborted", got)
 	}
 }
@@ -330,7 +240,7 @@ func TestAbortedNodes(t *testing.T) {
 // count whole, whatever its length.
 func TestTrafficBarsFit(t *testing.T) {
 	for _, skipped := range []uint64{7, 8005, 19999, 2_500_000} {
-		v := NewRunView(testCommon(160, 48))
+		v := New(uitest.Common(160, 48))
 		v.Start(jobs.Spec{Name: "x", Scheme: jobs.Asynchronous})
 		v.ApplySnapshot(engine.Snapshot{Nodes: []engine.NodeStatus{{Node: "a", Traffic: []engine.NetTraffic{
 			{Network: "infiniband", Messages: 9292, Bytes: 112 << 20, Skipped: skipped},
@@ -338,11 +248,11 @@ func TestTrafficBarsFit(t *testing.T) {
 		}}}})
 		for _, w := range []int{60, 71, 100} {
 			for _, l := range v.traffic(w, 4) {
-				if got := cellWidth(ansiStrip(l)); got > w {
-					t.Errorf("skipped %d, width %d: line %q is %d cells", skipped, w, ansiStrip(l), got)
+				if got := cellWidth(ansi.Strip(l)); got > w {
+					t.Errorf("skipped %d, width %d: line %q is %d cells", skipped, w, ansi.Strip(l), got)
 				}
 			}
-			if l := ansiStrip(v.traffic(w, 4)[1]); !strings.HasSuffix(l, countText(skipped)+" skipped") {
+			if l := ansi.Strip(v.traffic(w, 4)[1]); !strings.HasSuffix(l, countText(skipped)+" skipped") {
 				t.Errorf("skipped %d, width %d: line %q does not end with the skip count", skipped, w, l)
 			}
 		}
@@ -352,10 +262,10 @@ func TestTrafficBarsFit(t *testing.T) {
 // TestRunViewAggregates checks the numbers the view derives: traffic per
 // network summed over nodes, state counts, and that history stays bounded.
 func TestRunViewAggregates(t *testing.T) {
-	c := testCommon(160, 48)
-	v := NewRunView(c)
+	c := uitest.Common(160, 48)
+	v := New(c)
 	v.Start(jobs.Spec{Name: "x", Scheme: jobs.Hybrid})
-	snaps := fakeRun(3, 2, -1)
+	snaps := uitest.FakeRun(3, 2, -1)
 	v.ApplySnapshot(snaps[0])
 	tot := netTotals(v.snap.Nodes)
 	if len(tot) != 2 || tot[0].Network != "ethernet" || tot[1].Network != "infiniband" {
@@ -368,8 +278,8 @@ func TestRunViewAggregates(t *testing.T) {
 	if tot[1].Bytes != wantIB/2 {
 		t.Errorf("infiniband bytes %d, want half the nodes' sum %d (each message counted at both ends)", tot[1].Bytes, wantIB/2)
 	}
-	if got := v.countsLine(); !strings.Contains(ansiStrip(got), "A active 2") || !strings.Contains(ansiStrip(got), "i inactive 1") {
-		t.Errorf("counts line %q, want 2 active and 1 inactive", ansiStrip(got))
+	if got := v.countsLine(); !strings.Contains(ansi.Strip(got), "A active 2") || !strings.Contains(ansi.Strip(got), "i inactive 1") {
+		t.Errorf("counts line %q, want 2 active and 1 inactive", ansi.Strip(got))
 	}
 	for i := 0; i < 3*maxHistory; i++ {
 		s := snaps[1]
@@ -403,22 +313,22 @@ func TestFormats(t *testing.T) {
 // make the two close.
 func BenchmarkRunView1024(b *testing.B) {
 	for _, n := range []int{4, 1024} {
-		snaps := fakeRun(n, 8, n*2/3)
-		for _, sz := range sizes {
-			c := testCommon(sz.w, sz.h)
-			v := NewRunView(c)
+		snaps := uitest.FakeRun(n, 8, n*2/3)
+		for _, sz := range uitest.Sizes {
+			c := uitest.Common(sz.W, sz.H)
+			v := New(c)
 			v.Start(jobs.Spec{Name: "bench", Scheme: jobs.Asynchronous})
 			for _, s := range snaps[:7] {
 				v.ApplySnapshot(s)
 			}
 			v.AppendLog(fakeLogs()...)
-			b.Run(fmt.Sprintf("View/nodes=%d/%dx%d", n, sz.w, sz.h), func(b *testing.B) {
+			b.Run(fmt.Sprintf("View/nodes=%d/%dx%d", n, sz.W, sz.H), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					_ = v.View()
 				}
 			})
-			b.Run(fmt.Sprintf("SnapshotAndView/nodes=%d/%dx%d", n, sz.w, sz.h), func(b *testing.B) {
+			b.Run(fmt.Sprintf("SnapshotAndView/nodes=%d/%dx%d", n, sz.W, sz.H), func(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
@@ -444,8 +354,8 @@ func TestKeyLinesPrediction(t *testing.T) {
 // TestReportTrafficAfterShortRun: a run that ended before a snapshot
 // carried its traffic shows the report's, not "none yet".
 func TestReportTrafficAfterShortRun(t *testing.T) {
-	c := testCommon(160, 48)
-	v := NewRunView(c)
+	c := uitest.Common(160, 48)
+	v := New(c)
 	v.ApplySnapshot(engine.Snapshot{Nodes: []engine.NodeStatus{{Node: "alpha-1"}, {Node: "alpha-2", Rank: 1}}})
 	v.ApplyReport([]engine.NodeReport{
 		{Node: "alpha-1", State: engine.StateTerminated, Traffic: []engine.NetTraffic{{Network: "infiniband", Messages: 10, Bytes: 4096}}},

@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 )
 
 // TestRunViewScale is opt-in (GRIDTUI_SCALE_UI=256: the worker count): it
@@ -63,18 +64,18 @@ func TestRunViewScale(t *testing.T) {
 	if len(snaps) == 0 {
 		t.Fatal("no snapshot")
 	}
-	for _, sz := range sizes {
-		v := NewRunView(testCommon(sz.w, sz.h))
+	for _, sz := range uitest.Sizes {
+		v := New(uitest.Common(sz.W, sz.H))
 		v.Start(spec)
 		var frames []time.Duration
 		for _, s := range snaps {
-			t0 := time.Now()
+			start := time.Now()
 			v.ApplySnapshot(s)
 			_ = v.View()
-			frames = append(frames, time.Since(t0))
+			frames = append(frames, time.Since(start))
 		}
 		slices.Sort(frames)
 		t.Logf("SCALE run view %dx%d, %d workers: %d real snapshots, frame (snapshot + view) median %v, max %v",
-			sz.w, sz.h, n, len(frames), frames[len(frames)/2].Round(time.Microsecond), frames[len(frames)-1].Round(time.Microsecond))
+			sz.W, sz.H, n, len(frames), frames[len(frames)/2].Round(time.Microsecond), frames[len(frames)-1].Round(time.Microsecond))
 	}
 }

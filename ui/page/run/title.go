@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // the size and the parameters set away from their defaults; only the
 // application's name when the line would not fit), the run's state,
 // elapsed time, σ, gain, scheme and detector, and node count.
-func (v *RunView) titleLine() string {
+func (v *Model) titleLine() string {
 	s := v.common.Styles
 	state := v.endState()
 	gain, g := "–", v.snap.Gain
@@ -36,7 +36,7 @@ func (v *RunView) titleLine() string {
 
 // runHead is "Run NAME · WHAT", or "Run WHAT" when the job is named after
 // its application (Compose's automatic name).
-func (v *RunView) runHead(what string) string {
+func (v *Model) runHead(what string) string {
 	name := v.spec.Name
 	if name == "" {
 		name = "job"
@@ -55,7 +55,7 @@ func (v *RunView) runHead(what string) string {
 // size n and every other parameter set away from its declared default, but
 // for the tolerance (σ is beside it) — e.g. "poisson n=48 blocks=2x1x1". A
 // path keeps only its last element.
-func (v *RunView) appSummary() (name, compact string) {
+func (v *Model) appSummary() (name, compact string) {
 	app, vals, err := v.spec.Application()
 	if err != nil {
 		return v.spec.App, v.spec.App

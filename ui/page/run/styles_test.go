@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/ui/common"
 )
 
 // TestEveryNodeStateShown: every engine.NodeState has its own glyph (one
@@ -17,7 +18,7 @@ func TestEveryNodeStateShown(t *testing.T) {
 	if name := engine.NodeState(nodeStates).String(); name != "unknown" {
 		t.Fatalf("the engine has a state %q past the %d the console knows (nodeStates)", name, nodeStates)
 	}
-	s := DefaultStyles()
+	s := common.DefaultStyles()
 	cells := s.StateCells()
 	seen := map[string]engine.NodeState{}
 	counted := map[engine.NodeState]int{}

@@ -1,17 +1,17 @@
-package ui
+package run
 
 import (
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/ui/widget/chart"
-	"github.com/gridtui/gridtui/ui/widget/list"
-	"github.com/gridtui/gridtui/ui/widget/pager"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/widget/chart"
+	"github.com/gridtui/gridtui/ui/widget/list"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 )
 
 // Run view limits: how much history it keeps.
@@ -21,12 +21,12 @@ const (
 	maxLog     = 500  // event log lines kept
 )
 
-// RunView shows a live run: the grid of nodes by state, per-node iteration
+// Model shows a live run: the grid of nodes by state, per-node iteration
 // and σ with sparklines, the global residual on a log scale, traffic per
 // network, the computing gain, elapsed time and the event log. It is fed
 // engine.Snapshot and engine.LogEvent values on the console's tick and
 // renders only what fits on the screen.
-type RunView struct {
+type Model struct {
 	common   *Common
 	spec     jobs.Spec
 	started  bool
@@ -66,9 +66,9 @@ type RunView struct {
 // user confirms).
 type AbortRequestMsg struct{}
 
-// NewRunView returns an empty Run view (no run yet).
-func NewRunView(c *Common) RunView {
-	return RunView{
+// New returns an empty Run view (no run yet).
+func New(c *Common) Model {
+	return Model{
 		common:   c,
 		nodeHist: map[string][]float64{},
 		list: newList(c, []column{
@@ -89,28 +89,28 @@ func NewRunView(c *Common) RunView {
 }
 
 // Start resets the view for a new run of spec.
-func (v *RunView) Start(spec jobs.Spec) {
-	*v = NewRunView(v.common)
+func (v *Model) Start(spec jobs.Spec) {
+	*v = New(v.common)
 	v.spec, v.started, v.running = spec, true, true
 }
 
 // Running reports whether a run is live.
-func (v *RunView) Running() bool { return v.running }
+func (v *Model) Running() bool { return v.running }
 
 // MarkAborted records that the user asked to abort the live run, so that
 // Finish shows the run as aborted rather than failed.
-func (v *RunView) MarkAborted() {
+func (v *Model) MarkAborted() {
 	if v.running {
 		v.aborted = true
 	}
 }
 
 // Aborted reports whether the last run ended because the user aborted it.
-func (v *RunView) Aborted() bool { return v.aborted }
+func (v *Model) Aborted() bool { return v.aborted }
 
 // ApplySnapshot records a telemetry snapshot: it appends to the residual
 // history and the per-node sparklines and rebuilds the node list.
-func (v *RunView) ApplySnapshot(s engine.Snapshot) {
+func (v *Model) ApplySnapshot(s engine.Snapshot) {
 	v.started = true
 	v.snap = s
 	if len(v.history) == maxHistory { // halve the resolution, keep the span
@@ -144,7 +144,7 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 // sparklines and the residual history are kept. Nodes the snapshots never
 // showed (a run stopped before its first) are added. gain is the report's
 // computing gain (0: unknown), the header's once the run has ended.
-func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
+func (v *Model) ApplyReport(nodes []engine.NodeReport, gain float64) {
 	v.finalGain = gain
 	if len(nodes) == 0 {
 		return
@@ -185,7 +185,7 @@ func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
 // ApplyGateways takes the gateway links' counters of the report of the run
 // that has just ended: the gateways printed them as they stopped, after
 // the last snapshot (which a short run may end before they printed any).
-func (v *RunView) ApplyGateways(gws []engine.GatewayReport) {
+func (v *Model) ApplyGateways(gws []engine.GatewayReport) {
 	if len(gws) > 0 {
 		v.snap.Gateways = slices.Clone(gws)
 	}
@@ -224,7 +224,7 @@ func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 // warnings). A run the
 // user aborted, or whose context ended (engine.ErrRunAborted), reads
 // "aborted" rather than "failed".
-func (v *RunView) Finish(summary string, err error) {
+func (v *Model) Finish(summary string, err error) {
 	v.running = false
 	v.report = summary
 	v.outcome = keyLines(summary)
@@ -264,7 +264,7 @@ func keyLines(report string) string {
 }
 
 // View renders the Run view in the body area.
-func (v RunView) View() string {
+func (v Model) View() string {
 	c, s := v.common, v.common.Styles
 	if !v.started {
 		return placeBody(c, s.Title.Render("No run yet")+"\n"+
@@ -313,7 +313,7 @@ func (v RunView) View() string {
 
 // narrowBody stacks grid, chart, traffic, gateway links, node list and log in h lines
 // from line top of the body.
-func (v *RunView) narrowBody(top, h int) []string {
+func (v *Model) narrowBody(top, h int) []string {
 	w := v.common.Width
 	logH := min(3, max(1, h/6))
 	chartH := min(4, max(2, h/5))
@@ -338,7 +338,7 @@ func (v *RunView) narrowBody(top, h int) []string {
 
 // wideBody puts the grid and node list left, chart, traffic, gateway links
 // and log right, in h lines from line top of the body.
-func (v *RunView) wideBody(top, h int) []string {
+func (v *Model) wideBody(top, h int) []string {
 	w := v.common.Width
 	lw := w * 11 / 20
 	rw := w - lw - 1
@@ -372,7 +372,7 @@ func (v *RunView) wideBody(top, h int) []string {
 
 // endState is the run's state as its header reads it: running, finished,
 // failed or aborted.
-func (v *RunView) endState() string {
+func (v *Model) endState() string {
 	switch {
 	case v.failed && (v.aborted || v.interrupted):
 		return "aborted"
@@ -393,7 +393,7 @@ var countedStates = [nodeStates]engine.NodeState{engine.StateActive, engine.Stat
 // a stopped run's report gives) shown even at 0; a stopped run's line
 // tallies only the states its nodes ended in, so that its failed and
 // aborted counts fit in 80 columns.
-func (v *RunView) countsLine() string {
+func (v *Model) countsLine() string {
 	var n [nodeStates]int
 	for i := range v.snap.Nodes {
 		if st := v.snap.Nodes[i].State; int(st) < len(n) {
@@ -418,7 +418,7 @@ func (v *RunView) countsLine() string {
 }
 
 // gridLines is how many lines the whole node grid needs at width w.
-func (v *RunView) gridLines(w int) int {
+func (v *Model) gridLines(w int) int {
 	per := max(1, (w-1)/2)
 	return (len(v.snap.Nodes) + per - 1) / per
 }
@@ -426,7 +426,7 @@ func (v *RunView) gridLines(w int) int {
 // grid draws the nodes in rank order as state glyphs, h lines starting at
 // the line that holds the selected node; runs of equal state share one
 // styled span so a frame costs a few dozen style calls, not one per node.
-func (v *RunView) grid(w, h int) []string {
+func (v *Model) grid(w, h int) []string {
 	nodes := v.snap.Nodes
 	per := max(1, (w-1)/2)
 	first := 0
@@ -481,7 +481,7 @@ func netTotals(nodes []engine.NodeStatus) []engine.NetTraffic {
 }
 
 // traffic draws one bar per network, proportional to bytes.
-func (v *RunView) traffic(w, h int) []string {
+func (v *Model) traffic(w, h int) []string {
 	tot := netTotals(v.snap.Nodes)
 	if len(tot) == 0 {
 		return []string{"traffic: none yet"}

@@ -121,16 +121,34 @@ oarnodesetting -s Alive -h %[1]s >/dev/null`, h.Name)
 		if out, err := g.OARCommand(ctx, "sh", "-c", script).CombinedOutput(); err != nil {
 			return fmt.Errorf("e2e: OAR resource %s: %w: %s", h.Name, err, out)
 		}
-		name := h.Name
-		g.onDown(func() { g.OARCommand(context.Background(), "oarnodesetting", "-s", "Dead", "-h", name).Run() })
 	}
 	if err := g.oarDaemon(g.Frontend, filepath.Join(dir, "almighty.log"), "/usr/sbin/Almighty"); err != nil {
 		return err
 	}
 	// Before Almighty stops (onDown runs in reverse): no job of the grid's
-	// left behind.
+	// left behind, and its resources Dead (Almighty applies the change),
+	// so that no later job of this machine's OAR is given them.
+	g.onDown(func() { g.retireOARNodes(context.Background(), beta) })
 	g.onDown(func() { g.deleteOARJobs(context.Background()) })
 	return nil
+}
+
+// retireOARNodes sets hosts' resources Dead and waits (up to 30 s) until
+// Almighty has applied it.
+func (g *Grid) retireOARNodes(ctx context.Context, hosts []*Host) {
+	for _, h := range hosts {
+		g.OARCommand(ctx, "oarnodesetting", "-s", "Dead", "-h", h.Name).Run()
+	}
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(time.Second) {
+		alive := false
+		for _, h := range hosts {
+			out, _ := g.OARCommand(ctx, "oarnodes", "-s", h.Name).Output()
+			alive = alive || !strings.Contains(string(out), "Dead")
+		}
+		if !alive {
+			return
+		}
+	}
 }
 
 // closeOnExecInherited marks every descriptor above stderr close-on-exec,

@@ -6,11 +6,11 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/grid"
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
@@ -235,7 +235,7 @@ func (r predictionReport) writeText(w io.Writer) error {
 	p := r.Problem
 	fmt.Fprintf(&b, "prediction: %s, n = %d, ε = %g, %s (%s), %s per node\n",
 		p.App, p.N, p.Eps, plural(r.Platform.Nodes(), "node", "nodes"), platformText(r.Platform), plural(r.Cores, "core", "cores"))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	tw := columns.NewWriter(&b, 2)
 	fmt.Fprintln(tw, "scheme\ttime\titerations (min/mean/max)\tidle per node\tgain\tstaleness")
 	for _, x := range r.Predictions {
 		fmt.Fprintf(tw, "%s\t%s\t%d/%.0f/%d\t%s\t%.3g\t%.2f\n", x.Scheme, secs(x.Seconds), x.MinIterations, x.MeanIterations,
@@ -317,7 +317,7 @@ func verdictText(v *predict.Verdict) string {
 func (r predictionReport) writeBasis(b *strings.Builder) {
 	m := r.Model
 	fmt.Fprintf(b, "rests on %d traced run(s) (--json lists each with its id):\n", len(m.Sources))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	tw := columns.NewWriter(b, 2)
 	for _, g := range predict.GroupSources(m.Sources) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s iterations\n", g.Scheme, plural(g.Nodes, "node", "nodes"), plural(g.Runs, "run", "runs"),
 			span(secs(g.MinWall), secs(g.MaxWall)), span(fmt.Sprintf("%.0f", g.MinIterations), fmt.Sprintf("%.0f", g.MaxIterations)))

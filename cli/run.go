@@ -20,6 +20,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/internal/termsafe"
 	"github.com/gridtui/gridtui/jobs"
@@ -323,7 +324,7 @@ func (p *progress) log(ev engine.LogEvent) {
 	if who == "" {
 		who = "run"
 	}
-	fmt.Fprintf(p.w, "%s  %-8s %s\n", ev.At.Format("15:04:05.000"), termsafe.Line(who), termsafe.Text(ev.Text))
+	fmt.Fprintf(p.w, "%s  %s %s\n", ev.At.Format("15:04:05.000"), columns.PadRight(termsafe.Line(who), 8), termsafe.Text(ev.Text))
 }
 
 func (p *progress) snapshot(s engine.Snapshot) {

@@ -6,9 +6,9 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
@@ -37,7 +37,7 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 			}
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
 			ssh := deploy.NewSSHResolver("")
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			tw := columns.NewWriter(out, 2)
 			owners := hasOwners(inv)
 			head := "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES"
 			if owners {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
+	"github.com/gridtui/gridtui/internal/columns"
 )
 
 // This file writes the detail views of the lists' rows (enter on a row):
@@ -189,5 +190,5 @@ func (v *RunView) eventLine(e engine.LogEvent) string {
 	if !v.snap.At.IsZero() {
 		at = e.At.Sub(v.snap.At.Add(-v.snap.Elapsed))
 	}
-	return fmt.Sprintf("%s %-8s %s", clock(at.Truncate(100*time.Millisecond)), orDefault(e.Node, "run"), e.Text)
+	return fmt.Sprintf("%s %s %s", clock(at.Truncate(100*time.Millisecond)), columns.PadRight(orDefault(e.Node, "run"), 8), e.Text)
 }

@@ -30,7 +30,7 @@ type runFlags struct {
 	job, scheme, detector, nodes, out string
 	app                               string
 	params                            []string
-	n, cores, maxIter                 int
+	n, cores, maxIter, iterations     int
 	eps                               float64
 	wall                              time.Duration
 	json, noRecord                    bool
@@ -71,6 +71,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	// "(default -1)" that reads as a value to pass.
 	fl.Lookup("cores").DefValue = "0"
 	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node (an asynchronous node counts its sweeps on new halos)")
+	fl.IntVar(&f.iterations, "iterations", 0, "exactly this many sweeps of every part, whatever σ (a sync run then equals the serial loop bit for bit; 0: until converged)")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.IntVar(&f.spares, "spares", 0, "workers started beside the job's nodes, to take a lost node's part")
@@ -199,6 +200,9 @@ func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spe
 	if set("max-iter") {
 		spec.MaxIter = f.maxIter
 	}
+	if set("iterations") {
+		spec.Iterations = f.iterations
+	}
 	if set("wall-time") {
 		spec.WallTime = f.wall
 	}
@@ -265,6 +269,8 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 		return usageErrorf("gridtui run: --checkpoint-every %d: want at least 1, or -1 for none", f.checkpointEvery)
 	case set("max-iter") && f.maxIter < 1:
 		return usageErrorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
+	case set("iterations") && f.iterations < 0:
+		return usageErrorf("gridtui run: --iterations %d: want at least 1 (0: until converged)", f.iterations)
 	case set("wall-time") && f.wall <= 0:
 		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
 	case set("scheme") && !slices.Contains([]jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}, jobs.Scheme(f.scheme)):

@@ -489,6 +489,9 @@ func (r *Report) writeFigures(b *strings.Builder) {
 	} else {
 		fmt.Fprintf(b, "true global residual: %.3e (ε = %g)\n", r.Residual, r.Eps)
 	}
+	if k := r.Spec.Iterations; k > 0 {
+		fmt.Fprintf(b, "exactly %d sweeps of every part (iterations = %d): the residual is what they leave, not a convergence test\n", k, k)
+	}
 	verdict := "OK"
 	if !r.FiguresOK {
 		verdict = "FAILED"

@@ -24,7 +24,7 @@ func (rodApp) Params() []gridapp.Param {
 	return []gridapp.Param{
 		gridapp.IntParam("n", 40, 1, 1<<20, "points"),
 		gridapp.FloatParam("eps", 1e-9, 0, 1, "tolerance").Above(),
-		gridapp.StringParam("fault", "none", []string{"none", "panic", "nan", "grow", "halo"}, "misbehaviour"),
+		gridapp.StringParam("fault", "none", []string{"none", "panic", "nan", "grow", "halo", "swap"}, "misbehaviour"),
 		gridapp.IntParam("fault_rank", 0, 0, 1<<10, "rank that misbehaves"),
 		gridapp.IntParam("fault_iter", 5, 1, 1<<30, "sweep at which it does"),
 		gridapp.IntParam("steps", 1, 1, 10, "outer steps of the task (the part cannot advance)"),
@@ -114,6 +114,8 @@ func (p *rodPart) Sweep() float64 {
 			p.grown = make([]float64, 7)
 		case "halo":
 			p.grownHalo = make([]float64, 7)
+		case "swap":
+			p.grownHalo = make([]float64, 1) // the same length, another buffer
 		}
 	}
 	var sigma float64
@@ -122,8 +124,7 @@ func (p *rodPart) Sweep() float64 {
 		p.next[i] = (p.u[i-1] + p.u[i+1] + p.hh) / 2
 		sigma = max(sigma, math.Abs(p.next[i]-p.u[i]))
 	}
-	p.next[0], p.next[m] = p.u[0], p.u[m]
-	p.u, p.next = p.next, p.u
+	copy(p.u[1:m], p.next[1:m]) // u's ghost cells are the halos: Halo returns the same slices for the whole run
 	return sigma
 }
 
@@ -234,8 +235,8 @@ func (a maxIterApp) Define(v gridapp.Values, nodes []gridapp.Node) (gridapp.Task
 	return t, err
 }
 
-// TestSolveBadApplication: a part that panics, returns NaN or changes the
-// length of what it sends fails the run with an error that names the
+// TestSolveBadApplication: a part that panics, returns NaN, changes the
+// length of what it sends or the length or buffer of a halo fails the run with an error that names the
 // application (and, for a panic, where), never a hang or a crash.
 func TestSolveBadApplication(t *testing.T) {
 	for name, tc := range map[string]struct {
@@ -248,8 +249,10 @@ func TestSolveBadApplication(t *testing.T) {
 		"nan sync":    {"nan", Synchronous, `application failed "test-rod": sweep 5 returned σ = NaN`},
 		"grow async":  {"grow", Asynchronous, `application failed "test-rod": 7 outgoing values for rank`},
 		"grow sync":   {"grow", Synchronous, `application failed "test-rod": 7 outgoing values for rank`},
-		"halo sync":   {"halo", Synchronous, `application failed "test-rod": Halo(0) for rank 0 holds 7 values, 1 at the start (Halo must keep its length)`},
-		"halo async":  {"halo", Asynchronous, `holds 7 values, 1 at the start (Halo must keep its length)`},
+		"halo sync":   {"halo", Synchronous, `application failed "test-rod": Halo(0), the halo of neighbour rank 0, holds 7 values, 1 at the start (Halo must return the same slice for the whole run)`},
+		"halo async":  {"halo", Asynchronous, `holds 7 values, 1 at the start (Halo must return the same slice`},
+		"swap sync":   {"swap", Synchronous, `application failed "test-rod": Halo(0), the halo of neighbour rank 0, returned another buffer than at the start`},
+		"swap async":  {"swap", Asynchronous, `application failed "test-rod": Halo(0), the halo of neighbour rank 0, returned another buffer than at the start`},
 		"panic async": {"panic", Asynchronous, "solve_app_test.go:"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +13,7 @@ import (
 	_ "github.com/gridtui/gridtui/apps/obstacle"
 	_ "github.com/gridtui/gridtui/apps/poisson"
 	_ "github.com/gridtui/gridtui/apps/sparse"
+	"github.com/gridtui/gridtui/internal/columns"
 )
 
 func newAppsCmd() *cobra.Command {
@@ -26,7 +26,7 @@ func newAppsCmd() *cobra.Command {
 			"  gridtui run --app poisson --nodes 4 --param blocks=2x2x1  # run one of them",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			w := columns.NewWriter(cmd.OutOrStdout(), 2)
 			for _, name := range gridapp.Names() {
 				app, _ := gridapp.Lookup(name)
 				fmt.Fprintf(w, "%s\t%s\n", name, app.Info().Summary)

@@ -6,13 +6,13 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
@@ -97,13 +97,15 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return usageError(fmt.Errorf("gridtui predict: --nodes: %w", err))
 	}
-	req := predict.Request{Problem: prob, Nodes: nodes, Cores: spec.Cores,
-		Networks: f.nets, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology}
+	inside := grid.InsideNetworks(inv)
+	req := predict.Request{Problem: prob, Nodes: nodes, Cores: spec.Cores, Networks: f.nets, MaxTraceNodes: f.maxTraced,
+		SharedCores: f.shared, Topology: topology, Inside: inside, InventoryNodes: len(inv.Hosts())}
 	if cmd.Flags().Changed("scheme") {
 		req.Schemes = []jobs.Scheme{spec.Scheme}
 	}
 	// The platform the traces show, for its networks.
-	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced, SharedCores: f.shared, Topology: topology, Schemes: []jobs.Scheme{}})
+	traced, err := predict.PredictSchemes(res, predict.Request{Problem: prob, Nodes: req.Nodes, MaxTraceNodes: f.maxTraced,
+		SharedCores: f.shared, Topology: topology, Inside: inside, Schemes: []jobs.Scheme{}})
 	if err != nil {
 		if errors.Is(err, predict.ErrNoTrace) {
 			return &exitError{code: 1, err: fmt.Errorf("%w; then the same with --scheme async and --scheme hybrid, to predict those too", err)}
@@ -116,7 +118,7 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if ranks == nil {
 		ranks, total = countRanks(nodes, inv)
 	}
-	req.Clusters = predict.ClustersOf(ranks, traced.Platform)
+	req.Clusters = predict.ClustersOf(ranks, traced.Platform, inside)
 	out, err := predict.PredictSchemes(res, req)
 	if err != nil {
 		return err
@@ -127,6 +129,9 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	} else {
 		if total > 0 && nodes > total {
 			fmt.Fprintf(w, "what-if: %d nodes, more than the inventory's %d: its clusters grown in proportion\n", nodes, total)
+		}
+		for _, name := range unusedEdits(out.Platform, f.nets) {
+			fmt.Fprintf(w, "what-if: --net %s changes nothing: no link of this job uses %s (%s)\n", name, name, platformText(out.Platform))
 		}
 		err = predictionReport(*out).writeText(w)
 	}
@@ -229,17 +234,9 @@ func countRanks(n int, inv *inventory.Inventory) (ranks []string, total int) {
 func (r predictionReport) writeText(w io.Writer) error {
 	var b strings.Builder
 	p := r.Problem
-	var cl []string
-	for _, c := range r.Platform.Clusters {
-		cl = append(cl, fmt.Sprintf("%s %d on %s", c.Name, c.Nodes, c.Network))
-	}
-	between := ""
-	if len(r.Platform.Clusters) > 1 {
-		between = "; between clusters " + r.Platform.Between
-	}
-	fmt.Fprintf(&b, "prediction: %s, n = %d, ε = %g, %s (%s%s), %s per node\n",
-		p.App, p.N, p.Eps, plural(r.Platform.Nodes(), "node", "nodes"), strings.Join(cl, ", "), between, plural(r.Cores, "core", "cores"))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(&b, "prediction: %s, n = %d, ε = %g, %s (%s), %s per node\n",
+		p.App, p.N, p.Eps, plural(r.Platform.Nodes(), "node", "nodes"), platformText(r.Platform), plural(r.Cores, "core", "cores"))
+	tw := columns.NewWriter(&b, 2)
 	fmt.Fprintln(tw, "scheme\ttime\titerations (min/mean/max)\tidle per node\tgain\tstaleness")
 	for _, x := range r.Predictions {
 		fmt.Fprintf(tw, "%s\t%s\t%d/%.0f/%d\t%s\t%.3g\t%.2f\n", x.Scheme, secs(x.Seconds), x.MinIterations, x.MeanIterations,
@@ -266,6 +263,41 @@ func (r predictionReport) writeText(w io.Writer) error {
 	return err
 }
 
+// platformText names a platform's clusters, each with its size and the
+// network inside it, and the network between them.
+func platformText(pl predict.Platform) string {
+	var cl []string
+	for _, c := range pl.Clusters {
+		cl = append(cl, fmt.Sprintf("%s %d on %s", c.Name, c.Nodes, c.Network))
+	}
+	between := ""
+	if len(pl.Clusters) > 1 {
+		between = "; between clusters " + pl.Between
+	}
+	return strings.Join(cl, ", ") + between
+}
+
+// unusedEdits are the networks of the what-if edits that no link of pl
+// uses (inside a cluster of two nodes or more, or between clusters).
+func unusedEdits(pl predict.Platform, edits []string) []string {
+	used := map[string]bool{}
+	if len(pl.Clusters) > 1 {
+		used[pl.Between] = true
+	}
+	for _, c := range pl.Clusters {
+		if c.Nodes > 1 {
+			used[c.Network] = true
+		}
+	}
+	var out []string
+	for _, e := range edits {
+		if name, _, _ := strings.Cut(e, "="); !used[name] && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // verdictText says which scheme is predicted fastest, and when others are
 // within predict.CloseCall of it, that runs could order them either way.
 func verdictText(v *predict.Verdict) string {
@@ -286,7 +318,7 @@ func verdictText(v *predict.Verdict) string {
 func (r predictionReport) writeBasis(b *strings.Builder) {
 	m := r.Model
 	fmt.Fprintf(b, "rests on %d traced run(s) (--json lists each with its id):\n", len(m.Sources))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	tw := columns.NewWriter(b, 2)
 	for _, g := range predict.GroupSources(m.Sources) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s iterations\n", g.Scheme, plural(g.Nodes, "node", "nodes"), plural(g.Runs, "run", "runs"),
 			span(secs(g.MinWall), secs(g.MaxWall)), span(fmt.Sprintf("%.0f", g.MinIterations), fmt.Sprintf("%.0f", g.MaxIterations)))

@@ -242,3 +242,33 @@ func TestCountRanks(t *testing.T) {
 		t.Errorf("empty inventory: %v, %d", ranks, total)
 	}
 }
+
+// TestPredictAfterOneNodeRun: after a run of one node (no link traced), a
+// 4-node prediction puts alpha on the network the inventory gives it
+// (Infiniband on the embedded grid), not on Ethernet, and a what-if on a
+// network no link of the job uses says it changes nothing.
+func TestPredictAfterOneNodeRun(t *testing.T) {
+	res, err := jobs.Load(tracedStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rec := res.Records[0]
+	rec.Job.Nodes, rec.Nodes = 1, rec.Nodes[:1]
+	rec.Nodes[0].Trace.Links = nil
+	if err := jobs.Append(dir, &rec); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4", "--scheme", "sync")
+	if err != nil || !strings.Contains(out, "4 nodes (alpha 4 on infiniband), 1 core per node") {
+		t.Errorf("4 nodes: %v\n%s", err, out)
+	}
+	out, err = runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4", "--scheme", "sync", "--net", "ethernet=1Gbit/s")
+	if err != nil || !strings.Contains(out, "what-if: --net ethernet changes nothing: no link of this job uses ethernet (alpha 4 on infiniband)") {
+		t.Errorf("what-if on an unused network: %v\n%s", err, out)
+	}
+	out, err = runPredict(t, "--data-dir", dir, "--n", "16", "--eps", "1e-6", "--nodes", "4", "--scheme", "sync", "--net", "infiniband=1Gbit/s")
+	if err != nil || strings.Contains(out, "changes nothing") || !strings.Contains(out, "infiniband 5µs 1Gbit/s (set)") {
+		t.Errorf("what-if on the job's network: %v\n%s", err, out)
+	}
+}

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -288,7 +288,7 @@ func listRuns(w io.Writer, recs []jobs.RunRecord, format jobs.TableFormat, dir s
 		_, err := fmt.Fprintf(w, "no runs recorded in %s\n", dir)
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := columns.NewWriter(w, 2)
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range rows {
 		if r[9] == "" {

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/study"
@@ -149,7 +149,7 @@ func writeRun(w io.Writer, r jobs.RunRecord, gain float64) error {
 		fmt.Fprintf(w, "\n%s: %s ok=%t", c.Name, checkText(c), c.OK)
 	}
 	fmt.Fprintf(w, "\nresidual history: %d samples\n\n", len(r.Residuals))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := columns.NewWriter(w, 2)
 	fmt.Fprintln(tw, "NODE\tCLUSTER\tRANK\tCORES\tITERATIONS\tσ\tPEAK RSS\tERROR")
 	for _, n := range r.Nodes {
 		rss := "-"

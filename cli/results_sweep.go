@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/sweep"
@@ -117,11 +117,11 @@ func listSweeps(w io.Writer, dir, format string) error {
 	}
 	sep := "\t"
 	tw := io.Writer(w)
-	var tabw *tabwriter.Writer
+	var tabw *columns.Writer
 	if format == sweep.FormatCSV {
 		sep = ","
 	} else {
-		tabw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tabw = columns.NewWriter(w, 2)
 		tw = tabw
 	}
 	fmt.Fprintln(tw, strings.Join([]string{"sweep", "started", "app", "parameters", "instances", "ok", "failed", "not_run"}, sep))

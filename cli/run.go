@@ -23,6 +23,7 @@ import (
 	"github.com/gridtui/gridtui/deploy/sched"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/internal/termsafe"
 	"github.com/gridtui/gridtui/jobs"
@@ -32,7 +33,7 @@ type runFlags struct {
 	job, scheme, detector, nodes, out string
 	app                               string
 	params                            []string
-	n, cores, maxIter                 int
+	n, cores, maxIter, iterations     int
 	eps                               float64
 	wall                              time.Duration
 	json, noRecord                    bool
@@ -73,6 +74,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	// "(default -1)" that reads as a value to pass.
 	fl.Lookup("cores").DefValue = "0"
 	fl.IntVar(&f.maxIter, "max-iter", 0, "iteration limit per node (an asynchronous node counts its sweeps on new halos)")
+	fl.IntVar(&f.iterations, "iterations", 0, "exactly this many sweeps of every part, whatever σ (a sync run then equals the serial loop bit for bit; 0: until converged)")
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.IntVar(&f.spares, "spares", 0, "workers started beside the job's nodes, to take a lost node's part")
@@ -218,6 +220,9 @@ func buildSpecFrom(cmd *cobra.Command, f *runFlags, inv *inventory.Inventory, sp
 	if set("max-iter") {
 		spec.MaxIter = f.maxIter
 	}
+	if set("iterations") {
+		spec.Iterations = f.iterations
+	}
 	if set("wall-time") {
 		spec.WallTime = f.wall
 	}
@@ -284,6 +289,8 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 		return usageErrorf("gridtui run: --checkpoint-every %d: want at least 1, or -1 for none", f.checkpointEvery)
 	case set("max-iter") && f.maxIter < 1:
 		return usageErrorf("gridtui run: --max-iter %d: want at least 1", f.maxIter)
+	case set("iterations") && f.iterations < 0:
+		return usageErrorf("gridtui run: --iterations %d: want at least 1 (0: until converged)", f.iterations)
 	case set("wall-time") && f.wall <= 0:
 		return usageErrorf("gridtui run: --wall-time %s: want a positive duration", f.wall)
 	case set("scheme") && !slices.Contains([]jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid}, jobs.Scheme(f.scheme)):
@@ -343,7 +350,7 @@ func (p *progress) log(ev engine.LogEvent) {
 	if who == "" {
 		who = "run"
 	}
-	fmt.Fprintf(p.w, "%s  %-8s %s\n", ev.At.Format("15:04:05.000"), termsafe.Line(who), termsafe.Text(ev.Text))
+	fmt.Fprintf(p.w, "%s  %s %s\n", ev.At.Format("15:04:05.000"), columns.PadRight(termsafe.Line(who), 8), termsafe.Text(ev.Text))
 }
 
 func (p *progress) snapshot(s engine.Snapshot) {

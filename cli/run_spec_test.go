@@ -33,6 +33,7 @@ func buildSpecArgs(t *testing.T, args ...string) (specNodes []string, err error)
 	f.n, _ = fl.GetInt("n")
 	f.cores, _ = fl.GetInt("cores")
 	f.maxIter, _ = fl.GetInt("max-iter")
+	f.iterations, _ = fl.GetInt("iterations")
 	f.eps, _ = fl.GetFloat64("eps")
 	f.wall, _ = fl.GetDuration("wall-time")
 	inv := inventory.Embedded()
@@ -110,6 +111,9 @@ func TestRunBadValues(t *testing.T) {
 		"wall time":         {[]string{"--wall-time", "-1s"}, "--wall-time -1s"},
 		"wall time zero":    {[]string{"--wall-time", "0s"}, "--wall-time 0s"},
 		"max iter":          {[]string{"--max-iter", "-5"}, "--max-iter -5"},
+		"iterations":        {[]string{"--iterations", "-2"}, "--iterations -2"},
+		"iterations > max":  {[]string{"--iterations", "50", "--max-iter", "10"}, "iterations = 50 exceeds max_iterations = 10"},
+		"job iterations":    {[]string{"--job", writeJob(t, "iterations = -1\n[obstacle]\nn = 16\n")}, "job.toml:1:1: iterations = -1 must not be negative"},
 		"n zero":            {[]string{"--n", "0"}, "--n 0"},
 		"host twice":        {[]string{"--nodes", "alpha-1,alpha-1"}, "alpha-1 is listed twice"},
 		"job eps zero":      {[]string{"--job", writeJob(t, "[obstacle]\nn = 16\neps = 0\n")}, "job.toml:3:1: app obstacle: gridapp: bad parameter: eps: 0 is outside > 0"},
@@ -125,7 +129,7 @@ func TestRunBadValues(t *testing.T) {
 			}
 		})
 	}
-	if _, err := buildSpecArgs(t, "--eps", "1e-6", "--wall-time", "1m", "--max-iter", "10", "--n", "8"); err != nil {
+	if _, err := buildSpecArgs(t, "--eps", "1e-6", "--wall-time", "1m", "--max-iter", "10", "--iterations", "10", "--n", "8"); err != nil {
 		t.Errorf("valid flags refused: %v", err)
 	}
 }

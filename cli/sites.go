@@ -7,13 +7,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/deploy/sched"
 	"github.com/gridtui/gridtui/deploy/sshclient"
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
@@ -41,7 +41,7 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 			}
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
 			ssh := sshclient.NewSSHResolver("")
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			tw := columns.NewWriter(out, 2)
 			owners := hasOwners(inv)
 			head := "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES"
 			if owners {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/internal/columns"
 )
 
 // TestSitesImport turns a hostfile into an inventory file that loads, and
@@ -132,5 +133,55 @@ name = "lab"
 	}
 	if strings.Count(out, "not Mon-Fri") != 2 {
 		t.Errorf("the srv cluster's empty owner_hours did not clear the site's:\n%s", out)
+	}
+}
+
+// TestSitesCJKAligns: site, cluster and host names in Chinese, Japanese
+// or Korean (two terminal columns a character) line up with the ASCII
+// ones: every row's CORES column starts at the same terminal column.
+func TestSitesCJKAligns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sites.toml")
+	err := os.WriteFile(path, []byte(`[[site]]
+name = "東京"
+  [[site.cluster]]
+  name = "計算機"
+  hosts = "ノード[1-2]"
+[[site]]
+name = "lyon"
+  [[site.cluster]]
+  name = "taurus"
+  hosts = "taurus-[1-2]"
+[[site]]
+name = "서울"
+  [[site.cluster]]
+  name = "클러스터"
+  hosts = "노드1"
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(runGridtui(t, "--sites", path, "sites"))
+	var starts []int
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "CORES"); i >= 0 {
+			starts = append(starts, columns.Width(line[:i]))
+			continue
+		}
+		if len(starts) == 0 || strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		starts = append(starts, columns.Width(line[:strings.Index(line, "  "+f[3])+2]))
+	}
+	if len(starts) != 6 {
+		t.Fatalf("want a header and 5 hosts, got column starts %v:\n%s", starts, out)
+	}
+	for _, s := range starts {
+		if s != starts[0] {
+			t.Fatalf("the CORES column starts at %v (terminal columns):\n%s", starts, out)
+		}
 	}
 }

@@ -188,6 +188,9 @@ func (p *Plan) planTask(spec jobs.Spec, sel []probe.Node) (err error) {
 	if len(p.Task.Parts) != len(nodes) {
 		return planErr("application %s defined %d parts for %d nodes", spec.App, len(p.Task.Parts), len(nodes))
 	}
+	if spec.Iterations > 0 {
+		p.Task.Sweeps = spec.Iterations // the job's exact sweep count wins over the application's
+	}
 	if err := gridapp.CheckGraph(p.Task.Parts); err != nil {
 		return planErr("application %s: %w", spec.App, err)
 	}

@@ -3,15 +3,16 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/solve"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/columns"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/internal/termsafe"
@@ -337,7 +338,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%s%s\n", head, l)
 	}
 	fmt.Fprintf(&b, "wall time: %s\n", r.Wall.Round(time.Millisecond))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	tw := columns.NewWriter(&b, 2)
 	fmt.Fprintln(tw, "rank\tnode\tgroup\tpart\tcores\tstate\titerations\tlocal σ\tcompute\tsend\twait\tpeak RSS")
 	for _, n := range r.Nodes {
 		c := ""
@@ -493,6 +494,9 @@ func (r *Report) writeFigures(b *strings.Builder) {
 		fmt.Fprintf(b, "residual: %.3e (ε = %g), the largest σ the parts reported: not measured on the solution\n", r.Residual, r.Eps)
 	} else {
 		fmt.Fprintf(b, "true global residual: %.3e (ε = %g)\n", r.Residual, r.Eps)
+	}
+	if k := r.Spec.Iterations; k > 0 {
+		fmt.Fprintf(b, "exactly %d sweeps of every part (iterations = %d): the residual is what they leave, not a convergence test\n", k, k)
 	}
 	verdict := "OK"
 	if !r.FiguresOK {

@@ -43,13 +43,9 @@ func setPrediction(rep *Report, s *submission, dir string) {
 		}
 		return
 	}
-	pl := predict.PlatformFor(res, m, len(rep.Nodes))
-	ranks := make([]string, len(s.plan.Ranks))
-	for i, name := range s.plan.Ranks {
-		node, _ := s.plan.Htable.Node(name)
-		ranks[i] = node.Cluster
-	}
-	pl.Clusters = predict.ClustersOf(ranks, pl)
+	ranks, inside := rankClusters(s.plan)
+	pl := predict.PlatformWith(res, m, len(rep.Nodes), inside)
+	pl.Clusters = predict.ClustersOf(ranks, pl, inside)
 	cores := 0
 	for _, n := range rep.Nodes {
 		cores = max(cores, n.Cores)
@@ -97,4 +93,28 @@ func (r *Report) writePrediction(b *strings.Builder) {
 	fmt.Fprintf(b, "predicted: %s and %.0f iterations per node (from %d traced runs); measured %s and %.0f (%s)\n",
 		time.Duration(p.Seconds*float64(time.Second)).Round(time.Millisecond), p.MeanIterations, p.Sources,
 		r.Wall.Round(time.Millisecond), it, off)
+}
+
+// rankClusters is the cluster of each of the plan's ranks, in rank order,
+// and the network the Htable routes inside each cluster (between its first
+// two ranks; none for a cluster of one rank).
+func rankClusters(p *Plan) (ranks []string, inside map[string]string) {
+	ranks = make([]string, len(p.Ranks))
+	first := map[string]string{}
+	inside = map[string]string{}
+	for i, name := range p.Ranks {
+		node, _ := p.Htable.Node(name)
+		ranks[i] = node.Cluster
+		other, seen := first[node.Cluster]
+		if !seen {
+			first[node.Cluster] = name
+			continue
+		}
+		if _, known := inside[node.Cluster]; !known {
+			if r, err := p.Htable.Route(other, name); err == nil {
+				inside[node.Cluster] = string(r.Network)
+			}
+		}
+	}
+	return ranks, inside
 }

@@ -209,11 +209,13 @@ func uniq(s []string) []string {
 	return out
 }
 
-// recordParams records an application's checked parameters (defaults
+// recordParams records the job's exact sweep count (Iterations) and an
+// application's checked parameters (defaults
 // included) with its run, and takes the problem size n and tolerance ε of
 // the record from them when the application declares them: an application
 // that declares no n (sparse, exec) records n = 0.
 func recordParams(job *jobs.RunConfig, sp jobs.Spec) {
+	job.Iterations = sp.Iterations
 	_, v, err := sp.WithDefaults().Application()
 	if err != nil {
 		return // the run was admitted, so this does not happen

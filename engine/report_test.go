@@ -2,10 +2,12 @@ package engine
 
 import (
 	"encoding/json"
-	"github.com/gridtui/gridtui/engine/solve"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/columns"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/jobs"
@@ -108,6 +110,38 @@ func TestGainCurvePastReference(t *testing.T) {
 	g.hist = g.hist[:1]
 	if got := g.gain(1e-5, 2*time.Second); got != 0 {
 		t.Errorf("gain past a reference that never got below 1e-3 and not converged = %v, want 0", got)
+	}
+}
+
+// TestReportCJKNodesAlign: in the report's node table, node names in
+// Chinese or Korean (two terminal columns a character) keep the columns
+// aligned: every row's "group" cell starts at the header's terminal column.
+func TestReportCJKNodesAlign(t *testing.T) {
+	rep := &Report{Spec: jobs.DefaultSpec().WithDefaults(), Wall: time.Second, Outcome: "ok",
+		Nodes: []NodeReport{{Node: "東京-1", Rank: 0, Cores: 1}, {Node: "alpha-22", Rank: 1, Cores: 1}, {Node: "서울노드", Rank: 2, Cores: 1}}}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	var starts []int
+	for _, l := range strings.Split(b.String(), "\n") {
+		if i := strings.Index(l, "group"); strings.HasPrefix(l, "rank") && i > 0 {
+			starts = append(starts, columns.Width(l[:i]))
+		}
+		for _, n := range rep.Nodes {
+			if i := strings.Index(l, n.Node); i >= 0 {
+				rest := l[i+len(n.Node):]
+				starts = append(starts, columns.Width(l[:i+len(n.Node)])+len(rest)-len(strings.TrimLeft(rest, " ")))
+			}
+		}
+	}
+	if len(starts) != 4 {
+		t.Fatalf("starts %v:\n%s", starts, b.String())
+	}
+	for _, s := range starts {
+		if s != starts[0] {
+			t.Fatalf("the group column starts at %v:\n%s", starts, b.String())
+		}
 	}
 }
 

@@ -1,10 +1,14 @@
 package engine
 
 import (
-	"github.com/gridtui/gridtui/apps/obstacle"
+	"context"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/apps/obstacle"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -62,5 +66,43 @@ func TestSchemesThroughWorkerProcesses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExactIterations: a job's Iterations (gridtui run --iterations K, a
+// job file's iterations = K) runs exactly K sweeps of every part whatever
+// σ: a synchronous run equals the serial loop after K sweeps bit for bit,
+// although the problem's ε (1e-10) is far from met.
+func TestExactIterations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	inv := loadInventory(t, "")
+	const k = 37
+	p := obstacle.Problem{N: 13, Eps: 1e-10}
+	spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "13", "eps": "1e-10"}, Scheme: jobs.Synchronous,
+		Nodes: jobs.NodeSelection{Any: 3}, Cores: 1, Iterations: k}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, spec, RunOptions{Inventory: inv, NoRecord: true, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if rep.Outcome != "ok" {
+		t.Fatalf("run: %s", summary(rep))
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "exactly 37 sweeps of every part (iterations = 37)") {
+		t.Errorf("the report does not say the sweeps were exact:\n%s", b.String())
+	}
+	ref := serialAfter(p, k)
+	if len(rep.Solution) != len(ref) {
+		t.Fatalf("%d values, want %d", len(rep.Solution), len(ref))
+	}
+	for i := range ref {
+		if math.Float64bits(rep.Solution[i]) != math.Float64bits(ref[i]) {
+			t.Fatalf("point %d: %v, serial after %d sweeps %v", i, rep.Solution[i], k, ref[i])
+		}
 	}
 }

@@ -95,12 +95,13 @@ func TestMain(m *testing.M) {
 type report struct {
 	Outcome  string  `json:"outcome"`
 	Checked  bool    `json:"checked"`
-	Residual float64 `json:"residual"`
+	Residual float64 `json:"true_residual"`
 	Figures  []struct {
 		Name  string  `json:"name"`
 		Value float64 `json:"value"`
 	} `json:"figures"`
-	FiguresOK bool `json:"figures_ok"`
+	FiguresOK bool     `json:"figures_ok"`
+	Outputs   []string `json:"outputs"`
 	Nodes     []struct {
 		Node       string `json:"node"`
 		Iterations int    `json:"iterations"`

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -68,6 +69,21 @@ func TestLaplaceLocalGrid(t *testing.T) {
 			"--param", "n=32", "--param", "sweeps=300", "--param", "blocks=2x2")
 		if rep.Outcome != "ok" || !rep.Checked || !rep.FiguresOK || len(rep.Figures) != 1 || rep.Figures[0].Value != 0 {
 			t.Fatalf("outcome %s, checked %v, figures OK %v: %+v", rep.Outcome, rep.Checked, rep.FiguresOK, rep.Figures)
+		}
+	})
+	// The toolkit says the grid (gridapp.Gridded): --out writes it.
+	t.Run("out writes the grid", func(t *testing.T) {
+		dir := t.TempDir()
+		rep := runApp(t, bin, "laplace", "--scheme", "sync", "--nodes", "2", "--cores", "1", "--param", "n=16", "--out", dir)
+		var vti bool
+		for _, f := range rep.Outputs {
+			if _, err := os.Stat(f); err != nil {
+				t.Errorf("output %s: %v", f, err)
+			}
+			vti = vti || strings.HasSuffix(f, ".vti")
+		}
+		if rep.Outcome != "ok" || !vti {
+			t.Fatalf("outcome %s, outputs %v: want a .vti", rep.Outcome, rep.Outputs)
 		}
 	})
 	t.Run("async below eps", func(t *testing.T) {

@@ -2,6 +2,7 @@ package grid
 
 import (
 	"net/netip"
+	"strings"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/deploy/inventory"
@@ -93,4 +94,50 @@ func RefsOf(inv *inventory.Inventory, nodes []probe.Node) []jobs.NodeRef {
 		refs[i] = jobs.NodeRef{Name: n.Name, Cluster: n.Cluster, Site: site[n.Name]}
 	}
 	return refs
+}
+
+// InsideNetworks is the network each cluster of inv is expected to use
+// inside itself, as a kind's name ("infiniband", "myrinet", "ethernet"):
+// a local-grid cluster's from its hosts' inventory addresses (Infiniband
+// when every host has a fast address), another's from its hosts' fast
+// interface hint (Myrinet for a "myri" one), a cluster whose hosts
+// disagree on Ethernet. A cluster known only once its workers said hello
+// (no hint, not local) is absent. For predict.Request.Inside.
+func InsideNetworks(inv *inventory.Inventory) map[string]string {
+	if inv == nil {
+		return nil
+	}
+	out := map[string]string{}
+	unknown := map[string]bool{}
+	for _, h := range inv.Hosts() {
+		kind := expectedInside(h)
+		switch prev, seen := out[h.Cluster]; {
+		case kind == "" || unknown[h.Cluster]:
+			unknown[h.Cluster] = true
+		case !seen || prev == kind:
+			out[h.Cluster] = kind
+		default:
+			out[h.Cluster] = string(probe.Ethernet)
+		}
+	}
+	for c := range unknown {
+		delete(out, c)
+	}
+	return out
+}
+
+// expectedInside is the network host h reaches its cluster's other hosts
+// over, as its inventory entry tells; "" when only its hello will.
+func expectedInside(h inventory.Host) string {
+	switch {
+	case isLocal(h) && h.FastAddr.IsValid():
+		return string(probe.Infiniband)
+	case isLocal(h):
+		return string(probe.Ethernet)
+	case strings.HasPrefix(h.Fast, "myri"):
+		return string(probe.Myrinet)
+	case h.Fast != "":
+		return string(probe.Infiniband)
+	}
+	return ""
 }

@@ -111,3 +111,37 @@ func TestEmbeddedGrid(t *testing.T) {
 		t.Errorf("RefsOf = %+v, want %+v", free, want)
 	}
 }
+
+// TestInsideNetworks: the network each cluster is expected to use inside
+// itself, from the inventory alone: a local cluster with fast addresses on
+// Infiniband, an SSH cluster by its fast hint (Myrinet for "myri…"), one
+// without a hint unknown, one whose hosts disagree on Ethernet.
+func TestInsideNetworks(t *testing.T) {
+	if got := InsideNetworks(inventory.Embedded()); !reflect.DeepEqual(got, map[string]string{"alpha": "infiniband", "beta": "infiniband"}) {
+		t.Errorf("embedded grid: %v", got)
+	}
+	host := func(cluster, fast string, local bool) inventory.Host {
+		h := inventory.Host{Name: cluster + "-x", Cluster: cluster, Fast: fast}
+		if local {
+			h.EthernetAddr = addr("127.16.1.1")
+			if fast != "" {
+				h.FastAddr = addr("127.18.1.1")
+			}
+		}
+		return h
+	}
+	inv := &inventory.Inventory{Sites: []inventory.Site{{Clusters: []inventory.Cluster{
+		{Name: "ib", Hosts: []inventory.Host{host("ib", "ib0", false), host("ib", "ib0", false)}},
+		{Name: "myri", Hosts: []inventory.Host{host("myri", "myri0", false)}},
+		{Name: "plain", Hosts: []inventory.Host{host("plain", "", false)}},
+		{Name: "eth", Hosts: []inventory.Host{host("eth", "", true)}},
+		{Name: "mixed", Hosts: []inventory.Host{host("mixed", "ib0", true), host("mixed", "", true)}},
+	}}}}
+	want := map[string]string{"ib": "infiniband", "myri": "myrinet", "eth": "ethernet", "mixed": "ethernet"}
+	if got := InsideNetworks(inv); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if InsideNetworks(nil) != nil {
+		t.Error("a nil inventory")
+	}
+}

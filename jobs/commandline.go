@@ -39,6 +39,9 @@ func CommandLine(s Spec) (line string, exact bool) {
 	if s.MaxIter != d.MaxIter {
 		add("--max-iter", strconv.Itoa(s.MaxIter))
 	}
+	if s.Iterations != d.Iterations {
+		add("--iterations", strconv.Itoa(s.Iterations))
+	}
 	if s.WallTime != d.WallTime {
 		add("--wall-time", s.WallTime.Round(time.Millisecond).String())
 	}

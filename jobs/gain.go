@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/gridtui/gridtui/internal/columns"
 )
 
 // TableKind says what a gain table's cells hold.
@@ -375,8 +376,9 @@ func padLeft(s string, w int) string {
 	return strings.Repeat(" ", max(w-textWidth(s), 0)) + s
 }
 
-// textWidth counts runes: cluster names may be non-ASCII.
-func textWidth(s string) int { return utf8.RuneCountInString(s) }
+// textWidth is s's width on a terminal: cluster names may be non-ASCII,
+// two columns a character in Chinese, Japanese or Korean.
+func textWidth(s string) int { return columns.Width(s) }
 
 func trimLineEnds(s string) string {
 	lines := strings.Split(s, "\n")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/internal/columns"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -221,3 +223,23 @@ func TestTableKeepsInventoriesApart(t *testing.T) {
 
 // paperEps is the threshold of GRIDHPC's runs (ε = 1e-11).
 const paperEps = 1e-11
+
+// TestTableTextCJKGrid: a grid named in Chinese or Korean (two terminal
+// columns a character) keeps the table aligned on a terminal: every line
+// from the scheme line on is as wide, in terminal columns, as the others.
+func TestTableTextCJKGrid(t *testing.T) {
+	recs := []RunRecord{sampleRecord("東京", Synchronous, 1, 4, 100), sampleRecord("서울클러스터", Asynchronous, 2, 8, 40),
+		sampleRecord("lyon", Synchronous, 2, 8, 50)}
+	tab := BuildTable(GainTable, recs, 256, paperEps)
+	text := tab.Text()
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	w := columns.Width(lines[2])
+	for _, l := range lines[1:] {
+		if columns.Width(l) != w && strings.TrimSpace(l) != "" {
+			t.Fatalf("misaligned table (line widths differ from %d):\n%s", w, text)
+		}
+	}
+	if !strings.Contains(text, "東京") || !strings.Contains(text, "서울클러스터") {
+		t.Fatalf("names missing:\n%s", text)
+	}
+}

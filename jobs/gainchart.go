@@ -196,7 +196,7 @@ func legendLines(ss []series, width int) []string {
 	cur := ""
 	for _, s := range ss {
 		e := string(s.marker) + " " + s.label
-		if cur != "" && len([]rune(cur))+3+len([]rune(e)) > width {
+		if cur != "" && textWidth(cur)+3+textWidth(e) > width {
 			lines = append(lines, cur)
 			cur = ""
 		}

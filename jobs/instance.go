@@ -39,6 +39,15 @@ func (c RunConfig) Instance() Instance {
 		in.Params = nil
 	}
 	in.Params = canonicalParams(in.App, in.Params)
+	if c.Iterations > 0 {
+		// Exactly K sweeps: timed over them, not to a solution, so a
+		// problem of its own, beside the runs that converged.
+		in.Params = maps.Clone(in.Params)
+		if in.Params == nil {
+			in.Params = map[string]string{}
+		}
+		in.Params["iterations"] = strconv.Itoa(c.Iterations)
+	}
 	return in
 }
 

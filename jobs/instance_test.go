@@ -106,3 +106,22 @@ func TestInstanceLayoutAndFiles(t *testing.T) {
 		t.Errorf("two matrices are one problem: %s", a.ParamKey())
 	}
 }
+
+// TestInstanceExactIterations: a run of exactly K sweeps (--iterations K)
+// is timed over them, not to a solution: a problem of its own, beside the
+// runs of the same parameters that converged, and the same as another run
+// of the same K.
+func TestInstanceExactIterations(t *testing.T) {
+	conv := RunConfig{App: "obstacle", N: 16, Eps: 1e-6}
+	k50, k50b, k60 := conv, conv, conv
+	k50.Iterations, k50b.Iterations, k60.Iterations = 50, 50, 60
+	if conv.Instance().ParamKey() == k50.Instance().ParamKey() {
+		t.Errorf("a 50-sweep run is the converged problem: %q", k50.Instance().ParamKey())
+	}
+	if k50.Instance().ParamKey() != k50b.Instance().ParamKey() || k50.Instance().ParamKey() == k60.Instance().ParamKey() {
+		t.Errorf("keys %q %q %q", k50.Instance().ParamKey(), k50b.Instance().ParamKey(), k60.Instance().ParamKey())
+	}
+	if conv.Instance().Params != nil {
+		t.Errorf("the converged obstacle problem has params %v", conv.Instance().Params)
+	}
+}

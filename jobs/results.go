@@ -127,15 +127,19 @@ func (r RunRecord) ChecksOK() bool {
 
 // RunConfig is the job configuration of a recorded run.
 type RunConfig struct {
-	Name     string   `json:"name,omitempty"`
-	App      string   `json:"app"` // "obstacle"
-	N        int      `json:"n"`
-	Eps      float64  `json:"eps"`
-	MaxIter  int      `json:"max_iter,omitempty"`
-	Scheme   Scheme   `json:"scheme"`
-	Detector Detector `json:"detector,omitempty"`
-	Nodes    int      `json:"nodes"` // computing nodes b
-	Cores    int      `json:"cores"` // cores in total, Σ a over the nodes
+	Name    string  `json:"name,omitempty"`
+	App     string  `json:"app"` // "obstacle"
+	N       int     `json:"n"`
+	Eps     float64 `json:"eps"`
+	MaxIter int     `json:"max_iter,omitempty"`
+	// Iterations is the job's exact sweep count (Spec.Iterations; 0:
+	// until converged): such a run is timed over K sweeps, not to a
+	// solution, so it is a problem of its own (Instance).
+	Iterations int      `json:"iterations,omitempty"`
+	Scheme     Scheme   `json:"scheme"`
+	Detector   Detector `json:"detector,omitempty"`
+	Nodes      int      `json:"nodes"` // computing nodes b
+	Cores      int      `json:"cores"` // cores in total, Σ a over the nodes
 	// Grid labels the grid configuration (GridLabel of the clusters used),
 	// the column groups of Tables III and IV.
 	Grid     string   `json:"grid"`

@@ -42,8 +42,13 @@ type Spec struct {
 	Cores    int               `toml:"cores"` // cores per node; 0: each host's cores
 	Groups   []Group           `toml:"group"` // empty: group by cluster, ≤ 32 per group
 	MaxIter  int               `toml:"max_iterations"`
-	WallTime time.Duration     `toml:"wall_time"`
-	Output   Output            `toml:"output"`
+	// Iterations > 0 asks for exactly that many sweeps of every part (in
+	// every step), whatever σ: gridapp.Task.Sweeps, overriding the
+	// application's. A synchronous run then equals the application's
+	// serial loop after as many sweeps bit for bit. 0: until converged.
+	Iterations int           `toml:"iterations"`
+	WallTime   time.Duration `toml:"wall_time"`
+	Output     Output        `toml:"output"`
 	// Sweep, when set, makes the job a parameter sweep: each instance is
 	// the job at one point of it (At). Job files write it as [sweep].
 	Sweep *Sweep `toml:"-" json:",omitempty"`

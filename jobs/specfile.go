@@ -64,7 +64,9 @@ type specFile struct {
 	Detector Detector `toml:"detector,omitempty"`
 	Cores    int      `toml:"cores"`
 	MaxIter  int      `toml:"max_iterations"`
-	WallTime string   `toml:"wall_time"`
+	// Iterations: Spec.Iterations, written only when set.
+	Iterations int    `toml:"iterations,omitempty"`
+	WallTime   string `toml:"wall_time"`
 	// Obstacle is the [obstacle] section of job files written before
 	// [params]: app = "obstacle" with these parameters. Never written.
 	Obstacle *legacySection `toml:"obstacle,omitempty"`
@@ -157,7 +159,7 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 	s := Spec{
 		Name: f.Name, App: f.App, Params: params, Scheme: f.Scheme,
 		Detector: f.Detector, Nodes: f.Nodes, Cores: f.Cores, Groups: f.Groups,
-		MaxIter: f.MaxIter, Output: f.Output,
+		MaxIter: f.MaxIter, Iterations: f.Iterations, Output: f.Output,
 	}
 	if s.Sweep, err = sweepSection(file, data, f.Sweep); err != nil {
 		return Spec{}, err // checked against the job once it is whole: checkSweepAt
@@ -387,6 +389,12 @@ func (s Spec) Problems() []Problem {
 	}
 	if s.MaxIter < 0 {
 		add("max_iterations", "max_iterations = %d must not be negative", s.MaxIter)
+	}
+	if s.Iterations < 0 {
+		add("iterations", "iterations = %d must not be negative (0: until converged)", s.Iterations)
+	}
+	if s.Iterations > 0 && s.MaxIter > 0 && s.Iterations > s.MaxIter {
+		add("iterations", "iterations = %d exceeds max_iterations = %d: the limit would stop the run first", s.Iterations, s.MaxIter)
 	}
 	if r := s.Resilience; r.Spares < 0 || r.Spares > 1024 {
 		add("resilience.spares", "resilience.spares = %d is out of range (0 to 1024)", r.Spares)

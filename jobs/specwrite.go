@@ -17,7 +17,7 @@ import (
 func FormatSpec(s Spec) ([]byte, error) {
 	f := specFile{
 		Name: s.Name, App: s.App, Scheme: s.Scheme, Detector: s.Detector,
-		Cores: s.Cores, MaxIter: s.MaxIter, WallTime: s.WallTime.String(),
+		Cores: s.Cores, MaxIter: s.MaxIter, Iterations: s.Iterations, WallTime: s.WallTime.String(),
 		Nodes: s.Nodes, Groups: s.Groups, Output: s.Output, Sweep: sweepTable(s.Sweep),
 	}
 	if s.Resilience != (Resilience{}) {

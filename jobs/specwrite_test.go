@@ -41,7 +41,7 @@ func TestSpecRoundTrip(t *testing.T) {
 			{Coordinator: "n1.nancy", Workers: []string{"n3.nancy", "n1.nancy"}},
 			{Coordinator: "s-2", Workers: []string{"s-2"}},
 		},
-		MaxIter: 1234, WallTime: 90*time.Second + 250*time.Millisecond,
+		MaxIter: 1234, Iterations: 321, WallTime: 90*time.Second + 250*time.Millisecond,
 		Output: Output{Dir: "out dir/α", VTI: true, Raw: true},
 		// In the order of their names: a written [sweep] is a TOML table.
 		Sweep:      &Sweep{Axes: []SweepAxis{{Name: "blocks", Values: []string{"2x1x1", "1x2x1"}}, {Name: "eps", Values: []string{"1e-06", "1e-08"}}}},

@@ -14,12 +14,20 @@ import (
 // every network measured from the synchronous runs (bandwidth: bytes sent
 // over the time spent sending, on nodes that used one network) or else
 // DefaultNetworks, and on the embedded local grid the console host's cores
-// shared by every node.
+// shared by every node. A cluster whose traces show no link inside it
+// (a run of one node) is on Ethernet: PlatformWith says otherwise.
 func PlatformFor(res *jobs.Results, m *Model, nodes int) Platform {
+	return PlatformWith(res, m, nodes, nil)
+}
+
+// PlatformWith is PlatformFor with the network inside each cluster as the
+// inventory gives it (grid.InsideNetworks) for the clusters whose traces show
+// no link inside them.
+func PlatformWith(res *jobs.Results, m *Model, nodes int, inventory map[string]string) Platform {
 	pl := Platform{Networks: DefaultNetworks(), Between: "ethernet"}
 	latest := latestSource(res, m)
 	if latest == nil {
-		pl.Clusters = []Cluster{{Name: "cluster", Nodes: nodes, Network: "ethernet"}}
+		pl.Clusters = []Cluster{{Name: "cluster", Nodes: nodes, Network: "ethernet", NetworkSource: SourceDefault}}
 		return pl
 	}
 	if latest.Job.Inventory == jobs.InventoryEmbedded {
@@ -35,7 +43,11 @@ func PlatformFor(res *jobs.Results, m *Model, nodes int) Platform {
 			share++
 		}
 		if share > 0 {
-			pl.Clusters = append(pl.Clusters, Cluster{Name: name, Nodes: share, Network: inside[name]})
+			c := Cluster{Name: name, Nodes: share, Network: inside[name], NetworkSource: SourceTraced}
+			if c.Network == "" {
+				c.Network, c.NetworkSource = untracedNetwork(name, inventory)
+			}
+			pl.Clusters = append(pl.Clusters, c)
 		}
 	}
 	probeLatencies(res, m, &pl)
@@ -93,7 +105,8 @@ func latestSource(res *jobs.Results, m *Model) *jobs.RunRecord {
 }
 
 // clusterNetworks reads from rec's traces the clusters in rank order, the
-// network inside each and the one between them (into pl.Between).
+// network inside each ("" when no link inside it was traced) and the one
+// between them (into pl.Between).
 func clusterNetworks(rec *jobs.RunRecord, pl *Platform) ([]string, map[string]string) {
 	byRank := map[int]string{}
 	var names []string
@@ -102,7 +115,7 @@ func clusterNetworks(rec *jobs.RunRecord, pl *Platform) ([]string, map[string]st
 		byRank[n.Rank] = n.Cluster
 		if _, ok := inside[n.Cluster]; !ok {
 			names = append(names, n.Cluster)
-			inside[n.Cluster] = "ethernet"
+			inside[n.Cluster] = ""
 		}
 	}
 	for _, n := range rec.Nodes {

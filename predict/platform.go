@@ -36,6 +36,29 @@ type Cluster struct {
 	Name    string `json:"name"`
 	Nodes   int    `json:"nodes"`
 	Network string `json:"network"` // the network inside the cluster
+	// NetworkSource says where Network comes from: SourceTraced,
+	// SourceInventory or SourceDefault.
+	NetworkSource string `json:"network_source,omitempty"`
+}
+
+// Where a cluster's network comes from (Cluster.NetworkSource).
+const (
+	// SourceTraced: a traced run's link inside the cluster.
+	SourceTraced = "traced"
+	// SourceInventory: the inventory's addresses of the cluster's hosts
+	// (no traced run had a link inside it).
+	SourceInventory = "inventory"
+	// SourceDefault: neither (Ethernet, or another traced cluster's).
+	SourceDefault = "default"
+)
+
+// untracedNetwork is the network inside a cluster no traced run shows a
+// link inside: the inventory's, else Ethernet.
+func untracedNetwork(name string, inventory map[string]string) (network, source string) {
+	if n := inventory[name]; n != "" {
+		return n, SourceInventory
+	}
+	return "ethernet", SourceDefault
 }
 
 // Platform is the machine a prediction is for: its clusters, the network
@@ -147,12 +170,16 @@ func ParseBandwidth(s string) (float64, error) {
 }
 
 // ClustersOf groups the clusters of a job's ranks, in rank order, into the
-// platform's clusters, each with its network as traced (a cluster no run
-// used takes the first traced cluster's network, else Ethernet's).
-func ClustersOf(ranks []string, traced Platform) []Cluster {
-	fallback := "ethernet"
-	if len(traced.Clusters) > 0 {
-		fallback = traced.Clusters[0].Network
+// platform's clusters, each with its network as traced, else as the
+// inventory gives it (inventory, see grid.InsideNetworks; nil: unknown), else
+// the first traced cluster's, else Ethernet's.
+func ClustersOf(ranks []string, traced Platform, inventory map[string]string) []Cluster {
+	fallback := Cluster{Network: "ethernet", NetworkSource: SourceDefault}
+	for _, c := range traced.Clusters {
+		if c.NetworkSource == SourceTraced {
+			fallback = Cluster{Network: c.Network, NetworkSource: SourceDefault}
+			break
+		}
 	}
 	var out []Cluster
 	for _, name := range ranks {
@@ -160,13 +187,16 @@ func ClustersOf(ranks []string, traced Platform) []Cluster {
 			out[k-1].Nodes++
 			continue
 		}
-		net := fallback
-		for _, c := range traced.Clusters {
-			if c.Name == name {
-				net = c.Network
+		c := Cluster{Name: name, Nodes: 1, Network: fallback.Network, NetworkSource: fallback.NetworkSource}
+		if n := inventory[name]; n != "" {
+			c.Network, c.NetworkSource = n, SourceInventory
+		}
+		for _, t := range traced.Clusters {
+			if t.Name == name && t.NetworkSource == SourceTraced {
+				c.Network, c.NetworkSource = t.Network, SourceTraced
 			}
 		}
-		out = append(out, Cluster{Name: name, Nodes: 1, Network: net})
+		out = append(out, c)
 	}
 	return out
 }

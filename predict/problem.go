@@ -18,7 +18,7 @@ func ProblemOf(spec jobs.Spec) (Problem, error) {
 	if err != nil {
 		return p, err
 	}
-	p.Params = jobs.RunConfig{App: p.App, Params: v.Encode()}.Instance().ParamKey()
+	p.Params = jobs.RunConfig{App: p.App, Params: v.Encode(), Iterations: spec.Iterations}.Instance().ParamKey()
 	if v.Declares("n", gridapp.Int) {
 		p.N = v.Int("n")
 	}

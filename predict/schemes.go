@@ -32,6 +32,14 @@ type Request struct {
 	// SharedCores and Topology: see Options.
 	SharedCores int
 	Topology    func(nodes int) ([][]int, error)
+	// Inside is the network inside each cluster as the inventory gives it
+	// (grid.InsideNetworks), for the clusters no traced run shows a link inside:
+	// a run of one node traces no network. nil: Ethernet for those.
+	Inside map[string]string
+	// InventoryNodes is the inventory's node count, which a caution's
+	// advice to run the problem on another node count stays within; 0:
+	// unknown.
+	InventoryNodes int
 }
 
 // Outlook is what every scheme of one job is expected to do on one
@@ -122,7 +130,7 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := PlatformFor(res, m, max(req.Nodes, 1))
+	pl := PlatformWith(res, m, max(req.Nodes, 1), req.Inside)
 	if len(req.Clusters) > 0 {
 		pl.Clusters = slices.Clone(req.Clusters)
 	}
@@ -169,7 +177,7 @@ func PredictSchemes(res *jobs.Results, req Request) (*Outlook, error) {
 		out.Predictions = append(out.Predictions, p)
 	}
 	out.Verdict = verdict(out.Predictions)
-	out.Cautions = cautions(m, out.Predictions, pl.Nodes())
+	out.Cautions = cautions(m, out.Predictions, pl.Nodes(), req.InventoryNodes)
 	return out, nil
 }
 
@@ -196,10 +204,10 @@ func farFrom(x, lo, hi float64) bool {
 
 // cautions says, for each asynchronous or hybrid prediction, what its
 // traces leave unknown for this job (see caution); nil when nothing.
-func cautions(m *Model, ps []Prediction, nodes int) map[jobs.Scheme]string {
+func cautions(m *Model, ps []Prediction, nodes, inventory int) map[jobs.Scheme]string {
 	var out map[jobs.Scheme]string
 	for _, p := range ps {
-		if c := caution(m, p, nodes); c != "" {
+		if c := caution(m, p, nodes, inventory); c != "" {
 			if out == nil {
 				out = map[jobs.Scheme]string{}
 			}
@@ -210,15 +218,29 @@ func cautions(m *Model, ps []Prediction, nodes int) map[jobs.Scheme]string {
 }
 
 // caution is what the traces leave unknown for an asynchronous or hybrid
-// prediction p: for an asynchronous one whose slowest link's round, or a
-// hybrid one whose L, lies far outside the traced runs' (a what-if of a
-// much slower or faster link), that the rounds factor is extrapolated;
-// else, when the scheme's traced runs are all of one node count (not the
-// job's), that how its iterations grow with the node count is unknown
-// (the fits take it as flat). "" for a synchronous one or nothing to say.
-func caution(m *Model, p Prediction, nodes int) string {
+// prediction p: with no traced run of its scheme at all, that its
+// iterations come from the other scheme's staleness fit and can be far
+// off; for an asynchronous one whose slowest link's round, or a hybrid one
+// whose L, lies far outside the traced runs' (a what-if of a much slower
+// or faster link), that the rounds factor is extrapolated; else, when the
+// scheme's traced runs are all of one node count (not the job's), that
+// how its iterations grow with the node count is unknown (the fits take it
+// as flat), with a node count to run it on that the inventory of inventory
+// nodes (0: unknown) holds. "" for a synchronous one or nothing to say.
+func caution(m *Model, p Prediction, nodes, inventory int) string {
 	if p.Scheme == jobs.Synchronous {
 		return ""
+	}
+	counts := map[int]bool{}
+	for _, s := range m.Sources {
+		if s.Scheme == p.Scheme {
+			counts[s.Nodes] = true
+		}
+	}
+	if len(counts) == 0 {
+		return fmt.Sprintf("no %s run of this problem was traced: its iterations are those of the staleness fitted on "+
+			"the other scheme's runs, which can be off by a factor of ten: run it once with --scheme %s to predict it from its own trace",
+			schemeWord(p.Scheme), p.Scheme)
 	}
 	if lo, hi := tracedRange(m, jobs.Asynchronous, func(f FitPoint) float64 { return f.Round }); farFrom(p.RoundSeconds, lo, hi) {
 		return fmt.Sprintf("a round of its slowest link would last %.3g ms, the traced asynchronous runs' "+
@@ -231,12 +253,6 @@ func caution(m *Model, p Prediction, nodes int) string {
 			"hybrid runs %.3g–%.3g: the rounds law fitted on those is extrapolated far outside them "+
 			"(a traced hybrid run over a link as slow, or as fast, would tell)", p.SweepsPerRound, lo, hi)
 	}
-	counts := map[int]bool{}
-	for _, s := range m.Sources {
-		if s.Scheme == p.Scheme {
-			counts[s.Nodes] = true
-		}
-	}
 	if len(counts) != 1 || counts[nodes] {
 		return ""
 	}
@@ -244,10 +260,39 @@ func caution(m *Model, p Prediction, nodes int) string {
 	for k := range counts {
 		one = k
 	}
-	other := one * 2
-	if other == nodes {
-		other = one + 1
+	msg := fmt.Sprintf("traced on %d nodes only: how its iterations grow with the node count is unknown (taken as flat)", one)
+	if other := otherCount(one, nodes, inventory); other > 0 {
+		msg += fmt.Sprintf(": run it on %d nodes too", other)
 	}
-	return fmt.Sprintf("traced on %d nodes only: how its iterations grow with the node count is unknown "+
-		"(taken as flat): run it on %d nodes too", one, other)
+	return msg
+}
+
+// schemeWord is the adjective of a scheme: "asynchronous", "hybrid".
+func schemeWord(s jobs.Scheme) string {
+	switch s {
+	case jobs.Asynchronous:
+		return "asynchronous"
+	case jobs.Synchronous:
+		return "synchronous"
+	}
+	return string(s)
+}
+
+// otherCount is a node count to trace a scheme on besides one, the count
+// it was traced on, for the prediction of a job of nodes nodes: twice one,
+// else one more, half or one less, the first that is not the job's count
+// and that an inventory of inventory nodes holds (0: any); the job's count
+// when nothing else fits; 0 when no count but one fits (a grid of one or
+// two nodes).
+func otherCount(one, nodes, inventory int) int {
+	fits := func(k int) bool { return k >= 2 && k != one && (inventory <= 0 || k <= inventory) }
+	for _, k := range []int{2 * one, one + 1, one / 2, one - 1} {
+		if fits(k) && k != nodes {
+			return k
+		}
+	}
+	if fits(nodes) {
+		return nodes
+	}
+	return 0
 }

@@ -247,15 +247,15 @@ func TestCautions(t *testing.T) {
 	m := &Model{Sources: []Source{{Scheme: jobs.Synchronous, Nodes: 2}, {Scheme: jobs.Asynchronous, Nodes: 2},
 		{Scheme: jobs.Asynchronous, Nodes: 2}, {Scheme: jobs.Hybrid, Nodes: 2}, {Scheme: jobs.Hybrid, Nodes: 4}}}
 	ps := []Prediction{{Scheme: jobs.Synchronous}, {Scheme: jobs.Asynchronous}, {Scheme: jobs.Hybrid}}
-	got := cautions(m, ps, 8)
+	got := cautions(m, ps, 8, 0)
 	want := "traced on 2 nodes only: how its iterations grow with the node count is unknown (taken as flat): run it on 4 nodes too"
 	if len(got) != 1 || got[jobs.Asynchronous] != want {
 		t.Errorf("8 nodes: %v", got)
 	}
-	if got := cautions(m, ps, 4); got[jobs.Asynchronous] != strings.Replace(want, "on 4 nodes too", "on 3 nodes too", 1) {
+	if got := cautions(m, ps, 4, 0); got[jobs.Asynchronous] != strings.Replace(want, "on 4 nodes too", "on 3 nodes too", 1) {
 		t.Errorf("4 nodes: %v", got)
 	}
-	if got := cautions(m, ps, 2); got != nil {
+	if got := cautions(m, ps, 2, 0); got != nil {
 		t.Errorf("the traced count: %v", got)
 	}
 }
@@ -271,13 +271,13 @@ func TestCautionsHybridSweeps(t *testing.T) {
 		l    float64
 		warn bool
 	}{{50, true}, {40, false}, {1.25, false}, {1, true}, {0, false}} {
-		got := cautions(m, []Prediction{{Scheme: jobs.Hybrid, SweepsPerRound: tc.l}}, 8)
+		got := cautions(m, []Prediction{{Scheme: jobs.Hybrid, SweepsPerRound: tc.l}}, 8, 0)
 		if c := got[jobs.Hybrid]; (c != "") != tc.warn || tc.warn && !strings.Contains(c, "the traced hybrid runs 5–10") {
 			t.Errorf("L = %g: %q, want a caution %v", tc.l, c, tc.warn)
 		}
 	}
 	m.Staleness.Fit = nil
-	if got := cautions(m, []Prediction{{Scheme: jobs.Hybrid, SweepsPerRound: 50}}, 8); got != nil {
+	if got := cautions(m, []Prediction{{Scheme: jobs.Hybrid, SweepsPerRound: 50}}, 8, 0); got != nil {
 		t.Errorf("no traced L: %v", got)
 	}
 }
@@ -293,7 +293,7 @@ func TestCautionsAsyncRound(t *testing.T) {
 		round float64
 		warn  bool
 	}{{9e-3, true}, {8e-3, false}, {0.25e-3, false}, {0.2e-3, true}} {
-		got := cautions(m, []Prediction{{Scheme: jobs.Asynchronous, RoundSeconds: tc.round}}, 8)
+		got := cautions(m, []Prediction{{Scheme: jobs.Asynchronous, RoundSeconds: tc.round}}, 8, 0)
 		if c := got[jobs.Asynchronous]; (c != "") != tc.warn || tc.warn && !strings.Contains(c, "the traced asynchronous runs' 1–2 ms") {
 			t.Errorf("round %g s: %q, want a caution %v", tc.round, c, tc.warn)
 		}

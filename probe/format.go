@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/gridtui/gridtui/internal/columns"
 )
 
 // WriteNICTable writes nics as an aligned text table: name, kind, state, MTU,
 // link speed ("unknown" when the kernel does not know it) and addresses.
 func WriteNICTable(w io.Writer, nics []NIC) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := columns.NewWriter(w, 2)
 	fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tMTU\tSPEED\tADDRESSES")
 	for _, n := range nics {
 		addrs := make([]string, len(n.Addrs))

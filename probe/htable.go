@@ -5,7 +5,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/gridtui/gridtui/internal/columns"
 )
 
 // Htable holds, for every node of a job, its Ethernet addresses and its
@@ -142,7 +143,7 @@ func (h *Htable) candidates(a, b string, max int) ([]Route, error) {
 // Ethernet addresses and fast addresses with their kinds ("-" when none).
 func (h *Htable) String() string {
 	var sb strings.Builder
-	tw := tabwriter.NewWriter(&sb, 0, 4, 2, ' ', 0)
+	tw := columns.NewWriter(&sb, 2)
 	fmt.Fprintln(tw, "NODE\tCLUSTER\tETHERNET\tFAST")
 	for _, r := range h.Rows() {
 		eth := make([]string, len(r.Ethernet))

@@ -3,28 +3,27 @@ package rmnp
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/internal/rmnptest"
 )
 
-var testRun = [16]byte{'t', 'e', 's', 't', '-', 'r', 'u', 'n'}
-var testSecret = []byte("0123456789abcdef-test-secret")
+// The helpers rmnp's and rmnp/gateway's tests share (internal/rmnptest).
+var (
+	testRun         = rmnptest.RunID
+	testSecret      = rmnptest.Secret
+	listenAddr      = rmnptest.ListenAddr
+	testCtx         = rmnptest.Ctx
+	checkGoroutines = rmnptest.CheckGoroutines
+	msgOf           = rmnptest.Msg
+)
 
 // transports lists the networks every behaviour is tested on.
 var transports = []string{"tcp", "unix"}
-
-func listenAddr(t testing.TB, transport string) string {
-	if transport == "unix" {
-		return "unix://" + filepath.Join(t.TempDir(), "ep.sock")
-	}
-	return "tcp://127.0.0.1:0"
-}
 
 func testConfig(t testing.TB, self PeerID, transport string) Config {
 	cfg := DefaultConfig()
@@ -61,39 +60,11 @@ func pair(t testing.TB, transport string, opts LinkOptions) (*Endpoint, *Endpoin
 	return a, b
 }
 
-func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// checkGoroutines fails t if goroutines started during the test outlive it.
-func checkGoroutines(t *testing.T) {
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			n := runtime.NumGoroutine()
-			if n <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				t.Errorf("goroutine leak: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-}
-
 func each(t *testing.T, f func(t *testing.T, transport string)) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) { f(t, tr) })
 	}
 }
-
-func msgOf(i int) []byte { return []byte(fmt.Sprintf("message-%06d", i)) }
 
 // waitFor polls cond until it holds or 10 s pass (generous: the machine is shared).
 func waitFor(t testing.TB, what string, cond func() bool) {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -125,7 +125,7 @@ func (t Table) writeCSV(w io.Writer) error {
 // writeText is the table for a terminal: the run's id and error left out,
 // figures rounded, unknown ones as "–".
 func (t Table) writeText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := columns.NewWriter(w, 2)
 	h := t.header()
 	fmt.Fprintln(tw, strings.Join(append(h[:len(h)-2:len(h)-2], "record"), "\t"))
 	for _, r := range t.Rows {

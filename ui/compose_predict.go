@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
 )
@@ -57,6 +58,10 @@ type predictRequest struct {
 	// topology is the application's neighbour graph on a node count
 	// (predict.TopologyOf); not part of the request's key.
 	topology func(nodes int) ([][]int, error)
+	// inside is the network inside each cluster as the inventory gives it
+	// (grid.InsideNetworks), inventory its node count.
+	inside    map[string]string
+	inventory int
 }
 
 // Messages of the Predict panel.
@@ -93,6 +98,9 @@ func (v *ComposeView) request() (r predictRequest, key, why string) {
 		return r, "", "the job's application refuses its parameters: " + err.Error()
 	}
 	r.problem, r.cores = p, max(s.Cores, 1)
+	if v.inv != nil {
+		r.inside, r.inventory = grid.InsideNetworks(v.inv), len(v.inv.Hosts())
+	}
 	hosts := v.chosen()
 	if s.Cores == 0 && len(hosts) > 0 {
 		r.cores = max(1, hosts[0].Cores)
@@ -167,13 +175,15 @@ func (v *ComposeView) updateForecast(msg tea.Msg) tea.Cmd {
 // show, a cluster no run used with a traced one's) or, for a what-if node
 // count, the traced clusters resized.
 func runPrediction(res *jobs.Results, r predictRequest) (*predict.Outlook, error) {
-	req := predict.Request{Problem: r.problem, Nodes: r.nodes, Cores: r.cores, Networks: r.networks, Topology: r.topology}
+	req := predict.Request{Problem: r.problem, Nodes: r.nodes, Cores: r.cores, Networks: r.networks, Topology: r.topology,
+		Inside: r.inside, InventoryNodes: r.inventory}
 	if r.clusters != nil {
-		traced, err := predict.PredictSchemes(res, predict.Request{Problem: r.problem, Nodes: r.nodes, Topology: r.topology, Schemes: []jobs.Scheme{}})
+		traced, err := predict.PredictSchemes(res, predict.Request{Problem: r.problem, Nodes: r.nodes, Topology: r.topology,
+			Inside: r.inside, Schemes: []jobs.Scheme{}})
 		if err != nil {
 			return nil, err
 		}
-		req.Clusters = predict.ClustersOf(r.clusters, traced.Platform)
+		req.Clusters = predict.ClustersOf(r.clusters, traced.Platform, r.inside)
 	}
 	return predict.PredictSchemes(res, req)
 }

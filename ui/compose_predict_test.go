@@ -358,3 +358,33 @@ func TestComposeRelativeMatrix(t *testing.T) {
 		t.Errorf("the job's matrix = %q, want it joined to the working directory", got)
 	}
 }
+
+// TestComposePredictAfterOneNodeRun: with only a one-node run traced (no
+// link, so no network), the panel puts alpha on the network the inventory
+// gives it (Infiniband on the embedded grid), for the job's nodes and for
+// a what-if node count alike, so that its rows edit the network the job
+// would use, not Ethernet.
+func TestComposePredictAfterOneNodeRun(t *testing.T) {
+	c := testCommon(160, 48)
+	v := composeWith(c, inventory.Embedded())
+	v.SetResults(&jobs.Results{Path: "results.jsonl", Records: []jobs.RunRecord{tracedRun("sync1", jobs.Synchronous, 400, 48, "alpha")}})
+	v = predicted(t, v)
+	check := func(what string, want []predict.Cluster, rows []string) {
+		t.Helper()
+		if v.fc.out == nil {
+			t.Fatalf("%s: no outlook (%v, %s)", what, v.fc.err, v.fc.why)
+		}
+		var got []predict.Cluster
+		for _, c := range v.fc.out.Platform.Clusters {
+			got = append(got, predict.Cluster{Name: c.Name, Nodes: c.Nodes, Network: c.Network})
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(v.predictRows()) != fmt.Sprint(rows) {
+			t.Errorf("%s: clusters %v, rows %q; want %v, %q", what, got, v.predictRows(), want, rows)
+		}
+	}
+	check("the job's nodes", []predict.Cluster{{Name: "alpha", Nodes: 4, Network: "infiniband"}, {Name: "beta", Nodes: 4, Network: "infiniband"}},
+		[]string{"ethernet", "infiniband", ""})
+	v.setPredictValue(len(v.predictRows())-1, "4")
+	v = predicted(t, v)
+	check("what-if 4 nodes", []predict.Cluster{{Name: "alpha", Nodes: 4, Network: "infiniband"}}, []string{"infiniband", ""})
+}

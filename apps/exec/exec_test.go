@@ -344,12 +344,11 @@ func TestRunSpin(t *testing.T) {
 
 // TestEarlyExitBeforeResult: a program that leaves once GRID_Iterate
 // returned 0, without GRID_Result, is said to have ended before
-// GRID_Result, not during an iteration. Over the window link only: an
-// in-process worker learns that GRID_Iterate returned 0 from the program's
-// library, which has no word for it yet.
+// GRID_Result, not during an iteration, over either link (in process, the
+// library tells the worker before GRID_Iterate returns 0).
 func TestEarlyExitBeforeResult(t *testing.T) {
 	prog := faulty(t)
-	for _, link := range []string{"window"} {
+	for _, link := range []string{"window", "inprocess"} {
 		t.Run(link, func(t *testing.T) {
 			params := withLink(t, link, map[string]string{"program": prog, "args": "noresult 1 1000000 /dev/null", "items": "12", "timeout": "2", "eps": "1"})
 			_, err, _ := runExec(t, jobs.Synchronous, 3, params)

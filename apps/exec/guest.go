@@ -367,6 +367,18 @@ func (g *guest) report(s Status) {
 	g.sendJSON(kindProgress, p)
 }
 
+// stopping tells the worker, before the program's GRID_Iterate returns 0,
+// that it does: a program that leaves then has left before GRID_Result,
+// not during an iteration (the worker cannot tell them apart otherwise).
+func (g *guest) stopping() {
+	p := guestProgress{}
+	if l := g.last.Load(); l != nil {
+		p = *l
+	}
+	p.Stopped = true
+	g.sendJSON(kindProgress, p)
+}
+
 // traffic is the program's endpoint's, per network.
 func (g *guest) traffic() []gridapp.NetCount {
 	ep := g.ep.Load()

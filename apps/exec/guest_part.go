@@ -162,6 +162,7 @@ func (pt *guestPart) Result() []float64 {
 	r := pt.stash
 	pt.stash = nil
 	if r == nil || r.Call == callReceive {
+		pt.g.stopping()
 		rr := pt.g.co.Resume(answerStop)
 		r = &rr
 	}

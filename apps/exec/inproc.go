@@ -74,6 +74,10 @@ type guestProgress struct {
 	Sigma     float64
 	Held      time.Duration
 	Usage     gridapp.Usage
+	// Stopped: the program's GRID_Iterate is returning 0 (sent just
+	// before it does), so that a program that leaves then, without
+	// GRID_Result, is said to have left before GRID_Result.
+	Stopped bool `json:",omitempty"`
 }
 
 // guestFailure is why the program's node failed the run. Lost: its link
@@ -106,6 +110,7 @@ type inprocPart struct {
 	dir     string // the programs' Unix sockets, on a local grid
 	result  []float64
 	hdr     [headerLen]byte
+	stopped bool // the program's GRID_Iterate returned 0 (guestProgress.Stopped)
 }
 
 func newInprocPart(p *program, win *window, sub subtaskMsg, v gridapp.Values, timeout time.Duration) *inprocPart {
@@ -270,6 +275,9 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm, host gridapp.H
 			if ctx.Err() != nil {
 				return gridapp.Outcome{}, ctx.Err()
 			}
+			if pt.stopped {
+				return gridapp.Outcome{}, pt.readErr(err, "before GRID_Result (after GRID_Iterate returned 0, it must hand over its values)")
+			}
 			return gridapp.Outcome{}, pt.readErr(err, fmt.Sprintf("during iteration %d", pt.iterations()+1))
 		}
 		b, err := pt.payload(h)
@@ -284,6 +292,7 @@ func (pt *inprocPart) follow(ctx context.Context, c gridapp.Comm, host gridapp.H
 			}
 			host.Usage(g.Usage)
 			c.Progress(g.Iteration, g.Sigma)
+			pt.stopped = pt.stopped || g.Stopped
 			if g.Held > pt.timeout {
 				return gridapp.Outcome{}, p.fail("no call for %v during iteration %d (hung? the job's timeout parameter bounds it)", pt.timeout, pt.iterations()+1)
 			}

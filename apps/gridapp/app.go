@@ -125,12 +125,13 @@ type Part interface {
 	Outgoing(i int) []float64
 	// Halo returns the buffer the engine writes neighbour i's values into
 	// (its Outgoing for this part). It keeps its contents across sweeps.
-	// The environment calls Halo(i) afresh right before every write into
-	// it and never keeps the slice across a Sweep or an Advance, so the
-	// slice may change between sweeps (e.g. the ghost cell of an iterate the
-	// part swaps, as examples/rod does), provided Sweep reads the values
-	// written into the slice the latest call returned. Its length must not
-	// change: a halo whose length changed fails the run (HaloGuard).
+	// It must return the same slice — the same buffer, the same length —
+	// for the whole run: a part that swaps iterates keeps its halos in
+	// buffers of their own (or in ghost cells of an iterate it never
+	// swaps, as examples/rod does) and copies them in, in Sweep or
+	// Received. A halo whose buffer or length changed fails the run with
+	// an error naming the application, the part and the neighbour
+	// (HaloGuard).
 	Halo(i int) []float64
 	// Result returns the part's share of the solution (Size values).
 	Result() []float64

@@ -128,8 +128,11 @@
 // panic in any method, or an Outgoing whose length is not the neighbour's
 // Halo length fails the run with an error naming the node and the
 // application. Outgoing may alias the iterate; its values are read before
-// the next Sweep. Halo keeps its length too; the engine asks for it afresh
-// before every write, so it may be a slice of an iterate the part swaps.
+// the next Sweep. Halo(i) returns the same slice (buffer and length) for
+// the whole run — a part that swaps iterates keeps its halos apart and
+// copies them in, in Sweep or Received; the engine fails a run whose halo
+// changed buffer or length, naming the application, the part's rank and
+// the neighbour's (HaloGuard in RunLocal).
 // Define must be deterministic: the same Values and nodes give the same
 // Task.
 //

@@ -68,8 +68,9 @@ func (p *rodPart) Sweep() float64 {
 		p.next[i] = (p.u[i-1] + p.u[i+1] + p.hh) / 2
 		sigma = max(sigma, math.Abs(p.next[i]-p.u[i]))
 	}
-	p.next[0], p.next[len(p.u)-1] = p.u[0], p.u[len(p.u)-1] // halos stay
-	p.u, p.next = p.next, p.u
+	// The new values back into u: its ghost cells are the halos, which
+	// Halo must return the same slice of for the whole run.
+	copy(p.u[1:len(p.u)-1], p.next[1:len(p.u)-1])
 	return sigma
 }
 

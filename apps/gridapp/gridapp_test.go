@@ -323,15 +323,18 @@ func TestAbsPaths(t *testing.T) {
 	}
 }
 
-// TestHaloGuard: the same length passes (another buffer too), another
-// length fails.
+// TestHaloGuard: the same slice passes; another length, or another buffer
+// of the same length (a slice of an iterate the part swaps), fails.
 func TestHaloGuard(t *testing.T) {
 	a, b := make([]float64, 4), make([]float64, 4)
 	g := NewHaloGuard(2)
-	for _, h := range [][]float64{a, a, b} {
+	for _, h := range [][]float64{a, a, a[:4:4]} {
 		if err := g.Check(0, h); err != nil {
-			t.Fatalf("a halo of the same length refused: %v", err)
+			t.Fatalf("the same halo refused: %v", err)
 		}
+	}
+	if err := g.Check(0, b); !errors.Is(err, ErrApp) || !strings.Contains(err.Error(), "another buffer") {
+		t.Errorf("another buffer: %v", err)
 	}
 	if err := g.Check(0, a[:3]); !errors.Is(err, ErrApp) {
 		t.Errorf("another length: %v", err)

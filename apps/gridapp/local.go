@@ -178,7 +178,7 @@ func exchangeLocal(t Task, parts []Part, guards []*HaloGuard) error {
 			j := indexOf(t.Parts[q].Neighbours, r)
 			src, dst := parts[q].Outgoing(j), p.Halo(i)
 			if err := guards[r].Check(i, dst); err != nil {
-				return fmt.Errorf("part %d: %w", r, err)
+				return fmt.Errorf("part %d, neighbour part %d: %w", r, q, err)
 			}
 			if len(src) != len(dst) {
 				return fmt.Errorf("%w: part %d sends %d values to part %d, whose halo holds %d", ErrApp, q, len(src), r, len(dst))

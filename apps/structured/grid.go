@@ -26,6 +26,10 @@ type Grid struct {
 	Boundary func(i, j, k int) float64
 	// Initial returns the initial value of point (i, j, k); nil means 0.
 	Initial func(i, j, k int) float64
+	// Origin and Spacing are the coordinates of point (0, 0, 0) and the
+	// distance between points along each axis, for the solution's files
+	// (App.GridShape: --out's VTI); nil or a missing axis means 0 and 1.
+	Origin, Spacing []float64
 }
 
 // Dims returns the number of axes.

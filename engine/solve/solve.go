@@ -217,6 +217,7 @@ type link struct {
 	sync bool
 	nOut int       // values of Outgoing(nb)
 	nIn  int       // values of Halo(nb)
+	halo *float64  // &Halo(nb)[0] at the start (nil: an empty halo): Halo must return that buffer for the whole run
 	out  []float64 // halo message: header + outgoing values
 	in   []float64
 	sent []float64 // values as last sent (asynchronous drift test)
@@ -308,6 +309,9 @@ func (s *solver) makeLinks(nbs []Neighbour, neighbours []int) error {
 		nb := nbs[j]
 		l := &link{side: Side(i), nb: i, peer: nb.Peer, rank: nb.Rank, sync: nb.Mode == rmnp.Sync,
 			nOut: len(s.part.Outgoing(i)), nIn: len(s.part.Halo(i))}
+		if h := s.part.Halo(i); len(h) > 0 {
+			l.halo = &h[0]
+		}
 		l.out, l.in = make([]float64, haloHeader+l.nOut), make([]float64, haloHeader+l.nIn)
 		l.ctrl = make([]byte, ctrlHeader+8*max(l.nIn, 1)) // a section halo, or a vote's σ on a link whose halo is empty
 		maxOut = max(maxOut, l.nOut)
@@ -352,12 +356,19 @@ func (s *solver) tree(root int) (v TreeView, parent Side, children []Side) {
 }
 
 // planes returns the part's values sent on l and the halo received from it.
-// A halo whose length changed since the run started fails the run (the
-// Halo contract: the slice may change, its length may not).
+// A halo whose length or buffer changed since the run started fails the
+// run (the Halo contract: the same slice for the whole run), naming the
+// neighbour's rank (the error's prefix names the part's).
 func (s *solver) planes(l *link) (own, halo []float64) {
 	own, halo = s.part.Outgoing(l.nb), s.part.Halo(l.nb)
 	if len(halo) != l.nIn {
-		panic(appFault{fmt.Errorf("Halo(%d) for rank %d holds %d values, %d at the start (Halo must keep its length)", l.nb, l.rank, len(halo), l.nIn)})
+		panic(appFault{fmt.Errorf("Halo(%d), the halo of neighbour rank %d, holds %d values, %d at the start (Halo must return the same slice for the whole run)",
+			l.nb, l.rank, len(halo), l.nIn)})
+	}
+	if len(halo) > 0 && &halo[0] != l.halo {
+		panic(appFault{fmt.Errorf("Halo(%d), the halo of neighbour rank %d, returned another buffer than at the start "+
+			"(Halo must return the same slice for the whole run: a part that swaps iterates keeps its halos apart and copies them in, in Sweep or Received)",
+			l.nb, l.rank)})
 	}
 	return own, halo
 }

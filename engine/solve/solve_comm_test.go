@@ -6,33 +6,34 @@ import (
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/apps/obstacle"
+	"github.com/gridtui/gridtui/internal/testrod"
 )
 
-// ownLoopApp is rodApp whose parts run their own loop (gridapp.Calculator):
+// ownLoopApp is test-rod (testrod.App) whose parts run their own loop (gridapp.Calculator):
 // a fixed number of synchronous iterations over Comm, exchanging with
 // Send/Receive as DATA, then a CTRL message to each neighbour. With fault
 // "stranger" rank 1 sends to a neighbour index it does not have.
-type ownLoopApp struct{ rodApp }
+type ownLoopApp struct{ testrod.App }
 
 func init() { gridapp.Register("test-rod-own", ownLoopApp{}) }
 
 func (ownLoopApp) Params() []gridapp.Param {
-	return append(rodApp{}.Params(), gridapp.IntParam("iters", 200, 1, 1<<20, "iterations"),
+	return append(testrod.App{}.Params(), gridapp.IntParam("iters", 200, 1, 1<<20, "iterations"),
 		gridapp.StringParam("own_fault", "none", []string{"none", "stranger"}, "misbehaviour"))
 }
 
 type ownLoopPart struct {
-	*rodPart
+	*testrod.Part
 	iters    int
 	stranger bool
 }
 
 func (a ownLoopApp) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) {
-	p, err := a.rodApp.NewPart(v, sub)
+	p, err := a.App.NewPart(v, sub)
 	if err != nil {
 		return nil, err
 	}
-	return &ownLoopPart{rodPart: p.(*rodPart), iters: v.Int("iters"),
+	return &ownLoopPart{Part: p.(*testrod.Part), iters: v.Int("iters"),
 		stranger: v.String("own_fault") == "stranger" && sub.Rank == 1}, nil
 }
 
@@ -76,7 +77,7 @@ func (p *ownLoopPart) Calculate(ctx context.Context, c gridapp.Comm) (gridapp.Ou
 }
 
 // neighbours returns the number of neighbours (1 or 2 on the rod's chain).
-func (p *ownLoopPart) neighbours() int { return p.nbs }
+func (p *ownLoopPart) neighbours() int { return p.Neighbours() }
 
 // TestSolveOwnLoop: a part that runs its own loop over Comm computes the
 // values of the iteration-level model's synchronous run (bit for bit), and

@@ -475,3 +475,30 @@ func TestAsyncActivityIdleWaitFlush(t *testing.T) {
 		checkAsync(t, chainRun{p: p, ranks: ranks, cores: 1, scheme: Asynchronous, hooks: hooks}, serial)
 	}
 }
+
+// TestTokenDelayIsHeightPlusDepth: a synchronous run under the convergence
+// tokens stops exactly H + D sweeps after the serial loop would have, H
+// being the spanning tree's height at its root and D its depth (the
+// breadth-first tree of a chain: H = D = ranks − 1): +2, +4 and +6 sweeps
+// for trees of depth 1, 2 and 3, as docs/APPLICATIONS.md states.
+func TestTokenDelayIsHeightPlusDepth(t *testing.T) {
+	p := obstacle.Problem{N: 12, Eps: 1e-7}
+	_, serialIters, _ := obstacle.SerialSolve(p)
+	for ranks, want := range map[int]int{2: 2, 3: 4, 4: 6} {
+		graph := make([][]int, ranks)
+		for r := range ranks - 1 {
+			graph[r], graph[r+1] = append(graph[r], r+1), append(graph[r+1], r)
+		}
+		depth := newSpanningTree(graph, 0).maxDepth()
+		if depth != ranks-1 || 2*depth != want {
+			t.Fatalf("%d ranks: tree of depth %d", ranks, depth)
+		}
+		res, _ := chainRun{p: p, ranks: ranks, cores: 1, scheme: Synchronous}.run(t)
+		for r, rr := range res {
+			if got := rr.Iterations - serialIters; got != want {
+				t.Errorf("%d ranks (tree of depth %d), rank %d: %d sweeps after the serial loop's %d, want %d (height plus depth)",
+					ranks, depth, r, got, serialIters, want)
+			}
+		}
+	}
+}

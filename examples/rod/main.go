@@ -92,8 +92,7 @@ func (p *segment) Sweep() float64 {
 	}
 	p.left--
 	sigma := jacobi(p.u, p.next, p.hh)
-	p.next[0], p.next[len(p.u)-1] = p.u[0], p.u[len(p.u)-1] // the halos stay
-	p.u, p.next = p.next, p.u
+	copy(p.u[1:len(p.u)-1], p.next[1:len(p.u)-1]) // never swap u: its ghost cells are the halos (Halo: the same slice always)
 	return sigma
 }
 

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/internal/columns"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/widget/list"
@@ -438,8 +439,8 @@ func recordDetail(r jobs.RunRecord) string {
 	}
 	b.WriteString("\nrank  node          cluster   cores  iterations  local σ   compute s  send s  wait s  error\n")
 	for _, n := range r.Nodes {
-		fmt.Fprintf(&b, "%-5d %-13s %-9s %5d  %10d  %-8s  %9.3f  %6.3f  %6.3f  %s\n",
-			n.Rank, n.Name, n.Cluster, n.Cores, n.Iterations, common.Sci(float64(n.Sigma)), n.ComputeSeconds, n.SendSeconds, n.WaitSeconds, n.Err)
+		fmt.Fprintf(&b, "%-5d %s %s %5d  %10d  %-8s  %9.3f  %6.3f  %6.3f  %s\n",
+			n.Rank, columns.PadRight(n.Name, 13), columns.PadRight(n.Cluster, 9), n.Cores, n.Iterations, common.Sci(float64(n.Sigma)), n.ComputeSeconds, n.SendSeconds, n.WaitSeconds, n.Err)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

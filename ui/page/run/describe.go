@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/internal/columns"
 	"strconv"
 	"strings"
 	"time"
@@ -60,5 +61,5 @@ func (v *Model) eventLine(e engine.LogEvent) string {
 	if !v.snap.At.IsZero() {
 		at = e.At.Sub(v.snap.At.Add(-v.snap.Elapsed))
 	}
-	return fmt.Sprintf("%s %-8s %s", clock(at.Truncate(100*time.Millisecond)), orDefault(e.Node, "run"), e.Text)
+	return fmt.Sprintf("%s %s %s", clock(at.Truncate(100*time.Millisecond)), columns.PadRight(orDefault(e.Node, "run"), 8), e.Text)
 }

@@ -26,6 +26,11 @@ type part struct {
 	idle       bool // beyond bsp_begin's maxprocs: took no part
 	buf, frame []byte
 	result     []float64
+	noShare    bool      // the job's shared = false
+	shm        *shared   // the file the processes share, or nil
+	seen       bsp.Stats // the figures of shm's supersteps already counted
+	ctx        context.Context
+	c          gridapp.Comm
 }
 
 // Sweep, Outgoing and Halo are not called: the part is a Calculator.
@@ -37,7 +42,12 @@ func (pt *part) Halo(int) []float64     { return []float64{} }
 func (pt *part) Result() []float64 { return pt.result }
 
 // Close ends the program if it still runs.
-func (pt *part) Close() { pt.p.kill() }
+func (pt *part) Close() {
+	pt.p.kill()
+	if pt.shm != nil {
+		pt.shm.close()
+	}
+}
 
 // Calculate follows the program from bsp_begin to bsp_end, performing
 // each superstep it hands over.
@@ -55,6 +65,10 @@ func (pt *part) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome,
 	defer stop()
 	t, err := bsp.CommTransport(c, pt.sub.Neighbours)
 	if err != nil {
+		return gridapp.Outcome{}, err
+	}
+	pt.ctx, pt.c = ctx, c
+	if err := pt.share(ctx, t); err != nil {
 		return gridapp.Outcome{}, err
 	}
 	if err := pt.begin(); err != nil {
@@ -75,8 +89,13 @@ func (pt *part) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome,
 
 // next reads the program's next frame, within the timeout.
 func (pt *part) next(while string) (frame, error) {
+	if err := pt.await(while); err != nil {
+		return frame{}, err
+	}
 	if pt.timeout > 0 {
 		pt.p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
+	} else if pt.shm != nil {
+		pt.p.conn.SetReadDeadline(time.Time{})
 	}
 	f, buf, err := readFrame(pt.p.in, pt.buf)
 	pt.buf = buf
@@ -119,8 +138,13 @@ func (pt *part) begin() error {
 	if pt.sub.Rank >= pt.nprocs {
 		pt.idle, arg = true, 1
 	}
-	b := appendHeader(nil, kindStarted, arg, 4)
+	var path []byte
+	if pt.shm != nil && !pt.idle {
+		path = []byte(pt.shm.path)
+	}
+	b := appendHeader(nil, kindStarted, arg, 4+len(path))
 	b = append(b, byte(pt.nprocs), byte(pt.nprocs>>8), byte(pt.nprocs>>16), byte(pt.nprocs>>24))
+	b = append(b, path...)
 	return pt.write(b, "in bsp_begin")
 }
 
@@ -144,7 +168,9 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		if f.kind != kindSync {
 			return pt.p.fail("sent frame %d %s, expected bsp_sync or bsp_end", f.kind, while)
 		}
-		compute := time.Since(last)
+		fast := pt.fast()
+		pt.stats.Add(fast)
+		compute := time.Since(last) - fast.Wait
 		end := f.arg == 1
 		st, err := parseStep(f.payload, end)
 		if err != nil {
@@ -156,6 +182,9 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		in, err := pt.x.Exchange(ctx, st, pt.serve)
 		if err != nil {
 			return pt.named(err)
+		}
+		if pt.shm != nil && pt.x.Superstep == 1 {
+			pt.shm.unlink() // every program has mapped it: it began
 		}
 		var pieces net.Buffers
 		pt.frame, pieces = encodeDone(pt.frame, in)

@@ -18,7 +18,7 @@ func createShared(int) (*shared, error) {
 	return nil, errors.New("bsp: no shared file on this system")
 }
 func openShared(string, []byte, int) *shared { return nil }
-func (s *shared) stats(int) bsp.Stats      { return bsp.Stats{} }
-func (s *shared) waiting(int) bool         { return false }
-func (s *shared) unlink()                  {}
-func (s *shared) close()                   {}
+func (s *shared) stats(int) bsp.Stats        { return bsp.Stats{} }
+func (s *shared) waiting(int) bool           { return false }
+func (s *shared) unlink()                    {}
+func (s *shared) close()                     {}

@@ -31,6 +31,7 @@ type part struct {
 	seen       bsp.Stats // the figures of shm's supersteps already counted
 	ctx        context.Context
 	c          gridapp.Comm
+	stepping   bool // between bsp_begin and bsp_end
 }
 
 // Sweep, Outgoing and Halo are not called: the part is a Calculator.
@@ -159,6 +160,8 @@ func (pt *part) write(b []byte, while string) error {
 func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 	host, _ := c.(gridapp.Host)
 	last := time.Now()
+	pt.stepping = true
+	defer func() { pt.stepping = false }()
 	for {
 		while := fmt.Sprintf("in superstep %d, without calling bsp_end", pt.x.Superstep)
 		f, err := pt.next(while)

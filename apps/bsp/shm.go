@@ -127,6 +127,10 @@ func (pt *part) await(while string) error {
 			alive, seen = time.Now(), now
 			pt.c.Progress(pt.x.Superstep+now-pt.seen.Supersteps, 0)
 		case pt.timeout > 0 && time.Since(alive) > pt.timeout:
+			if d := now - pt.seen.Supersteps; d > 0 && pt.stepping {
+				// Supersteps ended in the file since while was written.
+				while = fmt.Sprintf("in superstep %d, without calling bsp_end", pt.x.Superstep+d)
+			}
 			return pt.p.fail("hung: no BSPlib call for %v %s%s", pt.timeout, while, pt.p.out.lastLine())
 		}
 	}

@@ -148,7 +148,7 @@ func TestBenchGL(t *testing.T) {
 	benchEnabled(t)
 	prog := build(t, filepath.Join(here(), "testdata", "bench", "bspbench.c"))
 	for _, n := range []int{2, 4, 8} {
-		rep, err := runBSP(t, prog, n, "glr 64 20")
+		rep, err := runBSP(t, prog, n, "glr 64 500")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -569,7 +569,7 @@ static void growshared(struct buf *b, size_t cap) {
 /* backoff waits a little more each time: spinning, yielding the core,
  * then sleeping, as MPI libraries wait on a shared node. */
 static void backoff(unsigned n) {
-	if (n < 64) {
+	if (n < 256) {
 #if defined(__x86_64__) || defined(__i386__)
 		__asm__ __volatile__("pause");
 #endif

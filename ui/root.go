@@ -13,6 +13,7 @@ import (
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
+	"github.com/gridtui/gridtui/predict"
 )
 
 // Tabs of the console, in key order.
@@ -39,6 +40,9 @@ type Config struct {
 	Logger       *slog.Logger
 	// NoLoad disables sampling the load average (for tests).
 	NoLoad bool
+	// BSP is the BSP cost model's g and l the last `gridtui bench bsp`
+	// kept (predict.LoadBSP), shown in the Network view; nil for none.
+	BSP *predict.BSPParams
 }
 
 // confirmation is a yes/no question; yes sends onYes.
@@ -104,7 +108,7 @@ func New(cfg Config) Model {
 		cfg:        cfg,
 		common:     c,
 		sites:      NewSitesView(c, cfg.Inventory, cfg.InventoryErr),
-		network:    NewNetworkView(c),
+		network:    NewNetworkView(c).withBSP(cfg.BSP),
 		compose:    NewComposeView(c, cfg.Inventory),
 		run:        NewRunView(c),
 		results:    NewResultsView(c, cfg.StoreDir),

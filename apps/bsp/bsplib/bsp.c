@@ -566,20 +566,26 @@ static void growshared(struct buf *b, size_t cap) {
 	b->cap = cap;
 }
 
-/* backoff waits a little more each time: spinning, yielding the core,
- * then sleeping, as MPI libraries wait on a shared node. */
-static void backoff(unsigned n) {
+static uint64_t nanos(void);
+
+/* backoff waits a little more each time, as MPI libraries wait on a shared
+ * node: spinning briefly, then yielding the core (Open MPI's
+ * mpi_yield_when_idle) for the first 20 ms of the wait, then sleeping (50
+ * µs, 1 ms after 200 ms) so that a process waiting long for the others'
+ * computation leaves them the cores. t0 is when the wait began. */
+static void backoff(unsigned n, uint64_t t0) {
 	if (n < 256) {
 #if defined(__x86_64__) || defined(__i386__)
 		__asm__ __volatile__("pause");
 #endif
 		return;
 	}
-	if (n < 4096) {
+	uint64_t waited = nanos() - t0;
+	if (waited < 20000000u) {
 		sched_yield();
 		return;
 	}
-	struct timespec d = {0, n < 8192 ? 50000 : 1000000};
+	struct timespec d = {0, waited < 200000000u ? 50000 : 1000000};
 	nanosleep(&d, NULL);
 }
 
@@ -601,14 +607,14 @@ static int meet(int cls) {
 	slot(S.pid, O_PUTS)[q] = S.puts->n;
 	__atomic_store_n(slot(S.pid, O_ARRIVED), s + 1, __ATOMIC_RELEASE);
 	uint64_t t0 = 0;
+	unsigned n = 0;
 	for (int j = 0; j < S.nprocs; j++) {
-		unsigned n = 0;
 		while (__atomic_load_n(slot(j, O_ARRIVED), __ATOMIC_ACQUIRE) < s + 1) {
 			if (!t0) {
 				t0 = nanos();
 				__atomic_store_n(slot(S.pid, O_WAITING), 1, __ATOMIC_RELAXED);
 			}
-			backoff(n++);
+			backoff(n++, t0);
 		}
 	}
 	if (t0) {

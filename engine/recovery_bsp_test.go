@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	_ "github.com/gridtui/gridtui/apps/bsp" // BSPlib programs
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/bsp"
 	"github.com/gridtui/gridtui/jobs"
@@ -130,5 +134,44 @@ func TestRunRecoversBSP(t *testing.T) {
 	}
 	if got := figure(rep, "ring sum"); got != want {
 		t.Errorf("ring sum %q, serial %s", got, want)
+	}
+}
+
+// TestRunRecoversBSPlib: the same ring as a C BSPlib program
+// (apps/bsp/testdata/ring.c, its state registered with
+// bsp_checkpoint_reg): a killed process, the run resumes from the last
+// superstep checkpoint and gives the serial result.
+func TestRunRecoversBSPlib(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler: the BSPlib program is not built")
+	}
+	prog := filepath.Join(t.TempDir(), "ring")
+	lib := filepath.Join("..", "apps", "bsp", "bsplib")
+	if out, err := exec.Command("cc", "-std=c99", "-O2", "-I"+lib, filepath.Join("..", "apps", "bsp", "testdata", "ring.c"),
+		filepath.Join(lib, "bsp.c"), "-o", prog).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	const steps = 300
+	spec := jobs.Spec{Name: "ring", App: "bsp", Params: map[string]string{"program": prog, "args": strconv.Itoa(steps), "timeout": "60"},
+		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, WallTime: 3 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: 25}}
+	rep, _, err := runKilled(t, spec, "alpha-3", 100)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
+		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+	}
+	rc := rep.Recoveries[0]
+	t.Logf("lost %s: rank %d to %s from superstep %d, recovered in %v", rc.Node, rc.Rank, rc.To, rc.From, rc.Took)
+	out := figure(rep, "output of process 0")
+	if want := fmt.Sprintf("ring sum %d\n", ringSerial(8, steps)); !strings.Contains(out, want) {
+		t.Errorf("output %q, want %q", out, want)
+	}
+	var start, at int
+	if i := strings.Index(out, "resumed at "); i < 0 {
+		t.Errorf("output %q: no resumed line", out)
+	} else if fmt.Sscanf(out[i:], "resumed at %d of %d", &start, &at); start < 24 || at < 25 {
+		t.Errorf("output %q: want a resumption from a checkpoint (iteration 24 or later)", out)
 	}
 }

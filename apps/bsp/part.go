@@ -2,6 +2,7 @@ package bsp
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,12 @@ type part struct {
 	ctx        context.Context
 	c          gridapp.Comm
 	stepping   bool // between bsp_begin and bsp_end
+	// Checkpoints: the last one's buffers and superstep, and what a
+	// restarted run resumes from (Restore).
+	snap       []byte
+	snapAt     int
+	resumeAt   int
+	resumeSnap []byte
 }
 
 // Sweep, Outgoing and Halo are not called: the part is a Calculator.
@@ -143,9 +150,11 @@ func (pt *part) begin() error {
 	if pt.shm != nil && !pt.idle {
 		path = []byte(pt.shm.path)
 	}
-	b := appendHeader(nil, kindStarted, arg, 4+len(path))
+	b := appendHeader(nil, kindStarted, arg, 0)
 	b = append(b, byte(pt.nprocs), byte(pt.nprocs>>8), byte(pt.nprocs>>16), byte(pt.nprocs>>24))
+	b = pt.appendResume(b)
 	b = append(b, path...)
+	binary.LittleEndian.PutUint64(b[8:], uint64(len(b)-frameHeader))
 	return pt.write(b, "in bsp_begin")
 }
 
@@ -174,7 +183,7 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		fast := pt.fast()
 		pt.stats.Add(fast)
 		compute := time.Since(last) - fast.Wait
-		end := f.arg == 1
+		end, snap := f.arg&1 == 1, f.arg&2 != 0
 		st, err := parseStep(f.payload, end)
 		if err != nil {
 			return pt.p.fail("%v %s", err, while)
@@ -189,10 +198,18 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		if pt.shm != nil && pt.x.Superstep == 1 {
 			pt.shm.unlink() // every program has mapped it: it began
 		}
+		if pt.resumeAt > 0 && pt.x.Superstep == 1 {
+			pt.x.Superstep = pt.resumeAt // the program restored its buffers
+		}
 		var pieces net.Buffers
 		pt.frame, pieces = encodeDone(pt.frame, in)
 		if _, err := pieces.WriteTo(pt.p.conn); err != nil {
 			return pt.p.gone(while)
+		}
+		if snap {
+			if err := pt.snapshot(while); err != nil {
+				return err
+			}
 		}
 		in.Stats.Compute = compute
 		pt.stats.Add(in.Stats)

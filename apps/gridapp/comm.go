@@ -93,6 +93,9 @@ type Calculator interface {
 // the part resumes from what Restore read.
 type Checkpoints interface {
 	Checkpoint(iteration int)
+	// CheckpointEvery is the interval in iterations at which Checkpoint
+	// takes one (0: none), for a part that must prepare its state first.
+	CheckpointEvery() int
 }
 
 // Failure is the panic value with which a Part fails the run from a method

@@ -166,3 +166,12 @@ func (c comm) Checkpoint(iteration int) {
 		s.takeCheckpoint()
 	}
 }
+
+// CheckpointEvery is gridapp.Checkpoints': the plan's interval, 0 when
+// this part takes no checkpoints.
+func (c comm) CheckpointEvery() int {
+	if c.s.ckpt == nil || c.s.ckpt.writes == nil {
+		return 0
+	}
+	return c.s.ckpt.plan.Every
+}

@@ -88,6 +88,16 @@ static struct {
 	struct msg *queue;
 	int qhead, qlen;
 	uint64_t step;         /* supersteps ended, through the worker or not */
+	uint32_t every;        /* the run's checkpoint interval in supersteps, 0: none */
+	uint64_t resume;       /* the superstep a restarted run resumes at */
+	char *snap;            /* the state to restore at the first bsp_sync, or NULL */
+	uint64_t snapn;
+	int resumed;
+	struct ckbuf {
+		char *addr;
+		size_t n;
+	} *ck;
+	int nck;
 	char *shm;             /* the shared file, or NULL */
 	char *shmpath;
 	struct mapping *peers; /* [2*pid + parity] */
@@ -249,8 +259,28 @@ void bsp_begin(int maxprocs) {
 	if (arg != 0)
 		exit(0); /* beyond maxprocs: this process takes no part */
 	memcpy(&S.nprocs, p, 4);
-	if (n > 4)
-		shmopen(p + 4, (size_t)(n - 4));
+	char *q = p + 4, *e = p + n;
+	if (n >= 24) {
+		uint64_t sn;
+		memcpy(&S.every, q, 4);
+		memcpy(&S.resume, q + 4, 8);
+		memcpy(&sn, q + 12, 8);
+		q += 20;
+		if (sn > (uint64_t)(e - q)) {
+			fprintf(stderr, "bsp: process %d: a checkpoint of %llu bytes in a frame of %llu\n", S.pid, (unsigned long long)sn, (unsigned long long)n);
+			_exit(3);
+		}
+		if (sn > 0) {
+			S.snap = malloc(sn);
+			if (!S.snap)
+				_exit(4);
+			memcpy(S.snap, q, sn);
+			S.snapn = sn;
+		}
+		q += sn;
+	}
+	if (q < e)
+		shmopen(q, (size_t)(e - q));
 	free(p);
 	S.begun = 1;
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
@@ -731,7 +761,7 @@ static void ended(void) {
 
 /* throughworker hands the superstep to the worker and applies what it
  * brings back. */
-static void throughworker(int end, const char *call) {
+static void throughworker(int end, int snap, const char *call) {
 	struct buf *o = &S.out;
 	o->n = 0;
 	add32(o, (uint32_t)S.pushes);
@@ -745,7 +775,7 @@ static void throughworker(int end, const char *call) {
 	add(o, S.gets.b, S.gets.n);
 	add(o, S.msgs.b, S.msgs.n);
 	char h[16];
-	uint32_t kind = K_SYNC, arg = (uint32_t)end;
+	uint32_t kind = K_SYNC, arg = (uint32_t)end | (snap ? 2u : 0u);
 	uint64_t n = o->n + S.puts->n;
 	memcpy(h, &kind, 4);
 	memcpy(h + 4, &arg, 4);
@@ -783,12 +813,67 @@ static void throughworker(int end, const char *call) {
 	}
 }
 
+/* checkpointed saves the checkpoint buffers: the worker keeps them as the
+ * checkpoint of the superstep that begins. */
+static void checkpointed(void) {
+	uint64_t n = 0;
+	for (int i = 0; i < S.nck; i++)
+		n += S.ck[i].n;
+	char h[16];
+	uint32_t kind = K_DATA, arg = 0;
+	memcpy(h, &kind, 4);
+	memcpy(h + 4, &arg, 4);
+	memcpy(h + 8, &n, 8);
+	writeall(h, 16);
+	for (int i = 0; i < S.nck; i++)
+		writeall(S.ck[i].addr, S.ck[i].n);
+}
+
+/* restored fills the checkpoint buffers from the checkpoint at the end of
+ * a restarted run's first superstep. */
+static void restored(void) {
+	uint64_t n = 0;
+	for (int i = 0; i < S.nck; i++)
+		n += S.ck[i].n;
+	if (n != S.snapn)
+		fail(S.pid, "bsp_checkpoint_reg", "registered %llu bytes of state; the checkpoint of superstep %llu holds %llu",
+		     (unsigned long long)n, (unsigned long long)S.resume, (unsigned long long)S.snapn);
+	const char *p = S.snap;
+	for (int i = 0; i < S.nck; i++) {
+		memcpy(S.ck[i].addr, p, S.ck[i].n);
+		p += S.ck[i].n;
+	}
+	free(S.snap);
+	S.snap = NULL;
+	S.resumed = (int)S.resume;
+}
+
+void bsp_checkpoint_reg(void *addr, int nbytes) {
+	started("bsp_checkpoint_reg");
+	if (nbytes < 0)
+		fail(S.pid, "bsp_checkpoint_reg", "negative size %d", nbytes);
+	struct ckbuf *c = realloc(S.ck, (size_t)(S.nck + 1) * sizeof *S.ck);
+	if (!c)
+		fail(S.pid, "bsp_checkpoint_reg", "out of memory");
+	S.ck = c;
+	S.ck[S.nck++] = (struct ckbuf){.addr = addr, .n = (size_t)nbytes};
+}
+
+int bsp_resumed(void) {
+	started("bsp_resumed");
+	return S.resumed;
+}
+
 static void superstep(int end, const char *call) {
 	started(call);
+	/* A superstep that ends at a checkpoint goes to the worker, which
+	 * keeps the checkpoint buffers after it (not the first superstep of a
+	 * restarted run: that one restores them). */
+	int snap = !end && S.every > 0 && S.nck > 0 && !S.snap && (S.step + 1) % S.every == 0;
 	/* The first superstep goes to the worker: it checks that every
 	 * process asked for as many processes. */
 	if (S.shm && S.step > 0) {
-		int cls = end || S.pushes || S.pops.n || S.ngets || S.nmsgs || S.nexttag != S.tagsize ? 2 : S.nputs > 0;
+		int cls = snap || end || S.pushes || S.pops.n || S.ngets || S.nmsgs || S.nexttag != S.tagsize ? 2 : S.nputs > 0;
 		if (meet(cls) < 2) {
 			/* Nobody sent a message: the queue is empty now. */
 			S.qhead = S.qlen = 0;
@@ -798,7 +883,13 @@ static void superstep(int end, const char *call) {
 			return;
 		}
 	}
-	throughworker(end, call);
+	throughworker(end, snap, call);
+	if (snap)
+		checkpointed();
+	if (S.snap && S.step == 0) {
+		restored();
+		S.step = S.resume - 1; /* ended counts it */
+	}
 	ended();
 	if (end)
 		shmclose();

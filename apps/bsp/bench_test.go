@@ -65,7 +65,11 @@ func mpiBarrier(t *testing.T, n, iters int, yield bool) float64 {
 	if yield {
 		args = append(args, "--mca", "mpi_yield_when_idle", "1")
 	}
-	cmd := osexec.CommandContext(ctx, "mpirun", append(args, bin, strconv.Itoa(iters))...)
+	// The local grid's workers, and so the BSP programs, run nicer than
+	// the console (deploy's localWorkerNice, 5): MPI's ranks at the same
+	// priority, or a loaded machine favours them.
+	args = append([]string{"-n", "5", "mpirun"}, args...)
+	cmd := osexec.CommandContext(ctx, "nice", append(args, bin, strconv.Itoa(iters))...)
 	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -90,7 +94,11 @@ func mpiBarrier(t *testing.T, n, iters int, yield bool) float64 {
 func TestBenchEmptySuperstep(t *testing.T) {
 	benchEnabled(t)
 	prog := build(t, filepath.Join(here(), "testdata", "bench", "bspbench.c"))
-	for _, n := range []int{2, 4, 8} {
+	procs := []int{2, 4, 8}
+	if v, err := strconv.Atoi(os.Getenv("GRIDTUI_BSP_BENCH_PROCS")); err == nil {
+		procs = []int{v} // one size only
+	}
+	for _, n := range procs {
 		shm, workers, spin, yield := 1e30, 1e30, 1e30, 1e30
 		for range 3 {
 			shm = min(shm, benchValue(t, prog, n, "sync 2000", true, "empty_us"))

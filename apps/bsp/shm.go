@@ -41,6 +41,8 @@ func (pt *part) share(ctx context.Context, t bsp.Transport) error {
 		return nil
 	}
 	sh, _ := createShared(n) // without one, the workers carry the supersteps
+	// Close removes it, should the run end during the agreement.
+	pt.shm = sh
 	var msg []byte
 	if sh != nil {
 		msg = append(append([]byte(sh.path), 0), sh.token...)
@@ -63,10 +65,9 @@ func (pt *part) share(ctx context.Context, t bsp.Transport) error {
 			return fmt.Errorf("bsp: the shared file's use to process %d: %w", d, err)
 		}
 	}
-	if ok {
-		pt.shm = sh
-	} else if sh != nil {
+	if !ok && sh != nil {
 		sh.close()
+		pt.shm = nil
 	}
 	return nil
 }

@@ -69,6 +69,12 @@ func ringSPMD(ctx context.Context, m *bsp.Machine, v gridapp.Values) ([]gridapp.
 			return nil, fmt.Errorf("bspring: a state of %d bytes", len(st))
 		}
 		k, x[0] = int(binary.LittleEndian.Uint64(st)), binary.LittleEndian.Uint64(st[8:])
+		// A restored part that sends at once met "rmnp: no link to peer"
+		// after main's merge at 10:05 (the C program, which starts a
+		// process first, did not): a suspected race of the recovery's
+		// links with a Calculator's first send, left to the engine's
+		// owners; the pause keeps this test on checkpoints.
+		time.Sleep(300 * time.Millisecond)
 	}
 	// At a checkpoint (inside Sync, after the puts arrived) the program
 	// stands at the start of superstep k+1 with the combined value.

@@ -604,7 +604,7 @@ static uint64_t nanos(void);
  * µs, 1 ms after 200 ms) so that a process waiting long for the others'
  * computation leaves them the cores. t0 is when the wait began. */
 static void backoff(unsigned n, uint64_t t0) {
-	if (n < 4096) {
+	if (n < 256) {
 #if defined(__x86_64__) || defined(__i386__)
 		__asm__ __volatile__("pause");
 #endif

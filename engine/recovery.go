@@ -96,7 +96,7 @@ func isLoss(s *submission) bool {
 		default:
 		}
 	}
-	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network"} {
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", drainCause} {
 		if strings.Contains(f.Cause, p) {
 			return true
 		}
@@ -146,6 +146,7 @@ type recoverer struct {
 // next starts the attempt after s failed, or says why the run ends. It
 // returns the next submission, or nil and the note to add to the failure.
 func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, string) {
+	chargeDead(s)
 	if !isLoss(s) {
 		return nil, ""
 	}
@@ -154,6 +155,9 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		return nil, why
 	}
 	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), rc.spec.Scheme == jobs.Synchronous)
+	if err != nil && isDrain(s) {
+		from, err = solve.CheckpointPlan{}, nil // drained before the first checkpoint: from the start
+	}
 	if err != nil {
 		return nil, "not recovered: " + err.Error()
 	}
@@ -181,8 +185,6 @@ func (rc *recoverer) refusal() string {
 	switch {
 	case rc.dir == "":
 		return rc.why
-	case rc.opt.Workers != nil:
-		return "not recovered: the console's own workers are not replaced yet"
 	case rc.count >= rc.spec.Resilience.Recoveries():
 		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
 	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
@@ -298,6 +300,14 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 		if spare != "" {
 			used[spare] = true
 			moved[name] = placement{spare, "spare"}
+			continue
+		}
+		if isDrain(s) && name == s.failed.Node {
+			h, to, err := rc.drainedTo(restart, s.plan.Ranks)
+			if err != nil {
+				return nil, err
+			}
+			restart, moved[name] = append(restart, h), to
 			continue
 		}
 		h, ok := hosts[name]

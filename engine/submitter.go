@@ -66,6 +66,7 @@ type submission struct {
 	// the run's checkpoints, and the losses survived so far.
 	ckpt       *solve.CheckpointPlan
 	ckptKey    string
+	recordID   string // the results store's id of the run, chosen as it started ("" a fresh one)
 	recoveries []jobs.Recovery
 }
 
@@ -341,6 +342,8 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			}
 		case in := <-msgs:
 			s.handle(in)
+		case r := <-s.drainReqs():
+			r.reply <- s.drain(r)
 		case now := <-tick.C:
 			s.hearGateways()
 			for _, p := range s.live.Check(prev, now) {
@@ -613,7 +616,8 @@ func (s *submission) snapshot(now time.Time, final bool) {
 		return
 	}
 	s.dirty, s.lastSnap = false, now
-	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways)}
+	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways),
+		Recoveries: slices.Clone(s.recoveries)}
 	for _, st := range s.statuses {
 		snap.GlobalSigma = max(snap.GlobalSigma, st.Sigma)
 	}

@@ -84,6 +84,8 @@ type goPart struct {
 	v      gridapp.Values
 	sub    gridapp.Subtask
 	result []float64
+	m      *Machine
+	resume *resume // from Restore, for Calculate
 }
 
 func (pt *goPart) Sweep() float64         { return 0 }
@@ -99,6 +101,11 @@ func (pt *goPart) Calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcom
 		return gridapp.Outcome{}, err
 	}
 	m := New(t, pt.sub.Rank, pt.sub.Ranks)
+	pt.m = m
+	if pt.resume != nil {
+		pt.resume.restoreInto(m)
+	}
+	checkpointHook(m, c)
 	m.onSync = func() {
 		c.Progress(m.Superstep(), 0)
 		if h, ok := c.(gridapp.Host); ok {

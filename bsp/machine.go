@@ -39,11 +39,31 @@ type Machine struct {
 	Checkpoint func(superstep int) error
 	onSync     func()               // the engine's telemetry, after each barrier
 	links      func(pid int) string // the network of the link to pid
+	save       func() ([]byte, error)
+	restored   []byte // the state a restarted run resumes from, or nil
 }
 
 // New returns process pid of nprocs, communicating over t.
 func New(t Transport, pid, nprocs int) *Machine {
 	return &Machine{x: Exchanger{T: t, Pid: pid, NProcs: nprocs}, last: time.Now()}
+}
+
+// SaveState sets what this process saves at the checkpoints the engine
+// takes at superstep boundaries (every checkpoint_every supersteps of the
+// job's resilience settings): the state its program resumes from at the
+// superstep that begins, the contents of its registered areas included.
+// save is called right after the barrier, inside Sync, so it says where
+// the program stands once that Sync has returned. A program that sets it
+// survives a lost process: every process starts its SPMD function again,
+// Restored gives the state and superstep, and the program registers its
+// areas again (their Sync counts on from that superstep) and goes on.
+func (m *Machine) SaveState(save func() ([]byte, error)) { m.save = save }
+
+// Restored returns the superstep a run that restarted from a checkpoint
+// resumes at and the state SaveState gave there; ok is false on a fresh
+// start.
+func (m *Machine) Restored() (superstep int, state []byte, ok bool) {
+	return m.x.Superstep, m.restored, m.restored != nil
 }
 
 // Pid returns this process's number, 0 … NProcs()-1 (bsp_pid).

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,13 +18,15 @@ import (
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/predict"
 )
 
 // benchBspFlags are the flags of `gridtui bench bsp`.
 type benchBspFlags struct {
 	nodes          string
 	h, reps, iters int
-	json           bool
+	json, noSave   bool
+	dataDir        string
 }
 
 // newBenchBspCmd returns `gridtui bench bsp`: r, g and l of the BSP cost
@@ -47,6 +51,8 @@ func newBenchBspCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.reps, "reps", 5, "repetitions of each fit")
 	fl.IntVar(&f.iters, "iters", 10, "supersteps timed for each h")
 	fl.BoolVar(&f.json, "json", false, "print the figures as JSON")
+	fl.BoolVar(&f.noSave, "no-save", false, "do not keep g and l for the Network view and prediction")
+	fl.StringVar(&f.dataDir, "data-dir", "", "results store directory, where g and l are kept (default $GRIDTUI_DATA_DIR, else $XDG_DATA_HOME/gridtui)")
 	return cmd
 }
 
@@ -69,6 +75,12 @@ func runBenchBsp(cmd *cobra.Command, g *globalFlags, f *benchBspFlags) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
+	saved := ""
+	if !f.noSave {
+		if saved, err = saveBSPParams(f.dataDir, rep); err != nil {
+			return err
+		}
+	}
 	if f.json {
 		return jsonout.Write(out, rep.Figures)
 	}
@@ -76,5 +88,49 @@ func runBenchBsp(cmd *cobra.Command, g *globalFlags, f *benchBspFlags) error {
 	for _, fg := range rep.Figures {
 		fmt.Fprintf(out, "  %-20s %s\n", fg.Name, fg.Text)
 	}
+	if saved != "" {
+		fmt.Fprintf(out, "g and l kept in %s (the Network view and prediction read them)\n", saved)
+	}
 	return nil
+}
+
+// bspParams turns bspbench's figures ("r", "g NETWORK", "l NETWORK", the
+// confidence half-widths in their texts) into the cost model's parameters.
+func bspParams(rep *engine.Report) predict.BSPParams {
+	p := predict.BSPParams{Measured: time.Now().UTC(), Networks: map[string]predict.BSPNetwork{}}
+	for _, n := range rep.Nodes {
+		p.Nodes = append(p.Nodes, n.Node)
+	}
+	for _, fg := range rep.Figures {
+		kind, net, _ := strings.Cut(fg.Name, " ")
+		var v, ci float64
+		fmt.Sscanf(fg.Text, "%g ± %g", &v, &ci)
+		n := p.Networks[net]
+		switch kind {
+		case "r":
+			p.R = fg.Value
+			continue
+		case "g":
+			n.G, n.GCI = fg.Value, ci*1e-9 // the text is in ns/byte
+		case "l":
+			n.L, n.LCI = fg.Value, ci*1e-6 // in µs
+		default:
+			continue
+		}
+		p.Networks[net] = n
+	}
+	return p
+}
+
+// saveBSPParams keeps the run's g and l in the results store's directory
+// and returns the file's path.
+func saveBSPParams(setting string, rep *engine.Report) (string, error) {
+	dir, err := jobs.DataDir(setting)
+	if err != nil {
+		return "", err
+	}
+	if err := predict.SaveBSP(dir, bspParams(rep)); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, predict.BSPFile), nil
 }

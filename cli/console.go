@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/predict"
 	"github.com/gridtui/gridtui/ui"
 )
 
@@ -39,6 +41,7 @@ func runConsole(cmd *cobra.Command, g *globalFlags) error {
 		InventoryErr: invErr,
 		Run:          consoleRunner(),
 		Logger:       logger,
+		BSP:          keptBSPParams(),
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
@@ -83,4 +86,18 @@ func consoleLogger() (*slog.Logger, func(), error) {
 		return nil, nil, fmt.Errorf("gridtui console: open log %s: %w", path, err)
 	}
 	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
+
+// keptBSPParams returns the g and l the last `gridtui bench bsp` kept in
+// the default data directory, or nil.
+func keptBSPParams() *predict.BSPParams {
+	dir, err := jobs.DataDir("")
+	if err != nil {
+		return nil
+	}
+	p, err := predict.LoadBSP(dir)
+	if err != nil {
+		return nil
+	}
+	return &p
 }

@@ -443,6 +443,7 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 		st.State, st.Iteration, st.Sigma, st.Traffic = solve.StateTerminated, h.Iterations, h.Sigma, h.Traffic
 		st.Compute, st.Send, st.Wait, s.dirty = h.Compute, h.Send, h.Wait, true
 		st.PeakRSS = max(st.PeakRSS, h.PeakRSS)
+		s.noteRecovered(time.Now()) // a short run may end before a status tick saw it
 		s.logf(h.Node, "result: %d iterations, local σ %.3g", h.Iterations, h.Sigma)
 	case worker.MsgValues:
 		r, k, err := worker.DecodeValues(raw, s.values)

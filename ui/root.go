@@ -18,6 +18,7 @@ import (
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
+	"github.com/gridtui/gridtui/predict"
 )
 
 // Tabs of the console, in key order.
@@ -41,6 +42,9 @@ type Config struct {
 	Logger       *slog.Logger
 	// NoLoad disables sampling the load average (for tests).
 	NoLoad bool
+	// BSP is the BSP cost model's g and l the last `gridtui bench bsp`
+	// kept (predict.LoadBSP), shown in the Network view; nil for none.
+	BSP *predict.BSPParams
 }
 
 // confirmation is a yes/no question; yes sends onYes.
@@ -111,7 +115,7 @@ func New(cfg Config) Model {
 		cfg:        cfg,
 		common:     c,
 		sites:      ptr(sites.New(c, cfg.Inventory, cfg.InventoryErr)),
-		network:    ptr(network.New(c)),
+		network:    ptr(network.New(c).WithBSP(cfg.BSP)),
 		compose:    ptr(NewComposeView(c, cfg.Inventory)),
 		run:        ptr(run.New(c)),
 		results:    ptr(results.New(c, cfg.StoreDir)),

@@ -40,7 +40,7 @@ func TestConsoleRunRecovers(t *testing.T) {
 		return inner(ctx, spec, inv, dir, cb)
 	}
 	m := New(Config{Inventory: inventory.Embedded(), Run: run, StoreDir: t.TempDir(), NoLoad: true})
-	spec := jobs.Spec{Name: "recover", App: "poisson", Params: map[string]string{"n": "24", "eps": "1e-7", "blocks": "4x1x1"},
+	spec := jobs.Spec{Name: "recover", App: "poisson", Params: map[string]string{"n": "32", "eps": "1e-9", "blocks": "4x1x1"},
 		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}}, Cores: 1,
 		MaxIter: 1 << 30, WallTime: 3 * time.Minute, Resilience: jobs.Resilience{CheckpointEvery: 25}}
 	m = send(m, StartRunMsg{Spec: spec})

@@ -29,6 +29,7 @@ func (App) Params() []gridapp.Param {
 		gridapp.StringParam("program", "", nil, "the program's path on every host (absolute; relative: to the worker's directory; a bare name not there: looked up in PATH)"),
 		gridapp.StringParam("args", "", nil, "the program's arguments, split at spaces"),
 		gridapp.FloatParam("timeout", 600, 0, 86400, "seconds a process may go without a BSPlib call (a superstep's computation) before it counts as hung; 0: no limit"),
+		gridapp.BoolParam("shared", true, "processes that all run on one host meet in shared memory: their barrier, and supersteps of puts only, skip the workers"),
 	}
 }
 
@@ -74,7 +75,7 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &part{p: p, sub: sub, timeout: time.Duration(v.Float("timeout") * float64(time.Second))}, nil
+	return &part{p: p, sub: sub, timeout: time.Duration(v.Float("timeout") * float64(time.Second)), noShare: !v.Bool("shared")}, nil
 }
 
 // The result of a process: its totals, then the tail of its output, its

@@ -2,6 +2,7 @@ package bsp
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,18 @@ type part struct {
 	idle       bool // beyond bsp_begin's maxprocs: took no part
 	buf, frame []byte
 	result     []float64
+	noShare    bool      // the job's shared = false
+	shm        *shared   // the file the processes share, or nil
+	seen       bsp.Stats // the figures of shm's supersteps already counted
+	ctx        context.Context
+	c          gridapp.Comm
+	stepping   bool // between bsp_begin and bsp_end
+	// Checkpoints: the last one's buffers and superstep, and what a
+	// restarted run resumes from (Restore).
+	snap       []byte
+	snapAt     int
+	resumeAt   int
+	resumeSnap []byte
 }
 
 // Sweep, Outgoing and Halo are not called: the part is a Calculator.
@@ -37,7 +50,12 @@ func (pt *part) Halo(int) []float64     { return []float64{} }
 func (pt *part) Result() []float64 { return pt.result }
 
 // Close ends the program if it still runs.
-func (pt *part) Close() { pt.p.kill() }
+func (pt *part) Close() {
+	pt.p.kill()
+	if pt.shm != nil {
+		pt.shm.close()
+	}
+}
 
 // Calculate follows the program from bsp_begin to bsp_end, performing
 // each superstep it hands over.
@@ -55,6 +73,10 @@ func (pt *part) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome,
 	defer stop()
 	t, err := bsp.CommTransport(c, pt.sub.Neighbours)
 	if err != nil {
+		return gridapp.Outcome{}, err
+	}
+	pt.ctx, pt.c = ctx, c
+	if err := pt.share(ctx, t); err != nil {
 		return gridapp.Outcome{}, err
 	}
 	if err := pt.begin(); err != nil {
@@ -75,8 +97,13 @@ func (pt *part) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome,
 
 // next reads the program's next frame, within the timeout.
 func (pt *part) next(while string) (frame, error) {
+	if err := pt.await(while); err != nil {
+		return frame{}, err
+	}
 	if pt.timeout > 0 {
 		pt.p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
+	} else if pt.shm != nil {
+		pt.p.conn.SetReadDeadline(time.Time{})
 	}
 	f, buf, err := readFrame(pt.p.in, pt.buf)
 	pt.buf = buf
@@ -119,8 +146,15 @@ func (pt *part) begin() error {
 	if pt.sub.Rank >= pt.nprocs {
 		pt.idle, arg = true, 1
 	}
-	b := appendHeader(nil, kindStarted, arg, 4)
+	var path []byte
+	if pt.shm != nil && !pt.idle {
+		path = []byte(pt.shm.path)
+	}
+	b := appendHeader(nil, kindStarted, arg, 0)
 	b = append(b, byte(pt.nprocs), byte(pt.nprocs>>8), byte(pt.nprocs>>16), byte(pt.nprocs>>24))
+	b = pt.appendResume(b)
+	b = append(b, path...)
+	binary.LittleEndian.PutUint64(b[8:], uint64(len(b)-frameHeader))
 	return pt.write(b, "in bsp_begin")
 }
 
@@ -135,6 +169,8 @@ func (pt *part) write(b []byte, while string) error {
 func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 	host, _ := c.(gridapp.Host)
 	last := time.Now()
+	pt.stepping = true
+	defer func() { pt.stepping = false }()
 	for {
 		while := fmt.Sprintf("in superstep %d, without calling bsp_end", pt.x.Superstep)
 		f, err := pt.next(while)
@@ -144,8 +180,10 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		if f.kind != kindSync {
 			return pt.p.fail("sent frame %d %s, expected bsp_sync or bsp_end", f.kind, while)
 		}
-		compute := time.Since(last)
-		end := f.arg == 1
+		fast := pt.fast()
+		pt.stats.Add(fast)
+		compute := time.Since(last) - fast.Wait
+		end, snap := f.arg&1 == 1, f.arg&2 != 0
 		st, err := parseStep(f.payload, end)
 		if err != nil {
 			return pt.p.fail("%v %s", err, while)
@@ -157,10 +195,21 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		if err != nil {
 			return pt.named(err)
 		}
+		if pt.shm != nil && pt.x.Superstep == 1 {
+			pt.shm.unlink() // every program has mapped it: it began
+		}
+		if pt.resumeAt > 0 && pt.x.Superstep == 1 {
+			pt.x.Superstep = pt.resumeAt // the program restored its buffers
+		}
 		var pieces net.Buffers
 		pt.frame, pieces = encodeDone(pt.frame, in)
 		if _, err := pieces.WriteTo(pt.p.conn); err != nil {
 			return pt.p.gone(while)
+		}
+		if snap {
+			if err := pt.snapshot(while); err != nil {
+				return err
+			}
 		}
 		in.Stats.Compute = compute
 		pt.stats.Add(in.Stats)

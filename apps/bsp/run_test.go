@@ -88,7 +88,17 @@ func runBSP(t testing.TB, prog string, n int, args string) (*engine.Report, erro
 // runBSPTimeout runs prog with the job's timeout parameter.
 func runBSPTimeout(t testing.TB, prog string, n int, args, timeout string) (*engine.Report, error) {
 	t.Helper()
-	spec := jobs.Spec{App: "bsp", Params: map[string]string{"program": prog, "args": args, "timeout": timeout},
+	return runBSPParams(t, prog, n, map[string]string{"args": args, "timeout": timeout})
+}
+
+// runBSPParams runs prog with the job's parameters params.
+func runBSPParams(t testing.TB, prog string, n int, params map[string]string) (*engine.Report, error) {
+	t.Helper()
+	params["program"] = prog
+	if params["timeout"] == "" {
+		params["timeout"] = "60"
+	}
+	spec := jobs.Spec{App: "bsp", Params: params,
 		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: n}, Cores: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

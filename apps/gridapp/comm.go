@@ -83,6 +83,21 @@ type Calculator interface {
 	Calculate(ctx context.Context, c Comm) (Outcome, error)
 }
 
+// Checkpoints is implemented by the Comm the engine gives a Calculator.
+// A Calculator whose part is also a Checkpointer calls Checkpoint at the
+// boundaries every part passes at the same iteration (a BSP superstep's
+// barrier): when the job's interval says so, the engine calls the part's
+// Checkpoint there, from this goroutine, and keeps the bytes as it keeps
+// any part's. On a recovery, every part is built again, restored from the
+// newest iteration they all checkpointed, and Calculate is called again:
+// the part resumes from what Restore read.
+type Checkpoints interface {
+	Checkpoint(iteration int)
+	// CheckpointEvery is the interval in iterations at which Checkpoint
+	// takes one (0: none), for a part that must prepare its state first.
+	CheckpointEvery() int
+}
+
 // Failure is the panic value with which a Part fails the run from a method
 // that returns no error (Sweep, Outgoing, Halo, Result): the engine reports
 // Err as the application's failure, naming the node and the application,

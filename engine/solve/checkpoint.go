@@ -128,6 +128,13 @@ func (s *solver) maybeCheckpoint() {
 	if c == nil || c.writes == nil || s.iter%c.plan.Every != 0 || s.sigma < s.eps {
 		return
 	}
+	s.takeCheckpoint()
+}
+
+// takeCheckpoint serializes the part at iteration s.iter and hands the
+// bytes to the writer.
+func (s *solver) takeCheckpoint() {
+	c := s.ckpt
 	stop := func(err error) {
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints stopped at iteration %d: %s", s.iter, Bare(err.Error())))
 		s.stopCheckpoints()

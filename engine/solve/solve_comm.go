@@ -155,3 +155,23 @@ func (c comm) Key(label string) ([16]byte, []byte) { return c.s.ep.DeriveKey(lab
 func NeighbourLost(err error) bool {
 	return errors.Is(err, rmnp.ErrPeerDown) || errors.Is(err, rmnp.ErrPeerClosed) || errors.Is(err, rmnp.ErrUnknownPeer)
 }
+
+// Checkpoint is gridapp.Checkpoints: the Calculator is at a boundary every
+// part passes at iteration; its part is checkpointed there when the
+// plan's interval says so (the iteration counts as the part's).
+func (c comm) Checkpoint(iteration int) {
+	s := c.s
+	s.iter = iteration
+	if s.ckpt != nil && s.ckpt.writes != nil && iteration > 0 && iteration%s.ckpt.plan.Every == 0 {
+		s.takeCheckpoint()
+	}
+}
+
+// CheckpointEvery is gridapp.Checkpoints': the plan's interval, 0 when
+// this part takes no checkpoints.
+func (c comm) CheckpointEvery() int {
+	if c.s.ckpt == nil || c.s.ckpt.writes == nil {
+		return 0
+	}
+	return c.s.ckpt.plan.Every
+}

@@ -10,6 +10,14 @@
  *
  * Frames both ways: kind u32, arg u32, length u64 (little-endian, as the
  * hosts gridtui runs on), then the payload. apps/bsp/wire.go is the other side.
+ *
+ * When every process of the run shares this host, the worker names a shared
+ * file in bsp_begin's answer (apps/bsp/shm_linux.go has its layout). From
+ * the second superstep on, bsp_sync first meets the others there (a flag
+ * per process, spinning, then yielding, then sleeping): a superstep with no
+ * more than puts ends there, each process copying the puts for it straight
+ * from the others' put buffers (files beside the shared one, which the puts
+ * are recorded into); any other superstep goes on to the worker.
  */
 #define _GNU_SOURCE
 #include "bsp.h"
@@ -22,6 +30,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#define BSP_SHM 1
+#endif
 
 enum {
 	K_BEGIN = 1, K_SYNC = 2, K_DATA = 3, K_ABORT = 4,
@@ -37,6 +52,15 @@ struct reg {
 struct buf {
 	char *b;
 	size_t n, cap;
+	int fd;           /* a put buffer in a shared file: its descriptor, or -1 */
+	const char *path; /* that file, created at the first growth */
+};
+
+/* mapping is this process's view of another's put buffer. */
+struct mapping {
+	int fd;
+	char *p;
+	size_t len;
 };
 
 struct get {
@@ -55,7 +79,7 @@ static struct {
 	struct timespec t0;
 	struct reg *regs;
 	int nregs, capregs, pushes;
-	struct buf pops, puts, gets, msgs, out;
+	struct buf pops, putbuf[2], *puts, gets, msgs, out;
 	int nputs, ngets, nmsgs;
 	struct get *getdst;
 	int capget;
@@ -63,7 +87,21 @@ static struct {
 	struct buf in, servein, serveout; /* the worker's frames; the queue points into in */
 	struct msg *queue;
 	int qhead, qlen;
-} S = {.fd = -1};
+	uint64_t step;         /* supersteps ended, through the worker or not */
+	uint32_t every;        /* the run's checkpoint interval in supersteps, 0: none */
+	uint64_t resume;       /* the superstep a restarted run resumes at */
+	char *snap;            /* the state to restore at the first bsp_sync, or NULL */
+	uint64_t snapn;
+	int resumed;
+	struct ckbuf {
+		char *addr;
+		size_t n;
+	} *ck;
+	int nck;
+	char *shm;             /* the shared file, or NULL */
+	char *shmpath;
+	struct mapping *peers; /* [2*pid + parity] */
+} S = {.fd = -1, .puts = &S.putbuf[0], .putbuf = {{.fd = -1}, {.fd = -1}}};
 
 /* fail sends the worker a broken rule (pid: the process that broke it)
  * and exits. */
@@ -147,12 +185,18 @@ static void fail(int pid, const char *call, const char *fmt, ...) {
 	exit(1);
 }
 
+static void growshared(struct buf *b, size_t cap);
+
 static void grow(struct buf *b, size_t more) {
 	if (b->n + more <= b->cap)
 		return;
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < b->n + more)
 		cap *= 2;
+	if (b->path) {
+		growshared(b, cap);
+		return;
+	}
 	char *p = realloc(b->b, cap);
 	if (!p)
 		fail(S.pid, "bsp_sync", "out of memory (%zu bytes)", cap);
@@ -200,6 +244,8 @@ void bsp_init(void (*spmd)(void), int argc, char **argv) {
 	}
 }
 
+static void shmopen(const char *path, size_t n);
+
 void bsp_begin(int maxprocs) {
 	environment();
 	if (S.begun)
@@ -213,6 +259,28 @@ void bsp_begin(int maxprocs) {
 	if (arg != 0)
 		exit(0); /* beyond maxprocs: this process takes no part */
 	memcpy(&S.nprocs, p, 4);
+	char *q = p + 4, *e = p + n;
+	if (n >= 24) {
+		uint64_t sn;
+		memcpy(&S.every, q, 4);
+		memcpy(&S.resume, q + 4, 8);
+		memcpy(&sn, q + 12, 8);
+		q += 20;
+		if (sn > (uint64_t)(e - q)) {
+			fprintf(stderr, "bsp: process %d: a checkpoint of %llu bytes in a frame of %llu\n", S.pid, (unsigned long long)sn, (unsigned long long)n);
+			_exit(3);
+		}
+		if (sn > 0) {
+			S.snap = malloc(sn);
+			if (!S.snap)
+				_exit(4);
+			memcpy(S.snap, q, sn);
+			S.snapn = sn;
+		}
+		q += sn;
+	}
+	if (q < e)
+		shmopen(q, (size_t)(e - q));
 	free(p);
 	S.begun = 1;
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
@@ -302,11 +370,11 @@ void bsp_put(int pid, const void *src, void *dst, int offset, int nbytes) {
 	int r = lookup("bsp_put", dst);
 	if (offset < 0)
 		fail(S.pid, "bsp_put", "negative offset %d", offset);
-	add32(&S.puts, (uint32_t)pid);
-	add32(&S.puts, (uint32_t)r);
-	add64(&S.puts, (uint64_t)offset);
-	add32(&S.puts, (uint32_t)nbytes);
-	add(&S.puts, src, (size_t)nbytes);
+	add32(S.puts, (uint32_t)pid);
+	add32(S.puts, (uint32_t)r);
+	add64(S.puts, (uint64_t)offset);
+	add32(S.puts, (uint32_t)nbytes);
+	add(S.puts, src, (size_t)nbytes);
 	S.nputs++;
 }
 
@@ -463,8 +531,237 @@ static void deliver(char *p) {
 	S.qlen = (int)k;
 }
 
-static void superstep(int end, const char *call) {
-	started(call);
+/* The shared file: a 64-byte header, then 256 bytes per process (the
+ * layout of apps/bsp/shm_linux.go). The first cache line of a process is
+ * read by every process (its arrival at a superstep's barrier, and per
+ * parity of the superstep its class and the bytes in its put buffer); the
+ * second is its figures, which its worker reads. */
+enum {
+	SHM_HEAD = 64, SHM_PROC = 256,
+	O_ARRIVED = 0, O_CLASS = 8, O_PUTS = 16,
+	O_FAST = 64, O_WAITING = 72, O_WAITNS = 80, O_OUT = 88, O_IN = 96, O_HMAX = 104,
+};
+
+#ifdef BSP_SHM
+static uint64_t *slot(int pid, int off) {
+	return (uint64_t *)(void *)(S.shm + SHM_HEAD + (size_t)pid * SHM_PROC + off);
+}
+
+static void shmopen(const char *path, size_t n) {
+	char *name = malloc(n + 1);
+	if (!name)
+		fail(S.pid, "bsp_begin", "out of memory");
+	memcpy(name, path, n);
+	name[n] = 0;
+	int fd = open(name, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_HEAD + (size_t)S.nprocs * SHM_PROC)
+		fail(S.pid, "bsp_begin", "the shared file %s: %s", name, fd < 0 ? strerror(errno) : "too short");
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		fail(S.pid, "bsp_begin", "the shared file %s: %s", name, strerror(errno));
+	S.shm = p;
+	S.shmpath = name;
+	S.peers = calloc(2 * (size_t)S.nprocs, sizeof *S.peers);
+	if (!S.peers)
+		fail(S.pid, "bsp_begin", "out of memory");
+	for (int i = 0; i < 2 * S.nprocs; i++)
+		S.peers[i].fd = -1;
+	for (int q = 0; q < 2; q++) {
+		char *b = malloc(n + 32);
+		if (!b)
+			fail(S.pid, "bsp_begin", "out of memory");
+		snprintf(b, n + 32, "%s.%d.%d", name, S.pid, q);
+		S.putbuf[q].path = b;
+	}
+}
+
+/* growshared grows a put buffer kept in a file the others map. */
+static void growshared(struct buf *b, size_t cap) {
+	if (cap < (1 << 16))
+		cap = 1 << 16;
+	if (b->fd < 0) {
+		b->fd = open(b->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (b->fd < 0)
+			fail(S.pid, "bsp_put", "the put buffer %s: %s", b->path, strerror(errno));
+	}
+	if (ftruncate(b->fd, (off_t)cap) != 0)
+		fail(S.pid, "bsp_put", "the put buffer %s of %zu bytes: %s", b->path, cap, strerror(errno));
+	void *p = b->b ? mremap(b->b, b->cap, cap, MREMAP_MAYMOVE)
+	               : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
+	if (p == MAP_FAILED)
+		fail(S.pid, "bsp_put", "the put buffer %s of %zu bytes: %s", b->path, cap, strerror(errno));
+	b->b = p;
+	b->cap = cap;
+}
+
+static uint64_t nanos(void);
+
+/* backoff waits a little more each time, as MPI libraries wait on a shared
+ * node: spinning briefly, then yielding the core (Open MPI's
+ * mpi_yield_when_idle) for the first 20 ms of the wait, then sleeping (50
+ * µs, 1 ms after 200 ms) so that a process waiting long for the others'
+ * computation leaves them the cores. t0 is when the wait began. */
+static void backoff(unsigned n, uint64_t t0) {
+	if (n < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+		__asm__ __volatile__("pause");
+#endif
+		return;
+	}
+	uint64_t waited = nanos() - t0;
+	if (waited < 20000000u) {
+		sched_yield();
+		return;
+	}
+	struct timespec d = {0, waited < 200000000u ? 50000 : 1000000};
+	nanosleep(&d, NULL);
+}
+
+static uint64_t nanos(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* meet is the barrier in the shared file: this process's class (0 an
+ * empty superstep, 1 puts only, 2 the worker's) and put bytes, then its
+ * arrival; it waits for every process's and returns the largest class. A
+ * slot of parity q is written again two supersteps on, after every
+ * process arrived at the next barrier, so after it read this one. */
+static int meet(int cls) {
+	uint64_t s = S.step;
+	int q = (int)(s & 1);
+	((uint32_t *)(void *)slot(S.pid, O_CLASS))[q] = (uint32_t)cls;
+	slot(S.pid, O_PUTS)[q] = S.puts->n;
+	__atomic_store_n(slot(S.pid, O_ARRIVED), s + 1, __ATOMIC_RELEASE);
+	uint64_t t0 = 0;
+	unsigned n = 0;
+	for (int j = 0; j < S.nprocs; j++) {
+		while (__atomic_load_n(slot(j, O_ARRIVED), __ATOMIC_ACQUIRE) < s + 1) {
+			if (!t0) {
+				t0 = nanos();
+				__atomic_store_n(slot(S.pid, O_WAITING), 1, __ATOMIC_RELAXED);
+			}
+			backoff(n++, t0);
+		}
+	}
+	if (t0) {
+		__atomic_store_n(slot(S.pid, O_WAITING), 0, __ATOMIC_RELAXED);
+		__atomic_store_n(slot(S.pid, O_WAITNS), *slot(S.pid, O_WAITNS) + nanos() - t0, __ATOMIC_RELAXED);
+	}
+	int all = 0;
+	for (int j = 0; j < S.nprocs; j++) {
+		int c = (int)((uint32_t *)(void *)slot(j, O_CLASS))[q];
+		all = c > all ? c : all;
+	}
+	return all;
+}
+
+/* peer maps process src's put buffer of parity q, at least n bytes. */
+static const char *peer(int src, int q, uint64_t n) {
+	struct mapping *m = &S.peers[2 * src + q];
+	if (m->len >= n)
+		return m->p;
+	if (m->fd < 0) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s.%d.%d", S.shmpath, src, q);
+		m->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (m->fd < 0)
+			fail(S.pid, "bsp_sync", "the put buffer %s of process %d: %s", path, src, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(m->fd, &st) != 0 || (uint64_t)st.st_size < n)
+		fail(S.pid, "bsp_sync", "the put buffer of process %d is shorter than its %llu bytes of puts", src, (unsigned long long)n);
+	if (m->p)
+		munmap(m->p, m->len);
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, m->fd, 0);
+	if (p == MAP_FAILED)
+		fail(S.pid, "bsp_sync", "the put buffer of process %d: %s", src, strerror(errno));
+	m->p = p;
+	m->len = (size_t)st.st_size;
+	return m->p;
+}
+
+/* shmputs applies the puts of every process into this one, by source
+ * process then call order, straight from their put buffers, and adds the
+ * superstep to this process's figures. */
+static void shmputs(void) {
+	int q = (int)(S.step & 1);
+	uint64_t in = 0, out = S.puts->n - 20 * (uint64_t)S.nputs;
+	for (int src = 0; src < S.nprocs; src++) {
+		uint64_t n = slot(src, O_PUTS)[q];
+		if (n == 0)
+			continue;
+		const char *p = src == S.pid ? S.puts->b : peer(src, q, n), *e = p + n;
+		while (p < e) {
+			uint32_t pid, r, len;
+			uint64_t off;
+			if (e - p < 20)
+				fail(src, "bsp_put", "a put record cut short");
+			memcpy(&pid, p, 4);
+			memcpy(&r, p + 4, 4);
+			memcpy(&off, p + 8, 8);
+			memcpy(&len, p + 16, 4);
+			p += 20;
+			if ((uint64_t)(e - p) < len)
+				fail(src, "bsp_put", "a put record cut short");
+			if ((int)pid == S.pid) {
+				memcpy(area(src, "bsp_put", r, off, len), p, len);
+				in += len;
+			}
+			p += len;
+		}
+	}
+	uint64_t h = in > out ? in : out;
+	__atomic_store_n(slot(S.pid, O_OUT), *slot(S.pid, O_OUT) + out, __ATOMIC_RELAXED);
+	__atomic_store_n(slot(S.pid, O_IN), *slot(S.pid, O_IN) + in, __ATOMIC_RELAXED);
+	if (h > *slot(S.pid, O_HMAX))
+		__atomic_store_n(slot(S.pid, O_HMAX), h, __ATOMIC_RELAXED);
+	__atomic_store_n(slot(S.pid, O_FAST), *slot(S.pid, O_FAST) + 1, __ATOMIC_RELEASE);
+}
+
+/* shmclose removes this process's put buffers at bsp_end: every process
+ * has read them (it met the others at bsp_end's barrier). */
+static void shmclose(void) {
+	for (int q = 0; q < 2; q++)
+		if (S.putbuf[q].fd >= 0)
+			unlink(S.putbuf[q].path);
+}
+#else
+static void shmopen(const char *path, size_t n) {
+	(void)path;
+	(void)n;
+}
+static void growshared(struct buf *b, size_t cap) {
+	(void)b;
+	(void)cap;
+}
+static int meet(int cls) { return cls; }
+static void shmputs(void) {}
+static void shmclose(void) {}
+#endif
+
+/* ended ends the superstep on this side: registrations take effect or
+ * go, the records start again, the other put buffer is the next one's. */
+static void ended(void) {
+	for (int i = 0; i < S.nregs; i++) {
+		if (S.regs[i].state == 1)
+			S.regs[i].state = 0;
+		else if (S.regs[i].state == 2)
+			S.regs[i].state = 3;
+	}
+	S.pushes = 0;
+	S.pops.n = S.puts->n = S.gets.n = S.msgs.n = 0;
+	S.nputs = S.ngets = S.nmsgs = 0;
+	S.step++;
+	S.puts = &S.putbuf[S.step & 1];
+}
+
+/* throughworker hands the superstep to the worker and applies what it
+ * brings back. */
+static void throughworker(int end, int snap, const char *call) {
 	struct buf *o = &S.out;
 	o->n = 0;
 	add32(o, (uint32_t)S.pushes);
@@ -478,15 +775,15 @@ static void superstep(int end, const char *call) {
 	add(o, S.gets.b, S.gets.n);
 	add(o, S.msgs.b, S.msgs.n);
 	char h[16];
-	uint32_t kind = K_SYNC, arg = (uint32_t)end;
-	uint64_t n = o->n + S.puts.n;
+	uint32_t kind = K_SYNC, arg = (uint32_t)end | (snap ? 2u : 0u);
+	uint64_t n = o->n + S.puts->n;
 	memcpy(h, &kind, 4);
 	memcpy(h + 4, &arg, 4);
 	memcpy(h + 8, &n, 8);
 	writeall(h, 16);
 	writeall(o->b, o->n);
-	if (S.puts.n)
-		writeall(S.puts.b, S.puts.n);
+	if (S.puts->n)
+		writeall(S.puts->b, S.puts->n);
 	for (;;) {
 		char rh[16];
 		readall(rh, 16);
@@ -512,17 +809,90 @@ static void superstep(int end, const char *call) {
 		S.qtag = S.tagsize;
 		deliver(p);
 		S.tagsize = S.nexttag;
-		break;
+		return;
 	}
-	for (int i = 0; i < S.nregs; i++) {
-		if (S.regs[i].state == 1)
-			S.regs[i].state = 0;
-		else if (S.regs[i].state == 2)
-			S.regs[i].state = 3;
+}
+
+/* checkpointed saves the checkpoint buffers: the worker keeps them as the
+ * checkpoint of the superstep that begins. */
+static void checkpointed(void) {
+	uint64_t n = 0;
+	for (int i = 0; i < S.nck; i++)
+		n += S.ck[i].n;
+	char h[16];
+	uint32_t kind = K_DATA, arg = 0;
+	memcpy(h, &kind, 4);
+	memcpy(h + 4, &arg, 4);
+	memcpy(h + 8, &n, 8);
+	writeall(h, 16);
+	for (int i = 0; i < S.nck; i++)
+		writeall(S.ck[i].addr, S.ck[i].n);
+}
+
+/* restored fills the checkpoint buffers from the checkpoint at the end of
+ * a restarted run's first superstep. */
+static void restored(void) {
+	uint64_t n = 0;
+	for (int i = 0; i < S.nck; i++)
+		n += S.ck[i].n;
+	if (n != S.snapn)
+		fail(S.pid, "bsp_checkpoint_reg", "registered %llu bytes of state; the checkpoint of superstep %llu holds %llu",
+		     (unsigned long long)n, (unsigned long long)S.resume, (unsigned long long)S.snapn);
+	const char *p = S.snap;
+	for (int i = 0; i < S.nck; i++) {
+		memcpy(S.ck[i].addr, p, S.ck[i].n);
+		p += S.ck[i].n;
 	}
-	S.pushes = 0;
-	S.pops.n = S.puts.n = S.gets.n = S.msgs.n = 0;
-	S.nputs = S.ngets = S.nmsgs = 0;
+	free(S.snap);
+	S.snap = NULL;
+	S.resumed = (int)S.resume;
+}
+
+void bsp_checkpoint_reg(void *addr, int nbytes) {
+	started("bsp_checkpoint_reg");
+	if (nbytes < 0)
+		fail(S.pid, "bsp_checkpoint_reg", "negative size %d", nbytes);
+	struct ckbuf *c = realloc(S.ck, (size_t)(S.nck + 1) * sizeof *S.ck);
+	if (!c)
+		fail(S.pid, "bsp_checkpoint_reg", "out of memory");
+	S.ck = c;
+	S.ck[S.nck++] = (struct ckbuf){.addr = addr, .n = (size_t)nbytes};
+}
+
+int bsp_resumed(void) {
+	started("bsp_resumed");
+	return S.resumed;
+}
+
+static void superstep(int end, const char *call) {
+	started(call);
+	/* A superstep that ends at a checkpoint goes to the worker, which
+	 * keeps the checkpoint buffers after it (not the first superstep of a
+	 * restarted run: that one restores them). */
+	int snap = !end && S.every > 0 && S.nck > 0 && !S.snap && (S.step + 1) % S.every == 0;
+	/* The first superstep goes to the worker: it checks that every
+	 * process asked for as many processes. */
+	if (S.shm && S.step > 0) {
+		int cls = snap || end || S.pushes || S.pops.n || S.ngets || S.nmsgs || S.nexttag != S.tagsize ? 2 : S.nputs > 0;
+		if (meet(cls) < 2) {
+			/* Nobody sent a message: the queue is empty now. */
+			S.qhead = S.qlen = 0;
+			S.qtag = S.tagsize;
+			shmputs();
+			ended();
+			return;
+		}
+	}
+	throughworker(end, snap, call);
+	if (snap)
+		checkpointed();
+	if (S.snap && S.step == 0) {
+		restored();
+		S.step = S.resume - 1; /* ended counts it */
+	}
+	ended();
+	if (end)
+		shmclose();
 }
 
 void bsp_sync(void) { superstep(0, "bsp_sync"); }

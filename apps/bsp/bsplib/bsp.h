@@ -46,6 +46,16 @@ void bsp_get_tag(int *status, void *tag);
 void bsp_move(void *payload, int reserved_nbytes);
 int bsp_hpmove(void **tag_ptr_buf, void **payload_ptr_buf);
 
+/* Checkpoints (gridtui's, not the standard's): the buffers registered with
+ * bsp_checkpoint_reg (in the same order on every start) are saved inside
+ * the bsp_sync that ends every checkpoint_every-th superstep, after its
+ * communication. After a lost process every process starts again; the
+ * first bsp_sync restores the buffers, and bsp_resumed then returns the
+ * superstep that sync ended (0 on a fresh start): the program goes on
+ * from where that bsp_sync returned. */
+void bsp_checkpoint_reg(void *addr, int nbytes);
+int bsp_resumed(void);
+
 #ifdef __cplusplus
 }
 #endif

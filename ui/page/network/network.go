@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/predict"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/ui/common"
 	"github.com/gridtui/gridtui/ui/widget/list"
@@ -47,6 +48,7 @@ type Model struct {
 	focus  int // 0: nodes, 1: pairs
 	// detail describes a node or a pair, whole (enter on its row).
 	page pager.Model
+	bsp  *predict.BSPParams // g and l per network, or nil
 }
 
 // New returns an empty Network page.
@@ -320,7 +322,7 @@ func (v Model) View() string {
 		nodesH = h - 3
 	}
 	out := []string{
-		fitLine(v.focusTitle(0, "Htable")+s.Dim.Render(fmt.Sprintf(" — %d nodes · locality rule %s", len(v.table.Rows()), loc)), c.Width),
+		fitLine(v.focusTitle(0, "Htable")+s.Dim.Render(fmt.Sprintf(" — %d nodes · locality rule %s", len(v.table.Rows()), loc)+bspNote(v.bsp)), c.Width),
 		v.nodes.Render(0, 1, c.Width, nodesH),
 		fitLine(v.focusTitle(1, v.summary()), c.Width),
 	}

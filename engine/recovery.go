@@ -27,28 +27,14 @@ import (
 // checkpoint. The detectors start afresh with every part, so none is
 // fooled by the parts that moved. At most Resilience.Recoveries() times.
 
-// checkpointDir is the directory the run's checkpoints go to, or "" with
-// the reason checkpoints are off.
-func checkpointDir(spec jobs.Spec, hosts []deploy.Host, opt RunOptions) (string, string) {
+// checkpointDir is the directory the run's checkpoints go to ("": none on
+// disk, checkpoint_dir unset), or "" with the reason checkpoints are off.
+// Without a directory the checkpoints live in memory on buddies (buddy.go).
+func checkpointDir(spec jobs.Spec, _ []deploy.Host, _ RunOptions) (string, string) {
 	if spec.Resilience.Every() == 0 {
 		return "", "checkpoints are off (checkpoint_every = -1)"
 	}
-	if d := spec.Resilience.CheckpointDir; d != "" {
-		return d, ""
-	}
-	for _, h := range hosts {
-		if !h.EthernetAddr.IsValid() {
-			return "", fmt.Sprintf("checkpoints are off: host %s does not share the console's disk; give checkpoint_dir on a file system every node shares (in-memory copies on buddies are not implemented yet)", h.Name)
-		}
-	}
-	base := opt.StoreDir
-	if base == "" {
-		var err error
-		if base, err = jobs.DataDir(""); err != nil {
-			return "", fmt.Sprintf("checkpoints are off: %v", err)
-		}
-	}
-	return filepath.Join(base, "checkpoints"), ""
+	return spec.Resilience.CheckpointDir, ""
 }
 
 // linkGone is in the cause of a node whose neighbour's link vanished under
@@ -135,8 +121,9 @@ type recoverer struct {
 	inv     *deploy.Inventory
 	opt     RunOptions
 	workers *[]*deploy.Worker
-	dir     string // "" when checkpoints are off
-	why     string // why they are off
+	dir     string // "" when no checkpoints go to disk
+	memory  bool   // in-memory copies on buddies (buddy.go)
+	why     string // why checkpoints are off
 	key     string
 	done    []jobs.Recovery
 	count   int // recoveries (one loss may take several nodes)
@@ -152,14 +139,14 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	if why := rc.refusal(); why != "" {
 		return nil, why
 	}
-	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), rc.spec.Scheme == jobs.Synchronous)
-	if err != nil {
-		return nil, "not recovered: " + err.Error()
-	}
 	lost := s.failed.Node
 	gone := lostWith(s, lost)
 	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
 		gone = nil // every worker is sound: the same nodes again
+	}
+	from, holders, err := rc.restoreFrom(s, gone)
+	if err != nil {
+		return nil, "not recovered: " + err.Error()
 	}
 	moved, err := rc.replace(ctx, s, gone)
 	if err != nil {
@@ -169,6 +156,8 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	if err != nil {
 		return nil, "not recovered: " + solve.Bare(err.Error())
 	}
+	next.holders = holders
+	carryCopies(next, s, from)
 	rc.record(s, gone, moved, from)
 	next.recoveries = slices.Clone(rc.done)
 	rc.count++
@@ -178,13 +167,13 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 // refusal says why the run cannot recover at all, or "".
 func (rc *recoverer) refusal() string {
 	switch {
-	case rc.dir == "":
+	case rc.dir == "" && !rc.memory:
 		return rc.why
 	case rc.opt.Workers != nil:
 		return "not recovered: the console's own workers are not replaced yet"
 	case rc.count >= rc.spec.Resilience.Recoveries():
 		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
-	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
+	case rc.dir != "" && checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
 		return fmt.Sprintf("not recovered: the application %s has no checkpoints (gridapp.Checkpointer)", rc.spec.App)
 	}
 	return ""
@@ -212,7 +201,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
-	cp.Dir, cp.Every, cp.Run = rc.dir, rc.spec.Resilience.Every(), rc.key
+	cp.Dir, cp.Memory, cp.Every, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.key
 	next.ckpt = &cp
 	return next, nil
 }

@@ -84,6 +84,9 @@ type Subtask struct {
 	// Checkpoint, when set, has the part checkpointed every few iterations
 	// and, on a recovery, restored first (checkpoint.go).
 	Checkpoint *CheckpointPlan
+	// Copies keeps the checkpoints in memory, here and on the buddy (nil:
+	// disk only, when Checkpoint.Dir is set).
+	Copies CopyStore
 	// Log takes the application's lines for the node's log (a program's
 	// output: gridapp.Subtask.Log); nil: none.
 	Log io.Writer

@@ -58,6 +58,11 @@ type NodeStatus struct {
 	// Load is the 1-minute load average of the node's host as the worker
 	// last read it; nil when unknown.
 	Load *float64 `json:",omitempty"`
+	// Copies are the iterations of the part's checkpoints kept in memory
+	// on this node and on its buddy, newest first; NoCheckpoints says the
+	// application has none (docs/FAILURES.md).
+	Copies        []uint64 `json:",omitempty"`
+	NoCheckpoints bool     `json:",omitempty"`
 }
 
 // LogEvent is a line for the console's event log: tokens, activations,

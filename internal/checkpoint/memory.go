@@ -1,0 +1,153 @@
+package checkpoint
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Memory keeps checkpoints in memory: a worker's own parts' and the copies
+// its buddies send it (double in-memory checkpointing, docs/FAILURES.md).
+// It holds the encoded containers (Append), so that what it hands back is
+// checked exactly as a file is: checksum, run, identity and rank. It keeps
+// one run's checkpoints: a checkpoint of another run drops the previous
+// run's. The zero value is not usable: NewMemory.
+type Memory struct {
+	// Window and Budget keep, beyond the newest keep, every checkpoint put
+	// within Window as long as a rank's checkpoints take at most Budget
+	// bytes: a recovery picks its iteration from statuses that lag.
+	Window time.Duration
+	Budget int
+
+	keep int
+	max  int64
+	mu   sync.Mutex
+	run  string
+	byRk map[int][]memEntry // newest first
+	pins map[int][]uint64   // by rank: iterations kept beyond the newest keep
+}
+
+type memEntry struct {
+	it   uint64
+	at   time.Time
+	data []byte
+}
+
+// NewMemory returns a store that keeps the newest keep checkpoints of each
+// rank, of payloads of at most max bytes (0: 16 GiB).
+func NewMemory(keep int, max int64) *Memory {
+	if max <= 0 {
+		max = 16 << 30
+	}
+	return &Memory{Window: 5 * time.Second, Budget: 256 << 20, keep: max2(keep), max: max, byRk: map[int][]memEntry{}, pins: map[int][]uint64{}}
+}
+
+func max2(n int) int { return max(n, 2) }
+
+// Put keeps an encoded checkpoint (the bytes Append wrote). It reads its
+// header to file it, and refuses a container that does not decode. Of the
+// rank's checkpoints it keeps the newest keep and those of the iterations
+// pinned (nil: the previous pins stay): the ones the worker last reported,
+// which a recovery may ask for.
+func (m *Memory) Put(data []byte, pinned []uint64) (Header, error) {
+	h, _, err := Read(bytes.NewReader(data), m.max)
+	if err != nil {
+		return Header{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if h.Run != m.run {
+		m.run, m.byRk, m.pins = h.Run, map[int][]memEntry{}, map[int][]uint64{}
+	}
+	if pinned != nil {
+		m.pins[h.Rank] = slices.Clone(pinned)
+	}
+	es := slices.DeleteFunc(m.byRk[h.Rank], func(e memEntry) bool { return e.it == h.Iteration })
+	now := time.Now()
+	es = slices.Insert(es, 0, memEntry{h.Iteration, now, data})
+	slices.SortStableFunc(es, func(a, b memEntry) int {
+		switch {
+		case a.it > b.it:
+			return -1
+		case a.it < b.it:
+			return 1
+		}
+		return 0
+	})
+	pins := m.pins[h.Rank]
+	kept, size := es[:0], 0
+	for i, e := range es {
+		size += len(e.data)
+		recent := now.Sub(e.at) < m.Window && size <= m.Budget
+		if i < m.keep || recent || slices.Contains(pins, e.it) {
+			kept = append(kept, e)
+		}
+	}
+	clear(es[len(kept):])
+	m.byRk[h.Rank] = kept
+	return h, nil
+}
+
+// Iterations returns the iterations of rank's checkpoints of run it holds,
+// newest first.
+func (m *Memory) Iterations(run string, rank int) []uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if run != m.run {
+		return nil
+	}
+	var out []uint64
+	for _, e := range m.byRk[rank] {
+		out = append(out, e.it)
+	}
+	return out
+}
+
+// Encoded returns the container of want.Rank's checkpoint of iteration it
+// (latest: the newest), unchecked, or nil.
+func (m *Memory) Encoded(want Header, it uint64, latest bool) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if want.Run != m.run {
+		return nil
+	}
+	for _, e := range m.byRk[want.Rank] {
+		if latest || e.it == it {
+			return e.data
+		}
+	}
+	return nil
+}
+
+// Drop forgets run's checkpoints (the run ended well).
+func (m *Memory) Drop(run string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if run == m.run {
+		m.run, m.byRk, m.pins = "", map[int][]memEntry{}, map[int][]uint64{}
+	}
+}
+
+// Verify decodes an encoded checkpoint and checks it against want (and, when
+// latest is false, that it is of iteration it): the checks of a file, for a
+// copy that came from memory or over the network. from names where it came
+// from in the error.
+func Verify(data []byte, want Header, it uint64, latest bool, max int64, from string) (Header, []byte, error) {
+	r := bytes.NewReader(data)
+	h, payload, err := Read(r, max)
+	if err == nil && r.Len() != 0 {
+		err = fmt.Errorf("%w: %d bytes after the checksum", ErrCorrupt, r.Len())
+	}
+	if err == nil {
+		err = Check(h, want)
+	}
+	if err == nil && !latest && h.Iteration != it {
+		err = fmt.Errorf("%w: rank %d: the copy of iteration %d holds iteration %d", ErrCorrupt, want.Rank, it, h.Iteration)
+	}
+	if err != nil {
+		return Header{}, nil, fmt.Errorf("%s: %w", from, err)
+	}
+	return h, payload, nil
+}

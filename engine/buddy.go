@@ -99,6 +99,7 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	var lists [][]uint64
+	var strict []bool
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
 		if st.NoCheckpoints {
@@ -107,6 +108,9 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		b := ""
 		if r < len(s.buddies) {
 			b = s.buddies[r]
+		}
+		if b != "" && !slices.Contains(gone, b) && s.workers[b] != nil && isDone(s.workers[b]) {
+			gone = append(slices.Clone(gone), b) // lost too, not judged yet
 		}
 		if slices.Contains(gone, name) {
 			switch {
@@ -128,11 +132,12 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			}
 		}
 		lists = append(lists, st.Copies)
+		strict = append(strict, slices.Contains(gone, name))
 	}
 	if !sync {
 		return solve.CheckpointPlan{Latest: true}, holders, nil
 	}
-	k, ok := commonIteration(lists, uint64(max(1, s.spec.Resilience.Every())))
+	k, ok := commonIteration(lists, strict, uint64(max(1, s.spec.Resilience.Every())))
 	if !ok {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
 	}
@@ -140,16 +145,19 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 }
 
 // commonIteration picks a synchronous rollback's iteration from the copies
-// each rank last reported (newest first): the newest that every rank
-// reported or, for a rank whose status lags, took after its newest
-// reported one (a synchronous run checkpoints every rank at the same
-// multiples of every, and the workers keep the recent ones: Memory.Window).
-func commonIteration(lists [][]uint64, every uint64) (uint64, bool) {
+// each rank last reported (newest first): the newest that every lost rank
+// (strict) reported. A surviving rank holds it too when it is a multiple of
+// every: a synchronous run checkpoints every rank at the same multiples,
+// in step, and the workers keep the recent ones (Memory.Window), so that
+// the statuses' lag does not matter. Only the lost ranks' copies are
+// limited to what they reported.
+func commonIteration(lists [][]uint64, strict []bool, every uint64) (uint64, bool) {
 	if len(lists) == 0 {
 		return 0, false
 	}
-	has := func(l []uint64, it uint64) bool {
-		return slices.Contains(l, it) || it > l[0] && it%every == 0
+	has := func(r int, it uint64) bool {
+		l := lists[r]
+		return slices.Contains(l, it) || !strict[r] && it%every == 0
 	}
 	var cands []uint64
 	for _, l := range lists {
@@ -158,10 +166,13 @@ func commonIteration(lists [][]uint64, every uint64) (uint64, bool) {
 	slices.Sort(cands)
 	for i := len(cands) - 1; i >= 0; i-- {
 		it := cands[i]
-		if slices.ContainsFunc(lists, func(l []uint64) bool { return !has(l, it) }) {
-			continue
+		all := true
+		for r := range lists {
+			all = all && has(r, it)
 		}
-		return it, true
+		if all {
+			return it, true
+		}
 	}
 	return 0, false
 }

@@ -50,7 +50,7 @@ func TestCommonIteration(t *testing.T) {
 		{[][]uint64{{500, 475, 450}, {300, 275}}, []bool{false, true}, 300, true}, // the lost rank reported 300 last
 		{[][]uint64{{500, 475, 450}, {300, 275}}, []bool{true, false}, 500, true}, // the survivor went on past 300
 		{[][]uint64{{500, 475}, {300, 275}}, []bool{true, true}, 0, false},
-		{[][]uint64{{100, 75}, {90}}, []bool{false, true}, 0, false},              // 90 is no multiple: rank 0 never took it
+		{[][]uint64{{100, 75}, {90}}, []bool{false, true}, 0, false}, // 90 is no multiple: rank 0 never took it
 		{[][]uint64{{75, 50}, {100, 50}}, []bool{true, false}, 75, true},
 		{nil, nil, 0, false},
 	}

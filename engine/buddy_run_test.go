@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestRunRecoversFromMemory: with no checkpoint_dir the checkpoints live in
+// memory only (nothing is written under the data directory), and a killed
+// worker's part is restored from its buddy's copy: the synchronous run is
+// bit for bit the undisturbed one.
+func TestRunRecoversFromMemory(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := t.TempDir()
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: store, Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	faultAt(&opt, "beta-3", syscall.SIGKILL, 60, nil)
+	rep, err := Run(context.Background(), spec, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecovered(t, rep, want, "beta-3")
+	if _, err := os.Stat(filepath.Join(store, "checkpoints")); !os.IsNotExist(err) {
+		t.Errorf("checkpoints on disk without checkpoint_dir: %v", err)
+	}
+}
+
+// TestRunBuddyLostToo: a part's node and its buddy, which holds its only
+// copy, killed together: the run fails cleanly, naming both.
+func TestRunBuddyLostToo(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	var f *fault
+	f = faultAt(&opt, "", 0, 60, func() {
+		// Rank 1 (alpha-2)'s buddy is the second node of the other cluster
+		// (pickBuddies): beta-2. f.mu is held here.
+		syscall.Kill(f.pids["alpha-2"], syscall.SIGKILL)
+		syscall.Kill(f.pids["beta-2"], syscall.SIGKILL)
+	})
+	rep, err := Run(context.Background(), spec, opt)
+	if err == nil || rep.Outcome != "failed" {
+		t.Fatalf("error %v, report %s", err, summary(rep))
+	}
+	t.Log(rep.Cause)
+	if !strings.Contains(rep.Cause, "alpha-2") || !strings.Contains(rep.Cause, "beta-2") {
+		t.Errorf("cause %q: want both alpha-2 and beta-2 named", rep.Cause)
+	}
+}

@@ -29,16 +29,18 @@ type CopyStore interface {
 	None(app string)
 }
 
+// checkpointFraming is room for a container's header and checksum (run
+// ids are at most 255 bytes).
+const checkpointFraming = 64 + 255 + 4
+
 // saveCopy encodes and hands one checkpoint to the part's CopyStore.
 func (c *checkpointer) saveCopy(w checkpointWrite) error {
-	c.enc = c.enc[:0]
-	enc, err := checkpoint.Append(c.enc, w.h, w.payload)
+	// The store keeps the bytes: a buffer of their own.
+	enc, err := checkpoint.Append(make([]byte, 0, len(w.payload)+checkpointFraming), w.h, w.payload)
 	if err != nil {
 		return err
 	}
-	c.enc = enc
-	// The store keeps the bytes: it gets its own.
-	return c.copies.Save(w.h, append([]byte(nil), enc...))
+	return c.copies.Save(w.h, enc)
 }
 
 // restoreCopy reads the part's checkpoint from its CopyStore.

@@ -49,7 +49,6 @@ type checkpointer struct {
 	done     chan error
 	buf      bytes.Buffer
 	copies   CopyStore // nil: no in-memory copies
-	enc      []byte    // the writer's encoding buffer
 }
 
 // KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss

@@ -102,9 +102,7 @@ func (j *jobCopies) pinned() []uint64 {
 // cannot be recovered, which the statuses show (held stays behind).
 func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
 	pins := j.pinned()
-	if _, err := j.n.copies.mem.Put(enc, pins); err != nil {
-		return fmt.Errorf("engine: keep checkpoint in memory: %w", err)
-	}
+	j.n.copies.mem.Keep(h, enc, pins)
 	if b := j.plan.Buddy; b != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), copyTimeout)
 		err := j.n.sendCopy(ctx, *b, encodeCopy(pins, enc))

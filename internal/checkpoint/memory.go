@@ -56,6 +56,13 @@ func (m *Memory) Put(data []byte, pinned []uint64) (Header, error) {
 	if err != nil {
 		return Header{}, err
 	}
+	m.Keep(h, data, pinned)
+	return h, nil
+}
+
+// Keep is Put of a container this process encoded under h (not read
+// again: the worker's own checkpoints, which Load checks when it restores).
+func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if h.Run != m.run {
@@ -87,7 +94,6 @@ func (m *Memory) Put(data []byte, pinned []uint64) (Header, error) {
 	}
 	clear(es[len(kept):])
 	m.byRk[h.Rank] = kept
-	return h, nil
 }
 
 // Iterations returns the iterations of rank's checkpoints of run it holds,

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,5 +57,53 @@ func TestRunBuddyLostToo(t *testing.T) {
 	t.Log(rep.Cause)
 	if !strings.Contains(rep.Cause, "alpha-2") || !strings.Contains(rep.Cause, "beta-2") {
 		t.Errorf("cause %q: want both alpha-2 and beta-2 named", rep.Cause)
+	}
+}
+
+// TestRunAsyncSurvivorsGoOn: after a loss in an asynchronous run the
+// survivors resume where they stopped (their iteration counters, as the
+// telemetry shows them, never go back: only the lost part restarts from its
+// buddy's copy), and the run is not fooled into an early termination: it
+// ends ok with a true residual below ε.
+func TestRunAsyncSurvivorsGoOn(t *testing.T) {
+	spec := recoverySpec(jobs.Asynchronous, 24, "1e-7")
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	const lost = "beta-2"
+	faultAt(&opt, lost, syscall.SIGKILL, 60, nil)
+	inject := opt.OnSnapshot
+	var mu sync.Mutex
+	high, from := map[string]int{}, map[string]uint64{}
+	var back []string
+	opt.OnSnapshot = func(s Snapshot) {
+		inject(s)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, st := range s.Nodes {
+			if st.Node == lost || st.Iteration == 0 {
+				continue
+			}
+			// A recovered attempt's statuses say where the part restarted:
+			// never before the last iteration seen of it.
+			if st.Restored != from[st.Node] && st.Restored < uint64(high[st.Node]) {
+				back = append(back, fmt.Sprintf("%s was at %d, restarted at %d", st.Node, high[st.Node], st.Restored))
+			}
+			if st.Iteration < high[st.Node] && st.Restored == from[st.Node] {
+				back = append(back, fmt.Sprintf("%s %d → %d", st.Node, high[st.Node], st.Iteration))
+			}
+			from[st.Node] = st.Restored
+			high[st.Node] = max(high[st.Node], st.Iteration)
+		}
+	}
+	rep, err := Run(context.Background(), spec, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
+		t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(back) > 0 {
+		t.Errorf("survivors' iteration counters went back: %v", back)
 	}
 }

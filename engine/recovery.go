@@ -47,8 +47,15 @@ const linkGone = "no link to peer"
 // vanished link, or a pre-flight that met a neighbour's endpoint as it was
 // rebound for the new attempt).
 func linkFailed(cause string) bool {
-	return strings.Contains(cause, linkGone) || strings.Contains(cause, "unreachable on every network")
+	return strings.Contains(cause, linkGone) || strings.Contains(cause, "unreachable on every network") ||
+		strings.Contains(cause, linkUnconfirmed)
 }
+
+// linkUnconfirmed is in the cause of a node whose neighbour's first message
+// on a new link was not its confirmation (a message of the attempt before,
+// seen after a recovery): the node is sound.
+const linkUnconfirmed = "is not its link confirmation"
+
 
 // checkpointKey names a run's checkpoints: the job's name (made a file
 // name) and the first attempt's run id.
@@ -81,7 +88,7 @@ func isLoss(s *submission) bool {
 		default:
 		}
 	}
-	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network"} {
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", linkUnconfirmed} {
 		if strings.Contains(f.Cause, p) {
 			return true
 		}

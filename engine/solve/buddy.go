@@ -24,6 +24,9 @@ type CopyStore interface {
 	// from the plan's holders. Refused lists the copies passed over, each
 	// naming its node and the reason.
 	Load(want checkpoint.Header, it uint64, latest bool) (h checkpoint.Header, payload []byte, refused []string, err error)
+	// Keep keeps the encoded checkpoint of h on this node only (the last
+	// state of a part whose attempt was stopped: lastCheckpoint).
+	Keep(h checkpoint.Header, encoded []byte)
 	// None records that the application has no checkpoints: the submitter
 	// then says so when a loss cannot be recovered.
 	None(app string)
@@ -50,4 +53,31 @@ func (s *solver) restoreCopy(c *checkpointer, want checkpoint.Header) (checkpoin
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r))
 	}
 	return h, payload, err
+}
+
+// lastCheckpoint keeps, in this node's memory, the state of an
+// asynchronous part whose attempt stopped (the abort after a loss
+// elsewhere, or a neighbour's link that went down with it): the next
+// attempt restores each part from its newest checkpoint, so the survivors
+// resume where they stopped and never go back (docs/FAILURES.md). Only the
+// lost part restarts from an older one, its buddy's copy, which to its
+// neighbours is a long delay. The activity detector starts afresh with
+// every part, so it is never fooled. Synchronous runs roll back to a
+// common iteration instead, and hybrid runs (in-step clusters) and the
+// switch detector keep their checkpoints as they are.
+func (s *solver) lastCheckpoint() {
+	c := s.ckpt
+	if c == nil || c.copies == nil || s.t.Scheme != Asynchronous || s.detector != DetectActivity || s.iter <= int(s.res.Restored) {
+		return
+	}
+	c.buf.Reset()
+	if err := c.part.Checkpoint(&c.buf); err != nil {
+		return
+	}
+	h := s.header(c)
+	enc, err := checkpoint.Append(nil, h, c.buf.Bytes())
+	if err != nil {
+		return
+	}
+	c.copies.Keep(h, enc)
 }

@@ -183,6 +183,9 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 	default:
 		err = fmt.Errorf("%w: scheme %q with detector %q", ErrScheme, t.Scheme, s.detector)
 	}
+	if err != nil {
+		s.lastCheckpoint()
+	}
 	return s.res, s.finish(err)
 }
 
@@ -416,7 +419,7 @@ func (s *solver) emit(now time.Time, err error) {
 		return
 	}
 	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.iter, Sigma: s.sigma,
-		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait, Traffic: slices.Clone(s.res.Traffic)}
+		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait, Traffic: slices.Clone(s.res.Traffic), Restored: s.res.Restored}
 	if err != nil {
 		st.Err = Bare(err.Error()) // shown after the node's name
 	}

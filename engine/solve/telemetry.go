@@ -63,6 +63,10 @@ type NodeStatus struct {
 	// application has none (docs/FAILURES.md).
 	Copies        []uint64 `json:",omitempty"`
 	NoCheckpoints bool     `json:",omitempty"`
+	// Restored is the iteration the part's attempt started from (0: the
+	// start): after a recovery, an asynchronous survivor's is where it
+	// stopped.
+	Restored uint64 `json:",omitempty"`
 }
 
 // LogEvent is a line for the console's event log: tokens, activations,

@@ -242,6 +242,11 @@ func holderNames(hs []solve.Holder) string {
 	return s
 }
 
+// Keep keeps a checkpoint on this node only.
+func (j *jobCopies) Keep(h checkpoint.Header, enc []byte) {
+	j.n.copies.mem.Keep(h, enc, j.pinned())
+}
+
 // None records that the application has no checkpoints.
 func (j *jobCopies) None(string) {
 	j.mu.Lock()

@@ -1,8 +1,9 @@
 package checkpoint
 
 import (
-	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"slices"
 	"sync"
 	"time"
@@ -52,7 +53,7 @@ func max2(n int) int { return max(n, 2) }
 // pinned (nil: the previous pins stay): the ones the worker last reported,
 // which a recovery may ask for.
 func (m *Memory) Put(data []byte, pinned []uint64) (Header, error) {
-	h, _, err := Read(bytes.NewReader(data), m.max)
+	h, _, err := Parse(data, m.max)
 	if err != nil {
 		return Header{}, err
 	}
@@ -136,16 +137,58 @@ func (m *Memory) Drop(run string) {
 	}
 }
 
+// Parse checks one whole encoded checkpoint in place, as Read does (and
+// refusing bytes after the checksum), and returns its header and payload,
+// which aliases data: no copy of a large state.
+func Parse(data []byte, max int64) (Header, []byte, error) {
+	var h Header
+	if len(data) < 6 {
+		return h, nil, fmt.Errorf("%w: %d bytes", ErrTruncated, len(data))
+	}
+	if string(data[:4]) != magic {
+		return h, nil, fmt.Errorf("%w: magic %q, not %q", ErrCorrupt, data[:4], magic)
+	}
+	if data[4] != version {
+		return h, nil, fmt.Errorf("%w: version %d (this gridtui reads %d)", ErrCorrupt, data[4], version)
+	}
+	n := int(data[5])
+	end := n + fixedLen
+	if len(data) < end {
+		return h, nil, fmt.Errorf("%w: header of %d bytes, want %d", ErrTruncated, len(data), end)
+	}
+	h.Run = string(data[6 : 6+n])
+	p := data[6+n:]
+	copy(h.Identity[:], p[:32])
+	h.Rank = int(binary.LittleEndian.Uint32(p[32:]))
+	h.Ranks = int(binary.LittleEndian.Uint32(p[36:]))
+	h.Step = int(binary.LittleEndian.Uint32(p[40:]))
+	h.Iteration = binary.LittleEndian.Uint64(p[44:])
+	length := binary.LittleEndian.Uint64(p[52:])
+	if length > uint64(max) {
+		return Header{}, nil, fmt.Errorf("%w: payload of %d bytes (at most %d)", ErrCorrupt, length, max)
+	}
+	if uint64(len(data)-end) < length+4 {
+		return Header{}, nil, fmt.Errorf("%w: %d bytes after the header, want %d", ErrTruncated, len(data)-end, length+4)
+	}
+	stop := end + int(length)
+	if got, want := binary.LittleEndian.Uint32(data[stop:]), crc32.Checksum(data[:stop], castagnoli); got != want {
+		return Header{}, nil, fmt.Errorf("%w: checksum %08x, content gives %08x", ErrCorrupt, got, want)
+	}
+	if extra := len(data) - stop - 4; extra != 0 {
+		return Header{}, nil, fmt.Errorf("%w: %d bytes after the checksum", ErrCorrupt, extra)
+	}
+	if h.Rank >= h.Ranks {
+		return Header{}, nil, fmt.Errorf("%w: rank %d of %d", ErrCorrupt, h.Rank, h.Ranks)
+	}
+	return h, data[end:stop], nil
+}
+
 // Verify decodes an encoded checkpoint and checks it against want (and, when
 // latest is false, that it is of iteration it): the checks of a file, for a
 // copy that came from memory or over the network. from names where it came
 // from in the error.
 func Verify(data []byte, want Header, it uint64, latest bool, max int64, from string) (Header, []byte, error) {
-	r := bytes.NewReader(data)
-	h, payload, err := Read(r, max)
-	if err == nil && r.Len() != 0 {
-		err = fmt.Errorf("%w: %d bytes after the checksum", ErrCorrupt, r.Len())
-	}
+	h, payload, err := Parse(data, max)
 	if err == nil {
 		err = Check(h, want)
 	}

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -90,4 +91,27 @@ func TestVerify(t *testing.T) {
 			t.Errorf("%s: %v, want %v naming the node", c.name, err, c.is)
 		}
 	}
+}
+
+// FuzzParse: Parse, which checks a copy in place, accepts exactly what Read
+// accepts as a whole checkpoint, with the same header and payload.
+func FuzzParse(f *testing.F) {
+	good, _ := Append(nil, Header{Run: "r", Rank: 1, Ranks: 2, Iteration: 9}, []byte("state"))
+	f.Add(good)
+	f.Add(good[:len(good)-1])
+	f.Add(append(slices.Clone(good), 0))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h1, p1, err1 := Parse(b, 1<<20)
+		r := bytes.NewReader(b)
+		h2, p2, err2 := Read(r, 1<<20)
+		if err2 == nil && r.Len() != 0 {
+			err2 = ErrCorrupt
+		}
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("Parse %v, Read %v", err1, err2)
+		}
+		if err1 == nil && (h1 != h2 || !bytes.Equal(p1, p2)) {
+			t.Fatalf("Parse %v %q, Read %v %q", h1, p1, h2, p2)
+		}
+	})
 }

@@ -56,7 +56,6 @@ func linkFailed(cause string) bool {
 // seen after a recovery): the node is sound.
 const linkUnconfirmed = "is not its link confirmation"
 
-
 // checkpointKey names a run's checkpoints: the job's name (made a file
 // name) and the first attempt's run id.
 func checkpointKey(name string, run uint64) string {

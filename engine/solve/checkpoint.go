@@ -48,7 +48,8 @@ type checkpointer struct {
 	writes   chan checkpointWrite
 	done     chan error
 	buf      bytes.Buffer
-	copies   CopyStore // nil: no in-memory copies
+	free     chan *bytes.Buffer // buffers the writer is done with, for the next checkpoints
+	copies   CopyStore          // nil: no in-memory copies
 }
 
 // KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss
@@ -59,6 +60,7 @@ const KeepCheckpoints = 4
 type checkpointWrite struct {
 	h       checkpoint.Header
 	payload []byte
+	buf     *bytes.Buffer // holds payload; back to free once written
 }
 
 // startCheckpoints prepares s's checkpoints when its plan asks for them and
@@ -89,7 +91,7 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 		}
 	}
 	if p.Every > 0 {
-		c.writes, c.done = make(chan checkpointWrite, 1), make(chan error, 1)
+		c.writes, c.done, c.free = make(chan checkpointWrite, 1), make(chan error, 1), make(chan *bytes.Buffer, 2)
 		go c.writer()
 	}
 	s.ckpt = c
@@ -167,12 +169,20 @@ func (s *solver) maybeCheckpoint() {
 		return
 	default:
 	}
-	c.buf.Reset()
-	if err := c.part.Checkpoint(&c.buf); err != nil {
+	// Serialized into a buffer the writer hands back (no allocation of the
+	// state's size per checkpoint once two are in use).
+	var buf *bytes.Buffer
+	select {
+	case buf = <-c.free:
+		buf.Reset()
+	default:
+		buf = new(bytes.Buffer)
+	}
+	if err := c.part.Checkpoint(buf); err != nil {
 		stop(fmt.Errorf("application %q: %w", s.app, err))
 		return
 	}
-	c.writes <- checkpointWrite{s.header(c), bytes.Clone(c.buf.Bytes())}
+	c.writes <- checkpointWrite{s.header(c), buf.Bytes(), buf}
 	s.res.Checkpoints++
 }
 
@@ -195,6 +205,10 @@ func (c *checkpointer) writer() {
 			case c.done <- err:
 			default:
 			}
+		}
+		select {
+		case c.free <- w.buf:
+		default:
 		}
 	}
 	close(c.done)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/study"
 )
@@ -67,7 +67,7 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 			return err
 		}
 	}
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func runBenchStudy(cmd *cobra.Command, g *globalFlags, f *benchStudyFlags) error
 	return nil
 }
 
-func printPlan(cmd *cobra.Command, m study.Matrix, inv *deploy.Inventory, asJSON bool) error {
+func printPlan(cmd *cobra.Command, m study.Matrix, inv *inventory.Inventory, asJSON bool) error {
 	runs, skips, err := study.Plan(m, inv)
 	if err != nil {
 		return err

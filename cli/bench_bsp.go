@@ -12,6 +12,7 @@ import (
 
 	"github.com/gridtui/gridtui/apps/bspbench"
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
@@ -50,7 +51,7 @@ func newBenchBspCmd(g *globalFlags) *cobra.Command {
 }
 
 func runBenchBsp(cmd *cobra.Command, g *globalFlags, f *benchBspFlags) error {
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return err
 	}

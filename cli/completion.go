@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/internal/termsafe"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -94,7 +94,7 @@ func fixed(vals ...string) func(*cobra.Command, []string, string) ([]string, cob
 // nodeNames lists the inventory's sites, clusters and hosts, in that order,
 // leaving out those already given; nothing when the inventory does not load.
 func nodeNames(g *globalFlags, given []string) []string {
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return nil
 	}

@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/ui"
 )
 
@@ -29,7 +29,7 @@ func runConsole(cmd *cobra.Command, g *globalFlags) error {
 	slog.SetDefault(logger)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
 	defer stop()
-	inv, invErr := deploy.Load(g.sites)
+	inv, invErr := inventory.Load(g.sites)
 	if invErr != nil {
 		logger.Error("inventory", "err", invErr)
 	}

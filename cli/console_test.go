@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // TestConsoleErrorKeepsInventoryError: when the console cannot start (no
 // terminal), the inventory error it would have shown on screen is part of
 // the error printed instead, with its position in the file.
 func TestConsoleErrorKeepsInventoryError(t *testing.T) {
-	_, invErr := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"a\"\n  cores = 0\n"))
+	_, invErr := inventory.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"a\"\n  cores = 0\n"))
 	if invErr == nil {
 		t.Fatal("the parser accepted cores = 0")
 	}
@@ -31,7 +31,7 @@ func TestConsoleErrorKeepsInventoryError(t *testing.T) {
 			if !errors.Is(err, noTTY) {
 				t.Errorf("error %v does not wrap the console's", err)
 			}
-			var ce *deploy.ConfigError
+			var ce *inventory.ConfigError
 			if got := errors.As(err, &ce); got != (tc.invErr != nil) {
 				t.Errorf("errors.As ConfigError = %v, want %v", got, tc.invErr != nil)
 			}

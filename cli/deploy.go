@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 	"github.com/gridtui/gridtui/internal/jsonout"
 )
 
@@ -99,11 +101,11 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 	if err := f.check(); err != nil {
 		return err
 	}
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return err
 	}
-	hosts, err := deploy.SelectHosts(inv, args)
+	hosts, err := inventory.SelectHosts(inv, args)
 	if err != nil {
 		return err
 	}
@@ -128,7 +130,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 			opt.ConfirmHostKey = func(host, fp string) bool { return confirmHostKey(progress, host, fp) }
 		}
 	}
-	pool, err := deploy.NewPool(inv, opt) // one connection per host for deploy and --start
+	pool, err := sshclient.NewPool(inv, opt.SSH()) // one connection per host for deploy and --start
 	if err != nil {
 		return err
 	}
@@ -168,7 +170,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, args []string
 }
 
 // smokeStart starts a worker on every host, prints the hellos and stops them.
-func smokeStart(ctx context.Context, out io.Writer, inv *deploy.Inventory, hosts []deploy.Host, opt deploy.Options) ([]deploy.Hello, error) {
+func smokeStart(ctx context.Context, out io.Writer, inv *inventory.Inventory, hosts []inventory.Host, opt deploy.Options) ([]deploy.Hello, error) {
 	boot := deploy.BootFor(deploy.NewRunSecret())
 	fmt.Fprintln(out, "\nstarting workers:")
 	opt.Events = deploy.NewProgress(out, hosts, false).Event

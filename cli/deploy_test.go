@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 func runDeployArgs(t *testing.T, args ...string) (string, error) {
@@ -87,7 +88,7 @@ func TestDeployErrorPrefix(t *testing.T) {
 // $GRIDTUI_SITES: deploy: open" read twice before), the path and the reason.
 func TestDeployMissingSites(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "nonexistent.toml")
-	t.Setenv(deploy.SitesEnv, p)
+	t.Setenv(inventory.SitesEnv, p)
 	for name, tc := range map[string]struct {
 		args []string
 		want string
@@ -119,7 +120,7 @@ func TestDeployNoticeOnce(t *testing.T) {
 	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(deploy.SitesEnv, p)
+	t.Setenv(inventory.SitesEnv, p)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	out, err := runDeployArgs(t)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/internal/termsafe"
 )
 
@@ -47,11 +48,11 @@ func runLogs(cmd *cobra.Command, g *globalFlags, f *resultsFlags, id string, nod
 	if err != nil {
 		return err
 	}
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return err
 	}
-	hosts := map[string]deploy.Host{}
+	hosts := map[string]inventory.Host{}
 	for _, h := range inv.Hosts() {
 		hosts[h.Name] = h
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -27,7 +28,7 @@ func TestLogs(t *testing.T) {
 	line := func(at time.Time, msg string) string {
 		return "time=" + at.Format(time.RFC3339Nano) + " level=INFO msg=\"" + msg + "\" node=alpha-1\n"
 	}
-	h := deploy.Host{Name: "alpha-1", Workdir: ".gridtui"}
+	h := inventory.Host{Name: "alpha-1", Workdir: ".gridtui"}
 	wd := filepath.Join(os.Getenv("XDG_STATE_HOME"), "gridtui", "local", "alpha-1")
 	if err := os.MkdirAll(wd, 0o700); err != nil {
 		t.Fatal(err)

@@ -9,12 +9,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
-	"github.com/spf13/cobra"
 )
 
 type predictFlags struct {
@@ -65,7 +66,7 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 type predictionReport predict.Outlook
 
 func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return err
 	}
@@ -154,7 +155,7 @@ func asCommand(cmd *cobra.Command, err error) error {
 // clusters, hosts or groups, with or without a count), each rank's cluster
 // in rank order, as the engine resolves the selection against the
 // inventory; a plain count (--nodes 8) names none.
-func jobRanks(spec jobs.Spec, inv *deploy.Inventory) (int, []string, error) {
+func jobRanks(spec jobs.Spec, inv *inventory.Inventory) (int, []string, error) {
 	sel := spec.Nodes
 	if len(spec.Groups) > 0 {
 		sel = jobs.NodeSelection{}
@@ -186,8 +187,8 @@ func jobRanks(spec jobs.Spec, inv *deploy.Inventory) (int, []string, error) {
 // (a what-if) every cluster grows in proportion to its size, so that the
 // layout keeps the inventory's shape. It returns each rank's cluster and
 // the inventory's size; no ranks for an empty inventory.
-func countRanks(n int, inv *deploy.Inventory) (ranks []string, total int) {
-	var cls []deploy.Cluster
+func countRanks(n int, inv *inventory.Inventory) (ranks []string, total int) {
+	var cls []inventory.Cluster
 	for _, st := range inv.Sites {
 		for _, c := range st.Clusters {
 			if len(c.Hosts) > 0 {

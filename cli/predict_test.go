@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
 )
@@ -225,8 +225,8 @@ func TestVerdictText(t *testing.T) {
 // the inventory's size every cluster grows in proportion to its own, the
 // remainder going to the first clusters.
 func TestCountRanks(t *testing.T) {
-	inv := &deploy.Inventory{Sites: []deploy.Site{{Name: "s", Clusters: []deploy.Cluster{
-		{Name: "a", Hosts: make([]deploy.Host, 3)}, {Name: "empty"}, {Name: "b", Hosts: make([]deploy.Host, 1)}}}}}
+	inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "s", Clusters: []inventory.Cluster{
+		{Name: "a", Hosts: make([]inventory.Host, 3)}, {Name: "empty"}, {Name: "b", Hosts: make([]inventory.Host, 1)}}}}}
 	for _, tc := range []struct {
 		n    int
 		want string
@@ -238,7 +238,7 @@ func TestCountRanks(t *testing.T) {
 			t.Errorf("%d nodes: %q of %d, want %q of 4", tc.n, got, total, tc.want)
 		}
 	}
-	if ranks, total := countRanks(4, &deploy.Inventory{}); ranks != nil || total != 0 {
+	if ranks, total := countRanks(4, &inventory.Inventory{}); ranks != nil || total != 0 {
 		t.Errorf("empty inventory: %v, %d", ranks, total)
 	}
 }

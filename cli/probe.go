@@ -6,11 +6,12 @@ import (
 	"io"
 	"os"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/probe"
-	"github.com/spf13/cobra"
 )
 
 // probeFlags are the flags of `gridtui probe`.
@@ -66,7 +67,7 @@ func runProbe(cmd *cobra.Command, f *probeFlags) error {
 }
 
 func runProbeRoutes(out io.Writer, g *globalFlags, f *probeFlags) error {
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return err
 	}

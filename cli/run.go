@@ -18,6 +18,8 @@ import (
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/bsp"
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/internal/jsonout"
@@ -82,7 +84,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 }
 
 func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
-	inv, err := deploy.Load(g.sites)
+	inv, err := inventory.Load(g.sites)
 	if err != nil {
 		return err
 	}
@@ -140,7 +142,7 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 // buildSpec starts from the job file (or the default job) and applies the
 // flags that were given. engine.Run validates the result and resolves its
 // node selection.
-func buildSpec(cmd *cobra.Command, f *runFlags, inv *deploy.Inventory) (jobs.Spec, error) {
+func buildSpec(cmd *cobra.Command, f *runFlags, inv *inventory.Inventory) (jobs.Spec, error) {
 	spec := jobs.DefaultSpec()
 	if f.job != "" {
 		var err error
@@ -278,11 +280,11 @@ func checkRunFlags(set func(string) bool, f *runFlags) error {
 
 // parseNodes reads --nodes (jobs.ParseNodes): a count, or names of sites,
 // clusters and hosts of inv, hosts possibly as a node set.
-func parseNodes(s string, inv *deploy.Inventory) (jobs.NodeSelection, error) {
+func parseNodes(s string, inv *inventory.Inventory) (jobs.NodeSelection, error) {
 	if strings.Trim(s, " ,") == "" {
 		return jobs.NodeSelection{}, usageErrorf("gridtui run: --nodes %q names no node: give a count (\"8\") or sites, clusters and hosts", s)
 	}
-	sel, err := jobs.ParseNodes(s, grid.Refs(inv), inv.Source, deploy.ExpandNodeSet)
+	sel, err := jobs.ParseNodes(s, grid.Refs(inv), inv.Source, sched.ExpandNodeSet)
 	if err != nil {
 		return sel, usageErrorf("gridtui run: --%s", strings.TrimPrefix(err.Error(), "jobs: "))
 	}

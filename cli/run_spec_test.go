@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -35,7 +35,7 @@ func buildSpecArgs(t *testing.T, args ...string) (specNodes []string, err error)
 	f.maxIter, _ = fl.GetInt("max-iter")
 	f.eps, _ = fl.GetFloat64("eps")
 	f.wall, _ = fl.GetDuration("wall-time")
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	spec, err := buildSpec(cmd, f, inv)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func TestRunBadValues(t *testing.T) {
 // is refused where it enters the engine, before any worker starts (no node
 // is free here), naming both, as Compose refuses it.
 func TestRunEmptySelection(t *testing.T) {
-	inv, err := deploy.Load("../testdata/sites/good_two_sites.toml")
+	inv, err := inventory.Load("../testdata/sites/good_two_sites.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -160,7 +161,7 @@ func checkSweepFlags(set func(string) bool, f *sweepFlags, sweeping bool) error 
 
 // runSweep runs the instances of a sweep (or resumes one), printing a
 // progress line a second and one line per attempt, then the results table.
-func runSweep(cmd *cobra.Command, inv *deploy.Inventory, spec jobs.Spec, f *runFlags) error {
+func runSweep(cmd *cobra.Command, inv *inventory.Inventory, spec jobs.Spec, f *runFlags) error {
 	if f.sw.dryRun {
 		return dryRunSweep(cmd.OutOrStdout(), spec, f)
 	}
@@ -220,7 +221,7 @@ func swept(spec jobs.Spec, name string) bool {
 
 // engineRunner runs one instance with engine.Run: workers started for it on
 // the hosts the sweep chose, and stopped when it ends.
-func engineRunner(inv *deploy.Inventory, noRecord bool) sweep.RunFunc {
+func engineRunner(inv *inventory.Inventory, noRecord bool) sweep.RunFunc {
 	dopt := terminalPrompts(deploy.Options{HelloTimeout: 30 * time.Second})
 	return func(ctx context.Context, spec jobs.Spec) sweep.Result {
 		rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: inv, NoRecord: noRecord, Deploy: dopt})

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
 func TestParseNodes(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	tests := map[string]struct {
 		in   string
 		want string // fmt of the selection, or "error"
@@ -54,7 +54,7 @@ func TestBuildSpecFlags(t *testing.T) {
 	f.scheme, _ = fl.GetString("scheme")
 	f.nodes, _ = fl.GetString("nodes")
 	f.maxIter, _ = fl.GetInt("max-iter")
-	spec, err := buildSpec(cmd, f, deploy.Embedded())
+	spec, err := buildSpec(cmd, f, inventory.Embedded())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,14 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/spf13/cobra"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 	"github.com/gridtui/gridtui/internal/jsonout"
 	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
-	"github.com/spf13/cobra"
 )
 
 func newSitesCmd(g *globalFlags) *cobra.Command {
@@ -24,7 +27,7 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 		Example: "  gridtui sites\n  gridtui sites --sites lab.toml",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inv, err := deploy.Load(g.sites)
+			inv, err := inventory.Load(g.sites)
 			if err != nil {
 				return err
 			}
@@ -36,7 +39,7 @@ func newSitesCmd(g *globalFlags) *cobra.Command {
 				return jsonout.Write(out, sitesJSON(inv))
 			}
 			fmt.Fprintf(out, "inventory: %s (locality: %s)\n\n", inv.Source, localityName(inv))
-			ssh := deploy.NewSSHResolver("")
+			ssh := sshclient.NewSSHResolver("")
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			owners := hasOwners(inv)
 			head := "SITE\tCLUSTER\tHOST\tCORES\tLAUNCHER\tADDRESSES"
@@ -78,12 +81,12 @@ func newSitesImportCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("gridtui sites import: %w", err)
 			}
-			entries, err := deploy.ParseHostfile(args[0], data)
+			entries, err := inventory.ParseHostfile(args[0], data)
 			if err != nil {
 				return err
 			}
-			text := deploy.ImportHostfile(args[0], site, cluster, entries)
-			if _, err := deploy.Parse(args[0], text); err != nil {
+			text := inventory.ImportHostfile(args[0], site, cluster, entries)
+			if _, err := inventory.Parse(args[0], text); err != nil {
 				return fmt.Errorf("gridtui sites import: --site/--cluster: %w", err)
 			}
 			if out == "" {
@@ -120,11 +123,12 @@ type sitesView struct {
 }
 
 type siteHost struct {
-	deploy.Host
-	Launcher deploy.Launcher
+	inventory.Host
+
+	Launcher inventory.Launcher
 }
 
-func sitesJSON(inv *deploy.Inventory) sitesView {
+func sitesJSON(inv *inventory.Inventory) sitesView {
 	v := sitesView{Inventory: inv.Source, Locality: localityName(inv)}
 	for _, s := range inv.Sites {
 		for _, c := range s.Clusters {
@@ -136,7 +140,7 @@ func sitesJSON(inv *deploy.Inventory) sitesView {
 	return v
 }
 
-func localityName(inv *deploy.Inventory) string {
+func localityName(inv *inventory.Inventory) string {
 	if inv.Locality.Rule == probe.RulePrefix {
 		return "prefix /" + strconv.Itoa(inv.Locality.PrefixBits)
 	}
@@ -153,18 +157,18 @@ func coresText(n int) string {
 // addressText shows how a host is reached: its loopback addresses on a local
 // site, user@hostname:port and the jump hosts over SSH, as the ssh
 // configuration resolves them.
-func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h deploy.Host) string {
-	if s.Launcher == deploy.LauncherLocal {
+func addressText(ctx context.Context, ssh sshclient.SSHResolver, s inventory.Site, h inventory.Host) string {
+	if s.Launcher == inventory.LauncherLocal {
 		t := "eth " + h.EthernetAddr.String()
 		if h.FastAddr.IsValid() {
 			t += ", fast " + h.FastAddr.String()
 		}
 		return t
 	}
-	if deploy.SchedulerFor(s.Launcher) != nil {
+	if sched.SchedulerFor(string(s.Launcher)) != nil {
 		return batchText(s, h)
 	}
-	route, err := deploy.Route(ctx, ssh, h)
+	route, err := sshclient.Route(ctx, ssh, h)
 	if err != nil {
 		route = "unresolved: " + err.Error()
 	}
@@ -180,24 +184,24 @@ func addressText(ctx context.Context, ssh deploy.SSHResolver, s deploy.Site, h d
 // -inherit, pbs_tmrsh), when its environment names one holding the node, or
 // of one it asks the site's frontend for; with neither, a run cannot start
 // it and says so.
-func batchText(s deploy.Site, h deploy.Host) string {
-	sched := deploy.SchedulerFor(s.Launcher)
-	a, ok, err := sched.Inside(os.Getenv)
+func batchText(s inventory.Site, h inventory.Host) string {
+	sc := sched.SchedulerFor(string(s.Launcher))
+	a, ok, err := sc.Inside(os.Getenv)
 	if err != nil {
 		return "unreadable allocation: " + err.Error()
 	}
 	if ok && slices.Contains(a.Names(), h.Name) {
-		return sched.Starter() + " step of " + sched.Name() + " job " + a.Job + " (the allocation gridtui runs in, " + a.Source + ")"
+		return sc.Starter() + " step of " + sc.Name() + " job " + a.Job + " (the allocation gridtui runs in, " + a.Source + ")"
 	}
-	if _, asks := sched.(deploy.Allocator); !asks || s.Frontend == "" {
-		return sched.Starter() + ": no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
+	if _, asks := sc.(sched.Allocator); !asks || s.Frontend == "" {
+		return sc.Starter() + ": no frontend to ask for an allocation: run gridtui inside one holding " + h.Name
 	}
-	return sched.Starter() + " step of an allocation from frontend " + s.Frontend
+	return sc.Starter() + " step of an allocation from frontend " + s.Frontend
 }
 
 // hasOwners says whether a host of inv has an owner policy: only then does
 // `gridtui sites` show the column.
-func hasOwners(inv *deploy.Inventory) bool {
+func hasOwners(inv *inventory.Inventory) bool {
 	for _, h := range inv.Hosts() {
 		if h.Owner != nil {
 			return true

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // TestSitesImport turns a hostfile into an inventory file that loads, and
@@ -19,7 +19,7 @@ func TestSitesImport(t *testing.T) {
 	}
 	out := filepath.Join(dir, "sites.toml")
 	runGridtui(t, "sites", "import", hostfile, "--site", "nancy", "--cluster", "graphene", "-o", out)
-	inv, err := deploy.Load(out)
+	inv, err := inventory.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

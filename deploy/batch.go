@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // deployBatch deploys a batch site's host h, once per site, where the
@@ -16,8 +19,8 @@ import (
 // (deployFrontend). A site without a frontend is run from inside an
 // allocation of its nodes, whose steps start here, in this host's home
 // (deployHere). The bytes are counted on the first host of the site only.
-func (d *deployer) deployBatch(ctx context.Context, inv *Inventory, h Host) Result {
-	site := inv.site(h.Site)
+func (d *deployer) deployBatch(ctx context.Context, inv *inventory.Inventory, h inventory.Host) Result {
+	site := siteNamed(inv, h.Site)
 	d.mu.Lock()
 	if d.frontends == nil {
 		d.frontends = map[string]*frontendDeploy{}
@@ -57,17 +60,17 @@ func (d *deployer) deployBatch(ctx context.Context, inv *Inventory, h Host) Resu
 // frontendHost is the SSH host of site's frontend, as h's site reaches it:
 // the inventory's identity files apply to it, as to any jump host, and the
 // work directory is h's.
-func frontendHost(site Site, h Host) (Host, error) {
-	q, err := parseHop(site.Frontend)
+func frontendHost(site inventory.Site, h inventory.Host) (inventory.Host, error) {
+	q, err := sshclient.ParseHop(site.Frontend)
 	if err != nil {
-		return Host{}, fmt.Errorf("deploy: site %s: frontend %q: %w", site.Name, site.Frontend, err)
+		return inventory.Host{}, fmt.Errorf("deploy: site %s: frontend %q: %w", site.Name, site.Frontend, err)
 	}
-	return Host{Name: q.Name, User: q.User, Port: q.Port, Site: site.Name, Workdir: h.Workdir, IdentityFiles: h.IdentityFiles}, nil
+	return inventory.Host{Name: q.Name, User: q.User, Port: q.Port, Site: site.Name, Workdir: h.Workdir, IdentityFiles: h.IdentityFiles}, nil
 }
 
 // deployFrontend uploads the binary and ships d.ship to the work directory
 // of site's frontend.
-func (d *deployer) deployFrontend(ctx context.Context, site Site, h Host) Result {
+func (d *deployer) deployFrontend(ctx context.Context, site inventory.Site, h inventory.Host) Result {
 	fh, err := frontendHost(site, h)
 	if err != nil {
 		return Result{Phase: PhaseFailed, Err: err}
@@ -89,7 +92,7 @@ func (d *deployer) deployFrontend(ctx context.Context, site Site, h Host) Result
 // the work directory in this host's home: a batch site without a frontend
 // starts its workers from here, as steps of the allocation gridtui runs in,
 // in that directory of the home the nodes share.
-func (d *deployer) deployHere(site Site, h Host) Result {
+func (d *deployer) deployHere(site inventory.Site, h inventory.Host) Result {
 	start := time.Now()
 	where := "site " + site.Name + " (no frontend: this host's home)"
 	fail := func(err error) Result {

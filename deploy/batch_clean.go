@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // A batch site's nodes run their workers from the work directory they share
@@ -15,8 +19,8 @@ import (
 
 // batchCleaner cleans each batch site once for a Clean call.
 type batchCleaner struct {
-	inv  *Inventory
-	pool *Pool
+	inv  *inventory.Inventory
+	pool *sshclient.Pool
 
 	mu    sync.Mutex
 	sites map[string]*batchClean
@@ -29,8 +33,8 @@ type batchClean struct {
 }
 
 // clean removes the shared work directory of h's site, once.
-func (bc *batchCleaner) clean(ctx context.Context, h Host) (string, error) {
-	site := bc.inv.site(h.Site)
+func (bc *batchCleaner) clean(ctx context.Context, h inventory.Host) (string, error) {
+	site := siteNamed(bc.inv, h.Site)
 	bc.mu.Lock()
 	if bc.sites == nil {
 		bc.sites = map[string]*batchClean{}
@@ -47,7 +51,7 @@ func (bc *batchCleaner) clean(ctx context.Context, h Host) (string, error) {
 
 // cleanSite asks the scheduler for the user's gridtui allocations where the
 // site's commands run and, when there is none, removes the work directory.
-func (bc *batchCleaner) cleanSite(ctx context.Context, site Site, h Host) (string, error) {
+func (bc *batchCleaner) cleanSite(ctx context.Context, site inventory.Site, h inventory.Host) (string, error) {
 	wd := remoteWorkdir(h)
 	if err := checkWorkdir(h, wd); err != nil {
 		return "", err
@@ -59,15 +63,15 @@ func (bc *batchCleaner) cleanSite(ctx context.Context, site Site, h Host) (strin
 		if err != nil {
 			return "", err
 		}
-		c, err := connectHost(ctx, bc.pool, fh)
+		c, err := sshclient.Connect(ctx, bc.pool, fh)
 		if err != nil {
 			return "", inContext("site "+site.Name+": frontend", err)
 		}
 		r, where = sshRunner{c}, site.Frontend+":"+wd
 	}
 	running := "true"
-	sched := SchedulerFor(site.Launcher)
-	if a, ok := sched.(Allocator); ok {
+	scheduler := sched.SchedulerFor(string(site.Launcher))
+	if a, ok := scheduler.(sched.Allocator); ok {
 		running = a.RunningCommand()
 	}
 	out, err := r.output(ctx, running+`; echo --; cd && rm -rf `+shQuote(wd)+` && echo removed`)
@@ -77,7 +81,7 @@ func (bc *batchCleaner) cleanSite(ctx context.Context, site Site, h Host) (strin
 	jobs, rest, _ := strings.Cut(string(out), "--")
 	if ids := strings.Fields(jobs); len(ids) > 0 {
 		return "", fmt.Errorf("deploy: site %s: not removing %s: %s job %s of gridtui still runs from it (its workers end with it)",
-			site.Name, where, sched.Name(), strings.Join(ids, ", "))
+			site.Name, where, scheduler.Name(), strings.Join(ids, ", "))
 	}
 	if strings.TrimSpace(rest) != "removed" {
 		return "", fmt.Errorf("deploy: site %s: clean %s: unexpected output %q", site.Name, where, out)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // fakeSqueue is a directory holding an squeue that prints out.
@@ -23,9 +25,9 @@ func fakeSqueue(t *testing.T, out string) string {
 // asked for still runs from it.
 func TestCleanBatch(t *testing.T) {
 	key := newTestKey(t, "")
-	hosts := []Host{{Name: "gtn1", Site: "hpc", Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"},
+	hosts := []inventory.Host{{Name: "gtn1", Site: "hpc", Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"},
 		{Name: "gtn2", Site: "hpc", Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"}}
-	check := func(t *testing.T, inv *Inventory, opt Options, home, where string, setPath func(string)) {
+	check := func(t *testing.T, inv *inventory.Inventory, opt Options, home, where string, setPath func(string)) {
 		t.Helper()
 		wd := filepath.Join(home, "work")
 		os.MkdirAll(wd, 0o700)
@@ -55,7 +57,7 @@ func TestCleanBatch(t *testing.T) {
 		srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 		host, port := srv.host()
 		front := fmt.Sprintf("tester@%s:%d", host, port)
-		inv := &Inventory{Sites: []Site{{Name: "hpc", Launcher: LauncherSlurm, Frontend: front, Clusters: []Cluster{{Name: "c", Hosts: hosts}}}}}
+		inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "hpc", Launcher: "slurm", Frontend: front, Clusters: []inventory.Cluster{{Name: "c", Hosts: hosts}}}}}
 		check(t, inv, testOptions(writeKnownHosts(t, srv)), srv.home, front+":work", func(dir string) {
 			srv.env = []string{"PATH=" + dir + ":" + os.Getenv("PATH")}
 		})
@@ -63,7 +65,7 @@ func TestCleanBatch(t *testing.T) {
 	t.Run("no frontend", func(t *testing.T) {
 		home := t.TempDir()
 		t.Setenv("HOME", home)
-		inv := &Inventory{Sites: []Site{{Name: "hpc", Launcher: LauncherSlurm, Clusters: []Cluster{{Name: "c", Hosts: hosts}}}}}
+		inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "hpc", Launcher: "slurm", Clusters: []inventory.Cluster{{Name: "c", Hosts: hosts}}}}}
 		path := os.Getenv("PATH")
 		check(t, inv, testOptions(filepath.Join(home, "known_hosts")), home, "this host's ~/work", func(dir string) {
 			t.Setenv("PATH", dir+":"+path)
@@ -73,7 +75,7 @@ func TestCleanBatch(t *testing.T) {
 		home := t.TempDir()
 		t.Setenv("HOME", home)
 		os.MkdirAll(filepath.Join(home, "work"), 0o700)
-		inv := &Inventory{Sites: []Site{{Name: "hpc", Launcher: LauncherSlurm, Clusters: []Cluster{{Name: "c", Hosts: hosts}}}}}
+		inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "hpc", Launcher: "slurm", Clusters: []inventory.Cluster{{Name: "c", Hosts: hosts}}}}}
 		s, err := Stop(testCtx(t), inv, hosts, testOptions(filepath.Join(home, "known_hosts")))
 		if r := s.Results[0]; err != nil || r.Detail != "batch site: workers end with their allocation" {
 			t.Errorf("stop: %+v, %v", r, err)

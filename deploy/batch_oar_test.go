@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
 )
 
 // oarUser submits the test's jobs: OAR refuses jobs of root and oar.
@@ -163,7 +166,7 @@ func (o *oarTest) waitNoJobs(t *testing.T, why string) {
 func (o *oarTest) hold(t *testing.T) func() {
 	t.Helper()
 	out, err := o.as("oarsub", "-n", "holder", "-l", "nodes=1,walltime=0:10:00", "sleep 600").CombinedOutput()
-	id := (oar{}).JobID(string(out))
+	id := sched.AllocatorFor("oar").JobID(string(out))
 	if err != nil || id == "" {
 		t.Fatalf("holder job: %v: %s", err, out)
 	}
@@ -190,23 +193,23 @@ func (o *oarTest) hold(t *testing.T) func() {
 }
 
 // inventory is an OAR site of one node, localhost, behind the frontend.
-func (o *oarTest) inventory(t *testing.T) (*Inventory, []Host, Options) {
+func (o *oarTest) inventory(t *testing.T) (*inventory.Inventory, []inventory.Host, Options) {
 	t.Helper()
 	host, port := o.front.host()
-	site := Site{Name: "g5k", Launcher: LauncherOAR, Frontend: fmt.Sprintf("%s@%s:%d", oarUser, host, port),
-		Batch: BatchOptions{TimeLimit: 5 * time.Minute}}
-	hosts := []Host{{Name: "localhost", Site: "g5k", Cluster: "c", IdentityFiles: []string{o.key.file}, Workdir: "work"}}
-	site.Clusters = []Cluster{{Name: "c", Hosts: hosts}}
+	site := inventory.Site{Name: "g5k", Launcher: "oar", Frontend: fmt.Sprintf("%s@%s:%d", oarUser, host, port),
+		Batch: sched.BatchOptions{TimeLimit: 5 * time.Minute}}
+	hosts := []inventory.Host{{Name: "localhost", Site: "g5k", Cluster: "c", IdentityFiles: []string{o.key.file}, Workdir: "work"}}
+	site.Clusters = []inventory.Cluster{{Name: "c", Hosts: hosts}}
 	opt := testOptions(writeKnownHosts(t, o.front))
 	exe, _ := os.Executable()
 	opt.Binary = exe
 	opt.HelloTimeout = 60 * time.Second
-	return &Inventory{Sites: []Site{site}}, hosts, opt
+	return &inventory.Inventory{Sites: []inventory.Site{site}}, hosts, opt
 }
 
 // deploy puts the worker in the frontend's home (the node's), owned by the
 // OAR user: the in-process SFTP server writes as root.
-func (o *oarTest) deploy(t *testing.T, inv *Inventory, hosts []Host, opt Options) {
+func (o *oarTest) deploy(t *testing.T, inv *inventory.Inventory, hosts []inventory.Host, opt Options) {
 	t.Helper()
 	if _, err := Deploy(testCtx(t), inv, hosts, opt); err != nil {
 		t.Fatalf("deploy through the frontend: %v", err)

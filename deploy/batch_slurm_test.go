@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // slurmTest is a real Slurm on this machine (Debian's slurmctld, slurmd,
@@ -247,18 +249,18 @@ func (s *slurmTest) holdJob(t *testing.T, nodes string) (stop func(), id, list s
 
 // inventory is a Slurm site with the test's nodes behind its frontend, the
 // test binary as the worker in the frontend's (shared) home.
-func (s *slurmTest) inventory(t *testing.T) (*Inventory, []Host, Options) {
+func (s *slurmTest) inventory(t *testing.T) (*inventory.Inventory, []inventory.Host, Options) {
 	t.Helper()
 	host, port := s.front.host()
-	site := Site{Name: "hpc", Launcher: LauncherSlurm, Frontend: fmt.Sprintf("tester@%s:%d", host, port)}
-	var hosts []Host
+	site := inventory.Site{Name: "hpc", Launcher: "slurm", Frontend: fmt.Sprintf("tester@%s:%d", host, port)}
+	var hosts []inventory.Host
 	for _, n := range s.nodes {
-		hosts = append(hosts, Host{Name: n, Site: "hpc", Cluster: "c", IdentityFiles: []string{s.key.file}, Workdir: "work"})
+		hosts = append(hosts, inventory.Host{Name: n, Site: "hpc", Cluster: "c", IdentityFiles: []string{s.key.file}, Workdir: "work"})
 	}
-	site.Clusters = []Cluster{{Name: "c", Hosts: hosts}}
+	site.Clusters = []inventory.Cluster{{Name: "c", Hosts: hosts}}
 	opt := testOptions(writeKnownHosts(t, s.front))
 	exe, _ := os.Executable()
 	opt.Binary = exe
 	opt.HelloTimeout = 60 * time.Second
-	return &Inventory{Sites: []Site{site}}, hosts, opt
+	return &inventory.Inventory{Sites: []inventory.Site{site}}, hosts, opt
 }

@@ -11,6 +11,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // Pending-status polling of a waiting allocation, and how long a release
@@ -28,10 +32,11 @@ const (
 // allocations obtains, once per batch site of a StartWorkers call, the
 // allocation of that site's hosts.
 type allocations struct {
-	inv   *Inventory
-	pool  *Pool
+	inv   *inventory.Inventory
+	pool  *sshclient.Pool
 	ev    *emitter
-	hosts map[string][]Host // by site
+	hosts map[string][]inventory. // by site
+		Host
 
 	mu    sync.Mutex
 	sites map[string]*allocation
@@ -40,9 +45,9 @@ type allocations struct {
 // allocation is one batch allocation and the workers that use it; it is
 // released when the last of them is gone.
 type allocation struct {
-	site  Site
-	sched Scheduler
-	alloc Allocator // sched, when it can be asked for allocations; nil inside one
+	site  inventory.Site
+	sched sched.Scheduler
+	alloc sched.Allocator // sched, when it can be asked for allocations; nil inside one
 	r     runner
 	ready chan struct{}
 	err   error
@@ -56,10 +61,10 @@ type allocation struct {
 	relOnce sync.Once
 }
 
-func newAllocations(inv *Inventory, pool *Pool, hosts []Host, ev *emitter) *allocations {
-	a := &allocations{inv: inv, pool: pool, ev: ev, hosts: map[string][]Host{}, sites: map[string]*allocation{}}
+func newAllocations(inv *inventory.Inventory, pool *sshclient.Pool, hosts []inventory.Host, ev *emitter) *allocations {
+	a := &allocations{inv: inv, pool: pool, ev: ev, hosts: map[string][]inventory.Host{}, sites: map[string]*allocation{}}
 	for _, h := range hosts {
-		if SchedulerFor(launcherOf(inv, h)) != nil {
+		if sched.SchedulerFor(string(launcherOf(inv, h))) != nil {
 			a.hosts[h.Site] = append(a.hosts[h.Site], h)
 		}
 	}
@@ -69,12 +74,12 @@ func newAllocations(inv *Inventory, pool *Pool, hosts []Host, ev *emitter) *allo
 // start starts h's worker as a step of its site's allocation, obtaining the
 // allocation first if no other host of the site has. gone is called once
 // the worker is gone and its allocation released if it was the last.
-func (as *allocations) start(ctx context.Context, h Host, b Boot, opt Options, gone func()) (*Worker, error) {
+func (as *allocations) start(ctx context.Context, h inventory.Host, b Boot, opt Options, gone func()) (*Worker, error) {
 	as.mu.Lock()
 	a, ok := as.sites[h.Site]
 	if !ok {
-		site := as.inv.site(h.Site)
-		a = &allocation{site: site, sched: SchedulerFor(site.Launcher), ready: make(chan struct{}), users: len(as.hosts[h.Site])}
+		site := siteNamed(as.inv, h.Site)
+		a = &allocation{site: site, sched: sched.SchedulerFor(string(site.Launcher)), ready: make(chan struct{}), users: len(as.hosts[h.Site])}
 		as.sites[h.Site] = a
 		go func() {
 			a.err = a.obtain(ctx, as, as.hosts[h.Site])
@@ -95,20 +100,20 @@ func (as *allocations) start(ctx context.Context, h Host, b Boot, opt Options, g
 	return startStep(ctx, a, h, b, opt, as.ev, gone)
 }
 
-// site returns the inventory's site named name.
-func (inv *Inventory) site(name string) Site {
+// siteNamed returns the inventory's site named name.
+func siteNamed(inv *inventory.Inventory, name string) inventory.Site {
 	for _, s := range inv.Sites {
 		if s.Name == name {
 			return s
 		}
 	}
-	return Site{Name: name}
+	return inventory.Site{Name: name}
 }
 
 // obtain gets the allocation of hosts: the one gridtui runs in, when the
 // environment names one holding them all, else a new one from the site's
 // frontend, reporting its pending status until it is granted.
-func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []Host) error {
+func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []inventory.Host) error {
 	names := make([]string, len(hosts))
 	for i, h := range hosts {
 		names[i] = h.Name
@@ -121,7 +126,7 @@ func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []Host) 
 		a.r, a.id, a.nodes = localRunner{}, in.Job, in.Names()
 		return nil
 	}
-	alloc, _ := a.sched.(Allocator)
+	alloc, _ := a.sched.(sched.Allocator)
 	if a.site.Frontend == "" || alloc == nil {
 		how := "needs a frontend to ask %s for an allocation (frontend = \"host\" in sites.toml), or run gridtui inside an allocation of %s"
 		if alloc == nil {
@@ -135,7 +140,7 @@ func (a *allocation) obtain(ctx context.Context, as *allocations, hosts []Host) 
 	if err != nil {
 		return err
 	}
-	c, err := connectHost(ctx, as.pool, fh)
+	c, err := sshclient.Connect(ctx, as.pool, fh)
 	if err != nil {
 		return fmt.Errorf("deploy: site %s: frontend: %w", a.site.Name, err)
 	}
@@ -175,7 +180,7 @@ func (a *allocation) request(ctx context.Context, ev *emitter, names []string, c
 	go func() {
 		sc := bufio.NewScanner(p.stdout)
 		for sc.Scan() {
-			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == AllocLine {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == sched.AllocLine {
 				granted <- f[1:]
 				break
 			}
@@ -208,7 +213,7 @@ func (a *allocation) request(ctx context.Context, ev *emitter, names []string, c
 
 // granted checks that the granted node list holds every host.
 func (a *allocation) granted(id, list string, names []string, what string) error {
-	nodes, err := ExpandNodeSet(list)
+	nodes, err := sched.ExpandNodeSet(list)
 	if err == nil && !containsAll(nodes, names) {
 		err = fmt.Errorf("it holds %s", list)
 	}
@@ -286,7 +291,7 @@ func (a *allocation) release() {
 }
 
 // startStep starts h's worker as a step of allocation a.
-func startStep(ctx context.Context, a *allocation, h Host, b Boot, opt Options, ev *emitter, gone func()) (*Worker, error) {
+func startStep(ctx context.Context, a *allocation, h inventory.Host, b Boot, opt Options, ev *emitter, gone func()) (*Worker, error) {
 	w := &Worker{Host: h, done: make(chan struct{}), stderr: newTail(), timeout: opt.stopTimeout(), ev: ev}
 	cmd := a.sched.StepCommand(a.id, h.Name, "cd "+shQuote(remoteWorkdir(h))+" && exec ./"+binaryName+" worker")
 	p, err := a.r.start(ctx, cmd, w.stderr)

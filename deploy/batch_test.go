@@ -7,43 +7,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
-func TestSlurmStatus(t *testing.T) {
-	out := []byte("42|PENDING|Resources|gp\n--\n40|gp\n41|other\n42|gp\n43|gp\n")
-	p, err := slurm{}.StatusOf("42", out)
-	if err != nil || p != (Pending{Job: "42", State: "PENDING", Reason: "Resources", Position: 2}) {
-		t.Fatalf("statusOf = %+v, %v", p, err)
-	}
-	if got, want := p.String(), "job 42 pending (Resources), position 2 in the queue"; got != want {
-		t.Errorf("String = %q, want %q", got, want)
-	}
-	if _, err := (slurm{}).StatusOf("7", []byte("--\n")); err == nil {
-		t.Error("statusOf accepted squeue output without the job")
-	}
-	for line, id := range map[string]string{
-		"salloc: Pending job allocation 123":               "123",
-		"salloc: job 123 queued and waiting for resources": "123",
-		"salloc: Granted job allocation 9":                 "9",
-		"salloc: error: invalid partition specified":       "",
-	} {
-		if got := (slurm{}).JobID(line); got != id {
-			t.Errorf("jobID(%q) = %q, want %q", line, got, id)
-		}
-	}
-}
-
-func TestSlurmAllocCommand(t *testing.T) {
-	cmd := slurm{}.AllocCommand("n1,n2", 4, BatchOptions{Partition: "gp", Account: "proj", TimeLimit: 90 * time.Second, Options: []string{"--qos=short"}})
-	for _, want := range []string{"salloc ", "--nodelist='n1,n2'", "--nodes=2", "--cpus-per-task=4", "--partition='gp'", "--account='proj'", "--time=2", "'--qos=short'", AllocLine} {
-		if !strings.Contains(cmd, want) {
-			t.Errorf("allocCommand lacks %q: %s", want, cmd)
-		}
-	}
-}
-
 // deployTo puts the test binary in the frontend's (shared) home.
-func (s *slurmTest) deploy(t *testing.T, inv *Inventory, hosts []Host, opt Options) {
+func (s *slurmTest) deploy(t *testing.T, inv *inventory.Inventory, hosts []inventory.Host, opt Options) {
 	t.Helper()
 	sum, err := Deploy(testCtx(t), inv, hosts, opt)
 	if err != nil {

@@ -3,6 +3,8 @@ package deploy
 import (
 	"crypto/rand"
 	"net/netip"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // NewRunSecret returns a fresh run id and a 256-bit run secret for the
@@ -19,8 +21,8 @@ func NewRunSecret() (id [16]byte, secret []byte) {
 // addresses; real hosts choose from their NICs. The engine reuses workers
 // started with it when given the same id and secret. Workers log into
 // WorkerLogFile in their work directory.
-func BootFor(id [16]byte, secret []byte) func(Host) Boot {
-	return func(h Host) Boot {
+func BootFor(id [16]byte, secret []byte) func(inventory.Host) Boot {
+	return func(h inventory.Host) Boot {
 		b := Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast,
 			Cores: h.Cores, Cluster: h.Cluster, LogFile: WorkerLogFile(h.Name)}
 		for _, a := range []netip.Addr{h.EthernetAddr, h.FastAddr} {

@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // benchGrid is n in-process SSH servers on 127.0.1.1..n and a ~15 MB binary.
 type benchGrid struct {
 	servers []*testServer
-	hosts   []Host
+	hosts   []inventory.Host
 	opt     Options
 }
 

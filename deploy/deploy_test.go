@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // testCtx is a context with a generous deadline: tests never hang.
@@ -78,7 +81,7 @@ func TestDeployUploadThenSkipUnchanged(t *testing.T) {
 	opt.Events = log.add
 	h := testHost(srv, key)
 
-	s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+	s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 	if err != nil {
 		t.Fatalf("first deploy: %v", err)
 	}
@@ -97,7 +100,7 @@ func TestDeployUploadThenSkipUnchanged(t *testing.T) {
 		t.Fatalf("phases %v, want %v", got, want)
 	}
 
-	s, err = Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+	s, err = Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 	if err != nil {
 		t.Fatalf("second deploy: %v", err)
 	}
@@ -131,7 +134,7 @@ func TestDeployBrokenUploadLeavesOldBinary(t *testing.T) {
 	os.WriteFile(final, []byte("old version\n"), 0o755)
 
 	srv.breakAfter.Store(1 << 20) // the network goes away after 1 MiB
-	s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+	s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 	if err == nil || s.Results[0].Phase != PhaseFailed {
 		t.Fatalf("deploy over a broken connection succeeded: %+v", s.Results[0])
 	}
@@ -140,7 +143,7 @@ func TestDeployBrokenUploadLeavesOldBinary(t *testing.T) {
 	}
 
 	srv.breakAfter.Store(0)
-	if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt); err != nil {
 		t.Fatalf("redeploy after the break: %v", err)
 	}
 	if got, want := fileSum(t, final), fileSum(t, opt.Binary); got != want {
@@ -163,7 +166,7 @@ func TestDeployCancelMidUpload(t *testing.T) {
 			cancel()
 		}
 	}
-	s, _ := Deploy(ctx, sshInventory(), []Host{testHost(srv, key)}, opt)
+	s, _ := Deploy(ctx, sshInventory(), []inventory.Host{testHost(srv, key)}, opt)
 	if r := s.Results[0]; r.Phase != PhaseFailed || !errors.Is(r.Err, context.Canceled) {
 		t.Fatalf("cancelled deploy result = %+v, want failed with context.Canceled", r)
 	}
@@ -181,9 +184,9 @@ func TestDeployFanOutReportsEveryFailure(t *testing.T) {
 	opt := testOptions(writeKnownHosts(t, a, b, c))
 	opt.Binary = smallBinary(t, 1<<20)
 	opt.Width = 2
-	dead := Host{Name: "127.0.0.1", Site: "test", Port: closedPort(t), User: "tester",
+	dead := inventory.Host{Name: "127.0.0.1", Site: "test", Port: closedPort(t), User: "tester",
 		IdentityFiles: []string{key.file}, Workdir: "work"}
-	hosts := []Host{testHost(a, key), dead, testHost(b, key), testHost(c, key)}
+	hosts := []inventory.Host{testHost(a, key), dead, testHost(b, key), testHost(c, key)}
 
 	s, err := Deploy(testCtx(t), sshInventory(), hosts, opt)
 	if !errors.Is(err, ErrHostsFailed) {
@@ -221,16 +224,16 @@ func TestWorkerOverSSHLifecycle(t *testing.T) {
 	opt := testOptions(writeKnownHosts(t, srv))
 	h := testHost(srv, key)
 	inv := sshInventory()
-	pool, err := NewPool(inv, opt)
+	pool, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()
 	opt.Pool = pool
-	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), inv, []inventory.Host{h}, opt); err != nil {
 		t.Fatalf("deploy the test binary: %v", err)
 	}
-	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -266,15 +269,15 @@ func TestWorkerExitsWhenSessionCloses(t *testing.T) {
 	opt := testOptions(writeKnownHosts(t, srv))
 	h := testHost(srv, key)
 	inv := sshInventory()
-	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), inv, []inventory.Host{h}, opt); err != nil {
 		t.Fatalf("deploy: %v", err)
 	}
-	pool, err := NewPool(inv, opt)
+	pool, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt.Pool = pool
-	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -290,7 +293,7 @@ func TestWorkerExitsWhenSessionCloses(t *testing.T) {
 	waitGone(t, ws[0].Hello.PID)
 }
 
-func testBoot(h Host) Boot {
+func testBoot(h inventory.Host) Boot {
 	return Boot{Node: "n-" + h.Name, RunID: [16]byte{1, 2, 3}, Secret: []byte("0123456789abcdef0123"),
 		Listen: []string{"tcp://127.0.0.1:0"}, Cores: 1, Cluster: h.Cluster}
 }
@@ -338,12 +341,12 @@ func TestRedeployDetectsChangedBinary(t *testing.T) {
 			opt.Binary = smallBinary(t, 200<<10)
 			opt.NoCompress = true // a full upload is every byte
 			h := testHost(srv, key)
-			if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
+			if _, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt); err != nil {
 				t.Fatal(err)
 			}
 			final := filepath.Join(srv.home, "work", binaryName)
 			tc.tamper(t, final, filepath.Join(srv.home, "work", sumRecord))
-			s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+			s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 			if err != nil || s.Results[0].Bytes != 200<<10 {
 				t.Fatalf("redeploy after tampering: %+v, %v; want a full upload", s.Results[0], err)
 			}
@@ -365,7 +368,7 @@ func TestDeploySharedWorkdir(t *testing.T) {
 	opt.Binary = smallBinary(t, 4<<20)
 	for round := range 3 {
 		os.RemoveAll(filepath.Join(a.home, "work"))
-		s, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(a, key), testHost(b, key)}, opt)
+		s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{testHost(a, key), testHost(b, key)}, opt)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -382,7 +385,7 @@ func TestKeepaliveDetectsVanishedHost(t *testing.T) {
 	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 	opt := testOptions(writeKnownHosts(t, srv))
 	inv := sshInventory()
-	if _, err := Deploy(testCtx(t), inv, []Host{testHost(srv, key)}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), inv, []inventory.Host{testHost(srv, key)}, opt); err != nil {
 		t.Fatalf("deploy: %v", err)
 	}
 	proxy := newFreezeProxy(t, srv.addr)
@@ -393,7 +396,7 @@ func TestKeepaliveDetectsVanishedHost(t *testing.T) {
 	os.WriteFile(known, []byte(knownhosts.Line([]string{knownhosts.Normalize(proxy.ln.Addr().String())}, srv.hostKey.PublicKey())+"\n"), 0o600)
 	opt = testOptions(known)
 	opt.KeepAlive = time.Second // 3 misses: a healthy but loaded connection never stalls that long
-	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt)
 	if err != nil {
 		t.Fatalf("start through the proxy: %v", err)
 	}
@@ -417,7 +420,7 @@ func TestSessionsStayUnderMaxSessions(t *testing.T) {
 	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 	opt := testOptions(writeKnownHosts(t, srv))
 	opt.Binary = smallBinary(t, 512<<10)
-	var hosts []Host
+	var hosts []inventory.Host
 	for i := range 14 {
 		h := testHost(srv, key)
 		h.Workdir = "work" + itoa(i)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // TestDumpStacks asks a local worker that ignores its stdin for its
@@ -18,7 +20,11 @@ import (
 // says so at once, and a kill of it afterwards is its failure as before.
 func TestDumpStacks(t *testing.T) {
 	inv, hosts := localInventory(t, "stuck-1", "stuck-2")
-	boot := func(h Host) Boot { b := testBoot(h); b.Node, b.LogFile = h.Name, WorkerLogFile(h.Name); return b }
+	boot := func(h inventory.Host) Boot {
+		b := testBoot(h)
+		b.Node, b.LogFile = h.Name, WorkerLogFile(h.Name)
+		return b
+	}
 	var log eventLog
 	ws, err := StartWorkers(testCtx(t), inv, hosts, boot, Options{HelloTimeout: 30 * time.Second, StopTimeout: 200 * time.Millisecond, Events: log.add})
 	if err != nil {

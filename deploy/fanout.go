@@ -11,10 +11,14 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // launcherOf returns the launcher of h's site (ssh when the site is unknown).
-func launcherOf(inv *Inventory, h Host) Launcher {
+func launcherOf(inv *inventory.Inventory, h inventory.Host) inventory.Launcher {
 	if inv != nil {
 		for _, s := range inv.Sites {
 			if s.Name == h.Site && s.Launcher != "" {
@@ -22,12 +26,12 @@ func launcherOf(inv *Inventory, h Host) Launcher {
 			}
 		}
 	}
-	return LauncherSSH
+	return inventory.LauncherSSH
 }
 
 // fanOut runs fn for every host, at most width at a time; one host failing
 // never stops the others. Results keep the order of hosts.
-func fanOut(ctx context.Context, hosts []Host, width int, fn func(context.Context, int, Host) Result) Summary {
+func fanOut(ctx context.Context, hosts []inventory.Host, width int, fn func(context.Context, int, inventory.Host) Result) Summary {
 	res := make([]Result, len(hosts))
 	var g errgroup.Group
 	g.SetLimit(width)
@@ -46,11 +50,11 @@ func fanOut(ctx context.Context, hosts []Host, width int, fn func(context.Contex
 }
 
 // poolFor returns opt.Pool, or a new pool and a function that closes it.
-func poolFor(inv *Inventory, opt Options) (*Pool, func(), error) {
+func poolFor(inv *inventory.Inventory, opt Options) (*sshclient.Pool, func(), error) {
 	if opt.Pool != nil {
 		return opt.Pool, func() {}, nil
 	}
-	p, err := NewPool(inv, opt)
+	p, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,9 +63,9 @@ func poolFor(inv *Inventory, opt Options) (*Pool, func(), error) {
 
 // needsSSH reports whether any host is reached over SSH (itself, or its
 // site's frontend for a batch launcher).
-func needsSSH(inv *Inventory, hosts []Host) bool {
+func needsSSH(inv *inventory.Inventory, hosts []inventory.Host) bool {
 	for _, h := range hosts {
-		if launcherOf(inv, h) != LauncherLocal {
+		if launcherOf(inv, h) != inventory.LauncherLocal {
 			return true
 		}
 	}
@@ -79,7 +83,7 @@ func needsSSH(inv *Inventory, hosts []Host) bool {
 // every kind of host (ship.go); a file that cannot be read fails every host
 // before any is touched. The Summary lists every host; the error is the
 // Summary's Err (nil when all succeeded) or a setup error.
-func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
+func Deploy(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, opt Options) (Summary, error) {
 	ev := &emitter{fn: opt.Events}
 	ship, err := shipFiles(opt.Ship)
 	if err != nil { // a file the command line names is wrong: touch no host
@@ -100,11 +104,11 @@ func Deploy(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Sum
 		d = &deployer{pool: pool, bins: newBinaries(opt), ev: ev, noCompress: opt.NoCompress, ship: ship}
 	}
 	plans := make([]*plan, len(hosts))
-	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
-		if launcherOf(inv, h) == LauncherLocal {
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h inventory.Host) Result {
+		if launcherOf(inv, h) == inventory.LauncherLocal {
 			return deployLocal(h, ship, ev)
 		}
-		if SchedulerFor(launcherOf(inv, h)) != nil {
+		if sched.SchedulerFor(string(launcherOf(inv, h))) != nil {
 			return d.deployBatch(ctx, inv, h)
 		}
 		p, res := d.checkHost(ctx, i, h)
@@ -128,18 +132,18 @@ func pidFile(node string) string {
 
 // Stop stops the workers recorded in every host's work directory (workers
 // of this process are better stopped with Worker.Stop).
-func Stop(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
+func Stop(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, opt Options) (Summary, error) {
 	return stopOrClean(ctx, inv, hosts, opt, false)
 }
 
 // Clean stops the workers like Stop and removes every host's work directory.
-func Clean(ctx context.Context, inv *Inventory, hosts []Host, opt Options) (Summary, error) {
+func Clean(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, opt Options) (Summary, error) {
 	return stopOrClean(ctx, inv, hosts, opt, true)
 }
 
-func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options, clean bool) (Summary, error) {
+func stopOrClean(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, opt Options, clean bool) (Summary, error) {
 	ev := &emitter{fn: opt.Events}
-	var pool *Pool
+	var pool *sshclient.Pool
 	if needsSSH(inv, hosts) {
 		p, done, err := poolFor(inv, opt)
 		if err != nil {
@@ -149,16 +153,16 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 		pool = p
 	}
 	batch := &batchCleaner{inv: inv, pool: pool}
-	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h Host) Result {
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, _ int, h inventory.Host) Result {
 		start := time.Now()
 		var detail string
 		var err error
 		switch {
-		case launcherOf(inv, h) == LauncherLocal:
+		case launcherOf(inv, h) == inventory.LauncherLocal:
 			detail, err = stopLocal(h, clean, opt.stopGrace())
-		case SchedulerFor(launcherOf(inv, h)) != nil && clean:
+		case sched.SchedulerFor(string(launcherOf(inv, h))) != nil && clean:
 			detail, err = batch.clean(ctx, h)
-		case SchedulerFor(launcherOf(inv, h)) != nil:
+		case sched.SchedulerFor(string(launcherOf(inv, h))) != nil:
 			// Compute nodes refuse SSH outside an allocation, and workers
 			// end with theirs; the binary is on the frontend (deployBatch).
 			detail = "batch site: workers end with their allocation"
@@ -175,9 +179,9 @@ func stopOrClean(ctx context.Context, inv *Inventory, hosts []Host, opt Options,
 	return s, s.Err()
 }
 
-func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, grace time.Duration, ev *emitter) (string, error) {
+func stopRemote(ctx context.Context, pool *sshclient.Pool, h inventory.Host, clean bool, grace time.Duration, ev *emitter) (string, error) {
 	ev.emit(h.Name, PhaseConnect, 0, "", nil)
-	c, err := connectHost(ctx, pool, h)
+	c, err := sshclient.Connect(ctx, pool, h)
 	if err != nil {
 		return "", err
 	}
@@ -185,7 +189,7 @@ func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, grace time.
 	if err := checkWorkdir(h, wd); err != nil {
 		return "", err
 	}
-	out, err := c.run(ctx, stopScript(wd, clean, grace))
+	out, err := c.Run(ctx, stopScript(wd, clean, grace))
 	if err != nil {
 		return "", err
 	}
@@ -202,20 +206,20 @@ func stopRemote(ctx context.Context, pool *Pool, h Host, clean bool, grace time.
 // log; with a workdir of the inventory's own, that directory (relative to
 // home, as on remote hosts) plus local/<node>. Local nodes never share one
 // and Clean removes only theirs.
-func localWorkdir(h Host) string {
+func localWorkdir(h inventory.Host) string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		home = os.TempDir()
 	}
 	wd := h.Workdir
-	if wd == "" || wd == defaultWorkdir {
+	if wd == "" || wd == inventory.DefaultWorkdir {
 		state := os.Getenv("XDG_STATE_HOME")
 		if !filepath.IsAbs(state) { // the XDG spec: a relative path is invalid
 			state = filepath.Join(home, ".local", "state")
 		}
 		return filepath.Join(state, "gridtui", "local", h.Name)
 	}
-	wd = expandHome(wd)
+	wd = sshclient.ExpandHome(wd)
 	if wd == "~" || !filepath.IsAbs(wd) {
 		if wd == "~" {
 			wd = ""

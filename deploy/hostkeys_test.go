@@ -16,21 +16,24 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // connectOnce opens a fresh pool and connects to h.
-func connectOnce(t *testing.T, h Host, opt Options) error {
+func connectOnce(t *testing.T, h inventory.Host, opt Options) error {
 	t.Helper()
-	p, err := NewPool(sshInventory(), opt)
+	p, err := sshclient.NewPool(sshInventory(), opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	c, err := connectHost(testCtx(t), p, h)
+	c, err := sshclient.Connect(testCtx(t), p, h)
 	if err != nil {
 		return err
 	}
-	out, err := c.run(testCtx(t), "echo hi")
+	out, err := c.Run(testCtx(t), "echo hi")
 	if err == nil && strings.TrimSpace(string(out)) != "hi" {
 		t.Fatalf("echo hi printed %q", out)
 	}
@@ -49,20 +52,20 @@ func TestHostKeyVerification(t *testing.T) {
 		name      string
 		known     string // known_hosts content
 		acceptNew bool
-		prompt    HostKeyPrompt
+		prompt    sshclient.HostKeyPrompt
 		wantErr   error
 		wantText  []string
 		recorded  bool // a hashed line is added
 	}{
 		{name: "known", known: knownhosts.Line([]string{knownhosts.Normalize(srv.addr)}, srv.hostKey.PublicKey()) + "\n"},
-		{name: "unknown refused", wantErr: ErrHostKeyUnknown, wantText: []string{fp, "--accept-new", knownhosts.Normalize(srv.addr)}},
+		{name: "unknown refused", wantErr: sshclient.ErrHostKeyUnknown, wantText: []string{fp, "--accept-new", knownhosts.Normalize(srv.addr)}},
 		{name: "unknown accepted with accept-new", acceptNew: true, recorded: true},
 		{name: "accepted after a last line without newline", known: "# no newline", acceptNew: true, recorded: true},
 		{name: "unknown accepted at the prompt", prompt: func(host, f string) bool { return f == fp }, recorded: true},
-		{name: "unknown refused at the prompt", prompt: func(string, string) bool { return false }, wantErr: ErrHostKeyUnknown},
+		{name: "unknown refused at the prompt", prompt: func(string, string) bool { return false }, wantErr: sshclient.ErrHostKeyUnknown},
 		{name: "changed refused even with accept-new",
 			known:     knownhosts.Line([]string{knownhosts.Normalize(srv.addr)}, otherKey.PublicKey()) + "\n",
-			acceptNew: true, wantErr: ErrHostKeyChanged, wantText: []string{fp}},
+			acceptNew: true, wantErr: sshclient.ErrHostKeyChanged, wantText: []string{fp}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,7 +134,7 @@ func TestEncryptedKeyAsksPassphraseOnce(t *testing.T) {
 		}
 		return []byte("s3cret"), nil
 	}
-	if _, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(a, key), testHost(b, key)}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{testHost(a, key), testHost(b, key)}, opt); err != nil {
 		t.Fatalf("deploy with an encrypted key: %v", err)
 	}
 	if n := asked.Load(); n != 1 {
@@ -155,7 +158,7 @@ func TestJumpHost(t *testing.T) {
 	t.Run("verified hop", func(t *testing.T) {
 		opt := testOptions(writeKnownHosts(t, jump, target))
 		opt.Binary = smallBinary(t, 100<<10)
-		if _, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil {
+		if _, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt); err != nil {
 			t.Fatalf("deploy through the jump host: %v", err)
 		}
 		if jump.forwards.Load() != 1 || jump.execs.Load() != 0 {
@@ -170,14 +173,14 @@ func TestJumpHost(t *testing.T) {
 	})
 	t.Run("unknown target behind a known jump", func(t *testing.T) {
 		err := connectOnce(t, h, testOptions(writeKnownHosts(t, jump)))
-		if !errors.Is(err, ErrHostKeyUnknown) || !strings.Contains(err.Error(), "via hopper@"+jump.addr) ||
+		if !errors.Is(err, sshclient.ErrHostKeyUnknown) || !strings.Contains(err.Error(), "via hopper@"+jump.addr) ||
 			!strings.Contains(err.Error(), target.addr) {
 			t.Fatalf("err = %v, want unknown key of %s via %s", err, target.addr, jump.addr)
 		}
 	})
 	t.Run("unknown jump", func(t *testing.T) {
 		err := connectOnce(t, h, testOptions(writeKnownHosts(t, target)))
-		if !errors.Is(err, ErrHostKeyUnknown) || !strings.Contains(err.Error(), jump.addr) ||
+		if !errors.Is(err, sshclient.ErrHostKeyUnknown) || !strings.Contains(err.Error(), jump.addr) ||
 			!strings.Contains(err.Error(), target.addr) {
 			t.Fatalf("err = %v, want unknown key of the jump %s, naming both hosts", err, jump.addr)
 		}
@@ -190,10 +193,10 @@ func TestConnectTimeoutOnSilentHost(t *testing.T) {
 	key := newTestKey(t, "")
 	opt := testOptions(filepath.Join(t.TempDir(), "known_hosts"))
 	opt.ConnectTimeout = 300 * time.Millisecond
-	h := Host{Name: host, Site: "test", Port: port, User: "u", IdentityFiles: []string{key.file}}
+	h := inventory.Host{Name: host, Site: "test", Port: port, User: "u", IdentityFiles: []string{key.file}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	s, err := Deploy(ctx, sshInventory(), []Host{h}, opt)
+	s, err := Deploy(ctx, sshInventory(), []inventory.Host{h}, opt)
 	if ctx.Err() != nil {
 		t.Fatal("deploy to a silent host hung until the test deadline")
 	}
@@ -269,7 +272,7 @@ func TestSlowHostKeyAnswerKeepsTimeouts(t *testing.T) {
 		time.Sleep(time.Second) // the user reads the fingerprint
 		return true
 	}
-	p, err := NewPool(sshInventory(), opt)
+	p, err := sshclient.NewPool(sshInventory(), opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +280,7 @@ func TestSlowHostKeyAnswerKeepsTimeouts(t *testing.T) {
 	errs := make(chan error, 2)
 	for _, s := range []*testServer{a, b} {
 		go func() {
-			_, err := connectHost(testCtx(t), p, testHost(s, key))
+			_, err := sshclient.Connect(testCtx(t), p, testHost(s, key))
 			errs <- err
 		}()
 	}
@@ -312,7 +315,7 @@ func TestHostKeyQuestionsPendingTogether(t *testing.T) {
 			return false
 		}
 	}
-	p, err := NewPool(sshInventory(), opt)
+	p, err := sshclient.NewPool(sshInventory(), opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +326,7 @@ func TestHostKeyQuestionsPendingTogether(t *testing.T) {
 			go func() {
 				h := testHost(s, key)
 				h.User = user
-				_, err := connectHost(testCtx(t), p, h)
+				_, err := sshclient.Connect(testCtx(t), p, h)
 				errs <- err
 			}()
 		}

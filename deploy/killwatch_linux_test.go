@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/internal/exithold"
 )
 
@@ -77,7 +78,7 @@ func TestKillDeliveredBeforeExit(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
-		b := testBoot(Host{Name: node})
+		b := testBoot(inventory.Host{Name: node})
 		b.Node = node
 		if _, err := handshake(testCtx(t), stdin, stdout, b, 30*time.Second, func() { c.Process.Kill() }); err != nil {
 			t.Fatal(err)
@@ -214,7 +215,7 @@ func TestKilledLocalWorkerReportedBeforeGone(t *testing.T) {
 // Stop kills it, and the kill watch seeing that SIGKILL reports no failure.
 func TestStopKillNotAFailure(t *testing.T) {
 	inv, hosts := localInventory(t, "stuck-1")
-	boot := func(h Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
+	boot := func(h inventory.Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
 	var log eventLog
 	ws, err := StartWorkers(testCtx(t), inv, hosts, boot, Options{HelloTimeout: 30 * time.Second, StopTimeout: 200 * time.Millisecond, Events: log.add})
 	if err != nil {

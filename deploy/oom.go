@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // ErrKilled is wrapped when a worker that was not being stopped ended by
@@ -116,13 +118,13 @@ func localOOMKill(pid int) string {
 
 // remoteOOMKill looks for pid in the kernel log of the host of c (its
 // dmesg, as the SSH user may read it).
-func remoteOOMKill(c *sshConn, pid int) string {
+func remoteOOMKill(c *sshclient.Conn, pid int) string {
 	if pid <= 0 {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), kernelLogTimeout)
 	defer cancel()
-	out, err := c.run(ctx, "dmesg 2>/dev/null | tail -n 4000")
+	out, err := c.Run(ctx, "dmesg 2>/dev/null | tail -n 4000")
 	if err != nil && len(out) == 0 {
 		return ""
 	}

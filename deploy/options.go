@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // Phase is a step of a host's deployment or of a worker's life.
@@ -60,12 +62,12 @@ type Options struct {
 	AcceptNew bool
 	// ConfirmHostKey, if set, is asked about unknown host keys when AcceptNew
 	// is false (the console's prompt).
-	ConfirmHostKey HostKeyPrompt
+	ConfirmHostKey sshclient.HostKeyPrompt
 	// Challenge, if set, answers keyboard-interactive authentication (the
 	// one-time codes of HPC frontends), tried after the keys.
-	Challenge ChallengePrompt
+	Challenge sshclient.ChallengePrompt
 	// Passphrase is asked for the passphrase of encrypted identity files.
-	Passphrase PassphrasePrompt
+	Passphrase sshclient.PassphrasePrompt
 	// Events receives progress; the calls made by one Deploy, StartWorkers,
 	// Stop or Clean (and by its workers) are serialized, never concurrent.
 	Events func(Event)
@@ -87,7 +89,7 @@ type Options struct {
 	// -F; "none" reads none). Empty: ~/.ssh/config and /etc/ssh/ssh_config.
 	SSHConfig string
 	// Resolver overrides how hosts are resolved (default: NewSSHResolver).
-	Resolver SSHResolver
+	Resolver sshclient.SSHResolver
 	// Agent is the ssh-agent socket: "" means $SSH_AUTH_SOCK, "none" disables.
 	Agent string
 	// ConnectTimeout bounds connecting and the SSH handshake per hop
@@ -109,14 +111,24 @@ type Options struct {
 	StopGrace time.Duration
 	// Pool shares SSH connections between calls; nil gives each call its
 	// own, closed when the call (or, for StartWorkers, the last worker) ends.
-	Pool *Pool
-	// Ship lists files Deploy copies beside the worker binary, into the
-	// directory each host's worker runs in (ship.go): an SSH host's work
-	// directory, the one a batch site's nodes share with its frontend (or
-	// with this host, without one), a local node's own. A program of
-	// app = "exec" and its files, which the job then names by their base
-	// name on every kind of host.
+	Pool *sshclient.
+		// Ship lists files Deploy copies beside the worker binary, into the
+		// directory each host's worker runs in (ship.go): an SSH host's work
+		// directory, the one a batch site's nodes share with its frontend (or
+		// with this host, without one), a local node's own. A program of
+		// app = "exec" and its files, which the job then names by their base
+		// name on every kind of host.
+		Pool
+
 	Ship []string
+}
+
+// SSH is what of o says how hosts are reached (sshclient.NewPool's
+// configuration).
+func (o Options) SSH() sshclient.Config {
+	return sshclient.Config{AcceptNew: o.AcceptNew, ConfirmHostKey: o.ConfirmHostKey, Challenge: o.Challenge,
+		Passphrase: o.Passphrase, KnownHosts: o.KnownHosts, SSHConfig: o.SSHConfig, Resolver: o.Resolver,
+		Agent: o.Agent, ConnectTimeout: o.ConnectTimeout, KeepAlive: o.KeepAlive}
 }
 
 func (o Options) width() int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/owner"
 )
 
@@ -12,7 +13,7 @@ import (
 // comes first (package owner). Every decision is an Event of PhaseOwner
 // with its reason, which the Sites view shows and the run's log keeps. A
 // policy that says wait holds the worker stopped until it says start.
-func governLocal(w *Worker, pgid int, h Host, ev *emitter) {
+func governLocal(w *Worker, pgid int, h inventory.Host, ev *emitter) {
 	if h.Owner == nil {
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // maxLiveRows is the most hosts the live display redraws in place; more
@@ -37,7 +39,7 @@ type progressRow struct {
 
 // NewProgress returns a display for hosts on w; tty says whether w is a
 // terminal (cursor movement allowed).
-func NewProgress(w io.Writer, hosts []Host, tty bool) *Progress {
+func NewProgress(w io.Writer, hosts []inventory.Host, tty bool) *Progress {
 	p := &Progress{w: w, live: tty && len(hosts) <= maxLiveRows, rows: map[string]*progressRow{}}
 	for _, h := range hosts {
 		if _, ok := p.rows[h.Name]; ok {

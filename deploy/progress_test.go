@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 func TestProgressLineMode(t *testing.T) {
 	var out bytes.Buffer
-	p := NewProgress(&out, []Host{{Name: "a"}, {Name: "bb"}}, false)
+	p := NewProgress(&out, []inventory.Host{{Name: "a"}, {Name: "bb"}}, false)
 	for _, e := range []Event{
 		{Host: "a", Phase: PhaseConnect},
 		{Host: "a", Phase: PhaseUpload, Progress: 0.01},
@@ -33,7 +35,7 @@ func TestProgressLineMode(t *testing.T) {
 
 func TestProgressLiveRedrawsInPlace(t *testing.T) {
 	var out bytes.Buffer
-	p := NewProgress(&out, []Host{{Name: "a"}, {Name: "b"}}, true)
+	p := NewProgress(&out, []inventory.Host{{Name: "a"}, {Name: "b"}}, true)
 	p.Event(Event{Host: "a", Phase: PhaseConnect})
 	p.Event(Event{Host: "b", Phase: PhaseReady, Detail: "unchanged"})
 	s := out.String()

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // A site's hosts usually reach each other over a network much faster than
@@ -44,7 +46,7 @@ func relayGroups(plans []*plan, relay bool) []group {
 		if p == nil {
 			continue
 		}
-		if !relay || p.c.ep.proxyCmd != "" || p.c.hostKey == nil {
+		if !relay || p.c.ProxyCommand() != "" || p.c.HostKey() == nil {
 			if !p.unchanged {
 				out = append(out, group{seed: p})
 			}
@@ -157,7 +159,7 @@ type relayEvent struct {
 // the console, and why they were left.
 func (d *deployer) relay(ctx context.Context, seed *plan, targets []*plan, results []Result) ([]*plan, error) {
 	req, byName := d.relayRequest(seed, targets)
-	if err := seed.c.forwardAgent(d.relaySigners(targets)); err != nil {
+	if err := seed.c.ForwardAgent(d.relaySigners(targets)); err != nil {
 		return targets, err
 	}
 	errs := map[string]string{}
@@ -199,13 +201,13 @@ func (d *deployer) relay(ctx context.Context, seed *plan, targets []*plan, resul
 
 // relayRequest builds the request for targets, and indexes them by name.
 func (d *deployer) relayRequest(seed *plan, targets []*plan) (relayRequest, map[string]*plan) {
-	req := relayRequest{Source: binaryName, Sum: seed.bin.sum, Width: maxSessionsPerHost}
+	req := relayRequest{Source: binaryName, Sum: seed.bin.sum, Width: sshclient.MaxSessionsPerHost}
 	byName := map[string]*plan{}
 	for _, p := range targets {
 		byName[p.h.Name] = p
-		req.Targets = append(req.Targets, relayTarget{Name: p.h.Name, Addr: p.c.ep.addr(), User: p.c.ep.user,
-			HostKey: strings.TrimSpace(string(ssh.MarshalAuthorizedKey(p.c.hostKey))), Workdir: p.wd,
-			TimeoutMS: d.pool.connectTimeout(p.c.ep).Milliseconds()})
+		req.Targets = append(req.Targets, relayTarget{Name: p.h.Name, Addr: p.c.Addr(), User: p.c.User(),
+			HostKey: strings.TrimSpace(string(ssh.MarshalAuthorizedKey(p.c.HostKey()))), Workdir: p.wd,
+			TimeoutMS: d.pool.ConnectTimeout(p.c).Milliseconds()})
 	}
 	return req, byName
 }
@@ -215,7 +217,7 @@ func (d *deployer) relaySigners(targets []*plan) []ssh.Signer {
 	var out []ssh.Signer
 	seen := map[string]bool{}
 	for _, p := range targets {
-		ss, _, err := d.pool.keys.signersFor(p.c.ep)
+		ss, err := d.pool.Signers(p.c)
 		if err != nil {
 			continue
 		}
@@ -229,28 +231,11 @@ func (d *deployer) relaySigners(targets []*plan) []ssh.Signer {
 	return out
 }
 
-// forwardAgent makes c answer the server's agent channels with a read-only
-// agent holding signers (added to those of earlier calls). Only sessions
-// that ask for agent forwarding (the relay's) give the server a way to use it.
-func (c *sshConn) forwardAgent(signers []ssh.Signer) error {
-	c.agentOnce.Do(func() {
-		c.agent = &signerAgent{}
-		if err := agent.ForwardToAgent(c.client, c.agent); err != nil {
-			c.agentErr = fmt.Errorf("deploy: agent forwarding on %s: %w", c.ep, err)
-		}
-	})
-	if c.agentErr != nil {
-		return c.agentErr
-	}
-	c.agent.add(signers)
-	return nil
-}
-
 // runRelay starts `gridtui relay` in seed's work directory with agent
 // forwarding, writes req to it and hands every line it prints to event.
 func runRelay(ctx context.Context, seed *plan, req relayRequest, event func(relayEvent)) error {
 	c := seed.c
-	release, err := c.acquire(ctx, 1)
+	release, err := c.Acquire(ctx, 1)
 	if err != nil {
 		return err
 	}
@@ -263,15 +248,15 @@ func runRelay(ctx context.Context, seed *plan, req relayRequest, event func(rela
 	var errb bytes.Buffer
 	s.Stderr = &limitedBuffer{buf: &errb, max: 4096}
 	if err := agent.RequestAgentForwarding(s); err != nil {
-		return fmt.Errorf("deploy: %s refuses agent forwarding: %w", c.ep, err)
+		return fmt.Errorf("deploy: %s refuses agent forwarding: %w", c, err)
 	}
 	if err := s.Start("cd " + shQuote(seed.wd) + " && exec ./" + binaryName + " relay"); err != nil {
-		return fmt.Errorf("deploy: start relay on %s: %w", c.ep, err)
+		return fmt.Errorf("deploy: start relay on %s: %w", c, err)
 	}
 	stop := context.AfterFunc(ctx, func() { s.Signal(ssh.SIGKILL); s.Close() })
 	defer stop()
 	if err := json.NewEncoder(stdin).Encode(req); err != nil {
-		return fmt.Errorf("deploy: relay on %s: %w", c.ep, err)
+		return fmt.Errorf("deploy: relay on %s: %w", c, err)
 	}
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
@@ -283,13 +268,13 @@ func runRelay(ctx context.Context, seed *plan, req relayRequest, event func(rela
 	stdin.Close()
 	err = s.Wait()
 	if ctx.Err() != nil {
-		return fmt.Errorf("deploy: relay on %s: %w", c.ep, ctx.Err())
+		return fmt.Errorf("deploy: relay on %s: %w", c, ctx.Err())
 	}
 	if err != nil {
 		if msg := strings.TrimSpace(errb.String()); msg != "" {
-			return fmt.Errorf("deploy: relay on %s: %w: %s", c.ep, err, msg)
+			return fmt.Errorf("deploy: relay on %s: %w: %s", c, err, msg)
 		}
-		return fmt.Errorf("deploy: relay on %s: %w", c.ep, err)
+		return fmt.Errorf("deploy: relay on %s: %w", c, err)
 	}
 	return nil
 }
@@ -297,7 +282,7 @@ func runRelay(ctx context.Context, seed *plan, req relayRequest, event func(rela
 // relayTimeout is a target's connect timeout, from its request.
 func (t relayTarget) timeout() time.Duration {
 	if t.TimeoutMS <= 0 {
-		return DefaultConnectTimeout
+		return sshclient.DefaultConnectTimeout
 	}
 	return time.Duration(t.TimeoutMS) * time.Millisecond
 }

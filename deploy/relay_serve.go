@@ -3,19 +3,19 @@ package deploy
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path"
-	"strconv"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // ServeRelay is `gridtui relay`, run by the console on a site's seed host
@@ -90,63 +90,19 @@ func relaySource(req relayRequest) (binary, func() ([]ssh.Signer, error), func()
 // relayTo copies bin to t's work directory through an exec channel, as the
 // console does (temporary name, verify, rename).
 func (d *deployer) relayTo(ctx context.Context, t relayTarget, bin binary, signers func() ([]ssh.Signer, error)) (int64, error) {
-	c, err := dialTarget(ctx, t, signers)
+	c, err := sshclient.DialPinned(ctx, t.Name, t.User, t.Addr, t.HostKey, t.timeout(), signers)
 	if err != nil {
 		return 0, err
 	}
-	defer c.client.Close()
-	h := Host{Name: t.Name}
+	defer c.Close()
+	h := inventory.Host{Name: t.Name}
 	if err := checkWorkdir(h, t.Workdir); err != nil {
 		return 0, err
 	}
-	if _, err := c.run(ctx, "mkdir -p "+shQuote(t.Workdir)); err != nil {
+	if _, err := c.Run(ctx, "mkdir -p "+shQuote(t.Workdir)); err != nil {
 		return 0, err
 	}
 	return d.uploadExec(ctx, c, h, bin, t.Workdir, path.Join(t.Workdir, binaryName), false)
-}
-
-// dialTarget connects to t as its user with the forwarded agent's keys,
-// accepting only the host key in the request.
-func dialTarget(ctx context.Context, t relayTarget, signers func() ([]ssh.Signer, error)) (*sshConn, error) {
-	key, _, _, _, err := ssh.ParseAuthorizedKey([]byte(t.HostKey))
-	if err != nil {
-		return nil, fmt.Errorf("deploy: relay to %s: host key: %w", t.Name, err)
-	}
-	host, port, err := net.SplitHostPort(t.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("deploy: relay to %s: address %q: %w", t.Name, t.Addr, err)
-	}
-	p, _ := strconv.Atoi(port)
-	ep := endpoint{name: t.Name, user: t.User, host: host, port: p}
-	dctx, cancel := context.WithTimeout(ctx, t.timeout())
-	defer cancel()
-	var dl net.Dialer
-	nc, err := dl.DialContext(dctx, "tcp", t.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("deploy: relay to %s: %w", ep, err)
-	}
-	stop := context.AfterFunc(dctx, func() { nc.Close() })
-	cfg := &ssh.ClientConfig{User: t.User, Auth: []ssh.AuthMethod{ssh.PublicKeysCallback(signers)},
-		HostKeyCallback: ssh.FixedHostKey(key), HostKeyAlgorithms: hostKeyAlgorithms(key)}
-	conn, chans, reqs, err := ssh.NewClientConn(nc, t.Addr, cfg)
-	if !stop() {
-		err = errors.Join(err, dctx.Err())
-	}
-	if err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("deploy: relay to %s: ssh handshake: %w", ep, err)
-	}
-	ready := make(chan struct{})
-	close(ready)
-	return &sshConn{ep: ep, ready: ready, client: ssh.NewClient(conn, chans, reqs), slots: semaphore.NewWeighted(maxSessionsPerHost)}, nil
-}
-
-// hostKeyAlgorithms are the algorithms a server may use to prove it holds key.
-func hostKeyAlgorithms(key ssh.PublicKey) []string {
-	if key.Type() == ssh.KeyAlgoRSA {
-		return []string{ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256, ssh.KeyAlgoRSA}
-	}
-	return []string{key.Type()}
 }
 
 // relayWriter writes relay events as JSON lines, one at a time.

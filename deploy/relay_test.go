@@ -12,15 +12,18 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // relayGrid is three hosts of one site with the test binary (which serves
 // `relay`, see TestMain) to ship.
-func relayGrid(t *testing.T, agent bool) ([]*testServer, []Host, Options, *eventLog) {
+func relayGrid(t *testing.T, agent bool) ([]*testServer, []inventory.Host, Options, *eventLog) {
 	t.Helper()
 	key := newTestKey(t, "")
 	var srvs []*testServer
-	var hosts []Host
+	var hosts []inventory.Host
 	for _, ip := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
 		s := newTestServer(t, ip, key.signer.PublicKey())
 		s.agentForwarding.Store(agent)
@@ -128,7 +131,7 @@ func TestServeRelayPinsHostKeys(t *testing.T) {
 			if err != nil {
 				return
 			}
-			go agent.ServeAgent(&signerAgent{signers: []ssh.Signer{key.signer}}, c)
+			go agent.ServeAgent(sshclient.NewSignerAgent(key.signer), c)
 		}
 	}()
 	t.Setenv("SSH_AUTH_SOCK", sock)

@@ -2,14 +2,11 @@ package deploy
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
-	"time"
 
-	"golang.org/x/crypto/ssh"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // fallbackWorkdir is the remote work directory, relative to the login's home.
@@ -17,79 +14,6 @@ const fallbackWorkdir = ".gridtui"
 
 // binaryName is the worker binary's name in the work directory.
 const binaryName = "gridtui"
-
-// acquire takes n of the connection's session slots until release. A task
-// that needs several sessions at once (an upload: SFTP plus commands) takes
-// them in one call, so tasks never hold some slots while waiting for more.
-func (c *sshConn) acquire(ctx context.Context, n int64) (release func(), err error) {
-	if err := c.slots.Acquire(ctx, n); err != nil {
-		return nil, fmt.Errorf("deploy: session on %s: %w", c.ep, err)
-	}
-	return func() { c.slots.Release(n) }, nil
-}
-
-// run executes cmd on the host in a session slot of its own; see exec.
-func (c *sshConn) run(ctx context.Context, cmd string) ([]byte, error) {
-	release, err := c.acquire(ctx, 1)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return c.exec(ctx, cmd)
-}
-
-// newSession opens a session, retrying while the server refuses it as
-// administratively prohibited: sshd frees a session only once both sides
-// have closed it, so right after we release a slot the server may briefly
-// still count it against MaxSessions.
-func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
-	for attempt := 1; ; attempt++ {
-		s, err := c.client.NewSession()
-		var oe *ssh.OpenChannelError
-		if err == nil || !errors.As(err, &oe) || oe.Reason != ssh.Prohibited || attempt == 10 {
-			if err != nil {
-				return nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, err)
-			}
-			return s, nil
-		}
-		select {
-		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
-		case <-ctx.Done():
-			return nil, fmt.Errorf("deploy: open session on %s: %w", c.ep, ctx.Err())
-		}
-	}
-}
-
-// exec executes cmd on the host, in a slot the caller holds, and returns its
-// stdout; a non-zero exit yields an error carrying the start of stderr. ctx
-// ends the session.
-func (c *sshConn) exec(ctx context.Context, cmd string) ([]byte, error) {
-	s, err := c.newSession(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	var out, errb bytes.Buffer
-	s.Stdout = &out
-	s.Stderr = &limitedBuffer{buf: &errb, max: 4096}
-	done := make(chan error, 1)
-	go func() { done <- s.Run(cmd) }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		s.Signal(ssh.SIGKILL)
-		s.Close()
-		return nil, fmt.Errorf("deploy: run %q on %s: %w", firstWord(cmd), c.ep, ctx.Err())
-	}
-	if err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg != "" {
-			return out.Bytes(), fmt.Errorf("deploy: run %q on %s: %w: %s", firstWord(cmd), c.ep, err, msg)
-		}
-		return out.Bytes(), fmt.Errorf("deploy: run %q on %s: %w", firstWord(cmd), c.ep, err)
-	}
-	return out.Bytes(), nil
-}
 
 func firstWord(cmd string) string {
 	if i := strings.IndexByte(cmd, ' '); i > 0 {
@@ -119,7 +43,7 @@ func shQuote(s string) string {
 
 // remoteWorkdir is h's work directory as both sh (started in the home
 // directory) and SFTP (relative paths are from home) understand it.
-func remoteWorkdir(h Host) string {
+func remoteWorkdir(h inventory.Host) string {
 	wd := h.Workdir
 	if wd == "" {
 		wd = fallbackWorkdir
@@ -134,7 +58,7 @@ func remoteWorkdir(h Host) string {
 }
 
 // checkWorkdir refuses work directories that Clean must never remove.
-func checkWorkdir(h Host, wd string) error {
+func checkWorkdir(h inventory.Host, wd string) error {
 	switch wd {
 	case ".", "/", "..", "":
 		return fmt.Errorf("deploy: host %s: work directory %q would be the home or root directory; set workdir in sites.toml", h.Name, h.Workdir)

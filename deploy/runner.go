@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // runner runs shell commands where a batch scheduler's commands are: on a
@@ -34,15 +36,15 @@ type process struct {
 // sshRunner runs commands on a frontend over its pooled connection; every
 // command that lives long (an allocation, a worker) holds a session slot.
 type sshRunner struct {
-	c *sshConn
+	c *sshclient.Conn
 }
 
-func (r sshRunner) String() string { return r.c.ep.String() }
+func (r sshRunner) String() string { return r.c.String() }
 
-func (r sshRunner) output(ctx context.Context, cmd string) ([]byte, error) { return r.c.run(ctx, cmd) }
+func (r sshRunner) output(ctx context.Context, cmd string) ([]byte, error) { return r.c.Run(ctx, cmd) }
 
 func (r sshRunner) start(ctx context.Context, cmd string, stderr io.Writer) (*process, error) {
-	free, err := r.c.acquire(ctx, 1)
+	free, err := r.c.Acquire(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +57,7 @@ func (r sshRunner) start(ctx context.Context, cmd string, stderr io.Writer) (*pr
 	if err := s.Start(cmd); err != nil {
 		s.Close()
 		free()
-		return nil, fmt.Errorf("deploy: run %q on %s: %w", firstWord(cmd), r.c.ep, err)
+		return nil, fmt.Errorf("deploy: run %q on %s: %w", firstWord(cmd), r.c, err)
 	}
 	return &process{stdin: stdin, stdout: stdout,
 		wait: func() error { err := s.Wait(); s.Close(); free(); return err },

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // Where Options.Ship's files go: beside the worker binary, in the directory
@@ -94,7 +96,7 @@ func (d *deployer) shipHost(ctx context.Context, p *plan, r Result) Result {
 	var shipped, same []string
 	for _, b := range d.ship {
 		final := path.Join(p.wd, filepath.Base(b.path))
-		out, err := p.c.run(ctx, remoteSum(final))
+		out, err := p.c.Run(ctx, remoteSum(final))
 		if err != nil {
 			return d.fail(p.h, p.start, PhaseUpload, fmt.Errorf("deploy: ship %s to %s: %w", b.path, p.h.Name, err))
 		}
@@ -193,7 +195,7 @@ func installHere(b binary, dst string) (int64, error) {
 // deployLocal readies a local host: its worker is the console's own binary,
 // so nothing is uploaded, and the files to ship go into its work directory,
 // where its worker starts.
-func deployLocal(h Host, bins []binary, ev *emitter) Result {
+func deployLocal(h inventory.Host, bins []binary, ev *emitter) Result {
 	start := time.Now()
 	if len(bins) == 0 {
 		ev.emit(h.Name, PhaseReady, 1, "local process, nothing to upload", nil)

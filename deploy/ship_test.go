@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // TestDeployShip: the files of Options.Ship land beside the worker binary
@@ -30,7 +32,7 @@ func TestDeployShip(t *testing.T) {
 			os.WriteFile(data, []byte("1 2 3\n"), 0o644)
 			opt.Ship = []string{prog, data}
 			h := testHost(srv, key)
-			s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+			s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,12 +48,12 @@ func TestDeployShip(t *testing.T) {
 			if st, err := os.Stat(filepath.Join(srv.home, "work", "poisson")); err != nil || st.Mode()&0o100 == 0 {
 				t.Fatalf("shipped program: %v, %v: want it executable", st, err)
 			}
-			s, err = Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+			s, err = Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 			if r := s.Results[0]; err != nil || r.Bytes != 0 || r.Detail != "unchanged; unchanged poisson, grid.dat" {
 				t.Fatalf("redeploy: %+v, %v: want nothing shipped", r, err)
 			}
 			os.WriteFile(data, []byte("4 5 6\n"), 0o644)
-			s, err = Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+			s, err = Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 			if r := s.Results[0]; err != nil || r.Detail != "unchanged; shipped grid.dat; unchanged poisson" {
 				t.Fatalf("after a change: %+v, %v: want grid.dat shipped again", r, err)
 			}
@@ -70,7 +72,7 @@ func TestDeployShip(t *testing.T) {
 			dir:                            "deploy: ship " + dir + ": not a regular file",
 		} {
 			opt.Ship = []string{f}
-			s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+			s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 			if r := s.Results[0]; err == nil || r.Phase != PhaseFailed || !strings.Contains(r.Err.Error(), want) {
 				t.Errorf("ship %s: %+v, %v; want the host failed with %q", f, r, err, want)
 			}
@@ -115,16 +117,16 @@ func checkShipped(t *testing.T, dir string, files []string) {
 func TestDeployShipBatch(t *testing.T) {
 	key := newTestKey(t, "")
 	files := shipTestFiles(t)
-	nodes := func(site string) []Host {
-		return []Host{{Name: "gtn1", Site: site, Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"},
+	nodes := func(site string) []inventory.Host {
+		return []inventory.Host{{Name: "gtn1", Site: site, Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"},
 			{Name: "gtn2", Site: site, Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"}}
 	}
 	t.Run("frontend", func(t *testing.T) {
 		srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 		host, port := srv.host()
 		hosts := nodes("hpc")
-		inv := &Inventory{Sites: []Site{{Name: "hpc", Launcher: LauncherSlurm, Frontend: fmt.Sprintf("tester@%s:%d", host, port),
-			Clusters: []Cluster{{Name: "c", Hosts: hosts}}}}}
+		inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "hpc", Launcher: "slurm", Frontend: fmt.Sprintf("tester@%s:%d", host, port),
+			Clusters: []inventory.Cluster{{Name: "c", Hosts: hosts}}}}}
 		opt := testOptions(writeKnownHosts(t, srv))
 		opt.Binary = smallBinary(t, 1<<16)
 		opt.Ship = files
@@ -161,7 +163,7 @@ func TestDeployShipBatch(t *testing.T) {
 		home := t.TempDir()
 		t.Setenv("HOME", home)
 		hosts := nodes("hpc")
-		inv := &Inventory{Sites: []Site{{Name: "hpc", Launcher: LauncherSlurm, Clusters: []Cluster{{Name: "c", Hosts: hosts}}}}}
+		inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "hpc", Launcher: "slurm", Clusters: []inventory.Cluster{{Name: "c", Hosts: hosts}}}}}
 		opt := testOptions(filepath.Join(home, "known_hosts"))
 		opt.Binary = smallBinary(t, 1<<16)
 		opt.Ship = files
@@ -183,7 +185,7 @@ func TestDeployShipBatch(t *testing.T) {
 			t.Errorf("redeploy: %+v, %v: want nothing copied", r, err)
 		}
 		abs := filepath.Join(t.TempDir(), "scratch")
-		one := []Host{hosts[0]}
+		one := []inventory.Host{hosts[0]}
 		one[0].Workdir = abs
 		s, err = Deploy(testCtx(t), inv, one, opt)
 		if r := s.Results[0]; err != nil || !strings.HasPrefix(r.Detail, "on this host, "+abs+" (no frontend") {
@@ -206,8 +208,8 @@ func TestDeployShipBatch(t *testing.T) {
 func TestDeployShipLocal(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	hosts := []Host{{Name: "alpha-1", Site: "local", Cluster: "alpha"}, {Name: "alpha-2", Site: "local", Cluster: "alpha"}}
-	inv := &Inventory{Sites: []Site{{Name: "local", Launcher: LauncherLocal, Clusters: []Cluster{{Name: "alpha", Hosts: hosts}}}}}
+	hosts := []inventory.Host{{Name: "alpha-1", Site: "local", Cluster: "alpha"}, {Name: "alpha-2", Site: "local", Cluster: "alpha"}}
+	inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "local", Launcher: inventory.LauncherLocal, Clusters: []inventory.Cluster{{Name: "alpha", Hosts: hosts}}}}}
 	files := shipTestFiles(t)
 	opt := Options{Ship: files}
 	s, err := Deploy(testCtx(t), inv, hosts, opt)

@@ -18,15 +18,18 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // resolvers are the ways a host is resolved from the configuration file:
 // ssh -G -F file (when ssh is installed) and the parser used without ssh.
 // Every option test runs under both.
-func resolvers(t *testing.T, file string) map[string]SSHResolver {
-	rs := map[string]SSHResolver{"files": SSHFiles{Files: []string{file}, Required: true}}
+func resolvers(t *testing.T, file string) map[string]sshclient.SSHResolver {
+	rs := map[string]sshclient.SSHResolver{"files": sshclient.SSHFiles{Files: []string{file}, Required: true}}
 	if path, err := exec.LookPath("ssh"); err == nil {
-		rs["ssh -G"] = SSHCommand{Path: path, ConfigFile: file}
+		rs["ssh -G"] = sshclient.SSHCommand{Path: path, ConfigFile: file}
 	} else {
 		t.Log("ssh is not installed: only the file parser is tested")
 	}
@@ -45,7 +48,7 @@ func writeSSHConfig(t *testing.T, format string, args ...any) string {
 
 // configOptions resolve through r and force no known_hosts file: the ssh
 // configuration says which to use.
-func configOptions(r SSHResolver) Options {
+func configOptions(r sshclient.SSHResolver) Options {
 	return Options{Resolver: r, Agent: "none", HelloTimeout: 30 * time.Second}
 }
 
@@ -55,7 +58,7 @@ func knownLine(addr string, key ssh.PublicKey) string {
 }
 
 // forEachResolver runs fn under every resolver of the configuration file.
-func forEachResolver(t *testing.T, file string, fn func(t *testing.T, r SSHResolver)) {
+func forEachResolver(t *testing.T, file string, fn func(t *testing.T, r sshclient.SSHResolver)) {
 	for name, r := range resolvers(t, file) {
 		t.Run(name, func(t *testing.T) { fn(t, r) })
 	}
@@ -68,15 +71,15 @@ func TestSSHConfigHostNameUserPort(t *testing.T) {
 	known := writeKnownHosts(t, srv)
 	file := writeSSHConfig(t, "Host front\n  HostName %s\n  Port %d\n  User fuser\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "front", Site: "test"}, configOptions(r)); err != nil {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
+		if err := connectOnce(t, inventory.Host{Name: "front", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect to the alias: %v", err)
 		}
 		if u := srv.user.Load(); u != "fuser" {
 			t.Fatalf("server saw user %v, want fuser from the configuration", u)
 		}
 		// The inventory's explicit user wins, as ssh -l does.
-		if err := connectOnce(t, Host{Name: "front", Site: "test", User: "inv"}, configOptions(r)); err != nil || srv.user.Load() != "inv" {
+		if err := connectOnce(t, inventory.Host{Name: "front", Site: "test", User: "inv"}, configOptions(r)); err != nil || srv.user.Load() != "inv" {
 			t.Fatalf("explicit user: err %v, server saw %v", err, srv.user.Load())
 		}
 	})
@@ -91,14 +94,14 @@ func TestSSHConfigIdentityFiles(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
 	file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  IdentityFile %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, missing, other.file, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("the third identity file is the right one: %v", err)
 		}
 	})
 	only := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  UserKnownHostsFile %s\n", host, port, other.file, known)
-	forEachResolver(t, only, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
+	forEachResolver(t, only, func(t *testing.T, r sshclient.SSHResolver) {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
 			t.Fatal("connected with only a key the server refuses")
 		}
 	})
@@ -126,13 +129,13 @@ func TestSSHConfigCertificateFile(t *testing.T) {
 		host, port, key.file, known)
 	with := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  User tester\n  IdentityFile %s\n  CertificateFile %s\n  UserKnownHostsFile %s\n",
 		host, port, key.file, certFile, known)
-	forEachResolver(t, without, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
+	forEachResolver(t, without, func(t *testing.T, r sshclient.SSHResolver) {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err == nil {
 			t.Fatal("the bare key was accepted by a server that wants certificates")
 		}
 	})
-	forEachResolver(t, with, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
+	forEachResolver(t, with, func(t *testing.T, r sshclient.SSHResolver) {
+		if err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("with the certificate: %v", err)
 		}
 	})
@@ -179,10 +182,10 @@ func TestSSHConfigIdentitiesOnly(t *testing.T) {
 	for _, only := range []string{"no", "yes"} {
 		file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  IdentitiesOnly %s\n  UserKnownHostsFile %s\n",
 			host, port, other.file, only, known)
-		forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+		forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 			opt := configOptions(r)
 			opt.Agent = sock
-			err := connectOnce(t, Host{Name: "n", Site: "test"}, opt)
+			err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, opt)
 			if only == "no" && err != nil {
 				t.Fatalf("IdentitiesOnly no: the agent's key must be offered: %v", err)
 			}
@@ -221,9 +224,9 @@ Host *
   IdentityFile %s
   UserKnownHostsFile %s
 `, ht, pt, h1, p1, h2, p2, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 		f1, f2 := j1.forwards.Load(), j2.forwards.Load()
-		if err := connectOnce(t, Host{Name: "node", Site: "test"}, configOptions(r)); err != nil {
+		if err := connectOnce(t, inventory.Host{Name: "node", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect through the chain: %v", err)
 		}
 		if j1.forwards.Load() != f1+1 || j2.forwards.Load() != f2+1 {
@@ -247,11 +250,11 @@ func TestSSHConfigProxyCommand(t *testing.T) {
 	file := writeSSHConfig(t, "Host viacmd\n  HostName %s\n  Port %d\n  ProxyCommand %s netcat %%h %%p\n  IdentityFile %s\n  UserKnownHostsFile %s\n"+
 		"Host broken\n  HostName %s\n  Port %d\n  ProxyCommand %s netcat 127.0.0.1 1\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		host, port, self, key.file, known, host, port, self, key.file, known)
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-		if err := connectOnce(t, Host{Name: "viacmd", Site: "test"}, configOptions(r)); err != nil {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
+		if err := connectOnce(t, inventory.Host{Name: "viacmd", Site: "test"}, configOptions(r)); err != nil {
 			t.Fatalf("connect through the proxy command: %v", err)
 		}
-		err := connectOnce(t, Host{Name: "broken", Site: "test"}, configOptions(r))
+		err := connectOnce(t, inventory.Host{Name: "broken", Site: "test"}, configOptions(r))
 		if err == nil || !strings.Contains(err.Error(), "proxy command") || !strings.Contains(err.Error(), "netcat:") {
 			t.Fatalf("a failing proxy command: err = %v, want its stderr", err)
 		}
@@ -271,13 +274,13 @@ func TestSSHConfigUserKnownHostsFile(t *testing.T) {
 		want error
 	}{
 		"right entry": {file: writeKnownHosts(t, srv)},
-		"wrong entry": {file: wrong, want: ErrHostKeyChanged},
+		"wrong entry": {file: wrong, want: sshclient.ErrHostKeyChanged},
 	} {
 		file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n",
 			host, port, key.file, tc.file)
 		t.Run(name, func(t *testing.T) {
-			forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
-				err := connectOnce(t, Host{Name: "n", Site: "test"}, configOptions(r))
+			forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
+				err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, configOptions(r))
 				if !errors.Is(err, tc.want) || (tc.want != nil && !strings.Contains(err.Error(), tc.file)) {
 					t.Fatalf("err = %v, want %v naming %s", err, tc.want, tc.file)
 				}
@@ -297,25 +300,25 @@ func TestSSHConfigStrictHostKeyChecking(t *testing.T) {
 		asked   bool
 		records bool
 	}{
-		"yes refuses without asking": {mode: "yes", answer: ptr(true), want: ErrHostKeyUnknown},
+		"yes refuses without asking": {mode: "yes", answer: ptr(true), want: sshclient.ErrHostKeyUnknown},
 		"accept-new records":         {mode: "accept-new", records: true},
 		"ask asks":                   {mode: "ask", answer: ptr(true), asked: true, records: true},
-		"ask refused":                {mode: "ask", answer: ptr(false), asked: true, want: ErrHostKeyUnknown},
-		"ask with nobody to ask":     {mode: "ask", want: ErrHostKeyUnknown},
+		"ask refused":                {mode: "ask", answer: ptr(false), asked: true, want: sshclient.ErrHostKeyUnknown},
+		"ask with nobody to ask":     {mode: "ask", want: sshclient.ErrHostKeyUnknown},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			known := filepath.Join(t.TempDir(), "known_hosts")
 			file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %d\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking %s\n",
 				host, port, key.file, known, tc.mode)
-			forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+			forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 				os.Remove(known)
 				opt := configOptions(r)
 				var asked atomic.Bool
 				if tc.answer != nil {
 					opt.ConfirmHostKey = func(string, string) bool { asked.Store(true); return *tc.answer }
 				}
-				err := connectOnce(t, Host{Name: "n", Site: "test"}, opt)
+				err := connectOnce(t, inventory.Host{Name: "n", Site: "test"}, opt)
 				if !errors.Is(err, tc.want) || asked.Load() != tc.asked {
 					t.Fatalf("err = %v (want %v), asked %v (want %v)", err, tc.want, asked.Load(), tc.asked)
 				}
@@ -336,9 +339,9 @@ func TestSSHConfigConnectTimeout(t *testing.T) {
 	key := newTestKey(t, "")
 	file := writeSSHConfig(t, "Host silent\n  HostName %s\n  Port %d\n  IdentityFile %s\n  ConnectTimeout 1\n  UserKnownHostsFile %s\n",
 		host, port, key.file, filepath.Join(t.TempDir(), "known_hosts"))
-	forEachResolver(t, file, func(t *testing.T, r SSHResolver) {
+	forEachResolver(t, file, func(t *testing.T, r sshclient.SSHResolver) {
 		start := time.Now()
-		err := connectOnce(t, Host{Name: "silent", Site: "test"}, configOptions(r))
+		err := connectOnce(t, inventory.Host{Name: "silent", Site: "test"}, configOptions(r))
 		if err == nil || !strings.Contains(err.Error(), "no answer within 1s") || time.Since(start) > 8*time.Second {
 			t.Fatalf("err = %v after %v, want no answer within 1s", err, time.Since(start))
 		}
@@ -358,21 +361,21 @@ func TestSSHConfigServerAliveInterval(t *testing.T) {
 			}
 			file := writeSSHConfig(t, "Host n\n  HostName %s\n  Port %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n  ServerAliveInterval 1\n  ServerAliveCountMax 2\n",
 				ph, pp, key.file, known)
-			p, err := NewPool(sshInventory(), configOptions(resolvers(t, file)[name]))
+			p, err := sshclient.NewPool(sshInventory(), configOptions(resolvers(t, file)[name]).SSH())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			c, err := connectHost(testCtx(t), p, Host{Name: "n", Site: "test"})
+			c, err := sshclient.Connect(testCtx(t), p, inventory.Host{Name: "n", Site: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if every, misses := p.keepAliveOf(c.ep); every != time.Second || misses != 2 {
+			if every, misses := p.KeepAlive(c); every != time.Second || misses != 2 {
 				t.Fatalf("keepalive every %v after %d misses, want 1s and 2", every, misses)
 			}
 			proxy.freeze()
 			done := make(chan struct{})
-			go func() { c.client.Wait(); close(done) }()
+			go func() { c.Client().Wait(); close(done) }()
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
@@ -405,13 +408,13 @@ Host front
 Host *
   User other
 `)
-	for _, q := range []SSHQuery{{Name: "n1.grid"}, {Name: "n2.grid", User: "me", Port: 22}, {Name: "front"}, {Name: "plain.host"}} {
+	for _, q := range []sshclient.SSHQuery{{Name: "n1.grid"}, {Name: "n2.grid", User: "me", Port: 22}, {Name: "front"}, {Name: "plain.host"}} {
 		t.Run(q.Name, func(t *testing.T) {
-			want, err := SSHCommand{Path: path, ConfigFile: file}.Resolve(context.Background(), q)
+			want, err := sshclient.SSHCommand{Path: path, ConfigFile: file}.Resolve(context.Background(), q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := SSHFiles{Files: []string{file}}.Resolve(context.Background(), q)
+			got, err := sshclient.SSHFiles{Files: []string{file}}.Resolve(context.Background(), q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -453,7 +456,7 @@ func TestResolverFollowsHOME(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".ssh", "config"), []byte("Host aliased\n  HostName 192.0.2.7\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hc, err := NewSSHResolver("").Resolve(context.Background(), SSHQuery{Name: "aliased"})
+	hc, err := sshclient.NewSSHResolver("").Resolve(context.Background(), sshclient.SSHQuery{Name: "aliased"})
 	if err != nil || hc.HostName != "192.0.2.7" {
 		t.Fatalf("resolved %+v, %v: want HostName from $HOME/.ssh/config", hc, err)
 	}
@@ -461,12 +464,13 @@ func TestResolverFollowsHOME(t *testing.T) {
 
 // countingResolver counts the resolutions of each name.
 type countingResolver struct {
-	SSHResolver
+	sshclient.SSHResolver
+
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (c *countingResolver) Resolve(ctx context.Context, q SSHQuery) (HostConfig, error) {
+func (c *countingResolver) Resolve(ctx context.Context, q sshclient.SSHQuery) (sshclient.HostConfig, error) {
 	c.mu.Lock()
 	c.n[q.Name]++
 	c.mu.Unlock()
@@ -481,10 +485,10 @@ func TestFrontendResolvedOncePerPool(t *testing.T) {
 	known := writeKnownHosts(t, append(targets, jump)...)
 	jh, jp := jump.host()
 	file := writeSSHConfig(t, "Host gw\n  HostName %s\n  Port %d\nHost *\n  IdentityFile %s\n  UserKnownHostsFile %s\n", jh, jp, key.file, known)
-	r := &countingResolver{SSHResolver: SSHFiles{Files: []string{file}}, n: map[string]int{}}
+	r := &countingResolver{SSHResolver: sshclient.SSHFiles{Files: []string{file}}, n: map[string]int{}}
 	opt := configOptions(r)
 	opt.Binary = smallBinary(t, 10<<10)
-	var hosts []Host
+	var hosts []inventory.Host
 	for _, s := range targets {
 		h := testHost(s, key)
 		h.IdentityFiles, h.ProxyJump = nil, "gw"

@@ -20,6 +20,8 @@ import (
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // testServer is an in-process SSH server on a loopback address that runs
@@ -393,15 +395,15 @@ func writeKnownHosts(t testing.TB, servers ...*testServer) string {
 }
 
 // testHost is the inventory Host for s.
-func testHost(s *testServer, key testKey) Host {
+func testHost(s *testServer, key testKey) inventory.Host {
 	h, p := s.host()
-	return Host{Name: h, Site: "test", Cluster: "c", User: "tester", Port: p,
+	return inventory.Host{Name: h, Site: "test", Cluster: "c", User: "tester", Port: p,
 		IdentityFiles: []string{key.file}, Workdir: "work"}
 }
 
 // sshInventory is an inventory with one ssh site named "test".
-func sshInventory() *Inventory {
-	return &Inventory{Sites: []Site{{Name: "test", Launcher: LauncherSSH}}}
+func sshInventory() *inventory.Inventory {
+	return &inventory.Inventory{Sites: []inventory.Site{{Name: "test", Launcher: inventory.LauncherSSH}}}
 }
 
 // testOptions are options that never touch the user's agent or known_hosts.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // ErrStillRunning is wrapped when a worker outlives SIGKILL (a process in
@@ -72,7 +74,7 @@ func stopOutcome(host string, stopped, killed, running int, grace time.Duration,
 
 // stopLocal does what stopScript does, for local processes (each worker
 // leads its own process group, which is signalled as a whole).
-func stopLocal(h Host, clean bool, grace time.Duration) (string, error) {
+func stopLocal(h inventory.Host, clean bool, grace time.Duration) (string, error) {
 	wd := localWorkdir(h)
 	files, _ := filepath.Glob(filepath.Join(wd, "worker-*.pid"))
 	var pids []int

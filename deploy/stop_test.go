@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // running reports whether pid exists and is not a zombie.
@@ -26,11 +28,11 @@ func running(pid int) bool {
 // when Stop returns, and the detail says it had to be killed. Remote (over
 // SSH) and local. The worker ignores SIGTERM, as a hung one would.
 func TestStopEscalatesToKill(t *testing.T) {
-	deaf := func(h Host) Boot { b := testBoot(h); b.Node = "deaf-" + h.Name; return b }
+	deaf := func(h inventory.Host) Boot { b := testBoot(h); b.Node = "deaf-" + h.Name; return b }
 	for _, kind := range []string{"remote", "local"} {
 		t.Run(kind, func(t *testing.T) {
 			inv, h, opt := stopFixture(t, kind)
-			ws, err := StartWorkers(testCtx(t), inv, []Host{h}, deaf, opt)
+			ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, deaf, opt)
 			if err != nil {
 				t.Fatalf("start: %v", err)
 			}
@@ -39,7 +41,7 @@ func TestStopEscalatesToKill(t *testing.T) {
 			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 			stopOpt := opt
 			stopOpt.Pool = nil
-			s, err := Stop(testCtx(t), inv, []Host{h}, stopOpt)
+			s, err := Stop(testCtx(t), inv, []inventory.Host{h}, stopOpt)
 			if err != nil || !strings.HasPrefix(s.Results[0].Detail, "1 worker(s) stopped") || !strings.Contains(s.Results[0].Detail, "killed") {
 				t.Fatalf("stop: %+v, %v", s.Results, err)
 			}
@@ -58,7 +60,7 @@ func TestWorkerStopKillsHungWorker(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			inv, h, opt := stopFixture(t, kind)
 			opt.StopTimeout = 200 * time.Millisecond
-			ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+			ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt)
 			if err != nil {
 				t.Fatalf("start: %v", err)
 			}
@@ -88,7 +90,7 @@ func TestStartCleansStaleFiles(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			inv, h, opt := stopFixture(t, kind)
 			wd := stopWorkdir(t, kind, h)
-			ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+			ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt)
 			if err != nil {
 				t.Fatalf("start: %v", err)
 			}
@@ -114,7 +116,7 @@ func TestStartCleansStaleFiles(t *testing.T) {
 			// Forget the old worker, as a console that crashed would.
 			opt2 := opt
 			opt2.Pool = nil
-			ws2, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt2)
+			ws2, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt2)
 			if err != nil {
 				t.Fatalf("second start: %v", err)
 			}
@@ -141,7 +143,7 @@ func TestStartCleansStaleFiles(t *testing.T) {
 }
 
 // stopFixture is one host, over SSH (deployed) or local, and its options.
-func stopFixture(t *testing.T, kind string) (*Inventory, Host, Options) {
+func stopFixture(t *testing.T, kind string) (*inventory.Inventory, inventory.Host, Options) {
 	t.Helper()
 	if kind == "local" {
 		inv, hosts := localInventory(t, "node-1")
@@ -154,7 +156,7 @@ func stopFixture(t *testing.T, kind string) (*Inventory, Host, Options) {
 	opt.StopGrace = 300 * time.Millisecond
 	h := testHost(srv, key)
 	inv := sshInventory()
-	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), inv, []inventory.Host{h}, opt); err != nil {
 		t.Fatalf("deploy: %v", err)
 	}
 	stopServers[h.Name] = srv.home
@@ -164,7 +166,7 @@ func stopFixture(t *testing.T, kind string) (*Inventory, Host, Options) {
 var stopServers = map[string]string{}
 
 // stopWorkdir is where the fixture's worker runs.
-func stopWorkdir(t *testing.T, kind string, h Host) string {
+func stopWorkdir(t *testing.T, kind string, h inventory.Host) string {
 	if kind == "local" {
 		return localWorkdir(h)
 	}
@@ -202,7 +204,7 @@ func TestLocalWorkdir(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("XDG_STATE_HOME", tc.xdg)
-			if got := localWorkdir(Host{Name: "alpha-1", Workdir: tc.workdir}); got != tc.want {
+			if got := localWorkdir(inventory.Host{Name: "alpha-1", Workdir: tc.workdir}); got != tc.want {
 				t.Errorf("localWorkdir = %s, want %s", got, tc.want)
 			}
 		})
@@ -214,14 +216,14 @@ func TestLocalWorkdir(t *testing.T) {
 // start of another worker of the same node.
 func TestStartLeavesOwnedStoppedWorker(t *testing.T) {
 	inv, h, opt := stopFixture(t, "local")
-	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := ws[0].Hello.PID
 	stopProcess(t, old)
 	t.Cleanup(func() { syscall.Kill(old, syscall.SIGKILL) })
-	ws2, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, opt)
+	ws2, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // TestDialFrom checks a port as a host sees it, over the console's SSH
@@ -14,7 +16,7 @@ import (
 func TestDialFrom(t *testing.T) {
 	key := newTestKey(t, "")
 	srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
-	pool, err := NewPool(sshInventory(), testOptions(writeKnownHosts(t, srv)))
+	pool, err := sshclient.NewPool(sshInventory(), testOptions(writeKnownHosts(t, srv)).SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestDialFrom(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			err := pool.DialFrom(testCtx(t), h, tc.addr)
-			if (err != nil) != tc.wantError || errors.Is(err, ErrForwardingRefused) != tc.refused {
+			if (err != nil) != tc.wantError || errors.Is(err, sshclient.ErrForwardingRefused) != tc.refused {
 				t.Fatalf("DialFrom(%s) = %v, want error %v, forwarding refused %v", tc.addr, err, tc.wantError, tc.refused)
 			}
 			if err != nil && (!strings.Contains(err.Error(), h.Name) || !strings.Contains(err.Error(), tc.addr) && !tc.refused) {

@@ -14,6 +14,9 @@ import (
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // tmpPrefix names upload temporaries in the work directory; a broken upload
@@ -22,7 +25,7 @@ const tmpPrefix = ".gridtui.tmp-"
 
 // deployer uploads the worker binary to one host at a time.
 type deployer struct {
-	pool       *Pool
+	pool       *sshclient.Pool
 	bins       *binaries
 	ev         *emitter
 	gz         gzipCache
@@ -52,8 +55,8 @@ func (d *deployer) hasGzip(host string) bool {
 // plan is one host's state between its check and its upload.
 type plan struct {
 	i         int // the host's index in the fan-out
-	h         Host
-	c         *sshConn
+	h         inventory.Host
+	c         *sshclient.Conn
 	bin       binary
 	wd, final string
 	start     time.Time
@@ -62,10 +65,10 @@ type plan struct {
 
 // checkHost connects to h and checks what it has: the plan of its upload,
 // or, when it failed, nil and the failed Result.
-func (d *deployer) checkHost(ctx context.Context, i int, h Host) (*plan, Result) {
+func (d *deployer) checkHost(ctx context.Context, i int, h inventory.Host) (*plan, Result) {
 	start := time.Now()
 	d.ev.emit(h.Name, PhaseConnect, 0, "", nil)
-	c, err := connectHost(ctx, d.pool, h)
+	c, err := sshclient.Connect(ctx, d.pool, h)
 	if err != nil {
 		return nil, d.fail(h, start, PhaseConnect, err)
 	}
@@ -93,7 +96,7 @@ func (d *deployer) uploadHost(ctx context.Context, p *plan) Result {
 }
 
 // fail ends h's deployment with err in phase ph.
-func (d *deployer) fail(h Host, start time.Time, ph Phase, err error) Result {
+func (d *deployer) fail(h inventory.Host, start time.Time, ph Phase, err error) Result {
 	d.ev.emit(h.Name, PhaseFailed, 0, string(ph), err)
 	return Result{Host: h.Name, Phase: PhaseFailed, Detail: string(ph), Err: err, Elapsed: time.Since(start)}
 }
@@ -104,25 +107,16 @@ func (d *deployer) ready(p *plan, n int64, detail string) Result {
 	return Result{Host: p.h.Name, Phase: PhaseReady, Detail: detail, Bytes: n, Elapsed: time.Since(p.start)}
 }
 
-// connectHost resolves h and returns its pooled connection.
-func connectHost(ctx context.Context, p *Pool, h Host) (*sshConn, error) {
-	e, err := hostEndpoint(ctx, p.resolver, h)
-	if err != nil {
-		return nil, err
-	}
-	return p.get(ctx, e)
-}
-
 // check learns the remote OS/arch and the sha256 of the installed binary,
 // and picks the local binary to ship. The digest comes from the record
 // written after the last verified upload when the file's inode, size and
 // ctime (nanoseconds; any write, chmod or rename changes it) still match it,
 // else from sha256sum — so an unchanged redeploy does not rehash the binary.
-func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final string) (binary, string, error) {
+func (d *deployer) check(ctx context.Context, c *sshclient.Conn, h inventory.Host, wd, final string) (binary, string, error) {
 	if err := checkWorkdir(h, wd); err != nil {
 		return binary{}, "", err
 	}
-	out, err := c.run(ctx, "uname -sm && { command -v gzip >/dev/null 2>&1 && echo gzip || echo -; } && mkdir -p "+shQuote(wd)+" && "+statKey(final)+
+	out, err := c.Run(ctx, "uname -sm && { command -v gzip >/dev/null 2>&1 && echo gzip || echo -; } && mkdir -p "+shQuote(wd)+" && "+statKey(final)+
 		" && { cat "+shQuote(path.Join(wd, sumRecord))+" 2>/dev/null || echo -; }")
 	if err != nil {
 		return binary{}, "", err
@@ -150,7 +144,7 @@ func (d *deployer) check(ctx context.Context, c *sshConn, h Host, wd, final stri
 	if key == "" {
 		return bin, "", nil // no binary there yet
 	}
-	out, err = c.run(ctx, remoteSum(final))
+	out, err = c.Run(ctx, remoteSum(final))
 	if err != nil {
 		return binary{}, "", err
 	}
@@ -170,12 +164,12 @@ func statKey(p string) string {
 
 // recordSum writes the sum record of the just-renamed binary (only the
 // worker binary has one: a shipped file is rehashed by the next check).
-func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
+func recordSum(ctx context.Context, c *sshclient.Conn, wd, final, sum string) error {
 	if path.Base(final) != binaryName {
 		return nil
 	}
 	rec := shQuote(path.Join(wd, sumRecord))
-	_, err := c.exec(ctx, "printf '%s %s\\n' "+sum+" \"$("+statKey(final)+")\" > "+rec+".tmp && mv -f "+rec+".tmp "+rec)
+	_, err := c.Exec(ctx, "printf '%s %s\\n' "+sum+" \"$("+statKey(final)+")\" > "+rec+".tmp && mv -f "+rec+".tmp "+rec)
 	return err
 }
 
@@ -186,11 +180,11 @@ func recordSum(ctx context.Context, c *sshConn, wd, final, sum string) error {
 // When the host has gzip (and Options.NoCompress is not set) the binary goes
 // compressed through an exec channel instead (uploadExec); a host without
 // the SFTP subsystem gets it plain through one.
-func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, wd, final string) (int64, error) {
+func (d *deployer) upload(ctx context.Context, c *sshclient.Conn, h inventory.Host, bin binary, wd, final string) (int64, error) {
 	if !d.noCompress && d.hasGzip(h.Name) {
 		return d.uploadExec(ctx, c, h, bin, wd, final, true)
 	}
-	release, err := c.acquire(ctx, 2) // the SFTP session, and one for verify and record
+	release, err := c.Acquire(ctx, 2) // the SFTP session, and one for verify and record
 	if err != nil {
 		return 0, err
 	}
@@ -233,8 +227,8 @@ func (d *deployer) upload(ctx context.Context, c *sshConn, h Host, bin binary, w
 // openSFTP starts the sftp subsystem on a session of c. Its close function
 // waits until the server has closed the session too, so the slot is free on
 // the server's side (MaxSessions) before it is released on ours.
-func openSFTP(ctx context.Context, c *sshConn) (*sftp.Client, func(), error) {
-	s, err := c.newSession(ctx)
+func openSFTP(ctx context.Context, c *sshclient.Conn) (*sftp.Client, func(), error) {
+	s, err := c.NewSession(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -251,7 +245,7 @@ func openSFTP(ctx context.Context, c *sshConn) (*sftp.Client, func(), error) {
 		}
 	}
 	s.Close()
-	return nil, nil, fmt.Errorf("deploy: sftp on %s: %w", c.ep, err)
+	return nil, nil, fmt.Errorf("deploy: sftp on %s: %w", c, err)
 }
 
 // closeSession closes s and waits (a bounded time) for the server's close,
@@ -267,7 +261,7 @@ func closeSession(s *ssh.Session, stdout io.Reader) {
 }
 
 // copyTo writes bin to tmp (mode 0755), reporting progress.
-func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h Host, bin binary, tmp string) (int64, error) {
+func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h inventory.Host, bin binary, tmp string) (int64, error) {
 	src, err := os.Open(bin.path)
 	if err != nil {
 		return 0, fmt.Errorf("deploy: worker binary %s: %w", bin.path, err)
@@ -297,9 +291,9 @@ func (d *deployer) copyTo(ctx context.Context, sc *sftp.Client, h Host, bin bina
 }
 
 // verify checks the uploaded file's sha256 on the host.
-func (d *deployer) verify(ctx context.Context, c *sshConn, h Host, bin binary, tmp string) error {
+func (d *deployer) verify(ctx context.Context, c *sshclient.Conn, h inventory.Host, bin binary, tmp string) error {
 	d.ev.emit(h.Name, PhaseVerify, 1, "", nil)
-	out, err := c.exec(ctx, remoteSum(tmp))
+	out, err := c.Exec(ctx, remoteSum(tmp))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // gzipCache holds each shipped binary compressed once per deploy, however
@@ -62,8 +65,8 @@ func (g *gzipCache) gzipped(bin binary) ([]byte, error) {
 // into `gzip -dc` when the host has gzip (fewer bytes on a slow link), else
 // plain into `cat` (a host without the SFTP subsystem). As with SFTP, the
 // file goes to a temporary name, is verified and then renamed.
-func (d *deployer) uploadExec(ctx context.Context, c *sshConn, h Host, bin binary, wd, final string, compress bool) (int64, error) {
-	release, err := c.acquire(ctx, 1)
+func (d *deployer) uploadExec(ctx context.Context, c *sshclient.Conn, h inventory.Host, bin binary, wd, final string, compress bool) (int64, error) {
+	release, err := c.Acquire(ctx, 1)
 	if err != nil {
 		return 0, err
 	}
@@ -88,13 +91,13 @@ func (d *deployer) uploadExec(ctx context.Context, c *sshConn, h Host, bin binar
 		err = d.verify(ctx, c, h, bin, tmp)
 	}
 	if err == nil {
-		_, err = c.exec(ctx, "mv -f "+q+" "+shQuote(final))
+		_, err = c.Exec(ctx, "mv -f "+q+" "+shQuote(final))
 	}
 	if err == nil {
 		recordSum(ctx, c, wd, final, bin.sum) // best effort: without it the next check rehashes
 		return n, nil
 	}
-	c.exec(context.WithoutCancel(ctx), "rm -f "+q) // best effort; the next upload removes it otherwise
+	c.Exec(context.WithoutCancel(ctx), "rm -f "+q) // best effort; the next upload removes it otherwise
 	if ctx.Err() != nil {
 		return n, fmt.Errorf("deploy: upload to %s: %w", h.Name, ctx.Err())
 	}
@@ -103,8 +106,8 @@ func (d *deployer) uploadExec(ctx context.Context, c *sshConn, h Host, bin binar
 
 // stream runs cmd (which feeds tool) with payload on its standard input,
 // reporting progress.
-func (d *deployer) stream(ctx context.Context, c *sshConn, h Host, cmd, tool string, payload []byte) (int64, error) {
-	s, err := c.newSession(ctx)
+func (d *deployer) stream(ctx context.Context, c *sshclient.Conn, h inventory.Host, cmd, tool string, payload []byte) (int64, error) {
+	s, err := c.NewSession(ctx)
 	if err != nil {
 		return 0, err
 	}

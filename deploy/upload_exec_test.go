@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // TestDeployCompressedAndWithoutSFTP: a host with gzip gets the binary
@@ -27,7 +29,7 @@ func TestDeployCompressedAndWithoutSFTP(t *testing.T) {
 			opt.Binary = smallBinary(t, 1<<20+3)
 			opt.NoCompress = tc.noCompress
 			h := testHost(srv, key)
-			s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt)
+			s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +49,7 @@ func TestDeployCompressedAndWithoutSFTP(t *testing.T) {
 				t.Fatalf("temporaries left: %v", left)
 			}
 			// Unchanged: nothing shipped the second time.
-			if s, err := Deploy(testCtx(t), sshInventory(), []Host{h}, opt); err != nil || s.Results[0].Bytes != 0 {
+			if s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{h}, opt); err != nil || s.Results[0].Bytes != 0 {
 				t.Fatalf("redeploy: %+v, %v", s.Results[0], err)
 			}
 		})

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // Worker is a started `gridtui worker`: remote over SSH or a local process.
@@ -16,8 +20,10 @@ import (
 // going away) makes the worker exit, so nothing is left running.
 type Worker struct {
 	// Host is where the worker runs.
-	Host Host
-	// Hello is what the worker reported when it started.
+	Host inventory.
+		// Hello is what the worker reported when it started.
+		Host
+
 	Hello Hello
 
 	done chan struct{}
@@ -330,9 +336,9 @@ func (t *tailBuffer) String() string {
 // the site's launcher — writes boot(host) to its stdin and waits for every
 // hello (Options.HelloTimeout). If any fails, the ones started are stopped
 // and the error names every failed host.
-func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(Host) Boot, opt Options) ([]*Worker, error) {
+func StartWorkers(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, boot func(inventory.Host) Boot, opt Options) ([]*Worker, error) {
 	ev := &emitter{fn: opt.Events}
-	var pool *Pool
+	var pool *sshclient.Pool
 	release := func() {}
 	if needsSSH(inv, hosts) {
 		p, done, err := poolFor(inv, opt)
@@ -343,7 +349,7 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 	}
 	workers := make([]*Worker, len(hosts))
 	allocs := newAllocations(inv, pool, hosts, ev)
-	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h Host) Result {
+	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h inventory.Host) Result {
 		ev.emit(h.Name, PhaseStart, 0, "", nil)
 		var w *Worker
 		b := boot(h)
@@ -351,9 +357,9 @@ func StartWorkers(ctx context.Context, inv *Inventory, hosts []Host, boot func(H
 		switch {
 		case err != nil:
 			release()
-		case SchedulerFor(launcherOf(inv, h)) != nil:
+		case sched.SchedulerFor(string(launcherOf(inv, h))) != nil:
 			w, err = allocs.start(ctx, h, b, opt, release)
-		case launcherOf(inv, h) == LauncherLocal:
+		case launcherOf(inv, h) == inventory.LauncherLocal:
 			w, err = startLocal(ctx, h, b, opt, ev)
 			release()
 		default:

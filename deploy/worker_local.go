@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // localWorkerNice is how much nicer than the console its local workers
@@ -33,7 +35,7 @@ const localMemberNice = 14
 
 // startLocal starts `gridtui worker` as a local process in its own process
 // group (so Stop kills whatever it spawned), with the boot on stdin.
-func startLocal(ctx context.Context, h Host, b Boot, opt Options, ev *emitter) (*Worker, error) {
+func startLocal(ctx context.Context, h inventory.Host, b Boot, opt Options, ev *emitter) (*Worker, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("deploy: locate running binary: %w", err)

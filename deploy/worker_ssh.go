@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // workerCommand starts the uploaded binary in the work directory. exec keeps
@@ -23,17 +26,17 @@ func workerCommand(wd, node, sub string) string {
 // startRemote starts a worker over SSH on h's pooled connection. The session
 // holds one of the connection's slots until the worker exits; release is
 // called then (or at once if the start fails).
-func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, ev *emitter, release func()) (w *Worker, err error) {
+func startRemote(ctx context.Context, pool *sshclient.Pool, h inventory.Host, b Boot, opt Options, ev *emitter, release func()) (w *Worker, err error) {
 	defer func() {
 		if err != nil {
 			release()
 		}
 	}()
-	c, err := connectHost(ctx, pool, h)
+	c, err := sshclient.Connect(ctx, pool, h)
 	if err != nil {
 		return nil, err
 	}
-	free, err := c.acquire(ctx, 1)
+	free, err := c.Acquire(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -84,31 +87,31 @@ func startRemote(ctx context.Context, pool *Pool, h Host, b Boot, opt Options, e
 // stopped process under every sshd), if the node's pid file still names
 // that process on this host. Errors are ignored: a host that cannot be
 // reached has nothing to kill that can be reached.
-func killRemote(c *sshConn, h Host, node string, pid int) {
+func killRemote(c *sshclient.Conn, h inventory.Host, node string, pid int) {
 	if pid <= 0 {
 		return
 	}
 	p := strconv.Itoa(pid)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c.run(ctx, "cd "+shQuote(remoteWorkdir(h))+" && read p h < "+shQuote(pidFile(node))+
+	c.Run(ctx, "cd "+shQuote(remoteWorkdir(h))+" && read p h < "+shQuote(pidFile(node))+
 		" && [ \"$p\" = "+p+" ] && [ \"$h\" = \"$(uname -n)\" ] && kill -KILL "+p+" && rm -f "+shQuote(pidFile(node)))
 }
 
-func openWorkerSession(ctx context.Context, c *sshConn) (*ssh.Session, io.WriteCloser, io.Reader, error) {
-	s, err := c.newSession(ctx)
+func openWorkerSession(ctx context.Context, c *sshclient.Conn) (*ssh.Session, io.WriteCloser, io.Reader, error) {
+	s, err := c.NewSession(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	stdin, err := s.StdinPipe()
 	if err != nil {
 		s.Close()
-		return nil, nil, nil, fmt.Errorf("deploy: session on %s: %w", c.ep, err)
+		return nil, nil, nil, fmt.Errorf("deploy: session on %s: %w", c, err)
 	}
 	stdout, err := s.StdoutPipe()
 	if err != nil {
 		s.Close()
-		return nil, nil, nil, fmt.Errorf("deploy: session on %s: %w", c.ep, err)
+		return nil, nil, nil, fmt.Errorf("deploy: session on %s: %w", c, err)
 	}
 	return s, stdin, stdout, nil
 }

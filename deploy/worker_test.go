@@ -13,20 +13,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 	"github.com/gridtui/gridtui/owner"
 )
 
 // localInventory is a local site with the given node names; work directories
 // go under a temporary directory.
-func localInventory(t *testing.T, names ...string) (*Inventory, []Host) {
+func localInventory(t *testing.T, names ...string) (*inventory.Inventory, []inventory.Host) {
 	t.Helper()
 	wd := t.TempDir()
-	var hosts []Host
+	var hosts []inventory.Host
 	for _, n := range names {
-		hosts = append(hosts, Host{Name: n, Site: "local", Cluster: "alpha", Cores: 1, Workdir: wd})
+		hosts = append(hosts, inventory.Host{Name: n, Site: "local", Cluster: "alpha", Cores: 1, Workdir: wd})
 	}
-	inv := &Inventory{Sites: []Site{{Name: "local", Launcher: LauncherLocal,
-		Clusters: []Cluster{{Name: "alpha", Hosts: hosts}}}}}
+	inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "local", Launcher: inventory.LauncherLocal,
+		Clusters: []inventory.Cluster{{Name: "alpha", Hosts: hosts}}}}}
 	return inv, hosts
 }
 
@@ -79,7 +81,7 @@ func TestStartWorkersFailureStopsTheOthers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			inv, hosts := localInventory(t, "good-1", tc.bad)
 			opt := Options{HelloTimeout: tc.hello}
-			boot := func(h Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
+			boot := func(h inventory.Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
 			ws, err := StartWorkers(testCtx(t), inv, hosts, boot, opt)
 			if err == nil || ws != nil {
 				t.Fatalf("StartWorkers succeeded with a bad worker")
@@ -104,29 +106,29 @@ func TestStopAndCleanRemote(t *testing.T) {
 	opt := testOptions(writeKnownHosts(t, srv))
 	h := testHost(srv, key)
 	inv := sshInventory()
-	if _, err := Deploy(testCtx(t), inv, []Host{h}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), inv, []inventory.Host{h}, opt); err != nil {
 		t.Fatalf("deploy: %v", err)
 	}
-	pool, err := NewPool(inv, opt)
+	pool, err := sshclient.NewPool(inv, opt.SSH())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()
 	run := opt
 	run.Pool = pool
-	ws, err := StartWorkers(testCtx(t), inv, []Host{h}, testBoot, run)
+	ws, err := StartWorkers(testCtx(t), inv, []inventory.Host{h}, testBoot, run)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	// Another process (a second pool) stops it: `gridtui deploy --stop`.
-	s, err := Stop(testCtx(t), inv, []Host{h}, opt)
+	s, err := Stop(testCtx(t), inv, []inventory.Host{h}, opt)
 	if err != nil || s.Results[0].Detail != "1 worker(s) stopped" {
 		t.Fatalf("stop: %+v, %v", s.Results, err)
 	}
 	waitGone(t, ws[0].Hello.PID)
 	<-ws[0].Done()
 
-	s, err = Clean(testCtx(t), inv, []Host{h}, opt)
+	s, err = Clean(testCtx(t), inv, []inventory.Host{h}, opt)
 	if err != nil || !strings.Contains(s.Results[0].Detail, "removed") {
 		t.Fatalf("clean: %+v, %v", s.Results, err)
 	}
@@ -140,13 +142,13 @@ func TestStopAndCleanRemote(t *testing.T) {
 
 func TestCleanRefusesHomeDirectory(t *testing.T) {
 	for _, wd := range []string{"~", ".", "/", "..", "../x"} {
-		h := Host{Name: "h", Workdir: wd}
+		h := inventory.Host{Name: "h", Workdir: wd}
 		if err := checkWorkdir(h, remoteWorkdir(h)); err == nil {
 			t.Errorf("workdir %q accepted", wd)
 		}
 	}
 	for _, wd := range []string{"", "~/.gridtui", "work", "/scratch/gridtui"} {
-		h := Host{Name: "h", Workdir: wd}
+		h := inventory.Host{Name: "h", Workdir: wd}
 		if err := checkWorkdir(h, remoteWorkdir(h)); err != nil {
 			t.Errorf("workdir %q refused: %v", wd, err)
 		}
@@ -155,7 +157,7 @@ func TestCleanRefusesHomeDirectory(t *testing.T) {
 
 func TestLocalStopKillsTheProcessGroup(t *testing.T) {
 	inv, hosts := localInventory(t, "parent-1")
-	boot := func(h Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
+	boot := func(h inventory.Host) Boot { b := testBoot(h); b.Node = h.Name; return b }
 	ws, err := StartWorkers(testCtx(t), inv, hosts, boot, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +247,7 @@ func TestCrossBuiltBinaryFromDist(t *testing.T) {
 
 func TestStartWorkersRefusesInvalidBoot(t *testing.T) {
 	inv, hosts := localInventory(t, "alpha-1")
-	boot := func(h Host) Boot { b := testBoot(h); b.Secret = []byte("short"); return b }
+	boot := func(h inventory.Host) Boot { b := testBoot(h); b.Secret = []byte("short"); return b }
 	ws, err := StartWorkers(testCtx(t), inv, hosts, boot, Options{})
 	if ws != nil || !errors.Is(err, ErrBadBoot) || !strings.Contains(err.Error(), "secret") {
 		t.Fatalf("err = %v, want ErrBadBoot about the secret", err)
@@ -267,14 +269,14 @@ func TestDeployShipsCrossBuiltBinary(t *testing.T) {
 	fakeELF(t, filepath.Join(dist, "gridtui-linux-arm64"), elf.EM_AARCH64)
 	opt := testOptions(writeKnownHosts(t, srv))
 	opt.Dist = dist
-	if _, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(srv, key)}, opt); err != nil {
+	if _, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{testHost(srv, key)}, opt); err != nil {
 		t.Fatalf("deploy to an arm64 host: %v", err)
 	}
 	if got, want := fileSum(t, filepath.Join(srv.home, "work", binaryName)), fileSum(t, filepath.Join(dist, "gridtui-linux-arm64")); got != want {
 		t.Fatal("the arm64 host did not get dist/gridtui-linux-arm64")
 	}
 	os.Remove(filepath.Join(dist, "gridtui-linux-arm64"))
-	s, err := Deploy(testCtx(t), sshInventory(), []Host{testHost(srv, key)}, opt)
+	s, err := Deploy(testCtx(t), sshInventory(), []inventory.Host{testHost(srv, key)}, opt)
 	if !errors.Is(err, ErrNoBinary) || !strings.Contains(s.Results[0].Err.Error(), "make dist") {
 		t.Fatalf("no arm64 binary: err = %v, want ErrNoBinary saying make dist", err)
 	}

@@ -7,6 +7,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sched"
+	"github.com/gridtui/gridtui/deploy/sshclient"
 )
 
 // maxLogRead bounds what ReadWorkerLog brings back: the end of the file.
@@ -25,11 +29,11 @@ func WorkerLogFile(node string) string {
 // which refuses SSH outside an allocation — from the work directory the
 // node shares with the site's frontend, over SSH to the frontend, or in
 // this host's home when the site has none (gridtui ran in the allocation).
-func ReadWorkerLog(ctx context.Context, inv *Inventory, h Host, node string, opt Options) (data []byte, where string, err error) {
+func ReadWorkerLog(ctx context.Context, inv *inventory.Inventory, h inventory.Host, node string, opt Options) (data []byte, where string, err error) {
 	switch l := launcherOf(inv, h); {
-	case l == LauncherLocal:
+	case l == inventory.LauncherLocal:
 		return readLogHere(filepath.Join(localWorkdir(h), WorkerLogFile(node)), node, h.Name, "")
-	case SchedulerFor(l) != nil:
+	case sched.SchedulerFor(string(l)) != nil:
 		return readBatchLog(ctx, inv, h, node, opt)
 	}
 	pool, done, err := poolFor(inv, opt)
@@ -37,7 +41,7 @@ func ReadWorkerLog(ctx context.Context, inv *Inventory, h Host, node string, opt
 		return nil, "", err
 	}
 	defer done()
-	c, err := connectHost(ctx, pool, h)
+	c, err := sshclient.Connect(ctx, pool, h)
 	if err != nil {
 		return nil, "", inContext(fmt.Sprintf("log of %s on %s", node, h.Name), err)
 	}
@@ -47,8 +51,8 @@ func ReadWorkerLog(ctx context.Context, inv *Inventory, h Host, node string, opt
 // readBatchLog reads the log of node, on batch site h's host, where the
 // node's steps wrote it: in the work directory of the home it shares with
 // the site's frontend.
-func readBatchLog(ctx context.Context, inv *Inventory, h Host, node string, opt Options) ([]byte, string, error) {
-	site := inv.site(h.Site)
+func readBatchLog(ctx context.Context, inv *inventory.Inventory, h inventory.Host, node string, opt Options) ([]byte, string, error) {
+	site := siteNamed(inv, h.Site)
 	if site.Frontend == "" {
 		why := fmt.Sprintf(" (site %s has no frontend: read in this host's home, which the nodes share when gridtui runs in their allocation)", site.Name)
 		return readLogHere(filepath.Join(hereWorkdir(remoteWorkdir(h)), WorkerLogFile(node)), node, h.Name, why)
@@ -63,7 +67,7 @@ func readBatchLog(ctx context.Context, inv *Inventory, h Host, node string, opt 
 		return nil, "", err
 	}
 	defer done()
-	c, err := connectHost(ctx, pool, fh)
+	c, err := sshclient.Connect(ctx, pool, fh)
 	if err != nil {
 		return nil, "", inContext(fmt.Sprintf("log of %s on %s%s", node, h.Name, why), err)
 	}
@@ -72,10 +76,10 @@ func readBatchLog(ctx context.Context, inv *Inventory, h Host, node string, opt 
 
 // tailLog reads the end of node's log in h's work directory over c, a
 // connection to host (h's, or its frontend's).
-func tailLog(ctx context.Context, c *sshConn, h Host, node, host, why string) ([]byte, string, error) {
+func tailLog(ctx context.Context, c *sshclient.Conn, h inventory.Host, node, host, why string) ([]byte, string, error) {
 	wd := remoteWorkdir(h)
 	where := host + ":" + path.Join(wd, WorkerLogFile(node))
-	data, err := c.run(ctx, "cd "+shQuote(wd)+" && tail -c "+fmt.Sprint(maxLogRead)+" "+shQuote(WorkerLogFile(node)))
+	data, err := c.Run(ctx, "cd "+shQuote(wd)+" && tail -c "+fmt.Sprint(maxLogRead)+" "+shQuote(WorkerLogFile(node)))
 	if err != nil {
 		return nil, where, inContext(fmt.Sprintf("log of %s on %s%s", node, h.Name, why), err)
 	}

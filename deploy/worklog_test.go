@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // TestWorkerLogKeptOnHost checks that workers are told to log into a file
@@ -15,7 +17,7 @@ import (
 // and over SSH.
 func TestWorkerLogKeptOnHost(t *testing.T) {
 	id, secret := NewRunSecret()
-	if b := BootFor(id, secret)(Host{Name: "alpha-1"}); b.LogFile != WorkerLogFile("alpha-1") {
+	if b := BootFor(id, secret)(inventory.Host{Name: "alpha-1"}); b.LogFile != WorkerLogFile("alpha-1") {
 		t.Fatalf("boot log file %q, want %q", b.LogFile, WorkerLogFile("alpha-1"))
 	}
 	for _, kind := range []string{"local", "remote"} {
@@ -49,12 +51,12 @@ func TestWorkerLogKeptOnHost(t *testing.T) {
 func TestReadWorkerLogBatch(t *testing.T) {
 	key := newTestKey(t, "")
 	want := "time=2026-01-02T03:04:05Z level=INFO msg=\"engine: run ended\" node=gtn1\n"
-	hosts := []Host{{Name: "gtn1", Site: "hpc", Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"}}
+	hosts := []inventory.Host{{Name: "gtn1", Site: "hpc", Cluster: "c", IdentityFiles: []string{key.file}, Workdir: "work"}}
 	t.Run("frontend", func(t *testing.T) {
 		srv := newTestServer(t, "127.0.0.1", key.signer.PublicKey())
 		host, port := srv.host()
 		front := fmt.Sprintf("tester@%s:%d", host, port)
-		inv := &Inventory{Sites: []Site{{Name: "hpc", Launcher: LauncherSlurm, Frontend: front, Clusters: []Cluster{{Name: "c", Hosts: hosts}}}}}
+		inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "hpc", Launcher: "slurm", Frontend: front, Clusters: []inventory.Cluster{{Name: "c", Hosts: hosts}}}}}
 		opt := testOptions(writeKnownHosts(t, srv))
 		os.MkdirAll(filepath.Join(srv.home, "work"), 0o700)
 		if err := os.WriteFile(filepath.Join(srv.home, "work", WorkerLogFile("gtn1")), []byte(want), 0o600); err != nil {
@@ -80,7 +82,7 @@ func TestReadWorkerLogBatch(t *testing.T) {
 	t.Run("no frontend", func(t *testing.T) {
 		home := t.TempDir()
 		t.Setenv("HOME", home)
-		inv := &Inventory{Sites: []Site{{Name: "hpc", Launcher: LauncherSlurm, Clusters: []Cluster{{Name: "c", Hosts: hosts}}}}}
+		inv := &inventory.Inventory{Sites: []inventory.Site{{Name: "hpc", Launcher: "slurm", Clusters: []inventory.Cluster{{Name: "c", Hosts: hosts}}}}}
 		os.MkdirAll(filepath.Join(home, "work"), 0o700)
 		p := filepath.Join(home, "work", WorkerLogFile("gtn1"))
 		if err := os.WriteFile(p, []byte(want), 0o600); err != nil {

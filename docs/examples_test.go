@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // tomlBlocks returns the ```toml blocks of a page whose first table is
@@ -34,7 +34,7 @@ func TestReadmeSitesExamples(t *testing.T) {
 		t.Fatalf("docs: README.md has %d sites.toml examples, want the cluster's and Slurm's", len(blocks))
 	}
 	for i, b := range blocks {
-		inv, err := deploy.Parse("README.md example", []byte(b))
+		inv, err := inventory.Parse("README.md example", []byte(b))
 		if err != nil {
 			t.Errorf("docs: README.md sites.toml example %d: %v\n%s", i+1, err, b)
 			continue

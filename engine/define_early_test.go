@@ -3,13 +3,13 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/gridtui/gridtui/engine/solve"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -19,7 +19,7 @@ import (
 // on a batch site, wait for an allocation) instead of naming the job's
 // mistake.
 func TestRunDefinesBeforeStarting(t *testing.T) {
-	inv, err := deploy.Parse("ghosts.toml", []byte(`
+	inv, err := inventory.Parse("ghosts.toml", []byte(`
 [[site]]
 name = "hpc"
   [[site.cluster]]

@@ -2,11 +2,12 @@ package engine
 
 import (
 	"context"
-	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/worker"
 )
 
 // TestStopSilentWorkerDumpsStacks stops a live worker as the node a run
@@ -15,7 +16,7 @@ import (
 // or stopped workers are not asked.
 func TestStopSilentWorkerDumpsStacks(t *testing.T) {
 	ws, _, _ := startWorkers(t, "alpha-1", "alpha-2")
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	before := map[string]int{}
 	for _, w := range ws {
 		data, _, _ := deploy.ReadWorkerLog(context.Background(), inv, w.Host, w.Host.Name, deploy.Options{})

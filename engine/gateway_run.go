@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/gateway"
-	"github.com/gridtui/gridtui/engine/worker"
 	"net"
 	"net/netip"
 	"os"
@@ -17,6 +15,10 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/deploy/sshclient"
+	"github.com/gridtui/gridtui/engine/gateway"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
 	rmnpgw "github.com/gridtui/gridtui/rmnp/gateway"
@@ -26,8 +28,8 @@ import (
 type runGateway struct {
 	Name string // "gw-<site>"
 	Site string
-	Host deploy.Host
-	Def  deploy.Gateway
+	Host inventory.Host
+	Def  inventory.Gateway
 	ID   rmnp.PeerID
 	Port int // the port it listens on (the first of Def.Ports it could bind)
 	W    *deploy.Worker
@@ -39,8 +41,8 @@ type runGateway struct {
 	// the tunnels from this gateway's host, pool the console's SSH
 	// connections they use (shared by all the run's gateways).
 	tunneled map[string]string
-	tunnels  []*deploy.Tunnel
-	pool     *deploy.Pool
+	tunnels  []*sshclient.Tunnel
+	pool     *sshclient.Pool
 	// heard is when the console last read its counters (its heartbeat);
 	// stopped is set once it was stopped.
 	heard   time.Time
@@ -75,8 +77,8 @@ func gatewayName(site string) string { return "gw-" + site }
 
 // gatewaySites returns, for a run over workers, the sites that take part
 // and name a gateway; a run on fewer than two such sites needs none.
-func gatewaySites(inv *deploy.Inventory, ranks []string) []*deploy.Site {
-	var out []*deploy.Site
+func gatewaySites(inv *inventory.Inventory, ranks []string) []*inventory.Site {
+	var out []*inventory.Site
 	for _, name := range ranks {
 		s := inv.SiteOf(name)
 		if s != nil && len(s.Gateways) > 0 && !slices.Contains(out, s) {
@@ -93,17 +95,17 @@ func gatewaySites(inv *deploy.Inventory, ranks []string) []*deploy.Site {
 // (PACX-MPI: a gateway per site carries its links to the other sites), then
 // gives each its peers and the data addresses of its own site's workers,
 // the only destinations it will dial. The caller stops them.
-func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, workers []*deploy.Worker, opt RunOptions) (map[string]*runGateway, error) {
+func startGateways(ctx context.Context, inv *inventory.Inventory, ranks []string, workers []*deploy.Worker, opt RunOptions) (map[string]*runGateway, error) {
 	sites := gatewaySites(inv, ranks)
 	if len(sites) == 0 {
 		return nil, nil
 	}
-	byHost := map[string]deploy.Host{}
+	byHost := map[string]inventory.Host{}
 	for _, h := range inv.Hosts() {
 		byHost[h.Name] = h
 	}
 	gws := map[string]*runGateway{}
-	var hosts []deploy.Host
+	var hosts []inventory.Host
 	for _, s := range sites {
 		def := s.Gateways[0]
 		g := &runGateway{Name: gatewayName(s.Name), Site: s.Name, Host: byHost[def.Host], Def: def, ID: worker.NodeID(gatewayName(s.Name)),
@@ -111,7 +113,7 @@ func startGateways(ctx context.Context, inv *deploy.Inventory, ranks []string, w
 		gws[def.Host] = g
 		hosts = append(hosts, g.Host)
 	}
-	boot := func(h deploy.Host) deploy.Boot {
+	boot := func(h inventory.Host) deploy.Boot {
 		g := gws[h.Name]
 		b := deploy.Boot{Node: g.Name, RunID: opt.RunID, Secret: opt.Secret, Role: deploy.RoleGateway, Cluster: h.Cluster}
 		for _, p := range g.Def.Ports {
@@ -201,7 +203,7 @@ func linkUp(st rmnpgw.GatewayStats, peer string) bool {
 
 // gatewayPlanFor is g's plan: every other gateway of the run, and the data
 // addresses of the workers of g's site.
-func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inventory, workers []*deploy.Worker) gateway.GatewayPlan {
+func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *inventory.Inventory, workers []*deploy.Worker) gateway.GatewayPlan {
 	p := gateway.GatewayPlan{Self: g.ID, NoCompress: os.Getenv(gatewayS2Env) == "off"}
 	for _, o := range all {
 		if o != g {
@@ -228,12 +230,12 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *deploy.Inven
 // site names no address (no port open to other sites) or when its port
 // turns out closed or unreachable from the dialer's host (pre-flight of the
 // gateway link, checkGatewayPort).
-func linkGateways(ctx context.Context, inv *deploy.Inventory, gws map[string]*runGateway, opt RunOptions) error {
-	var pool *deploy.Pool
-	getPool := func() (*deploy.Pool, error) {
+func linkGateways(ctx context.Context, inv *inventory.Inventory, gws map[string]*runGateway, opt RunOptions) error {
+	var pool *sshclient.Pool
+	getPool := func() (*sshclient.Pool, error) {
 		if pool == nil {
 			var err error
-			if pool, err = deploy.NewPool(inv, opt.Deploy); err != nil {
+			if pool, err = sshclient.NewPool(inv, opt.Deploy.SSH()); err != nil {
 				return nil, err
 			}
 			for _, g := range gws {
@@ -278,9 +280,9 @@ const gatewayPortTimeout = 3 * time.Second
 // SSH connection to a's host. It returns "" when the port answers (or
 // cannot be checked: local hosts, which no SSH tunnel could serve either;
 // an sshd that forwards nothing), else why the link needs the SSH tunnel.
-func checkGatewayPort(ctx context.Context, inv *deploy.Inventory, pool func() (*deploy.Pool, error), a, b *runGateway) string {
+func checkGatewayPort(ctx context.Context, inv *inventory.Inventory, pool func() (*sshclient.Pool, error), a, b *runGateway) string {
 	for _, g := range []*runGateway{a, b} {
-		if s := inv.SiteOf(g.Host.Name); s == nil || s.Launcher == deploy.LauncherLocal {
+		if s := inv.SiteOf(g.Host.Name); s == nil || s.Launcher == inventory.LauncherLocal {
 			return ""
 		}
 	}
@@ -292,7 +294,7 @@ func checkGatewayPort(ctx context.Context, inv *deploy.Inventory, pool func() (*
 	cctx, cancel := context.WithTimeout(ctx, gatewayPortTimeout)
 	defer cancel()
 	err = p.DialFrom(cctx, a.Host, addr)
-	if err == nil || errors.Is(err, deploy.ErrForwardingRefused) || ctx.Err() != nil {
+	if err == nil || errors.Is(err, sshclient.ErrForwardingRefused) || ctx.Err() != nil {
 		return ""
 	}
 	return fmt.Sprintf("gateway port %d on %s closed or unreachable from %s (%v)", b.Port, b.Def.Address, a.Host.Name,
@@ -311,7 +313,7 @@ func stopGateways(gws map[string]*runGateway, lost map[string]bool) {
 		}
 	}
 	wg.Wait()
-	var pool *deploy.Pool
+	var pool *sshclient.Pool
 	for _, g := range gws {
 		for _, t := range g.tunnels {
 			t.Close()
@@ -456,7 +458,7 @@ func gatewayReports(gws map[string]*runGateway) []GatewayReport {
 // gw-y" when they are in two sites that name gateways (the dialing gateway,
 // of lower id, goes through an SSH tunnel when the other names no
 // address), "" otherwise.
-func GatewayFallback(inv *deploy.Inventory, a, b string) string {
+func GatewayFallback(inv *inventory.Inventory, a, b string) string {
 	sa, sb := inv.SiteOf(a), inv.SiteOf(b)
 	if sa == nil || sb == nil || sa == sb || len(sa.Gateways) == 0 || len(sb.Gateways) == 0 {
 		return ""

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/gridtui/gridtui/apps/obstacle"
-	"github.com/gridtui/gridtui/engine/solve"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/apps/obstacle"
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -81,13 +82,13 @@ func TestGatewayFallback(t *testing.T) {
 	noAddr := *base
 	noAddr.Sites = slices.Clone(base.Sites)
 	for i := range noAddr.Sites {
-		noAddr.Sites[i].Gateways = []deploy.Gateway{{Host: base.Sites[i].Gateways[0].Host, Ports: []int{47400}}}
+		noAddr.Sites[i].Gateways = []inventory.Gateway{{Host: base.Sites[i].Gateways[0].Host, Ports: []int{47400}}}
 	}
 	noGateway := *base
 	noGateway.Sites = slices.Clone(base.Sites)
 	noGateway.Sites[1].Gateways = nil
 	tests := map[string]struct {
-		inv  *deploy.Inventory
+		inv  *inventory.Inventory
 		a, b string
 		want string
 	}{

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -12,7 +13,7 @@ import (
 // reported, not one; a host whose cores the inventory states keeps them,
 // and the inventory itself is not changed.
 func TestPlanHelloCores(t *testing.T) {
-	inv, err := deploy.Parse("sites.toml", []byte(`
+	inv, err := inventory.Parse("sites.toml", []byte(`
 [[site]]
 name = "hpc"
   [[site.cluster]]

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/worker"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestCheckNodeMemory(t *testing.T) {
 	const gib = 1 << 30
 	worker := func(node, host string, avail uint64) *deploy.Worker {
-		return &deploy.Worker{Host: deploy.Host{Name: node}, Hello: deploy.Hello{Node: node, Host: host, Memory: avail}}
+		return &deploy.Worker{Host: inventory.Host{Name: node}, Hello: deploy.Hello{Node: node, Host: host, Memory: avail}}
 	}
 	plan := func(sizes ...int) *Plan {
 		p := &Plan{}
@@ -113,7 +114,7 @@ func TestRunRefusesNodeMemory(t *testing.T) {
 func TestMemoryNote(t *testing.T) {
 	plan := &Plan{Ranks: []string{"alpha-1"}, Task: gridapp.Task{Parts: []gridapp.PartSpec{{Size: 1 << 27}}}}
 	s := &submission{plan: plan, workers: map[string]*deploy.Worker{
-		"alpha-1": {Host: deploy.Host{Name: "alpha-1"}, Hello: deploy.Hello{Memory: 2 << 30}}}}
+		"alpha-1": {Host: inventory.Host{Name: "alpha-1"}, Hello: deploy.Hello{Memory: 2 << 30}}}}
 	tests := map[string]struct {
 		err  error
 		want string

@@ -3,13 +3,13 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/worker"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -69,7 +69,7 @@ func planErr(format string, args ...any) error {
 // 32 each, the first node coordinating, unless the job names them) and
 // chooses each neighbour pair's network (Algorithm 1). The spec is admitted
 // first, as Run admits it.
-func PlanJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, error) {
+func PlanJob(spec jobs.Spec, inv *inventory.Inventory, nodes []probe.Node) (*Plan, error) {
 	spec, err := admit(spec, inv)
 	if err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func PlanJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, 
 // or whose sites and clusters share no host (jobs.ErrEmptySelection), as the
 // console's Compose view refuses them, before any worker starts. Everything
 // after trusts the spec it returns.
-func admit(spec jobs.Spec, inv *deploy.Inventory) (jobs.Spec, error) {
+func admit(spec jobs.Spec, inv *inventory.Inventory) (jobs.Spec, error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return spec, err
@@ -110,7 +110,7 @@ func (e selectionError) Error() string   { return e.err.Error() }
 func (e selectionError) Unwrap() []error { return []error{ErrPlan, e.err} }
 
 // planJob is PlanJob for an admitted spec.
-func planJob(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) (*Plan, error) {
+func planJob(spec jobs.Spec, inv *inventory.Inventory, nodes []probe.Node) (*Plan, error) {
 	free := map[string]probe.Node{}
 	for _, n := range nodes {
 		free[n.Name] = n
@@ -201,7 +201,7 @@ func (p *Plan) planTask(spec jobs.Spec, sel []probe.Node) (err error) {
 	return nil
 }
 
-func localityOf(inv *deploy.Inventory) probe.Locality {
+func localityOf(inv *inventory.Inventory) probe.Locality {
 	if inv == nil {
 		return probe.Locality{}
 	}
@@ -214,7 +214,7 @@ func localityOf(inv *deploy.Inventory) probe.Locality {
 // resolver of selections: sites and clusters intersect, named hosts keep
 // their order and are added once, any takes the first N). Hosts the job
 // names must be in the inventory and have a live worker.
-func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]string, error) {
+func selectNodes(spec jobs.Spec, inv *inventory.Inventory, nodes []probe.Node) ([]string, error) {
 	inInventory := map[string]bool{}
 	for _, r := range grid.Refs(inv) {
 		inInventory[r.Name] = true
@@ -276,7 +276,7 @@ func selectNodes(spec jobs.Spec, inv *deploy.Inventory, nodes []probe.Node) ([]s
 // no live worker (a run starts only the workers it needs: the first Any of
 // "clusters alpha, beta") is no error; Any then takes the first free hosts
 // of the selection.
-func resolveFree(sel jobs.NodeSelection, inv *deploy.Inventory, free []jobs.NodeRef, source string) ([]string, error) {
+func resolveFree(sel jobs.NodeSelection, inv *inventory.Inventory, free []jobs.NodeRef, source string) ([]string, error) {
 	if inv == nil || len(sel.Hosts) > 0 || len(sel.Sites)+len(sel.Clusters) == 0 {
 		return sel.Resolve(free, source)
 	}
@@ -316,7 +316,7 @@ func nodeList(nodes []probe.Node) string {
 }
 
 // planCores gives each rank its cores: the job's, or the host's.
-func (p *Plan) planCores(spec jobs.Spec, inv *deploy.Inventory) error {
+func (p *Plan) planCores(spec jobs.Spec, inv *inventory.Inventory) error {
 	hostCores := map[string]int{}
 	if inv != nil {
 		for _, h := range inv.Hosts() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/worker"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,7 +12,8 @@ import (
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/apps/sparse"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -22,14 +22,14 @@ import (
 
 // localNodes describes the hosts of inv as liveNodes does for local workers.
 func TestPlanJob(t *testing.T) {
-	small := deploy.Embedded()
-	big, err := deploy.Load("../testdata/jobs/sites64.toml")
+	small := inventory.Embedded()
+	big, err := inventory.Load("../testdata/jobs/sites64.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	obst := func(n int) map[string]string { return map[string]string{"n": strconv.Itoa(n), "eps": "1e-8"} }
 	tests := map[string]struct {
-		inv    *deploy.Inventory
+		inv    *inventory.Inventory
 		spec   jobs.Spec
 		groups []string // "coordinator:size" per group
 		modes  string   // S/A per neighbour pair
@@ -132,7 +132,7 @@ func TestDialAddr(t *testing.T) {
 }
 
 func TestRunSelectionErrors(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	tests := map[string]struct {
 		hosts  []string
 		any    int
@@ -281,7 +281,7 @@ func TestTasksSkipLoopbackQuietly(t *testing.T) {
 // takes them (before, beta having no live worker failed the run with
 // "needs 2, only 0 free nodes match", though Compose had planned it).
 func TestPlanClustersWithAnyOnStartedWorkers(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	live := grid.LocalNodes(inv)[:2]
 	spec := jobs.Spec{Params: map[string]string{"n": "16", "eps": "1e-6"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Clusters: []string{"alpha", "beta"}, Any: 2}}
@@ -303,7 +303,7 @@ func TestPlanClustersWithAnyOnStartedWorkers(t *testing.T) {
 // with the reason, unless force is set; a synchronous one, and a hybrid one
 // inside one cluster, plan.
 func TestPlanRefusesAsyncSparse(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	spec := func(scheme jobs.Scheme, nodes jobs.NodeSelection, force string) jobs.Spec {
 		return jobs.Spec{Name: "sparse", App: sparse.Name, Scheme: scheme, Nodes: nodes,
 			Params: map[string]string{"matrix": sparseTestdata(t, "tridiag-nondominant.mtx"), "force": force}}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/internal/checkpoint"
@@ -30,7 +31,7 @@ import (
 // checkpointDir is the directory the run's checkpoints go to ("": none on
 // disk, checkpoint_dir unset), or "" with the reason checkpoints are off.
 // Without a directory the checkpoints live in memory on buddies (buddy.go).
-func checkpointDir(spec jobs.Spec, _ []deploy.Host, _ RunOptions) (string, string) {
+func checkpointDir(spec jobs.Spec, _ []inventory.Host, _ RunOptions) (string, string) {
 	if spec.Resilience.Every() == 0 {
 		return "", "checkpoints are off (checkpoint_every = -1)"
 	}
@@ -124,7 +125,7 @@ func restorePoint(dir, key string, ranks int, sync bool) (solve.CheckpointPlan, 
 // recoverer is what Run keeps across a run's attempts.
 type recoverer struct {
 	spec    jobs.Spec
-	inv     *deploy.Inventory
+	inv     *inventory.Inventory
 	opt     RunOptions
 	workers *[]*deploy.Worker
 	dir     string // "" when no checkpoints go to disk
@@ -267,7 +268,7 @@ type placement struct{ node, how string }
 // nodes' hosts. The lost workers are stopped first.
 func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) (map[string]placement, error) {
 	var keep []*deploy.Worker
-	hosts := map[string]deploy.Host{}
+	hosts := map[string]inventory.Host{}
 	for _, w := range *rc.workers {
 		if slices.Contains(gone, w.Host.Name) {
 			hosts[w.Host.Name] = w.Host
@@ -278,7 +279,7 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	}
 	*rc.workers = keep
 	moved := map[string]placement{}
-	var restart []deploy.Host
+	var restart []inventory.Host
 	used := map[string]bool{}
 	for _, name := range gone {
 		spare := ""
@@ -373,7 +374,7 @@ func (rc *recoverer) attempts(ctx context.Context, s *submission, rep *Report, e
 
 // spareHosts returns n hosts of the inventory outside hosts: the job's
 // spares (its own clusters first).
-func spareHosts(inv *deploy.Inventory, hosts []deploy.Host, n int) []deploy.Host {
+func spareHosts(inv *inventory.Inventory, hosts []inventory.Host, n int) []inventory.Host {
 	if n <= 0 {
 		return nil
 	}
@@ -381,7 +382,7 @@ func spareHosts(inv *deploy.Inventory, hosts []deploy.Host, n int) []deploy.Host
 	for _, h := range hosts {
 		used[h.Name], clusters[h.Cluster] = true, true
 	}
-	var same, other []deploy.Host
+	var same, other []inventory.Host
 	for _, h := range inv.Hosts() {
 		switch {
 		case used[h.Name]:
@@ -396,10 +397,10 @@ func spareHosts(inv *deploy.Inventory, hosts []deploy.Host, n int) []deploy.Host
 }
 
 // withoutHosts returns the workers not on hosts.
-func withoutHosts(workers []*deploy.Worker, hosts []deploy.Host) []*deploy.Worker {
+func withoutHosts(workers []*deploy.Worker, hosts []inventory.Host) []*deploy.Worker {
 	var out []*deploy.Worker
 	for _, w := range workers {
-		if !slices.ContainsFunc(hosts, func(h deploy.Host) bool { return h.Name == w.Host.Name }) {
+		if !slices.ContainsFunc(hosts, func(h inventory.Host) bool { return h.Name == w.Host.Name }) {
 			out = append(out, w)
 		}
 	}
@@ -407,8 +408,8 @@ func withoutHosts(workers []*deploy.Worker, hosts []deploy.Host) []*deploy.Worke
 }
 
 // hostsOf returns the workers' hosts.
-func hostsOf(workers []*deploy.Worker) []deploy.Host {
-	out := make([]deploy.Host, len(workers))
+func hostsOf(workers []*deploy.Worker) []inventory.Host {
+	out := make([]inventory.Host, len(workers))
 	for i, w := range workers {
 		out[i] = w.Host
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -183,8 +183,8 @@ func (s *submission) gridLabel() string {
 
 // InventoryKey is the jobs.RunConfig.Inventory of runs on inv: the results
 // of different inventories are never compared.
-func InventoryKey(inv *deploy.Inventory) string {
-	if inv == nil || inv.Source == deploy.EmbeddedSource {
+func InventoryKey(inv *inventory.Inventory) string {
+	if inv == nil || inv.Source == inventory.EmbeddedSource {
 		return jobs.InventoryEmbedded
 	}
 	if abs, err := filepath.Abs(inv.Source); err == nil {

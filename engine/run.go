@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/solve"
 	"net/netip"
 	"slices"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -21,7 +22,7 @@ import (
 // RunOptions configure Run.
 type RunOptions struct {
 	// Inventory is the grid; nil loads ./sites.toml or the embedded local grid.
-	Inventory *deploy.Inventory
+	Inventory *inventory.Inventory
 	// Workers are live workers to reuse (started with deploy.BootFor of
 	// RunID and Secret); nil: Run starts the job's workers and stops them
 	// when it ends.
@@ -71,7 +72,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	inv := opt.Inventory
 	if inv == nil {
 		var err error
-		if inv, err = deploy.Load(""); err != nil {
+		if inv, err = inventory.Load(""); err != nil {
 			return nil, err
 		}
 	}
@@ -90,9 +91,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	workers := opt.Workers
-	var lost map[string]bool // workers to kill without waiting on them
-	var silent string        // the lost one named for its silence, if any
-	var spares []deploy.Host // started beside the job's nodes, idle until a loss
+	var lost map[string]bool    // workers to kill without waiting on them
+	var silent string           // the lost one named for its silence, if any
+	var spares []inventory.Host // started beside the job's nodes, idle until a loss
 	if workers == nil {
 		hosts, err := jobHosts(spec, inv)
 		if err != nil {
@@ -203,10 +204,10 @@ func logPending(next func(deploy.Event), logf func(node, format string, args ...
 
 // jobHosts picks the inventory hosts to start workers on, refusing up front
 // a job that asks for more nodes than the inventory has.
-func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
+func jobHosts(spec jobs.Spec, inv *inventory.Inventory) ([]inventory.Host, error) {
 	all := inv.Hosts()
 	nodes := make([]probe.Node, len(all))
-	byName := map[string]deploy.Host{}
+	byName := map[string]inventory.Host{}
 	nodeOf := map[string]probe.Node{}
 	for i, h := range all {
 		nodes[i] = grid.NodeOf(h, deploy.Hello{})
@@ -216,7 +217,7 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 	if err != nil {
 		return nil, notEnoughNodes{err}
 	}
-	hosts := make([]deploy.Host, len(names))
+	hosts := make([]inventory.Host, len(names))
 	sel := make([]probe.Node, len(names))
 	for i, n := range names {
 		hosts[i] = byName[n]
@@ -236,7 +237,7 @@ func jobHosts(spec jobs.Spec, inv *deploy.Inventory) ([]deploy.Host, error) {
 // asynchronous job on one it does not converge on) fails
 // the run at once, not after the workers started or a batch allocation
 // waited in its queue.
-func defineEarly(spec jobs.Spec, inv *deploy.Inventory, names []string, sel []probe.Node) error {
+func defineEarly(spec jobs.Spec, inv *inventory.Inventory, names []string, sel []probe.Node) error {
 	p := &Plan{Ranks: names}
 	if err := p.planCores(spec, inv); err != nil {
 		return err
@@ -370,7 +371,7 @@ func stopLost(w *deploy.Worker) {
 // count (cores omitted: all the host has) given the cores its worker's
 // hello reported, so that a job of cores = 0 (each host's cores) runs on
 // all of them rather than on one. inv itself is left as it is.
-func withHelloCores(inv *deploy.Inventory, workers []*deploy.Worker) *deploy.Inventory {
+func withHelloCores(inv *inventory.Inventory, workers []*deploy.Worker) *inventory.Inventory {
 	if inv == nil {
 		return nil
 	}

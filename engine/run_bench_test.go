@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/apps/obstacle"
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/apps/gridapp"
+	"github.com/gridtui/gridtui/apps/obstacle"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -32,14 +32,14 @@ func BenchmarkRun(b *testing.B) {
 			s.Close()
 		}
 	})
-	small := deploy.Embedded()
-	big, err := deploy.Load("../testdata/jobs/sites64.toml")
+	small := inventory.Embedded()
+	big, err := inventory.Load("../testdata/jobs/sites64.toml")
 	if err != nil {
 		b.Fatal(err)
 	}
 	cases := []struct {
 		name string
-		inv  *deploy.Inventory
+		inv  *inventory.Inventory
 		spec jobs.Spec
 	}{
 		{"engine-1", small, jobs.Spec{Params: p, Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 1}, Cores: 1}},

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/gateway"
-	"github.com/gridtui/gridtui/engine/solve"
-	"github.com/gridtui/gridtui/engine/worker"
 	"math"
 	"os"
 	"runtime"
@@ -18,6 +15,10 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/gateway"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -41,12 +42,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func loadInventory(t *testing.T, path string) *deploy.Inventory {
+func loadInventory(t *testing.T, path string) *inventory.Inventory {
 	t.Helper()
 	if path == "" {
-		return deploy.Embedded()
+		return inventory.Embedded()
 	}
-	inv, err := deploy.Load(path)
+	inv, err := inventory.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func loadInventory(t *testing.T, path string) *deploy.Inventory {
 }
 
 // runJob runs spec on inv and checks the report of a successful run.
-func runJob(t *testing.T, inv *deploy.Inventory, spec jobs.Spec, opt RunOptions) *Report {
+func runJob(t *testing.T, inv *inventory.Inventory, spec jobs.Spec, opt RunOptions) *Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

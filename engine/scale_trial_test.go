@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/solve"
-	"github.com/gridtui/gridtui/engine/worker"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +16,9 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -73,7 +74,7 @@ func atoi(t *testing.T, s string) int {
 
 // scaleInventory is a local grid of two clusters of n/2 one-core nodes,
 // told apart by label (beyond 245 nodes the addresses cross an octet).
-func scaleInventory(t *testing.T, n int) *deploy.Inventory {
+func scaleInventory(t *testing.T, n int) *inventory.Inventory {
 	t.Helper()
 	if n == 1024 {
 		// Found beside this file: the trials run from a built test binary too.
@@ -178,7 +179,7 @@ func scaleRuns(t *testing.T, n int, schemes ...jobs.Scheme) {
 }
 
 // scaleRun runs the trials' job once and logs its figures.
-func scaleRun(t *testing.T, inv *deploy.Inventory, n int, scheme jobs.Scheme, k int) {
+func scaleRun(t *testing.T, inv *inventory.Inventory, n int, scheme jobs.Scheme, k int) {
 	// The job converges at once: an async run ends within seconds of
 	// its start, a sync run after the iterations its tokens need (twice
 	// the spanning tree's depth).

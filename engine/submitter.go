@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/solve"
-	"github.com/gridtui/gridtui/engine/worker"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +13,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 	"github.com/gridtui/gridtui/rmnp"
@@ -59,7 +60,7 @@ type submission struct {
 	gainRef   *gainCurve
 	inventory string // jobs.RunConfig.Inventory of the run (InventoryKey)
 	residuals []jobs.ResidualSample
-	inv       *deploy.Inventory
+	inv       *inventory.Inventory
 	gateways  map[string]*runGateway // by site, when the run spans sites with gateways
 	// Checkpoints (recovery.go): every part's plan (nil: none), the key of
 	// the run's checkpoints, and the losses survived so far.

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/engine/solve"
-	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
@@ -22,7 +22,7 @@ import (
 // no workers: follow then ends on the context or on a failure.
 func followedRun(t *testing.T, states ...solve.NodeState) *submission {
 	t.Helper()
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	spec := jobs.Spec{Name: "aborted-job", App: "obstacle", Params: map[string]string{"n": "16", "eps": "1e-8"},
 		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: len(states)}, Cores: 1, WallTime: time.Minute}.WithDefaults()
 	plan, err := PlanJob(spec, inv, grid.LocalNodes(inv))

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/gridtui/gridtui/engine/solve"
 	"net"
 	"net/netip"
 	"strings"
@@ -11,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -128,7 +128,7 @@ func TestLinkFallbackAfterAbandonedHandshake(t *testing.T) {
 		Nodes: jobs.NodeSelection{Any: 2}, Cores: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, spec, RunOptions{Inventory: deploy.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true,
+	rep, err := Run(ctx, spec, RunOptions{Inventory: inventory.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true,
 		OnLog: func(ev solve.LogEvent) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/gridtui/gridtui/engine/solve"
-	"github.com/gridtui/gridtui/engine/worker"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -13,14 +11,17 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
 
 func startWorkers(t *testing.T, names ...string) ([]*deploy.Worker, [16]byte, []byte) {
 	t.Helper()
-	inv := deploy.Embedded()
-	var hosts []deploy.Host
+	inv := inventory.Embedded()
+	var hosts []inventory.Host
 	for _, h := range inv.Hosts() {
 		for _, n := range names {
 			if h.Name == n {
@@ -48,7 +49,7 @@ func TestWorkerReuse(t *testing.T) {
 	defer cancel()
 	for i, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Hybrid} {
 		spec := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "20", "eps": "1e-8"}, Scheme: scheme, Cores: 1}
-		rep, err := Run(ctx, spec, RunOptions{Inventory: deploy.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true})
+		rep, err := Run(ctx, spec, RunOptions{Inventory: inventory.Embedded(), Workers: ws, RunID: id, Secret: secret, NoRecord: true})
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -16,7 +17,7 @@ var ErrNoInventory = errors.New("grid: no inventory")
 // Table I on the loopback range) under the inventory's locality rule. SSH
 // hosts are known only once their workers said hello, so they are skipped:
 // Probe includes them.
-func Htable(inv *deploy.Inventory) (*probe.Htable, error) {
+func Htable(inv *inventory.Inventory) (*probe.Htable, error) {
 	if inv == nil {
 		return nil, ErrNoInventory
 	}
@@ -29,12 +30,12 @@ func Htable(inv *deploy.Inventory) (*probe.Htable, error) {
 // stopped. SSH hosts must have been deployed. A host whose worker does not
 // start is left out: skipped says which and why, while err is for a table
 // that cannot be built at all.
-func Probe(ctx context.Context, inv *deploy.Inventory) (h *probe.Htable, skipped, err error) {
+func Probe(ctx context.Context, inv *inventory.Inventory) (h *probe.Htable, skipped, err error) {
 	if inv == nil {
 		return nil, nil, ErrNoInventory
 	}
 	nodes := LocalNodes(inv)
-	var remote []deploy.Host
+	var remote []inventory.Host
 	for _, h := range inv.Hosts() {
 		if !isLocal(h) {
 			remote = append(remote, h)
@@ -52,7 +53,7 @@ func Probe(ctx context.Context, inv *deploy.Inventory) (h *probe.Htable, skipped
 // probeRemote starts workers on SSH hosts, with a throw-away run secret,
 // just long enough to read their hellos (NICs and host identity), then
 // stops them.
-func probeRemote(ctx context.Context, inv *deploy.Inventory, hosts []deploy.Host) ([]probe.Node, error) {
+func probeRemote(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host) ([]probe.Node, error) {
 	workers, err := deploy.StartWorkers(ctx, inv, hosts, deploy.BootFor(deploy.NewRunSecret()), deploy.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("grid: probe %d ssh host(s) (deploy them first): %w", len(hosts), err)

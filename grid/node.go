@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -20,7 +21,7 @@ const (
 
 // isLocal reports whether h is a local-launcher node of the embedded local
 // grid: the inventory gives its addresses, no hello is needed to know them.
-func isLocal(h deploy.Host) bool { return h.EthernetAddr.IsValid() }
+func isLocal(h inventory.Host) bool { return h.EthernetAddr.IsValid() }
 
 // NodeOf describes host h as the Htable sees it. A local-grid node is its
 // own simulated host with an Ethernet NIC and, when the inventory gives one,
@@ -29,7 +30,7 @@ func isLocal(h deploy.Host) bool { return h.EthernetAddr.IsValid() }
 // host is described by the NICs its worker's hello reported, their kinds
 // corrected by the inventory's hints (probe.ApplyHints), and by the machine
 // the hello names, so that nodes on one machine share a Unix socket.
-func NodeOf(h deploy.Host, hello deploy.Hello) probe.Node {
+func NodeOf(h inventory.Host, hello deploy.Hello) probe.Node {
 	n := probe.Node{Name: h.Name, Host: hello.Host, Cluster: h.Cluster}
 	if !isLocal(h) {
 		n.NICs = probe.ApplyHints(hello.NICs, h.Ethernet, h.Fast)
@@ -56,7 +57,7 @@ func orDefault(s, def string) string {
 
 // LocalNodes returns the inventory's local-grid nodes (NodeOf), in inventory
 // order. SSH hosts are known only once their workers said hello: see Probe.
-func LocalNodes(inv *deploy.Inventory) []probe.Node {
+func LocalNodes(inv *inventory.Inventory) []probe.Node {
 	var nodes []probe.Node
 	for _, h := range inv.Hosts() {
 		if isLocal(h) {
@@ -68,7 +69,7 @@ func LocalNodes(inv *deploy.Inventory) []probe.Node {
 
 // Refs returns every host of the inventory as a job's node selection sees
 // it (name, cluster, site), in inventory order; nil for a nil inventory.
-func Refs(inv *deploy.Inventory) []jobs.NodeRef {
+func Refs(inv *inventory.Inventory) []jobs.NodeRef {
 	if inv == nil {
 		return nil
 	}
@@ -82,7 +83,7 @@ func Refs(inv *deploy.Inventory) []jobs.NodeRef {
 // RefsOf returns nodes (those with a live worker, say) as a job's node
 // selection sees them, in their order, each with its site in inv (none for
 // a node inv lacks).
-func RefsOf(inv *deploy.Inventory, nodes []probe.Node) []jobs.NodeRef {
+func RefsOf(inv *inventory.Inventory, nodes []probe.Node) []jobs.NodeRef {
 	site := map[string]string{}
 	for _, r := range Refs(inv) {
 		site[r.Name] = r.Site

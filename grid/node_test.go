@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -22,12 +23,12 @@ func TestNodeOf(t *testing.T) {
 	}
 	hello := deploy.Hello{Host: "machine-7", NICs: helloNICs}
 	tests := map[string]struct {
-		host  deploy.Host
+		host  inventory.Host
 		hello deploy.Hello
 		want  probe.Node
 	}{
 		"local with both addresses": {
-			host:  deploy.Host{Name: "alpha-1", Cluster: "alpha", EthernetAddr: addr("127.16.64.10"), FastAddr: addr("127.18.64.10")},
+			host:  inventory.Host{Name: "alpha-1", Cluster: "alpha", EthernetAddr: addr("127.16.64.10"), FastAddr: addr("127.18.64.10")},
 			hello: hello,
 			want: probe.Node{Name: "alpha-1", Host: "alpha-1", Cluster: "alpha", NICs: []probe.NIC{
 				{Name: "eth0", Kind: probe.Ethernet, Up: true, MTU: 65536, Addrs: []netip.Addr{addr("127.16.64.10")}},
@@ -35,13 +36,13 @@ func TestNodeOf(t *testing.T) {
 			}},
 		},
 		"local with hints, Ethernet only": {
-			host: deploy.Host{Name: "beta-2", Cluster: "beta", Ethernet: "en0", Fast: "ibp0", EthernetAddr: addr("127.16.34.21")},
+			host: inventory.Host{Name: "beta-2", Cluster: "beta", Ethernet: "en0", Fast: "ibp0", EthernetAddr: addr("127.16.34.21")},
 			want: probe.Node{Name: "beta-2", Host: "beta-2", Cluster: "beta", NICs: []probe.NIC{
 				{Name: "en0", Kind: probe.Ethernet, Up: true, MTU: 65536, Addrs: []netip.Addr{addr("127.16.34.21")}},
 			}},
 		},
 		"ssh host with a fast hint": {
-			host:  deploy.Host{Name: "n1.lyon", Cluster: "sagittaire", Fast: "hsn0"},
+			host:  inventory.Host{Name: "n1.lyon", Cluster: "sagittaire", Fast: "hsn0"},
 			hello: hello,
 			want: probe.Node{Name: "n1.lyon", Host: "machine-7", Cluster: "sagittaire",
 				NICs: probe.ApplyHints(helloNICs, "", "hsn0")},
@@ -68,7 +69,7 @@ func TestNodeOf(t *testing.T) {
 // Htable whose routes follow Algorithm 1 (same third octet: the fast
 // network; across clusters: Ethernet).
 func TestEmbeddedGrid(t *testing.T) {
-	inv, err := deploy.Load("")
+	inv, err := inventory.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -42,8 +42,8 @@ var ErrInventory = errors.New("study: matrix does not fit the inventory")
 // get the remainder), in inventory order, so the ranks of one cluster are
 // contiguous and only one neighbour pair crosses each inter-cluster link, as
 // in GRIDHPC's decomposition.
-func Plan(m Matrix, inv *deploy.Inventory) ([]Run, []Skip, error) {
-	byCluster := map[string][]deploy.Host{}
+func Plan(m Matrix, inv *inventory.Inventory) ([]Run, []Skip, error) {
+	byCluster := map[string][]inventory.Host{}
 	for _, h := range inv.Hosts() {
 		byCluster[h.Cluster] = append(byCluster[h.Cluster], h)
 	}
@@ -94,7 +94,7 @@ func Plan(m Matrix, inv *deploy.Inventory) ([]Run, []Skip, error) {
 
 // pickHosts takes k hosts from the grid's clusters, as evenly as possible;
 // the reason is set when the clusters have too few hosts.
-func pickHosts(g GridConfig, byCluster map[string][]deploy.Host, k int) ([]string, string) {
+func pickHosts(g GridConfig, byCluster map[string][]inventory.Host, k int) ([]string, string) {
 	if k < len(g.Clusters) {
 		return nil, fmt.Sprintf("%d nodes cannot span %d clusters", k, len(g.Clusters))
 	}

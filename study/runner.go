@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -23,12 +24,12 @@ type Done struct {
 
 // ExecFunc runs one job and reports the record it appended to the results
 // store in dir. DefaultExec uses engine.Run; tests give their own.
-type ExecFunc func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string) (Done, error)
+type ExecFunc func(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, storeDir string) (Done, error)
 
 // Options configure Execute.
 type Options struct {
 	// Inventory is the grid (required).
-	Inventory *deploy.Inventory
+	Inventory *inventory.Inventory
 	// StoreDir is the results store ("" = jobs.DataDir's default).
 	StoreDir string
 	// Exec runs one job; nil means DefaultExec.
@@ -54,7 +55,7 @@ type Result struct {
 
 // DefaultExec runs spec with engine.Run on inv, starting and stopping its
 // workers; the run is recorded in storeDir.
-func DefaultExec(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string) (Done, error) {
+func DefaultExec(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, storeDir string) (Done, error) {
 	rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: inv, StoreDir: storeDir,
 		Deploy: deploy.Options{HelloTimeout: 30 * time.Second}})
 	if rep == nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	_ "github.com/gridtui/gridtui/apps/obstacle" // the study's application
 	"math"
 	"os"
 	"path/filepath"
@@ -13,14 +12,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	_ "github.com/gridtui/gridtui/apps/obstacle" // the study's application
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
 func TestPlanOrderAndHosts(t *testing.T) {
 	m := DefaultMatrix()
 	m.Repeats = 1
-	runs, skips, err := Plan(m, deploy.Embedded())
+	runs, skips, err := Plan(m, inventory.Embedded())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestPlanOrderAndHosts(t *testing.T) {
 func TestPlanUnknownCluster(t *testing.T) {
 	m := DefaultMatrix()
 	m.Grids = append(m.Grids, GridConfig{Clusters: []string{"gamma"}, Schemes: m.Schemes})
-	_, _, err := Plan(m, deploy.Embedded())
+	_, _, err := Plan(m, inventory.Embedded())
 	if !errors.Is(err, ErrInventory) || !strings.Contains(err.Error(), `"gamma"`) {
 		t.Errorf("err = %v, want ErrInventory naming gamma", err)
 	}
@@ -85,7 +85,7 @@ func fakeWall(spec jobs.Spec) float64 {
 
 // fakeExec records a run in the store as engine.Run would, with fakeWall's
 // time; the 4-node alpha+beta sync run of n=64 fails.
-func fakeExec(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string) (Done, error) {
+func fakeExec(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, dir string) (Done, error) {
 	rec := &jobs.RunRecord{Job: jobs.RunConfig{Name: spec.Name, App: "obstacle", N: specN(spec), Eps: specEps(spec),
 		Scheme: spec.Scheme, Nodes: len(spec.Nodes.Hosts), Cores: len(spec.Nodes.Hosts) * spec.Cores},
 		WallSeconds: fakeWall(spec), Outcome: jobs.OutcomeOK}
@@ -125,7 +125,7 @@ func runFake(t *testing.T) *Result {
 		t.Fatal(err)
 	}
 	var started, done int
-	res, err := Execute(context.Background(), quickOnce(), Options{Inventory: deploy.Embedded(), StoreDir: dir, Exec: fakeExec,
+	res, err := Execute(context.Background(), quickOnce(), Options{Inventory: inventory.Embedded(), StoreDir: dir, Exec: fakeExec,
 		OnStart: func(Run, int) { started++ }, OnDone: func(Done, int) { done++ }})
 	if err != nil {
 		t.Fatal(err)
@@ -206,13 +206,13 @@ func TestCheckOrdering(t *testing.T) {
 func TestExecuteStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	exec := func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string) (Done, error) {
+	exec := func(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, dir string) (Done, error) {
 		if n++; n == 3 {
 			cancel()
 		}
 		return fakeExec(ctx, spec, inv, dir)
 	}
-	res, err := Execute(ctx, quickOnce(), Options{Inventory: deploy.Embedded(), StoreDir: t.TempDir(), Exec: exec})
+	res, err := Execute(ctx, quickOnce(), Options{Inventory: inventory.Embedded(), StoreDir: t.TempDir(), Exec: exec})
 	if !errors.Is(err, context.Canceled) || res == nil || len(res.Runs) != 3 || len(res.Records) != 3 {
 		t.Fatalf("err = %v, runs %v; want context.Canceled after 3 runs with their records", err, res)
 	}

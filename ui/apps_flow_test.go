@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -23,7 +24,7 @@ func TestConsolePoissonGain(t *testing.T) {
 	}
 	store := t.TempDir()
 	patient := EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute})
-	m := New(Config{Inventory: deploy.Embedded(), Run: patient, StoreDir: store, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: patient, StoreDir: store, NoLoad: true})
 	scr := &screenText{}
 	tm := teatest.NewTestModel(t, screenModel{Model: m, last: scr}, teatest.WithInitialTermSize(100, 30))
 	sendKeys := func(ks ...string) {

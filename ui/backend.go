@@ -10,6 +10,7 @@ import (
 	"github.com/shirou/gopsutil/v4/load"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -74,7 +75,7 @@ func listen(ch <-chan tea.Msg) tea.Cmd {
 // deployCmd uploads the worker binary to hosts (deploy.Deploy; local hosts
 // are ready at once) or stops their workers, streaming progress events and
 // host-key questions back to the UI.
-func deployCmd(ctx context.Context, inv *deploy.Inventory, hosts []deploy.Host, stop bool) tea.Cmd {
+func deployCmd(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, stop bool) tea.Cmd {
 	ch := make(chan tea.Msg, 64)
 	opt := deploy.Options{
 		Events: func(ev deploy.Event) {
@@ -174,7 +175,7 @@ type htableMsg struct {
 // from the inventory, SSH hosts from the NICs their workers report. SSH
 // hosts must have been deployed (Sites, d); a host whose worker does not
 // start is left out with a warning.
-func probeCmd(ctx context.Context, inv *deploy.Inventory) tea.Cmd {
+func probeCmd(ctx context.Context, inv *inventory.Inventory) tea.Cmd {
 	return func() tea.Msg {
 		h, skipped, err := grid.Probe(ctx, inv)
 		var warnings []string

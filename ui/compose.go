@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -67,7 +67,7 @@ const (
 // hierarchy, validated live. It produces a jobs.Spec.
 type ComposeView struct {
 	common *Common
-	inv    *deploy.Inventory
+	inv    *inventory.Inventory
 	htable *probe.Htable
 	fields []field
 	// clean is the job as its file last read (fingerprint at load, save
@@ -148,7 +148,7 @@ type (
 // from the default job of `gridtui run` (jobs.DefaultSpec) on the hosts it
 // takes: the first 8 of the inventory (all of a smaller one), picked by
 // name so that the user sees which.
-func NewComposeView(c *Common, inv *deploy.Inventory) ComposeView {
+func NewComposeView(c *Common, inv *inventory.Inventory) ComposeView {
 	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
 	d := jobs.DefaultSpec()
 	take := d.Nodes.Any

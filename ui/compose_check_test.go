@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 // TestComposeListsAllProblems: with n = -5 and ε = abc both fields are
@@ -41,7 +41,7 @@ func TestComposeListsAllProblems(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2")
+			v := composeWith(c, inventory.Embedded(), "alpha-1", "alpha-2")
 			for f, val := range tc.edit {
 				field(&v, f).Value = val
 			}
@@ -65,7 +65,7 @@ func TestComposeListsAllProblems(t *testing.T) {
 			}
 		})
 	}
-	v := composeWith(c, deploy.Embedded(), "alpha-1")
+	v := composeWith(c, inventory.Embedded(), "alpha-1")
 	v.field(fCores).Value = "0"
 	v.validate()
 	if len(v.Problems()) != 0 || !strings.Contains(ansiStrip(v.View()), "0 = all cores") {
@@ -80,8 +80,8 @@ func TestComposeListsAllProblems(t *testing.T) {
 func TestComposeSaveInvalid(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "job.toml")
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
-	m.compose = composeWith(m.common, deploy.Embedded(), "alpha-1", "alpha-2")
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
+	m.compose = composeWith(m.common, inventory.Embedded(), "alpha-1", "alpha-2")
 	m.compose.field(fFile).Value = path
 	m.compose.param("n").Value = "-5"
 	m.compose.param("eps").Value = "abc"
@@ -131,7 +131,7 @@ func runCmds(m Model, msg any) Model {
 // terminal's cursor is put on the field where the text goes. Before, keys
 // only appended to the end (← typed nothing) and a paste was lost.
 func TestComposeFieldEditsLikeText(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	m = send(m, keys("3", "down", "down", "enter")...) // n, 48
 	m = send(m, keys("left", "0", "home", "1")...)
 	m = send(m, keys("end", "backspace", "enter")...)

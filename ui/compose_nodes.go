@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -83,16 +83,16 @@ func (v *ComposeView) selection(take int) jobs.NodeSelection {
 // chosen returns the job's nodes in rank order (jobs.Picks.Hosts): the
 // picked hosts in inventory order (or in a loaded job file's order of
 // hosts), the first N of them when "Take N nodes" is set.
-func (v *ComposeView) chosen() []deploy.Host {
+func (v *ComposeView) chosen() []inventory.Host {
 	if v.inv == nil {
 		return nil
 	}
-	byName := map[string]deploy.Host{}
+	byName := map[string]inventory.Host{}
 	for _, h := range v.inv.Hosts() {
 		byName[h.Name] = h
 	}
 	names := v.picks(v.take()).Hosts(grid.Refs(v.inv))
-	out := make([]deploy.Host, len(names))
+	out := make([]inventory.Host, len(names))
 	for i, n := range names {
 		out[i] = byName[n]
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -43,8 +43,8 @@ launcher = "local"
   fast_addr = "127.18.44.30"
 `
 
-func twoSites() *deploy.Inventory {
-	inv, err := deploy.Parse("two-sites.toml", []byte(twoSitesTOML))
+func twoSites() *inventory.Inventory {
+	inv, err := inventory.Parse("two-sites.toml", []byte(twoSitesTOML))
 	if err != nil {
 		panic("ui test: two-sites inventory: " + err.Error())
 	}
@@ -62,7 +62,7 @@ func loadedSpec(sel jobs.NodeSelection) jobs.Spec {
 // runPlan is what `gridtui run --job path` plans on inv when every host
 // has a worker: the job file as it is, then engine.PlanJob, which resolves
 // its selection.
-func runPlan(t *testing.T, path string, inv *deploy.Inventory) ([]string, error) {
+func runPlan(t *testing.T, path string, inv *inventory.Inventory) ([]string, error) {
 	t.Helper()
 	spec, err := jobs.LoadSpec(path)
 	if err != nil {
@@ -71,7 +71,7 @@ func runPlan(t *testing.T, path string, inv *deploy.Inventory) ([]string, error)
 	return planRanks(spec, inv)
 }
 
-func planRanks(spec jobs.Spec, inv *deploy.Inventory) ([]string, error) {
+func planRanks(spec jobs.Spec, inv *inventory.Inventory) ([]string, error) {
 	h, err := grid.Htable(inv)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func planRanks(spec jobs.Spec, inv *deploy.Inventory) ([]string, error) {
 
 // loadInConsole loads the job file in the console as ctrl+o does: the root
 // reads it and hands the spec to the Compose view.
-func loadInConsole(t *testing.T, inv *deploy.Inventory, path string) Model {
+func loadInConsole(t *testing.T, inv *inventory.Inventory, path string) Model {
 	t.Helper()
 	m := New(Config{Inventory: inv, NoLoad: true})
 	m = send(m, keys("3")...)
@@ -204,7 +204,7 @@ func TestComposeEmptySelection(t *testing.T) {
 // TestHierarchyCountsRead: one worker and one group read in the singular.
 func TestHierarchyCountsRead(t *testing.T) {
 	c := testCommon(80, 24)
-	v := composeWith(c, deploy.Embedded(), "alpha-1")
+	v := composeWith(c, inventory.Embedded(), "alpha-1")
 	out := ansiStrip(v.View())
 	for _, bad := range []string{"1 workers", "1 groups", "1 nodes", "1 neighbour pairs"} {
 		if strings.Contains(out, bad) {
@@ -221,7 +221,7 @@ func TestHierarchyCountsRead(t *testing.T) {
 // of going back to the automatic one, and the status says what changed.
 func TestComposeKeepsEditedHierarchy(t *testing.T) {
 	c := testCommon(80, 24)
-	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2")
+	v := composeWith(c, inventory.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2")
 	v.groups = []jobs.Group{
 		{Coordinator: "alpha-2", Workers: []string{"alpha-1", "alpha-2", "alpha-3"}},
 		{Coordinator: "alpha-4", Workers: []string{"alpha-4"}},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	_ "github.com/gridtui/gridtui/apps/poisson" // a second application: blocks with up to six neighbours
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -37,7 +37,7 @@ func composePoisson(t *testing.T, c *Common, k int) ComposeView {
 // of a parameter field says its kind, range, default and help.
 func TestComposeApplications(t *testing.T) {
 	c := testCommon(160, 48)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	if got := v.field(fApp).Options; !slices.Equal(got, gridapp.Names()) {
 		t.Fatalf("Application choices %v, want the registered %v", got, gridapp.Names())
 	}
@@ -151,7 +151,7 @@ func init() { gridapp.Register("zz-many", manyParams{}) }
 // and the edit cursor and clicks follow the scroll.
 func TestComposeFormScrolls(t *testing.T) {
 	c := testCommon(80, 24)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	v.cursor[paneForm] = v.row(fApp)
 	for v.field(fApp).Value != "zz-many" {
 		v.press("enter")
@@ -178,7 +178,7 @@ func TestComposeFormScrolls(t *testing.T) {
 // typed never changes.
 func TestComposeNameFollowsApp(t *testing.T) {
 	c := testCommon(160, 48)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	if got := v.field(fName).Value; got != "default" {
 		t.Fatalf("new form's name %q, want default", got)
 	}

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
 )
@@ -112,7 +112,7 @@ func TestComposePredictPanel(t *testing.T) {
 		for _, sz := range sizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
 				c := testCommon(sz.w, sz.h)
-				v := composeWith(c, deploy.Embedded())
+				v := composeWith(c, inventory.Embedded())
 				v.SetResults(tc.res)
 				v = predicted(t, v)
 				if tc.setup != nil {
@@ -134,7 +134,7 @@ func TestComposePredictPanel(t *testing.T) {
 // says what to run first.
 func TestComposePredictFollowsJob(t *testing.T) {
 	c := testCommon(160, 48)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	v = predicted(t, v)
 	if v.fc.err == nil || !noTrace(v.fc.err) || !strings.Contains(ansiStrip(v.View()), "No usable trace") {
 		t.Fatalf("no store: err %v, view:\n%s", v.fc.err, ansiStrip(v.View()))
@@ -182,7 +182,7 @@ func TestComposePredictFollowsJob(t *testing.T) {
 // with a command).
 func TestComposePredict1024(t *testing.T) {
 	c := testCommon(160, 48)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	v.SetResults(tracedStore(2048)) // 2 planes a node on 1024 nodes
 	v.param("n").Value = "2048"
 	v.validate()
@@ -215,7 +215,7 @@ func TestConsolePredictPanel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := New(Config{Inventory: deploy.Embedded(), StoreDir: dir})
+	m := New(Config{Inventory: inventory.Embedded(), StoreDir: dir})
 	scr := &screenText{}
 	tm := teatest.NewTestModel(t, screenModel{Model: m, last: scr}, teatest.WithInitialTermSize(160, 48))
 	sendKeys := func(ks ...string) {
@@ -253,7 +253,7 @@ func TestConsolePredictPanel(t *testing.T) {
 // the UI goroutine.
 func BenchmarkComposePredict1024(b *testing.B) {
 	c := testCommon(160, 48)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	v.SetResults(tracedStore(2048))
 	v.param("n").Value = "2048"
 	v.validate()
@@ -278,7 +278,7 @@ func TestComposePredictNoTraceSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := testCommon(160, 48)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	v.cursor[paneForm] = v.row(fApp)
 	for v.field(fApp).Value != "sparse" {
 		v.press("enter")
@@ -317,7 +317,7 @@ func diagMatrix(n int) string {
 // or, when others are within predict.CloseCall of it, says the call is too
 // close.
 func TestOutlookCloseCall(t *testing.T) {
-	v := NewComposeView(testCommon(120, 40), deploy.Embedded())
+	v := NewComposeView(testCommon(120, 40), inventory.Embedded())
 	o := &predict.Outlook{Model: &predict.Model{}, Predictions: []predict.Prediction{
 		{Scheme: jobs.Synchronous, Seconds: 14}, {Scheme: jobs.Asynchronous, Seconds: 5.5}, {Scheme: jobs.Hybrid, Seconds: 5.6}}}
 	for _, tc := range []struct {

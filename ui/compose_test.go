@@ -13,14 +13,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
 )
 
 // composeWith returns a composer on inv with hosts picked: the default
 // job's nodes without picks, else only those.
-func composeWith(c *Common, inv *deploy.Inventory, picks ...string) ComposeView {
+func composeWith(c *Common, inv *inventory.Inventory, picks ...string) ComposeView {
 	v := NewComposeView(c, inv)
 	if h, err := grid.Htable(inv); err == nil {
 		v.SetHtable(h)
@@ -82,16 +82,16 @@ func cmdMsgs(cmd tea.Cmd) []tea.Msg {
 func TestComposeView(t *testing.T) {
 	cases := []struct {
 		name  string
-		inv   *deploy.Inventory
+		inv   *inventory.Inventory
 		setup func(v *ComposeView)
 	}{
-		{name: "default", inv: deploy.Embedded()},
-		{name: "four_async", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+		{name: "default", inv: inventory.Embedded()},
+		{name: "four_async", inv: inventory.Embedded(), setup: func(v *ComposeView) {
 			v.picked["alpha-1"], v.picked["alpha-2"], v.picked["beta-1"], v.picked["beta-2"] = true, true, true, true
 			v.field(fScheme).Value = "async"
 			v.validate()
 		}},
-		{name: "problems", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+		{name: "problems", inv: inventory.Embedded(), setup: func(v *ComposeView) {
 			for _, h := range v.inv.Hosts() {
 				v.picked[h.Name] = true
 			}
@@ -100,14 +100,14 @@ func TestComposeView(t *testing.T) {
 			v.field(fCores).Value = "5"
 			v.validate()
 		}},
-		{name: "editing", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+		{name: "editing", inv: inventory.Embedded(), setup: func(v *ComposeView) {
 			v.press("down", "down", "enter", "backspace", "backspace", "6", "4")
 		}},
-		{name: "hierarchy_edited", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+		{name: "hierarchy_edited", inv: inventory.Embedded(), setup: func(v *ComposeView) {
 			noNodes(v)
 			v.press("right", "space", "right", "down", "down", "down", "m", "c")
 		}},
-		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
+		{name: "empty", inv: &inventory.Inventory{Source: "sites.toml"}},
 		{name: "loaded_mixed", inv: twoSites(), setup: func(v *ComposeView) {
 			*v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
 				Sites: []string{"east"}, Clusters: []string{"beta", "gamma"}, Hosts: []string{"gamma-2", "alpha-3"}})})
@@ -122,7 +122,7 @@ func TestComposeView(t *testing.T) {
 			}
 			v.validate()
 		}},
-		{name: "poisson_blocks", inv: deploy.Embedded(), setup: func(v *ComposeView) {
+		{name: "poisson_blocks", inv: inventory.Embedded(), setup: func(v *ComposeView) {
 			v.cursor[paneForm] = v.row(fApp)
 			for v.field(fApp).Value != "poisson" {
 				v.press("enter")
@@ -159,7 +159,7 @@ func TestComposeView(t *testing.T) {
 
 func TestComposeSpec(t *testing.T) {
 	c := testCommon(80, 24)
-	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-2")
+	v := composeWith(c, inventory.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-2")
 	v.field(fScheme).Value = "async"
 	v.field(fAny).Value = "0"
 	v.validate()
@@ -202,7 +202,7 @@ func TestComposeSpec(t *testing.T) {
 // refuses to start it until the user chooses the nodes again.
 func TestComposeLoadUnknownNodes(t *testing.T) {
 	c := testCommon(80, 24)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	spec := jobs.Spec{Name: "j4", App: "obstacle", Params: map[string]string{"n": "32", "eps": "1e-8"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}, Clusters: []string{"delta"}}}
 	v, _ = v.Update(SpecLoadedMsg{Path: "j4.toml", Spec: spec})
@@ -245,7 +245,7 @@ func TestComposeValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := composeWith(c, deploy.Embedded(), tc.picks...)
+			v := composeWith(c, inventory.Embedded(), tc.picks...)
 			if tc.edit != nil {
 				tc.edit(&v)
 			}
@@ -264,7 +264,7 @@ func TestComposeValidation(t *testing.T) {
 // neighbour (IPv4 against IPv6-only Ethernet, different clusters) is
 // reported, naming the pair, and blocks the start.
 func TestComposeUnreachablePair(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	h := &inv.Sites[0].Clusters[1].Hosts[0] // beta-1
 	h.EthernetAddr = netip.MustParseAddr("fd00:34::20")
 	h.FastAddr = netip.Addr{}
@@ -281,7 +281,7 @@ func TestComposeUnreachablePair(t *testing.T) {
 
 func TestComposeStartAndHierarchyEdit(t *testing.T) {
 	c := testCommon(80, 24)
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	noNodes(&v)
 	// Nodes pane: pick cluster alpha (4 hosts), then beta-1.
 	v.press("right", "space", "down", "down", "down", "down", "down", "down", "space")
@@ -317,7 +317,7 @@ func TestComposeStartAndHierarchyEdit(t *testing.T) {
 // and loading restores the form.
 func TestJobFileRoundTrip(t *testing.T) {
 	c := testCommon(80, 24)
-	v := composeWith(c, deploy.Embedded(), "alpha-1", "alpha-2", "beta-3")
+	v := composeWith(c, inventory.Embedded(), "alpha-1", "alpha-2", "beta-3")
 	v.field(fScheme).Value = "hybrid"
 	v.param("n").Value = "32"
 	v.param("eps").Value = "1e-7"
@@ -341,7 +341,7 @@ func TestJobFileRoundTrip(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
-	w := composeWith(c, deploy.Embedded())
+	w := composeWith(c, inventory.Embedded())
 	w.Update(SpecLoadedMsg{Path: path, Spec: got})
 	w, _ = w.Update(SpecLoadedMsg{Path: path, Spec: got})
 	if fmt.Sprint(w.Spec()) != fmt.Sprint(want) {
@@ -353,8 +353,8 @@ func TestJobFileRoundTrip(t *testing.T) {
 // are probed; their pairs are "not probed yet", which does not block the
 // start (the engine chooses their networks when the run starts).
 func TestComposeUnprobedSSHHosts(t *testing.T) {
-	inv := &deploy.Inventory{Source: "sites.toml", Sites: []deploy.Site{{Name: "lyon", Launcher: deploy.LauncherSSH,
-		Clusters: []deploy.Cluster{{Name: "sagittaire", Cores: 2, Hosts: []deploy.Host{
+	inv := &inventory.Inventory{Source: "sites.toml", Sites: []inventory.Site{{Name: "lyon", Launcher: inventory.LauncherSSH,
+		Clusters: []inventory.Cluster{{Name: "sagittaire", Cores: 2, Hosts: []inventory.Host{
 			{Name: "sagittaire-1.lyon", Site: "lyon", Cluster: "sagittaire", Cores: 2},
 			{Name: "sagittaire-2.lyon", Site: "lyon", Cluster: "sagittaire", Cores: 2},
 		}}}}}}
@@ -380,7 +380,7 @@ func TestComposeUnprobedSSHHosts(t *testing.T) {
 // coordinators of coordinators: on the submitter's line and on the groups
 // whose coordinator also serves a level above.
 func TestComposeLevels(t *testing.T) {
-	v := NewComposeView(testCommon(200, 60), deploy.Embedded())
+	v := NewComposeView(testCommon(200, 60), inventory.Embedded())
 	for g := range 40 {
 		grp := jobs.Group{Coordinator: fmt.Sprintf("n%d-1", g)}
 		for w := range jobs.MaxGroupSize {
@@ -416,7 +416,7 @@ func TestComposeKeepsOutput(t *testing.T) {
 	c := testCommon(80, 24)
 	spec := jobs.DefaultSpec()
 	spec.Output = jobs.Output{Dir: "/srv/out", Raw: true}
-	v := composeWith(c, deploy.Embedded())
+	v := composeWith(c, inventory.Embedded())
 	v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: spec})
 	if got := v.Spec().Output; got != spec.Output {
 		t.Errorf("the loaded job's output is %+v, want %+v", got, spec.Output)
@@ -426,7 +426,7 @@ func TestComposeKeepsOutput(t *testing.T) {
 // TestComposeCopiesCommandLine: y in Compose puts the job's `gridtui run`
 // command line on the clipboard and says so; the ready line shows it.
 func TestComposeCopiesCommandLine(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	m.tab = TabCompose
 	next, cmd := m.Update(keyPress("y"))
 	m = next.(Model)
@@ -441,7 +441,7 @@ func TestComposeCopiesCommandLine(t *testing.T) {
 // TestComposeLoadAsksBeforeLosingEdits: ctrl+o with edits not saved asks
 // first; without edits it loads at once.
 func TestComposeLoadAsksBeforeLosingEdits(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	m.tab = TabCompose
 	find := func(cmd tea.Cmd) tea.Msg {
 		if cmd == nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 )
 
@@ -24,7 +24,7 @@ func (v *SitesView) describe(name string) (string, string) {
 	st := v.HostState(name)
 	var b strings.Builder
 	fmt.Fprintf(&b, "site %s · cluster %s · %s · launcher %s\n", h.Site, h.Cluster, count(h.Cores, "core", "cores"), site.Launcher)
-	if site.Launcher == deploy.LauncherLocal {
+	if site.Launcher == inventory.LauncherLocal {
 		fmt.Fprintf(&b, "addresses: ethernet %s · fast network %s\n", addrOrNone(h.EthernetAddr.String(), h.EthernetAddr.IsValid()), addrOrNone(h.FastAddr.String(), h.FastAddr.IsValid()))
 	} else {
 		login := h.Name
@@ -72,9 +72,9 @@ func (v *SitesView) describe(name string) (string, string) {
 }
 
 // findHost returns a host of the inventory and its site.
-func (v *SitesView) findHost(name string) (deploy.Host, deploy.Site, bool) {
+func (v *SitesView) findHost(name string) (inventory.Host, inventory.Site, bool) {
 	if v.inv == nil {
-		return deploy.Host{}, deploy.Site{}, false
+		return inventory.Host{}, inventory.Site{}, false
 	}
 	for _, s := range v.inv.Sites {
 		for _, c := range s.Clusters {
@@ -85,7 +85,7 @@ func (v *SitesView) findHost(name string) (deploy.Host, deploy.Site, bool) {
 			}
 		}
 	}
-	return deploy.Host{}, deploy.Site{}, false
+	return inventory.Host{}, inventory.Site{}, false
 }
 
 func addrOrNone(a string, ok bool) string {

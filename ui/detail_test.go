@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -76,7 +76,7 @@ func TestDetailViews(t *testing.T) {
 // TestDetailCopySays: y in a detail view puts its text on the clipboard and
 // says so on the status line (OSC 52 has no answer: before, y was silent).
 func TestDetailCopySays(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	m = send(m, keys("1", "down", "down", "enter")...) // alpha-1's detail
 	m = runCmds(m, keyPress("y"))
 	if !strings.Contains(m.status, "copied 4 lines to the clipboard") {

@@ -2,7 +2,7 @@
 // from a Config) owns five plain view structs — Sites, Network, Compose, Run,
 // Results — hands each the same Common value (size, styles, keys, logger,
 // context) and routes messages to the one in front. Views are rendered from
-// plain data (deploy.Inventory, probe.Htable, engine.Snapshot and, once a
+// plain data (inventory.Inventory, probe.Htable, engine.Snapshot and, once a
 // run ends, its engine.Report's final node states, jobs.Results), which is
 // what the golden tests under testdata/ feed them. Side effects (deploying,
 // probing with grid.Probe, running jobs with engine.Run, reading the results

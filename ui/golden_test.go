@@ -12,7 +12,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -76,15 +76,15 @@ func checkSize(t *testing.T, c *Common, out string) {
 func testCommon(w, h int) *Common { return NewCommon(context.Background(), w, h, nil) }
 
 // bigInventory is a two-site inventory of n local hosts in clusters of 64.
-func bigInventory(n int) *deploy.Inventory {
-	inv := &deploy.Inventory{Source: "test-1024", Locality: probe.Locality{Rule: probe.RuleOctet}}
+func bigInventory(n int) *inventory.Inventory {
+	inv := &inventory.Inventory{Source: "test-1024", Locality: probe.Locality{Rule: probe.RuleOctet}}
 	for s := 0; s < 2; s++ {
-		site := deploy.Site{Name: fmt.Sprintf("site%d", s+1), Launcher: deploy.LauncherLocal}
+		site := inventory.Site{Name: fmt.Sprintf("site%d", s+1), Launcher: inventory.LauncherLocal}
 		for c := 0; c < n/128; c++ {
-			cl := deploy.Cluster{Name: fmt.Sprintf("c%d", s*8+c), Cores: 2}
+			cl := inventory.Cluster{Name: fmt.Sprintf("c%d", s*8+c), Cores: 2}
 			for h := 0; h < 64; h++ {
 				third := 10 + s*8 + c
-				cl.Hosts = append(cl.Hosts, deploy.Host{
+				cl.Hosts = append(cl.Hosts, inventory.Host{
 					Name: fmt.Sprintf("%s-%d", cl.Name, h+1), Site: site.Name, Cluster: cl.Name, Cores: 2,
 					EthernetAddr: netip.AddrFrom4([4]byte{127, 16, byte(third), byte(10 + h)}),
 					FastAddr:     netip.AddrFrom4([4]byte{127, 18, byte(third), byte(10 + h)}),

@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -65,7 +65,7 @@ const changedKeyError = "deploy: alpha-2: ssh: handshake failed: knownhosts: key
 
 func console(t *testing.T) Model {
 	t.Helper()
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	return send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
 }
 

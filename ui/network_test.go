@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/probe"
 )
@@ -14,13 +14,13 @@ import (
 func TestNetworkView(t *testing.T) {
 	cases := []struct {
 		name  string
-		inv   *deploy.Inventory
+		inv   *inventory.Inventory
 		err   error
 		picks []string
 	}{
-		{name: "htable", inv: deploy.Embedded()},
-		{name: "job_pairs", inv: deploy.Embedded(), picks: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}},
-		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
+		{name: "htable", inv: inventory.Embedded()},
+		{name: "job_pairs", inv: inventory.Embedded(), picks: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}},
+		{name: "empty", inv: &inventory.Inventory{Source: "sites.toml"}},
 		{name: "error", err: errors.New(`probe: node alpha-1 listed twice: bad node`)},
 		{name: "1024", inv: bigInventory(1024), picks: []string{"c0-1", "c0-2", "c1-1", "c9-64"}},
 	}
@@ -59,7 +59,7 @@ func TestNetworkView(t *testing.T) {
 // of a job inside a cluster go over the fast network, across clusters over
 // Ethernet (Algorithm 1 of GRIDHPC, Table I).
 func TestJobPairsNetworks(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	h, err := grid.Htable(inv)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -16,7 +16,7 @@ import (
 // pending, as when its run has just started.
 func gatewayModel(t *testing.T) Model {
 	t.Helper()
-	inv, err := deploy.Load("../testdata/sites/local_gateways.toml")
+	inv, err := inventory.Load("../testdata/sites/local_gateways.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

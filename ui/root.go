@@ -10,7 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 )
@@ -32,7 +32,7 @@ var tabNames = [tabCount]string{"Sites", "Network", "Compose", "Run", "Results"}
 // log. Nothing is read from the environment here.
 type Config struct {
 	Ctx          context.Context
-	Inventory    *deploy.Inventory
+	Inventory    *inventory.Inventory
 	InventoryErr error
 	StoreDir     string
 	Run          RunFunc

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -428,7 +429,7 @@ func (m *Model) applyLoad(msg loadMsg) {
 		return
 	}
 	for _, s := range m.cfg.Inventory.Sites {
-		if s.Launcher != deploy.LauncherLocal {
+		if s.Launcher != inventory.LauncherLocal {
 			continue
 		}
 		for _, c := range s.Clusters {

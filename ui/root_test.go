@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -39,7 +40,7 @@ func keys(ks ...string) []tea.Msg {
 
 // blockingRun is a RunFunc that reports one snapshot and then waits for
 // the console to cancel it, as a long run would.
-func blockingRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+func blockingRun(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, dir string, cb RunCallbacks) (string, error) {
 	cb.Snapshot(fakeRun(4, 3, -1)[0])
 	<-ctx.Done()
 	return "outcome:   aborted", ctx.Err()
@@ -83,7 +84,7 @@ func TestRootScreens(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				m := New(Config{Ctx: ctx, Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})
+				m := New(Config{Ctx: ctx, Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
 				m = tc.setup(t, m)
 				m = send(m, tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
 				out := m.render()
@@ -97,7 +98,7 @@ func TestRootScreens(t *testing.T) {
 }
 
 func TestRootKeyRouting(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	m = send(m, keys("3")...)
 	if m.Tab() != TabCompose {
 		t.Fatalf("3 opened tab %d, want Compose", m.Tab())
@@ -144,7 +145,7 @@ func TestHelpListsOnlyWorkingKeys(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+			m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 			m.results.SetResults(sampleResults(), nil)
 			m = send(m, tea.WindowSizeMsg{Width: 200, Height: 50})
 			m = send(m, keys(tc.tab)...)
@@ -165,7 +166,7 @@ func TestHelpListsOnlyWorkingKeys(t *testing.T) {
 // takes one status line; the screen keeps its height and its help bar.
 func TestMultiLineStatusKeepsLayout(t *testing.T) {
 	for _, sz := range sizes {
-		m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+		m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 		m = send(m, tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
 		m.setStatus(true, "run failed: engine: start workers: deploy: hosts failed: 2 of 2:\n  h1: refused\n  h2: refused")
 		lines := strings.Split(ansiStrip(m.render()), "\n")
@@ -184,7 +185,7 @@ func TestMultiLineStatusKeepsLayout(t *testing.T) {
 
 // TestAbortConfirmation: A asks first; n keeps the run, y cancels it.
 func TestAbortConfirmation(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
 	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "long", Scheme: jobs.Asynchronous}})
 	feed := m.feed
 	m = send(m, waitSnapshot(t, feed))
@@ -218,7 +219,7 @@ func TestAbortConfirmation(t *testing.T) {
 // EngineRun does: its report reads the nodes the run stopped aborted, and
 // its error names the run and wraps engine.ErrRunAborted and the context's
 // error (abortLike; TestConsoleAbort runs the real engine).
-func engineLikeAbort(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+func engineLikeAbort(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, dir string, cb RunCallbacks) (string, error) {
 	snap := fakeRun(4, 3, -1)[0]
 	cb.Snapshot(snap)
 	<-ctx.Done()
@@ -230,7 +231,7 @@ func engineLikeAbort(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory,
 // Run view's title, its first outcome line, its state counts and the
 // status line, not "failed" with the engine's cancellation error.
 func TestAbortShownAsAborted(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), Run: engineLikeAbort, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: engineLikeAbort, NoLoad: true})
 	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "long", Scheme: jobs.Asynchronous}})
 	feed := m.feed
 	m = send(m, waitSnapshot(t, feed))
@@ -327,7 +328,7 @@ func TestConsoleFlow(t *testing.T) {
 	// Workers are this test binary; under -race on a loaded machine they
 	// need far longer than the default 30 s to say hello.
 	patient := EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute})
-	m := New(Config{Inventory: deploy.Embedded(), Run: patient, StoreDir: store, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: patient, StoreDir: store, NoLoad: true})
 	scr := &screenText{}
 	tm := teatest.NewTestModel(t, screenModel{Model: m, last: scr}, teatest.WithInitialTermSize(100, 30))
 	sendKeys := func(ks ...string) {
@@ -395,7 +396,7 @@ func TestConsoleFlow(t *testing.T) {
 // TestPreflightShownInNetwork: the Network view reports, per pair of the
 // last run, whether the best network answered (ok) or a fallback was used.
 func TestPreflightShownInNetwork(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
 	noNodes(&m.compose)
 	for _, h := range []string{"alpha-1", "alpha-2", "beta-1"} {
 		m.compose.picked[h] = true
@@ -421,7 +422,7 @@ func TestPreflightShownInNetwork(t *testing.T) {
 // TestProbeRebuildsHtable: p runs the probe as a command and its result
 // replaces the Htable in Network and Compose.
 func TestProbeRebuildsHtable(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	m.network.SetHtable(nil, nil)
 	next, cmd := m.Update(keyPress("p"))
 	m = next.(Model)
@@ -443,7 +444,7 @@ func TestProbeRebuildsHtable(t *testing.T) {
 // TestPassphrasePrompt: deploy's passphrase questions are answered in a
 // masked prompt, one at a time; esc refuses.
 func TestPassphrasePrompt(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	ch := make(chan tea.Msg)
 	r1, r2 := make(chan []byte, 1), make(chan []byte, 1)
 	m = send(m, passphrasePromptMsg{host: "h1", keyfile: "~/.ssh/id_ed25519", reply: r1, ch: ch},
@@ -472,7 +473,7 @@ func TestPassphrasePrompt(t *testing.T) {
 // TestHostKeyPrompt: an unknown host key is shown with its fingerprint on
 // the host's row and in a question; y accepts, n refuses.
 func TestHostKeyPrompt(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	ch := make(chan tea.Msg)
 	reply := make(chan bool, 1)
 	fp := "SHA256:q1w2e3r4t5y6u7i8o9p0"
@@ -537,7 +538,7 @@ func TestHostKeyPrompt(t *testing.T) {
 
 // TestMouse: clicking a tab opens it; the wheel moves the list cursor.
 func TestMouse(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	bar := ansi.Strip(m.tabBar())
 	x := strings.Index(bar, "3 Compose")
 	m = send(m, tea.MouseClickMsg{X: len([]rune(bar[:x])), Y: 0, Button: tea.MouseLeft})
@@ -554,7 +555,7 @@ func TestMouse(t *testing.T) {
 // TestNoticeShownAtStart: when ./sites.toml was skipped (the repository's
 // example), the console says so in its status line from the first frame.
 func TestNoticeShownAtStart(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	inv.Notice = "./sites.toml is an example (example = true): using the embedded local grid"
 	m := New(Config{Inventory: inv, NoLoad: true})
 	if !strings.Contains(m.status, "example = true") {
@@ -566,7 +567,7 @@ func TestNoticeShownAtStart(t *testing.T) {
 // is answered in the console, question by question, masked unless the
 // server allows echo; esc refuses.
 func TestChallengePrompt(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	ch := make(chan tea.Msg)
 	r1, r2 := make(chan []string, 1), make(chan []string, 1)
 	m = send(m, challengePromptMsg{host: "fe", instruction: "Two steps", questions: []string{"Login name:", "Code:"},
@@ -598,7 +599,7 @@ func TestChallengePrompt(t *testing.T) {
 // TestStatusStaysOnItsTab: a note ("stop: 1 host(s) done") shows on the
 // tab it was said on only; an error shows everywhere.
 func TestStatusStaysOnItsTab(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
 	m.tab = TabSites
 	m.setStatus(false, "stop: 1 host(s) done")
 	m.tab = TabRun

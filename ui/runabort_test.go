@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
@@ -42,7 +43,7 @@ func TestConsoleAbort(t *testing.T) {
 		t.Skip("starts worker processes")
 	}
 	patient := EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute})
-	m := New(Config{Inventory: deploy.Embedded(), Run: patient, StoreDir: t.TempDir(), NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: patient, StoreDir: t.TempDir(), NoLoad: true})
 	spec := jobs.Spec{Name: "endless", App: "obstacle", Params: map[string]string{"n": "128", "eps": "1e-15"},
 		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}}, Cores: 1,
 		MaxIter: 1 << 30, WallTime: 5 * time.Minute}
@@ -90,7 +91,7 @@ func TestConsoleAbort(t *testing.T) {
 // single-node reference never reached the run's last σ, as happens) while
 // its report has one: the report's figure is what the header shows at the
 // end.
-func gainReportRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+func gainReportRun(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, dir string, cb RunCallbacks) (string, error) {
 	snaps := fakeRun(4, 3, -1)
 	for _, s := range snaps {
 		s.Gain = 0
@@ -105,7 +106,7 @@ func gainReportRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, d
 // TestRunHeaderGainFromReport: after a run the Run header's gain is the
 // report's C_g, not "–" while the report beside it reads 0.44.
 func TestRunHeaderGainFromReport(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), Run: gainReportRun, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: gainReportRun, NoLoad: true})
 	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "four", Scheme: jobs.Asynchronous}})
 	m, _ = pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
 	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· gain 0.44× ·") {
@@ -123,7 +124,7 @@ func TestRunHeaderGainFromReport(t *testing.T) {
 
 // sshLoadRun is a RunFunc on SSH hosts: their workers' hellos and then
 // their statuses carry the hosts' load averages.
-func sshLoadRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir string, cb RunCallbacks) (string, error) {
+func sshLoadRun(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, dir string, cb RunCallbacks) (string, error) {
 	one, two := 1.5, 2.25
 	cb.Deploy(deploy.Event{Host: "n-1.lyon", Phase: deploy.PhaseReady, Hello: &deploy.Hello{Node: "n-1.lyon", Load: &one}})
 	cb.Deploy(deploy.Event{Host: "n-2.lyon", Phase: deploy.PhaseReady, Hello: &deploy.Hello{Node: "n-2.lyon"}})
@@ -139,7 +140,7 @@ func sshLoadRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, dir 
 // load average from its worker's hello, then from its statuses; a host
 // whose worker says nothing stays "–".
 func TestLoadOfSSHHosts(t *testing.T) {
-	inv, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"lyon\"\n[[site.cluster]]\nname = \"n\"\nhosts = \"n-[1-2].lyon\"\n"))
+	inv, err := inventory.Parse("sites.toml", []byte("[[site]]\nname = \"lyon\"\n[[site.cluster]]\nname = \"n\"\nhosts = \"n-[1-2].lyon\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestLoadOfSSHHosts(t *testing.T) {
 // TestComposeStatusAfterRun: Compose's "starting NAME" does not outlive
 // the run; it says how the run ended and where its report is.
 func TestComposeStatusAfterRun(t *testing.T) {
-	inv := deploy.Embedded()
+	inv := inventory.Embedded()
 	m := New(Config{Inventory: inv, Run: gainReportRun, NoLoad: true})
 	h, err := grid.Htable(inv)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
@@ -123,19 +124,19 @@ type RunCallbacks struct {
 // RunFunc runs a job to its end, reporting through the callbacks, and
 // returns the run's text report. The console uses EngineRun; tests may pass
 // another runner.
-type RunFunc func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string, cb RunCallbacks) (summary string, err error)
+type RunFunc func(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, storeDir string, cb RunCallbacks) (summary string, err error)
 
 // EngineRun is the console's RunFunc: engine.Run (which starts the job's
 // workers and stops them when it ends) with the console's callbacks; the
 // summary is the run report's text.
-func EngineRun(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string, cb RunCallbacks) (string, error) {
+func EngineRun(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, storeDir string, cb RunCallbacks) (string, error) {
 	return EngineRunWith(deploy.Options{})(ctx, spec, inv, storeDir, cb)
 }
 
 // EngineRunWith is EngineRun with deploy options for starting the workers
 // (timeouts, width); the callbacks' Deploy replaces opt.Events.
 func EngineRunWith(opt deploy.Options) RunFunc {
-	return func(ctx context.Context, spec jobs.Spec, inv *deploy.Inventory, storeDir string, cb RunCallbacks) (string, error) {
+	return func(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, storeDir string, cb RunCallbacks) (string, error) {
 		opt.Events = cb.Deploy
 		rep, err := engine.Run(ctx, spec, engine.RunOptions{
 			Inventory: inv, OnSnapshot: cb.Snapshot, OnLog: cb.Log, StoreDir: storeDir, Deploy: opt,
@@ -158,7 +159,7 @@ func EngineRunWith(opt deploy.Options) RunFunc {
 var ErrNoEngine = errors.New("ui: no job runner configured")
 
 // startRun runs spec in a goroutine and returns the first tick.
-func startRun(ctx context.Context, run RunFunc, spec jobs.Spec, inv *deploy.Inventory, storeDir string) (*runFeed, tea.Cmd) {
+func startRun(ctx context.Context, run RunFunc, spec jobs.Spec, inv *inventory.Inventory, storeDir string) (*runFeed, tea.Cmd) {
 	f := &runFeed{}
 	go func() {
 		if run == nil {

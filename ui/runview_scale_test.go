@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -34,7 +34,7 @@ func TestRunViewScale(t *testing.T) {
 	if err := os.WriteFile(path, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	inv, err := deploy.Load(path)
+	inv, err := inventory.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 )
 
@@ -17,7 +18,7 @@ const hostile = "pwned\x1b]0;title\x07\x1b[2J\u009b31m\u202e"
 // node's error and a deploy error with escape sequences through the
 // console, and checks that the frame shows them quoted.
 func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
-	m := New(Config{Inventory: deploy.Embedded(), Run: blockingRun, NoLoad: true})
+	m := New(Config{Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
 	noNodes(&m.compose)
 	for _, h := range []string{"alpha-1", "alpha-2"} {
 		m.compose.picked[h] = true

@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -56,7 +56,7 @@ type HostState struct {
 // map of host states.
 type SitesView struct {
 	common  *Common
-	inv     *deploy.Inventory
+	inv     *inventory.Inventory
 	loadErr error
 	states  map[string]HostState
 	list    list
@@ -70,21 +70,21 @@ type SitesView struct {
 // them as commands.
 type (
 	// DeployRequestMsg asks to deploy (upload and start workers on) hosts.
-	DeployRequestMsg struct{ Hosts []deploy.Host }
+	DeployRequestMsg struct{ Hosts []inventory.Host }
 	// StopRequestMsg asks to stop the workers of hosts.
-	StopRequestMsg struct{ Hosts []deploy.Host }
+	StopRequestMsg struct{ Hosts []inventory.Host }
 	// ProbeRequestMsg asks to probe the hosts' networks again.
 	ProbeRequestMsg struct{}
 	// AcceptKeyMsg records the user's acceptance of an unknown host key.
 	AcceptKeyMsg struct {
-		Host        deploy.Host
+		Host        inventory.Host
 		Fingerprint string
 	}
 )
 
 // NewSitesView returns the Sites view of an inventory; loadErr, if not nil,
 // is shown instead (the inventory could not be read).
-func NewSitesView(c *Common, inv *deploy.Inventory, loadErr error) SitesView {
+func NewSitesView(c *Common, inv *inventory.Inventory, loadErr error) SitesView {
 	v := SitesView{
 		common:    c,
 		inv:       inv,
@@ -168,7 +168,7 @@ func (v *SitesView) fold(key string) string {
 	return "▾ "
 }
 
-func siteNote(s deploy.Site, hosts int) string {
+func siteNote(s inventory.Site, hosts int) string {
 	note := " (" + count(len(s.Clusters), "cluster", "clusters") + ", " + count(hosts, "host", "hosts")
 	if s.Frontend != "" {
 		note += ", via " + s.Frontend
@@ -176,7 +176,7 @@ func siteNote(s deploy.Site, hosts int) string {
 	return note + ")"
 }
 
-func (v *SitesView) hostRow(s deploy.Site, h deploy.Host) listRow {
+func (v *SitesView) hostRow(s inventory.Site, h inventory.Host) listRow {
 	st := v.HostState(h.Name)
 	load := "–"
 	if st.Load >= 0 {
@@ -219,12 +219,12 @@ func progressBar(f float64, w int) string {
 
 // selectedHosts returns the hosts under the cursor: one host, or every host
 // of the selected cluster or site.
-func (v *SitesView) selectedHosts() []deploy.Host {
+func (v *SitesView) selectedHosts() []inventory.Host {
 	r, ok := v.list.selected()
 	if !ok || v.inv == nil {
 		return nil
 	}
-	var out []deploy.Host
+	var out []inventory.Host
 	for _, s := range v.inv.Sites {
 		for _, c := range s.Clusters {
 			for _, h := range c.Hosts {
@@ -372,7 +372,7 @@ func (v SitesView) View() string {
 	return body
 }
 
-func localityName(inv *deploy.Inventory) string {
+func localityName(inv *inventory.Inventory) string {
 	if inv.Locality.Rule == "" {
 		return probe.RuleOctet
 	}

@@ -8,18 +8,18 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 )
 
 func TestSitesView(t *testing.T) {
 	cases := []struct {
 		name  string
-		inv   *deploy.Inventory
+		inv   *inventory.Inventory
 		err   error
 		setup func(v *SitesView)
 	}{
-		{name: "local", inv: deploy.Embedded()},
-		{name: "deploying", inv: deploy.Embedded(), setup: func(v *SitesView) {
+		{name: "local", inv: inventory.Embedded()},
+		{name: "deploying", inv: inventory.Embedded(), setup: func(v *SitesView) {
 			v.SetHostState("alpha-1", HostState{Phase: "upload", Progress: 0.42, Worker: WorkerDown, Load: 0.5})
 			v.SetHostState("alpha-2", HostState{Phase: "ready", Worker: WorkerUp, Load: 0.5})
 			v.SetHostState("alpha-3", HostState{Phase: "failed", Err: "deploy: alpha-3: connection refused", Load: -1})
@@ -27,7 +27,7 @@ func TestSitesView(t *testing.T) {
 			v.SetHostState("beta-2", HostState{Phase: "connect", Fingerprint: "SHA256:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", Load: -1})
 			v.list.cursor = 4 // alpha-3: its error shows under the list
 		}},
-		{name: "empty", inv: &deploy.Inventory{Source: "sites.toml"}},
+		{name: "empty", inv: &inventory.Inventory{Source: "sites.toml"}},
 		{name: "error", err: errors.New(`deploy: sites.toml:3:7: unknown key "nodez" in [[site.cluster]]`)},
 		{name: "1024", inv: bigInventory(1024), setup: func(v *SitesView) {
 			v.SetHostState("c9-3", HostState{Phase: "upload", Progress: 0.9, Load: -1})
@@ -57,7 +57,7 @@ func TestSitesView(t *testing.T) {
 
 func TestSitesActions(t *testing.T) {
 	c := testCommon(80, 24)
-	v := NewSitesView(c, deploy.Embedded(), nil)
+	v := NewSitesView(c, inventory.Embedded(), nil)
 	press := func(k string) tea.Msg {
 		var cmd tea.Cmd
 		v, cmd = v.Update(keyPress(k))
@@ -137,7 +137,7 @@ func keyPress(k string) tea.KeyPressMsg {
 // TestSitesLoadErrorKeepsExcerpt: the inventory error's excerpt keeps its
 // alignment on screen, so the marker points at the offending column.
 func TestSitesLoadErrorKeepsExcerpt(t *testing.T) {
-	_, err := deploy.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"n1\"\n  cores = \"four\"\n"))
+	_, err := inventory.Parse("sites.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"n1\"\n  cores = \"four\"\n"))
 	if err == nil {
 		t.Fatal("parse accepted a string for cores")
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	_ "github.com/gridtui/gridtui/apps/bsp"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
@@ -92,7 +92,7 @@ func runBSPTimeout(t testing.TB, prog string, n int, args, timeout string) (*eng
 		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: n}, Cores: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	return engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+	return engine.Run(ctx, spec, engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
 }
 
 func figure(rep *engine.Report, name string) string {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	_ "github.com/gridtui/gridtui/apps/bspbench"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
@@ -35,7 +35,7 @@ func TestRun(t *testing.T) {
 		Params: map[string]string{"h": "8", "reps": "2", "iters": "2"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+	rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestAsyncRefused(t *testing.T) {
 	spec := jobs.Spec{App: "bspbench", Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 2}, Cores: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+	_, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), `needs scheme = "sync"`) {
 		t.Fatalf("async run: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
-	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -109,7 +109,7 @@ func iterate(b *testing.B, app string, params map[string]string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	b.ResetTimer()
-	rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: b.TempDir()})
+	rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: b.TempDir()})
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

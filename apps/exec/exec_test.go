@@ -16,6 +16,7 @@ import (
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/apps/poisson"
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -73,7 +74,7 @@ func runExec(t *testing.T, scheme jobs.Scheme, nodes int, params map[string]stri
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var pids []int
-	opt := engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir(), OnWorkers: func(ws []*deploy.Worker) {
+	opt := engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: t.TempDir(), OnWorkers: func(ws []*deploy.Worker) {
 		for _, w := range ws {
 			pids = append(pids, w.Hello.PID)
 		}
@@ -167,7 +168,7 @@ func TestRunCPoissonDetectors(t *testing.T) {
 				Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}}, Cores: 1}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+			rep, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -299,7 +300,7 @@ func TestRunProgramMissing(t *testing.T) {
 	spec := jobs.Spec{App: "exec", Params: params, Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "alpha-2"}}, Cores: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	_, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+	_, err := engine.Run(ctx, spec, engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
 	want := `exec: program /nonexistent/poisson on host alpha-2 (rank 1): no such file`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("run: %v, want %q", err, want)
@@ -307,7 +308,7 @@ func TestRunProgramMissing(t *testing.T) {
 	params["programs"] = "alpha-2=" + prog + " alpha=/nonexistent/poisson" // the host's entry wins
 	params["program"] = ""
 	spec.Params = params
-	_, err = engine.Run(ctx, spec, engine.RunOptions{Inventory: deploy.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
+	_, err = engine.Run(ctx, spec, engine.RunOptions{Inventory: inventory.Embedded(), NoRecord: true, StoreDir: t.TempDir()})
 	want = `exec: program /nonexistent/poisson on host alpha-1 (rank 0): no such file`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("run: %v, want %q", err, want)

@@ -24,6 +24,9 @@ type CopyStore interface {
 	// from the plan's holders. Refused lists the copies passed over, each
 	// naming its node and the reason.
 	Load(want checkpoint.Header, it uint64, latest bool) (h checkpoint.Header, payload []byte, refused []string, err error)
+	// Buffer returns an empty buffer of capacity n for the next encoded
+	// checkpoint (one the store no longer keeps, when it can).
+	Buffer(n int) []byte
 	// Keep keeps the encoded checkpoint of h on this node only (the last
 	// state of a part whose attempt was stopped: lastCheckpoint).
 	Keep(h checkpoint.Header, encoded []byte)
@@ -39,7 +42,7 @@ const checkpointFraming = 64 + 255 + 4
 // saveCopy encodes and hands one checkpoint to the part's CopyStore.
 func (c *checkpointer) saveCopy(w checkpointWrite) error {
 	// The store keeps the bytes: a buffer of their own.
-	enc, err := checkpoint.Append(make([]byte, 0, len(w.payload)+checkpointFraming), w.h, w.payload)
+	enc, err := checkpoint.Append(c.copies.Buffer(len(w.payload)+checkpointFraming), w.h, w.payload)
 	if err != nil {
 		return err
 	}

@@ -242,6 +242,9 @@ func holderNames(hs []solve.Holder) string {
 	return s
 }
 
+// Buffer is a buffer for the next encoded checkpoint.
+func (j *jobCopies) Buffer(n int) []byte { return j.n.copies.mem.Buffer(n) }
+
 // Keep keeps a checkpoint on this node only.
 func (j *jobCopies) Keep(h checkpoint.Header, enc []byte) {
 	j.n.copies.mem.Keep(h, enc, j.pinned())
@@ -338,7 +341,8 @@ func (n *node) onCopy(ctx context.Context, src rmnp.PeerID, t MsgType, body []by
 			return err
 		}
 		// enc aliases the receive buffer: the store keeps its own bytes.
-		if _, err := n.copies.mem.Put(slices.Clone(enc), pins); err != nil {
+		own := append(n.copies.mem.Buffer(len(enc)), enc...)
+		if _, err := n.copies.mem.Put(own, pins); err != nil {
 			return fmt.Errorf("engine: checkpoint copy from peer %d refused: %w", src, err)
 		}
 		return nil

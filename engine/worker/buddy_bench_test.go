@@ -41,7 +41,7 @@ func BenchmarkCopyPath(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		h := checkpoint.Header{Run: "bench", Rank: 0, Ranks: 2, Iteration: uint64(200 * (i + 1))}
-		enc, err := checkpoint.Append(make([]byte, 0, len(payload)+400), h, payload)
+		enc, err := checkpoint.Append(own.Buffer(len(payload)+400), h, payload)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func BenchmarkCopyPath(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := held.Put(append([]byte(nil), enc2...), nil); err != nil {
+		if _, err := held.Put(append(held.Buffer(len(enc2)), enc2...), nil); err != nil {
 			b.Fatal(err)
 		}
 	}

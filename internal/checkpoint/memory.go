@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -17,17 +18,36 @@ import (
 // run's. The zero value is not usable: NewMemory.
 type Memory struct {
 	// Window and Budget keep, beyond the newest keep, every checkpoint put
-	// within Window as long as a rank's checkpoints take at most Budget
-	// bytes: a recovery picks its iteration from statuses that lag.
+	// within Window (0: none) as long as a rank's checkpoints take at most
+	// Budget bytes.
 	Window time.Duration
 	Budget int
 
-	keep int
-	max  int64
-	mu   sync.Mutex
-	run  string
-	byRk map[int][]memEntry // newest first
-	pins map[int][]uint64   // by rank: iterations kept beyond the newest keep
+	keep  int
+	max   int64
+	mu    sync.Mutex
+	run   string
+	byRk  map[int][]memEntry // newest first
+	pins  map[int][]uint64   // by rank: iterations kept beyond the newest keep
+	spare [][]byte           // evicted containers' buffers, for the next ones
+}
+
+// spares is how many evicted buffers a Memory keeps for reuse.
+const spares = 4
+
+// Buffer returns an empty buffer of capacity at least n for the next
+// container: an evicted one when it is large enough (no allocation, nor the
+// page faults of one, per checkpoint), else a new one.
+func (m *Memory) Buffer(n int) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, b := range m.spare {
+		if cap(b) >= n {
+			m.spare = append(m.spare[:i], m.spare[i+1:]...)
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, n)
 }
 
 type memEntry struct {
@@ -42,7 +62,7 @@ func NewMemory(keep int, max int64) *Memory {
 	if max <= 0 {
 		max = 16 << 30
 	}
-	return &Memory{Window: 5 * time.Second, Budget: 256 << 20, keep: max2(keep), max: max, byRk: map[int][]memEntry{}, pins: map[int][]uint64{}}
+	return &Memory{Budget: 256 << 20, keep: max2(keep), max: max, byRk: map[int][]memEntry{}, pins: map[int][]uint64{}}
 }
 
 func max2(n int) int { return max(n, 2) }
@@ -93,6 +113,11 @@ func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
 			kept = append(kept, e)
 		}
 	}
+	for _, e := range es[len(kept):] {
+		if len(m.spare) < spares {
+			m.spare = append(m.spare, e.data)
+		}
+	}
 	clear(es[len(kept):])
 	m.byRk[h.Rank] = kept
 }
@@ -112,8 +137,8 @@ func (m *Memory) Iterations(run string, rank int) []uint64 {
 	return out
 }
 
-// Encoded returns the container of want.Rank's checkpoint of iteration it
-// (latest: the newest), unchecked, or nil.
+// Encoded returns a copy of the container of want.Rank's checkpoint of
+// iteration it (latest: the newest), unchecked, or nil.
 func (m *Memory) Encoded(want Header, it uint64, latest bool) []byte {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -122,7 +147,7 @@ func (m *Memory) Encoded(want Header, it uint64, latest bool) []byte {
 	}
 	for _, e := range m.byRk[want.Rank] {
 		if latest || e.it == it {
-			return e.data
+			return bytes.Clone(e.data) // the store reuses its buffers
 		}
 	}
 	return nil

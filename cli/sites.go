@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -217,6 +218,9 @@ func ownerText(p *owner.Policy) string {
 		return "-"
 	}
 	t := fmt.Sprintf("start after %s idle, owner's load ≤ %.2f", p.IdleToStart, p.OwnerCPUIdle)
+	if len(p.Users) > 0 {
+		t += " (" + strings.Join(p.Users, ", ") + ")"
+	}
 	for _, w := range p.OwnerHours {
 		t += "; not " + w.String()
 	}

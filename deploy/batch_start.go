@@ -313,7 +313,7 @@ func startStep(ctx context.Context, a *allocation, h inventory.Host, b Boot, opt
 		return nil, fmt.Errorf("deploy: worker on %s (%s job %s): %w", h.Name, a.sched.Name(), a.id, err)
 	}
 	go func() {
-		io.Copy(io.Discard, p.stdout)
+		io.Copy(ownerEvents(w, ev), p.stdout)
 		err := p.wait()
 		a.done() // before exited: once Stop returns, the allocation is released
 		gone()

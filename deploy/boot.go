@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gridtui/gridtui/owner"
 	"github.com/gridtui/gridtui/probe"
 )
 
@@ -51,6 +52,9 @@ type Boot struct {
 	// Role is "" for a worker, RoleGateway for a gateway (`gridtui gateway`,
 	// which then reads its peers as a second line after its hello).
 	Role string `json:",omitempty"`
+	// Owner is the host's owner policy (Host.Owner), which the worker
+	// applies to its own part on its host (package owner); nil: none.
+	Owner *owner.Policy `json:",omitempty"`
 }
 
 // RoleGateway is the Role of a gateway's boot.

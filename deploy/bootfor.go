@@ -24,7 +24,7 @@ func NewRunSecret() (id [16]byte, secret []byte) {
 func BootFor(id [16]byte, secret []byte) func(inventory.Host) Boot {
 	return func(h inventory.Host) Boot {
 		b := Boot{Node: h.Name, RunID: id, Secret: secret, Ethernet: h.Ethernet, Fast: h.Fast,
-			Cores: h.Cores, Cluster: h.Cluster, LogFile: WorkerLogFile(h.Name)}
+			Cores: h.Cores, Cluster: h.Cluster, LogFile: WorkerLogFile(h.Name), Owner: h.Owner}
 		for _, a := range []netip.Addr{h.EthernetAddr, h.FastAddr} {
 			if a.IsValid() {
 				b.Listen = append(b.Listen, "tcp://"+netip.AddrPortFrom(a, 0).String())

@@ -70,6 +70,9 @@ func testWorker() int {
 	if err := WriteHello(os.Stdout, h); err != nil {
 		return 4
 	}
+	if b.Owner != nil && len(b.Owner.OwnerHours) > 0 {
+		WriteOwnerLine(os.Stdout, "wait: owner hours "+b.Owner.OwnerHours[0].String(), nil)
+	}
 	io.Copy(io.Discard, os.Stdin)
 	if strings.HasPrefix(b.Node, "stuck") {
 		select {}

@@ -39,9 +39,6 @@ type Worker struct {
 	// yield, when set (a local worker), lowers or restores the worker's
 	// priority (see Yield).
 	yield func(bool)
-	// resume, when set, ends the owner policy's hold on the worker (it may
-	// be suspended) before it is stopped: a stopped process reads no EOF.
-	resume func()
 	// killHung, when set, makes sure a worker that did not exit on time is
 	// gone even where kill cannot reach it (an sshd that ignores signal
 	// requests, a stopped process that never sees its stdin close).
@@ -122,9 +119,6 @@ func (w *Worker) Stop(ctx context.Context) error {
 	w.mu.Lock()
 	w.stopped = true
 	w.mu.Unlock()
-	if w.resume != nil {
-		w.resume()
-	}
 	w.stdin.Close()
 	t := time.NewTimer(w.timeout)
 	defer t.Stop()

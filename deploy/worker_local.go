@@ -79,7 +79,7 @@ func startLocal(ctx context.Context, h inventory.Host, b Boot, opt Options, ev *
 	// reaped: its pid is not reused while the console has not waited for it.
 	stopWatch, watchEnded := make(chan struct{}), make(chan struct{})
 	reap := func() error {
-		io.Copy(w.stdout, stdout) // returns at EOF, once the group is gone
+		io.Copy(ownerEvents(w, ev), stdout) // returns at EOF, once the group is gone
 		close(stopWatch)
 		<-watchEnded
 		err := cmd.Wait() // its stderr copied
@@ -125,7 +125,6 @@ func startLocal(ctx context.Context, h inventory.Host, b Boot, opt Options, ev *
 		os.Remove(pf)
 		w.exited(b.Node, err)
 	}()
-	governLocal(w, pgid, h, ev)
 	return w, nil
 }
 

@@ -72,7 +72,7 @@ func startRemote(ctx context.Context, pool *sshclient.Pool, h inventory.Host, b 
 	pid := w.Hello.PID
 	w.oomLine = func() string { return remoteOOMKill(c, pid) }
 	go func() {
-		io.Copy(w.stdout, stdout)
+		io.Copy(ownerEvents(w, ev), stdout)
 		err := s.Wait()
 		s.Close()
 		free()

@@ -33,6 +33,8 @@ type (
 		Iterations int          `json:"iterations"`
 		Traffic    []netTraffic `json:"traffic"`
 		Err        string       `json:"err"`
+		OwnerHeld  float64      `json:"owner_held_seconds"`
+		OwnerHolds int          `json:"owner_holds"`
 	}
 	runReport struct {
 		Outcome    string        `json:"outcome"`
@@ -60,6 +62,11 @@ type (
 			Node      string   `json:"node"`
 			Iteration int      `json:"iteration"`
 			Load      *float64 `json:"load"`
+			State     string   `json:"state"`
+			Held      *struct {
+				Reason string  `json:"reason"`
+				Stale  float64 `json:"stale_seconds"`
+			} `json:"held"`
 		} `json:"nodes"`
 	}
 )
@@ -116,7 +123,9 @@ type liveRun struct {
 	mu       sync.Mutex
 	out      runOutput
 	progress chan int // the lowest iteration of each snapshot
-	done     chan struct{}
+	// snaps receives the snapshots as they come (dropped when full).
+	snaps chan snapshot
+	done  chan struct{}
 }
 
 // startRun starts `gridtui run --json --no-record args...` in the console
@@ -138,7 +147,7 @@ func startRunOf(t *testing.T, g *Grid, bin string, timeout time.Duration, args .
 		t.Fatal(err)
 	}
 	cmd.Stderr = cmd.Stdout
-	r := &liveRun{cmd: cmd, cancel: cancel, progress: make(chan int, 1), done: make(chan struct{})}
+	r := &liveRun{cmd: cmd, cancel: cancel, progress: make(chan int, 1), snaps: make(chan snapshot, 256), done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatal(err)
@@ -210,6 +219,10 @@ func (r *liveRun) decode(line []byte) {
 			}
 			select {
 			case r.progress <- lo:
+			default:
+			}
+			select {
+			case r.snaps <- s:
 			default:
 			}
 		}

@@ -114,6 +114,10 @@ type NodeReport struct {
 	// Trace is the node's execution trace (sweep times, traffic per
 	// neighbour) from its result; nil when it sent none.
 	Trace *jobs.NodeTrace `json:",omitempty"`
+	// OwnerHeld is the time its host's owner policy held the part, in
+	// OwnerHolds holds (package owner); 0 when it never did.
+	OwnerHeld  time.Duration `json:",omitempty"`
+	OwnerHolds int           `json:",omitempty"`
 }
 
 // report builds the Report from what the submission gathered.
@@ -145,6 +149,7 @@ func (s *submission) report() *Report {
 		if h := s.headers[r]; h != nil {
 			nr.Converged = h.Converged
 			nr.Trace = &jobs.NodeTrace{Points: h.Count, Sweeps: h.Sweeps, Links: h.Links}
+			nr.OwnerHeld, nr.OwnerHolds = h.OwnerHeld, h.OwnerHolds
 			if !h.Converged && rep.Outcome == "ok" {
 				rep.Outcome = "not converged"
 			}
@@ -345,6 +350,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(&b, "(* coordinator)")
+	r.writeOwnerHolds(&b)
 	if r.Checked {
 		r.writeFigures(&b)
 	} else {
@@ -542,4 +548,19 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// writeOwnerHolds says which parts their host's owner policy held, and for
+// how long: the run went on without them (asynchronous) or waited.
+func (r *Report) writeOwnerHolds(b *strings.Builder) {
+	for _, n := range r.Nodes {
+		if n.OwnerHolds == 0 {
+			continue
+		}
+		times := "once"
+		if n.OwnerHolds > 1 {
+			times = fmt.Sprintf("%d times", n.OwnerHolds)
+		}
+		fmt.Fprintf(b, "owner policy: %s suspended by its owner %s, %s in all\n", n.Node, times, n.OwnerHeld.Round(time.Second))
+	}
 }

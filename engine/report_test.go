@@ -110,3 +110,25 @@ func TestGainCurvePastReference(t *testing.T) {
 		t.Errorf("gain past a reference that never got below 1e-3 and not converged = %v, want 0", got)
 	}
 }
+
+// The report says which parts their host's owner policy held, how often
+// and for how long, and nothing of the others.
+func TestReportOwnerHolds(t *testing.T) {
+	r := &Report{Outcome: "ok", Nodes: []NodeReport{
+		{Node: "pc-1", Rank: 0},
+		{Node: "pc-2", Rank: 1, OwnerHolds: 2, OwnerHeld: 14*time.Second + 300*time.Millisecond},
+		{Node: "pc-3", Rank: 2, OwnerHolds: 1, OwnerHeld: 3 * time.Second},
+	}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"owner policy: pc-2 suspended by its owner 2 times, 14s in all\n", "owner policy: pc-3 suspended by its owner once, 3s in all\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "pc-1 suspended") {
+		t.Errorf("a part never held is named:\n%s", b.String())
+	}
+}

@@ -26,3 +26,7 @@ type NetTraffic = solve.NetTraffic
 
 // LogEvent is a line for the console's event log (solve.LogEvent).
 type LogEvent = solve.LogEvent
+
+// OwnerHold is why, and since how long, a host's owner policy holds a
+// node's part (solve.OwnerHold).
+type OwnerHold = solve.OwnerHold

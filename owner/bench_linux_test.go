@@ -76,12 +76,14 @@ func gridtuiPart(b *testing.B, cred *syscall.Credential, governed bool) (stop fu
 
 // BenchmarkOwnerShare measures the CPU the owner's own process gets in
 // ownerWindow alone, beside a gridtui part at nice 19 only, and beside one
-// governed by the owner policy (suspended when the owner's load shows),
-// alternating, and reports the medians' ratios to alone. Run with
+// governed by the owner policy (suspended when the owner's load shows) as
+// a process group (SIGSTOP) and as a worker's part held inside its own
+// process (owner.Gate), alternating, and reports the medians' ratios to
+// alone and the bound owner / (owner + governed part). Run with
 // -benchtime=5x: each iteration is one round of the three.
 func BenchmarkOwnerShare(b *testing.B) {
 	cred := ownerCred(b)
-	var alone, nice, governed, bound []float64
+	var alone, nice, governed, bound, gated, gatedBound, gated1s, gated1sBound []float64
 	for range b.N {
 		alone = append(alone, ownerCPU(b, cred))
 		stop, _ := gridtuiPart(b, cred, false)
@@ -95,6 +97,24 @@ func BenchmarkOwnerShare(b *testing.B) {
 		// What the governed part took while the owner ran bounds what it can
 		// have taken from the owner, whatever the rest of the machine does.
 		bound = append(bound, o/(o+took))
+		stop()
+		// A worker's part held inside its own process (owner.Gate), as
+		// every worker on a desktop is now.
+		// It samples every 250 ms as the governed part, and every second:
+		// each sample costs the part's process 5–15 ms of CPU here.
+		stop, partCPU = gatedPart(b, 250*time.Millisecond)
+		before = partCPU()
+		o = ownerCPU(b, cred)
+		took = partCPU() - before
+		gated = append(gated, o)
+		gatedBound = append(gatedBound, o/(o+took))
+		stop()
+		stop, partCPU = gatedPart(b, time.Second)
+		before = partCPU()
+		o = ownerCPU(b, cred)
+		took = partCPU() - before
+		gated1s = append(gated1s, o)
+		gated1sBound = append(gated1sBound, o/(o+took))
 		stop()
 	}
 	med := func(v []float64) float64 {
@@ -118,5 +138,11 @@ func BenchmarkOwnerShare(b *testing.B) {
 	b.ReportMetric(mean(nice)/mean(alone), "nice19/alone-mean")
 	b.ReportMetric(mean(governed)/mean(alone), "governed/alone-mean")
 	b.ReportMetric(med(bound), "governed-owner-share-bound")
-	b.Logf("owner CPU seconds in %v: alone %v, beside nice 19 %v, beside governed %v; owner/(owner+part) governed %v", ownerWindow, alone, nice, governed, bound)
+	b.ReportMetric(med(gated)/med(alone), "gated/alone-median")
+	b.ReportMetric(mean(gated)/mean(alone), "gated/alone-mean")
+	b.ReportMetric(med(gatedBound), "gated-owner-share-bound")
+	b.ReportMetric(med(gated1s)/med(alone), "gated1s/alone-median")
+	b.ReportMetric(med(gated1sBound), "gated1s-owner-share-bound")
+	b.Logf("owner CPU seconds in %v: alone %v, beside nice 19 %v, beside governed %v, beside gated %v, beside gated 1 s %v; owner/(owner+part) governed %v, gated %v, gated 1 s %v",
+		ownerWindow, alone, nice, governed, gated, gated1s, bound, gatedBound, gated1sBound)
 }

@@ -2,8 +2,13 @@ package owner
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrNoDrain is returned by a Part's or a Gate's Apply of a Drain decision
+// when no drain hook is set: the part stays suspended until it stops.
+var ErrNoDrain = errors.New("owner: no drain here: the part stays suspended")
 
 // Governor applies a Policy on this host: every Interval it samples, asks
 // its Decider, logs every decision that changes something (or says why the

@@ -11,10 +11,6 @@ import (
 	"time"
 )
 
-// ErrNoDrain is returned by a Part's Apply of a Drain decision when no
-// drain hook is set: the part stays suspended until it stops.
-var ErrNoDrain = errors.New("owner: no drain here: the part stays suspended")
-
 // Part is a worker's computation on this host, a process group: suspend is
 // SIGSTOP of the group (the asynchronous iterations of the other parts go
 // on with its last halos), continue is SIGCONT. A part governed from its

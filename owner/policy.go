@@ -44,7 +44,12 @@ type Policy struct {
 	CPUCap int
 	// OwnerHours are the times the host is its owner's whatever the
 	// activity: gridtui does not start and suspends (e.g. weekdays 8–19).
-	OwnerHours []Window
+	OwnerHours []Window `json:",omitempty"`
+	// Users, when set, are the owner's user names: their processes' CPU is
+	// the owner's load, and nobody else's (a lab machine whose daemons or
+	// other users' jobs should not count); empty: every process that is
+	// not gridtui's.
+	Users []string `json:",omitempty"`
 }
 
 // Default is HTCondor's desktop policy (the UWCS defaults of its manual's
@@ -94,6 +99,11 @@ func (p Policy) Check() (key string, err error) {
 	case p.ActiveIdle > p.IdleToContinue:
 		return bad("active_idle", "active_idle %v is above idle_to_continue %v: a part would suspend at once on continuing", p.ActiveIdle, p.IdleToContinue)
 	}
+	for _, u := range p.Users {
+		if u == "" || strings.ContainsAny(u, " :/") {
+			return bad("owner_users", "owner_users: %q is not a user name", u)
+		}
+	}
 	return "", nil
 }
 
@@ -107,6 +117,20 @@ type Window struct {
 
 // String is the window as written: "Mon-Fri 08:00-19:00".
 func (w Window) String() string { return w.text }
+
+// MarshalText writes the window as written, so that a Policy travels as
+// JSON (a worker's Boot).
+func (w Window) MarshalText() ([]byte, error) { return []byte(w.text), nil }
+
+// UnmarshalText reads a window as ParseWindow does.
+func (w *Window) UnmarshalText(b []byte) error {
+	v, err := ParseWindow(string(b))
+	if err != nil {
+		return err
+	}
+	*w = v
+	return nil
+}
 
 // Contains says whether t falls in the window (t's own location).
 func (w Window) Contains(t time.Time) bool {

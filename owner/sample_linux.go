@@ -55,16 +55,19 @@ func (s *Sampler) Exclude(pgid int) {
 func (s *Sampler) Sample(ctx context.Context) (Observation, error) {
 	now := time.Now()
 	o := Observation{At: now, Idle: SessionIdle(ctx, now)}
-	times, err := cpu.TimesWithContext(ctx, false)
-	if err != nil || len(times) == 0 {
-		return o, fmt.Errorf("owner: cpu times: %v", err)
-	}
-	t := times[0]
-	busy := t.User + t.Nice + t.System + t.Irq + t.Softirq + t.Steal
 	s.mu.Lock()
-	ours := groupsCPU(s.groups)
+	var busy, ours float64
 	if len(s.Users) > 0 { // the owner's processes, counted directly
-		busy, ours = usersCPU(s.Users, s.groups), 0
+		busy = usersCPU(s.Users, s.groups)
+	} else { // every process but gridtui's: the host's busy time minus ours
+		times, err := cpu.TimesWithContext(ctx, false)
+		if err != nil || len(times) == 0 {
+			s.mu.Unlock()
+			return o, fmt.Errorf("owner: cpu times: %v", err)
+		}
+		t := times[0]
+		busy = t.User + t.Nice + t.System + t.Irq + t.Softirq + t.Steal
+		ours = groupsCPU(s.groups)
 	}
 	if !s.last.IsZero() {
 		if dt := o.At.Sub(s.last).Seconds(); dt > 0 {
@@ -83,12 +86,8 @@ func (s *Sampler) Sample(ctx context.Context) (Observation, error) {
 // lists at now: the time since their tty's last input (its access time),
 // as `w` computes it; NoSession when there is none.
 func SessionIdle(ctx context.Context, now time.Time) time.Duration {
-	users, err := host.UsersWithContext(ctx)
-	if err != nil {
-		return NoSession
-	}
 	idle := NoSession
-	for _, u := range users {
+	for _, u := range sessions(ctx, now) {
 		if u.Terminal == "" {
 			continue
 		}
@@ -100,6 +99,38 @@ func SessionIdle(ctx context.Context, now time.Time) time.Duration {
 		idle = min(idle, max(0, now.Sub(at)))
 	}
 	return idle
+}
+
+// utmpPath is where the sessions are, on a system that keeps utmp.
+const utmpPath = "/var/run/utmp"
+
+// logindEvery is how often the session list is asked of systemd-logind
+// on a system without utmp: each time is a loginctl process, which would
+// take the owner's CPU if it ran at every sample. The terminals' idle
+// times are still read at every sample.
+const logindEvery = 30 * time.Second
+
+var logind struct {
+	sync.Mutex
+	at    time.Time
+	users []host.UserStat
+}
+
+// sessions lists the interactive sessions: from utmp when the system
+// keeps it, else from systemd-logind (gopsutil's fallback), at most every
+// logindEvery.
+func sessions(ctx context.Context, now time.Time) []host.UserStat {
+	if _, err := os.Stat(utmpPath); err == nil {
+		users, _ := host.UsersWithContext(ctx)
+		return users
+	}
+	logind.Lock()
+	defer logind.Unlock()
+	if logind.at.IsZero() || now.Sub(logind.at) >= logindEvery {
+		logind.users, _ = host.UsersWithContext(ctx)
+		logind.at = now
+	}
+	return logind.users
 }
 
 // groupsCPU sums the CPU seconds (user and system) of the processes of the

@@ -202,6 +202,12 @@ func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 	r := listRow{Key: n.Node, Leaf: true, Cells: []string{
 		n.Node, stateGlyph(n.State) + " ", strconv.Itoa(n.Rank), strconv.Itoa(n.Iteration), sci(n.Sigma), sparklineLog(hist, sparkLen), n.Err,
 	}}
+	if h := n.Held; h != nil && n.Err == "" {
+		// The host's owner policy holds the part: the others go on with
+		// its last halos, which age.
+		r.Cells[6], r.Tone = fmt.Sprintf("suspended by owner, halos %s stale: %s", h.Stale, h.Reason), toneWarn
+		return r
+	}
 	switch n.State {
 	case engine.StateFailed:
 		r.Tone = toneErr

@@ -466,3 +466,19 @@ func TestReportTrafficAfterShortRun(t *testing.T) {
 		t.Errorf("traffic after the report: %q", got)
 	}
 }
+
+// A part its host's owner policy holds reads "suspended by owner" with the
+// age of its halos and the decision, in the warning tone.
+func TestNodeRowHeldByOwner(t *testing.T) {
+	n := engine.NodeStatus{Node: "pc-2", Rank: 1, State: engine.StateActive, Iteration: 40,
+		Held: &engine.OwnerHold{Reason: "suspend: owner's CPU load 0.70 ≥ owner_cpu_busy 0.50 for 2m0s", Stale: 12 * time.Second}}
+	r := nodeRow(&n, nil)
+	want := "suspended by owner, halos 12s stale: suspend: owner's CPU load 0.70"
+	if !strings.HasPrefix(r.Cells[6], want) || r.Tone != toneWarn {
+		t.Errorf("row %q (tone %v), want %q in the warning tone", r.Cells[6], r.Tone, want)
+	}
+	n.Held = nil
+	if r := nodeRow(&n, nil); r.Cells[6] != "" {
+		t.Errorf("row of a running part: %q", r.Cells[6])
+	}
+}

@@ -21,6 +21,7 @@ type fileOwner struct {
 	MaxVacate      string   `toml:"max_vacate"`
 	CPUCap         *int     `toml:"cpu_cap"`
 	OwnerHours     []string `toml:"owner_hours"`
+	OwnerUsers     []string `toml:"owner_users"`
 }
 
 // ownerPolicy applies table fo (at key path) over base; a nil fo leaves
@@ -75,6 +76,9 @@ func (b *builder) ownerPolicy(path string, fo *fileOwner, base *owner.Policy) (*
 			}
 			p.OwnerHours = append(p.OwnerHours, w)
 		}
+	}
+	if fo.OwnerUsers != nil {
+		p.Users = append([]string(nil), fo.OwnerUsers...)
 	}
 	if key, err := p.Check(); err != nil {
 		return nil, b.errAt(path+"."+key, "%v", err)

@@ -25,6 +25,7 @@ name = "lab"
     name = "desk02"
       [site.cluster.host.owner]
       owner_cpu_busy = 0.8
+      owner_users = ["alice"]
 
   [[site.cluster]]
   name = "servers"
@@ -45,7 +46,7 @@ func TestOwnerPolicyInherits(t *testing.T) {
 		len(d1.Owner.OwnerHours) != 1 || d1.Owner.OwnerHours[0].String() != "Mon-Fri 08:00-19:00" {
 		t.Errorf("desk01's policy: %+v", d1.Owner)
 	}
-	if d2.Owner == nil || d2.Owner.OwnerCPUBusy != 0.8 || d2.Owner.IdleToStart != 10*time.Minute {
+	if d2.Owner == nil || d2.Owner.OwnerCPUBusy != 0.8 || d2.Owner.IdleToStart != 10*time.Minute || len(d2.Owner.Users) != 1 || d2.Owner.Users[0] != "alice" {
 		t.Errorf("desk02's policy: %+v", d2.Owner)
 	}
 	if d1.Owner.OwnerCPUBusy != 0.5 {
@@ -73,6 +74,7 @@ func TestOwnerPolicyErrors(t *testing.T) {
 		"negative load":     {`owner_cpu_idle = -1.0`, "lab.toml:4:3: site[0].owner.owner_cpu_idle"},
 		"bad duration":      {`max_suspend = "ten minutes"`, "lab.toml:4:3: site[0].owner.max_suspend: max_suspend \"ten minutes\" is not a duration"},
 		"memory":            {`min_free_mib = -5`, "lab.toml:4:3: site[0].owner.min_free_mib"},
+		"user":              {`owner_users = ["al ice"]`, "lab.toml:4:3: site[0].owner.owner_users: invalid owner policy: owner_users: \"al ice\" is not a user name"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

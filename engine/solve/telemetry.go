@@ -67,6 +67,19 @@ type NodeStatus struct {
 	// start): after a recovery, an asynchronous survivor's is where it
 	// stopped.
 	Restored uint64 `json:",omitempty"`
+	// Held is set while the host's owner policy holds the part (package
+	// owner): it does not sweep, and its neighbours go on with its last
+	// halos (asynchronous) or wait for it (synchronous).
+	Held *OwnerHold `json:",omitempty"`
+}
+
+// OwnerHold is why, and since how long, a part is held by its host's
+// owner policy.
+type OwnerHold struct {
+	Reason string // the decision: "suspend: owner's CPU load 0.70 ≥ owner_cpu_busy 0.50 for 2m0s"
+	// Stale is the time since the part's last sweep: how old the halos
+	// its neighbours hold from it are.
+	Stale time.Duration
 }
 
 // LogEvent is a line for the console's event log: tokens, activations,

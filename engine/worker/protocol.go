@@ -194,6 +194,10 @@ type ResultHeader struct {
 	// Sweeps and Links are the node's trace (jobs.NodeTrace).
 	Sweeps jobs.SweepHist   `json:",omitzero"`
 	Links  []jobs.LinkTrace `json:",omitempty"`
+	// OwnerHeld is the time the host's owner policy held the part during
+	// the run, in OwnerHolds holds (package owner).
+	OwnerHeld  time.Duration `json:",omitempty"`
+	OwnerHolds int           `json:",omitempty"`
 }
 
 // Failure reports a failed node and why.

@@ -47,6 +47,7 @@ type node struct {
 	coord *coordState
 	fatal chan error       // the run's parent is gone: the process must end
 	acks  chan rmnp.PeerID // msgEnded from the group's members
+	owner *ownerRule       // the host's owner policy (nil: none)
 
 	copies *copyStore // checkpoints in memory, this node's and its buddies' (buddy.go)
 }
@@ -97,11 +98,17 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	if cores == 0 {
 		cores = runtime.NumCPU()
 	}
+	if n.owner, err = newOwnerRule(boot, cores, stdout, log.Info, n.fatal, func(text string) { n.logUp(ctx, text) }); err != nil {
+		return err
+	}
 	hello := deploy.Hello{Node: boot.Node, Host: Host(), PID: os.Getpid(), Version: Version,
 		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen, Load: hostLoad(),
 		Memory: AvailableMemory()}
 	if err := deploy.WriteHello(stdout, hello); err != nil {
 		return fmt.Errorf("engine: worker %s: %w", boot.Node, err)
+	}
+	if n.owner != nil {
+		go n.owner.run(ctx)
 	}
 	stdinGone := make(chan struct{})
 	go func() { io.Copy(io.Discard, stdin); close(stdinGone) }()

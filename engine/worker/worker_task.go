@@ -123,7 +123,13 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		sub.Neighbours = append(sub.Neighbours, solve.Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
 	n.runLog(t.Run).Info("engine: task started", "rank", t.Rank, "ranks", t.Ranks, "scheme", t.Scheme, "neighbours", len(sub.Neighbours))
-	res, err := solve.Solve(ctx, data, sub, func(s solve.NodeStatus) { job.update(s, data) })
+	held0, holds0 := n.owner.total()
+	res, err := solve.Solve(ctx, data, sub, func(s solve.NodeStatus) {
+		job.update(s, data)
+		// Solve reports from its computing goroutine, after a sweep: the
+		// owner policy holds the part there.
+		n.owner.pass(ctx, job)
+	})
 	if err != nil {
 		// The detector's state at the end (in the error of a stopped run)
 		// stays in the node's log: a run that never terminated is
@@ -136,6 +142,8 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
 		Count: len(res.Values), Traffic: AddTraffic(traffic(data), res.Traffic), Route: firstReason(dialled), Dialled: dialled, PeakRSS: peakRSS(),
 		Sweeps: res.Sweeps, Links: linkTraces(data, handshakes, t.Neighbours...)}
+	held, holds := n.owner.total()
+	hdr.OwnerHeld, hdr.OwnerHolds = held-held0, holds-holds0
 	job.finish(hdr)
 	if err := n.sendResult(ctx, job.parent, hdr, res.Values); err != nil {
 		fail(err)

@@ -83,6 +83,7 @@ func newRootCmd() *cobra.Command {
 		newBenchCmd(g),
 		newVersionCmd(),
 		newLogsCmd(g),
+		newDrainCmd(),
 	)
 	markUsageErrors(root)
 	registerCompletions(root, g)

@@ -89,7 +89,10 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 		if f.json {
 			return jsonout.Write(w, res.Records)
 		}
-		return listRuns(w, res.Records, format, dir)
+		if err := listRuns(w, res.Records, format, dir); err != nil || format != jobs.FormatText {
+			return err
+		}
+		return writeResumable(w, dir)
 	}
 	probs, err := resultProblems(res.Records, f, dir)
 	if f.json && err == nil {
@@ -98,6 +101,9 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 	if err != nil || probs == nil {
 		if err == nil {
 			fmt.Fprintf(w, "no successful runs recorded in %s\n", dir)
+			if format == jobs.FormatText {
+				err = writeResumable(w, dir)
+			}
 		}
 		return err
 	}
@@ -113,6 +119,9 @@ func showResults(w io.Writer, cmd *cobra.Command, f *resultsFlags) error {
 				return err
 			}
 		}
+	}
+	if format == jobs.FormatText {
+		return writeResumable(w, dir)
 	}
 	return nil
 }

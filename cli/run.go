@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -91,6 +92,9 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if inv.Notice != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", inv.Notice)
 	}
+	if f.sw.resume != "" && !strings.HasPrefix(f.sw.resume, "sweep-") {
+		return resumeRun(cmd, f, inv)
+	}
 	if f.sw.resume != "" {
 		if err := checkSweepFlags(cmd.Flags().Changed, &f.sw, true); err != nil {
 			return err
@@ -104,14 +108,23 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 	if spec.Sweep != nil {
 		return runSweep(cmd, inv, spec, f)
 	}
+	return runOne(cmd, f, inv, spec, "")
+}
+
+// runOne runs spec (or continues run resume, "" none) and prints its
+// progress and report.
+func runOne(cmd *cobra.Command, f *runFlags, inv *inventory.Inventory, spec jobs.Spec, resume string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out := cmd.OutOrStdout()
 	p := &progress{w: out, json: f.json}
 	rep, runErr := engine.Run(ctx, spec, engine.RunOptions{
 		Inventory: inv, OnSnapshot: p.snapshot, OnLog: p.log, NoRecord: f.noRecord,
-		Deploy: terminalPrompts(deploy.Options{HelloTimeout: 30 * time.Second}),
+		Deploy: terminalPrompts(deploy.Options{HelloTimeout: 30 * time.Second}), Resume: resume,
 	})
+	if errors.Is(runErr, engine.ErrResume) {
+		return usageError(fmt.Errorf("gridtui run: %w", runErr))
+	}
 	if rep != nil {
 		if f.json {
 			p.emit("report", rep)
@@ -143,7 +156,12 @@ func runJob(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
 // flags that were given. engine.Run validates the result and resolves its
 // node selection.
 func buildSpec(cmd *cobra.Command, f *runFlags, inv *inventory.Inventory) (jobs.Spec, error) {
-	spec := jobs.DefaultSpec()
+	return buildSpecFrom(cmd, f, inv, jobs.DefaultSpec())
+}
+
+// buildSpecFrom is buildSpec from spec rather than the default job (a
+// resumed run's job).
+func buildSpecFrom(cmd *cobra.Command, f *runFlags, inv *inventory.Inventory, spec jobs.Spec) (jobs.Spec, error) {
 	if f.job != "" {
 		var err error
 		if spec, err = jobs.LoadSpec(f.job); err != nil {

@@ -40,7 +40,7 @@ func addSweepFlags(cmd *cobra.Command, f *sweepFlags) {
 	fl.IntVar(&f.maxParallel, "max-parallel", 0, "run at most this many instances of a sweep at once (0: as many as the nodes hold)")
 	fl.IntVar(&f.retries, "retries", 0, "run a failed instance of a sweep again, up to this many times")
 	fl.IntVar(&f.maxInstances, "max-instances", jobs.DefaultMaxInstances, "refuse a sweep of more instances")
-	fl.StringVar(&f.resume, "resume", "", "resume a sweep by its id: run its missing and failed instances")
+	fl.StringVar(&f.resume, "resume", "", "resume a run by its id from its checkpoints (docs/FAILURES.md), or a sweep (sweep-…): its missing and failed instances")
 	fl.StringVar(&f.format, "format", "table", "a sweep's results table: table, csv or json")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print a sweep's instances (the table of what would run) and run nothing")
 	registerSweepCompletions(cmd)
@@ -356,10 +356,10 @@ func paramsText(m map[string]string) string {
 }
 
 // registerSweepCompletions completes gridtui run's --resume with the
-// sweeps of the data directory and --format with its three formats.
+// runs that can be resumed and the sweeps of the data directory and --format with its three formats.
 func registerSweepCompletions(run *cobra.Command) {
 	run.RegisterFlagCompletionFunc("resume", func(_ *cobra.Command, _ []string, in string) ([]string, cobra.ShellCompDirective) {
-		return sweepIDs(in), cobra.ShellCompDirectiveNoFileComp
+		return append(resumableIDs(in), sweepIDs(in)...), cobra.ShellCompDirectiveNoFileComp
 	})
 	run.RegisterFlagCompletionFunc("format", fixed("table\tcolumns for a terminal", "csv\ta header line and a row per instance", "json\tnull for unknown figures"))
 }

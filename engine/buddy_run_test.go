@@ -15,11 +15,12 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 )
 
-// TestRunRecoversFromMemory: with no checkpoint_dir the checkpoints live in
-// memory only (nothing is written under the data directory), and a killed
+// TestRunRecoversFromMemory: with the checkpoints in memory only (nothing
+// is written under the data directory), and a killed
 // worker's part is restored from its buddy's copy: the synchronous run is
 // bit for bit the undisturbed one.
 func TestRunRecoversFromMemory(t *testing.T) {
+	memoryOnly(t)
 	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
 	want, _, err := runKilled(t, spec, "", 0)
 	if err != nil {
@@ -41,6 +42,7 @@ func TestRunRecoversFromMemory(t *testing.T) {
 // TestRunBuddyLostToo: a part's node and its buddy, which holds its only
 // copy, killed together: the run fails cleanly, naming both.
 func TestRunBuddyLostToo(t *testing.T) {
+	memoryOnly(t)
 	spec := recoverySpec(jobs.Synchronous, 24, "1e-7")
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
 	var f *fault
@@ -66,6 +68,7 @@ func TestRunBuddyLostToo(t *testing.T) {
 // buddy's copy), and the run is not fooled into an early termination: it
 // ends ok with a true residual below ε.
 func TestRunAsyncSurvivorsGoOn(t *testing.T) {
+	memoryOnly(t)
 	spec := recoverySpec(jobs.Asynchronous, 24, "1e-7")
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
 	const lost = "beta-2"
@@ -106,4 +109,11 @@ func TestRunAsyncSurvivorsGoOn(t *testing.T) {
 	if len(back) > 0 {
 		t.Errorf("survivors' iteration counters went back: %v", back)
 	}
+}
+
+// memoryOnly keeps the local grid's checkpoints in memory alone for the
+// test (no default directory on the console's disk).
+func memoryOnly(t *testing.T) {
+	diskByDefault = false
+	t.Cleanup(func() { diskByDefault = true })
 }

@@ -87,6 +87,13 @@
 // until every part iterated again; a loss that is not recovered adds why
 // to the failure's cause.
 //
+// A run that checkpoints to disk is recorded in the data directory
+// (resume.go, Manifest): after the console's own loss, RunOptions.Resume
+// continues it from its last complete checkpoint on the same nodes
+// (gridtui run --resume). Control.Drain (drain.go; gridtui drain through
+// the run's socket, the Run view's D) has a node leave a running job: the
+// attempt ends as for its loss and its part moves to a spare or a free host.
+//
 // # Errors and stopped runs
 //
 // Errors carry the "engine: " prefix once however deep they were wrapped

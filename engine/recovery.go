@@ -29,14 +29,34 @@ import (
 // fooled by the parts that moved. At most Resilience.Recoveries() times.
 
 // checkpointDir is the directory the run's checkpoints go to ("": none on
-// disk, checkpoint_dir unset), or "" with the reason checkpoints are off.
-// Without a directory the checkpoints live in memory on buddies (buddy.go).
-func checkpointDir(spec jobs.Spec, _ []inventory.Host, _ RunOptions) (string, string) {
+// disk), or "" with the reason checkpoints are off. The copies in memory on
+// buddies (buddy.go) are on whenever checkpoints are; the disk too with
+// checkpoint_dir, or by default when every host shares the console's disk
+// (the local grid: `gridtui run --resume` and `gridtui drain` need it).
+func checkpointDir(spec jobs.Spec, hosts []inventory.Host, opt RunOptions) (string, string) {
 	if spec.Resilience.Every() == 0 {
 		return "", "checkpoints are off (checkpoint_every = -1)"
 	}
-	return spec.Resilience.CheckpointDir, ""
+	if d := spec.Resilience.CheckpointDir; d != "" {
+		return d, ""
+	}
+	for _, h := range hosts {
+		if !h.EthernetAddr.IsValid() || !diskByDefault {
+			return "", "" // in memory only
+		}
+	}
+	base := opt.StoreDir
+	if base == "" {
+		var err error
+		if base, err = jobs.DataDir(""); err != nil {
+			return "", ""
+		}
+	}
+	return filepath.Join(base, "checkpoints"), ""
 }
+
+// diskByDefault is false in the tests of the copies in memory alone.
+var diskByDefault = true
 
 // linkGone is in the cause of a node whose neighbour's link vanished under
 // it: the neighbour's worker left the run (seen after a recovery, when a
@@ -88,7 +108,7 @@ func isLoss(s *submission) bool {
 		default:
 		}
 	}
-	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", linkUnconfirmed} {
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", linkUnconfirmed, drainCause} {
 		if strings.Contains(f.Cause, p) {
 			return true
 		}
@@ -139,6 +159,7 @@ type recoverer struct {
 // next starts the attempt after s failed, or says why the run ends. It
 // returns the next submission, or nil and the note to add to the failure.
 func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, string) {
+	chargeDead(s)
 	if !isLoss(s) {
 		return nil, ""
 	}
@@ -152,6 +173,9 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		gone = nil // every worker is sound: the same nodes again
 	}
 	from, holders, err := rc.restoreFrom(s, gone)
+	if err != nil && isDrain(s) {
+		from, holders, err = solve.CheckpointPlan{}, nil, nil // drained before the first checkpoint: from the start
+	}
 	if err != nil {
 		return nil, "not recovered: " + err.Error()
 	}
@@ -176,8 +200,6 @@ func (rc *recoverer) refusal() string {
 	switch {
 	case rc.dir == "" && !rc.memory:
 		return rc.why
-	case rc.opt.Workers != nil:
-		return "not recovered: the console's own workers are not replaced yet"
 	case rc.count >= rc.spec.Resilience.Recoveries():
 		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
 	case rc.dir != "" && checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
@@ -293,6 +315,14 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 		if spare != "" {
 			used[spare] = true
 			moved[name] = placement{spare, "spare"}
+			continue
+		}
+		if isDrain(s) && name == s.failed.Node {
+			h, to, err := rc.drainedTo(restart, s.plan.Ranks)
+			if err != nil {
+				return nil, err
+			}
+			restart, moved[name] = append(restart, h), to
 			continue
 		}
 		h, ok := hosts[name]

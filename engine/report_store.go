@@ -131,7 +131,11 @@ func recordRun(rep *Report, rec *jobs.RunRecord, opt RunOptions) error {
 // runRecord is the run as the results store keeps it, failed runs too,
 // with its id already chosen.
 func runRecord(rep *Report, s *submission) jobs.RunRecord {
-	rec := jobs.RunRecord{ID: jobs.NewRecordID(rep.Started), Time: rep.Started, Machine: jobs.LocalMachine(),
+	id := s.recordID
+	if id == "" {
+		id = jobs.NewRecordID(rep.Started)
+	}
+	rec := jobs.RunRecord{ID: id, Time: rep.Started, Machine: jobs.LocalMachine(),
 		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause,
 		Recoveries: rep.Recoveries, WorkerRun: worker.RunTag(s.run)}
 	if rep.FailedNode != "" {

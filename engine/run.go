@@ -25,7 +25,10 @@ type RunOptions struct {
 	Inventory *inventory.Inventory
 	// Workers are live workers to reuse (started with deploy.BootFor of
 	// RunID and Secret); nil: Run starts the job's workers and stops them
-	// when it ends.
+	// when it ends. A lost worker of Workers is replaced like any
+	// (docs/FAILURES.md): by a spare among Workers or a new worker on its
+	// host, started with the same boot; OnWorkers is then told the whole
+	// new list, and the caller stops the new workers as it does its own.
 	Workers []*deploy.Worker
 	RunID   [16]byte
 	Secret  []byte
@@ -47,6 +50,12 @@ type RunOptions struct {
 	// output directory, piece by piece, and neither assembled nor checked.
 	// 0: a third of the console's available memory.
 	GatherLimit uint64
+	// Resume is the id of a run to continue from its checkpoints (its
+	// manifest in the data directory, resume.go) rather than start
+	// afresh; the spec must be the run's job.
+	Resume string
+	// Control, if set, takes requests while the run runs (Control.Drain).
+	Control *Control
 }
 
 // ErrNotEnoughNodes is wrapped when the job asks for more nodes than have a
@@ -76,6 +85,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 			return nil, err
 		}
 	}
+	in := spec // as given: a manifest records it, a resume compares with it
 	spec, err := admit(spec, inv)
 	if err != nil {
 		return nil, err
@@ -90,12 +100,19 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 			opt.OnLog(solve.LogEvent{At: time.Now(), Node: node, Text: fmt.Sprintf(format, args...)})
 		}
 	}
+	pspec, res := spec, (*resumeState)(nil) // pspec: the spec the nodes are planned from
+	if opt.Resume != "" {
+		if res, err = prepareResume(in, opt, logf); err != nil {
+			return nil, err
+		}
+		pspec = res.planSpec(spec)
+	}
 	workers := opt.Workers
 	var lost map[string]bool    // workers to kill without waiting on them
 	var silent string           // the lost one named for its silence, if any
 	var spares []inventory.Host // started beside the job's nodes, idle until a loss
 	if workers == nil {
-		hosts, err := jobHosts(spec, inv)
+		hosts, err := jobHosts(pspec, inv)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +141,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		}
 	}
 	nodes := liveNodes(withoutHosts(workers, spares))
-	plan, err := planJob(spec, withHelloCores(inv, workers), nodes)
+	plan, err := planJob(pspec, withHelloCores(inv, workers), nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +178,10 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		s.ckptKey = rc.key
 		s.ckpt = &solve.CheckpointPlan{Dir: rc.dir, Memory: rc.memory, Every: spec.Resilience.Every(), Run: rc.key}
 	}
+	man := startManifest(in, s, rc, res, workers)
 	rep, runErr := s.execute(ctx)
 	s, rep, runErr = rc.attempts(ctx, s, rep, runErr)
+	man.end(s, rep, runErr)
 	lost, silent = s.lostNodes(), s.silentNode()
 	if gws != nil {
 		// Stopped gateways print their last counters as they exit.

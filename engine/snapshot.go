@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/jobs"
 )
-import "time"
 
 // Snapshot is the state of a whole run at one instant, emitted by the
 // submitter at a bounded rate (at most 10 Hz).
@@ -21,4 +23,8 @@ type Snapshot struct {
 	// Gain is the live computing-gain estimate (GRIDHPC eq. 2): the time a
 	// single node needed to reach GlobalSigma, divided by Elapsed; 0 if unknown.
 	Gain float64 `json:",nullzero"`
+	// Recoveries are the losses the run survived so far (the report's
+	// Recoveries, live): which node was lost, where its part went, from
+	// which checkpoint.
+	Recoveries []jobs.Recovery `json:",omitempty"`
 }

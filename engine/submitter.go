@@ -68,6 +68,7 @@ type submission struct {
 	ckptKey    string
 	buddies    []string               // by rank: the node holding its copies (buddy.go)
 	holders    map[int][]solve.Holder // by rank: where a restore may read its copies
+	recordID   string                 // the results store's id of the run, chosen as it started ("" a fresh one)
 	recoveries []jobs.Recovery
 }
 
@@ -343,6 +344,8 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			}
 		case in := <-msgs:
 			s.handle(in)
+		case r := <-s.drainReqs():
+			r.reply <- s.drain(r)
 		case now := <-tick.C:
 			s.hearGateways()
 			for _, p := range s.live.Check(prev, now) {
@@ -618,7 +621,8 @@ func (s *submission) snapshot(now time.Time, final bool) {
 		return
 	}
 	s.dirty, s.lastSnap = false, now
-	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways)}
+	snap := Snapshot{At: now, Elapsed: now.Sub(s.start), Nodes: slices.Clone(s.statuses), Gateways: gatewayReports(s.gateways),
+		Recoveries: slices.Clone(s.recoveries)}
 	for _, st := range s.statuses {
 		snap.GlobalSigma = max(snap.GlobalSigma, st.Sigma)
 	}

@@ -27,6 +27,9 @@ type Recovery struct {
 // String says the recovery in one line, as the report prints it.
 func (r Recovery) String() string {
 	b := fmt.Sprintf("%s lost (%s): rank %d on %s (%s)", r.Node, r.Cause, r.Rank, r.To, r.How)
+	if r.Rank < 0 { // the console's loss: the run was resumed on its nodes
+		b = fmt.Sprintf("%s lost (%s): %s on %s", r.Node, r.Cause, r.How, r.To)
+	}
 	if r.From > 0 {
 		b += fmt.Sprintf(", every part rolled back to iteration %d", r.From)
 	} else {

@@ -166,6 +166,8 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		var cmd tea.Cmd
 		m.feed, cmd = startRun(ctx, m.cfg.Run, msg.Spec, m.cfg.Inventory, m.cfg.StoreDir)
 		return cmd, true
+	case DrainRequestMsg, drainDoneMsg:
+		return m.updateDrain(msg)
 	case AbortRequestMsg:
 		m.confirm = &confirmation{question: "Abort the live run? Its workers will be stopped.", onYes: abortConfirmedMsg{}}
 		return nil, true
@@ -235,6 +237,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	}
 	m.run.ApplyReport(msg.nodes, msg.gain)
 	m.run.ApplyGateways(msg.gateways)
+	m.run.ApplyRecoveries(msg.recoveries)
 	m.routes.noteReport(msg.routes)
 	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)

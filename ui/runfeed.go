@@ -40,6 +40,8 @@ type runBatch struct {
 	// a short run ends before its last snapshot has them).
 	routes   []probe.Route
 	gateways []engine.GatewayReport
+	// recoveries are the report's: the losses the run survived.
+	recoveries []jobs.Recovery
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -47,6 +49,8 @@ type runBatch struct {
 type runFeed struct {
 	mu sync.Mutex
 	runBatch
+	// ctl takes requests while the run runs (a drain, rundrain.go).
+	ctl *engine.Control
 }
 
 const maxQueuedLogs = 1000
@@ -78,6 +82,7 @@ func (f *runFeed) deploy(e deploy.Event) {
 func (f *runFeed) report(r *engine.Report) {
 	f.mu.Lock()
 	f.nodes, f.gain, f.routes, f.gateways = r.Nodes, r.Gain, r.Routes, r.Gateways
+	f.recoveries = r.Recoveries
 	f.mu.Unlock()
 }
 
@@ -119,6 +124,9 @@ type RunCallbacks struct {
 	// it (engine.StateAborted for the nodes a stopped run cut short, which
 	// no snapshot carries).
 	Report func(*engine.Report)
+	// Control, when set, is the run's (engine.RunOptions.Control): the
+	// Run view drains a node through it.
+	Control *engine.Control
 }
 
 // RunFunc runs a job to its end, reporting through the callbacks, and
@@ -139,7 +147,7 @@ func EngineRunWith(opt deploy.Options) RunFunc {
 	return func(ctx context.Context, spec jobs.Spec, inv *inventory.Inventory, storeDir string, cb RunCallbacks) (string, error) {
 		opt.Events = cb.Deploy
 		rep, err := engine.Run(ctx, spec, engine.RunOptions{
-			Inventory: inv, OnSnapshot: cb.Snapshot, OnLog: cb.Log, StoreDir: storeDir, Deploy: opt,
+			Inventory: inv, OnSnapshot: cb.Snapshot, OnLog: cb.Log, StoreDir: storeDir, Deploy: opt, Control: cb.Control,
 		})
 		var b strings.Builder
 		if rep != nil {
@@ -160,13 +168,13 @@ var ErrNoEngine = errors.New("ui: no job runner configured")
 
 // startRun runs spec in a goroutine and returns the first tick.
 func startRun(ctx context.Context, run RunFunc, spec jobs.Spec, inv *inventory.Inventory, storeDir string) (*runFeed, tea.Cmd) {
-	f := &runFeed{}
+	f := &runFeed{ctl: engine.NewControl()}
 	go func() {
 		if run == nil {
 			f.finish("", ErrNoEngine)
 			return
 		}
-		summary, err := run(ctx, spec, inv, storeDir, RunCallbacks{Snapshot: f.snapshot, Log: f.log, Deploy: f.deploy, Report: f.report})
+		summary, err := run(ctx, spec, inv, storeDir, RunCallbacks{Snapshot: f.snapshot, Log: f.log, Deploy: f.deploy, Report: f.report, Control: f.ctl})
 		f.finish(summary, err)
 	}()
 	return f, f.tick()

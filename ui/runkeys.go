@@ -76,6 +76,7 @@ func (v *RunView) logLines(w, h int) []string {
 // keys of the list in front (the nodes, or the expanded event log).
 type runKeyMap struct {
 	Abort, Report, Events, Close key.Binding
+	Drain                        key.Binding // rundrain.go
 	list                         listKeyMap
 	nav                          []key.Binding
 }
@@ -93,6 +94,7 @@ func (v RunView) keyMap() runKeyMap {
 	}
 	return runKeyMap{
 		Abort:  enabled(bind("A", "abort run", "A"), v.running),
+		Drain:  enabled(bind("D", "drain node", "D"), v.running && !v.showEvents && !v.page.open),
 		Report: enabled(bind("o", "full report", "o"), v.report != ""),
 		Events: enabled(events, v.started),
 		Close:  enabled(k.Close, v.showEvents && l.filter == ""),
@@ -108,7 +110,7 @@ func (k runKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k runKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Abort, k.Report, k.Events, k.Close}, k.list.column(), k.nav}
+	return [][]key.Binding{{k.Abort, k.Drain, k.Report, k.Events, k.Close}, k.list.column(), k.nav}
 }
 
 // pageKeys are the Run view's keys while a page is open: the pager's, and
@@ -176,6 +178,10 @@ func (v RunView) ownKey(km tea.KeyPressMsg) (RunView, tea.Cmd) {
 	switch {
 	case key.Matches(km, k.Abort):
 		return v, msgCmd(AbortRequestMsg{})
+	case key.Matches(km, k.Drain):
+		if r, ok := v.list.selected(); ok {
+			return v, msgCmd(DrainRequestMsg{Node: r.Key})
+		}
 	case key.Matches(km, k.Report):
 		if v.page.open && v.pageKind == pageReport {
 			v.page.open = false

@@ -57,6 +57,8 @@ type RunView struct {
 	// once the run has ended the header shows it instead of the live
 	// estimate, so the two never disagree.
 	finalGain float64
+	// recs are the losses the run survived (runview_recovery.go).
+	recs []jobs.Recovery
 }
 
 // AbortRequestMsg asks the root model to abort the live run (after the
@@ -130,7 +132,10 @@ func (v *RunView) ApplySnapshot(s engine.Snapshot) {
 		v.nodeHist[n.Node] = h
 		rows[j] = nodeRow(n, h)
 	}
-	v.list.setRows(rows)
+	if len(s.Recoveries) > 0 {
+		v.recs = s.Recoveries
+	}
+	v.list.setRows(withRecoveries(rows, v.recs))
 }
 
 // ApplyReport takes the nodes' final states from the report of the run
@@ -176,7 +181,7 @@ func (v *RunView) ApplyReport(nodes []engine.NodeReport, gain float64) {
 	for j, i := range rankOrder(cur) {
 		rows[j] = nodeRow(&cur[i], v.nodeHist[cur[i].Node])
 	}
-	v.list.setRows(rows)
+	v.list.setRows(withRecoveries(rows, v.recs))
 }
 
 // ApplyGateways takes the gateway links' counters of the report of the run

@@ -33,6 +33,8 @@ type program struct {
 	conn *net.UnixConn
 	in   *bufio.Reader   // conn's: a call's header and arguments in one read
 	raw  syscall.RawConn // conn's, to poll it (spin)
+	io   *rawIO          // conn's reads and writes without the runtime's syscall bookkeeping
+	wbuf []byte          // a reply's header and payload, written in one call
 	spin time.Duration   // how long to poll for the program's next call before sleeping
 	// skip and backoff: turns to park at once after polls that found nothing
 	skip, backoff int
@@ -62,11 +64,12 @@ func startProgram(path string, args []string, rank, cores int, win *window, spin
 		return nil, fmt.Errorf("exec: program %s: %w", path, err)
 	}
 	p := &program{name: path, rank: rank, conn: fc.(*net.UnixConn), out: &tail{log: log, prefix: fmt.Sprintf("program %s (rank %d): ", filepath.Base(path), rank)}, done: make(chan struct{}), spin: spin}
-	p.in = bufio.NewReaderSize(p.conn, 512)
 	if p.raw, err = p.conn.SyscallConn(); err != nil {
 		p.conn.Close()
 		return nil, fmt.Errorf("exec: program %s: %w", path, err)
 	}
+	p.io = newRawIO(p.conn, p.raw)
+	p.in = bufio.NewReaderSize(p.io, 512)
 	p.cmd = osexec.Command(path, args...)
 	p.cmd.ExtraFiles = []*os.File{theirs, win.file}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out

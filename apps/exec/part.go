@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"os"
 	"time"
 	"unsafe"
@@ -135,10 +134,14 @@ func (pt *part) reply(status int32, payload []byte) error { return replyTo(pt.p,
 
 // replyTo answers the program's blocking call (a reply frame).
 func replyTo(p *program, status int32, payload []byte) error {
-	var h [headerLen]byte
-	header{kind: kindReply, arg: status, len: uint64(len(payload))}.encode(h[:])
-	bufs := net.Buffers{h[:], payload}
-	if _, err := bufs.WriteTo(p.conn); err != nil {
+	n := headerLen + len(payload)
+	if cap(p.wbuf) < n {
+		p.wbuf = make([]byte, max(n, 256))
+	}
+	b := p.wbuf[:n]
+	header{kind: kindReply, arg: status, len: uint64(len(payload))}.encode(b)
+	copy(b[headerLen:], payload)
+	if _, err := p.io.Write(b); err != nil {
 		return p.gone("while the worker answered it")
 	}
 	return nil

@@ -83,23 +83,23 @@ func (b *Block) Restore(r io.Reader) error {
 // WriteFloats writes buf as its length (uint64) then its values' IEEE 754
 // bits, little-endian: ReadFloats gives back the same bits.
 func WriteFloats(w io.Writer, buf []float64) error {
-	// A small scratch, not one of the state's size: a checkpoint runs at
-	// an iteration boundary, and a large allocation (and its page faults)
-	// per buffer cost more than the conversion.
-	var scratch [8 << 10]byte
-	binary.LittleEndian.PutUint64(scratch[:8], uint64(len(buf)))
+	// In pieces of one small buffer: a checkpoint of a large block used to
+	// allocate (and the runtime to zero, fault in and later return) its
+	// whole size every time (docs/bench/speed.md); the bytes are the same.
+	var piece [8 << 10]byte
+	binary.LittleEndian.PutUint64(piece[:], uint64(len(buf)))
 	n := 8
 	for _, v := range buf {
-		if n == len(scratch) {
-			if _, err := w.Write(scratch[:n]); err != nil {
+		if n == len(piece) {
+			if _, err := w.Write(piece[:n]); err != nil {
 				return fmt.Errorf("structured: write state: %w", err)
 			}
 			n = 0
 		}
-		binary.LittleEndian.PutUint64(scratch[n:], math.Float64bits(v))
+		binary.LittleEndian.PutUint64(piece[n:], math.Float64bits(v))
 		n += 8
 	}
-	if _, err := w.Write(scratch[:n]); err != nil {
+	if _, err := w.Write(piece[:n]); err != nil {
 		return fmt.Errorf("structured: write state: %w", err)
 	}
 	return nil

@@ -2,8 +2,10 @@ package structured
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -122,5 +124,40 @@ func TestRestoreRefusesOtherBox(t *testing.T) {
 	}
 	if err := a.Restore(bytes.NewReader(whole)); err != nil {
 		t.Errorf("restore into the same box: %v", err)
+	}
+}
+
+// TestWriteFloatsBytes checks WriteFloats's bytes against the format
+// written out (length, then each value's bits, little-endian) for lengths
+// around its internal piece size, and that ReadFloats gives them back.
+func TestWriteFloatsBytes(t *testing.T) {
+	for _, n := range []int{0, 1, 1022, 1023, 1024, 1025, 3000} {
+		vals := make([]float64, n)
+		for i := range vals {
+			vals[i] = float64(i)*1.5 - 7
+		}
+		if n > 0 {
+			vals[n-1] = math.Copysign(0, -1)
+		}
+		want := binary.LittleEndian.AppendUint64(nil, uint64(n))
+		for _, v := range vals {
+			want = binary.LittleEndian.AppendUint64(want, math.Float64bits(v))
+		}
+		var buf bytes.Buffer
+		if err := WriteFloats(&buf, vals); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Fatalf("n = %d: the bytes differ from the format", n)
+		}
+		got, err := ReadFloats(&buf, n)
+		if err != nil || len(got) != n {
+			t.Fatalf("n = %d: read back %d values, %v", n, len(got), err)
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(vals[i]) {
+				t.Fatalf("n = %d: value %d: %v, want %v", n, i, got[i], vals[i])
+			}
+		}
 	}
 }

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestRunDrain drains a node of a synchronous run mid-run through
+// Control: its part moves to a new worker on a host the job did not use,
+// the run ends ok, bit for bit the undisturbed run; a drain of a node
+// outside the run is refused and the run goes on.
+func TestRunDrain(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 32, "1e-9") // long enough to see every part iterate again under load
+	spec.Nodes = jobs.NodeSelection{Clusters: []string{"alpha"}}
+	spec.Params["blocks"] = "4x1x1"
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl := NewControl()
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Control: ctl}
+	refused := make(chan error, 1)
+	faultAt(&opt, "", 0, 60, func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			refused <- ctl.Drain(ctx, "beta-4", "")
+			if err := ctl.Drain(ctx, "alpha-3", "its owner came back"); err != nil {
+				t.Errorf("drain alpha-3: %v", err)
+			}
+		}()
+	})
+	rep, err := Run(context.Background(), spec, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if err := <-refused; !errors.Is(err, ErrDrain) {
+		t.Errorf("drain of beta-4, outside the run: %v, want ErrDrain", err)
+	}
+	checkRecovered(t, rep, want, "alpha-3")
+	if to := rep.Recoveries[0].To; to == "alpha-3" || to == "" {
+		t.Errorf("alpha-3's part went to %q, want another host", to)
+	}
+}

@@ -69,8 +69,13 @@ const linkGone = "no link to peer"
 // rebound for the new attempt).
 func linkFailed(cause string) bool {
 	return strings.Contains(cause, linkGone) || strings.Contains(cause, "unreachable on every network") ||
-		strings.Contains(cause, linkUnconfirmed)
+		strings.Contains(cause, linkUnconfirmed) || strings.Contains(cause, linkDead)
 }
+
+// linkDead is in the cause of a node whose neighbour's new link died under
+// it (the neighbour's end of the attempt before, arriving late, rebinds its
+// endpoint): the node is sound.
+const linkDead = "no live link"
 
 // linkUnconfirmed is in the cause of a node whose neighbour's first message
 // on a new link was not its confirmation (a message of the attempt before,
@@ -108,7 +113,7 @@ func isLoss(s *submission) bool {
 		default:
 		}
 	}
-	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", linkUnconfirmed, drainCause} {
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", linkUnconfirmed, linkDead, drainCause} {
 		if strings.Contains(f.Cause, p) {
 			return true
 		}

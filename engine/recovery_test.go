@@ -95,7 +95,7 @@ func TestRunRecoversAsync(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}
-	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
+	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
 		t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
 	}
 }
@@ -262,4 +262,17 @@ func TestRunRecoversOtherApps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moved counts the recoveries that moved a part: an attempt started again
+// on the same nodes after a link's failure on a sound node (a late end of
+// the attempt before) is one too, but no loss.
+func moved(rs []jobs.Recovery) int {
+	n := 0
+	for _, r := range rs {
+		if r.How != "same nodes again" {
+			n++
+		}
+	}
+	return n
 }

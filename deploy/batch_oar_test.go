@@ -68,6 +68,9 @@ func newOAR(t *testing.T) *oarTest {
 		c.Close()
 		t.Skip("an OAR server already runs on this machine")
 	}
+	// PostgreSQL, which the setup may start, outlives the test: it must not
+	// inherit a descriptor of this process's parent (flock(1)'s lock).
+	closeOnExecInherited()
 	if out, err := exec.Command("sh", "-c", oarSetup).CombinedOutput(); err != nil {
 		t.Skipf("OAR setup: %v: %s", err, out)
 	}
@@ -318,5 +321,16 @@ func TestOARReleased(t *testing.T) {
 	}
 	if ids := o.jobIDs(); len(ids) > 1 {
 		t.Errorf("gridtui's job left after it was given up: %v", ids)
+	}
+}
+
+// closeOnExecInherited marks every descriptor above stderr close-on-exec,
+// the ones this process inherited included.
+func closeOnExecInherited() {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
 	}
 }

@@ -89,6 +89,11 @@ type Config struct {
 	// on the frontend, a slurmd per beta host, and site B's launcher is
 	// "slurm" with the frontend as where allocations are asked (slurm.go).
 	Slurm bool
+	// OAR runs a real OAR for cluster beta (needs Frontend; not with
+	// Slurm): Almighty on the frontend, oar-node's sshd on every beta host,
+	// and site B's launcher is "oar" with the frontend as where jobs are
+	// submitted (oar.go).
+	OAR bool
 	// Logf receives what the harness does (default: nothing).
 	Logf func(format string, args ...any)
 }
@@ -284,6 +289,11 @@ func (g *Grid) build(ctx context.Context) error {
 	}
 	if g.cfg.Slurm {
 		if err := g.startSlurm(ctx); err != nil {
+			return err
+		}
+	}
+	if g.cfg.OAR {
+		if err := g.startOAR(ctx); err != nil {
 			return err
 		}
 	}

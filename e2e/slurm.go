@@ -36,6 +36,9 @@ func (g *Grid) launcherLines(c clusterDef) string {
 	if g.cfg.Slurm && c.Name == clusterDefs[1].Name {
 		return "launcher = \"slurm\"\nfrontend = \"" + frontendAlias + "\"\n"
 	}
+	if g.cfg.OAR && c.Name == clusterDefs[1].Name {
+		return "launcher = \"oar\"\nfrontend = \"" + frontendAlias + "\"\n\n  [site.batch]\n  time_limit = \"10m\"\n"
+	}
 	return "launcher = \"ssh\"\n"
 }
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shirou/gopsutil/v4/common"
 	"github.com/shirou/gopsutil/v4/cpu"
 	"github.com/shirou/gopsutil/v4/host"
 	"github.com/shirou/gopsutil/v4/mem"
@@ -101,8 +102,23 @@ func SessionIdle(ctx context.Context, now time.Time) time.Duration {
 	return idle
 }
 
-// utmpPath is where the sessions are, on a system that keeps utmp.
-const utmpPath = "/var/run/utmp"
+// utmpPath is where the sessions are, on a system that keeps utmp: where
+// gopsutil reads them, $HOST_VAR/run/utmp (HOST_VAR from ctx's
+// common.EnvMap or the environment, as gopsutil takes it; /var by
+// default): a container given the host's /var, or a test's own file.
+func utmpPath(ctx context.Context) string {
+	v := ""
+	if env, ok := ctx.Value(common.EnvKey).(common.EnvMap); ok {
+		v = env[common.HostVarEnvKey]
+	}
+	if v == "" {
+		v = os.Getenv("HOST_VAR")
+	}
+	if v == "" {
+		v = "/var"
+	}
+	return filepath.Join(v, "run", "utmp")
+}
 
 // logindEvery is how often the session list is asked of systemd-logind
 // on a system without utmp: each time is a loginctl process, which would
@@ -120,7 +136,7 @@ var logind struct {
 // keeps it, else from systemd-logind (gopsutil's fallback), at most every
 // logindEvery.
 func sessions(ctx context.Context, now time.Time) []host.UserStat {
-	if _, err := os.Stat(utmpPath); err == nil {
+	if _, err := os.Stat(utmpPath(ctx)); err == nil {
 		users, _ := host.UsersWithContext(ctx)
 		return users
 	}

@@ -3,8 +3,9 @@
 # new user follows on the embedded local grid: look at Sites and Network,
 # compose a job on the 4 nodes of cluster alpha with asynchronous
 # iterations, start it, watch it reach Terminated, find it in Results, then
-# run it on one node (t1) and on the 4 again to see the gain, quit; on the
-# way it opens the detail view of a host, an event and a pair.
+# run it on one node (t1) and on the 4 again to see the gain, see a run of
+# gridtui run appear in Results by itself, quit; on the way it opens the
+# detail view of a host, an event and a pair.
 #
 # Usage: scripts/console-flow.sh [--screens DIR] [--size WxH]
 #   --screens DIR  also save each screen as DIR/<step>.txt (the captures in docs/screens)
@@ -218,6 +219,9 @@ keys Down Down Down Enter C-u
 type_text 1
 keys Enter
 wait_for "✓ ready: 1 node"
+# Take N = 1 ticks the one host taken; the other picked ones read [·].
+screen | grep -qF "[·]" || fail "Take N = 1 leaves the other picked hosts ticked"
+echo "console-flow: Take N = 1 ticks one host, the others read [·] (picked, not taken)"
 keys r
 wait_for "Run default"
 wait_for " · finished · " " · failed · "
@@ -248,6 +252,15 @@ wait_for "Predict (replay of traced runs"
 wait_for "rests on " "No usable trace" "no prediction"
 echo "console-flow: Compose's Predict panel answers from the recorded runs"
 save 3-compose-predict
+
+# A run of gridtui run (another process, the same store) appears in Results
+# without R: the page watches its store.
+keys 5
+wait_for "3 runs"
+(cd "$work" && GRIDTUI_DATA_DIR="$work/store" "$bin" --sites '' run --nodes alpha-1,alpha-2 --scheme sync >"$work/cli-run.log" 2>&1) ||
+	{ cat "$work/cli-run.log" >&2; fail "gridtui run from the command line failed"; }
+wait_for "4 runs"
+echo "console-flow: a run of gridtui run appears in Results without R"
 
 keys q
 wait_for "gridtui-exited-0"

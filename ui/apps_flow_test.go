@@ -62,8 +62,8 @@ func TestConsolePoissonGain(t *testing.T) {
 	sendKeys("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(screenModel).Model
 	res, err := jobs.Load(store)
-	if final.run.failed || final.run.finalGain <= 0 {
-		t.Fatalf("run failed (%v) or no gain (%g): %s\nstore: %+v", final.run.failed, final.run.finalGain, final.run.outcome, res)
+	if final.run.Failed() || final.run.Gain() <= 0 {
+		t.Fatalf("run failed (%v) or no gain (%g): %s\nstore: %+v", final.run.Failed(), final.run.Gain(), final.run.Outcome(), res)
 	}
 	if err != nil || len(res.Records) != 2 {
 		t.Fatalf("store: %v, %+v", err, res)

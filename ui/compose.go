@@ -1,8 +1,10 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/page/network"
+	"github.com/gridtui/gridtui/ui/page/results"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +72,9 @@ type ComposeView struct {
 	inv    *inventory.Inventory
 	htable *probe.Htable
 	fields []field
+	// wd is the console's working directory: a relative file parameter
+	// (sparse's matrix) is joined to it, as gridtui run joins it to its own.
+	wd string
 	// clean is the job as its file last read (fingerprint at load, save
 	// or start): what ctrl+o would lose is the difference.
 	clean string
@@ -90,7 +95,7 @@ type ComposeView struct {
 	// which its job file would be refused for.
 	badFields    map[int]bool
 	formProblems int
-	pairs        []PairRoute
+	pairs        []network.PairRoute
 	status       string
 	// unknown lists the sites, clusters and hosts a loaded job file names
 	// that the inventory does not have; it blocks the run until the user
@@ -150,6 +155,7 @@ type (
 // name so that the user sees which.
 func NewComposeView(c *Common, inv *inventory.Inventory) ComposeView {
 	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
+	v.wd, _ = os.Getwd() // "" leaves a relative path to be refused, naming it
 	d := jobs.DefaultSpec()
 	take := d.Nodes.Any
 	d.Nodes.Any = 0
@@ -185,7 +191,7 @@ func (v *ComposeView) SetHtable(h *probe.Htable) {
 // Pairs returns the routes of the job's neighbour pairs: the edges of the
 // application's neighbour graph (a chain of slabs, blocks with up to six
 // neighbours, a sparse matrix's partition), lower rank first.
-func (v *ComposeView) Pairs() []PairRoute { return v.pairs }
+func (v *ComposeView) Pairs() []network.PairRoute { return v.pairs }
 
 // Problems returns the live validation problems; empty means the job can start.
 func (v *ComposeView) Problems() []string { return v.problems }
@@ -299,12 +305,12 @@ func (v *ComposeView) validate() {
 	if v.plan != nil {
 		for e, r := range v.plan.Routes {
 			a, b := v.plan.Edges[e][0], v.plan.Edges[e][1]
-			v.pairs = append(v.pairs, PairRoute{A: v.plan.Ranks[a], B: v.plan.Ranks[b], Route: r})
+			v.pairs = append(v.pairs, network.PairRoute{A: v.plan.Ranks[a], B: v.plan.Ranks[b], Route: r})
 		}
 		return
 	}
 	for _, e := range edges {
-		p := PairRoute{A: nodes[e[0]].Name, B: nodes[e[1]].Name}
+		p := network.PairRoute{A: nodes[e[0]].Name, B: nodes[e[1]].Name}
 		if !v.probed(p.A) || !v.probed(p.B) {
 			p.Err = errNotProbed // chosen when the run starts
 		} else if p.Route, p.Err = v.htable.Route(p.A, p.B); p.Err != nil {
@@ -314,8 +320,9 @@ func (v *ComposeView) validate() {
 	}
 }
 
-// errNotProbed marks a pair whose nodes are not in the Htable yet.
-var errNotProbed = errors.New("not probed yet (p in Network): the network is chosen when the run starts")
+// errNotProbed marks a pair whose nodes are not in the Htable yet
+// (network.ErrNotProbed).
+var errNotProbed = network.ErrNotProbed
 
 // probed reports whether the Htable knows the node.
 func (v *ComposeView) probed(node string) bool {
@@ -344,19 +351,25 @@ func (v *ComposeView) planJob(s jobs.Spec) {
 	v.plan = p
 }
 
-// Update handles the composer's keys and messages, and predicts the job
+// update handles the composer's keys and messages, and predicts the job
 // again when it changed (the Predict panel).
-func (v ComposeView) Update(msg tea.Msg) (ComposeView, tea.Cmd) {
+func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 	switch msg.(type) {
 	case predictTickMsg, predictedMsg:
 		return v, v.updateForecast(msg)
 	}
-	v, cmd := v.update(msg)
+	v, cmd := v.handle(msg)
 	return v, tea.Batch(cmd, v.schedulePrediction())
 }
 
-func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
+func (v ComposeView) handle(msg tea.Msg) (ComposeView, tea.Cmd) {
 	switch msg := msg.(type) {
+	case results.LoadedMsg:
+		v.SetResults(msg.Res) // the Predict panel rests on the runs
+		return v, nil
+	case RunEndedMsg:
+		v.RunEnded(msg.Name, msg.How)
+		return v, nil
 	case SpecLoadedMsg:
 		if msg.Err != nil {
 			v.status = "load failed: " + msg.Err.Error()
@@ -425,7 +438,7 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 		}
 		return v, tea.SetClipboard(line)
 	}
-	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.bodyHeight()/2) {
+	if navigate(msg, v.common.Keys, &v.cursor[v.pane], v.paneLen(v.pane), v.common.BodyHeight()/2) {
 		return v, nil
 	}
 	switch v.pane {

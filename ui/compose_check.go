@@ -64,6 +64,11 @@ func (v *ComposeView) parseSpec() (jobs.Spec, []fieldProblem) {
 	s.Nodes = v.selection(take)
 	s.Groups = slices.Clone(v.groups)
 	s.Output = v.output
+	if v.wd != "" {
+		// The submitter makes a relative file parameter absolute (its help
+		// says so), as gridtui run and a job file's loader do.
+		s = s.AbsPaths(v.wd)
+	}
 	return s.WithDefaults(), ps
 }
 

@@ -81,7 +81,7 @@ func TestComposeSaveInvalid(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "job.toml")
 	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
-	m.compose = composeWith(m.common, inventory.Embedded(), "alpha-1", "alpha-2")
+	*m.compose = composeWith(m.common, inventory.Embedded(), "alpha-1", "alpha-2")
 	m.compose.field(fFile).Value = path
 	m.compose.param("n").Value = "-5"
 	m.compose.param("eps").Value = "abc"

@@ -11,7 +11,6 @@ import (
 const valueColumn = 19
 
 // formWidth is the width of the form pane (View's left column).
-func (c *Common) formWidth() int { return min(44, c.Width*9/20) }
 
 // startEdit opens the text field under the cursor (a form field, a row of
 // the Predict panel) with value in a bubbles
@@ -25,7 +24,7 @@ func (v *ComposeView) startEdit(value string) tea.Cmd {
 	in.SetVirtualCursor(false)
 	in.KeyMap.DeleteCharacterBackward = k.DeleteChar
 	in.KeyMap.DeleteBeforeCursor = k.ClearText
-	in.SetWidth(max(1, v.common.formWidth()-valueColumn-1))
+	in.SetWidth(max(1, formWidth(v.common)-valueColumn-1))
 	in.SetValue(value)
 	in.CursorEnd()
 	v.input, v.editing = in, true
@@ -83,7 +82,7 @@ func (v ComposeView) editCursor() *tea.Cursor {
 			return nil
 		}
 	}
-	if row >= v.common.bodyHeight()-1 {
+	if row >= v.common.BodyHeight()-1 {
 		return nil
 	}
 	c.Position.X += x

@@ -8,6 +8,13 @@ type composeDrawn struct {
 	mainH                      int // the panes' height
 }
 
+// drawnRows is where a pane's rows were drawn in the body area: h rows
+// from (x, y), w cells wide, the first showing row first.
+type drawnRows struct {
+	x, y, w, h int
+	first      int
+}
+
 // record notes the panes' places: the form left (lw wide, a field a line
 // under the pane's title), the nodes right from line 1 (nodesH lines), the
 // hierarchy right from line hierY (hierH lines), the Predict panel's rows

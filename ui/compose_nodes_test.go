@@ -267,3 +267,20 @@ func TestComposeKeepsEditedHierarchy(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeTakeTicksWhatItTakes: with Take N nodes = 1 the Nodes pane
+// ticks the one host the job takes; the other picked hosts read "[·]" (picked,
+// not taken) and their cluster counts 1 of 4.
+func TestComposeTakeTicksWhatItTakes(t *testing.T) {
+	c := testCommon(160, 48)
+	v := composeWith(c, inventory.Embedded(), "alpha-1", "alpha-2", "alpha-3", "alpha-4")
+	v.field(fAny).Value = "1"
+	v.validate()
+	view := ansiStrip(v.View())
+	if n := strings.Count(view, "[x] alpha-"); n != 1 {
+		t.Errorf("Take N = 1: %d hosts ticked, want 1:\n%s", n, view)
+	}
+	if n := strings.Count(view, "[·] alpha-"); n != 3 || !strings.Contains(view, "[-] alpha 1/4") {
+		t.Errorf("Take N = 1: want 3 hosts picked but not taken and alpha 1/4:\n%s", view)
+	}
+}

@@ -221,7 +221,7 @@ func (v ComposeView) keyMap() composeKeyMap {
 		Move:        enabled(bind("m", "move worker to next group", "m"), onWorker),
 		NewGroup:    enabled(bind("n", "worker to a new group", "n"), onWorker),
 		Coordinator: enabled(bind("c", "make coordinator", "c"), onWorker),
-		nav:         k.navKeys(),
+		nav:         k.NavKeys(),
 	}
 	if pred && len(v.predictRows()) < 2 {
 		km.nav = nil // the node count alone: nothing to move between
@@ -268,10 +268,10 @@ func (v ComposeView) View() string {
 	if v.inv == nil || len(v.inv.Hosts()) == 0 {
 		return placeBody(c, s.Title.Render("Nothing to compose")+"\n"+s.Dim.Render("The inventory lists no hosts."))
 	}
-	h := c.bodyHeight()
+	h := c.BodyHeight()
 	probH := min(len(v.problems), max(1, h/5)) + 1
 	mainH := h - probH
-	lw := c.formWidth()
+	lw := formWidth(c)
 	rw := c.Width - lw - 1
 	left := v.formLines(lw, mainH)
 	pred := v.predictLines(rw, mainH)
@@ -297,7 +297,7 @@ func (v ComposeView) View() string {
 	hierY := len(right)
 	right = append(right, v.hierLines(rw, max(0, topH-len(right)))...)
 	predY := len(right)
-	right = append(right, pred[:min(len(pred), mainH-predY)]...)
+	right = append(right, foldPredict(s, pred, mainH-predY, v.pane == panePredict)...)
 	v.drawn.record(v, lw, rw, nodesH-1, hierY, predY-hierY, predY, mainH-predY)
 	out := make([]string, 0, h)
 	for i := 0; i < mainH; i++ {
@@ -312,6 +312,30 @@ func (v ComposeView) View() string {
 	}
 	out = append(out, v.validationLines(c.Width, probH)...)
 	return placeBody(c, strings.Join(out, "\n"))
+}
+
+// foldPredict fits the Predict panel's lines into room; a panel cut at the
+// screen's foot says so on its last line (how many lines are hidden, and
+// that focusing the panel gives it the room, or, focused, that a taller
+// terminal does), so that the outlook is never below the fold without a
+// word.
+func foldPredict(s *Styles, pred []string, room int, focused bool) []string {
+	if room <= 0 {
+		return nil
+	}
+	if len(pred) <= room {
+		return pred
+	}
+	if room < 2 {
+		return pred[:room]
+	}
+	hidden := len(pred) - room + 1
+	out := slices.Clone(pred[:room-1])
+	hint := fmt.Sprintf("  ↓ %d more: focus Predict (→)", hidden)
+	if focused {
+		hint = fmt.Sprintf("  ↓ %d more: needs a taller terminal", hidden)
+	}
+	return append(out, s.Dim.Render(hint))
 }
 
 func (v ComposeView) paneTitle(p int, title, note string) []string {
@@ -376,19 +400,29 @@ func formFirst(cur, h int) int { return scrollFirst(cur, max(1, h-1)) }
 func (v ComposeView) pickLines(w, h int) []string {
 	s := v.common.Styles
 	rows := v.pickRows()
+	// A host is ticked when the job takes it: one picked but past "Take N
+	// nodes" reads "[·]" (picked, not taken), so that Take N = 1 shows one
+	// box ticked, not every picked one.
+	taken := map[string]bool{}
+	for _, h := range v.chosen() {
+		taken[h.Name] = true
+	}
 	lines := make([]string, len(rows))
 	for i, r := range rows {
 		var line string
 		if r.host != "" {
-			box := "[ ]"
-			if v.picked[r.host] {
+			box, note := "[ ]", ""
+			switch {
+			case taken[r.host]:
 				box = "[x]"
+			case v.picked[r.host]:
+				box, note = "[·]", " not taken"
 			}
-			line = "    " + box + " " + r.host + s.Dim.Render(" "+strconv.Itoa(r.cores)+"c")
+			line = "    " + box + " " + r.host + s.Dim.Render(" "+strconv.Itoa(r.cores)+"c"+note)
 		} else {
 			n, all := 0, v.clusterHosts(r.cluster)
 			for _, hname := range all {
-				if v.picked[hname] {
+				if taken[hname] {
 					n++
 				}
 			}

@@ -76,7 +76,7 @@ func predicted(t *testing.T, v ComposeView) ComposeView {
 	queue := cmdMsgs(cmd)
 	for len(queue) > 0 {
 		var cmd tea.Cmd
-		v, cmd = v.Update(queue[0])
+		v, cmd = v.update(queue[0])
 		queue = append(queue[1:], cmdMsgs(cmd)...)
 	}
 	if v.fc.pending {
@@ -332,5 +332,29 @@ func TestOutlookCloseCall(t *testing.T) {
 		if got := strings.Join(v.outlookLines(o, 100), "\n"); !strings.Contains(got, tc.want) {
 			t.Errorf("verdict %+v: panel lacks %q:\n%s", tc.verdict, tc.want, got)
 		}
+	}
+}
+
+// TestComposeRelativeMatrix: a relative matrix path is taken from the
+// console's working directory, as its help and gridtui run say, not refused.
+func TestComposeRelativeMatrix(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "diag.mtx"), []byte(diagMatrix(10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	c := testCommon(160, 48)
+	v := composeWith(c, inventory.Embedded())
+	v.cursor[paneForm] = v.row(fApp)
+	for v.field(fApp).Value != "sparse" {
+		v.press("enter")
+	}
+	v.param("matrix").Value = "diag.mtx"
+	v.validate()
+	if p := v.Problems(); len(p) != 0 {
+		t.Fatalf("a relative matrix path is refused: %q", p)
+	}
+	if got := v.Spec().Params["matrix"]; got != filepath.Join(dir, "diag.mtx") {
+		t.Errorf("the job's matrix = %q, want it joined to the working directory", got)
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/page/network"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -42,12 +43,12 @@ func (v *ComposeView) press(keys ...string) tea.Msg {
 	var msg tea.Msg
 	for _, k := range keys {
 		var cmd tea.Cmd
-		*v, cmd = v.Update(keyPress(k))
+		*v, cmd = v.update(keyPress(k))
 		msg = nil
 		for queue := cmdMsgs(cmd); len(queue) > 0; queue = queue[1:] {
 			switch queue[0].(type) {
 			case predictTickMsg, predictedMsg:
-				*v, cmd = v.Update(queue[0])
+				*v, cmd = v.update(queue[0])
 				queue = append(queue, cmdMsgs(cmd)...)
 			default:
 				if msg == nil {
@@ -109,11 +110,11 @@ func TestComposeView(t *testing.T) {
 		}},
 		{name: "empty", inv: &inventory.Inventory{Source: "sites.toml"}},
 		{name: "loaded_mixed", inv: twoSites(), setup: func(v *ComposeView) {
-			*v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
+			*v, _ = v.update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
 				Sites: []string{"east"}, Clusters: []string{"beta", "gamma"}, Hosts: []string{"gamma-2", "alpha-3"}})})
 		}},
 		{name: "loaded_empty", inv: twoSites(), setup: func(v *ComposeView) {
-			*v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
+			*v, _ = v.update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
 				Sites: []string{"west"}, Clusters: []string{"alpha"}})})
 		}},
 		{name: "1024", inv: bigInventory(1024), setup: func(v *ComposeView) {
@@ -205,7 +206,7 @@ func TestComposeLoadUnknownNodes(t *testing.T) {
 	v := composeWith(c, inventory.Embedded())
 	spec := jobs.Spec{Name: "j4", App: "obstacle", Params: map[string]string{"n": "32", "eps": "1e-8"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}, Clusters: []string{"delta"}}}
-	v, _ = v.Update(SpecLoadedMsg{Path: "j4.toml", Spec: spec})
+	v, _ = v.update(SpecLoadedMsg{Path: "j4.toml", Spec: spec})
 	probs := strings.Join(v.Problems(), "\n")
 	if !strings.Contains(probs, "host gamma-9") || !strings.Contains(probs, "cluster delta") {
 		t.Fatalf("problems %q, want the unknown host gamma-9 and cluster delta named", probs)
@@ -215,7 +216,7 @@ func TestComposeLoadUnknownNodes(t *testing.T) {
 	}
 	// Choosing nodes again (toggling beta) makes the job the user's own.
 	v.pane, v.cursor[paneNodes] = paneNodes, 5
-	v, _ = v.Update(keyPress("space"))
+	v, _ = v.update(keyPress("space"))
 	if p := v.Problems(); len(p) != 0 {
 		t.Errorf("problems after choosing nodes again: %q", p)
 	}
@@ -342,8 +343,8 @@ func TestJobFileRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 	w := composeWith(c, inventory.Embedded())
-	w.Update(SpecLoadedMsg{Path: path, Spec: got})
-	w, _ = w.Update(SpecLoadedMsg{Path: path, Spec: got})
+	w.update(SpecLoadedMsg{Path: path, Spec: got})
+	w, _ = w.update(SpecLoadedMsg{Path: path, Spec: got})
 	if fmt.Sprint(w.Spec()) != fmt.Sprint(want) {
 		t.Errorf("loaded form gives %+v, want %+v", w.Spec(), want)
 	}
@@ -366,9 +367,9 @@ func TestComposeUnprobedSSHHosts(t *testing.T) {
 	if pairs := v.Pairs(); len(pairs) != 1 || !errors.Is(pairs[0].Err, errNotProbed) {
 		t.Fatalf("pairs %+v, want one not probed", pairs)
 	}
-	nv := NewNetworkView(c)
+	nv := network.New(c)
 	nv.SetPairs(v.Pairs())
-	if s := nv.summary(); !strings.Contains(s, "1 not probed yet") || strings.Contains(s, "UNREACHABLE") {
+	if s := nv.Summary(); !strings.Contains(s, "1 not probed yet") || strings.Contains(s, "UNREACHABLE") {
 		t.Errorf("summary %q", s)
 	}
 	if _, ok := v.press("r").(StartRunMsg); !ok {
@@ -417,7 +418,7 @@ func TestComposeKeepsOutput(t *testing.T) {
 	spec := jobs.DefaultSpec()
 	spec.Output = jobs.Output{Dir: "/srv/out", Raw: true}
 	v := composeWith(c, inventory.Embedded())
-	v, _ = v.Update(SpecLoadedMsg{Path: "job.toml", Spec: spec})
+	v, _ = v.update(SpecLoadedMsg{Path: "job.toml", Spec: spec})
 	if got := v.Spec().Output; got != spec.Output {
 		t.Errorf("the loaded job's output is %+v, want %+v", got, spec.Output)
 	}

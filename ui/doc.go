@@ -1,18 +1,26 @@
 // Package ui is the Bubble Tea console: one root model (Model, built by New
-// from a Config) owns five plain view structs — Sites, Network, Compose, Run,
-// Results — hands each the same Common value (size, styles, keys, logger,
-// context) and routes messages to the one in front. Views are rendered from
-// plain data (inventory.Inventory, probe.Htable, engine.Snapshot and, once a
-// run ends, its engine.Report's final node states, jobs.Results), which is
-// what the golden tests under testdata/ feed them. Side effects (deploying,
-// probing with grid.Probe, running jobs with engine.Run, reading the results
-// store, saving job files with jobs.SaveSpec) are commands that come back as
-// typed messages: Update never does I/O, and run telemetry is drained on a
-// ≤ 10 Hz tick so a 1024-node run cannot flood it. Each view binds its keys
-// through a key map of key.Bindings (KeyMap for the console-wide ones,
-// sitesKeyMap and the like for a view's, each a help.KeyMap enabled for the
-// view's state): the help bar and the full help are drawn from the bindings
-// the view matches, so a key is listed where it acts. Every list opens the row
+// from a Config) holds its pages in a slice in tab order — Sites, Network,
+// Compose, Run, Results, each a common.Page —, hands each the same Common
+// value (size, styles, keys, logger, context; ui/common), routes input to
+// the page in front and every other message to every page, so that pages
+// affect each other through messages (the Results page's
+// results.LoadedMsg feeds Compose's Predict panel). Adding a page is a
+// package under ui/page (as ui/page/sites, network, run and results) and
+// one line in New; Compose is still in this package. The
+// widgets — ui/widget/list, pager, chart, prompt — have their own Model,
+// KeyMap and Styles; common.NewList and common.NewPager give them the
+// console's. Pages are rendered from plain data (inventory.Inventory,
+// probe.Htable, engine.Snapshot and, once a run ends, its engine.Report's
+// final node states, jobs.Results), which is what the golden tests under
+// testdata/ feed them. Side effects (deploying, probing with grid.Probe,
+// running jobs with engine.Run, reading the results store, saving job files
+// with jobs.SaveSpec) are commands that come back as typed messages: Update
+// never does I/O, and run telemetry is drained on a ≤ 10 Hz tick so a
+// 1024-node run cannot flood it. Each page binds its keys through a key map
+// of key.Bindings (KeyMap for the console-wide ones, sitesKeyMap and the like
+// for a page's, each a help.KeyMap enabled for the page's state): the help
+// bar and the full help are drawn from the bindings the page matches, so a
+// key is listed where it acts. Every list opens the row
 // under the cursor in a detail view (enter: the whole row, wrapped, copyable),
 // and a click selects a row. The Network view shows each pair of the job as
 // the last run linked it: a pair that pre-flight sent through the sites'

@@ -3,8 +3,7 @@ package ui
 import (
 	"context"
 	"flag"
-	"fmt"
-	"net/netip"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
-	"github.com/gridtui/gridtui/probe"
 )
 
 // updating reports the -update flag (defined by x/exp/golden, which
@@ -63,8 +61,8 @@ func normalize(s string) string {
 func checkSize(t *testing.T, c *Common, out string) {
 	t.Helper()
 	lines := strings.Split(out, "\n")
-	if len(lines) != c.bodyHeight() {
-		t.Errorf("rendered %d lines, want the body height %d", len(lines), c.bodyHeight())
+	if len(lines) != c.BodyHeight() {
+		t.Errorf("rendered %d lines, want the body height %d", len(lines), c.BodyHeight())
 	}
 	for i, l := range lines {
 		if w := ansi.StringWidth(l); w > c.Width {
@@ -75,26 +73,8 @@ func checkSize(t *testing.T, c *Common, out string) {
 
 func testCommon(w, h int) *Common { return NewCommon(context.Background(), w, h, nil) }
 
-// bigInventory is a two-site inventory of n local hosts in clusters of 64.
-func bigInventory(n int) *inventory.Inventory {
-	inv := &inventory.Inventory{Source: "test-1024", Locality: probe.Locality{Rule: probe.RuleOctet}}
-	for s := 0; s < 2; s++ {
-		site := inventory.Site{Name: fmt.Sprintf("site%d", s+1), Launcher: inventory.LauncherLocal}
-		for c := 0; c < n/128; c++ {
-			cl := inventory.Cluster{Name: fmt.Sprintf("c%d", s*8+c), Cores: 2}
-			for h := 0; h < 64; h++ {
-				third := 10 + s*8 + c
-				cl.Hosts = append(cl.Hosts, inventory.Host{
-					Name: fmt.Sprintf("%s-%d", cl.Name, h+1), Site: site.Name, Cluster: cl.Name, Cores: 2,
-					EthernetAddr: netip.AddrFrom4([4]byte{127, 16, byte(third), byte(10 + h)}),
-					FastAddr:     netip.AddrFrom4([4]byte{127, 18, byte(third), byte(10 + h)}),
-				})
-			}
-			site.Clusters = append(site.Clusters, cl)
-		}
-		inv.Sites = append(inv.Sites, site)
-	}
-	return inv
-}
+// bigInventory is a two-site inventory of n local hosts in clusters of 64
+// (uitest.BigInventory).
+func bigInventory(n int) *inventory.Inventory { return uitest.BigInventory(n) }
 
 func ansiStrip(s string) string { return ansi.Strip(s) }

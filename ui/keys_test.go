@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"strings"
 	"testing"
 	"time"
@@ -102,8 +103,8 @@ func liveRun(t *testing.T, finished bool) Model {
 
 func withResults(t *testing.T) Model {
 	m := console(t)
-	res := sampleResults()
-	res.Records = append(res.Records, record(6, jobs.Asynchronous, 64, 3.5, true)) // the newest
+	res := uitest.SampleResults()
+	res.Records = append(res.Records, uitest.Record(6, jobs.Asynchronous, 64, 3.5, true)) // the newest
 	m.results.SetResults(res, nil)
 	return m
 }
@@ -112,7 +113,7 @@ func withResults(t *testing.T) Model {
 // help (whose groups hold the view's and the console's keys).
 func helpBindings(m Model) []key.Binding {
 	out := m.helpBar()
-	for _, g := range append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp()) {
+	for _, g := range append(m.viewHelp().FullHelp(), m.common.Keys.GlobalHelp()) {
 		for _, b := range g {
 			if b.Enabled() {
 				out = append(out, b)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	_ "github.com/gridtui/gridtui/apps/obstacle" // the default job's application (workers of this binary run it)
+	_ "github.com/gridtui/gridtui/apps/sparse"   // an application whose problem is a file (Compose, Predict)
 	"github.com/gridtui/gridtui/engine/worker"
 )
 

@@ -35,16 +35,16 @@ func TestClickSelectsRow(t *testing.T) {
 		check func(m Model) string // "" when the clicked row is selected
 	}{
 		{"sites", func(t *testing.T) Model { return at(console(t), "1") }, "beta-3", func(m Model) string {
-			r, _ := m.sites.list.selected()
+			r, _ := m.sites.Selected()
 			return want(r.Key, "host/beta-3")
 		}},
 		{"network_nodes", func(t *testing.T) Model { return at(withPairs(t), "2", "right") }, "alpha-3 ", func(m Model) string {
-			r, _ := m.network.nodes.selected()
-			return want(r.Key, "alpha-3") + want(fmt.Sprint(m.network.focus), "0")
+			r, focus := m.network.Selected()
+			return want(r.Key, "alpha-3") + want(fmt.Sprint(focus), "0")
 		}},
 		{"network_pairs", func(t *testing.T) Model { return at(withPairs(t), "2") }, "alpha-3 ↔ alpha-4", func(m Model) string {
-			r, _ := m.network.routes.selected()
-			return want(r.Key, "alpha-3↔alpha-4") + want(fmt.Sprint(m.network.focus), "1")
+			r, focus := m.network.Selected()
+			return want(r.Key, "alpha-3↔alpha-4") + want(fmt.Sprint(focus), "1")
 		}},
 		{"compose_field", func(t *testing.T) Model { return at(console(t), "3") }, "Wall time", func(m Model) string {
 			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneForm]), fmt.Sprint(paneForm, m.compose.row(fWall)))
@@ -60,15 +60,15 @@ func TestClickSelectsRow(t *testing.T) {
 			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[panePredict]), fmt.Sprint(panePredict, 0))
 		}},
 		{"run_nodes", func(t *testing.T) Model { return at(liveRun(t, false), "4") }, "node-6 ", func(m Model) string {
-			r, _ := m.run.list.selected()
+			r, _ := m.run.Selected()
 			return want(r.Key, "node-6")
 		}},
 		{"run_events", func(t *testing.T) Model { return at(liveRun(t, false), "4", "e") }, "node-3 ", func(m Model) string {
-			r, _ := m.run.events.selected()
+			r, _ := m.run.Selected()
 			return want(r.Cells[1], "node-3")
 		}},
 		{"results", func(t *testing.T) Model { return at(withResults(t), "5") }, "hybrid ", func(m Model) string {
-			r, _ := m.results.selectedRecord()
+			r, _ := m.results.SelectedRecord()
 			return want(r.Job.Name, "obstacle-n48-hybrid")
 		}},
 	}
@@ -97,16 +97,16 @@ func want(got, w string) string {
 func TestClickIgnoredUnderDialogs(t *testing.T) {
 	m := at(console(t), "1")
 	m.confirm = &confirmation{question: "sure?"}
-	if m = clickOn(t, m, "alpha-3", 1); m.sites.list.cursor != 0 {
+	if m = clickOn(t, m, "alpha-3", 1); m.sites.Cursor() != 0 {
 		t.Error("a click under a question moved the cursor")
 	}
 	m = at(console(t), "1", "down", "down", "enter") // alpha-1's details
-	if m = clickOn(t, m, "deploy:", 2); !m.sites.page.open || m.sites.list.cursor != 2 {
+	if m = clickOn(t, m, "deploy:", 2); !m.sites.Paging() || m.sites.Cursor() != 2 {
 		t.Error("a click on a detail view acted on the list behind it")
 	}
 	m = at(console(t), "1")
 	m = send(m, tea.MouseClickMsg{X: 2, Y: 1, Button: tea.MouseLeft}) // the title line
-	if m.sites.list.cursor != 0 {
+	if m.sites.Cursor() != 0 {
 		t.Error("a click on the title moved the cursor")
 	}
 	if v := m.View(); v.MouseMode != tea.MouseModeCellMotion {
@@ -165,7 +165,7 @@ func TestClickFromTerminalBytes(t *testing.T) {
 	}
 	feed.Close()
 	sites := final.(screenModel).sites
-	if r, _ := sites.list.selected(); r.Key != "host/beta-2" {
+	if r, _ := sites.Selected(); r.Key != "host/beta-2" {
 		t.Errorf("the click selected %q, want host/beta-2", r.Key)
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/page/network"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestNetworkView(t *testing.T) {
 		for _, sz := range sizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
 				c := testCommon(sz.w, sz.h)
-				v := NewNetworkView(c)
+				v := network.New(c)
 				if tc.err != nil {
 					v.SetHtable(nil, tc.err)
 				} else {
@@ -88,10 +89,10 @@ func TestJobPairsNetworks(t *testing.T) {
 			t.Errorf("%s ↔ %s over %s, want %s", p.A, p.B, p.Route.Network, k)
 		}
 	}
-	v := NewNetworkView(c)
+	v := network.New(c)
 	v.SetHtable(h, nil)
 	v.SetPairs(pairs)
-	if s := v.summary(); !strings.Contains(s, "2 over infiniband") || !strings.Contains(s, "1 over ethernet") {
+	if s := v.Summary(); !strings.Contains(s, "2 over infiniband") || !strings.Contains(s, "1 over ethernet") {
 		t.Errorf("summary %q does not count the pairs per network", s)
 	}
 }

@@ -1,14 +1,13 @@
 package ui
 
 import (
+	"github.com/gridtui/gridtui/ui/page/network"
 	"strings"
 	"testing"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
-	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
-	rmnpgw "github.com/gridtui/gridtui/rmnp/gateway"
 )
 
 // gatewayModel is the console on two local sites that name gateways, with
@@ -21,7 +20,7 @@ func gatewayModel(t *testing.T) Model {
 		t.Fatal(err)
 	}
 	m := New(Config{Inventory: inv, NoLoad: true, StoreDir: t.TempDir()})
-	noNodes(&m.compose)
+	noNodes(m.compose)
 	for _, p := range []string{"alpha-1", "alpha-2", "beta-1", "beta-2"} {
 		m.compose.picked[p] = true
 	}
@@ -34,14 +33,14 @@ func gatewayModel(t *testing.T) Model {
 }
 
 // routeRow returns the Network view's row of pair a ↔ b.
-func routeRow(t *testing.T, v NetworkView, a, b string) []string {
+func routeRow(t *testing.T, v network.Model, a, b string) []string {
 	t.Helper()
-	for _, r := range v.routes.rows {
+	for _, r := range v.RouteRows() {
 		if r.Key == a+"↔"+b {
 			return r.Cells
 		}
 	}
-	t.Fatalf("no row for %s ↔ %s in %+v", a, b, v.routes.rows)
+	t.Fatalf("no row for %s ↔ %s in %+v", a, b, v.RouteRows())
 	return nil
 }
 
@@ -90,40 +89,17 @@ func TestGatewayRoutesShown(t *testing.T) {
 				m.routes.noteReport(tc.report)
 				m.showPairs()
 			}
-			got := routeRow(t, m.network, "alpha-2", "beta-1")
+			got := routeRow(t, *m.network, "alpha-2", "beta-1")
 			if got[1] != tc.net || got[2] != tc.want || got[3] != tc.pf {
 				t.Errorf("row %q,\nwant network %q, reason %q, pre-flight %q", got, tc.net, tc.want, tc.pf)
 			}
-			if other := routeRow(t, m.network, "alpha-1", "alpha-2"); other[3] != "ok" || strings.Contains(other[2], "via") {
+			if other := routeRow(t, *m.network, "alpha-1", "alpha-2"); other[3] != "ok" || strings.Contains(other[2], "via") {
 				t.Errorf("pair alpha-1 ↔ alpha-2: %q, want its direct route, pre-flight ok", other)
 			}
-			if s := m.network.summary(); !strings.Contains(s, "1 via "+strings.TrimPrefix(tc.net, "⇄ ")) {
+			if s := m.network.Summary(); !strings.Contains(s, "1 via "+strings.TrimPrefix(tc.net, "⇄ ")) {
 				t.Errorf("summary %q does not count the pair through the gateways", s)
 			}
 		})
-	}
-}
-
-// TestRunViewGateways: the Run view shows each gateway link's DATA before
-// and after S2, its ratio, messages and queue, on one line when it fits,
-// on two in a narrow column.
-func TestRunViewGateways(t *testing.T) {
-	snap := fakeRun(4, 3, -1)[1]
-	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", Site: "west", Host: "alpha-1", GatewayLinkStats: rmnpgw.GatewayLinkStats{
-		Peer: "gw-east", Up: true, DataMessages: 1200, CtrlMessages: 30, RawData: 3 << 20, WireData: 2 << 20, Queued: 4096, MaxQueued: 64 << 10, Skipped: 7}}}
-	for _, w := range []int{80, 160} {
-		v := NewRunView(testCommon(w, 40))
-		v.Start(jobs.Spec{Name: "obstacle-n48-sync", Scheme: jobs.Synchronous})
-		v.ApplySnapshot(snap)
-		s := v.View()
-		for _, want := range []string{"gw-west → gw-east: S2 1.50× (DATA 3.0 MiB → 2.0 MiB)", "1230 msg, queue 4.0 KiB (max 64.0 KiB), 7 skipped"} {
-			if !strings.Contains(s, want) {
-				t.Errorf("width %d: the Run view lacks %q:\n%s", w, want, s)
-			}
-		}
-	}
-	if got := gatewayLines(snap.Gateways, 40, true); len(got) != 2 {
-		t.Errorf("at 40 cells: %q, want the link on two lines", got)
 	}
 }
 
@@ -132,29 +108,11 @@ func TestRunViewGateways(t *testing.T) {
 // inside a site says nothing of the kind.
 func TestGatewayFallbackShown(t *testing.T) {
 	m := gatewayModel(t)
-	if got := routeRow(t, m.network, "alpha-2", "beta-1"); !strings.Contains(got[2], "(if unreachable: via gateway gw-west ↔ gw-east)") &&
+	if got := routeRow(t, *m.network, "alpha-2", "beta-1"); !strings.Contains(got[2], "(if unreachable: via gateway gw-west ↔ gw-east)") &&
 		!strings.Contains(got[2], "(if unreachable: via gateway gw-east ↔ gw-west)") {
 		t.Errorf("pair across the sites: %q, want its fallback through the gateways", got)
 	}
-	if got := routeRow(t, m.network, "alpha-1", "alpha-2"); strings.Contains(got[2], "unreachable") {
+	if got := routeRow(t, *m.network, "alpha-1", "alpha-2"); strings.Contains(got[2], "unreachable") {
 		t.Errorf("pair inside a site: %q, want no fallback", got)
-	}
-}
-
-// TestRunViewGatewaysFinal: once the run has ended, the Run view shows the
-// gateway links' counters of its report, which the gateways printed as
-// they stopped, not the last snapshot's (zero for a run shorter than their
-// period).
-func TestRunViewGatewaysFinal(t *testing.T) {
-	v := NewRunView(testCommon(160, 40))
-	v.Start(jobs.Spec{Name: "obstacle-n24-sync", Scheme: jobs.Synchronous})
-	snap := fakeRun(4, 3, -1)[2]
-	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnpgw.GatewayLinkStats{Peer: "gw-east", Up: true}}}
-	v.ApplySnapshot(snap)
-	v.ApplyGateways([]engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnpgw.GatewayLinkStats{
-		Peer: "gw-east", DataMessages: 266, RawData: 2 << 20, WireData: 1 << 20}}})
-	v.Finish("outcome:   ok", nil)
-	if s := v.View(); !strings.Contains(s, "gw-west → gw-east: S2 2.00× (DATA 2.0 MiB → 1.0 MiB)") {
-		t.Errorf("the finished Run view does not show the report's gateway counters:\n%s", s)
 	}
 }

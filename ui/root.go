@@ -3,6 +3,11 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/page/network"
+	"github.com/gridtui/gridtui/ui/page/results"
+	"github.com/gridtui/gridtui/ui/page/run"
+	"github.com/gridtui/gridtui/ui/page/sites"
 	"log/slog"
 	"strings"
 
@@ -22,10 +27,7 @@ const (
 	TabCompose
 	TabRun
 	TabResults
-	tabCount
 )
-
-var tabNames = [tabCount]string{"Sites", "Network", "Compose", "Run", "Results"}
 
 // Config is what the console needs from its command: the inventory (or the
 // error reading it), where results are stored, how to run jobs and where to
@@ -52,14 +54,19 @@ type confirmation struct {
 // performs side effects through commands and draws the tab bar, the status
 // line and the help bar.
 type Model struct {
-	cfg       Config
-	common    *Common
-	tab       int
-	sites     SitesView
-	network   NetworkView
-	compose   ComposeView
-	run       RunView
-	results   ResultsView
+	cfg    Config
+	common *Common
+	tab    int
+	// pages are the tabs, in tab order (common.Page): the root routes a
+	// message, draws the body and the help through the one in front.
+	pages []common.Page
+	// The pages by their type, for the calls the root still makes to
+	// them directly (the same values as in pages).
+	sites     *SitesView
+	network   *network.Model
+	compose   *ComposeView
+	run       *RunView
+	results   *results.Model
 	help      help.Model
 	showHelp  bool
 	confirm   *confirmation
@@ -103,16 +110,17 @@ func New(cfg Config) Model {
 	m := Model{
 		cfg:        cfg,
 		common:     c,
-		sites:      NewSitesView(c, cfg.Inventory, cfg.InventoryErr),
-		network:    NewNetworkView(c),
-		compose:    NewComposeView(c, cfg.Inventory),
-		run:        NewRunView(c),
-		results:    NewResultsView(c, cfg.StoreDir),
+		sites:      ptr(sites.New(c, cfg.Inventory, cfg.InventoryErr)),
+		network:    ptr(network.New(c)),
+		compose:    ptr(NewComposeView(c, cfg.Inventory)),
+		run:        ptr(run.New(c)),
+		results:    ptr(results.New(c, cfg.StoreDir)),
 		help:       help.New(),
 		keyPrompts: map[string]hostKeyPromptMsg{},
 		preflight:  map[string]string{},
 		routes:     newRunRoutes(),
 	}
+	m.pages = []common.Page{m.sites, m.network, m.compose, m.run, m.results}
 	if cfg.Inventory != nil {
 		h, err := grid.Htable(cfg.Inventory)
 		m.network.SetHtable(h, err)
@@ -146,7 +154,7 @@ func (m Model) Init() tea.Cmd {
 	if !m.cfg.NoLoad {
 		cmds = append(cmds, loadTick())
 	}
-	cmds = append(cmds, m.results.load())
+	cmds = append(cmds, m.results.Load(), m.results.Watch())
 	return tea.Batch(cmds...)
 }
 
@@ -218,14 +226,14 @@ func (m Model) keyPress(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.showHelp = true
 			return m, nil
 		case key.Matches(msg, k.NextTab):
-			m.tab = (m.tab + 1) % tabCount
+			m.tab = (m.tab + 1) % len(m.pages)
 			return m, nil
 		case key.Matches(msg, k.PrevTab):
-			m.tab = (m.tab + tabCount - 1) % tabCount
+			m.tab = (m.tab + len(m.pages) - 1) % len(m.pages)
 			return m, nil
 		}
 		for i, b := range []key.Binding{k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.Tab5} {
-			if key.Matches(msg, b) {
+			if key.Matches(msg, b) && i < len(m.pages) {
 				m.tab = i
 				return m, nil
 			}
@@ -242,7 +250,7 @@ func (m Model) click(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
 	if m.confirm != nil || m.secret != nil || m.showHelp || mouse.Button != tea.MouseLeft {
 		return m, nil
 	}
-	if mouse.Y >= 1 && mouse.Y <= m.common.bodyHeight() && !m.capturing() {
+	if mouse.Y >= 1 && mouse.Y <= m.common.BodyHeight() && !m.capturing() {
 		body := msg
 		body.Y-- // the views' rows count from the top of the body
 		return m.routeToView(body)
@@ -251,8 +259,8 @@ func (m Model) click(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	x := len("gridtui ")
-	for i, name := range tabNames {
-		w := len(fmt.Sprintf(" %d %s ", i+1, name))
+	for i, p := range m.pages {
+		w := len(fmt.Sprintf(" %d %s ", i+1, p.Title()))
 		if mouse.X >= x && mouse.X < x+w {
 			m.tab = i
 			break
@@ -262,57 +270,37 @@ func (m Model) click(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// capturing reports whether the active view takes text input, so that
+// capturing reports whether the page in front takes text input, so that
 // letters and digits must not switch tabs or quit.
-func (m Model) capturing() bool {
-	switch m.tab {
-	case TabSites:
-		return m.sites.list.filtering
-	case TabNetwork:
-		return m.network.capturing()
-	case TabCompose:
-		return m.compose.capturing()
-	case TabRun:
-		return m.run.list.filtering
-	case TabResults:
-		return m.results.capturing()
-	}
-	return false
-}
+func (m Model) capturing() bool { return m.pages[m.tab].Capturing() }
 
 // routeToView hands a message to the view that owns it.
 func (m Model) routeToView(msg tea.Msg) (tea.Model, tea.Cmd) {
-	var cmd tea.Cmd
-	switch msg.(type) {
-	case SpecLoadedMsg, SpecSavedMsg:
-		m.compose, cmd = m.compose.Update(msg)
+	if !input(msg) {
+		// A page's reply to its own command, or news for every page (the
+		// results store read): each page takes what is its own.
+		cmds := make([]tea.Cmd, 0, len(m.pages))
+		for _, p := range m.pages {
+			_, c := p.Update(msg)
+			cmds = append(cmds, c)
+		}
 		m.showPairs()
-		return m, cmd
-	case resultsLoadedMsg:
-		m.results, cmd = m.results.Update(msg)
-		m.compose.SetResults(m.results.res) // the Predict panel rests on the runs
-		return m, tea.Batch(cmd, m.compose.schedulePrediction())
-	case exportDoneMsg:
-		m.results, cmd = m.results.Update(msg)
-		return m, cmd
-	case predictTickMsg, predictedMsg:
-		m.compose, cmd = m.compose.Update(msg)
-		return m, cmd
+		return m, tea.Batch(cmds...)
 	}
-	switch m.tab {
-	case TabSites:
-		m.sites, cmd = m.sites.Update(msg)
-	case TabNetwork:
-		m.network, cmd = m.network.Update(msg)
-	case TabCompose:
-		m.compose, cmd = m.compose.Update(msg)
-		m.showPairs()
-	case TabRun:
-		m.run, cmd = m.run.Update(msg)
-	case TabResults:
-		m.results, cmd = m.results.Update(msg)
+	_, cmd := m.pages[m.tab].Update(msg)
+	if m.pages[m.tab] == common.Page(m.compose) {
+		m.showPairs() // the job's pairs, in the Network view
 	}
 	return m, cmd
+}
+
+// input reports the user's input, which goes to the page in front only.
+func input(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseWheelMsg, tea.MouseMotionMsg, tea.PasteMsg:
+		return true
+	}
+	return false
 }
 
 // quit asks for confirmation while a run is live, else quits.
@@ -347,8 +335,9 @@ func (m *Model) markRunWorkers(s engine.Snapshot, w WorkerState) {
 // View draws the console.
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
-	if m.tab == TabCompose && m.confirm == nil && m.secret == nil && !m.showHelp && !m.quitting {
-		if c := m.compose.editCursor(); c != nil {
+	cp, ok := m.pages[m.tab].(common.Cursor)
+	if ok && m.confirm == nil && m.secret == nil && !m.showHelp && !m.quitting {
+		if c := cp.Cursor(); c != nil {
 			c.Position.Y++ // the body starts below the tab bar
 			v.Cursor = c
 		}
@@ -378,10 +367,10 @@ func (m Model) render() string {
 		body = m.viewBody()
 	}
 	if m.secret != nil {
-		body = overlay(body, c.Styles.Modal.Render(m.secret.view(c)), c.Width, c.bodyHeight())
+		body = overlay(body, c.Styles.Modal.Render(m.secret.view(c)), c.Width, c.BodyHeight())
 	}
 	if m.confirm != nil {
-		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.bodyHeight())
+		body = overlay(body, c.Styles.Modal.Render(m.confirm.question+"\n\n"+c.Styles.Key.Render("y")+" yes   "+c.Styles.Key.Render("n")+" no"), c.Width, c.BodyHeight())
 	}
 	status := oneLine(m.status)
 	if !m.statusBad && m.statusTab != m.tab {
@@ -411,28 +400,16 @@ func oneLine(s string) string {
 	return strings.Join(parts, " · ")
 }
 
-func (m Model) viewBody() string {
-	switch m.tab {
-	case TabSites:
-		return m.sites.View()
-	case TabNetwork:
-		return m.network.View()
-	case TabCompose:
-		return m.compose.View()
-	case TabRun:
-		return m.run.View()
-	}
-	return m.results.View()
-}
+func (m Model) viewBody() string { return m.pages[m.tab].View() }
 
 func (m Model) tabBar() string {
 	s := m.common.Styles
 	var b strings.Builder
 	b.WriteString(s.Brand.Render("gridtui "))
-	for i, name := range tabNames {
-		label := fmt.Sprintf(" %d %s ", i+1, name)
-		if i == TabRun && m.run.Running() {
-			label = fmt.Sprintf(" %d %s● ", i+1, name)
+	for i, p := range m.pages {
+		label := fmt.Sprintf(" %d %s ", i+1, p.Title())
+		if p == common.Page(m.run) && m.run.Running() {
+			label = fmt.Sprintf(" %d %s● ", i+1, p.Title())
 		}
 		if i == m.tab {
 			b.WriteString(s.TabActive.Render(label))
@@ -460,3 +437,6 @@ func overlay(body, box string, w, h int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// ptr returns a pointer to a copy of v (a page the root holds).
+func ptr[T any](v T) *T { return &v }

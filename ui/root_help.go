@@ -10,36 +10,12 @@ import (
 // The help: the bar at the bottom and the full help (?) are drawn from the
 // key map of the view in front, so they list the keys that act now.
 
-// viewHelp is the key map of the view in front.
-func (m Model) viewHelp() help.KeyMap {
-	switch m.tab {
-	case TabSites:
-		return m.sites.help()
-	case TabNetwork:
-		return m.network.help()
-	case TabCompose:
-		return m.compose.help()
-	case TabRun:
-		return m.run.help()
-	}
-	return m.results.help()
-}
+// viewHelp is the key map of the page in front.
+func (m Model) viewHelp() help.KeyMap { return m.pages[m.tab].Help() }
 
-// paging reports whether the view in front shows a pager (a row's details,
+// paging reports whether the page in front shows a pager (a row's details,
 // a report, a table).
-func (m Model) paging() bool {
-	switch m.tab {
-	case TabSites:
-		return m.sites.page.open
-	case TabNetwork:
-		return m.network.page.open
-	case TabRun:
-		return m.run.page.open
-	case TabResults:
-		return m.results.mode != modeRuns
-	}
-	return false
-}
+func (m Model) paging() bool { return m.pages[m.tab].Paging() }
 
 // helpBar is the bindings of the bar at the bottom: the view's enabled
 // short help, then the tabs, help and quit.
@@ -73,7 +49,7 @@ func (m Model) shortHelp() string {
 // wrapping to more rows of columns when the terminal is narrow.
 func (m Model) fullHelp() string {
 	s := m.common.Styles
-	groups := append(m.viewHelp().FullHelp(), m.common.Keys.globalHelp())
+	groups := append(m.viewHelp().FullHelp(), m.common.Keys.GlobalHelp())
 	var blocks [][]string
 	for _, g := range groups {
 		kw := 0
@@ -92,7 +68,7 @@ func (m Model) fullHelp() string {
 			blocks = append(blocks, lines)
 		}
 	}
-	out := []string{s.Title.Render("Help — " + tabNames[m.tab] + " (any key closes)"), ""}
+	out := []string{s.Title.Render("Help — " + m.pages[m.tab].Title() + " (any key closes)"), ""}
 	var row [][]string
 	rowW := 0
 	flush := func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/widget/pager"
 	"maps"
 	"slices"
 	"strings"
@@ -64,10 +65,10 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 			m.askHostKeys()
 		}
 		return listen(msg.ch), true
-	case copiedMsg:
+	case pager.CopiedMsg:
 		// OSC 52 has no answer: say what was sent, and what a terminal
 		// that ignores it does, so that y is never silent.
-		m.setStatus(false, "copied %s to the clipboard (OSC 52; a terminal without it copies nothing: select the text instead)", count(msg.lines, "line", "lines"))
+		m.setStatus(false, "copied %s to the clipboard (OSC 52; a terminal without it copies nothing: select the text instead)", count(msg.Lines, "line", "lines"))
 		return nil, true
 	case hostKeyOneMsg:
 		if hosts := slices.Sorted(maps.Keys(m.keyPrompts)); len(hosts) > 0 {
@@ -242,7 +243,7 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	m.showPairs()
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
-	m.markRunWorkers(m.run.snap, WorkerDown)
+	m.markRunWorkers(m.run.Snapshot(), WorkerDown)
 	m.cancelRun = nil
 	switch {
 	case msg.err != nil && (m.run.Aborted() || errors.Is(msg.err, engine.ErrRunAborted) || errors.Is(msg.err, context.Canceled)):
@@ -252,8 +253,8 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	default:
 		m.setStatus(false, "run finished")
 	}
-	m.compose.RunEnded(m.run.spec.Name, m.run.endState())
-	return m.results.load()
+	ended := RunEndedMsg{Name: m.run.Name(), How: m.run.EndState()}
+	return tea.Batch(m.results.Load(), msgCmd(ended))
 }
 
 // notePreflight records the pre-flight outcome of the run's pairs: a pair
@@ -391,18 +392,18 @@ func (m *Model) applyWorkerEvent(ev deploy.Event) {
 // (engine.NodeStatus.Load): the only figure the console has of an SSH
 // host's load.
 func (m *Model) applyNodeLoads(s engine.Snapshot) {
-	changed := false
+	changed := map[string]HostState{}
 	for i := range s.Nodes {
 		if l := s.Nodes[i].Load; l != nil {
 			st := m.sites.HostState(s.Nodes[i].Node)
 			if st.Load != *l {
-				st.Load, changed = *l, true
-				m.sites.states[s.Nodes[i].Node] = st
+				st.Load = *l
+				changed[s.Nodes[i].Node] = st
 			}
 		}
 	}
-	if changed {
-		m.sites.rebuild() // once: a 1024-node run updates them all
+	if len(changed) > 0 {
+		m.sites.SetHostStates(changed) // once: a 1024-node run updates them all
 	}
 }
 
@@ -431,6 +432,7 @@ func (m *Model) applyLoad(msg loadMsg) {
 	if m.cfg.Inventory == nil {
 		return
 	}
+	states := map[string]HostState{}
 	for _, s := range m.cfg.Inventory.Sites {
 		if s.Launcher != inventory.LauncherLocal {
 			continue
@@ -439,9 +441,9 @@ func (m *Model) applyLoad(msg loadMsg) {
 			for _, h := range c.Hosts {
 				st := m.sites.HostState(h.Name)
 				st.Load = msg.load
-				m.sites.states[h.Name] = st
+				states[h.Name] = st
 			}
 		}
 	}
-	m.sites.rebuild()
+	m.sites.SetHostStates(states)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"strings"
 	"sync"
 	"testing"
@@ -117,8 +118,8 @@ func TestRootKeyRouting(t *testing.T) {
 	}
 	// Filtering in Sites: q is part of the filter.
 	m = send(m, keys("1", "/", "q")...)
-	if m.quitting || m.sites.list.filter != "q" {
-		t.Errorf("filter %q, quitting %v", m.sites.list.filter, m.quitting)
+	if m.quitting || m.sites.Filter() != "q" {
+		t.Errorf("filter %q, quitting %v", m.sites.Filter(), m.quitting)
 	}
 	m = send(m, keys("esc", "esc")...)
 	_, cmd := m.Update(keyPress("q"))
@@ -146,7 +147,7 @@ func TestHelpListsOnlyWorkingKeys(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
-			m.results.SetResults(sampleResults(), nil)
+			m.results.SetResults(uitest.SampleResults(), nil)
 			m = send(m, tea.WindowSizeMsg{Width: 200, Height: 50})
 			m = send(m, keys(tc.tab)...)
 			bar := ansiStrip(m.shortHelp())
@@ -210,8 +211,8 @@ func TestAbortConfirmation(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if m.run.Running() || !strings.Contains(m.run.outcome, "aborted") {
-		t.Errorf("after y: running %v, outcome %q", m.run.Running(), m.run.outcome)
+	if m.run.Running() || !strings.Contains(m.run.Outcome(), "aborted") {
+		t.Errorf("after y: running %v, outcome %q", m.run.Running(), m.run.Outcome())
 	}
 }
 
@@ -224,7 +225,7 @@ func engineLikeAbort(ctx context.Context, spec jobs.Spec, inv *inventory.Invento
 	cb.Snapshot(snap)
 	<-ctx.Done()
 	cb.Report(&engine.Report{Spec: spec, Outcome: "aborted", Nodes: stoppedReport(snap)})
-	return "outcome:   aborted\ncause:     run: interrupted: context canceled", abortLike{run: spec.Name, ctxErr: ctx.Err()}
+	return "outcome:   aborted\ncause:     run: interrupted: context canceled", uitest.AbortLike{Run: spec.Name, CtxErr: ctx.Err()}
 }
 
 // TestAbortShownAsAborted: a run the user aborted reads "aborted" in the
@@ -248,23 +249,23 @@ func TestAbortShownAsAborted(t *testing.T) {
 	if m.run.Running() {
 		t.Fatal("the run did not end after the abort")
 	}
-	title := ansiStrip(m.run.titleLine())
+	title := ansiStrip(m.run.TitleLine())
 	if !strings.Contains(title, "· aborted ·") {
 		t.Errorf("title %q, want the run shown as aborted", title)
 	}
-	if first, _, _ := strings.Cut(m.run.outcome, "\n"); first != "run aborted by the user" {
+	if first, _, _ := strings.Cut(m.run.Outcome(), "\n"); first != "run aborted by the user" {
 		t.Errorf("first outcome line %q, want %q", first, "run aborted by the user")
 	}
 	if m.status != "run aborted" {
 		t.Errorf("status %q, want %q", m.status, "run aborted")
 	}
-	if got := ansiStrip(m.run.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
+	if got := ansiStrip(m.run.CountsLine()); got != "stopped, last states: ⊘ aborted 4" {
 		t.Errorf("counts %q, want the report's 4 aborted nodes", got)
 	}
 	// A later run that fails on its own is a failure again.
 	m.run.Start(jobs.Spec{Name: "next"})
 	m.run.Finish("outcome:   failed", errors.New("engine: node alpha-2 lost"))
-	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· failed ·") {
+	if title := ansiStrip(m.run.TitleLine()); !strings.Contains(title, "· failed ·") {
 		t.Errorf("title of a failed run after an aborted one %q, want failed", title)
 	}
 }
@@ -355,22 +356,22 @@ func TestConsoleFlow(t *testing.T) {
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(screenModel).Model
 
 	run := final.run
-	if run.failed || run.Running() {
-		t.Fatalf("run failed or still running: %s", run.outcome)
+	if run.Failed() || run.Running() {
+		t.Fatalf("run failed or still running: %s", run.Outcome())
 	}
-	if len(run.snap.Nodes) != 4 {
-		t.Fatalf("last snapshot has %d nodes, want 4", len(run.snap.Nodes))
+	if len(run.Snapshot().Nodes) != 4 {
+		t.Fatalf("last snapshot has %d nodes, want 4", len(run.Snapshot().Nodes))
 	}
-	for _, n := range run.snap.Nodes {
+	for _, n := range run.Snapshot().Nodes {
 		if n.State != engine.StateTerminated {
 			t.Errorf("node %s ended %s, want terminated", n.Node, n.State)
 		}
 	}
-	if run.spec.Scheme != jobs.Asynchronous || run.spec.Params["n"] != "24" {
-		t.Errorf("ran %s n=%s, want async n=24", run.spec.Scheme, run.spec.Params["n"])
+	if run.Spec().Scheme != jobs.Asynchronous || run.Spec().Params["n"] != "24" {
+		t.Errorf("ran %s n=%s, want async n=24", run.Spec().Scheme, run.Spec().Params["n"])
 	}
-	if !strings.Contains(run.outcome, "outcome:   ok") {
-		t.Errorf("outcome lines %q, want ok", run.outcome)
+	if !strings.Contains(run.Outcome(), "outcome:   ok") {
+		t.Errorf("outcome lines %q, want ok", run.Outcome())
 	}
 	for _, h := range []string{"alpha-1", "alpha-4"} {
 		if st := final.sites.HostState(h); st.Phase == "" || st.Worker != WorkerDown {
@@ -380,11 +381,11 @@ func TestConsoleFlow(t *testing.T) {
 	if st := final.sites.HostState("beta-1"); st.Phase != "" {
 		t.Errorf("beta-1 was not in the job but shows phase %q", st.Phase)
 	}
-	if strings.Contains(run.report, "results store not implemented yet") {
-		t.Logf("engine does not record runs yet; Results not checked: %s", run.report)
+	if strings.Contains(run.Report(), "results store not implemented yet") {
+		t.Logf("engine does not record runs yet; Results not checked: %s", run.Report())
 		return
 	}
-	res := final.results.res
+	res := final.results.Results()
 	if res == nil || len(res.Records) != 1 || res.Records[0].Job.Scheme != jobs.Asynchronous || res.Records[0].Job.Nodes != 4 {
 		t.Fatalf("Results does not list the run: %+v", res)
 	}
@@ -397,13 +398,13 @@ func TestConsoleFlow(t *testing.T) {
 // last run, whether the best network answered (ok) or a fallback was used.
 func TestPreflightShownInNetwork(t *testing.T) {
 	m := New(Config{Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
-	noNodes(&m.compose)
+	noNodes(m.compose)
 	for _, h := range []string{"alpha-1", "alpha-2", "beta-1"} {
 		m.compose.picked[h] = true
 	}
 	m.compose.validate()
 	m = send(m, StartRunMsg{Spec: m.compose.Spec()})
-	if got := m.network.pairs[0].Preflight; got != "pending" {
+	if got := m.network.Pairs()[0].Preflight; got != "pending" {
 		t.Fatalf("before the links are up: %q, want pending", got)
 	}
 	snap := fakeRun(3, 2, -1)[0]
@@ -411,7 +412,7 @@ func TestPreflightShownInNetwork(t *testing.T) {
 		{Node: "alpha-1", Text: "alpha-1 ↔ alpha-2: infiniband unreachable (connection refused), falling back to ethernet 127.16.64.10 ↔ 127.16.64.11"},
 	}}})
 	want := map[string]string{"alpha-1↔alpha-2": "fallback", "alpha-2↔beta-1": "ok"}
-	for _, p := range m.network.pairs {
+	for _, p := range m.network.Pairs() {
 		if w := want[p.A+"↔"+p.B]; p.Preflight != w {
 			t.Errorf("%s ↔ %s pre-flight %q, want %q", p.A, p.B, p.Preflight, w)
 		}
@@ -547,7 +548,7 @@ func TestMouse(t *testing.T) {
 	}
 	m = send(m, keys("1")...)
 	m = send(m, tea.MouseWheelMsg{Button: tea.MouseWheelDown}, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
-	if r, _ := m.sites.list.selected(); r.Key != "host/alpha-1" {
+	if r, _ := m.sites.Selected(); r.Key != "host/alpha-1" {
 		t.Errorf("after two wheel steps the cursor is on %s, want alpha-1", r.Key)
 	}
 }

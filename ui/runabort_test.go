@@ -71,16 +71,16 @@ func TestConsoleAbort(t *testing.T) {
 	if !errors.Is(end.err, engine.ErrRunAborted) || !errors.Is(end.err, context.Canceled) || !strings.Contains(end.err.Error(), "endless") {
 		t.Errorf("run error %v: want it to name the run and wrap engine.ErrRunAborted and context.Canceled", end.err)
 	}
-	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· aborted ·") {
+	if title := ansiStrip(m.run.TitleLine()); !strings.Contains(title, "· aborted ·") {
 		t.Errorf("title %q, want the run aborted", title)
 	}
 	if m.status != "run aborted" {
 		t.Errorf("status %q, want %q", m.status, "run aborted")
 	}
-	if got := ansiStrip(m.run.countsLine()); got != "stopped, last states: ⊘ aborted 4" {
+	if got := ansiStrip(m.run.CountsLine()); got != "stopped, last states: ⊘ aborted 4" {
 		t.Errorf("counts %q, want the 4 nodes aborted", got)
 	}
-	for _, n := range m.run.snap.Nodes {
+	for _, n := range m.run.Snapshot().Nodes {
 		if n.State != engine.StateAborted || n.Iteration == 0 {
 			t.Errorf("node %s: %s after %d iterations, want aborted with its last iterations", n.Node, n.State, n.Iteration)
 		}
@@ -109,7 +109,7 @@ func TestRunHeaderGainFromReport(t *testing.T) {
 	m := New(Config{Inventory: inventory.Embedded(), Run: gainReportRun, NoLoad: true})
 	m = send(m, StartRunMsg{Spec: jobs.Spec{Name: "four", Scheme: jobs.Asynchronous}})
 	m, _ = pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
-	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· gain 0.44× ·") {
+	if title := ansiStrip(m.run.TitleLine()); !strings.Contains(title, "· gain 0.44× ·") {
 		t.Errorf("title %q, want the report's gain 0.44×", title)
 	}
 	// A run whose report has no gain reads "–", whatever the estimate said.
@@ -117,7 +117,7 @@ func TestRunHeaderGainFromReport(t *testing.T) {
 	m.run.ApplySnapshot(engine.Snapshot{Gain: 3})
 	m.run.ApplyReport(nil, 0)
 	m.run.Finish("outcome:   failed", errors.New("engine: node alpha-2 lost"))
-	if title := ansiStrip(m.run.titleLine()); !strings.Contains(title, "· gain – ·") {
+	if title := ansiStrip(m.run.TitleLine()); !strings.Contains(title, "· gain – ·") {
 		t.Errorf("title %q of a run without a gain, want –", title)
 	}
 }
@@ -190,7 +190,16 @@ func TestComposeStatusAfterRun(t *testing.T) {
 	if m.feed == nil {
 		t.Fatal("r did not start a run")
 	}
-	m, _ = pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	m, last := pumpRun(t, m, func(tick runTickMsg) bool { return tick.done })
+	// The run's end reaches Compose as a message (RunEndedMsg), sent by
+	// the command the last tick returned.
+	_, cmd = m.Update(last)
+	for _, msg := range cmdMsgs(cmd) {
+		if _, ok := msg.(RunEndedMsg); ok {
+			next, _ = m.Update(msg)
+			m = next.(Model)
+		}
+	}
 	if strings.Contains(m.compose.status, "starting") || !strings.Contains(m.compose.status, "finished") {
 		t.Errorf("Compose status after the run %q, want how it ended", m.compose.status)
 	}

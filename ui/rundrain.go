@@ -17,9 +17,6 @@ import (
 // drainTimeout bounds the wait for the run to take a drain request.
 const drainTimeout = 30 * time.Second
 
-// DrainRequestMsg asks the root model to drain Node from the live run.
-type DrainRequestMsg struct{ Node string }
-
 // drainDoneMsg is the engine's answer to a drain request.
 type drainDoneMsg struct {
 	node string

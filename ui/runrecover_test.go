@@ -73,14 +73,14 @@ func TestConsoleRunRecovers(t *testing.T) {
 		t.Fatalf("recoveries %+v, want alpha-3's", end.recoveries)
 	}
 	var log strings.Builder
-	for _, e := range m.run.logs {
+	for _, e := range m.run.Logs() {
 		log.WriteString(e.Node + " " + e.Text + "\n")
 	}
 	if s := log.String(); !strings.Contains(s, "LOST") || !strings.Contains(s, "recovered from the loss of alpha-3") {
 		t.Errorf("event log, want the loss and the recovery:\n%s", s)
 	}
 	note := ""
-	for _, r := range m.run.list.rows {
+	for _, r := range m.run.Rows() {
 		if r.Key == "alpha-3" {
 			note = r.Cells[6]
 		}
@@ -89,41 +89,10 @@ func TestConsoleRunRecovers(t *testing.T) {
 	if !strings.Contains(note, "restarted") || !strings.Contains(note, "from it. ") {
 		t.Errorf("alpha-3's note %q, want the loss and the checkpoint it restarted from", note)
 	}
-	for _, n := range m.run.snap.Nodes {
+	for _, n := range m.run.Snapshot().Nodes {
 		if n.State != engine.StateTerminated {
 			t.Errorf("node %s ended %s", n.Node, n.State)
 		}
-	}
-}
-
-// TestWithRecoveries: a part moved to a spare leaves the lost node a row
-// of its own, marked lost, naming the spare and the checkpoint; the spare's
-// note says whose part it took. A later loss of the same node replaces its
-// row.
-func TestWithRecoveries(t *testing.T) {
-	rows := []listRow{
-		{Key: "a", Cells: []string{"a", "A ", "0", "90", "", "", ""}},
-		{Key: "s", Cells: []string{"s", "A ", "1", "90", "", "", ""}},
-	}
-	recs := []jobs.Recovery{
-		{Node: "b", Cause: "worker process exited", Rank: 1, To: "s", How: "spare", From: 75, Took: 612 * time.Millisecond},
-	}
-	got := withRecoveries(rows, recs)
-	if len(got) != 3 || got[2].Key != "b" || got[2].Cells[1] != lostGlyph+" " || got[2].Tone != toneWarn {
-		t.Fatalf("rows %+v, want b's row added, marked lost", got)
-	}
-	if want := "lost (worker process exited): rank 1 → s (spare), from it. 75, in 612ms"; got[2].Cells[6] != want {
-		t.Errorf("b's note %q, want %q", got[2].Cells[6], want)
-	}
-	if want := "rank 1 from b (lost), from it. 75, in 612ms"; got[1].Cells[6] != want {
-		t.Errorf("the spare's note %q, want %q", got[1].Cells[6], want)
-	}
-	if got[0].Cells[6] != "" {
-		t.Errorf("a's note %q, want none", got[0].Cells[6])
-	}
-	recs = append(recs, jobs.Recovery{Node: "b", Cause: "silent", Rank: 1, To: "b", How: "new worker on its host"})
-	if got := withRecoveries(rows, recs); len(got) != 3 || !strings.Contains(got[2].Cells[6], "silent") {
-		t.Errorf("rows %+v, want one row for b, its latest loss", got)
 	}
 }
 
@@ -154,9 +123,9 @@ func TestConsoleDrain(t *testing.T) {
 		return true
 	})
 	// D on the first row (rank 0) asks to drain it.
-	m.run.list.cursor = 0
+	m.run.SetCursor(0)
 	next, cmd := m.run.Update(keyPress("D"))
-	m.run = next
+	m.run = next.(*RunView)
 	if cmd == nil {
 		t.Fatal("D on a node of the live run asks for nothing")
 	}
@@ -180,7 +149,7 @@ func TestConsoleDrain(t *testing.T) {
 		t.Fatalf("run error %v, recoveries %+v: want alpha-1's part moved elsewhere", end.err, end.recoveries)
 	}
 	note := ""
-	for _, r := range m.run.list.rows {
+	for _, r := range m.run.Rows() {
 		if r.Key == "alpha-1" {
 			note = r.Cells[6]
 		}

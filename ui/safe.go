@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/gridtui/gridtui/ui/page/results"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine"
@@ -41,9 +42,9 @@ func safeMsg(msg tea.Msg) tea.Msg {
 	case runTickMsg:
 		m.runBatch = safeBatch(m.runBatch)
 		return m
-	case resultsLoadedMsg:
-		m.err = termsafe.Error(m.err)
-		safeResults(m.res)
+	case results.LoadedMsg:
+		m.Err = termsafe.Error(m.Err)
+		safeResults(m.Res)
 		return m
 	case SpecLoadedMsg:
 		m.Err = termsafe.Error(m.Err)
@@ -51,8 +52,8 @@ func safeMsg(msg tea.Msg) tea.Msg {
 	case SpecSavedMsg:
 		m.Err = termsafe.Error(m.Err)
 		return m
-	case exportDoneMsg:
-		m.err = termsafe.Error(m.err)
+	case results.ExportedMsg:
+		m.Err = termsafe.Error(m.Err)
 		return m
 	case predictedMsg:
 		m.err = termsafe.Error(m.err)

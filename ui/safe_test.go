@@ -19,7 +19,7 @@ const hostile = "pwned\x1b]0;title\x07\x1b[2J\u009b31m\u202e"
 // console, and checks that the frame shows them quoted.
 func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	m := New(Config{Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
-	noNodes(&m.compose)
+	noNodes(m.compose)
 	for _, h := range []string{"alpha-1", "alpha-2"} {
 		m.compose.picked[h] = true
 	}

@@ -2,10 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/gridtui/gridtui/ui/widget/prompt"
 )
 
 // secretPrompt is text entry answering what deploy asks while it connects:
@@ -14,12 +15,8 @@ import (
 // masked unless the server allows echo). Typed bytes are handed to deploy
 // and dropped here; masked ones are never shown or logged.
 type secretPrompt struct {
-	host      string // for the passphrase test and messages
-	title     string
-	questions []string
-	echo      []bool
-	answers   [][]byte
-	buf       []byte
+	host   string // for the passphrase test and messages
+	prompt prompt.Model
 	// answer receives the answers, or nil when the user refused.
 	answer  func([][]byte)
 	refused string // the status line when refused
@@ -36,8 +33,8 @@ type challengePromptMsg struct {
 }
 
 func passphraseSecret(p passphrasePromptMsg) *secretPrompt {
-	return &secretPrompt{host: p.host, title: fmt.Sprintf("Passphrase for %s\n(to log in to %s)", p.keyfile, p.host),
-		questions: []string{""}, echo: []bool{false},
+	return &secretPrompt{host: p.host, prompt: prompt.New(fmt.Sprintf("Passphrase for %s\n(to log in to %s)", p.keyfile, p.host),
+		[]string{""}, []bool{false}),
 		answer: func(a [][]byte) {
 			if a == nil {
 				p.reply <- nil // buffered: never blocks
@@ -53,7 +50,7 @@ func challengeSecret(c challengePromptMsg) *secretPrompt {
 	if c.instruction != "" {
 		title += "\n" + c.instruction
 	}
-	return &secretPrompt{host: c.host, title: title, questions: c.questions, echo: c.echo,
+	return &secretPrompt{host: c.host, prompt: prompt.New(title, c.questions, c.echo),
 		answer: func(a [][]byte) {
 			if a == nil {
 				c.reply <- nil
@@ -77,29 +74,25 @@ func (m *Model) pushSecret(p *secretPrompt) {
 	m.secret = p
 }
 
-// secretKey edits the answer: enter answers the question (the last one
-// sends them all), esc refuses.
+// secretKey edits the answer (the prompt widget): enter answers the
+// question (the last one sends them all), esc or ctrl+c refuses.
 func (m *Model) secretKey(msg tea.KeyPressMsg) {
 	sp := m.secret
 	k := m.common.Keys
-	switch {
-	case key.Matches(msg, k.Accept):
-		sp.answers = append(sp.answers, sp.buf)
-		sp.buf = nil
-		if len(sp.answers) >= len(sp.questions) {
-			sp.answer(sp.answers)
-			m.secret = nil
-		}
-	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Interrupt):
+	sp.prompt.KeyMap = prompt.KeyMap{Accept: k.Accept, Cancel: k.Cancel, DeleteChar: k.DeleteChar}
+	sp.prompt.Styles = prompt.Styles{Key: m.common.Styles.Key}
+	outcome := prompt.Refused
+	if !key.Matches(msg, k.Interrupt) {
+		outcome = sp.prompt.Update(msg)
+	}
+	switch outcome {
+	case prompt.Answered:
+		sp.answer(sp.prompt.Answers())
+		m.secret = nil
+	case prompt.Refused:
 		sp.answer(nil)
 		m.secret = nil
 		m.setStatus(true, "%s", sp.refused)
-	case key.Matches(msg, k.DeleteChar):
-		if len(sp.buf) > 0 {
-			sp.buf = sp.buf[:len(sp.buf)-1]
-		}
-	default:
-		sp.buf = append(sp.buf, msg.Text...)
 	}
 	if m.secret == nil && len(m.secretQueue) > 0 {
 		m.secret = m.secretQueue[0]
@@ -109,14 +102,6 @@ func (m *Model) secretKey(msg tea.KeyPressMsg) {
 
 // view is the prompt's dialog text.
 func (sp *secretPrompt) view(c *Common) string {
-	i := min(len(sp.answers), len(sp.questions)-1)
-	shown := strings.Repeat("•", len(sp.buf))
-	if sp.echo[i] {
-		shown = string(sp.buf)
-	}
-	q := strings.TrimSpace(sp.questions[i])
-	if q != "" {
-		q += " "
-	}
-	return fmt.Sprintf("%s\n\n%s%s▏\n\n%s answer   %s cancel", sp.title, q, shown, c.Styles.Key.Render("enter"), c.Styles.Key.Render("esc"))
+	sp.prompt.Styles = prompt.Styles{Key: c.Styles.Key}
+	return sp.prompt.View()
 }

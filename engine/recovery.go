@@ -28,8 +28,11 @@ import (
 // checkpoint. The detectors start afresh with every part, so none is
 // fooled by the parts that moved. At most Resilience.Recoveries() times.
 
-// checkpointDir is the directory the run's checkpoints go to, or "" with
-// the reason checkpoints are off.
+// checkpointDir is the directory the run's checkpoints go to ("": none on
+// disk), or "" with the reason checkpoints are off. The copies in memory on
+// buddies (buddy.go) are on whenever checkpoints are; the disk too with
+// checkpoint_dir, or by default when every host shares the console's disk
+// (the local grid: `gridtui run --resume` and `gridtui drain` need it).
 func checkpointDir(spec jobs.Spec, hosts []inventory.Host, opt RunOptions) (string, string) {
 	if spec.Resilience.Every() == 0 {
 		return "", "checkpoints are off (checkpoint_every = -1)"
@@ -38,19 +41,22 @@ func checkpointDir(spec jobs.Spec, hosts []inventory.Host, opt RunOptions) (stri
 		return d, ""
 	}
 	for _, h := range hosts {
-		if !h.EthernetAddr.IsValid() {
-			return "", fmt.Sprintf("checkpoints are off: host %s does not share the console's disk; give checkpoint_dir on a file system every node shares (in-memory copies on buddies are not implemented yet)", h.Name)
+		if !h.EthernetAddr.IsValid() || !diskByDefault {
+			return "", "" // in memory only
 		}
 	}
 	base := opt.StoreDir
 	if base == "" {
 		var err error
 		if base, err = jobs.DataDir(""); err != nil {
-			return "", fmt.Sprintf("checkpoints are off: %v", err)
+			return "", ""
 		}
 	}
 	return filepath.Join(base, "checkpoints"), ""
 }
+
+// diskByDefault is false in the tests of the copies in memory alone.
+var diskByDefault = true
 
 // linkGone is in the cause of a node whose neighbour's link vanished under
 // it: the neighbour's worker left the run (seen after a recovery, when a
@@ -62,8 +68,19 @@ const linkGone = "no link to peer"
 // vanished link, or a pre-flight that met a neighbour's endpoint as it was
 // rebound for the new attempt).
 func linkFailed(cause string) bool {
-	return strings.Contains(cause, linkGone) || strings.Contains(cause, "unreachable on every network")
+	return strings.Contains(cause, linkGone) || strings.Contains(cause, "unreachable on every network") ||
+		strings.Contains(cause, linkUnconfirmed) || strings.Contains(cause, linkDead)
 }
+
+// linkDead is in the cause of a node whose neighbour's new link died under
+// it (the neighbour's end of the attempt before, arriving late, rebinds its
+// endpoint): the node is sound.
+const linkDead = "no live link"
+
+// linkUnconfirmed is in the cause of a node whose neighbour's first message
+// on a new link was not its confirmation (a message of the attempt before,
+// seen after a recovery): the node is sound.
+const linkUnconfirmed = "is not its link confirmation"
 
 // checkpointKey names a run's checkpoints: the job's name (made a file
 // name) and the first attempt's run id.
@@ -96,7 +113,7 @@ func isLoss(s *submission) bool {
 		default:
 		}
 	}
-	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", drainCause} {
+	for _, p := range []string{worker.SilentCause, "coordinator sent " + worker.SilentCause, "coordinator connection lost", "worker process exited", "connection lost", "cannot reach", linkGone, "unreachable on every network", linkUnconfirmed, linkDead, drainCause} {
 		if strings.Contains(f.Cause, p) {
 			return true
 		}
@@ -136,8 +153,9 @@ type recoverer struct {
 	inv     *inventory.Inventory
 	opt     RunOptions
 	workers *[]*deploy.Worker
-	dir     string // "" when checkpoints are off
-	why     string // why they are off
+	dir     string // "" when no checkpoints go to disk
+	memory  bool   // in-memory copies on buddies (buddy.go)
+	why     string // why checkpoints are off
 	key     string
 	done    []jobs.Recovery
 	count   int // recoveries (one loss may take several nodes)
@@ -154,17 +172,17 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	if why := rc.refusal(); why != "" {
 		return nil, why
 	}
-	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), rc.spec.Scheme == jobs.Synchronous)
-	if err != nil && isDrain(s) {
-		from, err = solve.CheckpointPlan{}, nil // drained before the first checkpoint: from the start
-	}
-	if err != nil {
-		return nil, "not recovered: " + err.Error()
-	}
 	lost := s.failed.Node
 	gone := lostWith(s, lost)
 	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
 		gone = nil // every worker is sound: the same nodes again
+	}
+	from, holders, err := rc.restoreFrom(s, gone)
+	if err != nil && isDrain(s) {
+		from, holders, err = solve.CheckpointPlan{}, nil, nil // drained before the first checkpoint: from the start
+	}
+	if err != nil {
+		return nil, "not recovered: " + err.Error()
 	}
 	moved, err := rc.replace(ctx, s, gone)
 	if err != nil {
@@ -174,6 +192,8 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	if err != nil {
 		return nil, "not recovered: " + solve.Bare(err.Error())
 	}
+	next.holders = holders
+	carryCopies(next, s, from)
 	rc.record(s, gone, moved, from)
 	next.recoveries = slices.Clone(rc.done)
 	rc.count++
@@ -183,11 +203,11 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 // refusal says why the run cannot recover at all, or "".
 func (rc *recoverer) refusal() string {
 	switch {
-	case rc.dir == "":
+	case rc.dir == "" && !rc.memory:
 		return rc.why
 	case rc.count >= rc.spec.Resilience.Recoveries():
 		return fmt.Sprintf("not recovered: %d recoveries already (max_recoveries)", rc.count)
-	case checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
+	case rc.dir != "" && checkpoint.Dir{Path: rc.dir}.MarkedNone(rc.key):
 		return fmt.Sprintf("not recovered: the application %s has no checkpoints (gridapp.Checkpointer)", rc.spec.App)
 	}
 	return ""
@@ -215,7 +235,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
-	cp.Dir, cp.Every, cp.Run = rc.dir, rc.spec.Resilience.Every(), rc.key
+	cp.Dir, cp.Memory, cp.Every, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.key
 	next.ckpt = &cp
 	return next, nil
 }

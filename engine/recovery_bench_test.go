@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/jobs"
+
+	_ "github.com/gridtui/gridtui/apps/obstacle" // the overhead of its checkpoints
 )
 
 // TestResilienceFigures measures what docs/bench/resilience.md reports
@@ -37,24 +39,36 @@ func TestResilienceFigures(t *testing.T) {
 	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
 	parts := os.Getenv("GRIDTUI_RESILIENCE_PARTS") // overhead, recovery, async; "": all
 	want := func(part string) bool { return parts == "" || strings.Contains(parts, part) }
-	for _, nodes := range []int{2, 8} {
+	overhead := []struct {
+		app   string
+		nodes int
+	}{{"poisson", 2}, {"poisson", 8}, {"obstacle", 8}}
+	for _, o := range overhead {
 		if !want("overhead") {
 			break
 		}
 		spec := recoverySpec(jobs.Synchronous, 64, eps)
-		spec.Nodes.Any = nodes
+		spec.App, spec.Nodes.Any = o.app, o.nodes
 		var on, off []time.Duration
-		for range rounds {
-			spec.Resilience.CheckpointEvery = -1
-			d, rep := wall(spec, "", 0)
-			off = append(off, d)
-			spec.Resilience.CheckpointEvery = 0
-			d2, _ := wall(spec, "", 0)
-			on = append(on, d2)
-			t.Logf("sync n=64 %d nodes: %d iterations, no checkpoints %v, every %d %v", nodes, rep.Nodes[0].Iterations, d, jobs.DefaultCheckpointEvery, d2)
+		for i := range rounds {
+			// Alternated, and in turn first, so that a drift of the load
+			// favours neither.
+			var d, d2 time.Duration
+			var rep *Report
+			for k := range 2 {
+				if (i+k)%2 == 0 {
+					spec.Resilience.CheckpointEvery = -1
+					d, rep = wall(spec, "", 0)
+				} else {
+					spec.Resilience.CheckpointEvery = 0
+					d2, _ = wall(spec, "", 0)
+				}
+			}
+			off, on = append(off, d), append(on, d2)
+			t.Logf("sync %s n=64 %d nodes: %d iterations, no checkpoints %v, in memory every %d %v", o.app, o.nodes, rep.Nodes[0].Iterations, d, jobs.DefaultCheckpointEvery, d2)
 		}
 		m0, m1 := median(off), median(on)
-		t.Logf("RESULT checkpoint overhead, %d nodes: median %v without, %v with: ratio %.3f", nodes, m0, m1, float64(m1)/float64(m0))
+		t.Logf("RESULT checkpoint overhead, %s %d nodes: median %v without, %v with: ratio %.3f", o.app, o.nodes, m0, m1, float64(m1)/float64(m0))
 	}
 	spec := recoverySpec(jobs.Synchronous, 64, eps)
 	spec.Resilience.CheckpointEvery = 0

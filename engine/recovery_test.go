@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -94,7 +95,7 @@ func TestRunRecoversAsync(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}
-	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
+	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
 		t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
 	}
 }
@@ -121,6 +122,10 @@ func TestRunRecoversRepeatedly(t *testing.T) {
 	}
 	nodes := []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2", "beta-3", "beta-4"}
 	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
+		// GRIDTUI_RECOVERY_SCHEMES=async (a comma-separated list) runs those.
+		if only := os.Getenv("GRIDTUI_RECOVERY_SCHEMES"); only != "" && !slices.Contains(strings.Split(only, ","), string(scheme)) {
+			continue
+		}
 		spec := recoverySpec(scheme, 64, "1e-9")
 		spec.Resilience.CheckpointEvery = 0 // the default interval
 		spec.WallTime = 20 * time.Minute
@@ -257,4 +262,17 @@ func TestRunRecoversOtherApps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moved counts the recoveries that moved a part: an attempt started again
+// on the same nodes after a link's failure on a sound node (a late end of
+// the attempt before) is one too, but no loss.
+func moved(rs []jobs.Recovery) int {
+	n := 0
+	for _, r := range rs {
+		if r.How != "same nodes again" {
+			n++
+		}
+	}
+	return n
 }

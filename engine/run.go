@@ -172,10 +172,11 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inv, s.gateways = inv, gws
 	rc := &recoverer{spec: spec, inv: inv, opt: opt, workers: &workers}
 	rc.dir, rc.why = checkpointDir(spec, hostsOf(workers), opt)
-	if rc.dir != "" {
+	rc.memory = rc.why == ""
+	if rc.dir != "" || rc.memory {
 		rc.key = checkpointKey(spec.Name, s.run)
 		s.ckptKey = rc.key
-		s.ckpt = &solve.CheckpointPlan{Dir: rc.dir, Every: spec.Resilience.Every(), Run: rc.key}
+		s.ckpt = &solve.CheckpointPlan{Dir: rc.dir, Memory: rc.memory, Every: spec.Resilience.Every(), Run: rc.key}
 	}
 	man := startManifest(in, s, rc, res, workers)
 	rep, runErr := s.execute(ctx)

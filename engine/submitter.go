@@ -66,7 +66,9 @@ type submission struct {
 	// the run's checkpoints, and the losses survived so far.
 	ckpt       *solve.CheckpointPlan
 	ckptKey    string
-	recordID   string // the results store's id of the run, chosen as it started ("" a fresh one)
+	buddies    []string               // by rank: the node holding its copies (buddy.go)
+	holders    map[int][]solve.Holder // by rank: where a restore may read its copies
+	recordID   string                 // the results store's id of the run, chosen as it started ("" a fresh one)
 	recoveries []jobs.Recovery
 }
 
@@ -121,7 +123,7 @@ func (s *submission) tasks() ([]worker.WorkerTask, error) {
 	}
 	for r, name := range p.Ranks {
 		out[r] = worker.WorkerTask{Run: s.run, Node: name, Group: p.GroupOf(r), PartTask: parts[r],
-			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: limit, Checkpoint: s.ckpt}
+			Cores: p.Cores[r], Scheme: s.spec.Scheme, Detector: s.spec.Detector, MaxIter: limit, Checkpoint: s.rankCheckpoint(r)}
 	}
 	byRank := make([]map[int]*worker.NeighbourTask, len(p.Ranks))
 	for r := range byRank {
@@ -424,6 +426,9 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 			if s.headers[st.Rank] == nil && cur.State != solve.StateFailed && st.Iteration >= cur.Iteration {
 				if st.Load == nil { // a coordinator's own status of a member: keep the load known
 					st.Load = cur.Load
+				}
+				if len(st.Copies) == 0 { // none yet in this attempt: those it restored from
+					st.Copies = cur.Copies
 				}
 				s.statuses[st.Rank], s.dirty = st, true
 				s.noteStarted(st.Node, cur.State, st.State)

@@ -2,6 +2,7 @@ package solve
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -15,8 +16,16 @@ import (
 // recover from a loss, which the report says).
 type CheckpointPlan struct {
 	// Dir is the directory the checkpoints are written to, shared by every
-	// node of the job (the local grid's workers share the console's disk).
-	Dir string
+	// node of the job ("": none on disk, checkpoint_dir unset).
+	Dir string `json:",omitempty"`
+	// Buddy is the node that keeps a copy of this part's checkpoints in
+	// memory (nil: none); Holders are the nodes that may hold the copies a
+	// restore needs, when this node has none in its own memory (the lost
+	// part's buddy of the previous attempt). Both need the worker's
+	// CopyStore (Subtask.Copies).
+	Memory  bool     `json:",omitempty"` // in-memory copies (Subtask.Copies)
+	Buddy   *Holder  `json:",omitempty"`
+	Holders []Holder `json:",omitempty"`
 	// Every is the interval in iterations (sweeps of this part).
 	Every int
 	// Run keys the run's checkpoints: the same across its recoveries.
@@ -39,6 +48,8 @@ type checkpointer struct {
 	writes   chan checkpointWrite
 	done     chan error
 	buf      bytes.Buffer
+	free     chan *bytes.Buffer // buffers the writer is done with, for the next checkpoints
+	copies   CopyStore          // nil: no in-memory copies
 }
 
 // KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss
@@ -49,6 +60,7 @@ const KeepCheckpoints = 4
 type checkpointWrite struct {
 	h       checkpoint.Header
 	payload []byte
+	buf     *bytes.Buffer // holds payload; back to free once written
 }
 
 // startCheckpoints prepares s's checkpoints when its plan asks for them and
@@ -64,17 +76,22 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 			return fmt.Errorf("%w %q: cannot restore: the application has no checkpoints", ErrApplication, s.app)
 		}
 		// Say so where the submitter looks after a loss (best effort).
-		checkpoint.Dir{Path: p.Dir}.MarkNone(p.Run, s.app)
+		if p.Dir != "" {
+			checkpoint.Dir{Path: p.Dir}.MarkNone(p.Run, s.app)
+		}
+		if s.t.Copies != nil {
+			s.t.Copies.None(s.app)
+		}
 		return nil
 	}
-	c := &checkpointer{plan: *p, part: cp, identity: identity}
+	c := &checkpointer{plan: *p, part: cp, identity: identity, copies: s.t.Copies}
 	if p.Restore > 0 || p.Latest {
 		if err := s.restore(c); err != nil {
 			return err
 		}
 	}
 	if p.Every > 0 {
-		c.writes, c.done = make(chan checkpointWrite, 1), make(chan error, 1)
+		c.writes, c.done, c.free = make(chan checkpointWrite, 1), make(chan error, 1), make(chan *bytes.Buffer, 2)
 		go c.writer()
 	}
 	s.ckpt = c
@@ -90,14 +107,15 @@ func (s *solver) header(c *checkpointer) checkpoint.Header {
 // restore reads the part's checkpoint of the plan's iteration (or its
 // newest usable one) and restores the part, the sweep count and the step.
 func (s *solver) restore(c *checkpointer) error {
-	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	want := s.header(c)
-	h, payload, refused, err := d.Latest(want)
-	if err == nil && !c.plan.Latest && h.Iteration != c.plan.Restore {
-		h, payload, err = d.Load(want, c.plan.Restore)
+	var h checkpoint.Header
+	var payload []byte
+	err := errors.New("no checkpoint store")
+	if c.copies != nil {
+		h, payload, err = s.restoreCopy(c, want)
 	}
-	for _, r := range refused {
-		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r.Err.Error()))
+	if err != nil && c.plan.Dir != "" {
+		h, payload, err = s.restoreDisk(c, want)
 	}
 	if err != nil {
 		return fmt.Errorf("engine: restore: %w", err)
@@ -108,6 +126,19 @@ func (s *solver) restore(c *checkpointer) error {
 	s.iter, s.counted, c.step = int(h.Iteration), int(h.Iteration), h.Step
 	s.res.Restored, s.res.RestoredStep = h.Iteration, h.Step
 	return nil
+}
+
+// restoreDisk reads the part's checkpoint from the plan's directory.
+func (s *solver) restoreDisk(c *checkpointer, want checkpoint.Header) (checkpoint.Header, []byte, error) {
+	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
+	h, payload, refused, err := d.Latest(want)
+	if err == nil && !c.plan.Latest && h.Iteration != c.plan.Restore {
+		h, payload, err = d.Load(want, c.plan.Restore)
+	}
+	for _, r := range refused {
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r.Err.Error()))
+	}
+	return h, payload, err
 }
 
 // maybeCheckpoint takes the part's checkpoint when the interval says so:
@@ -145,24 +176,46 @@ func (s *solver) takeCheckpoint() {
 		return
 	default:
 	}
-	c.buf.Reset()
-	if err := c.part.Checkpoint(&c.buf); err != nil {
+	// Serialized into a buffer the writer hands back (no allocation of the
+	// state's size per checkpoint once two are in use).
+	var buf *bytes.Buffer
+	select {
+	case buf = <-c.free:
+		buf.Reset()
+	default:
+		buf = new(bytes.Buffer)
+	}
+	if err := c.part.Checkpoint(buf); err != nil {
 		stop(fmt.Errorf("application %q: %w", s.app, err))
 		return
 	}
-	c.writes <- checkpointWrite{s.header(c), bytes.Clone(c.buf.Bytes())}
+	c.writes <- checkpointWrite{s.header(c), buf.Bytes(), buf}
 	s.res.Checkpoints++
 }
 
-// writer puts the checkpoints on disk, one after the other.
+// writer keeps the checkpoints, one after the other: in memory (here and
+// on the buddy) and on disk when the plan has a directory.
 func (c *checkpointer) writer() {
 	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	for w := range c.writes {
-		if _, err := d.Save(w.h, w.payload); err != nil {
+		var err error
+		if c.copies != nil {
+			err = c.saveCopy(w)
+		}
+		if c.plan.Dir != "" {
+			if _, derr := d.Save(w.h, w.payload); derr != nil {
+				err = derr
+			}
+		}
+		if err != nil {
 			select {
 			case c.done <- err:
 			default:
 			}
+		}
+		select {
+		case c.free <- w.buf:
+		default:
 		}
 	}
 	close(c.done)

@@ -84,6 +84,9 @@ type Subtask struct {
 	// Checkpoint, when set, has the part checkpointed every few iterations
 	// and, on a recovery, restored first (checkpoint.go).
 	Checkpoint *CheckpointPlan
+	// Copies keeps the checkpoints in memory, here and on the buddy (nil:
+	// disk only, when Checkpoint.Dir is set).
+	Copies CopyStore
 	// Log takes the application's lines for the node's log (a program's
 	// output: gridapp.Subtask.Log); nil: none.
 	Log io.Writer
@@ -179,6 +182,9 @@ func Solve(ctx context.Context, ep *rmnp.Endpoint, t Subtask, report func(NodeSt
 		err = s.runSteps(ctx, s.runSwitch)
 	default:
 		err = fmt.Errorf("%w: scheme %q with detector %q", ErrScheme, t.Scheme, s.detector)
+	}
+	if err != nil {
+		s.lastCheckpoint()
 	}
 	return s.res, s.finish(err)
 }
@@ -424,7 +430,7 @@ func (s *solver) emit(now time.Time, err error) {
 		return
 	}
 	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.iter, Sigma: s.sigma,
-		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait, Traffic: slices.Clone(s.res.Traffic)}
+		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait, Traffic: slices.Clone(s.res.Traffic), Restored: s.res.Restored}
 	if err != nil {
 		st.Err = Bare(err.Error()) // shown after the node's name
 	}

@@ -58,6 +58,15 @@ type NodeStatus struct {
 	// Load is the 1-minute load average of the node's host as the worker
 	// last read it; nil when unknown.
 	Load *float64 `json:",omitempty"`
+	// Copies are the iterations of the part's checkpoints kept in memory
+	// on this node and on its buddy, newest first; NoCheckpoints says the
+	// application has none (docs/FAILURES.md).
+	Copies        []uint64 `json:",omitempty"`
+	NoCheckpoints bool     `json:",omitempty"`
+	// Restored is the iteration the part's attempt started from (0: the
+	// start): after a recovery, an asynchronous survivor's is where it
+	// stopped.
+	Restored uint64 `json:",omitempty"`
 	// Held is set while the host's owner policy holds the part (package
 	// owner): it does not sweep, and its neighbours go on with its last
 	// halos (asynchronous) or wait for it (synchronous).

@@ -32,7 +32,11 @@ import (
 // (telemetry up), msgResult + msgValues (send and forward results), msgEnd
 // and msgAbort (the run ends, normally or not) acknowledged by msgEnded,
 // msgFailed (a node failed), msgLog (event-log lines), msgHeartbeat
-// (liveness in both directions).
+// (liveness in both directions). Beside the tree, a worker sends each
+// checkpoint of its part to its buddy (msgCopy, binary: type ‖ the
+// checkpoint container), and a restored part asks a holder for its copy
+// (msgCopyFetch, JSON; msgCopyReply, binary: type ‖ id (uint64 LE) ‖ ok (1)
+// ‖ the container, or the reason it has none).
 type MsgType uint8
 
 const (
@@ -47,9 +51,14 @@ const (
 	MsgEnd
 	MsgLog
 	MsgEnded
+	// MsgCopy, MsgCopyFetch and MsgCopyReply carry the in-memory
+	// checkpoints between a worker and its buddy (buddy.go).
+	MsgCopy
+	MsgCopyFetch
+	MsgCopyReply
 )
 
-var msgNames = [...]string{"", "heartbeat", "assign", "task", "status", "result", "values", "failed", "abort", "end", "log", "ended"}
+var msgNames = [...]string{"", "heartbeat", "assign", "task", "status", "result", "values", "failed", "abort", "end", "log", "ended", "copy", "copy-fetch", "copy-reply"}
 
 func (t MsgType) String() string {
 	if int(t) < len(msgNames) && t > 0 {
@@ -225,7 +234,7 @@ func DecodeMsg(b []byte) (MsgType, []byte, error) {
 		return 0, nil, fmt.Errorf("%w: empty", ErrProtocol)
 	}
 	t := MsgType(b[0])
-	if t < MsgHeartbeat || t > MsgEnded {
+	if t < MsgHeartbeat || t > MsgCopyReply {
 		return 0, nil, fmt.Errorf("%w: unknown type %d", ErrProtocol, b[0])
 	}
 	return t, b[1:], nil

@@ -48,6 +48,8 @@ type node struct {
 	fatal chan error       // the run's parent is gone: the process must end
 	acks  chan rmnp.PeerID // msgEnded from the group's members
 	owner *ownerRule       // the host's owner policy (nil: none)
+
+	copies *copyStore // checkpoints in memory, this node's and its buddies' (buddy.go)
 }
 
 // ServeWorker is the `gridtui worker` process: it reads the Boot on stdin,
@@ -71,7 +73,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := &node{boot: boot, log: log, self: NodeID(boot.Node), live: NewHostLiveness(ChildLimits),
-		fatal: make(chan error, 1), acks: make(chan rmnp.PeerID, 64)}
+		fatal: make(chan error, 1), acks: make(chan rmnp.PeerID, 64), copies: newCopyStore()}
 	nics, perr := probe.Local()
 	if perr != nil {
 		log.Warn("engine: probe local NICs", "err", perr)
@@ -333,6 +335,8 @@ func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
 		return nil
 	case MsgStatus, MsgResult, MsgValues, MsgFailed, MsgLog:
 		return n.fromChild(ctx, src, t, body, m)
+	case MsgCopy, MsgCopyFetch, MsgCopyReply:
+		return n.onCopy(ctx, src, t, body)
 	}
 	return fmt.Errorf("%w: unexpected %s", ErrProtocol, t)
 }

@@ -31,6 +31,8 @@ type jobState struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	copies *jobCopies // nil: no in-memory checkpoints
+
 	mu       sync.Mutex
 	latest   solve.NodeStatus
 	dirty    bool
@@ -113,6 +115,10 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 	sub := solve.Subtask{PartTask: t.PartTask, Cores: t.Cores,
 		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster,
 		Checkpoint: t.Checkpoint, Log: logLines{n.log.With("rank", t.Rank)}}
+	if p := t.Checkpoint; p != nil && p.Memory {
+		job.copies = &jobCopies{n: n, plan: *p}
+		sub.Copies = job.copies
+	}
 	for _, nb := range t.Neighbours {
 		sub.Neighbours = append(sub.Neighbours, solve.Neighbour{Rank: nb.Rank, Peer: nb.Peer, Mode: nb.Mode, Network: nets[nb.Rank]})
 	}
@@ -353,6 +359,9 @@ func (j *jobState) update(s solve.NodeStatus, data *rmnp.Endpoint) {
 	s.Node, s.Rank, s.Group = j.task.Node, j.task.Rank, j.task.Group
 	s.Traffic = AddTraffic(traffic(data), s.Traffic)
 	s.PeakRSS, s.Load = peakRSS(), hostLoad()
+	if j.copies != nil {
+		j.copies.status(&s)
+	}
 	j.mu.Lock()
 	if j.latest.State != solve.StateTerminated && j.latest.State != solve.StateFailed {
 		j.latest, j.dirty = s, true

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// In-memory checkpoints on buddies (docs/FAILURES.md): each part's
+// checkpoints stay in its worker's memory and a copy goes to its buddy,
+// another node of the job chosen so that one failure does not take both:
+// in another cluster when the job has one (another failure domain), else in
+// another group (a lost coordinator takes its group), else another node.
+// On a loss the submitter restarts every part from memory: the survivors
+// from their own, the lost parts from their buddies' copies.
+
+// pickBuddies returns each rank's buddy node ("" for a job of one node).
+// Among the candidates of the best kind (in rank order after r), the i-th
+// rank of a cluster (or group) takes the i-th candidate, so that the copies
+// spread over the other cluster's nodes instead of piling on one.
+func pickBuddies(ranks []string, cluster func(name string) string, group func(r int) int) []string {
+	out := make([]string, len(ranks))
+	for r, name := range ranks {
+		var other, otherGroup, any []string
+		nth, nthGroup := 0, 0
+		for q := range r {
+			if cluster(ranks[q]) == cluster(name) {
+				nth++
+			}
+			if group(q) == group(r) {
+				nthGroup++
+			}
+		}
+		for k := 1; k < len(ranks); k++ {
+			q := (r + k) % len(ranks)
+			cand := ranks[q]
+			if cand == name || slices.Contains(any, cand) {
+				continue
+			}
+			any = append(any, cand)
+			if cluster(cand) != cluster(name) {
+				other = append(other, cand)
+			}
+			if group(q) != group(r) {
+				otherGroup = append(otherGroup, cand)
+			}
+		}
+		switch {
+		case len(other) > 0:
+			out[r] = other[nth%len(other)]
+		case len(otherGroup) > 0:
+			out[r] = otherGroup[nthGroup%len(otherGroup)]
+		case len(any) > 0:
+			out[r] = any[0]
+		}
+	}
+	return out
+}
+
+// holder is how a worker reaches node's memory: its control addresses.
+func (s *submission) holder(node string) solve.Holder {
+	return solve.Holder{Node: node, Ctrl: s.ctrl[node]}
+}
+
+// rankCheckpoint is rank r's checkpoint plan: the run's with its buddy and
+// the holders of its copies.
+func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
+	if s.ckpt == nil {
+		return nil
+	}
+	cp := *s.ckpt
+	if !cp.Memory {
+		return &cp
+	}
+	if s.buddies == nil {
+		p := s.plan
+		s.buddies = pickBuddies(p.Ranks, func(n string) string {
+			if w := s.workers[n]; w != nil {
+				return w.Host.Cluster
+			}
+			return ""
+		}, p.GroupOf)
+	}
+	if b := s.buddies[r]; b != "" {
+		h := s.holder(b)
+		cp.Buddy = &h
+	}
+	cp.Holders = s.holders[r]
+	return &cp
+}
+
+// memoryPoint says where every part restarts from when the copies are in
+// memory: the newest iteration every rank holds (synchronous), or each
+// rank's newest. The ranks on gone nodes read their buddy's copy; a part
+// whose buddy was lost with it cannot be restored, and the error names
+// both. It also returns, by rank, the holders each part may read from.
+func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
+	holders := map[int][]solve.Holder{}
+	var lists [][]uint64
+	var strict []bool
+	for r, name := range s.plan.Ranks {
+		st := s.statuses[r]
+		if st.NoCheckpoints {
+			return solve.CheckpointPlan{}, nil, fmt.Errorf("the application %s has no checkpoints (gridapp.Checkpointer)", s.spec.App)
+		}
+		b := ""
+		if r < len(s.buddies) {
+			b = s.buddies[r]
+		}
+		if b != "" && !slices.Contains(gone, b) && s.workers[b] != nil && isDone(s.workers[b]) {
+			gone = append(slices.Clone(gone), b) // lost too, not judged yet
+		}
+		if slices.Contains(gone, name) {
+			switch {
+			case b == "":
+				return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d on %s had no buddy: its part and its only checkpoints were lost", r, name)
+			case slices.Contains(gone, b):
+				return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d's node %s and its buddy %s, which held its only copy, were both lost", r, name, b)
+			}
+		}
+		if len(st.Copies) == 0 {
+			return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has no checkpoint in memory yet", r, name)
+		}
+		if b != "" && !slices.Contains(gone, b) {
+			holders[r] = []solve.Holder{s.holder(b)}
+		}
+		for _, h := range s.holders[r] { // the copies of the attempt before
+			if !slices.Contains(gone, h.Node) && h.Node != b {
+				holders[r] = append(holders[r], h)
+			}
+		}
+		lists = append(lists, st.Copies)
+		strict = append(strict, slices.Contains(gone, name))
+	}
+	if !sync {
+		return solve.CheckpointPlan{Latest: true}, holders, nil
+	}
+	k, ok := commonIteration(lists, strict, uint64(max(1, s.spec.Resilience.Every())))
+	if !ok {
+		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
+	}
+	return solve.CheckpointPlan{Restore: k}, holders, nil
+}
+
+// commonIteration picks a synchronous rollback's iteration from the copies
+// each rank last reported (newest first): the newest that every lost rank
+// (strict) reported. A surviving rank holds it too when it is a multiple of
+// every: a synchronous run checkpoints every rank at the same multiples,
+// in step, and the workers keep the recent ones (Memory.Window), so that
+// the statuses' lag does not matter. Only the lost ranks' copies are
+// limited to what they reported.
+func commonIteration(lists [][]uint64, strict []bool, every uint64) (uint64, bool) {
+	if len(lists) == 0 {
+		return 0, false
+	}
+	has := func(r int, it uint64) bool {
+		l := lists[r]
+		return slices.Contains(l, it) || !strict[r] && it%every == 0
+	}
+	var cands []uint64
+	for _, l := range lists {
+		cands = append(cands, l...)
+	}
+	slices.Sort(cands)
+	for i := len(cands) - 1; i >= 0; i-- {
+		it := cands[i]
+		all := true
+		for r := range lists {
+			all = all && has(r, it)
+		}
+		if all {
+			return it, true
+		}
+	}
+	return 0, false
+}
+
+// restoreFrom says where the next attempt restores from: memory when the
+// copies allow it, else the disk (checkpoint_dir), else why neither can.
+func (rc *recoverer) restoreFrom(s *submission, gone []string) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
+	sync := rc.spec.Scheme == jobs.Synchronous
+	var merr error
+	if rc.memory {
+		from, holders, err := memoryPoint(s, gone, sync)
+		if err == nil || rc.dir == "" {
+			return from, holders, err
+		}
+		merr = err
+	}
+	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), sync)
+	if err != nil && merr != nil {
+		err = fmt.Errorf("%w (in memory: %w)", err, merr)
+	}
+	return from, nil, err
+}
+
+// carryCopies gives the next attempt's statuses the copies this attempt's
+// reported, until its own statuses say more: a loss right after a recovery
+// restores from the same copies.
+func carryCopies(next, s *submission, from solve.CheckpointPlan) {
+	for r := range next.statuses {
+		if r >= len(s.statuses) {
+			break
+		}
+		c := s.statuses[r].Copies
+		if !from.Latest {
+			c = []uint64{from.Restore}
+		}
+		next.statuses[r].Copies = slices.Clone(c)
+	}
+}

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestPickBuddies: a part's buddy is in another cluster when there is
+// one, the copies spread over that cluster's nodes, and a single cluster
+// falls back to another group, then to the next rank.
+func TestPickBuddies(t *testing.T) {
+	ranks := []string{"a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"}
+	cluster := func(n string) string { return n[:1] }
+	got := pickBuddies(ranks, cluster, func(int) int { return 0 })
+	want := []string{"b1", "b2", "b3", "b4", "a1", "a2", "a3", "a4"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("two clusters: %v, want %v", got, want)
+	}
+	one := func(string) string { return "c" }
+	got = pickBuddies(ranks, one, func(r int) int { return r / 4 })
+	for r, b := range got {
+		if q := slices.Index(ranks, b); q/4 == r/4 {
+			t.Errorf("rank %d's buddy %s is in its own group", r, b)
+		}
+	}
+	got = pickBuddies(ranks[:3], one, func(int) int { return 0 })
+	if !slices.Equal(got, []string{"a2", "a3", "a1"}) {
+		t.Errorf("one group: %v, want the next rank", got)
+	}
+	if got := pickBuddies(ranks[:1], one, func(int) int { return 0 }); got[0] != "" {
+		t.Errorf("a job of one node has buddy %q", got[0])
+	}
+}
+
+// TestCommonIteration: a synchronous rollback goes to the newest iteration
+// every lost rank reported, counting for a surviving rank (whose status
+// lags) every multiple of every.
+func TestCommonIteration(t *testing.T) {
+	cases := []struct {
+		lists [][]uint64
+		lost  []bool
+		want  uint64
+		ok    bool
+	}{
+		{[][]uint64{{100, 75, 50}, {100, 75}}, []bool{false, true}, 100, true},
+		{[][]uint64{{500, 475, 450}, {300, 275}}, []bool{false, true}, 300, true}, // the lost rank reported 300 last
+		{[][]uint64{{500, 475, 450}, {300, 275}}, []bool{true, false}, 500, true}, // the survivor went on past 300
+		{[][]uint64{{500, 475}, {300, 275}}, []bool{true, true}, 0, false},
+		{[][]uint64{{100, 75}, {90}}, []bool{false, true}, 0, false}, // 90 is no multiple: rank 0 never took it
+		{[][]uint64{{75, 50}, {100, 50}}, []bool{true, false}, 75, true},
+		{nil, nil, 0, false},
+	}
+	for _, c := range cases {
+		got, ok := commonIteration(c.lists, c.lost, 25)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%v: %d %v, want %d %v", c.lists, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestMemoryPointBothLost: a part whose buddy was lost with it cannot be
+// restored, and the reason names both nodes; a lost part whose buddy
+// survives reads its copy there.
+func TestMemoryPointBothLost(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "poisson", Resilience: jobs.Resilience{CheckpointEvery: 25}},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
+		buddies:  []string{"b1", "b2", "a1", "a2"},
+		ctrl:     map[string][]string{"b1": {"127.0.0.1:1"}},
+		statuses: make([]solve.NodeStatus, 4)}
+	for r := range s.statuses {
+		s.statuses[r].Copies = []uint64{50, 25}
+	}
+	from, holders, err := memoryPoint(s, []string{"a1"}, true)
+	if err != nil || from.Restore != 50 || len(holders[0]) != 1 || holders[0][0].Node != "b1" {
+		t.Fatalf("one loss: %+v %v %v", from, holders, err)
+	}
+	_, _, err = memoryPoint(s, []string{"a1", "b1"}, true)
+	if err == nil || !strings.Contains(err.Error(), "a1") || !strings.Contains(err.Error(), "b1") {
+		t.Fatalf("a part and its only copy lost: %v, want both named", err)
+	}
+	s.statuses[3].NoCheckpoints = true
+	if _, _, err = memoryPoint(s, []string{"a1"}, false); err == nil || !strings.Contains(err.Error(), "no checkpoints") {
+		t.Fatalf("application without checkpoints: %v", err)
+	}
+}

@@ -1,0 +1,86 @@
+package solve
+
+import "github.com/gridtui/gridtui/internal/checkpoint"
+
+// Holder is a node that may hold a part's checkpoints in memory: its name
+// and its control endpoint's addresses (Ethernet first).
+type Holder struct {
+	Node string
+	Ctrl []string `json:",omitempty"`
+}
+
+// CopyStore keeps a part's checkpoints in memory, on the worker and on a
+// buddy node of the job (double in-memory checkpointing, docs/FAILURES.md).
+// The worker implements it over its control endpoint; Solve calls Save off
+// the iteration's path (the checkpoint writer) and Load before the first
+// iteration of a recovered attempt.
+type CopyStore interface {
+	// Save keeps the encoded checkpoint (checkpoint.Append) of h on this
+	// node and sends a copy to the buddy. An error (no buddy reachable)
+	// leaves the local copy kept.
+	Save(h checkpoint.Header, encoded []byte) error
+	// Load returns want.Rank's checkpoint of iteration it (latest: the
+	// newest), checked against want: from this node's memory first, else
+	// from the plan's holders. Refused lists the copies passed over, each
+	// naming its node and the reason.
+	Load(want checkpoint.Header, it uint64, latest bool) (h checkpoint.Header, payload []byte, refused []string, err error)
+	// Buffer returns an empty buffer of capacity n for the next encoded
+	// checkpoint (one the store no longer keeps, when it can).
+	Buffer(n int) []byte
+	// Keep keeps the encoded checkpoint of h on this node only (the last
+	// state of a part whose attempt was stopped: lastCheckpoint).
+	Keep(h checkpoint.Header, encoded []byte)
+	// None records that the application has no checkpoints: the submitter
+	// then says so when a loss cannot be recovered.
+	None(app string)
+}
+
+// checkpointFraming is room for a container's header and checksum (run
+// ids are at most 255 bytes).
+const checkpointFraming = 64 + 255 + 4
+
+// saveCopy encodes and hands one checkpoint to the part's CopyStore.
+func (c *checkpointer) saveCopy(w checkpointWrite) error {
+	// The store keeps the bytes: a buffer of their own.
+	enc, err := checkpoint.Append(c.copies.Buffer(len(w.payload)+checkpointFraming), w.h, w.payload)
+	if err != nil {
+		return err
+	}
+	return c.copies.Save(w.h, enc)
+}
+
+// restoreCopy reads the part's checkpoint from its CopyStore.
+func (s *solver) restoreCopy(c *checkpointer, want checkpoint.Header) (checkpoint.Header, []byte, error) {
+	h, payload, refused, err := c.copies.Load(want, c.plan.Restore, c.plan.Latest)
+	for _, r := range refused {
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r))
+	}
+	return h, payload, err
+}
+
+// lastCheckpoint keeps, in this node's memory, the state of an
+// asynchronous part whose attempt stopped (the abort after a loss
+// elsewhere, or a neighbour's link that went down with it): the next
+// attempt restores each part from its newest checkpoint, so the survivors
+// resume where they stopped and never go back (docs/FAILURES.md). Only the
+// lost part restarts from an older one, its buddy's copy, which to its
+// neighbours is a long delay. The activity detector starts afresh with
+// every part, so it is never fooled. Synchronous runs roll back to a
+// common iteration instead, and hybrid runs (in-step clusters) and the
+// switch detector keep their checkpoints as they are.
+func (s *solver) lastCheckpoint() {
+	c := s.ckpt
+	if c == nil || c.copies == nil || s.t.Scheme != Asynchronous || s.detector != DetectActivity || s.iter <= int(s.res.Restored) {
+		return
+	}
+	c.buf.Reset()
+	if err := c.part.Checkpoint(&c.buf); err != nil {
+		return
+	}
+	h := s.header(c)
+	enc, err := checkpoint.Append(nil, h, c.buf.Bytes())
+	if err != nil {
+		return
+	}
+	c.copies.Keep(h, enc)
+}

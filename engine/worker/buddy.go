@@ -1,0 +1,390 @@
+package worker
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/checkpoint"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// Double in-memory checkpointing (docs/FAILURES.md): every checkpoint of a
+// part stays in its worker's memory and a copy goes, off the iteration's
+// path, to the part's buddy (another node of the job, in another cluster
+// when there is one) over the control endpoints. A node keeps the copies
+// in its copyStore, which outlives the runs (a recovery is a new attempt
+// on the same workers). A part restored after a loss reads its own memory
+// first, then asks the plan's holders (msgCopyFetch); every copy is
+// checked like a file (checksum, run, problem identity, rank) and a
+// refused one is named with its node and the reason.
+
+// memoryKeep is how many checkpoints of each part a node keeps: more than
+// the disk's, so that the copies the submitter last heard of (in the
+// statuses, which lag) are still held when a recovery asks for them.
+const memoryKeep = 2 * solve.KeepCheckpoints
+
+// copyReports is how many copies a part reports in its statuses (hold
+// keeps at most heldNewest+heldLevels), and pinFor how long the copies it reported stay pinned in
+// memory (here and on the buddy): longer than a status takes to reach the
+// submitter, so that the iteration a recovery picks is still held.
+const (
+	copyReports = heldNewest + heldLevels
+	pinFor      = 3 * time.Second
+)
+
+// copyTimeout bounds sending a copy to the buddy and fetching one.
+const copyTimeout = 10 * time.Second
+
+// copyStore is a node's memory of checkpoints and its pending fetches.
+type copyStore struct {
+	mem *checkpoint.Memory
+
+	mu      sync.Mutex
+	next    uint64
+	pending map[uint64]chan []byte
+}
+
+func newCopyStore() *copyStore {
+	return &copyStore{mem: checkpoint.NewMemory(memoryKeep, rmnp.DefaultMaxFrame), pending: map[uint64]chan []byte{}}
+}
+
+// copyFetch asks a holder for a part's checkpoint.
+type copyFetch struct {
+	ID        uint64
+	Run       string
+	Rank      int
+	Iteration uint64
+	Latest    bool
+}
+
+// jobCopies is a part's solve.CopyStore on this node.
+type jobCopies struct {
+	n    *node
+	plan solve.CheckpointPlan
+
+	mu       sync.Mutex
+	held     []uint64 // iterations kept here and on the buddy, newest first
+	reported []reported
+	none     bool
+	warned   bool
+}
+
+// reported is a list of copies a status gave out, and when.
+type reported struct {
+	at  time.Time
+	its []uint64
+}
+
+// pinned returns the iterations reported within pinFor.
+func (j *jobCopies) pinned() []uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := []uint64{}
+	for _, r := range j.reported {
+		for _, it := range r.its {
+			if !slices.Contains(out, it) {
+				out = append(out, it)
+			}
+		}
+	}
+	return out
+}
+
+// Save keeps the checkpoint here and sends it to the buddy. A buddy that
+// cannot be reached is logged once: the part keeps its local copies (a
+// recovery on this node still finds them), but a loss of this node then
+// cannot be recovered, which the statuses show (held stays behind).
+func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
+	pins := j.pinned()
+	j.n.copies.mem.Keep(h, enc, pins)
+	if b := j.plan.Buddy; b != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), copyTimeout)
+		err := j.n.sendCopy(ctx, *b, encodeCopy(pins, enc))
+		cancel()
+		if err != nil {
+			j.mu.Lock()
+			warn := !j.warned
+			j.warned = true
+			j.mu.Unlock()
+			if warn {
+				j.n.log.Warn("engine: checkpoint copy not sent to the buddy", "buddy", b.Node, "iteration", h.Iteration, "err", err)
+			}
+			return nil
+		}
+	}
+	j.hold(h.Iteration)
+	return nil
+}
+
+// hold records that iteration it is kept here and on the buddy. It keeps
+// the newest few and, further back, the newest multiple of each of Every·4,
+// Every·16, …: a synchronous recovery needs an iteration every rank holds,
+// and the statuses the submitter last heard of lag by different amounts
+// (a sparse tail makes them meet).
+func (j *jobCopies) hold(it uint64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if slices.Contains(j.held, it) {
+		return
+	}
+	j.held = append(j.held, it)
+	slices.SortFunc(j.held, func(a, b uint64) int {
+		switch {
+		case a > b:
+			return -1
+		case a < b:
+			return 1
+		}
+		return 0
+	})
+	j.held = thin(j.held, uint64(max(1, j.plan.Every)))
+}
+
+// thin keeps the newest heldNewest iterations of held (newest first) and
+// the newest multiple of every·4^k for each k.
+func thin(held []uint64, every uint64) []uint64 {
+	var out []uint64
+	var seen []uint64
+	for i, it := range held {
+		keep := i < heldNewest
+		for k, m := 1, every*4; k <= heldLevels; k, m = k+1, m*4 {
+			if it%m == 0 && !slices.Contains(seen, m) {
+				seen = append(seen, m)
+				keep = true
+			}
+		}
+		if keep {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// heldNewest and heldLevels shape the list of copies a part reports.
+const (
+	heldNewest = 4
+	heldLevels = 6
+)
+
+// restored replicates the checkpoint a part was restored from to this
+// attempt's buddy, in the background: until its next checkpoint, the part
+// survives another loss from this copy.
+func (j *jobCopies) restored(h checkpoint.Header, enc []byte) {
+	j.hold(h.Iteration)
+	go j.Save(h, enc)
+}
+
+// sendCopy sends m to holder b on the control endpoint, linking to it
+// first when needed.
+func (n *node) sendCopy(ctx context.Context, b solve.Holder, m []byte) error {
+	id := NodeID(b.Node)
+	if !slices.Contains(n.ctrl.Peers(), id) {
+		if _, err := ConnectCtrl(ctx, n.ctrl, id, b.Ctrl); err != nil {
+			return fmt.Errorf("link to %s: %w", b.Node, err)
+		}
+	}
+	return n.ctrl.Send(ctx, id, m, rmnp.CTRL)
+}
+
+// Load returns the part's checkpoint: from this node's memory, else from
+// the holders.
+func (j *jobCopies) Load(want checkpoint.Header, it uint64, latest bool) (checkpoint.Header, []byte, []string, error) {
+	var refused []string
+	max := int64(rmnp.DefaultMaxFrame)
+	if enc := j.n.copies.mem.Encoded(want, it, latest); enc != nil {
+		h, payload, err := checkpoint.Verify(enc, want, it, latest, max, "memory of "+j.n.boot.Node)
+		if err == nil {
+			j.restored(h, enc)
+			return h, payload, nil, nil
+		}
+		refused = append(refused, err.Error())
+	}
+	for _, b := range j.plan.Holders {
+		if b.Node == j.n.boot.Node {
+			continue
+		}
+		enc, err := j.n.fetchCopy(b, copyFetch{Run: want.Run, Rank: want.Rank, Iteration: it, Latest: latest})
+		if err == nil {
+			var h checkpoint.Header
+			var payload []byte
+			if h, payload, err = checkpoint.Verify(enc, want, it, latest, max, "copy on "+b.Node); err == nil {
+				j.restored(h, enc) // this node holds the part now
+				return h, payload, refused, nil
+			}
+		}
+		refused = append(refused, err.Error())
+	}
+	what := "the newest checkpoint"
+	if !latest {
+		what = fmt.Sprintf("the checkpoint of iteration %d", it)
+	}
+	return checkpoint.Header{}, nil, refused, fmt.Errorf("%w: %s of rank %d is in no memory (this node %s, holders %s)",
+		checkpoint.ErrNone, what, want.Rank, j.n.boot.Node, holderNames(j.plan.Holders))
+}
+
+func holderNames(hs []solve.Holder) string {
+	if len(hs) == 0 {
+		return "none"
+	}
+	var s string
+	for i, h := range hs {
+		if i > 0 {
+			s += ", "
+		}
+		s += h.Node
+	}
+	return s
+}
+
+// Buffer is a buffer for the next encoded checkpoint.
+func (j *jobCopies) Buffer(n int) []byte { return j.n.copies.mem.Buffer(n) }
+
+// Keep keeps a checkpoint on this node only.
+func (j *jobCopies) Keep(h checkpoint.Header, enc []byte) {
+	j.n.copies.mem.Keep(h, enc, j.pinned())
+}
+
+// None records that the application has no checkpoints.
+func (j *jobCopies) None(string) {
+	j.mu.Lock()
+	j.none = true
+	j.mu.Unlock()
+}
+
+// status adds what the statuses say about the part's copies, and pins
+// them.
+func (j *jobCopies) status(s *solve.NodeStatus) {
+	now := time.Now()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s.Copies, s.NoCheckpoints = slices.Clone(j.held[:min(copyReports, len(j.held))]), j.none
+	j.reported = slices.DeleteFunc(j.reported, func(r reported) bool { return now.Sub(r.at) > pinFor })
+	if len(s.Copies) > 0 {
+		j.reported = append(j.reported, reported{now, s.Copies})
+	}
+}
+
+// encodeCopy frames a msgCopy: type ‖ pins (uint16 LE) ‖ pinned iterations
+// (uint64 LE each) ‖ the checkpoint container.
+func encodeCopy(pins []uint64, enc []byte) []byte {
+	pins = pins[:min(len(pins), 1<<16-1)]
+	m := make([]byte, 0, 3+8*len(pins)+len(enc))
+	m = binary.LittleEndian.AppendUint16(append(m, byte(MsgCopy)), uint16(len(pins)))
+	for _, it := range pins {
+		m = binary.LittleEndian.AppendUint64(m, it)
+	}
+	return append(m, enc...)
+}
+
+// decodeCopy splits a msgCopy's body.
+func decodeCopy(body []byte) (pins []uint64, enc []byte, err error) {
+	if len(body) < 2 {
+		return nil, nil, fmt.Errorf("%w: copy of %d bytes", ErrProtocol, len(body))
+	}
+	n := int(binary.LittleEndian.Uint16(body))
+	if len(body) < 2+8*n {
+		return nil, nil, fmt.Errorf("%w: copy of %d bytes with %d pins", ErrProtocol, len(body), n)
+	}
+	pins = make([]uint64, n)
+	for i := range pins {
+		pins[i] = binary.LittleEndian.Uint64(body[2+8*i:])
+	}
+	return pins, body[2+8*n:], nil
+}
+
+// fetchCopy asks holder b for a copy and waits for its answer.
+func (n *node) fetchCopy(b solve.Holder, f copyFetch) ([]byte, error) {
+	c := n.copies
+	reply := make(chan []byte, 1)
+	c.mu.Lock()
+	c.next++
+	f.ID = c.next
+	c.pending[f.ID] = reply
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, f.ID)
+		c.mu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), copyTimeout)
+	defer cancel()
+	m, err := EncodeMsg(MsgCopyFetch, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.sendCopy(ctx, b, m); err != nil {
+		return nil, fmt.Errorf("copy on %s: %w", b.Node, err)
+	}
+	select {
+	case r := <-reply:
+		if len(r) < 1 || r[0] != 1 {
+			return nil, fmt.Errorf("copy on %s: %s", b.Node, string(r[min(1, len(r)):]))
+		}
+		return r[1:], nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("copy on %s: no answer in %v", b.Node, copyTimeout)
+	}
+}
+
+// onCopy handles the three copy messages.
+func (n *node) onCopy(ctx context.Context, src rmnp.PeerID, t MsgType, body []byte) error {
+	switch t {
+	case MsgCopy:
+		pins, enc, err := decodeCopy(body)
+		if err != nil {
+			return err
+		}
+		// enc aliases the receive buffer: the store keeps its own bytes.
+		own := append(n.copies.mem.Buffer(len(enc)), enc...)
+		if _, err := n.copies.mem.Put(own, pins); err != nil {
+			return fmt.Errorf("engine: checkpoint copy from peer %d refused: %w", src, err)
+		}
+		return nil
+	case MsgCopyFetch:
+		var f copyFetch
+		if err := DecodeBody(t, body, &f); err != nil {
+			return err
+		}
+		go n.answerFetch(ctx, src, f)
+		return nil
+	}
+	if len(body) < 8 {
+		return fmt.Errorf("%w: %s of %d bytes", ErrProtocol, t, len(body))
+	}
+	id := binary.LittleEndian.Uint64(body)
+	n.copies.mu.Lock()
+	reply := n.copies.pending[id]
+	n.copies.mu.Unlock()
+	if reply == nil {
+		return errors.New("engine: copy reply to no fetch (late)")
+	}
+	select {
+	case reply <- slices.Clone(body[8:]):
+	default:
+	}
+	return nil
+}
+
+// answerFetch sends src the copy it asked for, or why there is none.
+func (n *node) answerFetch(ctx context.Context, src rmnp.PeerID, f copyFetch) {
+	m := binary.LittleEndian.AppendUint64([]byte{byte(MsgCopyReply)}, f.ID)
+	enc := n.copies.mem.Encoded(checkpoint.Header{Run: f.Run, Rank: f.Rank}, f.Iteration, f.Latest)
+	if enc == nil {
+		m = append(m, 0)
+		m = fmt.Appendf(m, "%s holds no checkpoint of rank %d (iteration %d, newest %v); it holds %v",
+			n.boot.Node, f.Rank, f.Iteration, f.Latest, n.copies.mem.Iterations(f.Run, f.Rank))
+	} else {
+		m = append(append(m, 1), enc...)
+	}
+	sctx, cancel := context.WithTimeout(ctx, copyTimeout)
+	defer cancel()
+	if err := n.ctrl.Send(sctx, src, m, rmnp.CTRL); err != nil {
+		n.log.Warn("engine: checkpoint copy not sent back", "peer", src, "err", err)
+	}
+}

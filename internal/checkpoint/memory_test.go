@@ -1,0 +1,117 @@
+package checkpoint
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func encoded(t *testing.T, h Header, payload string) []byte {
+	t.Helper()
+	b, err := Append(nil, h, []byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestMemoryKeeps: the newest keep of each rank, the pinned ones and the
+// recent ones stay; another run's checkpoint drops the previous run's.
+func TestMemoryKeeps(t *testing.T) {
+	m := NewMemory(2, 0)
+	m.Window = 0
+	h := Header{Run: "r1", Rank: 1, Ranks: 4}
+	for it := uint64(25); it <= 150; it += 25 {
+		h.Iteration = it
+		pins := []uint64(nil)
+		if it == 75 {
+			pins = []uint64{50}
+		}
+		if _, err := m.Put(encoded(t, h, "x"), pins); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := m.Iterations("r1", 1), []uint64{150, 125, 50}; !slices.Equal(got, want) {
+		t.Fatalf("kept %v, want %v (newest two and the pinned one)", got, want)
+	}
+	if m.Encoded(Header{Run: "r1", Rank: 1}, 100, false) != nil || m.Encoded(Header{Run: "r1", Rank: 1}, 0, true) == nil {
+		t.Fatal("Encoded: an evicted iteration found, or the newest not")
+	}
+	m.Window = time.Minute
+	for it := uint64(200); it <= 400; it += 25 {
+		h.Iteration = it
+		m.Put(encoded(t, h, "x"), nil)
+	}
+	if got := m.Iterations("r1", 1); len(got) != 12 {
+		t.Fatalf("within the window every checkpoint stays: %v", got)
+	}
+	h.Run = "r2"
+	m.Put(encoded(t, h, "x"), nil)
+	if got := m.Iterations("r1", 1); got != nil {
+		t.Fatalf("run r1's checkpoints kept after r2's: %v", got)
+	}
+	m.Drop("r2")
+	if got := m.Iterations("r2", 1); got != nil {
+		t.Fatalf("dropped run still held: %v", got)
+	}
+	if _, err := m.Put([]byte("GTCK garbage"), nil); err == nil {
+		t.Fatal("a container that does not decode was kept")
+	}
+}
+
+// TestVerify: a copy is checked like a file: checksum, run, identity,
+// rank, and the iteration asked for; the error names where it came from.
+func TestVerify(t *testing.T) {
+	want := Header{Run: "r", Identity: [32]byte{1}, Rank: 2, Ranks: 4, Iteration: 50}
+	good := encoded(t, want, "state")
+	if h, p, err := Verify(good, want, 50, false, 1<<20, "copy on beta-1"); err != nil || h.Iteration != 50 || string(p) != "state" {
+		t.Fatalf("sound copy: %v %v %q", err, h, p)
+	}
+	corrupt := slices.Clone(good)
+	corrupt[len(corrupt)-6] ^= 1
+	other := want
+	other.Identity = [32]byte{2}
+	cases := []struct {
+		name string
+		data []byte
+		it   uint64
+		is   error
+	}{
+		{"corrupt", corrupt, 50, ErrCorrupt},
+		{"truncated", good[:len(good)-3], 50, ErrTruncated},
+		{"foreign", encoded(t, other, "state"), 50, ErrForeign},
+		{"other iteration", good, 75, ErrCorrupt},
+	}
+	for _, c := range cases {
+		_, _, err := Verify(c.data, want, c.it, false, 1<<20, "copy on beta-1")
+		if !errors.Is(err, c.is) || err == nil || !strings.Contains(err.Error(), "copy on beta-1") {
+			t.Errorf("%s: %v, want %v naming the node", c.name, err, c.is)
+		}
+	}
+}
+
+// FuzzParse: Parse, which checks a copy in place, accepts exactly what Read
+// accepts as a whole checkpoint, with the same header and payload.
+func FuzzParse(f *testing.F) {
+	good, _ := Append(nil, Header{Run: "r", Rank: 1, Ranks: 2, Iteration: 9}, []byte("state"))
+	f.Add(good)
+	f.Add(good[:len(good)-1])
+	f.Add(append(slices.Clone(good), 0))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h1, p1, err1 := Parse(b, 1<<20)
+		r := bytes.NewReader(b)
+		h2, p2, err2 := Read(r, 1<<20)
+		if err2 == nil && r.Len() != 0 {
+			err2 = ErrCorrupt
+		}
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("Parse %v, Read %v", err1, err2)
+		}
+		if err1 == nil && (h1 != h2 || !bytes.Equal(p1, p2)) {
+			t.Fatalf("Parse %v %q, Read %v %q", h1, p1, h2, p2)
+		}
+	})
+}

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,7 +140,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 		}
 	}
 	for _, w := range m.Workers {
-		if err := syscall.Kill(w.PID, 0); !errors.Is(err, syscall.ESRCH) {
+		if processAlive(w.PID) {
 			t.Errorf("worker %d of %s, of the killed run, still exists", w.PID, w.Host)
 		}
 	}
@@ -212,4 +214,19 @@ func killMidRun(t *testing.T, dataDir string) string {
 	}
 	t.Fatalf("the run's output ended before it was killed (id %q)", id)
 	return ""
+}
+
+// processAlive reports whether process pid exists and is not a zombie (a
+// dead process whose new parent, the machine's init, has not reaped it
+// yet: its work is over).
+func processAlive(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return false
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(st, ')')
+	return i < 0 || i+2 >= len(st) || st[i+2] != 'Z'
 }

@@ -66,12 +66,15 @@ func TestRunRecoversSync(t *testing.T) {
 
 func checkRecovered(t *testing.T, rep, want *Report, lost string) {
 	t.Helper()
-	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || rep.Recoveries[0].Node != lost {
+	// A link to a worker that was being replaced can fail the next
+	// attempt's pre-flight; it then starts again on the same nodes (a
+	// second record, "same nodes again"), still bit for bit.
+	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || rep.Recoveries[0].Node != lost {
 		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
 	}
 	rc := rep.Recoveries[0]
 	t.Logf("lost %s (%s): rank %d to %s (%s) from iteration %d, recovered in %v", rc.Node, rc.Cause, rc.Rank, rc.To, rc.How, rc.From, rc.Took)
-	if rc.From == 0 || rc.Took <= 0 {
+	if last := rep.Recoveries[len(rep.Recoveries)-1]; rc.From == 0 || last.Took <= 0 {
 		t.Errorf("recovery %+v: want the iteration rolled back to and the time it took", rc)
 	}
 	if got, w := figure(rep, "sum of u"), figure(want, "sum of u"); got != w || got == "" {

@@ -69,7 +69,16 @@ func TestConsoleRunRecovers(t *testing.T) {
 	if !killed || end.err != nil {
 		t.Fatalf("killed %v; run error %v\n%s", killed, end.err, end.summary)
 	}
-	if len(end.recoveries) != 1 || end.recoveries[0].Node != "alpha-3" {
+	// A pre-flight that meets a neighbour's endpoint being rebound starts
+	// the attempt again on the same nodes (a known race, docs/FAILURES.md):
+	// a record of its own, how "same nodes again"; the loss is the first.
+	moved := 0
+	for _, r := range end.recoveries {
+		if r.How != "same nodes again" {
+			moved++
+		}
+	}
+	if moved != 1 || end.recoveries[0].Node != "alpha-3" {
 		t.Fatalf("recoveries %+v, want alpha-3's", end.recoveries)
 	}
 	var log strings.Builder

@@ -8,8 +8,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/ui/common"
+	"github.com/gridtui/gridtui/ui/page/compose"
 	"github.com/gridtui/gridtui/ui/page/run"
 	"github.com/gridtui/gridtui/ui/page/sites"
 	"github.com/gridtui/gridtui/ui/widget/chart"
@@ -68,6 +70,25 @@ type (
 	// DrainRequestMsg asks to drain a node of the live run (D in the Run page).
 	DrainRequestMsg = run.DrainRequestMsg
 )
+
+// The Compose page's values under the names the root, cli and the tests
+// have always used.
+type (
+	// ComposeView is the Compose page (ui/page/compose).
+	ComposeView = compose.Model
+	// StartRunMsg asks the root model to start a run of Spec.
+	StartRunMsg = compose.StartRunMsg
+	// SpecSavedMsg reports a written job file.
+	SpecSavedMsg = compose.SpecSavedMsg
+	// SpecLoadedMsg carries a job file read from disk.
+	SpecLoadedMsg = compose.SpecLoadedMsg
+	// RunEndedMsg says that the run shown in the Run page ended, and how.
+	RunEndedMsg = compose.RunEndedMsg
+)
+
+// NewComposeView returns the Compose page for the inventory's hosts
+// (compose.New).
+func NewComposeView(c *Common, inv *inventory.Inventory) ComposeView { return compose.New(c, inv) }
 
 // Worker states (sites.WorkerState).
 const (

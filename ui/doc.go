@@ -4,9 +4,9 @@
 // value (size, styles, keys, logger, context; ui/common), routes input to
 // the page in front and every other message to every page, so that pages
 // affect each other through messages (the Results page's
-// results.LoadedMsg feeds Compose's Predict panel). Adding a page is a
-// package under ui/page (as ui/page/sites, network, run and results) and
-// one line in New; Compose is still in this package. The
+// results.LoadedMsg feeds Compose's Predict panel). Every page is a
+// package under ui/page (sites, network, compose, run, results); adding
+// one is a package there and one line in New. The
 // widgets — ui/widget/list, pager, chart, prompt — have their own Model,
 // KeyMap and Styles; common.NewList and common.NewPager give them the
 // console's. Pages are rendered from plain data (inventory.Inventory,
@@ -27,7 +27,7 @@
 // gateways reads "via gateway G1 ↔ G2" or "via SSH tunnel G1 ↔ G2" and why
 // (network_via.go), and the Run view shows each gateway link's counters.
 //
-// Compose builds its form from the registered applications (apps/gridapp):
+// Compose (ui/page/compose) builds its form from the registered applications (apps/gridapp):
 // one field per declared parameter, each checked as `gridtui run --param`
 // checks it, and has the application define the task on the chosen nodes,
 // whose neighbour graph gives the job's pairs; a job name still automatic

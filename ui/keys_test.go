@@ -2,10 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -78,7 +79,7 @@ func at(m Model, ks ...string) Model { return send(m, keys(ks...)...) }
 func withPairs(t *testing.T) Model {
 	m := console(t)
 	m = at(m, "3", "right")
-	if n := len(m.compose.chosen()); n != 8 {
+	if n := len(m.compose.Chosen()); n != 8 {
 		t.Fatalf("%d hosts chosen, want 8", n)
 	}
 	return m

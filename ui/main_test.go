@@ -9,6 +9,7 @@ import (
 	_ "github.com/gridtui/gridtui/apps/obstacle" // the default job's application (workers of this binary run it)
 	_ "github.com/gridtui/gridtui/apps/sparse"   // an application whose problem is a file (Compose, Predict)
 	"github.com/gridtui/gridtui/engine/worker"
+	"github.com/gridtui/gridtui/ui/page/compose"
 )
 
 // TestMain lets the test binary act as `gridtui worker`: the local launcher
@@ -22,6 +23,6 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	predictDebounce = 0 // tests run the commands they get at once
+	compose.PredictDebounce = 0 // tests run the commands they get at once
 	os.Exit(m.Run())
 }

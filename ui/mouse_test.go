@@ -47,17 +47,16 @@ func TestClickSelectsRow(t *testing.T) {
 			return want(r.Key, "alpha-3↔alpha-4") + want(fmt.Sprint(focus), "1")
 		}},
 		{"compose_field", func(t *testing.T) Model { return at(console(t), "3") }, "Wall time", func(m Model) string {
-			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneForm]), fmt.Sprint(paneForm, m.compose.row(fWall)))
+			return want(m.compose.Focus(), fmt.Sprint("form ", m.compose.Row("wall_time")))
 		}},
 		{"compose_node", func(t *testing.T) Model { return at(console(t), "3") }, "beta-2", func(m Model) string {
-			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[paneNodes]), fmt.Sprint(paneNodes, 7))
+			return want(m.compose.Focus(), "nodes 7")
 		}},
 		{"compose_worker", func(t *testing.T) Model { return at(withPairs(t), "3", "left") }, "└ alpha-3", func(m Model) string {
-			rows := m.compose.hierRows()
-			return want(fmt.Sprint(m.compose.pane), fmt.Sprint(paneHierarchy)) + want(rows[m.compose.cursor[paneHierarchy]].worker, "alpha-3")
+			return want(m.compose.Focus(), "hierarchy alpha-3")
 		}},
 		{"compose_predict_nodes", func(t *testing.T) Model { return at(console(t), "3") }, "(the job's)", func(m Model) string {
-			return want(fmt.Sprint(m.compose.pane, m.compose.cursor[panePredict]), fmt.Sprint(panePredict, 0))
+			return want(m.compose.Focus(), "predict 0")
 		}},
 		{"run_nodes", func(t *testing.T) Model { return at(liveRun(t, false), "4") }, "node-6 ", func(m Model) string {
 			r, _ := m.run.Selected()

@@ -3,9 +3,10 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/ui/page/network"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/ui/page/network"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
@@ -40,10 +41,10 @@ func TestNetworkView(t *testing.T) {
 					v.SetHtable(h, nil)
 					comp := NewComposeView(c, tc.inv)
 					if tc.picks != nil {
-						noNodes(&comp)
+						comp.ClearNodes()
 					}
 					for _, p := range tc.picks {
-						comp.picked[p] = true
+						comp.Pick(true, p)
 					}
 					comp.SetHtable(h)
 					v.SetPairs(comp.Pairs())
@@ -67,9 +68,9 @@ func TestJobPairsNetworks(t *testing.T) {
 	}
 	c := testCommon(80, 24)
 	comp := NewComposeView(c, inv)
-	noNodes(&comp)
+	comp.ClearNodes()
 	for _, p := range []string{"alpha-1", "alpha-2", "beta-1", "beta-2"} {
-		comp.picked[p] = true
+		comp.Pick(true, p)
 	}
 	comp.SetHtable(h)
 	want := map[string]probe.Kind{

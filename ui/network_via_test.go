@@ -1,9 +1,10 @@
 package ui
 
 import (
-	"github.com/gridtui/gridtui/ui/page/network"
 	"strings"
 	"testing"
+
+	"github.com/gridtui/gridtui/ui/page/network"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine"
@@ -20,9 +21,9 @@ func gatewayModel(t *testing.T) Model {
 		t.Fatal(err)
 	}
 	m := New(Config{Inventory: inv, NoLoad: true, StoreDir: t.TempDir()})
-	noNodes(m.compose)
+	m.compose.ClearNodes()
 	for _, p := range []string{"alpha-1", "alpha-2", "beta-1", "beta-2"} {
-		m.compose.picked[p] = true
+		m.compose.Pick(true, p)
 	}
 	m.compose.SetHtable(m.network.Htable())
 	for _, p := range m.compose.Pairs() {

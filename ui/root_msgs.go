@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gridtui/gridtui/ui/page/compose"
 	"github.com/gridtui/gridtui/ui/widget/pager"
 	"maps"
 	"slices"
@@ -19,9 +20,6 @@ import (
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/probe"
 )
-
-// jobFileComment heads the job files Compose saves.
-const jobFileComment = "gridtui job file, written by the console's Compose view"
 
 // widthOf is the display width of s.
 func widthOf(s string) int { return ansi.StringWidth(s) }
@@ -122,18 +120,18 @@ func (m *Model) backendMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case loadMsg:
 		m.applyLoad(msg)
 		return loadTick(), true
-	case saveConfirmMsg:
+	case compose.SaveConfirmMsg:
 		m.confirm = &confirmation{question: fmt.Sprintf("This job cannot run as composed:\n• %s\nSave %s anyway?",
-			strings.Join(msg.Problems, "\n• "), msg.Path), onYes: msg.saveSpecMsg}
+			strings.Join(msg.Problems, "\n• "), msg.Path), onYes: msg.SaveSpecMsg}
 		return nil, true
-	case loadConfirmMsg:
-		m.confirm = &confirmation{question: fmt.Sprintf("The job has edits not saved.\nLoad %s and lose them?", msg.Path), onYes: msg.loadSpecMsg}
+	case compose.LoadConfirmMsg:
+		m.confirm = &confirmation{question: fmt.Sprintf("The job has edits not saved.\nLoad %s and lose them?", msg.Path), onYes: msg.LoadSpecMsg}
 		return nil, true
-	case saveSpecMsg:
+	case compose.SaveSpecMsg:
 		return func() tea.Msg {
-			return SpecSavedMsg{Path: msg.Path, Err: jobs.SaveSpec(msg.Path, msg.Spec, jobFileComment)}
+			return SpecSavedMsg{Path: msg.Path, Err: jobs.SaveSpec(msg.Path, msg.Spec, compose.JobFileComment)}
 		}, true
-	case loadSpecMsg:
+	case compose.LoadSpecMsg:
 		return func() tea.Msg {
 			s, err := jobs.LoadSpec(msg.Path)
 			if err == nil && s.Sweep != nil {

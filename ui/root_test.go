@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/ui/internal/uitest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -109,7 +110,7 @@ func TestRootKeyRouting(t *testing.T) {
 	if m.Tab() != TabCompose || m.quitting {
 		t.Fatalf("typing in a field switched tab (%d) or quit (%v)", m.Tab(), m.quitting)
 	}
-	if got := m.compose.input.Value(); got != "2q1" {
+	if got := m.compose.EditBuffer(); got != "2q1" {
 		t.Errorf("field buffer %q, want %q", got, "2q1")
 	}
 	m = send(m, keys("esc", "tab")...)
@@ -398,11 +399,10 @@ func TestConsoleFlow(t *testing.T) {
 // last run, whether the best network answered (ok) or a fallback was used.
 func TestPreflightShownInNetwork(t *testing.T) {
 	m := New(Config{Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
-	noNodes(m.compose)
+	m.compose.ClearNodes()
 	for _, h := range []string{"alpha-1", "alpha-2", "beta-1"} {
-		m.compose.picked[h] = true
+		m.compose.Pick(true, h)
 	}
-	m.compose.validate()
 	m = send(m, StartRunMsg{Spec: m.compose.Spec()})
 	if got := m.network.Pairs()[0].Preflight; got != "pending" {
 		t.Fatalf("before the links are up: %q, want pending", got)
@@ -437,7 +437,7 @@ func TestProbeRebuildsHtable(t *testing.T) {
 		t.Fatalf("probe result %+v", msg)
 	}
 	m = send(m, msg)
-	if h := m.network.Htable(); h == nil || len(h.Rows()) != 8 || m.compose.htable != h {
+	if h := m.network.Htable(); h == nil || len(h.Rows()) != 8 || m.compose.Htable() != h {
 		t.Errorf("Htable not shown in Network and Compose")
 	}
 }

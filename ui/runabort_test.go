@@ -12,6 +12,7 @@ import (
 	"github.com/gridtui/gridtui/engine"
 	"github.com/gridtui/gridtui/grid"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/ui/page/compose"
 )
 
 // pumpRun feeds the console the run's ticks until done returns true for
@@ -175,15 +176,14 @@ func TestComposeStatusAfterRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.compose.SetHtable(h)
-	m.compose.picked["alpha-1"] = true
-	m.compose.validate()
+	m.compose.Pick(true, "alpha-1")
 	m = send(m, keys("3")...)
 	next, cmd := m.Update(keyPress("r"))
 	m = next.(Model)
 	for queue := cmdMsgs(cmd); len(queue) > 0 && m.feed == nil; queue = queue[1:] { // the start request travels as a command
 		next, cmd = m.Update(queue[0])
 		m = next.(Model)
-		if _, tick := queue[0].(predictTickMsg); !tick {
+		if !compose.IsPredictTick(queue[0]) {
 			queue = append(queue, cmdMsgs(cmd)...)
 		}
 	}
@@ -200,7 +200,7 @@ func TestComposeStatusAfterRun(t *testing.T) {
 			m = next.(Model)
 		}
 	}
-	if strings.Contains(m.compose.status, "starting") || !strings.Contains(m.compose.status, "finished") {
-		t.Errorf("Compose status after the run %q, want how it ended", m.compose.status)
+	if strings.Contains(m.compose.Status(), "starting") || !strings.Contains(m.compose.Status(), "finished") {
+		t.Errorf("Compose status after the run %q, want how it ended", m.compose.Status())
 	}
 }

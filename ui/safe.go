@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/gridtui/gridtui/ui/page/compose"
 	"github.com/gridtui/gridtui/ui/page/results"
 
 	"github.com/gridtui/gridtui/deploy"
@@ -55,14 +56,11 @@ func safeMsg(msg tea.Msg) tea.Msg {
 	case results.ExportedMsg:
 		m.Err = termsafe.Error(m.Err)
 		return m
-	case predictedMsg:
-		m.err = termsafe.Error(m.err)
-		return m
 	case loadMsg:
 		m.err = termsafe.Error(m.err)
 		return m
 	}
-	return msg
+	return compose.SafeMsg(msg)
 }
 
 func safeLines(ss []string) []string {

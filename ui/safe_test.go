@@ -19,11 +19,10 @@ const hostile = "pwned\x1b]0;title\x07\x1b[2J\u009b31m\u202e"
 // console, and checks that the frame shows them quoted.
 func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	m := New(Config{Inventory: inventory.Embedded(), Run: blockingRun, NoLoad: true})
-	noNodes(m.compose)
+	m.compose.ClearNodes()
 	for _, h := range []string{"alpha-1", "alpha-2"} {
-		m.compose.picked[h] = true
+		m.compose.Pick(true, h)
 	}
-	m.compose.validate()
 	m = send(m, StartRunMsg{Spec: m.compose.Spec()})
 	snap := fakeRun(2, 2, -1)[0]
 	snap.Nodes[0].Err = hostile

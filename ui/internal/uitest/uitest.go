@@ -271,3 +271,52 @@ func (e AbortLike) Error() string {
 func (e AbortLike) Unwrap() []error {
 	return []error{engine.ErrRunAborted, engine.ErrRunFailed, e.CtxErr}
 }
+
+// TracedRun is a completed run of the obstacle problem of size n on the
+// embedded grid with its traces: nodes of the clusters given, one core
+// each, 1 ms sweeps over their share of the points, 4 KiB per link and
+// iteration; an asynchronous run received one update per two sweeps.
+func TracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
+	r := jobs.RunRecord{ID: id, Time: time.Date(2026, 11, 23, 12, len(id), 0, 0, time.UTC), Outcome: jobs.OutcomeOK,
+		WallSeconds: 0.0015 * float64(iters), Machine: jobs.Machine{Cores: 2},
+		Job: jobs.RunConfig{App: "obstacle", N: size, Eps: 1e-8, Scheme: scheme, Nodes: len(clusters), Cores: len(clusters),
+			Grid: jobs.GridLabel(clusters), Clusters: clusters, Inventory: jobs.InventoryEmbedded}}
+	n := len(clusters)
+	for rank, cl := range clusters {
+		tr := &jobs.NodeTrace{Points: size * size * size / n}
+		for range iters {
+			tr.Sweeps.Add(time.Millisecond)
+		}
+		received, async := uint64(iters), false
+		if scheme == jobs.Asynchronous || (scheme == jobs.Hybrid && n > 1 && clusters[0] != clusters[n-1]) {
+			received, async = uint64(iters/2), true
+		}
+		for _, peer := range []int{rank - 1, rank + 1} {
+			if peer < 0 || peer >= n {
+				continue
+			}
+			net := "infiniband"
+			if clusters[peer] != cl {
+				net = "ethernet"
+			}
+			tr.Links = append(tr.Links, jobs.LinkTrace{Peer: peer, Network: net, Async: async, Sent: uint64(iters),
+				Received: received, BytesSent: uint64(4096 * iters), BytesReceived: uint64(4096 * iters)})
+		}
+		r.Nodes = append(r.Nodes, jobs.NodeRecord{Name: fmt.Sprintf("%s-%d", cl, rank+1), Cluster: cl, Rank: rank, Cores: 1,
+			Iterations: iters, ComputeSeconds: 0.001 * float64(iters), SendSeconds: 0.0001 * float64(iters),
+			WaitSeconds: 0.0002 * float64(iters), Trace: tr})
+	}
+	return r
+}
+
+// TracedStore holds traced runs of the obstacle problem of size n (48 is
+// the default job's): synchronous on 1 and 2 nodes, asynchronous and
+// hybrid on 2.
+func TracedStore(n int) *jobs.Results {
+	return &jobs.Results{Path: "results.jsonl", Records: []jobs.RunRecord{
+		TracedRun("sync1", jobs.Synchronous, 400, n, "alpha"),
+		TracedRun("sync2", jobs.Synchronous, 400, n, "alpha", "alpha"),
+		TracedRun("async2", jobs.Asynchronous, 560, n, "alpha", "alpha"),
+		TracedRun("hybrid2", jobs.Hybrid, 480, n, "alpha", "beta"),
+	}}
+}

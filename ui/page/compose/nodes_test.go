@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -83,18 +83,20 @@ func planRanks(spec jobs.Spec, inv *inventory.Inventory) ([]string, error) {
 	return p.Ranks, nil
 }
 
-// loadInConsole loads the job file in the console as ctrl+o does: the root
-// reads it and hands the spec to the Compose view.
+// loadInConsole loads the job file as ctrl+o does in the console: the root
+// reads it (jobs.LoadSpec) and hands the spec to the Compose page.
 func loadInConsole(t *testing.T, inv *inventory.Inventory, path string) Model {
 	t.Helper()
-	m := New(Config{Inventory: inv, NoLoad: true})
-	m = send(m, keys("3")...)
-	m.compose.field(fFile).Value = path
-	m = runCmds(m, keyPress("ctrl+o")) // loadSpecMsg, then SpecLoadedMsg
-	if !strings.HasPrefix(m.compose.status, "loaded "+path) {
-		t.Fatalf("ctrl+o: status %q, want the file loaded", m.compose.status)
+	v := New(testCommon(80, 24), inv)
+	if h, err := grid.Htable(inv); err == nil { // as the root hands it
+		v.SetHtable(h)
 	}
-	return m
+	s, err := jobs.LoadSpec(path)
+	v, _ = v.update(SpecLoadedMsg{Path: path, Spec: s, Err: err})
+	if !strings.HasPrefix(v.status, "loaded "+path) {
+		t.Fatalf("ctrl+o: status %q, want the file loaded", v.status)
+	}
+	return v
 }
 
 // TestComposeSelectionAsRun: a job file's [nodes] loaded in Compose plans
@@ -129,7 +131,7 @@ func TestComposeSelectionAsRun(t *testing.T) {
 			if err != nil || !slices.Equal(run, tc.want) {
 				t.Fatalf("gridtui run plans %v (%v), want %v", run, err, tc.want)
 			}
-			v := loadInConsole(t, inv, path).compose
+			v := loadInConsole(t, inv, path)
 			if p := v.Problems(); len(p) != 0 {
 				t.Fatalf("Compose problems %q", p)
 			}
@@ -181,7 +183,7 @@ func TestComposeEmptySelection(t *testing.T) {
 			if run, err := runPlan(t, path, inv); err == nil {
 				t.Fatalf("gridtui run plans %v for an empty selection", run)
 			}
-			v := loadInConsole(t, inv, path).compose
+			v := loadInConsole(t, inv, path)
 			want := "sites west and clusters alpha have no host in common in two-sites.toml"
 			if p := strings.Join(v.Problems(), "\n"); !strings.Contains(p, want) || strings.Contains(p, "no nodes chosen") {
 				t.Fatalf("problems %q, want only %q", p, want)

@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"errors"
@@ -16,10 +16,10 @@ import (
 	"github.com/gridtui/gridtui/predict"
 )
 
-// predictDebounce is how long the Predict panel waits after a change before
+// PredictDebounce is how long the Predict panel waits after a change before
 // it predicts, so that typing or holding a key predicts once (a variable:
 // the tests predict at once).
-var predictDebounce = 200 * time.Millisecond
+var PredictDebounce = 200 * time.Millisecond
 
 // maxWhatIfNodes bounds the what-if node count (a prediction of 1024 nodes
 // takes well under a second).
@@ -79,13 +79,13 @@ type (
 
 // SetResults gives the Predict panel the results store's runs (nil: none
 // loaded); the next update predicts again from them.
-func (v *ComposeView) SetResults(res *jobs.Results) {
+func (v *Model) SetResults(res *jobs.Results) {
 	v.fc.res, v.fc.key = res, ""
 }
 
 // request is the prediction the composed job asks for, with its key; why
 // says why there is none (a job with problems, no nodes).
-func (v *ComposeView) request() (r predictRequest, key, why string) {
+func (v *Model) request() (r predictRequest, key, why string) {
 	if v.formProblems > 0 {
 		return r, "", "the job's parameters have problems (below): fix them to predict it"
 	}
@@ -127,7 +127,7 @@ func (v *ComposeView) request() (r predictRequest, key, why string) {
 
 // schedulePrediction starts the debounce of a new prediction when the job,
 // its nodes or the what-if figures changed since the last one.
-func (v *ComposeView) schedulePrediction() tea.Cmd {
+func (v *Model) schedulePrediction() tea.Cmd {
 	r, key, why := v.request()
 	v.fc.why = why
 	if key == v.fc.key || v.inv == nil {
@@ -141,11 +141,11 @@ func (v *ComposeView) schedulePrediction() tea.Cmd {
 	}
 	v.fc.pending = true
 	seq := v.fc.seq
-	return tea.Tick(predictDebounce, func(time.Time) tea.Msg { return predictTickMsg{seq: seq} })
+	return tea.Tick(PredictDebounce, func(time.Time) tea.Msg { return predictTickMsg{seq: seq} })
 }
 
 // predictCmd predicts the panel's request off the UI goroutine.
-func (v *ComposeView) predictCmd(seq int) tea.Cmd {
+func (v *Model) predictCmd(seq int) tea.Cmd {
 	res, r := v.fc.res, v.fc.req
 	return func() tea.Msg {
 		start := time.Now()
@@ -155,7 +155,7 @@ func (v *ComposeView) predictCmd(seq int) tea.Cmd {
 }
 
 // updateForecast handles the panel's messages.
-func (v *ComposeView) updateForecast(msg tea.Msg) tea.Cmd {
+func (v *Model) updateForecast(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case predictTickMsg:
 		if msg.seq == v.fc.seq {
@@ -190,7 +190,7 @@ func runPrediction(res *jobs.Results, r predictRequest) (*predict.Outlook, error
 
 // predictRows are the panel's editable rows: the networks the platform
 // uses (inside its clusters and between them), then the node count.
-func (v *ComposeView) predictRows() []string {
+func (v *Model) predictRows() []string {
 	var rows []string
 	if o := v.fc.out; o != nil {
 		used := map[string]bool{}
@@ -212,7 +212,7 @@ func (v *ComposeView) predictRows() []string {
 
 // predictValue is the text a panel row edits: a network's figures as
 // SetNetwork reads them, or the node count.
-func (v *ComposeView) predictValue(row int) string {
+func (v *Model) predictValue(row int) string {
 	rows := v.predictRows()
 	if row >= len(rows)-1 {
 		if v.fc.nodes != "" {
@@ -234,7 +234,7 @@ func networkFigures(n predict.Network) string {
 // setPredictValue keeps an edited row: a network's what-if figures (empty:
 // back to the measured ones) or the node count (empty or the job's count:
 // the job's nodes). A value predict refuses is reported, not kept.
-func (v *ComposeView) setPredictValue(row int, val string) {
+func (v *Model) setPredictValue(row int, val string) {
 	val = strings.TrimSpace(val)
 	if strings.HasPrefix(v.status, "what-if ") {
 		v.status = "" // an earlier value's refusal: this one is judged afresh

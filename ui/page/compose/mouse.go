@@ -1,4 +1,4 @@
-package ui
+package compose
 
 // composeDrawn is where the last frame of the Compose view drew the rows of
 // its panes, for clicks: shared by the copies of the view (Update and View
@@ -19,7 +19,7 @@ type drawnRows struct {
 // under the pane's title), the nodes right from line 1 (nodesH lines), the
 // hierarchy right from line hierY (hierH lines), the Predict panel's rows
 // right from line predY.
-func (d *composeDrawn) record(v ComposeView, lw, rw, nodesH, hierY, hierH, predY, predH int) {
+func (d *composeDrawn) record(v Model, lw, rw, nodesH, hierY, hierH, predY, predH int) {
 	mainH := predY + predH
 	d.mainH = mainH
 	d.form = drawnRows{x: 0, y: 1, w: lw, h: min(len(v.fields), mainH-1), first: formFirst(v.cursor[paneForm], mainH)}
@@ -30,7 +30,7 @@ func (d *composeDrawn) record(v ComposeView, lw, rw, nodesH, hierY, hierH, predY
 
 // click focuses the pane clicked and puts its cursor on the row clicked
 // (a field, a node or cluster, a group or worker); it acts on nothing.
-func (v *ComposeView) click(x, y int) {
+func (v *Model) click(x, y int) {
 	if v.drawn == nil {
 		return
 	}

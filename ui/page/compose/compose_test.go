@@ -1,9 +1,8 @@
-package ui
+package compose
 
 import (
 	"errors"
 	"fmt"
-	"github.com/gridtui/gridtui/ui/page/network"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -11,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gridtui/gridtui/ui/page/network"
+
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/grid"
@@ -21,8 +21,8 @@ import (
 
 // composeWith returns a composer on inv with hosts picked: the default
 // job's nodes without picks, else only those.
-func composeWith(c *Common, inv *inventory.Inventory, picks ...string) ComposeView {
-	v := NewComposeView(c, inv)
+func composeWith(c *Common, inv *inventory.Inventory, picks ...string) Model {
+	v := New(c, inv)
 	if h, err := grid.Htable(inv); err == nil {
 		v.SetHtable(h)
 	}
@@ -39,7 +39,7 @@ func composeWith(c *Common, inv *inventory.Inventory, picks ...string) ComposeVi
 // press sends keys to the composer and returns the last command's message
 // (of a batch, the first that is not the Predict panel's, whose messages
 // the composer gets back).
-func (v *ComposeView) press(keys ...string) tea.Msg {
+func (v *Model) press(keys ...string) tea.Msg {
 	var msg tea.Msg
 	for _, k := range keys {
 		var cmd tea.Cmd
@@ -84,15 +84,15 @@ func TestComposeView(t *testing.T) {
 	cases := []struct {
 		name  string
 		inv   *inventory.Inventory
-		setup func(v *ComposeView)
+		setup func(v *Model)
 	}{
 		{name: "default", inv: inventory.Embedded()},
-		{name: "four_async", inv: inventory.Embedded(), setup: func(v *ComposeView) {
+		{name: "four_async", inv: inventory.Embedded(), setup: func(v *Model) {
 			v.picked["alpha-1"], v.picked["alpha-2"], v.picked["beta-1"], v.picked["beta-2"] = true, true, true, true
 			v.field(fScheme).Value = "async"
 			v.validate()
 		}},
-		{name: "problems", inv: inventory.Embedded(), setup: func(v *ComposeView) {
+		{name: "problems", inv: inventory.Embedded(), setup: func(v *Model) {
 			for _, h := range v.inv.Hosts() {
 				v.picked[h.Name] = true
 			}
@@ -101,29 +101,29 @@ func TestComposeView(t *testing.T) {
 			v.field(fCores).Value = "5"
 			v.validate()
 		}},
-		{name: "editing", inv: inventory.Embedded(), setup: func(v *ComposeView) {
+		{name: "editing", inv: inventory.Embedded(), setup: func(v *Model) {
 			v.press("down", "down", "enter", "backspace", "backspace", "6", "4")
 		}},
-		{name: "hierarchy_edited", inv: inventory.Embedded(), setup: func(v *ComposeView) {
+		{name: "hierarchy_edited", inv: inventory.Embedded(), setup: func(v *Model) {
 			noNodes(v)
 			v.press("right", "space", "right", "down", "down", "down", "m", "c")
 		}},
 		{name: "empty", inv: &inventory.Inventory{Source: "sites.toml"}},
-		{name: "loaded_mixed", inv: twoSites(), setup: func(v *ComposeView) {
+		{name: "loaded_mixed", inv: twoSites(), setup: func(v *Model) {
 			*v, _ = v.update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
 				Sites: []string{"east"}, Clusters: []string{"beta", "gamma"}, Hosts: []string{"gamma-2", "alpha-3"}})})
 		}},
-		{name: "loaded_empty", inv: twoSites(), setup: func(v *ComposeView) {
+		{name: "loaded_empty", inv: twoSites(), setup: func(v *Model) {
 			*v, _ = v.update(SpecLoadedMsg{Path: "job.toml", Spec: loadedSpec(jobs.NodeSelection{
 				Sites: []string{"west"}, Clusters: []string{"alpha"}})})
 		}},
-		{name: "1024", inv: bigInventory(1024), setup: func(v *ComposeView) {
+		{name: "1024", inv: bigInventory(1024), setup: func(v *Model) {
 			for _, h := range v.inv.Hosts() {
 				v.picked[h.Name] = true
 			}
 			v.validate()
 		}},
-		{name: "poisson_blocks", inv: inventory.Embedded(), setup: func(v *ComposeView) {
+		{name: "poisson_blocks", inv: inventory.Embedded(), setup: func(v *Model) {
 			v.cursor[paneForm] = v.row(fApp)
 			for v.field(fApp).Value != "poisson" {
 				v.press("enter")
@@ -132,7 +132,7 @@ func TestComposeView(t *testing.T) {
 			v.validate()
 			v.press("down", "down", "down")
 		}},
-		{name: "1024_planned", inv: bigInventory(1024), setup: func(v *ComposeView) {
+		{name: "1024_planned", inv: bigInventory(1024), setup: func(v *Model) {
 			for _, h := range v.inv.Hosts() {
 				v.picked[h.Name] = true
 			}
@@ -227,20 +227,20 @@ func TestComposeValidation(t *testing.T) {
 	cases := []struct {
 		name  string
 		picks []string
-		edit  func(v *ComposeView)
+		edit  func(v *Model)
 		want  string
 	}{
 		{name: "no nodes", edit: noNodes, want: "no nodes chosen"},
-		{name: "not enough", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) { v.field(fAny).Value = "3" },
+		{name: "not enough", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *Model) { v.field(fAny).Value = "3" },
 			want: "not enough nodes: 3 asked, 2 chosen"},
-		{name: "n too small", picks: []string{"alpha-1", "alpha-2", "beta-1"}, edit: func(v *ComposeView) { v.param("n").Value = "2" },
+		{name: "n too small", picks: []string{"alpha-1", "alpha-2", "beta-1"}, edit: func(v *Model) { v.param("n").Value = "2" },
 			want: "n = 2 is too small to split over 3 nodes"},
-		{name: "bad number", picks: []string{"alpha-1"}, edit: func(v *ComposeView) { v.param("n").Value = "lots" },
+		{name: "bad number", picks: []string{"alpha-1"}, edit: func(v *Model) { v.param("n").Value = "lots" },
 			want: `n: "lots" is not an integer (want 1…4096)`},
-		{name: "bad detector", picks: []string{"alpha-1"}, edit: func(v *ComposeView) {
+		{name: "bad detector", picks: []string{"alpha-1"}, edit: func(v *Model) {
 			v.field(fScheme).Value, v.field(fDetector).Value = "async", "tokens"
 		}, want: "detector"},
-		{name: "group too big", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *ComposeView) {
+		{name: "group too big", picks: []string{"alpha-1", "alpha-2"}, edit: func(v *Model) {
 			v.groups = []jobs.Group{{Coordinator: "alpha-1", Workers: slices.Repeat([]string{"alpha-1"}, 33)}}
 		}, want: "at most 32"},
 	}
@@ -326,11 +326,11 @@ func TestJobFileRoundTrip(t *testing.T) {
 	v.groups = []jobs.Group{{Coordinator: "alpha-2", Workers: []string{"alpha-1", "alpha-2"}}, {Coordinator: "beta-3", Workers: []string{"beta-3"}}}
 	path := filepath.Join(t.TempDir(), "job.toml")
 	v.field(fFile).Value = path
-	save, ok := v.press("ctrl+s").(saveSpecMsg)
+	save, ok := v.press("ctrl+s").(SaveSpecMsg)
 	if !ok {
 		t.Fatal("ctrl+s did not ask to save")
 	}
-	if err := jobs.SaveSpec(save.Path, save.Spec, jobFileComment); err != nil {
+	if err := jobs.SaveSpec(save.Path, save.Spec, JobFileComment); err != nil {
 		t.Fatal(err)
 	}
 	got, err := jobs.LoadSpec(path)
@@ -381,7 +381,7 @@ func TestComposeUnprobedSSHHosts(t *testing.T) {
 // coordinators of coordinators: on the submitter's line and on the groups
 // whose coordinator also serves a level above.
 func TestComposeLevels(t *testing.T) {
-	v := NewComposeView(testCommon(200, 60), inventory.Embedded())
+	v := New(testCommon(200, 60), inventory.Embedded())
 	for g := range 40 {
 		grp := jobs.Group{Coordinator: fmt.Sprintf("n%d-1", g)}
 		for w := range jobs.MaxGroupSize {
@@ -405,7 +405,7 @@ func TestComposeLevels(t *testing.T) {
 }
 
 // noNodes unpicks the default job's nodes.
-func noNodes(v *ComposeView) {
+func noNodes(v *Model) {
 	v.picked, v.field(fAny).Value = map[string]bool{}, "0"
 	v.validate()
 }
@@ -421,62 +421,5 @@ func TestComposeKeepsOutput(t *testing.T) {
 	v, _ = v.update(SpecLoadedMsg{Path: "job.toml", Spec: spec})
 	if got := v.Spec().Output; got != spec.Output {
 		t.Errorf("the loaded job's output is %+v, want %+v", got, spec.Output)
-	}
-}
-
-// TestComposeCopiesCommandLine: y in Compose puts the job's `gridtui run`
-// command line on the clipboard and says so; the ready line shows it.
-func TestComposeCopiesCommandLine(t *testing.T) {
-	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
-	m.tab = TabCompose
-	next, cmd := m.Update(keyPress("y"))
-	m = next.(Model)
-	if cmd == nil || !strings.Contains(m.compose.status, "copied: gridtui run --nodes") {
-		t.Fatalf("y: status %q, cmd %v", m.compose.status, cmd != nil)
-	}
-	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "y copies: gridtui run") {
-		t.Errorf("the ready line does not show the command line:\n%s", v)
-	}
-}
-
-// TestComposeLoadAsksBeforeLosingEdits: ctrl+o with edits not saved asks
-// first; without edits it loads at once.
-func TestComposeLoadAsksBeforeLosingEdits(t *testing.T) {
-	m := New(Config{Inventory: inventory.Embedded(), NoLoad: true})
-	m.tab = TabCompose
-	find := func(cmd tea.Cmd) tea.Msg {
-		if cmd == nil {
-			return nil
-		}
-		msg := cmd()
-		if b, ok := msg.(tea.BatchMsg); ok {
-			for _, c := range b {
-				if c == nil {
-					continue
-				}
-				switch got := c().(type) {
-				case loadSpecMsg, loadConfirmMsg:
-					return got
-				}
-			}
-		}
-		return msg
-	}
-	_, cmd := m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
-	if msg := find(cmd); msg == nil {
-		t.Fatal("ctrl+o did nothing")
-	} else if _, ok := msg.(loadSpecMsg); !ok {
-		t.Fatalf("ctrl+o on an unedited job: %T, want a load", msg)
-	}
-	m.compose.picked["alpha-1"] = !m.compose.picked["alpha-1"]
-	m.compose.validate()
-	_, cmd = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
-	msg := find(cmd)
-	if _, ok := msg.(loadConfirmMsg); !ok {
-		t.Fatalf("ctrl+o with an edit: %T, want a question", msg)
-	}
-	m = send(m, msg)
-	if m.confirm == nil || !strings.Contains(m.confirm.question, "lose them") {
-		t.Errorf("no question asked: %+v", m.confirm)
 	}
 }

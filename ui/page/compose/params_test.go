@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 
 // composePoisson is a composer switched to the Poisson application (enter
 // on the Application field) with the hosts c0-1…c0-k of a big inventory.
-func composePoisson(t *testing.T, c *Common, k int) ComposeView {
+func composePoisson(t *testing.T, c *Common, k int) Model {
 	t.Helper()
 	inv := bigInventory(128)
 	var picks []string

@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -9,65 +9,15 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
 )
 
-// tracedRun is a completed run of the obstacle problem of size n on the
-// embedded grid with its traces: nodes of the clusters given, one core
-// each, 1 ms sweeps over their share of the points, 4 KiB per link and
-// iteration; an asynchronous run received one update per two sweeps.
-func tracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
-	r := jobs.RunRecord{ID: id, Time: time.Date(2026, 11, 23, 12, len(id), 0, 0, time.UTC), Outcome: jobs.OutcomeOK,
-		WallSeconds: 0.0015 * float64(iters), Machine: jobs.Machine{Cores: 2},
-		Job: jobs.RunConfig{App: "obstacle", N: size, Eps: 1e-8, Scheme: scheme, Nodes: len(clusters), Cores: len(clusters),
-			Grid: jobs.GridLabel(clusters), Clusters: clusters, Inventory: jobs.InventoryEmbedded}}
-	n := len(clusters)
-	for rank, cl := range clusters {
-		tr := &jobs.NodeTrace{Points: size * size * size / n}
-		for range iters {
-			tr.Sweeps.Add(time.Millisecond)
-		}
-		received, async := uint64(iters), false
-		if scheme == jobs.Asynchronous || (scheme == jobs.Hybrid && n > 1 && clusters[0] != clusters[n-1]) {
-			received, async = uint64(iters/2), true
-		}
-		for _, peer := range []int{rank - 1, rank + 1} {
-			if peer < 0 || peer >= n {
-				continue
-			}
-			net := "infiniband"
-			if clusters[peer] != cl {
-				net = "ethernet"
-			}
-			tr.Links = append(tr.Links, jobs.LinkTrace{Peer: peer, Network: net, Async: async, Sent: uint64(iters),
-				Received: received, BytesSent: uint64(4096 * iters), BytesReceived: uint64(4096 * iters)})
-		}
-		r.Nodes = append(r.Nodes, jobs.NodeRecord{Name: fmt.Sprintf("%s-%d", cl, rank+1), Cluster: cl, Rank: rank, Cores: 1,
-			Iterations: iters, ComputeSeconds: 0.001 * float64(iters), SendSeconds: 0.0001 * float64(iters),
-			WaitSeconds: 0.0002 * float64(iters), Trace: tr})
-	}
-	return r
-}
-
-// tracedStore holds traced runs of the obstacle problem of size n (48 is
-// the default job's): synchronous on 1 and 2 nodes, asynchronous and
-// hybrid on 2.
-func tracedStore(n int) *jobs.Results {
-	return &jobs.Results{Path: "results.jsonl", Records: []jobs.RunRecord{
-		tracedRun("sync1", jobs.Synchronous, 400, n, "alpha"),
-		tracedRun("sync2", jobs.Synchronous, 400, n, "alpha", "alpha"),
-		tracedRun("async2", jobs.Asynchronous, 560, n, "alpha", "alpha"),
-		tracedRun("hybrid2", jobs.Hybrid, 480, n, "alpha", "beta"),
-	}}
-}
-
 // predicted returns v after its Predict panel answered (the debounce is 0
 // in tests), with the time the answer took cleared for goldens.
-func predicted(t *testing.T, v ComposeView) ComposeView {
+func predicted(t *testing.T, v Model) Model {
 	t.Helper()
 	cmd := v.schedulePrediction()
 	if cmd == nil && v.fc.pending { // scheduled before: answer it now
@@ -90,20 +40,20 @@ func TestComposePredictPanel(t *testing.T) {
 	cases := []struct {
 		name  string
 		res   *jobs.Results
-		setup func(v *ComposeView)
+		setup func(v *Model)
 	}{
 		{name: "no_trace"},
 		{name: "outlook", res: tracedStore(48)},
 		// Only synchronous traces: the schemes it cannot predict say which
 		// to run in the form's words (Scheme ‹async› (r)), not a flag.
 		{name: "sync_only", res: &jobs.Results{Path: "results.jsonl", Records: tracedStore(48).Records[:2]}},
-		{name: "what_if", res: tracedStore(48), setup: func(v *ComposeView) {
+		{name: "what_if", res: tracedStore(48), setup: func(v *Model) {
 			v.pane, v.cursor[panePredict] = panePredict, 0
 			v.setPredictValue(0, "10Gbit/s,100us") // ethernet between the clusters
 			v.setPredictValue(len(v.predictRows())-1, "32")
 			v.field(fScheme).Value = "async"
 		}},
-		{name: "form_problem", res: tracedStore(48), setup: func(v *ComposeView) {
+		{name: "form_problem", res: tracedStore(48), setup: func(v *Model) {
 			v.param("n").Value = "x"
 			v.validate()
 		}},
@@ -203,51 +153,6 @@ func TestComposePredict1024(t *testing.T) {
 	}
 }
 
-// TestConsolePredictPanel drives the real console (teatest): the Results
-// store loads, Compose's Predict panel shows the three schemes; the user
-// moves to the panel and types a what-if node count; the panel predicts
-// again for 32 nodes.
-func TestConsolePredictPanel(t *testing.T) {
-	dir := t.TempDir()
-	res := tracedStore(48)
-	for i := range res.Records {
-		if err := jobs.Append(dir, &res.Records[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m := New(Config{Inventory: inventory.Embedded(), StoreDir: dir})
-	scr := &screenText{}
-	tm := teatest.NewTestModel(t, screenModel{Model: m, last: scr}, teatest.WithInitialTermSize(160, 48))
-	sendKeys := func(ks ...string) {
-		for _, k := range ks {
-			tm.Send(keyPress(k))
-		}
-	}
-	sendKeys("3")
-	waitScreen(t, scr, "Predict")
-	waitScreen(t, scr, "rests on 4 traced runs")
-	sendKeys("left", "end", "enter", "ctrl+u") // Predict pane, the nodes row
-	tm.Type("32")
-	sendKeys("enter")
-	waitScreen(t, scr, "32 (what-if)")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		scr.mu.Lock()
-		text := scr.text
-		scr.mu.Unlock()
-		if strings.Contains(text, "32 (what-if)") && strings.Contains(text, "replay of traced runs, ") {
-			break // predicted for 32 nodes, its time in the title
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the panel did not predict for 32 nodes:\n%s", text)
-		}
-	}
-	sendKeys("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(screenModel).Model
-	if out := final.compose.fc.out; out == nil || out.Platform.Nodes() != 32 {
-		t.Fatalf("final outlook %+v", out)
-	}
-}
-
 // BenchmarkComposePredict1024 is the Predict panel's work for a what-if of
 // 1024 nodes (obstacle n = 2048, every scheme): the command that runs off
 // the UI goroutine.
@@ -317,7 +222,7 @@ func diagMatrix(n int) string {
 // or, when others are within predict.CloseCall of it, says the call is too
 // close.
 func TestOutlookCloseCall(t *testing.T) {
-	v := NewComposeView(testCommon(120, 40), inventory.Embedded())
+	v := New(testCommon(120, 40), inventory.Embedded())
 	o := &predict.Outlook{Model: &predict.Model{}, Predictions: []predict.Prediction{
 		{Scheme: jobs.Synchronous, Seconds: 14}, {Scheme: jobs.Asynchronous, Seconds: 5.5}, {Scheme: jobs.Hybrid, Seconds: 5.6}}}
 	for _, tc := range []struct {

@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -64,10 +64,10 @@ const (
 	paneCount
 )
 
-// ComposeView composes a job: nodes, cores, the application and its
+// Model composes a job: nodes, cores, the application and its
 // parameters, scheme and detector, and the submitter → coordinator → worker
 // hierarchy, validated live. It produces a jobs.Spec.
-type ComposeView struct {
+type Model struct {
 	common *Common
 	inv    *inventory.Inventory
 	htable *probe.Htable
@@ -121,21 +121,21 @@ type ComposeView struct {
 type (
 	// StartRunMsg asks the root model to start a run of Spec.
 	StartRunMsg struct{ Spec jobs.Spec }
-	// saveSpecMsg asks the root to write the job file.
-	saveSpecMsg struct {
+	// SaveSpecMsg asks the root to write the job file.
+	SaveSpecMsg struct {
 		Path string
 		Spec jobs.Spec
 	}
-	// saveConfirmMsg asks the root to confirm saving a job that cannot
+	// SaveConfirmMsg asks the root to confirm saving a job that cannot
 	// run as composed (its file is valid): Problems says why.
-	saveConfirmMsg struct {
-		saveSpecMsg
+	SaveConfirmMsg struct {
+		SaveSpecMsg
 		Problems []string
 	}
-	// loadSpecMsg asks the root to read a job file.
-	loadSpecMsg struct{ Path string }
-	// loadConfirmMsg asks before a load replaces edits not saved.
-	loadConfirmMsg struct{ loadSpecMsg }
+	// LoadSpecMsg asks the root to read a job file.
+	LoadSpecMsg struct{ Path string }
+	// LoadConfirmMsg asks before a load replaces edits not saved.
+	LoadConfirmMsg struct{ LoadSpecMsg }
 	// SpecSavedMsg reports a written job file.
 	SpecSavedMsg struct {
 		Path string
@@ -149,12 +149,12 @@ type (
 	}
 )
 
-// NewComposeView returns a composer for the inventory's hosts, starting
+// New returns a composer for the inventory's hosts, starting
 // from the default job of `gridtui run` (jobs.DefaultSpec) on the hosts it
 // takes: the first 8 of the inventory (all of a smaller one), picked by
 // name so that the user sees which.
-func NewComposeView(c *Common, inv *inventory.Inventory) ComposeView {
-	v := ComposeView{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
+func New(c *Common, inv *inventory.Inventory) Model {
+	v := Model{common: c, inv: inv, picked: map[string]bool{}, drawn: &composeDrawn{}}
 	v.wd, _ = os.Getwd() // "" leaves a relative path to be refused, naming it
 	d := jobs.DefaultSpec()
 	take := d.Nodes.Any
@@ -171,19 +171,19 @@ func NewComposeView(c *Common, inv *inventory.Inventory) ComposeView {
 
 // markClean records the job as composed as the one a file holds (loaded,
 // saved, or the default): ctrl+o asks before it replaces another.
-func (v *ComposeView) markClean() { v.clean = v.fingerprint() }
+func (v *Model) markClean() { v.clean = v.fingerprint() }
 
 // fingerprint is the composed job as its file would read.
-func (v *ComposeView) fingerprint() string {
+func (v *Model) fingerprint() string {
 	b, _ := jobs.FormatSpec(v.Spec())
 	return string(b)
 }
 
 // edited reports whether the job changed since it was loaded or saved.
-func (v *ComposeView) edited() bool { return v.fingerprint() != v.clean }
+func (v *Model) edited() bool { return v.fingerprint() != v.clean }
 
 // SetHtable gives the composer the Htable used to check the job's pairs.
-func (v *ComposeView) SetHtable(h *probe.Htable) {
+func (v *Model) SetHtable(h *probe.Htable) {
 	v.htable = h
 	v.validate()
 }
@@ -191,13 +191,13 @@ func (v *ComposeView) SetHtable(h *probe.Htable) {
 // Pairs returns the routes of the job's neighbour pairs: the edges of the
 // application's neighbour graph (a chain of slabs, blocks with up to six
 // neighbours, a sparse matrix's partition), lower rank first.
-func (v *ComposeView) Pairs() []network.PairRoute { return v.pairs }
+func (v *Model) Pairs() []network.PairRoute { return v.pairs }
 
 // Problems returns the live validation problems; empty means the job can start.
-func (v *ComposeView) Problems() []string { return v.problems }
+func (v *Model) Problems() []string { return v.problems }
 
 // applySpec loads a spec into the form, the node picks and the hierarchy.
-func (v *ComposeView) applySpec(s jobs.Spec) {
+func (v *Model) applySpec(s jobs.Spec) {
 	v.applyForm(s.WithDefaults()) // the form shows what will run, never a 0 standing for a default
 	v.applyNodes(s.Nodes)
 	v.groups = slices.Clone(s.Groups)
@@ -207,7 +207,7 @@ func (v *ComposeView) applySpec(s jobs.Spec) {
 
 // applyForm loads a spec's application, its parameters and the rest into
 // the form fields.
-func (v *ComposeView) applyForm(s jobs.Spec) {
+func (v *Model) applyForm(s jobs.Spec) {
 	v.setApp(orDefault(s.App, defaultApp), specParams(s))
 	set := func(id int, val string) { v.field(id).Value = val }
 	set(fName, s.Name)
@@ -228,14 +228,14 @@ func orDefault(s, d string) string {
 
 // Spec returns the job as composed (with the jobs package's defaults
 // filled in for what the form leaves open).
-func (v *ComposeView) Spec() jobs.Spec {
+func (v *Model) Spec() jobs.Spec {
 	s, _ := v.parseSpec()
 	return s
 }
 
 // hierarchy returns the groups: the user's edit, or by cluster, at most
 // jobs.MaxGroupSize workers per group, the first worker coordinating.
-func (v *ComposeView) hierarchy() []jobs.Group {
+func (v *Model) hierarchy() []jobs.Group {
 	if v.groups != nil {
 		return v.groups
 	}
@@ -258,7 +258,7 @@ func (v *ComposeView) hierarchy() []jobs.Group {
 
 // validate recomputes the problems and the pairs' routes. Every problem
 // of the form is listed, each field's once, and its field marked.
-func (v *ComposeView) validate() {
+func (v *Model) validate() {
 	v.problems = v.problems[:0]
 	add := func(format string, a ...any) { v.problems = append(v.problems, fmt.Sprintf(format, a...)) }
 	s := v.checkForm(add)
@@ -325,7 +325,7 @@ func (v *ComposeView) validate() {
 var errNotProbed = network.ErrNotProbed
 
 // probed reports whether the Htable knows the node.
-func (v *ComposeView) probed(node string) bool {
+func (v *Model) probed(node string) bool {
 	if v.htable == nil {
 		return false
 	}
@@ -337,7 +337,7 @@ func (v *ComposeView) probed(node string) bool {
 // same planning a run does: ranks, groups and the network of every pair.
 // Nodes the Htable does not know yet (SSH hosts before their workers said
 // hello) are planned when the run starts, so they are not an error here.
-func (v *ComposeView) planJob(s jobs.Spec) {
+func (v *Model) planJob(s jobs.Spec) {
 	for _, h := range v.chosen() {
 		if _, ok := v.htable.Node(h.Name); !ok {
 			return
@@ -353,7 +353,7 @@ func (v *ComposeView) planJob(s jobs.Spec) {
 
 // update handles the composer's keys and messages, and predicts the job
 // again when it changed (the Predict panel).
-func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
+func (v Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg.(type) {
 	case predictTickMsg, predictedMsg:
 		return v, v.updateForecast(msg)
@@ -362,7 +362,7 @@ func (v ComposeView) update(msg tea.Msg) (ComposeView, tea.Cmd) {
 	return v, tea.Batch(cmd, v.schedulePrediction())
 }
 
-func (v ComposeView) handle(msg tea.Msg) (ComposeView, tea.Cmd) {
+func (v Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case results.LoadedMsg:
 		v.SetResults(msg.Res) // the Predict panel rests on the runs
@@ -408,7 +408,7 @@ func (v ComposeView) handle(msg tea.Msg) (ComposeView, tea.Cmd) {
 	return v, nil
 }
 
-func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
+func (v Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	if v.editing {
 		return v, v.editKey(msg)
 	}
@@ -423,9 +423,9 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 	case key.Matches(msg, k.Save):
 		return v, v.save()
 	case key.Matches(msg, k.Load):
-		load := loadSpecMsg{Path: v.field(fFile).Value}
+		load := LoadSpecMsg{Path: v.field(fFile).Value}
 		if v.edited() {
-			return v, msgCmd(loadConfirmMsg{load})
+			return v, msgCmd(LoadConfirmMsg{load})
 		}
 		return v, msgCmd(load)
 	case key.Matches(msg, k.Start):
@@ -459,7 +459,7 @@ func (v ComposeView) key(msg tea.KeyPressMsg) (ComposeView, tea.Cmd) {
 }
 
 // start validates and asks the root to start the run.
-func (v *ComposeView) start() tea.Cmd {
+func (v *Model) start() tea.Cmd {
 	v.validate()
 	if len(v.problems) > 0 {
 		v.status = "cannot start: " + v.problems[0]
@@ -472,11 +472,11 @@ func (v *ComposeView) start() tea.Cmd {
 
 // RunEnded replaces the "starting" line once the run has ended: how it
 // ended and where its report is.
-func (v *ComposeView) RunEnded(name, how string) {
+func (v *Model) RunEnded(name, how string) {
 	v.status = fmt.Sprintf("run %s %s: its report is in 4 Run, its times in 5 Results", name, how)
 }
 
-func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView, tea.Cmd) {
+func (v Model) formKey(msg tea.KeyPressMsg, k composeKeyMap) (Model, tea.Cmd) {
 	f := &v.fields[v.cursor[paneForm]]
 	switch {
 	case f.Kind == kindButton && key.Matches(msg, k.Edit):
@@ -503,4 +503,4 @@ func (v ComposeView) formKey(msg tea.KeyPressMsg, k composeKeyMap) (ComposeView,
 }
 
 // capturing reports whether the composer is taking text input.
-func (v ComposeView) capturing() bool { return v.editing }
+func (v Model) capturing() bool { return v.editing }

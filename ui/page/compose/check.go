@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ type fieldProblem struct {
 // parseSpec builds the spec from the form (with the jobs package's
 // defaults for what it leaves open) and lists the fields that do not parse,
 // or hold a zero the defaults would silently replace.
-func (v *ComposeView) parseSpec() (jobs.Spec, []fieldProblem) {
+func (v *Model) parseSpec() (jobs.Spec, []fieldProblem) {
 	var ps []fieldProblem
 	bad := func(i int, format string, a ...any) { ps = append(ps, fieldProblem{i, fmt.Sprintf(format, a...)}) }
 	val := func(id int) string { return strings.TrimSpace(v.field(id).Value) }
@@ -76,7 +76,7 @@ func (v *ComposeView) parseSpec() (jobs.Spec, []fieldProblem) {
 // that do not parse, then what jobs.Spec.Problems finds in the rest, each
 // field once and prefixed with its label; it marks those fields and
 // returns the spec.
-func (v *ComposeView) checkForm(add func(string, ...any)) jobs.Spec {
+func (v *Model) checkForm(add func(string, ...any)) jobs.Spec {
 	v.badFields = map[int]bool{}
 	s, fps := v.parseSpec()
 	for _, p := range fps {
@@ -103,17 +103,17 @@ func (v *ComposeView) checkForm(add func(string, ...any)) jobs.Spec {
 // refused for (jobs.LoadSpec, gridtui run --job) is not written: the
 // status says why, naming every problem. A job valid as a file that cannot
 // run as composed here (nodes, routes) is written once the user confirms.
-func (v *ComposeView) save() tea.Cmd {
+func (v *Model) save() tea.Cmd {
 	v.validate()
 	s, _ := v.parseSpec()
-	msg := saveSpecMsg{Path: strings.TrimSpace(v.field(fFile).Value), Spec: s}
+	msg := SaveSpecMsg{Path: strings.TrimSpace(v.field(fFile).Value), Spec: s}
 	switch {
 	case v.formProblems > 0:
 		v.status = fmt.Sprintf("not saved: %s would be refused when loaded: %s",
 			msg.Path, strings.Join(v.problems[:v.formProblems], "; "))
 		return nil
 	case len(v.problems) > 0:
-		return msgCmd(saveConfirmMsg{saveSpecMsg: msg, Problems: slices.Clone(v.problems)})
+		return msgCmd(SaveConfirmMsg{SaveSpecMsg: msg, Problems: slices.Clone(v.problems)})
 	}
 	return msgCmd(msg)
 }

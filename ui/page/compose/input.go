@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"charm.land/bubbles/v2/key"
@@ -17,7 +17,7 @@ const valueColumn = 19
 // textinput: the cursor at the end, moved with ←/→, home/end and by word,
 // text pasted from the terminal inserted where it is. The terminal's own
 // cursor shows where (Model.View places it, editCursor says where).
-func (v *ComposeView) startEdit(value string) tea.Cmd {
+func (v *Model) startEdit(value string) tea.Cmd {
 	k := v.common.Keys
 	in := textinput.New()
 	in.Prompt = ""
@@ -33,7 +33,7 @@ func (v *ComposeView) startEdit(value string) tea.Cmd {
 
 // editKey edits the focused text field: enter keeps, esc cancels, the rest
 // is the textinput's.
-func (v *ComposeView) editKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.common.Keys
 	switch {
 	case key.Matches(msg, k.Accept):
@@ -66,7 +66,7 @@ func (v *ComposeView) editKey(msg tea.KeyPressMsg) tea.Cmd {
 // editCursor is where the terminal's cursor goes while a field is edited,
 // in the body's coordinates; nil when nothing is edited or the field is
 // not on screen.
-func (v ComposeView) editCursor() *tea.Cursor {
+func (v Model) editCursor() *tea.Cursor {
 	if !v.editing {
 		return nil
 	}
@@ -95,7 +95,7 @@ type editKeyMap struct {
 	Keep, Cancel, Move, Word, Ends, Delete, Clear, Paste key.Binding
 }
 
-func (v ComposeView) editKeys() editKeyMap {
+func (v Model) editKeys() editKeyMap {
 	k := v.common.Keys
 	return editKeyMap{
 		Keep: k.Accept, Cancel: k.Cancel,

@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ const predictValueColumn = 14
 // node rows, the schemes side by side (time, iterations, idle, gain; the
 // job's scheme marked), the schemes it cannot predict and why, and the
 // traced runs it rests on. With no usable trace it says what to run first.
-func (v ComposeView) predictLines(w, h int) []string {
+func (v Model) predictLines(w, h int) []string {
 	s := v.common.Styles
 	note := " (replay of traced runs)"
 	switch {
@@ -62,7 +62,7 @@ func wrapLines(st lipgloss.Style, text string, w int) []string {
 
 // predictRowLine renders one editable row: a network's figures and where
 // they come from, or the node count.
-func (v ComposeView) predictRowLine(i int, name string, w int) string {
+func (v Model) predictRowLine(i int, name string, w int) string {
 	s := v.common.Styles
 	var line string
 	switch {
@@ -109,7 +109,7 @@ func rate(bytesPerSec float64) string {
 }
 
 // outlookLines are the schemes side by side and what they rest on.
-func (v ComposeView) outlookLines(o *predict.Outlook, w int) []string {
+func (v Model) outlookLines(o *predict.Outlook, w int) []string {
 	s := v.common.Styles
 	job := jobs.Scheme(v.field(fScheme).Value)
 	byScheme := map[jobs.Scheme]predict.Prediction{}

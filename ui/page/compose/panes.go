@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ type pickRow struct {
 	cores   int
 }
 
-func (v *ComposeView) pickRows() []pickRow {
+func (v *Model) pickRows() []pickRow {
 	var rows []pickRow
 	if v.inv == nil {
 		return rows
@@ -43,7 +43,7 @@ type hierRow struct {
 	worker string
 }
 
-func (v *ComposeView) hierRows() []hierRow {
+func (v *Model) hierRows() []hierRow {
 	rows := []hierRow{{group: -1}}
 	for i, g := range v.hierarchy() {
 		rows = append(rows, hierRow{group: i})
@@ -54,7 +54,7 @@ func (v *ComposeView) hierRows() []hierRow {
 	return rows
 }
 
-func (v *ComposeView) paneLen(p int) int {
+func (v *Model) paneLen(p int) int {
 	switch p {
 	case paneNodes:
 		return max(1, len(v.pickRows()))
@@ -67,7 +67,7 @@ func (v *ComposeView) paneLen(p int) int {
 }
 
 // toggleNode toggles the host, or the whole cluster, under the cursor.
-func (v *ComposeView) toggleNode() {
+func (v *Model) toggleNode() {
 	rows := v.pickRows()
 	i := v.cursor[paneNodes]
 	if i >= len(rows) {
@@ -95,7 +95,7 @@ func (v *ComposeView) toggleNode() {
 	v.validate()
 }
 
-func (v *ComposeView) clusterHosts(cluster string) []string {
+func (v *Model) clusterHosts(cluster string) []string {
 	var out []string
 	for _, h := range v.inv.Hosts() {
 		if h.Cluster == cluster {
@@ -107,7 +107,7 @@ func (v *ComposeView) clusterHosts(cluster string) []string {
 
 // hierarchyKey edits the hierarchy: m moves the worker under the cursor to
 // the next group, n to a new group, c makes it its group's coordinator.
-func (v *ComposeView) hierarchyKey(msg tea.KeyPressMsg, k composeKeyMap) {
+func (v *Model) hierarchyKey(msg tea.KeyPressMsg, k composeKeyMap) {
 	rows := v.hierRows()
 	i := v.cursor[paneHierarchy]
 	if i >= len(rows) || rows[i].worker == "" {
@@ -187,7 +187,7 @@ type composeKeyMap struct {
 }
 
 // keyMap returns the bindings of the pane in focus.
-func (v ComposeView) keyMap() composeKeyMap {
+func (v Model) keyMap() composeKeyMap {
 	k := v.common.Keys
 	form, nodes, hier, pred := v.pane == paneForm, v.pane == paneNodes, v.pane == paneHierarchy, v.pane == panePredict
 	edit := "edit field / cycle choice"
@@ -254,7 +254,7 @@ func (k composeKeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-func (v ComposeView) help() help.KeyMap {
+func (v Model) help() help.KeyMap {
 	if v.editing {
 		return v.editKeys()
 	}
@@ -263,7 +263,7 @@ func (v ComposeView) help() help.KeyMap {
 
 // View renders the form on the left, the node picker and the hierarchy on
 // the right, and the live validation underneath.
-func (v ComposeView) View() string {
+func (v Model) View() string {
 	c, s := v.common, v.common.Styles
 	if v.inv == nil || len(v.inv.Hosts()) == 0 {
 		return placeBody(c, s.Title.Render("Nothing to compose")+"\n"+s.Dim.Render("The inventory lists no hosts."))
@@ -338,7 +338,7 @@ func foldPredict(s *Styles, pred []string, room int, focused bool) []string {
 	return append(out, s.Dim.Render(hint))
 }
 
-func (v ComposeView) paneTitle(p int, title, note string) []string {
+func (v Model) paneTitle(p int, title, note string) []string {
 	s := v.common.Styles
 	if v.pane == p {
 		return []string{s.Title.Render("▸ "+title) + s.Dim.Render(note)}
@@ -349,7 +349,7 @@ func (v ComposeView) paneTitle(p int, title, note string) []string {
 // formLines renders the form in w×h: its title, then the fields, the
 // focused parameter's help and the status, scrolled so that the cursor's
 // field shows (an application may declare many parameters).
-func (v ComposeView) formLines(w, h int) []string {
+func (v Model) formLines(w, h int) []string {
 	s := v.common.Styles
 	var out []string
 	for i, f := range v.fields {
@@ -397,7 +397,7 @@ func (v ComposeView) formLines(w, h int) []string {
 // included) with the cursor on field cur.
 func formFirst(cur, h int) int { return scrollFirst(cur, max(1, h-1)) }
 
-func (v ComposeView) pickLines(w, h int) []string {
+func (v Model) pickLines(w, h int) []string {
 	s := v.common.Styles
 	rows := v.pickRows()
 	// A host is ticked when the job takes it: one picked but past "Take N
@@ -443,7 +443,7 @@ func (v ComposeView) pickLines(w, h int) []string {
 	return scrollTo(lines, v.cursor[paneNodes], h)
 }
 
-func (v ComposeView) hierLines(w, h int) []string {
+func (v Model) hierLines(w, h int) []string {
 	s := v.common.Styles
 	groups := v.hierarchy()
 	levels := worker.Levels(groups)
@@ -497,7 +497,7 @@ func coordinatorLevel(levels [][]jobs.Group, node string) int {
 	return top
 }
 
-func (v ComposeView) validationLines(w, h int) []string {
+func (v Model) validationLines(w, h int) []string {
 	s := v.common.Styles
 	if len(v.problems) == 0 {
 		n := len(v.chosen())

@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // resolves it (jobs.NodeSelection.Resolve): sites and clusters both named intersect, hosts
 // are added once, in inventory order, a selection of hosts only keeps its
 // order. Any stays in the "Take N nodes" field, which cuts the same list.
-func (v *ComposeView) applyNodes(sel jobs.NodeSelection) {
+func (v *Model) applyNodes(sel jobs.NodeSelection) {
 	v.picked, v.unknown, v.selErr, v.order = map[string]bool{}, nil, "", nil
 	if v.inv == nil {
 		return
@@ -56,7 +56,7 @@ func (v *ComposeView) applyNodes(sel jobs.NodeSelection) {
 }
 
 // inventoryOrder returns the picked hosts in inventory order.
-func (v *ComposeView) inventoryOrder() []string {
+func (v *Model) inventoryOrder() []string {
 	var out []string
 	for _, h := range v.inv.Hosts() {
 		if v.picked[h.Name] {
@@ -67,13 +67,13 @@ func (v *ComposeView) inventoryOrder() []string {
 }
 
 // picks are the console's ticked hosts as jobs.Picks.
-func (v *ComposeView) picks(take int) jobs.Picks {
+func (v *Model) picks(take int) jobs.Picks {
 	return jobs.Picks{Picked: v.picked, Order: v.order, Take: take}
 }
 
 // selection turns the picked hosts into a node selection
 // (jobs.Picks.Selection).
-func (v *ComposeView) selection(take int) jobs.NodeSelection {
+func (v *Model) selection(take int) jobs.NodeSelection {
 	if v.inv == nil {
 		return jobs.NodeSelection{}
 	}
@@ -83,7 +83,7 @@ func (v *ComposeView) selection(take int) jobs.NodeSelection {
 // chosen returns the job's nodes in rank order (jobs.Picks.Hosts): the
 // picked hosts in inventory order (or in a loaded job file's order of
 // hosts), the first N of them when "Take N nodes" is set.
-func (v *ComposeView) chosen() []inventory.Host {
+func (v *Model) chosen() []inventory.Host {
 	if v.inv == nil {
 		return nil
 	}
@@ -100,14 +100,14 @@ func (v *ComposeView) chosen() []inventory.Host {
 }
 
 // take is the "Take N nodes" field, 0 when unset or not a number.
-func (v *ComposeView) take() int {
+func (v *Model) take() int {
 	n, _ := strconv.Atoi(strings.TrimSpace(v.field(fAny).Value))
 	return max(0, n)
 }
 
 // keepOrder keeps a loaded rank order for the hosts still picked, the
 // newly picked ones after them in inventory order.
-func (v *ComposeView) keepOrder() {
+func (v *Model) keepOrder() {
 	if v.order == nil {
 		return
 	}
@@ -127,7 +127,7 @@ func (v *ComposeView) keepOrder() {
 // before the change, numbered from 0 as the run's log and report number
 // them), "" when the hierarchy is the automatic one (it
 // follows the choice by itself).
-func (v *ComposeView) keepHierarchy() string {
+func (v *Model) keepHierarchy() string {
 	if v.groups == nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package ui
+package compose
 
 import (
 	"errors"
@@ -58,17 +58,17 @@ func paramField(id int, p gridapp.Param) field {
 }
 
 // field returns the form field id.
-func (v *ComposeView) field(id int) *field {
+func (v *Model) field(id int) *field {
 	return &v.fields[v.row(id)]
 }
 
 // row returns the form row of field id (0 if the form has none).
-func (v *ComposeView) row(id int) int {
+func (v *Model) row(id int) int {
 	return max(0, slices.IndexFunc(v.fields, func(f field) bool { return f.ID == id }))
 }
 
 // param returns the field of the application's parameter name, or nil.
-func (v *ComposeView) param(name string) *field {
+func (v *Model) param(name string) *field {
 	for i := range v.fields {
 		if p := v.fields[i].Param; p != nil && p.Name == name {
 			return &v.fields[i]
@@ -80,7 +80,7 @@ func (v *ComposeView) param(name string) *field {
 // setApp lays the form out for app with the given parameter values (as
 // typed; missing ones take the declared defaults), keeping the values of
 // the other fields.
-func (v *ComposeView) setApp(app string, values map[string]string) {
+func (v *Model) setApp(app string, values map[string]string) {
 	var params []gridapp.Param
 	if a, err := gridapp.Lookup(app); err == nil {
 		params = a.Params()
@@ -106,7 +106,7 @@ func (v *ComposeView) setApp(app string, values map[string]string) {
 }
 
 // paramValues returns the parameter fields' values as typed.
-func (v *ComposeView) paramValues() map[string]string {
+func (v *Model) paramValues() map[string]string {
 	out := map[string]string{}
 	for _, f := range v.fields {
 		if f.Param != nil {
@@ -120,7 +120,7 @@ func (v *ComposeView) paramValues() map[string]string {
 // parameters typed for the one it leaves. A job name still automatic
 // (empty, the jobs package's "default", or the name of the application
 // left) follows the application; a name the user typed stays.
-func (v *ComposeView) cycleApp(next string) {
+func (v *Model) cycleApp(next string) {
 	if v.appValues == nil {
 		v.appValues = map[string]map[string]string{}
 	}
@@ -141,7 +141,7 @@ func specParams(s jobs.Spec) map[string]string {
 // each field whose value the application refuses, checked one by one as
 // `gridtui run --param` checks them (gridapp.Parse), so that every bad
 // field shows at once.
-func (v *ComposeView) parseParams(s *jobs.Spec, bad func(id int, format string, a ...any)) {
+func (v *Model) parseParams(s *jobs.Spec, bad func(id int, format string, a ...any)) {
 	vals := v.paramValues()
 	for _, f := range v.fields {
 		if f.Param == nil {
@@ -160,7 +160,7 @@ func (v *ComposeView) parseParams(s *jobs.Spec, bad func(id int, format string, 
 }
 
 // keyField returns the form field a job-file key of jobs.Problem is about.
-func (v *ComposeView) keyField(key string) (int, bool) {
+func (v *Model) keyField(key string) (int, bool) {
 	if name, ok := strings.CutPrefix(key, "params."); ok {
 		if f := v.param(name); f != nil {
 			return f.ID, true
@@ -173,7 +173,7 @@ func (v *ComposeView) keyField(key string) (int, bool) {
 
 // about describes the focused parameter field: its help, kind, range and
 // default, as `gridtui apps` lists them.
-func (v *ComposeView) about() string {
+func (v *Model) about() string {
 	f := v.fields[v.cursor[paneForm]]
 	if f.Param == nil {
 		return ""
@@ -185,7 +185,7 @@ func (v *ComposeView) about() string {
 // defineTask asks the application to define the task on the chosen nodes
 // (GRIDHPC Fig. 4, task definition), as planning a run does: its
 // neighbour graph gives the job's pairs; its error is a problem of the job.
-func (v *ComposeView) defineTask(s jobs.Spec) ([][2]int, error) {
+func (v *Model) defineTask(s jobs.Spec) ([][2]int, error) {
 	app, vals, err := s.Application()
 	if err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ func TestDrainCommand(t *testing.T) {
 		t.Fatalf("drained run: %v\n%s", err, all.String())
 	}
 	got := reportOf(t, []byte(all.String()))
-	if !drained || got.Outcome != "ok" || len(got.Recoveries) != 1 || got.Recoveries[0].Node != "alpha-3" {
+	if !drained || got.Outcome != "ok" || got.moved() != 1 || got.Recoveries[0].Node != "alpha-3" {
 		t.Fatalf("drained %v: outcome %s, recoveries %+v", drained, got.Outcome, got.Recoveries)
 	}
 	if got.sumU() != want.sumU() {

@@ -58,6 +58,19 @@ type runResult struct {
 	} `json:"recoveries"`
 }
 
+// moved counts the recoveries that moved or restored a part: not the
+// attempts started again on the same nodes after a pre-flight met an
+// endpoint being rebound (docs/FAILURES.md), which are bit for bit too.
+func (r runResult) moved() int {
+	n := 0
+	for _, rc := range r.Recoveries {
+		if rc.How != "same nodes again" {
+			n++
+		}
+	}
+	return n
+}
+
 func (r runResult) sumU() string {
 	for _, f := range r.Figures {
 		if f.Name == "sum of u" {
@@ -127,7 +140,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
 	got := reportOf(t, out)
-	if got.Outcome != "ok" || len(got.Recoveries) != 1 || got.Recoveries[0].Node != "console" || got.Recoveries[0].From == 0 {
+	if got.Outcome != "ok" || got.moved() != 1 || got.Recoveries[0].Node != "console" || got.Recoveries[0].From == 0 {
 		t.Fatalf("resumed run: outcome %s, recoveries %+v", got.Outcome, got.Recoveries)
 	}
 	t.Logf("resumed from iteration %d", got.Recoveries[0].From)

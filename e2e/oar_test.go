@@ -62,8 +62,9 @@ func TestOARSite(t *testing.T) {
 	<-run.done
 	checkOARClean(t, g, "after Ctrl-C")
 
-	// A killed worker: the run fails naming its node.
-	run = startRun(t, g, runTimeout, long...)
+	// A killed worker: the run fails naming its node (checkpoints off: a
+	// recovery inside an OAR job is not tested yet).
+	run = startRun(t, g, runTimeout, append(long, "--checkpoint-every", "-1")...)
 	run.waitIterations(t, 20, 5*time.Minute)
 	syscall.Kill(workerPID(t, g, "b2"), syscall.SIGKILL)
 	out = run.wait(t)

@@ -52,7 +52,10 @@ func TestSlurmSite(t *testing.T) {
 	checkSlurmClean(t, g, "after Ctrl-C")
 
 	// A killed worker: the run fails naming its node.
-	run = startRun(t, g, 3*time.Minute, "--nodes", fmt.Sprint(n), "--scheme", "async", "--n", "48", "--eps", "1e-14", "--wall-time", "2m")
+	// Checkpoints off: this tests the failure and the release; a recovery
+	// inside a Slurm allocation is not tested yet (docs/FAILURES.md).
+	run = startRun(t, g, 3*time.Minute, "--nodes", fmt.Sprint(n), "--scheme", "async", "--n", "48", "--eps", "1e-14", "--wall-time", "2m",
+		"--checkpoint-every", "-1")
 	run.waitIterations(t, 20, 90*time.Second)
 	pid := workerPID(t, g, "b2")
 	syscall.Kill(pid, syscall.SIGKILL)

@@ -110,7 +110,7 @@ func TestRunAsyncSurvivorsGoOn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}
-	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
+	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
 		t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
 	}
 	mu.Lock()

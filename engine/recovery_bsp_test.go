@@ -127,7 +127,7 @@ func TestRunRecoversBSP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}
-	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
+	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
 		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
 	}
 	rc := rep.Recoveries[0]
@@ -165,7 +165,7 @@ func TestRunRecoversBSPlib(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}
-	if rep.Outcome != "ok" || len(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
+	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
 		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
 	}
 	rc := rep.Recoveries[0]

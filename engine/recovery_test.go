@@ -246,7 +246,7 @@ func TestRunRecoversOtherApps(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, summary(rep))
 			}
-			if rep.Outcome != "ok" || len(rep.Recoveries) != 1 {
+			if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 {
 				t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
 			}
 			t.Log(rep.Recoveries[0])

@@ -48,7 +48,7 @@ func TestRunResumeAfterInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, summary(rep))
 	}
-	if rep.Outcome != "ok" || !(rep.Residual < rep.Eps) || len(rep.Recoveries) != 1 || rep.Recoveries[0].How != "resumed run "+id {
+	if rep.Outcome != "ok" || !(rep.Residual < rep.Eps) || moved(rep.Recoveries) != 1 || rep.Recoveries[0].How != "resumed run "+id {
 		t.Fatalf("resumed: outcome %s, true residual %g, recoveries %+v", rep.Outcome, rep.Residual, rep.Recoveries)
 	}
 	t.Log(rep.Recoveries[0])

@@ -545,35 +545,6 @@ func (s *submission) lostNodes() map[string]bool {
 	return s.lostHosts(map[string]bool{s.failed.Node: true})
 }
 
-// failedGone reports whether the node the run failed on is gone: its
-// worker process ended (within a short grace: a killed worker's links and
-// its exit are seen together) or it fell silent. A node that failed but
-// lives on (a lost link, a pre-flight that met a rebound endpoint) ends
-// its run and is waited for like the others: the next attempt must not
-// dial its endpoint before it has been rebound.
-func (s *submission) failedGone() bool {
-	if s.failed == nil || s.failed.Node == "" {
-		return false
-	}
-	if s.silentNode() != "" {
-		return true
-	}
-	w := s.workers[s.failed.Node]
-	if w == nil {
-		return true
-	}
-	select {
-	case <-w.Done():
-		return true
-	case <-time.After(failedGrace):
-		return false
-	}
-}
-
-// failedGrace is how long failedGone waits for a failed node's process to
-// end before taking it for alive.
-const failedGrace = 300 * time.Millisecond
-
 // silentNode names the node the run failed on when it was lost to silence
 // (hung, stopped or cut off: no heartbeat), "" otherwise: a local worker
 // still running is then asked for its goroutine stacks before it is killed.
@@ -602,8 +573,7 @@ func (s *submission) err() error {
 // acknowledge that its group left the run, so the next run starts clean.
 func (s *submission) end(t worker.MsgType, reason string, msgs <-chan inbound) {
 	a := worker.Abort{Run: s.run, Reason: reason}
-	gone := s.failedGone()
-	if gone {
+	if s.failed != nil && s.failed.Node != "" {
 		a.Lost = lostWith(s, s.failed.Node)
 	}
 	m, _ := worker.EncodeMsg(t, a)
@@ -621,7 +591,7 @@ func (s *submission) end(t worker.MsgType, reason string, msgs <-chan inbound) {
 	}
 	pending := map[rmnp.PeerID]bool{}
 	for id, name := range s.coords {
-		if !gone || s.failed.Node != name {
+		if s.failed == nil || s.failed.Node != name {
 			pending[id] = true
 		}
 	}

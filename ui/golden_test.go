@@ -2,24 +2,17 @@ package ui
 
 import (
 	"context"
-	"flag"
-	"github.com/gridtui/gridtui/ui/internal/uitest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 )
 
-// updating reports the -update flag (defined by x/exp/golden, which
-// teatest imports): rewrite the golden files under testdata/.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// updating reports the -update flag: rewrite the golden files under testdata/.
+func updating() bool { return uitest.Updating() }
 
 // sizes are the terminal sizes every view is checked at.
 var sizes = []struct{ w, h int }{{80, 24}, {160, 48}}
@@ -28,33 +21,12 @@ var sizes = []struct{ w, h int }{{80, 24}, {160, 48}}
 // testdata/<Test>/<case>.golden (rewritten with -update).
 func requireGolden(t *testing.T, got string) {
 	t.Helper()
-	got = normalize(got)
-	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file %s: %v (run go test ./ui -update)", path, err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the rendering (run with -update if intended)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	uitest.RequireGolden(t, got)
 }
 
 // normalize strips ANSI and trailing blanks, keeping one line per row.
 func normalize(s string) string {
-	lines := strings.Split(ansi.Strip(s), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n") + "\n"
+	return uitest.Normalize(s)
 }
 
 // checkSize asserts the rendering fits the body area exactly.

@@ -118,6 +118,11 @@ func KeyPress(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyHome}
 	case "end":
 		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok && len(c) == 1 {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}
@@ -273,9 +278,10 @@ func (e AbortLike) Unwrap() []error {
 }
 
 // TracedRun is a completed run of the obstacle problem of size n on the
-// embedded grid with its traces: nodes of the clusters given, one core
-// each, 1 ms sweeps over their share of the points, 4 KiB per link and
-// iteration; an asynchronous run received one update per two sweeps.
+// embedded grid with its traces (test input for the predictor): nodes of
+// the clusters given, one core each, equal sweep times and link volumes
+// (the constants below); an asynchronous run received one update per two
+// sweeps.
 func TracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
 	r := jobs.RunRecord{ID: id, Time: time.Date(2026, 11, 23, 12, len(id), 0, 0, time.UTC), Outcome: jobs.OutcomeOK,
 		WallSeconds: 0.0015 * float64(iters), Machine: jobs.Machine{Cores: 2},

@@ -16,8 +16,8 @@ func (v Model) WithBSP(p *predict.BSPParams) Model {
 }
 
 // bspNote is the Htable title's note of the BSP cost model per network
-// (`gridtui bench bsp`): " · BSP g, l (bench bsp 11-28): ethernet 9.0 ns/B
-// 1.2ms, …", the networks first, all pairs when there is nothing else.
+// (`gridtui bench bsp`): " · BSP g, l (bench bsp MM-DD): NETWORK g ns/B l,
+// …", the networks first, all pairs when there is nothing else.
 func bspNote(p *predict.BSPParams) string {
 	if p == nil || len(p.Networks) == 0 {
 		return ""

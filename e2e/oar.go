@@ -228,30 +228,7 @@ func (g *Grid) proxyPostgres() error {
 // grid goes down (Almighty forks its modules: its process group goes with
 // it).
 func (g *Grid) oarDaemon(h *Host, logPath string, argv ...string) error {
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return fmt.Errorf("e2e: %w", err)
-	}
-	defer logf.Close()
-	cmd := exec.Command("nsenter", append([]string{"--net=/run/netns/" + h.Netns, "unshare", "--uts", "--", "sh", "-c",
-		`hostname "$0" && exec "$@"`, h.Name}, argv...)...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("e2e: start %s on %s: %w", argv[0], h.Name, err)
-	}
-	g.onDown(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	})
-	return nil
+	return g.hostDaemon(h, logPath, nil, argv...)
 }
 
 // OARCommand runs an OAR command on the frontend (as root).

@@ -151,16 +151,25 @@ func stopMunge(cmd *exec.Cmd) {
 // slurmDaemon runs a Slurm daemon in h's namespace with h's hostname until
 // the grid goes down.
 func (g *Grid) slurmDaemon(h *Host, argv ...string) error {
-	logf, err := os.Create(filepath.Join(filepath.Dir(g.slurmConf()), "log", argv[0]+"-"+h.Name+".out"))
+	return g.hostDaemon(h, filepath.Join(filepath.Dir(g.slurmConf()), "log", argv[0]+"-"+h.Name+".out"),
+		[]string{"SLURM_CONF=" + g.slurmConf()}, argv...)
+}
+
+// hostDaemon runs argv in h's network namespace with h's hostname, its
+// output to logPath and env added to this process's environment, until the
+// grid goes down; then its process group gets SIGTERM, and SIGKILL after
+// 10 s (a daemon that forks its modules takes them with it). nsenter, not
+// ip netns exec: that one mounts a sysfs of the namespace without the
+// cgroup hierarchies slurmd needs.
+func (g *Grid) hostDaemon(h *Host, logPath string, env []string, argv ...string) error {
+	logf, err := os.Create(logPath)
 	if err != nil {
 		return fmt.Errorf("e2e: %w", err)
 	}
 	defer logf.Close()
-	// nsenter, not ip netns exec: that one mounts a sysfs of the namespace
-	// without the cgroup hierarchies slurmd needs.
 	cmd := exec.Command("nsenter", append([]string{"--net=/run/netns/" + h.Netns, "unshare", "--uts", "--", "sh", "-c",
 		`hostname "$0" && exec "$@"`, h.Name}, argv...)...)
-	cmd.Env = append(os.Environ(), "SLURM_CONF="+g.slurmConf())
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

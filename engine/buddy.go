@@ -99,7 +99,6 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	var lists [][]uint64
-	var strict []bool
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
 		if st.NoCheckpoints {
@@ -132,12 +131,11 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			}
 		}
 		lists = append(lists, st.Copies)
-		strict = append(strict, slices.Contains(gone, name))
 	}
 	if !sync {
 		return solve.CheckpointPlan{Latest: true}, holders, nil
 	}
-	k, ok := commonIteration(lists, strict, uint64(max(1, s.spec.Resilience.Every())))
+	k, ok := commonIteration(lists, survivorReach(s, gone, lists), uint64(max(1, s.spec.Resilience.Every())))
 	if !ok {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
 	}
@@ -145,19 +143,16 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 }
 
 // commonIteration picks a synchronous rollback's iteration from the copies
-// each rank last reported (newest first): the newest that every lost rank
-// (strict) reported. A surviving rank holds it too when it is a multiple of
-// every: a synchronous run checkpoints every rank at the same multiples,
-// in step, and the workers keep the recent ones (Memory.Window), so that
-// the statuses' lag does not matter. Only the lost ranks' copies are
-// limited to what they reported.
-func commonIteration(lists [][]uint64, strict []bool, every uint64) (uint64, bool) {
+// each rank last reported (newest first): the newest that every rank
+// reported or, for a surviving rank whose statuses lag, that is a multiple
+// of every no later than its reach (survivorReach; 0 for a lost rank,
+// which holds only what it reported).
+func commonIteration(lists [][]uint64, reach []uint64, every uint64) (uint64, bool) {
 	if len(lists) == 0 {
 		return 0, false
 	}
 	has := func(r int, it uint64) bool {
-		l := lists[r]
-		return slices.Contains(l, it) || !strict[r] && it%every == 0
+		return slices.Contains(lists[r], it) || it%every == 0 && it <= reach[r]
 	}
 	var cands []uint64
 	for _, l := range lists {
@@ -175,6 +170,69 @@ func commonIteration(lists [][]uint64, strict []bool, every uint64) (uint64, boo
 		}
 	}
 	return 0, false
+}
+
+// survivorReach is, by rank, the iteration up to which a surviving rank
+// surely took every checkpoint: a synchronous rank sweeps iteration k only
+// with its neighbours' halos of k, so a rank at distance d in the task's
+// graph from a lost rank that checkpointed c has swept c−d; its own last
+// status is a bound too. A rank whose last status had σ < ε may have
+// skipped checkpoints (maybeCheckpoint), so it counts, as a lost rank does,
+// only the copies it reported: reach 0.
+func survivorReach(s *submission, gone []string, lists [][]uint64) []uint64 {
+	ranks := len(lists)
+	adj := make([][]int, ranks)
+	for _, e := range s.plan.Edges {
+		if e[0] < ranks && e[1] < ranks {
+			adj[e[0]] = append(adj[e[0]], e[1])
+			adj[e[1]] = append(adj[e[1]], e[0])
+		}
+	}
+	reach := make([]uint64, ranks)
+	for r, name := range s.plan.Ranks[:ranks] {
+		if !slices.Contains(gone, name) || len(lists[r]) == 0 {
+			continue
+		}
+		for q, d := range hops(adj, r) {
+			if c := lists[r][0]; d > 0 && uint64(d) <= c {
+				reach[q] = max(reach[q], c-uint64(d))
+			}
+		}
+	}
+	for r, name := range s.plan.Ranks[:ranks] {
+		st := s.statuses[r]
+		switch {
+		case slices.Contains(gone, name):
+			reach[r] = 0
+		case st.Iteration > 0 && st.Sigma < s.plan.Task.Eps:
+			reach[r] = 0
+		default:
+			reach[r] = max(reach[r], uint64(max(st.Iteration, 0)))
+		}
+	}
+	return reach
+}
+
+// hops is every rank's distance from rank from in the graph adj (−1:
+// unreachable).
+func hops(adj [][]int, from int) []int {
+	d := make([]int, len(adj))
+	for i := range d {
+		d[i] = -1
+	}
+	d[from] = 0
+	queue := []int{from}
+	for len(queue) > 0 {
+		r := queue[0]
+		queue = queue[1:]
+		for _, q := range adj[r] {
+			if d[q] < 0 {
+				d[q] = d[r] + 1
+				queue = append(queue, q)
+			}
+		}
+	}
+	return d
 }
 
 // restoreFrom says where the next attempt restores from: memory when the

@@ -38,27 +38,50 @@ func TestPickBuddies(t *testing.T) {
 
 // TestCommonIteration: a synchronous rollback goes to the newest iteration
 // every lost rank reported, counting for a surviving rank (whose status
-// lags) every multiple of every.
+// lags) every multiple of every up to its reach, and no further: a rank
+// far from the lost one may not have swept the lost rank's newest.
 func TestCommonIteration(t *testing.T) {
 	cases := []struct {
 		lists [][]uint64
-		lost  []bool
+		reach []uint64
 		want  uint64
 		ok    bool
 	}{
-		{[][]uint64{{100, 75, 50}, {100, 75}}, []bool{false, true}, 100, true},
-		{[][]uint64{{500, 475, 450}, {300, 275}}, []bool{false, true}, 300, true}, // the lost rank reported 300 last
-		{[][]uint64{{500, 475, 450}, {300, 275}}, []bool{true, false}, 500, true}, // the survivor went on past 300
-		{[][]uint64{{500, 475}, {300, 275}}, []bool{true, true}, 0, false},
-		{[][]uint64{{100, 75}, {90}}, []bool{false, true}, 0, false}, // 90 is no multiple: rank 0 never took it
-		{[][]uint64{{75, 50}, {100, 50}}, []bool{true, false}, 75, true},
+		{[][]uint64{{100, 75, 50}, {100, 75}}, []uint64{99, 0}, 100, true},
+		{[][]uint64{{75, 50}, {100, 75}}, []uint64{99, 0}, 75, true},           // the survivor had not swept 100
+		{[][]uint64{{500, 475, 450}, {300, 275}}, []uint64{500, 0}, 300, true}, // the lost rank reported 300 last
+		{[][]uint64{{500, 475, 450}, {300, 275}}, []uint64{0, 499}, 475, true}, // the survivor reached 499 only
+		{[][]uint64{{500, 475}, {300, 275}}, []uint64{0, 0}, 0, false},
+		{[][]uint64{{100, 75}, {90}}, []uint64{100, 0}, 0, false}, // 90 is no multiple: rank 0 never took it
+		{[][]uint64{{75, 50}, {100, 50}}, []uint64{0, 100}, 75, true},
+		{[][]uint64{{75, 50}, {100, 50}}, []uint64{0, 0}, 50, true}, // σ < ε: the survivor's reported copies only
 		{nil, nil, 0, false},
 	}
 	for _, c := range cases {
-		got, ok := commonIteration(c.lists, c.lost, 25)
+		got, ok := commonIteration(c.lists, c.reach, 25)
 		if got != c.want || ok != c.ok {
-			t.Errorf("%v: %d %v, want %d %v", c.lists, got, ok, c.want, c.ok)
+			t.Errorf("%v reach %v: %d %v, want %d %v", c.lists, c.reach, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestSurvivorReach: a surviving rank's reach is the lost rank's newest
+// copy less their distance in the task's graph, or its own last status
+// when that is further; a lost rank, and a survivor already below ε, have
+// none.
+func TestSurvivorReach(t *testing.T) {
+	s := &submission{plan: &Plan{Ranks: []string{"a1", "a2", "a3", "a4"}, Edges: [][2]int{{0, 1}, {1, 2}, {2, 3}}},
+		statuses: make([]solve.NodeStatus, 4)}
+	s.plan.Task.Eps = 1e-6
+	s.statuses[3] = solve.NodeStatus{Iteration: 120, Sigma: 1}
+	lists := [][]uint64{{75}, {100, 75}, {75}, {100}}
+	got := survivorReach(s, []string{"a2"}, lists)
+	if want := []uint64{99, 0, 99, 120}; !slices.Equal(got, want) {
+		t.Errorf("reach %v, want %v", got, want)
+	}
+	s.statuses[3].Sigma = 1e-9
+	if got := survivorReach(s, []string{"a2"}, lists); got[3] != 0 {
+		t.Errorf("a survivor below ε reaches %d, want 0", got[3])
 	}
 }
 

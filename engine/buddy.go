@@ -135,7 +135,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 	if !sync {
 		return solve.CheckpointPlan{Latest: true}, holders, nil
 	}
-	k, ok := commonIteration(lists, survivorReach(s, gone, lists), uint64(max(1, s.spec.Resilience.Every())))
+	reach := survivorReach(s, gone, lists)
+	k, ok := commonIteration(lists, reach, uint64(max(1, s.spec.Resilience.Every())))
 	if !ok {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
 	}

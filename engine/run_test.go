@@ -395,6 +395,12 @@ func summary(rep *Report) string {
 	for _, n := range rep.Nodes {
 		fmt.Fprintf(&b, " %s[%s it %d σ %.3g]", n.Node, n.State, n.Iterations, n.Sigma)
 	}
+	for _, r := range rep.Recoveries {
+		fmt.Fprintf(&b, "\nrecovered %s (%s) to %s (%s) from %d", r.Node, r.Cause, r.To, r.How, r.From)
+	}
+	for _, l := range rep.FailedLog {
+		fmt.Fprintf(&b, "\n  %s", l)
+	}
 	return b.String()
 }
 

@@ -403,7 +403,7 @@ func (s *submission) handle(in inbound) {
 	if err == nil {
 		err = s.apply(t, body, in.msg)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, worker.ErrStale) {
 		s.logf(s.coords[in.src], "bad control message: %v", err)
 	}
 }
@@ -417,7 +417,7 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 			return err
 		}
 		for _, st := range ss {
-			if st.Rank < 0 || st.Rank >= len(s.statuses) || s.plan.Ranks[st.Rank] != st.Node {
+			if st.Run != s.run || st.Rank < 0 || st.Rank >= len(s.statuses) || s.plan.Ranks[st.Rank] != st.Node {
 				continue
 			}
 			// Statuses travel in the background and may arrive late: never
@@ -439,6 +439,9 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 		if err := worker.DecodeBody(t, body, &h); err != nil {
 			return err
 		}
+		if h.Run != s.run {
+			return fmt.Errorf("%w: result of %s", worker.ErrStale, h.Node)
+		}
 		if h.Rank < 0 || h.Rank >= len(s.headers) || h.Count != len(s.values[h.Rank]) || s.plan.Ranks[h.Rank] != h.Node {
 			return fmt.Errorf("%w: result of %s rank %d with %d values", worker.ErrProtocol, h.Node, h.Rank, h.Count)
 		}
@@ -451,7 +454,7 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 		s.noteRecovered(time.Now()) // a short run may end before a status tick saw it
 		s.logf(h.Node, "result: %d iterations, local σ %.3g", h.Iterations, h.Sigma)
 	case worker.MsgValues:
-		r, k, err := worker.DecodeValues(raw, s.values)
+		r, k, err := worker.DecodeValues(raw, s.run, s.values)
 		if err != nil {
 			return err
 		}
@@ -460,6 +463,9 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 		var f worker.Failure
 		if err := worker.DecodeBody(t, body, &f); err != nil {
 			return err
+		}
+		if f.Run != s.run {
+			return fmt.Errorf("%w: failure of %s (%s)", worker.ErrStale, f.Node, f.Cause)
 		}
 		s.fail(f.Node, f.Cause)
 	case worker.MsgLog:

@@ -150,6 +150,11 @@ var (
 	ErrClosed = errors.New("rmnp: endpoint closed")
 	// ErrAuth reports a failed handshake: wrong secret, wrong run, replay, bad peer.
 	ErrAuth = errors.New("rmnp: authentication failed")
+	// ErrOtherRun reports a handshake the acceptor refused because the
+	// dialer's run id is not its own (ACCEPT status 2); it wraps ErrAuth.
+	// An engine that gives each attempt of a run its own id (a fence) sees
+	// it while a peer is still in the attempt before, and retries.
+	ErrOtherRun = fmt.Errorf("%w: peer belongs to another run", ErrAuth)
 	// ErrVersion reports a peer speaking another protocol version.
 	ErrVersion = errors.New("rmnp: unsupported protocol version")
 	// ErrShortBuffer is returned by Receive when buf cannot hold the message; the

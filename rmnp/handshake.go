@@ -155,7 +155,7 @@ func statusError(s uint8) error {
 	case statusVersion:
 		return fmt.Errorf("%w: refused by peer", ErrVersion)
 	case statusRun:
-		return fmt.Errorf("%w: peer belongs to another run", ErrAuth)
+		return ErrOtherRun
 	case statusPeer:
 		return fmt.Errorf("%w: peer has another id", ErrAuth)
 	case statusMAC:

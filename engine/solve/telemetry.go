@@ -71,6 +71,9 @@ type NodeStatus struct {
 	// owner): it does not sweep, and its neighbours go on with its last
 	// halos (asynchronous) or wait for it (synchronous).
 	Held *OwnerHold `json:",omitempty"`
+	// Run is the attempt the sample is of (its control-plane run id): a
+	// late sample of an attempt before is dropped.
+	Run uint64 `json:",omitempty"`
 }
 
 // OwnerHold is why, and since how long, a part is held by its host's

@@ -51,7 +51,13 @@ type copyStore struct {
 }
 
 func newCopyStore() *copyStore {
-	return &copyStore{mem: checkpoint.NewMemory(memoryKeep, rmnp.DefaultMaxFrame), pending: map[uint64]chan []byte{}}
+	mem := checkpoint.NewMemory(memoryKeep, rmnp.DefaultMaxFrame)
+	// Every checkpoint of the last pinFor too (within the store's budget):
+	// a synchronous rollback goes to the newest iteration the lost part's
+	// statuses reported, which on a fast run can be many checkpoints
+	// behind the survivors' newest.
+	mem.Window = pinFor
+	return &copyStore{mem: mem, pending: map[uint64]chan []byte{}}
 }
 
 // copyFetch asks a holder for a part's checkpoint.

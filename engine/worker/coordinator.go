@@ -110,7 +110,7 @@ func newCoordState(a GroupAssign, self string, cancel context.CancelFunc) *coord
 	c := &coordState{assign: a, cancel: cancel, children: map[rmnp.PeerID]string{}, statuses: map[string]solve.NodeStatus{},
 		changed: map[string]bool{}, up: newUpQueue(), via: map[string]rmnp.PeerID{}, starting: map[rmnp.PeerID]int{}}
 	a.Subtree(func(m Member, group int) {
-		c.statuses[m.Node] = solve.NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: group, State: solve.StateStarting}
+		c.statuses[m.Node] = solve.NodeStatus{Node: m.Node, Rank: m.Task.Rank, Group: group, State: solve.StateStarting, Run: a.Run}
 	})
 	for _, m := range a.Members {
 		if m.Node != self {
@@ -187,6 +187,7 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t MsgType, body, 
 		if err := DecodeBody(t, body, &ss); err != nil {
 			return err
 		}
+		ss = slices.DeleteFunc(ss, func(s solve.NodeStatus) bool { return s.Run != c.assign.Run })
 		for _, id := range c.merge(ss) {
 			n.live.StartedPeer(id)
 		}
@@ -196,7 +197,22 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t MsgType, body, 
 		if err := DecodeBody(t, body, &f); err != nil {
 			return err
 		}
+		if f.Run != c.assign.Run {
+			return nil // a late failure of the attempt before
+		}
 		c.markFailed(f.Node, f.Cause)
+	case MsgResult:
+		var h ResultHeader
+		if err := DecodeBody(t, body, &h); err != nil {
+			return err
+		}
+		if h.Run != c.assign.Run {
+			return nil
+		}
+	case MsgValues:
+		if ValuesRun(raw) != c.assign.Run {
+			return nil
+		}
 	}
 	c.up.push(raw)
 	return nil
@@ -279,7 +295,7 @@ func (c *coordState) markFailed(node, cause string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.statuses[node]
-	s.Node, s.State, s.Err = node, solve.StateFailed, cause
+	s.Node, s.State, s.Err, s.Run = node, solve.StateFailed, cause, c.assign.Run
 	c.statuses[node], c.changed[node] = s, true
 }
 
@@ -294,7 +310,7 @@ func (n *node) reportFailure(ctx context.Context, node, cause string) {
 	}
 	c.markFailed(node, cause)
 	n.runLog(c.assign.Run).Warn("engine: worker failed", "worker", node, "cause", cause)
-	if m, err := EncodeMsg(MsgFailed, Failure{Node: node, Cause: cause}); err == nil {
+	if m, err := EncodeMsg(MsgFailed, Failure{Node: node, Cause: cause, Run: c.assign.Run}); err == nil {
 		n.post(ctx, c.assign.Parent, m)
 	}
 }

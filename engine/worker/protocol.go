@@ -24,7 +24,7 @@ import (
 // one type byte followed by a JSON body, except msgValues, which is binary,
 // and msgHeartbeat, which has no body or, going down the tree, one byte:
 //
-//	msgValues: type (1) ‖ rank (uint32 LE) ‖ offset (uint64 LE) ‖ float64 LE…
+//	msgValues: type (1) ‖ run (uint64 LE) ‖ rank (uint32 LE) ‖ offset (uint64 LE) ‖ float64 LE…
 //	msgHeartbeat: type (1) [‖ runStarted (1): every node of the run has started]
 //
 // The thirteen steps of GRIDHPC Sec. V-B map onto them: msgAssign (send
@@ -176,6 +176,7 @@ type subAssign struct {
 // ResultHeader announces a worker's result; Count values follow in
 // msgValues chunks tagged with Rank.
 type ResultHeader struct {
+	Run        uint64 // the attempt (a late result of an attempt before is dropped)
 	Node       string
 	Rank       int
 	Iterations int
@@ -204,6 +205,7 @@ type ResultHeader struct {
 type Failure struct {
 	Node  string
 	Cause string
+	Run   uint64 // the attempt that failed: a late failure of an attempt before is dropped
 }
 
 // Abort tells the nodes below to stop the run (msgAbort) or that it is
@@ -251,26 +253,47 @@ func DecodeBody(t MsgType, body []byte, v any) error {
 }
 
 // encodeValues frames one chunk of a result's values.
-func encodeValues(rank int, offset int, v []float64) []byte {
-	b := make([]byte, 13+8*len(v))
+func encodeValues(run uint64, rank int, offset int, v []float64) []byte {
+	b := make([]byte, valuesHeader+8*len(v))
 	b[0] = byte(MsgValues)
-	binary.LittleEndian.PutUint32(b[1:], uint32(rank))
-	binary.LittleEndian.PutUint64(b[5:], uint64(offset))
+	binary.LittleEndian.PutUint64(b[1:], run)
+	binary.LittleEndian.PutUint32(b[9:], uint32(rank))
+	binary.LittleEndian.PutUint64(b[13:], uint64(offset))
 	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[13+8*i:], math.Float64bits(x))
+		binary.LittleEndian.PutUint64(b[valuesHeader+8*i:], math.Float64bits(x))
 	}
 	return b
 }
 
-// DecodeValues copies a msgValues chunk into dst (indexed by rank), checking
-// bounds against each rank's expected length.
-func DecodeValues(b []byte, dst [][]float64) (rank int, n int, err error) {
-	if len(b) < 13 || MsgType(b[0]) != MsgValues || (len(b)-13)%8 != 0 {
+// valuesHeader is the size of a msgValues chunk's header.
+const valuesHeader = 21
+
+// ErrStale is returned for a message of an earlier attempt of the run (a
+// recovery's attempt before, or the run before on reused workers): it
+// arrived late and is dropped.
+var ErrStale = errors.New("engine: message of an earlier attempt")
+
+// ValuesRun is the attempt a msgValues chunk is of (0 if it is too short).
+func ValuesRun(b []byte) uint64 {
+	if len(b) < valuesHeader {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b[1:])
+}
+
+// DecodeValues copies a msgValues chunk of attempt run into dst (indexed
+// by rank), checking bounds against each rank's expected length; a chunk
+// of another attempt is ErrStale.
+func DecodeValues(b []byte, run uint64, dst [][]float64) (rank int, n int, err error) {
+	if len(b) < valuesHeader || MsgType(b[0]) != MsgValues || (len(b)-valuesHeader)%8 != 0 {
 		return 0, 0, fmt.Errorf("%w: values chunk of %d bytes", ErrProtocol, len(b))
 	}
-	r := binary.LittleEndian.Uint32(b[1:])
-	off := binary.LittleEndian.Uint64(b[5:])
-	n = (len(b) - 13) / 8
+	if got := ValuesRun(b); got != run {
+		return 0, 0, fmt.Errorf("%w: values of run %016x", ErrStale, got)
+	}
+	r := binary.LittleEndian.Uint32(b[9:])
+	off := binary.LittleEndian.Uint64(b[13:])
+	n = (len(b) - valuesHeader) / 8
 	if uint64(r) >= uint64(len(dst)) {
 		return 0, 0, fmt.Errorf("%w: values for rank %d of %d", ErrProtocol, r, len(dst))
 	}
@@ -279,7 +302,7 @@ func DecodeValues(b []byte, dst [][]float64) (rank int, n int, err error) {
 		return 0, 0, fmt.Errorf("%w: values [%d,+%d) outside rank %d's %d", ErrProtocol, off, n, r, len(v))
 	}
 	for i := range n {
-		v[int(off)+i] = math.Float64frombits(binary.LittleEndian.Uint64(b[13+8*i:]))
+		v[int(off)+i] = math.Float64frombits(binary.LittleEndian.Uint64(b[valuesHeader+8*i:]))
 	}
 	return int(r), n, nil
 }

@@ -14,7 +14,7 @@ import (
 func TestValuesRoundTrip(t *testing.T) {
 	dst := [][]float64{make([]float64, 3), make([]float64, 5)}
 	src := []float64{1.5, math.Inf(-1), -0.0}
-	r, n, err := DecodeValues(encodeValues(1, 2, src), dst)
+	r, n, err := DecodeValues(encodeValues(7, 1, 2, src), 7, dst)
 	if err != nil || r != 1 || n != 3 {
 		t.Fatalf("decode: rank %d, %d values, %v", r, n, err)
 	}
@@ -24,14 +24,19 @@ func TestValuesRoundTrip(t *testing.T) {
 		}
 	}
 	for name, m := range map[string][]byte{
-		"rank out of range": encodeValues(2, 0, src),
-		"past the end":      encodeValues(1, 3, src),
-		"short":             encodeValues(0, 0, src)[:12],
-		"ragged":            encodeValues(0, 0, src)[:20],
+		"rank out of range": encodeValues(7, 2, 0, src),
+		"past the end":      encodeValues(7, 1, 3, src),
+		"short":             encodeValues(7, 0, 0, src)[:20],
+		"ragged":            encodeValues(7, 0, 0, src)[:28],
 	} {
-		if _, _, err := DecodeValues(m, dst); !errors.Is(err, ErrProtocol) {
+		if _, _, err := DecodeValues(m, 7, dst); !errors.Is(err, ErrProtocol) {
 			t.Errorf("%s: error %v, want ErrProtocol", name, err)
 		}
+	}
+	// A chunk of another attempt is stale, and dst keeps its values.
+	dst[1][2] = 9
+	if _, _, err := DecodeValues(encodeValues(6, 1, 2, src), 7, dst); !errors.Is(err, ErrStale) || dst[1][2] != 9 {
+		t.Errorf("another attempt's chunk: error %v, value %v; want ErrStale and the value kept", err, dst[1][2])
 	}
 }
 
@@ -87,7 +92,7 @@ func FuzzControlMessage(f *testing.F) {
 		m, _ := EncodeMsg(v.t, v.b)
 		f.Add(m)
 	}
-	f.Add(encodeValues(0, 1, []float64{1, 2}))
+	f.Add(encodeValues(5, 0, 1, []float64{1, 2}))
 	f.Fuzz(func(t *testing.T, m []byte) {
 		typ, body, err := DecodeMsg(m)
 		if err != nil {
@@ -114,7 +119,7 @@ func FuzzControlMessage(f *testing.F) {
 			sink = &solve.LogEvent{}
 		case MsgValues:
 			dst := [][]float64{make([]float64, 4), make([]float64, 2)}
-			if _, _, err := DecodeValues(m, dst); err != nil && !errors.Is(err, ErrProtocol) {
+			if _, _, err := DecodeValues(m, 5, dst); err != nil && !errors.Is(err, ErrProtocol) && !errors.Is(err, ErrStale) {
 				t.Fatal(err)
 			}
 			return

@@ -143,11 +143,18 @@ func allTransient(err error) bool {
 
 // transientDial reports whether a dial failed in a way a retry may cure: a
 // refused or reset connection, one closed during the handshake, a timeout.
-// A bad handshake (wrong secret, wrong run) is not.
+// A bad handshake (wrong secret) is not; a peer of another attempt of this
+// run is (AttemptRunID).
 func transientDial(err error) bool {
 	var ne net.Error
 	timedOut := errors.Is(err, net.ErrClosed) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	if errors.Is(err, rmnp.ErrOtherRun) {
+		// The neighbour's data endpoint is of another attempt of this run
+		// (AttemptRunID): the end of the one before, or this one's task,
+		// has yet to reach it.
+		return true
+	}
 	if errors.Is(err, rmnp.ErrAuth) || errors.Is(err, rmnp.ErrVersion) {
 		// rmnp says a handshake that timed out (its peer not scheduled)
 		// failed authentication too: only that one is worth a retry.

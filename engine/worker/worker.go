@@ -154,7 +154,7 @@ func (n *node) listen(ctx context.Context, nics []probe.NIC) error {
 		}
 		addrs = append(addrs, "unix://"+filepath.Join(dir, "data.sock"))
 	}
-	data, err := n.listenData(ctx, addrs)
+	data, err := n.listenData(ctx, addrs, 0)
 	if err != nil {
 		return err
 	}
@@ -215,14 +215,17 @@ func (n *node) socketDir() (string, error) {
 	return dir, nil
 }
 
-// listenData binds a data endpoint on addrs, removing stale Unix sockets.
-func (n *node) listenData(ctx context.Context, addrs []string) (*rmnp.Endpoint, error) {
+// listenData binds a data endpoint on addrs for attempt run (0: none yet),
+// removing stale Unix sockets.
+func (n *node) listenData(ctx context.Context, addrs []string, run uint64) (*rmnp.Endpoint, error) {
 	for _, a := range addrs {
 		if p, ok := strings.CutPrefix(a, "unix://"); ok {
 			os.Remove(p)
 		}
 	}
-	ep, err := rmnp.Listen(ctx, n.config(addrs))
+	cfg := n.config(addrs)
+	cfg.RunID = AttemptRunID(n.boot.RunID, run)
+	ep, err := rmnp.Listen(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("engine: worker %s: data endpoint on %v: %w", n.boot.Node, addrs, err)
 	}
@@ -463,9 +466,43 @@ func (n *node) peerLost(ctx context.Context, id rmnp.PeerID, cause string) {
 // exits.
 const ParentExitDelay = time.Second
 
+// AttemptRunID is the RMNP run id of the data endpoints of one attempt of
+// a run (run: its control-plane id, new at every recovery; 0: between
+// attempts): the session's id with run in its last eight bytes. It fences
+// the attempts: a neighbour still in the attempt before (its end on its
+// way) refuses this attempt's handshake (rmnp.ErrOtherRun, which the
+// pre-flight retries) instead of taking the link and sending its old
+// halos and detector messages into it.
+func AttemptRunID(session [16]byte, run uint64) [16]byte {
+	id := session
+	for i := range 8 {
+		id[8+i] ^= byte(run >> (8 * i))
+	}
+	return id
+}
+
+// bindData binds the data endpoint of attempt run in place of the node's
+// current one (the one bound at start-up, or an earlier attempt's).
+func (n *node) bindData(run uint64) (*rmnp.Endpoint, error) {
+	if n.data != nil {
+		// Abort, not Close: what is still queued belongs to an attempt
+		// that ended, and a neighbour cut off by the network would hold a
+		// Close for CloseTimeout.
+		n.data.Abort()
+		n.data = nil
+	}
+	data, err := n.listenData(context.Background(), n.dataAddrs, run)
+	if err != nil {
+		return nil, err
+	}
+	n.data = data
+	return data, nil
+}
+
 // endRun stops run on this node (worker and coordinator roles; run 0:
-// whatever runs) and rebinds a fresh data endpoint for the next one, so
-// that no message of this run can reach the next.
+// whatever runs) and rebinds its data endpoint fenced (attempt 0: it
+// refuses every handshake) until the next task binds its own (bindData),
+// so that no message of this run can reach the next.
 func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	job, coord := n.job, n.coord
@@ -487,19 +524,9 @@ func (n *node) endRun(run uint64, reason string) {
 	n.runLog(job.task.Run).Info("engine: run ended", "reason", reason)
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.data != nil {
-		// Abort, not Close: what is still queued belongs to the run that
-		// ended, and a neighbour cut off by the network would hold a
-		// Close for CloseTimeout.
-		n.data.Abort()
-		n.data = nil
-	}
-	data, err := n.listenData(context.Background(), n.dataAddrs)
-	if err != nil {
+	if _, err := n.bindData(0); err != nil {
 		n.log.Error("engine: rebind data endpoint", "err", err)
-		return
 	}
-	n.data = data
 }
 
 // EndAckTimeout bounds how long a coordinator waits for its members to

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/load"
@@ -59,23 +61,26 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t WorkerTask) 
 	}
 	jctx, cancel := context.WithCancel(ctx)
 	job := &jobState{task: t, parent: parent, cancel: cancel, done: make(chan struct{}),
-		latest: solve.NodeStatus{Node: t.Node, Rank: t.Rank, Group: t.Group, State: solve.StateStarting}, dirty: true}
+		latest: solve.NodeStatus{Node: t.Node, Rank: t.Rank, Group: t.Group, State: solve.StateStarting, Run: t.Run}, dirty: true}
 	n.job = job
-	data := n.data
+	data, berr := n.bindData(t.Run)
 	n.mu.Unlock()
 	if parent != n.self {
 		n.live.WatchStarting(parent, "coordinator", parentLimits)
 	}
 	go func() {
 		defer close(job.done)
-		n.runTask(jctx, data, job)
+		if berr != nil {
+			data = nil
+		}
+		n.runTask(jctx, data, job, berr)
 	}()
 	return nil
 }
 
 // runTask links the worker to its neighbours, runs Solve and sends the
 // result (or the failure) up.
-func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) {
+func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState, berr error) {
 	t := job.task
 	fail := func(err error) {
 		if solve.NeighbourLost(err) {
@@ -94,7 +99,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		// node alpha-2: rank 1: …"): without the package prefix.
 		cause := solve.Bare(err.Error())
 		job.setFailed(cause)
-		m, _ := EncodeMsg(MsgFailed, Failure{Node: t.Node, Cause: cause})
+		m, _ := EncodeMsg(MsgFailed, Failure{Node: t.Node, Cause: cause, Run: t.Run})
 		// Bounded: a parent that stopped must not hold this goroutine (and
 		// endRun, which waits for it) forever.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
@@ -102,7 +107,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		n.send(sctx, job.parent, m)
 	}
 	if data == nil {
-		fail(errors.New("no data endpoint"))
+		fail(fmt.Errorf("no data endpoint: %w", berr))
 		return
 	}
 	lctx, cancel := context.WithTimeout(ctx, linkBudget)
@@ -138,7 +143,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState) 
 		fail(err)
 		return
 	}
-	hdr := ResultHeader{Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
+	hdr := ResultHeader{Run: t.Run, Node: t.Node, Rank: t.Rank, Iterations: res.Iterations, Sigma: res.Sigma,
 		Converged: res.Converged, Compute: res.Compute, Send: res.Send, Wait: res.Wait,
 		Count: len(res.Values), Traffic: AddTraffic(traffic(data), res.Traffic), Route: firstReason(dialled), Dialled: dialled, PeakRSS: peakRSS(),
 		Sweeps: res.Sweeps, Links: linkTraces(data, handshakes, t.Neighbours...)}
@@ -229,10 +234,12 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *NeighbourTask)
 	dial := func(ctx context.Context, r probe.Route) error {
 		for i := range up.Routes {
 			if up.Routes[i] == r {
-				start := time.Now()
-				err := data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: linkLabel(r)})
-				took = time.Since(start)
-				return err
+				return fencedDial(ctx, func() error {
+					start := time.Now()
+					err := data.Connect(ctx, up.Peer, up.Addrs[i], rmnp.LinkOptions{Mode: up.Mode, Network: linkLabel(r)})
+					took = time.Since(start)
+					return err
+				})
 			}
 		}
 		return errors.New("unknown route")
@@ -254,6 +261,47 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *NeighbourTask)
 		return r, 0, solve.WrapErr(err, "link to %s: confirm the %s route", up.Node, r.Network)
 	}
 	return r, took, nil
+}
+
+// fenceWait bounds how long a neighbour's route that answers, but not yet
+// in this attempt, is dialled again before the pre-flight falls back to
+// the next one; rebindWait is as long for a route refused outright: a
+// neighbour's endpoint is rebound in an instant, and a network that
+// refuses must not hold the pre-flight.
+const (
+	fenceWait  = 5 * time.Second
+	rebindWait = 300 * time.Millisecond
+)
+
+// fencedDial runs connect until it succeeds or fails otherwise than on a
+// neighbour between attempts: its data endpoint of another attempt
+// (rmnp.ErrOtherRun, AttemptRunID) or, for the instant it is rebound,
+// none or a closing one (rebinding). The route works: the pre-flight must not fall back
+// to a worse network for that.
+func fencedDial(ctx context.Context, connect func() error) error {
+	start := time.Now()
+	pause := dialRetryFirst
+	for {
+		err := connect()
+		waited := time.Since(start)
+		switch {
+		case errors.Is(err, rmnp.ErrOtherRun) && waited < fenceWait:
+		case rebinding(err) && waited < rebindWait:
+		default:
+			return err
+		}
+		var wait time.Duration
+		wait, pause = backoff(pause)
+		if !sleepCtx(ctx, wait) {
+			return err
+		}
+	}
+}
+
+// rebinding reports a dial that met a neighbour's data endpoint as it was
+// rebound: none listening, or the old one closing the handshake.
+func rebinding(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)
 }
 
 // linkedPrefix starts the first message the dialer of a pair sends on the
@@ -347,7 +395,7 @@ func (n *node) sendResult(ctx context.Context, parent rmnp.PeerID, hdr ResultHea
 	}
 	for off := 0; off < len(v); off += valuesChunk {
 		end := min(off+valuesChunk, len(v))
-		if err := n.send(ctx, parent, encodeValues(hdr.Rank, off, v[off:end])); err != nil {
+		if err := n.send(ctx, parent, encodeValues(hdr.Run, hdr.Rank, off, v[off:end])); err != nil {
 			return solve.WrapErr(err, "send result values")
 		}
 	}
@@ -356,7 +404,7 @@ func (n *node) sendResult(ctx context.Context, parent rmnp.PeerID, hdr ResultHea
 
 // update records the latest sample from Solve (called at most every ~100 ms).
 func (j *jobState) update(s solve.NodeStatus, data *rmnp.Endpoint) {
-	s.Node, s.Rank, s.Group = j.task.Node, j.task.Rank, j.task.Group
+	s.Node, s.Rank, s.Group, s.Run = j.task.Node, j.task.Rank, j.task.Group, j.task.Run
 	s.Traffic = AddTraffic(traffic(data), s.Traffic)
 	s.PeakRSS, s.Load = peakRSS(), hostLoad()
 	if j.copies != nil {

@@ -184,9 +184,6 @@ func TestRunRecoversCoordinator(t *testing.T) {
 // after the part had moved to the spare, and the run then needed two more
 // recoveries (docs/FAILURES.md, Status) — a bug to fix, not a slow test.
 func TestRunRecoversOnSpare(t *testing.T) {
-	if os.Getenv("GRIDTUI_RECOVERY_RUNS") == "" {
-		t.Skip("set GRIDTUI_RECOVERY_RUNS=1 to run (known bug: docs/FAILURES.md, Status)")
-	}
 	spec := recoverySpec(jobs.Synchronous, 21, "1e-7")
 	spec.Nodes.Any = 7
 	spec.Params["blocks"] = "7x1x1"

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -128,7 +129,24 @@ func (pt *part) abort(f frame) error {
 		return pt.p.fail("bsp_abort: %s", text)
 	}
 	call, rule, _ := strings.Cut(text, "\n")
-	return fmt.Errorf("bsp: program %s: %w", pt.p.name, &bsp.RuleError{Pid: int(f.arg) - 1, Call: call, Rule: rule})
+	err := &bsp.RuleError{Pid: int(f.arg) - 1, Call: call, Rule: rule}
+	if pt.sharedGone(call, rule) {
+		// The part that created the shared file ended (its program failed
+		// first) before this program began: a consequence, reported as a
+		// lost neighbour is, after the cause.
+		return fmt.Errorf("bsp: program %s: %w (the part that created it ended: %w)", pt.p.name, err, rmnp.ErrPeerDown)
+	}
+	return fmt.Errorf("bsp: program %s: %w", pt.p.name, err)
+}
+
+// sharedGone reports a program's bsp_begin that found the shared file of
+// its host gone.
+func (pt *part) sharedGone(call, rule string) bool {
+	if pt.shm == nil || call != "bsp_begin" || !strings.HasPrefix(rule, "the shared file") {
+		return false
+	}
+	_, err := os.Stat(pt.shm.path)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // begin waits for bsp_begin and starts the process, or lets it go when it

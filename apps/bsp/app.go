@@ -90,12 +90,19 @@ const (
 	resIn
 	resHMax
 	resOutLen
-	resHead
-	resultLen = resHead + outputMax/8
+	resGroups  // the profile's groups (bsp.Profile), then 3 values each
+	resProfile // the groups: supersteps, work (seconds), h (bytes)
+	resHead    = resProfile + 3*bsp.ProfileGroups
+	resultLen  = resHead + outputMax/8
 )
 
-func encodeResult(s bsp.Stats, out []byte, idle bool) []float64 {
+func encodeResult(s bsp.Stats, groups []gridapp.SuperstepGroup, out []byte, idle bool) []float64 {
 	r := make([]float64, resultLen)
+	groups = groups[:min(len(groups), bsp.ProfileGroups)]
+	r[resGroups] = float64(len(groups))
+	for i, g := range groups {
+		r[resProfile+3*i], r[resProfile+3*i+1], r[resProfile+3*i+2] = float64(g.Supersteps), g.Work, float64(g.H)
+	}
 	if idle {
 		r[resIdle] = 1
 	}
@@ -120,6 +127,21 @@ func leUint64(w [8]byte) uint64 {
 	return v
 }
 
+// decodeProfile returns the supersteps a process's result carries (none
+// when its count is out of range).
+func decodeProfile(r []float64) []gridapp.SuperstepGroup {
+	n := r[resGroups]
+	if !(n >= 0 && n <= bsp.ProfileGroups) {
+		return nil
+	}
+	groups := make([]gridapp.SuperstepGroup, int(n))
+	for i := range groups {
+		v := r[resProfile+3*i:]
+		groups[i] = gridapp.SuperstepGroup{Supersteps: int(max(v[0], 0)), Work: max(v[1], 0), H: int64(max(v[2], 0))}
+	}
+	return groups
+}
+
 // decodeOutput returns the output a process's result carries.
 func decodeOutput(r []float64) string {
 	n := int(r[resOutLen])
@@ -141,6 +163,7 @@ func decodeOutput(r []float64) string {
 func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
 	res := gridapp.Result{Reported: true, OK: true}
 	var total bsp.Stats
+	var profiles [][]gridapp.SuperstepGroup
 	for pid, r := range results {
 		if len(r) != resultLen {
 			return res, fmt.Errorf("bsp: process %d: %d values, want %d", pid, len(r), resultLen)
@@ -148,6 +171,7 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 		if r[resIdle] == 1 {
 			continue
 		}
+		profiles = append(profiles, decodeProfile(r))
 		s := bsp.Stats{Supersteps: int(r[resSupersteps]), Compute: secs(r[resCompute]), Comm: secs(r[resComm]), Wait: secs(r[resWait]),
 			BytesOut: int64(r[resOut]), BytesIn: int64(r[resIn]), HMax: int64(r[resHMax])}
 		total.Supersteps = max(total.Supersteps, s.Supersteps)
@@ -167,6 +191,7 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 		{Name: "time in computation, communication, barrier", Value: total.Compute.Seconds(),
 			Text: fmt.Sprintf("%v, %v, %v (summed over the processes)", total.Compute.Round(time.Microsecond), total.Comm.Round(time.Microsecond), total.Wait.Round(time.Microsecond))},
 	}, res.Figures...)
+	res.Supersteps = bsp.MaxGroups(profiles)
 	return res, nil
 }
 

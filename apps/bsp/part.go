@@ -24,8 +24,8 @@ type part struct {
 	x          bsp.Exchanger
 	stats      bsp.Stats
 	profile    bsp.Profile // the supersteps, for prediction
-	nprocs     int  // after bsp_begin
-	idle       bool // beyond bsp_begin's maxprocs: took no part
+	nprocs     int         // after bsp_begin
+	idle       bool        // beyond bsp_begin's maxprocs: took no part
 	buf, frame []byte
 	result     []float64
 	noShare    bool      // the job's shared = false

@@ -25,7 +25,7 @@ func bspStore(t *testing.T, nodes int) *jobs.Results {
 		t.Fatal(err)
 	}
 	rec := jobs.RunRecord{ID: "20261128-090000-bsp1", Outcome: jobs.OutcomeOK, WallSeconds: 1.42,
-		Job: jobs.RunConfig{App: "bsp", Params: v.Encode(), Scheme: jobs.Synchronous, Nodes: nodes, Inventory: jobs.InventoryEmbedded},
+		Job:        jobs.RunConfig{App: "bsp", Params: v.Encode(), Scheme: jobs.Synchronous, Nodes: nodes, Inventory: jobs.InventoryEmbedded},
 		Supersteps: []gridapp.SuperstepGroup{{Supersteps: 1, Work: 0.010, H: 1000}, {Supersteps: 99, Work: 0.990, H: 99000}}}
 	return &jobs.Results{Path: "results.jsonl", Records: []jobs.RunRecord{rec}}
 }

@@ -14,7 +14,8 @@ import (
 // setBSPPrediction predicts a BSP program's run by BSP's cost model: the
 // supersteps of the newest traced run of its problem on as many nodes,
 // each costing W + h·g + l with the g and l `gridtui bench bsp` kept in
-// the data directory for the slowest network of the run's pairs. Nothing
+// the data directory for the slowest network of the run's pairs, plus
+// that run's start-up (predict.PredictBSPTrace). Nothing
 // without a traced run; without g and l, Unpredicted says so.
 func setBSPPrediction(rep *Report, s *submission, res *jobs.Results, dir string) {
 	sp := rep.Spec
@@ -42,12 +43,11 @@ func setBSPPrediction(rep *Report, s *submission, res *jobs.Results, dir string)
 	for _, r := range s.plan.Routes {
 		nets = append(nets, string(r.Network))
 	}
-	p, err := params.PredictBSP(tr.Supersteps, params.SlowestNetwork(nets))
+	p, err := params.PredictBSPTrace(tr, params.SlowestNetwork(nets))
 	if err != nil {
 		rep.Unpredicted = strings.TrimPrefix(err.Error(), "predict: ")
 		return
 	}
-	p.Source, p.SourceWall = tr.ID, tr.WallSeconds
 	rep.Predicted = &Prediction{Seconds: p.Seconds, MeanIterations: float64(p.Supersteps), Sources: 1, BSP: &p}
 }
 
@@ -60,7 +60,7 @@ func (r *Report) writeBSPPrediction(b *strings.Builder, off string) {
 		steps = max(steps, n.Iterations)
 	}
 	ms := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)).Round(time.Microsecond) }
-	fmt.Fprintf(b, "predicted: %s for %d supersteps (BSP W + h·g + l: W %s, h·g %s, l %s; g and l of %s; supersteps of run %s); measured %s and %d (%s)\n",
-		ms(p.Seconds), p.Supersteps, ms(p.Work), ms(p.Comm), ms(p.Sync), p.Network, p.Source,
+	fmt.Fprintf(b, "predicted: %s for %d supersteps (BSP W + h·g + l: W %s, h·g %s, l %s; start-up %s; g and l of %s; supersteps of run %s); measured %s and %d (%s)\n",
+		ms(p.Seconds), p.Supersteps, ms(p.Work), ms(p.Comm), ms(p.Sync), ms(p.Startup), p.Network, p.Source,
 		r.Wall.Round(time.Millisecond), steps, off)
 }

@@ -13,15 +13,19 @@ import (
 // BSPPrediction is a BSP program's predicted time on a network: the sum
 // over its traced supersteps of W + h·g + l (BSP's cost model, W the
 // traced computation in seconds, h the h-relation in bytes, g and l the
-// network's as `gridtui bench bsp` measured them).
+// network's as `gridtui bench bsp` measured them), plus the traced run's
+// time outside its supersteps.
 type BSPPrediction struct {
-	Seconds    float64 `json:"seconds"`
-	Work       float64 `json:"work_seconds"` // ΣW
-	Comm       float64 `json:"comm_seconds"` // g·Σh
-	Sync       float64 `json:"sync_seconds"` // supersteps·l
-	Supersteps int     `json:"supersteps"`   // traced
-	H          int64   `json:"h_bytes"`      // Σh
-	Network    string  `json:"network"`      // whose g and l
+	Seconds float64 `json:"seconds"`
+	Work    float64 `json:"work_seconds"` // ΣW
+	Comm    float64 `json:"comm_seconds"` // g·Σh
+	Sync    float64 `json:"sync_seconds"` // supersteps·l
+	// Startup is the traced run's time outside its supersteps (the
+	// programs' start, the pre-flight, the results), as traced.
+	Startup    float64 `json:"startup_seconds"`
+	Supersteps int     `json:"supersteps"` // traced
+	H          int64   `json:"h_bytes"`    // Σh
+	Network    string  `json:"network"`    // whose g and l
 	G          float64 `json:"g_seconds_per_byte"`
 	L          float64 `json:"l_seconds"`
 	Source     string  `json:"source"`         // the traced run's record id
@@ -54,6 +58,34 @@ func (p BSPParams) PredictBSP(groups []gridapp.SuperstepGroup, network string) (
 	out.Sync = float64(out.Supersteps) * out.L
 	out.Seconds = out.Work + out.Comm + out.Sync
 	return out, nil
+}
+
+// PredictBSPTrace predicts a BSP program from a traced run of it: its
+// supersteps by PredictBSP, plus the run's time outside them (BSPStartup).
+func (p BSPParams) PredictBSPTrace(tr jobs.RunRecord, network string) (BSPPrediction, error) {
+	out, err := p.PredictBSP(tr.Supersteps, network)
+	if err != nil {
+		return out, err
+	}
+	out.Startup = BSPStartup(tr)
+	out.Seconds += out.Startup
+	out.Source, out.SourceWall = tr.ID, tr.WallSeconds
+	return out, nil
+}
+
+// BSPStartup is a BSP run's wall time outside its supersteps: the wall
+// time less the longest time a process spent in them (computation,
+// communication, barrier: its node's compute, send and wait); 0 when the
+// record has no such times.
+func BSPStartup(r jobs.RunRecord) float64 {
+	in := 0.0
+	for _, n := range r.Nodes {
+		in = math.Max(in, n.ComputeSeconds+n.SendSeconds+n.WaitSeconds)
+	}
+	if in == 0 {
+		return 0
+	}
+	return math.Max(0, r.WallSeconds-in)
 }
 
 // SlowestNetwork is the network among those a job's pairs use whose

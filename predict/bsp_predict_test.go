@@ -98,3 +98,21 @@ func TestBSPTrace(t *testing.T) {
 		t.Errorf("no store: %v", err)
 	}
 }
+
+func TestPredictBSPTrace(t *testing.T) {
+	p := BSPParams{Networks: map[string]BSPNetwork{AllPairs: {G: 1e-9, L: 1e-3}}}
+	// Wall 0.5 s; the busiest process spent 0.4 + 0.02 + 0.03 s in supersteps:
+	// 50 ms outside them.
+	tr := jobs.RunRecord{ID: "r1", WallSeconds: 0.5, Nodes: []jobs.NodeRecord{
+		{ComputeSeconds: 0.4, SendSeconds: 0.02, WaitSeconds: 0.03}, {ComputeSeconds: 0.39, SendSeconds: 0.02, WaitSeconds: 0.02}},
+		Supersteps: []gridapp.SuperstepGroup{{Supersteps: 10, Work: 0.4, H: 1000}}}
+	got, err := p.PredictBSPTrace(tr, "unix")
+	// 0.4 s + 1 µs + 10 ms + 50 ms.
+	if err != nil || !nearly(got.Startup, 0.05) || !nearly(got.Seconds, 0.460001) || got.Source != "r1" || got.SourceWall != 0.5 {
+		t.Errorf("%+v %v, want 460.001 ms with 50 ms of start-up from r1", got, err)
+	}
+	tr.Nodes = nil // no times recorded: no start-up
+	if got, err := p.PredictBSPTrace(tr, "unix"); err != nil || got.Startup != 0 || !nearly(got.Seconds, 0.410001) {
+		t.Errorf("without node times: %+v %v", got, err)
+	}
+}

@@ -50,11 +50,10 @@ func runBSPPrediction(res *jobs.Results, params *predict.BSPParams, r predictReq
 	if params == nil {
 		return nil, fmt.Errorf("predict: no BSP parameters (g and l) measured: run gridtui bench bsp")
 	}
-	p, err := params.PredictBSP(tr.Supersteps, params.SlowestNetwork(r.pairs))
+	p, err := params.PredictBSPTrace(tr, params.SlowestNetwork(r.pairs))
 	if err != nil {
 		return nil, err
 	}
-	p.Source, p.SourceWall = tr.ID, tr.WallSeconds
 	return &p, nil
 }
 
@@ -75,6 +74,7 @@ func (v Model) bspLines(p *predict.BSPPrediction, w int) []string {
 		row("W", secs(p.Work), " computation, as traced"),
 		row("h·g", secs(p.Comm), fmt.Sprintf(" h-relations of %s in all", bytesText(p.H))),
 		row("l", secs(p.Sync), fmt.Sprintf(" %d barriers", p.Supersteps)),
+		row("start-up", secs(p.Startup), " outside the supersteps, as traced"),
 	}
 	return append(out, s.Dim.Render(fitLine(fmt.Sprintf("  rests on run %s (%s measured)", p.Source, secs(p.SourceWall)), w)))
 }

@@ -83,3 +83,31 @@ func MaxGroups(procs [][]gridapp.SuperstepGroup) []gridapp.SuperstepGroup {
 	}
 	return out
 }
+
+// ProfileLen is the values EncodeProfile writes: the group count, then
+// each group's supersteps, work (seconds) and h (bytes).
+const ProfileLen = 1 + 3*ProfileGroups
+
+// EncodeProfile writes groups (at most ProfileGroups) into dst, which
+// holds ProfileLen values: a profile in a part's result.
+func EncodeProfile(dst []float64, groups []gridapp.SuperstepGroup) {
+	groups = groups[:min(len(groups), ProfileGroups)]
+	dst[0] = float64(len(groups))
+	for i, g := range groups {
+		dst[1+3*i], dst[2+3*i], dst[3+3*i] = float64(g.Supersteps), g.Work, float64(g.H)
+	}
+}
+
+// DecodeProfile reads what EncodeProfile wrote; nil when src is too short
+// or its count out of range, negative figures read as 0.
+func DecodeProfile(src []float64) []gridapp.SuperstepGroup {
+	if len(src) < ProfileLen || !(src[0] >= 0 && src[0] <= ProfileGroups) {
+		return nil
+	}
+	groups := make([]gridapp.SuperstepGroup, int(src[0]))
+	for i := range groups {
+		v := src[1+3*i:]
+		groups[i] = gridapp.SuperstepGroup{Supersteps: int(max(v[0], 0)), Work: max(v[1], 0), H: int64(max(v[2], 0))}
+	}
+	return groups
+}

@@ -1,6 +1,7 @@
 package bsp
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -60,5 +61,24 @@ func TestMaxGroups(t *testing.T) {
 	}
 	if MaxGroups(nil) != nil {
 		t.Error("no profiles combined into groups")
+	}
+}
+
+func TestProfileEncoding(t *testing.T) {
+	groups := []gridapp.SuperstepGroup{{Supersteps: 1, Work: 0.25, H: 16}, {Supersteps: 3, Work: 0.5}}
+	r := make([]float64, ProfileLen)
+	EncodeProfile(r, groups)
+	got := DecodeProfile(r)
+	if len(got) != 2 || got[0] != groups[0] || got[1] != groups[1] {
+		t.Fatalf("decoded %+v, encoded %+v", got, groups)
+	}
+	for _, bad := range []float64{math.NaN(), -1, ProfileGroups + 1} {
+		r[0] = bad
+		if DecodeProfile(r) != nil {
+			t.Errorf("a profile of %v groups decoded", bad)
+		}
+	}
+	if DecodeProfile(r[:3]) != nil {
+		t.Error("a short profile decoded")
 	}
 }

@@ -90,19 +90,14 @@ const (
 	resIn
 	resHMax
 	resOutLen
-	resGroups  // the profile's groups (bsp.Profile), then 3 values each
-	resProfile // the groups: supersteps, work (seconds), h (bytes)
-	resHead    = resProfile + 3*bsp.ProfileGroups
+	resProfile // the supersteps (bsp.EncodeProfile)
+	resHead    = resProfile + bsp.ProfileLen
 	resultLen  = resHead + outputMax/8
 )
 
 func encodeResult(s bsp.Stats, groups []gridapp.SuperstepGroup, out []byte, idle bool) []float64 {
 	r := make([]float64, resultLen)
-	groups = groups[:min(len(groups), bsp.ProfileGroups)]
-	r[resGroups] = float64(len(groups))
-	for i, g := range groups {
-		r[resProfile+3*i], r[resProfile+3*i+1], r[resProfile+3*i+2] = float64(g.Supersteps), g.Work, float64(g.H)
-	}
+	bsp.EncodeProfile(r[resProfile:resHead], groups)
 	if idle {
 		r[resIdle] = 1
 	}
@@ -125,21 +120,6 @@ func leUint64(w [8]byte) uint64 {
 		v = v<<8 | uint64(w[i])
 	}
 	return v
-}
-
-// decodeProfile returns the supersteps a process's result carries (none
-// when its count is out of range).
-func decodeProfile(r []float64) []gridapp.SuperstepGroup {
-	n := r[resGroups]
-	if !(n >= 0 && n <= bsp.ProfileGroups) {
-		return nil
-	}
-	groups := make([]gridapp.SuperstepGroup, int(n))
-	for i := range groups {
-		v := r[resProfile+3*i:]
-		groups[i] = gridapp.SuperstepGroup{Supersteps: int(max(v[0], 0)), Work: max(v[1], 0), H: int64(max(v[2], 0))}
-	}
-	return groups
 }
 
 // decodeOutput returns the output a process's result carries.
@@ -171,7 +151,7 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 		if r[resIdle] == 1 {
 			continue
 		}
-		profiles = append(profiles, decodeProfile(r))
+		profiles = append(profiles, bsp.DecodeProfile(r[resProfile:resHead]))
 		s := bsp.Stats{Supersteps: int(r[resSupersteps]), Compute: secs(r[resCompute]), Comm: secs(r[resComm]), Wait: secs(r[resWait]),
 			BytesOut: int64(r[resOut]), BytesIn: int64(r[resIn]), HMax: int64(r[resHMax])}
 		total.Supersteps = max(total.Supersteps, s.Supersteps)

@@ -89,6 +89,12 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
+	if isBSP(spec) {
+		if len(f.nets) > 0 {
+			return usageError(errors.New("gridtui predict: --net: a BSP program is predicted with the g and l of gridtui bench bsp, not network figures"))
+		}
+		return predictBSP(cmd.OutOrStdout(), spec, inv, res, dir, prob, f.json)
+	}
 	topology, err := predict.TopologyOf(spec)
 	if err != nil {
 		return err

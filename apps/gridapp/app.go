@@ -267,9 +267,9 @@ type Result struct {
 // max(out, in)). A superstep then costs W + h·g + l on a machine of BSP
 // parameters g and l.
 type SuperstepGroup struct {
-	Supersteps int     `json:"n"`
-	Work       float64 `json:"w"` // seconds
-	H          int64   `json:"h"` // bytes
+	Supersteps int     `json:"supersteps"`
+	Work       float64 `json:"work_seconds"`
+	H          int64   `json:"h_bytes"`
 }
 
 // Figure is one measured quantity of a Result.

@@ -99,7 +99,8 @@ func EncodeProfile(dst []float64, groups []gridapp.SuperstepGroup) {
 }
 
 // DecodeProfile reads what EncodeProfile wrote; nil when src is too short
-// or its count out of range, negative figures read as 0.
+// or its count out of range; a figure that is not a number or negative
+// reads as 0, one beyond any run's as the largest allowed.
 func DecodeProfile(src []float64) []gridapp.SuperstepGroup {
 	if len(src) < ProfileLen || !(src[0] >= 0 && src[0] <= ProfileGroups) {
 		return nil
@@ -107,7 +108,16 @@ func DecodeProfile(src []float64) []gridapp.SuperstepGroup {
 	groups := make([]gridapp.SuperstepGroup, int(src[0]))
 	for i := range groups {
 		v := src[1+3*i:]
-		groups[i] = gridapp.SuperstepGroup{Supersteps: int(max(v[0], 0)), Work: max(v[1], 0), H: int64(max(v[2], 0))}
+		groups[i] = gridapp.SuperstepGroup{Supersteps: int(within(v[0], 1<<40)), Work: within(v[1], 1e12), H: int64(within(v[2], 1<<62))}
 	}
 	return groups
+}
+
+// within is x in [0, limit]: NaN and negative values read as 0, larger
+// ones (+Inf) as limit, so that a conversion to an integer cannot wrap.
+func within(x, limit float64) float64 {
+	if !(x >= 0) {
+		return 0
+	}
+	return min(x, limit)
 }

@@ -1,6 +1,7 @@
 package bsp
 
 import (
+	"encoding/binary"
 	"math"
 	"testing"
 	"time"
@@ -81,4 +82,33 @@ func TestProfileEncoding(t *testing.T) {
 	if DecodeProfile(r[:3]) != nil {
 		t.Error("a short profile decoded")
 	}
+}
+
+// FuzzDecodeProfile feeds DecodeProfile arbitrary values (a process's
+// result, from another host): it must refuse or decode, never panic, and
+// decode no negative figure.
+func FuzzDecodeProfile(f *testing.F) {
+	good := make([]float64, ProfileLen)
+	EncodeProfile(good, []gridapp.SuperstepGroup{{Supersteps: 2, Work: 0.5, H: 8}})
+	f.Add(floatBytes(good))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := make([]float64, ProfileLen)
+		for i := 0; i+8 <= len(b) && i/8 < len(v); i += 8 {
+			v[i/8] = math.Float64frombits(binary.LittleEndian.Uint64(b[i:]))
+		}
+		for _, g := range DecodeProfile(v) {
+			if g.Supersteps < 0 || g.Work < 0 || g.H < 0 {
+				t.Fatalf("decoded a negative figure: %+v", g)
+			}
+		}
+	})
+}
+
+func floatBytes(v []float64) []byte {
+	var b []byte
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
 }

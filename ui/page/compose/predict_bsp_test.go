@@ -48,7 +48,6 @@ func bspJob(v *Model) {
 	}
 	v.param("program").Value = "./ring"
 	v.param("args").Value = "100"
-	v.field(fScheme).Value = "sync"
 	v.validate()
 }
 
@@ -90,10 +89,21 @@ func TestComposePredictBSP(t *testing.T) {
 	v := composeWith(c, inventory.Embedded())
 	v.SetResults(bspStore(t, 8))
 	v.SetBSP(bspParams)
+	scheme, detector := v.field(fScheme).Value, v.field(fDetector).Value
 	bspJob(&v)
-	if p := v.Problems(); len(p) != 0 {
-		t.Fatalf("problems %q", p)
+	if p := v.Problems(); len(p) != 0 || v.field(fScheme).Value != "sync" {
+		t.Fatalf("scheme %s, problems %q: a BSP program's job runs synchronously", v.field(fScheme).Value, p)
 	}
+	defer func() {
+		// Cycling on to an application without supersteps gives the
+		// scheme and detector back.
+		for v.field(fApp).Value == "bsp" {
+			v.press("enter")
+		}
+		if v.field(fScheme).Value != scheme || v.field(fDetector).Value != detector {
+			t.Errorf("after bsp: scheme %s, detector %s; before: %s, %s", v.field(fScheme).Value, v.field(fDetector).Value, scheme, detector)
+		}
+	}()
 	v = predicted(t, v)
 	p := v.fc.bspOut
 	if p == nil {

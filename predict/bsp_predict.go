@@ -42,11 +42,10 @@ func (p BSPParams) PredictBSP(groups []gridapp.SuperstepGroup, network string) (
 	}
 	n, ok := p.Networks[network]
 	if !ok {
+		if n, ok = p.Networks[AllPairs]; !ok {
+			return BSPPrediction{}, fmt.Errorf("predict: bsp parameters: no g and l for %s nor for all pairs: run gridtui bench bsp", network)
+		}
 		network = AllPairs
-		n, ok = p.Networks[AllPairs]
-	}
-	if !ok {
-		return BSPPrediction{}, fmt.Errorf("predict: bsp parameters: no g and l for %s nor for all pairs: run gridtui bench bsp", network)
 	}
 	out := BSPPrediction{Network: network, G: math.Max(n.G, 0), L: math.Max(n.L, 0)}
 	for _, g := range groups {

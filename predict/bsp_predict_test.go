@@ -41,7 +41,7 @@ func TestPredictBSP(t *testing.T) {
 	if _, err := p.PredictBSP(nil, "ethernet"); !errors.Is(err, ErrNoTrace) {
 		t.Errorf("no supersteps: %v, want ErrNoTrace", err)
 	}
-	if _, err := (BSPParams{Networks: map[string]BSPNetwork{"unix": {}}}).PredictBSP(groups, "ethernet"); err == nil || !strings.Contains(err.Error(), "bench bsp") {
+	if _, err := (BSPParams{Networks: map[string]BSPNetwork{"unix": {}}}).PredictBSP(groups, "ethernet"); err == nil || !strings.Contains(err.Error(), "no g and l for ethernet nor for all pairs: run gridtui bench bsp") {
 		t.Errorf("no figures: %v, want advice to run gridtui bench bsp", err)
 	}
 }

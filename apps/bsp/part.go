@@ -24,8 +24,9 @@ type part struct {
 	timeout    time.Duration
 	x          bsp.Exchanger
 	stats      bsp.Stats
-	nprocs     int  // after bsp_begin
-	idle       bool // beyond bsp_begin's maxprocs: took no part
+	profile    bsp.Profile // the supersteps, for prediction
+	nprocs     int         // after bsp_begin
+	idle       bool        // beyond bsp_begin's maxprocs: took no part
 	buf, frame []byte
 	result     []float64
 	noShare    bool      // the job's shared = false
@@ -92,7 +93,7 @@ func (pt *part) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome,
 	if err := pt.exit(); err != nil {
 		return gridapp.Outcome{}, err
 	}
-	pt.result = encodeResult(pt.stats, pt.p.out.bytes(), pt.idle)
+	pt.result = encodeResult(pt.stats, pt.profile.Groups(), pt.p.out.bytes(), pt.idle)
 	return gridapp.Outcome{Iterations: pt.stats.Supersteps, Converged: true}, nil
 }
 
@@ -231,6 +232,9 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		}
 		in.Stats.Compute = compute
 		pt.stats.Add(in.Stats)
+		// Supersteps ended in shared memory since the last barrier count
+		// with this one: their computation is in compute.
+		pt.profile.Add(1+fast.Supersteps, compute, max(fast.BytesOut, fast.BytesIn)+in.Stats.HMax)
 		last = time.Now()
 		c.Progress(pt.x.Superstep, 0)
 		if host != nil {

@@ -61,3 +61,17 @@ func (g *Governor) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// SampleEvery is how often a governor samples a host under p: every 5
+// seconds, or faster when the policy's own bounds are shorter (a test's
+// policy of one second), so that a decision never comes later than a
+// bound plus one interval.
+func SampleEvery(p Policy) time.Duration {
+	every := 5 * time.Second
+	for _, d := range []time.Duration{p.CPUBusyFor, p.ActiveIdle} {
+		if d > 0 && d/2 < every {
+			every = max(d/2, 250*time.Millisecond)
+		}
+	}
+	return every
+}

@@ -5,7 +5,6 @@ import (
 	"os/user"
 	"strconv"
 	"syscall"
-	"time"
 )
 
 // SelfGovernor returns the Governor of this process's own part (a
@@ -29,18 +28,4 @@ func SelfGovernor(p Policy, cores int, gate *Gate, log func(Decision, error)) (g
 	}
 	capErr = Lower(syscall.Getpgrp(), p.CPUCap, max(cores, 1))
 	return &Governor{Policy: p, Interval: SampleEvery(p), Sample: s.Sample, Apply: gate.Apply, Log: log}, capErr, nil
-}
-
-// SampleEvery is how often a governor samples a host under p: every 5
-// seconds, or faster when the policy's own bounds are shorter (a test's
-// policy of one second), so that a decision never comes later than a
-// bound plus one interval.
-func SampleEvery(p Policy) time.Duration {
-	every := 5 * time.Second
-	for _, d := range []time.Duration{p.CPUBusyFor, p.ActiveIdle} {
-		if d > 0 && d/2 < every {
-			every = max(d/2, 250*time.Millisecond)
-		}
-	}
-	return every
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -31,7 +30,7 @@ type process struct {
 // end of a Unix socket pair is file descriptor 3 (BSP_FD), its output is
 // kept for the report and errors, and it dies with the worker.
 func start(path string, args []string, pid, nprocs, cores int) (*process, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("bsp: program %s: socket pair: %w", path, err)
 	}

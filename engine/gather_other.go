@@ -8,6 +8,3 @@ import "fmt"
 func mapFile(path string, size uint64) ([]float64, func() error, error) {
 	return nil, nil, fmt.Errorf("engine: gathering a solution of %d bytes to %s needs a Unix system", size, path)
 }
-
-// diskFree is unknown here.
-func diskFree(dir string) (uint64, bool) { return 0, false }

@@ -31,12 +31,3 @@ func mapFile(path string, size uint64) ([]float64, func() error, error) {
 	flat := unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), size/8)
 	return flat, func() error { return syscall.Munmap(b) }, nil
 }
-
-// diskFree is the space left to an unprivileged user on dir's file system.
-func diskFree(dir string) (uint64, bool) {
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil {
-		return 0, false
-	}
-	return fs.Bavail * uint64(fs.Bsize), true
-}

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -86,7 +85,7 @@ type proxyConn struct {
 // startProxyCommand runs line with sh -c, as ssh does.
 func startProxyCommand(ctx context.Context, line, remote string) (*proxyConn, error) {
 	cmd := exec.Command("sh", "-c", "exec "+line)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	pc := &proxyConn{cmd: cmd, line: line, remote: remote, stderr: &lastBytes{max: 4096}}
 	cmd.Stderr = pc.stderr
 	var err error
@@ -122,7 +121,7 @@ func (pc *proxyConn) Close() error {
 	pc.closeMu.Do(func() {
 		pc.stdin.Close()
 		if pc.cmd.Process != nil {
-			syscall.Kill(-pc.cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(pc.cmd.Process)
 			pc.cmd.Wait()
 		}
 	})

@@ -85,7 +85,7 @@ func (localRunner) output(ctx context.Context, cmd string) ([]byte, error) {
 func (localRunner) start(_ context.Context, cmd string, stderr io.Writer) (*process, error) {
 	c := exec.Command("sh", "-c", cmd)
 	c.Dir = homeDir() // where an SSH session would start: work directories are relative to it
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.SysProcAttr = groupAttr()
 	c.Stderr = stderr
 	stdin, err := c.StdinPipe()
 	if err != nil {
@@ -101,7 +101,7 @@ func (localRunner) start(_ context.Context, cmd string, stderr io.Writer) (*proc
 	pgid := c.Process.Pid
 	return &process{stdin: stdin, stdout: stdout,
 		wait: func() error { io.Copy(io.Discard, stdout); return c.Wait() },
-		kill: func() { syscall.Kill(-pgid, syscall.SIGTERM) }}, nil
+		kill: func() { signalGroup(pgid, syscall.SIGTERM) }}, nil
 }
 
 // homeDir is $HOME, else the current directory.

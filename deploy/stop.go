@@ -83,7 +83,7 @@ func stopLocal(h inventory.Host, clean bool, grace time.Duration) (string, error
 		pid, perr := strconv.Atoi(strings.TrimSpace(string(buf)))
 		if err == nil && perr == nil && pid > 0 && processAlive(pid) && isGridtui(pid) {
 			signalGroup(pid, syscall.SIGTERM)
-			signalGroup(pid, syscall.SIGCONT)
+			signalGroup(pid, sigCont)
 			pids = append(pids, pid)
 		}
 		os.Remove(f)
@@ -134,19 +134,12 @@ func anyAlive(pids []int) bool {
 	return false
 }
 
-// signalGroup signals pid's process group, or pid alone when it leads none.
-func signalGroup(pid int, sig syscall.Signal) {
-	if syscall.Kill(-pid, sig) != nil {
-		syscall.Kill(pid, sig)
-	}
-}
-
 // processAlive reports whether pid exists and is not a zombie.
 func processAlive(pid int) bool {
 	if state, ok := processState(pid); ok {
 		return state != 'Z'
 	}
-	return syscall.Kill(pid, 0) == nil
+	return processExists(pid)
 }
 
 // processState returns the state letter of /proc/PID/stat (R, S, T, Z…),

@@ -47,7 +47,7 @@ func startLocal(ctx context.Context, h inventory.Host, b Boot, opt Options, ev *
 	cleanStaleLocal(wd, b.Node)
 	cmd := exec.Command(exe, b.subcommand())
 	cmd.Dir = wd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	w := &Worker{Host: h, done: make(chan struct{}), gone: make(chan struct{}), stderr: newTail(), stdout: newTail(), timeout: opt.stopTimeout(), ev: ev}
 	sink := &stderrSink{tail: w.stderr}
 	cmd.Stderr = sink
@@ -65,7 +65,7 @@ func startLocal(ctx context.Context, h inventory.Host, b Boot, opt Options, ev *
 	w.stdin = stdin
 	pgid := cmd.Process.Pid
 	lowerPriority(pgid)
-	w.kill = func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+	w.kill = func() { signalPid(-pgid, syscall.SIGKILL) }
 	w.yield = func(yield bool) {
 		if yield {
 			setGroupNice(pgid, localMemberNice)
@@ -112,7 +112,7 @@ func startLocal(ctx context.Context, h inventory.Host, b Boot, opt Options, ev *
 			return false
 		}
 		sink.toLog(logPath, threadStates(pgid))
-		return syscall.Kill(pgid, syscall.SIGQUIT) == nil
+		return signalPid(pgid, syscall.SIGQUIT) == nil
 	}
 	go func() {
 		defer close(watchEnded)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -55,7 +54,7 @@ func stopStale(m *Manifest) []string {
 		if !isWorker(w.PID) {
 			continue
 		}
-		if err := syscall.Kill(w.PID, syscall.SIGKILL); err == nil {
+		if err := killPid(w.PID); err == nil {
 			out = append(out, fmt.Sprintf("stopped worker %d of %s left running by the lost console", w.PID, w.Host))
 		}
 	}

@@ -40,3 +40,8 @@ func yield() { syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }
 func mapCounter(fd int) ([]byte, error) {
 	return syscall.Mmap(fd, 0, 8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 }
+
+// mapShared maps size bytes of the memory file fd, shared.
+func mapShared(fd, size int) ([]byte, error) {
+	return syscall.Mmap(fd, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+}

@@ -25,5 +25,6 @@ func executable(_ string, fi fs.FileInfo) error {
 	return nil
 }
 
-func yield()                         {}
-func mapCounter(int) ([]byte, error) { return nil, errNotLinux }
+func yield()                             {}
+func mapCounter(int) ([]byte, error)     { return nil, errNotLinux }
+func mapShared(int, int) ([]byte, error) { return nil, errNotLinux }

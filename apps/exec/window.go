@@ -3,7 +3,6 @@ package exec
 import (
 	"fmt"
 	"os"
-	"syscall"
 	"unsafe"
 )
 
@@ -37,7 +36,7 @@ func newWindow(size int) (*window, error) {
 		w.file.Close()
 		return nil, fmt.Errorf("exec: shared window of %d bytes: %w", size, err)
 	}
-	mem, err := syscall.Mmap(fd, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := mapShared(fd, size)
 	if err != nil {
 		w.file.Close()
 		return nil, fmt.Errorf("exec: shared window of %d bytes: mmap: %w", size, err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/internal/checkpoint"
 )
 
@@ -90,6 +92,22 @@ func (s *submission) drain(r drainReq) error {
 	}
 	s.fail(r.node, cause)
 	return nil
+}
+
+// ownerDrainWhy starts the reason of a drain a node's owner policy asked
+// for (msgDrain), after drainCause in the recovery's cause.
+const ownerDrainWhy = "owner policy: "
+
+// drainAsked takes a node's own request to be drained (msgDrain: its
+// host's owner policy gives its part back) as a drain request; a refused
+// one is logged, and the part stays held on its host.
+func (s *submission) drainAsked(d worker.DrainRequest) {
+	if s.failed != nil {
+		return // the attempt is ending anyway
+	}
+	if err := s.drain(drainReq{node: d.Node, why: ownerDrainWhy + d.Why}); err != nil {
+		s.logf(d.Node, "drain asked by the owner policy refused, the part stays held: %v", solve.Bare(err.Error()))
+	}
 }
 
 // isDrain reports whether the attempt s ended because a node was drained.

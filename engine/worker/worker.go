@@ -101,6 +101,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	if n.owner, err = newOwnerRule(boot, cores, stdout, log.Info, n.fatal, func(text string) { n.logUp(ctx, text) }); err != nil {
 		return err
 	}
+	n.owner.setAsk(n.askDrain)
 	hello := deploy.Hello{Node: boot.Node, Host: Host(), PID: os.Getpid(), Version: Version,
 		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen, Load: hostLoad(),
 		Memory: AvailableMemory()}
@@ -336,7 +337,7 @@ func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
 		default:
 		}
 		return nil
-	case MsgStatus, MsgResult, MsgValues, MsgFailed, MsgLog:
+	case MsgStatus, MsgResult, MsgValues, MsgFailed, MsgLog, MsgDrain:
 		return n.fromChild(ctx, src, t, body, m)
 	case MsgCopy, MsgCopyFetch, MsgCopyReply:
 		return n.onCopy(ctx, src, t, body)

@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -44,5 +47,44 @@ func TestRunDrain(t *testing.T) {
 	checkRecovered(t, rep, want, "alpha-3")
 	if to := rep.Recoveries[0].To; to == "alpha-3" || to == "" {
 		t.Errorf("alpha-3's part went to %q, want another host", to)
+	}
+}
+
+// TestRunDrainNowhere: on a grid whose every host holds a part and with no
+// spare, a drain is refused (the part has nowhere to go) and the run goes
+// on to the end, instead of failing at the recovery.
+func TestRunDrainNowhere(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 32, "1e-9") // still iterating when the drain comes
+	spec.Nodes = jobs.NodeSelection{Clusters: []string{"alpha"}}
+	spec.Params["blocks"] = "4x1x1"
+	inv := loadInventory(t, "")
+	for i := range inv.Sites {
+		inv.Sites[i].Clusters = slices.DeleteFunc(inv.Sites[i].Clusters, func(c inventory.Cluster) bool { return c.Name != "alpha" })
+	}
+	inv.Sites = slices.DeleteFunc(inv.Sites, func(s inventory.Site) bool { return len(s.Clusters) == 0 })
+	ctl := NewControl()
+	opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), Control: ctl}
+	refused := make(chan error, 1)
+	faultAt(&opt, "", 0, 30, func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			refused <- ctl.Drain(ctx, "alpha-3", "its owner came back")
+		}()
+	})
+	rep, err := Run(context.Background(), spec, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	select {
+	case err := <-refused:
+		if !errors.Is(err, ErrDrain) || !strings.Contains(err.Error(), "no spare and no free host") {
+			t.Errorf("drain with nowhere to go: %v, want ErrDrain naming why", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("the run never reached iteration 30\n%s", summary(rep))
+	}
+	if rep.Outcome != "ok" || len(rep.Recoveries) != 0 {
+		t.Errorf("outcome %q, recoveries %+v: want ok, none", rep.Outcome, rep.Recoveries)
 	}
 }

@@ -3,12 +3,15 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -86,5 +89,36 @@ func TestRunDrainNowhere(t *testing.T) {
 	}
 	if rep.Outcome != "ok" || len(rep.Recoveries) != 0 {
 		t.Errorf("outcome %q, recoveries %+v: want ok, none", rep.Outcome, rep.Recoveries)
+	}
+}
+
+// A node's own drain request (msgDrain, its owner policy) of an attempt
+// before is dropped as stale; one of the current attempt that the run
+// must refuse (here: no checkpoints) is logged, and the run goes on.
+func TestDrainRequestFromNode(t *testing.T) {
+	s := followedRun(t, solve.StateActive, solve.StateActive)
+	var logged []string
+	s.logf = func(node, format string, args ...any) { logged = append(logged, node+": "+fmt.Sprintf(format, args...)) }
+	s.run = 7
+	node := s.plan.Ranks[1]
+	apply := func(run uint64) error {
+		m, err := worker.EncodeMsg(worker.MsgDrain, worker.DrainRequest{Node: node, Why: "owner back", Run: run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		typ, body, err := worker.DecodeMsg(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.apply(typ, body, m)
+	}
+	if err := apply(6); !errors.Is(err, worker.ErrStale) || s.failed != nil {
+		t.Errorf("drain request of the attempt before: %v, failed %+v; want it dropped", err, s.failed)
+	}
+	if err := apply(7); err != nil || s.failed != nil {
+		t.Fatalf("refused drain: %v, failed %+v; want the run to go on", err, s.failed)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], node+": drain asked by the owner policy refused") || !strings.Contains(logged[0], "no checkpoints") {
+		t.Errorf("log %q, want the refusal and why", logged)
 	}
 }

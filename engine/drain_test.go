@@ -98,7 +98,9 @@ func TestRunDrainNowhere(t *testing.T) {
 func TestDrainRequestFromNode(t *testing.T) {
 	s := followedRun(t, solve.StateActive, solve.StateActive)
 	var logged []string
-	s.logf = func(node, format string, args ...any) { logged = append(logged, node+": "+fmt.Sprintf(format, args...)) }
+	s.logf = func(node, format string, args ...any) {
+		logged = append(logged, node+": "+fmt.Sprintf(format, args...))
+	}
 	s.run = 7
 	node := s.plan.Ranks[1]
 	apply := func(run uint64) error {

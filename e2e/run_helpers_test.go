@@ -50,8 +50,14 @@ type (
 			Value float64 `json:"value"`
 			Text  string  `json:"text"`
 		} `json:"figures"`
-		FiguresOK bool     `json:"figures_ok"`
-		Warnings  []string `json:"warnings"`
+		FiguresOK  bool     `json:"figures_ok"`
+		Warnings   []string `json:"warnings"`
+		Recoveries []struct {
+			Node  string `json:"node"`
+			Cause string `json:"cause"`
+			To    string `json:"to"`
+			How   string `json:"how"`
+		} `json:"recoveries"`
 	}
 	logEvent struct {
 		Node string `json:"node"`

@@ -125,41 +125,12 @@ oarnodesetting -s Alive -h %[1]s >/dev/null`, h.Name)
 	if err := g.oarDaemon(g.Frontend, filepath.Join(dir, "almighty.log"), "/usr/sbin/Almighty"); err != nil {
 		return err
 	}
-	if err := g.reviveOARNodes(ctx, beta); err != nil {
-		return err
-	}
 	// Before Almighty stops (onDown runs in reverse): no job of the grid's
 	// left behind, and its resources Dead (Almighty applies the change),
 	// so that no later job of this machine's OAR is given them.
 	g.onDown(func() { g.retireOARNodes(context.Background(), beta) })
 	g.onDown(func() { g.deleteOARJobs(context.Background()) })
 	return nil
-}
-
-// reviveOARNodes sets hosts' resources Alive and waits (up to 2 minutes)
-// until Almighty has applied it. oarnodesetting only records the next
-// state and tells Almighty, which applies it: run before Almighty listens
-// (the first setting above), a resource a grid before left Dead stays Dead,
-// and oarsub then refuses a job asking for it ("There are not enough
-// resources for your request"). So it is told again until it has.
-func (g *Grid) reviveOARNodes(ctx context.Context, hosts []*Host) error {
-	var states string
-	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(2 * time.Second) {
-		dead := false
-		states = ""
-		for _, h := range hosts {
-			out, _ := g.OARCommand(ctx, "oarnodes", "-s", h.Name).Output()
-			states += strings.Join(strings.Fields(string(out)), " ") + "; "
-			if !strings.Contains(string(out), "Alive") {
-				dead = true
-				g.OARCommand(ctx, "oarnodesetting", "-s", "Alive", "-h", h.Name).Run()
-			}
-		}
-		if !dead {
-			return nil
-		}
-	}
-	return fmt.Errorf("e2e: OAR: the grid's resources are not Alive after 2 minutes: %s", states)
 }
 
 // retireOARNodes sets hosts' resources Dead and waits (up to 30 s) until

@@ -18,9 +18,8 @@ import (
 // on Grid'5000: deploy goes to the frontend's (shared) home; a run waits,
 // its job pending with OAR's state in the run's log, while another job
 // holds b1, then runs across both sites with its workers started by
-// oarsh; the same from the console (oarConsoleRun); and no job of
-// gridtui's and no worker is left after it, after Ctrl-C while it runs, or
-// after one of its workers is killed.
+// oarsh; and no job of gridtui's and no worker is left after it, after
+// Ctrl-C while it runs, or after one of its workers is killed.
 //
 // It takes minutes (OAR's scheduling rounds) and changes this machine's OAR
 // configuration while it runs (restored by Down): it runs only when

@@ -173,7 +173,7 @@ func checkAbortedNodes(t *testing.T, rep *Report, want ...solve.NodeState) {
 func TestFailedRunCause(t *testing.T) {
 	s := followedRun(t, solve.StateActive, solve.StateFailed, solve.StateInactive, solve.StateTerminated)
 	node := s.plan.Ranks[1]
-	m, err := worker.EncodeMsg(worker.MsgFailed, worker.Failure{Node: node, Cause: "engine: rank 1: message from peer 9, not a neighbour"})
+	m, err := worker.EncodeMsg(worker.MsgFailed, worker.Failure{Node: node, Cause: "engine: rank 1: message from peer 9, not a neighbour", Run: s.run})
 	if err != nil {
 		t.Fatal(err)
 	}

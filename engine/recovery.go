@@ -178,8 +178,10 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		gone = nil // every worker is sound: the same nodes again
 	}
 	from, holders, err := rc.restoreFrom(s, gone)
-	if err != nil && isDrain(s) {
-		from, holders, err = solve.CheckpointPlan{}, nil, nil // drained before the first checkpoint: from the start
+	if err != nil && (isDrain(s) || len(gone) == 0) {
+		// Drained, or a link failed between sound nodes, before the
+		// first checkpoint: from the start.
+		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {
 		return nil, "not recovered: " + err.Error()

@@ -135,8 +135,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 	if !sync {
 		return solve.CheckpointPlan{Latest: true}, holders, nil
 	}
-	reach := survivorReach(s, gone, lists)
-	k, ok := commonIteration(lists, reach, uint64(max(1, s.spec.Resilience.Every())))
+	every := uint64(max(1, s.spec.Resilience.Every()))
+	k, ok := commonIteration(lists, reachOf(s, gone, lists, every), every)
 	if !ok {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
 	}
@@ -145,9 +145,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 
 // commonIteration picks a synchronous rollback's iteration from the copies
 // each rank last reported (newest first): the newest that every rank
-// reported or, for a surviving rank whose statuses lag, that is a multiple
-// of every no later than its reach (survivorReach; 0 for a lost rank,
-// which holds only what it reported).
+// reported or, since the statuses lag, that is a multiple of every no
+// later than the rank's reach (reachOf).
 func commonIteration(lists [][]uint64, reach []uint64, every uint64) (uint64, bool) {
 	if len(lists) == 0 {
 		return 0, false
@@ -173,14 +172,20 @@ func commonIteration(lists [][]uint64, reach []uint64, every uint64) (uint64, bo
 	return 0, false
 }
 
-// survivorReach is, by rank, the iteration up to which a surviving rank
-// surely took every checkpoint: a synchronous rank sweeps iteration k only
-// with its neighbours' halos of k, so a rank at distance d in the task's
-// graph from a lost rank that checkpointed c has swept c−d; its own last
-// status is a bound too. A rank whose last status had σ < ε may have
-// skipped checkpoints (maybeCheckpoint), so it counts, as a lost rank does,
-// only the copies it reported: reach 0.
-func survivorReach(s *submission, gone []string, lists [][]uint64) []uint64 {
+// reachOf is, by rank, the iteration up to which the rank surely took every
+// checkpoint, as far as a synchronous rollback may count on it. A
+// synchronous rank sweeps iteration k only with its neighbours' halos of k,
+// so a rank at distance d in the task's graph from one that reached k has
+// swept k−d: each rank's progress is bounded below by every status (its
+// own and the others', less the distance) and every lost rank's newest
+// reported copy. A surviving rank holds its checkpoints up to there (its
+// memory keeps the recent ones). A lost rank's copies are on its buddy,
+// which may lack the last one or two still on their way when it was lost:
+// its reach is two intervals less, and none when its reported copies fell
+// behind its statuses (its buddy did not answer). A rank whose last status had σ < ε may
+// have skipped checkpoints (maybeCheckpoint): it counts only the copies it
+// reported, reach 0.
+func reachOf(s *submission, gone []string, lists [][]uint64, every uint64) []uint64 {
 	ranks := len(lists)
 	adj := make([][]int, ranks)
 	for _, e := range s.plan.Edges {
@@ -189,26 +194,31 @@ func survivorReach(s *submission, gone []string, lists [][]uint64) []uint64 {
 			adj[e[1]] = append(adj[e[1]], e[0])
 		}
 	}
-	reach := make([]uint64, ranks)
-	for r, name := range s.plan.Ranks[:ranks] {
-		if !slices.Contains(gone, name) || len(lists[r]) == 0 {
-			continue
-		}
-		for q, d := range hops(adj, r) {
-			if c := lists[r][0]; d > 0 && uint64(d) <= c {
-				reach[q] = max(reach[q], c-uint64(d))
+	progress := make([]uint64, ranks)
+	spread := func(from int, k uint64) {
+		for q, d := range hops(adj, from) {
+			if d >= 0 && uint64(d) <= k {
+				progress[q] = max(progress[q], k-uint64(d))
 			}
 		}
 	}
 	for r, name := range s.plan.Ranks[:ranks] {
+		spread(r, uint64(max(s.statuses[r].Iteration, 0)))
+		if slices.Contains(gone, name) && len(lists[r]) > 0 {
+			spread(r, lists[r][0])
+		}
+	}
+	reach := make([]uint64, ranks)
+	for r, name := range s.plan.Ranks[:ranks] {
 		st := s.statuses[r]
 		switch {
-		case slices.Contains(gone, name):
-			reach[r] = 0
 		case st.Iteration > 0 && st.Sigma < s.plan.Task.Eps:
-			reach[r] = 0
-		default:
-			reach[r] = max(reach[r], uint64(max(st.Iteration, 0)))
+		case !slices.Contains(gone, name):
+			reach[r] = progress[r]
+		case len(lists[r]) > 0 && lists[r][0]+4*every >= uint64(max(st.Iteration, 0)) && progress[r] > 2*every:
+			// Its copies kept pace with it (a buddy it could not reach
+			// leaves them behind): the newer ones are on the buddy too.
+			reach[r] = progress[r] - 2*every
 		}
 	}
 	return reach

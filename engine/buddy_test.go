@@ -65,22 +65,30 @@ func TestCommonIteration(t *testing.T) {
 	}
 }
 
-// TestSurvivorReach: a surviving rank's reach is the lost rank's newest
-// copy less their distance in the task's graph, or its own last status
-// when that is further; a lost rank, and a survivor already below ε, have
-// none.
-func TestSurvivorReach(t *testing.T) {
+// TestReachOf: a surviving rank's reach is the lost rank's newest copy,
+// or another rank's status, less their distance in the task's graph, or
+// its own last status when that is further; a lost rank's is what the
+// survivors' statuses say less two intervals (copies on their way to its
+// buddy), and none when its copies fell behind (its buddy did not answer)
+// or when a rank's last σ was below ε.
+func TestReachOf(t *testing.T) {
 	s := &submission{plan: &Plan{Ranks: []string{"a1", "a2", "a3", "a4"}, Edges: [][2]int{{0, 1}, {1, 2}, {2, 3}}},
 		statuses: make([]solve.NodeStatus, 4)}
 	s.plan.Task.Eps = 1e-6
-	s.statuses[3] = solve.NodeStatus{Iteration: 120, Sigma: 1}
+	s.statuses[1] = solve.NodeStatus{Iteration: 104, Sigma: 1}
+	s.statuses[3] = solve.NodeStatus{Iteration: 220, Sigma: 1}
 	lists := [][]uint64{{75}, {100, 75}, {75}, {100}}
-	got := survivorReach(s, []string{"a2"}, lists)
-	if want := []uint64{99, 0, 99, 120}; !slices.Equal(got, want) {
+	got := reachOf(s, []string{"a2"}, lists, 25)
+	// a4 at 220: a3 at 219, a2 at 218 (less 50: 168), a1 at 217.
+	if want := []uint64{217, 168, 219, 220}; !slices.Equal(got, want) {
 		t.Errorf("reach %v, want %v", got, want)
 	}
+	s.statuses[1].Iteration = 300 // its copies (100) fell behind its status
+	if got := reachOf(s, []string{"a2"}, lists, 25); got[1] != 0 {
+		t.Errorf("a lost rank whose copies fell behind reaches %d, want 0", got[1])
+	}
 	s.statuses[3].Sigma = 1e-9
-	if got := survivorReach(s, []string{"a2"}, lists); got[3] != 0 {
+	if got := reachOf(s, []string{"a2"}, lists, 25); got[3] != 0 {
 		t.Errorf("a survivor below ε reaches %d, want 0", got[3])
 	}
 }

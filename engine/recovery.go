@@ -178,8 +178,10 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		gone = nil // every worker is sound: the same nodes again
 	}
 	from, holders, err := rc.restoreFrom(s, gone)
-	if err != nil && isDrain(s) {
-		from, holders, err = solve.CheckpointPlan{}, nil, nil // drained before the first checkpoint: from the start
+	if err != nil && (isDrain(s) || len(gone) == 0) {
+		// Drained, or a link failed between sound nodes, before the
+		// first checkpoint: from the start.
+		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {
 		return nil, "not recovered: " + err.Error()
@@ -287,6 +289,12 @@ func lostWith(s *submission, lost string) []string {
 	return out
 }
 
+// restartTimeout bounds the start of a recovery's new workers (an SSH
+// session, or a step of a batch allocation, with its hello): every
+// surviving part waits for them, so a start that hangs ends the run with
+// the reason instead.
+const restartTimeout = time.Minute
+
 // placement is where a lost node's part goes.
 type placement struct{ node, how string }
 
@@ -340,8 +348,13 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	if len(restart) == 0 {
 		return moved, nil
 	}
-	started, err := deploy.StartWorkers(ctx, rc.inv, restart, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
+	sctx, cancel := context.WithTimeout(ctx, restartTimeout)
+	defer cancel()
+	started, err := deploy.StartWorkers(sctx, rc.inv, restart, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
 	if err != nil {
+		if ctx.Err() == nil && sctx.Err() != nil {
+			return nil, fmt.Errorf("no spare, and new workers did not start within %v: %w", restartTimeout, err)
+		}
 		return nil, fmt.Errorf("no spare, and new workers did not start: %w", err)
 	}
 	*rc.workers = append(*rc.workers, started...)

@@ -482,8 +482,8 @@ func AttemptRunID(session [16]byte, run uint64) [16]byte {
 	return id
 }
 
-// bindData binds the data endpoint of attempt run in place of the node's
-// current one (the one bound at start-up, or an earlier attempt's).
+// bindData binds a data endpoint for attempt run in place of the node's
+// current one (an attempt's that ended).
 func (n *node) bindData(run uint64) (*rmnp.Endpoint, error) {
 	if n.data != nil {
 		// Abort, not Close: what is still queued belongs to an attempt
@@ -502,8 +502,9 @@ func (n *node) bindData(run uint64) (*rmnp.Endpoint, error) {
 
 // endRun stops run on this node (worker and coordinator roles; run 0:
 // whatever runs) and rebinds its data endpoint fenced (attempt 0: it
-// refuses every handshake) until the next task binds its own (bindData),
-// so that no message of this run can reach the next.
+// refuses every handshake of an attempt) until the next task gives it that
+// attempt's id (startTask), so that no message of this run can reach the
+// next.
 func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	job, coord := n.job, n.coord

@@ -136,7 +136,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		return solve.CheckpointPlan{Latest: true}, holders, nil
 	}
 	reach := survivorReach(s, gone, lists)
-	k, ok := commonIteration(lists, reach, uint64(max(1, s.spec.Resilience.Every())))
+	k, ok := commonIteration(lists, reach, takenEvery(s))
 	if !ok {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
 	}
@@ -145,15 +145,16 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 
 // commonIteration picks a synchronous rollback's iteration from the copies
 // each rank last reported (newest first): the newest that every rank
-// reported or, for a surviving rank whose statuses lag, that is a multiple
-// of every no later than its reach (survivorReach; 0 for a lost rank,
-// which holds only what it reported).
-func commonIteration(lists [][]uint64, reach []uint64, every uint64) (uint64, bool) {
+// reported or, for a surviving rank whose statuses lag, that is one of the
+// multiples it surely took (takenEvery) no later than its reach
+// (survivorReach; 0 for a lost rank, which holds only what it reported).
+func commonIteration(lists [][]uint64, reach []uint64, every []interval) (uint64, bool) {
 	if len(lists) == 0 {
 		return 0, false
 	}
 	has := func(r int, it uint64) bool {
-		return slices.Contains(lists[r], it) || it%every == 0 && it <= reach[r]
+		e := every[r]
+		return slices.Contains(lists[r], it) || e.every > 0 && it%e.every == 0 && it > e.since && it <= reach[r]
 	}
 	var cands []uint64
 	for _, l := range lists {
@@ -171,6 +172,29 @@ func commonIteration(lists [][]uint64, reach []uint64, every uint64) (uint64, bo
 		}
 	}
 	return 0, false
+}
+
+// interval is a rank's checkpoint interval: every multiple of every after
+// since (every 0: unknown, only its reported copies count).
+type interval struct{ every, since uint64 }
+
+// takenEvery is, by rank, the checkpoints the rank surely took: every
+// multiple of the job's interval when it is fixed (checkpoint_every), else
+// (the default, solve's pace) the multiples of the interval the rank's
+// statuses said it chose, after the iteration it chose it at.
+func takenEvery(s *submission) []interval {
+	out := make([]interval, len(s.plan.Ranks))
+	for r := range out {
+		if !s.spec.Resilience.Auto() {
+			out[r].every = uint64(max(1, s.spec.Resilience.Every()))
+			continue
+		}
+		if r < len(s.statuses) {
+			st := s.statuses[r]
+			out[r] = interval{uint64(max(st.CheckpointEvery, 0)), uint64(max(st.CheckpointSince, 0))}
+		}
+	}
+	return out
 }
 
 // survivorReach is, by rank, the iteration up to which a surviving rank

@@ -58,7 +58,11 @@ func TestCommonIteration(t *testing.T) {
 		{nil, nil, 0, false},
 	}
 	for _, c := range cases {
-		got, ok := commonIteration(c.lists, c.reach, 25)
+		every := make([]interval, len(c.lists))
+		for r := range every {
+			every[r].every = 25
+		}
+		got, ok := commonIteration(c.lists, c.reach, every)
 		if got != c.want || ok != c.ok {
 			t.Errorf("%v reach %v: %d %v, want %d %v", c.lists, c.reach, got, ok, c.want, c.ok)
 		}

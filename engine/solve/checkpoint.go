@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/internal/checkpoint"
@@ -26,8 +27,11 @@ type CheckpointPlan struct {
 	Memory  bool     `json:",omitempty"` // in-memory copies (Subtask.Copies)
 	Buddy   *Holder  `json:",omitempty"`
 	Holders []Holder `json:",omitempty"`
-	// Every is the interval in iterations (sweeps of this part).
+	// Every is the interval in iterations (sweeps of this part); with
+	// Auto, the iteration of the first checkpoint and the base of the
+	// interval the part then chooses (autoEvery).
 	Every int
+	Auto  bool `json:",omitempty"`
 	// Run keys the run's checkpoints: the same across its recoveries.
 	Run string
 	// Restore is the iteration to restore from (0: start afresh). Exact,
@@ -50,6 +54,7 @@ type checkpointer struct {
 	buf      bytes.Buffer
 	free     chan *bytes.Buffer // buffers the writer is done with, for the next checkpoints
 	copies   CopyStore          // nil: no in-memory copies
+	pace     pace               // the interval (plan.Every, or chosen under plan.Auto)
 }
 
 // KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss
@@ -85,6 +90,7 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 		return nil
 	}
 	c := &checkpointer{plan: *p, part: cp, identity: identity, copies: s.t.Copies}
+	c.pace.init(p.Every, p.Auto)
 	if p.Restore > 0 || p.Latest {
 		if err := s.restore(c); err != nil {
 			return err
@@ -156,7 +162,7 @@ func (s *solver) restoreDisk(c *checkpointer, want checkpoint.Header) (checkpoin
 // no part had converged yet.
 func (s *solver) maybeCheckpoint() {
 	c := s.ckpt
-	if c == nil || c.writes == nil || s.iter%c.plan.Every != 0 || s.sigma < s.eps {
+	if c == nil || c.writes == nil || s.sigma < s.eps || !c.pace.due(s.iter) {
 		return
 	}
 	s.takeCheckpoint()
@@ -185,10 +191,12 @@ func (s *solver) takeCheckpoint() {
 	default:
 		buf = new(bytes.Buffer)
 	}
+	start := time.Now()
 	if err := c.part.Checkpoint(buf); err != nil {
 		stop(fmt.Errorf("application %q: %w", s.app, err))
 		return
 	}
+	c.pace.took(s.iter, start, time.Since(start))
 	c.writes <- checkpointWrite{s.header(c), buf.Bytes(), buf}
 	s.res.Checkpoints++
 }
@@ -198,6 +206,7 @@ func (s *solver) takeCheckpoint() {
 func (c *checkpointer) writer() {
 	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	for w := range c.writes {
+		start := time.Now()
 		var err error
 		if c.copies != nil {
 			err = c.saveCopy(w)
@@ -207,6 +216,7 @@ func (c *checkpointer) writer() {
 				err = derr
 			}
 		}
+		c.pace.written(time.Since(start))
 		if err != nil {
 			select {
 			case c.done <- err:

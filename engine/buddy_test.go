@@ -69,6 +69,35 @@ func TestCommonIteration(t *testing.T) {
 	}
 }
 
+// TestCommonIterationChosen: under the default interval each rank counts
+// only the multiples of the interval it reported choosing, after the
+// iteration it chose it at; a rank that has not chosen yet holds only what
+// it reported.
+func TestCommonIterationChosen(t *testing.T) {
+	cases := []struct {
+		lists [][]uint64
+		reach []uint64
+		every []interval
+		want  uint64
+		ok    bool
+	}{
+		// Rank 1 chose 800 at 399: it took 200, 800, 1600; rank 0 (lost) 200, 1000, 1200, 1400.
+		{[][]uint64{{1400, 1200, 1000, 200}, {800, 200}}, []uint64{0, 1500}, []interval{{200, 399}, {800, 399}}, 200, true},
+		{[][]uint64{{1600, 1400, 1200, 200}, {800, 200}}, []uint64{0, 1700}, []interval{{200, 399}, {800, 399}}, 1600, true},
+		// 800 is a multiple of 200 but rank 1 chose 800 only at 1199: it did not take 800.
+		{[][]uint64{{1000, 800, 200}, {200}}, []uint64{0, 1100}, []interval{{200, 399}, {1000, 1199}}, 200, true},
+		// Not chosen yet: only the reported copies.
+		{[][]uint64{{800, 600, 200}, {200}}, []uint64{0, 900}, []interval{{200, 399}, {}}, 200, true},
+		{[][]uint64{{800, 600}, {200}}, []uint64{0, 900}, []interval{{200, 399}, {}}, 0, false},
+	}
+	for _, c := range cases {
+		got, ok := commonIteration(c.lists, c.reach, c.every)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%v reach %v every %v: %d %v, want %d %v", c.lists, c.reach, c.every, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // TestSurvivorReach: a surviving rank's reach is the lost rank's newest
 // copy less their distance in the task's graph, or its own last status
 // when that is further; a lost rank, and a survivor already below ε, have

@@ -54,8 +54,8 @@ type checkpointer struct {
 	buf      bytes.Buffer
 	free     chan []byte // buffers the writer is done with, for the next checkpoints (no CopyStore)
 	size     int         // the last checkpoint's payload, to size the next one's buffer
-	copies   CopyStore          // nil: no in-memory copies
-	pace     pace               // the interval (plan.Every, or chosen under plan.Auto)
+	copies   CopyStore   // nil: no in-memory copies
+	pace     pace        // the interval (plan.Every, or chosen under plan.Auto)
 }
 
 // KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss

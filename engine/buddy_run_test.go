@@ -67,16 +67,7 @@ func TestRunBuddyLostToo(t *testing.T) {
 // telemetry shows them, never go back: only the lost part restarts from its
 // buddy's copy), and the run is not fooled into an early termination: it
 // ends ok with a true residual below ε.
-//
-// Opt-in with the long recovery tests (GRIDTUI_RECOVERY_RUNS set): about one
-// run in three fails on the loaded 2-core machine when a message of the
-// attempt before reaches the new one ("termination protocol violated: ack
-// for update N", "no live link"), the race of reusing workers across
-// attempts; the survivors' counters never went back.
 func TestRunAsyncSurvivorsGoOn(t *testing.T) {
-	if os.Getenv("GRIDTUI_RECOVERY_RUNS") == "" {
-		t.Skip("set GRIDTUI_RECOVERY_RUNS=1 to run")
-	}
 	memoryOnly(t)
 	spec := recoverySpec(jobs.Asynchronous, 24, "1e-7")
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}

@@ -28,7 +28,9 @@
 // gathers the results. ServeWorker is
 // the worker process. It has two RMNP endpoints: a control endpoint
 // (sub-tasks, telemetry, results, heartbeats, end of run; see protocol.go)
-// and a data endpoint that only Solve uses, rebound after every run. Before
+// and a data endpoint that only Solve uses, bound anew for every attempt
+// of a run with an RMNP run id of its own (worker.AttemptRunID), so that
+// no link or message of an attempt reaches the next. Before
 // computing, neighbours connect on the network Algorithm 1 chose, falling
 // back to the next candidate when pre-flight fails; the dialer's first
 // message names the network it kept, and the accepting worker starts only
@@ -82,7 +84,8 @@
 // (solve.CheckpointPlan): a synchronous job from the newest iteration every
 // rank has, so that it is bit for bit the undisturbed run; an asynchronous
 // or hybrid one from each part's newest. The detectors start afresh with
-// the parts. The report's Recoveries, the event log and the results store
+// the parts. The control plane's statuses, failures and results carry
+// their attempt, and an earlier attempt's are dropped. The report's Recoveries, the event log and the results store
 // say each loss, where its part went, from which iteration, and how long
 // until every part iterated again; a loss that is not recovered adds why
 // to the failure's cause.

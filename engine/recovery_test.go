@@ -38,10 +38,16 @@ func figure(rep *Report, name string) string {
 // every node did after iterations.
 func runKilled(t *testing.T, spec jobs.Spec, node string, after int) (*Report, *fault, error) {
 	t.Helper()
+	return runSignalled(t, spec, node, syscall.SIGKILL, after)
+}
+
+// runSignalled is runKilled with signal sig.
+func runSignalled(t *testing.T, spec jobs.Spec, node string, sig syscall.Signal, after int) (*Report, *fault, error) {
+	t.Helper()
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
 	var f *fault
 	if node != "" {
-		f = faultAt(&opt, node, syscall.SIGKILL, after, nil)
+		f = faultAt(&opt, node, sig, after, nil)
 	}
 	rep, err := Run(context.Background(), spec, opt)
 	return rep, f, err
@@ -117,14 +123,20 @@ func TestRunNoCheckpoints(t *testing.T) {
 
 // TestRunRecoversRepeatedly is the opt-in long test
 // (GRIDTUI_RECOVERY_RUNS=20): poisson n = 64, ε = 1e-9, a random worker
-// killed mid-run, every time ok; sync bit for bit the undisturbed run.
+// (coordinators included) killed mid-run, every time ok; sync bit for bit
+// the undisturbed run. GRIDTUI_RECOVERY_SIGNAL=STOP stops the worker
+// instead (recovered once its silence is judged).
 func TestRunRecoversRepeatedly(t *testing.T) {
 	runs, _ := strconv.Atoi(os.Getenv("GRIDTUI_RECOVERY_RUNS"))
 	if runs == 0 {
 		t.Skip("set GRIDTUI_RECOVERY_RUNS=20 to run")
 	}
+	sig := syscall.SIGKILL
+	if os.Getenv("GRIDTUI_RECOVERY_SIGNAL") == "STOP" {
+		sig = syscall.SIGSTOP
+	}
 	nodes := []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2", "beta-3", "beta-4"}
-	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous} {
+	for _, scheme := range []jobs.Scheme{jobs.Synchronous, jobs.Asynchronous, jobs.Hybrid} {
 		// GRIDTUI_RECOVERY_SCHEMES=async (a comma-separated list) runs those.
 		if only := os.Getenv("GRIDTUI_RECOVERY_SCHEMES"); only != "" && !slices.Contains(strings.Split(only, ","), string(scheme)) {
 			continue
@@ -141,7 +153,7 @@ func TestRunRecoversRepeatedly(t *testing.T) {
 			node := nodes[rand.IntN(len(nodes))]
 			after := 100 + rand.IntN(max(want.Nodes[0].Iterations/2, 1))
 			t.Run(fmt.Sprintf("%s/%d/%s@%d", scheme, i, node, after), func(t *testing.T) {
-				rep, _, err := runKilled(t, spec, node, after)
+				rep, _, err := runSignalled(t, spec, node, sig, after)
 				if err != nil {
 					t.Fatalf("%v\n%s", err, summary(rep))
 				}
@@ -184,9 +196,6 @@ func TestRunRecoversCoordinator(t *testing.T) {
 // after the part had moved to the spare, and the run then needed two more
 // recoveries (docs/FAILURES.md, Status) — a bug to fix, not a slow test.
 func TestRunRecoversOnSpare(t *testing.T) {
-	if os.Getenv("GRIDTUI_RECOVERY_RUNS") == "" {
-		t.Skip("set GRIDTUI_RECOVERY_RUNS=1 to run (known bug: docs/FAILURES.md, Status)")
-	}
 	spec := recoverySpec(jobs.Synchronous, 21, "1e-7")
 	spec.Nodes.Any = 7
 	spec.Params["blocks"] = "7x1x1"

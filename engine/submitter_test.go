@@ -169,15 +169,23 @@ func checkAbortedNodes(t *testing.T, rep *Report, want ...solve.NodeState) {
 // TestFailedRunCause: a worker's failure cause arrives as the text of its
 // error ("engine: rank 1: …"); the run's error and the report print it after
 // the node's name with the package prefix once, and the nodes the run
-// stopped read "aborted", not "active".
+// stopped read "aborted", not "active". A failure of another attempt is
+// dropped.
 func TestFailedRunCause(t *testing.T) {
 	s := followedRun(t, solve.StateActive, solve.StateFailed, solve.StateInactive, solve.StateTerminated)
 	node := s.plan.Ranks[1]
-	m, err := worker.EncodeMsg(worker.MsgFailed, worker.Failure{Node: node, Cause: "engine: rank 1: message from peer 9, not a neighbour"})
+	// A failure of the attempt before (a recovery's), arriving late, is
+	// dropped: the run fails with its own attempt's.
+	stale, err := worker.EncodeMsg(worker.MsgFailed, worker.Failure{Node: s.plan.Ranks[0], Cause: "engine: rank 0: halo from rank 1: rmnp: peer down", Run: s.run + 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := make(chan inbound, 1)
+	m, err := worker.EncodeMsg(worker.MsgFailed, worker.Failure{Node: node, Cause: "engine: rank 1: message from peer 9, not a neighbour", Run: s.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := make(chan inbound, 2)
+	msgs <- inbound{src: worker.NodeID(s.plan.Ranks[0]), msg: stale}
 	msgs <- inbound{src: worker.NodeID(node), msg: m}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -73,6 +73,10 @@ type copyFetch struct {
 type jobCopies struct {
 	n    *node
 	plan solve.CheckpointPlan
+	// ctx is the job's: its end stops a copy on its way to a buddy that
+	// does not answer (a lost one), which would otherwise hold the
+	// checkpoint writer, and so the end of the run, for copyTimeout.
+	ctx context.Context
 
 	sendMu sync.Mutex
 	msg    []byte // the last copy sent to the buddy, its buffer for the next
@@ -113,7 +117,7 @@ func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
 	pins := j.pinned()
 	j.n.copies.mem.Keep(h, enc, pins)
 	if b := j.plan.Buddy; b != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), copyTimeout)
+		ctx, cancel := context.WithTimeout(j.ctx, copyTimeout)
 		j.sendMu.Lock()
 		j.msg = appendCopy(j.msg[:0], pins, enc) // the message's buffer is reused: Send is done with it on return
 		err := j.n.sendCopy(ctx, *b, j.msg)
@@ -221,7 +225,7 @@ func (j *jobCopies) Load(want checkpoint.Header, it uint64, latest bool) (checkp
 		if b.Node == j.n.boot.Node {
 			continue
 		}
-		enc, err := j.n.fetchCopy(b, copyFetch{Run: want.Run, Rank: want.Rank, Iteration: it, Latest: latest})
+		enc, err := j.n.fetchCopy(j.ctx, b, copyFetch{Run: want.Run, Rank: want.Rank, Iteration: it, Latest: latest})
 		if err == nil {
 			var h checkpoint.Header
 			var payload []byte
@@ -314,7 +318,7 @@ func decodeCopy(body []byte) (pins []uint64, enc []byte, err error) {
 }
 
 // fetchCopy asks holder b for a copy and waits for its answer.
-func (n *node) fetchCopy(b solve.Holder, f copyFetch) ([]byte, error) {
+func (n *node) fetchCopy(ctx context.Context, b solve.Holder, f copyFetch) ([]byte, error) {
 	c := n.copies
 	reply := make(chan []byte, 1)
 	c.mu.Lock()
@@ -327,7 +331,7 @@ func (n *node) fetchCopy(b solve.Holder, f copyFetch) ([]byte, error) {
 		delete(c.pending, f.ID)
 		c.mu.Unlock()
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), copyTimeout)
+	ctx, cancel := context.WithTimeout(ctx, copyTimeout)
 	defer cancel()
 	m, err := EncodeMsg(MsgCopyFetch, f)
 	if err != nil {

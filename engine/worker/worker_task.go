@@ -121,7 +121,7 @@ func (n *node) runTask(ctx context.Context, data *rmnp.Endpoint, job *jobState, 
 		Scheme: t.Scheme, Detector: t.Detector, MaxIter: t.MaxIter, Node: t.Node, Cluster: n.boot.Cluster,
 		Checkpoint: t.Checkpoint, Log: logLines{n.log.With("rank", t.Rank)}}
 	if p := t.Checkpoint; p != nil && p.Memory {
-		job.copies = &jobCopies{n: n, plan: *p}
+		job.copies = &jobCopies{n: n, plan: *p, ctx: ctx}
 		sub.Copies = job.copies
 	}
 	for _, nb := range t.Neighbours {

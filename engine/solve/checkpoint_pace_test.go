@@ -48,14 +48,14 @@ func TestPace(t *testing.T) {
 	if a.due(100) || !a.due(200) {
 		t.Fatal("auto: the first checkpoint is at the base")
 	}
-	a.took(200, time.Now().Add(-400*time.Millisecond), 4*time.Millisecond) // 400 iterations by 600
+	a.took(200, time.Now().Add(-400*time.Millisecond), time.Millisecond) // 400 iterations by 600
 	if a.due(400) {
 		t.Error("auto: a second checkpoint before the first was written")
 	}
 	if e, _ := a.interval(); e != 0 {
 		t.Errorf("auto: interval %d before the first write was timed", e)
 	}
-	a.written(time.Millisecond) // 5 ms: 1 ms an iteration, 800 (800 ms) ≥ 500 ms
+	a.written(time.Millisecond) // 1+writeShare ms: 1 ms an iteration, 800 (800 ms) ≥ 500 ms
 	if a.due(600) {
 		t.Error("auto: 600 is no multiple of 800")
 	}

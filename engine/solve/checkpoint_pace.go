@@ -20,9 +20,9 @@ const (
 // Under Auto (the default) the part takes its first checkpoint at the
 // base interval, times it — the serialization, which the iteration pays,
 // and the writing beside it (memory, the buddy, the disk), which shares
-// the processors (counted writeShare times) — and then keeps every·4^k, the least interval whose time
-// keeps that cost within CheckpointBudget, at most
-// MaxCheckpointInterval. Until the first write has been timed it
+// the processors (counted writeShare times) — and then keeps every·4^k,
+// the least interval whose time keeps that cost within CheckpointBudget,
+// at most MaxCheckpointInterval. Until the first write has been timed it
 // takes no other. The interval is chosen once per attempt and never
 // changes after: a synchronous rollback counts on every multiple of it
 // (NodeStatus.CheckpointEvery), and the powers of 4 of one base keep the

@@ -70,13 +70,19 @@ func (a goApp) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, err
 	return &goPart{a: a, v: v, sub: sub}, nil
 }
 
-// Assemble reports process 0's figures.
+// Assemble reports process 0's figures, and the processes' supersteps.
 func (a goApp) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
 	if len(results) == 0 {
 		return gridapp.Result{}, errors.New("bsp: no process")
 	}
 	figs, err := decodeFigures(results[0])
-	return gridapp.Result{Reported: true, OK: err == nil, Figures: figs}, err
+	var profiles [][]gridapp.SuperstepGroup
+	for _, r := range results {
+		if len(r) == figuresLen {
+			profiles = append(profiles, DecodeProfile(r[figProfile:]))
+		}
+	}
+	return gridapp.Result{Reported: true, OK: err == nil, Figures: figs, Supersteps: MaxGroups(profiles)}, err
 }
 
 type goPart struct {
@@ -139,6 +145,7 @@ func (pt *goPart) Calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcom
 		figs = nil
 	}
 	pt.result = encodeFigures(figs)
+	EncodeProfile(pt.result[figProfile:], m.profile.Groups())
 	return gridapp.Outcome{Iterations: m.Superstep(), Converged: true}, nil
 }
 
@@ -152,13 +159,17 @@ func (m *Machine) Network(pid int) string {
 }
 
 // figuresLen is the size of a process's result: its figures as JSON, the
-// byte count first, then the bytes eight to a value.
-const figuresLen = 1 + 8192/8
+// byte count first, then the bytes eight to a value; then, from
+// figProfile, its supersteps (EncodeProfile).
+const (
+	figProfile = 1 + 8192/8
+	figuresLen = figProfile + ProfileLen
+)
 
 func encodeFigures(figs []gridapp.Figure) []float64 {
 	r := make([]float64, figuresLen)
 	b, _ := json.Marshal(figs)
-	if len(b) > 8*(figuresLen-1) {
+	if len(b) > 8*(figProfile-1) {
 		b, _ = json.Marshal([]gridapp.Figure{{Name: "figures", Text: "too many to report"}})
 	}
 	r[0] = float64(len(b))
@@ -171,7 +182,7 @@ func encodeFigures(figs []gridapp.Figure) []float64 {
 }
 
 func decodeFigures(r []float64) ([]gridapp.Figure, error) {
-	if len(r) != figuresLen || r[0] < 0 || r[0] > 8*(figuresLen-1) {
+	if len(r) != figuresLen || !(r[0] >= 0 && r[0] <= 8*(figProfile-1)) {
 		return nil, fmt.Errorf("bsp: a process's result of %d values", len(r))
 	}
 	n := int(r[0])

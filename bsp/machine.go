@@ -33,6 +33,7 @@ type Machine struct {
 	ended   bool
 	last    time.Time
 	stats   Stats
+	profile Profile // the supersteps, for prediction
 	// Checkpoint, when set, is called after every superstep's barrier
 	// with the number of the superstep that begins: the place where a
 	// checkpoint of the process's state is consistent everywhere.
@@ -257,6 +258,7 @@ func (m *Machine) sync(ctx context.Context, end bool) error {
 	m.getDst = m.getDst[:0]
 	in.Stats.Compute = compute
 	m.stats.Add(in.Stats)
+	m.profile.Add(1, compute, in.Stats.HMax)
 	m.ended = end
 	m.last = time.Now()
 	if m.onSync != nil {

@@ -35,7 +35,9 @@ func newPredictCmd(g *globalFlags) *cobra.Command {
 			"and replays the job on the platform (dPerf): time to solution, iterations per node, idle\n" +
 			"time and computing gain for each scheme side by side (or the one --scheme names), with\n" +
 			"the runs it rests on. The platform is the traced runs' clusters and networks resized to\n" +
-			"--nodes; --net edits a network for what-if questions (--net ethernet=10Gbit/s,100us).",
+			"--nodes; --net edits a network for what-if questions (--net ethernet=10Gbit/s,100us).\n" +
+			"A BSP program (--app bsp) is predicted by W + h·g + l over the supersteps of its last run\n" +
+			"on as many nodes, with the g and l of gridtui bench bsp.",
 		Example: "  gridtui predict --n 48 --nodes 8                        # every scheme, from the runs of n = 48\n" +
 			"  gridtui predict --job job.toml --scheme async --json    # one scheme of a job file, as JSON\n" +
 			"  gridtui predict --n 48 --nodes 32 --net ethernet=10Gbit/s,100us   # what if: 32 nodes, 10 Gbit/s Ethernet",
@@ -88,6 +90,12 @@ func predictJob(cmd *cobra.Command, g *globalFlags, f *predictFlags) error {
 	prob, err := predict.ProblemOf(spec)
 	if err != nil {
 		return err
+	}
+	if isBSP(spec) {
+		if len(f.nets) > 0 {
+			return usageError(errors.New("gridtui predict: --net: a BSP program is predicted with the g and l of gridtui bench bsp, not network figures"))
+		}
+		return predictBSP(cmd.OutOrStdout(), spec, inv, res, dir, prob, f.json)
 	}
 	topology, err := predict.TopologyOf(spec)
 	if err != nil {

@@ -40,6 +40,9 @@ type allocations struct {
 
 	mu    sync.Mutex
 	sites map[string]*allocation
+	// joined holds the hosts whose workers start in their run's live
+	// allocation (joinLive), not in one this call asks for.
+	joined map[string]*allocation
 }
 
 // allocation is one batch allocation and the workers that use it; it is
@@ -55,18 +58,30 @@ type allocation struct {
 	nodes []string
 	hold  *process // the allocation command; nil inside an allocation (not ours)
 
+	key liveKey // where live lists it once granted
+
 	mu      sync.Mutex
 	users   int
+	closed  bool   // its last worker is gone: no step may join it
 	pending string // the job id the allocation command named while waiting
 	relOnce sync.Once
 }
 
-func newAllocations(inv *inventory.Inventory, pool *sshclient.Pool, hosts []inventory.Host, ev *emitter) *allocations {
-	a := &allocations{inv: inv, pool: pool, ev: ev, hosts: map[string][]inventory.Host{}, sites: map[string]*allocation{}}
+// newAllocations sorts the batch hosts of a StartWorkers call by site. A
+// host that a live allocation of the same run holds joins it (a recovery's
+// new worker on the lost node's host: asking the scheduler for a new
+// allocation of that node would wait behind the run's own, which holds it).
+func newAllocations(inv *inventory.Inventory, pool *sshclient.Pool, hosts []inventory.Host, boot func(inventory.Host) Boot, ev *emitter) *allocations {
+	a := &allocations{inv: inv, pool: pool, ev: ev, hosts: map[string][]inventory.Host{}, sites: map[string]*allocation{}, joined: map[string]*allocation{}}
 	for _, h := range hosts {
-		if sched.SchedulerFor(string(launcherOf(inv, h))) != nil {
-			a.hosts[h.Site] = append(a.hosts[h.Site], h)
+		if sched.SchedulerFor(string(launcherOf(inv, h))) == nil {
+			continue
 		}
+		if l := joinLive(liveKey{boot(h).RunID, h.Site}, h.Name); l != nil {
+			a.joined[h.Name] = l
+			continue
+		}
+		a.hosts[h.Site] = append(a.hosts[h.Site], h)
 	}
 	return a
 }
@@ -75,14 +90,21 @@ func newAllocations(inv *inventory.Inventory, pool *sshclient.Pool, hosts []inve
 // allocation first if no other host of the site has. gone is called once
 // the worker is gone and its allocation released if it was the last.
 func (as *allocations) start(ctx context.Context, h inventory.Host, b Boot, opt Options, gone func()) (*Worker, error) {
+	if a := as.joined[h.Name]; a != nil {
+		return startStep(ctx, a, h, b, opt, as.ev, gone)
+	}
 	as.mu.Lock()
 	a, ok := as.sites[h.Site]
 	if !ok {
 		site := siteNamed(as.inv, h.Site)
-		a = &allocation{site: site, sched: sched.SchedulerFor(string(site.Launcher)), ready: make(chan struct{}), users: len(as.hosts[h.Site])}
+		a = &allocation{site: site, sched: sched.SchedulerFor(string(site.Launcher)), ready: make(chan struct{}), users: len(as.hosts[h.Site]),
+			key: liveKey{b.RunID, h.Site}}
 		as.sites[h.Site] = a
 		go func() {
 			a.err = a.obtain(ctx, as, as.hosts[h.Site])
+			if a.err == nil {
+				a.register()
+			}
 			close(a.ready)
 		}()
 	}
@@ -251,6 +273,7 @@ func (a *allocation) done() {
 	a.mu.Lock()
 	a.users--
 	last := a.users == 0
+	a.closed = a.closed || last
 	a.mu.Unlock()
 	if last {
 		a.release()
@@ -262,6 +285,7 @@ func (a *allocation) done() {
 // case the command could not say so (still waiting, or gone).
 func (a *allocation) release() {
 	a.relOnce.Do(func() {
+		a.unregister()
 		if a.hold == nil {
 			return // gridtui runs inside this allocation: not ours to release
 		}

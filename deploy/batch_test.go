@@ -177,3 +177,39 @@ func TestSlurmInsideAllocation(t *testing.T) {
 	release()
 	s.waitNoJobs(t, "after the holder left")
 }
+
+// A worker started again on a killed worker's node (a recovery) starts as
+// a step of the run's own allocation, which still holds that node: a new
+// allocation of it would wait behind the run's forever. The allocation
+// goes when the last worker, old or new, is stopped.
+func TestSlurmRestartInAllocation(t *testing.T) {
+	s := newSlurm(t, "gtn1", "gtn2")
+	inv, hosts, opt := s.inventory(t)
+	s.deploy(t, inv, hosts, opt)
+	ws, err := StartWorkers(testCtx(t), inv, hosts, testBoot, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopAll(ws, opt)
+	syscall.Kill(ws[0].Hello.PID, syscall.SIGKILL)
+	select {
+	case <-ws[0].Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the killed worker's step did not end")
+	}
+	ctx, cancel := context.WithTimeout(testCtx(t), 30*time.Second)
+	defer cancel()
+	again, err := StartWorkers(ctx, inv, hosts[:1], testBoot, opt)
+	if err != nil {
+		t.Fatalf("a new worker on %s in the run's allocation: %v", hosts[0].Name, err)
+	}
+	if jobs := strings.Split(s.jobs(), "\n"); len(jobs) != 1 {
+		t.Errorf("jobs %q, want the run's one allocation", jobs)
+	}
+	stopAll(ws, opt)
+	if s.jobs() == "" {
+		t.Error("the allocation went while its new worker runs")
+	}
+	stopAll(again, opt)
+	s.waitNoJobs(t, "after the last worker")
+}

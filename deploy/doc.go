@@ -18,8 +18,11 @@
 // (worker_local.go), or as steps of a batch allocation that the site's
 // frontend grants or gridtui runs in (batch_start.go: Slurm and OAR are
 // asked with [site.batch]'s options; Grid Engine and PBS are used from
-// inside their jobs). A host's owner policy ([owner] tables, package owner)
-// governs its local worker.
+// inside their jobs). A later StartWorkers of the same run (Boot.RunID: a
+// recovery's new worker on a lost node's host) starts its step in the run's
+// live allocation of that site when it holds the host (batch_live.go), since
+// a new allocation of the node would wait behind the run's own. A host's
+// owner policy ([owner] tables, package owner) governs its local worker.
 //
 // A worker's life is bound to its stdin — the boot line with the run secret
 // goes in, its hello comes out, and EOF ends it — and an allocation's to the

@@ -342,7 +342,7 @@ func StartWorkers(ctx context.Context, inv *inventory.Inventory, hosts []invento
 		pool, release = p, refCounted(done, len(hosts))
 	}
 	workers := make([]*Worker, len(hosts))
-	allocs := newAllocations(inv, pool, hosts, ev)
+	allocs := newAllocations(inv, pool, hosts, boot, ev)
 	s := fanOut(ctx, hosts, opt.width(), func(ctx context.Context, i int, h inventory.Host) Result {
 		ev.emit(h.Name, PhaseStart, 0, "", nil)
 		var w *Worker

@@ -125,12 +125,35 @@ oarnodesetting -s Alive -h %[1]s >/dev/null`, h.Name)
 	if err := g.oarDaemon(g.Frontend, filepath.Join(dir, "almighty.log"), "/usr/sbin/Almighty"); err != nil {
 		return err
 	}
+	// Almighty applies the Alive of a resource retired Dead by an earlier
+	// grid: before it has, a job asking for the node is refused ("There
+	// are not enough resources for your request").
+	if err := g.waitOARAlive(ctx, beta); err != nil {
+		return err
+	}
 	// Before Almighty stops (onDown runs in reverse): no job of the grid's
 	// left behind, and its resources Dead (Almighty applies the change),
 	// so that no later job of this machine's OAR is given them.
 	g.onDown(func() { g.retireOARNodes(context.Background(), beta) })
 	g.onDown(func() { g.deleteOARJobs(context.Background()) })
 	return nil
+}
+
+// waitOARAlive waits (up to a minute) until every one of hosts' resources
+// is Alive.
+func (g *Grid) waitOARAlive(ctx context.Context, hosts []*Host) error {
+	var out []byte
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(time.Second) {
+		dead := false
+		for _, h := range hosts {
+			out, _ = g.OARCommand(ctx, "oarnodes", "-s", h.Name).Output()
+			dead = dead || strings.Contains(string(out), "Dead") || !strings.Contains(string(out), "Alive")
+		}
+		if !dead {
+			return nil
+		}
+	}
+	return fmt.Errorf("e2e: OAR resources of %d beta hosts not Alive after a minute: %s", len(hosts), out)
 }
 
 // retireOARNodes sets hosts' resources Dead and waits (up to 30 s) until

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,7 +19,8 @@ import (
 // its job pending with OAR's state in the run's log, while another job
 // holds b1, then runs across both sites with its workers started by
 // oarsh; and no job of gridtui's and no worker is left after it, after
-// Ctrl-C while it runs, or after one of its workers is killed.
+// Ctrl-C while it runs, or after one of its workers is killed and the run
+// recovered with a new worker on the same node, in the same job.
 //
 // It takes minutes (OAR's scheduling rounds) and changes this machine's OAR
 // configuration while it runs (restored by Down): it runs only when
@@ -62,14 +64,19 @@ func TestOARSite(t *testing.T) {
 	<-run.done
 	checkOARClean(t, g, "after Ctrl-C")
 
-	// A killed worker: the run fails naming its node (checkpoints off: a
-	// recovery inside an OAR job is not tested yet).
-	run = startRun(t, g, runTimeout, append(long, "--checkpoint-every", "-1")...)
-	run.waitIterations(t, 20, 5*time.Minute)
+	// A killed worker: the run recovers, its part restarted from the
+	// checkpoints by a new worker on the same node, started by oarsh in the
+	// run's own job (a new job of the node would wait behind it).
+	const eps = 1e-9
+	run = startRun(t, g, runTimeout, "--nodes", fmt.Sprint(n), "--scheme", "async", "--n", "48", "--eps", fmt.Sprint(eps), "--wall-time", "5m",
+		"--checkpoint-every", "20")
+	run.waitIterations(t, 80, 5*time.Minute)
 	syscall.Kill(workerPID(t, g, "b2"), syscall.SIGKILL)
 	out = run.wait(t)
-	if out.code == 0 || !strings.Contains(out.raw, "b2") {
-		t.Errorf("run with a killed worker on b2: exit %d, want a failure naming b2", out.code)
+	if rep := out.report; out.code != 0 || rep == nil || rep.Outcome != "ok" || !rep.Checked || !(rep.Residual < eps) {
+		t.Errorf("run with a killed worker on b2: exit %d, want it recovered, ok with a true residual below %g; report %+v", out.code, eps, rep)
+	} else if !slices.ContainsFunc(rep.Recoveries, func(r recoveryRep) bool { return r.Node == "b2" && r.To == "b2" && r.How == "new worker on its host" }) {
+		t.Errorf("recoveries %+v, want b2's part on a new worker on b2", rep.Recoveries)
 	}
 	checkOARClean(t, g, "after a killed worker")
 }

@@ -44,14 +44,24 @@ type (
 		Traffic    []netTraffic  `json:"traffic"`
 		Routes     []probe.Route `json:"routes"`
 		Checked    bool          `json:"checked"`
-		Residual   float64       `json:"residual"`
+		Residual   float64       `json:"true_residual"`
 		Figures    []struct {
 			Name  string  `json:"name"`
 			Value float64 `json:"value"`
 			Text  string  `json:"text"`
 		} `json:"figures"`
-		FiguresOK bool     `json:"figures_ok"`
-		Warnings  []string `json:"warnings"`
+		FiguresOK  bool          `json:"figures_ok"`
+		Warnings   []string      `json:"warnings"`
+		Recoveries []recoveryRep `json:"recoveries"`
+	}
+	// recoveryRep is one loss the run survived (report.recoveries[]).
+	recoveryRep struct {
+		Node    string  `json:"node"`
+		Cause   string  `json:"cause"`
+		Rank    int     `json:"rank"`
+		To      string  `json:"to"`
+		How     string  `json:"how"`
+		Seconds float64 `json:"seconds"`
 	}
 	logEvent struct {
 		Node string `json:"node"`

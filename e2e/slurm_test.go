@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,7 +20,7 @@ import (
 // pending with Slurm's reason in the run's log, while another allocation
 // holds b1, then runs across both sites; and no allocation and no worker
 // is left after it, after Ctrl-C while it runs, or after one of its workers
-// is killed.
+// is killed and the run recovered with a new step on the same node.
 func TestSlurmSite(t *testing.T) {
 	for _, tool := range []string{"slurmctld", "slurmd", "salloc", "squeue", "munged", "nsenter"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -51,17 +52,20 @@ func TestSlurmSite(t *testing.T) {
 	<-run.done
 	checkSlurmClean(t, g, "after Ctrl-C")
 
-	// A killed worker: the run fails naming its node.
-	// Checkpoints off: this tests the failure and the release; a recovery
-	// inside a Slurm allocation is not tested yet (docs/FAILURES.md).
-	run = startRun(t, g, 3*time.Minute, "--nodes", fmt.Sprint(n), "--scheme", "async", "--n", "48", "--eps", "1e-14", "--wall-time", "2m",
-		"--checkpoint-every", "-1")
-	run.waitIterations(t, 20, 90*time.Second)
+	// A killed worker: the run recovers, its part restarted from the
+	// checkpoints by a new worker on the same node, a step of the run's own
+	// allocation (a new allocation of the node would wait behind it).
+	const eps = 1e-9
+	run = startRun(t, g, 3*time.Minute, "--nodes", fmt.Sprint(n), "--scheme", "async", "--n", "48", "--eps", fmt.Sprint(eps), "--wall-time", "2m",
+		"--checkpoint-every", "20")
+	run.waitIterations(t, 80, 90*time.Second)
 	pid := workerPID(t, g, "b2")
 	syscall.Kill(pid, syscall.SIGKILL)
 	out = run.wait(t)
-	if out.code == 0 || !strings.Contains(out.raw, "b2") {
-		t.Errorf("run with a killed worker on b2: exit %d, want a failure naming b2", out.code)
+	if rep := out.report; out.code != 0 || rep == nil || rep.Outcome != "ok" || !rep.Checked || !(rep.Residual < eps) {
+		t.Errorf("run with a killed worker on b2: exit %d, want it recovered, ok with a true residual below %g; report %+v", out.code, eps, rep)
+	} else if !slices.ContainsFunc(rep.Recoveries, func(r recoveryRep) bool { return r.Node == "b2" && r.To == "b2" && r.How == "new worker on its host" }) {
+		t.Errorf("recoveries %+v, want b2's part on a new worker on b2", rep.Recoveries)
 	}
 	checkSlurmClean(t, g, "after a killed worker")
 }

@@ -287,6 +287,12 @@ func lostWith(s *submission, lost string) []string {
 	return out
 }
 
+// restartTimeout bounds the start of a recovery's new workers (an SSH
+// session, or a step of a batch allocation, with its hello): every
+// surviving part waits for them, so a start that hangs ends the run with
+// the reason instead.
+const restartTimeout = time.Minute
+
 // placement is where a lost node's part goes.
 type placement struct{ node, how string }
 
@@ -340,8 +346,13 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	if len(restart) == 0 {
 		return moved, nil
 	}
-	started, err := deploy.StartWorkers(ctx, rc.inv, restart, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
+	sctx, cancel := context.WithTimeout(ctx, restartTimeout)
+	defer cancel()
+	started, err := deploy.StartWorkers(sctx, rc.inv, restart, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
 	if err != nil {
+		if ctx.Err() == nil && sctx.Err() != nil {
+			return nil, fmt.Errorf("no spare, and new workers did not start within %v: %w", restartTimeout, err)
+		}
 		return nil, fmt.Errorf("no spare, and new workers did not start: %w", err)
 	}
 	*rc.workers = append(*rc.workers, started...)

@@ -88,6 +88,10 @@ type Report struct {
 	Unpredicted string `json:",omitempty"`
 	// Solution is the assembled grid (nil unless the run completed).
 	Solution []float64 `json:"-"`
+	// Supersteps are a BSP program's supersteps as its Assemble gave them
+	// (gridapp.Result.Supersteps), kept in the run's record for BSP
+	// prediction; nil for other applications.
+	Supersteps []gridapp.SuperstepGroup `json:"-"`
 }
 
 // NodeReport is one node's share of a run.
@@ -232,6 +236,7 @@ func assembleApp(rep *Report, s *submission) (err error) {
 	rep.Solution, rep.Checked = res.Solution, true
 	rep.Residual, rep.Figures, rep.FiguresOK = res.Residual, res.Figures, res.OK
 	rep.ResidualReported = res.Reported
+	rep.Supersteps = res.Supersteps
 	if c, ok := s.plan.App.(gridapp.Checker); ok {
 		rep.Checks = c.Check(s.plan.Values, s.plan.Task, res)
 		for _, ch := range rep.Checks {

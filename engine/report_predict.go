@@ -16,6 +16,10 @@ type Prediction struct {
 	Seconds        float64 `json:"seconds"`
 	MeanIterations float64 `json:"mean_iterations"`
 	Sources        int     `json:"sources"` // traced runs it rests on
+	// BSP is set for a BSP program, predicted by BSP's cost model (the
+	// supersteps of its last traced run, bench bsp's g and l) instead of
+	// a replay; MeanIterations is then its supersteps.
+	BSP *predict.BSPPrediction `json:"bsp,omitempty"`
 }
 
 // setPrediction predicts the run from the runs in the store before it, on
@@ -27,6 +31,10 @@ func setPrediction(rep *Report, s *submission, dir string) {
 		return
 	}
 	sp := rep.Spec
+	if _, ok := s.plan.App.(interface{ Supersteps() }); ok {
+		setBSPPrediction(rep, s, res, dir)
+		return
+	}
 	// The problem as the run's record names it (n and ε from the
 	// application's parameters), its graph as the application laid it out.
 	c := jobs.RunConfig{App: sp.App}
@@ -89,6 +97,10 @@ func (r *Report) writePrediction(b *strings.Builder) {
 		off = fmt.Sprintf("the prediction %.0f %% long", e)
 	case e < 0:
 		off = fmt.Sprintf("the prediction %.0f %% short", -e)
+	}
+	if p.BSP != nil {
+		r.writeBSPPrediction(b, off)
+		return
 	}
 	fmt.Fprintf(b, "predicted: %s and %.0f iterations per node (from %d traced runs); measured %s and %.0f (%s)\n",
 		time.Duration(p.Seconds*float64(time.Second)).Round(time.Millisecond), p.MeanIterations, p.Sources,

@@ -137,7 +137,7 @@ func runRecord(rep *Report, s *submission) jobs.RunRecord {
 	}
 	rec := jobs.RunRecord{ID: id, Time: rep.Started, Machine: jobs.LocalMachine(),
 		WallSeconds: rep.Wall.Seconds(), Residuals: s.residuals, Outcome: rep.Outcome, Reason: rep.Cause,
-		Recoveries: rep.Recoveries, WorkerRun: worker.RunTag(s.run)}
+		Recoveries: rep.Recoveries, WorkerRun: worker.RunTag(s.run), Supersteps: rep.Supersteps}
 	if rep.FailedNode != "" {
 		rec.Reason = fmt.Sprintf("node %s: %s", rep.FailedNode, rep.Cause)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/internal/termsafe"
 )
 
@@ -72,6 +73,10 @@ type RunRecord struct {
 	// Recoveries are the lost nodes the run survived; a recovered run's
 	// wall time counts them, and prediction treats it as disturbed.
 	Recoveries []Recovery `json:"recoveries,omitempty"`
+	// Supersteps are a BSP program's supersteps (work and h-relation per
+	// group of consecutive supersteps), for BSP prediction; nil for other
+	// applications and in older records.
+	Supersteps []gridapp.SuperstepGroup `json:"supersteps,omitempty"`
 	// WorkerRun is the run's id on its workers' log lines (run=…), which
 	// `gridtui logs` cuts the logs with; "" in older records.
 	WorkerRun string `json:"worker_run,omitempty"`

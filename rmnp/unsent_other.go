@@ -8,4 +8,5 @@ import "net"
 // the kernel; only Linux applies it (TCP_NOTSENT_LOWAT), see unsent_linux.go.
 const AsyncUnsentLimit = 16 << 10
 
-func limitUnsent(net.Conn, int) {}
+// LimitUnsent does nothing here (see unsent_linux.go).
+func LimitUnsent(net.Conn, int) {}

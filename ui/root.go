@@ -43,7 +43,8 @@ type Config struct {
 	// NoLoad disables sampling the load average (for tests).
 	NoLoad bool
 	// BSP is the BSP cost model's g and l the last `gridtui bench bsp`
-	// kept (predict.LoadBSP), shown in the Network view; nil for none.
+	// kept (predict.LoadBSP), shown in the Network view and used by
+	// Compose's prediction of BSP programs; nil for none.
 	BSP *predict.BSPParams
 }
 
@@ -124,6 +125,7 @@ func New(cfg Config) Model {
 		preflight:  map[string]string{},
 		routes:     newRunRoutes(),
 	}
+	m.compose.SetBSP(cfg.BSP)
 	m.pages = []common.Page{m.sites, m.network, m.compose, m.run, m.results}
 	if cfg.Inventory != nil {
 		h, err := grid.Htable(cfg.Inventory)

@@ -90,12 +90,14 @@ const (
 	resIn
 	resHMax
 	resOutLen
-	resHead
-	resultLen = resHead + outputMax/8
+	resProfile // the supersteps (bsp.EncodeProfile)
+	resHead    = resProfile + bsp.ProfileLen
+	resultLen  = resHead + outputMax/8
 )
 
-func encodeResult(s bsp.Stats, out []byte, idle bool) []float64 {
+func encodeResult(s bsp.Stats, groups []gridapp.SuperstepGroup, out []byte, idle bool) []float64 {
 	r := make([]float64, resultLen)
+	bsp.EncodeProfile(r[resProfile:resHead], groups)
 	if idle {
 		r[resIdle] = 1
 	}
@@ -141,6 +143,7 @@ func decodeOutput(r []float64) string {
 func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (gridapp.Result, error) {
 	res := gridapp.Result{Reported: true, OK: true}
 	var total bsp.Stats
+	var profiles [][]gridapp.SuperstepGroup
 	for pid, r := range results {
 		if len(r) != resultLen {
 			return res, fmt.Errorf("bsp: process %d: %d values, want %d", pid, len(r), resultLen)
@@ -148,6 +151,7 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 		if r[resIdle] == 1 {
 			continue
 		}
+		profiles = append(profiles, bsp.DecodeProfile(r[resProfile:resHead]))
 		s := bsp.Stats{Supersteps: int(r[resSupersteps]), Compute: secs(r[resCompute]), Comm: secs(r[resComm]), Wait: secs(r[resWait]),
 			BytesOut: int64(r[resOut]), BytesIn: int64(r[resIn]), HMax: int64(r[resHMax])}
 		total.Supersteps = max(total.Supersteps, s.Supersteps)
@@ -167,6 +171,7 @@ func (App) Assemble(v gridapp.Values, t gridapp.Task, results [][]float64) (grid
 		{Name: "time in computation, communication, barrier", Value: total.Compute.Seconds(),
 			Text: fmt.Sprintf("%v, %v, %v (summed over the processes)", total.Compute.Round(time.Microsecond), total.Comm.Round(time.Microsecond), total.Wait.Round(time.Microsecond))},
 	}, res.Figures...)
+	res.Supersteps = bsp.MaxGroups(profiles)
 	return res, nil
 }
 

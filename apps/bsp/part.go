@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -23,8 +24,9 @@ type part struct {
 	timeout    time.Duration
 	x          bsp.Exchanger
 	stats      bsp.Stats
-	nprocs     int  // after bsp_begin
-	idle       bool // beyond bsp_begin's maxprocs: took no part
+	profile    bsp.Profile // the supersteps, for prediction
+	nprocs     int         // after bsp_begin
+	idle       bool        // beyond bsp_begin's maxprocs: took no part
 	buf, frame []byte
 	result     []float64
 	noShare    bool      // the job's shared = false
@@ -91,7 +93,7 @@ func (pt *part) calculate(ctx context.Context, c gridapp.Comm) (gridapp.Outcome,
 	if err := pt.exit(); err != nil {
 		return gridapp.Outcome{}, err
 	}
-	pt.result = encodeResult(pt.stats, pt.p.out.bytes(), pt.idle)
+	pt.result = encodeResult(pt.stats, pt.profile.Groups(), pt.p.out.bytes(), pt.idle)
 	return gridapp.Outcome{Iterations: pt.stats.Supersteps, Converged: true}, nil
 }
 
@@ -128,7 +130,24 @@ func (pt *part) abort(f frame) error {
 		return pt.p.fail("bsp_abort: %s", text)
 	}
 	call, rule, _ := strings.Cut(text, "\n")
-	return fmt.Errorf("bsp: program %s: %w", pt.p.name, &bsp.RuleError{Pid: int(f.arg) - 1, Call: call, Rule: rule})
+	err := &bsp.RuleError{Pid: int(f.arg) - 1, Call: call, Rule: rule}
+	if pt.sharedGone(call, rule) {
+		// The part that created the shared file ended (its program failed
+		// first) before this program began: a consequence, reported as a
+		// lost neighbour is, after the cause.
+		return fmt.Errorf("bsp: program %s: %w (the part that created it ended: %w)", pt.p.name, err, rmnp.ErrPeerDown)
+	}
+	return fmt.Errorf("bsp: program %s: %w", pt.p.name, err)
+}
+
+// sharedGone reports a program's bsp_begin that found the shared file of
+// its host gone.
+func (pt *part) sharedGone(call, rule string) bool {
+	if pt.shm == nil || call != "bsp_begin" || !strings.HasPrefix(rule, "the shared file") {
+		return false
+	}
+	_, err := os.Stat(pt.shm.path)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // begin waits for bsp_begin and starts the process, or lets it go when it
@@ -213,6 +232,9 @@ func (pt *part) supersteps(ctx context.Context, c gridapp.Comm) error {
 		}
 		in.Stats.Compute = compute
 		pt.stats.Add(in.Stats)
+		// Supersteps ended in shared memory since the last barrier count
+		// with this one: their computation is in compute.
+		pt.profile.Add(1+fast.Supersteps, compute, max(fast.BytesOut, fast.BytesIn)+in.Stats.HMax)
 		last = time.Now()
 		c.Progress(pt.x.Superstep, 0)
 		if host != nil {

@@ -52,6 +52,15 @@ func TestRun(t *testing.T) {
 	if it := rep.Nodes[0].Iterations; it < 2*3*5*3 { // reps × patterns × h values × (1+iters)
 		t.Errorf("%d supersteps, want at least %d", it, 2*3*5*3)
 	}
+	// The processes' supersteps, for prediction: as many as the run did,
+	// with h-relations (the puts of every h).
+	n, h := 0, int64(0)
+	for _, g := range rep.Supersteps {
+		n, h = n+g.Supersteps, h+g.H
+	}
+	if n != rep.Nodes[0].Iterations || h == 0 || len(rep.Supersteps) > 64 {
+		t.Errorf("supersteps %d in %d groups, h %d; the run did %d", n, len(rep.Supersteps), h, rep.Nodes[0].Iterations)
+	}
 }
 
 // TestAsyncRefused: a BSP program under the asynchronous scheme is refused.

@@ -255,6 +255,21 @@ type Result struct {
 	// OK is false when a check of the application failed (a figure says
 	// which).
 	OK bool
+	// Supersteps are a BSP program's supersteps, for prediction (BSP's
+	// cost W + h·g + l): consecutive supersteps in a bounded number of
+	// groups; nil for an application without supersteps.
+	Supersteps []SuperstepGroup
+}
+
+// SuperstepGroup is a run of consecutive supersteps of a BSP program:
+// how many, their computation W (seconds, the slowest process's) and
+// their h-relations summed (bytes, the largest of any process's
+// max(out, in)). A superstep then costs W + h·g + l on a machine of BSP
+// parameters g and l.
+type SuperstepGroup struct {
+	Supersteps int     `json:"supersteps"`
+	Work       float64 `json:"work_seconds"`
+	H          int64   `json:"h_bytes"`
 }
 
 // Figure is one measured quantity of a Result.

@@ -81,6 +81,10 @@ type Model struct {
 	// appValues keeps the parameters typed for each application the form
 	// left, for when the user cycles back to it.
 	appValues map[string]map[string]string
+	// beforeBSP is the scheme and detector the form had when it cycled to
+	// a BSP program (which runs synchronously), restored when it cycles
+	// on to an application without supersteps; nil otherwise.
+	beforeBSP *[2]string
 	pane      int
 	cursor    [paneCount]int
 	editing   bool

@@ -127,8 +127,26 @@ func (v *Model) cycleApp(next string) {
 	left := v.field(fApp).Value
 	v.appValues[left] = v.paramValues()
 	v.setApp(next, v.appValues[next])
+	v.followSupersteps(next)
 	if name := strings.TrimSpace(v.field(fName).Value); name == "" || name == jobs.DefaultSpec().Name || name == left {
 		v.field(fName).Value = next
+	}
+}
+
+// followSupersteps sets the scheme to sync when the form cycles to a BSP
+// program (as gridtui run does: a BSP job is refused under another), and
+// gives the scheme and detector back when it cycles on to an application
+// without supersteps.
+func (v *Model) followSupersteps(app string) {
+	a, err := gridapp.Lookup(app)
+	_, bsp := a.(interface{ Supersteps() })
+	switch {
+	case err == nil && bsp && v.beforeBSP == nil:
+		v.beforeBSP = &[2]string{v.field(fScheme).Value, v.field(fDetector).Value}
+		v.field(fScheme).Value, v.field(fDetector).Value = "sync", "default"
+	case !bsp && v.beforeBSP != nil:
+		v.field(fScheme).Value, v.field(fDetector).Value = v.beforeBSP[0], v.beforeBSP[1]
+		v.beforeBSP = nil
 	}
 }
 

@@ -44,6 +44,10 @@ type forecast struct {
 	out     *predict.Outlook
 	err     error
 	took    time.Duration
+	// params are bench bsp's g and l (nil: none measured); bspOut is the
+	// prediction of a BSP program's job (BSP's cost model, no replay).
+	params *predict.BSPParams
+	bspOut *predict.BSPPrediction
 }
 
 // predictRequest is one prediction the panel asks for.
@@ -62,6 +66,12 @@ type predictRequest struct {
 	// (grid.InsideNetworks), inventory its node count.
 	inside    map[string]string
 	inventory int
+	// bsp marks a BSP program's job: predicted from its traced supersteps
+	// with the g and l of the slowest network of pairs (the networks the
+	// job's pairs use), on the runs of inv (engine.InventoryKey).
+	bsp   bool
+	pairs []string
+	inv   string
 }
 
 // Messages of the Predict panel.
@@ -72,6 +82,7 @@ type (
 	predictedMsg struct {
 		seq  int
 		out  *predict.Outlook
+		bsp  *predict.BSPPrediction
 		err  error
 		took time.Duration
 	}
@@ -98,6 +109,7 @@ func (v *Model) request() (r predictRequest, key, why string) {
 		return r, "", "the job's application refuses its parameters: " + err.Error()
 	}
 	r.problem, r.cores = p, max(s.Cores, 1)
+	v.bspRequest(s, &r)
 	if v.inv != nil {
 		r.inside, r.inventory = grid.InsideNetworks(v.inv), len(v.inv.Hosts())
 	}
@@ -136,7 +148,7 @@ func (v *Model) schedulePrediction() tea.Cmd {
 	v.fc.key, v.fc.req = key, r
 	v.fc.seq++
 	if key == "" {
-		v.fc.pending, v.fc.out, v.fc.err = false, nil, nil
+		v.fc.pending, v.fc.out, v.fc.err, v.fc.bspOut = false, nil, nil, nil
 		return nil
 	}
 	v.fc.pending = true
@@ -146,9 +158,13 @@ func (v *Model) schedulePrediction() tea.Cmd {
 
 // predictCmd predicts the panel's request off the UI goroutine.
 func (v *Model) predictCmd(seq int) tea.Cmd {
-	res, r := v.fc.res, v.fc.req
+	res, r, params := v.fc.res, v.fc.req, v.fc.params
 	return func() tea.Msg {
 		start := time.Now()
+		if r.bsp {
+			p, err := runBSPPrediction(res, params, r)
+			return predictedMsg{seq: seq, bsp: p, err: err, took: time.Since(start)}
+		}
 		out, err := runPrediction(res, r)
 		return predictedMsg{seq: seq, out: out, err: err, took: time.Since(start)}
 	}
@@ -164,6 +180,7 @@ func (v *Model) updateForecast(msg tea.Msg) tea.Cmd {
 	case predictedMsg:
 		if msg.seq == v.fc.seq {
 			v.fc.out, v.fc.err, v.fc.took, v.fc.pending = msg.out, msg.err, msg.took, false
+			v.fc.bspOut = msg.bsp
 			v.cursor[panePredict] = min(v.cursor[panePredict], v.paneLen(panePredict)-1)
 		}
 	}

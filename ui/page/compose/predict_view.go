@@ -23,11 +23,14 @@ const predictValueColumn = 14
 func (v Model) predictLines(w, h int) []string {
 	s := v.common.Styles
 	note := " (replay of traced runs)"
+	if v.fc.req.bsp {
+		note = " (BSP: W + h·g + l per superstep)"
+	}
 	switch {
 	case v.fc.pending:
 		note = " (predicting…)"
-	case v.fc.out != nil && v.fc.took > 0:
-		note = " (replay of traced runs, " + secs(v.fc.took.Seconds()) + ")"
+	case (v.fc.out != nil || v.fc.bspOut != nil) && v.fc.took > 0:
+		note = note[:len(note)-1] + ", " + secs(v.fc.took.Seconds()) + ")"
 	}
 	out := v.paneTitle(panePredict, "Predict", note)
 	for i, name := range v.predictRows() {
@@ -39,11 +42,17 @@ func (v Model) predictLines(w, h int) []string {
 	case v.fc.err != nil && noTrace(v.fc.err):
 		msg := strings.TrimPrefix(v.fc.err.Error(), "predict: ")
 		out = append(out, wrapLines(s.Warn, strings.ToUpper(msg[:1])+msg[1:], w)...)
-		out = append(out, wrapLines(s.Dim, "Here: run this job once with Scheme ‹sync› (r), then with the other schemes to predict them too; the panel predicts from their traces.", w)...)
+		hint := "Here: run this job once with Scheme ‹sync› (r), then with the other schemes to predict them too; the panel predicts from their traces."
+		if v.fc.req.bsp {
+			hint = "Here: run this job once (r) on these nodes; the panel predicts from its supersteps and the g and l of gridtui bench bsp."
+		}
+		out = append(out, wrapLines(s.Dim, hint, w)...)
 	case v.fc.err != nil:
 		out = append(out, wrapLines(s.Err, "no prediction: "+strings.TrimPrefix(v.fc.err.Error(), "predict: "), w)...)
 	case v.fc.out != nil:
 		out = append(out, v.outlookLines(v.fc.out, w)...)
+	case v.fc.bspOut != nil:
+		out = append(out, v.bspLines(v.fc.bspOut, w)...)
 	default:
 		out = append(out, s.Dim.Render("  predicting…"))
 	}

@@ -237,7 +237,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
-	cp.Dir, cp.Memory, cp.Every, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.key
+	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.key
 	next.ckpt = &cp
 	return next, nil
 }

@@ -401,6 +401,13 @@ func (n *node) logSilent(p LostPeer) {
 // on its way — so the node just leaves the run and stays available; any
 // other loss is a failure.
 func (n *node) linkDown(ctx context.Context, ev rmnp.PeerDownEvent) {
+	if slices.Contains(n.ctrl.Peers(), ev.Peer) {
+		// A link to the peer is up again by now: the submitter of a
+		// recovery's next attempt (same peer id) dialled in before this
+		// event of the attempt before was taken. Ending the run here would
+		// end the new attempt.
+		return
+	}
 	if errors.Is(ev.Err, rmnp.ErrPeerClosed) && n.isParent(ev.Peer) {
 		n.endRun(0, "parent closed the link")
 		return

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -56,6 +57,9 @@ func TestOARSite(t *testing.T) {
 	}
 	checkOARClean(t, g, "after a run")
 
+	oarConsoleRun(t, g)
+	checkOARClean(t, g, "after the console's run")
+
 	// Ctrl-C while it runs.
 	long := []string{"--nodes", fmt.Sprint(n), "--scheme", "async", "--n", "48", "--eps", "1e-14", "--wall-time", "5m"}
 	run = startRun(t, g, runTimeout, long...)
@@ -79,6 +83,41 @@ func TestOARSite(t *testing.T) {
 		t.Errorf("recoveries %+v, want b2's part on a new worker on b2", rep.Recoveries)
 	}
 	checkOARClean(t, g, "after a killed worker")
+}
+
+// oarConsoleRun drives a job through OAR from the console (in tmux, in the
+// console namespace), as a user would: a job file across both sites
+// loaded in Compose and run with r while another job holds b1; the Run
+// view says the allocation is pending, and once the holder is gone the
+// run finishes; the console quits cleanly.
+func oarConsoleRun(t *testing.T, g *Grid) {
+	t.Helper()
+	job := "name = \"oar-console\"\napp = \"obstacle\"\nscheme = \"sync\"\nwall_time = \"5m\"\n\n" +
+		"[obstacle]\nn = 24\neps = 1e-6\n\n[nodes]\nclusters = [\"alpha\", \"beta\"]\n"
+	if err := os.WriteFile(filepath.Join(g.ConsoleHome, "job.toml"), []byte(job), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release := holdOAR(t, g, "b1")
+	waitFor, keys := tmuxConsole(t, g, gridtuiBinary(t))
+	waitFor(time.Minute, "Sites")
+	keys("3")
+	waitFor(30*time.Second, "Job file")
+	keys("C-o")
+	waitFor(30*time.Second, "loaded job.toml")
+	waitFor(time.Minute, "ready: 3 nodes")
+	keys("r")
+	s := waitFor(3*time.Minute, "allocation pending", " · failed · ")
+	if strings.Contains(s, " · failed · ") {
+		t.Fatalf("the console's run failed before its allocation:\n%s", s)
+	}
+	t.Logf("the Run view while OAR holds the job:\n%s", s)
+	release()
+	s = waitFor(8*time.Minute, " · finished · ", " · failed · ")
+	if !strings.Contains(s, " · finished · ") {
+		t.Fatalf("the console's run through OAR did not finish:\n%s", s)
+	}
+	keys("q")
+	waitFor(30*time.Second, "console-exited-0")
 }
 
 // holdOAR submits, as the frontend's user, a job holding node until the

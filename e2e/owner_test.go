@@ -39,6 +39,12 @@ const suspendBound = 15 * time.Second
 // an owner policy (the others have none), deploys, and returns the desktop.
 func ownedGrid(t *testing.T) (*Grid, *Host) {
 	t.Helper()
+	return ownedGridWith(t, ownerPolicy)
+}
+
+// ownedGridWith is ownedGrid with the desktop's owner table policy.
+func ownedGridWith(t *testing.T, policy string) (*Grid, *Host) {
+	t.Helper()
 	if _, err := exec.Command("id", ownerUser).Output(); err != nil {
 		if out, err := exec.Command("useradd", "-M", "-s", "/bin/sh", ownerUser).CombinedOutput(); err != nil {
 			t.Skipf("useradd %s: %v: %s", ownerUser, err, out)
@@ -51,7 +57,7 @@ func ownedGrid(t *testing.T) (*Grid, *Host) {
 	if !strings.Contains(sites, entry) {
 		t.Fatalf("no host table of %s in the grid's sites.toml:\n%s", desk.Name, sites)
 	}
-	sites = strings.Replace(sites, entry, entry+ownerPolicy, 1)
+	sites = strings.Replace(sites, entry, entry+policy, 1)
 	if err := os.WriteFile(g.SitesFile, []byte(sites), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +138,9 @@ func held(s snapshot, node string) (string, bool) {
 func TestOwnerAsyncSuspend(t *testing.T) { ownerLoadRun(t, "async") }
 
 // TestOwnerSyncWaits is the same with a synchronous run: while the part is
-// held, its neighbours wait for its halos (no drain to a spare yet), no
-// node is taken for lost, and the run completes once the owner leaves.
+// held, its neighbours wait for its halos (within sync_grace, one minute:
+// no drain yet, TestOwnerSyncDrains), no node is taken for lost, and the
+// run completes once the owner leaves.
 func TestOwnerSyncWaits(t *testing.T) { ownerLoadRun(t, "sync") }
 
 func ownerLoadRun(t *testing.T, scheme string) {

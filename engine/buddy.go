@@ -135,8 +135,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 	if !sync {
 		return solve.CheckpointPlan{Latest: true}, holders, nil
 	}
-	reach := survivorReach(s, gone, lists)
-	k, ok := commonIteration(lists, reach, uint64(max(1, s.spec.Resilience.Every())))
+	every := takenEvery(s)
+	k, ok := commonIteration(lists, reachOf(s, gone, lists, every), every)
 	if !ok {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
 	}
@@ -145,15 +145,15 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 
 // commonIteration picks a synchronous rollback's iteration from the copies
 // each rank last reported (newest first): the newest that every rank
-// reported or, for a surviving rank whose statuses lag, that is a multiple
-// of every no later than its reach (survivorReach; 0 for a lost rank,
-// which holds only what it reported).
-func commonIteration(lists [][]uint64, reach []uint64, every uint64) (uint64, bool) {
+// reported or, since the statuses lag, that is one of the multiples it
+// surely took (takenEvery) no later than its reach (reachOf).
+func commonIteration(lists [][]uint64, reach []uint64, every []interval) (uint64, bool) {
 	if len(lists) == 0 {
 		return 0, false
 	}
 	has := func(r int, it uint64) bool {
-		return slices.Contains(lists[r], it) || it%every == 0 && it <= reach[r]
+		e := every[r]
+		return slices.Contains(lists[r], it) || e.every > 0 && it%e.every == 0 && it > e.since && it <= reach[r]
 	}
 	var cands []uint64
 	for _, l := range lists {
@@ -173,14 +173,43 @@ func commonIteration(lists [][]uint64, reach []uint64, every uint64) (uint64, bo
 	return 0, false
 }
 
-// survivorReach is, by rank, the iteration up to which a surviving rank
-// surely took every checkpoint: a synchronous rank sweeps iteration k only
-// with its neighbours' halos of k, so a rank at distance d in the task's
-// graph from a lost rank that checkpointed c has swept c−d; its own last
-// status is a bound too. A rank whose last status had σ < ε may have
-// skipped checkpoints (maybeCheckpoint), so it counts, as a lost rank does,
-// only the copies it reported: reach 0.
-func survivorReach(s *submission, gone []string, lists [][]uint64) []uint64 {
+// interval is a rank's checkpoint interval: every multiple of every after
+// since (every 0: unknown, only its reported copies count).
+type interval struct{ every, since uint64 }
+
+// takenEvery is, by rank, the checkpoints the rank surely took: every
+// multiple of the job's interval when it is fixed (checkpoint_every), else
+// (the default, solve's pace) the multiples of the interval the rank's
+// statuses said it chose, after the iteration it chose it at.
+func takenEvery(s *submission) []interval {
+	out := make([]interval, len(s.plan.Ranks))
+	for r := range out {
+		if !s.spec.Resilience.Auto() {
+			out[r].every = uint64(max(1, s.spec.Resilience.Every()))
+			continue
+		}
+		if r < len(s.statuses) {
+			st := s.statuses[r]
+			out[r] = interval{uint64(max(st.CheckpointEvery, 0)), uint64(max(st.CheckpointSince, 0))}
+		}
+	}
+	return out
+}
+
+// reachOf is, by rank, the iteration up to which the rank surely took every
+// checkpoint of its interval, as far as a synchronous rollback may count on
+// it. A synchronous rank sweeps iteration k only with its neighbours' halos
+// of k, so a rank at distance d in the task's graph from one that reached k
+// has swept k−d: each rank's progress is bounded below by every status (its
+// own and the others', less the distance) and every lost rank's newest
+// reported copy. A surviving rank holds its checkpoints up to there (its
+// memory keeps the recent ones). A lost rank's copies are on its buddy,
+// which may lack the last one or two still on their way when it was lost:
+// its reach is two intervals less, and none when its reported copies fell
+// behind its statuses (its buddy did not answer). A rank whose last status
+// had σ < ε may have skipped checkpoints (maybeCheckpoint): it counts only
+// the copies it reported, reach 0.
+func reachOf(s *submission, gone []string, lists [][]uint64, every []interval) []uint64 {
 	ranks := len(lists)
 	adj := make([][]int, ranks)
 	for _, e := range s.plan.Edges {
@@ -189,26 +218,32 @@ func survivorReach(s *submission, gone []string, lists [][]uint64) []uint64 {
 			adj[e[1]] = append(adj[e[1]], e[0])
 		}
 	}
-	reach := make([]uint64, ranks)
-	for r, name := range s.plan.Ranks[:ranks] {
-		if !slices.Contains(gone, name) || len(lists[r]) == 0 {
-			continue
-		}
-		for q, d := range hops(adj, r) {
-			if c := lists[r][0]; d > 0 && uint64(d) <= c {
-				reach[q] = max(reach[q], c-uint64(d))
+	progress := make([]uint64, ranks)
+	spread := func(from int, k uint64) {
+		for q, d := range hops(adj, from) {
+			if d >= 0 && uint64(d) <= k {
+				progress[q] = max(progress[q], k-uint64(d))
 			}
 		}
 	}
 	for r, name := range s.plan.Ranks[:ranks] {
+		spread(r, uint64(max(s.statuses[r].Iteration, 0)))
+		if slices.Contains(gone, name) && len(lists[r]) > 0 {
+			spread(r, lists[r][0])
+		}
+	}
+	reach := make([]uint64, ranks)
+	for r, name := range s.plan.Ranks[:ranks] {
 		st := s.statuses[r]
 		switch {
-		case slices.Contains(gone, name):
-			reach[r] = 0
 		case st.Iteration > 0 && st.Sigma < s.plan.Task.Eps:
-			reach[r] = 0
-		default:
-			reach[r] = max(reach[r], uint64(max(st.Iteration, 0)))
+		case !slices.Contains(gone, name):
+			reach[r] = progress[r]
+		case every[r].every == 0:
+		case len(lists[r]) > 0 && lists[r][0]+4*every[r].every >= uint64(max(st.Iteration, 0)) && progress[r] > 2*every[r].every:
+			// Its copies kept pace with it (a buddy it could not reach
+			// leaves them behind): the newer ones are on the buddy too.
+			reach[r] = progress[r] - 2*every[r].every
 		}
 	}
 	return reach

@@ -58,29 +58,71 @@ func TestCommonIteration(t *testing.T) {
 		{nil, nil, 0, false},
 	}
 	for _, c := range cases {
-		got, ok := commonIteration(c.lists, c.reach, 25)
+		every := make([]interval, len(c.lists))
+		for r := range every {
+			every[r].every = 25
+		}
+		got, ok := commonIteration(c.lists, c.reach, every)
 		if got != c.want || ok != c.ok {
 			t.Errorf("%v reach %v: %d %v, want %d %v", c.lists, c.reach, got, ok, c.want, c.ok)
 		}
 	}
 }
 
-// TestSurvivorReach: a surviving rank's reach is the lost rank's newest
-// copy less their distance in the task's graph, or its own last status
-// when that is further; a lost rank, and a survivor already below ε, have
-// none.
-func TestSurvivorReach(t *testing.T) {
+// TestCommonIterationChosen: under the default interval each rank counts
+// only the multiples of the interval it reported choosing, after the
+// iteration it chose it at; a rank that has not chosen yet holds only what
+// it reported.
+func TestCommonIterationChosen(t *testing.T) {
+	cases := []struct {
+		lists [][]uint64
+		reach []uint64
+		every []interval
+		want  uint64
+		ok    bool
+	}{
+		// Rank 1 chose 800 at 399: it took 200, 800, 1600; rank 0 (lost) 200, 1000, 1200, 1400.
+		{[][]uint64{{1400, 1200, 1000, 200}, {800, 200}}, []uint64{0, 1500}, []interval{{200, 399}, {800, 399}}, 200, true},
+		{[][]uint64{{1600, 1400, 1200, 200}, {800, 200}}, []uint64{0, 1700}, []interval{{200, 399}, {800, 399}}, 1600, true},
+		// 800 is a multiple of 200 but rank 1 chose 800 only at 1199: it did not take 800.
+		{[][]uint64{{1000, 800, 200}, {200}}, []uint64{0, 1100}, []interval{{200, 399}, {1000, 1199}}, 200, true},
+		// Not chosen yet: only the reported copies.
+		{[][]uint64{{800, 600, 200}, {200}}, []uint64{0, 900}, []interval{{200, 399}, {}}, 200, true},
+		{[][]uint64{{800, 600}, {200}}, []uint64{0, 900}, []interval{{200, 399}, {}}, 0, false},
+	}
+	for _, c := range cases {
+		got, ok := commonIteration(c.lists, c.reach, c.every)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%v reach %v every %v: %d %v, want %d %v", c.lists, c.reach, c.every, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestReachOf: a surviving rank's reach is the lost rank's newest copy,
+// or another rank's status, less their distance in the task's graph, or
+// its own last status when that is further; a lost rank's is what the
+// survivors' statuses say less two intervals (copies on their way to its
+// buddy), and none when its copies fell behind (its buddy did not answer)
+// or when a rank's last σ was below ε.
+func TestReachOf(t *testing.T) {
 	s := &submission{plan: &Plan{Ranks: []string{"a1", "a2", "a3", "a4"}, Edges: [][2]int{{0, 1}, {1, 2}, {2, 3}}},
 		statuses: make([]solve.NodeStatus, 4)}
 	s.plan.Task.Eps = 1e-6
-	s.statuses[3] = solve.NodeStatus{Iteration: 120, Sigma: 1}
+	s.statuses[1] = solve.NodeStatus{Iteration: 104, Sigma: 1}
+	s.statuses[3] = solve.NodeStatus{Iteration: 220, Sigma: 1}
 	lists := [][]uint64{{75}, {100, 75}, {75}, {100}}
-	got := survivorReach(s, []string{"a2"}, lists)
-	if want := []uint64{99, 0, 99, 120}; !slices.Equal(got, want) {
+	every := []interval{{25, 0}, {25, 0}, {25, 0}, {25, 0}}
+	got := reachOf(s, []string{"a2"}, lists, every)
+	// a4 at 220: a3 at 219, a2 at 218 (less 50: 168), a1 at 217.
+	if want := []uint64{217, 168, 219, 220}; !slices.Equal(got, want) {
 		t.Errorf("reach %v, want %v", got, want)
 	}
+	s.statuses[1].Iteration = 300 // its copies (100) fell behind its status
+	if got := reachOf(s, []string{"a2"}, lists, every); got[1] != 0 {
+		t.Errorf("a lost rank whose copies fell behind reaches %d, want 0", got[1])
+	}
 	s.statuses[3].Sigma = 1e-9
-	if got := survivorReach(s, []string{"a2"}, lists); got[3] != 0 {
+	if got := reachOf(s, []string{"a2"}, lists, every); got[3] != 0 {
 		t.Errorf("a survivor below ε reaches %d, want 0", got[3])
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/gridtui/gridtui/deploy/inventory"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/internal/checkpoint"
 )
 
@@ -83,6 +85,8 @@ func (s *submission) drain(r drainReq) error {
 		return fmt.Errorf("%w %s: the application %s has no checkpoints (gridapp.Checkpointer)", ErrDrain, r.node, s.spec.App)
 	case len(s.recoveries) >= s.spec.Resilience.Recoveries():
 		return fmt.Errorf("%w %s: %d recoveries already (max_recoveries)", ErrDrain, r.node, len(s.recoveries))
+	case !s.placeable():
+		return fmt.Errorf("%w %s: no spare and no free host of the inventory to take its part", ErrDrain, r.node)
 	}
 	cause := drainCause
 	if r.why != "" {
@@ -90,6 +94,40 @@ func (s *submission) drain(r drainReq) error {
 	}
 	s.fail(r.node, cause)
 	return nil
+}
+
+// ownerDrainWhy starts the reason of a drain a node's owner policy asked
+// for (msgDrain), after drainCause in the recovery's cause.
+const ownerDrainWhy = "owner policy: "
+
+// drainAsked takes a node's own request to be drained (msgDrain: its
+// host's owner policy gives its part back) as a drain request; a refused
+// one is logged, and the part stays held on its host.
+func (s *submission) drainAsked(d worker.DrainRequest) {
+	if s.failed != nil {
+		return // the attempt is ending anyway
+	}
+	if err := s.drain(drainReq{node: d.Node, why: ownerDrainWhy + d.Why}); err != nil {
+		s.logf(d.Node, "drain asked by the owner policy refused, the part stays held: %v", solve.Bare(err.Error()))
+	}
+}
+
+// placeable says whether a drained node's part has somewhere to go: a
+// live spare of the job, else a host of the inventory no worker is on
+// (the recovery's choice, drainedTo). Refusing here keeps the run going
+// (the part stays where it is) instead of failing it at the recovery.
+func (s *submission) placeable() bool {
+	if s.inv == nil {
+		return true // the recovery decides
+	}
+	var on []inventory.Host
+	for name, w := range s.workers {
+		if !s.inRun(name) && !isDone(w) {
+			return true
+		}
+		on = append(on, w.Host)
+	}
+	return len(spareHosts(s.inv, on, 1)) > 0
 }
 
 // isDrain reports whether the attempt s ended because a node was drained.

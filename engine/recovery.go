@@ -178,8 +178,10 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		gone = nil // every worker is sound: the same nodes again
 	}
 	from, holders, err := rc.restoreFrom(s, gone)
-	if err != nil && isDrain(s) {
-		from, holders, err = solve.CheckpointPlan{}, nil, nil // drained before the first checkpoint: from the start
+	if err != nil && (isDrain(s) || len(gone) == 0) {
+		// Drained, or a link failed between sound nodes, before the
+		// first checkpoint: from the start.
+		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {
 		return nil, "not recovered: " + err.Error()
@@ -235,7 +237,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
-	cp.Dir, cp.Memory, cp.Every, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.key
+	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.key
 	next.ckpt = &cp
 	return next, nil
 }

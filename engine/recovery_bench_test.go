@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,14 +30,18 @@ func TestResilienceFigures(t *testing.T) {
 	if eps == "" {
 		eps = "1e-6"
 	}
+	var cpu time.Duration // the processor time of the last run's workers
 	wall := func(spec jobs.Spec, node string, after int) (time.Duration, *Report) {
+		before := childrenCPU()
 		rep, _, err := runKilled(t, spec, node, after)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, summary(rep))
 		}
+		cpu = childrenCPU() - before
 		return rep.Wall, rep
 	}
 	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	fmedian := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
 	parts := os.Getenv("GRIDTUI_RESILIENCE_PARTS") // overhead, recovery, async; "": all
 	want := func(part string) bool { return parts == "" || strings.Contains(parts, part) }
 	overhead := []struct {
@@ -49,26 +54,31 @@ func TestResilienceFigures(t *testing.T) {
 		}
 		spec := recoverySpec(jobs.Synchronous, 64, eps)
 		spec.App, spec.Nodes.Any = o.app, o.nodes
-		var on, off []time.Duration
+		var on, off, ratios, cpuRatios []float64
 		for i := range rounds {
 			// Alternated, and in turn first, so that a drift of the load
 			// favours neither.
-			var d, d2 time.Duration
+			var d, d2, c, c2 time.Duration
 			var rep *Report
 			for k := range 2 {
 				if (i+k)%2 == 0 {
 					spec.Resilience.CheckpointEvery = -1
 					d, rep = wall(spec, "", 0)
+					c = cpu
 				} else {
 					spec.Resilience.CheckpointEvery = 0
 					d2, _ = wall(spec, "", 0)
+					c2 = cpu
 				}
 			}
-			off, on = append(off, d), append(on, d2)
-			t.Logf("sync %s n=64 %d nodes: %d iterations, no checkpoints %v, in memory every %d %v", o.app, o.nodes, rep.Nodes[0].Iterations, d, jobs.DefaultCheckpointEvery, d2)
+			off, on = append(off, d.Seconds()), append(on, d2.Seconds())
+			ratios, cpuRatios = append(ratios, d2.Seconds()/d.Seconds()), append(cpuRatios, c2.Seconds()/c.Seconds())
+			t.Logf("sync %s n=64 %d nodes: %d iterations, no checkpoints %v (workers' CPU %v), default interval %v (CPU %v): %.3f, CPU %.3f",
+				o.app, o.nodes, rep.Nodes[0].Iterations, d, c, d2, c2, ratios[i], cpuRatios[i])
 		}
-		m0, m1 := median(off), median(on)
-		t.Logf("RESULT checkpoint overhead, %s %d nodes: median %v without, %v with: ratio %.3f", o.app, o.nodes, m0, m1, float64(m1)/float64(m0))
+		m0, m1 := fmedian(off), fmedian(on)
+		t.Logf("RESULT checkpoint overhead, %s %d nodes: median %.3fs without, %.3fs with: ratio of medians %.3f, median of pair ratios %.3f, of the workers' CPU %.3f",
+			o.app, o.nodes, m0, m1, m1/m0, fmedian(ratios), fmedian(cpuRatios))
 	}
 	spec := recoverySpec(jobs.Synchronous, 64, eps)
 	spec.Resilience.CheckpointEvery = 0
@@ -100,4 +110,14 @@ func TestResilienceFigures(t *testing.T) {
 	}
 	m0, m1 := median(calm), median(hit)
 	t.Logf("RESULT async with one kill: median %v undisturbed, %v with a kill: ratio %.3f", m0, m1, float64(m1)/float64(m0))
+}
+
+// childrenCPU is the processor time (user and system) of this process's
+// children that ended and were waited for: a run's workers once it ended.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -74,8 +74,16 @@ func checkRecovered(t *testing.T, rep, want *Report, lost string) {
 	t.Helper()
 	// A link to a worker that was being replaced can fail the next
 	// attempt's pre-flight; it then starts again on the same nodes (a
-	// second record, "same nodes again"), still bit for bit.
-	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || rep.Recoveries[0].Node != lost {
+	// second record, "same nodes again"), still bit for bit. A lost
+	// coordinator's members move with it (records of their own, "its
+	// coordinator … was lost").
+	moves := moved(rep.Recoveries)
+	for _, r := range rep.Recoveries {
+		if r.Cause == "its coordinator "+lost+" was lost" {
+			moves--
+		}
+	}
+	if rep.Outcome != "ok" || moves != 1 || rep.Recoveries[0].Node != lost {
 		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
 	}
 	rc := rep.Recoveries[0]
@@ -295,4 +303,34 @@ func moved(rs []jobs.Recovery) int {
 		}
 	}
 	return n
+}
+
+// TestRunRecoversDefaultInterval: with the default interval (each part
+// times its first checkpoint, at 200, and chooses its own interval), a
+// synchronous run killed past the first checkpoint rolls back to an
+// iteration every rank holds and ends bit for bit the undisturbed run; an
+// asynchronous one ends ok.
+func TestRunRecoversDefaultInterval(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 24, "1e-8")
+	spec.Resilience.CheckpointEvery = 0
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := want.Nodes[0].Iterations; it < 400 {
+		t.Fatalf("the undisturbed run took %d iterations: too few to kill it past the first checkpoint", it)
+	}
+	rep, _, err := runKilled(t, spec, "beta-3", 300)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecovered(t, rep, want, "beta-3")
+	spec.Scheme = jobs.Asynchronous
+	rep, _, err = runKilled(t, spec, "alpha-2", 300)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || !(rep.Residual < rep.Eps) {
+		t.Fatalf("async: outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
+	}
 }

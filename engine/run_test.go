@@ -361,10 +361,12 @@ func TestRunOutputAndWallTime(t *testing.T) {
 	// every value exactly unchanged (σ = 0), and at n = 128 the error
 	// shrinks by about 1 − π²/(2n²) ≈ 3·10⁻⁴ per sweep: tens of thousands
 	// of sweeps of 64·128² points each, i.e. ≳ 10¹⁰ point updates per core,
-	// are needed before that can happen — not possible in 1 s on one core.
+	// are needed before that can happen — not possible in 4 s on one core
+	// (one second was too short for the start-up alone under -race on a
+	// loaded machine).
 	// MaxIter is unbounded, so "not converged" cannot end it either.
 	slow := jobs.Spec{App: "obstacle", Params: map[string]string{"n": "128", "eps": strconv.FormatFloat(math.SmallestNonzeroFloat64, 'g', -1, 64)},
-		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, MaxIter: 1 << 30, WallTime: time.Second}
+		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 2}, Cores: 1, MaxIter: 1 << 30, WallTime: 4 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, slow, RunOptions{Inventory: inv, StoreDir: store})

@@ -468,6 +468,15 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 			return fmt.Errorf("%w: failure of %s (%s)", worker.ErrStale, f.Node, f.Cause)
 		}
 		s.fail(f.Node, f.Cause)
+	case worker.MsgDrain:
+		var d worker.DrainRequest
+		if err := worker.DecodeBody(t, body, &d); err != nil {
+			return err
+		}
+		if d.Run != s.run {
+			return fmt.Errorf("%w: drain request of %s", worker.ErrStale, d.Node)
+		}
+		s.drainAsked(d)
 	case worker.MsgLog:
 		var ev solve.LogEvent
 		if err := worker.DecodeBody(t, body, &ev); err != nil {

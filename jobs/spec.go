@@ -63,8 +63,9 @@ type Resilience struct {
 	// until a lost node's part moves to one of them.
 	Spares int `toml:"spares,omitempty"`
 	// CheckpointEvery is the interval of checkpoints in iterations: 0 the
-	// default (DefaultCheckpointEvery), negative none (a lost node then
-	// fails the run).
+	// default (the first at DefaultCheckpointEvery, the next ones spaced so
+	// that their cost stays within 1 % of the run's time, see Auto),
+	// negative none (a lost node then fails the run).
 	CheckpointEvery int `toml:"checkpoint_every,omitempty"`
 	// CheckpointDir is the directory checkpoints are written to, on a file
 	// system every node of the job shares ("" the console's data
@@ -75,11 +76,13 @@ type Resilience struct {
 	MaxRecoveries int `toml:"max_recoveries,omitempty"`
 }
 
-// DefaultCheckpointEvery is the checkpoint interval of a job that names
-// none, in iterations (docs/bench/resilience.md measures its cost).
+// DefaultCheckpointEvery is, for a job that names no interval, the
+// iteration of a part's first checkpoint and the base of the interval the
+// engine then chooses (a power of 4 times it: Auto).
 const DefaultCheckpointEvery = 200
 
-// Every returns the checkpoint interval (0: checkpoints off).
+// Every returns the checkpoint interval (0: checkpoints off); under Auto,
+// its base.
 func (r Resilience) Every() int {
 	switch {
 	case r.CheckpointEvery < 0:
@@ -89,6 +92,14 @@ func (r Resilience) Every() int {
 	}
 	return r.CheckpointEvery
 }
+
+// Auto reports whether the engine chooses the interval (checkpoint_every
+// unset): each part takes its first checkpoint at iteration Every(), times
+// it (serialization and the writing beside the iteration) against its
+// iterations, and spaces the next ones by Every()·4^k iterations, the
+// least that keeps their cost within solve.CheckpointBudget, at most
+// solve.MaxCheckpointInterval apart (docs/FAILURES.md).
+func (r Resilience) Auto() bool { return r.CheckpointEvery == 0 }
 
 // Recoveries returns the bound on a run's recoveries.
 func (r Resilience) Recoveries() int {

@@ -39,6 +39,11 @@ type Policy struct {
 	// MaxVacate is how long a drain may take before the worker is stopped
 	// (HTCondor's MaxVacateTime, 10 minutes).
 	MaxVacate time.Duration
+	// SyncGrace is how long a part of a synchronous (or hybrid) run stays
+	// held before it is drained to a spare: holding it stalls every other
+	// part, so it moves long before MaxSuspend; an asynchronous run's
+	// other parts go on, and its part waits for MaxSuspend.
+	SyncGrace time.Duration
 	// CPUCap is the share of the host's cores the worker may use, in
 	// percent, where cgroups allow (BOINC's cpu_usage_limit); 100: no cap.
 	CPUCap int
@@ -64,6 +69,7 @@ func Default() Policy {
 		CPUBusyFor:     2 * time.Minute,
 		MaxSuspend:     10 * time.Minute,
 		MaxVacate:      10 * time.Minute,
+		SyncGrace:      time.Minute,
 		CPUCap:         100,
 	}
 }
@@ -81,7 +87,8 @@ func (p Policy) Check() (key string, err error) {
 		k string
 		d time.Duration
 	}{{"idle_to_start", p.IdleToStart}, {"idle_to_continue", p.IdleToContinue}, {"active_idle", p.ActiveIdle},
-		{"cpu_busy_for", p.CPUBusyFor}, {"max_suspend", p.MaxSuspend}, {"max_vacate", p.MaxVacate}}
+		{"cpu_busy_for", p.CPUBusyFor}, {"max_suspend", p.MaxSuspend}, {"max_vacate", p.MaxVacate},
+		{"sync_grace", p.SyncGrace}}
 	for _, d := range durs {
 		if d.d < 0 || d.d > 7*24*time.Hour {
 			return bad(d.k, "%s %v is not between 0 and a week", d.k, d.d)

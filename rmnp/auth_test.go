@@ -243,3 +243,31 @@ func TestCancelledReceive(t *testing.T) {
 		}
 	})
 }
+
+// TestSetRunID: an endpoint moved to another run id (an engine's next
+// attempt) refuses a dialer of the old id with ErrOtherRun and accepts
+// one of the new id, and the links already up stay up.
+func TestSetRunID(t *testing.T) {
+	each(t, func(t *testing.T, tr string) {
+		ctx := testCtx(t)
+		b := newEndpoint(t, testConfig(t, 2, tr))
+		addr := b.Addrs()[0]
+		old := newEndpoint(t, testConfig(t, 1, tr))
+		if err := old.Connect(ctx, 2, addr, LinkOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		next := testConfig(t, 3, tr)
+		next.RunID[15] ^= 7
+		b.SetRunID(next.RunID)
+		late := newEndpoint(t, testConfig(t, 4, tr))
+		if err := late.Connect(ctx, 2, addr, LinkOptions{}); !errors.Is(err, ErrOtherRun) || !errors.Is(err, ErrAuth) {
+			t.Fatalf("a dialer of the old run: %v, want ErrOtherRun (an ErrAuth)", err)
+		}
+		if err := newEndpoint(t, next).Connect(ctx, 2, addr, LinkOptions{}); err != nil {
+			t.Fatalf("a dialer of the new run: %v", err)
+		}
+		if err := old.Send(ctx, 2, []byte("still up"), CTRL); err != nil {
+			t.Fatalf("the link up before: %v", err)
+		}
+	})
+}

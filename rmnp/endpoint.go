@@ -23,6 +23,7 @@ import (
 // for concurrent use.
 type Endpoint struct {
 	cfg       Config
+	runMu     sync.Mutex // guards cfg.RunID (SetRunID)
 	log       *slog.Logger
 	listeners []net.Listener
 	addrs     []string
@@ -167,7 +168,8 @@ func (e *Endpoint) acceptConn(c net.Conn) {
 		return
 	}
 	_ = c.SetDeadline(time.Now().Add(e.cfg.DialTimeout))
-	info, err := AcceptHandshake(c, &e.cfg, e.isClosed())
+	cfg := e.handshakeConfig()
+	info, err := AcceptHandshake(c, &cfg, e.isClosed())
 	if err == nil {
 		err = c.SetDeadline(time.Time{})
 	}
@@ -214,7 +216,8 @@ func (e *Endpoint) Connect(ctx context.Context, peerID PeerID, addr string, opts
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
 	}
-	info, err := DialHandshake(c, &e.cfg, peerID, opts)
+	cfg := e.handshakeConfig()
+	info, err := DialHandshake(c, &cfg, peerID, opts)
 	if err == nil {
 		err = c.SetDeadline(time.Time{})
 	}
@@ -446,19 +449,39 @@ func (e *Endpoint) closeWithin(wait time.Duration) error {
 	return nil
 }
 
+// SetRunID changes the run id the endpoint's handshakes carry and accept
+// from now on; the links up stay. An engine that gives each attempt of a
+// run an id of its own (a fence: a peer still in the attempt before is
+// refused, ErrOtherRun) moves a listening endpoint into the next attempt
+// with it, without closing its listeners.
+func (e *Endpoint) SetRunID(id [16]byte) {
+	e.runMu.Lock()
+	e.cfg.RunID = id
+	e.runMu.Unlock()
+}
+
+// handshakeConfig is a copy of the endpoint's configuration with its
+// current run id.
+func (e *Endpoint) handshakeConfig() Config {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	return e.cfg
+}
+
 // DeriveKey returns a run id and a secret for another set of endpoints of
 // the same run (apps/exec's in-process programs: their links must not
 // accept this endpoint's peers, nor their secret open this endpoint's),
 // derived from this endpoint's by HMAC-SHA256 with label. Every endpoint
 // of the run derives the same pair for the same label.
 func (e *Endpoint) DeriveKey(label string) (run [16]byte, secret []byte) {
-	h := hmac.New(sha256.New, e.cfg.Secret)
+	cfg := e.handshakeConfig()
+	h := hmac.New(sha256.New, cfg.Secret)
 	h.Write([]byte("rmnp derived secret\x00" + label + "\x00"))
-	h.Write(e.cfg.RunID[:])
+	h.Write(cfg.RunID[:])
 	secret = h.Sum(nil)
-	h = hmac.New(sha256.New, e.cfg.Secret)
+	h = hmac.New(sha256.New, cfg.Secret)
 	h.Write([]byte("rmnp derived run\x00" + label + "\x00"))
-	h.Write(e.cfg.RunID[:])
+	h.Write(cfg.RunID[:])
 	copy(run[:], h.Sum(nil))
 	return run, secret
 }

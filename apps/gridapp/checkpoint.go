@@ -54,6 +54,12 @@ func WriteState(w io.Writer, bufs ...[]float64) error {
 		if _, err := w.Write(scratch[:8]); err != nil {
 			return fmt.Errorf("gridapp: write state: %w", err)
 		}
+		if raw := FloatBytes(b); raw != nil { // the same bytes, without a pass through scratch
+			if _, err := w.Write(raw); err != nil {
+				return fmt.Errorf("gridapp: write state: %w", err)
+			}
+			continue
+		}
 		for len(b) > 0 {
 			n := min(len(b), len(scratch)/8)
 			for i, v := range b[:n] {

@@ -12,6 +12,12 @@ func (s *Slab) Checkpoint(w io.Writer) error {
 	return gridapp.WriteState(w, []float64{float64(s.iter)}, s.u, s.haloLo, s.haloHi)
 }
 
+// CheckpointSize is the size of what Checkpoint writes, in bytes (the
+// environment sizes the first checkpoint's buffer with it).
+func (s *Slab) CheckpointSize() int {
+	return 8 * (4 + 1 + len(s.u) + len(s.haloLo) + len(s.haloHi))
+}
+
 // Restore reads a state Checkpoint wrote into a slab of the same planes.
 func (s *Slab) Restore(r io.Reader) error {
 	iter := make([]float64, 1)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/gridtui/gridtui/apps/gridapp"
 )
 
 // ErrState is wrapped by Restore's errors: the bytes are not a state of
@@ -39,6 +41,21 @@ func (b *Block) Checkpoint(w io.Writer) error {
 		return ls.Checkpoint(w)
 	}
 	return nil
+}
+
+// CheckpointSize is the size of what Checkpoint writes, in bytes, but for
+// the Local's own state (LocalState), which it counts as one more U: the
+// environment serializes the first checkpoint into a buffer of about that
+// size rather than one that grows.
+func (b *Block) CheckpointSize() int {
+	n := 8 * (2 + len(b.sweeps) + 1 + len(b.levels) + 1 + len(b.U)) // each buffer with its length; counts are k and the sweeps
+	for _, h := range b.halo {
+		n += 8 * (1 + len(h))
+	}
+	if _, ok := b.local.(LocalState); ok {
+		n += 8 * (1 + len(b.U))
+	}
+	return n
 }
 
 // Restore reads a state Checkpoint wrote into a block freshly built for the
@@ -88,6 +105,15 @@ func WriteFloats(w io.Writer, buf []float64) error {
 	// whole size every time (docs/bench/speed.md); the bytes are the same.
 	var piece [8 << 10]byte
 	binary.LittleEndian.PutUint64(piece[:], uint64(len(buf)))
+	if raw := gridapp.FloatBytes(buf); raw != nil { // the values' bytes as they are in memory
+		if _, err := w.Write(piece[:8]); err != nil {
+			return fmt.Errorf("structured: write state: %w", err)
+		}
+		if _, err := w.Write(raw); err != nil {
+			return fmt.Errorf("structured: write state: %w", err)
+		}
+		return nil
+	}
 	n := 8
 	for _, v := range buf {
 		if n == len(piece) {

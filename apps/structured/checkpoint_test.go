@@ -116,6 +116,9 @@ func TestRestoreRefusesOtherBox(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := buf.Bytes()
+	if got := a.CheckpointSize(); got != len(whole) {
+		t.Errorf("CheckpointSize %d, Checkpoint wrote %d bytes", got, len(whole))
+	}
 	if err := b.Restore(bytes.NewReader(whole)); !errors.Is(err, ErrState) {
 		t.Errorf("restore into another box: %v, want ErrState", err)
 	}

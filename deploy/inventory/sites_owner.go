@@ -19,6 +19,7 @@ type fileOwner struct {
 	MinFreeMiB     *int     `toml:"min_free_mib"`
 	MaxSuspend     string   `toml:"max_suspend"`
 	MaxVacate      string   `toml:"max_vacate"`
+	SyncGrace      string   `toml:"sync_grace"`
 	CPUCap         *int     `toml:"cpu_cap"`
 	OwnerHours     []string `toml:"owner_hours"`
 	OwnerUsers     []string `toml:"owner_users"`
@@ -42,7 +43,8 @@ func (b *builder) ownerPolicy(path string, fo *fileOwner, base *owner.Policy) (*
 		to  *time.Duration
 	}{{"idle_to_start", fo.IdleToStart, &p.IdleToStart}, {"idle_to_continue", fo.IdleToContinue, &p.IdleToContinue},
 		{"active_idle", fo.ActiveIdle, &p.ActiveIdle}, {"cpu_busy_for", fo.CPUBusyFor, &p.CPUBusyFor},
-		{"max_suspend", fo.MaxSuspend, &p.MaxSuspend}, {"max_vacate", fo.MaxVacate, &p.MaxVacate}} {
+		{"max_suspend", fo.MaxSuspend, &p.MaxSuspend}, {"max_vacate", fo.MaxVacate, &p.MaxVacate},
+		{"sync_grace", fo.SyncGrace, &p.SyncGrace}} {
 		if d.s == "" {
 			continue
 		}

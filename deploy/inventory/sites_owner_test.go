@@ -20,6 +20,7 @@ name = "lab"
 
     [site.cluster.owner]
     idle_to_start = "10m"
+    sync_grace = "30s"
 
     [[site.cluster.host]]
     name = "desk02"
@@ -43,7 +44,7 @@ func TestOwnerPolicyInherits(t *testing.T) {
 	hosts := inv.Hosts()
 	d1, d2, srv := hosts[0], hosts[1], hosts[3]
 	if d1.Owner == nil || d1.Owner.IdleToStart != 10*time.Minute || d1.Owner.CPUCap != 50 || d1.Owner.OwnerCPUBusy != 0.5 ||
-		len(d1.Owner.OwnerHours) != 1 || d1.Owner.OwnerHours[0].String() != "Mon-Fri 08:00-19:00" {
+		d1.Owner.SyncGrace != 30*time.Second || len(d1.Owner.OwnerHours) != 1 || d1.Owner.OwnerHours[0].String() != "Mon-Fri 08:00-19:00" {
 		t.Errorf("desk01's policy: %+v", d1.Owner)
 	}
 	if d2.Owner == nil || d2.Owner.OwnerCPUBusy != 0.8 || d2.Owner.IdleToStart != 10*time.Minute || len(d2.Owner.Users) != 1 || d2.Owner.Users[0] != "alice" {
@@ -52,7 +53,7 @@ func TestOwnerPolicyInherits(t *testing.T) {
 	if d1.Owner.OwnerCPUBusy != 0.5 {
 		t.Error("desk02's override reached desk01")
 	}
-	if srv.Owner == nil || srv.Owner.IdleToStart != 15*time.Minute {
+	if srv.Owner == nil || srv.Owner.IdleToStart != 15*time.Minute || srv.Owner.SyncGrace != time.Minute {
 		t.Errorf("srv1 has the site's policy with defaults: %+v", srv.Owner)
 	}
 	inv, _ = Parse("plain.toml", []byte("[[site]]\nname = \"s\"\n  [[site.cluster]]\n  name = \"c\"\n  hosts = \"a\"\n"))
@@ -73,6 +74,7 @@ func TestOwnerPolicyErrors(t *testing.T) {
 		"busy below idle":   {`owner_cpu_busy = 0.1`, "owner_cpu_idle 0.3 is above owner_cpu_busy 0.1"},
 		"negative load":     {`owner_cpu_idle = -1.0`, "lab.toml:4:3: site[0].owner.owner_cpu_idle"},
 		"bad duration":      {`max_suspend = "ten minutes"`, "lab.toml:4:3: site[0].owner.max_suspend: max_suspend \"ten minutes\" is not a duration"},
+		"grace":             {`sync_grace = "-1m"`, "lab.toml:4:3: site[0].owner.sync_grace: sync_grace \"-1m\" is not a duration"},
 		"memory":            {`min_free_mib = -5`, "lab.toml:4:3: site[0].owner.min_free_mib"},
 		"user":              {`owner_users = ["al ice"]`, "lab.toml:4:3: site[0].owner.owner_users: invalid owner policy: owner_users: \"al ice\" is not a user name"},
 	}

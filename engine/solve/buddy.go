@@ -15,8 +15,9 @@ type Holder struct {
 // the iteration's path (the checkpoint writer) and Load before the first
 // iteration of a recovered attempt.
 type CopyStore interface {
-	// Save keeps the encoded checkpoint (checkpoint.Append) of h on this
-	// node and sends a copy to the buddy. An error (no buddy reachable)
+	// Save keeps the encoded checkpoint (checkpoint.Append or Seal) of h
+	// on this node, the bytes themselves (encoded is the store's from then
+	// on), and sends a copy to the buddy. An error (no buddy reachable)
 	// leaves the local copy kept.
 	Save(h checkpoint.Header, encoded []byte) error
 	// Load returns want.Rank's checkpoint of iteration it (latest: the
@@ -33,20 +34,6 @@ type CopyStore interface {
 	// None records that the application has no checkpoints: the submitter
 	// then says so when a loss cannot be recovered.
 	None(app string)
-}
-
-// checkpointFraming is room for a container's header and checksum (run
-// ids are at most 255 bytes).
-const checkpointFraming = 64 + 255 + 4
-
-// saveCopy encodes and hands one checkpoint to the part's CopyStore.
-func (c *checkpointer) saveCopy(w checkpointWrite) error {
-	// The store keeps the bytes: a buffer of their own.
-	enc, err := checkpoint.Append(c.copies.Buffer(len(w.payload)+checkpointFraming), w.h, w.payload)
-	if err != nil {
-		return err
-	}
-	return c.copies.Save(w.h, enc)
 }
 
 // restoreCopy reads the part's checkpoint from its CopyStore.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/internal/checkpoint"
@@ -26,8 +27,11 @@ type CheckpointPlan struct {
 	Memory  bool     `json:",omitempty"` // in-memory copies (Subtask.Copies)
 	Buddy   *Holder  `json:",omitempty"`
 	Holders []Holder `json:",omitempty"`
-	// Every is the interval in iterations (sweeps of this part).
+	// Every is the interval in iterations (sweeps of this part); with
+	// Auto, the iteration of the first checkpoint and the base of the
+	// interval the part then chooses (autoEvery).
 	Every int
+	Auto  bool `json:",omitempty"`
 	// Run keys the run's checkpoints: the same across its recoveries.
 	Run string
 	// Restore is the iteration to restore from (0: start afresh). Exact,
@@ -48,8 +52,10 @@ type checkpointer struct {
 	writes   chan checkpointWrite
 	done     chan error
 	buf      bytes.Buffer
-	free     chan *bytes.Buffer // buffers the writer is done with, for the next checkpoints
-	copies   CopyStore          // nil: no in-memory copies
+	free     chan []byte // buffers the writer is done with, for the next checkpoints (no CopyStore)
+	size     int         // the last checkpoint's payload, to size the next one's buffer
+	copies   CopyStore   // nil: no in-memory copies
+	pace     pace        // the interval (plan.Every, or chosen under plan.Auto)
 }
 
 // KeepCheckpoints is how many checkpoints a part keeps: the attempt a loss
@@ -57,10 +63,11 @@ type checkpointer struct {
 // rollback point must survive them.
 const KeepCheckpoints = 4
 
+// checkpointWrite is a checkpoint for the writer: room for h's header,
+// then the part's state (checkpoint.Seal).
 type checkpointWrite struct {
-	h       checkpoint.Header
-	payload []byte
-	buf     *bytes.Buffer // holds payload; back to free once written
+	h    checkpoint.Header
+	data []byte
 }
 
 // startCheckpoints prepares s's checkpoints when its plan asks for them and
@@ -85,13 +92,14 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 		return nil
 	}
 	c := &checkpointer{plan: *p, part: cp, identity: identity, copies: s.t.Copies}
+	c.pace.init(p.Every, p.Auto)
 	if p.Restore > 0 || p.Latest {
 		if err := s.restore(c); err != nil {
 			return err
 		}
 	}
 	if p.Every > 0 {
-		c.writes, c.done, c.free = make(chan checkpointWrite, 1), make(chan error, 1), make(chan *bytes.Buffer, 2)
+		c.writes, c.done, c.free = make(chan checkpointWrite, 1), make(chan error, 1), make(chan []byte, 2)
 		go c.writer()
 	}
 	s.ckpt = c
@@ -156,7 +164,7 @@ func (s *solver) restoreDisk(c *checkpointer, want checkpoint.Header) (checkpoin
 // no part had converged yet.
 func (s *solver) maybeCheckpoint() {
 	c := s.ckpt
-	if c == nil || c.writes == nil || s.iter%c.plan.Every != 0 || s.sigma < s.eps {
+	if c == nil || c.writes == nil || s.sigma < s.eps || !c.pace.due(s.iter) {
 		return
 	}
 	s.takeCheckpoint()
@@ -176,21 +184,45 @@ func (s *solver) takeCheckpoint() {
 		return
 	default:
 	}
-	// Serialized into a buffer the writer hands back (no allocation of the
-	// state's size per checkpoint once two are in use).
-	var buf *bytes.Buffer
-	select {
-	case buf = <-c.free:
-		buf.Reset()
-	default:
-		buf = new(bytes.Buffer)
+	// Serialized straight into the buffer that keeps it (the CopyStore's,
+	// else one the writer hands back), after room for the container's
+	// header: no copy of the state, nor an allocation of its size once the
+	// buffers are in use.
+	h := s.header(c)
+	hl := checkpoint.HeaderLen(h)
+	n := hl + max(c.size, c.sizeHint()) + 4
+	var b []byte
+	if c.copies != nil {
+		b = c.copies.Buffer(n)
+	} else {
+		select {
+		case b = <-c.free:
+		default:
+		}
 	}
+	if cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	buf := bytes.NewBuffer(b[:hl])
+	start := time.Now()
 	if err := c.part.Checkpoint(buf); err != nil {
 		stop(fmt.Errorf("application %q: %w", s.app, err))
 		return
 	}
-	c.writes <- checkpointWrite{s.header(c), buf.Bytes(), buf}
+	c.size = buf.Len() - hl
+	c.pace.took(s.iter, start, time.Since(start))
+	c.writes <- checkpointWrite{h, buf.Bytes()}
 	s.res.Checkpoints++
+}
+
+// sizeHint is the size of the part's state when the part says it
+// (CheckpointSize), so that its first checkpoint is serialized into a
+// buffer of the right size rather than one that grows.
+func (c *checkpointer) sizeHint() int {
+	if z, ok := c.part.(interface{ CheckpointSize() int }); ok {
+		return max(z.CheckpointSize(), 0)
+	}
+	return 0
 }
 
 // writer keeps the checkpoints, one after the other: in memory (here and
@@ -198,24 +230,28 @@ func (s *solver) takeCheckpoint() {
 func (c *checkpointer) writer() {
 	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	for w := range c.writes {
-		var err error
-		if c.copies != nil {
-			err = c.saveCopy(w)
+		start := time.Now()
+		enc, err := checkpoint.Seal(w.data, w.h)
+		if err == nil && c.copies != nil {
+			err = c.copies.Save(w.h, enc) // the store keeps enc
 		}
-		if c.plan.Dir != "" {
-			if _, derr := d.Save(w.h, w.payload); derr != nil {
+		if c.plan.Dir != "" && len(enc) > len(w.data) { // sealed
+			if _, derr := d.SaveEncoded(w.h, enc); derr != nil {
 				err = derr
 			}
 		}
+		c.pace.written(time.Since(start))
 		if err != nil {
 			select {
 			case c.done <- err:
 			default:
 			}
 		}
-		select {
-		case c.free <- w.buf:
-		default:
+		if c.copies == nil {
+			select {
+			case c.free <- enc[:0]:
+			default:
+			}
 		}
 	}
 	close(c.done)

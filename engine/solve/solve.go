@@ -431,6 +431,9 @@ func (s *solver) emit(now time.Time, err error) {
 	}
 	st := NodeStatus{Rank: s.t.Rank, State: s.state, Iteration: s.iter, Sigma: s.sigma,
 		Compute: s.res.Compute, Send: s.res.Send, Wait: s.res.Wait, Traffic: slices.Clone(s.res.Traffic), Restored: s.res.Restored}
+	if c := s.ckpt; c != nil && c.writes != nil {
+		st.CheckpointEvery, st.CheckpointSince = c.pace.interval()
+	}
 	if err != nil {
 		st.Err = Bare(err.Error()) // shown after the node's name
 	}

@@ -162,7 +162,7 @@ func NeighbourLost(err error) bool {
 func (c comm) Checkpoint(iteration int) {
 	s := c.s
 	s.iter = iteration
-	if s.ckpt != nil && s.ckpt.writes != nil && iteration > 0 && iteration%s.ckpt.plan.Every == 0 {
+	if s.ckpt != nil && s.ckpt.writes != nil && iteration > 0 && s.ckpt.pace.fixed(iteration) {
 		s.takeCheckpoint()
 	}
 }

@@ -63,6 +63,12 @@ type NodeStatus struct {
 	// application has none (docs/FAILURES.md).
 	Copies        []uint64 `json:",omitempty"`
 	NoCheckpoints bool     `json:",omitempty"`
+	// CheckpointEvery is the part's checkpoint interval once it holds for
+	// the rest of the attempt (0: not chosen yet, under the default
+	// interval; the part then holds only the Copies it reports): it takes
+	// every multiple of it after CheckpointSince.
+	CheckpointEvery int `json:",omitempty"`
+	CheckpointSince int `json:",omitempty"`
 	// Restored is the iteration the part's attempt started from (0: the
 	// start): after a recovery, an asynchronous survivor's is where it
 	// stopped.

@@ -78,6 +78,9 @@ type jobCopies struct {
 	// checkpoint writer, and so the end of the run, for copyTimeout.
 	ctx context.Context
 
+	sendMu sync.Mutex
+	msg    []byte // the last copy sent to the buddy, its buffer for the next
+
 	mu       sync.Mutex
 	held     []uint64 // iterations kept here and on the buddy, newest first
 	reported []reported
@@ -115,7 +118,10 @@ func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
 	j.n.copies.mem.Keep(h, enc, pins)
 	if b := j.plan.Buddy; b != nil {
 		ctx, cancel := context.WithTimeout(j.ctx, copyTimeout)
-		err := j.n.sendCopy(ctx, *b, encodeCopy(pins, enc))
+		j.sendMu.Lock()
+		j.msg = appendCopy(j.msg[:0], pins, enc) // the message's buffer is reused: Send is done with it on return
+		err := j.n.sendCopy(ctx, *b, j.msg)
+		j.sendMu.Unlock()
 		cancel()
 		if err != nil {
 			j.mu.Lock()
@@ -282,9 +288,12 @@ func (j *jobCopies) status(s *solve.NodeStatus) {
 
 // encodeCopy frames a msgCopy: type ‖ pins (uint16 LE) ‖ pinned iterations
 // (uint64 LE each) ‖ the checkpoint container.
-func encodeCopy(pins []uint64, enc []byte) []byte {
+func encodeCopy(pins []uint64, enc []byte) []byte { return appendCopy(nil, pins, enc) }
+
+// appendCopy appends the msgCopy of encodeCopy to m.
+func appendCopy(m []byte, pins []uint64, enc []byte) []byte {
 	pins = pins[:min(len(pins), 1<<16-1)]
-	m := make([]byte, 0, 3+8*len(pins)+len(enc))
+	m = slices.Grow(m, 3+8*len(pins)+len(enc))
 	m = binary.LittleEndian.AppendUint16(append(m, byte(MsgCopy)), uint16(len(pins)))
 	for _, it := range pins {
 		m = binary.LittleEndian.AppendUint64(m, it)

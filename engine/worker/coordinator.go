@@ -213,6 +213,14 @@ func (n *node) fromChild(ctx context.Context, src rmnp.PeerID, t MsgType, body, 
 		if ValuesRun(raw) != c.assign.Run {
 			return nil
 		}
+	case MsgDrain:
+		var d DrainRequest
+		if err := DecodeBody(t, body, &d); err != nil {
+			return err
+		}
+		if d.Run != c.assign.Run {
+			return nil
+		}
 	}
 	c.up.push(raw)
 	return nil

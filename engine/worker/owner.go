@@ -37,6 +37,16 @@ type ownerRule struct {
 	// times it was held; the result header carries both.
 	held  time.Duration
 	holds int
+	// grace is the policy's sync_grace: a part of a synchronous or hybrid
+	// run held this long asks to be drained.
+	grace time.Duration
+	// wantDrain is the reason of the policy's last Drain decision (held
+	// for max_suspend), until a part is drained for it; asked is the
+	// attempt whose drain was asked (0: none).
+	wantDrain string
+	asked     uint64
+	// ask sends a drain request of job's part up the tree (node.askDrain).
+	ask func(ctx context.Context, job *jobState, why string) error
 }
 
 // newOwnerRule sets up the governor of boot's policy (nil when there is
@@ -47,7 +57,8 @@ func newOwnerRule(boot deploy.Boot, cores int, stdout io.Writer, log func(string
 	if boot.Owner == nil {
 		return nil, nil
 	}
-	r := &ownerRule{gate: owner.NewGate(), out: stdout}
+	r := &ownerRule{gate: owner.NewGate(), out: stdout, grace: boot.Owner.SyncGrace}
+	r.gate.Drain = r.onDrain
 	r.gate.Stop = func(d owner.Decision) error {
 		select {
 		case fatal <- fmt.Errorf("engine: worker %s: stopped by the owner policy: %s", boot.Node, d.Reason):
@@ -98,6 +109,9 @@ func (r *ownerRule) pass(ctx context.Context, job *jobState) {
 	took := r.gate.Pass(ctx, holdTick, func(since time.Time, reason string) {
 		decided = decided || reason != owner.Undecided
 		job.hold(&solve.OwnerHold{Reason: reason, Stale: time.Since(last).Round(time.Second)})
+		if why := r.drainWhy(job, since, reason); why != "" {
+			r.askDrain(ctx, job, why)
+		}
 	})
 	if took > 0 {
 		job.hold(nil)
@@ -108,6 +122,71 @@ func (r *ownerRule) pass(ctx context.Context, job *jobState) {
 		r.holds++
 		r.mu.Unlock()
 	}
+}
+
+// onDrain carries out the policy's Drain decision (the gate's hook): the
+// part gives itself back from its holding loop (pass), which knows its
+// attempt; a worker between runs has nothing to drain.
+func (r *ownerRule) onDrain() error {
+	_, reason, _ := r.gate.Held()
+	r.mu.Lock()
+	r.wantDrain = reason
+	r.mu.Unlock()
+	return nil
+}
+
+// drainWhy says why job's held part should be drained now, or "": the
+// policy decided so (held for max_suspend), or the run is synchronous or
+// hybrid — holding the part stalls the others — and it has been held for
+// sync_grace. A part is drained at most once per attempt.
+func (r *ownerRule) drainWhy(job *jobState, since time.Time, reason string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.ask == nil || r.asked == job.task.Run || reason == owner.Undecided:
+		return ""
+	case r.wantDrain != "":
+		return r.wantDrain
+	case job.task.Scheme != solve.Asynchronous && time.Since(since) >= r.grace:
+		return fmt.Sprintf("%s run held %s ≥ sync_grace %s (%s)", job.task.Scheme, time.Since(since).Round(time.Second), r.grace, reason)
+	}
+	return ""
+}
+
+// askDrain asks the submitter to drain job's part (msgDrain) and says so
+// in the worker's owner lines; a request that cannot be sent is asked
+// again at the next tick.
+func (r *ownerRule) askDrain(ctx context.Context, job *jobState, why string) {
+	err := r.ask(ctx, job, why)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		r.asked, r.wantDrain = job.task.Run, ""
+	}
+	deploy.WriteOwnerLine(r.out, time.Now().Format(time.TimeOnly)+" asked to drain: "+why, err)
+}
+
+// setAsk sets how the rule sends a drain request (nil rule: no policy).
+func (r *ownerRule) setAsk(ask func(ctx context.Context, job *jobState, why string) error) {
+	if r != nil {
+		r.ask = ask
+	}
+}
+
+// askDrain sends job's drain request to its parent, which forwards it to
+// the submitter (msgDrain); the rule's owner line says so (and so the
+// Sites view and the event log).
+func (n *node) askDrain(ctx context.Context, job *jobState, why string) error {
+	m, err := EncodeMsg(MsgDrain, DrainRequest{Node: job.task.Node, Why: why, Run: job.task.Run})
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, postTimeout)
+	defer cancel()
+	if err := n.send(sctx, job.parent, m); err != nil {
+		return fmt.Errorf("engine: worker %s: ask to drain: %w", job.task.Node, err)
+	}
+	return nil
 }
 
 // total is the time the part was held and how many times, so far.

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -65,3 +66,67 @@ func TestOwnerRuleHoldsThePart(t *testing.T) {
 	var none *ownerRule
 	none.pass(ctx, job) // no policy: returns at once
 }
+
+// A held part asks to be drained once per attempt: a part of a synchronous
+// run after sync_grace (holding it stalls the others), a part of an
+// asynchronous run only when the policy decides to give it back
+// (max_suspend); never while the policy has not looked at the host.
+func TestOwnerRuleAsksDrain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		scheme solve.Scheme
+		decide bool // a Drain decision comes after the suspend
+		want   string
+	}{
+		{"sync", solve.Synchronous, false, "sync run held"},
+		{"hybrid", solve.Hybrid, false, "hybrid run held"},
+		{"async held", solve.Asynchronous, false, ""},
+		{"async max_suspend", solve.Asynchronous, true, "drain: suspended 10m0s ≥ max_suspend"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &ownerRule{gate: owner.NewGate(), out: io.Discard, grace: 50 * time.Millisecond}
+			r.gate.Drain = r.onDrain
+			asked := make(chan string, 4)
+			r.setAsk(func(_ context.Context, job *jobState, why string) error {
+				if job.task.Run != 42 {
+					t.Errorf("drain asked for attempt %d, want 42", job.task.Run)
+				}
+				asked <- why
+				return nil
+			})
+			job := &jobState{task: WorkerTask{Run: 42, Node: "pc-2", Scheme: tc.scheme}, latest: solve.NodeStatus{State: solve.StateActive}}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go r.pass(ctx, job)
+			time.Sleep(3 * holdTickForTest)
+			select {
+			case why := <-asked:
+				t.Fatalf("asked to drain before the policy looked at the host: %q", why)
+			default:
+			}
+			r.gate.Apply(owner.Decision{At: time.Now(), Action: owner.Suspend, Reason: "owner active"})
+			if tc.decide {
+				r.gate.Apply(owner.Decision{At: time.Now(), Action: owner.Drain, Reason: "suspended 10m0s ≥ max_suspend 10m0s"})
+			}
+			select {
+			case why := <-asked:
+				if tc.want == "" || !strings.Contains(why, tc.want) {
+					t.Fatalf("asked to drain because %q, want %q", why, tc.want)
+				}
+			case <-time.After(3 * holdTick):
+				if tc.want != "" {
+					t.Fatalf("no drain asked, want one because %q", tc.want)
+				}
+				return
+			}
+			select {
+			case why := <-asked:
+				t.Errorf("asked twice in one attempt: %q", why)
+			case <-time.After(2 * holdTick):
+			}
+		})
+	}
+}
+
+// holdTickForTest is a short wait for a pass that should not ask yet.
+const holdTickForTest = 20 * time.Millisecond

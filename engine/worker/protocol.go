@@ -36,7 +36,9 @@ import (
 // checkpoint of its part to its buddy (msgCopy, binary: type ‖ the
 // checkpoint container), and a restored part asks a holder for its copy
 // (msgCopyFetch, JSON; msgCopyReply, binary: type ‖ id (uint64 LE) ‖ ok (1)
-// ‖ the container, or the reason it has none).
+// ‖ the container, or the reason it has none). A worker whose host's owner
+// policy gives its part back asks the submitter to drain it (msgDrain, up
+// the tree like msgFailed).
 type MsgType uint8
 
 const (
@@ -56,9 +58,12 @@ const (
 	MsgCopy
 	MsgCopyFetch
 	MsgCopyReply
+	// MsgDrain asks the submitter to drain the sending node (DrainRequest):
+	// its owner policy gives its part back (engine/worker/owner.go).
+	MsgDrain
 )
 
-var msgNames = [...]string{"", "heartbeat", "assign", "task", "status", "result", "values", "failed", "abort", "end", "log", "ended", "copy", "copy-fetch", "copy-reply"}
+var msgNames = [...]string{"", "heartbeat", "assign", "task", "status", "result", "values", "failed", "abort", "end", "log", "ended", "copy", "copy-fetch", "copy-reply", "drain"}
 
 func (t MsgType) String() string {
 	if int(t) < len(msgNames) && t > 0 {
@@ -208,6 +213,14 @@ type Failure struct {
 	Run   uint64 // the attempt that failed: a late failure of an attempt before is dropped
 }
 
+// DrainRequest is a node's request to be drained (msgDrain): its part
+// moves to a spare or a free host, as `gridtui drain` moves it.
+type DrainRequest struct {
+	Node string
+	Why  string
+	Run  uint64 // the attempt: a late request of an attempt before is dropped
+}
+
 // Abort tells the nodes below to stop the run (msgAbort) or that it is
 // over (msgEnd); msgEnded acknowledges either once the node has left the
 // run and rebound its data endpoint, so that the next run on the same
@@ -236,7 +249,7 @@ func DecodeMsg(b []byte) (MsgType, []byte, error) {
 		return 0, nil, fmt.Errorf("%w: empty", ErrProtocol)
 	}
 	t := MsgType(b[0])
-	if t < MsgHeartbeat || t > MsgCopyReply {
+	if t < MsgHeartbeat || t > MsgDrain {
 		return 0, nil, fmt.Errorf("%w: unknown type %d", ErrProtocol, b[0])
 	}
 	return t, b[1:], nil

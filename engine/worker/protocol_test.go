@@ -88,6 +88,7 @@ func FuzzControlMessage(f *testing.F) {
 		{MsgFailed, Failure{Node: "a", Cause: "x"}},
 		{MsgEnd, Abort{Run: 3}},
 		{MsgLog, solve.LogEvent{Text: "hi"}},
+		{MsgDrain, DrainRequest{Node: "a", Why: "owner back", Run: 7}},
 	} {
 		m, _ := EncodeMsg(v.t, v.b)
 		f.Add(m)
@@ -117,6 +118,8 @@ func FuzzControlMessage(f *testing.F) {
 			sink = &Abort{}
 		case MsgLog:
 			sink = &solve.LogEvent{}
+		case MsgDrain:
+			sink = &DrainRequest{}
 		case MsgValues:
 			dst := [][]float64{make([]float64, 4), make([]float64, 2)}
 			if _, _, err := DecodeValues(m, 5, dst); err != nil && !errors.Is(err, ErrProtocol) && !errors.Is(err, ErrStale) {

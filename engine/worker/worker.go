@@ -101,6 +101,7 @@ func ServeWorker(ctx context.Context, stdin io.Reader, stdout io.Writer, logw io
 	if n.owner, err = newOwnerRule(boot, cores, stdout, log.Info, n.fatal, func(text string) { n.logUp(ctx, text) }); err != nil {
 		return err
 	}
+	n.owner.setAsk(n.askDrain)
 	hello := deploy.Hello{Node: boot.Node, Host: Host(), PID: os.Getpid(), Version: Version,
 		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: cores, NICs: nics, Listen: listen, Load: hostLoad(),
 		Memory: AvailableMemory()}
@@ -336,7 +337,7 @@ func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
 		default:
 		}
 		return nil
-	case MsgStatus, MsgResult, MsgValues, MsgFailed, MsgLog:
+	case MsgStatus, MsgResult, MsgValues, MsgFailed, MsgLog, MsgDrain:
 		return n.fromChild(ctx, src, t, body, m)
 	case MsgCopy, MsgCopyFetch, MsgCopyReply:
 		return n.onCopy(ctx, src, t, body)
@@ -400,6 +401,13 @@ func (n *node) logSilent(p LostPeer) {
 // on its way — so the node just leaves the run and stays available; any
 // other loss is a failure.
 func (n *node) linkDown(ctx context.Context, ev rmnp.PeerDownEvent) {
+	if slices.Contains(n.ctrl.Peers(), ev.Peer) {
+		// A link to the peer is up again by now: the submitter of a
+		// recovery's next attempt (same peer id) dialled in before this
+		// event of the attempt before was taken. Ending the run here would
+		// end the new attempt.
+		return
+	}
 	if errors.Is(ev.Err, rmnp.ErrPeerClosed) && n.isParent(ev.Peer) {
 		n.endRun(0, "parent closed the link")
 		return
@@ -481,8 +489,8 @@ func AttemptRunID(session [16]byte, run uint64) [16]byte {
 	return id
 }
 
-// bindData binds the data endpoint of attempt run in place of the node's
-// current one (the one bound at start-up, or an earlier attempt's).
+// bindData binds a data endpoint for attempt run in place of the node's
+// current one (an attempt's that ended).
 func (n *node) bindData(run uint64) (*rmnp.Endpoint, error) {
 	if n.data != nil {
 		// Abort, not Close: what is still queued belongs to an attempt
@@ -501,8 +509,9 @@ func (n *node) bindData(run uint64) (*rmnp.Endpoint, error) {
 
 // endRun stops run on this node (worker and coordinator roles; run 0:
 // whatever runs) and rebinds its data endpoint fenced (attempt 0: it
-// refuses every handshake) until the next task binds its own (bindData),
-// so that no message of this run can reach the next.
+// refuses every handshake of an attempt) until the next task gives it that
+// attempt's id (startTask), so that no message of this run can reach the
+// next.
 func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	job, coord := n.job, n.coord

@@ -63,7 +63,16 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t WorkerTask) 
 	job := &jobState{task: t, parent: parent, cancel: cancel, done: make(chan struct{}),
 		latest: solve.NodeStatus{Node: t.Node, Rank: t.Rank, Group: t.Group, State: solve.StateStarting, Run: t.Run}, dirty: true}
 	n.job = job
-	data, berr := n.bindData(t.Run)
+	data, berr := n.data, error(nil)
+	if data == nil { // its rebind after the attempt before failed: try again
+		data, berr = n.bindData(0)
+	}
+	if data != nil {
+		// The fenced endpoint (endRun) takes this attempt's id: the
+		// neighbours of this attempt are let in, those of the one before
+		// still refused. No rebind: a handshake under way is not cut.
+		data.SetRunID(AttemptRunID(n.boot.RunID, t.Run))
+	}
 	n.mu.Unlock()
 	if parent != n.self {
 		n.live.WatchStarting(parent, "coordinator", parentLimits)
@@ -270,7 +279,7 @@ func (n *node) dial(ctx context.Context, data *rmnp.Endpoint, up *NeighbourTask)
 // refuses must not hold the pre-flight.
 const (
 	fenceWait  = 5 * time.Second
-	rebindWait = 300 * time.Millisecond
+	rebindWait = time.Second
 )
 
 // fencedDial runs connect until it succeeds or fails otherwise than on a

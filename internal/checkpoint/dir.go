@@ -48,16 +48,22 @@ func (d Dir) runDir(run string) (string, error) {
 // removes that rank's checkpoints older than the last Keep. It returns the
 // file written.
 func (d Dir) Save(h Header, payload []byte) (string, error) {
+	data, err := Append(nil, h, payload)
+	if err != nil {
+		return "", err
+	}
+	return d.SaveEncoded(h, data)
+}
+
+// SaveEncoded is Save of a container already encoded under h (Append or
+// Seal): the same bytes are written, without another copy of the state.
+func (d Dir) SaveEncoded(h Header, data []byte) (string, error) {
 	dir, err := d.runDir(h.Run)
 	if err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
-	}
-	data, err := Append(nil, h, payload)
-	if err != nil {
-		return "", err
 	}
 	name := filepath.Join(dir, fmt.Sprintf("rank-%d.iter-%d.gtck", h.Rank, h.Iteration))
 	if err := writeAtomic(name, data); err != nil {

@@ -95,6 +95,14 @@ func Append(dst []byte, h Header, payload []byte) ([]byte, error) {
 		return dst, fmt.Errorf("checkpoint: run id of %d bytes (at most 255)", len(h.Run))
 	}
 	start := len(dst)
+	dst = appendHeader(dst, h, len(payload))
+	dst = append(dst, payload...)
+	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], castagnoli)), nil
+}
+
+// appendHeader appends h's header for a payload of n bytes (HeaderLen(h)
+// bytes; the run id is at most 255).
+func appendHeader(dst []byte, h Header, n int) []byte {
 	dst = append(dst, magic...)
 	dst = append(dst, version, byte(len(h.Run)))
 	dst = append(dst, h.Run...)
@@ -103,9 +111,29 @@ func Append(dst []byte, h Header, payload []byte) ([]byte, error) {
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.Ranks))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.Step))
 	dst = binary.LittleEndian.AppendUint64(dst, h.Iteration)
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(payload)))
-	dst = append(dst, payload...)
-	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], castagnoli)), nil
+	return binary.LittleEndian.AppendUint64(dst, uint64(n))
+}
+
+// HeaderLen is the length of h's encoded header: a container of h is
+// HeaderLen(h) bytes, the payload, and a 4-byte checksum.
+func HeaderLen(h Header) int { return fixedLen + len(h.Run) }
+
+// Seal makes buf, whose first HeaderLen(h) bytes are room for the header
+// and the rest the payload, the container Append writes of h and that
+// payload: it writes the header in place and appends the checksum. The
+// payload is serialized straight after the room (no copy of a large
+// state); buf needs 4 bytes of spare capacity to take the checksum in
+// place.
+func Seal(buf []byte, h Header) ([]byte, error) {
+	hl := HeaderLen(h)
+	if len(h.Run) > 255 {
+		return buf, fmt.Errorf("checkpoint: run id of %d bytes (at most 255)", len(h.Run))
+	}
+	if len(buf) < hl {
+		return buf, fmt.Errorf("checkpoint: %d bytes, shorter than the header's %d", len(buf), hl)
+	}
+	appendHeader(buf[:0], h, len(buf)-hl) // in place: exactly hl bytes
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli)), nil
 }
 
 // Read reads one checkpoint from r, of a payload of at most max bytes, and

@@ -115,3 +115,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSeal: a payload serialized after HeaderLen bytes of room and sealed
+// is the container Append writes, and Parse gives the payload back.
+func TestSeal(t *testing.T) {
+	h := Header{Run: "run-7", Rank: 2, Ranks: 4, Step: 1, Iteration: 800}
+	h.Identity[3] = 9
+	payload := []byte("the state of a part")
+	want, err := Append(nil, h, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := append(make([]byte, HeaderLen(h), HeaderLen(h)+len(payload)+4), payload...)
+	got, err := Seal(buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("sealed %x\nappended %x", got, want)
+	}
+	if &got[0] != &buf[0] {
+		t.Error("Seal copied a container that had room for its checksum")
+	}
+	if _, p, err := Parse(got, 1<<20); err != nil || !bytes.Equal(p, payload) {
+		t.Errorf("Parse: %q, %v", p, err)
+	}
+	if _, err := Seal(buf[:3], h); err == nil {
+		t.Error("Seal of 3 bytes: no error")
+	}
+}

@@ -1,0 +1,114 @@
+package solve
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// CheckpointBudget is the share of a run's time the default interval
+// (jobs.Resilience.Auto) lets checkpoints take, and MaxCheckpointInterval
+// the longest time it lets pass between two, so that a loss costs at most
+// that much work: when a checkpoint costs more than CheckpointBudget of
+// that, the bound wins (docs/FAILURES.md, docs/bench/resilience.md).
+const (
+	CheckpointBudget      = 0.01
+	MaxCheckpointInterval = 30 * time.Second
+)
+
+// pace is when a part checkpoints. With a fixed interval (checkpoint_every
+// set, or a Calculator's own boundaries) it is every multiple of every.
+// Under Auto (the default) the part takes its first checkpoint at the
+// base interval, times it — the serialization, which the iteration pays,
+// and the writing beside it (memory, the buddy, the disk), which shares
+// the processors (counted writeShare times) — and then keeps every·4^k,
+// the least interval whose time keeps that cost within CheckpointBudget,
+// at most MaxCheckpointInterval. Until the first write has been timed it
+// takes no other. The interval is chosen once per attempt and never
+// changes after: a synchronous rollback counts on every multiple of it
+// (NodeStatus.CheckpointEvery), and the powers of 4 of one base keep the
+// parts' choices nested (a multiple of the larger is one of the smaller).
+type pace struct {
+	base    int
+	every   int // 0: not chosen yet (auto)
+	since   int // the iteration from which every holds (after the first)
+	first   int // the iteration of the first checkpoint (auto), 0: none yet
+	at      time.Time
+	ser     time.Duration
+	writeNs atomic.Int64 // the first write's time, set by the writer
+}
+
+// writeShare is how much a checkpoint costs the processors for each unit
+// of its writer's own time: the writer sees the sealing, the store and the
+// sends, not the buddy's receiving, copying and checking of the copy, the
+// kernel's copies, the page faults of fresh buffers nor the collector's
+// work after them. Measured end to end (docs/bench/resilience.md: one
+// checkpoint of obstacle n = 64 on 8 nodes cost about five times its
+// writer's time), rounded down.
+const writeShare = 4
+
+// init sets the plan's interval (auto: the base of the chosen one).
+func (p *pace) init(every int, auto bool) {
+	p.base = max(every, 1)
+	if !auto {
+		p.every = p.base
+	}
+}
+
+// due reports whether the part checkpoints at iteration it.
+func (p *pace) due(it int) bool {
+	switch {
+	case it <= 0 || it%p.base != 0:
+		return false
+	case p.every > 0:
+		return it%p.every == 0 && it > p.since
+	case p.first == 0:
+		return true
+	}
+	w := time.Duration(p.writeNs.Load())
+	if w <= 0 {
+		return false // the first is still being written
+	}
+	p.every, p.since = p.base*autoLevel(p.base, it-p.first, time.Since(p.at), p.ser+writeShare*w), it-1
+	return it%p.every == 0
+}
+
+// fixed is due for a part that checkpoints at its own boundaries (a
+// Calculator): the plan's interval, never chosen.
+func (p *pace) fixed(it int) bool {
+	if p.every == 0 {
+		p.every = p.base
+	}
+	return it%p.every == 0
+}
+
+// took records a checkpoint serialized at iteration it.
+func (p *pace) took(it int, at time.Time, ser time.Duration) {
+	if p.first == 0 {
+		p.first, p.at, p.ser = it, at, ser
+	}
+}
+
+// written records the writer's time for one checkpoint: the first counts.
+func (p *pace) written(d time.Duration) { p.writeNs.CompareAndSwap(0, max(int64(d), 1)) }
+
+// interval is the chosen interval (0: not yet).
+func (p *pace) interval() (every, since int) { return p.every, p.since }
+
+// autoLevel is the multiple of base (a power of 4) whose time, at the
+// pace of iters iterations in elapsed, makes a checkpoint of cost at most
+// CheckpointBudget of it, bounded by MaxCheckpointInterval.
+func autoLevel(base, iters int, elapsed, cost time.Duration) int {
+	if iters <= 0 || elapsed <= 0 {
+		return 1
+	}
+	per := float64(elapsed) / float64(iters)
+	want := min(float64(cost)/CheckpointBudget, float64(MaxCheckpointInterval))
+	m := 1
+	for float64(base*m)*per < want && m < 1<<30/max(base, 1) {
+		m *= 4
+	}
+	for m > 1 && float64(base*m)*per > float64(MaxCheckpointInterval) {
+		m /= 4
+	}
+	return m
+}

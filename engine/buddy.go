@@ -133,7 +133,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		lists = append(lists, st.Copies)
 	}
 	if !sync {
-		return solve.CheckpointPlan{Latest: true}, holders, nil
+		from, err := stepPoint(s, gone)
+		return from, holders, err
 	}
 	every := takenEvery(s)
 	k, ok := commonIteration(lists, reachOf(s, gone, lists, every), every)
@@ -303,5 +304,6 @@ func carryCopies(next, s *submission, from solve.CheckpointPlan) {
 			c = []uint64{from.Restore}
 		}
 		next.statuses[r].Copies = slices.Clone(c)
+		next.statuses[r].StepStarts, next.statuses[r].StepBase = slices.Clone(s.statuses[r].StepStarts), s.statuses[r].StepBase
 	}
 }

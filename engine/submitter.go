@@ -430,6 +430,9 @@ func (s *submission) apply(t worker.MsgType, body, raw []byte) error {
 				if len(st.Copies) == 0 { // none yet in this attempt: those it restored from
 					st.Copies = cur.Copies
 				}
+				if len(st.StepStarts) == 0 {
+					st.StepStarts, st.StepBase = cur.StepStarts, cur.StepBase
+				}
 				s.statuses[st.Rank], s.dirty = st, true
 				s.noteStarted(st.Node, cur.State, st.State)
 			}

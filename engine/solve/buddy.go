@@ -38,7 +38,13 @@ type CopyStore interface {
 
 // restoreCopy reads the part's checkpoint from its CopyStore.
 func (s *solver) restoreCopy(c *checkpointer, want checkpoint.Header) (checkpoint.Header, []byte, error) {
-	h, payload, refused, err := c.copies.Load(want, c.plan.Restore, c.plan.Latest)
+	return s.loadCopy(c, want, c.plan.Restore, c.plan.Latest)
+}
+
+// loadCopy reads the part's checkpoint of iteration it (latest: its
+// newest) from its CopyStore.
+func (s *solver) loadCopy(c *checkpointer, want checkpoint.Header, it uint64, latest bool) (checkpoint.Header, []byte, error) {
+	h, payload, refused, err := c.copies.Load(want, it, latest)
 	for _, r := range refused {
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r))
 	}

@@ -39,6 +39,14 @@ type CheckpointPlan struct {
 	// same iteration; else the part's newest usable checkpoint.
 	Restore uint64
 	Latest  bool
+	// Step, with Latest in an asynchronous or hybrid task of several outer
+	// steps, is the step every part restarts in (steps advanced past, as
+	// checkpoint.Header.Step): a part whose newest checkpoint is of a later
+	// step restores the one it took at that step's start, of iteration
+	// StepFrom[rank] (0: the start of the run). Without StepFrom, each part
+	// restores its newest.
+	Step     int      `json:",omitempty"`
+	StepFrom []uint64 `json:",omitempty"`
 }
 
 // checkpointer is a solver's checkpoint state: the plan, the part's
@@ -128,6 +136,12 @@ func (s *solver) restore(c *checkpointer) error {
 	if err != nil {
 		return fmt.Errorf("engine: restore: %w", err)
 	}
+	if h, payload, err = s.restoreStep(c, want, h, payload); err != nil {
+		return fmt.Errorf("engine: restore: %w", err)
+	}
+	if payload == nil { // the step's start is the run's
+		return nil
+	}
 	if err := c.part.Restore(bytes.NewReader(payload)); err != nil {
 		return fmt.Errorf("%w %q: restore from iteration %d: %w", ErrApplication, s.app, h.Iteration, err)
 	}
@@ -138,10 +152,16 @@ func (s *solver) restore(c *checkpointer) error {
 
 // restoreDisk reads the part's checkpoint from the plan's directory.
 func (s *solver) restoreDisk(c *checkpointer, want checkpoint.Header) (checkpoint.Header, []byte, error) {
+	return s.loadDisk(c, want, c.plan.Restore, c.plan.Latest)
+}
+
+// loadDisk reads the part's checkpoint of iteration it (latest: its
+// newest) from the plan's directory.
+func (s *solver) loadDisk(c *checkpointer, want checkpoint.Header, it uint64, latest bool) (checkpoint.Header, []byte, error) {
 	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	h, payload, refused, err := d.Latest(want)
-	if err == nil && !c.plan.Latest && h.Iteration != c.plan.Restore {
-		h, payload, err = d.Load(want, c.plan.Restore)
+	if err == nil && !latest && h.Iteration != it {
+		h, payload, err = d.Load(want, it)
 	}
 	for _, r := range refused {
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "refused "+Bare(r.Err.Error()))

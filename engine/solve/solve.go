@@ -245,8 +245,12 @@ type solver struct {
 	links    []*link              // by the part's neighbour index (Side)
 	eps      float64
 	maxIter  int
-	steps    int           // outer steps of the task (gridapp.Task.Steps, ≥ 1)
-	ckpt     *checkpointer // nil: no checkpoints
+	steps    int // outer steps of the task (gridapp.Task.Steps, ≥ 1)
+	// stepStarts are the iterations at which the last steps began (the
+	// first after stepBase steps): NodeStatus.StepStarts.
+	stepStarts []uint64
+	stepBase   int
+	ckpt       *checkpointer // nil: no checkpoints
 	// exact is gridapp.Task.Sweeps (0: none), stepSweeps the part's sweeps
 	// in the current step.
 	exact, stepSweeps int
@@ -434,6 +438,7 @@ func (s *solver) emit(now time.Time, err error) {
 	if c := s.ckpt; c != nil && c.writes != nil {
 		st.CheckpointEvery, st.CheckpointSince = c.pace.interval()
 	}
+	st.StepStarts, st.StepBase = slices.Clone(s.stepStarts), s.stepBase
 	if err != nil {
 		st.Err = Bare(err.Error()) // shown after the node's name
 	}

@@ -41,6 +41,7 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 		first += s.ckpt.step // restored after that many steps
 	}
 	for step := first; ; step++ {
+		s.stepStarted(step-1, step == first)
 		if err := run(ctx); err != nil {
 			return err
 		}
@@ -63,6 +64,7 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 		if err := s.stepFence(ctx, step); err != nil {
 			return err
 		}
+		s.stepCheckpoint()
 		for _, l := range s.links {
 			l.seq, l.ever = 0, false // the next step's updates are numbered anew
 		}
@@ -138,4 +140,47 @@ func flag(b bool) uint64 {
 		return 1
 	}
 	return 0
+}
+
+// stepsKept is how many step starts a part reports (NodeStatus.StepStarts):
+// a loss rolls back at most to the start of the step of the lost part's
+// newest copy, one or two steps behind the others.
+const stepsKept = 8
+
+// stepStarted notes that the part begins the step after advanced steps at
+// its current iteration. A restored attempt's first step began before the
+// checkpoint: at the iteration the plan says (CheckpointPlan.StepFrom),
+// when it says one of this step.
+func (s *solver) stepStarted(advanced int, first bool) {
+	if s.steps <= 1 {
+		return
+	}
+	it := uint64(s.iter)
+	if c := s.ckpt; first && c != nil && s.res.Restored > 0 {
+		it = s.res.Restored
+		if r := s.t.Rank; c.plan.Step == advanced && r < len(c.plan.StepFrom) && c.plan.StepFrom[r] > 0 && c.plan.StepFrom[r] <= it {
+			it = c.plan.StepFrom[r]
+		}
+	}
+	if len(s.stepStarts) == 0 {
+		s.stepBase = advanced
+	}
+	s.stepStarts = append(s.stepStarts, it)
+	if n := len(s.stepStarts) - stepsKept; n > 0 {
+		s.stepStarts = append(s.stepStarts[:0], s.stepStarts[n:]...)
+		s.stepBase += n
+	}
+}
+
+// stepCheckpoint takes a checkpoint at the start of every step but the
+// first of an asynchronous or hybrid task of several steps: whatever step
+// a loss finds the parts in, each holds one of the same step to restart
+// from (CheckpointPlan.Step). A synchronous run rolls back to an iteration
+// every part holds, which is of one step by construction.
+func (s *solver) stepCheckpoint() {
+	c := s.ckpt
+	if c == nil || c.writes == nil || s.t.Scheme == Synchronous {
+		return
+	}
+	s.takeCheckpoint()
 }

@@ -69,6 +69,14 @@ type NodeStatus struct {
 	// every multiple of it after CheckpointSince.
 	CheckpointEvery int `json:",omitempty"`
 	CheckpointSince int `json:",omitempty"`
+	// StepStarts are, in a task of several outer steps, the iterations at
+	// which this part began its last steps, oldest first: StepStarts[i]
+	// began the step after StepBase+i steps. After a loss in such a task
+	// under the asynchronous or hybrid scheme the submitter maps the
+	// iterations of the parts' checkpoints to steps with them, so that
+	// every part restarts in the same step (CheckpointPlan.Step).
+	StepStarts []uint64 `json:",omitempty"`
+	StepBase   int      `json:",omitempty"`
 	// Restored is the iteration the part's attempt started from (0: the
 	// start): after a recovery, an asynchronous survivor's is where it
 	// stopped.

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// counterWatch follows each part's iteration counter in the telemetry and
+// notes every time it went back without the part having restarted from a
+// checkpoint past it.
+type counterWatch struct {
+	mu    sync.Mutex
+	high  map[int]int
+	from  map[int]uint64
+	backs map[int][]string
+}
+
+func newCounterWatch() *counterWatch {
+	return &counterWatch{high: map[int]int{}, from: map[int]uint64{}, backs: map[int][]string{}}
+}
+
+// see takes one snapshot's statuses.
+func (w *counterWatch) see(s Snapshot) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, st := range s.Nodes {
+		if st.Iteration == 0 {
+			continue
+		}
+		r := st.Rank
+		// A recovered attempt's statuses say where the part restarted:
+		// never before the last iteration seen of it.
+		if st.Restored != w.from[r] && st.Restored < uint64(w.high[r]) {
+			w.backs[r] = append(w.backs[r], fmt.Sprintf("rank %d (%s) was at %d, restarted at %d", r, st.Node, w.high[r], st.Restored))
+		}
+		if st.Iteration < w.high[r] && st.Restored == w.from[r] {
+			w.backs[r] = append(w.backs[r], fmt.Sprintf("rank %d (%s) %d → %d", r, st.Node, w.high[r], st.Iteration))
+		}
+		w.from[r] = st.Restored
+		w.high[r] = max(w.high[r], st.Iteration)
+	}
+}
+
+// back lists the survivors' steps back: those of the parts no recovery of
+// rs moved.
+func (w *counterWatch) back(rs []jobs.Recovery) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for r, b := range w.backs {
+		if !slices.ContainsFunc(rs, func(rc jobs.Recovery) bool { return rc.Rank == r }) {
+			out = append(out, b...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestCounterWatch: a survivor whose counter goes back is named, a moved
+// part (restarted from its checkpoint) is not, and a survivor that starts
+// a new attempt where it stood is not.
+func TestCounterWatch(t *testing.T) {
+	w := newCounterWatch()
+	snap := func(its ...int) Snapshot {
+		var s Snapshot
+		for r, it := range its {
+			s.Nodes = append(s.Nodes, solve.NodeStatus{Node: fmt.Sprint("n", r), Rank: r, Iteration: it})
+		}
+		return s
+	}
+	w.see(snap(500, 510, 505))
+	s := snap(520, 200, 530) // rank 1 moved, restored from 200
+	s.Nodes[1].Restored = 200
+	s.Nodes[0].Restored = 515 // rank 0 a new attempt where it stood
+	w.see(s)
+	if b := w.back([]jobs.Recovery{{Rank: 1}}); len(b) != 0 {
+		t.Fatalf("back %v, want none", b)
+	}
+	s = snap(520, 210, 400) // rank 2 went back
+	s.Nodes[1].Restored, s.Nodes[0].Restored = 200, 515
+	w.see(s)
+	if b := w.back([]jobs.Recovery{{Rank: 1}}); len(b) != 1 || !strings.Contains(b[0], "rank 2") {
+		t.Fatalf("back %v, want rank 2's step back", b)
+	}
+	if b := w.back(nil); len(b) != 3 {
+		t.Fatalf("back %v, want rank 1's restart and step and rank 2's step", b)
+	}
+}
+
+// checkSameOutputs compares a synchronous recovered run's raw solution
+// files with the undisturbed run's, byte for byte.
+func checkSameOutputs(t *testing.T, rep, want *Report) {
+	t.Helper()
+	raws := func(r *Report) []string {
+		var out []string
+		for _, o := range r.Outputs {
+			if strings.HasSuffix(o, ".raw") {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	got, w := raws(rep), raws(want)
+	if len(got) == 0 || len(got) != len(w) {
+		t.Fatalf("raw outputs %v, undisturbed %v", got, w)
+	}
+	for i := range got {
+		a, err := os.ReadFile(got[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(w[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("solution %s differs from the undisturbed run's (%d and %d bytes)", got[i], len(a), len(b))
+		}
+	}
+}
+
+// checkSameFigures compares every figure (value and text) and the true
+// residual bit for bit.
+func checkSameFigures(t *testing.T, rep, want *Report) {
+	t.Helper()
+	if len(want.Figures) == 0 || len(rep.Figures) != len(want.Figures) {
+		t.Errorf("figures %+v, undisturbed %+v", rep.Figures, want.Figures)
+		return
+	}
+	for i, f := range rep.Figures {
+		u := want.Figures[i]
+		if f.Name != u.Name || math.Float64bits(f.Value) != math.Float64bits(u.Value) || f.Text != u.Text {
+			t.Errorf("%s: %v (%s), undisturbed %s: %v (%s)", f.Name, f.Value, f.Text, u.Name, u.Value, u.Text)
+		}
+	}
+	if math.Float64bits(rep.Residual) != math.Float64bits(want.Residual) {
+		t.Errorf("true residual %g, undisturbed %g", rep.Residual, want.Residual)
+	}
+}

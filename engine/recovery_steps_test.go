@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestRunRecoversStepsAsync: an asynchronous run of a task of several
+// time steps (heat) whose worker is killed in a later step than its
+// buddy's newest copy: every part restarts in one step (the survivors
+// where they stood when they are in it), the run ends ok with a true
+// residual below ε, and the survivors' counters never go back. Before,
+// the lost part restarted steps behind its neighbours, which resumed where
+// they stopped, and the run failed "termination protocol violated: got
+// step message … of step 3 …, want … of step 1".
+func TestRunRecoversStepsAsync(t *testing.T) {
+	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
+		t.Run(string(scheme), func(t *testing.T) {
+			spec := jobs.Spec{Name: "recover-heat", App: "heat", Params: map[string]string{"n": "64", "eps": "1e-9"},
+				Scheme: scheme, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 5 * time.Minute}
+			want, _, err := runKilled(t, spec, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Past the first checkpoint (200) and its step, before the end.
+			after := want.Nodes[0].Iterations * 6 / 10
+			rep, back, err := runWatched(t, spec, "alpha-3", syscall.SIGKILL, after)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, summary(rep))
+			}
+			for _, r := range rep.Recoveries {
+				t.Log(r)
+			}
+			if rep.Outcome != "ok" || moved(rep.Recoveries) != 1 || !rep.Checked || !(rep.Residual < rep.Eps) {
+				t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
+			}
+			if b := back(rep.Recoveries); scheme == jobs.Asynchronous && len(b) > 0 {
+				t.Errorf("survivors' iteration counters went back: %v", b)
+			}
+		})
+	}
+}
+
+// TestStepPoint: in a task of several steps every part restarts in the
+// step of the oldest newest state — the lost part's newest copy, an
+// asynchronous survivor's current step — from the start of that step when
+// it is ahead; a task of one step restores each part's newest as before.
+func TestStepPoint(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "heat", Scheme: jobs.Asynchronous},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1"}},
+		statuses: make([]solve.NodeStatus, 3)}
+	// a1 lost: its newest copy, 1500, is of step 2 (begun at 1000); a2 is
+	// in step 3 (begun at 2100), its newest copy of step 2; b1 in step 2.
+	s.statuses[0] = solve.NodeStatus{Copies: []uint64{1500, 1000, 200}, StepStarts: []uint64{0, 900, 1000}, StepBase: 0}
+	s.statuses[1] = solve.NodeStatus{Copies: []uint64{1100}, StepStarts: []uint64{1100, 2100}, StepBase: 2}
+	s.statuses[2] = solve.NodeStatus{Copies: []uint64{1200}, StepStarts: []uint64{800, 1200}, StepBase: 1}
+	from, err := stepPoint(s, []string{"a1"})
+	if err != nil || !from.Latest || from.Step != 2 || !slices.Equal(from.StepFrom, []uint64{1000, 1100, 1200}) {
+		t.Fatalf("plan %+v, %v: want every part in step 3 (2 advanced), from 1000, 1100, 1200", from, err)
+	}
+	// Hybrid survivors restart from their newest checkpoint: a2's is of
+	// step 2 (1 advanced past), where every part then restarts.
+	s.spec.Scheme = jobs.Hybrid
+	s.statuses[1].Copies = []uint64{900}
+	s.statuses[1].StepStarts, s.statuses[1].StepBase = []uint64{0, 800, 1100, 2100}, 0
+	if from, err = stepPoint(s, []string{"a1"}); err != nil || from.Step != 1 || !slices.Equal(from.StepFrom, []uint64{900, 800, 800}) {
+		t.Fatalf("hybrid: plan %+v, %v", from, err)
+	}
+	// A step whose start a part no longer reports: refused, naming it.
+	s.statuses[2].StepStarts, s.statuses[2].StepBase = []uint64{1200}, 2
+	if _, err = stepPoint(s, []string{"a1"}); err == nil || !strings.Contains(err.Error(), "b1") {
+		t.Fatalf("a step start unknown: %v, want b1 named", err)
+	}
+	s.statuses[2].StepStarts = nil
+	if from, err = stepPoint(s, []string{"a1"}); err != nil || !from.Latest || from.StepFrom != nil {
+		t.Fatalf("one step: %+v %v, want each part's newest", from, err)
+	}
+}

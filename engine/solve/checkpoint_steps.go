@@ -1,0 +1,58 @@
+package solve
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gridtui/gridtui/internal/checkpoint"
+)
+
+// In an asynchronous or hybrid task of several outer steps (time steps)
+// every part must restart in the same step after a loss: a part a step
+// behind its neighbours would read their next step's votes and fences as
+// a violation of the step protocol. Each part takes a checkpoint at the
+// start of every step (stepCheckpoint) and reports where its last steps
+// began (NodeStatus.StepStarts); the submitter picks the step of the
+// oldest newest-checkpoint among the parts (CheckpointPlan.Step), and a
+// part whose newest checkpoint is of a later step restores the one of that
+// step's start instead (restoreStep). The parts already in that step, the
+// usual case, resume where they stood.
+
+// restoreStep returns the checkpoint h (payload) restored from when it is
+// of the plan's step, else the part's checkpoint of that step's start: a
+// nil payload when that is the start of the run (nothing to restore).
+func (s *solver) restoreStep(c *checkpointer, want, h checkpoint.Header, payload []byte) (checkpoint.Header, []byte, error) {
+	r := s.t.Rank
+	if !c.plan.Latest || r >= len(c.plan.StepFrom) || h.Step == c.plan.Step {
+		return h, payload, nil
+	}
+	if h.Step < c.plan.Step {
+		return h, nil, fmt.Errorf("rank %d's newest checkpoint (iteration %d) is of step %d, but every part restarts in step %d",
+			r, h.Iteration, h.Step+1, c.plan.Step+1)
+	}
+	it := c.plan.StepFrom[r]
+	if it == 0 {
+		if c.plan.Step != 0 {
+			return h, nil, fmt.Errorf("rank %d: no checkpoint of the start of step %d", r, c.plan.Step+1)
+		}
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("restarted from the start, the step of every part, rather than from iteration %d of step %d", h.Iteration, h.Step+1))
+		return checkpoint.Header{}, nil, nil
+	}
+	newest := h
+	err := errors.New("no checkpoint store")
+	if c.copies != nil {
+		h, payload, err = s.loadCopy(c, want, it, false)
+	}
+	if err != nil && c.plan.Dir != "" {
+		h, payload, err = s.loadDisk(c, want, it, false)
+	}
+	switch {
+	case err != nil:
+		return h, nil, fmt.Errorf("rank %d's checkpoint of the start of step %d (iteration %d): %w", r, c.plan.Step+1, it, err)
+	case h.Step != c.plan.Step:
+		return h, nil, fmt.Errorf("rank %d's checkpoint of iteration %d is of step %d, want the start of step %d", r, it, h.Step+1, c.plan.Step+1)
+	}
+	s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("restarted at the start of step %d (iteration %d), the step of every part, rather than from iteration %d of step %d",
+		h.Step+1, h.Iteration, newest.Iteration, newest.Step+1))
+	return h, payload, nil
+}

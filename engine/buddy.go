@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -99,6 +100,7 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	var lists [][]uint64
+	none := -1 // the first rank without a checkpoint yet
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
 		if st.NoCheckpoints {
@@ -120,7 +122,10 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			}
 		}
 		if len(st.Copies) == 0 {
-			return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has no checkpoint in memory yet", r, name)
+			if none < 0 {
+				none = r
+			}
+			continue
 		}
 		if b != "" && !slices.Contains(gone, b) {
 			holders[r] = []solve.Holder{s.holder(b)}
@@ -131,6 +136,9 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			}
 		}
 		lists = append(lists, st.Copies)
+	}
+	if none >= 0 {
+		return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has %w in memory", none, s.plan.Ranks[none], errNoCheckpointYet)
 	}
 	if !sync {
 		from, err := stepPoint(s, gone)
@@ -279,7 +287,7 @@ func (rc *recoverer) restoreFrom(s *submission, gone []string) (solve.Checkpoint
 	var merr error
 	if rc.memory {
 		from, holders, err := memoryPoint(s, gone, sync)
-		if err == nil || rc.dir == "" {
+		if err == nil || rc.dir == "" || errors.Is(err, errNoCheckpointYet) { // none on disk either
 			return from, holders, err
 		}
 		merr = err

@@ -130,7 +130,7 @@ func restorePoint(dir, key string, ranks int, sync bool) (solve.CheckpointPlan, 
 	for r := range ranks {
 		its, err := d.Iterations(key, r)
 		if err != nil || len(its) == 0 {
-			return solve.CheckpointPlan{}, fmt.Errorf("rank %d has no checkpoint yet in %s", r, filepath.Join(dir, key))
+			return solve.CheckpointPlan{}, fmt.Errorf("rank %d has %w in %s", r, errNoCheckpointYet, filepath.Join(dir, key))
 		}
 		if r == 0 {
 			common = its
@@ -146,6 +146,10 @@ func restorePoint(dir, key string, ranks int, sync bool) (solve.CheckpointPlan, 
 	}
 	return solve.CheckpointPlan{Restore: common[0]}, nil
 }
+
+// errNoCheckpointYet says that a rank has taken no checkpoint yet: a loss
+// then restarts every part from the start.
+var errNoCheckpointYet = errors.New("no checkpoint yet")
 
 // recoverer is what Run keeps across a run's attempts.
 type recoverer struct {
@@ -178,9 +182,10 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		gone = nil // every worker is sound: the same nodes again
 	}
 	from, holders, err := rc.restoreFrom(s, gone)
-	if err != nil && (isDrain(s) || len(gone) == 0) {
-		// Drained, or a link failed between sound nodes, before the
-		// first checkpoint: from the start.
+	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet)) {
+		// Drained, or a link failed between sound nodes, or a node lost,
+		// before the first checkpoint: from the start (no work is lost
+		// that a checkpoint held).
 		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {
@@ -247,7 +252,10 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 func (rc *recoverer) record(s *submission, gone []string, moved map[string]placement, from solve.CheckpointPlan) {
 	lost, detected := s.failed.Node, s.finished
 	what := "every part from its newest checkpoint"
-	if !from.Latest {
+	switch {
+	case !from.Latest && from.Restore == 0:
+		what = "every part from the start (no checkpoint yet)"
+	case !from.Latest:
 		what = fmt.Sprintf("every part rolled back to iteration %d", from.Restore)
 	}
 	add := func(name, cause string, to placement) {

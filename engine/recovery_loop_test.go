@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -144,5 +145,47 @@ func checkSameFigures(t *testing.T, rep, want *Report) {
 	}
 	if math.Float64bits(rep.Residual) != math.Float64bits(want.Residual) {
 		t.Errorf("true residual %g, undisturbed %g", rep.Residual, want.Residual)
+	}
+}
+
+// TestRunRecoversBeforeFirstCheckpoint: a coordinator killed before the
+// first checkpoint (iteration 200 at the default interval) restarts every
+// part from the start; the synchronous run is still bit for bit the
+// undisturbed one. Before, the run failed "not recovered: rank 4 has no
+// checkpoint yet".
+func TestRunRecoversBeforeFirstCheckpoint(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 24, "1e-8")
+	spec.Resilience.CheckpointEvery = 0
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _, err := runKilled(t, spec, "beta-1", 20)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecoveredFrom(t, rep, want, "beta-1", true)
+	if rc := rep.Recoveries[0]; rc.From != 0 {
+		t.Errorf("recovery %+v: want every part from the start", rc)
+	}
+}
+
+// TestMemoryPointNoneYet: a rank without a checkpoint yet makes the
+// restart one from the start (errNoCheckpointYet), unless a part and its
+// buddy, with its checkpoints, were lost together: that fails naming both.
+func TestMemoryPointNoneYet(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "poisson"},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
+		buddies:  []string{"b1", "b2", "a1", "a2"},
+		statuses: make([]solve.NodeStatus, 4)}
+	s.statuses[3].Copies = []uint64{200}
+	for _, sync := range []bool{true, false} {
+		if _, _, err := memoryPoint(s, []string{"a2"}, sync); !errors.Is(err, errNoCheckpointYet) || !strings.Contains(err.Error(), "rank 0 (a1)") {
+			t.Fatalf("sync %v: %v, want no checkpoint yet, naming rank 0", sync, err)
+		}
+	}
+	s.statuses[0].Copies = []uint64{200}
+	if _, _, err := memoryPoint(s, []string{"a1", "b1"}, true); errors.Is(err, errNoCheckpointYet) || err == nil || !strings.Contains(err.Error(), "both lost") {
+		t.Fatalf("a part and its buddy lost: %v, want both named", err)
 	}
 }

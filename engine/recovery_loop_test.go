@@ -129,19 +129,27 @@ func checkSameOutputs(t *testing.T, rep, want *Report) {
 	}
 }
 
-// checkSameFigures compares every figure (value and text) and the true
-// residual bit for bit.
+// checkSameFigures compares every figure and check (value and text) and
+// the true residual bit for bit: poisson's sum of u, heat's, obstacle's
+// complementarity.
 func checkSameFigures(t *testing.T, rep, want *Report) {
 	t.Helper()
-	if len(want.Figures) == 0 || len(rep.Figures) != len(want.Figures) {
-		t.Errorf("figures %+v, undisturbed %+v", rep.Figures, want.Figures)
+	if len(want.Figures)+len(want.Checks) == 0 || len(rep.Figures) != len(want.Figures) || len(rep.Checks) != len(want.Checks) {
+		t.Errorf("figures %+v and checks %+v, undisturbed %+v and %+v", rep.Figures, rep.Checks, want.Figures, want.Checks)
 		return
+	}
+	same := func(name string, v float64, text, wname string, wv float64, wtext string) {
+		if name != wname || math.Float64bits(v) != math.Float64bits(wv) || text != wtext {
+			t.Errorf("%s: %v (%s), undisturbed %s: %v (%s)", name, v, text, wname, wv, wtext)
+		}
 	}
 	for i, f := range rep.Figures {
 		u := want.Figures[i]
-		if f.Name != u.Name || math.Float64bits(f.Value) != math.Float64bits(u.Value) || f.Text != u.Text {
-			t.Errorf("%s: %v (%s), undisturbed %s: %v (%s)", f.Name, f.Value, f.Text, u.Name, u.Value, u.Text)
-		}
+		same(f.Name, f.Value, f.Text, u.Name, u.Value, u.Text)
+	}
+	for i, c := range rep.Checks {
+		u := want.Checks[i]
+		same(c.Name, c.Value, c.Text, u.Name, u.Value, u.Text)
 	}
 	if math.Float64bits(rep.Residual) != math.Float64bits(want.Residual) {
 		t.Errorf("true residual %g, undisturbed %g", rep.Residual, want.Residual)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -123,6 +124,7 @@ func recoverOnSpare(t *testing.T, g *Grid, c lossCase, scheme string, turn int) 
 	rep := out.report
 	if out.code != 0 || rep == nil || rep.Outcome != "ok" || !rep.Checked || !(rep.Residual < eps) {
 		t.Errorf("%s of %s: exit %d, want ok with a true residual below %g; report %+v", c.name, victim.Name, out.code, eps, rep)
+		logWorkerTails(t, g, 80)
 		return false, coord
 	}
 	moved := false
@@ -231,4 +233,22 @@ func coordinatesOthers(run *liveRun, h *Host) bool {
 		}
 	}
 	return false
+}
+
+// logWorkerTails logs the last lines of every host's worker logs (in its
+// work directory), to find why a run failed.
+func logWorkerTails(t *testing.T, g *Grid, lines int) {
+	t.Helper()
+	for _, h := range g.Hosts {
+		logs, _ := filepath.Glob(filepath.Join(h.Home, ".gridtui", "worker-*.log"))
+		for _, f := range logs {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Logf("%s: %v", h.Name, err)
+				continue
+			}
+			ls := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+			t.Logf("%s: the last %d lines of %s:\n%s", h.Name, min(lines, len(ls)), filepath.Base(f), strings.Join(ls[max(0, len(ls)-lines):], "\n"))
+		}
+	}
 }

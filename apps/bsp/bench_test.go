@@ -99,20 +99,15 @@ func TestBenchEmptySuperstep(t *testing.T) {
 		procs = []int{v} // one size only
 	}
 	for _, n := range procs {
-		shm, spun, workers, spin, yield := 1e30, 1e30, 1e30, 1e30, 1e30
+		shm, workers, spin, yield := 1e30, 1e30, 1e30, 1e30
 		for range 3 {
 			shm = min(shm, benchValue(t, prog, n, "sync 2000", true, "empty_us"))
 			yield = min(yield, mpiBarrier(t, n, 2000, true))
 			workers = min(workers, benchValue(t, prog, n, "sync 500", false, "empty_us"))
 			spin = min(spin, mpiBarrier(t, n, 2000, false))
-			// bsp.c before it stopped spinning on an oversubscribed host:
-			// 256 pauses before yielding, whatever the cores.
-			t.Setenv("BSP_SPIN", "256")
-			spun = min(spun, benchValue(t, prog, n, "sync 2000", true, "empty_us"))
-			os.Unsetenv("BSP_SPIN")
 		}
-		fmt.Printf("empty superstep, %d processes: bsp_sync %.2f µs (spinning 256 first %.2f µs, through the workers %.2f µs); MPI_Barrier yielding %.2f µs, spinning %.2f µs; ratios to yielding %.2f (spinning 256 first %.2f, workers %.1f), to spinning %.2f (%.2f, %.1f)\n",
-			n, shm, spun, workers, yield, spin, shm/yield, spun/yield, workers/yield, shm/spin, spun/spin, workers/spin)
+		fmt.Printf("empty superstep, %d processes: bsp_sync %.2f µs (through the workers %.2f µs); MPI_Barrier yielding %.2f µs, spinning %.2f µs; ratios to yielding %.2f (before %.1f), to spinning %.2f (before %.1f)\n",
+			n, shm, workers, yield, spin, shm/yield, workers/yield, shm/spin, workers/spin)
 	}
 }
 

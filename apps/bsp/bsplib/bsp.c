@@ -101,7 +101,6 @@ static struct {
 	char *shm;             /* the shared file, or NULL */
 	char *shmpath;
 	struct mapping *peers; /* [2*pid + parity] */
-	unsigned spin;         /* pauses before a waiting process yields */
 } S = {.fd = -1, .puts = &S.putbuf[0], .putbuf = {{.fd = -1}, {.fd = -1}}};
 
 /* fail sends the worker a broken rule (pid: the process that broke it)
@@ -548,28 +547,6 @@ static uint64_t *slot(int pid, int off) {
 	return (uint64_t *)(void *)(S.shm + SHM_HEAD + (size_t)pid * SHM_PROC + off);
 }
 
-/* spinlimit is how many pauses a process waiting at the shared barrier
- * spins before it yields: 256 when every process of the host has a core
- * of its own, none when they outnumber the cores this process may run on
- * (a spinning process then only keeps the one it waits for off a core, so
- * Open MPI yields at once when oversubscribed). BSP_SPIN=N sets it. */
-static unsigned spinlimit(void) {
-	const char *e = getenv("BSP_SPIN");
-	if (e && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		if (!*end && v <= (1ul << 20))
-			return (unsigned)v;
-	}
-	int cpus = 0;
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
-		cpus = CPU_COUNT(&set);
-	if (cpus <= 0)
-		cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return S.nprocs > cpus ? 0 : 256;
-}
-
 static void shmopen(const char *path, size_t n) {
 	char *name = malloc(n + 1);
 	if (!name)
@@ -586,7 +563,6 @@ static void shmopen(const char *path, size_t n) {
 		fail(S.pid, "bsp_begin", "the shared file %s: %s", name, strerror(errno));
 	S.shm = p;
 	S.shmpath = name;
-	S.spin = spinlimit();
 	S.peers = calloc(2 * (size_t)S.nprocs, sizeof *S.peers);
 	if (!S.peers)
 		fail(S.pid, "bsp_begin", "out of memory");
@@ -623,13 +599,12 @@ static void growshared(struct buf *b, size_t cap) {
 static uint64_t nanos(void);
 
 /* backoff waits a little more each time, as MPI libraries wait on a shared
- * node: spinning briefly (S.spin pauses: none when the host's processes
- * outnumber its cores, spinlimit), then yielding the core (Open MPI's
+ * node: spinning briefly, then yielding the core (Open MPI's
  * mpi_yield_when_idle) for the first 20 ms of the wait, then sleeping (50
  * µs, 1 ms after 200 ms) so that a process waiting long for the others'
  * computation leaves them the cores. t0 is when the wait began. */
 static void backoff(unsigned n, uint64_t t0) {
-	if (n < S.spin) {
+	if (n < 256) {
 #if defined(__x86_64__) || defined(__i386__)
 		__asm__ __volatile__("pause");
 #endif
@@ -755,28 +730,6 @@ static void shmclose(void) {
 			unlink(S.putbuf[q].path);
 }
 #else
-/* spinlimit is how many pauses a process waiting at the shared barrier
- * spins before it yields: 256 when every process of the host has a core
- * of its own, none when they outnumber the cores this process may run on
- * (a spinning process then only keeps the one it waits for off a core, so
- * Open MPI yields at once when oversubscribed). BSP_SPIN=N sets it. */
-static unsigned spinlimit(void) {
-	const char *e = getenv("BSP_SPIN");
-	if (e && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		if (!*end && v <= (1ul << 20))
-			return (unsigned)v;
-	}
-	int cpus = 0;
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
-		cpus = CPU_COUNT(&set);
-	if (cpus <= 0)
-		cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return S.nprocs > cpus ? 0 : 256;
-}
-
 static void shmopen(const char *path, size_t n) {
 	(void)path;
 	(void)n;

@@ -108,7 +108,8 @@ func bspCounts(t *testing.T) []int {
 
 // TestRunBSPConformance runs the whole BSPlib conformance suite of
 // apps/bsp (every program, the error cases included) over SSH on 1, 2, 4
-// and 8 processes spread across both clusters' hosts, each program held to
+// and 8 processes spread across both clusters' hosts, the programs shipped
+// to every host with deploy --ship, each program held to
 // the outcome its first comment states (package apps/bsp/conformance): a
 // run that succeeds with the output it names, or a failed run whose cause
 // names the process, the call and the rule. The runs of one process count
@@ -122,6 +123,15 @@ func TestRunBSPConformance(t *testing.T) {
 	bins := buildSuite(t, programDir(t), progs)
 	g := newGridT(t, Config{HostsA: 4, HostsB: 4})
 	deployOrSkip(t, g)
+	// As a user without a shared file system would: ship the programs
+	// beside every host's worker and name them by their base names.
+	ship := []string{"deploy"}
+	for _, p := range progs {
+		ship = append(ship, "--ship", bins[p.Name])
+	}
+	if r := gridtui(t, g, g.SitesFile, deployTimeout, ship...); r.code != 0 {
+		t.Fatalf("deploy --ship of %d programs: exit %d:\n%s", len(progs), r.code, r.out)
+	}
 	for _, n := range bspCounts(t) {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			start := time.Now()
@@ -132,7 +142,7 @@ func TestRunBSPConformance(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for p := range queue {
-						t.Run(p.Name, func(t *testing.T) { runConformance(t, g, p, bins[p.Name], nodes) })
+						t.Run(p.Name, func(t *testing.T) { runConformance(t, g, p, nodes) })
 					}
 				}()
 			}
@@ -150,9 +160,10 @@ func TestRunBSPConformance(t *testing.T) {
 	}
 }
 
-// runConformance runs one program of the suite on nodes and judges it.
-func runConformance(t *testing.T, g *Grid, p conformance.Program, bin, nodes string) {
-	out := runJob(t, g, "--app", "bsp", "--nodes", nodes, "--param", "program="+bin,
+// runConformance runs one program of the suite, shipped beside the
+// workers, on nodes and judges it.
+func runConformance(t *testing.T, g *Grid, p conformance.Program, nodes string) {
+	out := runJob(t, g, "--app", "bsp", "--nodes", nodes, "--param", "program="+p.Name,
 		"--param", "args="+p.Args, "--param", "timeout="+p.Timeout, "--wall-time", "2m")
 	rep := out.report
 	if rep == nil {

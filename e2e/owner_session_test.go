@@ -3,45 +3,19 @@
 package e2e
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/gridtui/gridtui/owner/ownertest"
 )
 
 // utmpPath is where glibc and the owner policy's sampler read the
 // interactive sessions.
 const utmpPath = "/var/run/utmp"
-
-// utmpRecord is glibc's struct utmp on Linux (384 bytes): what login(1)
-// and sshd write for an interactive session.
-type utmpRecord struct {
-	Type    int16
-	_       [2]byte
-	Pid     int32
-	Line    [32]byte
-	ID      [4]byte
-	User    [32]byte
-	Host    [256]byte
-	Exit    [2]int16
-	Session int32
-	TvSec   int32
-	TvUsec  int32
-	Addr    [4]int32
-	_       [20]byte
-}
-
-const (
-	utmpUserProcess = 7
-	utmpDeadProcess = 8
-)
 
 // ownerLogin logs the owner in on a real pseudo-terminal, as login(1)
 // would: a USER_PROCESS record for its pts line in utmp (created if the
@@ -50,41 +24,19 @@ const (
 // session and puts utmp back as it was.
 func ownerLogin(t *testing.T) (pts string, type_ func(), logout func()) {
 	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := fmt.Sprintf("pts/%d", n)
-	slave, err := os.OpenFile("/dev/"+line, os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, line := ownertest.OpenPty(t)
 	old, err := os.ReadFile(utmpPath)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
-	rec := utmpRecord{Type: utmpUserProcess, Pid: int32(os.Getpid()), TvSec: int32(time.Now().Unix())}
-	copy(rec.Line[:], line)
-	copy(rec.ID[:], fmt.Sprintf("%d", n))
-	copy(rec.User[:], ownerUser)
-	copy(rec.Host[:], "e2e")
-	write := func(r utmpRecord) {
-		var b bytes.Buffer
-		b.Write(old)
-		binary.Write(&b, binary.LittleEndian, r)
-		if err := os.WriteFile(utmpPath, b.Bytes(), 0o664); err != nil {
+	write := func(typ int16) {
+		b := append(append([]byte(nil), old...), ownertest.UtmpRecord(line, ownerUser, typ)...)
+		if err := os.WriteFile(utmpPath, b, 0o664); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write(rec)
+	write(ownertest.UtmpUserProcess)
 	type_ = func() {
 		now := time.Now()
 		os.Chtimes("/dev/"+line, now, now)
@@ -97,14 +49,11 @@ func ownerLogin(t *testing.T) (pts string, type_ func(), logout func()) {
 		}
 		done = true
 		if existed {
-			rec.Type = utmpDeadProcess
-			write(rec)
+			write(ownertest.UtmpDeadProcess)
 			os.WriteFile(utmpPath, old, 0o664)
 		} else {
 			os.Remove(utmpPath)
 		}
-		slave.Close()
-		ptmx.Close()
 	}
 	t.Cleanup(logout)
 	return line, type_, logout

@@ -34,7 +34,7 @@ type Terminal struct {
 // of user on it; the test is skipped where there are no pseudo-terminals.
 func NewTerminal(t testing.TB, user string) *Terminal {
 	t.Helper()
-	m, s, name := openPty(t)
+	m, s, name := OpenPty(t)
 	dir := t.TempDir()
 	writeUtmp(t, filepath.Join(dir, "run", "utmp"), name, user)
 	return &Terminal{t: t, Master: m, Slave: s, Dev: "/dev/" + name, HostVar: dir}
@@ -69,9 +69,10 @@ func (a *Terminal) Types() {
 	}
 }
 
-// openPty opens a pseudo-terminal pair and returns its master, its slave
-// and the slave's name under /dev ("pts/7").
-func openPty(t testing.TB) (master, slave *os.File, name string) {
+// OpenPty opens a pseudo-terminal pair and returns its master, its slave
+// and the slave's name under /dev ("pts/7"); both close with the test,
+// which is skipped where there are no pseudo-terminals.
+func OpenPty(t testing.TB) (master, slave *os.File, name string) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -96,9 +97,27 @@ func openPty(t testing.TB) (master, slave *os.File, name string) {
 }
 
 // writeUtmp writes a utmp file listing one login session (USER_PROCESS) of
-// user on line, as login(1) records it (glibc's struct utmp on Linux).
+// user on line, as login(1) records it.
 func writeUtmp(t testing.TB, path, line, user string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, UtmpRecord(line, user, UtmpUserProcess), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The utmp record types a session's start and end are written with.
+const (
+	UtmpUserProcess = 7 // USER_PROCESS: a login session
+	UtmpDeadProcess = 8 // DEAD_PROCESS: the session ended
+)
+
+// UtmpRecord is the 384-byte utmp record (glibc's struct utmp on Linux)
+// of a session of user on line ("pts/7"), of type typ, as login(1) and
+// sshd write it.
+func UtmpRecord(line, user string, typ int16) []byte {
 	var rec struct {
 		Type     int16
 		_        [2]byte
@@ -113,19 +132,12 @@ func writeUtmp(t testing.TB, path, line, user string) {
 		AddrV6   [4]int32
 		Reserved [20]byte
 	}
-	rec.Type, rec.Pid = 7, int32(os.Getpid())
+	rec.Type, rec.Pid = typ, int32(os.Getpid())
 	copy(rec.Line[:], line)
 	copy(rec.ID[:], strings.TrimPrefix(line, "pts/"))
 	copy(rec.User[:], user)
 	rec.Tv[0] = int32(time.Now().Unix())
 	var b bytes.Buffer
-	if err := binary.Write(&b, binary.LittleEndian, &rec); err != nil || b.Len() != 384 {
-		t.Fatalf("utmp record of %d bytes: %v", b.Len(), err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	binary.Write(&b, binary.LittleEndian, &rec) // fixed-size: cannot fail
+	return b.Bytes()
 }

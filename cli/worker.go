@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"syscall"
@@ -21,9 +22,20 @@ func newWorkerCmd(g *globalFlags) *cobra.Command {
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			worker.Version = version
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			ctx, stop := workerSignals(cmd.Context())
 			defer stop()
 			return worker.ServeWorker(ctx, os.Stdin, os.Stdout, os.Stderr)
 		},
 	}
+}
+
+// workerSignals returns ctx ended by SIGINT, SIGTERM or SIGHUP, and makes
+// a write to a closed stdout or stderr fail (EPIPE) instead of killing the
+// process: a worker whose SSH session is gone (its host cut off, then back)
+// logs to stderr as it ends, and SIGPIPE's default would kill it before it
+// removes its socket directory. The handler, unlike an ignored SIGPIPE, is
+// not inherited by the processes the worker starts.
+func workerSignals(ctx context.Context) (context.Context, context.CancelFunc) {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }

@@ -70,6 +70,7 @@ type (
 	snapshot struct {
 		Nodes []struct {
 			Node      string   `json:"node"`
+			Rank      int      `json:"rank"`
 			Iteration int      `json:"iteration"`
 			Load      *float64 `json:"load"`
 			State     string   `json:"state"`

@@ -1,6 +1,7 @@
 // Package engine runs iterative jobs across workers: it is the submitter of
 // GRIDHPC (Run, PlanJob), which plans a job, starts its workers and gateways,
-// follows their telemetry and gathers the results into a Report. The other
+// follows their telemetry, recovers from lost nodes and gathers the
+// results into a Report, which it records in the results store. The other
 // roles live in packages of their own:
 //
 //   - engine/solve is the iteration: one worker's share of the computation
@@ -13,6 +14,10 @@
 //     heartbeats, the control protocol the submitter speaks too.
 //   - engine/gateway is the gateway process (ServeGateway) of a site that
 //     the others cannot reach.
+//   - engine/report is what a run tells its caller: the Report (which this
+//     package's Report aliases) and its text, the live Snapshot. This
+//     package assembles them (report.go), records the run in the results
+//     store (report_store.go) and predicts it (report_predict.go).
 //
 // # Roles and the control plane (Run, ServeWorker)
 //

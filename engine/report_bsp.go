@@ -2,10 +2,8 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/predict"
@@ -49,18 +47,4 @@ func setBSPPrediction(rep *Report, s *submission, res *jobs.Results, dir string)
 		return
 	}
 	rep.Predicted = &Prediction{Seconds: p.Seconds, MeanIterations: float64(p.Supersteps), Sources: 1, BSP: &p}
-}
-
-// writeBSPPrediction prints a BSP prediction's terms against the measured
-// wall time and supersteps.
-func (r *Report) writeBSPPrediction(b *strings.Builder, off string) {
-	p := r.Predicted.BSP
-	steps := 0
-	for _, n := range r.Nodes {
-		steps = max(steps, n.Iterations)
-	}
-	ms := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)).Round(time.Microsecond) }
-	fmt.Fprintf(b, "predicted: %s for %d supersteps (BSP W + h·g + l: W %s, h·g %s, l %s; start-up %s; g and l of %s; supersteps of run %s); measured %s and %d (%s)\n",
-		ms(p.Seconds), p.Supersteps, ms(p.Work), ms(p.Comm), ms(p.Sync), ms(p.Startup), p.Network, p.Source,
-		r.Wall.Round(time.Millisecond), steps, off)
 }

@@ -74,17 +74,3 @@ func TestRunPredictedBSP(t *testing.T) {
 		t.Errorf("report: %v\n%s", err, text.String())
 	}
 }
-
-// TestWriteBSPPrediction: the report gives the model's terms and the
-// error against the measured time.
-func TestWriteBSPPrediction(t *testing.T) {
-	r := &Report{Wall: 2 * time.Second, Nodes: []NodeReport{{Iterations: 100}, {Iterations: 100}},
-		Predicted: &Prediction{Seconds: 1.8, MeanIterations: 100, Sources: 1, BSP: &predict.BSPPrediction{
-			Seconds: 1.8, Work: 1.4, Comm: 0.2, Sync: 0.1, Startup: 0.1, Supersteps: 100, Network: "ethernet", Source: "r1"}}}
-	var b strings.Builder
-	r.writePrediction(&b)
-	want := "predicted: 1.8s for 100 supersteps (BSP W + h·g + l: W 1.4s, h·g 200ms, l 100ms; start-up 100ms; g and l of ethernet; supersteps of run r1); measured 2s and 100 (the prediction 10 % short)\n"
-	if b.String() != want {
-		t.Errorf("got  %q\nwant %q", b.String(), want)
-	}
-}

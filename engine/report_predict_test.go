@@ -53,20 +53,3 @@ func TestRunPredicted(t *testing.T) {
 		t.Errorf("first asynchronous run: %v, %+v\n%s", err, third.Predicted, text.String())
 	}
 }
-
-// TestWritePrediction: the report says whether the prediction was long or
-// short of the measured time, and by how much.
-func TestWritePrediction(t *testing.T) {
-	for _, tc := range []struct {
-		predicted float64
-		want      string
-	}{{1.1, "(the prediction 10 % long)"}, {0.9, "(the prediction 10 % short)"}, {1.001, "(the prediction on time)"}} {
-		r := &Report{Wall: time.Second, Predicted: &Prediction{Seconds: tc.predicted, MeanIterations: 10, Sources: 2},
-			Nodes: []NodeReport{{Iterations: 10}}}
-		var b strings.Builder
-		r.writePrediction(&b)
-		if !strings.Contains(b.String(), "measured 1s and 10 "+tc.want) {
-			t.Errorf("predicted %g s: %q, want it to say %q", tc.predicted, b.String(), tc.want)
-		}
-	}
-}

@@ -74,7 +74,7 @@ func (e notEnoughNodes) Unwrap() []error { return []error{ErrNotEnoughNodes, e.e
 // checks there are enough before anything starts, plans, sends the
 // sub-tasks to the coordinators, follows the telemetry they aggregate,
 // gathers the results, assembles the solution, measures its true residual
-// and complementarity, writes outputs, records the run and returns the
+// and the application's own checks, writes outputs, records the run and returns the
 // report. Cancelling ctx aborts the run cleanly everywhere; a failed run
 // returns its report (Outcome "failed") and an error naming the node.
 func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {

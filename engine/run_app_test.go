@@ -109,7 +109,8 @@ func TestRunBadApplication(t *testing.T) {
 // has the application's figures and lists the files written: the solution
 // as one space-time VTI (gridapp.Gridded, the path every application
 // takes), then the ParaView series the application writes itself, a .pvd
-// and one .vti per level.
+// and one .vti per level. ParaView's reader accepts the space-time VTI
+// (checkVTI).
 func TestRunHeatSeries(t *testing.T) {
 	inv := loadInventory(t, "")
 	dir := t.TempDir()
@@ -134,6 +135,7 @@ func TestRunHeatSeries(t *testing.T) {
 			t.Errorf("output %s outside %s", o, dir)
 		}
 	}
+	checkVTI(t, rep.Outputs[0], [3]int{3, 12, 12}, rep.Solution) // steps × n × n
 	var b bytes.Buffer
 	rep.WriteText(&b)
 	if !strings.Contains(b.String(), "sweeps per time step (rank 0): [") {

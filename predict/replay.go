@@ -18,8 +18,8 @@ const maxReplay = 1000
 type Job struct {
 	Scheme jobs.Scheme `json:"scheme"`
 	Cores  int         `json:"cores"` // per node; < 1 counts as 1
-	// Graph lists each rank's neighbours; nil: a chain (slabs), as the
-	// obstacle, Poisson and heat applications decompose.
+	// Graph lists each rank's neighbours, as the application's Define
+	// laid them out; nil: a chain (slabs: rank r's neighbours r ± 1).
 	Graph [][]int `json:"-"`
 }
 

@@ -153,7 +153,7 @@ func TestComposeLoadAsksBeforeLosingEdits(t *testing.T) {
 // again for 32 nodes.
 func TestConsolePredictPanel(t *testing.T) {
 	dir := t.TempDir()
-	res := uitest.TracedStore(48)
+	res := uitest.TracedStore(jobs.DefaultSpec().App, 48) // the job Compose starts with
 	for i := range res.Records {
 		if err := jobs.Append(dir, &res.Records[i]); err != nil {
 			t.Fatal(err)

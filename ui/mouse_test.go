@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/gridtui/gridtui/ui/internal/uitest"
 )
 
 // clickOn clicks the first screen cell showing text (after line from), as
@@ -68,7 +69,7 @@ func TestClickSelectsRow(t *testing.T) {
 		}},
 		{"results", func(t *testing.T) Model { return at(withResults(t), "5") }, "hybrid ", func(m Model) string {
 			r, _ := m.results.SelectedRecord()
-			return want(r.Job.Name, "obstacle-n48-hybrid")
+			return want(r.Job.Name, uitest.SampleApp+"-n48-hybrid")
 		}},
 	}
 	for _, tc := range cases {

@@ -45,7 +45,7 @@ func TestConsoleAbort(t *testing.T) {
 	}
 	patient := EngineRunWith(deploy.Options{HelloTimeout: 3 * time.Minute})
 	m := New(Config{Inventory: inventory.Embedded(), Run: patient, StoreDir: t.TempDir(), NoLoad: true})
-	spec := jobs.Spec{Name: "endless", App: "obstacle", Params: map[string]string{"n": "128", "eps": "1e-15"},
+	spec := jobs.Spec{Name: "endless", App: jobs.DefaultSpec().App, // any application: the test is about the abort Params: map[string]string{"n": "128", "eps": "1e-15"},
 		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Clusters: []string{"alpha"}}, Cores: 1,
 		MaxIter: 1 << 30, WallTime: 5 * time.Minute}
 	m = send(m, StartRunMsg{Spec: spec})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -240,8 +241,12 @@ func (j *jobCopies) Load(want checkpoint.Header, it uint64, latest bool) (checkp
 	if !latest {
 		what = fmt.Sprintf("the checkpoint of iteration %d", it)
 	}
-	return checkpoint.Header{}, nil, refused, fmt.Errorf("%w: %s of rank %d is in no memory (this node %s, holders %s)",
-		checkpoint.ErrNone, what, want.Rank, j.n.boot.Node, holderNames(j.plan.Holders))
+	why := ""
+	if len(refused) > 0 {
+		why = ": " + strings.Join(refused, "; ")
+	}
+	return checkpoint.Header{}, nil, refused, fmt.Errorf("%w: %s of rank %d is in no memory (this node %s, holders %s)%s",
+		checkpoint.ErrNone, what, want.Rank, j.n.boot.Node, holderNames(j.plan.Holders), why)
 }
 
 func holderNames(hs []solve.Holder) string {

@@ -110,10 +110,12 @@ func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
 		size += len(e.data)
 		recent := now.Sub(e.at) < m.Window && size <= m.Budget
 		if i < m.keep || recent || slices.Contains(pins, e.it) {
-			kept = append(kept, e)
+			kept = append(kept, e) // in place: at or before i, e is read
+			continue
 		}
-	}
-	for _, e := range es[len(kept):] {
+		// Spared here, as it is evicted: the tail left after compacting
+		// in place holds kept entries too (an evicted one before a kept
+		// one), whose buffers must never be handed out.
 		if len(m.spare) < spares {
 			m.spare = append(m.spare, e.data)
 		}

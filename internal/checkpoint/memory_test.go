@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,43 @@ func TestMemoryKeeps(t *testing.T) {
 	}
 	if _, err := m.Put([]byte("GTCK garbage"), nil); err == nil {
 		t.Fatal("a container that does not decode was kept")
+	}
+}
+
+// TestMemorySparesOnlyEvicted: a kept checkpoint's buffer is never handed
+// out for the next one. An evicted entry before a pinned one used to put
+// the pinned entry's buffer among the spares (the compaction in place left
+// it in the tail it spared): the next checkpoint written into that buffer
+// replaced the pinned one's bytes (on the harness, a copy of another rank
+// where the newest of rank 1 was: "another problem or decomposition").
+func TestMemorySparesOnlyEvicted(t *testing.T) {
+	m := NewMemory(2, 0)
+	m.Window = 0
+	h := Header{Run: "r1", Rank: 1, Ranks: 4}
+	put := func(it uint64, pins []uint64) {
+		t.Helper()
+		h.Iteration = it
+		enc := encoded(t, h, "part 1 at "+strconv.FormatUint(it, 10))
+		data := append(m.Buffer(len(enc)), enc...)
+		if _, err := m.Put(data, pins); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for it := uint64(20); it <= 200; it += 20 {
+		put(it, []uint64{20, 80})
+	}
+	for range spares {
+		b := m.Buffer(64)
+		b = b[:cap(b)]
+		for i := range b {
+			b[i] = 'X'
+		}
+	}
+	for _, it := range m.Iterations("r1", 1) {
+		enc := m.Encoded(Header{Run: "r1", Rank: 1}, it, false)
+		if _, _, err := Verify(enc, Header{Run: "r1", Rank: 1, Ranks: 4}, it, false, 1<<20, "memory"); err != nil {
+			t.Errorf("kept iteration %d overwritten through a spare buffer: %v", it, err)
+		}
 	}
 }
 

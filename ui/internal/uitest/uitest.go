@@ -131,29 +131,34 @@ func KeyPress(k string) tea.KeyPressMsg {
 // T0 is the fixtures' clock: runs and events happen after it.
 var T0 = time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)
 
-// Record builds a run record as the engine stores it (test input).
+// SampleApp is the application of the sample runs (Record, SampleResults,
+// SampleReport): any application with a size n and a tolerance ε does; the
+// views name none.
+const SampleApp = "poisson"
+
+// Record builds a run record of SampleApp (n = 48) as the engine stores it
+// (test input).
 func Record(i int, scheme jobs.Scheme, nodes int, wall float64, ok bool) jobs.RunRecord {
 	r := jobs.RunRecord{
 		Version: 1, ID: fmt.Sprintf("20261121T18%02d00Z-%06x", i, i), Time: T0.Add(time.Duration(i) * time.Minute),
-		Job: jobs.RunConfig{Name: fmt.Sprintf("obstacle-n48-%s", scheme), App: "obstacle", N: 48, Eps: 1e-8,
+		Job: jobs.RunConfig{Name: fmt.Sprintf("%s-n48-%s", SampleApp, scheme), App: SampleApp, N: 48, Eps: 1e-8,
 			Scheme: scheme, Detector: jobs.DefaultDetector(scheme), Nodes: nodes, Cores: nodes, Grid: "alpha", Clusters: []string{"alpha"}},
 		Machine:     jobs.Machine{Host: "console", OS: "linux", Arch: "amd64", Cores: 2},
 		WallSeconds: wall, Outcome: jobs.OutcomeOK,
 	}
 	res := jobs.Float(3e-9)
 	r.TrueResidual = &res
-	r.Complementarity = &jobs.Complementarity{MinUMinusPhi: 0, MinAuMinusF: 1e-6, MaxProduct: 2e-4, Tol: 1e-2, OK: true}
 	for k := 0; k < nodes; k++ {
 		r.Nodes = append(r.Nodes, jobs.NodeRecord{Name: fmt.Sprintf("alpha-%d", k+1), Cluster: "alpha", Rank: k, Cores: 1,
 			Iterations: 2000 + 10*k, Sigma: 8e-9, ComputeSeconds: wall * 0.7, SendSeconds: wall * 0.1, WaitSeconds: wall * 0.2})
 	}
 	if !ok {
-		r.Outcome, r.Reason, r.TrueResidual, r.Complementarity = jobs.OutcomeFailed, "node alpha-2: heartbeat lost", nil, nil
+		r.Outcome, r.Reason, r.TrueResidual = jobs.OutcomeFailed, "node alpha-2: heartbeat lost", nil
 	}
 	return r
 }
 
-// SampleResults holds five runs of the obstacle problem (n = 48): sync
+// SampleResults holds five runs of SampleApp (n = 48): sync
 // on 1 and 4 nodes, async on 4 and 2, a failed hybrid on 4.
 func SampleResults() *jobs.Results {
 	return &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{
@@ -228,21 +233,23 @@ func FakeRun(n, steps int, failAt int) []engine.Snapshot {
 	return out
 }
 
-// SampleReport is a run report as engine.Report.WriteText prints it.
-const SampleReport = `run obstacle-n48-async: obstacle, n = 48, ε = 1e-08, async iterations (activity detector), 4 nodes
+// SampleReport is a run report of SampleApp as engine.Report.WriteText
+// prints it.
+const SampleReport = `run poisson-n48-async: poisson, eps = 1e-08, n = 48, async iterations (activity detector), 4 nodes
 outcome:   ok
 wall time: 1.512s
-rank  node     group  planes   cores  state       iterations  local σ   compute  send  wait
-0     alpha-1  0*     [0,12)   1      terminated  2310        9.1e-09   1.1s     0.2s  0.1s
-1     alpha-2  0      [12,24)  1      terminated  2254        8.7e-09   1.1s     0.2s  0.1s
-2     alpha-3  0      [24,36)  1      terminated  2298        9.5e-09   1.0s     0.2s  0.2s
-3     alpha-4  0      [36,48)  1      terminated  2201        7.9e-09   1.1s     0.1s  0.1s
+rank  node     group  part                        cores  state       iterations  local σ  compute  send   wait   peak RSS
+0     alpha-1  0*     box [0,24)×[0,24)×[0,48)    1      terminated  2310        9.1e-09  1.1s     200ms  100ms  -
+1     alpha-2  0      box [0,24)×[24,48)×[0,48)   1      terminated  2254        8.7e-09  1.1s     200ms  100ms  -
+2     alpha-3  0      box [24,48)×[0,24)×[0,48)   1      terminated  2298        9.5e-09  1s       200ms  100ms  -
+3     alpha-4  0      box [24,48)×[24,48)×[0,48)  1      terminated  2201        7.9e-09  1.1s     200ms  100ms  -
 (* coordinator)
 true global residual: 8.100e-09 (ε = 1e-08)
-complementarity: max |(Au−f)(u−φ)|: 6e-05 (≤ 0.01) ok
+max error against the exact solution: 0.00032
+sum of u: 10382.117346311542
 application check: OK
 traffic:  infiniband 4852 msgs 49.4 MiB (2103 skipped)
-computing gain: C_g = t1/ts = 4.000s / 1.512s = 2.65
+computing gain: C_g = t1/ts = 4s / 1.512s = 2.65
 `
 
 // StoppedReport is the report's nodes of a run stopped at snapshot s, by
@@ -277,15 +284,15 @@ func (e AbortLike) Unwrap() []error {
 	return []error{engine.ErrRunAborted, engine.ErrRunFailed, e.CtxErr}
 }
 
-// TracedRun is a completed run of the obstacle problem of size n on the
-// embedded grid with its traces (test input for the predictor): nodes of
+// TracedRun is a completed run of application app (the one under test)
+// with size n on the embedded grid with its traces (test input for the predictor): nodes of
 // the clusters given, one core each, equal sweep times and link volumes
 // (the constants below); an asynchronous run received one update per two
 // sweeps.
-func TracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
+func TracedRun(app, id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
 	r := jobs.RunRecord{ID: id, Time: time.Date(2026, 11, 23, 12, len(id), 0, 0, time.UTC), Outcome: jobs.OutcomeOK,
 		WallSeconds: 0.0015 * float64(iters), Machine: jobs.Machine{Cores: 2},
-		Job: jobs.RunConfig{App: "obstacle", N: size, Eps: 1e-8, Scheme: scheme, Nodes: len(clusters), Cores: len(clusters),
+		Job: jobs.RunConfig{App: app, N: size, Eps: 1e-8, Scheme: scheme, Nodes: len(clusters), Cores: len(clusters),
 			Grid: jobs.GridLabel(clusters), Clusters: clusters, Inventory: jobs.InventoryEmbedded}}
 	n := len(clusters)
 	for rank, cl := range clusters {
@@ -315,14 +322,14 @@ func TracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...strin
 	return r
 }
 
-// TracedStore holds traced runs of the obstacle problem of size n (48 is
-// the default job's): synchronous on 1 and 2 nodes, asynchronous and
-// hybrid on 2.
-func TracedStore(n int) *jobs.Results {
+// TracedStore holds traced runs of application app with size n (the
+// default job's are jobs.DefaultSpec's): synchronous on 1 and 2 nodes,
+// asynchronous and hybrid on 2.
+func TracedStore(app string, n int) *jobs.Results {
 	return &jobs.Results{Path: "results.jsonl", Records: []jobs.RunRecord{
-		TracedRun("sync1", jobs.Synchronous, 400, n, "alpha"),
-		TracedRun("sync2", jobs.Synchronous, 400, n, "alpha", "alpha"),
-		TracedRun("async2", jobs.Asynchronous, 560, n, "alpha", "alpha"),
-		TracedRun("hybrid2", jobs.Hybrid, 480, n, "alpha", "beta"),
+		TracedRun(app, "sync1", jobs.Synchronous, 400, n, "alpha"),
+		TracedRun(app, "sync2", jobs.Synchronous, 400, n, "alpha", "alpha"),
+		TracedRun(app, "async2", jobs.Asynchronous, 560, n, "alpha", "alpha"),
+		TracedRun(app, "hybrid2", jobs.Hybrid, 480, n, "alpha", "beta"),
 	}}
 }

@@ -204,7 +204,7 @@ func TestComposeSpec(t *testing.T) {
 func TestComposeLoadUnknownNodes(t *testing.T) {
 	c := testCommon(80, 24)
 	v := composeWith(c, inventory.Embedded())
-	spec := jobs.Spec{Name: "j4", App: "obstacle", Params: map[string]string{"n": "32", "eps": "1e-8"}, Scheme: jobs.Synchronous,
+	spec := jobs.Spec{Name: "j4", App: jobs.DefaultSpec().App, Params: map[string]string{"n": "32", "eps": "1e-8"}, Scheme: jobs.Synchronous,
 		Nodes: jobs.NodeSelection{Hosts: []string{"alpha-1", "gamma-9"}, Clusters: []string{"delta"}}}
 	v, _ = v.update(SpecLoadedMsg{Path: "j4.toml", Spec: spec})
 	probs := strings.Join(v.Problems(), "\n")

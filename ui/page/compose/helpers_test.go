@@ -32,7 +32,9 @@ func keyPress(k string) tea.KeyPressMsg             { return uitest.KeyPress(k) 
 
 func ansiStrip(s string) string { return ansi.Strip(s) }
 
+// tracedRun and tracedStore are traced runs of the default job's
+// application, the one the form starts with.
 func tracedRun(id string, scheme jobs.Scheme, iters, size int, clusters ...string) jobs.RunRecord {
-	return uitest.TracedRun(id, scheme, iters, size, clusters...)
+	return uitest.TracedRun(jobs.DefaultSpec().App, id, scheme, iters, size, clusters...)
 }
-func tracedStore(n int) *jobs.Results { return uitest.TracedStore(n) }
+func tracedStore(n int) *jobs.Results { return uitest.TracedStore(jobs.DefaultSpec().App, n) }

@@ -56,6 +56,14 @@ func TestResultsView(t *testing.T) {
 		{name: "table_IV_two_inventories", res: twoInventories(), setup: func(v *Model) { v.press("t", "t") }},
 		{name: "detail_inventory", res: twoInventories(), setup: func(v *Model) { v.press("enter") }},
 		{name: "detail_failed", res: uitest.SampleResults(), setup: func(v *Model) { v.press("down", "enter") }},
+		// An application's own checks of its solution (gridapp.Checker):
+		// the detail lists each with its verdict, whatever the application.
+		{name: "detail_checks", res: func() *jobs.Results {
+			r := uitest.Record(6, jobs.Synchronous, 2, 0.9, true)
+			r.Checks = []jobs.CheckRecord{{Name: "mass balance", Value: 2e-12, OK: true, Text: "2e-12 (≤ 1e-10)"},
+				{Name: "maximum principle: min u", Value: -3e-3, OK: false}}
+			return &jobs.Results{Path: "/data/gridtui/results.jsonl", Records: []jobs.RunRecord{r}}
+		}(), setup: func(v *Model) { v.press("enter") }},
 		{name: "empty", res: &jobs.Results{Path: "/data/gridtui/results.jsonl"}},
 		{name: "error", err: errors.New("jobs: results store: open /data/gridtui/results.jsonl: permission denied")},
 		{name: "corrupt", res: func() *jobs.Results {
@@ -138,7 +146,7 @@ func TestResultsExportAndLoad(t *testing.T) {
 		t.Fatalf("CSV %s: %v\n%s", m.Path, err, data)
 	}
 	m = cmd("t", "t", "m")
-	if m.Err != nil || filepath.Base(m.Path) != "gridtui-table-IV-obstacle-n48.md" {
+	if m.Err != nil || filepath.Base(m.Path) != "gridtui-table-IV-"+uitest.SampleApp+"-n48.md" {
 		t.Fatalf("markdown export: %+v", m)
 	}
 	data, _ = os.ReadFile(m.Path)

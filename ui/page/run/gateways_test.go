@@ -19,7 +19,7 @@ func TestRunViewGateways(t *testing.T) {
 		Peer: "gw-east", Up: true, DataMessages: 1200, CtrlMessages: 30, RawData: 3 << 20, WireData: 2 << 20, Queued: 4096, MaxQueued: 64 << 10, Skipped: 7}}}
 	for _, w := range []int{80, 160} {
 		v := New(uitest.Common(w, 40))
-		v.Start(jobs.Spec{Name: "obstacle-n48-sync", Scheme: jobs.Synchronous})
+		v.Start(jobs.Spec{Name: "poisson-n48-sync", Scheme: jobs.Synchronous})
 		v.ApplySnapshot(snap)
 		s := v.View()
 		for _, want := range []string{"gw-west → gw-east: S2 1.50× (DATA 3.0 MiB → 2.0 MiB)", "1230 msg, queue 4.0 KiB (max 64.0 KiB), 7 skipped"} {
@@ -39,7 +39,7 @@ func TestRunViewGateways(t *testing.T) {
 // period).
 func TestRunViewGatewaysFinal(t *testing.T) {
 	v := New(uitest.Common(160, 40))
-	v.Start(jobs.Spec{Name: "obstacle-n24-sync", Scheme: jobs.Synchronous})
+	v.Start(jobs.Spec{Name: "poisson-n24-sync", Scheme: jobs.Synchronous})
 	snap := uitest.FakeRun(4, 3, -1)[2]
 	snap.Gateways = []engine.GatewayReport{{Name: "gw-west", GatewayLinkStats: rmnpgw.GatewayLinkStats{Peer: "gw-east", Up: true}}}
 	v.ApplySnapshot(snap)

@@ -235,8 +235,8 @@ func nodeRow(n *engine.NodeStatus, hist []float64) listRow {
 
 // Finish marks the run as ended with its summary (the engine's report) or
 // the error that ended it. The view keeps the report's key lines (outcome,
-// wall time, true residual, complementarity, gain, the prediction,
-// warnings). A run the
+// wall time, true residual, the application's check, gain, the
+// prediction, warnings). A run the
 // user aborted, or whose context ended (engine.ErrRunAborted), reads
 // "aborted" rather than "failed".
 func (v *Model) Finish(summary string, err error) {

@@ -27,22 +27,22 @@ func fakeLogs() []engine.LogEvent {
 
 // abortedReport is the report of an interrupted run of 4 nodes as
 // engine.Report.WriteText prints it.
-const abortedReport = `run obstacle-n48-async: obstacle, n = 48, ε = 1e-08, async iterations (activity detector), 4 nodes
+const abortedReport = `run poisson-n48-async: poisson, eps = 1e-08, n = 48, async iterations (activity detector), 4 nodes
 outcome:   aborted
 cause:     run: interrupted: context canceled
 wall time: 812ms
-rank  node    group  planes   cores  state    iterations  local σ   compute  send  wait  peak RSS
-0     node-1  0*     [0,12)   1      aborted  300         4e-04     0.6s     0.1s  0.1s  9.1 MiB
-1     node-2  0      [12,24)  1      aborted  303         4.4e-04   0.6s     0.1s  0.1s  9.0 MiB
-2     node-3  0      [24,36)  1      aborted  306         4.8e-04   0.6s     0.1s  0.1s  9.2 MiB
-3     node-4  0      [36,48)  1      aborted  309         5.2e-04   0.6s     0.1s  0.1s  9.0 MiB
+rank  node    group  part                        cores  state    iterations  local σ  compute  send   wait   peak RSS
+0     node-1  0*     box [0,24)×[0,24)×[0,48)    1      aborted  300         4e-04    600ms    100ms  100ms  9.1 MiB
+1     node-2  0      box [0,24)×[24,48)×[0,48)   1      aborted  303         4.4e-04  600ms    100ms  100ms  9.0 MiB
+2     node-3  0      box [24,48)×[0,24)×[0,48)   1      aborted  306         4.8e-04  600ms    100ms  100ms  9.2 MiB
+3     node-4  0      box [24,48)×[24,48)×[0,48)  1      aborted  309         5.2e-04  600ms    100ms  100ms  9.0 MiB
 (* coordinator)
 true global residual: not computed (no complete solution)
 computing gain: unknown (no single-node run of this problem in the results store)
 `
 
 func TestRunView(t *testing.T) {
-	spec := jobs.Spec{Name: "obstacle-n48-async", Scheme: jobs.Asynchronous, Detector: jobs.DetectActivity}
+	spec := jobs.Spec{Name: "poisson-n48-async", Scheme: jobs.Asynchronous, Detector: jobs.DetectActivity}
 	cases := []struct {
 		name  string
 		setup func(v *Model)

@@ -141,7 +141,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has %w in memory", none, s.plan.Ranks[none], errNoCheckpointYet)
 	}
 	if !sync {
-		from, err := stepPoint(s, gone)
+		from, err := stepPoint(s, gone, s.askHeld(gone, holders))
 		return from, holders, err
 	}
 	every := takenEvery(s)

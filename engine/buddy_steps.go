@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
+	"github.com/gridtui/gridtui/internal/checkpoint"
+	"github.com/gridtui/gridtui/rmnp"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -15,8 +20,11 @@ import (
 // newest copy, an asynchronous survivor's state where it stopped (its
 // current step), another survivor's newest checkpoint. A part already in
 // it resumes where it stood; one a step ahead restarts at that step's
-// start, which each part checkpoints.
-func stepPoint(s *submission, gone []string) (solve.CheckpointPlan, error) {
+// start, which each part checkpoints. held is, by rank, the newest copy a
+// lost part's holders keep now (askHeld): newer than its statuses said
+// when they lagged, so that the survivors stay in their step when a copy
+// of the lost part in that step exists.
+func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (solve.CheckpointPlan, error) {
 	from := solve.CheckpointPlan{Latest: true}
 	where := stoppedWhere(s.spec)
 	step := -1
@@ -26,6 +34,9 @@ func stepPoint(s *submission, gone []string) (solve.CheckpointPlan, error) {
 			return from, nil // one step, or not known: as before
 		}
 		n := stepOf(st, st.Copies[0])
+		if h, ok := held[r]; ok {
+			n = max(n, h.Step)
+		}
 		if where && !slices.Contains(gone, name) {
 			n = max(n, st.StepBase+len(st.StepStarts)-1)
 		}
@@ -37,6 +48,9 @@ func stepPoint(s *submission, gone []string) (solve.CheckpointPlan, error) {
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
 		i := step - st.StepBase
+		if h, ok := held[r]; ok && h.Step == step && (i < 0 || i >= len(st.StepStarts)) {
+			continue // its newest copy is of that step: restored as it is, its start unknown (0)
+		}
 		if i < 0 || i >= len(st.StepStarts) {
 			return from, fmt.Errorf("rank %d (%s) reported the starts of steps %d to %d, not of step %d where every part must restart",
 				r, name, st.StepBase+1, st.StepBase+len(st.StepStarts), step+1)
@@ -61,4 +75,54 @@ func stepOf(st solve.NodeStatus, it uint64) int {
 		i-- // the last start before it
 	}
 	return st.StepBase + i
+}
+
+// askTimeout bounds asking a lost part's holders what they keep.
+const askTimeout = 3 * time.Second
+
+// askHeld asks the holders of each part on a gone node for the newest copy
+// they keep (worker.AskNewest), in a task of several steps: its statuses
+// lag, most a lost coordinator's members' (they pass through it), and a
+// restore step picked from them would send the survivors back to their
+// step's start. A part whose holders do not answer keeps what its
+// statuses said.
+func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[int]checkpoint.Header {
+	if s.ckpt == nil || len(s.plan.Ranks) == 0 {
+		return nil
+	}
+	for r := range s.plan.Ranks {
+		if len(s.statuses[r].StepStarts) == 0 {
+			return nil // one step, or not known: the step does not matter
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
+	defer cancel()
+	var ep *rmnp.Endpoint
+	held := map[int]checkpoint.Header{}
+	for r, name := range s.plan.Ranks {
+		if !slices.Contains(gone, name) {
+			continue
+		}
+		for _, b := range holders[r] {
+			if ep == nil {
+				cfg := rmnp.DefaultConfig()
+				cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.SubmitterID
+				var err error
+				if ep, err = rmnp.Listen(ctx, cfg); err != nil {
+					s.logf(name, "its holders not asked for their copies: %v", err)
+					return held
+				}
+				defer ep.Close()
+			}
+			h, err := worker.AskNewest(ctx, ep, b, s.ckpt.Run, r)
+			if err != nil {
+				s.logf(name, "holder not asked for its copy: %v", err)
+				continue
+			}
+			if old, ok := held[r]; h.Rank == r && (!ok || old.Iteration < h.Iteration) {
+				held[r] = h
+			}
+		}
+	}
+	return held
 }

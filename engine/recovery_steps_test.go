@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -63,7 +64,7 @@ func TestStepPoint(t *testing.T) {
 	s.statuses[0] = solve.NodeStatus{Copies: []uint64{1500, 1000, 200}, StepStarts: []uint64{0, 900, 1000}, StepBase: 0}
 	s.statuses[1] = solve.NodeStatus{Copies: []uint64{1100}, StepStarts: []uint64{1100, 2100}, StepBase: 2}
 	s.statuses[2] = solve.NodeStatus{Copies: []uint64{1200}, StepStarts: []uint64{800, 1200}, StepBase: 1}
-	from, err := stepPoint(s, []string{"a1"})
+	from, err := stepPoint(s, []string{"a1"}, nil)
 	if err != nil || !from.Latest || from.Step != 2 || !slices.Equal(from.StepFrom, []uint64{1000, 1100, 1200}) {
 		t.Fatalf("plan %+v, %v: want every part in step 3 (2 advanced), from 1000, 1100, 1200", from, err)
 	}
@@ -72,16 +73,45 @@ func TestStepPoint(t *testing.T) {
 	s.spec.Scheme = jobs.Hybrid
 	s.statuses[1].Copies = []uint64{900}
 	s.statuses[1].StepStarts, s.statuses[1].StepBase = []uint64{0, 800, 1100, 2100}, 0
-	if from, err = stepPoint(s, []string{"a1"}); err != nil || from.Step != 1 || !slices.Equal(from.StepFrom, []uint64{900, 800, 800}) {
+	if from, err = stepPoint(s, []string{"a1"}, nil); err != nil || from.Step != 1 || !slices.Equal(from.StepFrom, []uint64{900, 800, 800}) {
 		t.Fatalf("hybrid: plan %+v, %v", from, err)
 	}
 	// A step whose start a part no longer reports: refused, naming it.
 	s.statuses[2].StepStarts, s.statuses[2].StepBase = []uint64{1200}, 2
-	if _, err = stepPoint(s, []string{"a1"}); err == nil || !strings.Contains(err.Error(), "b1") {
+	if _, err = stepPoint(s, []string{"a1"}, nil); err == nil || !strings.Contains(err.Error(), "b1") {
 		t.Fatalf("a step start unknown: %v, want b1 named", err)
 	}
 	s.statuses[2].StepStarts = nil
-	if from, err = stepPoint(s, []string{"a1"}); err != nil || !from.Latest || from.StepFrom != nil {
+	if from, err = stepPoint(s, []string{"a1"}, nil); err != nil || !from.Latest || from.StepFrom != nil {
 		t.Fatalf("one step: %+v %v, want each part's newest", from, err)
+	}
+}
+
+// TestStepPointHeld: a lost part's statuses lag (its newest copy they
+// reported is of the step before), but its buddy holds a copy of the
+// survivors' step: every part restarts in that step, the survivors where
+// they stood, never back at their step's start (issue 36's done-when).
+func TestStepPointHeld(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "heat", Scheme: jobs.Asynchronous},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1"}},
+		statuses: make([]solve.NodeStatus, 3)}
+	// a1 lost, its statuses say copy 950 of step 2 (begun at 900); a2 and
+	// b1 are in step 3 (begun at 1100 and 1200).
+	s.statuses[0] = solve.NodeStatus{Copies: []uint64{950}, StepStarts: []uint64{0, 900}, StepBase: 0}
+	s.statuses[1] = solve.NodeStatus{Copies: []uint64{1100}, StepStarts: []uint64{900, 1100}, StepBase: 1}
+	s.statuses[2] = solve.NodeStatus{Copies: []uint64{1200}, StepStarts: []uint64{800, 1200}, StepBase: 1}
+	// From the statuses alone: step 2, the survivors back at its start.
+	if from, err := stepPoint(s, []string{"a1"}, nil); err != nil || from.Step != 1 {
+		t.Fatalf("statuses only: %+v %v, want step 2 (1 advanced)", from, err)
+	}
+	held := map[int]checkpoint.Header{0: {Rank: 0, Iteration: 1150, Step: 2}}
+	from, err := stepPoint(s, []string{"a1"}, held)
+	if err != nil || !from.Latest || from.Step != 2 || !slices.Equal(from.StepFrom, []uint64{0, 1100, 1200}) {
+		t.Fatalf("plan %+v, %v: want every part in step 3 (2 advanced), a1 from its held copy, a2 and b1 where they stood", from, err)
+	}
+	// A held copy older than the statuses' changes nothing.
+	held[0] = checkpoint.Header{Rank: 0, Iteration: 400, Step: 0}
+	if from, err = stepPoint(s, []string{"a1"}, held); err != nil || from.Step != 1 {
+		t.Fatalf("older held copy: %+v %v, want step 2", from, err)
 	}
 }

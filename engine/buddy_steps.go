@@ -9,8 +9,8 @@ import (
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/internal/checkpoint"
-	"github.com/gridtui/gridtui/rmnp"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // stepPoint is the restore point of an asynchronous or hybrid attempt
@@ -80,12 +80,14 @@ func stepOf(st solve.NodeStatus, it uint64) int {
 // askTimeout bounds asking a lost part's holders what they keep.
 const askTimeout = 3 * time.Second
 
-// askHeld asks the holders of each part on a gone node for the newest copy
-// they keep (worker.AskNewest), in a task of several steps: its statuses
-// lag, most a lost coordinator's members' (they pass through it), and a
-// restore step picked from them would send the survivors back to their
-// step's start. A part whose holders do not answer keeps what its
-// statuses said.
+// askHeld asks, in a task of several steps, the holders of each part on a
+// gone node for the newest copy they keep (worker.AskNewest), and each
+// asynchronous survivor's node for the state it stopped at (solve's
+// lastCheckpoint): the statuses lag, most a lost coordinator's members'
+// (they pass through it), and a restore step picked from them alone sent
+// the survivors back to their step's start (issue 36). A part whose
+// holders do not answer keeps what its statuses said; a newest state is
+// never past the part's true one, so the step stays sound.
 func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[int]checkpoint.Header {
 	if s.ckpt == nil || len(s.plan.Ranks) == 0 {
 		return nil
@@ -99,11 +101,16 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 	defer cancel()
 	var ep *rmnp.Endpoint
 	held := map[int]checkpoint.Header{}
+	where := stoppedWhere(s.spec)
 	for r, name := range s.plan.Ranks {
+		ask := holders[r]
 		if !slices.Contains(gone, name) {
-			continue
+			if !where {
+				continue
+			}
+			ask = []solve.Holder{s.holder(name)} // where it stopped (solve's lastCheckpoint)
 		}
-		for _, b := range holders[r] {
+		for _, b := range ask {
 			if ep == nil {
 				cfg := rmnp.DefaultConfig()
 				cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.SubmitterID
@@ -116,12 +123,17 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 			}
 			h, err := worker.AskNewest(ctx, ep, b, s.ckpt.Run, r)
 			if err != nil {
-				s.logf(name, "holder not asked for its copy: %v", err)
+				s.logf(name, "newest copy not asked for: %v", err)
 				continue
 			}
-			if old, ok := held[r]; h.Rank == r && (!ok || old.Iteration < h.Iteration) {
-				held[r] = h
+			if h.Rank != r {
+				continue
 			}
+			held[r] = h // the first that answers: the one the restore reads
+			if st := s.statuses[r]; len(st.Copies) > 0 && h.Step > stepOf(st, st.Copies[0]) && slices.Contains(gone, name) {
+				s.logf(name, "rank %d's newest copy, on %s, is of step %d (iteration %d), later than its statuses said", r, b.Node, h.Step+1, h.Iteration)
+			}
+			break
 		}
 	}
 	return held

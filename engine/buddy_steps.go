@@ -77,8 +77,12 @@ func stepOf(st solve.NodeStatus, it uint64) int {
 	return st.StepBase + i
 }
 
-// askTimeout bounds asking a lost part's holders what they keep.
-const askTimeout = 3 * time.Second
+// askTimeout bounds asking the parts' holders what they keep, askEach
+// asking one of them.
+const (
+	askTimeout = 3 * time.Second
+	askEach    = time.Second
+)
 
 // askHeld asks, in a task of several steps, the holders of each part on a
 // gone node for the newest copy they keep (worker.AskNewest), and each
@@ -121,7 +125,9 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 				}
 				defer ep.Close()
 			}
-			h, err := worker.AskNewest(ctx, ep, b, s.ckpt.Run, r)
+			actx, acancel := context.WithTimeout(ctx, askEach) // a silent holder leaves time for the others
+			h, err := worker.AskNewest(actx, ep, b, s.ckpt.Run, r)
+			acancel()
 			if err != nil {
 				s.logf(name, "newest copy not asked for: %v", err)
 				continue

@@ -117,7 +117,9 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 		for _, b := range ask {
 			if ep == nil {
 				cfg := rmnp.DefaultConfig()
-				cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.SubmitterID
+				// Not SubmitterID: a coordinator may still hold the closed
+				// attempt's link of that id, and then did not answer.
+				cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.NodeID("submitter: copies")
 				var err error
 				if ep, err = rmnp.Listen(ctx, cfg); err != nil {
 					s.logf(name, "its holders not asked for their copies: %v", err)

@@ -30,7 +30,7 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 	step := -1
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
-		if len(st.StepStarts) == 0 {
+		if len(st.StepStarts) == 0 || len(st.Copies) == 0 {
 			return from, nil // one step, or not known: as before
 		}
 		n := stepOf(st, st.Copies[0])

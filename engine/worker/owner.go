@@ -154,16 +154,20 @@ func (r *ownerRule) drainWhy(job *jobState, since time.Time, reason string) stri
 }
 
 // askDrain asks the submitter to drain job's part (msgDrain) and says so
-// in the worker's owner lines; a request that cannot be sent is asked
-// again at the next tick.
+// in the worker's owner lines, before the request: the submitter may stop
+// this worker as soon as it has it, and the line would then never be
+// written. A request that cannot be sent is said so and asked again at
+// the next tick.
 func (r *ownerRule) askDrain(ctx context.Context, job *jobState, why string) {
+	deploy.WriteOwnerLine(r.out, time.Now().Format(time.TimeOnly)+" asked to drain: "+why, nil)
 	err := r.ask(ctx, job, why)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
 		r.asked, r.wantDrain = job.task.Run, ""
+		return
 	}
-	deploy.WriteOwnerLine(r.out, time.Now().Format(time.TimeOnly)+" asked to drain: "+why, err)
+	deploy.WriteOwnerLine(r.out, time.Now().Format(time.TimeOnly)+" drain request not sent, asked again at the next tick", err)
 }
 
 // setAsk sets how the rule sends a drain request (nil rule: no policy).

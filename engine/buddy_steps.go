@@ -27,7 +27,7 @@ import (
 func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (solve.CheckpointPlan, error) {
 	from := solve.CheckpointPlan{Latest: true}
 	where := stoppedWhere(s.spec)
-	step := -1
+	step, found := 0, false
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
 		if len(st.StepStarts) == 0 || len(st.Copies) == 0 {
@@ -40,8 +40,8 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 		if where && !slices.Contains(gone, name) {
 			n = max(n, st.StepBase+len(st.StepStarts)-1)
 		}
-		if step < 0 || n < step {
-			step = n
+		if !found || n < step {
+			step, found = n, true
 		}
 	}
 	from.Step, from.StepFrom = step, make([]uint64, len(s.plan.Ranks))
@@ -106,7 +106,18 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 	var ep *rmnp.Endpoint
 	held := map[int]checkpoint.Header{}
 	where := stoppedWhere(s.spec)
-	for r, name := range s.plan.Ranks {
+	// The lost parts' holders first: silent survivors (a cut-off cluster)
+	// must not spend the time their copies need.
+	order := make([]int, 0, len(s.plan.Ranks))
+	for pass := range 2 {
+		for r, name := range s.plan.Ranks {
+			if slices.Contains(gone, name) == (pass == 0) {
+				order = append(order, r)
+			}
+		}
+	}
+	for _, r := range order {
+		name := s.plan.Ranks[r]
 		ask := holders[r]
 		if !slices.Contains(gone, name) {
 			if !where {
@@ -117,9 +128,10 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 		for _, b := range ask {
 			if ep == nil {
 				cfg := rmnp.DefaultConfig()
-				// Not SubmitterID: a coordinator may still hold the closed
-				// attempt's link of that id, and then did not answer.
-				cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.NodeID("submitter: copies")
+				// Not SubmitterID, and one of this attempt's own: a node may
+				// still hold a closed link of an earlier id, and then did
+				// not answer.
+				cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.NodeID(fmt.Sprintf("submitter: copies %d", s.run))
 				var err error
 				if ep, err = rmnp.Listen(ctx, cfg); err != nil {
 					s.logf(name, "its holders not asked for their copies: %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/internal/checkpoint"
@@ -25,7 +26,7 @@ func AskNewest(ctx context.Context, ep *rmnp.Endpoint, b solve.Holder, run strin
 			return checkpoint.Header{}, fmt.Errorf("engine: copies on %s: link: %w", b.Node, err)
 		}
 	}
-	const fetch = 1
+	fetch := askFetches.Add(1) // a late answer to an earlier ask is not this one's
 	m, err := EncodeMsg(MsgCopyFetch, copyFetch{ID: fetch, Run: run, Rank: rank, Latest: true})
 	if err != nil {
 		return checkpoint.Header{}, err
@@ -57,6 +58,13 @@ func AskNewest(ctx context.Context, ep *rmnp.Endpoint, b solve.Holder, run strin
 		if err != nil {
 			return checkpoint.Header{}, fmt.Errorf("engine: copy of rank %d on %s: %w", rank, b.Node, err)
 		}
+		if h.Rank != rank {
+			continue
+		}
 		return h, nil
 	}
 }
+
+// askFetches numbers AskNewest's fetches, so that a late answer to an
+// earlier one is told apart.
+var askFetches atomic.Uint64

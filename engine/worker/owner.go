@@ -159,7 +159,9 @@ func (r *ownerRule) drainWhy(job *jobState, since time.Time, reason string) stri
 // written. A request that cannot be sent is said so and asked again at
 // the next tick.
 func (r *ownerRule) askDrain(ctx context.Context, job *jobState, why string) {
+	r.mu.Lock()
 	deploy.WriteOwnerLine(r.out, time.Now().Format(time.TimeOnly)+" asked to drain: "+why, nil)
+	r.mu.Unlock()
 	err := r.ask(ctx, job, why)
 	r.mu.Lock()
 	defer r.mu.Unlock()

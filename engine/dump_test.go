@@ -15,6 +15,9 @@ import (
 // the worker's own among them, to its log (`gridtui logs`); the other lost
 // or stopped workers are not asked.
 func TestStopSilentWorkerDumpsStacks(t *testing.T) {
+	// Logs of their own: other packages' tests run local workers of the
+	// same names at the same time, appending to the shared logs.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	ws, _, _ := startWorkers(t, "alpha-1", "alpha-2")
 	inv := inventory.Embedded()
 	before := map[string]int{}

@@ -192,8 +192,8 @@ func TestGatewayStopped(t *testing.T) {
 	if detected.IsZero() || lag > hangLimit {
 		t.Errorf("the stopped gateway was named %v after the stop, want at most %v", lag, hangLimit)
 	}
-	if d := returned.Sub(detected); d > reportLimit {
-		t.Errorf("report returned %v after the detection, want at most %v", d, reportLimit)
+	if d := returned.Sub(detected); d > reportBound() {
+		t.Errorf("report returned %v after the detection, want at most %v", d, reportBound())
 	}
 	assertGone(t, []int{gateway})
 }

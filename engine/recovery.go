@@ -181,6 +181,7 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
 		gone = nil // every worker is sound: the same nodes again
 	}
+	gone = withEnded(s, gone)
 	from, holders, err := rc.restoreFrom(s, gone)
 	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet)) {
 		// Drained, or a link failed between sound nodes, or a node lost,
@@ -271,12 +272,35 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 	}
 	for _, name := range gone {
 		cause := s.failed.Cause
-		if name != lost {
+		switch {
+		case name == lost:
+		case slices.Contains(lostWith(s, lost), name):
 			cause = "its coordinator " + lost + " was lost"
+		default:
+			cause = "its worker ended with the attempt"
 		}
 		add(name, cause, moved[name])
 		s.logf(name, "LOST (%s): rank %d moves to %s (%s); %s", cause, slices.Index(s.plan.Ranks, name), moved[name].node, moved[name].how, what)
 	}
+}
+
+// withEnded adds to gone the nodes of s's plan whose worker has ended
+// meanwhile (with the members of an ended coordinator): a member whose
+// parent's link broke as the attempt ended exits ("parent lost"), and the
+// next attempt must not be planned on it. Without any, gone is returned
+// as it is.
+func withEnded(s *submission, gone []string) []string {
+	for _, name := range s.plan.Ranks {
+		if w := s.workers[name]; w == nil || !isDone(w) || slices.Contains(gone, name) {
+			continue
+		}
+		for _, n := range lostWith(s, name) {
+			if !slices.Contains(gone, n) {
+				gone = append(gone, n)
+			}
+		}
+	}
+	return gone
 }
 
 // lostWith returns the nodes lost with lost: itself and, for a

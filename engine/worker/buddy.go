@@ -74,9 +74,11 @@ type copyFetch struct {
 type jobCopies struct {
 	n    *node
 	plan solve.CheckpointPlan
-	// ctx is the job's: its end stops a copy on its way to a buddy that
-	// does not answer (a lost one), which would otherwise hold the
-	// checkpoint writer, and so the end of the run, for copyTimeout.
+	// ctx is the job's: its end stops waiting for a copy on its way to a
+	// buddy that does not answer (a lost one), which would otherwise hold
+	// the checkpoint writer, and so the end of the run, for copyTimeout.
+	// It never cuts the copy's frame (sendWhole): that would cut the
+	// control link, which the buddy may also need to its coordinator.
 	ctx context.Context
 
 	sendMu sync.Mutex
@@ -122,8 +124,14 @@ func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
 		j.sendMu.Lock()
 		j.msg = appendCopy(j.msg[:0], pins, enc) // the message's buffer is reused: Send is done with it on return
 		err := j.n.sendCopy(ctx, *b, j.msg)
+		if errors.Is(err, errLeftSending) {
+			j.msg = nil // still being sent (the job ended, or the buddy is slow): the next copy takes a new buffer
+		}
 		j.sendMu.Unlock()
 		cancel()
+		if err != nil && j.ctx.Err() != nil {
+			return nil // the job ended: its copy, if started, is finished in the background
+		}
 		if err != nil {
 			j.mu.Lock()
 			warn := !j.warned
@@ -198,7 +206,8 @@ func (j *jobCopies) restored(h checkpoint.Header, enc []byte) {
 }
 
 // sendCopy sends m to holder b on the control endpoint, linking to it
-// first when needed.
+// first when needed. As sendWhole, m is still read after a return that
+// wraps errLeftSending.
 func (n *node) sendCopy(ctx context.Context, b solve.Holder, m []byte) error {
 	id := NodeID(b.Node)
 	if !slices.Contains(n.ctrl.Peers(), id) {
@@ -206,7 +215,7 @@ func (n *node) sendCopy(ctx context.Context, b solve.Holder, m []byte) error {
 			return fmt.Errorf("link to %s: %w", b.Node, err)
 		}
 	}
-	return n.ctrl.Send(ctx, id, m, rmnp.CTRL)
+	return n.sendWhole(ctx, id, m)
 }
 
 // Load returns the part's checkpoint: from this node's memory, else from
@@ -408,7 +417,7 @@ func (n *node) answerFetch(ctx context.Context, src rmnp.PeerID, f copyFetch) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, copyTimeout)
 	defer cancel()
-	if err := n.ctrl.Send(sctx, src, m, rmnp.CTRL); err != nil {
+	if err := n.sendWhole(sctx, src, m); err != nil {
 		n.log.Warn("engine: checkpoint copy not sent back", "peer", src, "err", err)
 	}
 }

@@ -144,7 +144,7 @@ func (n *node) forwardTasks(ctx context.Context, c *coordState) {
 				n.live.WatchStarting(peer, node, ChildLimits)
 				var msg []byte
 				if msg, err = EncodeMsg(t, body); err == nil {
-					err = n.ctrl.Send(ctx, peer, msg, rmnp.CTRL)
+					err = n.sendWhole(ctx, peer, msg) // the attempt's end must not cut the member's link
 				}
 			}
 			if err != nil && ctx.Err() == nil {
@@ -261,7 +261,7 @@ func (q *upQueue) run(ctx context.Context, n *node, parent rmnp.PeerID) {
 		q.items = nil
 		q.mu.Unlock()
 		for _, m := range items {
-			if err := n.ctrl.Send(ctx, parent, m, rmnp.CTRL); err != nil {
+			if err := n.sendWhole(ctx, parent, m); err != nil { // a forwarded result may be large: never cut
 				if ctx.Err() == nil {
 					n.log.Warn("engine: forward to parent failed", "err", err)
 				}

@@ -346,7 +346,8 @@ func (n *node) dispatch(ctx context.Context, src rmnp.PeerID, m []byte) error {
 }
 
 // send sends a control message to peer; sending to itself delivers it to
-// the coordinator role of this node.
+// the coordinator role of this node. The end of ctx never cuts the frame
+// (sendWhole): m must be a buffer the caller does not reuse.
 func (n *node) send(ctx context.Context, peer rmnp.PeerID, m []byte) error {
 	if peer == n.self {
 		t, body, err := DecodeMsg(m)
@@ -355,7 +356,7 @@ func (n *node) send(ctx context.Context, peer rmnp.PeerID, m []byte) error {
 		}
 		return n.fromChild(ctx, peer, t, body, m)
 	}
-	return n.ctrl.Send(ctx, peer, m, rmnp.CTRL)
+	return n.sendWhole(ctx, peer, m)
 }
 
 // tickLoop paces telemetry (at most 10 Hz), heartbeats and liveness checks.

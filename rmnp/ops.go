@@ -20,7 +20,9 @@ func checkKind(flags Flags) (Flags, error) {
 // decides the semantics: CTRL and synchronous DATA return once the frame is handed
 // to the kernel, in order; asynchronous DATA is copied and queued and Send returns
 // at once, replacing a queued older DATA while one is in flight (counted as
-// Skipped). buf may be reused as soon as Send returns.
+// Skipped). buf may be reused as soon as Send returns. A frame is atomic on the wire
+// (spec.md §5): if ctx ends before the frame is started it is withdrawn and the link
+// stays up; if ctx ends mid-frame the link is cut (the error names the peer).
 func (e *Endpoint) Send(ctx context.Context, dest PeerID, buf []byte, flags Flags) error {
 	kind, err := checkKind(flags)
 	if err != nil {

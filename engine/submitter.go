@@ -595,14 +595,28 @@ func (s *submission) end(t worker.MsgType, reason string, msgs <-chan inbound) {
 		a.Lost = lostWith(s, s.failed.Node)
 	}
 	m, _ := worker.EncodeMsg(t, a)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
+	// end waits a second for the sends, but never cuts their frames: a
+	// cut mid-frame costs the coordinator its parent's link, and it exits
+	// "parent lost" (rmnp/spec.md §5). They finish in the background,
+	// bounded as a post.
 	done := make(chan struct{}, len(s.coords))
 	for id := range s.coords {
-		go func() { s.ep.Send(ctx, id, m, rmnp.CTRL); done <- struct{}{} }()
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), worker.BeatTimeout)
+			defer cancel()
+			s.ep.Send(ctx, id, m, rmnp.CTRL)
+			done <- struct{}{}
+		}()
 	}
+	wait := time.NewTimer(time.Second)
+	defer wait.Stop()
+sent:
 	for range s.coords {
-		<-done
+		select {
+		case <-done:
+		case <-wait.C:
+			break sent
+		}
 	}
 	if msgs == nil || s.opt.Workers == nil && s.ckpt == nil {
 		return // workers Run started are stopped anyway, unless a recovery reuses them

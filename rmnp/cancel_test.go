@@ -31,6 +31,24 @@ func stalledPair(t *testing.T, limit int) (*Endpoint, *Endpoint) {
 	return a, b
 }
 
+// waitWriting waits until e's link to peer is writing a frame.
+func waitWriting(t *testing.T, e *Endpoint, peer PeerID) {
+	t.Helper()
+	waitFor(t, "a frame being written", func() bool {
+		p := e.lookupPeer(peer)
+		if p == nil {
+			return false
+		}
+		l := p.primary()
+		if l == nil {
+			return false
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.busy
+	})
+}
+
 // TestSendCancelMidFrame is the rule of spec.md §5 on cancellation: a frame
 // is atomic on the wire. A Send cancelled mid-frame cuts the link, its
 // error naming the peer and the cancellation, and the peer sees the link
@@ -43,7 +61,7 @@ func TestSendCancelMidFrame(t *testing.T) {
 		ctx := testCtx(t)
 		first := make(chan error, 1)
 		go func() { first <- a.Send(ctx, 2, bytes.Repeat([]byte{1}, limit), CTRL) }()
-		time.Sleep(100 * time.Millisecond) // the first frame is being written, stalled
+		waitWriting(t, a, 2)
 		qctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		defer cancel()
 		if err := a.Send(qctx, 2, []byte("withdrawn"), CTRL); !errors.Is(err, context.DeadlineExceeded) {
@@ -69,8 +87,12 @@ func TestSendCancelMidFrame(t *testing.T) {
 	t.Run("mid-frame", func(t *testing.T) {
 		a, b := stalledPair(t, limit)
 		ctx, cancel := context.WithCancel(testCtx(t))
-		time.AfterFunc(200*time.Millisecond, cancel)
-		err := a.Send(ctx, 2, make([]byte, limit), CTRL)
+		sent := make(chan error, 1)
+		go func() { sent <- a.Send(ctx, 2, make([]byte, limit), CTRL) }()
+		waitWriting(t, a, 2)
+		time.Sleep(50 * time.Millisecond) // well into the frame
+		cancel()
+		err := <-sent
 		if !errors.Is(err, ErrPeerDown) || !errors.Is(err, context.Canceled) ||
 			!strings.Contains(err.Error(), "peer 2") || !strings.Contains(err.Error(), "cancelled mid-frame") {
 			t.Fatalf("send cancelled mid-frame: %v, want the link cut, naming peer 2 and the cancellation", err)

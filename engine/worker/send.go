@@ -37,6 +37,9 @@ func (n *node) sendWhole(ctx context.Context, peer rmnp.PeerID, m []byte) error 
 	go func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), BeatTimeout)
 		defer cancel()
+		if n.sendHook != nil {
+			n.sendHook()
+		}
 		err := n.ctrl.Send(sctx, peer, m, rmnp.CTRL)
 		sent <- err
 		if err != nil && ctx.Err() != nil {

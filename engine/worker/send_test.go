@@ -73,12 +73,16 @@ func TestCopyNotCutAtJobEnd(t *testing.T) {
 	j := &jobCopies{n: n, ctx: jctx, plan: solve.CheckpointPlan{Memory: true, Every: 200,
 		Buddy: &solve.Holder{Node: "alpha-2", Ctrl: z.Addrs()}}}
 	saved := make(chan error, 1)
+	handed := make(chan struct{}, 1)
+	n.sendHook = func() { handed <- struct{}{} }
 	go func() { saved <- j.Save(h, enc) }()
+	<-handed
 	select {
 	case err := <-saved:
 		t.Fatalf("the copy was taken whole (%v) before the job ended: the test needs a larger copy", err)
 	case <-time.After(300 * time.Millisecond): // mid-frame: alpha-2 does not read
 	}
+	n.sendHook = nil
 	endJob()
 	select {
 	case err := <-saved:

@@ -50,6 +50,8 @@ type node struct {
 	owner *ownerRule       // the host's owner policy (nil: none)
 
 	copies *copyStore // checkpoints in memory, this node's and its buddies' (buddy.go)
+
+	sendHook func() // tests: called as sendWhole hands a frame to rmnp
 }
 
 // ServeWorker is the `gridtui worker` process: it reads the Boot on stdin,

@@ -108,8 +108,8 @@ func TestSendCancelMidFrame(t *testing.T) {
 		}
 		select {
 		case ev := <-b.PeerDown():
-			if ev.Peer != 1 {
-				t.Errorf("link down to peer %d, want 1", ev.Peer)
+			if ev.Peer != 1 || !strings.Contains(ev.Err.Error(), "peer 1 cut the link mid-frame") {
+				t.Errorf("link down to peer %d: %v, want peer 1 named as the one that cut it mid-frame", ev.Peer, ev.Err)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("the peer did not see the link cut")

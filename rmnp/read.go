@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -236,6 +237,11 @@ func (l *link) readErr(err error) error {
 	}
 	if isTimeout(err) {
 		return fmt.Errorf("no frame for %v (heartbeat): %w", 3*l.e.cfg.HeartbeatInterval, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		// A frame cannot be resumed: the peer's send was cancelled
+		// mid-frame (spec.md §5) or its process ended.
+		return fmt.Errorf("peer %d cut the link mid-frame: %w", l.p.id, err)
 	}
 	return err
 }

@@ -97,6 +97,10 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 // rank's newest. The ranks on gone nodes read their buddy's copy; a part
 // whose buddy was lost with it cannot be restored, and the error names
 // both. It also returns, by rank, the holders each part may read from.
+// Before a rank's first checkpoint a synchronous run restarts every part
+// from the start (errNoCheckpointYet); an asynchronous or hybrid one only
+// the parts that have none (stepPoint's OrStart), the others from their
+// newest.
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	var lists [][]uint64
@@ -112,6 +116,9 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		}
 		if b != "" && !slices.Contains(gone, b) && s.workers[b] != nil && isDone(s.workers[b]) {
 			gone = append(slices.Clone(gone), b) // lost too, not judged yet
+		}
+		if len(st.Copies) == 0 && !sync {
+			continue // from the start, or where it stopped (stepPoint's OrStart): nothing of it is lost
 		}
 		if slices.Contains(gone, name) {
 			switch {
@@ -292,7 +299,7 @@ func (rc *recoverer) restoreFrom(s *submission, gone []string) (solve.Checkpoint
 		}
 		merr = err
 	}
-	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), sync)
+	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), sync, true)
 	if err != nil && merr != nil {
 		err = fmt.Errorf("%w (in memory: %w)", err, merr)
 	}

@@ -27,13 +27,19 @@ import (
 func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (solve.CheckpointPlan, error) {
 	from := solve.CheckpointPlan{Latest: true}
 	where := stoppedWhere(s.spec)
+	if fromStart(s, gone, &from) {
+		return from, nil
+	}
 	step, found := 0, false
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
-		if len(st.StepStarts) == 0 || len(st.Copies) == 0 {
+		if len(st.StepStarts) == 0 {
 			return from, nil // one step, or not known: as before
 		}
-		n := stepOf(st, st.Copies[0])
+		n := 0 // an asynchronous survivor without a checkpoint: where it stopped (below)
+		if len(st.Copies) > 0 {
+			n = stepOf(st, st.Copies[0])
+		}
 		if h, ok := held[r]; ok {
 			n = max(n, h.Step)
 		}
@@ -58,6 +64,30 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 		from.StepFrom[r] = st.StepStarts[i]
 	}
 	return from, nil
+}
+
+// fromStart sets from.OrStart to the ranks that reported no checkpoint
+// yet (a loss before their first): each restores its newest if it finds
+// one (an asynchronous survivor its state where it stopped), else starts
+// from the start of the run. It reports whether one of them surely starts
+// from the start (a lost part, or any part of a run whose survivors do
+// not keep where they stopped): every part then restarts in the run's
+// first step (Step 0, StepFrom all 0, the start of the run), since a part
+// in step 1 beside neighbours in a later step breaks the step protocol. In
+// a task of one step that changes nothing: every checkpoint is of step 0.
+func fromStart(s *submission, gone []string, from *solve.CheckpointPlan) bool {
+	where, fresh := stoppedWhere(s.spec), false
+	for r, name := range s.plan.Ranks {
+		if len(s.statuses[r].Copies) > 0 {
+			continue
+		}
+		from.OrStart = append(from.OrStart, r)
+		fresh = fresh || !where || slices.Contains(gone, name)
+	}
+	if fresh {
+		from.Step, from.StepFrom = 0, make([]uint64, len(s.plan.Ranks))
+	}
+	return fresh
 }
 
 // stoppedWhere says whether a survivor of the spec's runs restarts where

@@ -42,7 +42,7 @@ func prepareResume(spec jobs.Spec, opt RunOptions, logf func(node, format string
 	for _, l := range stopStale(m) {
 		logf("", "%s", l)
 	}
-	from, err := restorePoint(m.Dir, m.Key, len(m.Ranks), spec.Scheme == jobs.Synchronous)
+	from, err := restorePoint(m.Dir, m.Key, len(m.Ranks), spec.Scheme == jobs.Synchronous, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrResume, m.ID, err)
 	}

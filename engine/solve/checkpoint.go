@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -47,6 +48,14 @@ type CheckpointPlan struct {
 	// restores its newest.
 	Step     int      `json:",omitempty"`
 	StepFrom []uint64 `json:",omitempty"`
+	// OrStart, with Latest, lists the ranks that had reported no
+	// checkpoint when a loss was recovered (asynchronous and hybrid runs):
+	// such a part restores its newest if it finds one (an asynchronous
+	// survivor's state where it stopped, a copy the lagging statuses did
+	// not name yet), else starts from the start of the run (iteration 0,
+	// the application's initial values) rather than failing. To its
+	// neighbours a part restarted so is a very late one.
+	OrStart []int `json:",omitempty"`
 }
 
 // checkpointer is a solver's checkpoint state: the plan, the part's
@@ -132,6 +141,11 @@ func (s *solver) restore(c *checkpointer) error {
 	}
 	if err != nil && c.plan.Dir != "" {
 		h, payload, err = s.restoreDisk(c, want)
+	}
+	if err != nil && c.plan.Latest && slices.Contains(c.plan.OrStart, s.t.Rank) {
+		// No checkpoint of this part yet: from the start of the run.
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "restarted from the start: no checkpoint of this part yet ("+Bare(err.Error())+")")
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("engine: restore: %w", err)

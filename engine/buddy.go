@@ -118,7 +118,13 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			gone = append(slices.Clone(gone), b) // lost too, not judged yet
 		}
 		if len(st.Copies) == 0 && !sync {
-			continue // from the start, or where it stopped (stepPoint's OrStart): nothing of it is lost
+			// From the start, or where it stopped (stepPoint's OrStart):
+			// nothing of it is lost. A lost one's buddy may hold a copy its
+			// statuses did not report yet: asked, and read when it does.
+			if slices.Contains(gone, name) {
+				holders[r] = copyHolders(s, r, b, gone)
+			}
+			continue
 		}
 		if slices.Contains(gone, name) {
 			switch {
@@ -134,14 +140,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			}
 			continue
 		}
-		if b != "" && !slices.Contains(gone, b) {
-			holders[r] = []solve.Holder{s.holder(b)}
-		}
-		for _, h := range s.holders[r] { // the copies of the attempt before
-			if !slices.Contains(gone, h.Node) && h.Node != b {
-				holders[r] = append(holders[r], h)
-			}
-		}
+		holders[r] = copyHolders(s, r, b, gone)
 		lists = append(lists, st.Copies)
 	}
 	if none >= 0 {
@@ -157,6 +156,21 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
 	}
 	return solve.CheckpointPlan{Restore: k}, holders, nil
+}
+
+// copyHolders are the nodes rank r's copies may be read from: its buddy
+// b, then those of the attempt before, but none of gone.
+func copyHolders(s *submission, r int, b string, gone []string) []solve.Holder {
+	var out []solve.Holder
+	if b != "" && !slices.Contains(gone, b) {
+		out = []solve.Holder{s.holder(b)}
+	}
+	for _, h := range s.holders[r] { // the copies of the attempt before
+		if !slices.Contains(gone, h.Node) && h.Node != b {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // commonIteration picks a synchronous rollback's iteration from the copies

@@ -27,7 +27,7 @@ import (
 func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (solve.CheckpointPlan, error) {
 	from := solve.CheckpointPlan{Latest: true}
 	where := stoppedWhere(s.spec)
-	if fromStart(s, gone, &from) {
+	if fromStart(s, gone, held, &from) {
 		return from, nil
 	}
 	step, found := 0, false
@@ -67,18 +67,19 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 }
 
 // fromStart sets from.OrStart to the ranks that reported no checkpoint
-// yet (a loss before their first): each restores its newest if it finds
-// one (an asynchronous survivor its state where it stopped), else starts
-// from the start of the run. It reports whether one of them surely starts
+// yet (a loss before their first) and whose holders hold none either
+// (held, askHeld): each restores its newest if it finds one (an
+// asynchronous survivor its state where it stopped), else starts from the
+// start of the run. It reports whether one of them surely starts
 // from the start (a lost part, or any part of a run whose survivors do
 // not keep where they stopped): every part then restarts in the run's
 // first step (Step 0, StepFrom all 0, the start of the run), since a part
 // in step 1 beside neighbours in a later step breaks the step protocol. In
 // a task of one step that changes nothing: every checkpoint is of step 0.
-func fromStart(s *submission, gone []string, from *solve.CheckpointPlan) bool {
+func fromStart(s *submission, gone []string, held map[int]checkpoint.Header, from *solve.CheckpointPlan) bool {
 	where, fresh := stoppedWhere(s.spec), false
 	for r, name := range s.plan.Ranks {
-		if len(s.statuses[r].Copies) > 0 {
+		if _, ok := held[r]; ok || len(s.statuses[r].Copies) > 0 {
 			continue
 		}
 		from.OrStart = append(from.OrStart, r)

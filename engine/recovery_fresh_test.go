@@ -4,6 +4,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -56,5 +57,25 @@ func checkFresh(t *testing.T, rep *Report, lost string) {
 	}
 	for _, r := range rep.Recoveries {
 		t.Log(r)
+	}
+}
+
+// TestRunRecoversFreshSteps: a task of several time steps (heat, whose
+// first step here takes seconds) under the asynchronous scheme loses a
+// worker early in its first step, before any checkpoint: the lost part
+// restarts from the start, in the first step with every other part, the
+// survivors resume where they stopped, and the run ends ok with a true
+// residual below ε, never "termination protocol violated".
+func TestRunRecoversFreshSteps(t *testing.T) {
+	spec := jobs.Spec{Name: "recover-heat", App: "heat", Params: map[string]string{"n": "32", "eps": "1e-9", "dt": "1", "steps": "3"},
+		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 1 << 30, WallTime: 5 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: 100000}}
+	rep, back, err := runWatched(t, spec, "alpha-3", syscall.SIGKILL, 5)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkFresh(t, rep, "alpha-3")
+	if b := back(rep.Recoveries); len(b) > 0 {
+		t.Errorf("survivors' iteration counters went back: %v", b)
 	}
 }

@@ -115,3 +115,35 @@ func TestStepPointHeld(t *testing.T) {
 		t.Fatalf("older held copy: %+v %v, want step 2", from, err)
 	}
 }
+
+// TestStepPointFromStart: in a task of several steps a lost part without
+// a checkpoint restarts from the start, and so every part restarts in the
+// first step (StepFrom all 0: a part ahead restarts from the start too);
+// a copy its buddy holds (held) though its statuses reported none keeps
+// every part in the survivors' step instead. An asynchronous survivor
+// without a checkpoint resumes where it stopped and moves no one.
+func TestStepPointFromStart(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "heat", Scheme: jobs.Asynchronous},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1"}},
+		statuses: make([]solve.NodeStatus, 3)}
+	// a1 lost, no copy reported; a2 and b1 in step 2 (begun at 300, 310).
+	s.statuses[0] = solve.NodeStatus{StepStarts: []uint64{0}}
+	s.statuses[1] = solve.NodeStatus{Copies: []uint64{300}, StepStarts: []uint64{0, 300}}
+	s.statuses[2] = solve.NodeStatus{Copies: []uint64{310}, StepStarts: []uint64{0, 310}}
+	from, err := stepPoint(s, []string{"a1"}, nil)
+	if err != nil || !from.Latest || from.Step != 0 || !slices.Equal(from.StepFrom, []uint64{0, 0, 0}) || !slices.Equal(from.OrStart, []int{0}) {
+		t.Fatalf("plan %+v, %v: want a1 from the start, every part in step 1 from the start", from, err)
+	}
+	held := map[int]checkpoint.Header{0: {Rank: 0, Iteration: 305, Step: 1}}
+	from, err = stepPoint(s, []string{"a1"}, held)
+	if err != nil || from.Step != 1 || len(from.OrStart) != 0 || !slices.Equal(from.StepFrom, []uint64{0, 300, 310}) {
+		t.Fatalf("held copy: %+v %v, want every part in step 2, a1 from its held copy", from, err)
+	}
+	// b1 lost with its copy of step 2; a1, a survivor without one, is in
+	// step 2 too (its status): it resumes where it stopped.
+	s.statuses[0] = solve.NodeStatus{StepStarts: []uint64{0, 305}}
+	from, err = stepPoint(s, []string{"b1"}, nil)
+	if err != nil || from.Step != 1 || !slices.Equal(from.OrStart, []int{0}) || !slices.Equal(from.StepFrom, []uint64{305, 300, 310}) {
+		t.Fatalf("survivor without a copy: %+v %v, want every part in step 2, a1 where it stopped", from, err)
+	}
+}

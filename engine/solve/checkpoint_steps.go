@@ -36,6 +36,7 @@ func (s *solver) restoreStep(c *checkpointer, want, h checkpoint.Header, payload
 			return h, nil, fmt.Errorf("rank %d: no checkpoint of the start of step %d", r, c.plan.Step+1)
 		}
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("restarted from the start, the step of every part, rather than from iteration %d of step %d", h.Iteration, h.Step+1))
+		s.dropAfter(c, 0)
 		return checkpoint.Header{}, nil, nil
 	}
 	newest := h
@@ -54,5 +55,20 @@ func (s *solver) restoreStep(c *checkpointer, want, h checkpoint.Header, payload
 	}
 	s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("restarted at the start of step %d (iteration %d), the step of every part, rather than from iteration %d of step %d",
 		h.Step+1, h.Iteration, newest.Iteration, newest.Step+1))
+	s.dropAfter(c, h.Iteration)
 	return h, payload, nil
+}
+
+// dropAfter deletes the part's checkpoints on disk past iteration it, from
+// which it restarts: those of the timeline it abandons, which a second
+// loss would otherwise restore as its newest. In memory, the checkpoint
+// restored (kept again here and on the buddy) drops them, or else the
+// part's next one (checkpoint.Memory.Keep).
+func (s *solver) dropAfter(c *checkpointer, it uint64) {
+	if c.plan.Dir == "" {
+		return
+	}
+	if err := (checkpoint.Dir{Path: c.plan.Dir}).DropAfter(c.plan.Run, s.t.Rank, it); err != nil {
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints past iteration %d not deleted: %s", it, Bare(err.Error())))
+	}
 }

@@ -59,12 +59,17 @@ func (s *solver) restoreStep(c *checkpointer, want, h checkpoint.Header, payload
 	return h, payload, nil
 }
 
-// dropAfter deletes the part's checkpoints on disk past iteration it, from
-// which it restarts: those of the timeline it abandons, which a second
-// loss would otherwise restore as its newest. In memory, the checkpoint
-// restored (kept again here and on the buddy) drops them, or else the
-// part's next one (checkpoint.Memory.Keep).
+// dropAfter forgets the part's checkpoints past iteration it, from which
+// it restarts, in this node's memory (when its CopyStore can) and on disk:
+// those of the timeline it abandons, which a second loss would otherwise
+// restore as its newest. Its buddy's copies of them stay until the part's
+// checkpoints pass them (docs/FAILURES.md).
 func (s *solver) dropAfter(c *checkpointer, it uint64) {
+	if d, ok := c.copies.(interface {
+		DropAfter(run string, rank int, it uint64)
+	}); ok {
+		d.DropAfter(c.plan.Run, s.t.Rank, it)
+	}
 	if c.plan.Dir == "" {
 		return
 	}

@@ -266,6 +266,15 @@ func holderNames(hs []solve.Holder) string {
 // Buffer is a buffer for the next encoded checkpoint.
 func (j *jobCopies) Buffer(n int) []byte { return j.n.copies.mem.Buffer(n) }
 
+// DropAfter forgets the part's checkpoints past iteration it on this node
+// (solve: it restarted from it; they are of the timeline it abandoned).
+func (j *jobCopies) DropAfter(run string, rank int, it uint64) {
+	j.n.copies.mem.DropAfter(run, rank, it)
+	j.mu.Lock()
+	j.held = slices.DeleteFunc(j.held, func(h uint64) bool { return h > it })
+	j.mu.Unlock()
+}
+
 // Keep keeps a checkpoint on this node only.
 func (j *jobCopies) Keep(h checkpoint.Header, enc []byte) {
 	j.n.copies.mem.Keep(h, enc, j.pinned())

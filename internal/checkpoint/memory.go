@@ -83,11 +83,6 @@ func (m *Memory) Put(data []byte, pinned []uint64) (Header, error) {
 
 // Keep is Put of a container this process encoded under h (not read
 // again: the worker's own checkpoints, which Load checks when it restores).
-// A rank's checkpoints come in order, each of a later iteration: one of an
-// earlier iteration than those held says that the part restarted from it
-// (a restore into a step's start or a rollback, whose checkpoint the part
-// keeps again), and the later ones, of the timeline it abandoned, are
-// dropped.
 func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -110,21 +105,11 @@ func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
 		return 0
 	})
 	pins := m.pins[h.Rank]
-	kept, size, n := es[:0], 0, 0
-	for _, e := range es {
-		if e.it > h.Iteration {
-			// Superseded: the part restarted before it (a step's start, a
-			// rollback), so it is of a timeline abandoned, which a newest
-			// must never restore again.
-			if len(m.spare) < spares {
-				m.spare = append(m.spare, e.data)
-			}
-			continue
-		}
+	kept, size := es[:0], 0
+	for i, e := range es {
 		size += len(e.data)
 		recent := now.Sub(e.at) < m.Window && size <= m.Budget
-		n++
-		if n <= m.keep || recent || slices.Contains(pins, e.it) {
+		if i < m.keep || recent || slices.Contains(pins, e.it) {
 			kept = append(kept, e) // in place: at or before i, e is read
 			continue
 		}
@@ -168,6 +153,28 @@ func (m *Memory) Encoded(want Header, it uint64, latest bool) []byte {
 		}
 	}
 	return nil
+}
+
+// DropAfter forgets rank's checkpoints of run past iteration it: the part
+// restarted from it (a step's start, the start of the run), and those are
+// of the timeline it abandoned, which a newest must never restore again.
+// (Keep does not infer it from an earlier iteration arriving: a restored
+// checkpoint kept again may arrive after the part's next one.)
+func (m *Memory) DropAfter(run string, rank int, it uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if run != m.run {
+		return
+	}
+	m.byRk[rank] = slices.DeleteFunc(m.byRk[rank], func(e memEntry) bool {
+		if e.it <= it {
+			return false
+		}
+		if len(m.spare) < spares {
+			m.spare = append(m.spare, e.data)
+		}
+		return true
+	})
 }
 
 // Drop forgets run's checkpoints (the run ended well).

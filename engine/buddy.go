@@ -120,7 +120,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		if len(st.Copies) == 0 && !sync {
 			// From the start, or where it stopped (stepPoint's OrStart):
 			// nothing of it is lost. A lost one's buddy may hold a copy its
-			// statuses did not report yet: asked, and read when it does.
+			// statuses did not report yet: asked in a task of several steps
+			// (askHeld), and read when it does.
 			if slices.Contains(gone, name) {
 				holders[r] = copyHolders(s, r, b, gone)
 			}
@@ -148,6 +149,11 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 	}
 	if !sync {
 		from, err := stepPoint(s, gone, s.askHeld(gone, holders))
+		for _, r := range from.OrStart {
+			if slices.Contains(gone, s.plan.Ranks[r]) {
+				delete(holders, r) // its buddy was asked (askHeld) and held none: from the start, as its record says
+			}
+		}
 		return from, holders, err
 	}
 	every := takenEvery(s)

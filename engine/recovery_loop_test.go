@@ -207,7 +207,7 @@ func TestMemoryPointNoneYet(t *testing.T) {
 
 // TestMemoryPointLostBeforeFirst: an asynchronous or hybrid run that lost a
 // part before its first checkpoint restarts only that part from the start
-// (OrStart; its buddy is asked, for a copy not reported yet) and every survivor from its newest
+// (OrStart, no holder to read from) and every survivor from its newest
 // checkpoint (with its holders); every part in the run's first step
 // (StepFrom all 0). A survivor without a checkpoint of an asynchronous run
 // resumes where it stopped, which does not move the others to the start.
@@ -229,8 +229,8 @@ func TestMemoryPointLostBeforeFirst(t *testing.T) {
 		if !from.Latest || from.Restore != 0 || !slices.Equal(from.OrStart, []int{1}) || len(from.StepFrom) != 4 || slices.Max(from.StepFrom) != 0 {
 			t.Errorf("%s: %+v, want each part's newest, rank 1 from the start, all in the first step", scheme, from)
 		}
-		if len(holders[1]) != 1 || holders[1][0].Node != "b2" || len(holders[0]) != 1 || holders[0][0].Node != "b1" {
-			t.Errorf("%s: holders %v, want its buddy b2 for rank 1 (a copy not reported yet), b1 for rank 0", scheme, holders)
+		if len(holders[1]) != 0 || len(holders[0]) != 1 || holders[0][0].Node != "b1" {
+			t.Errorf("%s: holders %v, want none for rank 1 (from the start, as its record says), b1 for rank 0", scheme, holders)
 		}
 		if scheme != jobs.Asynchronous {
 			continue

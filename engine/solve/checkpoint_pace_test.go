@@ -45,8 +45,9 @@ func TestPace(t *testing.T) {
 	}
 	var a pace
 	a.init(200, true)
+	a.firstStep = 200 // as firstLevel chooses for slow sweeps (TestPaceFirst)
 	if a.due(100) || !a.due(200) {
-		t.Fatal("auto: the first checkpoint is at the base")
+		t.Fatal("auto: the first checkpoint is not at the chosen step")
 	}
 	a.took(200, time.Now().Add(-400*time.Millisecond), time.Millisecond) // 400 iterations by 600
 	if a.due(400) {
@@ -68,5 +69,70 @@ func TestPace(t *testing.T) {
 	a.written(time.Hour) // only the first write counts
 	if e, _ := a.interval(); e != 800 {
 		t.Errorf("auto: interval changed to %d", e)
+	}
+}
+
+// TestFirstLevel: the first checkpoint's step is the least power of 2
+// times the base whose time is FirstCheckpointAfter, within
+// MaxCheckpointInterval.
+func TestFirstLevel(t *testing.T) {
+	cases := []struct {
+		name string
+		per  time.Duration // one iteration
+		want int
+	}{
+		{"fast sweeps", 100 * time.Microsecond, 256},  // 200·256·0.1 ms = 5.12 s
+		{"1 ms", time.Millisecond, 32},                // 6.4 s ≥ 5 s > 3.2 s
+		{"25 ms", 25 * time.Millisecond, 1},           // the base: 5 s
+		{"slow sweeps", time.Second, 1},               // the base, even past the bound
+		{"very fast", 100 * time.Nanosecond, 1 << 18}, // 5.2 s ≥ 5 s > 2.6 s
+	}
+	for _, c := range cases {
+		got := firstLevel(200, 1000, 1000*c.per)
+		if got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+		if d := time.Duration(200*got) * c.per; got > 1 && (d < FirstCheckpointAfter || d > MaxCheckpointInterval) {
+			t.Errorf("%s: step of %v", c.name, d)
+		}
+	}
+	if got := firstLevel(200, 0, time.Second); got != 1 {
+		t.Errorf("no iterations timed: %d, want 1", got)
+	}
+}
+
+// TestPaceFirst: under Auto the part times base/2 iterations from the
+// base/2-th, takes its first checkpoint at the next multiple of the step
+// firstLevel chooses, and, when that one is skipped, at the next.
+func TestPaceFirst(t *testing.T) {
+	var p pace
+	p.init(200, true)
+	for it := 1; it < 100; it++ {
+		if p.due(it) {
+			t.Fatalf("due at %d, before any timing", it)
+		}
+	}
+	if p.due(100) || p.t0.IsZero() {
+		t.Fatal("iteration 100: not timed from")
+	}
+	p.t0 = time.Now().Add(-100 * time.Millisecond) // 1 ms an iteration
+	if p.due(200) {
+		t.Error("due at 200, the step is 32·200 (6.4 s)")
+	}
+	if p.firstStep != 6400 {
+		t.Fatalf("step %d, want 6400", p.firstStep)
+	}
+	if p.due(6399) || !p.due(6400) || !p.due(12800) {
+		t.Error("the first is not at the step's multiples")
+	}
+	if e, _ := p.interval(); e != 0 {
+		t.Errorf("interval %d reported before the first was written", e)
+	}
+	// A restored part times from where it starts.
+	var r pace
+	r.init(200, true)
+	r.due(3201)
+	if r.i0 != 3201 || r.due(3300) {
+		t.Errorf("restored: timed from %d", r.i0)
 	}
 }

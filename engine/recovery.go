@@ -243,7 +243,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
-	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.key
+	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.First, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.opt.FirstCheckpoint, rc.key
 	next.ckpt = &cp
 	return next, nil
 }

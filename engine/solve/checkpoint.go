@@ -32,6 +32,9 @@ type CheckpointPlan struct {
 	// interval the part then chooses (autoEvery).
 	Every int
 	Auto  bool `json:",omitempty"`
+	// First is, with Auto, how long into the run the part takes its first
+	// checkpoint (0: FirstCheckpointAfter).
+	First time.Duration `json:",omitempty"`
 	// Run keys the run's checkpoints: the same across its recoveries.
 	Run string
 	// Restore is the iteration to restore from (0: start afresh). Exact,
@@ -100,7 +103,7 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 		return nil
 	}
 	c := &checkpointer{plan: *p, part: cp, identity: identity, copies: s.t.Copies}
-	c.pace.init(p.Every, p.Auto)
+	c.pace.init(p.Every, p.Auto, p.First)
 	if p.Restore > 0 || p.Latest {
 		if err := s.restore(c); err != nil {
 			return err

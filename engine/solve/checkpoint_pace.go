@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"cmp"
 	"sync/atomic"
 	"time"
 )
@@ -51,6 +52,7 @@ type pace struct {
 	i0        int
 	t0        time.Time
 	firstStep int
+	after     time.Duration // FirstCheckpointAfter, or the plan's
 }
 
 // writeShare is how much a checkpoint costs the processors for each unit
@@ -62,9 +64,10 @@ type pace struct {
 // writer's time), rounded down.
 const writeShare = 4
 
-// init sets the plan's interval (auto: the base of the chosen one).
-func (p *pace) init(every int, auto bool) {
-	p.base = max(every, 1)
+// init sets the plan's interval (auto: the base of the chosen one, the
+// first taken after first, 0: FirstCheckpointAfter).
+func (p *pace) init(every int, auto bool, first time.Duration) {
+	p.base, p.after = max(every, 1), cmp.Or(max(first, 0), FirstCheckpointAfter)
 	if !auto {
 		p.every = p.base
 	}
@@ -108,7 +111,7 @@ func (p *pace) dueFirst(it int) bool {
 	case it-p.i0 < half:
 		return false
 	}
-	p.firstStep = p.base * firstLevel(p.base, it-p.i0, time.Since(p.t0))
+	p.firstStep = p.base * firstLevel(p.base, it-p.i0, time.Since(p.t0), p.after)
 	return it%p.firstStep == 0
 }
 
@@ -135,15 +138,15 @@ func (p *pace) written(d time.Duration) { p.writeNs.CompareAndSwap(0, max(int64(
 func (p *pace) interval() (every, since int) { return p.every, p.since }
 
 // firstLevel is the multiple of base (a power of 2) whose time, at the
-// pace of iters iterations in elapsed, is at least FirstCheckpointAfter,
-// bounded by MaxCheckpointInterval.
-func firstLevel(base, iters int, elapsed time.Duration) int {
+// pace of iters iterations in elapsed, is at least after, bounded by
+// MaxCheckpointInterval.
+func firstLevel(base, iters int, elapsed, after time.Duration) int {
 	if iters <= 0 || elapsed <= 0 {
 		return 1
 	}
 	per := float64(elapsed) / float64(iters)
 	m := 1
-	for float64(base*m)*per < float64(FirstCheckpointAfter) && float64(base*m*2)*per <= float64(MaxCheckpointInterval) && m < 1<<30/max(base, 1) {
+	for float64(base*m)*per < float64(after) && float64(base*m*2)*per <= float64(MaxCheckpointInterval) && m < 1<<30/max(base, 1) {
 		m *= 2
 	}
 	return m

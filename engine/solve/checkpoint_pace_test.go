@@ -37,14 +37,14 @@ func TestAutoLevel(t *testing.T) {
 // multiples only (from the iteration it chose at on).
 func TestPace(t *testing.T) {
 	var p pace
-	p.init(25, false)
+	p.init(25, false, 0)
 	for it, want := range map[int]bool{0: false, 25: true, 50: true, 60: false} {
 		if p.due(it) != want {
 			t.Errorf("fixed 25, iteration %d: due %v", it, !want)
 		}
 	}
 	var a pace
-	a.init(200, true)
+	a.init(200, true, 0)
 	a.firstStep = 200 // as firstLevel chooses for slow sweeps (TestPaceFirst)
 	if a.due(100) || !a.due(200) {
 		t.Fatal("auto: the first checkpoint is not at the chosen step")
@@ -88,7 +88,7 @@ func TestFirstLevel(t *testing.T) {
 		{"very fast", 100 * time.Nanosecond, 1 << 18}, // 5.2 s ≥ 5 s > 2.6 s
 	}
 	for _, c := range cases {
-		got := firstLevel(200, 1000, 1000*c.per)
+		got := firstLevel(200, 1000, 1000*c.per, FirstCheckpointAfter)
 		if got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
@@ -96,7 +96,7 @@ func TestFirstLevel(t *testing.T) {
 			t.Errorf("%s: step of %v", c.name, d)
 		}
 	}
-	if got := firstLevel(200, 0, time.Second); got != 1 {
+	if got := firstLevel(200, 0, time.Second, FirstCheckpointAfter); got != 1 {
 		t.Errorf("no iterations timed: %d, want 1", got)
 	}
 }
@@ -106,7 +106,7 @@ func TestFirstLevel(t *testing.T) {
 // firstLevel chooses, and, when that one is skipped, at the next.
 func TestPaceFirst(t *testing.T) {
 	var p pace
-	p.init(200, true)
+	p.init(200, true, 0)
 	for it := 1; it < 100; it++ {
 		if p.due(it) {
 			t.Fatalf("due at %d, before any timing", it)
@@ -130,7 +130,7 @@ func TestPaceFirst(t *testing.T) {
 	}
 	// A restored part times from where it starts.
 	var r pace
-	r.init(200, true)
+	r.init(200, true, 0)
 	r.due(3201)
 	if r.i0 != 3201 || r.due(3300) {
 		t.Errorf("restored: timed from %d", r.i0)

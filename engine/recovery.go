@@ -262,7 +262,7 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 	add := func(name, cause string, to placement) {
 		rec := jobs.Recovery{Node: name, Cause: cause, Rank: slices.Index(s.plan.Ranks, name), To: to.node, How: to.how, Detected: detected}
 		if !from.Latest {
-			rec.From = from.Restore
+			rec.From, rec.FromStart = from.Restore, from.Restore == 0
 		}
 		rc.done = append(rc.done, rec)
 	}

@@ -110,6 +110,9 @@ func checkRecoveredFrom(t *testing.T, rep, want *Report, lost string, early bool
 	if last := rep.Recoveries[len(rep.Recoveries)-1]; rc.From == 0 && !early || last.Took <= 0 {
 		t.Errorf("recovery %+v: want the iteration rolled back to and the time it took", rc)
 	}
+	if (rc.From == 0) != rc.FromStart {
+		t.Errorf("recovery %+v: a synchronous run rolls back to an iteration or starts again from the start", rc)
+	}
 	checkSameFigures(t, rep, want) // poisson's sum of u among them
 	for i := range rep.Nodes {
 		if rep.Nodes[i].Iterations != want.Nodes[i].Iterations {
@@ -401,8 +404,8 @@ func TestRunRecoversDefaultInterval(t *testing.T) {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}
 	checkRecoveredFrom(t, rep, want, "beta-3", true)
-	if rc := rep.Recoveries[0]; rc.From != 0 {
-		t.Errorf("killed at 300, restored from %d: a checkpoint before FirstCheckpointAfter", rc.From)
+	if rc := rep.Recoveries[0]; rc.From != 0 || !rc.FromStart || !strings.Contains(rc.String(), "from the start") {
+		t.Errorf("killed at 300: %s; want every part from the start (no checkpoint before FirstCheckpointAfter)", rc)
 	}
 	early := func(opt *RunOptions) { opt.FirstCheckpoint = time.Nanosecond } // the first at the base
 	rep, _, err = runSignalledWith(t, spec, "beta-3", syscall.SIGKILL, 300, early)

@@ -153,7 +153,10 @@ func startManifest(in jobs.Spec, s *submission, rc *recoverer, res *resumeState,
 	s.ckpt = &cp
 	rec := jobs.Recovery{Node: "console", Cause: m.State(), Rank: -1, To: "the same nodes", How: resumedHow(m.ID), Detected: res.at}
 	what := "every part from its newest checkpoint"
-	if !cp.Latest {
+	switch {
+	case !cp.Latest && cp.Restore == 0:
+		rec.FromStart, what = true, "every part from the start (no checkpoint yet)"
+	case !cp.Latest:
 		rec.From = cp.Restore
 		what = fmt.Sprintf("every part from iteration %d", cp.Restore)
 	}

@@ -35,7 +35,10 @@ func (v *Model) ApplyRecoveries(recs []jobs.Recovery) {
 
 // recoveryFrom says which checkpoint a recovery restarted from.
 func recoveryFrom(r jobs.Recovery) string {
-	if r.From > 0 {
+	switch {
+	case r.FromStart:
+		return "from the start"
+	case r.From > 0:
 		return "from it. " + strconv.FormatUint(r.From, 10)
 	}
 	return "from its newest checkpoint"

@@ -142,14 +142,20 @@ func restorePoint(dir, key string, ranks int, sync bool) (solve.CheckpointPlan, 
 		return solve.CheckpointPlan{Latest: true}, nil
 	}
 	if len(common) == 0 {
-		return solve.CheckpointPlan{}, errors.New("the ranks have no checkpoint of a common iteration")
+		return solve.CheckpointPlan{}, fmt.Errorf("the ranks have %w", errNoCommonCheckpoint)
 	}
 	return solve.CheckpointPlan{Restore: common[0]}, nil
 }
 
 // errNoCheckpointYet says that a rank has taken no checkpoint yet: a loss
-// then restarts every part from the start.
-var errNoCheckpointYet = errors.New("no checkpoint yet")
+// then restarts every part from the start. errNoCommonCheckpoint says that
+// the ranks of a synchronous run hold no checkpoint of one iteration yet
+// (their first ones at different multiples, FirstCheckpointAfter): a loss
+// restarts it from the start too.
+var (
+	errNoCheckpointYet    = errors.New("no checkpoint yet")
+	errNoCommonCheckpoint = errors.New("no checkpoint of a common iteration")
+)
 
 // recoverer is what Run keeps across a run's attempts.
 type recoverer struct {
@@ -183,10 +189,11 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	}
 	gone = withEnded(s, gone)
 	from, holders, err := rc.restoreFrom(s, gone)
-	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet)) {
-		// Drained, or a link failed between sound nodes, or a node lost,
-		// before the first checkpoint: from the start (no work is lost
-		// that a checkpoint held).
+	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet) || errors.Is(err, errNoCommonCheckpoint)) {
+		// Drained, or a link failed between sound nodes, or a node lost
+		// before the first checkpoint (or before a synchronous run's
+		// first common one): from the start (no work is lost that a
+		// checkpoint held).
 		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {

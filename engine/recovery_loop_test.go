@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -195,5 +196,29 @@ func TestMemoryPointNoneYet(t *testing.T) {
 	s.statuses[0].Copies = []uint64{200}
 	if _, _, err := memoryPoint(s, []string{"a1", "b1"}, true); errors.Is(err, errNoCheckpointYet) || err == nil || !strings.Contains(err.Error(), "both lost") {
 		t.Fatalf("a part and its buddy lost: %v, want both named", err)
+	}
+}
+
+// TestMemoryPointNoCommonYet: synchronous ranks whose first checkpoints
+// are at different multiples (one chose the next power of 2) hold no
+// common iteration until the larger: the error says so
+// (errNoCommonCheckpoint), which restarts the run from the start rather
+// than failing it; once the larger is held, it is the rollback's.
+func TestMemoryPointNoCommonYet(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "poisson"},
+		plan:     &Plan{Ranks: []string{"a1", "a2"}, Task: gridapp.Task{Eps: 1e-9}},
+		buddies:  []string{"a2", "a1"},
+		statuses: make([]solve.NodeStatus, 2)}
+	s.statuses[0].Copies, s.statuses[1].Copies = []uint64{6400}, []uint64{12800}
+	s.statuses[0].Iteration, s.statuses[1].Iteration = 12000, 13000
+	s.statuses[0].Sigma, s.statuses[1].Sigma = 1, 1
+	_, _, err := memoryPoint(s, []string{"a2"}, true)
+	if !errors.Is(err, errNoCommonCheckpoint) {
+		t.Fatalf("%v, want no checkpoint of a common iteration", err)
+	}
+	s.statuses[0].Copies = []uint64{12800, 6400}
+	s.statuses[0].Iteration = 13000
+	if from, _, err := memoryPoint(s, []string{"a2"}, true); err != nil || from.Restore != 12800 {
+		t.Fatalf("restore %d, %v: want 12800", from.Restore, err)
 	}
 }

@@ -24,13 +24,10 @@ const (
 
 // pace is when a part checkpoints. With a fixed interval (checkpoint_every
 // set, or a Calculator's own boundaries) it is every multiple of every.
-// Under Auto (the default) the part times base/2 of its iterations, then
-// takes its first checkpoint at the next multiple of base·2^m, the least
-// whose time is FirstCheckpointAfter (firstLevel). The ranks of a
-// synchronous run sweep in step, so they choose the same multiple; should
-// one choose the next power, the multiples stay nested (a multiple of the
-// larger is one of the smaller) and the rollback finds their common one.
-// It times that first checkpoint — the serialization, which the iteration
+// Under Auto (the default) the part takes its first checkpoint about
+// FirstCheckpointAfter into the run, at a multiple of base·2^m on which
+// the ranks of a synchronous run agree (dueFirst). It times that first
+// checkpoint — the serialization, which the iteration
 // pays, and the writing beside it (memory, the buddy, the disk), which
 // shares the processors (counted writeShare times) — and then keeps
 // every·4^k, the least interval whose time keeps that cost within
@@ -93,16 +90,21 @@ func (p *pace) due(it int) bool {
 	return it%p.every == 0
 }
 
-// dueFirst is due before the first checkpoint (auto): it times base/2
-// iterations from the base/2-th (or from where a restored part starts),
-// then chooses the step whose multiples are FirstCheckpointAfter apart and
-// takes the first at the next one (a part that skipped it, its σ below ε,
-// at the one after).
+// dueFirst is due before the first checkpoint (auto). The part times
+// base/2 iterations from the base/2-th (or from where a restored part
+// starts), chooses a step of base·2^m iterations that takes about
+// after/8 (firstLevel), and takes its first checkpoint at the first
+// multiple of the step reached after since it began timing. The ranks
+// of a synchronous run sweep in step (at any time at most their distance
+// apart in iterations), so they pass the same multiples at the same time
+// and take the same one, unless after runs out within those few
+// iterations of one: then their first ones differ by a step, and a loss
+// before their next common one restarts the run from the start.
 func (p *pace) dueFirst(it int) bool {
 	half := max(p.base/2, 1)
 	switch {
 	case p.firstStep > 0:
-		return it%p.firstStep == 0
+		return it%p.firstStep == 0 && time.Since(p.t0) >= p.after
 	case it < half:
 		return false
 	case p.t0.IsZero():
@@ -111,8 +113,8 @@ func (p *pace) dueFirst(it int) bool {
 	case it-p.i0 < half:
 		return false
 	}
-	p.firstStep = p.base * firstLevel(p.base, it-p.i0, time.Since(p.t0), p.after)
-	return it%p.firstStep == 0
+	p.firstStep = p.base * firstLevel(p.base, it-p.i0, time.Since(p.t0), p.after/8)
+	return false
 }
 
 // fixed is due for a part that checkpoints at its own boundaries (a
@@ -137,16 +139,16 @@ func (p *pace) written(d time.Duration) { p.writeNs.CompareAndSwap(0, max(int64(
 // interval is the chosen interval (0: not yet).
 func (p *pace) interval() (every, since int) { return p.every, p.since }
 
-// firstLevel is the multiple of base (a power of 2) whose time, at the
-// pace of iters iterations in elapsed, is at least after, bounded by
-// MaxCheckpointInterval.
-func firstLevel(base, iters int, elapsed, after time.Duration) int {
+// firstLevel is the greatest multiple of base (a power of 2) whose time,
+// at the pace of iters iterations in elapsed, is at most grain (1 when
+// even base takes longer).
+func firstLevel(base, iters int, elapsed, grain time.Duration) int {
 	if iters <= 0 || elapsed <= 0 {
 		return 1
 	}
 	per := float64(elapsed) / float64(iters)
 	m := 1
-	for float64(base*m)*per < float64(after) && float64(base*m*2)*per <= float64(MaxCheckpointInterval) && m < 1<<30/max(base, 1) {
+	for float64(base*m*2)*per <= float64(grain) && m < 1<<30/max(base, 1) {
 		m *= 2
 	}
 	return m

@@ -72,41 +72,38 @@ func TestPace(t *testing.T) {
 	}
 }
 
-// TestFirstLevel: the first checkpoint's step is the least power of 2
-// times the base whose time is FirstCheckpointAfter, within
-// MaxCheckpointInterval.
+// TestFirstLevel: the first checkpoint's step is the greatest power of 2
+// times the base whose time is at most the grain (the base when even it
+// takes longer).
 func TestFirstLevel(t *testing.T) {
 	cases := []struct {
 		name string
 		per  time.Duration // one iteration
 		want int
 	}{
-		{"fast sweeps", 100 * time.Microsecond, 256},  // 200·256·0.1 ms = 5.12 s
-		{"1 ms", time.Millisecond, 32},                // 6.4 s ≥ 5 s > 3.2 s
-		{"25 ms", 25 * time.Millisecond, 1},           // the base: 5 s
-		{"slow sweeps", time.Second, 1},               // the base, even past the bound
-		{"very fast", 100 * time.Nanosecond, 1 << 18}, // 5.2 s ≥ 5 s > 2.6 s
+		{"fast sweeps", 10 * time.Microsecond, 256}, // 200·256·10 µs = 0.512 s ≤ 0.625 s < 1.02 s
+		{"1 ms", time.Millisecond, 2},               // 0.4 s ≤ 0.625 s < 0.8 s
+		{"slow sweeps", 25 * time.Millisecond, 1},   // the base, even past the grain
 	}
+	grain := FirstCheckpointAfter / 8
 	for _, c := range cases {
-		got := firstLevel(200, 1000, 1000*c.per, FirstCheckpointAfter)
+		got := firstLevel(200, 1000, 1000*c.per, grain)
 		if got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
-		if d := time.Duration(200*got) * c.per; got > 1 && (d < FirstCheckpointAfter || d > MaxCheckpointInterval) {
-			t.Errorf("%s: step of %v", c.name, d)
-		}
 	}
-	if got := firstLevel(200, 0, time.Second, FirstCheckpointAfter); got != 1 {
+	if got := firstLevel(200, 0, time.Second, grain); got != 1 {
 		t.Errorf("no iterations timed: %d, want 1", got)
 	}
 }
 
 // TestPaceFirst: under Auto the part times base/2 iterations from the
-// base/2-th, takes its first checkpoint at the next multiple of the step
-// firstLevel chooses, and, when that one is skipped, at the next.
+// base/2-th, chooses its step, and takes its first checkpoint at the
+// first multiple of the step reached once the time is up (a restored part
+// times from where it starts).
 func TestPaceFirst(t *testing.T) {
 	var p pace
-	p.init(200, true, 0)
+	p.init(200, true, time.Hour)
 	for it := 1; it < 100; it++ {
 		if p.due(it) {
 			t.Fatalf("due at %d, before any timing", it)
@@ -116,23 +113,24 @@ func TestPaceFirst(t *testing.T) {
 		t.Fatal("iteration 100: not timed from")
 	}
 	p.t0 = time.Now().Add(-100 * time.Millisecond) // 1 ms an iteration
-	if p.due(200) {
-		t.Error("due at 200, the step is 32·200 (6.4 s)")
+	const step = 200 * 2048                        // 409.6 s ≤ 450 s (an hour / 8) < 819.2 s
+	if p.due(200) || p.firstStep != step {
+		t.Fatalf("iteration 200: step %d, want 200·2048", p.firstStep)
 	}
-	if p.firstStep != 6400 {
-		t.Fatalf("step %d, want 6400", p.firstStep)
+	if p.due(step) {
+		t.Error("due before the time is up")
 	}
-	if p.due(6399) || !p.due(6400) || !p.due(12800) {
-		t.Error("the first is not at the step's multiples")
+	p.t0 = time.Now().Add(-2 * time.Hour)
+	if p.due(step+200) || !p.due(2*step) {
+		t.Error("the first is not at the step's next multiple once the time is up")
 	}
 	if e, _ := p.interval(); e != 0 {
 		t.Errorf("interval %d reported before the first was written", e)
 	}
-	// A restored part times from where it starts.
 	var r pace
 	r.init(200, true, 0)
 	r.due(3201)
-	if r.i0 != 3201 || r.due(3300) {
-		t.Errorf("restored: timed from %d", r.i0)
+	if r.i0 != 3201 || r.due(3300) || r.firstStep != 0 {
+		t.Errorf("restored: timed from %d, step %d", r.i0, r.firstStep)
 	}
 }

@@ -28,8 +28,7 @@ type CheckpointPlan struct {
 	Buddy   *Holder  `json:",omitempty"`
 	Holders []Holder `json:",omitempty"`
 	// Every is the interval in iterations (sweeps of this part); with
-	// Auto, the iteration of the first checkpoint and the base of the
-	// interval the part then chooses (autoEvery).
+	// Auto, the base of the intervals the part chooses (pace).
 	Every int
 	Auto  bool `json:",omitempty"`
 	// First is, with Auto, how long into the run the part takes its first

@@ -86,7 +86,13 @@ func (p *pace) due(it int) bool {
 	if w <= 0 {
 		return false // the first is still being written
 	}
-	p.every, p.since = p.base*autoLevel(p.base, it-p.first, time.Since(p.at), p.ser+writeShare*w), it-1
+	// The pace of the iterations before the first checkpoint, undisturbed
+	// by it (those since include its writing, and read slower).
+	iters, elapsed := it-p.first, time.Since(p.at)
+	if !p.t0.IsZero() && p.first > p.i0 {
+		iters, elapsed = p.first-p.i0, p.at.Sub(p.t0)
+	}
+	p.every, p.since = p.base*autoLevel(p.base, iters, elapsed, p.ser+writeShare*w), it-1
 	return it%p.every == 0
 }
 

@@ -159,7 +159,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 	every := takenEvery(s)
 	k, ok := commonIteration(lists, reachOf(s, gone, lists, every), every)
 	if !ok {
-		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
+		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold %w in memory", errNoCommonCheckpoint)
 	}
 	return solve.CheckpointPlan{Restore: k}, holders, nil
 }

@@ -153,7 +153,7 @@ func restorePoint(dir, key string, ranks int, sync, orStart bool) (solve.Checkpo
 		return from, nil
 	}
 	if len(common) == 0 {
-		return solve.CheckpointPlan{}, errors.New("the ranks have no checkpoint of a common iteration")
+		return solve.CheckpointPlan{}, fmt.Errorf("the ranks have %w", errNoCommonCheckpoint)
 	}
 	return solve.CheckpointPlan{Restore: common[0]}, nil
 }
@@ -161,8 +161,14 @@ func restorePoint(dir, key string, ranks int, sync, orStart bool) (solve.Checkpo
 // errNoCheckpointYet says that a rank has taken no checkpoint yet: a loss
 // then restarts every part of a synchronous run from the start (an
 // asynchronous or hybrid one restarts only the parts without one:
-// CheckpointPlan.OrStart).
-var errNoCheckpointYet = errors.New("no checkpoint yet")
+// CheckpointPlan.OrStart). errNoCommonCheckpoint says that the ranks of a
+// synchronous run hold no checkpoint of one iteration yet (their first
+// ones at different multiples, FirstCheckpointAfter): a loss restarts it
+// from the start too.
+var (
+	errNoCheckpointYet    = errors.New("no checkpoint yet")
+	errNoCommonCheckpoint = errors.New("no checkpoint of a common iteration")
+)
 
 // recoverer is what Run keeps across a run's attempts.
 type recoverer struct {
@@ -196,10 +202,11 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	}
 	gone = withEnded(s, gone)
 	from, holders, err := rc.restoreFrom(s, gone)
-	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet)) {
-		// Drained, or a link failed between sound nodes, or a node lost,
-		// before the first checkpoint: from the start (no work is lost
-		// that a checkpoint held).
+	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet) || errors.Is(err, errNoCommonCheckpoint)) {
+		// Drained, or a link failed between sound nodes, or a node lost
+		// before the first checkpoint (or before a synchronous run's
+		// first common one): from the start (no work is lost that a
+		// checkpoint held).
 		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {
@@ -256,7 +263,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
-	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.key
+	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.First, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.opt.FirstCheckpoint, rc.key
 	next.ckpt = &cp
 	return next, nil
 }

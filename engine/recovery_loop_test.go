@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
@@ -263,5 +264,29 @@ func TestRestorePointOrStart(t *testing.T) {
 	from, err := restorePoint(dir, "k", 3, false, true)
 	if err != nil || !from.Latest || !slices.Equal(from.OrStart, []int{1}) || len(from.StepFrom) != 3 || from.Step != 0 {
 		t.Errorf("async: %+v %v, want each part's newest, rank 1 from the start", from, err)
+	}
+}
+
+// TestMemoryPointNoCommonYet: synchronous ranks whose first checkpoints
+// are at different multiples (one chose the next power of 2) hold no
+// common iteration until the larger: the error says so
+// (errNoCommonCheckpoint), which restarts the run from the start rather
+// than failing it; once the larger is held, it is the rollback's.
+func TestMemoryPointNoCommonYet(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "poisson"},
+		plan:     &Plan{Ranks: []string{"a1", "a2"}, Task: gridapp.Task{Eps: 1e-9}},
+		buddies:  []string{"a2", "a1"},
+		statuses: make([]solve.NodeStatus, 2)}
+	s.statuses[0].Copies, s.statuses[1].Copies = []uint64{6400}, []uint64{12800}
+	s.statuses[0].Iteration, s.statuses[1].Iteration = 12000, 13000
+	s.statuses[0].Sigma, s.statuses[1].Sigma = 1, 1
+	_, _, err := memoryPoint(s, []string{"a2"}, true)
+	if !errors.Is(err, errNoCommonCheckpoint) {
+		t.Fatalf("%v, want no checkpoint of a common iteration", err)
+	}
+	s.statuses[0].Copies = []uint64{12800, 6400}
+	s.statuses[0].Iteration = 13000
+	if from, _, err := memoryPoint(s, []string{"a2"}, true); err != nil || from.Restore != 12800 {
+		t.Fatalf("restore %d, %v: want 12800", from.Restore, err)
 	}
 }

@@ -29,10 +29,12 @@ type CheckpointPlan struct {
 	Buddy   *Holder  `json:",omitempty"`
 	Holders []Holder `json:",omitempty"`
 	// Every is the interval in iterations (sweeps of this part); with
-	// Auto, the iteration of the first checkpoint and the base of the
-	// interval the part then chooses (autoEvery).
+	// Auto, the base of the intervals the part chooses (pace).
 	Every int
 	Auto  bool `json:",omitempty"`
+	// First is, with Auto, how long into the run the part takes its first
+	// checkpoint (0: FirstCheckpointAfter).
+	First time.Duration `json:",omitempty"`
 	// Run keys the run's checkpoints: the same across its recoveries.
 	Run string
 	// Restore is the iteration to restore from (0: start afresh). Exact,
@@ -109,7 +111,7 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 		return nil
 	}
 	c := &checkpointer{plan: *p, part: cp, identity: identity, copies: s.t.Copies}
-	c.pace.init(p.Every, p.Auto)
+	c.pace.init(p.Every, p.Auto, p.First)
 	if p.Restore > 0 || p.Latest {
 		if err := s.restore(c); err != nil {
 			return err

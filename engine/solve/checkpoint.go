@@ -87,6 +87,7 @@ const KeepCheckpoints = 4
 type checkpointWrite struct {
 	h    checkpoint.Header
 	data []byte
+	kept chan struct{} // closed once it is kept (nil: nobody waits)
 }
 
 // startCheckpoints prepares s's checkpoints when its plan asks for them and
@@ -152,7 +153,8 @@ func (s *solver) restore(c *checkpointer) error {
 	if err != nil {
 		return fmt.Errorf("engine: restore: %w", err)
 	}
-	if h, payload, err = s.restoreStep(c, want, h, payload); err != nil {
+	h, payload, advance, err := s.restoreStep(c, want, h, payload)
+	if err != nil {
 		return fmt.Errorf("engine: restore: %w", err)
 	}
 	if payload == nil { // the step's start is the run's
@@ -162,7 +164,11 @@ func (s *solver) restore(c *checkpointer) error {
 		return fmt.Errorf("%w %q: restore from iteration %d: %w", ErrApplication, s.app, h.Iteration, err)
 	}
 	s.iter, s.counted, c.step = int(h.Iteration), int(h.Iteration), h.Step
-	s.res.Restored, s.res.RestoredStep = h.Iteration, h.Step
+	if st, ok := s.part.(gridapp.Stepper); ok && advance {
+		st.Advance() // the end of the step before: the plan's step starts here
+		c.step++
+	}
+	s.res.Restored, s.res.RestoredStep = h.Iteration, c.step
 	return nil
 }
 
@@ -203,12 +209,13 @@ func (s *solver) maybeCheckpoint() {
 	if c == nil || c.writes == nil || s.sigma < s.eps || !c.pace.due(s.iter) {
 		return
 	}
-	s.takeCheckpoint()
+	s.takeCheckpoint(nil)
 }
 
 // takeCheckpoint serializes the part at iteration s.iter and hands the
-// bytes to the writer.
-func (s *solver) takeCheckpoint() {
+// bytes to the writer, which closes kept (when not nil) once it is kept.
+// It says whether it did.
+func (s *solver) takeCheckpoint(kept chan struct{}) bool {
 	c := s.ckpt
 	stop := func(err error) {
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints stopped at iteration %d: %s", s.iter, Bare(err.Error())))
@@ -217,7 +224,7 @@ func (s *solver) takeCheckpoint() {
 	select {
 	case err := <-c.done:
 		stop(err)
-		return
+		return false
 	default:
 	}
 	// Serialized straight into the buffer that keeps it (the CopyStore's,
@@ -243,12 +250,13 @@ func (s *solver) takeCheckpoint() {
 	start := time.Now()
 	if err := c.part.Checkpoint(buf); err != nil {
 		stop(fmt.Errorf("application %q: %w", s.app, err))
-		return
+		return false
 	}
 	c.size = buf.Len() - hl
 	c.pace.took(s.iter, start, time.Since(start))
-	c.writes <- checkpointWrite{h, buf.Bytes()}
+	c.writes <- checkpointWrite{h, buf.Bytes(), kept}
 	s.res.Checkpoints++
+	return true
 }
 
 // sizeHint is the size of the part's state when the part says it
@@ -277,6 +285,9 @@ func (c *checkpointer) writer() {
 			}
 		}
 		c.pace.written(time.Since(start))
+		if w.kept != nil {
+			close(w.kept)
+		}
 		if err != nil {
 			select {
 			case c.done <- err:

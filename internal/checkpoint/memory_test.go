@@ -154,6 +154,29 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// FuzzParseHeader: ParseHeader reads the header of whatever Parse
+// accepts, the same, also from the header's bytes alone.
+func FuzzParseHeader(f *testing.F) {
+	good, _ := Append(nil, Header{Run: "r", Rank: 1, Ranks: 2, Step: 3, Iteration: 9}, []byte("state"))
+	f.Add(good)
+	f.Add(good[:HeaderLen(Header{Run: "r"})])
+	f.Add(good[:10])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := ParseHeader(b)
+		if err == nil && len(b) < HeaderLen(h) {
+			t.Fatalf("header %+v read from %d bytes, want %d", h, len(b), HeaderLen(h))
+		}
+		if err == nil {
+			if h2, err2 := ParseHeader(b[:HeaderLen(h)]); err2 != nil || h2 != h {
+				t.Fatalf("from the header alone: %+v %v, want %+v", h2, err2, h)
+			}
+		}
+		if h1, _, err1 := Parse(b, 1<<20); err1 == nil && (err != nil || h != h1) {
+			t.Fatalf("Parse %+v, ParseHeader %+v %v", h1, h, err)
+		}
+	})
+}
+
 // TestSeal: a payload serialized after HeaderLen bytes of room and sealed
 // is the container Append writes, and Parse gives the payload back.
 func TestSeal(t *testing.T) {

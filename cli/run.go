@@ -78,7 +78,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.DurationVar(&f.wall, "wall-time", 0, "wall-time limit")
 	fl.StringVar(&f.out, "out", "", "write the solution (VTI and raw) into this directory")
 	fl.IntVar(&f.spares, "spares", 0, "workers started beside the job's nodes, to take a lost node's part")
-	fl.IntVar(&f.checkpointEvery, "checkpoint-every", 0, "checkpoint every part every this many iterations (default: chosen to keep their cost within 1 %, the first at 200; -1: none, a lost node fails the run)")
+	fl.IntVar(&f.checkpointEvery, "checkpoint-every", 0, "checkpoint every part every this many iterations (default: chosen to keep their cost within 1 %, the first about 5 s into the run; -1: none, a lost node fails the run)")
 	fl.StringVar(&f.checkpointDir, "checkpoint-dir", "", "directory for checkpoints, shared by every node (default: the data directory)")
 	fl.BoolVar(&f.json, "json", false, "print JSON event lines instead of text (snake_case keys, durations in seconds)")
 	fl.BoolVar(&f.noRecord, "no-record", false, "do not append the run to the results store")

@@ -97,6 +97,10 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 // rank's newest. The ranks on gone nodes read their buddy's copy; a part
 // whose buddy was lost with it cannot be restored, and the error names
 // both. It also returns, by rank, the holders each part may read from.
+// Before a rank's first checkpoint a synchronous run restarts every part
+// from the start (errNoCheckpointYet); an asynchronous or hybrid one only
+// the parts that have none (stepPoint's OrStart), the others from their
+// newest.
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	var lists [][]uint64
@@ -113,6 +117,16 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		if b != "" && !slices.Contains(gone, b) && s.workers[b] != nil && isDone(s.workers[b]) {
 			gone = append(slices.Clone(gone), b) // lost too, not judged yet
 		}
+		if len(st.Copies) == 0 && !sync {
+			// From the start, or where it stopped (stepPoint's OrStart):
+			// nothing of it is lost. A lost one's buddy may hold a copy its
+			// statuses did not report yet: asked in a task of several steps
+			// (askHeld), and read when it does.
+			if slices.Contains(gone, name) {
+				holders[r] = copyHolders(s, r, b, gone)
+			}
+			continue
+		}
 		if slices.Contains(gone, name) {
 			switch {
 			case b == "":
@@ -127,14 +141,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			}
 			continue
 		}
-		if b != "" && !slices.Contains(gone, b) {
-			holders[r] = []solve.Holder{s.holder(b)}
-		}
-		for _, h := range s.holders[r] { // the copies of the attempt before
-			if !slices.Contains(gone, h.Node) && h.Node != b {
-				holders[r] = append(holders[r], h)
-			}
-		}
+		holders[r] = copyHolders(s, r, b, gone)
 		lists = append(lists, st.Copies)
 	}
 	if none >= 0 {
@@ -142,14 +149,34 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 	}
 	if !sync {
 		from, err := stepPoint(s, gone, s.askHeld(gone, holders))
+		for _, r := range from.OrStart {
+			if slices.Contains(gone, s.plan.Ranks[r]) {
+				delete(holders, r) // its buddy was asked (askHeld) and held none: from the start, as its record says
+			}
+		}
 		return from, holders, err
 	}
 	every := takenEvery(s)
 	k, ok := commonIteration(lists, reachOf(s, gone, lists, every), every)
 	if !ok {
-		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold no checkpoint of a common iteration in memory")
+		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold %w in memory", errNoCommonCheckpoint)
 	}
 	return solve.CheckpointPlan{Restore: k}, holders, nil
+}
+
+// copyHolders are the nodes rank r's copies may be read from: its buddy
+// b, then those of the attempt before, but none of gone.
+func copyHolders(s *submission, r int, b string, gone []string) []solve.Holder {
+	var out []solve.Holder
+	if b != "" && !slices.Contains(gone, b) {
+		out = []solve.Holder{s.holder(b)}
+	}
+	for _, h := range s.holders[r] { // the copies of the attempt before
+		if !slices.Contains(gone, h.Node) && h.Node != b {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // commonIteration picks a synchronous rollback's iteration from the copies
@@ -292,7 +319,7 @@ func (rc *recoverer) restoreFrom(s *submission, gone []string) (solve.Checkpoint
 		}
 		merr = err
 	}
-	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), sync)
+	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), sync, true)
 	if err != nil && merr != nil {
 		err = fmt.Errorf("%w (in memory: %w)", err, merr)
 	}

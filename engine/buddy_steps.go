@@ -16,48 +16,75 @@ import (
 // stepPoint is the restore point of an asynchronous or hybrid attempt
 // after a loss: every part from its newest checkpoint and, in a task of
 // several outer steps, in the same step (solve.CheckpointPlan.Step). That
-// step is the oldest of the parts' newest restorable states: a lost part's
-// newest copy, an asynchronous survivor's state where it stopped (its
-// current step), another survivor's newest checkpoint. A part already in
-// it resumes where it stood; one a step ahead restarts at that step's
-// start, which each part checkpoints. held is, by rank, the newest copy a
-// lost part's holders keep now (askHeld): newer than its statuses said
-// when they lagged, so that the survivors stay in their step when a copy
-// of the lost part in that step exists.
+// step is the newest a part is known to be in: a part checkpoints each
+// step's end and waits until the copy is kept before it votes
+// (engine/solve stepCheckpoint), so once one part has gone on to a step,
+// every part's newest checkpoint is of that step or of the previous
+// step's end, from which it is advanced into it (solve's restoreStep).
+// What a part is known to be in: its newest copy by its statuses, raised
+// to the newest copy its holders keep now (held, askHeld: the statuses
+// lag), and an asynchronous survivor's state where it stopped (its
+// current step). A part in that step resumes where it stood, so the
+// survivors never go back; one the submitter did not know to be further
+// on restarts at that step's start (StepFrom, 0 when unknown: the part
+// restores its newest as it is or advanced).
 func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (solve.CheckpointPlan, error) {
 	from := solve.CheckpointPlan{Latest: true}
 	where := stoppedWhere(s.spec)
-	step, found := 0, false
+	if fromStart(s, gone, held, &from) {
+		return from, nil
+	}
+	step := -1
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
-		if len(st.StepStarts) == 0 || len(st.Copies) == 0 {
+		if len(st.StepStarts) == 0 {
 			return from, nil // one step, or not known: as before
 		}
-		n := stepOf(st, st.Copies[0])
+		n := 0 // an asynchronous survivor without a checkpoint: where it stopped (below)
+		if len(st.Copies) > 0 {
+			n = stepOf(st, st.Copies[0])
+		}
 		if h, ok := held[r]; ok {
 			n = max(n, h.Step)
 		}
 		if where && !slices.Contains(gone, name) {
 			n = max(n, st.StepBase+len(st.StepStarts)-1)
 		}
-		if !found || n < step {
-			step, found = n, true
-		}
+		step = max(step, n)
 	}
 	from.Step, from.StepFrom = step, make([]uint64, len(s.plan.Ranks))
-	for r, name := range s.plan.Ranks {
+	for r := range s.plan.Ranks {
 		st := s.statuses[r]
-		i := step - st.StepBase
-		if h, ok := held[r]; ok && h.Step == step && (i < 0 || i >= len(st.StepStarts)) {
-			continue // its newest copy is of that step: restored as it is, its start unknown (0)
+		if i := step - st.StepBase; i >= 0 && i < len(st.StepStarts) {
+			from.StepFrom[r] = st.StepStarts[i]
 		}
-		if i < 0 || i >= len(st.StepStarts) {
-			return from, fmt.Errorf("rank %d (%s) reported the starts of steps %d to %d, not of step %d where every part must restart",
-				r, name, st.StepBase+1, st.StepBase+len(st.StepStarts), step+1)
-		}
-		from.StepFrom[r] = st.StepStarts[i]
 	}
 	return from, nil
+}
+
+// fromStart sets from.OrStart to the ranks that reported no checkpoint
+// yet (a loss before their first) and whose holders hold none either
+// (held, askHeld): each restores its newest if it finds one (an
+// asynchronous survivor its state where it stopped), else starts from the
+// start of the run. It reports whether one of them surely starts
+// from the start (a lost part, or any part of a run whose survivors do
+// not keep where they stopped): every part then restarts in the run's
+// first step (Step 0, StepFrom all 0, the start of the run), since a part
+// in step 1 beside neighbours in a later step breaks the step protocol. In
+// a task of one step that changes nothing: every checkpoint is of step 0.
+func fromStart(s *submission, gone []string, held map[int]checkpoint.Header, from *solve.CheckpointPlan) bool {
+	where, fresh := stoppedWhere(s.spec), false
+	for r, name := range s.plan.Ranks {
+		if _, ok := held[r]; ok || len(s.statuses[r].Copies) > 0 {
+			continue
+		}
+		from.OrStart = append(from.OrStart, r)
+		fresh = fresh || !where || slices.Contains(gone, name)
+	}
+	if fresh {
+		from.Step, from.StepFrom = 0, make([]uint64, len(s.plan.Ranks))
+	}
+	return fresh
 }
 
 // stoppedWhere says whether a survivor of the spec's runs restarts where

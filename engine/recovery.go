@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -123,14 +124,20 @@ func isLoss(s *submission) bool {
 
 // restorePoint says where every part restarts from: the newest iteration
 // every rank has a checkpoint of (synchronous), or each rank's newest
-// (Latest). It fails naming the rank that has none.
-func restorePoint(dir, key string, ranks int, sync bool) (solve.CheckpointPlan, error) {
+// (Latest). It fails naming the rank that has none, unless orStart (the
+// recovery of an asynchronous or hybrid run): that rank then starts from
+// the start of the run (OrStart, in the run's first step, as fromStart).
+func restorePoint(dir, key string, ranks int, sync, orStart bool) (solve.CheckpointPlan, error) {
 	d := checkpoint.Dir{Path: dir, Keep: solve.KeepCheckpoints}
 	var common []uint64
+	var none []int
 	for r := range ranks {
 		its, err := d.Iterations(key, r)
-		if err != nil || len(its) == 0 {
+		if (err != nil || len(its) == 0) && (sync || !orStart) {
 			return solve.CheckpointPlan{}, fmt.Errorf("rank %d has %w in %s", r, errNoCheckpointYet, filepath.Join(dir, key))
+		}
+		if len(its) == 0 {
+			none = append(none, r)
 		}
 		if r == 0 {
 			common = its
@@ -139,17 +146,29 @@ func restorePoint(dir, key string, ranks int, sync bool) (solve.CheckpointPlan, 
 		common = slices.DeleteFunc(common, func(it uint64) bool { return !slices.Contains(its, it) })
 	}
 	if !sync {
-		return solve.CheckpointPlan{Latest: true}, nil
+		from := solve.CheckpointPlan{Latest: true, OrStart: none}
+		if len(none) > 0 {
+			from.StepFrom = make([]uint64, ranks)
+		}
+		return from, nil
 	}
 	if len(common) == 0 {
-		return solve.CheckpointPlan{}, errors.New("the ranks have no checkpoint of a common iteration")
+		return solve.CheckpointPlan{}, fmt.Errorf("the ranks have %w", errNoCommonCheckpoint)
 	}
 	return solve.CheckpointPlan{Restore: common[0]}, nil
 }
 
 // errNoCheckpointYet says that a rank has taken no checkpoint yet: a loss
-// then restarts every part from the start.
-var errNoCheckpointYet = errors.New("no checkpoint yet")
+// then restarts every part of a synchronous run from the start (an
+// asynchronous or hybrid one restarts only the parts without one:
+// CheckpointPlan.OrStart). errNoCommonCheckpoint says that the ranks of a
+// synchronous run hold no checkpoint of one iteration yet (their first
+// ones at different multiples, FirstCheckpointAfter): a loss restarts it
+// from the start too.
+var (
+	errNoCheckpointYet    = errors.New("no checkpoint yet")
+	errNoCommonCheckpoint = errors.New("no checkpoint of a common iteration")
+)
 
 // recoverer is what Run keeps across a run's attempts.
 type recoverer struct {
@@ -183,10 +202,11 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	}
 	gone = withEnded(s, gone)
 	from, holders, err := rc.restoreFrom(s, gone)
-	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet)) {
-		// Drained, or a link failed between sound nodes, or a node lost,
-		// before the first checkpoint: from the start (no work is lost
-		// that a checkpoint held).
+	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet) || errors.Is(err, errNoCommonCheckpoint)) {
+		// Drained, or a link failed between sound nodes, or a node lost
+		// before the first checkpoint (or before a synchronous run's
+		// first common one): from the start (no work is lost that a
+		// checkpoint held).
 		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {
@@ -243,7 +263,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
 	cp := from
-	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.key
+	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.First, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.opt.FirstCheckpoint, rc.key
 	next.ckpt = &cp
 	return next, nil
 }
@@ -258,13 +278,20 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 		what = "every part from the start (no checkpoint yet)"
 	case !from.Latest:
 		what = fmt.Sprintf("every part rolled back to iteration %d", from.Restore)
+	case len(from.OrStart) > 0:
+		what = fmt.Sprintf("each part from its newest checkpoint, rank %s with none yet from the start", ranksText(from.OrStart))
 	}
-	add := func(name, cause string, to placement) {
+	add := func(name, cause string, to placement) string {
 		rec := jobs.Recovery{Node: name, Cause: cause, Rank: slices.Index(s.plan.Ranks, name), To: to.node, How: to.how, Detected: detected}
 		if !from.Latest {
 			rec.From = from.Restore
 		}
+		rec.FromStart = !from.Latest && from.Restore == 0 || from.Latest && slices.Contains(from.OrStart, rec.Rank)
 		rc.done = append(rc.done, rec)
+		if from.Latest && rec.FromStart {
+			return "its part from the start (no checkpoint yet), the others from their newest checkpoint"
+		}
+		return what
 	}
 	if len(gone) == 0 {
 		add(lost, s.failed.Cause, placement{lost, "same nodes again"})
@@ -279,9 +306,18 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 		default:
 			cause = "its worker ended with the attempt"
 		}
-		add(name, cause, moved[name])
-		s.logf(name, "LOST (%s): rank %d moves to %s (%s); %s", cause, slices.Index(s.plan.Ranks, name), moved[name].node, moved[name].how, what)
+		how := add(name, cause, moved[name])
+		s.logf(name, "LOST (%s): rank %d moves to %s (%s); %s", cause, slices.Index(s.plan.Ranks, name), moved[name].node, moved[name].how, how)
 	}
+}
+
+// ranksText lists ranks for the event log: "3" or "1, 4".
+func ranksText(ranks []int) string {
+	out := make([]string, len(ranks))
+	for i, r := range ranks {
+		out[i] = strconv.Itoa(r)
+	}
+	return strings.Join(out, ", ")
 }
 
 // withEnded adds to gone the nodes of s's plan whose worker has ended

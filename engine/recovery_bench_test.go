@@ -18,8 +18,9 @@ import (
 // (opt-in: GRIDTUI_RESILIENCE_BENCH=rounds): the wall time of poisson
 // n = 64 with checkpoints at the default interval against none, on 2 and 8
 // nodes, alternated in the same run; the recovery time of synchronous runs
-// with one worker killed; and an asynchronous run with one kill against the
-// undisturbed one. Only same-run ratios count (the machine is shared).
+// with one worker killed past their first checkpoint (brought forward to
+// iteration 200); and an asynchronous run with one kill (at the default
+// interval, before its first checkpoint) against the undisturbed one. Only same-run ratios count (the machine is shared).
 func TestResilienceFigures(t *testing.T) {
 	rounds := 0
 	fmt.Sscan(os.Getenv("GRIDTUI_RESILIENCE_BENCH"), &rounds)
@@ -30,10 +31,11 @@ func TestResilienceFigures(t *testing.T) {
 	if eps == "" {
 		eps = "1e-6"
 	}
-	var cpu time.Duration // the processor time of the last run's workers
+	var cpu time.Duration   // the processor time of the last run's workers
+	var first time.Duration // RunOptions.FirstCheckpoint (0: the default)
 	wall := func(spec jobs.Spec, node string, after int) (time.Duration, *Report) {
 		before := childrenCPU()
-		rep, _, err := runKilled(t, spec, node, after)
+		rep, _, err := runSignalledWith(t, spec, node, syscall.SIGKILL, after, func(o *RunOptions) { o.FirstCheckpoint = first })
 		if err != nil {
 			t.Fatalf("%v\n%s", err, summary(rep))
 		}
@@ -84,6 +86,9 @@ func TestResilienceFigures(t *testing.T) {
 	spec.Resilience.CheckpointEvery = 0
 	var took []time.Duration
 	nodes := []string{"alpha-2", "alpha-3", "beta-2", "beta-3", "alpha-4"}
+	// The recovery from a checkpoint: the first brought forward to the
+	// base (200), so that a kill after 250 iterations rolls back to it.
+	first = time.Nanosecond
 	for i := range rounds {
 		if !want("recovery") {
 			break
@@ -97,6 +102,7 @@ func TestResilienceFigures(t *testing.T) {
 		t.Logf("RESULT recovery time (detection → every part iterating), sync, %d kills: median %v, all %v", len(took), median(slices.Clone(took)), took)
 	}
 	spec.Scheme = jobs.Asynchronous
+	first = 0 // the default: a kill after 250 iterations restarts the lost part alone
 	var calm, hit []time.Duration
 	for i := range rounds {
 		if !want("async") {

@@ -11,7 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -178,22 +180,113 @@ func TestRunRecoversBeforeFirstCheckpoint(t *testing.T) {
 	}
 }
 
-// TestMemoryPointNoneYet: a rank without a checkpoint yet makes the
-// restart one from the start (errNoCheckpointYet), unless a part and its
-// buddy, with its checkpoints, were lost together: that fails naming both.
+// TestMemoryPointNoneYet: in a synchronous run a rank without a checkpoint
+// yet makes the restart one from the start (errNoCheckpointYet), unless a
+// part and its buddy, with its checkpoints, were lost together: that fails
+// naming both. An asynchronous or hybrid run restarts only the parts
+// without one from the start (OrStart), never failing for it.
 func TestMemoryPointNoneYet(t *testing.T) {
-	s := &submission{spec: jobs.Spec{App: "poisson"},
+	s := &submission{spec: jobs.Spec{App: "poisson", Scheme: jobs.Synchronous},
 		plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
 		buddies:  []string{"b1", "b2", "a1", "a2"},
 		statuses: make([]solve.NodeStatus, 4)}
 	s.statuses[3].Copies = []uint64{200}
-	for _, sync := range []bool{true, false} {
-		if _, _, err := memoryPoint(s, []string{"a2"}, sync); !errors.Is(err, errNoCheckpointYet) || !strings.Contains(err.Error(), "rank 0 (a1)") {
-			t.Fatalf("sync %v: %v, want no checkpoint yet, naming rank 0", sync, err)
-		}
+	if _, _, err := memoryPoint(s, []string{"a2"}, true); !errors.Is(err, errNoCheckpointYet) || !strings.Contains(err.Error(), "rank 0 (a1)") {
+		t.Fatalf("sync: %v, want no checkpoint yet, naming rank 0", err)
 	}
+	s.spec.Scheme = jobs.Hybrid
+	from, _, err := memoryPoint(s, []string{"a1", "b1"}, false) // a part without a checkpoint and its buddy: nothing lost
+	if err != nil || !from.Latest || !slices.Equal(from.OrStart, []int{0, 1, 2}) {
+		t.Fatalf("hybrid: %+v %v, want ranks 0 to 2 from the start, 3 from its newest", from, err)
+	}
+	s.spec.Scheme = jobs.Synchronous
 	s.statuses[0].Copies = []uint64{200}
 	if _, _, err := memoryPoint(s, []string{"a1", "b1"}, true); errors.Is(err, errNoCheckpointYet) || err == nil || !strings.Contains(err.Error(), "both lost") {
 		t.Fatalf("a part and its buddy lost: %v, want both named", err)
+	}
+}
+
+// TestMemoryPointLostBeforeFirst: an asynchronous or hybrid run that lost a
+// part before its first checkpoint restarts only that part from the start
+// (OrStart, no holder to read from) and every survivor from its newest
+// checkpoint (with its holders); every part in the run's first step
+// (StepFrom all 0). A survivor without a checkpoint of an asynchronous run
+// resumes where it stopped, which does not move the others to the start.
+// Before, every part restarted from the start (errNoCheckpointYet).
+func TestMemoryPointLostBeforeFirst(t *testing.T) {
+	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
+		s := &submission{spec: jobs.Spec{App: "poisson", Scheme: scheme},
+			plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
+			buddies:  []string{"b1", "b2", "a1", "a2"},
+			ctrl:     map[string][]string{"a1": {"127.0.0.1:1"}, "b1": {"127.0.0.1:2"}, "b2": {"127.0.0.1:3"}},
+			statuses: make([]solve.NodeStatus, 4)}
+		for _, r := range []int{0, 2, 3} {
+			s.statuses[r].Copies = []uint64{400, 200}
+		}
+		from, holders, err := memoryPoint(s, []string{"a2"}, false)
+		if err != nil {
+			t.Fatalf("%s: %v, want a plan", scheme, err)
+		}
+		if !from.Latest || from.Restore != 0 || !slices.Equal(from.OrStart, []int{1}) || len(from.StepFrom) != 4 || slices.Max(from.StepFrom) != 0 {
+			t.Errorf("%s: %+v, want each part's newest, rank 1 from the start, all in the first step", scheme, from)
+		}
+		if len(holders[1]) != 0 || len(holders[0]) != 1 || holders[0][0].Node != "b1" {
+			t.Errorf("%s: holders %v, want none for rank 1 (from the start, as its record says), b1 for rank 0", scheme, holders)
+		}
+		if scheme != jobs.Asynchronous {
+			continue
+		}
+		s.statuses[1].Copies, s.statuses[3].Copies = []uint64{400}, nil // a survivor without one
+		from, _, err = memoryPoint(s, []string{"a2"}, false)
+		if err != nil || !slices.Equal(from.OrStart, []int{3}) || from.StepFrom != nil {
+			t.Errorf("async survivor without a checkpoint: %+v %v, want it where it stopped, no step forced", from, err)
+		}
+	}
+}
+
+// TestRestorePointOrStart: from disk alone, a rank without a checkpoint
+// fails a synchronous restore point and a resume's (errNoCheckpointYet),
+// while an asynchronous or hybrid recovery restarts that rank from the
+// start (OrStart), every part in the run's first step.
+func TestRestorePointOrStart(t *testing.T) {
+	dir := t.TempDir()
+	d := checkpoint.Dir{Path: dir, Keep: solve.KeepCheckpoints}
+	for _, r := range []int{0, 2} {
+		if _, err := d.Save(checkpoint.Header{Run: "k", Rank: r, Ranks: 3, Iteration: 400}, []byte("state")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ sync, orStart bool }{{true, true}, {true, false}, {false, false}} {
+		if _, err := restorePoint(dir, "k", 3, c.sync, c.orStart); !errors.Is(err, errNoCheckpointYet) || !strings.Contains(err.Error(), "rank 1") {
+			t.Errorf("sync %v, orStart %v: %v, want rank 1 named with no checkpoint yet", c.sync, c.orStart, err)
+		}
+	}
+	from, err := restorePoint(dir, "k", 3, false, true)
+	if err != nil || !from.Latest || !slices.Equal(from.OrStart, []int{1}) || len(from.StepFrom) != 3 || from.Step != 0 {
+		t.Errorf("async: %+v %v, want each part's newest, rank 1 from the start", from, err)
+	}
+}
+
+// TestMemoryPointNoCommonYet: synchronous ranks whose first checkpoints
+// are at different multiples (one chose the next power of 2) hold no
+// common iteration until the larger: the error says so
+// (errNoCommonCheckpoint), which restarts the run from the start rather
+// than failing it; once the larger is held, it is the rollback's.
+func TestMemoryPointNoCommonYet(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "poisson"},
+		plan:     &Plan{Ranks: []string{"a1", "a2"}, Task: gridapp.Task{Eps: 1e-9}},
+		buddies:  []string{"a2", "a1"},
+		statuses: make([]solve.NodeStatus, 2)}
+	s.statuses[0].Copies, s.statuses[1].Copies = []uint64{6400}, []uint64{12800}
+	s.statuses[0].Iteration, s.statuses[1].Iteration = 12000, 13000
+	s.statuses[0].Sigma, s.statuses[1].Sigma = 1, 1
+	_, _, err := memoryPoint(s, []string{"a2"}, true)
+	if !errors.Is(err, errNoCommonCheckpoint) {
+		t.Fatalf("%v, want no checkpoint of a common iteration", err)
+	}
+	s.statuses[0].Copies = []uint64{12800, 6400}
+	s.statuses[0].Iteration = 13000
+	if from, _, err := memoryPoint(s, []string{"a2"}, true); err != nil || from.Restore != 12800 {
+		t.Fatalf("restore %d, %v: want 12800", from.Restore, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/gridtui/gridtui/apps/poisson" // the recovered application
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -46,7 +47,16 @@ func runKilled(t *testing.T, spec jobs.Spec, node string, after int) (*Report, *
 // runSignalled is runKilled with signal sig.
 func runSignalled(t *testing.T, spec jobs.Spec, node string, sig syscall.Signal, after int) (*Report, *fault, error) {
 	t.Helper()
+	return runSignalledWith(t, spec, node, sig, after, nil)
+}
+
+// runSignalledWith is runSignalled with the run's options changed by with.
+func runSignalledWith(t *testing.T, spec jobs.Spec, node string, sig syscall.Signal, after int, with func(*RunOptions)) (*Report, *fault, error) {
+	t.Helper()
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	if with != nil {
+		with(&opt)
+	}
 	var f *fault
 	if node != "" {
 		f = faultAt(&opt, node, sig, after, nil)
@@ -99,6 +109,9 @@ func checkRecoveredFrom(t *testing.T, rep, want *Report, lost string, early bool
 	t.Logf("lost %s (%s): rank %d to %s (%s) from iteration %d, recovered in %v", rc.Node, rc.Cause, rc.Rank, rc.To, rc.How, rc.From, rc.Took)
 	if last := rep.Recoveries[len(rep.Recoveries)-1]; rc.From == 0 && !early || last.Took <= 0 {
 		t.Errorf("recovery %+v: want the iteration rolled back to and the time it took", rc)
+	}
+	if (rc.From == 0) != rc.FromStart {
+		t.Errorf("recovery %+v: a synchronous run rolls back to an iteration or starts again from the start", rc)
 	}
 	checkSameFigures(t, rep, want) // poisson's sum of u among them
 	for i := range rep.Nodes {
@@ -189,9 +202,9 @@ func TestRunRecoversRepeatedly(t *testing.T) {
 					t.Fatalf("%v\n%s", err, summary(rep))
 				}
 				if scheme == jobs.Synchronous {
-					// The first checkpoint is at iteration 200: a loss
-					// before it restarts every part from the start.
-					checkRecoveredFrom(t, rep, want, node, after < 400)
+					// A loss before the first checkpoint (FirstCheckpointAfter
+					// into the run) restarts every part from the start.
+					checkRecoveredFrom(t, rep, want, node, true)
 					checkSameOutputs(t, rep, want)
 				} else {
 					if rep.Outcome != "ok" || !rep.Checked || !(rep.Residual < rep.Eps) {
@@ -367,10 +380,12 @@ func moved(rs []jobs.Recovery) int {
 }
 
 // TestRunRecoversDefaultInterval: with the default interval (each part
-// times its first checkpoint, at 200, and chooses its own interval), a
-// synchronous run killed past the first checkpoint rolls back to an
-// iteration every rank holds and ends bit for bit the undisturbed run; an
-// asynchronous one ends ok.
+// takes its first checkpoint FirstCheckpointAfter into the run, times it
+// and chooses its own interval), a synchronous run killed before its first
+// checkpoint restarts from the start, and one killed past it (the first
+// brought forward to the base, 200) rolls back to an iteration every rank
+// holds; both end bit for bit the undisturbed run. An asynchronous one
+// ends ok.
 func TestRunRecoversDefaultInterval(t *testing.T) {
 	spec := recoverySpec(jobs.Synchronous, 24, "1e-8")
 	spec.Resilience.CheckpointEvery = 0
@@ -381,13 +396,25 @@ func TestRunRecoversDefaultInterval(t *testing.T) {
 	if it := want.Nodes[0].Iterations; it < 400 {
 		t.Fatalf("the undisturbed run took %d iterations: too few to kill it past the first checkpoint", it)
 	}
+	if want.Wall >= solve.FirstCheckpointAfter {
+		t.Fatalf("the undisturbed run took %v: too long to kill it before its first checkpoint", want.Wall)
+	}
 	rep, _, err := runKilled(t, spec, "beta-3", 300)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	checkRecoveredFrom(t, rep, want, "beta-3", true)
+	if rc := rep.Recoveries[0]; rc.From != 0 || !rc.FromStart || !strings.Contains(rc.String(), "from the start") {
+		t.Errorf("killed at 300: %s; want every part from the start (no checkpoint before FirstCheckpointAfter)", rc)
+	}
+	early := func(opt *RunOptions) { opt.FirstCheckpoint = time.Nanosecond } // the first at the base
+	rep, _, err = runSignalledWith(t, spec, "beta-3", syscall.SIGKILL, 300, early)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}
 	checkRecovered(t, rep, want, "beta-3")
 	spec.Scheme = jobs.Asynchronous
-	rep, _, err = runKilled(t, spec, "alpha-2", 300)
+	rep, _, err = runSignalledWith(t, spec, "alpha-2", syscall.SIGKILL, 300, early)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))
 	}

@@ -176,7 +176,7 @@ func (m *Manifest) Checkpoint() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	from, err := restorePoint(m.Dir, m.Key, len(m.Ranks), spec.Scheme == jobs.Synchronous)
+	from, err := restorePoint(m.Dir, m.Key, len(m.Ranks), spec.Scheme == jobs.Synchronous, false)
 	if err != nil {
 		return "", err
 	}

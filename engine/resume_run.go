@@ -42,7 +42,7 @@ func prepareResume(spec jobs.Spec, opt RunOptions, logf func(node, format string
 	for _, l := range stopStale(m) {
 		logf("", "%s", l)
 	}
-	from, err := restorePoint(m.Dir, m.Key, len(m.Ranks), spec.Scheme == jobs.Synchronous)
+	from, err := restorePoint(m.Dir, m.Key, len(m.Ranks), spec.Scheme == jobs.Synchronous, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrResume, m.ID, err)
 	}
@@ -149,11 +149,14 @@ func startManifest(in jobs.Spec, s *submission, rc *recoverer, res *resumeState,
 	rc.dir, rc.key = m.Dir, m.Key
 	s.ckptKey = m.Key
 	cp := res.from
-	cp.Dir, cp.Every, cp.Auto, cp.Run = m.Dir, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), m.Key
+	cp.Dir, cp.Every, cp.Auto, cp.First, cp.Run = m.Dir, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.opt.FirstCheckpoint, m.Key
 	s.ckpt = &cp
 	rec := jobs.Recovery{Node: "console", Cause: m.State(), Rank: -1, To: "the same nodes", How: resumedHow(m.ID), Detected: res.at}
 	what := "every part from its newest checkpoint"
-	if !cp.Latest {
+	switch {
+	case !cp.Latest && cp.Restore == 0:
+		rec.FromStart, what = true, "every part from the start (no checkpoint yet)"
+	case !cp.Latest:
 		rec.From = cp.Restore
 		what = fmt.Sprintf("every part from iteration %d", cp.Restore)
 	}

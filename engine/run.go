@@ -56,6 +56,9 @@ type RunOptions struct {
 	Resume string
 	// Control, if set, takes requests while the run runs (Control.Drain).
 	Control *Control
+	// FirstCheckpoint is, under the default interval, how long into the
+	// run a part takes its first checkpoint (0: solve.FirstCheckpointAfter).
+	FirstCheckpoint time.Duration
 }
 
 // ErrNotEnoughNodes is wrapped when the job asks for more nodes than have a
@@ -176,7 +179,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if rc.dir != "" || rc.memory {
 		rc.key = checkpointKey(spec.Name, s.run)
 		s.ckptKey = rc.key
-		s.ckpt = &solve.CheckpointPlan{Dir: rc.dir, Memory: rc.memory, Every: spec.Resilience.Every(), Auto: spec.Resilience.Auto(), Run: rc.key}
+		s.ckpt = &solve.CheckpointPlan{Dir: rc.dir, Memory: rc.memory, Every: spec.Resilience.Every(), Auto: spec.Resilience.Auto(), First: opt.FirstCheckpoint, Run: rc.key}
 	}
 	man := startManifest(in, s, rc, res, workers)
 	rep, runErr := s.execute(ctx)

@@ -16,8 +16,12 @@ type Recovery struct {
 	How   string `json:"how"`  // "spare", "new worker on its host"
 	// From is the iteration every part rolled back to (a synchronous run);
 	// 0 when each part restarted from its own newest checkpoint.
-	From     uint64    `json:"from_iteration,omitempty"`
-	Detected time.Time `json:"detected"`
+	From uint64 `json:"from_iteration,omitempty"`
+	// FromStart says that the lost node's part restarted from the start of
+	// the run (iteration 0): the loss came before its first checkpoint (a
+	// synchronous run then restarts every part so).
+	FromStart bool      `json:"from_start,omitempty"`
+	Detected  time.Time `json:"detected"`
 	// Took is the time from the detection to every part iterating again
 	// (0: not seen); Seconds is the same in the store.
 	Took    time.Duration `json:"-"`
@@ -30,9 +34,12 @@ func (r Recovery) String() string {
 	if r.Rank < 0 { // the console's loss: the run was resumed on its nodes
 		b = fmt.Sprintf("%s lost (%s): %s on %s", r.Node, r.Cause, r.How, r.To)
 	}
-	if r.From > 0 {
+	switch {
+	case r.From > 0:
 		b += fmt.Sprintf(", every part rolled back to iteration %d", r.From)
-	} else {
+	case r.FromStart:
+		b += ", its part from the start (no checkpoint yet)"
+	default:
 		b += ", every part from its newest checkpoint"
 	}
 	if r.Took > 0 || r.Seconds > 0 {

@@ -63,7 +63,8 @@ type Resilience struct {
 	// until a lost node's part moves to one of them.
 	Spares int `toml:"spares,omitempty"`
 	// CheckpointEvery is the interval of checkpoints in iterations: 0 the
-	// default (the first at DefaultCheckpointEvery, the next ones spaced so
+	// default (the first about 5 s into the run, at a multiple of
+	// DefaultCheckpointEvery, the next ones spaced so
 	// that their cost stays within 1 % of the run's time, see Auto),
 	// negative none (a lost node then fails the run).
 	CheckpointEvery int `toml:"checkpoint_every,omitempty"`
@@ -76,9 +77,10 @@ type Resilience struct {
 	MaxRecoveries int `toml:"max_recoveries,omitempty"`
 }
 
-// DefaultCheckpointEvery is, for a job that names no interval, the
-// iteration of a part's first checkpoint and the base of the interval the
-// engine then chooses (a power of 4 times it: Auto).
+// DefaultCheckpointEvery is, for a job that names no interval, the base of
+// the intervals the engine chooses (Auto): a part's first checkpoint is at
+// a multiple of it (a power of 2 times it) about 5 s into the run, the
+// next ones a power of 4 times it apart.
 const DefaultCheckpointEvery = 200
 
 // Every returns the checkpoint interval (0: checkpoints off); under Auto,
@@ -94,8 +96,9 @@ func (r Resilience) Every() int {
 }
 
 // Auto reports whether the engine chooses the interval (checkpoint_every
-// unset): each part takes its first checkpoint at iteration Every(), times
-// it (serialization and the writing beside the iteration) against its
+// unset): each part takes its first checkpoint about
+// solve.FirstCheckpointAfter into the run, at a multiple of Every()·2^m,
+// times it (serialization and the writing beside the iteration) against its
 // iterations, and spaces the next ones by Every()·4^k iterations, the
 // least that keeps their cost within solve.CheckpointBudget, at most
 // solve.MaxCheckpointInterval apart (docs/FAILURES.md).

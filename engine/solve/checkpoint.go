@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -28,10 +29,12 @@ type CheckpointPlan struct {
 	Buddy   *Holder  `json:",omitempty"`
 	Holders []Holder `json:",omitempty"`
 	// Every is the interval in iterations (sweeps of this part); with
-	// Auto, the iteration of the first checkpoint and the base of the
-	// interval the part then chooses (autoEvery).
+	// Auto, the base of the intervals the part chooses (pace).
 	Every int
 	Auto  bool `json:",omitempty"`
+	// First is, with Auto, how long into the run the part takes its first
+	// checkpoint (0: FirstCheckpointAfter).
+	First time.Duration `json:",omitempty"`
 	// Run keys the run's checkpoints: the same across its recoveries.
 	Run string
 	// Restore is the iteration to restore from (0: start afresh). Exact,
@@ -47,6 +50,14 @@ type CheckpointPlan struct {
 	// restores its newest.
 	Step     int      `json:",omitempty"`
 	StepFrom []uint64 `json:",omitempty"`
+	// OrStart, with Latest, lists the ranks that had reported no
+	// checkpoint when a loss was recovered (asynchronous and hybrid runs):
+	// such a part restores its newest if it finds one (an asynchronous
+	// survivor's state where it stopped, a copy the lagging statuses did
+	// not name yet), else starts from the start of the run (iteration 0,
+	// the application's initial values) rather than failing. To its
+	// neighbours a part restarted so is a very late one.
+	OrStart []int `json:",omitempty"`
 }
 
 // checkpointer is a solver's checkpoint state: the plan, the part's
@@ -76,6 +87,7 @@ const KeepCheckpoints = 4
 type checkpointWrite struct {
 	h    checkpoint.Header
 	data []byte
+	kept chan struct{} // closed once it is kept (nil: nobody waits)
 }
 
 // startCheckpoints prepares s's checkpoints when its plan asks for them and
@@ -100,7 +112,7 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 		return nil
 	}
 	c := &checkpointer{plan: *p, part: cp, identity: identity, copies: s.t.Copies}
-	c.pace.init(p.Every, p.Auto)
+	c.pace.init(p.Every, p.Auto, p.First)
 	if p.Restore > 0 || p.Latest {
 		if err := s.restore(c); err != nil {
 			return err
@@ -133,10 +145,16 @@ func (s *solver) restore(c *checkpointer) error {
 	if err != nil && c.plan.Dir != "" {
 		h, payload, err = s.restoreDisk(c, want)
 	}
+	if err != nil && c.plan.Latest && slices.Contains(c.plan.OrStart, s.t.Rank) {
+		// No checkpoint of this part yet: from the start of the run.
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, "restarted from the start: no checkpoint of this part yet ("+Bare(err.Error())+")")
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("engine: restore: %w", err)
 	}
-	if h, payload, err = s.restoreStep(c, want, h, payload); err != nil {
+	h, payload, advance, err := s.restoreStep(c, want, h, payload)
+	if err != nil {
 		return fmt.Errorf("engine: restore: %w", err)
 	}
 	if payload == nil { // the step's start is the run's
@@ -146,7 +164,11 @@ func (s *solver) restore(c *checkpointer) error {
 		return fmt.Errorf("%w %q: restore from iteration %d: %w", ErrApplication, s.app, h.Iteration, err)
 	}
 	s.iter, s.counted, c.step = int(h.Iteration), int(h.Iteration), h.Step
-	s.res.Restored, s.res.RestoredStep = h.Iteration, h.Step
+	if st, ok := s.part.(gridapp.Stepper); ok && advance {
+		st.Advance() // the end of the step before: the plan's step starts here
+		c.step++
+	}
+	s.res.Restored, s.res.RestoredStep = h.Iteration, c.step
 	return nil
 }
 
@@ -187,12 +209,13 @@ func (s *solver) maybeCheckpoint() {
 	if c == nil || c.writes == nil || s.sigma < s.eps || !c.pace.due(s.iter) {
 		return
 	}
-	s.takeCheckpoint()
+	s.takeCheckpoint(nil)
 }
 
 // takeCheckpoint serializes the part at iteration s.iter and hands the
-// bytes to the writer.
-func (s *solver) takeCheckpoint() {
+// bytes to the writer, which closes kept (when not nil) once it is kept.
+// It says whether it did.
+func (s *solver) takeCheckpoint(kept chan struct{}) bool {
 	c := s.ckpt
 	stop := func(err error) {
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints stopped at iteration %d: %s", s.iter, Bare(err.Error())))
@@ -201,7 +224,7 @@ func (s *solver) takeCheckpoint() {
 	select {
 	case err := <-c.done:
 		stop(err)
-		return
+		return false
 	default:
 	}
 	// Serialized straight into the buffer that keeps it (the CopyStore's,
@@ -227,12 +250,13 @@ func (s *solver) takeCheckpoint() {
 	start := time.Now()
 	if err := c.part.Checkpoint(buf); err != nil {
 		stop(fmt.Errorf("application %q: %w", s.app, err))
-		return
+		return false
 	}
 	c.size = buf.Len() - hl
 	c.pace.took(s.iter, start, time.Since(start))
-	c.writes <- checkpointWrite{h, buf.Bytes()}
+	c.writes <- checkpointWrite{h, buf.Bytes(), kept}
 	s.res.Checkpoints++
+	return true
 }
 
 // sizeHint is the size of the part's state when the part says it
@@ -261,6 +285,9 @@ func (c *checkpointer) writer() {
 			}
 		}
 		c.pace.written(time.Since(start))
+		if w.kept != nil {
+			close(w.kept)
+		}
 		if err != nil {
 			select {
 			case c.done <- err:

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"cmp"
 	"sync/atomic"
 	"time"
 )
@@ -9,24 +10,31 @@ import (
 // (jobs.Resilience.Auto) lets checkpoints take, and MaxCheckpointInterval
 // the longest time it lets pass between two, so that a loss costs at most
 // that much work: when a checkpoint costs more than CheckpointBudget of
-// that, the bound wins (docs/FAILURES.md, docs/bench/resilience.md).
+// that, the bound wins. FirstCheckpointAfter is about when a part takes
+// its first: a run shorter than that takes none (a loss restarts it from
+// the start, or in an asynchronous run the lost part alone), so that the
+// first checkpoint's cost, the dearest (fresh buffers on both nodes, the
+// buddy's first link, a collection), is paid only by a run long enough to
+// make it a small share (docs/FAILURES.md, docs/bench/resilience.md).
 const (
 	CheckpointBudget      = 0.01
 	MaxCheckpointInterval = 30 * time.Second
+	FirstCheckpointAfter  = 5 * time.Second
 )
 
 // pace is when a part checkpoints. With a fixed interval (checkpoint_every
 // set, or a Calculator's own boundaries) it is every multiple of every.
-// Under Auto (the default) the part takes its first checkpoint at the
-// base interval, times it — the serialization, which the iteration pays,
-// and the writing beside it (memory, the buddy, the disk), which shares
-// the processors (counted writeShare times) — and then keeps every·4^k,
-// the least interval whose time keeps that cost within CheckpointBudget,
-// at most MaxCheckpointInterval. Until the first write has been timed it
-// takes no other. The interval is chosen once per attempt and never
-// changes after: a synchronous rollback counts on every multiple of it
-// (NodeStatus.CheckpointEvery), and the powers of 4 of one base keep the
-// parts' choices nested (a multiple of the larger is one of the smaller).
+// Under Auto (the default) the part takes its first checkpoint about
+// FirstCheckpointAfter into the run, at a multiple of base·2^m on which
+// the ranks of a synchronous run agree (dueFirst). It times that first
+// checkpoint — the serialization, which the iteration
+// pays, and the writing beside it (memory, the buddy, the disk), which
+// shares the processors (counted writeShare times) — and then keeps
+// every·4^k, the least interval whose time keeps that cost within
+// CheckpointBudget, at most MaxCheckpointInterval. Until the first write
+// has been timed it takes no other. The interval is chosen once per
+// attempt and never changes after: a synchronous rollback counts on every
+// multiple of it (NodeStatus.CheckpointEvery).
 type pace struct {
 	base    int
 	every   int // 0: not chosen yet (auto)
@@ -35,6 +43,13 @@ type pace struct {
 	at      time.Time
 	ser     time.Duration
 	writeNs atomic.Int64 // the first write's time, set by the writer
+
+	// Auto, before the first checkpoint: the iterations timed from i0 at
+	// t0, and the chosen step (base·2^m) whose next multiple is the first.
+	i0        int
+	t0        time.Time
+	firstStep int
+	after     time.Duration // FirstCheckpointAfter, or the plan's
 }
 
 // writeShare is how much a checkpoint costs the processors for each unit
@@ -46,9 +61,10 @@ type pace struct {
 // writer's time), rounded down.
 const writeShare = 4
 
-// init sets the plan's interval (auto: the base of the chosen one).
-func (p *pace) init(every int, auto bool) {
-	p.base = max(every, 1)
+// init sets the plan's interval (auto: the base of the chosen one, the
+// first taken after first, 0: FirstCheckpointAfter).
+func (p *pace) init(every int, auto bool, first time.Duration) {
+	p.base, p.after = max(every, 1), cmp.Or(max(first, 0), FirstCheckpointAfter)
 	if !auto {
 		p.every = p.base
 	}
@@ -57,19 +73,54 @@ func (p *pace) init(every int, auto bool) {
 // due reports whether the part checkpoints at iteration it.
 func (p *pace) due(it int) bool {
 	switch {
-	case it <= 0 || it%p.base != 0:
+	case it <= 0:
 		return false
 	case p.every > 0:
 		return it%p.every == 0 && it > p.since
 	case p.first == 0:
-		return true
+		return p.dueFirst(it)
+	case it%p.base != 0:
+		return false
 	}
 	w := time.Duration(p.writeNs.Load())
 	if w <= 0 {
 		return false // the first is still being written
 	}
-	p.every, p.since = p.base*autoLevel(p.base, it-p.first, time.Since(p.at), p.ser+writeShare*w), it-1
+	// The pace of the iterations before the first checkpoint, undisturbed
+	// by it (those since include its writing, and read slower).
+	iters, elapsed := it-p.first, time.Since(p.at)
+	if !p.t0.IsZero() && p.first > p.i0 {
+		iters, elapsed = p.first-p.i0, p.at.Sub(p.t0)
+	}
+	p.every, p.since = p.base*autoLevel(p.base, iters, elapsed, p.ser+writeShare*w), it-1
 	return it%p.every == 0
+}
+
+// dueFirst is due before the first checkpoint (auto). The part times
+// base/2 iterations from the base/2-th (or from where a restored part
+// starts), chooses a step of base·2^m iterations that takes about
+// after/8 (firstLevel), and takes its first checkpoint at the first
+// multiple of the step reached after since it began timing. The ranks
+// of a synchronous run sweep in step (at any time at most their distance
+// apart in iterations), so they pass the same multiples at the same time
+// and take the same one, unless after runs out within those few
+// iterations of one: then their first ones differ by a step, and a loss
+// before their next common one restarts the run from the start.
+func (p *pace) dueFirst(it int) bool {
+	half := max(p.base/2, 1)
+	switch {
+	case p.firstStep > 0:
+		return it%p.firstStep == 0 && time.Since(p.t0) >= p.after
+	case it < half:
+		return false
+	case p.t0.IsZero():
+		p.i0, p.t0 = it, time.Now()
+		return false
+	case it-p.i0 < half:
+		return false
+	}
+	p.firstStep = p.base * firstLevel(p.base, it-p.i0, time.Since(p.t0), p.after/8)
+	return false
 }
 
 // fixed is due for a part that checkpoints at its own boundaries (a
@@ -93,6 +144,21 @@ func (p *pace) written(d time.Duration) { p.writeNs.CompareAndSwap(0, max(int64(
 
 // interval is the chosen interval (0: not yet).
 func (p *pace) interval() (every, since int) { return p.every, p.since }
+
+// firstLevel is the greatest multiple of base (a power of 2) whose time,
+// at the pace of iters iterations in elapsed, is at most grain (1 when
+// even base takes longer).
+func firstLevel(base, iters int, elapsed, grain time.Duration) int {
+	if iters <= 0 || elapsed <= 0 {
+		return 1
+	}
+	per := float64(elapsed) / float64(iters)
+	m := 1
+	for float64(base*m*2)*per <= float64(grain) && m < 1<<30/max(base, 1) {
+		m *= 2
+	}
+	return m
+}
 
 // autoLevel is the multiple of base (a power of 4) whose time, at the
 // pace of iters iterations in elapsed, makes a checkpoint of cost at most

@@ -37,16 +37,17 @@ func TestAutoLevel(t *testing.T) {
 // multiples only (from the iteration it chose at on).
 func TestPace(t *testing.T) {
 	var p pace
-	p.init(25, false)
+	p.init(25, false, 0)
 	for it, want := range map[int]bool{0: false, 25: true, 50: true, 60: false} {
 		if p.due(it) != want {
 			t.Errorf("fixed 25, iteration %d: due %v", it, !want)
 		}
 	}
 	var a pace
-	a.init(200, true)
+	a.init(200, true, 0)
+	a.firstStep = 200 // as firstLevel chooses for slow sweeps (TestPaceFirst)
 	if a.due(100) || !a.due(200) {
-		t.Fatal("auto: the first checkpoint is at the base")
+		t.Fatal("auto: the first checkpoint is not at the chosen step")
 	}
 	a.took(200, time.Now().Add(-400*time.Millisecond), time.Millisecond) // 400 iterations by 600
 	if a.due(400) {
@@ -68,5 +69,68 @@ func TestPace(t *testing.T) {
 	a.written(time.Hour) // only the first write counts
 	if e, _ := a.interval(); e != 800 {
 		t.Errorf("auto: interval changed to %d", e)
+	}
+}
+
+// TestFirstLevel: the first checkpoint's step is the greatest power of 2
+// times the base whose time is at most the grain (the base when even it
+// takes longer).
+func TestFirstLevel(t *testing.T) {
+	cases := []struct {
+		name string
+		per  time.Duration // one iteration
+		want int
+	}{
+		{"fast sweeps", 10 * time.Microsecond, 256}, // 200·256·10 µs = 0.512 s ≤ 0.625 s < 1.02 s
+		{"1 ms", time.Millisecond, 2},               // 0.4 s ≤ 0.625 s < 0.8 s
+		{"slow sweeps", 25 * time.Millisecond, 1},   // the base, even past the grain
+	}
+	grain := FirstCheckpointAfter / 8
+	for _, c := range cases {
+		got := firstLevel(200, 1000, 1000*c.per, grain)
+		if got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+	if got := firstLevel(200, 0, time.Second, grain); got != 1 {
+		t.Errorf("no iterations timed: %d, want 1", got)
+	}
+}
+
+// TestPaceFirst: under Auto the part times base/2 iterations from the
+// base/2-th, chooses its step, and takes its first checkpoint at the
+// first multiple of the step reached once the time is up (a restored part
+// times from where it starts).
+func TestPaceFirst(t *testing.T) {
+	var p pace
+	p.init(200, true, time.Hour)
+	for it := 1; it < 100; it++ {
+		if p.due(it) {
+			t.Fatalf("due at %d, before any timing", it)
+		}
+	}
+	if p.due(100) || p.t0.IsZero() {
+		t.Fatal("iteration 100: not timed from")
+	}
+	p.t0 = time.Now().Add(-100 * time.Millisecond) // 1 ms an iteration
+	const step = 200 * 2048                        // 409.6 s ≤ 450 s (an hour / 8) < 819.2 s
+	if p.due(200) || p.firstStep != step {
+		t.Fatalf("iteration 200: step %d, want 200·2048", p.firstStep)
+	}
+	if p.due(step) {
+		t.Error("due before the time is up")
+	}
+	p.t0 = time.Now().Add(-2 * time.Hour)
+	if p.due(step+200) || !p.due(2*step) {
+		t.Error("the first is not at the step's next multiple once the time is up")
+	}
+	if e, _ := p.interval(); e != 0 {
+		t.Errorf("interval %d reported before the first was written", e)
+	}
+	var r pace
+	r.init(200, true, 0)
+	r.due(3201)
+	if r.i0 != 3201 || r.due(3300) || r.firstStep != 0 {
+		t.Errorf("restored: timed from %d, step %d", r.i0, r.firstStep)
 	}
 }

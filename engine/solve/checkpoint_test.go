@@ -3,6 +3,8 @@ package solve
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,5 +97,39 @@ func TestRestoreRefused(t *testing.T) {
 	_, _, errs = rod.runAll(t)
 	if err := errors.Join(errs...); err == nil || !strings.Contains(err.Error(), "has no checkpoints") {
 		t.Fatalf("restore of an application without checkpoints: %v", err)
+	}
+}
+
+// TestAsyncRestoreOrStart: an asynchronous run restored after a loss
+// before the lost part's first checkpoint restarts that part from the
+// start (the plan's OrStart) while the others restore their newest; the
+// run converges. Without OrStart the part's restore fails.
+func TestAsyncRestoreOrStart(t *testing.T) {
+	dir := t.TempDir()
+	c := chainRun{p: obstacle.Problem{N: 16, Eps: 1e-7}, ranks: 3, cores: 1, scheme: Asynchronous,
+		checkpoint: &CheckpointPlan{Dir: dir, Every: 20, Run: "async-or-start"}}
+	c.run(t)
+	files, err := filepath.Glob(filepath.Join(dir, "async-or-start", "rank-1.*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("rank 1's checkpoints: %v %v", files, err)
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.checkpoint = &CheckpointPlan{Dir: dir, Every: 20, Run: "async-or-start", Latest: true}
+	if _, _, errs := c.runAll(t); !errors.Is(errors.Join(errs...), checkpoint.ErrNone) {
+		t.Fatalf("rank 1 without a checkpoint nor OrStart: %v, want ErrNone", errors.Join(errs...))
+	}
+	c.checkpoint = &CheckpointPlan{Dir: dir, Every: 20, Run: "async-or-start", Latest: true, OrStart: []int{1}}
+	got, _ := c.run(t)
+	for r := range got {
+		if fresh := r == 1; (got[r].Restored == 0) != fresh || !got[r].Converged {
+			t.Fatalf("rank %d: restored from %d (from the start: %v), converged %v", r, got[r].Restored, fresh, got[r].Converged)
+		}
+	}
+	if notes := strings.Join(got[1].CheckpointNotes, "; "); !strings.Contains(notes, "from the start") {
+		t.Errorf("rank 1's notes %q: want it restarted from the start", notes)
 	}
 }

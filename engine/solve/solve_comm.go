@@ -163,7 +163,7 @@ func (c comm) Checkpoint(iteration int) {
 	s := c.s
 	s.iter = iteration
 	if s.ckpt != nil && s.ckpt.writes != nil && iteration > 0 && s.ckpt.pace.fixed(iteration) {
-		s.takeCheckpoint()
+		s.takeCheckpoint(nil)
 	}
 }
 

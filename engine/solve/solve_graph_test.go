@@ -30,6 +30,10 @@ type graphRun struct {
 	asyncLink func(a, b int) bool
 	hooks     map[int]*solveHooks // by rank
 	maxIter   int                 // iteration limit of every rank (0: none)
+	// checkpoint, if set, is every rank's Subtask.Checkpoint; copies, by
+	// rank, its Subtask.Copies.
+	checkpoint *CheckpointPlan
+	copies     []CopyStore
 }
 
 func (c graphRun) mode(a, b int) rmnp.Mode {
@@ -80,7 +84,10 @@ func (c graphRun) run(t testing.TB) ([]SolveResult, gridapp.Task, gridapp.Values
 	var wg sync.WaitGroup
 	for r := range c.ranks {
 		st := Subtask{PartTask: parts[r], Cores: c.cores, Scheme: c.scheme, Detector: c.detector,
-			MaxIter: limit, hooks: c.hooks[r]}
+			MaxIter: limit, hooks: c.hooks[r], Checkpoint: c.checkpoint}
+		if r < len(c.copies) {
+			st.Copies = c.copies[r]
+		}
 		for _, q := range task.Parts[r].Neighbours {
 			st.Neighbours = append(st.Neighbours, Neighbour{Rank: q, Peer: rmnp.PeerID(q + 1), Mode: c.mode(r, q)})
 		}

@@ -48,6 +48,7 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 		if step >= s.steps {
 			return nil
 		}
+		s.stepCheckpoint(ctx)
 		goOn, err := s.stepAgree(ctx, step)
 		if err != nil {
 			return err
@@ -64,7 +65,6 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 		if err := s.stepFence(ctx, step); err != nil {
 			return err
 		}
-		s.stepCheckpoint()
 		for _, l := range s.links {
 			l.seq, l.ever = 0, false // the next step's updates are numbered anew
 		}
@@ -172,15 +172,29 @@ func (s *solver) stepStarted(advanced int, first bool) {
 	}
 }
 
-// stepCheckpoint takes a checkpoint at the start of every step but the
-// first of an asynchronous or hybrid task of several steps: whatever step
-// a loss finds the parts in, each holds one of the same step to restart
-// from (CheckpointPlan.Step). A synchronous run rolls back to an iteration
-// every part holds, which is of one step by construction.
-func (s *solver) stepCheckpoint() {
+// stepCheckpoint takes, in an asynchronous or hybrid task of several
+// steps, a checkpoint of the part's state at the end of each step but the
+// last, and waits until it is kept (here and on the buddy) before the part
+// votes: once the root decides that the parts go on, every part's copy of
+// the step's end is held. A lost part is then never a step behind a part
+// that went on: restored from that copy and advanced (restoreStep), it
+// starts the next step where its neighbours did, and the survivors stay
+// where they stood (CheckpointPlan.Step, issue 36). The same copy is the
+// next step's start a part further on restarts from. A synchronous run
+// rolls back to an iteration every part holds, which is of one step by
+// construction.
+func (s *solver) stepCheckpoint(ctx context.Context) {
 	c := s.ckpt
 	if c == nil || c.writes == nil || s.t.Scheme == Synchronous {
 		return
 	}
-	s.takeCheckpoint()
+	kept := make(chan struct{})
+	ok := s.takeCheckpoint(kept)
+	if !ok {
+		return
+	}
+	select {
+	case <-kept:
+	case <-ctx.Done():
+	}
 }

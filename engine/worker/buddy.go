@@ -61,13 +61,16 @@ func newCopyStore() *copyStore {
 	return &copyStore{mem: mem, pending: map[uint64]chan []byte{}}
 }
 
-// copyFetch asks a holder for a part's checkpoint.
+// copyFetch asks a holder for a part's checkpoint; with Header, for its
+// header alone (the container's first bytes: where a restore from it
+// would start, AskNewest).
 type copyFetch struct {
 	ID        uint64
 	Run       string
 	Rank      int
 	Iteration uint64
 	Latest    bool
+	Header    bool `json:",omitempty"`
 }
 
 // jobCopies is a part's solve.CopyStore on this node.
@@ -205,17 +208,59 @@ func (j *jobCopies) restored(h checkpoint.Header, enc []byte) {
 	go j.Save(h, enc)
 }
 
-// sendCopy sends m to holder b on the control endpoint, linking to it
-// first when needed. As sendWhole, m is still read after a return that
+// sendCopy sends m to holder b on the node's control endpoint, linking to
+// it first when needed. As sendWhole, m is still read after a return that
 // wraps errLeftSending.
 func (n *node) sendCopy(ctx context.Context, b solve.Holder, m []byte) error {
-	id := NodeID(b.Node)
-	if !slices.Contains(n.ctrl.Peers(), id) {
-		if _, err := ConnectCtrl(ctx, n.ctrl, id, b.Ctrl); err != nil {
-			return fmt.Errorf("link to %s: %w", b.Node, err)
-		}
+	id, err := linkHolder(ctx, n.ctrl, b)
+	if err != nil {
+		return err
 	}
 	return n.sendWhole(ctx, id, m)
+}
+
+// linkHolder links ep to holder b when it has no link to it yet.
+func linkHolder(ctx context.Context, ep *rmnp.Endpoint, b solve.Holder) (rmnp.PeerID, error) {
+	id := NodeID(b.Node)
+	if !slices.Contains(ep.Peers(), id) {
+		if _, err := ConnectCtrl(ctx, ep, id, b.Ctrl); err != nil {
+			return id, fmt.Errorf("link to %s: %w", b.Node, err)
+		}
+	}
+	return id, nil
+}
+
+// sendHolder sends m to holder b over ep as CTRL, linking ep to it first
+// when needed.
+func sendHolder(ctx context.Context, ep *rmnp.Endpoint, b solve.Holder, m []byte) error {
+	id, err := linkHolder(ctx, ep, b)
+	if err != nil {
+		return err
+	}
+	return ep.Send(ctx, id, m, rmnp.CTRL)
+}
+
+// fetchFrom sends holder b the fetch f over ep and returns what it
+// answers: the container (or its header), else an error with the reason
+// the holder gave. wait returns the answer's body after its id (ok ‖ the
+// container, or 0 ‖ why not): the node's control loop hands it over
+// (fetchCopy), the submitter's ask reads its own endpoint (AskNewest).
+func fetchFrom(ctx context.Context, ep *rmnp.Endpoint, b solve.Holder, f copyFetch, wait func(context.Context) ([]byte, error)) ([]byte, error) {
+	m, err := EncodeMsg(MsgCopyFetch, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := sendHolder(ctx, ep, b, m); err != nil {
+		return nil, fmt.Errorf("copy on %s: %w", b.Node, err)
+	}
+	r, err := wait(ctx)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("copy on %s: no answer: %w", b.Node, err)
+	case len(r) < 1 || r[0] != 1:
+		return nil, fmt.Errorf("copy on %s: %s", b.Node, string(r[min(1, len(r)):]))
+	}
+	return r[1:], nil
 }
 
 // Load returns the part's checkpoint: from this node's memory, else from
@@ -274,6 +319,15 @@ func holderNames(hs []solve.Holder) string {
 
 // Buffer is a buffer for the next encoded checkpoint.
 func (j *jobCopies) Buffer(n int) []byte { return j.n.copies.mem.Buffer(n) }
+
+// DropAfter forgets the part's checkpoints past iteration it on this node
+// (solve: it restarted from it; they are of the timeline it abandoned).
+func (j *jobCopies) DropAfter(run string, rank int, it uint64) {
+	j.n.copies.mem.DropAfter(run, rank, it)
+	j.mu.Lock()
+	j.held = slices.DeleteFunc(j.held, func(h uint64) bool { return h > it })
+	j.mu.Unlock()
+}
 
 // Keep keeps a checkpoint on this node only.
 func (j *jobCopies) Keep(h checkpoint.Header, enc []byte) {
@@ -347,22 +401,14 @@ func (n *node) fetchCopy(ctx context.Context, b solve.Holder, f copyFetch) ([]by
 	}()
 	ctx, cancel := context.WithTimeout(ctx, copyTimeout)
 	defer cancel()
-	m, err := EncodeMsg(MsgCopyFetch, f)
-	if err != nil {
-		return nil, err
-	}
-	if err := n.sendCopy(ctx, b, m); err != nil {
-		return nil, fmt.Errorf("copy on %s: %w", b.Node, err)
-	}
-	select {
-	case r := <-reply:
-		if len(r) < 1 || r[0] != 1 {
-			return nil, fmt.Errorf("copy on %s: %s", b.Node, string(r[min(1, len(r)):]))
+	return fetchFrom(ctx, n.ctrl, b, f, func(ctx context.Context) ([]byte, error) {
+		select {
+		case r := <-reply:
+			return r, nil
+		case <-ctx.Done():
+			return nil, fmt.Errorf("not within %v", copyTimeout)
 		}
-		return r[1:], nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("copy on %s: no answer in %v", b.Node, copyTimeout)
-	}
+	})
 }
 
 // onCopy handles the three copy messages.
@@ -406,18 +452,30 @@ func (n *node) onCopy(ctx context.Context, src rmnp.PeerID, t MsgType, body []by
 
 // answerFetch sends src the copy it asked for, or why there is none.
 func (n *node) answerFetch(ctx context.Context, src rmnp.PeerID, f copyFetch) {
-	m := binary.LittleEndian.AppendUint64([]byte{byte(MsgCopyReply)}, f.ID)
-	enc := n.copies.mem.Encoded(checkpoint.Header{Run: f.Run, Rank: f.Rank}, f.Iteration, f.Latest)
-	if enc == nil {
-		m = append(m, 0)
-		m = fmt.Appendf(m, "%s holds no checkpoint of rank %d (iteration %d, newest %v); it holds %v",
-			n.boot.Node, f.Rank, f.Iteration, f.Latest, n.copies.mem.Iterations(f.Run, f.Rank))
-	} else {
-		m = append(append(m, 1), enc...)
-	}
+	m := n.answer(f)
 	sctx, cancel := context.WithTimeout(ctx, copyTimeout)
 	defer cancel()
 	if err := n.sendWhole(sctx, src, m); err != nil {
 		n.log.Warn("engine: checkpoint copy not sent back", "peer", src, "err", err)
 	}
+}
+
+// answer is the msgCopyReply to f: type ‖ id ‖ 1 and the copy (or its
+// header alone, f.Header), or 0 and why there is none.
+func (n *node) answer(f copyFetch) []byte {
+	m := binary.LittleEndian.AppendUint64([]byte{byte(MsgCopyReply)}, f.ID)
+	enc := n.copies.mem.Encoded(checkpoint.Header{Run: f.Run, Rank: f.Rank}, f.Iteration, f.Latest)
+	var h checkpoint.Header
+	var err error
+	if enc != nil && f.Header {
+		if h, err = checkpoint.ParseHeader(enc); err == nil {
+			enc = enc[:checkpoint.HeaderLen(h)]
+		}
+	}
+	if enc == nil || err != nil {
+		m = append(m, 0)
+		return fmt.Appendf(m, "%s holds no checkpoint of rank %d (iteration %d, newest %v); it holds %v",
+			n.boot.Node, f.Rank, f.Iteration, f.Latest, n.copies.mem.Iterations(f.Run, f.Rank))
+	}
+	return append(append(m, 1), enc...)
 }

@@ -15,7 +15,8 @@ import (
 
 // TestAskNewest: the submitter asks a holder for the newest copy it keeps
 // of a part and gets its header (iteration and step), whatever the
-// statuses said; a holder without one says so, naming itself.
+// statuses said, without the copy's payload; a holder without one says
+// so, naming itself.
 func TestAskNewest(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -34,7 +35,7 @@ func TestAskNewest(t *testing.T) {
 	n := &node{boot: deploy.Boot{Node: "beta-3"}, log: slog.New(slog.DiscardHandler), ctrl: z, copies: newCopyStore()}
 	for i, step := range []int{5, 6} {
 		h := checkpoint.Header{Run: "key", Rank: 2, Ranks: 8, Iteration: uint64(1000 * (i + 1)), Step: step}
-		enc, err := checkpoint.Append(nil, h, []byte("state"))
+		enc, err := checkpoint.Append(nil, h, make([]byte, 256<<10))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,6 +62,15 @@ func TestAskNewest(t *testing.T) {
 	h, err := AskNewest(ctx, sub, b, "key", 2)
 	if err != nil || h.Iteration != 2000 || h.Step != 6 || h.Rank != 2 {
 		t.Fatalf("newest copy %+v, %v: want iteration 2000 of step 7 (6 advanced)", h, err)
+	}
+	// The answer is the header alone, not the 256 KiB state; a restore's
+	// fetch gets the whole copy.
+	hl := checkpoint.HeaderLen(h)
+	if a := n.answer(copyFetch{Run: "key", Rank: 2, Latest: true, Header: true}); len(a) != 10+hl || a[9] != 1 {
+		t.Errorf("header-only answer of %d bytes, want %d", len(a), 10+hl)
+	}
+	if a := n.answer(copyFetch{Run: "key", Rank: 2, Latest: true}); len(a) != 10+hl+256<<10+4 {
+		t.Errorf("whole answer of %d bytes, want %d", len(a), 10+hl+256<<10+4)
 	}
 	if _, err := AskNewest(ctx, sub, b, "key", 3); err == nil || !strings.Contains(err.Error(), "beta-3") {
 		t.Fatalf("rank held nowhere: %v, want beta-3 named", err)

@@ -36,7 +36,9 @@ import (
 // checkpoint of its part to its buddy (msgCopy, binary: type ‖ the
 // checkpoint container), and a restored part asks a holder for its copy
 // (msgCopyFetch, JSON; msgCopyReply, binary: type ‖ id (uint64 LE) ‖ ok (1)
-// ‖ the container, or the reason it has none). A worker whose host's owner
+// ‖ the container, or the reason it has none); the submitter asks for the
+// newest copy's header alone (msgCopyFetch with Header: the reply carries
+// the container's first HeaderLen bytes). A worker whose host's owner
 // policy gives its part back asks the submitter to drain it (msgDrain, up
 // the tree like msgFailed).
 type MsgType uint8

@@ -208,6 +208,25 @@ func (d Dir) Iterations(run string, rank int) ([]uint64, error) {
 	return out, err
 }
 
+// DropAfter deletes rank's checkpoints of run past iteration it: the part
+// restarted from it (a step's start, the start of the run), and those are
+// of the timeline it abandoned, which a newest must never restore again.
+func (d Dir) DropAfter(run string, rank int, it uint64) error {
+	dir, err := d.runDir(run)
+	if err != nil {
+		return err
+	}
+	files, err := d.files(dir, rank)
+	for _, f := range files {
+		if f.iter > it {
+			if rerr := os.Remove(f.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+				err = errors.Join(err, fmt.Errorf("checkpoint: %w", rerr))
+			}
+		}
+	}
+	return err
+}
+
 // Remove deletes the run's checkpoints (once the run ended).
 func (d Dir) Remove(run string) error {
 	dir, err := d.runDir(run)

@@ -155,6 +155,28 @@ func (m *Memory) Encoded(want Header, it uint64, latest bool) []byte {
 	return nil
 }
 
+// DropAfter forgets rank's checkpoints of run past iteration it: the part
+// restarted from it (a step's start, the start of the run), and those are
+// of the timeline it abandoned, which a newest must never restore again.
+// (Keep does not infer it from an earlier iteration arriving: a restored
+// checkpoint kept again may arrive after the part's next one.)
+func (m *Memory) DropAfter(run string, rank int, it uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if run != m.run {
+		return
+	}
+	m.byRk[rank] = slices.DeleteFunc(m.byRk[rank], func(e memEntry) bool {
+		if e.it <= it {
+			return false
+		}
+		if len(m.spare) < spares {
+			m.spare = append(m.spare, e.data)
+		}
+		return true
+	})
+}
+
 // Drop forgets run's checkpoints (the run ended well).
 func (m *Memory) Drop(run string) {
 	m.mu.Lock()
@@ -168,29 +190,12 @@ func (m *Memory) Drop(run string) {
 // refusing bytes after the checksum), and returns its header and payload,
 // which aliases data: no copy of a large state.
 func Parse(data []byte, max int64) (Header, []byte, error) {
-	var h Header
-	if len(data) < 6 {
-		return h, nil, fmt.Errorf("%w: %d bytes", ErrTruncated, len(data))
+	h, err := ParseHeader(data)
+	if err != nil {
+		return Header{}, nil, err
 	}
-	if string(data[:4]) != magic {
-		return h, nil, fmt.Errorf("%w: magic %q, not %q", ErrCorrupt, data[:4], magic)
-	}
-	if data[4] != version {
-		return h, nil, fmt.Errorf("%w: version %d (this gridtui reads %d)", ErrCorrupt, data[4], version)
-	}
-	n := int(data[5])
-	end := n + fixedLen
-	if len(data) < end {
-		return h, nil, fmt.Errorf("%w: header of %d bytes, want %d", ErrTruncated, len(data), end)
-	}
-	h.Run = string(data[6 : 6+n])
-	p := data[6+n:]
-	copy(h.Identity[:], p[:32])
-	h.Rank = int(binary.LittleEndian.Uint32(p[32:]))
-	h.Ranks = int(binary.LittleEndian.Uint32(p[36:]))
-	h.Step = int(binary.LittleEndian.Uint32(p[40:]))
-	h.Iteration = binary.LittleEndian.Uint64(p[44:])
-	length := binary.LittleEndian.Uint64(p[52:])
+	end := HeaderLen(h)
+	length := binary.LittleEndian.Uint64(data[end-8:])
 	if length > uint64(max) {
 		return Header{}, nil, fmt.Errorf("%w: payload of %d bytes (at most %d)", ErrCorrupt, length, max)
 	}
@@ -204,10 +209,38 @@ func Parse(data []byte, max int64) (Header, []byte, error) {
 	if extra := len(data) - stop - 4; extra != 0 {
 		return Header{}, nil, fmt.Errorf("%w: %d bytes after the checksum", ErrCorrupt, extra)
 	}
-	if h.Rank >= h.Ranks {
-		return Header{}, nil, fmt.Errorf("%w: rank %d of %d", ErrCorrupt, h.Rank, h.Ranks)
-	}
 	return h, data[end:stop], nil
+}
+
+// ParseHeader reads the header at the start of an encoded checkpoint: a
+// whole one, or its first HeaderLen bytes (a holder's answer to a
+// header-only fetch). Neither the payload nor the checksum is checked.
+func ParseHeader(data []byte) (Header, error) {
+	var h Header
+	if len(data) < 6 {
+		return h, fmt.Errorf("%w: %d bytes", ErrTruncated, len(data))
+	}
+	if string(data[:4]) != magic {
+		return h, fmt.Errorf("%w: magic %q, not %q", ErrCorrupt, data[:4], magic)
+	}
+	if data[4] != version {
+		return h, fmt.Errorf("%w: version %d (this gridtui reads %d)", ErrCorrupt, data[4], version)
+	}
+	n := int(data[5])
+	if end := n + fixedLen; len(data) < end {
+		return h, fmt.Errorf("%w: header of %d bytes, want %d", ErrTruncated, len(data), end)
+	}
+	h.Run = string(data[6 : 6+n])
+	p := data[6+n:]
+	copy(h.Identity[:], p[:32])
+	h.Rank = int(binary.LittleEndian.Uint32(p[32:]))
+	h.Ranks = int(binary.LittleEndian.Uint32(p[36:]))
+	h.Step = int(binary.LittleEndian.Uint32(p[40:]))
+	h.Iteration = binary.LittleEndian.Uint64(p[44:])
+	if h.Rank >= h.Ranks {
+		return Header{}, fmt.Errorf("%w: rank %d of %d", ErrCorrupt, h.Rank, h.Ranks)
+	}
+	return h, nil
 }
 
 // Verify decodes an encoded checkpoint and checks it against want (and, when

@@ -154,6 +154,29 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// FuzzParseHeader: ParseHeader reads the header of whatever Parse
+// accepts, the same, also from the header's bytes alone.
+func FuzzParseHeader(f *testing.F) {
+	good, _ := Append(nil, Header{Run: "r", Rank: 1, Ranks: 2, Step: 3, Iteration: 9}, []byte("state"))
+	f.Add(good)
+	f.Add(good[:HeaderLen(Header{Run: "r"})])
+	f.Add(good[:10])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := ParseHeader(b)
+		if err == nil && len(b) < HeaderLen(h) {
+			t.Fatalf("header %+v read from %d bytes, want %d", h, len(b), HeaderLen(h))
+		}
+		if err == nil {
+			if h2, err2 := ParseHeader(b[:HeaderLen(h)]); err2 != nil || h2 != h {
+				t.Fatalf("from the header alone: %+v %v, want %+v", h2, err2, h)
+			}
+		}
+		if h1, _, err1 := Parse(b, 1<<20); err1 == nil && (err != nil || h != h1) {
+			t.Fatalf("Parse %+v, ParseHeader %+v %v", h1, h, err)
+		}
+	})
+}
+
 // TestSeal: a payload serialized after HeaderLen bytes of room and sealed
 // is the container Append writes, and Parse gives the payload back.
 func TestSeal(t *testing.T) {
@@ -180,5 +203,33 @@ func TestSeal(t *testing.T) {
 	}
 	if _, err := Seal(buf[:3], h); err == nil {
 		t.Error("Seal of 3 bytes: no error")
+	}
+}
+
+// TestMemoryDropAfter: a rank's checkpoints past the iteration it
+// restarted from are forgotten, even pinned ones, and the next checkpoints
+// come after it; the other ranks' stay.
+func TestMemoryDropAfter(t *testing.T) {
+	m := NewMemory(4, 0)
+	h := Header{Run: "r", Rank: 1, Ranks: 4}
+	for it := uint64(100); it <= 400; it += 100 {
+		h.Iteration = it
+		m.Put(encoded(t, h, "x"), []uint64{300})
+		h.Rank = 2
+		m.Put(encoded(t, h, "y"), nil)
+		h.Rank = 1
+	}
+	m.DropAfter("other run", 1, 0)
+	m.DropAfter("r", 1, 200)
+	if got, want := m.Iterations("r", 1), []uint64{200, 100}; !slices.Equal(got, want) {
+		t.Fatalf("rank 1 holds %v, want %v", got, want)
+	}
+	if got := m.Iterations("r", 2); len(got) != 4 {
+		t.Fatalf("rank 2 holds %v, want its four", got)
+	}
+	h.Iteration = 250
+	m.Put(encoded(t, h, "w"), nil)
+	if _, payload, err := Read(bytes.NewReader(m.Encoded(Header{Run: "r", Rank: 1}, 0, true)), 1<<20); err != nil || string(payload) != "w" {
+		t.Fatalf("newest: %q %v, want the checkpoint after the restart", payload, err)
 	}
 }

@@ -35,8 +35,11 @@ func (v *Model) ApplyRecoveries(recs []jobs.Recovery) {
 
 // recoveryFrom says which checkpoint a recovery restarted from.
 func recoveryFrom(r jobs.Recovery) string {
-	if r.From > 0 {
+	switch {
+	case r.From > 0:
 		return "from it. " + strconv.FormatUint(r.From, 10)
+	case r.FromStart:
+		return "from the start"
 	}
 	return "from its newest checkpoint"
 }

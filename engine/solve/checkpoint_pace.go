@@ -120,7 +120,7 @@ func (p *pace) dueFirst(it int) bool {
 		return false
 	}
 	p.firstStep = p.base * firstLevel(p.base, it-p.i0, time.Since(p.t0), p.after/8)
-	return false
+	return it%p.firstStep == 0 && time.Since(p.t0) >= p.after
 }
 
 // fixed is due for a part that checkpoints at its own boundaries (a

@@ -127,6 +127,11 @@ func TestPaceFirst(t *testing.T) {
 	if e, _ := p.interval(); e != 0 {
 		t.Errorf("interval %d reported before the first was written", e)
 	}
+	var q pace // a first checkpoint brought forward: at the base
+	q.init(200, true, time.Nanosecond)
+	if q.due(100) || !q.due(200) {
+		t.Error("first brought forward: not at 200")
+	}
 	var r pace
 	r.init(200, true, 0)
 	r.due(3201)

@@ -202,11 +202,18 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	}
 	gone = withEnded(s, gone)
 	from, holders, err := rc.restoreFrom(s, gone)
+	why := "no checkpoint yet"
 	if err != nil && (isDrain(s) || len(gone) == 0 || errors.Is(err, errNoCheckpointYet) || errors.Is(err, errNoCommonCheckpoint)) {
 		// Drained, or a link failed between sound nodes, or a node lost
-		// before the first checkpoint (or before a synchronous run's
-		// first common one): from the start (no work is lost that a
-		// checkpoint held).
+		// before the first checkpoint: from the start (no work is lost
+		// that a checkpoint held). Ranks whose checkpoints share no
+		// iteration (their first ones at different multiples, or
+		// intervals far apart and the older copies gone) restart from
+		// the start too, rather than fail the run, and the record says
+		// why.
+		if errors.Is(err, errNoCommonCheckpoint) {
+			why = "no checkpoint of an iteration common to every part"
+		}
 		from, holders, err = solve.CheckpointPlan{}, nil, nil
 	}
 	if err != nil {
@@ -222,7 +229,7 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	}
 	next.holders = holders
 	carryCopies(next, s, from)
-	rc.record(s, gone, moved, from)
+	rc.record(s, gone, moved, from, why)
 	next.recoveries = slices.Clone(rc.done)
 	rc.count++
 	return next, ""
@@ -270,12 +277,12 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 
 // record logs and keeps the recovery of each node of gone (or, when none
 // moved, of the attempt started again on the same nodes).
-func (rc *recoverer) record(s *submission, gone []string, moved map[string]placement, from solve.CheckpointPlan) {
+func (rc *recoverer) record(s *submission, gone []string, moved map[string]placement, from solve.CheckpointPlan, why string) {
 	lost, detected := s.failed.Node, s.finished
 	what := "every part from its newest checkpoint"
 	switch {
 	case !from.Latest && from.Restore == 0:
-		what = "every part from the start (no checkpoint yet)"
+		what = "every part from the start (" + why + ")"
 	case !from.Latest:
 		what = fmt.Sprintf("every part rolled back to iteration %d", from.Restore)
 	case len(from.OrStart) > 0:

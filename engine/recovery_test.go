@@ -272,10 +272,8 @@ func TestRunRecoversCoordinator(t *testing.T) {
 // TestRunRecoversOnSpare: a job of 7 nodes with one spare moves the lost
 // node's part to the spare, bit for bit.
 //
-// Opt-in for now (GRIDTUI_RECOVERY_RUNS set): on a quiet machine the
-// replaced group's coordinator was once silent for 30 s during its start-up
-// after the part had moved to the spare, and the run then needed two more
-// recoveries (docs/FAILURES.md, Status) — a bug to fix, not a slow test.
+// A node silent for 30 s during the next attempt's start-up still fails
+// it now and then under load (docs/FAILURES.md, Known bugs).
 func TestRunRecoversOnSpare(t *testing.T) {
 	spec := recoverySpec(jobs.Synchronous, 21, "1e-7")
 	spec.Nodes.Any = 7

@@ -38,7 +38,7 @@ func (r Recovery) String() string {
 	case r.From > 0:
 		b += fmt.Sprintf(", every part rolled back to iteration %d", r.From)
 	case r.FromStart:
-		b += ", its part from the start (no checkpoint yet)"
+		b += ", its part from the start"
 	default:
 		b += ", every part from its newest checkpoint"
 	}

@@ -169,6 +169,9 @@ func (s *solver) restore(c *checkpointer) error {
 		c.step++
 	}
 	s.res.Restored, s.res.RestoredStep = h.Iteration, c.step
+	if r, ok := c.copies.(interface{ Restored(it uint64) }); ok {
+		r.Restored(h.Iteration) // kept here and on this attempt's buddy
+	}
 	return nil
 }
 

@@ -88,10 +88,18 @@ type jobCopies struct {
 	msg    []byte // the last copy sent to the buddy, its buffer for the next
 
 	mu       sync.Mutex
-	held     []uint64 // iterations kept here and on the buddy, newest first
+	held     []uint64     // iterations kept here and on the buddy, newest first
+	loaded   []loadedCopy // what Load returned, until the part says which it restored
 	reported []reported
 	none     bool
 	warned   bool
+}
+
+// loadedCopy is a checkpoint Load returned: the part may restore it, or
+// another it loads next (the start of its step).
+type loadedCopy struct {
+	h   checkpoint.Header
+	enc []byte
 }
 
 // reported is a list of copies a status gave out, and when.
@@ -200,12 +208,35 @@ const (
 	heldLevels = 6
 )
 
-// restored replicates the checkpoint a part was restored from to this
-// attempt's buddy, in the background: until its next checkpoint, the part
-// survives another loss from this copy.
-func (j *jobCopies) restored(h checkpoint.Header, enc []byte) {
-	j.hold(h.Iteration)
-	go j.Save(h, enc)
+// loadedNow remembers a checkpoint Load returned, for Restored (the last
+// two: the part's newest, then the start of its step).
+func (j *jobCopies) loadedNow(h checkpoint.Header, enc []byte) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.loaded = append(j.loaded[max(len(j.loaded)-1, 0):], loadedCopy{h, enc})
+}
+
+// Restored replicates the checkpoint of iteration it, which the part was
+// restored from (one Load returned), to this attempt's buddy, in the
+// background: until its next checkpoint, the part survives another loss
+// from this copy. Only that one: a newest checkpoint the part loaded and
+// did not restore (it restarted at its step's start) is of a timeline it
+// abandoned, which DropAfter forgets and nothing may keep again.
+func (j *jobCopies) Restored(it uint64) {
+	j.mu.Lock()
+	var c *loadedCopy
+	for i := range j.loaded {
+		if j.loaded[i].h.Iteration == it {
+			c = &j.loaded[i]
+		}
+	}
+	j.loaded = nil
+	j.mu.Unlock()
+	if c == nil {
+		return
+	}
+	j.hold(it)
+	go j.Save(c.h, c.enc)
 }
 
 // sendCopy sends m to holder b on the node's control endpoint, linking to
@@ -271,7 +302,7 @@ func (j *jobCopies) Load(want checkpoint.Header, it uint64, latest bool) (checkp
 	if enc := j.n.copies.mem.Encoded(want, it, latest); enc != nil {
 		h, payload, err := checkpoint.Verify(enc, want, it, latest, max, "memory of "+j.n.boot.Node)
 		if err == nil {
-			j.restored(h, enc)
+			j.loadedNow(h, enc)
 			return h, payload, nil, nil
 		}
 		refused = append(refused, err.Error())
@@ -285,7 +316,7 @@ func (j *jobCopies) Load(want checkpoint.Header, it uint64, latest bool) (checkp
 			var h checkpoint.Header
 			var payload []byte
 			if h, payload, err = checkpoint.Verify(enc, want, it, latest, max, "copy on "+b.Node); err == nil {
-				j.restored(h, enc) // this node holds the part now
+				j.loadedNow(h, enc) // this node holds the part once it restores it (Restored)
 				return h, payload, refused, nil
 			}
 		}

@@ -43,6 +43,7 @@ type node struct {
 
 	mu    sync.Mutex
 	data  *rmnp.Endpoint
+	ended []uint64 // the runs (attempts) ended here, newest last: a late task of one is dropped
 	job   *jobState
 	coord *coordState
 	fatal chan error       // the run's parent is gone: the process must end
@@ -523,6 +524,11 @@ func (n *node) endRun(run uint64, reason string) {
 		return // a late end of an earlier run
 	}
 	n.job, n.coord = nil, nil
+	for _, r := range []uint64{jobRun(job), coordRun(coord)} {
+		if r != 0 && !slices.Contains(n.ended, r) {
+			n.ended = append(n.ended[max(len(n.ended)-7, 0):], r)
+		}
+	}
 	n.mu.Unlock()
 	n.live.reset()
 	if coord != nil {
@@ -615,3 +621,19 @@ func RunTag(run uint64) string { return fmt.Sprintf("%016x", run) }
 
 // runLog is the node's logger for the lines of one run.
 func (n *node) runLog(run uint64) *slog.Logger { return n.log.With("run", RunTag(run)) }
+
+// jobRun and coordRun are the run (attempt) of a job and of a
+// coordinator's assignment (0: none).
+func jobRun(j *jobState) uint64 {
+	if j == nil {
+		return 0
+	}
+	return j.task.Run
+}
+
+func coordRun(c *coordState) uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.assign.Run
+}

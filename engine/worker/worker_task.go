@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,14 @@ func (n *node) startTask(ctx context.Context, parent rmnp.PeerID, t WorkerTask) 
 		return fmt.Errorf("%w: task for %s sent to %s", ErrProtocol, t.Node, n.boot.Node)
 	}
 	n.mu.Lock()
+	if slices.Contains(n.ended, t.Run) {
+		// A task of an attempt that ended here, late: a frame left to
+		// finish in the background (sendWhole) may arrive after the next
+		// attempt's task, which it must not supersede.
+		n.mu.Unlock()
+		n.log.Info("engine: a task of an ended run dropped", "run", t.Run)
+		return nil
+	}
 	if n.job != nil && n.job.task.Run != t.Run {
 		// A new run while the end of the previous one is still on its way.
 		old := n.job.task.Run

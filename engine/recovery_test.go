@@ -155,6 +155,10 @@ func TestRunNoCheckpoints(t *testing.T) {
 // whole solution); async survivors' iteration counters never go back. GRIDTUI_RECOVERY_SIGNAL=STOP stops the worker instead
 // (recovered once its silence is judged); GRIDTUI_RECOVERY_APP=obstacle
 // or heat runs that application (repeatedProblem) instead of poisson.
+// GRIDTUI_RECOVERY_FIRST=200ms takes the first checkpoint that far into
+// the run (RunOptions.FirstCheckpoint) rather than the default 5 s, so
+// that the kills, which come in the first half of these runs, meet
+// checkpoints to restore rather than restart from the start.
 func TestRunRecoversRepeatedly(t *testing.T) {
 	runs, _ := strconv.Atoi(os.Getenv("GRIDTUI_RECOVERY_RUNS"))
 	if runs == 0 {
@@ -241,6 +245,13 @@ var repeatedProblem = map[string]map[string]string{
 func runWatched(t *testing.T, spec jobs.Spec, node string, sig syscall.Signal, after int) (*Report, func([]jobs.Recovery) []string, error) {
 	t.Helper()
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	if v := os.Getenv("GRIDTUI_RECOVERY_FIRST"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("GRIDTUI_RECOVERY_FIRST=%s: %v", v, err)
+		}
+		opt.FirstCheckpoint = d
+	}
 	faultAt(&opt, node, sig, after, nil)
 	w := newCounterWatch()
 	inject := opt.OnSnapshot

@@ -158,6 +158,14 @@ func restorePoint(dir, key string, ranks int, sync, orStart bool) (solve.Checkpo
 	return solve.CheckpointPlan{Restore: common[0]}, nil
 }
 
+// plan is an attempt's checkpoint plan: where from restores, with the
+// run's store, interval and key.
+func (rc *recoverer) plan(from solve.CheckpointPlan) *solve.CheckpointPlan {
+	cp := from
+	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.First, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.opt.FirstCheckpoint, rc.key
+	return &cp
+}
+
 // errNoCheckpointYet says that a rank has taken no checkpoint yet: a loss
 // then restarts every part of a synchronous run from the start (an
 // asynchronous or hybrid one restarts only the parts without one:
@@ -269,9 +277,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	}
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
 	next.start, next.ckptKey = s.start, rc.key
-	cp := from
-	cp.Dir, cp.Memory, cp.Every, cp.Auto, cp.First, cp.Run = rc.dir, rc.memory, rc.spec.Resilience.Every(), rc.spec.Resilience.Auto(), rc.opt.FirstCheckpoint, rc.key
-	next.ckpt = &cp
+	next.ckpt = rc.plan(from)
 	return next, nil
 }
 

@@ -179,7 +179,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	if rc.dir != "" || rc.memory {
 		rc.key = checkpointKey(spec.Name, s.run)
 		s.ckptKey = rc.key
-		s.ckpt = &solve.CheckpointPlan{Dir: rc.dir, Memory: rc.memory, Every: spec.Resilience.Every(), Auto: spec.Resilience.Auto(), First: opt.FirstCheckpoint, Run: rc.key}
+		s.ckpt = rc.plan(solve.CheckpointPlan{})
 	}
 	man := startManifest(in, s, rc, res, workers)
 	rep, runErr := s.execute(ctx)

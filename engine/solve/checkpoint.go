@@ -88,6 +88,7 @@ type checkpointWrite struct {
 	h    checkpoint.Header
 	data []byte
 	kept chan struct{} // closed once it is kept (nil: nobody waits)
+	warm int           // > 0: no checkpoint, prepare the next of this size
 }
 
 // startCheckpoints prepares s's checkpoints when its plan asks for them and
@@ -209,10 +210,59 @@ func (s *solver) loadDisk(c *checkpointer, want checkpoint.Header, it uint64, la
 // no part had converged yet.
 func (s *solver) maybeCheckpoint() {
 	c := s.ckpt
-	if c == nil || c.writes == nil || s.sigma < s.eps || !c.pace.due(s.iter) {
+	if c == nil || c.writes == nil || s.sigma < s.eps {
+		return
+	}
+	if !c.pace.due(s.iter) {
+		if c.pace.warmNow() {
+			s.warmCheckpoint()
+		}
 		return
 	}
 	s.takeCheckpoint(nil)
+}
+
+// warmCheckpoint asks the writer to prepare the part's first checkpoint
+// (prepare), which is near: it is dearer than the next ones, its buffers
+// fresh memory whose page faults, taken at the iteration boundary, would
+// hold up the part (and in a synchronous run every part) while it
+// serializes. When the writer is busy it is left to the checkpoint.
+func (s *solver) warmCheckpoint() {
+	c := s.ckpt
+	n := checkpoint.HeaderLen(s.header(c)) + max(c.size, c.sizeHint()) + 4
+	select {
+	case c.writes <- checkpointWrite{warm: n}:
+	default:
+	}
+}
+
+// prepare makes a buffer of n bytes for the next checkpoint, its pages
+// touched, and lets the CopyStore prepare its copy (Warm): all of it off
+// the iteration's path.
+func (c *checkpointer) prepare(n int) {
+	var b []byte
+	if c.copies != nil {
+		b = c.copies.Buffer(n)
+	}
+	if cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	touch(b[:n])
+	select {
+	case c.free <- b[:0]:
+	default:
+	}
+	if w, ok := c.copies.(interface{ Warm(n int) }); ok {
+		w.Warm(n)
+	}
+}
+
+// touch writes one byte of every page of b, so that the kernel maps them
+// now (a page fault each) rather than when the checkpoint is written.
+func touch(b []byte) {
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 0
+	}
 }
 
 // takeCheckpoint serializes the part at iteration s.iter and hands the
@@ -238,13 +288,12 @@ func (s *solver) takeCheckpoint(kept chan struct{}) bool {
 	hl := checkpoint.HeaderLen(h)
 	n := hl + max(c.size, c.sizeHint()) + 4
 	var b []byte
-	if c.copies != nil {
+	select {
+	case b = <-c.free: // the writer's, or one prepared
+	default:
+	}
+	if cap(b) < n && c.copies != nil {
 		b = c.copies.Buffer(n)
-	} else {
-		select {
-		case b = <-c.free:
-		default:
-		}
 	}
 	if cap(b) < n {
 		b = make([]byte, 0, n)
@@ -262,7 +311,7 @@ func (s *solver) takeCheckpoint(kept chan struct{}) bool {
 		// would read slow.
 		c.pace.took(s.iter, start, time.Since(start))
 	}
-	c.writes <- checkpointWrite{h, buf.Bytes(), kept}
+	c.writes <- checkpointWrite{h: h, data: buf.Bytes(), kept: kept}
 	s.res.Checkpoints++
 	return true
 }
@@ -282,6 +331,10 @@ func (c *checkpointer) sizeHint() int {
 func (c *checkpointer) writer() {
 	d := checkpoint.Dir{Path: c.plan.Dir, Keep: KeepCheckpoints}
 	for w := range c.writes {
+		if w.warm > 0 {
+			c.prepare(w.warm)
+			continue
+		}
 		start := time.Now()
 		enc, err := checkpoint.Seal(w.data, w.h)
 		if err == nil && c.copies != nil {

@@ -50,7 +50,14 @@ type pace struct {
 	t0        time.Time
 	firstStep int
 	after     time.Duration // FirstCheckpointAfter, or the plan's
+	warm      int8          // 1: the first is near, prepare it (warmNow); 2: prepared
 }
+
+// warmAhead is how far into the wait for the first checkpoint (auto) the
+// part prepares it (warmNow): its buffers faulted in, the buddy's link
+// opened, off the iteration's path and about a second before it. A run
+// that ends before that pays nothing for its checkpoints.
+const warmAhead = 3 // quarters of after
 
 // writeShare is how much a checkpoint costs the processors for each unit
 // of its writer's own time: the writer sees the sealing, the store and the
@@ -110,7 +117,14 @@ func (p *pace) dueFirst(it int) bool {
 	half := max(p.base/2, 1)
 	switch {
 	case p.firstStep > 0:
-		return it%p.firstStep == 0 && time.Since(p.t0) >= p.after
+		if it%p.firstStep != 0 {
+			return false
+		}
+		since := time.Since(p.t0)
+		if p.warm == 0 && since >= p.after*warmAhead/4 {
+			p.warm = 1
+		}
+		return since >= p.after
 	case it < half:
 		return false
 	case p.t0.IsZero():
@@ -121,6 +135,16 @@ func (p *pace) dueFirst(it int) bool {
 	}
 	p.firstStep = p.base * firstLevel(p.base, it-p.i0, time.Since(p.t0), p.after/8)
 	return it%p.firstStep == 0 && time.Since(p.t0) >= p.after
+}
+
+// warmNow reports, once, that the first checkpoint (auto) is near: the
+// part prepares it now (solver.warmCheckpoint).
+func (p *pace) warmNow() bool {
+	if p.warm != 1 {
+		return false
+	}
+	p.warm = 2
+	return true
 }
 
 // fixed is due for a part that checkpoints at its own boundaries (a

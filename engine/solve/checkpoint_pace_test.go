@@ -139,3 +139,38 @@ func TestPaceFirst(t *testing.T) {
 		t.Errorf("restored: timed from %d, step %d", r.i0, r.firstStep)
 	}
 }
+
+// TestPaceWarm: under Auto the part is told once, at a multiple of the
+// first step passed three quarters of the wait, to prepare the first
+// checkpoint; before that, never (a run that ends early pays nothing).
+func TestPaceWarm(t *testing.T) {
+	var p pace
+	p.init(200, true, time.Hour)
+	p.i0, p.firstStep = 100, 200
+	p.t0 = time.Now().Add(-30 * time.Minute)
+	if p.due(200) || p.warmNow() {
+		t.Fatal("half way: due or warm")
+	}
+	p.t0 = time.Now().Add(-50 * time.Minute)
+	if p.due(300) || p.warmNow() {
+		t.Fatal("warm between two multiples of the step")
+	}
+	if p.due(400) || !p.warmNow() {
+		t.Fatal("three quarters of the way, at a multiple: not warm")
+	}
+	if p.warmNow() {
+		t.Error("warm twice")
+	}
+	p.t0 = time.Now().Add(-2 * time.Hour)
+	if !p.due(600) || p.warmNow() {
+		t.Error("the first checkpoint not due after the wait, or warm again")
+	}
+	var f pace
+	f.init(25, false, 0)
+	for it := 1; it <= 100; it++ {
+		f.due(it)
+		if f.warmNow() {
+			t.Fatalf("fixed interval: warm at %d", it)
+		}
+	}
+}

@@ -158,6 +158,33 @@ func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
 	return nil
 }
 
+// Warm prepares the copy of a checkpoint of n bytes, which is near
+// (solve: the first): it links to the buddy and faults in the message's
+// buffer now, in the background, so that neither the link's handshake nor
+// the page faults of fresh memory come with the copy.
+func (j *jobCopies) Warm(n int) {
+	b := j.plan.Buddy
+	if b == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(j.ctx, copyTimeout)
+		defer cancel()
+		j.sendMu.Lock() // Save waits for it: one link, one buffer
+		defer j.sendMu.Unlock()
+		if _, err := linkHolder(ctx, j.n.ctrl, *b); err != nil {
+			return // Save links again and says why
+		}
+		if need := 3 + 8*copyReports + n; cap(j.msg) < need {
+			j.msg = make([]byte, need)
+			for i := 0; i < need; i += 4096 {
+				j.msg[i] = 0
+			}
+			j.msg = j.msg[:0]
+		}
+	}()
+}
+
 // hold records that iteration it is kept here and on the buddy. It keeps
 // the newest few and, further back, the newest multiple of each of Every·4,
 // Every·16, …: a synchronous recovery needs an iteration every rank holds,
@@ -446,16 +473,8 @@ func (n *node) fetchCopy(ctx context.Context, b solve.Holder, f copyFetch) ([]by
 func (n *node) onCopy(ctx context.Context, src rmnp.PeerID, t MsgType, body []byte) error {
 	switch t {
 	case MsgCopy:
-		pins, enc, err := decodeCopy(body)
-		if err != nil {
-			return err
-		}
 		// enc aliases the receive buffer: the store keeps its own bytes.
-		own := append(n.copies.mem.Buffer(len(enc)), enc...)
-		if _, err := n.copies.mem.Put(own, pins); err != nil {
-			return fmt.Errorf("engine: checkpoint copy from peer %d refused: %w", src, err)
-		}
-		return nil
+		return n.keepCopy(src, slices.Clone(body))
 	case MsgCopyFetch:
 		var f copyFetch
 		if err := DecodeBody(t, body, &f); err != nil {
@@ -479,6 +498,31 @@ func (n *node) onCopy(ctx context.Context, src rmnp.PeerID, t MsgType, body []by
 	default:
 	}
 	return nil
+}
+
+// keepCopy keeps a msgCopy's container (body, after the type), the bytes
+// themselves: the store owns body from then on, and the caller must not
+// reuse its buffer (recvLoop: recvBuffer).
+func (n *node) keepCopy(src rmnp.PeerID, body []byte) error {
+	pins, enc, err := decodeCopy(body)
+	if err != nil {
+		return err
+	}
+	if _, err := n.copies.mem.Put(enc, pins); err != nil {
+		return fmt.Errorf("engine: checkpoint copy from peer %d refused: %w", src, err)
+	}
+	return nil
+}
+
+// recvBufferSize is the control loop's first receive buffer's size.
+const recvBufferSize = 64 << 10
+
+// recvBuffer is the control loop's next receive buffer after it handed
+// its buffer to the store (keepCopy): one the store evicted when it has one,
+// else a new one of the loop's initial size.
+func (c *copyStore) recvBuffer() []byte {
+	b := c.mem.Buffer(recvBufferSize)
+	return b[:cap(b)]
 }
 
 // answerFetch sends src the copy it asked for, or why there is none.

@@ -253,7 +253,7 @@ func (n *node) close() {
 
 // recvLoop reads every control message and dispatches it.
 func (n *node) recvLoop(ctx context.Context) {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, recvBufferSize)
 	for {
 		src, kind, err := n.ctrl.Wait(ctx)
 		if err != nil {
@@ -267,6 +267,16 @@ func (n *node) recvLoop(ctx context.Context) {
 			continue
 		}
 		n.live.Seen(src)
+		if len(m) > 0 && MsgType(m[0]) == MsgCopy {
+			// A buddy's copy is kept in the buffer it was received into
+			// (no second copy, nor a second fresh buffer of its size); the
+			// loop goes on with another (keepCopy).
+			if err := n.keepCopy(src, m[1:]); err != nil {
+				n.log.Warn("engine: control message dropped", "from", src, "err", err)
+			}
+			buf = n.copies.recvBuffer()
+			continue
+		}
 		if err := n.dispatch(ctx, src, m); err != nil {
 			n.log.Warn("engine: control message dropped", "from", src, "err", err)
 		}

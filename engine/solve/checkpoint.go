@@ -89,6 +89,24 @@ type checkpointWrite struct {
 	data []byte
 	kept chan struct{} // closed once it is kept (nil: nobody waits)
 	warm int           // > 0: no checkpoint, prepare the next of this size
+	room int           // data[:room] is free for the copy's framing (framer)
+}
+
+// framer is a CopyStore that frames its copy's message in the room left
+// before the container (SaveFramed keeps buf[room:]), rather than copying
+// the container into a message of its own.
+type framer interface {
+	CopyRoom() int
+	SaveFramed(h checkpoint.Header, buf []byte, room int) error
+}
+
+// room is the room left before a checkpoint's container for its copy's
+// framing (0: the CopyStore does not frame).
+func (c *checkpointer) room() int {
+	if f, ok := c.copies.(framer); ok {
+		return f.CopyRoom()
+	}
+	return 0
 }
 
 // startCheckpoints prepares s's checkpoints when its plan asks for them and
@@ -229,7 +247,7 @@ func (s *solver) maybeCheckpoint() {
 // serializes. When the writer is busy it is left to the checkpoint.
 func (s *solver) warmCheckpoint() {
 	c := s.ckpt
-	n := checkpoint.HeaderLen(s.header(c)) + max(c.size, c.sizeHint()) + 4
+	n := c.room() + checkpoint.HeaderLen(s.header(c)) + max(c.size, c.sizeHint()) + 4
 	select {
 	case c.writes <- checkpointWrite{warm: n}:
 	default:
@@ -252,8 +270,8 @@ func (c *checkpointer) prepare(n int) {
 	case c.free <- b[:0]:
 	default:
 	}
-	if w, ok := c.copies.(interface{ Warm(n int) }); ok {
-		w.Warm(n)
+	if w, ok := c.copies.(interface{ Warm() }); ok {
+		w.Warm()
 	}
 }
 
@@ -285,7 +303,8 @@ func (s *solver) takeCheckpoint(kept chan struct{}) bool {
 	// header: no copy of the state, nor an allocation of its size once the
 	// buffers are in use.
 	h := s.header(c)
-	hl := checkpoint.HeaderLen(h)
+	room := c.room()
+	hl := room + checkpoint.HeaderLen(h)
 	n := hl + max(c.size, c.sizeHint()) + 4
 	var b []byte
 	select {
@@ -311,7 +330,7 @@ func (s *solver) takeCheckpoint(kept chan struct{}) bool {
 		// would read slow.
 		c.pace.took(s.iter, start, time.Since(start))
 	}
-	c.writes <- checkpointWrite{h: h, data: buf.Bytes(), kept: kept}
+	c.writes <- checkpointWrite{h: h, data: buf.Bytes(), room: room, kept: kept}
 	s.res.Checkpoints++
 	return true
 }
@@ -336,11 +355,17 @@ func (c *checkpointer) writer() {
 			continue
 		}
 		start := time.Now()
-		enc, err := checkpoint.Seal(w.data, w.h)
-		if err == nil && c.copies != nil {
+		data := w.data[w.room:]
+		enc, err := checkpoint.Seal(data, w.h)
+		f, framed := c.copies.(framer)
+		switch {
+		case err != nil || c.copies == nil:
+		case framed && w.room > 0 && cap(data) >= len(enc): // sealed in place
+			err = f.SaveFramed(w.h, w.data[:w.room+len(enc)], w.room) // the store keeps enc
+		default:
 			err = c.copies.Save(w.h, enc) // the store keeps enc
 		}
-		if c.plan.Dir != "" && len(enc) > len(w.data) { // sealed
+		if c.plan.Dir != "" && len(enc) > len(data) { // sealed
 			if _, derr := d.SaveEncoded(w.h, enc); derr != nil {
 				err = derr
 			}

@@ -128,15 +128,42 @@ func (j *jobCopies) pinned() []uint64 {
 // recovery on this node still finds them), but a loss of this node then
 // cannot be recovered, which the statuses show (held stays behind).
 func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
+	return j.save(h, enc, 0)
+}
+
+// SaveFramed is Save of the container buf[room:], whose message to the
+// buddy is framed in buf[:room] (frameCopy): no copy of the checkpoint,
+// nor a buffer of its size, for the message.
+func (j *jobCopies) SaveFramed(h checkpoint.Header, buf []byte, room int) error {
+	return j.save(h, buf, room)
+}
+
+// CopyRoom is the room SaveFramed wants before a container.
+func (j *jobCopies) CopyRoom() int { return copyRoom }
+
+// copyRoom is the room for a msgCopy's framing before its container: the
+// type, the count and up to 64 pins (more fall back to a copy).
+const copyRoom = 3 + 8*64
+
+// save keeps buf[room:] and sends it, framed in buf[:room] when room is
+// enough, else copied into the message's buffer.
+func (j *jobCopies) save(h checkpoint.Header, buf []byte, room int) error {
+	enc := buf[room:]
 	pins := j.pinned()
-	j.n.copies.mem.Keep(h, enc, pins)
+	j.n.copies.mem.KeepIn(h, enc, buf, pins)
 	if b := j.plan.Buddy; b != nil {
 		ctx, cancel := context.WithTimeout(j.ctx, copyTimeout)
 		j.sendMu.Lock()
-		j.msg = appendCopy(j.msg[:0], pins, enc) // the message's buffer is reused: Send is done with it on return
-		err := j.n.sendCopy(ctx, *b, j.msg)
-		if errors.Is(err, errLeftSending) {
-			j.msg = nil // still being sent (the job ended, or the buddy is slow): the next copy takes a new buffer
+		var err error
+		if m := frameCopy(buf, room, pins); m != nil {
+			// The store only reads enc: the framing before it is the message's.
+			err = j.n.sendCopy(ctx, *b, m)
+		} else {
+			j.msg = appendCopy(j.msg[:0], pins, enc) // the message's buffer is reused: Send is done with it on return
+			err = j.n.sendCopy(ctx, *b, j.msg)
+			if errors.Is(err, errLeftSending) {
+				j.msg = nil // still being sent (the job ended, or the buddy is slow): the next copy takes a new buffer
+			}
 		}
 		j.sendMu.Unlock()
 		cancel()
@@ -158,11 +185,11 @@ func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
 	return nil
 }
 
-// Warm prepares the copy of a checkpoint of n bytes, which is near
-// (solve: the first): it links to the buddy and faults in the message's
-// buffer now, in the background, so that neither the link's handshake nor
-// the page faults of fresh memory come with the copy.
-func (j *jobCopies) Warm(n int) {
+// Warm prepares the copy of a checkpoint, which is near (solve: the
+// first): it links to the buddy now, in the background, so that the
+// link's handshake does not come with the copy. (The copy's message is
+// framed in the checkpoint's buffer, SaveFramed: no buffer to prepare.)
+func (j *jobCopies) Warm() {
 	b := j.plan.Buddy
 	if b == nil {
 		return
@@ -172,16 +199,7 @@ func (j *jobCopies) Warm(n int) {
 		defer cancel()
 		j.sendMu.Lock() // Save waits for it: one link, one buffer
 		defer j.sendMu.Unlock()
-		if _, err := linkHolder(ctx, j.n.ctrl, *b); err != nil {
-			return // Save links again and says why
-		}
-		if need := 3 + 8*copyReports + n; cap(j.msg) < need {
-			j.msg = make([]byte, need)
-			for i := 0; i < need; i += 4096 {
-				j.msg[i] = 0
-			}
-			j.msg = j.msg[:0]
-		}
+		linkHolder(ctx, j.n.ctrl, *b) // on an error, Save links again and says why
 	}()
 }
 
@@ -427,6 +445,23 @@ func appendCopy(m []byte, pins []uint64, enc []byte) []byte {
 	return append(m, enc...)
 }
 
+// frameCopy writes the msgCopy of encodeCopy(pins, buf[room:]) in place:
+// its framing in the last bytes of buf[:room], and returns it (nil when
+// room is too small for the pins).
+func frameCopy(buf []byte, room int, pins []uint64) []byte {
+	head := 3 + 8*len(pins)
+	if room < head || len(pins) > 1<<16-1 {
+		return nil
+	}
+	m := buf[room-head:]
+	m[0] = byte(MsgCopy)
+	binary.LittleEndian.PutUint16(m[1:], uint16(len(pins)))
+	for i, it := range pins {
+		binary.LittleEndian.PutUint64(m[3+8*i:], it)
+	}
+	return m
+}
+
 // decodeCopy splits a msgCopy's body.
 func decodeCopy(body []byte) (pins []uint64, enc []byte, err error) {
 	if len(body) < 2 {
@@ -474,7 +509,8 @@ func (n *node) onCopy(ctx context.Context, src rmnp.PeerID, t MsgType, body []by
 	switch t {
 	case MsgCopy:
 		// enc aliases the receive buffer: the store keeps its own bytes.
-		return n.keepCopy(src, slices.Clone(body))
+		b := slices.Clone(body)
+		return n.keepCopy(src, b, b)
 	case MsgCopyFetch:
 		var f copyFetch
 		if err := DecodeBody(t, body, &f); err != nil {
@@ -501,14 +537,14 @@ func (n *node) onCopy(ctx context.Context, src rmnp.PeerID, t MsgType, body []by
 }
 
 // keepCopy keeps a msgCopy's container (body, after the type), the bytes
-// themselves: the store owns body from then on, and the caller must not
-// reuse its buffer (recvLoop: recvBuffer).
-func (n *node) keepCopy(src rmnp.PeerID, body []byte) error {
+// themselves: the store owns buf, the buffer body lies in, from then on,
+// and the caller must not reuse it (recvLoop: recvBuffer).
+func (n *node) keepCopy(src rmnp.PeerID, body, buf []byte) error {
 	pins, enc, err := decodeCopy(body)
 	if err != nil {
 		return err
 	}
-	if _, err := n.copies.mem.Put(enc, pins); err != nil {
+	if _, err := n.copies.mem.PutIn(enc, buf, pins); err != nil {
 		return fmt.Errorf("engine: checkpoint copy from peer %d refused: %w", src, err)
 	}
 	return nil

@@ -18,7 +18,7 @@ func TestKeepCopyInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := encodeCopy([]uint64{200}, enc)
-	if err := n.keepCopy(3, m[1:]); err != nil {
+	if err := n.keepCopy(3, m[1:], m); err != nil {
 		t.Fatal(err)
 	}
 	got := n.copies.mem.Encoded(h, 200, false)
@@ -36,7 +36,25 @@ func TestKeepCopyInPlace(t *testing.T) {
 		}
 	}
 	bad := encodeCopy(nil, enc[:len(enc)-1])
-	if err := n.keepCopy(3, bad[1:]); err == nil {
+	if err := n.keepCopy(3, bad[1:], bad); err == nil {
 		t.Error("a truncated copy kept")
+	}
+}
+
+// TestFrameCopy: a copy framed in place is the message encodeCopy makes;
+// too many pins for the room fall back (nil).
+func TestFrameCopy(t *testing.T) {
+	enc := []byte("GTCK container")
+	pins := []uint64{800, 400, 200}
+	buf := append(make([]byte, copyRoom), enc...)
+	m := frameCopy(buf, copyRoom, pins)
+	if !bytes.Equal(m, encodeCopy(pins, enc)) {
+		t.Fatalf("framed %q, want %q", m, encodeCopy(pins, enc))
+	}
+	if &m[len(m)-1] != &buf[len(buf)-1] {
+		t.Error("not framed in place")
+	}
+	if frameCopy(buf, copyRoom, make([]uint64, 65)) != nil {
+		t.Error("65 pins framed in the room of 64")
 	}
 }

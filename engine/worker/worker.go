@@ -271,7 +271,7 @@ func (n *node) recvLoop(ctx context.Context) {
 			// A buddy's copy is kept in the buffer it was received into
 			// (no second copy, nor a second fresh buffer of its size); the
 			// loop goes on with another (keepCopy).
-			if err := n.keepCopy(src, m[1:]); err != nil {
+			if err := n.keepCopy(src, m[1:], buf); err != nil {
 				n.log.Warn("engine: control message dropped", "from", src, "err", err)
 			}
 			buf = n.copies.recvBuffer()

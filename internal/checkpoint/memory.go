@@ -54,6 +54,7 @@ type memEntry struct {
 	it   uint64
 	at   time.Time
 	data []byte
+	buf  []byte // the buffer data lies in (KeepIn), spared whole when evicted
 }
 
 // NewMemory returns a store that keeps the newest keep checkpoints of each
@@ -73,17 +74,29 @@ func max2(n int) int { return max(n, 2) }
 // pinned (nil: the previous pins stay): the ones the worker last reported,
 // which a recovery may ask for.
 func (m *Memory) Put(data []byte, pinned []uint64) (Header, error) {
+	return m.PutIn(data, data, pinned)
+}
+
+// PutIn is Put of data lying in buf (a received message's buffer, after
+// its framing): the store owns buf, and reuses all of it once it evicts
+// data (Buffer).
+func (m *Memory) PutIn(data, buf []byte, pinned []uint64) (Header, error) {
 	h, _, err := Parse(data, m.max)
 	if err != nil {
 		return Header{}, err
 	}
-	m.Keep(h, data, pinned)
+	m.KeepIn(h, data, buf, pinned)
 	return h, nil
 }
 
 // Keep is Put of a container this process encoded under h (not read
 // again: the worker's own checkpoints, which Load checks when it restores).
-func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
+func (m *Memory) Keep(h Header, data []byte, pinned []uint64) { m.KeepIn(h, data, data, pinned) }
+
+// KeepIn is Keep of data lying in buf (after room for a message's
+// framing, PutIn): the store owns buf, and reuses all of it once it
+// evicts data (Buffer).
+func (m *Memory) KeepIn(h Header, data, buf []byte, pinned []uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if h.Run != m.run {
@@ -94,7 +107,7 @@ func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
 	}
 	es := slices.DeleteFunc(m.byRk[h.Rank], func(e memEntry) bool { return e.it == h.Iteration })
 	now := time.Now()
-	es = slices.Insert(es, 0, memEntry{h.Iteration, now, data})
+	es = slices.Insert(es, 0, memEntry{h.Iteration, now, data, buf})
 	slices.SortStableFunc(es, func(a, b memEntry) int {
 		switch {
 		case a.it > b.it:
@@ -117,7 +130,7 @@ func (m *Memory) Keep(h Header, data []byte, pinned []uint64) {
 		// in place holds kept entries too (an evicted one before a kept
 		// one), whose buffers must never be handed out.
 		if len(m.spare) < spares {
-			m.spare = append(m.spare, e.data)
+			m.spare = append(m.spare, e.buf)
 		}
 	}
 	clear(es[len(kept):])
@@ -171,7 +184,7 @@ func (m *Memory) DropAfter(run string, rank int, it uint64) {
 			return false
 		}
 		if len(m.spare) < spares {
-			m.spare = append(m.spare, e.data)
+			m.spare = append(m.spare, e.buf)
 		}
 		return true
 	})

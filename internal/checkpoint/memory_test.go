@@ -233,3 +233,28 @@ func TestMemoryDropAfter(t *testing.T) {
 		t.Fatalf("newest: %q %v, want the checkpoint after the restart", payload, err)
 	}
 }
+
+// TestMemoryKeepIn: a container kept in a larger buffer (after a message's
+// framing) is handed back whole once evicted, so that the next one of the
+// same size fits it again.
+func TestMemoryKeepIn(t *testing.T) {
+	m := NewMemory(2, 0)
+	h := Header{Run: "r1", Rank: 1, Ranks: 4}
+	const room = 100
+	var first []byte
+	for it := uint64(1); it <= 3; it++ {
+		h.Iteration = it
+		enc := encoded(t, h, "part 1")
+		buf := append(make([]byte, room, room+len(enc)), enc...)
+		if it == 1 {
+			first = buf
+		}
+		if _, err := m.PutIn(buf[room:], buf, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := m.Buffer(room + len(encoded(t, h, "part 1")))
+	if cap(b) != cap(first) || &b[:1][0] != &first[0] {
+		t.Fatalf("the evicted buffer not handed back whole: cap %d, want %d", cap(b), cap(first))
+	}
+}

@@ -52,6 +52,7 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 		}
 		step = max(step, n)
 	}
+	step = stepReached(s, gone, held, step)
 	from.Step, from.StepFrom = step, make([]uint64, len(s.plan.Ranks))
 	for r := range s.plan.Ranks {
 		st := s.statuses[r]
@@ -60,6 +61,31 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 		}
 	}
 	return from, nil
+}
+
+// stepReached lowers step to the newest a lost part can be restored into
+// from the copy its holder keeps (held): that copy's step, or the next
+// when the copy is that step's end (checkpoint.Header.End). A part votes
+// for a step's end only once its copy of it is kept, so the lost parts
+// reach the survivors' step, unless that copy failed to reach the buddy
+// (solve's stepCheckpoint). Every part then restarts in the lost part's
+// step: the survivors at their start of it (StepFrom), going back.
+func stepReached(s *submission, gone []string, held map[int]checkpoint.Header, step int) int {
+	for r, name := range s.plan.Ranks {
+		h, ok := held[r]
+		if !ok || !slices.Contains(gone, name) {
+			continue
+		}
+		reach := h.Step
+		if h.End {
+			reach++
+		}
+		if reach < step && s.logf != nil {
+			s.logf(name, "rank %d's newest copy (iteration %d) is of step %d, not its end: every part restarts in step %d", r, h.Iteration, h.Step+1, reach+1)
+		}
+		step = min(step, reach)
+	}
+	return step
 }
 
 // fromStart sets from.OrStart to the ranks that reported no checkpoint

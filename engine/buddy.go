@@ -120,8 +120,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		if len(st.Copies) == 0 && !sync {
 			// From the start, or where it stopped (stepPoint's OrStart):
 			// nothing of it is lost. A lost one's buddy may hold a copy its
-			// statuses did not report yet: asked in a task of several steps
-			// (askHeld), and read when it does.
+			// statuses did not report yet: asked (askHeld, in a task of one
+			// step too), and read when it does.
 			if slices.Contains(gone, name) {
 				holders[r] = copyHolders(s, r, b, gone)
 			}
@@ -151,7 +151,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		from, err := stepPoint(s, gone, s.askHeld(gone, holders))
 		for _, r := range from.OrStart {
 			if slices.Contains(gone, s.plan.Ranks[r]) {
-				delete(holders, r) // its buddy was asked (askHeld) and held none: from the start, as its record says
+				delete(holders, r) // its holders, asked (askHeld), held none or did not answer: from the start, as its record says
 			}
 		}
 		return from, holders, err

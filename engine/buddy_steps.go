@@ -144,14 +144,20 @@ const (
 // (they pass through it), and a restore step picked from them alone sent
 // the survivors back to their step's start (issue 36). A part whose
 // holders do not answer keeps what its statuses said; a newest state is
-// never past the part's true one, so the step stays sound.
+// never past the part's true one, so the step stays sound. In a task of
+// one step it asks only for the lost parts that reported no copy (a copy
+// can reach the buddy before a status says so): one whose holder keeps a
+// copy restores from it rather than from the start (fromStart). Such a
+// part's newest checkpoint on disk, when the run writes there and no
+// holder answered, counts too: its restore reads it.
 func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[int]checkpoint.Header {
 	if s.ckpt == nil || len(s.plan.Ranks) == 0 {
 		return nil
 	}
+	steps := true
 	for r := range s.plan.Ranks {
 		if len(s.statuses[r].StepStarts) == 0 {
-			return nil // one step, or not known: the step does not matter
+			steps = false // one step, or not known: the step does not matter
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
@@ -172,10 +178,13 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 	for _, r := range order {
 		name := s.plan.Ranks[r]
 		ask := holders[r]
-		if !slices.Contains(gone, name) {
-			if !where {
-				continue
-			}
+		lost, none := slices.Contains(gone, name), len(s.statuses[r].Copies) == 0
+		switch {
+		case !steps && !(lost && none):
+			continue
+		case !lost && !where:
+			continue
+		case !lost:
 			ask = []solve.Holder{s.holder(name)} // where it stopped (solve's lastCheckpoint)
 		}
 		for _, b := range ask {
@@ -207,6 +216,11 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 				s.logf(name, "rank %d's newest copy, on %s, is of step %d (iteration %d), later than its statuses said", r, b.Node, h.Step+1, h.Iteration)
 			}
 			break
+		}
+		if _, ok := held[r]; !ok && lost && none && s.ckpt.Dir != "" {
+			if h, err := (checkpoint.Dir{Path: s.ckpt.Dir}).NewestHeader(s.ckpt.Run, r); err == nil {
+				held[r] = h // read from the disk when no holder has it
+			}
 		}
 	}
 	return held

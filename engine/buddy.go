@@ -120,8 +120,8 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		if len(st.Copies) == 0 && !sync {
 			// From the start, or where it stopped (stepPoint's OrStart):
 			// nothing of it is lost. A lost one's buddy may hold a copy its
-			// statuses did not report yet: asked in a task of several steps
-			// (askHeld), and read when it does.
+			// statuses did not report yet: asked (askHeld, in a task of one
+			// step too), and read when it does.
 			if slices.Contains(gone, name) {
 				holders[r] = copyHolders(s, r, b, gone)
 			}
@@ -151,7 +151,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		from, err := stepPoint(s, gone, s.askHeld(gone, holders))
 		for _, r := range from.OrStart {
 			if slices.Contains(gone, s.plan.Ranks[r]) {
-				delete(holders, r) // its buddy was asked (askHeld) and held none: from the start, as its record says
+				delete(holders, r) // its holders, asked (askHeld), held none or did not answer: from the start, as its record says
 			}
 		}
 		return from, holders, err
@@ -195,6 +195,9 @@ func commonIteration(lists [][]uint64, reach []uint64, every []interval) (uint64
 	for _, l := range lists {
 		cands = append(cands, l...)
 	}
+	if k, ok := newestCommon(reach, every); ok {
+		cands = append(cands, k) // in no list the statuses gave yet (they lag, and thin out)
+	}
 	slices.Sort(cands)
 	for i := len(cands) - 1; i >= 0; i-- {
 		it := cands[i]
@@ -207,6 +210,62 @@ func commonIteration(lists [][]uint64, reach []uint64, every []interval) (uint64
 		}
 	}
 	return 0, false
+}
+
+// newestCommon is the newest iteration every rank surely took a checkpoint
+// of by its interval (a common multiple of every interval, after each
+// rank chose its own) no later than its reach: none when a rank's
+// interval is unknown.
+func newestCommon(reach []uint64, every []interval) (uint64, bool) {
+	if len(every) == 0 || len(reach) < len(every) {
+		return 0, false
+	}
+	l, since, hi := uint64(1), uint64(0), reach[0]
+	for r, e := range every {
+		if e.every == 0 {
+			return 0, false
+		}
+		l = l / gcd(l, e.every) * e.every
+		since, hi = max(since, e.since), min(hi, reach[r])
+	}
+	k := hi / l * l
+	return k, k > since && k > 0
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// commonTaken is, in a synchronous run, the first iteration every rank
+// surely took a checkpoint of by its interval (takenEvery) and progress
+// (its last status; a lost rank's less two intervals, its write on the
+// way): when the ranks share no checkpoint, they lost that one (the disk
+// keeps each rank's newest few) rather than took none yet, and restarting
+// from the start would silently drop the work it held.
+func commonTaken(s *submission, gone []string) (uint64, bool) {
+	every := takenEvery(s)
+	reach := make([]uint64, len(every))
+	l, since := uint64(1), uint64(0)
+	for r, e := range every {
+		if e.every == 0 || r >= len(s.statuses) {
+			return 0, false
+		}
+		st := s.statuses[r]
+		if st.Iteration > 0 && st.Sigma < s.plan.Task.Eps {
+			return 0, false // it may have skipped checkpoints (maybeCheckpoint)
+		}
+		reach[r] = uint64(max(st.Iteration, 0))
+		if slices.Contains(gone, s.plan.Ranks[r]) {
+			reach[r] -= min(reach[r], 2*e.every)
+		}
+		l = l / gcd(l, e.every) * e.every
+		since = max(since, e.since)
+	}
+	k := (since/l + 1) * l
+	return k, len(every) > 0 && k <= slices.Min(reach)
 }
 
 // interval is a rank's checkpoint interval: every multiple of every after
@@ -320,6 +379,15 @@ func (rc *recoverer) restoreFrom(s *submission, gone []string) (solve.Checkpoint
 		merr = err
 	}
 	from, err := restorePoint(rc.dir, rc.key, len(s.plan.Ranks), sync, true)
+	if k, ok := commonTaken(s, gone); ok && sync && errors.Is(err, errNoCommonCheckpoint) {
+		// Not before the first common checkpoint: its files are gone, and
+		// the run fails saying so rather than restart from the start.
+		err = fmt.Errorf("the ranks' checkpoints on disk share no iteration any more, though every part took iteration %d (each keeps its newest %d)", k, solve.KeepCheckpoints)
+		if merr != nil {
+			err = fmt.Errorf("%w (in memory: %v)", err, merr)
+		}
+		return from, nil, err
+	}
 	if err != nil && merr != nil {
 		err = fmt.Errorf("%w (in memory: %w)", err, merr)
 	}

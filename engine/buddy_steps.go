@@ -52,6 +52,7 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 		}
 		step = max(step, n)
 	}
+	step = stepReached(s, gone, held, step)
 	from.Step, from.StepFrom = step, make([]uint64, len(s.plan.Ranks))
 	for r := range s.plan.Ranks {
 		st := s.statuses[r]
@@ -60,6 +61,31 @@ func stepPoint(s *submission, gone []string, held map[int]checkpoint.Header) (so
 		}
 	}
 	return from, nil
+}
+
+// stepReached lowers step to the newest a lost part can be restored into
+// from the copy its holder keeps (held): that copy's step, or the next
+// when the copy is that step's end (checkpoint.Header.End). A part votes
+// for a step's end only once its copy of it is kept, so the lost parts
+// reach the survivors' step, unless that copy failed to reach the buddy
+// (solve's stepCheckpoint). Every part then restarts in the lost part's
+// step: the survivors at their start of it (StepFrom), going back.
+func stepReached(s *submission, gone []string, held map[int]checkpoint.Header, step int) int {
+	for r, name := range s.plan.Ranks {
+		h, ok := held[r]
+		if !ok || !slices.Contains(gone, name) {
+			continue
+		}
+		reach := h.Step
+		if h.End {
+			reach++
+		}
+		if reach < step && s.logf != nil {
+			s.logf(name, "rank %d's newest copy (iteration %d) is of step %d, not its end: every part restarts in step %d", r, h.Iteration, h.Step+1, reach+1)
+		}
+		step = min(step, reach)
+	}
+	return step
 }
 
 // fromStart sets from.OrStart to the ranks that reported no checkpoint
@@ -118,14 +144,20 @@ const (
 // (they pass through it), and a restore step picked from them alone sent
 // the survivors back to their step's start (issue 36). A part whose
 // holders do not answer keeps what its statuses said; a newest state is
-// never past the part's true one, so the step stays sound.
+// never past the part's true one, so the step stays sound. In a task of
+// one step it asks only for the lost parts that reported no copy (a copy
+// can reach the buddy before a status says so): one whose holder keeps a
+// copy restores from it rather than from the start (fromStart). Such a
+// part's newest checkpoint on disk, when the run writes there and no
+// holder answered, counts too: its restore reads it.
 func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[int]checkpoint.Header {
 	if s.ckpt == nil || len(s.plan.Ranks) == 0 {
 		return nil
 	}
+	steps := true
 	for r := range s.plan.Ranks {
 		if len(s.statuses[r].StepStarts) == 0 {
-			return nil // one step, or not known: the step does not matter
+			steps = false // one step, or not known: the step does not matter
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
@@ -146,10 +178,13 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 	for _, r := range order {
 		name := s.plan.Ranks[r]
 		ask := holders[r]
-		if !slices.Contains(gone, name) {
-			if !where {
-				continue
-			}
+		lost, none := slices.Contains(gone, name), len(s.statuses[r].Copies) == 0
+		switch {
+		case !steps && !(lost && none):
+			continue
+		case !lost && !where:
+			continue
+		case !lost:
 			ask = []solve.Holder{s.holder(name)} // where it stopped (solve's lastCheckpoint)
 		}
 		for _, b := range ask {
@@ -181,6 +216,11 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 				s.logf(name, "rank %d's newest copy, on %s, is of step %d (iteration %d), later than its statuses said", r, b.Node, h.Step+1, h.Iteration)
 			}
 			break
+		}
+		if _, ok := held[r]; !ok && lost && none && s.ckpt.Dir != "" {
+			if h, err := (checkpoint.Dir{Path: s.ckpt.Dir}).NewestHeader(s.ckpt.Run, r); err == nil {
+				held[r] = h // read from the disk when no holder has it
+			}
 		}
 	}
 	return held

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -150,5 +152,69 @@ func TestMemoryPointBothLost(t *testing.T) {
 	s.statuses[3].NoCheckpoints = true
 	if _, _, err = memoryPoint(s, []string{"a1"}, false); err == nil || !strings.Contains(err.Error(), "no checkpoints") {
 		t.Fatalf("application without checkpoints: %v", err)
+	}
+}
+
+// TestCommonIterationUnreported: the newest multiple of every rank's
+// interval within its reach is a rollback point even when no rank's
+// statuses named it yet (they lag, and thin out the older copies). Before,
+// such ranks shared no reported copy and the run restarted from the start.
+func TestCommonIterationUnreported(t *testing.T) {
+	// Rank 1 (every 3200) reported only 9600, past rank 0's reach.
+	lists := [][]uint64{{4000, 3800, 3600, 3400}, {9600}}
+	every := []interval{{200, 0}, {3200, 0}}
+	if got, ok := commonIteration(lists, []uint64{6500, 6500}, every); !ok || got != 6400 {
+		t.Errorf("reach 6500 each: %d %v, want 6400 (a multiple of 3200 both took)", got, ok)
+	}
+	// A lost rank 0 whose copies fell behind (reach 0): its reported ones only.
+	if got, ok := commonIteration(lists, []uint64{0, 7000}, every); ok {
+		t.Errorf("rank 0 reaching nothing: %d, want no common iteration", got)
+	}
+	// An interval not known yet: only the reported copies.
+	if _, ok := commonIteration(lists, []uint64{6500, 6500}, []interval{{200, 0}, {}}); ok {
+		t.Error("rank 1's interval unknown: a common iteration was made up")
+	}
+	// Chosen at 6500: 6400 is no checkpoint of rank 1.
+	if _, ok := commonIteration(lists, []uint64{6500, 6500}, []interval{{200, 0}, {3200, 6500}}); ok {
+		t.Error("rank 1 chose its interval after 6400: a common iteration was made up")
+	}
+}
+
+// TestRestoreFromDiskLostCommon: a synchronous run whose ranks' files on
+// disk share no iteration fails saying so when every rank surely took a
+// common one (the disk keeps each rank's newest few: a rank every 200
+// holds no multiple of another's 3200), and restarts from the start only
+// before any common one was taken (errNoCommonCheckpoint). Before, it
+// restarted from the start in both cases, its record saying no checkpoint.
+func TestRestoreFromDiskLostCommon(t *testing.T) {
+	dir := t.TempDir()
+	d := checkpoint.Dir{Path: dir, Keep: solve.KeepCheckpoints}
+	save := func(r int, its ...uint64) {
+		for _, it := range its {
+			if _, err := d.Save(checkpoint.Header{Run: "k", Rank: r, Ranks: 2, Iteration: it}, []byte("state")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	save(0, 3400, 3600, 3800, 4000)
+	save(1, 3200)
+	rc := &recoverer{spec: jobs.Spec{Scheme: jobs.Synchronous}, dir: dir, key: "k"}
+	s := &submission{plan: &Plan{Ranks: []string{"a1", "b1"}}, statuses: make([]solve.NodeStatus, 2)}
+	s.plan.Task.Eps = 1e-9
+	s.statuses[0] = solve.NodeStatus{Iteration: 4000, Sigma: 1, CheckpointEvery: 200}
+	s.statuses[1] = solve.NodeStatus{Iteration: 4000, Sigma: 1, CheckpointEvery: 3200}
+	_, _, err := rc.restoreFrom(s, []string{"a1"})
+	if err == nil || errors.Is(err, errNoCommonCheckpoint) || !strings.Contains(err.Error(), "3200") {
+		t.Fatalf("common 3200 taken, its files gone: %v, want a failure naming 3200 (not a restart from the start)", err)
+	}
+	// Rank 1 has not reached 3200 by its statuses: no common one yet.
+	s.statuses[1].Iteration = 3100
+	if _, _, err = rc.restoreFrom(s, []string{"a1"}); !errors.Is(err, errNoCommonCheckpoint) {
+		t.Fatalf("before the first common checkpoint: %v, want errNoCommonCheckpoint (from the start)", err)
+	}
+	// An interval not known yet (no status said it): the same.
+	s.statuses[1].Iteration, s.statuses[1].CheckpointEvery = 4000, 0
+	if _, _, err = rc.restoreFrom(s, []string{"a1"}); !errors.Is(err, errNoCommonCheckpoint) {
+		t.Fatalf("interval unknown: %v, want errNoCommonCheckpoint", err)
 	}
 }

@@ -381,14 +381,27 @@ type placement struct{ node, how string }
 
 // replace finds the nodes that take the lost nodes' parts: spares (live
 // workers of the job outside the plan), else workers restarted on the lost
-// nodes' hosts. The lost workers are stopped first.
+// nodes' hosts. The lost workers are killed first; a worker restarted on a
+// lost node's host is handed back only once the lost one is gone (bounded
+// as stopLost is), since both are the same peer on the control plane: a
+// survivor's link to a lost worker that was stopped (SIGSTOP) or is slow
+// to die stays up, and rmnp sends on a peer's oldest link, so the new
+// attempt's task, assignment or fetch would go to the old process and be
+// lost with it — the new worker, never given its task, silent until
+// StartupTimeout named it lost again.
 func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) (map[string]placement, error) {
 	var keep []*deploy.Worker
 	hosts := map[string]inventory.Host{}
+	stopped := map[string]chan struct{}{}
 	for _, w := range *rc.workers {
 		if slices.Contains(gone, w.Host.Name) {
 			hosts[w.Host.Name] = w.Host
-			go stopLost(w)
+			c := make(chan struct{})
+			stopped[w.Host.Name] = c
+			go func() {
+				stopLost(w)
+				close(c)
+			}()
 			continue
 		}
 		keep = append(keep, w)
@@ -441,6 +454,11 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	*rc.workers = append(*rc.workers, started...)
 	if rc.opt.OnWorkers != nil {
 		rc.opt.OnWorkers(*rc.workers)
+	}
+	for _, h := range restart {
+		if c := stopped[h.Name]; c != nil {
+			<-c // the new worker started meanwhile
+		}
 	}
 	return moved, nil
 }

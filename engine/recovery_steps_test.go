@@ -111,15 +111,45 @@ func TestStepPointHeld(t *testing.T) {
 		t.Fatalf("statuses only: %+v %v, want step 3 (2 advanced), a2 and b1 where they stood", from, err)
 	}
 	// Its holder keeps the end of step 2 (1150): the same plan.
-	held := map[int]checkpoint.Header{0: {Rank: 0, Iteration: 1150, Step: 1}}
+	held := map[int]checkpoint.Header{0: {Rank: 0, Iteration: 1150, Step: 1, End: true}}
 	if from, err = stepPoint(s, []string{"a1"}, held); err != nil || from.Step != 2 || !slices.Equal(from.StepFrom, []uint64{0, 1100, 1200}) {
 		t.Fatalf("held end of step 2: %+v %v, want step 3", from, err)
 	}
-	// b1 stopped in step 4 (its statuses had not said so yet): every part
-	// goes there, a2 from its end of step 3, b1 where it stood.
+	// b1 stopped in step 4 (its statuses had not said so yet), and so
+	// a1's holder keeps a1's end of step 3: every part goes there, a1 and
+	// a2 from their ends of step 3, b1 where it stood.
 	held[2] = checkpoint.Header{Rank: 2, Iteration: 1900, Step: 3}
+	held[0] = checkpoint.Header{Rank: 0, Iteration: 1700, Step: 2, End: true}
 	if from, err = stepPoint(s, []string{"a1"}, held); err != nil || from.Step != 3 || !slices.Equal(from.StepFrom, []uint64{0, 0, 0}) {
 		t.Fatalf("b1 further on: %+v %v, want step 4 (3 advanced)", from, err)
+	}
+}
+
+// TestStepPointEndNotKept: a lost part's holder keeps a copy of the step
+// before the survivors' that is not that step's end (its end failed to
+// reach the buddy, and the part voted and went on all the same): it
+// cannot be advanced into the survivors' step, so every part restarts in
+// the lost part's step, the survivors at their start of it. Before, the
+// plan was the survivors' step, and the lost part's older copy was
+// advanced unfinished (its start of the step unknown) or refused.
+func TestStepPointEndNotKept(t *testing.T) {
+	s := &submission{spec: jobs.Spec{App: "heat", Scheme: jobs.Asynchronous},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1"}},
+		statuses: make([]solve.NodeStatus, 3)}
+	// a1 lost, its statuses say copy 950 of step 2 (begun at 900); a2 and
+	// b1 are in step 3 (begun at 1100 and 1200), step 2 begun at 900, 800.
+	s.statuses[0] = solve.NodeStatus{Copies: []uint64{950}, StepStarts: []uint64{0, 900}, StepBase: 0}
+	s.statuses[1] = solve.NodeStatus{Copies: []uint64{1100}, StepStarts: []uint64{900, 1100}, StepBase: 1}
+	s.statuses[2] = solve.NodeStatus{Copies: []uint64{1200}, StepStarts: []uint64{800, 1200}, StepBase: 1}
+	held := map[int]checkpoint.Header{0: {Rank: 0, Iteration: 1000, Step: 1}}
+	from, err := stepPoint(s, []string{"a1"}, held)
+	if err != nil || from.Step != 1 || !slices.Equal(from.StepFrom, []uint64{900, 900, 800}) {
+		t.Fatalf("end not kept: %+v %v, want every part in step 2 (1 advanced), from 900, 900, 800", from, err)
+	}
+	// The same copy, the end of step 2: every part in step 3.
+	held[0] = checkpoint.Header{Rank: 0, Iteration: 1000, Step: 1, End: true}
+	if from, err = stepPoint(s, []string{"a1"}, held); err != nil || from.Step != 2 || !slices.Equal(from.StepFrom, []uint64{0, 1100, 1200}) {
+		t.Fatalf("end kept: %+v %v, want step 3 (2 advanced)", from, err)
 	}
 }
 

@@ -363,6 +363,10 @@ func stopWorkers(workers []*deploy.Worker, lost map[string]bool, silent string) 
 	wg.Wait()
 }
 
+// lostLinger holds back the kill of a lost worker: tests make it linger as
+// a stopped process on a crowded host does, gone seconds after SIGKILL.
+var lostLinger time.Duration
+
 // stopLost kills a lost worker (Stop with an ended context closes its stdin
 // and kills it without waiting) and waits at most lostStopTimeout for it to
 // end. Stop runs on its own: on a cut-off host even closing the
@@ -371,6 +375,7 @@ func stopWorkers(workers []*deploy.Worker, lost map[string]bool, silent string) 
 // for until its process is gone, at most stopTimeout: on a crowded host its
 // last threads may wait seconds to be scheduled for their exit.
 func stopLost(w *deploy.Worker) {
+	time.Sleep(lostLinger)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	go w.Stop(ctx)

@@ -1,6 +1,10 @@
 package solve
 
-import "github.com/gridtui/gridtui/internal/checkpoint"
+import (
+	"errors"
+
+	"github.com/gridtui/gridtui/internal/checkpoint"
+)
 
 // Holder is a node that may hold a part's checkpoints in memory: its name
 // and its control endpoint's addresses (Ethernet first).
@@ -17,8 +21,9 @@ type Holder struct {
 type CopyStore interface {
 	// Save keeps the encoded checkpoint (checkpoint.Append or Seal) of h
 	// on this node, the bytes themselves (encoded is the store's from then
-	// on), and sends a copy to the buddy. An error (no buddy reachable)
-	// leaves the local copy kept.
+	// on), and sends a copy to the buddy. An error wrapping ErrNotCopied
+	// (the buddy could not be reached, or did not take the copy in time)
+	// leaves the local copy kept, and the part's next checkpoints go on.
 	Save(h checkpoint.Header, encoded []byte) error
 	// Load returns want.Rank's checkpoint of iteration it (latest: the
 	// newest), checked against want: from this node's memory first, else
@@ -35,6 +40,10 @@ type CopyStore interface {
 	// then says so when a loss cannot be recovered.
 	None(app string)
 }
+
+// ErrNotCopied is what a CopyStore's Save wraps when it kept the
+// checkpoint here but not on the buddy.
+var ErrNotCopied = errors.New("engine: checkpoint copy not kept by the buddy")
 
 // restoreCopy reads the part's checkpoint from its CopyStore.
 func (s *solver) restoreCopy(c *checkpointer, want checkpoint.Header) (checkpoint.Header, []byte, error) {

@@ -67,7 +67,8 @@ type checkpointer struct {
 	plan     CheckpointPlan
 	part     gridapp.Checkpointer
 	identity [32]byte
-	step     int // outer steps advanced past
+	step     int  // outer steps advanced past
+	atEnd    bool // between the step's end checkpoint and the advance: Header.End
 	writes   chan checkpointWrite
 	done     chan error
 	buf      bytes.Buffer
@@ -87,9 +88,9 @@ const KeepCheckpoints = 4
 type checkpointWrite struct {
 	h    checkpoint.Header
 	data []byte
-	kept chan struct{} // closed once it is kept (nil: nobody waits)
-	warm int           // > 0: no checkpoint, prepare the next of this size
-	room int           // data[:room] is free for the copy's framing (framer)
+	kept chan error // told once it is kept, or why not (nil: nobody waits)
+	warm int        // > 0: no checkpoint, prepare the next of this size
+	room int        // data[:room] is free for the copy's framing (framer)
 }
 
 // framer is a CopyStore that frames its copy's message in the room left
@@ -148,7 +149,7 @@ func (s *solver) startCheckpoints(identity [32]byte) error {
 // header is the header of this part's checkpoint of now.
 func (s *solver) header(c *checkpointer) checkpoint.Header {
 	return checkpoint.Header{Run: c.plan.Run, Identity: c.identity, Rank: s.t.Rank, Ranks: s.t.Ranks,
-		Step: c.step, Iteration: uint64(s.iter)}
+		Step: c.step, Iteration: uint64(s.iter), End: c.atEnd}
 }
 
 // restore reads the part's checkpoint of the plan's iteration (or its
@@ -284,9 +285,9 @@ func touch(b []byte) {
 }
 
 // takeCheckpoint serializes the part at iteration s.iter and hands the
-// bytes to the writer, which closes kept (when not nil) once it is kept.
-// It says whether it did.
-func (s *solver) takeCheckpoint(kept chan struct{}) bool {
+// bytes to the writer, which tells kept (when not nil, with room for one)
+// once it is kept, or why not. It says whether it did.
+func (s *solver) takeCheckpoint(kept chan error) bool {
 	c := s.ckpt
 	stop := func(err error) {
 		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("checkpoints stopped at iteration %d: %s", s.iter, Bare(err.Error())))
@@ -362,8 +363,16 @@ func (c *checkpointer) writer() {
 		case err != nil || c.copies == nil:
 		case framed && w.room > 0 && cap(data) >= len(enc): // sealed in place
 			err = f.SaveFramed(w.h, w.data[:w.room+len(enc)], w.room) // the store keeps enc
+			if errors.Is(err, ErrNotCopied) && w.kept != nil {
+				// A step's end: once more, copied (the first frame may
+				// still be on its way, and its framing is not rewritten).
+				err = c.copies.Save(w.h, enc)
+			}
 		default:
 			err = c.copies.Save(w.h, enc) // the store keeps enc
+			if errors.Is(err, ErrNotCopied) && w.kept != nil {
+				err = c.copies.Save(w.h, enc) // a step's end: once more
+			}
 		}
 		if c.plan.Dir != "" && len(enc) > len(data) { // sealed
 			if _, derr := d.SaveEncoded(w.h, enc); derr != nil {
@@ -372,7 +381,10 @@ func (c *checkpointer) writer() {
 		}
 		c.pace.written(time.Since(start))
 		if w.kept != nil {
-			close(w.kept)
+			w.kept <- err
+		}
+		if errors.Is(err, ErrNotCopied) {
+			err = nil // kept here: the next checkpoints go on, and may reach the buddy
 		}
 		if err != nil {
 			select {

@@ -20,7 +20,11 @@ import (
 // checkpoint is the previous step's end is restored from it and advanced
 // (restoreStep), one in that step resumes where it stood, and one whose
 // newest checkpoint is of a later step (the submitter did not know it)
-// restarts from that step's start, the end of the step before.
+// restarts from that step's start, the end of the step before. A part
+// advances only a copy taken at its step's end (checkpoint.Header.End):
+// when that copy was not kept (its buddy out of reach), its older one is
+// refused rather than advanced unfinished, and the submitter, which reads
+// the lost parts' newest headers (askHeld), keeps every part in its step.
 
 // restoreStep returns the checkpoint h (payload) restored from when it is
 // of the plan's step, else the part's checkpoint of that step's start: a
@@ -34,13 +38,13 @@ func (s *solver) restoreStep(c *checkpointer, want, h checkpoint.Header, payload
 	}
 	it := c.plan.StepFrom[r]
 	if h.Step == c.plan.Step-1 {
-		// Its newest is the previous step's end (taken before its vote,
-		// and that step ended everywhere since some part is in the next).
-		// A known start of the step must be that very iteration: an older
-		// copy of the step before is of an unfinished step.
-		if it != 0 && h.Iteration != it {
-			return h, nil, false, fmt.Errorf("rank %d's newest checkpoint (iteration %d) is of step %d, not its end (iteration %d): it cannot start step %d",
-				r, h.Iteration, h.Step+1, it, c.plan.Step+1)
+		// Its newest should be the previous step's end (taken before its
+		// vote, and that step ended everywhere since some part is in the
+		// next). Any other copy of the step before, or one not of the
+		// iteration its start of the step is known to be, is of an
+		// unfinished step: never advanced (its end was not kept).
+		if err := stepEndOf(r, h, it, c.plan.Step); err != nil {
+			return h, nil, false, err
 		}
 		return h, payload, true, nil
 	}
@@ -69,11 +73,30 @@ func (s *solver) restoreStep(c *checkpointer, want, h checkpoint.Header, payload
 		return h, nil, false, fmt.Errorf("rank %d's checkpoint of the start of step %d (iteration %d): %w", r, c.plan.Step+1, it, err)
 	case h.Step != c.plan.Step && h.Step != c.plan.Step-1:
 		return h, nil, false, fmt.Errorf("rank %d's checkpoint of iteration %d is of step %d, want the start of step %d", r, it, h.Step+1, c.plan.Step+1)
+	case h.Step == c.plan.Step-1:
+		if err := stepEndOf(r, h, it, c.plan.Step); err != nil {
+			return h, nil, false, err
+		}
 	}
 	s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("restarted at the start of step %d (iteration %d), the step of every part, rather than from iteration %d of step %d",
 		c.plan.Step+1, h.Iteration, newest.Iteration, newest.Step+1))
 	s.dropAfter(c, h.Iteration)
 	return h, payload, h.Step == c.plan.Step-1, nil
+}
+
+// stepEndOf says why rank r's checkpoint h, of the step before step, is
+// not that step's end, which the part may be advanced from into step (it:
+// the part's start of step, when known): nil when it is.
+func stepEndOf(r int, h checkpoint.Header, it uint64, step int) error {
+	switch {
+	case !h.End:
+		return fmt.Errorf("rank %d's checkpoint of iteration %d is of step %d, not its end (that copy was not kept): it cannot start step %d",
+			r, h.Iteration, h.Step+1, step+1)
+	case it != 0 && h.Iteration != it:
+		return fmt.Errorf("rank %d's checkpoint of iteration %d is of step %d, not its end (iteration %d): it cannot start step %d",
+			r, h.Iteration, h.Step+1, it, step+1)
+	}
+	return nil
 }
 
 // dropAfter forgets the part's checkpoints past iteration it, from which

@@ -3,6 +3,7 @@ package solve
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestStepEndRestoredAdvanced(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				h.Step, h.Iteration = 2, h.Iteration+tc.later
+				h.Step, h.Iteration, h.End = 2, h.Iteration+tc.later, false
 				enc, err := checkpoint.Append(nil, h, payload)
 				if err != nil {
 					t.Fatal(err)
@@ -117,5 +118,112 @@ func TestStepEndRestoredAdvanced(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// refusingCopies is a part's CopyStore whose buddy never takes a step's
+// end (checkpoint.Header.End): Save says so (ErrNotCopied) and keeps
+// only what the buddy would hold, the other checkpoints. ends counts the
+// step ends it was given.
+type refusingCopies struct {
+	memCopies
+	ends int
+}
+
+func (m *refusingCopies) Save(h checkpoint.Header, enc []byte) error {
+	if h.End {
+		m.mu.Lock()
+		m.ends++
+		m.mu.Unlock()
+		return fmt.Errorf("%w: the test's buddy refuses it", ErrNotCopied)
+	}
+	m.Keep(h, enc)
+	return nil
+}
+
+// TestStepEndNotKept: a part whose buddy does not keep its copy of a
+// step's end sends it once more, then notes it and votes (the run goes on
+// and ends well); its other checkpoints go on. Before, the writer closed
+// kept whatever the outcome and the part voted silently, as if its step's
+// end were held.
+func TestStepEndNotKept(t *testing.T) {
+	stores := []CopyStore{&memCopies{}, &refusingCopies{}}
+	c := graphRun{params: map[string]string{"blocks": "2x1"}, ranks: 2, cores: 1, scheme: Asynchronous,
+		checkpoint: &CheckpointPlan{Memory: true, Every: 5, Run: "not-kept"}, copies: stores}
+	res, _, _, _ := runHeat(t, c)
+	r1 := stores[1].(*refusingCopies)
+	if r1.ends != 4 {
+		t.Errorf("rank 1's step ends were sent %d times, want 4 (steps 1 and 2, each once more)", r1.ends)
+	}
+	notes := strings.Join(res[1].CheckpointNotes, "; ")
+	if strings.Count(notes, "is not kept on the buddy") != 2 || !strings.Contains(notes, "refuses") {
+		t.Errorf("rank 1's notes %q: want both step ends said not kept, and why", notes)
+	}
+	if strings.Contains(notes, "stopped") || len(r1.iterations()) == 0 {
+		t.Errorf("rank 1's checkpoints stopped (notes %q, kept %v)", notes, r1.iterations())
+	}
+	if n := strings.Join(res[0].CheckpointNotes, "; "); strings.Contains(n, "not kept") {
+		t.Errorf("rank 0's notes %q: its step ends were kept", n)
+	}
+	ends := 0
+	for _, h := range stores[0].(*memCopies).kept {
+		if h.End {
+			ends++
+		}
+	}
+	if ends != 2 {
+		t.Errorf("rank 0 kept %d copies marked as a step's end, want 2", ends)
+	}
+}
+
+// TestRestoreStepNeverUnfinished: a copy of the step before the plan's is
+// advanced into the plan's step only when it is that step's end
+// (checkpoint.Header.End), whether the part's start of the step is known
+// or not (StepFrom 0). Before, with the start unknown, any copy of the
+// step before was advanced: an unfinished time step.
+func TestRestoreStepNeverUnfinished(t *testing.T) {
+	mid := checkpoint.Header{Run: "r", Rank: 1, Ranks: 2, Step: 1, Iteration: 500}
+	end := mid
+	end.End = true
+	for _, tc := range []struct {
+		name    string
+		h       checkpoint.Header
+		from    uint64
+		advance bool
+	}{
+		{"end, start unknown", end, 0, true},
+		{"end, start known", end, 500, true},
+		{"unfinished, start unknown", mid, 0, false},
+		{"unfinished, start known", mid, 500, false},
+		{"end, another start", end, 520, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &solver{}
+			s.t.Rank = 1
+			c := &checkpointer{plan: CheckpointPlan{Latest: true, Step: 2, StepFrom: []uint64{0, tc.from}}}
+			_, payload, advance, err := s.restoreStep(c, mid, tc.h, []byte("state"))
+			if tc.advance && (err != nil || !advance || payload == nil) {
+				t.Fatalf("advance %v, %v: want advanced", advance, err)
+			}
+			if !tc.advance && (err == nil || advance) {
+				t.Fatalf("advance %v, %v: want refused", advance, err)
+			}
+		})
+	}
+	// The start of the step loaded for a part further on: the same rule.
+	m := &memCopies{}
+	for _, h := range []checkpoint.Header{mid, {Run: "r", Rank: 1, Ranks: 2, Step: 2, Iteration: 600}} {
+		enc, err := checkpoint.Append(nil, h, []byte("state"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Keep(h, enc)
+	}
+	s := &solver{}
+	s.t.Rank = 1
+	c := &checkpointer{plan: CheckpointPlan{Latest: true, Step: 2, StepFrom: []uint64{0, 500}}, copies: m}
+	newest := checkpoint.Header{Run: "r", Rank: 1, Ranks: 2, Step: 3, Iteration: 700}
+	if _, _, advance, err := s.restoreStep(c, checkpoint.Header{Run: "r", Rank: 1, Ranks: 2}, newest, []byte("state")); err == nil || advance {
+		t.Fatalf("an unfinished start of the step: advance %v, %v, want refused", advance, err)
 	}
 }

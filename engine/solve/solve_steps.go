@@ -2,6 +2,7 @@ package solve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/gridtui/gridtui/apps/gridapp"
@@ -48,7 +49,7 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 		if step >= s.steps {
 			return nil
 		}
-		s.stepCheckpoint(ctx)
+		s.stepCheckpoint(ctx, step)
 		goOn, err := s.stepAgree(ctx, step)
 		if err != nil {
 			return err
@@ -59,7 +60,7 @@ func (s *solver) runSteps(ctx context.Context, run func(context.Context) error) 
 		}
 		s.part.(gridapp.Stepper).Advance()
 		if s.ckpt != nil {
-			s.ckpt.step = step
+			s.ckpt.step, s.ckpt.atEnd = step, false
 		}
 		s.stepSweeps = 0
 		if err := s.stepFence(ctx, step); err != nil {
@@ -174,27 +175,39 @@ func (s *solver) stepStarted(advanced int, first bool) {
 
 // stepCheckpoint takes, in an asynchronous or hybrid task of several
 // steps, a checkpoint of the part's state at the end of each step but the
-// last, and waits until it is kept (here and on the buddy) before the part
-// votes: once the root decides that the parts go on, every part's copy of
-// the step's end is held. A lost part is then never a step behind a part
-// that went on: restored from that copy and advanced (restoreStep), it
-// starts the next step where its neighbours did, and the survivors stay
-// where they stood (CheckpointPlan.Step, issue 36). The same copy is the
-// next step's start a part further on restarts from. A synchronous run
-// rolls back to an iteration every part holds, which is of one step by
-// construction.
-func (s *solver) stepCheckpoint(ctx context.Context) {
+// last (checkpoint.Header.End), and waits until it is kept (here and on
+// the buddy) before the part votes: once the root decides that the parts
+// go on, every part's copy of the step's end is held. A lost part is then
+// never a step behind a part that went on: restored from that copy and
+// advanced (restoreStep), it starts the next step where its neighbours
+// did, and the survivors stay where they stood (CheckpointPlan.Step,
+// issue 36). The same copy is the next step's start a part further on
+// restarts from. A synchronous run rolls back to an iteration every part
+// holds, which is of one step by construction.
+//
+// A copy the buddy did not keep is sent once more (the writer). When that
+// fails too, or the part's checkpoints stopped, the part still votes (a
+// buddy out of reach must not stop the run, nor hold it), and its result
+// says so: a recovery of this part before its next copy is kept then
+// finds no copy of the step's end, and restoreStep advances only such a
+// copy (Header.End), never an older one; the submitter keeps every part in
+// the step that copy is of (stepPoint).
+func (s *solver) stepCheckpoint(ctx context.Context, step int) {
 	c := s.ckpt
-	if c == nil || c.writes == nil || s.t.Scheme == Synchronous {
+	if c == nil || s.t.Scheme == Synchronous {
 		return
 	}
-	kept := make(chan struct{})
-	ok := s.takeCheckpoint(kept)
-	if !ok {
-		return
+	c.atEnd = true // until the advance: the state is the step's end
+	err := errors.New("checkpoints stopped")
+	kept := make(chan error, 1)
+	if c.writes != nil && s.takeCheckpoint(kept) {
+		select {
+		case err = <-kept:
+		case <-ctx.Done():
+			return
+		}
 	}
-	select {
-	case <-kept:
-	case <-ctx.Done():
+	if err != nil && c.plan.Every > 0 {
+		s.res.CheckpointNotes = append(s.res.CheckpointNotes, fmt.Sprintf("the end of step %d (iteration %d) is not kept on the buddy: %s", step, s.iter, Bare(err.Error())))
 	}
 }

@@ -126,7 +126,9 @@ func (j *jobCopies) pinned() []uint64 {
 // Save keeps the checkpoint here and sends it to the buddy. A buddy that
 // cannot be reached is logged once: the part keeps its local copies (a
 // recovery on this node still finds them), but a loss of this node then
-// cannot be recovered, which the statuses show (held stays behind).
+// cannot be recovered, which the statuses show (held stays behind). Such
+// a copy, and one cut by the job's end, returns solve.ErrNotCopied: a
+// step's end is sent once more, then noted (solve's stepCheckpoint).
 func (j *jobCopies) Save(h checkpoint.Header, enc []byte) error {
 	return j.save(h, enc, 0)
 }
@@ -168,7 +170,8 @@ func (j *jobCopies) save(h checkpoint.Header, buf []byte, room int) error {
 		j.sendMu.Unlock()
 		cancel()
 		if err != nil && j.ctx.Err() != nil {
-			return nil // the job ended: its copy, if started, is finished in the background
+			// The job ended: its copy, if started, is finished in the background.
+			return fmt.Errorf("%w: %s, iteration %d: the job ended", solve.ErrNotCopied, b.Node, h.Iteration)
 		}
 		if err != nil {
 			j.mu.Lock()
@@ -178,7 +181,7 @@ func (j *jobCopies) save(h checkpoint.Header, buf []byte, room int) error {
 			if warn {
 				j.n.log.Warn("engine: checkpoint copy not sent to the buddy", "buddy", b.Node, "iteration", h.Iteration, "err", err)
 			}
-			return nil
+			return fmt.Errorf("%w: %s, iteration %d: %w", solve.ErrNotCopied, b.Node, h.Iteration, err)
 		}
 	}
 	j.hold(h.Iteration)

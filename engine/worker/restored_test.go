@@ -1,8 +1,10 @@
 package worker
 
 import (
+	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +51,31 @@ func TestRestoredKeepsOnlyTheRestored(t *testing.T) {
 	}
 	if h, _, _, err := j.Load(want, 0, true); err != nil || h.Iteration != 200 {
 		t.Fatalf("after the restore the newest is %d (%v), want 200", h.Iteration, err)
+	}
+}
+
+// TestSaveNotCopied: a copy the buddy cannot be reached for is kept here,
+// and Save says so (solve.ErrNotCopied): a step's end is then sent once
+// more and noted, never taken as held. Before, Save returned nil and the
+// part voted as if its buddy held the step's end.
+func TestSaveNotCopied(t *testing.T) {
+	n, _ := sendPair(t, t.Context(), 0)
+	j := &jobCopies{n: n, ctx: t.Context(), plan: solve.CheckpointPlan{Memory: true, Every: 200, Run: "key",
+		Buddy: &solve.Holder{Node: "beta-1"}}} // no address: never reached
+	h := checkpoint.Header{Run: "key", Rank: 1, Ranks: 4, Iteration: 200, End: true}
+	enc, err := checkpoint.Append(nil, h, []byte("state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Save(h, enc); !errors.Is(err, solve.ErrNotCopied) || !strings.Contains(err.Error(), "beta-1") {
+		t.Fatalf("save to an unreachable buddy: %v, want ErrNotCopied naming beta-1", err)
+	}
+	if got, _, _, err := j.Load(checkpoint.Header{Run: "key", Rank: 1, Ranks: 4}, 0, true); err != nil || got != h {
+		t.Fatalf("kept here: %+v %v, want %+v", got, err, h)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.held) != 0 {
+		t.Errorf("held %v: reported as on the buddy", j.held)
 	}
 }

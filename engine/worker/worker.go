@@ -526,21 +526,44 @@ func (n *node) bindData(run uint64) (*rmnp.Endpoint, error) {
 // refuses every handshake of an attempt) until the next task gives it that
 // attempt's id (startTask), so that no message of this run can reach the
 // next.
+//
+// Only run's roles end. A member whose job's end is still on its way can
+// be made a coordinator in the next attempt: the assignment installs the
+// new role, then the node's own task supersedes the old job (startTask),
+// and that must not end the new role with it (the node would send its
+// parent nothing and forward no task until it was judged lost).
 func (n *node) endRun(run uint64, reason string) {
 	n.mu.Lock()
 	job, coord := n.job, n.coord
-	if run != 0 && (job == nil || job.task.Run != run) && (coord == nil || coord.assign.Run != run) {
+	if run != 0 && job != nil && job.task.Run != run {
+		job = nil
+	}
+	if run != 0 && coord != nil && coord.assign.Run != run {
+		coord = nil
+	}
+	if job == nil && coord == nil {
 		n.mu.Unlock()
 		return // a late end of an earlier run
 	}
-	n.job, n.coord = nil, nil
+	if job != nil {
+		n.job = nil
+	}
+	if coord != nil {
+		n.coord = nil
+	}
 	for _, r := range []uint64{jobRun(job), coordRun(coord)} {
 		if r != 0 && !slices.Contains(n.ended, r) {
 			n.ended = append(n.ended[max(len(n.ended)-7, 0):], r)
 		}
 	}
+	idle := n.job == nil && n.coord == nil
 	n.mu.Unlock()
-	n.live.reset()
+	if idle {
+		// A role of a later attempt keeps its watches (its parent, its
+		// members); the ended job's parent, if it is no peer of that
+		// role, is then still watched, and naming it lost does nothing.
+		n.live.reset()
+	}
 	if coord != nil {
 		coord.stop()
 	}

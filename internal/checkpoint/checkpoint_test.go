@@ -37,6 +37,29 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestStepEndRoundTrip: a checkpoint of a step's end (Header.End) reads
+// back as one, by Read, Parse and ParseHeader, and its step is kept.
+func TestStepEndRoundTrip(t *testing.T) {
+	for _, end := range []bool{false, true} {
+		want := header()
+		want.Step, want.End = 5, end
+		data, err := Append(nil, want, []byte("state"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := Read(bytes.NewReader(data), 1<<20)
+		if err != nil || h != want {
+			t.Fatalf("read: %+v %v, want %+v", h, err, want)
+		}
+		if h, _, err = Parse(data, 1<<20); err != nil || h != want {
+			t.Fatalf("parse: %+v %v, want %+v", h, err, want)
+		}
+		if h, err = ParseHeader(data[:HeaderLen(want)]); err != nil || h != want {
+			t.Fatalf("header: %+v %v, want %+v", h, err, want)
+		}
+	}
+}
+
 func TestRefused(t *testing.T) {
 	data, _ := Append(nil, header(), []byte("the state of a part"))
 	flip := func(i int) []byte {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -131,6 +132,43 @@ func (d Dir) files(dir string, rank int) ([]file, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].iter > out[j].iter })
 	return out, nil
+}
+
+// NewestHeader returns the header of rank's newest checkpoint file of run
+// whose header reads (neither its payload nor its checksum is checked:
+// Latest does, when the part restores): where a restore from the disk
+// would start. With none, the error wraps ErrNone.
+func (d Dir) NewestHeader(run string, rank int) (Header, error) {
+	dir, err := d.runDir(run)
+	if err != nil {
+		return Header{}, err
+	}
+	files, err := d.files(dir, rank)
+	for _, f := range files {
+		h, herr := readHeader(f.path)
+		if herr == nil && h.Run == run && h.Rank == rank {
+			return h, nil
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("no file of rank %d", rank)
+	}
+	return Header{}, fmt.Errorf("%w in %s: %w", ErrNone, dir, err)
+}
+
+// readHeader reads the header at the start of the file at path.
+func readHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	b := make([]byte, fixedLen+255)
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return Header{}, err
+	}
+	return ParseHeader(b[:n])
 }
 
 // ErrNone is wrapped by Latest's error when no checkpoint can be restored.

@@ -18,7 +18,8 @@ import (
 //	identity   32 bytes Identity of the problem and decomposition
 //	rank       uint32
 //	ranks      uint32
-//	step       uint32   outer steps advanced past (0 for a one-step task)
+//	step       uint32   outer steps advanced past (0 for a one-step task);
+//	                    its top bit set: taken at that step's end (Header.End)
 //	iteration  uint64   iterations done when it was taken
 //	length     uint64   of the payload
 //	payload    length bytes: the part's state (gridapp.Checkpointer)
@@ -51,6 +52,26 @@ type Header struct {
 	Ranks     int      // the number of parts
 	Step      int      // outer steps advanced past
 	Iteration uint64   // iterations done
+	// End says that the part took it at the end of its step Step, before
+	// it voted for the step's end: the state the next step starts from.
+	End bool
+}
+
+// stepEnd is the bit of the encoded step that carries Header.End.
+const stepEnd = 1 << 31
+
+// encodeStep is h's step field.
+func encodeStep(h Header) uint32 {
+	s := uint32(h.Step) &^ stepEnd
+	if h.End {
+		s |= stepEnd
+	}
+	return s
+}
+
+// decodeStep sets h's Step and End from the step field s.
+func decodeStep(h *Header, s uint32) {
+	h.Step, h.End = int(s&^stepEnd), s&stepEnd != 0
 }
 
 // Identity hashes what makes two checkpoints restorable into the same part:
@@ -109,7 +130,7 @@ func appendHeader(dst []byte, h Header, n int) []byte {
 	dst = append(dst, h.Identity[:]...)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.Rank))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.Ranks))
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.Step))
+	dst = binary.LittleEndian.AppendUint32(dst, encodeStep(h))
 	dst = binary.LittleEndian.AppendUint64(dst, h.Iteration)
 	return binary.LittleEndian.AppendUint64(dst, uint64(n))
 }
@@ -163,7 +184,7 @@ func Read(r io.Reader, max int64) (Header, []byte, error) {
 	copy(h.Identity[:], p[:32])
 	h.Rank = int(binary.LittleEndian.Uint32(p[32:]))
 	h.Ranks = int(binary.LittleEndian.Uint32(p[36:]))
-	h.Step = int(binary.LittleEndian.Uint32(p[40:]))
+	decodeStep(&h, binary.LittleEndian.Uint32(p[40:]))
 	h.Iteration = binary.LittleEndian.Uint64(p[44:])
 	length := binary.LittleEndian.Uint64(p[52:])
 	if length > uint64(max) {

@@ -248,7 +248,7 @@ func ParseHeader(data []byte) (Header, error) {
 	copy(h.Identity[:], p[:32])
 	h.Rank = int(binary.LittleEndian.Uint32(p[32:]))
 	h.Ranks = int(binary.LittleEndian.Uint32(p[36:]))
-	h.Step = int(binary.LittleEndian.Uint32(p[40:]))
+	decodeStep(&h, binary.LittleEndian.Uint32(p[40:]))
 	h.Iteration = binary.LittleEndian.Uint64(p[44:])
 	if h.Rank >= h.Ranks {
 		return Header{}, fmt.Errorf("%w: rank %d of %d", ErrCorrupt, h.Rank, h.Ranks)

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
+	"github.com/gridtui/gridtui/internal/checkpoint"
+	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
+)
+
+// fakeHolder is a node that answers the submitter's asks (worker.AskNewest)
+// with the header of the copy it keeps of each rank (none: why not).
+func fakeHolder(t *testing.T, ctx context.Context, runID [16]byte, secret []byte, node string, keeps map[int]checkpoint.Header) []string {
+	t.Helper()
+	cfg := rmnp.DefaultConfig()
+	cfg.RunID, cfg.Secret, cfg.Self = runID, secret, worker.NodeID(node)
+	cfg.Listen = []string{"tcp://127.0.0.1:0"}
+	z, err := rmnp.Listen(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { z.Close() })
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			src, kind, err := z.Wait(ctx)
+			if err != nil {
+				return
+			}
+			m, err := worker.ReceiveCtrl(ctx, z, src, kind, &buf)
+			if err != nil {
+				continue
+			}
+			typ, body, err := worker.DecodeMsg(m)
+			var f struct {
+				ID             uint64
+				Run            string
+				Rank           int
+				Iteration      uint64
+				Latest, Header bool
+			}
+			if err != nil || typ != worker.MsgCopyFetch || worker.DecodeBody(typ, body, &f) != nil {
+				continue
+			}
+			a := binary.LittleEndian.AppendUint64([]byte{byte(worker.MsgCopyReply)}, f.ID)
+			if h, ok := keeps[f.Rank]; ok && h.Run == f.Run {
+				enc, err := checkpoint.Append(nil, h, []byte("state"))
+				if err != nil {
+					return
+				}
+				a = append(append(a, 1), enc[:checkpoint.HeaderLen(h)]...)
+			} else {
+				a = append(append(a, 0), node+" holds none"...)
+			}
+			z.Send(ctx, src, a, rmnp.CTRL)
+		}
+	}()
+	return z.Addrs()
+}
+
+// TestMemoryPointOneStepAsked: in an asynchronous task of one step, a lost
+// part that had reported no copy yet restores from the copy its buddy
+// keeps (the copy reached it before a status said so): its buddy is asked,
+// as in a task of several steps, and the part is no fresh start (not in
+// OrStart, its holders kept). A buddy that holds none leaves it a fresh
+// start with no holders (its record, from the start, is true); a checkpoint
+// of it on disk, when the run writes there, counts as one. Before, a task
+// of one step asked nobody, and the part restarted from the start.
+func TestMemoryPointOneStepAsked(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	runID, secret := [16]byte{7}, []byte("the test secret of one step")
+	held := checkpoint.Header{Run: "key", Rank: 1, Ranks: 4, Iteration: 400}
+	keeps := map[int]checkpoint.Header{1: held}
+	s := &submission{spec: jobs.Spec{App: "poisson", Scheme: jobs.Asynchronous},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
+		buddies:  []string{"b1", "b2", "a1", "a2"},
+		ctrl:     map[string][]string{"b2": fakeHolder(t, ctx, runID, secret, "b2", keeps)},
+		statuses: make([]solve.NodeStatus, 4),
+		ckpt:     &solve.CheckpointPlan{Memory: true, Run: "key"},
+		opt:      RunOptions{RunID: runID, Secret: secret},
+		logf:     func(string, string, ...any) {}}
+	for _, r := range []int{0, 2, 3} {
+		s.statuses[r].Copies = []uint64{400, 200}
+	}
+	from, holders, err := memoryPoint(s, []string{"a2"}, false)
+	if err != nil || !from.Latest || len(from.OrStart) != 0 || from.StepFrom != nil {
+		t.Fatalf("buddy keeps a copy: %+v %v, want each part's newest, rank 1 from its buddy's copy", from, err)
+	}
+	if len(holders[1]) != 1 || holders[1][0].Node != "b2" {
+		t.Fatalf("holders %v, want b2 for rank 1", holders)
+	}
+	delete(keeps, 1)
+	from, holders, err = memoryPoint(s, []string{"a2"}, false)
+	if err != nil || !slices.Equal(from.OrStart, []int{1}) || len(holders[1]) != 0 {
+		t.Fatalf("buddy keeps none: %+v, holders %v, %v: want rank 1 from the start, no holder", from, holders, err)
+	}
+	s.ckpt.Dir = t.TempDir()
+	if _, err := (checkpoint.Dir{Path: s.ckpt.Dir, Keep: 4}).Save(held, []byte("state")); err != nil {
+		t.Fatal(err)
+	}
+	from, _, err = memoryPoint(s, []string{"a2"}, false)
+	if err != nil || len(from.OrStart) != 0 {
+		t.Fatalf("on disk in %s: %+v %v, want rank 1 restored from it", filepath.Join(s.ckpt.Dir, "key"), from, err)
+	}
+}

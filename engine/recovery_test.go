@@ -300,8 +300,9 @@ func TestRunRecoversCoordinator(t *testing.T) {
 // TestRunRecoversOnSpare: a job of 7 nodes with one spare moves the lost
 // node's part to the spare, bit for bit.
 //
-// A node silent for 30 s during the next attempt's start-up still fails
-// it now and then under load (docs/FAILURES.md, Known bugs).
+// Under load it used to fail now and then on a survivor made coordinator
+// in the next attempt that lost that role (engine/worker endRun; fixed,
+// docs/FAILURES.md, Known bugs): 20 of 20 since.
 func TestRunRecoversOnSpare(t *testing.T) {
 	spec := recoverySpec(jobs.Synchronous, 21, "1e-7")
 	spec.Nodes.Any = 7

@@ -164,12 +164,16 @@ func checkSameFigures(t *testing.T, rep, want *Report) {
 // undisturbed one. Before, the run failed "not recovered: rank 4 has no
 // checkpoint yet".
 func TestRunRecoversBeforeFirstCheckpoint(t *testing.T) {
-	spec := recoverySpec(jobs.Synchronous, 24, "1e-8")
+	// A run of a few seconds: at n = 24 it lasted about 1 s, and the kill,
+	// sent once a snapshot shows every node past iteration 20, came at
+	// times after the parts were done (ok, no recovery to test).
+	spec := recoverySpec(jobs.Synchronous, 40, "1e-9")
 	spec.Resilience.CheckpointEvery = 100000
 	want, _, err := runKilled(t, spec, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("undisturbed: %d iterations in %v", want.Nodes[0].Iterations, want.Wall)
 	rep, _, err := runKilled(t, spec, "beta-1", 20)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, summary(rep))

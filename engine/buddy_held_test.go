@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,9 +16,31 @@ import (
 	"github.com/gridtui/gridtui/rmnp"
 )
 
+// heldCopies is what a fakeHolder keeps: the header of its copy of each
+// rank, which the test may change between asks.
+type heldCopies struct {
+	mu sync.Mutex
+	m  map[int]checkpoint.Header
+}
+
+// of returns the header kept of rank.
+func (k *heldCopies) of(rank int) (checkpoint.Header, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	h, ok := k.m[rank]
+	return h, ok
+}
+
+// drop forgets the copy of rank.
+func (k *heldCopies) drop(rank int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, rank)
+}
+
 // fakeHolder is a node that answers the submitter's asks (worker.AskNewest)
 // with the header of the copy it keeps of each rank (none: why not).
-func fakeHolder(t *testing.T, ctx context.Context, runID [16]byte, secret []byte, node string, keeps map[int]checkpoint.Header) []string {
+func fakeHolder(t *testing.T, ctx context.Context, runID [16]byte, secret []byte, node string, keeps *heldCopies) []string {
 	t.Helper()
 	cfg := rmnp.DefaultConfig()
 	cfg.RunID, cfg.Secret, cfg.Self = runID, secret, worker.NodeID(node)
@@ -50,7 +73,7 @@ func fakeHolder(t *testing.T, ctx context.Context, runID [16]byte, secret []byte
 				continue
 			}
 			a := binary.LittleEndian.AppendUint64([]byte{byte(worker.MsgCopyReply)}, f.ID)
-			if h, ok := keeps[f.Rank]; ok && h.Run == f.Run {
+			if h, ok := keeps.of(f.Rank); ok && h.Run == f.Run {
 				enc, err := checkpoint.Append(nil, h, []byte("state"))
 				if err != nil {
 					return
@@ -78,7 +101,7 @@ func TestMemoryPointOneStepAsked(t *testing.T) {
 	defer cancel()
 	runID, secret := [16]byte{7}, []byte("the test secret of one step")
 	held := checkpoint.Header{Run: "key", Rank: 1, Ranks: 4, Iteration: 400}
-	keeps := map[int]checkpoint.Header{1: held}
+	keeps := &heldCopies{m: map[int]checkpoint.Header{1: held}}
 	s := &submission{spec: jobs.Spec{App: "poisson", Scheme: jobs.Asynchronous},
 		plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
 		buddies:  []string{"b1", "b2", "a1", "a2"},
@@ -97,7 +120,7 @@ func TestMemoryPointOneStepAsked(t *testing.T) {
 	if len(holders[1]) != 1 || holders[1][0].Node != "b2" {
 		t.Fatalf("holders %v, want b2 for rank 1", holders)
 	}
-	delete(keeps, 1)
+	keeps.drop(1)
 	from, holders, err = memoryPoint(s, []string{"a2"}, false)
 	if err != nil || !slices.Equal(from.OrStart, []int{1}) || len(holders[1]) != 0 {
 		t.Fatalf("buddy keeps none: %+v, holders %v, %v: want rank 1 from the start, no holder", from, holders, err)

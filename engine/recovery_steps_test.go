@@ -98,14 +98,7 @@ func TestStepPoint(t *testing.T) {
 // survivor's state where it stopped (held, askHeld) further on than its
 // statuses say raises the step: it is not sent back either.
 func TestStepPointHeld(t *testing.T) {
-	s := &submission{spec: jobs.Spec{App: "heat", Scheme: jobs.Asynchronous},
-		plan:     &Plan{Ranks: []string{"a1", "a2", "b1"}},
-		statuses: make([]solve.NodeStatus, 3)}
-	// a1 lost, its statuses say copy 950 of step 2 (begun at 900); a2 and
-	// b1 are in step 3 (begun at 1100 and 1200).
-	s.statuses[0] = solve.NodeStatus{Copies: []uint64{950}, StepStarts: []uint64{0, 900}, StepBase: 0}
-	s.statuses[1] = solve.NodeStatus{Copies: []uint64{1100}, StepStarts: []uint64{900, 1100}, StepBase: 1}
-	s.statuses[2] = solve.NodeStatus{Copies: []uint64{1200}, StepStarts: []uint64{800, 1200}, StepBase: 1}
+	s := stepsAhead()
 	from, err := stepPoint(s, []string{"a1"}, nil)
 	if err != nil || !from.Latest || from.Step != 2 || !slices.Equal(from.StepFrom, []uint64{0, 1100, 1200}) {
 		t.Fatalf("statuses only: %+v %v, want step 3 (2 advanced), a2 and b1 where they stood", from, err)
@@ -133,14 +126,7 @@ func TestStepPointHeld(t *testing.T) {
 // plan was the survivors' step, and the lost part's older copy was
 // advanced unfinished (its start of the step unknown) or refused.
 func TestStepPointEndNotKept(t *testing.T) {
-	s := &submission{spec: jobs.Spec{App: "heat", Scheme: jobs.Asynchronous},
-		plan:     &Plan{Ranks: []string{"a1", "a2", "b1"}},
-		statuses: make([]solve.NodeStatus, 3)}
-	// a1 lost, its statuses say copy 950 of step 2 (begun at 900); a2 and
-	// b1 are in step 3 (begun at 1100 and 1200), step 2 begun at 900, 800.
-	s.statuses[0] = solve.NodeStatus{Copies: []uint64{950}, StepStarts: []uint64{0, 900}, StepBase: 0}
-	s.statuses[1] = solve.NodeStatus{Copies: []uint64{1100}, StepStarts: []uint64{900, 1100}, StepBase: 1}
-	s.statuses[2] = solve.NodeStatus{Copies: []uint64{1200}, StepStarts: []uint64{800, 1200}, StepBase: 1}
+	s := stepsAhead()
 	held := map[int]checkpoint.Header{0: {Rank: 0, Iteration: 1000, Step: 1}}
 	from, err := stepPoint(s, []string{"a1"}, held)
 	if err != nil || from.Step != 1 || !slices.Equal(from.StepFrom, []uint64{900, 900, 800}) {
@@ -183,4 +169,17 @@ func TestStepPointFromStart(t *testing.T) {
 	if err != nil || from.Step != 1 || !slices.Equal(from.OrStart, []int{0}) || !slices.Equal(from.StepFrom, []uint64{305, 300, 310}) {
 		t.Fatalf("survivor without a copy: %+v %v, want every part in step 2, a1 where it stopped", from, err)
 	}
+}
+
+// stepsAhead is the submission of an asynchronous heat run of three parts
+// in which a1, lost, reported copy 950 of step 2 (begun at 900), and a2
+// and b1 are in step 3 (begun at 1100 and 1200; step 2 at 900 and 800).
+func stepsAhead() *submission {
+	s := &submission{spec: jobs.Spec{App: "heat", Scheme: jobs.Asynchronous},
+		plan:     &Plan{Ranks: []string{"a1", "a2", "b1"}},
+		statuses: make([]solve.NodeStatus, 3)}
+	s.statuses[0] = solve.NodeStatus{Copies: []uint64{950}, StepStarts: []uint64{0, 900}, StepBase: 0}
+	s.statuses[1] = solve.NodeStatus{Copies: []uint64{1100}, StepStarts: []uint64{900, 1100}, StepBase: 1}
+	s.statuses[2] = solve.NodeStatus{Copies: []uint64{1200}, StepStarts: []uint64{800, 1200}, StepBase: 1}
+	return s
 }

@@ -339,11 +339,21 @@ func TestRunAppWithoutCheckpoints(t *testing.T) {
 // lost by the heartbeats, killed and replaced; the synchronous run is bit
 // for bit the undisturbed one.
 func TestRunRecoversStopped(t *testing.T) {
+	checkRecoversStopped(t, 0)
+}
+
+// checkRecoversStopped stops beta-3 (SIGSTOP) after iteration 60 of a
+// synchronous run, its kill held back by linger (lostLinger), and checks
+// that the run recovered it once, bit for bit the undisturbed one.
+func checkRecoversStopped(t *testing.T, linger time.Duration) {
+	t.Helper()
 	spec := recoverySpec(jobs.Synchronous, 28, "1e-8")
 	want, _, err := runKilled(t, spec, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	lostLinger = linger
+	defer func() { lostLinger = 0 }()
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
 	faultAt(&opt, "beta-3", syscall.SIGSTOP, 60, nil)
 	rep, err := Run(context.Background(), spec, opt)

@@ -217,19 +217,27 @@ func commonIteration(lists [][]uint64, reach []uint64, every []interval) (uint64
 // rank chose its own) no later than its reach: none when a rank's
 // interval is unknown.
 func newestCommon(reach []uint64, every []interval) (uint64, bool) {
-	if len(every) == 0 || len(reach) < len(every) {
+	l, since, ok := commonEvery(every)
+	if !ok || len(reach) < len(every) {
 		return 0, false
 	}
-	l, since, hi := uint64(1), uint64(0), reach[0]
-	for r, e := range every {
+	k := slices.Min(reach[:len(every)]) / l * l
+	return k, k > since && k > 0
+}
+
+// commonEvery is the least common multiple of the ranks' intervals and
+// the latest since, after which its multiples were taken by every rank:
+// none when a rank's interval is unknown.
+func commonEvery(every []interval) (l, since uint64, ok bool) {
+	l = 1
+	for _, e := range every {
 		if e.every == 0 {
-			return 0, false
+			return 0, 0, false
 		}
 		l = l / gcd(l, e.every) * e.every
-		since, hi = max(since, e.since), min(hi, reach[r])
+		since = max(since, e.since)
 	}
-	k := hi / l * l
-	return k, k > since && k > 0
+	return l, since, len(every) > 0
 }
 
 func gcd(a, b uint64) uint64 {
@@ -247,12 +255,12 @@ func gcd(a, b uint64) uint64 {
 // from the start would silently drop the work it held.
 func commonTaken(s *submission, gone []string) (uint64, bool) {
 	every := takenEvery(s)
+	l, since, ok := commonEvery(every)
+	if !ok || len(s.statuses) < len(every) {
+		return 0, false
+	}
 	reach := make([]uint64, len(every))
-	l, since := uint64(1), uint64(0)
 	for r, e := range every {
-		if e.every == 0 || r >= len(s.statuses) {
-			return 0, false
-		}
 		st := s.statuses[r]
 		if st.Iteration > 0 && st.Sigma < s.plan.Task.Eps {
 			return 0, false // it may have skipped checkpoints (maybeCheckpoint)
@@ -261,11 +269,9 @@ func commonTaken(s *submission, gone []string) (uint64, bool) {
 		if slices.Contains(gone, s.plan.Ranks[r]) {
 			reach[r] -= min(reach[r], 2*e.every)
 		}
-		l = l / gcd(l, e.every) * e.every
-		since = max(since, e.since)
 	}
 	k := (since/l + 1) * l
-	return k, len(every) > 0 && k <= slices.Min(reach)
+	return k, k <= slices.Min(reach)
 }
 
 // interval is a rank's checkpoint interval: every multiple of every after

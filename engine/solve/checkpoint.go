@@ -363,16 +363,13 @@ func (c *checkpointer) writer() {
 		case err != nil || c.copies == nil:
 		case framed && w.room > 0 && cap(data) >= len(enc): // sealed in place
 			err = f.SaveFramed(w.h, w.data[:w.room+len(enc)], w.room) // the store keeps enc
-			if errors.Is(err, ErrNotCopied) && w.kept != nil {
-				// A step's end: once more, copied (the first frame may
-				// still be on its way, and its framing is not rewritten).
-				err = c.copies.Save(w.h, enc)
-			}
 		default:
 			err = c.copies.Save(w.h, enc) // the store keeps enc
-			if errors.Is(err, ErrNotCopied) && w.kept != nil {
-				err = c.copies.Save(w.h, enc) // a step's end: once more
-			}
+		}
+		if errors.Is(err, ErrNotCopied) && w.kept != nil {
+			// A step's end: once more, copied (a first frame may still be
+			// on its way, and its framing is not rewritten).
+			err = c.copies.Save(w.h, enc)
 		}
 		if c.plan.Dir != "" && len(enc) > len(data) { // sealed
 			if _, derr := d.SaveEncoded(w.h, enc); derr != nil {

@@ -16,9 +16,11 @@ func TestCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, at := range []int{1, 17, 30} {
-		if err := gridapp.CheckCheckpoints(app, v, make([]gridapp.Node, 3), at); err != nil {
-			t.Errorf("checkpoint after %d: %v", at, err)
+	for _, nodes := range []int{1, 3} {
+		for _, at := range []int{1, 17, 30} {
+			if err := gridapp.CheckCheckpoints(app, v, make([]gridapp.Node, nodes), at); err != nil {
+				t.Errorf("%d nodes, checkpoint after %d: %v", nodes, at, err)
+			}
 		}
 	}
 	w, err := gridapp.Parse(app.Params(), poissonParams(cPoisson(t), 8))

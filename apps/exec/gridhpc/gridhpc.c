@@ -641,6 +641,8 @@ int GRID_Iterate(GRIDSubtask *s, double sigma)
 		memset(L(s)->sent, 0, s->nneighbours);
 		return proceed(s);
 	}
+	if (L(s)->nck && !L(s)->begun)
+		return fail(s, GRID_ESTATE, "GRID_Iterate before the first GRID_Receive: a program that registers its state calls GRID_Resumed (or GRID_Receive, GRID_Wait) before its first sweep, where a restarted program gets it back");
 	uint64_t bits;
 	memcpy(&bits, &sigma, 8);
 	put64(L(s)->frame, bits);

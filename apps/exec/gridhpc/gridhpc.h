@@ -177,7 +177,9 @@ int GRID_Iterate(GRIDSubtask *sub, double sigma);
  * GRID_Receive (or GRID_Wait, or GRID_Resumed), before that call reads a
  * halo, and goes on as if GRID_Iterate had just returned 1. Register
  * everything the next iterations depend on (the iterate, a counter of its
- * own); not what the program rebuilds from the sub-task. A program that
+ * own); not what the program rebuilds from the sub-task. It must call
+ * GRID_Resumed (or GRID_Receive, GRID_Wait) before its first sweep: a
+ * program without neighbours calls GRID_Resumed. A program that
  * registers nothing has no checkpoints: a lost node fails its run.
  * link = "inprocess": registered, not yet checkpointed. */
 int GRID_CheckpointRegister(GRIDSubtask *sub, void *buffer, size_t bytes);

@@ -64,3 +64,36 @@ func TestRunRecoversExec(t *testing.T) {
 		t.Errorf("the program counted %v iterations in %d values, want %d in 64", rep.Solution[max(n-1, 0):], n, iters)
 	}
 }
+
+// TestRunRecoversExecAsync: the same program in an asynchronous run, a
+// worker killed mid-run: only the lost part is restored from its copy,
+// and the run ends as the undisturbed one does (at its iteration limit).
+func TestRunRecoversExecAsync(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler: the program is not built")
+	}
+	prog := filepath.Join(t.TempDir(), "ckchain")
+	src := filepath.Join("..", "apps", "exec")
+	if out, err := exec.Command("gcc", "-O2", "-std=c99", "-D_GNU_SOURCE", "-I"+filepath.Join(src, "gridhpc"),
+		filepath.Join(src, "testdata", "ckchain.c"), filepath.Join(src, "gridhpc", "gridhpc.c"), "-o", prog).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	spec := jobs.Spec{Name: "ckchain", App: "exec", Params: map[string]string{"program": prog, "items": "64", "eps": "1e-30", "timeout": "60"},
+		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 3000, WallTime: 3 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: 101}}
+	rep, _, err := runKilled(t, spec, "alpha-3", 310)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != "not converged" || moved(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
+		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+	}
+	rc := rep.Recoveries[0]
+	t.Logf("lost %s: rank %d to %s from iteration %d, recovered in %v", rc.Node, rc.Rank, rc.To, rc.From, rc.Took)
+	if rc.FromStart {
+		t.Errorf("recovery %+v: want the lost part restored from a checkpoint, not from the start", rc)
+	}
+	if n := len(rep.Solution); n != 64 || rep.Solution[n-1] < 3000 {
+		t.Errorf("the last rank's program counted %v iterations, want the limit's 3000 at least", rep.Solution[max(n-1, 0):])
+	}
+}

@@ -147,7 +147,14 @@ func (App) NewPart(v gridapp.Values, sub gridapp.Subtask) (gridapp.Part, error) 
 		win.close()
 		return nil, err
 	}
-	return newPart(p, win, m, timeout)
+	pt, err := newPart(p, win, m, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if pt.ckBytes > 0 {
+		return ckPart{pt}, nil
+	}
+	return pt, nil
 }
 
 // Assemble concatenates the parts' values in rank order. gridtui cannot

@@ -97,3 +97,8 @@ func cPoisson(t testing.TB) string {
 func faulty(t testing.TB) string {
 	return build(t, "faulty", "gcc", append(cflags, "apps/exec/testdata/faulty.c", "apps/exec/gridhpc/gridhpc.c")...)
 }
+
+// ckchain builds the test program that registers its state.
+func ckchain(t testing.TB) string {
+	return build(t, "ckchain", "gcc", append(cflags, "apps/exec/testdata/ckchain.c", "apps/exec/gridhpc/gridhpc.c")...)
+}

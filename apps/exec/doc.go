@@ -40,6 +40,13 @@
 // before the programs' endpoints close. Failures read as in the window
 // link. docs/APPLICATIONS.md says when to use which.
 //
+// A program that registers its state with GRID_CheckpointRegister (link =
+// "window") has checkpoints (checkpoint.go): its part is then a
+// gridapp.Checkpointer whose Checkpoint asks the program, waiting in
+// GRID_Iterate, for its registered buffers, and whose Restore hands a
+// restarted program its buffers at its first receive; a program that
+// registers nothing has none.
+//
 // The C library, its Fortran module and its Python binding are in the
 // gridhpc directory beside this package; examples/c-poisson,
 // examples/python-poisson and examples/fortran use them.

@@ -199,6 +199,7 @@ func TestRunFailures(t *testing.T) {
 		"ctrl":       {"ctrl", jobs.Synchronous, "GRID_Send to rank 0 with flags 2: the environment's detectors own the CTRL messages"},
 		"result":     {"result", jobs.Synchronous, "a call out of order"},
 		"abort":      {"abort", jobs.Asynchronous, "GRID_Abort: the matrix is singular"},
+		"register":   {"register", jobs.Synchronous, "GRID_CheckpointRegister after the loop began"},
 	}
 	for _, link := range links {
 		for name, tc := range tests {

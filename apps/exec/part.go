@@ -37,6 +37,11 @@ type part struct {
 	waiting bool     // the program waits for the answer to its GRID_Iterate
 	stopped bool
 	iter    int // GRID_Iterate calls answered
+	// Checkpoints (checkpoint.go): the bytes the program registered with
+	// GRID_CheckpointRegister (0: none, no checkpoints), and the buffers
+	// Restore read, for the program's first receive.
+	ckBytes uint64
+	resume  []byte
 }
 
 // request is a blocking call of the program, read and not yet answered.
@@ -165,6 +170,11 @@ func (pt *part) serve() (*request, error) {
 	switch r.h.kind {
 	case kindReceive, kindIterate, kindResult:
 		return r, nil
+	case kindCkReg:
+		if err := pt.registered(r.h); err != nil {
+			return nil, err
+		}
+		return pt.serve()
 	case kindAbort:
 		return nil, pt.abort(r.h)
 	case kindHello:
@@ -193,7 +203,7 @@ func (pt *part) read() (*request, error) {
 		want = 8 + nb
 	case kindReceive:
 		want = nb
-	case kindResult, kindAbort:
+	case kindResult, kindAbort, kindCkReg, kindCkData:
 		return r, nil
 	}
 	if h.len != uint64(want) {
@@ -245,7 +255,10 @@ func (pt *part) Sweep() float64 {
 	case r != nil && r.h.kind == kindIterate: // it swept before its first receive
 	case r != nil || pt.waiting: // its first receive, or the last GRID_Iterate
 		pt.waiting = false
-		if err = pt.proceed(); err == nil {
+		if err = pt.restored(); err == nil {
+			err = pt.proceed()
+		}
+		if err == nil {
 			pt.p.await()
 			r, err = pt.serve()
 		}
@@ -296,6 +309,9 @@ func (pt *part) finish() error {
 	p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
 	if pt.waiting || pt.stash != nil && pt.stash.h.kind == kindReceive {
 		pt.waiting, pt.stash = false, nil
+		if err := pt.restored(); err != nil {
+			return err
+		}
 		if err := pt.reply(statusStop, nil); err != nil {
 			return err
 		}

@@ -41,13 +41,23 @@ const (
 	kindProgress = 9  // guestProgress: telemetry, and a heartbeat every second
 	kindFailed   = 10 // guestFailure: the program's node failed the run
 	kindOutcome  = 11 // guestOutcome, then a kindResult frame with the values
-	kindReply    = 16
+	// Checkpoints (checkpoint.go), link = "window".
+	kindCkReg  = 12 // before the first receive: u64 bytes of GRID_CheckpointRegister's buffers
+	kindCkData = 13 // the answer to statusCheckpoint: the registered buffers' bytes
+	kindReply  = 16
 )
 
 // Statuses of a reply.
 const (
 	statusOK   = 0
 	statusStop = 1
+	// statusCheckpoint asks the program, waiting in GRID_Iterate, for its
+	// registered buffers (a kindCkData frame); the reply it waits for
+	// follows.
+	statusCheckpoint = 2
+	// statusRestore carries a restarted program's registered buffers
+	// (u64 iteration, then their bytes) before the go of its first receive.
+	statusRestore = 3
 )
 
 // header is one frame's header.
@@ -70,7 +80,7 @@ func (h header) encode(b []byte) {
 func decodeHeader(b []byte) (header, error) {
 	h := header{kind: b[0], flags: b[1], arg: int32(binary.LittleEndian.Uint32(b[4:])), len: binary.LittleEndian.Uint64(b[8:])}
 	switch {
-	case h.kind < kindHello || h.kind > kindOutcome:
+	case h.kind < kindHello || h.kind > kindCkData:
 		return h, fmt.Errorf("%w: kind %d", errBadFrame, h.kind)
 	case b[2] != 0 || b[3] != 0:
 		return h, fmt.Errorf("%w: reserved bytes %#x %#x", errBadFrame, b[2], b[3])
@@ -97,6 +107,10 @@ func kindName(k uint8) string {
 		return "GRID_Result"
 	case kindAbort:
 		return "GRID_Abort"
+	case kindCkReg:
+		return "GRID_CheckpointRegister"
+	case kindCkData:
+		return "a checkpoint"
 	case kindAddr, kindProgress, kindFailed, kindOutcome:
 		return fmt.Sprintf("an in-process frame (kind %d)", k)
 	}

@@ -31,7 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { K_HELLO = 1, K_SEND, K_RECEIVE, K_WAIT, K_ITERATE, K_RESULT, K_ABORT, K_REPLY = 16 };
+enum { K_HELLO = 1, K_SEND, K_RECEIVE, K_WAIT, K_ITERATE, K_RESULT, K_ABORT, K_CKREG = 12, K_CKDATA, K_REPLY = 16 };
+/* Statuses of a reply beyond go (0) and stop (1): take a checkpoint, restore one. */
+enum { R_CHECKPOINT = 2, R_RESTORE = 3 };
 enum { S_RUN = 1, S_STOPPED, S_DONE, S_BROKEN };
 #define PROTOCOL 1
 #define HDR 16
@@ -50,6 +52,11 @@ struct lib {
 	unsigned char *frame; /* 8 bytes of σ, then sent */
 	struct gh_inproc *in; /* link = "inprocess": the library's coroutine, else NULL */
 	void *stack;          /* its stack */
+	struct ckbuf { void *addr; size_t n; } *ck; /* GRID_CheckpointRegister's buffers */
+	int nck;
+	uint64_t ckbytes;     /* their bytes */
+	int begun;            /* the first receive was asked for: no more registrations */
+	uint64_t resumed;     /* the iteration the buffers were restored at (0: none) */
 };
 #define L(s) ((struct lib *)(s)->priv)
 
@@ -85,6 +92,23 @@ static int sendv(struct lib *l, int kind, int flags, int32_t arg, const void *a,
 			m.msg_iov[0].iov_base = (char *)m.msg_iov[0].iov_base + n;
 			m.msg_iov[0].iov_len -= (size_t)n;
 		}
+	}
+	return GRID_OK;
+}
+
+/* sendall writes n bytes (no SIGPIPE). */
+static int sendall(struct lib *l, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t r = send(l->fd, p, n, MSG_NOSIGNAL);
+		if (r < 0 && errno == EINTR) continue;
+		if (r <= 0) {
+			l->state = S_BROKEN;
+			return GRID_EIO;
+		}
+		p += r;
+		n -= (size_t)r;
 	}
 	return GRID_OK;
 }
@@ -407,6 +431,8 @@ static int usable(GRIDSubtask *s, int want)
 	return GRID_OK;
 }
 
+static int checkpointed(struct lib *l);
+
 /* proceed reads the worker's go (and which neighbours have new values)
  * or stop. */
 static int proceed(GRIDSubtask *s)
@@ -420,6 +446,10 @@ static int proceed(GRIDSubtask *s)
 	} else {
 		spinwait(L(s));
 		rc = reply(L(s), L(s)->fresh, s->nneighbours, &n);
+		while (rc == R_CHECKPOINT) {
+			if ((rc = checkpointed(L(s)))) return rc;
+			rc = reply(L(s), L(s)->fresh, s->nneighbours, &n);
+		}
 	}
 	if (rc == 1) {
 		L(s)->state = S_STOPPED;
@@ -434,14 +464,96 @@ static int proceed(GRIDSubtask *s)
 	return 1;
 }
 
+/* checkpointed sends the worker the registered buffers it asked for at
+ * the end of an iteration (the program waits in GRID_Iterate). */
+static int checkpointed(struct lib *l)
+{
+	unsigned char h[HDR];
+	h[0] = K_CKDATA; h[1] = h[2] = h[3] = 0;
+	put32(h + 4, 0);
+	put64(h + 8, l->ckbytes);
+	int rc = sendall(l, h, HDR);
+	for (int i = 0; rc == GRID_OK && i < l->nck; i++)
+		rc = sendall(l, l->ck[i].addr, l->ck[i].n);
+	return rc;
+}
+
+/* restored reads a restore frame's payload (the header is read): the
+ * iteration, then the registered buffers' bytes, in their order. */
+static int restored(GRIDSubtask *s, const unsigned char *h)
+{
+	struct lib *l = L(s);
+	uint64_t n = get64(h + 8);
+	unsigned char it[8];
+	int rc;
+	if (n != 8 + l->ckbytes) {
+		l->state = S_BROKEN;
+		return GRID_EPROTO;
+	}
+	if ((rc = readn(l, it, 8))) return rc;
+	for (int i = 0; i < l->nck; i++)
+		if ((rc = readn(l, l->ck[i].addr, l->ck[i].n))) return rc;
+	l->resumed = get64(it);
+	return GRID_OK;
+}
+
+/* first reads the answer to the run's first receive, header first: a
+ * restarted program gets its registered buffers (a restore frame) before
+ * the go. */
+static int first(GRIDSubtask *s)
+{
+	struct lib *l = L(s);
+	for (;;) {
+		unsigned char h[HDR];
+		int rc = readn(l, h, HDR);
+		if (rc) return rc;
+		uint64_t n = get64(h + 8);
+		int32_t st = (int32_t)get32(h + 4);
+		if (h[0] != K_REPLY) {
+			l->state = S_BROKEN;
+			return GRID_EPROTO;
+		}
+		if (st == R_RESTORE) {
+			if ((rc = restored(s, h))) return rc;
+			continue;
+		}
+		if (n > s->nneighbours) {
+			l->state = S_BROKEN;
+			return GRID_EPROTO;
+		}
+		if (n && (rc = readn(l, l->fresh, (size_t)n))) return rc;
+		if (st == 1) {
+			l->state = S_STOPPED;
+			return GRID_ESTATE;
+		}
+		if (st != GRID_OK) return st < 0 ? st : GRID_EPROTO;
+		if (n != s->nneighbours) {
+			l->state = S_BROKEN;
+			return GRID_EPROTO;
+		}
+		l->go = 1;
+		return GRID_OK;
+	}
+}
+
 /* await gets the worker's go before the first receive of the run, telling
  * it which neighbours the program sent its first values to. */
 static int await(GRIDSubtask *s)
 {
 	if (L(s)->go) return GRID_OK;
-	int rc = L(s)->in ? (turn(L(s), GH_RECEIVE), GRID_OK) : sendv(L(s), K_RECEIVE, DATA_FLAG, 0, L(s)->sent, s->nneighbours);
-	memset(L(s)->sent, 0, s->nneighbours);
+	struct lib *l = L(s);
+	int rc = GRID_OK;
+	if (!l->in && l->nck && !l->begun) {
+		unsigned char b[8];
+		put64(b, l->ckbytes);
+		rc = sendv(l, K_CKREG, 0, 0, b, 8);
+	}
+	l->begun = 1;
+	if (rc == GRID_OK)
+		rc = l->in ? (turn(l, GH_RECEIVE), GRID_OK) : sendv(l, K_RECEIVE, DATA_FLAG, 0, l->sent, s->nneighbours);
+	memset(l->sent, 0, s->nneighbours);
 	if (rc) return rc;
+	if (!l->in) return first(s);
 	rc = proceed(s);
 	return rc == 1 ? GRID_OK : rc == 0 ? GRID_ESTATE : rc;
 }
@@ -495,6 +607,30 @@ int GRID_Wait(GRIDSubtask *s, uint32_t *rank, int *flags)
 	return GRID_ENOMSG;
 }
 
+int GRID_CheckpointRegister(GRIDSubtask *s, void *buf, size_t bytes)
+{
+	int rc = usable(s, S_RUN);
+	if (rc) return rc;
+	if (L(s)->begun)
+		return fail(s, GRID_ESTATE, "GRID_CheckpointRegister after the loop began: register the state before the first GRID_Receive, GRID_Wait or GRID_Resumed");
+	if (!buf && bytes)
+		return fail(s, GRID_ESIZE, "GRID_CheckpointRegister of %zu bytes at NULL", bytes);
+	struct ckbuf *c = realloc(L(s)->ck, (size_t)(L(s)->nck + 1) * sizeof *c);
+	if (!c) return fail(s, GRID_EIO, "GRID_CheckpointRegister: out of memory");
+	L(s)->ck = c;
+	c[L(s)->nck++] = (struct ckbuf){buf, bytes};
+	L(s)->ckbytes += bytes;
+	return GRID_OK;
+}
+
+long long GRID_Resumed(GRIDSubtask *s)
+{
+	int rc = usable(s, S_RUN);
+	if (rc) return rc;
+	if ((rc = await(s))) return rc;
+	return (long long)L(s)->resumed;
+}
+
 int GRID_Iterate(GRIDSubtask *s, double sigma)
 {
 	int rc = usable(s, S_RUN);
@@ -505,6 +641,8 @@ int GRID_Iterate(GRIDSubtask *s, double sigma)
 		memset(L(s)->sent, 0, s->nneighbours);
 		return proceed(s);
 	}
+	if (L(s)->nck && !L(s)->begun)
+		return fail(s, GRID_ESTATE, "GRID_Iterate before the first GRID_Receive: a program that registers its state calls GRID_Resumed (or GRID_Receive, GRID_Wait) before its first sweep, where a restarted program gets it back");
 	uint64_t bits;
 	memcpy(&bits, &sigma, 8);
 	put64(L(s)->frame, bits);
@@ -553,6 +691,7 @@ int GRID_Finalize(GRIDSubtask *s)
 	free(l->kv);
 	free(l->fresh);
 	free(l->frame);
+	free(l->ck);
 	free(l);
 	s->neighbours = s->halo_size = NULL;
 	s->params = "";

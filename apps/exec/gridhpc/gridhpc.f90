@@ -71,6 +71,16 @@ module gridhpc
       type(grid_subtask), intent(inout) :: sub
       character(kind=c_char), dimension(*), intent(in) :: reason
     end function
+    integer(c_int) function grid_checkpoint_register(sub, buffer, bytes) bind(c, name="GRID_CheckpointRegister")
+      import :: grid_subtask, c_int, c_ptr, c_size_t
+      type(grid_subtask), intent(inout) :: sub
+      type(c_ptr), value :: buffer
+      integer(c_size_t), value :: bytes
+    end function
+    integer(c_long_long) function grid_resumed(sub) bind(c, name="GRID_Resumed")
+      import :: grid_subtask, c_long_long
+      type(grid_subtask), intent(inout) :: sub
+    end function
   end interface
 
 contains

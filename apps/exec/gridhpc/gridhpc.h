@@ -166,6 +166,32 @@ char *GRID_ReceiveBuffer(GRIDSubtask *sub, uint32_t source);
  * the iteration limit), or a negative code. */
 int GRID_Iterate(GRIDSubtask *sub, double sigma);
 
+/* GRID_CheckpointRegister registers bytes of buffer as part of the
+ * program's state, before the loop (before the first GRID_Receive,
+ * GRID_Wait or GRID_Resumed), in the same order on every start. A program
+ * that registers its state survives a lost node: at the end of every
+ * iteration the job's checkpoint interval names, the library sends the
+ * registered buffers to the worker from inside GRID_Iterate (the engine
+ * keeps them, with the window's halos, on another node); after a loss, the
+ * program started again on a replacement gets them back in its first
+ * GRID_Receive (or GRID_Wait, or GRID_Resumed), before that call reads a
+ * halo, and goes on as if GRID_Iterate had just returned 1. Register
+ * everything the next iterations depend on (the iterate, a counter of its
+ * own); not what the program rebuilds from the sub-task. It must call
+ * GRID_Resumed (or GRID_Receive, GRID_Wait) before its first sweep: a
+ * program without neighbours calls GRID_Resumed. A program that
+ * registers nothing has no checkpoints: a lost node fails its run.
+ * link = "inprocess": registered, not yet checkpointed. */
+int GRID_CheckpointRegister(GRIDSubtask *sub, void *buffer, size_t bytes);
+
+/* GRID_Resumed returns the iteration (GRID_Iterate calls) the program's
+ * registered buffers were restored at, 0 on a fresh start, or a negative
+ * code. Call it after the first GRID_Send calls and before the loop: it
+ * waits for the environment's go of the first iteration (as the first
+ * GRID_Receive does), so a program that swaps two arrays each iteration
+ * can swap them back by the parity before it receives. */
+long long GRID_Resumed(GRIDSubtask *sub);
+
 /* GRID_Result hands back this node's share of the solution: count doubles,
  * sub->result_size of them, after GRID_Iterate returned 0. */
 int GRID_Result(GRIDSubtask *sub, const double *values, size_t count);

@@ -55,6 +55,7 @@ def _load():
         "GRID_Result": [P, ctypes.c_void_p, ctypes.c_size_t],
         "GRID_Finalize": [P],
         "GRID_Abort": [P, ctypes.c_char_p],
+        "GRID_CheckpointRegister": [P, ctypes.c_void_p, ctypes.c_size_t],
     }
     for name, args in sig.items():
         f = getattr(lib, name)
@@ -62,6 +63,7 @@ def _load():
     for name in ("GRID_SendBuffer", "GRID_ReceiveBuffer"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [P, ctypes.c_uint32], ctypes.POINTER(ctypes.c_double)
+    lib.GRID_Resumed.argtypes, lib.GRID_Resumed.restype = [P], ctypes.c_longlong
     lib.GRID_Param.argtypes, lib.GRID_Param.restype = [P, ctypes.c_char_p], ctypes.c_char_p
     lib.GRID_Strerror.argtypes, lib.GRID_Strerror.restype = [ctypes.c_int], ctypes.c_char_p
     return lib
@@ -132,6 +134,18 @@ class Subtask:
     def _window(self, f, q):
         i = self.neighbours.index(q)
         return np.ctypeslib.as_array(f(ctypes.byref(self._s), q), shape=(self.halo_size[i] // 8,))
+
+    def checkpoint_register(self, a):
+        """Registers a float64 array as part of the program's state
+        (GRID_CheckpointRegister): before the loop, in the same order on
+        every start; the array must stay alive and in place for the run."""
+        addr, n = _buffer(a)
+        _check("GRID_CheckpointRegister", _lib.GRID_CheckpointRegister(ctypes.byref(self._s), addr, n))
+
+    def resumed(self):
+        """The iteration the registered arrays were restored at, 0 on a
+        fresh start (GRID_Resumed): after the first sends, before the loop."""
+        return _check("GRID_Resumed", _lib.GRID_Resumed(ctypes.byref(self._s)))
 
     def iterate(self, sigma):
         return _check("GRID_Iterate", _lib.GRID_Iterate(ctypes.byref(self._s), float(sigma))) > 0

@@ -1,7 +1,8 @@
 /*
  * faulty.c - a program that breaks gridhpc.h's rules on demand, for the
  * failure tests: faulty MODE RANK ITER PIDFILE. Rank RANK misbehaves in
- * iteration ITER (MODE crash, exit, hang, size, rank, ctrl, result, abort);
+ * iteration ITER (MODE crash, exit, hang, size, rank, ctrl, result, abort, register: a
+ * GRID_CheckpointRegister after the loop began);
  * in mode nolib it never calls the library, in nolib-hang neither exits. Every rank
  * appends its pid to PIDFILE first. The others run a 1-D Jacobi on a chain.
  */
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
 			if (!strcmp(mode, "hang")) for (;;) pause();
 			if (!strcmp(mode, "abort")) { GRID_Abort(&s, "the matrix is singular"); return 1; }
 			if (!strcmp(mode, "result")) { GRID_Result(&s, u + 1, m); return 1; }
+			if (!strcmp(mode, "register")) { GRID_CheckpointRegister(&s, u, sizeof *u); return 1; }
 		}
 		double sigma = 0;
 		for (size_t i = 1; i <= m; i++) {

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "github.com/gridtui/gridtui/apps/exec" // programs over gridhpc.h
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestRunRecoversExec: a C program over gridhpc.h that registers its state
+// with GRID_CheckpointRegister (apps/exec/testdata/ckchain.c: two arrays
+// it swaps and a counter of its own), one of whose workers is killed
+// mid-run in a synchronous run, ends at its iteration limit bit for bit the undisturbed run:
+// the same values and the same count of iterations (its last value).
+func TestRunRecoversExec(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler: the program is not built")
+	}
+	prog := filepath.Join(t.TempDir(), "ckchain")
+	src := filepath.Join("..", "apps", "exec")
+	if out, err := exec.Command("gcc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off", "-D_GNU_SOURCE",
+		"-I"+filepath.Join(src, "gridhpc"), filepath.Join(src, "testdata", "ckchain.c"), filepath.Join(src, "gridhpc", "gridhpc.c"),
+		"-o", prog).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	const iters = 1500
+	spec := jobs.Spec{Name: "ckchain", App: "exec", Params: map[string]string{"program": prog, "items": "64", "eps": "1e-30", "timeout": "60"},
+		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: iters, WallTime: 3 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: 301}}
+	want, _, err := runKilled(t, spec, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := figure(want, "sum of the values"); got == "" || want.Outcome != "not converged" {
+		t.Fatalf("undisturbed run: outcome %q (want the iteration limit's), sum %q", want.Outcome, got)
+	}
+	rep, _, err := runKilled(t, spec, "alpha-3", 310)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != want.Outcome || moved(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
+		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+	}
+	rc := rep.Recoveries[0]
+	t.Logf("lost %s: rank %d to %s from iteration %d, recovered in %v", rc.Node, rc.Rank, rc.To, rc.From, rc.Took)
+	if rc.From < 301 {
+		t.Errorf("recovery %+v: want a rollback to a checkpoint (iteration 301 or later)", rc)
+	}
+	if rc.From%2 == 0 {
+		// Checkpoints at 301, 602, 903, the kill after 310: this machine
+		// was slow to detect it. The values are still checked.
+		t.Logf("rolled back to an even iteration: the program's swap by parity was not exercised")
+	}
+	checkSameFigures(t, rep, want)
+	for i := range rep.Nodes {
+		if rep.Nodes[i].Iterations != want.Nodes[i].Iterations {
+			t.Errorf("rank %d: %d iterations, undisturbed %d", i, rep.Nodes[i].Iterations, want.Nodes[i].Iterations)
+		}
+	}
+	if n := len(rep.Solution); n != 64 || rep.Solution[n-1] != float64(iters) {
+		t.Errorf("the program counted %v iterations in %d values, want %d in 64", rep.Solution[max(n-1, 0):], n, iters)
+	}
+}
+
+// TestRunRecoversExecAsync: the same program in an asynchronous run, a
+// worker killed mid-run: only the lost part is restored from its copy,
+// and the run ends as the undisturbed one does (at its iteration limit).
+func TestRunRecoversExecAsync(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler: the program is not built")
+	}
+	prog := filepath.Join(t.TempDir(), "ckchain")
+	src := filepath.Join("..", "apps", "exec")
+	if out, err := exec.Command("gcc", "-O2", "-std=c99", "-D_GNU_SOURCE", "-I"+filepath.Join(src, "gridhpc"),
+		filepath.Join(src, "testdata", "ckchain.c"), filepath.Join(src, "gridhpc", "gridhpc.c"), "-o", prog).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	spec := jobs.Spec{Name: "ckchain", App: "exec", Params: map[string]string{"program": prog, "items": "64", "eps": "1e-30", "timeout": "60"},
+		Scheme: jobs.Asynchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: 3000, WallTime: 3 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: 101}}
+	rep, _, err := runKilled(t, spec, "alpha-3", 310)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != "not converged" || moved(rep.Recoveries) != 1 || rep.Recoveries[0].Node != "alpha-3" {
+		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+	}
+	rc := rep.Recoveries[0]
+	t.Logf("lost %s: rank %d to %s from iteration %d, recovered in %v", rc.Node, rc.Rank, rc.To, rc.From, rc.Took)
+	if rc.FromStart {
+		t.Errorf("recovery %+v: want the lost part restored from a checkpoint, not from the start", rc)
+	}
+	if n := len(rep.Solution); n != 64 || rep.Solution[n-1] < 3000 {
+		t.Errorf("the last rank's program counted %v iterations, want the limit's 3000 at least", rep.Solution[max(n-1, 0):])
+	}
+}

@@ -158,13 +158,14 @@ func TestGatewayLostTunnel(t *testing.T) {
 	deployOrSkip(t, g)
 	run := startRun(t, g, 3*time.Minute, "--nodes", "6", "--scheme", "sync", "--n", "32",
 		"--eps", "1e-9", "--wall-time", "2m", "--checkpoint-every", "20")
-	run.waitIterations(t, 40, time.Minute)
+	run.waitIterations(t, 300, time.Minute)
 	killGateway(t, g, "beta")
 	out := run.wait(t)
 	rep := out.report
 	if out.code != 0 || rep == nil || rep.Outcome != "ok" || !rep.Checked || len(rep.Recoveries) == 0 || rep.Recoveries[0].Node != "gw-siteB" {
 		t.Fatalf("want a run recovered from gw-siteB's loss, got exit %d, report %+v", out.code, rep)
 	}
+	t.Logf("recovered: %+v", rep.Recoveries[0])
 	tunnels := 0
 	for _, r := range rep.Routes {
 		if strings.HasPrefix(r.Via, "gateway ") || strings.Contains(r.Via, "gw-siteB") {

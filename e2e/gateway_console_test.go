@@ -110,7 +110,7 @@ func TestGatewayCutOff(t *testing.T) {
 	g := newGridT(t, Config{Gateways: "10mbit"})
 	deployOrSkip(t, g)
 	run := startRun(t, g, 3*time.Minute, "--nodes", "6", "--scheme", "sync", "--n", "32",
-		"--eps", "1e-14", "--max-iter", "10000000", "--wall-time", "2m")
+		"--eps", "1e-14", "--max-iter", "10000000", "--wall-time", "2m", "--checkpoint-every", "-1")
 	run.waitIterations(t, 20, time.Minute)
 	h := g.GatewayHost("beta")
 	nics := []string{"wan0", "ib0", "eth0"}

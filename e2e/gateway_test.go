@@ -118,10 +118,20 @@ func checkSerial(t *testing.T, dir string, want []float64) {
 func TestGatewayKilled(t *testing.T) {
 	g := newGridT(t, Config{Gateways: "10mbit"})
 	deployOrSkip(t, g)
+	// Without checkpoints: with them, the run recovers (TestGatewayLostTunnel).
 	run := startRun(t, g, 3*time.Minute, "--nodes", "6", "--scheme", "sync", "--n", "32",
-		"--eps", "1e-14", "--max-iter", "10000000", "--wall-time", "2m")
+		"--eps", "1e-14", "--max-iter", "10000000", "--wall-time", "2m", "--checkpoint-every", "-1")
 	run.waitIterations(t, 20, time.Minute)
-	h := g.GatewayHost("beta")
+	h := killGateway(t, g, "beta")
+	checkGatewayFailed(t, run, time.Now(), h, "killed")
+	checkNoWorkers(t, g, nil)
+}
+
+// killGateway SIGKILLs the gateway of the site of cluster on its host,
+// and returns that host.
+func killGateway(t *testing.T, g *Grid, cluster string) *Host {
+	t.Helper()
+	h := g.GatewayHost(cluster)
 	var killed bool
 	for _, p := range workerPids(h) {
 		cmdline, _ := os.ReadFile("/proc/" + p + "/cmdline")
@@ -135,7 +145,39 @@ func TestGatewayKilled(t *testing.T) {
 	if !killed {
 		t.Fatalf("%s runs no gridtui gateway", h.Name)
 	}
-	checkGatewayFailed(t, run, time.Now(), h, "killed")
+	return h
+}
+
+// TestGatewayLostTunnel kills a site's gateway in the middle of a
+// synchronous run that checkpoints: the run recovers on the same workers,
+// the pairs across the sites (whose direct paths fail pre-flight) link
+// through SSH tunnels between their hosts, and it ends ok with a checked
+// residual.
+func TestGatewayLostTunnel(t *testing.T) {
+	g := newGridT(t, Config{Gateways: "10mbit"})
+	deployOrSkip(t, g)
+	run := startRun(t, g, 3*time.Minute, "--nodes", "6", "--scheme", "sync", "--n", "32",
+		"--eps", "1e-9", "--wall-time", "2m", "--checkpoint-every", "20")
+	run.waitIterations(t, 300, time.Minute)
+	killGateway(t, g, "beta")
+	out := run.wait(t)
+	rep := out.report
+	if out.code != 0 || rep == nil || rep.Outcome != "ok" || !rep.Checked || len(rep.Recoveries) == 0 || rep.Recoveries[0].Node != "gw-siteB" {
+		t.Fatalf("want a run recovered from gw-siteB's loss, got exit %d, report %+v", out.code, rep)
+	}
+	t.Logf("recovered: %+v", rep.Recoveries[0])
+	tunnels := 0
+	for _, r := range rep.Routes {
+		if strings.HasPrefix(r.Via, "gateway ") || strings.Contains(r.Via, "gw-siteB") {
+			t.Errorf("route %s ↔ %s via %q after the loss of gw-siteB", r.A, r.B, r.Via)
+		}
+		if strings.HasPrefix(r.Via, "SSH tunnel ") {
+			tunnels++
+		}
+	}
+	if tunnels == 0 {
+		t.Errorf("no route through an SSH tunnel after the gateway's loss: %+v", rep.Routes)
+	}
 	checkNoWorkers(t, g, nil)
 }
 

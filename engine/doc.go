@@ -71,10 +71,14 @@
 // of two such sites one more pre-flight candidate after the direct ones: an
 // rmnp gateway address (rmnp spec §8). A link that takes it is labelled
 // "gateway" in the traffic counters; the report says each pair's route and
-// why, and each gateway link's counters. A gateway whose process ends fails
-// the run with its name (PACX-MPI's gateways, seed 001); so does one that
+// why, and each gateway link's counters. A gateway whose process ends is
+// named as the run's loss (PACX-MPI's gateways, seed 001); so is one that
 // stops printing its counters (stopped, hung, cut off: gateway_watch.go),
-// to which a failure that another node reports meanwhile is charged.
+// to which a failure that another node reports meanwhile is charged. A run
+// that checkpoints recovers from it on the same workers without that
+// gateway: its site's pairs to other sites take their direct routes, else
+// an SSH tunnel between the two workers' hosts (gateway_lost.go); one that
+// does not fails with the gateway's name.
 //
 // # Surviving a lost node (recovery.go, docs/FAILURES.md)
 //

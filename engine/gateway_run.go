@@ -359,6 +359,7 @@ func (s *submission) addGatewayRoute(up *worker.NeighbourTask, lo, hi string) {
 	}
 	ga, gb := s.gateways[sa.Name], s.gateways[sb.Name]
 	if ga == nil || gb == nil {
+		s.addTunnelRoute(up, lo, hi, sa, sb)
 		return
 	}
 	for i := len(up.Routes) - 1; i >= 0; i-- {

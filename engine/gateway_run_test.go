@@ -140,7 +140,8 @@ func TestGatewayStopped(t *testing.T) {
 	t.Cleanup(func() { gatewayFirst = false })
 	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
 	spec := jobs.Spec{App: "obstacle", Params: longObstacle, Scheme: jobs.Synchronous,
-		Nodes: jobs.NodeSelection{Any: 4}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute}
+		Nodes: jobs.NodeSelection{Any: 4}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: -1}} // without checkpoints: a lost gateway fails the run
 	opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), NoRecord: true, Deploy: deploy.Options{StopTimeout: 30 * time.Second}}
 	var (
 		mu       sync.Mutex

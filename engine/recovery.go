@@ -107,6 +107,9 @@ func isLoss(s *submission) bool {
 	if f == nil || s.aborted != nil || f.Node == "" {
 		return false
 	}
+	if s.failedGateway() != nil {
+		return true // exited or silent: gateway_lost.go
+	}
 	if w := s.workers[f.Node]; w != nil {
 		select {
 		case <-w.Done():
@@ -205,8 +208,8 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	}
 	lost := s.failed.Node
 	gone := lostWith(s, lost)
-	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
-		gone = nil // every worker is sound: the same nodes again
+	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) || s.failedGateway() != nil {
+		gone = nil // every worker is sound (or a gateway was lost): the same nodes again
 	}
 	gone = withEnded(s, gone)
 	from, holders, err := rc.restoreFrom(s, gone)
@@ -275,7 +278,8 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	if err != nil {
 		return nil, err
 	}
-	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
+	next.inventory, next.inv = s.inventory, s.inv
+	carryGateways(next, s)
 	next.start, next.ckptKey = s.start, rc.key
 	next.ckpt = rc.plan(from)
 	return next, nil
@@ -307,8 +311,13 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 		return what
 	}
 	if len(gone) == 0 {
-		add(lost, s.failed.Cause, placement{lost, "same nodes again"})
-		s.logf(lost, "FAILED (%s): the run starts again on the same nodes; %s", s.failed.Cause, what)
+		to, links := placement{lost, "same nodes again"}, ""
+		if g := s.failedGateway(); g != nil {
+			to.how = "same nodes again, without the gateway"
+			links = fmt.Sprintf(" without gateway %s (its site's links direct, else through SSH tunnels)", g.Name)
+		}
+		add(lost, s.failed.Cause, to)
+		s.logf(lost, "FAILED (%s): the run starts again on the same nodes%s; %s", s.failed.Cause, links, what)
 	}
 	for _, name := range gone {
 		cause := s.failed.Cause

@@ -62,6 +62,7 @@ type submission struct {
 	residuals []jobs.ResidualSample
 	inv       *inventory.Inventory
 	gateways  map[string]*runGateway // by site, when the run spans sites with gateways
+	gwLost    map[string]*runGateway // by site, the gateways lost by earlier attempts (gateway_lost.go)
 	// Checkpoints (recovery.go): every part's plan (nil: none), the key of
 	// the run's checkpoints, and the losses survived so far.
 	ckpt       *solve.CheckpointPlan

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/jobs"
+)
+
+// TestGatewayKilledRecovers kills (SIGKILL) a site's gateway in the middle
+// of a synchronous run across two local sites whose cross-site pair links
+// through the gateways: the run recovers on the same workers without that
+// gateway (its pair on the direct route: local hosts have no SSH tunnel),
+// and ends ok, bit for bit the undisturbed run.
+func TestGatewayKilledRecovers(t *testing.T) {
+	gatewayFirst = true
+	t.Cleanup(func() { gatewayFirst = false })
+	inv := loadInventory(t, "../testdata/sites/local_gateways.toml")
+	spec := jobs.Spec{Name: "gwlost", App: "poisson", Params: map[string]string{"n": "24", "eps": "1e-7"}, Scheme: jobs.Synchronous,
+		Nodes: jobs.NodeSelection{Any: 4}, Cores: 1, MaxIter: 1 << 30, WallTime: 2 * time.Minute,
+		Resilience: jobs.Resilience{CheckpointEvery: 25}}
+	run := func(kill bool) *Report {
+		opt := RunOptions{Inventory: inv, StoreDir: t.TempDir(), NoRecord: true, Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+		var (
+			mu     sync.Mutex
+			killed int
+		)
+		if kill {
+			opt.OnSnapshot = func(s Snapshot) {
+				mu.Lock()
+				defer mu.Unlock()
+				if killed != 0 {
+					return
+				}
+				for _, st := range s.Nodes {
+					if st.Iteration < 60 || st.State == solve.StateTerminated {
+						return
+					}
+				}
+				if killed = childGateway(t, "gw-east"); killed > 0 {
+					syscall.Kill(killed, syscall.SIGKILL)
+				}
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		rep, err := Run(ctx, spec, opt)
+		if err != nil {
+			t.Fatalf("kill %v: %v\n%s", kill, err, summary(rep))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if kill && killed == 0 {
+			t.Fatal("no gateway process gw-east found to kill")
+		}
+		return rep
+	}
+	want := run(false)
+	rep := run(true)
+	if rep.Outcome != "ok" || len(rep.Recoveries) == 0 || rep.Recoveries[0].Node != "gw-east" {
+		t.Fatalf("outcome %q, recoveries %+v", rep.Outcome, rep.Recoveries)
+	}
+	rc := rep.Recoveries[0]
+	t.Logf("lost %s (%s): %s, from iteration %d, in %v", rc.Node, rc.Cause, rc.How, rc.From, rc.Took)
+	for _, r := range rep.Routes {
+		if r.Via != "" {
+			t.Errorf("route %s ↔ %s still via %q after the gateway's loss", r.A, r.B, r.Via)
+		}
+	}
+	checkSameFigures(t, rep, want)
+	for i := range rep.Nodes {
+		if rep.Nodes[i].Iterations != want.Nodes[i].Iterations {
+			t.Errorf("rank %d: %d iterations, undisturbed %d", i, rep.Nodes[i].Iterations, want.Nodes[i].Iterations)
+		}
+	}
+}

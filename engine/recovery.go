@@ -275,7 +275,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	if err != nil {
 		return nil, err
 	}
-	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
+	next.inventory, next.inv, next.gateways, next.joins = s.inventory, s.inv, s.gateways, s.joins
 	next.start, next.ckptKey = s.start, rc.key
 	next.ckpt = rc.plan(from)
 	return next, nil

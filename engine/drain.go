@@ -128,7 +128,7 @@ func (s *submission) placeable() bool {
 		}
 		on = append(on, w.Host)
 	}
-	return len(spareHosts(s.inv, on, 1)) > 0
+	return len(spareHosts(s.inv, append(on, s.joins.pendingHosts()...), 1)) > 0
 }
 
 // isDrain reports whether the attempt s ended because a node was drained.

@@ -173,19 +173,50 @@ func (j *joining) finish() {
 	if j == nil {
 		return
 	}
-	j.wg.Wait()
+	started := make(chan struct{})
+	go func() {
+		j.wg.Wait()
+		close(started)
+	}()
+	for waiting := true; waiting; {
+		select {
+		case res := <-j.done:
+			j.refuse(res)
+		case <-started:
+			waiting = false
+		}
+	}
 	for {
 		select {
 		case res := <-j.done:
-			if res.w != nil {
-				stopWorkers([]*deploy.Worker{res.w}, nil, "")
-			}
-			if res.err == nil {
-				res.err = fmt.Errorf("%w %s: the run ended as its worker started", ErrJoin, res.host)
-			}
-			res.reply <- res.err
+			j.refuse(res)
 		default:
 			return
 		}
 	}
+}
+
+// refuse stops a joining worker the run ended without, and says so.
+func (j *joining) refuse(res joinResult) {
+	if res.w != nil {
+		stopWorkers([]*deploy.Worker{res.w}, nil, "")
+	}
+	if res.err == nil {
+		res.err = fmt.Errorf("%w %s: the run ended as its worker started", ErrJoin, res.host)
+	}
+	res.reply <- res.err
+}
+
+// pendingHosts returns the hosts still joining: no drained part goes there.
+func (j *joining) pendingHosts() []inventory.Host {
+	if j == nil {
+		return nil
+	}
+	var out []inventory.Host
+	for _, h := range j.inv.Hosts() {
+		if j.pending[h.Name] {
+			out = append(out, h)
+		}
+	}
+	return out
 }

@@ -425,7 +425,7 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 			continue
 		}
 		if isDrain(s) && name == s.failed.Node {
-			h, to, err := rc.drainedTo(restart, s.plan.Ranks)
+			h, to, err := rc.drainedTo(slices.Concat(restart, s.joins.pendingHosts()), s.plan.Ranks)
 			if err != nil {
 				return nil, err
 			}

@@ -66,3 +66,38 @@ func TestRunJoin(t *testing.T) {
 		t.Errorf("true residual %g (checked %v), want below ε = %g", rep.Residual, rep.Checked, rep.Eps)
 	}
 }
+
+// A run that ends while hosts are still joining answers every one of them
+// (more than the channel holds), refusing those that started too late.
+func TestJoiningFinish(t *testing.T) {
+	j := newJoining(context.Background(), loadInventory(t, ""), RunOptions{}, nil)
+	n := cap(j.done) + 4
+	replies := make([]chan error, n)
+	for i := range replies {
+		replies[i] = make(chan error, 1)
+		j.wg.Go(func() { j.done <- joinResult{host: "beta-4", reply: replies[i]} })
+	}
+	done := make(chan struct{})
+	go func() {
+		j.finish()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("finish did not return")
+	}
+	for i, r := range replies {
+		select {
+		case err := <-r:
+			if !errors.Is(err, ErrJoin) || !strings.Contains(err.Error(), "the run ended") {
+				t.Errorf("join %d: %v, want ErrJoin saying the run ended", i, err)
+			}
+		default:
+			t.Errorf("join %d: no answer", i)
+		}
+	}
+	if (*joining)(nil).pendingHosts() != nil {
+		t.Error("no joining: hosts pending")
+	}
+}

@@ -84,6 +84,7 @@ func newRootCmd() *cobra.Command {
 		newVersionCmd(),
 		newLogsCmd(g),
 		newDrainCmd(),
+		newJoinCmd(),
 	)
 	markUsageErrors(root)
 	registerCompletions(root, g)

@@ -54,6 +54,7 @@ type runResult struct {
 	Recoveries []struct {
 		Node string `json:"node"`
 		How  string `json:"how"`
+		To   string `json:"to"`
 		From uint64 `json:"from_iteration"`
 	} `json:"recoveries"`
 }
@@ -126,6 +127,9 @@ func TestRunResumeAfterKill(t *testing.T) {
 	m, err := engine.LoadManifest(dataDir, id)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if out, err := gridtuiProc(t, dataDir, "join", id, "beta-4").CombinedOutput(); exitCodeOf(err) != 1 || !strings.Contains(string(out), "is not running") {
+		t.Errorf("join of the killed run: exit %d, want 1 and not running:\n%s", exitCodeOf(err), out)
 	}
 	if out, err := gridtuiProc(t, dataDir, "results", "--list").CombinedOutput(); err != nil || !strings.Contains(string(out), id) {
 		t.Errorf("results --list (%v) does not list %s as resumable:\n%s", err, id, out)

@@ -105,6 +105,8 @@
 // (gridtui run --resume). Control.Drain (drain.go; gridtui drain through
 // the run's socket, the Run view's D) has a node leave a running job: the
 // attempt ends as for its loss and its part moves to a spare or a free host.
+// Control.Join (join.go; gridtui join) starts a worker on a host of the
+// inventory while the job runs and keeps it as a spare.
 //
 // # Errors and stopped runs
 //

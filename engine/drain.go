@@ -35,7 +35,8 @@ var ErrDrain = errors.New("engine: cannot drain")
 // Control lets a caller act on a run while it runs (RunOptions.Control):
 // the console, the command line's control socket, the owner policy.
 type Control struct {
-	reqs chan drainReq
+	reqs  chan drainReq
+	joins chan joinReq // join.go
 }
 
 type drainReq struct {
@@ -44,7 +45,7 @@ type drainReq struct {
 }
 
 // NewControl returns a Control for one run at a time.
-func NewControl() *Control { return &Control{reqs: make(chan drainReq)} }
+func NewControl() *Control { return &Control{reqs: make(chan drainReq), joins: make(chan joinReq)} }
 
 // Drain asks the run to move node's part elsewhere and let the node go
 // (why says why, for the event log and the report). It returns once the
@@ -127,7 +128,7 @@ func (s *submission) placeable() bool {
 		}
 		on = append(on, w.Host)
 	}
-	return len(spareHosts(s.inv, on, 1)) > 0
+	return len(spareHosts(s.inv, append(on, s.joins.pendingHosts()...), 1)) > 0
 }
 
 // isDrain reports whether the attempt s ended because a node was drained.

@@ -280,6 +280,7 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 	}
 	next.inventory, next.inv = s.inventory, s.inv
 	carryGateways(next, s)
+	next.joins = s.joins
 	next.start, next.ckptKey = s.start, rc.key
 	next.ckpt = rc.plan(from)
 	return next, nil
@@ -434,7 +435,7 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 			continue
 		}
 		if isDrain(s) && name == s.failed.Node {
-			h, to, err := rc.drainedTo(restart, s.plan.Ranks)
+			h, to, err := rc.drainedTo(slices.Concat(restart, s.joins.pendingHosts()), s.plan.Ranks)
 			if err != nil {
 				return nil, err
 			}

@@ -174,6 +174,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	s.inventory = InventoryKey(inv)
 	s.inv, s.gateways = inv, gws
 	rc := &recoverer{spec: spec, inv: inv, opt: opt, workers: &workers}
+	if opt.Workers == nil {
+		s.joins = newJoining(ctx, inv, opt, &workers)
+	}
 	rc.dir, rc.why = checkpointDir(spec, hostsOf(workers), opt)
 	rc.memory = rc.why == ""
 	if rc.dir != "" || rc.memory {
@@ -184,6 +187,7 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 	man := startManifest(in, s, rc, res, workers)
 	rep, runErr := s.execute(ctx)
 	s, rep, runErr = rc.attempts(ctx, s, rep, runErr)
+	s.joins.finish()
 	man.end(s, rep, runErr)
 	lost, silent = s.lostNodes(), s.silentNode()
 	if gws != nil {

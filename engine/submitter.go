@@ -71,6 +71,7 @@ type submission struct {
 	holders    map[int][]solve.Holder // by rank: where a restore may read its copies
 	recordID   string                 // the results store's id of the run, chosen as it started ("" a fresh one)
 	recoveries []jobs.Recovery
+	joins      *joining // hosts joining the job as spares (join.go); nil: none can
 }
 
 func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt RunOptions, logf func(string, string, ...any)) (*submission, error) {
@@ -347,6 +348,10 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 			s.handle(in)
 		case r := <-s.drainReqs():
 			r.reply <- s.drain(r)
+		case r := <-s.joinReqs():
+			s.join(r)
+		case res := <-s.joinsDone():
+			s.joined(res)
 		case now := <-tick.C:
 			s.hearGateways()
 			for _, p := range s.live.Check(prev, now) {

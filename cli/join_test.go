@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestJoinCommand has a host join a headless run (a real process, no
+// spares) with gridtui join RUN HOST, then drains a node of the run: its
+// part moves to the joined host, a spare, and the run ends ok. A join of
+// an unknown run is a usage error; one of a host the inventory does not
+// know, or of a node of the run, is refused.
+func TestJoinCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dataDir := t.TempDir()
+	c := gridtuiProc(t, dataDir, resumeArgs...)
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	timer := time.AfterFunc(3*time.Minute, func() { c.Process.Kill() })
+	defer timer.Stop()
+	var all strings.Builder
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	id, joined := "", false
+	for sc.Scan() {
+		all.Write(sc.Bytes())
+		all.WriteByte('\n')
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		if e.Event == "log" && id == "" {
+			var l struct{ Text string }
+			json.Unmarshal(e.Data, &l)
+			if rest, ok := strings.CutPrefix(l.Text, "run "); ok && strings.Contains(rest, "--resume") {
+				id, _, _ = strings.Cut(rest, ":")
+			}
+		}
+		if e.Event != "snapshot" || id == "" || joined {
+			continue
+		}
+		var s struct{ Nodes []struct{ Iteration int } }
+		json.Unmarshal(e.Data, &s)
+		past := len(s.Nodes) > 0
+		for _, n := range s.Nodes {
+			past = past && n.Iteration >= 60
+		}
+		if !past {
+			continue
+		}
+		joined = true
+		for _, bad := range []struct {
+			args []string
+			code int
+			says string
+		}{
+			{[]string{"join", "20260101T000000Z-000000", "beta-4"}, 2, "gridtui join"},
+			{[]string{"join", id, "gamma-9"}, 1, "not a host of the inventory"},
+			{[]string{"join", id, "alpha-1"}, 1, "already holds a part"},
+		} {
+			out, err := gridtuiProc(t, dataDir, bad.args...).CombinedOutput()
+			if exitCodeOf(err) != bad.code || !strings.Contains(string(out), bad.says) {
+				t.Errorf("%v: exit %d, want %d saying %q:\n%s", bad.args, exitCodeOf(err), bad.code, bad.says, out)
+			}
+		}
+		if out, err := gridtuiProc(t, dataDir, "join", id, "beta-4").CombinedOutput(); err != nil {
+			t.Fatalf("join beta-4: %v\n%s", err, out)
+		}
+		if out, err := gridtuiProc(t, dataDir, "drain", id, "alpha-3").CombinedOutput(); err != nil {
+			t.Fatalf("drain alpha-3: %v\n%s", err, out)
+		}
+	}
+	io.Copy(io.Discard, stdout)
+	if err := c.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, all.String())
+	}
+	got := reportOf(t, []byte(all.String()))
+	if !joined || got.Outcome != "ok" || got.moved() != 1 {
+		t.Fatalf("joined %v: outcome %s, recoveries %+v", joined, got.Outcome, got.Recoveries)
+	}
+	if rc := got.Recoveries[0]; rc.Node != "alpha-3" || rc.How != "spare" || rc.To != "beta-4" {
+		t.Errorf("recovery %+v: want alpha-3's part on the joined spare beta-4", rc)
+	}
+}

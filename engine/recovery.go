@@ -184,9 +184,10 @@ type recoverer struct {
 	inv     *inventory.Inventory
 	opt     RunOptions
 	workers *[]*deploy.Worker
-	dir     string // "" when no checkpoints go to disk
-	memory  bool   // in-memory copies on buddies (buddy.go)
-	why     string // why checkpoints are off
+	real    map[string]inventory.Host // second workers' hosts, by node name
+	dir     string                    // "" when no checkpoints go to disk
+	memory  bool                      // in-memory copies on buddies (buddy.go)
+	why     string                    // why checkpoints are off
 	key     string
 	done    []jobs.Recovery
 	count   int // recoveries (one loss may take several nodes)
@@ -276,6 +277,9 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 		return nil, err
 	}
 	next.inventory, next.inv, next.gateways = s.inventory, s.inv, s.gateways
+	if s.inv != nil && len(rc.real) > 0 {
+		next.inv = rc.inv // with the second workers' names
+	}
 	next.start, next.ckptKey = s.start, rc.key
 	next.ckpt = rc.plan(from)
 	return next, nil
@@ -409,7 +413,7 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	*rc.workers = keep
 	moved := map[string]placement{}
 	var restart []inventory.Host
-	used := map[string]bool{}
+	used, drained := map[string]bool{}, false
 	for _, name := range gone {
 		spare := ""
 		for _, w := range keep {
@@ -429,6 +433,7 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 			if err != nil {
 				return nil, err
 			}
+			drained = true
 			restart, moved[name] = append(restart, h), to
 			continue
 		}
@@ -442,14 +447,9 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	if len(restart) == 0 {
 		return moved, nil
 	}
-	sctx, cancel := context.WithTimeout(ctx, restartTimeout)
-	defer cancel()
-	started, err := deploy.StartWorkers(sctx, rc.inv, restart, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
+	started, err := rc.restartOrSecond(ctx, s, restart, moved, drained)
 	if err != nil {
-		if ctx.Err() == nil && sctx.Err() != nil {
-			return nil, fmt.Errorf("no spare, and new workers did not start within %v: %w", restartTimeout, err)
-		}
-		return nil, fmt.Errorf("no spare, and new workers did not start: %w", err)
+		return nil, err
 	}
 	*rc.workers = append(*rc.workers, started...)
 	if rc.opt.OnWorkers != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/deploy/inventory"
@@ -21,6 +22,13 @@ import (
 // startRecoveryWorkers starts workers: deploy.StartWorkers, but for the tests that
 // make a lost node's host refuse a new worker.
 var startRecoveryWorkers = deploy.StartWorkers
+
+// hostName returns the host node runs on, by its name: "alpha-1" for
+// "alpha-1#2".
+func hostName(node string) string {
+	host, _, _ := strings.Cut(node, secondSep)
+	return host
+}
 
 // secondSep separates a host's name from a second worker's number.
 const secondSep = "#"

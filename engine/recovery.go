@@ -22,7 +22,8 @@ import (
 // lost node. The submitter sees the loss as it sees any (heartbeats, a
 // process that ended, a coordinator's report), stops the attempt on every
 // node, puts the lost node's part on a spare (or restarts a worker on its
-// host, when the host still answers), and runs the job again from the
+// host, when the host still answers, else starts a second worker on a
+// surviving node of its cluster), and runs the job again from the
 // checkpoints: a synchronous run rolls every part back to the last
 // iteration every rank has (so it is bit for bit the undisturbed run), an
 // asynchronous or hybrid one restarts every part from its own newest
@@ -385,7 +386,8 @@ type placement struct{ node, how string }
 
 // replace finds the nodes that take the lost nodes' parts: spares (live
 // workers of the job outside the plan), else workers restarted on the lost
-// nodes' hosts. The lost workers are killed first; a worker restarted on a
+// nodes' hosts, else second workers on surviving nodes of their clusters
+// (recovery_second.go) for the hosts where none started. The lost workers are killed first; a worker restarted on a
 // lost node's host is handed back only once the lost one is gone (bounded
 // as stopLost is), since both are the same peer on the control plane: a
 // survivor's link to a lost worker that was stopped (SIGSTOP) or is slow

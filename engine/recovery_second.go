@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/deploy/inventory"
@@ -155,32 +157,30 @@ func withHost(inv *inventory.Inventory, node string, host inventory.Host) *inven
 }
 
 // restartOn starts a new worker on each host of restart, a lost node's
-// (a second worker's on the host it shared).
-func (rc *recoverer) restartOn(ctx context.Context, restart []inventory.Host) ([]*deploy.Worker, error) {
-	var plain []inventory.Host
-	var started []*deploy.Worker
-	for _, h := range restart {
+// (a second worker's on the host it shares), each on its own: it returns
+// the workers started, and the hosts where none started with the errors.
+func (rc *recoverer) restartOn(ctx context.Context, restart []inventory.Host) ([]*deploy.Worker, []inventory.Host, error) {
+	ws := make([]*deploy.Worker, len(restart))
+	errs := make([]error, len(restart))
+	var wg sync.WaitGroup
+	for i, h := range restart {
 		real, ok := rc.real[h.Name]
 		if !ok {
-			plain = append(plain, h)
+			real = h
+		}
+		wg.Go(func() { ws[i], errs[i] = rc.startAs(ctx, h.Name, real) })
+	}
+	wg.Wait()
+	var started []*deploy.Worker
+	var failed []inventory.Host
+	for i, h := range restart {
+		if errs[i] != nil {
+			failed = append(failed, h)
 			continue
 		}
-		w, err := rc.startAs(ctx, h.Name, real)
-		if err != nil {
-			stopWorkers(started, nil, "")
-			return nil, err
-		}
-		started = append(started, w)
+		started = append(started, ws[i])
 	}
-	if len(plain) == 0 {
-		return started, nil
-	}
-	ws, err := startRecoveryWorkers(ctx, rc.inv, plain, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
-	if err != nil {
-		stopWorkers(started, nil, "")
-		return nil, err
-	}
-	return append(started, ws...), nil
+	return started, failed, errors.Join(errs...)
 }
 
 // restartOrSecond starts new workers on the lost nodes' hosts (restart);
@@ -189,22 +189,36 @@ func (rc *recoverer) restartOn(ctx context.Context, restart []inventory.Host) ([
 func (rc *recoverer) restartOrSecond(ctx context.Context, s *submission, restart []inventory.Host, moved map[string]placement, drained bool) ([]*deploy.Worker, error) {
 	sctx, cancel := context.WithTimeout(ctx, restartTimeout)
 	defer cancel()
-	started, err := rc.restartOn(sctx, restart)
+	started, failed, err := rc.restartOn(sctx, restart)
 	if err == nil {
 		return started, nil
 	}
 	if ctx.Err() == nil && !drained {
-		s.logf("", "no new worker on the lost nodes' hosts (%v): their parts go to surviving nodes", err)
+		s.logf("", "no new worker on %s (%v): their parts go to surviving nodes", hostNames(failed), err)
+		// The new workers on the other lost nodes' hosts are survivors too
+		// (a lost coordinator's members, whose hosts answer).
+		*rc.workers = append(*rc.workers, started...)
 		tctx, cancel := context.WithTimeout(ctx, restartTimeout)
 		defer cancel()
-		second, serr := rc.secondParts(tctx, s, restart, moved)
+		second, serr := rc.secondParts(tctx, s, failed, moved)
+		*rc.workers = (*rc.workers)[:len(*rc.workers)-len(started)]
 		if serr == nil {
-			return second, nil
+			return append(started, second...), nil
 		}
 		err = fmt.Errorf("%w; %w", err, serr)
 	}
+	stopWorkers(started, nil, "")
 	if ctx.Err() == nil && sctx.Err() != nil {
 		return nil, fmt.Errorf("no spare, and new workers did not start within %v: %w", restartTimeout, err)
 	}
 	return nil, fmt.Errorf("no spare, and new workers did not start: %w", err)
+}
+
+// hostNames lists hosts' names for the event log: "alpha-3, beta-1".
+func hostNames(hosts []inventory.Host) string {
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = h.Name
+	}
+	return strings.Join(out, ", ")
 }

@@ -166,3 +166,27 @@ func TestWithHost(t *testing.T) {
 		t.Errorf("second worker's host %+v, want in cluster %s", out.Hosts(), h.Cluster)
 	}
 }
+
+// TestRunRecoversSecondPartCoordinator: a hybrid run whose coordinator's
+// host is gone: its members, lost with it, get new workers on their own
+// hosts, and the coordinator's part goes to a second worker on one of
+// them (no other node of its cluster survives).
+func TestRunRecoversSecondPartCoordinator(t *testing.T) {
+	hostGone(t, "alpha-1")
+	rep, _, err := runKilled(t, recoverySpec(jobs.Hybrid, 24, "1e-7"), "alpha-1", 60)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if rep.Outcome != "ok" || len(rep.Recoveries) != 4 || !rep.Checked || !(rep.Residual < rep.Eps) {
+		t.Fatalf("outcome %q, recoveries %+v, true residual %g (ε %g)", rep.Outcome, rep.Recoveries, rep.Residual, rep.Eps)
+	}
+	for _, r := range rep.Recoveries {
+		t.Log(r)
+		switch {
+		case r.Node == "alpha-1" && (!strings.HasPrefix(r.To, "alpha-") || hostName(r.To) == "alpha-1" || !strings.HasPrefix(r.How, "second part on ")):
+			t.Errorf("coordinator's part to %s (%s), want a second part on a member's host", r.To, r.How)
+		case r.Node != "alpha-1" && (r.To != r.Node || r.How != "new worker on its host"):
+			t.Errorf("member %s's part to %s (%s), want a new worker on its host", r.Node, r.To, r.How)
+		}
+	}
+}

@@ -24,7 +24,7 @@ import (
 func pickBuddies(ranks []string, cluster func(name string) string, group func(r int) int) []string {
 	out := make([]string, len(ranks))
 	for r, name := range ranks {
-		var other, otherGroup, any []string
+		var other, otherGroup, any, sameHost []string
 		nth, nthGroup := 0, 0
 		for q := range r {
 			if cluster(ranks[q]) == cluster(name) {
@@ -37,7 +37,11 @@ func pickBuddies(ranks []string, cluster func(name string) string, group func(r 
 		for k := 1; k < len(ranks); k++ {
 			q := (r + k) % len(ranks)
 			cand := ranks[q]
-			if cand == name || slices.Contains(any, cand) {
+			if cand == name || slices.Contains(any, cand) || slices.Contains(sameHost, cand) {
+				continue
+			}
+			if hostName(cand) == hostName(name) {
+				sameHost = append(sameHost, cand) // a second worker's host: the last resort
 				continue
 			}
 			any = append(any, cand)
@@ -55,6 +59,8 @@ func pickBuddies(ranks []string, cluster func(name string) string, group func(r 
 			out[r] = otherGroup[nthGroup%len(otherGroup)]
 		case len(any) > 0:
 			out[r] = any[0]
+		case len(sameHost) > 0:
+			out[r] = sameHost[0]
 		}
 	}
 	return out

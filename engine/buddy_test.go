@@ -33,6 +33,15 @@ func TestPickBuddies(t *testing.T) {
 	if !slices.Equal(got, []string{"a2", "a3", "a1"}) {
 		t.Errorf("one group: %v, want the next rank", got)
 	}
+	second := []string{"a1", "a1#2", "a2"}
+	got = pickBuddies(second, one, func(int) int { return 0 })
+	if !slices.Equal(got, []string{"a2", "a2", "a1"}) {
+		t.Errorf("a second worker: %v, want buddies on other hosts", got)
+	}
+	got = pickBuddies(second[:2], one, func(int) int { return 0 })
+	if !slices.Equal(got, []string{"a1#2", "a1"}) {
+		t.Errorf("one host: %v, want the other worker as the last resort", got)
+	}
 	if got := pickBuddies(ranks[:1], one, func(int) int { return 0 }); got[0] != "" {
 		t.Errorf("a job of one node has buddy %q", got[0])
 	}

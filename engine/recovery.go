@@ -22,7 +22,8 @@ import (
 // lost node. The submitter sees the loss as it sees any (heartbeats, a
 // process that ended, a coordinator's report), stops the attempt on every
 // node, puts the lost node's part on a spare (or restarts a worker on its
-// host, when the host still answers), and runs the job again from the
+// host, when the host still answers, else starts a second worker on a
+// surviving node of its cluster), and runs the job again from the
 // checkpoints: a synchronous run rolls every part back to the last
 // iteration every rank has (so it is bit for bit the undisturbed run), an
 // asynchronous or hybrid one restarts every part from its own newest
@@ -187,9 +188,10 @@ type recoverer struct {
 	inv     *inventory.Inventory
 	opt     RunOptions
 	workers *[]*deploy.Worker
-	dir     string // "" when no checkpoints go to disk
-	memory  bool   // in-memory copies on buddies (buddy.go)
-	why     string // why checkpoints are off
+	real    map[string]inventory.Host // second workers' hosts, by node name
+	dir     string                    // "" when no checkpoints go to disk
+	memory  bool                      // in-memory copies on buddies (buddy.go)
+	why     string                    // why checkpoints are off
 	key     string
 	done    []jobs.Recovery
 	count   int // recoveries (one loss may take several nodes)
@@ -279,6 +281,9 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 		return nil, err
 	}
 	next.inventory, next.inv = s.inventory, s.inv
+	if s.inv != nil && len(rc.real) > 0 {
+		next.inv = rc.inv // with the second workers' names
+	}
 	carryGateways(next, s)
 	next.joins = s.joins
 	next.start, next.ckptKey = s.start, rc.key
@@ -391,7 +396,8 @@ type placement struct{ node, how string }
 
 // replace finds the nodes that take the lost nodes' parts: spares (live
 // workers of the job outside the plan), else workers restarted on the lost
-// nodes' hosts. The lost workers are killed first; a worker restarted on a
+// nodes' hosts, else second workers on surviving nodes of their clusters
+// (recovery_second.go) for the hosts where none started. The lost workers are killed first; a worker restarted on a
 // lost node's host is handed back only once the lost one is gone (bounded
 // as stopLost is), since both are the same peer on the control plane: a
 // survivor's link to a lost worker that was stopped (SIGSTOP) or is slow
@@ -419,7 +425,7 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	*rc.workers = keep
 	moved := map[string]placement{}
 	var restart []inventory.Host
-	used := map[string]bool{}
+	used, drained := map[string]bool{}, false
 	for _, name := range gone {
 		spare := ""
 		for _, w := range keep {
@@ -439,6 +445,7 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 			if err != nil {
 				return nil, err
 			}
+			drained = true
 			restart, moved[name] = append(restart, h), to
 			continue
 		}
@@ -452,14 +459,9 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 	if len(restart) == 0 {
 		return moved, nil
 	}
-	sctx, cancel := context.WithTimeout(ctx, restartTimeout)
-	defer cancel()
-	started, err := deploy.StartWorkers(sctx, rc.inv, restart, deploy.BootFor(rc.opt.RunID, rc.opt.Secret), rc.opt.Deploy)
+	started, err := rc.restartOrSecond(ctx, s, restart, moved, drained)
 	if err != nil {
-		if ctx.Err() == nil && sctx.Err() != nil {
-			return nil, fmt.Errorf("no spare, and new workers did not start within %v: %w", restartTimeout, err)
-		}
-		return nil, fmt.Errorf("no spare, and new workers did not start: %w", err)
+		return nil, err
 	}
 	*rc.workers = append(*rc.workers, started...)
 	if rc.opt.OnWorkers != nil {

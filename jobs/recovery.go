@@ -13,7 +13,7 @@ type Recovery struct {
 	Cause string `json:"cause"`
 	Rank  int    `json:"rank"` // the lost node's part (−1: it held none)
 	To    string `json:"to"`   // the node that took the part
-	How   string `json:"how"`  // "spare", "new worker on its host"
+	How   string `json:"how"`  // "spare", "new worker on its host", "second part on alpha-1"
 	// From is the iteration every part rolled back to (a synchronous run);
 	// 0 when each part restarted from its own newest checkpoint.
 	From uint64 `json:"from_iteration,omitempty"`

@@ -144,8 +144,8 @@ func isDrain(s *submission) bool {
 }
 
 // freeHost returns a host of the inventory that no worker of the run is
-// on, that is not in taken, holds no part of the attempt (ranks) and is
-// not drained's: where a drained node's part goes when the job has no
+// on, that is not in taken, holds no part of the attempt (ranks), is not
+// drained's, and did not refuse a recovery's new worker before: where a drained node's part goes when the job has no
 // spare. A second worker's entry ("alpha-1#2") is never one.
 func (rc *recoverer) freeHost(taken []inventory.Host, ranks []string, drained string) (inventory.Host, error) {
 	used := slices.Concat(hostsOf(*rc.workers), taken)
@@ -154,7 +154,7 @@ func (rc *recoverer) freeHost(taken []inventory.Host, ranks []string, drained st
 	}
 	used = append(used, inventory.Host{Name: hostName(drained)})
 	for _, h := range rc.inv.Hosts() {
-		if slices.ContainsFunc(ranks, func(r string) bool { return hostName(r) == h.Name }) {
+		if rc.refused[h.Name] || slices.ContainsFunc(ranks, func(r string) bool { return hostName(r) == h.Name }) {
 			used = append(used, h)
 		}
 	}

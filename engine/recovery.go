@@ -189,6 +189,7 @@ type recoverer struct {
 	opt     RunOptions
 	workers *[]*deploy.Worker
 	real    map[string]inventory.Host // second workers' hosts, by node name
+	refused map[string]bool           // hosts a recovery's start failed on (recovery_second.go)
 	dir     string                    // "" when no checkpoints go to disk
 	memory  bool                      // in-memory copies on buddies (buddy.go)
 	why     string                    // why checkpoints are off

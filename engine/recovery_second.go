@@ -267,7 +267,10 @@ func (rc *recoverer) restartOn(ctx context.Context, restart []inventory.Host) ([
 			break
 		}
 		errs = append(errs, err)
-		if len(named) == 0 || ctx.Err() != nil {
+		if ctx.Err() != nil { // out of time: no more calls
+			named = left
+		}
+		if len(named) == 0 {
 			ws, f, err := rc.startEach(ctx, left)
 			started, errs = append(started, ws...), append(errs, err)
 			for _, n := range f {
@@ -347,6 +350,12 @@ func (rc *recoverer) restartOrSecond(ctx context.Context, s *submission, restart
 	scancel()
 	if err == nil {
 		return started, nil
+	}
+	for _, h := range failed {
+		if rc.refused == nil {
+			rc.refused = map[string]bool{}
+		}
+		rc.refused[rc.hostOf(h.Name, h).Name] = true
 	}
 	if ctx.Err() == nil && !drained {
 		s.logf("", "no new worker on %s (%v): their parts go to surviving nodes", hostNames(failed), err)

@@ -372,8 +372,11 @@ func TestRunSpareEnded(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if stage != 2 {
-		t.Fatalf("spare %q, stage %d (log said its end: %v): the run converged first (raise n)\n%s", spare, stage, ended, summary(rep))
+	switch {
+	case stage == 1 && !ended:
+		t.Fatalf("spare %s killed: the log never said its end\n%s", spare, summary(rep))
+	case stage != 2:
+		t.Fatalf("spare %q, stage %d: the run converged first (raise n)\n%s", spare, stage, summary(rep))
 	}
 	if len(rep.Recoveries) == 0 {
 		t.Fatalf("no recovery\n%s", summary(rep))

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -435,5 +438,48 @@ func TestJoinCallGivenUp(t *testing.T) {
 	}
 	if err := <-c.reply; err != nil {
 		t.Errorf("answer %v, want the first (nil)", err)
+	}
+}
+
+// TestJoinSocketClientGone: a join asked through the control socket whose
+// client goes before the answer (gridtui join interrupted) is given up,
+// so that its worker, if it starts, is stopped.
+func TestJoinSocketClientGone(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ResumeDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctl := NewControl()
+	stop := serveControl(dir, "run1", ctl, func(string, string, ...any) {})
+	defer stop()
+	c, err := net.Dial("unix", socketPath(dir, "run1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "join beta-4\n")
+	var r joinReq
+	select {
+	case r = <-ctl.joins:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no join request came through the socket")
+	}
+	if r.host != "beta-4" {
+		t.Fatalf("join request for %q, want beta-4", r.host)
+	}
+	c.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r.call.mu.Lock()
+		gone := r.call.gone
+		r.call.mu.Unlock()
+		if gone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the join was not given up when its client went")
+		}
+	}
+	if r.call.answer(nil) {
+		t.Error("a join whose client went took its answer")
 	}
 }

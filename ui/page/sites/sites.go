@@ -323,7 +323,7 @@ func (v Model) shown() bool {
 
 // ShortHelp implements help.KeyMap.
 func (k sitesKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.list.Details, k.Deploy, k.DeployAll, k.Stop, k.Join, k.Probe, k.list.Filter}
+	return []key.Binding{k.list.Details, k.Join, k.Deploy, k.DeployAll, k.Stop, k.Probe, k.list.Filter}
 }
 
 // FullHelp implements help.KeyMap.

@@ -78,7 +78,6 @@ func (m *Model) joinDone(msg joinDoneMsg) {
 			m.spares = append(m.spares, msg.host)
 		}
 	}
-	st.Detail = "joined run " + m.run.Name() + " as a spare: the next loss or drain moves a part here"
 	m.sites.SetHostState(msg.host, st)
 	m.setStatus(false, "%s joined run %s as a spare", msg.host, m.run.Name())
 }

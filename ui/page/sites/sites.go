@@ -451,6 +451,8 @@ func (v Model) detail() string {
 		return fitLine(s.Warn.Render(name+": joining the live run as a spare… (its worker starts, up to a minute)"), v.common.Width)
 	case st.JoinErr != "":
 		return fitLine(s.Err.Render(name+": "+st.JoinErr), v.common.Width)
+	case st.Worker == WorkerSpare && v.live:
+		return fitLine(s.Dim.Render(name+": a spare of the live run: the next loss or drain moves a part here"), v.common.Width)
 	case st.Err != "":
 		return fitLine(s.Err.Render(name+": "+st.Err), v.common.Width)
 	case st.Detail != "":

@@ -40,7 +40,7 @@ func TestSitesView(t *testing.T) {
 		{name: "joined", inv: inventory.Embedded(), setup: func(v *Model) {
 			liveAlpha(v)
 			v.SetHostState("beta-2", HostState{Phase: "ready", Worker: WorkerSpare, Load: 0.5,
-				Detail: "joined run poisson as a spare: the next loss or drain moves a part here"})
+				Detail: "tcp://127.16.34.20:41413 ctrl+tcp://127.16.34.20:42453"})
 			v.list.SetCursor(8)
 		}},
 		{name: "join_refused", inv: inventory.Embedded(), setup: func(v *Model) {

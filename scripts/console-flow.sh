@@ -11,7 +11,7 @@
 # Usage: scripts/console-flow.sh [--screens DIR] [--size WxH]
 #   --screens DIR  also save each screen as DIR/<step>.txt (the captures in docs/screens)
 # It exits non-zero on the first step that fails (printing the screen) and
-# gives up by itself after FLOW_TIMEOUT seconds (default 240). Everything it
+# gives up by itself after FLOW_TIMEOUT seconds (default 360). Everything it
 # starts (binary, tmux server on its own socket, worker processes, store)
 # lives under one temporary directory and is removed on exit.
 set -euo pipefail
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 done
 cols=${size%x*}
 rows=${size#*x}
-timeout_total=${FLOW_TIMEOUT:-240}
+timeout_total=${FLOW_TIMEOUT:-360}
 step_timeout=${STEP_TIMEOUT:-90}
 
 command -v tmux >/dev/null || { echo "console-flow: tmux is not installed" >&2; exit 2; }

@@ -26,14 +26,59 @@ func TestRunRecoversExec(t *testing.T) {
 		"-o", prog).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
+	recoversExec(t, map[string]string{"program": prog}, 8)
+}
+
+// TestRunRecoversExecPython: testdata/ckchain.py, ckchain.c in Python
+// (the binding's checkpoint_register and resumed), recovers from a killed
+// worker as TestRunRecoversExec: bit for bit the undisturbed run.
+func TestRunRecoversExecPython(t *testing.T) {
+	py := pythonNumPy(t)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler: libgridhpc.so is not built")
+	}
+	src := filepath.Join("..", "apps", "exec")
+	lib := filepath.Join(t.TempDir(), "libgridhpc.so")
+	if out, err := exec.Command("gcc", "-O2", "-shared", "-fPIC", "-D_GNU_SOURCE", filepath.Join(src, "gridhpc", "gridhpc.c"), "-o", lib).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GRIDHPC_LIB", lib)
+	t.Setenv("PYTHONPATH", filepath.Join(abs, "gridhpc"))
+	recoversExec(t, map[string]string{"program": py, "args": filepath.Join(abs, "testdata", "ckchain.py")}, 4)
+}
+
+// pythonNumPy returns a python3 that imports NumPy (the distribution's
+// first: python3-numpy, which .ci/run installs), or skips the test.
+func pythonNumPy(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import numpy").Run() == nil {
+			return path
+		}
+	}
+	t.Skip("no python3 with NumPy (Debian: apt-get install python3-numpy): the Python program is not run")
+	return ""
+}
+
+// recoversExec runs ckchain (params: its program and args) on nodes local
+// nodes, synchronously, undisturbed and with alpha-3 killed, and checks the
+// second run rolled back to an odd iteration and ended bit for bit the
+// first: the same values, iterations per node and the program's own count.
+func recoversExec(t *testing.T, params map[string]string, nodes int) {
+	t.Helper()
 	// One checkpoint only (ckEvery·2 > iters), at an odd iteration, the
 	// kill 99 iterations after it (its copy reported by then): whenever
 	// the loss is detected, the run rolls back to ckEvery, and the
 	// restarted program must swap its arrays back by the parity
 	// GRID_Resumed gives (ckchain.c), else the values differ.
 	const iters, ckEvery = 1800, 1001
-	spec := jobs.Spec{Name: "ckchain", App: "exec", Params: map[string]string{"program": prog, "items": "64", "eps": "1e-30", "timeout": "60"},
-		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: 8}, Cores: 1, MaxIter: iters, WallTime: 3 * time.Minute,
+	params["items"], params["eps"], params["timeout"] = "64", "1e-30", "60"
+	spec := jobs.Spec{Name: "ckchain", App: "exec", Params: params,
+		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: nodes}, Cores: 1, MaxIter: iters, WallTime: 3 * time.Minute,
 		Resilience: jobs.Resilience{CheckpointEvery: ckEvery}}
 	want, _, err := runKilled(t, spec, "", 0)
 	if err != nil {

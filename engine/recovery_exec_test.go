@@ -26,7 +26,7 @@ func TestRunRecoversExec(t *testing.T) {
 		"-o", prog).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	recoversExec(t, map[string]string{"program": prog}, 8)
+	recoversExec(t, map[string]string{"program": prog}, 8, 3001)
 }
 
 // TestRunRecoversExecPython: testdata/ckchain.py, ckchain.c in Python
@@ -48,7 +48,30 @@ func TestRunRecoversExecPython(t *testing.T) {
 	}
 	t.Setenv("GRIDHPC_LIB", lib)
 	t.Setenv("PYTHONPATH", filepath.Join(abs, "gridhpc"))
-	recoversExec(t, map[string]string{"program": py, "args": filepath.Join(abs, "testdata", "ckchain.py")}, 4)
+	recoversExec(t, map[string]string{"program": py, "args": filepath.Join(abs, "testdata", "ckchain.py")}, 4, 1001)
+}
+
+// TestRunRecoversExecFortran: testdata/ckchain.f90, ckchain.c in Fortran
+// (the binding's grid_checkpoint_register and grid_resumed), recovers from
+// a killed worker as TestRunRecoversExec: bit for bit the undisturbed run.
+func TestRunRecoversExecFortran(t *testing.T) {
+	for _, tool := range []string{"gcc", "gfortran"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s: the program is not built", tool)
+		}
+	}
+	dir := t.TempDir()
+	src, prog := filepath.Join("..", "apps", "exec"), filepath.Join(dir, "ckchain")
+	for _, cmd := range [][]string{
+		{"gcc", "-O2", "-c", "-D_GNU_SOURCE", filepath.Join(src, "gridhpc", "gridhpc.c"), "-o", filepath.Join(dir, "gridhpc.o")},
+		{"gfortran", "-O2", "-ffp-contract=off", "-J", dir, filepath.Join(src, "gridhpc", "gridhpc.f90"), filepath.Join(src, "testdata", "ckchain.f90"),
+			filepath.Join(dir, "gridhpc.o"), "-o", prog},
+	} {
+		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd[0], err, out)
+		}
+	}
+	recoversExec(t, map[string]string{"program": prog}, 4, 3001)
 }
 
 // pythonNumPy returns a python3 that imports NumPy (the distribution's
@@ -66,16 +89,19 @@ func pythonNumPy(t *testing.T) string {
 
 // recoversExec runs ckchain (params: its program and args) on nodes local
 // nodes, synchronously, undisturbed and with alpha-3 killed, and checks the
-// second run rolled back to an odd iteration and ended bit for bit the
-// first: the same values, iterations per node and the program's own count.
-func recoversExec(t *testing.T, params map[string]string, nodes int) {
+// second run rolled back to ckEvery (odd) and ended bit for bit the first:
+// the same values, iterations per node and the program's own count. The
+// kill waits for a snapshot that shows every node past ckEvery+99 (at most
+// 10 a second): a fast program needs a large ckEvery for one to come
+// before the run's end.
+func recoversExec(t *testing.T, params map[string]string, nodes, ckEvery int) {
 	t.Helper()
 	// One checkpoint only (ckEvery·2 > iters), at an odd iteration, the
 	// kill 99 iterations after it (its copy reported by then): whenever
 	// the loss is detected, the run rolls back to ckEvery, and the
 	// restarted program must swap its arrays back by the parity
 	// GRID_Resumed gives (ckchain.c), else the values differ.
-	const iters, ckEvery = 1800, 1001
+	iters := 2*ckEvery - 200
 	params["items"], params["eps"], params["timeout"] = "64", "1e-30", "60"
 	spec := jobs.Spec{Name: "ckchain", App: "exec", Params: params,
 		Scheme: jobs.Synchronous, Nodes: jobs.NodeSelection{Any: nodes}, Cores: 1, MaxIter: iters, WallTime: 3 * time.Minute,
@@ -96,7 +122,7 @@ func recoversExec(t *testing.T, params map[string]string, nodes int) {
 	}
 	rc := rep.Recoveries[0]
 	t.Logf("lost %s: rank %d to %s from iteration %d, recovered in %v", rc.Node, rc.Rank, rc.To, rc.From, rc.Took)
-	if rc.From != ckEvery {
+	if rc.From != uint64(ckEvery) {
 		t.Errorf("recovery %+v: want a rollback to the only checkpoint, iteration %d (odd: the program swaps back)", rc, ckEvery)
 	}
 	checkSameFigures(t, rep, want)

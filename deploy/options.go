@@ -3,6 +3,7 @@ package deploy
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -202,19 +203,52 @@ func (s Summary) Failed() []Result {
 	return out
 }
 
-// Err is nil when every host succeeded, else an error wrapping
-// ErrHostsFailed and every host's error (errors.Is sees through it), whose
+// Err is nil when every host succeeded, else a *HostsError: it wraps
+// ErrHostsFailed and every host's error (errors.Is sees through it), and its
 // text names every failed host with its reason.
 func (s Summary) Err() error {
 	f := s.Failed()
 	if len(f) == 0 {
 		return nil
 	}
-	format := "%w: %d of %d:"
-	args := []any{ErrHostsFailed, len(f), len(s.Results)}
-	for _, r := range f {
-		format += "\n  %s: %w"
-		args = append(args, r.Host, r.Err)
+	return &HostsError{Failed: f, Total: len(s.Results)}
+}
+
+// HostsError is the error of a fan-out in which some hosts failed: their
+// results, and how many hosts the fan-out had. errors.As finds it through
+// the callers' wrapping, so a caller can act on the hosts that failed
+// without reading the text.
+type HostsError struct {
+	Failed []Result
+	Total  int
+}
+
+// Error names every failed host with its reason, a line each.
+func (e *HostsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: %d of %d:", ErrHostsFailed, len(e.Failed), e.Total)
+	for _, r := range e.Failed {
+		fmt.Fprintf(&b, "\n  %s: %v", r.Host, r.Err)
 	}
-	return fmt.Errorf(format, args...)
+	return b.String()
+}
+
+// Unwrap returns ErrHostsFailed and every failed host's error.
+func (e *HostsError) Unwrap() []error {
+	out := []error{ErrHostsFailed}
+	for _, r := range e.Failed {
+		if r.Err != nil {
+			out = append(out, r.Err)
+		}
+	}
+	return out
+}
+
+// Hosts returns the names of the hosts that failed.
+func (e *HostsError) Hosts() []string {
+	out := make([]string, len(e.Failed))
+	for i, r := range e.Failed {
+		out[i] = r.Host
+	}
+	return out
 }

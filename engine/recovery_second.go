@@ -121,14 +121,19 @@ func (rc *recoverer) startRound(ctx context.Context, round []nodeOn) ([]*deploy.
 }
 
 // namedIn returns the nodes of round whose hosts a failed start's error
-// names (deploy.Summary.Err: a line "  <host>: <reason>" per failed host).
+// names (its deploy.HostsError's failed hosts).
 func namedIn(err error, round []nodeOn) []nodeOn {
-	if !errors.Is(err, deploy.ErrHostsFailed) {
+	var he *deploy.HostsError
+	if !errors.As(err, &he) {
 		return nil
+	}
+	failed := map[string]bool{}
+	for _, h := range he.Hosts() {
+		failed[h] = true
 	}
 	var out []nodeOn
 	for _, n := range round {
-		if strings.Contains(err.Error(), "\n  "+n.host.Name+": ") {
+		if failed[n.host.Name] {
 			out = append(out, n)
 		}
 	}

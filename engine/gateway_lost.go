@@ -70,6 +70,23 @@ func carryGateways(next, s *submission) {
 	next.gwLost[g.Site] = g
 }
 
+// deadBlamed returns the nodes lost with the worker whose own failure blame
+// charged to the gateway s failed on, when that worker is lost too: its
+// process ended, or it fell silent (heartbeats go to its coordinator and
+// the console directly, never through a gateway). It returns nil when the
+// failure was a link's, which the gateway's loss explains: the same
+// workers again.
+func (s *submission) deadBlamed() []string {
+	b := s.blamed
+	if b == nil || s.failedGateway() == nil || !slices.Contains(s.plan.Ranks, b.Node) {
+		return nil
+	}
+	if w := s.workers[b.Node]; w != nil && isDone(w) || strings.Contains(b.Cause, worker.SilentCause) {
+		return lostWith(s, b.Node)
+	}
+	return nil
+}
+
 // waitLost waits for the stop of a lost gateway (carryGateways) to end, at
 // most as long as stopLost can take.
 func (g *runGateway) waitLost() {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gridtui/gridtui/deploy"
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -136,5 +138,28 @@ func TestGatewayLostStopWaited(t *testing.T) {
 		returned.Sub(rep.Started.Add(rep.Wall)).Round(time.Millisecond), lostLinger)
 	if alive {
 		t.Errorf("Run returned with the lost gateway's process %d still alive", pid)
+	}
+}
+
+// TestDeadBlamed: a worker's failure charged to a silent gateway takes the
+// worker with the gateway only when it is the worker's own silence, not a
+// link's failure (which the gateway explains).
+func TestDeadBlamed(t *testing.T) {
+	g := &runGateway{Name: "gw-east", Site: "east"}
+	for _, c := range []struct {
+		blamed *worker.Failure
+		want   []string
+	}{
+		{nil, nil},
+		{&worker.Failure{Node: "beta-2", Cause: "coordinator sent " + worker.SilentCause + "3.1s, φ 12.0 (hung, stopped or cut off)"}, []string{"beta-2"}},
+		{&worker.Failure{Node: "beta-2", Cause: worker.SilentCause + "3.1s, φ 12.0 (hung, stopped or cut off)"}, []string{"beta-2"}},
+		{&worker.Failure{Node: "beta-2", Cause: "halo from rank 1: " + linkDead}, nil},
+		{&worker.Failure{Node: "gamma-9", Cause: worker.SilentCause + "3.1s"}, nil}, // not a rank of the run
+	} {
+		s := &submission{plan: &Plan{Ranks: []string{"alpha-1", "alpha-2", "beta-1", "beta-2"}}, gateways: map[string]*runGateway{"east": g},
+			failed: &worker.Failure{Node: "gw-east", Cause: "gateway of site east on beta-1 silent for 2.5s"}, blamed: c.blamed}
+		if got := s.deadBlamed(); !slices.Equal(got, c.want) {
+			t.Errorf("blamed %+v: gone %v, want %v", c.blamed, got, c.want)
+		}
 	}
 }

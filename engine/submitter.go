@@ -63,6 +63,7 @@ type submission struct {
 	inv       *inventory.Inventory
 	gateways  map[string]*runGateway // by site, when the run spans sites with gateways
 	gwLost    map[string]*runGateway // by site, the gateways lost by earlier attempts (gateway_lost.go)
+	blamed    *worker.Failure        // the node's own failure that blame charged to a silent gateway
 	// Checkpoints (recovery.go): every part's plan (nil: none), the key of
 	// the run's checkpoints, and the losses survived so far.
 	ckpt       *solve.CheckpointPlan

@@ -158,7 +158,9 @@ func TestGatewayLostTunnel(t *testing.T) {
 	deployOrSkip(t, g)
 	run := startRun(t, g, 3*time.Minute, "--nodes", "6", "--scheme", "sync", "--n", "32",
 		"--eps", "1e-9", "--wall-time", "2m", "--checkpoint-every", "20")
-	const killAt = 300
+	// The run converges at about 700 iterations (deterministic: sync);
+	// checkpoints every 20 leave several before the kill.
+	const killAt = 100
 	run.waitIterations(t, killAt, time.Minute)
 	killGateway(t, g, "beta")
 	out := run.wait(t)
@@ -167,14 +169,14 @@ func TestGatewayLostTunnel(t *testing.T) {
 		t.Fatalf("want a run recovered from gw-siteB's loss, got exit %d, report %+v", out.code, rep)
 	}
 	t.Logf("recovered: %+v", rep.Recoveries[0])
-	// The kill must land well before convergence: the run converges at
-	// thousands of iterations, its restore point is at most where the
-	// kill was, and every part ran on past twice that.
+	// The kill must land well before convergence: the restore point is
+	// at most about where the kill was, and every part ran on past four
+	// times that.
 	if rc := rep.Recoveries[0]; rc.From >= 2*killAt {
 		t.Errorf("restored from iteration %d, the gateway was killed at about %d", rc.From, killAt)
 	}
 	for _, nr := range rep.Nodes {
-		if nr.Iterations < 2*killAt {
+		if nr.Iterations < 4*killAt {
 			t.Errorf("node %s: %d iterations, want well above the kill at %d (the run must converge after it)", nr.Node, nr.Iterations, killAt)
 		}
 	}

@@ -161,13 +161,24 @@ func (s *submission) tunnelRoutes(ctx context.Context, pairs []*tunnelPair) {
 	ctx, cancel := context.WithTimeout(ctx, pairTunnelTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
+	began, checked := time.Now(), 0
 	for _, p := range pairs {
 		if p.t = p.g.pairTunnel(p.key()); p.t != nil {
 			continue // checked and opened by an earlier attempt
 		}
+		checked++
 		wg.Go(func() { p.open(ctx, pool) })
 	}
 	wg.Wait()
+	if checked > 0 {
+		opened := 0
+		for _, p := range pairs {
+			if p.t != nil {
+				opened++
+			}
+		}
+		s.logf("", "pairs of a lost gateway: %d checked from the dialing hosts in %.2fs, %d through an SSH tunnel", checked, time.Since(began).Seconds(), opened)
+	}
 	for _, p := range pairs {
 		switch {
 		case p.err != nil:

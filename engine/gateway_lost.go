@@ -132,8 +132,9 @@ func (s *submission) addTunnelRoute(up *worker.NeighbourTask, lo, hi string, sa,
 	if g == nil || wl == nil || wh == nil || sa.Launcher == inventory.LauncherLocal || sb.Launcher == inventory.LauncherLocal {
 		return nil
 	}
-	// The SSH hosts the tunnel joins: the dialing worker's and the other's.
-	from, to := wl.Host, wh.Host
+	// The SSH hosts the tunnel joins: the dialing worker's and the other's
+	// (a second worker's tunnel starts on its host).
+	from, to := realHost(wl.Host), realHost(wh.Host)
 	for i := len(up.Routes) - 1; i >= 0; i-- {
 		if strings.HasPrefix(up.Addrs[i], "tcp://") && up.Routes[i].Via == "" {
 			return &tunnelPair{up: up, direct: up.Routes[i], lo: lo, hi: hi, g: g, from: from, to: to, addr: strings.TrimPrefix(up.Addrs[i], "tcp://")}

@@ -158,7 +158,10 @@ func TestGatewayLostTunnel(t *testing.T) {
 	deployOrSkip(t, g)
 	run := startRun(t, g, 3*time.Minute, "--nodes", "6", "--scheme", "sync", "--n", "32",
 		"--eps", "1e-9", "--wall-time", "2m", "--checkpoint-every", "20")
-	run.waitIterations(t, 300, time.Minute)
+	// The run converges at about 700 iterations (deterministic: sync);
+	// checkpoints every 20 leave several before the kill.
+	const killAt = 100
+	run.waitIterations(t, killAt, time.Minute)
 	killGateway(t, g, "beta")
 	out := run.wait(t)
 	rep := out.report
@@ -166,6 +169,17 @@ func TestGatewayLostTunnel(t *testing.T) {
 		t.Fatalf("want a run recovered from gw-siteB's loss, got exit %d, report %+v", out.code, rep)
 	}
 	t.Logf("recovered: %+v", rep.Recoveries[0])
+	// The kill must land well before convergence: the restore point is
+	// at most about where the kill was, and every part ran on past four
+	// times that.
+	if rc := rep.Recoveries[0]; rc.From >= 2*killAt {
+		t.Errorf("restored from iteration %d, the gateway was killed at about %d", rc.From, killAt)
+	}
+	for _, nr := range rep.Nodes {
+		if nr.Iterations < 4*killAt {
+			t.Errorf("node %s: %d iterations, want well above the kill at %d (the run must converge after it)", nr.Node, nr.Iterations, killAt)
+		}
+	}
 	tunnels := 0
 	for _, r := range rep.Routes {
 		if strings.HasPrefix(r.Via, "gateway ") || strings.Contains(r.Via, "gw-siteB") {

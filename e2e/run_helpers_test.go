@@ -61,6 +61,7 @@ type (
 		Rank    int     `json:"rank"`
 		To      string  `json:"to"`
 		How     string  `json:"how"`
+		From    uint64  `json:"from_iteration"`
 		Seconds float64 `json:"seconds"`
 	}
 	logEvent struct {

@@ -77,8 +77,11 @@
 // to which a failure that another node reports meanwhile is charged. A run
 // that checkpoints recovers from it on the same workers without that
 // gateway: its site's pairs to other sites take their direct routes, else
-// an SSH tunnel between the two workers' hosts (gateway_lost.go); one that
-// does not fails with the gateway's name.
+// an SSH tunnel between the two workers' hosts, opened only for the pairs
+// whose direct route the console's check from the dialing host finds
+// unreachable, all at once (gateway_lost.go); a worker lost itself under
+// the gateway's blame moves as a lost node. One that does not checkpoint
+// fails with the gateway's name.
 //
 // # Surviving a lost node (recovery.go, docs/FAILURES.md)
 //

@@ -43,10 +43,15 @@ type runGateway struct {
 	tunneled map[string]string
 	tunnels  []*sshclient.Tunnel
 	pool     *sshclient.Pool
+	// pairs are, once it is lost, the SSH tunnels between its site's
+	// workers and the other sites' that replace it (gateway_lost.go).
+	pairs []*sshclient.Tunnel
 	// heard is when the console last read its counters (its heartbeat);
-	// stopped is set once it was stopped.
-	heard   time.Time
-	stopped bool
+	// stopped is set once it was stopped; lostDone is closed when the stop
+	// of a gateway lost during the run ends (carryGateways).
+	heard    time.Time
+	stopped  bool
+	lostDone chan struct{}
 }
 
 // local is the address the site's workers dial: the gateway host's name
@@ -303,22 +308,26 @@ func checkGatewayPort(ctx context.Context, inv *inventory.Inventory, pool func()
 
 // stopGateways stops the run's gateways, then their SSH tunnels; those on
 // a host in lost (stopped, cut off) are killed without waiting on them.
-// A gateway stopped once is not stopped again.
+// A gateway stopped once is not stopped again, but the stop of one lost
+// during the run is waited for (bounded: waitLost).
 func stopGateways(gws map[string]*runGateway, lost map[string]bool) {
 	var wg sync.WaitGroup
 	for _, g := range gws {
-		if g.W != nil && !g.stopped {
+		switch {
+		case g.W != nil && !g.stopped:
 			g.stopped = true
 			wg.Go(func() { stopGateway(g.W, lost[g.Host.Name]) })
+		case g.lostDone != nil:
+			wg.Go(g.waitLost)
 		}
 	}
 	wg.Wait()
 	var pool *sshclient.Pool
 	for _, g := range gws {
-		for _, t := range g.tunnels {
+		for _, t := range slices.Concat(g.tunnels, g.pairs) {
 			t.Close()
 		}
-		g.tunnels = nil
+		g.tunnels, g.pairs = nil, nil
 		if g.pool != nil {
 			pool, g.pool = g.pool, nil
 		}
@@ -349,18 +358,19 @@ func gatewayRoute(direct probe.Route, ga, gb *runGateway, addr string) (probe.Ro
 // addGatewayRoute appends to up's routes the route through the gateways of
 // lo's and hi's sites, when they are different sites that both have one:
 // the last candidate, which pre-flight takes only when the direct ones fail.
-func (s *submission) addGatewayRoute(up *worker.NeighbourTask, lo, hi string) {
-	if len(s.gateways) == 0 || s.inv == nil {
-		return
+// When one of the two lost its gateway, it returns the pair, whose SSH
+// tunnel route tunnelRoutes adds if its direct route fails (nil if none).
+func (s *submission) addGatewayRoute(up *worker.NeighbourTask, lo, hi string) *tunnelPair {
+	if len(s.gateways)+len(s.gwLost) == 0 || s.inv == nil {
+		return nil
 	}
 	sa, sb := s.inv.SiteOf(lo), s.inv.SiteOf(hi)
 	if sa == nil || sb == nil || sa == sb {
-		return
+		return nil
 	}
 	ga, gb := s.gateways[sa.Name], s.gateways[sb.Name]
 	if ga == nil || gb == nil {
-		s.addTunnelRoute(up, lo, hi, sa, sb)
-		return
+		return s.addTunnelRoute(up, lo, hi, sa, sb)
 	}
 	for i := len(up.Routes) - 1; i >= 0; i-- {
 		if strings.HasPrefix(up.Addrs[i], "tcp://") && up.Routes[i].Via == "" {
@@ -369,9 +379,10 @@ func (s *submission) addGatewayRoute(up *worker.NeighbourTask, lo, hi string) {
 			if gatewayFirst {
 				up.Routes, up.Addrs = []probe.Route{r}, []string{a}
 			}
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // watchGateways reports every gateway of the run whose process ends.

@@ -81,7 +81,8 @@ func (g *runGateway) silenceCause(now time.Time) string {
 // blame returns who a failure that node reported with cause is to be
 // charged to: a gateway silent for gatewaySilence, whose loss explains it
 // (a worker whose links ran through it, a node on its cut-off host), or
-// node itself.
+// node itself. A failure charged to a gateway is kept in s.blamed
+// (deadBlamed).
 func (s *submission) blame(node, cause string) (string, string) {
 	if node == "" || s.gatewayNamed(node) != nil {
 		return node, cause
@@ -91,6 +92,7 @@ func (s *submission) blame(node, cause string) (string, string) {
 	if g == nil {
 		return node, cause
 	}
+	s.blamed = &worker.Failure{Node: node, Cause: cause}
 	return g.Name, fmt.Sprintf("%s; %s reported: %s", g.silenceCause(now), node, cause)
 }
 

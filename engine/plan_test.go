@@ -247,7 +247,7 @@ func TestTasksSkipLoopbackQuietly(t *testing.T) {
 			s := &submission{spec: jobs.Spec{Scheme: jobs.Synchronous}, plan: plan,
 				data: map[string][]string{"a": {"tcp://127.16.64.10:4000"}, "b": tc.bData},
 				logf: func(node, f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)) }}
-			tasks, err := s.tasks()
+			tasks, err := s.tasks(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

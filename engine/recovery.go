@@ -211,8 +211,10 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 	}
 	lost := s.failed.Node
 	gone := withSameHost(s, lostWith(s, lost))
-	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) || s.failedGateway() != nil {
-		gone = nil // every worker is sound (or a gateway was lost): the same nodes again
+	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) {
+		gone = nil // every worker is sound: the same nodes again
+	} else if s.failedGateway() != nil {
+		gone = s.deadBlamed() // none but a worker lost with the gateway
 	}
 	gone = withEnded(s, gone)
 	from, holders, err := rc.restoreFrom(s, gone)
@@ -317,6 +319,12 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 		}
 		return what
 	}
+	origin := lost // the node whose loss took the others
+	if g := s.failedGateway(); g != nil && len(gone) > 0 {
+		origin = s.blamed.Node
+		add(lost, s.failed.Cause, placement{lost, "without the gateway"})
+		s.logf(lost, "FAILED (%s): the run goes on without gateway %s (its site's links direct, else through SSH tunnels)", s.failed.Cause, g.Name)
+	}
 	if len(gone) == 0 {
 		to, links := placement{lost, "same nodes again"}, ""
 		if g := s.failedGateway(); g != nil {
@@ -329,11 +337,11 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 	for _, name := range gone {
 		cause := s.failed.Cause
 		switch {
-		case name == lost:
+		case name == origin:
 		case isDrain(s) && hostName(name) == hostName(lost):
 			cause += " (its host " + hostName(lost) + " left)"
-		case slices.Contains(lostWith(s, lost), name):
-			cause = "its coordinator " + lost + " was lost"
+		case slices.Contains(lostWith(s, origin), name):
+			cause = "its coordinator " + origin + " was lost"
 		default:
 			cause = "its worker ended with the attempt"
 		}

@@ -63,6 +63,7 @@ type submission struct {
 	inv       *inventory.Inventory
 	gateways  map[string]*runGateway // by site, when the run spans sites with gateways
 	gwLost    map[string]*runGateway // by site, the gateways lost by earlier attempts (gateway_lost.go)
+	blamed    *worker.Failure        // the node's own failure that blame charged to a silent gateway
 	// Checkpoints (recovery.go): every part's plan (nil: none), the key of
 	// the run's checkpoints, and the losses survived so far.
 	ckpt       *solve.CheckpointPlan
@@ -113,7 +114,7 @@ func newSubmission(spec jobs.Spec, plan *Plan, workers []*deploy.Worker, opt Run
 
 // tasks builds every rank's workerTask: its part, cores, scheme and its
 // neighbours with the candidate routes and the addresses to dial.
-func (s *submission) tasks() ([]worker.WorkerTask, error) {
+func (s *submission) tasks(ctx context.Context) ([]worker.WorkerTask, error) {
 	p := s.plan
 	out := make([]worker.WorkerTask, len(p.Ranks))
 	parts := solve.PartTasks(s.spec.App, p.Values, p.Task)
@@ -131,6 +132,7 @@ func (s *submission) tasks() ([]worker.WorkerTask, error) {
 	for r := range byRank {
 		byRank[r] = map[int]*worker.NeighbourTask{}
 	}
+	var tunnels []*tunnelPair // pairs that lost their gateway (gateway_lost.go)
 	for e, pair := range p.Edges {
 		i, j := pair[0], pair[1]
 		lo, hi := p.Ranks[i], p.Ranks[j]
@@ -152,7 +154,9 @@ func (s *submission) tasks() ([]worker.WorkerTask, error) {
 			}
 			up.Routes, up.Addrs = append(up.Routes, r), append(up.Addrs, a)
 		}
-		s.addGatewayRoute(up, lo, hi)
+		if tp := s.addGatewayRoute(up, lo, hi); tp != nil {
+			tunnels = append(tunnels, tp)
+		}
 		if len(up.Routes) == 0 {
 			return nil, fmt.Errorf("engine: ranks %d (%s) and %d (%s): no network to dial: %w", i, lo, j, hi, errors.Join(errs...))
 		}
@@ -160,6 +164,7 @@ func (s *submission) tasks() ([]worker.WorkerTask, error) {
 		byRank[j][i] = &worker.NeighbourTask{Rank: i, Node: lo, Peer: worker.NodeID(lo), Mode: p.Modes[e], Routes: p.Candidates[e][:1]}
 		s.logf("", "%s", p.Routes[e].Reason)
 	}
+	s.tunnelRoutes(ctx, tunnels)
 	for r := range out {
 		for _, q := range p.Task.Parts[r].Neighbours {
 			out[r].Neighbours = append(out[r].Neighbours, byRank[r][q])
@@ -187,7 +192,7 @@ func (s *submission) execute(ctx context.Context) (*Report, error) {
 		s.start = time.Now()
 	}
 	s.gainRef = loadGainCurve(s.opt.StoreDir, s.instance(), s.inventory, s.gridLabel())
-	tasks, err := s.tasks()
+	tasks, err := s.tasks(ctx)
 	if err != nil {
 		return s.report(), err
 	}

@@ -17,7 +17,8 @@ func newJoinCmd() *cobra.Command {
 		Long: "join asks the running run RUN (a console's or a headless run's on this machine, one\n" +
 			"that checkpoints to disk: its id is in its event log) to start a worker on HOST, a host\n" +
 			"of its inventory the job does not use, and keep it as a spare: the next loss or drain\n" +
-			"moves a part there. It returns once the worker is up (see docs/FAILURES.md).",
+			"moves a part there. It returns once the worker is up (see docs/FAILURES.md). Interrupted,\n" +
+			"or after a minute and 15 s, it gives the join up: a worker that starts after that is stopped.",
 		Example: "  gridtui join 20261128T090430Z-11ef86 beta-4",
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {

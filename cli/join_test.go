@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridtui/gridtui/engine"
 )
 
 // TestJoinCommand has a host join a headless run (a real process, no
@@ -77,6 +80,11 @@ func TestJoinCommand(t *testing.T) {
 		}
 		if out, err := gridtuiProc(t, dataDir, "join", id, "beta-4").CombinedOutput(); err != nil {
 			t.Fatalf("join beta-4: %v\n%s", err, out)
+		}
+		// The joined worker is in the run's record: a resume after the
+		// console's loss stops it as the others.
+		if m, err := engine.LoadManifest(dataDir, id); err != nil || !slices.ContainsFunc(m.Workers, func(w engine.ManifestWorker) bool { return w.Host == "beta-4" }) {
+			t.Errorf("manifest of run %s after the join: %v, workers %+v, want beta-4 among them", id, err, m)
 		}
 		if out, err := gridtuiProc(t, dataDir, "drain", id, "alpha-3").CombinedOutput(); err != nil {
 			t.Fatalf("drain alpha-3: %v\n%s", err, out)

@@ -78,6 +78,13 @@ func answerControl(c net.Conn, ctl *Control) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if verb == "join" {
+		// A client that goes (gridtui join interrupted) gives its join up:
+		// it sends nothing after its line, so a read ends only then.
+		go func() {
+			var b [1]byte
+			c.Read(b[:])
+			cancel()
+		}()
 		err = ctl.Join(ctx, node)
 	} else {
 		err = ctl.Drain(ctx, node, strings.TrimSpace(why))

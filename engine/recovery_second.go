@@ -21,8 +21,9 @@ import (
 // by Algorithm 1 with pre-flight, as any node's. The second worker shares
 // the host's cores with the first.
 
-// startRecoveryWorkers starts workers: deploy.StartWorkers, but for the tests that
-// make a lost node's host refuse a new worker.
+// startRecoveryWorkers starts the workers of a run after its start (a
+// recovery's, a joining host's): deploy.StartWorkers, but for the tests
+// that make a lost node's host refuse a new worker, or a joining host slow.
 var startRecoveryWorkers = deploy.StartWorkers
 
 // hostName returns the host node runs on, by its name: "alpha-1" for

@@ -115,7 +115,23 @@ func (r *runManifest) serve(s *submission, rc *recoverer) *runManifest {
 		s.opt.Control = rc.opt.Control
 	}
 	r.stop = serveControl(r.dataDir, r.m.ID, rc.opt.Control, s.logf)
+	if s.joins != nil {
+		s.joins.noted = func(w *deploy.Worker) { r.noteJoined(s, w) }
+	}
 	return r
+}
+
+// noteJoined records a joined worker in the manifest, so that a resume
+// stops it if the console dies (called by the event loop; the manifest is
+// written by the run's start and end alone besides).
+func (r *runManifest) noteJoined(s *submission, w *deploy.Worker) {
+	n := len(r.m.Workers)
+	if r.m.noteWorkers([]*deploy.Worker{w}); len(r.m.Workers) == n {
+		return // not a local process
+	}
+	if err := r.m.save(r.dataDir); err != nil {
+		s.logf(w.Host.Name, "the joined worker is not recorded for a resume: %v", err)
+	}
 }
 
 // startManifest records the run of s in the data directory (when its

@@ -335,6 +335,10 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 		case g := <-gwExited:
 			s.fail(g.Name, g.exitCause())
 		case name := <-exited:
+			if !s.inRun(name) {
+				s.spareEnded(name)
+				break
+			}
 			cause := "worker process exited"
 			if err := s.workers[name].Err(); err != nil {
 				cause = fmt.Sprintf("worker process exited: %v%s", err, s.memoryNote(name, err))
@@ -351,7 +355,9 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 		case r := <-s.joinReqs():
 			s.join(r)
 		case res := <-s.joinsDone():
-			s.joined(res)
+			if w := s.joined(res); w != nil {
+				s.watchExit(wctx, w.Host.Name, w, exited)
+			}
 		case now := <-tick.C:
 			s.hearGateways()
 			for _, p := range s.live.Check(prev, now) {
@@ -384,21 +390,46 @@ func (s *submission) follow(ctx context.Context, msgs <-chan inbound) {
 }
 
 // watchExits reports the name of every worker of the run whose process
-// ends (a local worker killed, an SSH session gone) until ctx ends.
-func (s *submission) watchExits(ctx context.Context) <-chan string {
+// ends (a local worker killed, an SSH session gone) until ctx ends: a
+// node's (a loss) or a spare's (said in the log; no recovery takes it).
+func (s *submission) watchExits(ctx context.Context) chan string {
 	exited := make(chan string, len(s.workers))
 	for name, w := range s.workers {
-		if s.inRun(name) {
-			go func() {
-				select {
-				case <-w.Done():
-					exited <- name
-				case <-ctx.Done():
-				}
-			}()
+		if s.inRun(name) || !isDone(w) {
+			s.watchExit(ctx, name, w, exited)
 		}
 	}
 	return exited
+}
+
+// watchExit sends name on exited when w's process ends, unless ctx ends
+// first.
+func (s *submission) watchExit(ctx context.Context, name string, w *deploy.Worker, exited chan<- string) {
+	go func() {
+		select {
+		case <-w.Done():
+			select {
+			case exited <- name:
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// spareEnded says in the log that a spare's worker process ended (a joined
+// host's, or one started beside the job's nodes): no loss or drain moves a
+// part there (replace skips a worker that ended).
+func (s *submission) spareEnded(name string) {
+	w := s.workers[name]
+	if w == nil || !isDone(w) {
+		return // another worker of that host joined since
+	}
+	why := ""
+	if err := w.Err(); err != nil {
+		why = ": " + err.Error()
+	}
+	s.logf(name, "spare's worker process exited%s: no loss or drain moves a part here", why)
 }
 
 func (s *submission) inRun(name string) bool { return slices.Contains(s.plan.Ranks, name) }

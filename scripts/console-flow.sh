@@ -4,13 +4,14 @@
 # compose a job on the 4 nodes of cluster alpha with asynchronous
 # iterations, start it, watch it reach Terminated, find it in Results, then
 # run it on one node (t1) and on the 4 again to see the gain, see a run of
-# gridtui run appear in Results by itself, quit; on the way it opens the
-# detail view of a host, an event and a pair.
+# gridtui run appear in Results by itself, join a host of cluster beta to a
+# live run as a spare (J in Sites) and abort that run, quit; on the way it
+# opens the detail view of a host, an event and a pair.
 #
 # Usage: scripts/console-flow.sh [--screens DIR] [--size WxH]
 #   --screens DIR  also save each screen as DIR/<step>.txt (the captures in docs/screens)
 # It exits non-zero on the first step that fails (printing the screen) and
-# gives up by itself after FLOW_TIMEOUT seconds (default 240). Everything it
+# gives up by itself after FLOW_TIMEOUT seconds (default 360). Everything it
 # starts (binary, tmux server on its own socket, worker processes, store)
 # lives under one temporary directory and is removed on exit.
 set -euo pipefail
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
 done
 cols=${size%x*}
 rows=${size#*x}
-timeout_total=${FLOW_TIMEOUT:-240}
+timeout_total=${FLOW_TIMEOUT:-360}
 step_timeout=${STEP_TIMEOUT:-90}
 
 command -v tmux >/dev/null || { echo "console-flow: tmux is not installed" >&2; exit 2; }
@@ -261,6 +262,36 @@ wait_for "3 runs"
 	{ cat "$work/cli-run.log" >&2; fail "gridtui run from the command line failed"; }
 wait_for "4 runs"
 echo "console-flow: a run of gridtui run appears in Results without R"
+
+# Join: a run of alpha that goes on (n = 200, ε = 1e-15), J on beta-1 in
+# Sites joins it to the run as a spare (a worker of the job outside its
+# plan); then the run is aborted.
+keys 3
+wait_for "Take N nodes"
+keys Up Up Up Up Up Up Enter C-u
+type_text 1e-15
+keys Enter Up Enter C-u
+type_text 200
+keys Enter
+wait_for "✓ ready: 4 nodes"
+keys r
+wait_for " · running · "
+keys 1
+wait_for "alpha-1"
+keys Down Down Down Down Down
+wait_for "J join run as spare"
+keys J
+wait_for "beta-1 joined run default as a spare" "cannot join"
+screen | grep -qE "beta-1 +1 local +ready +spare" || fail "beta-1 is not shown a spare of the run"
+echo "console-flow: J in Sites joins beta-1 to the live run as a spare"
+save 1-sites-join
+keys 4
+wait_for "joined the job as a spare"
+keys A
+wait_for "Abort the live run"
+keys y
+wait_for " · aborted · "
+echo "console-flow: the run with its spare aborted"
 
 keys q
 wait_for "gridtui-exited-0"

@@ -59,6 +59,9 @@ type (
 	AcceptKeyMsg = sites.AcceptKeyMsg
 	// ProbeRequestMsg asks to probe the hosts' networks again.
 	ProbeRequestMsg = common.ProbeRequestMsg
+	// JoinRequestMsg asks to join a host to the live run as a spare (J in
+	// the Sites page).
+	JoinRequestMsg = sites.JoinRequestMsg
 )
 
 // The Run page's values under the names the root has always used.
@@ -92,9 +95,10 @@ func NewComposeView(c *Common, inv *inventory.Inventory) ComposeView { return co
 
 // Worker states (sites.WorkerState).
 const (
-	WorkerDown = sites.WorkerDown
-	WorkerUp   = sites.WorkerUp
-	WorkerBusy = sites.WorkerBusy
+	WorkerDown  = sites.WorkerDown
+	WorkerUp    = sites.WorkerUp
+	WorkerBusy  = sites.WorkerBusy
+	WorkerSpare = sites.WorkerSpare
 )
 
 // The pages' names for the list widget's values (ui/widget/list).

@@ -94,6 +94,11 @@ type Model struct {
 	// routes what it learnt of its routes through gateways.
 	preflight map[string]string
 	routes    runRoutes
+	// workers are the live run's workers' hosts, told when they change
+	// (workersNew: not yet shown); spares are those outside its nodes
+	// (runjoin.go).
+	workers, spares []string
+	workersNew      bool
 }
 
 // Messages the root handles itself.

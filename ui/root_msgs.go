@@ -155,6 +155,8 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		ctx, cancel := context.WithCancel(m.cfg.Ctx)
 		m.cancelRun = cancel
 		m.run.Start(msg.Spec)
+		m.sites.SetLive(true)
+		m.workers, m.spares, m.workersNew = nil, nil, false
 		m.preflight, m.routes = map[string]string{}, newRunRoutes()
 		for _, p := range m.compose.Pairs() {
 			m.preflight[p.A+"↔"+p.B] = "pending"
@@ -167,6 +169,8 @@ func (m *Model) runMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return cmd, true
 	case DrainRequestMsg, drainDoneMsg:
 		return m.updateDrain(msg)
+	case JoinRequestMsg, joinDoneMsg:
+		return m.updateJoin(msg)
 	case AbortRequestMsg:
 		m.confirm = &confirmation{question: "Abort the live run? Its workers will be stopped.", onYes: abortConfirmedMsg{}}
 		return nil, true
@@ -230,6 +234,12 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	for _, ev := range msg.deploys {
 		m.applyWorkerEvent(ev)
 	}
+	if msg.workers != nil {
+		m.workers, m.workersNew = msg.workers, true
+	}
+	if m.workersNew && len(m.run.Snapshot().Nodes) > 0 {
+		m.markSpares() // once the nodes are known
+	}
 	m.notePreflight(msg)
 	if !msg.done {
 		return msg.feed.tick()
@@ -242,6 +252,9 @@ func (m *Model) applyRunTick(msg runTickMsg) tea.Cmd {
 	m.run.Finish(msg.summary, msg.err)
 	m.common.Logger.Info("run finished", "err", msg.err, "report", msg.summary)
 	m.markRunWorkers(m.run.Snapshot(), WorkerDown)
+	m.sites.SetWorkers(m.spares, WorkerDown)
+	m.sites.SetLive(false)
+	m.workers, m.spares, m.workersNew = nil, nil, false
 	m.cancelRun = nil
 	switch {
 	case msg.err != nil && (m.run.Aborted() || errors.Is(msg.err, engine.ErrRunAborted) || errors.Is(msg.err, context.Canceled)):

@@ -42,6 +42,10 @@ type runBatch struct {
 	gateways []engine.GatewayReport
 	// recoveries are the report's: the losses the run survived.
 	recoveries []jobs.Recovery
+	// workers are the hosts of the run's workers when they last changed
+	// (engine.RunOptions.OnWorkers: the start, a recovery, a join); nil
+	// when they did not since the last tick.
+	workers []string
 }
 
 // runFeed is the hand-off between a run's goroutine (engine callbacks) and
@@ -79,6 +83,16 @@ func (f *runFeed) deploy(e deploy.Event) {
 	f.mu.Unlock()
 }
 
+func (f *runFeed) workersChanged(ws []*deploy.Worker) {
+	hosts := make([]string, 0, len(ws))
+	for _, w := range ws {
+		hosts = append(hosts, w.Host.Name)
+	}
+	f.mu.Lock()
+	f.workers = hosts
+	f.mu.Unlock()
+}
+
 func (f *runFeed) report(r *engine.Report) {
 	f.mu.Lock()
 	f.nodes, f.gain, f.routes, f.gateways = r.Nodes, r.Gain, r.Routes, r.Gateways
@@ -103,7 +117,7 @@ func (f *runFeed) drain() runTickMsg {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m := runTickMsg{feed: f, runBatch: f.runBatch}
-	f.snap, f.logs, f.deploys, f.dropped = nil, nil, nil, 0
+	f.snap, f.logs, f.deploys, f.dropped, f.workers = nil, nil, nil, 0, nil
 	return m
 }
 
@@ -125,8 +139,11 @@ type RunCallbacks struct {
 	// no snapshot carries).
 	Report func(*engine.Report)
 	// Control, when set, is the run's (engine.RunOptions.Control): the
-	// Run view drains a node through it.
+	// Run view drains a node through it, the Sites view joins a host.
 	Control *engine.Control
+	// Workers takes the run's workers whenever they change
+	// (engine.RunOptions.OnWorkers): those outside the plan are its spares.
+	Workers func([]*deploy.Worker)
 }
 
 // RunFunc runs a job to its end, reporting through the callbacks, and
@@ -148,6 +165,7 @@ func EngineRunWith(opt deploy.Options) RunFunc {
 		opt.Events = cb.Deploy
 		rep, err := engine.Run(ctx, spec, engine.RunOptions{
 			Inventory: inv, OnSnapshot: cb.Snapshot, OnLog: cb.Log, StoreDir: storeDir, Deploy: opt, Control: cb.Control,
+			OnWorkers: cb.Workers,
 		})
 		var b strings.Builder
 		if rep != nil {
@@ -174,7 +192,7 @@ func startRun(ctx context.Context, run RunFunc, spec jobs.Spec, inv *inventory.I
 			f.finish("", ErrNoEngine)
 			return
 		}
-		summary, err := run(ctx, spec, inv, storeDir, RunCallbacks{Snapshot: f.snapshot, Log: f.log, Deploy: f.deploy, Report: f.report, Control: f.ctl})
+		summary, err := run(ctx, spec, inv, storeDir, RunCallbacks{Snapshot: f.snapshot, Log: f.log, Deploy: f.deploy, Report: f.report, Control: f.ctl, Workers: f.workersChanged})
 		f.finish(summary, err)
 	}()
 	return f, f.tick()

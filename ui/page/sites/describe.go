@@ -66,6 +66,9 @@ func (v *Model) describe(name string) (string, string) {
 	if st.Err != "" {
 		fmt.Fprintf(&b, "\nfailed:\n%s\n", st.Err)
 	}
+	if st.JoinErr != "" {
+		fmt.Fprintf(&b, "\ndid not join the live run:\n%s\n", st.JoinErr)
+	}
 	return "Host " + name, b.String()
 }
 

@@ -20,11 +20,14 @@ import (
 // WorkerState is a host's worker process as the Sites view shows it.
 type WorkerState uint8
 
-// Worker states: no worker, a worker waiting for work, a worker in a run.
+// Worker states: no worker, a worker waiting for work, a worker in a run,
+// a spare of the live run (a worker of the job outside its plan: the next
+// loss or drain moves a part there).
 const (
 	WorkerDown WorkerState = iota
 	WorkerUp
 	WorkerBusy
+	WorkerSpare
 )
 
 // String returns the state's name.
@@ -34,6 +37,8 @@ func (w WorkerState) String() string {
 		return "up"
 	case WorkerBusy:
 		return "busy"
+	case WorkerSpare:
+		return "spare"
 	}
 	return "down"
 }
@@ -53,6 +58,10 @@ type HostState struct {
 	// Fingerprint is the SHA256 fingerprint of an unknown host key waiting
 	// for the user's decision; empty otherwise.
 	Fingerprint string
+	// Joining is set while the host is asked to join the live run as a
+	// spare (J); JoinErr is why the last such request was refused.
+	Joining bool
+	JoinErr string
 }
 
 // Model is the tree of sites → clusters → hosts with their deployment
@@ -68,6 +77,8 @@ type Model struct {
 	collapsed map[string]bool
 	// detail describes a host, whole (enter on its row).
 	page pager.Model
+	// live is set while a run runs: J joins a free host to it.
+	live bool
 }
 
 // Action requests the Sites view sends to the root model, which performs
@@ -85,6 +96,9 @@ type (
 		Host        inventory.Host
 		Fingerprint string
 	}
+	// JoinRequestMsg asks to join Host to the live run as a spare (J on a
+	// host that holds no part of it).
+	JoinRequestMsg struct{ Host string }
 )
 
 // New returns the Sites view of an inventory; loadErr, if not nil,
@@ -131,6 +145,9 @@ func (v *Model) HostState(host string) HostState {
 	}
 	return HostState{Load: -1}
 }
+
+// SetLive tells the view whether a run runs (J joins a host to it).
+func (v *Model) SetLive(on bool) { v.live = on }
 
 // SetWorkers marks the workers of the named hosts with a state.
 func (v *Model) SetWorkers(hosts []string, w WorkerState) {
@@ -193,7 +210,7 @@ func siteNote(s inventory.Site, hosts int) string {
 func (v *Model) hostRow(s inventory.Site, h inventory.Host) listRow {
 	st := v.HostState(h.Name)
 	r := listRow{Key: "host/" + h.Name, Level: 2, Leaf: true,
-		Cells: []string{h.Name, strconv.Itoa(h.Cores), string(s.Launcher), deployCell(st), st.Worker.String(), loadCell(st.Load)}}
+		Cells: []string{h.Name, strconv.Itoa(h.Cores), string(s.Launcher), deployCell(st), workerCell(st), loadCell(st.Load)}}
 	switch {
 	case st.Phase == "failed" || st.Fingerprint != "":
 		r.Tone = toneErr
@@ -203,6 +220,26 @@ func (v *Model) hostRow(s inventory.Site, h inventory.Host) listRow {
 		r.Tone = toneOK
 	}
 	return r
+}
+
+// workerCell renders a host's worker: "join…" while it joins the run.
+func workerCell(st HostState) string {
+	if st.Joining {
+		return "join…"
+	}
+	return st.Worker.String()
+}
+
+// joinable returns the host under the cursor a J would join to the live
+// run: one host, with no part of the run, not a spare, not joining.
+func (v Model) joinable() (string, bool) {
+	r, ok := v.list.Selected()
+	if !ok || !v.live || !r.Leaf || !strings.HasPrefix(r.Key, "host/") {
+		return "", false
+	}
+	name := strings.TrimPrefix(r.Key, "host/")
+	st := v.HostState(name)
+	return name, !st.Joining && st.Worker != WorkerBusy && st.Worker != WorkerSpare
 }
 
 // deployCell renders a host's deployment phase: a bar while uploading.
@@ -247,9 +284,9 @@ func (v *Model) selectedHosts() []inventory.Host {
 // sitesKeyMap is the Sites view's key map (help.KeyMap): its own keys, the
 // list's and the moves; a detail view open in front has its own.
 type sitesKeyMap struct {
-	Deploy, DeployAll, Stop, Probe, Accept, Fold key.Binding
-	list                                         list.Bindings
-	nav                                          []key.Binding
+	Deploy, DeployAll, Stop, Probe, Accept, Join, Fold key.Binding
+	list                                               list.Bindings
+	nav                                                []key.Binding
 }
 
 // keyMap returns the bindings enabled for what is under the cursor.
@@ -265,12 +302,14 @@ func (v Model) keyMap() sitesKeyMap {
 	lk := v.list.Bindings().Only(shown)
 	// enter folds a site or a cluster and describes a host.
 	lk.Details = enabled(lk.Details, sel && r.Leaf)
+	_, joinable := v.joinable()
 	return sitesKeyMap{
 		Deploy:    enabled(bind("d", "deploy selected", "d"), hosts),
 		DeployAll: enabled(bind("D", "deploy all", "D"), shown),
 		Stop:      enabled(bind("x", "stop workers", "x"), hosts),
 		Probe:     enabled(bind("p", "probe", "p"), shown),
 		Accept:    enabled(bind("a", "accept host key", "a"), pending),
+		Join:      enabled(bind("J", "join run as spare", "J"), joinable),
 		Fold:      enabled(bind("space", "fold/unfold", "space", "enter"), sel && !r.Leaf),
 		list:      lk,
 		nav:       k.NavOnly(shown),
@@ -284,12 +323,12 @@ func (v Model) shown() bool {
 
 // ShortHelp implements help.KeyMap.
 func (k sitesKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.list.Details, k.Deploy, k.DeployAll, k.Stop, k.Probe, k.list.Filter}
+	return []key.Binding{k.list.Details, k.Join, k.Deploy, k.DeployAll, k.Stop, k.Probe, k.list.Filter}
 }
 
 // FullHelp implements help.KeyMap.
 func (k sitesKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Probe, k.Accept, k.Fold}, k.list.Column(), k.nav}
+	return [][]key.Binding{{k.Deploy, k.DeployAll, k.Stop, k.Join, k.Probe, k.Accept, k.Fold}, k.list.Column(), k.nav}
 }
 
 // help returns the key map the help shows: the detail view's when open.
@@ -335,6 +374,10 @@ func (v Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return v, msgCmd(DeployRequestMsg{Hosts: v.inv.Hosts()})
 	case key.Matches(km, k.Stop):
 		return v, msgCmd(StopRequestMsg{Hosts: v.selectedHosts()})
+	case key.Matches(km, k.Join):
+		if h, ok := v.joinable(); ok {
+			return v, msgCmd(JoinRequestMsg{Host: h})
+		}
 	case key.Matches(km, k.Probe):
 		return v, msgCmd(ProbeRequestMsg{})
 	case key.Matches(km, k.Accept):
@@ -404,6 +447,12 @@ func (v Model) detail() string {
 	switch {
 	case st.Fingerprint != "":
 		return fitLine(s.Warn.Render("unknown host key of "+name+": "+st.Fingerprint+" — a: accept"), v.common.Width)
+	case st.Joining:
+		return fitLine(s.Warn.Render(name+": joining the live run as a spare… (its worker starts, up to a minute)"), v.common.Width)
+	case st.JoinErr != "":
+		return fitLine(s.Err.Render(name+": "+st.JoinErr), v.common.Width)
+	case st.Worker == WorkerSpare && v.live:
+		return fitLine(s.Dim.Render(name+": a spare of the live run: the next loss or drain moves a part here"), v.common.Width)
 	case st.Err != "":
 		return fitLine(s.Err.Render(name+": "+st.Err), v.common.Width)
 	case st.Detail != "":

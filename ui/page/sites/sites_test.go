@@ -31,6 +31,24 @@ func TestSitesView(t *testing.T) {
 			v.SetHostState("beta-2", HostState{Phase: "connect", Fingerprint: "SHA256:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", Load: -1})
 			v.list.SetCursor(4) // alpha-3: its error shows under the list
 		}},
+		// A run of cluster alpha is live: J on beta-2 asked it to join.
+		{name: "joining", inv: inventory.Embedded(), setup: func(v *Model) {
+			liveAlpha(v)
+			v.SetHostState("beta-2", HostState{Phase: "connect", Joining: true, Load: -1})
+			v.list.SetCursor(8) // beta-2: "joining…" under the list
+		}},
+		{name: "joined", inv: inventory.Embedded(), setup: func(v *Model) {
+			liveAlpha(v)
+			v.SetHostState("beta-2", HostState{Phase: "ready", Worker: WorkerSpare, Load: 0.5,
+				Detail: "tcp://127.16.34.20:41413 ctrl+tcp://127.16.34.20:42453"})
+			v.list.SetCursor(8)
+		}},
+		{name: "join_refused", inv: inventory.Embedded(), setup: func(v *Model) {
+			liveAlpha(v)
+			v.SetHostState("beta-2", HostState{Phase: "failed", Load: -1,
+				JoinErr: "engine: cannot join beta-2: its worker did not start: deploy: beta-2: exec: no such file"})
+			v.list.SetCursor(8)
+		}},
 		{name: "empty", inv: &inventory.Inventory{Source: "sites.toml"}},
 		{name: "error", err: errors.New(`deploy: sites.toml:3:7: unknown key "nodez" in [[site.cluster]]`)},
 		{name: "1024", inv: uitest.BigInventory(1024), setup: func(v *Model) {
@@ -55,6 +73,64 @@ func TestSitesView(t *testing.T) {
 				uitest.CheckSize(t, c, out)
 				uitest.RequireGolden(t, out)
 			})
+		}
+	}
+}
+
+// liveAlpha shows a live run on cluster alpha's hosts.
+func liveAlpha(v *Model) {
+	v.SetLive(true)
+	for _, h := range []string{"alpha-1", "alpha-2", "alpha-3", "alpha-4"} {
+		v.SetHostState(h, HostState{Phase: "ready", Worker: WorkerBusy, Load: 0.5})
+	}
+}
+
+// TestSitesJoinKey: J asks to join the selected host to the live run, and
+// only a host that can join: a live run, a host with no part, not a spare,
+// not joining; the help line shows it only then.
+func TestSitesJoinKey(t *testing.T) {
+	c := uitest.Common(160, 48)
+	v := New(c, inventory.Embedded(), nil)
+	press := func(k string) tea.Msg {
+		var cmd tea.Cmd
+		v, cmd = v.update(uitest.KeyPress(k))
+		if cmd == nil {
+			return nil
+		}
+		return cmd()
+	}
+	shown := func() bool {
+		for _, b := range v.keyMap().ShortHelp() {
+			if b.Enabled() && b.Help().Key == "J" {
+				return true
+			}
+		}
+		return false
+	}
+	v.list.SetCursor(8) // beta-2
+	if m := press("J"); m != nil || shown() {
+		t.Fatalf("J with no live run = %#v (shown %v), want nothing", m, shown())
+	}
+	liveAlpha(&v)
+	if m, ok := press("J").(JoinRequestMsg); !ok || m.Host != "beta-2" || !shown() {
+		t.Fatalf("J on beta-2 of a live run = %#v (shown %v), want a join of beta-2", m, shown())
+	}
+	for _, tc := range []struct {
+		cursor int
+		st     HostState
+		why    string
+	}{
+		{2, HostState{Worker: WorkerBusy}, "alpha-1 holds a part"},
+		{8, HostState{Worker: WorkerSpare}, "beta-2 is a spare"},
+		{8, HostState{Joining: true}, "beta-2 is joining"},
+		{6, HostState{}, "a cluster row"},
+	} {
+		v.list.SetCursor(tc.cursor)
+		if r, _ := v.list.Selected(); r.Leaf {
+			v.SetHostState(strings.TrimPrefix(r.Key, "host/"), tc.st)
+		}
+		if m := press("J"); m != nil || shown() {
+			t.Errorf("J when %s = %#v (shown %v), want nothing", tc.why, m, shown())
 		}
 	}
 }

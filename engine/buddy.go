@@ -160,7 +160,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has %w in memory", none, s.plan.Ranks[none], errNoCheckpointYet)
 	}
 	if !sync && s.spec.Scheme == jobs.Hybrid && s.plan.Task.StepCount() == 1 {
-		from := clusterPoint(s, gone)
+		from := clusterPoint(s, gone, s.askHeld(gone, holders))
 		for r, k := range from.Rollback {
 			if k == 0 {
 				delete(holders, r) // its cluster from the start: nothing read, as its record says

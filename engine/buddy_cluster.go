@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -61,8 +62,10 @@ func syncEdges(p *Plan) [][2]int {
 // the loss of gone: each cluster holding a part of gone rolls back to its
 // clusterIteration (Rollback, 0: from the start); every other part
 // restores its newest, a survivor its state where it stopped, and one
-// that reported no checkpoint (OrStart) the start when it finds none.
-func clusterPoint(s *submission, gone []string) solve.CheckpointPlan {
+// that reported no checkpoint (OrStart) the start when it finds none. A
+// lost part that reported no copy counts the one its holders keep (held,
+// askHeld: a copy can reach the buddy before a status says so).
+func clusterPoint(s *submission, gone []string, held map[int]checkpoint.Header) solve.CheckpointPlan {
 	from := solve.CheckpointPlan{Latest: true}
 	cl := syncClusters(s.plan)
 	var lost []int
@@ -79,7 +82,7 @@ func clusterPoint(s *submission, gone []string) solve.CheckpointPlan {
 				members = append(members, r)
 			}
 		}
-		k := clusterIteration(s, gone, members, every)
+		k := clusterIteration(s, gone, members, every, held)
 		if from.Rollback == nil {
 			from.Rollback = map[int]uint64{}
 		}
@@ -97,13 +100,17 @@ func clusterPoint(s *submission, gone []string) solve.CheckpointPlan {
 
 // clusterIteration is the synchronous rule (commonIteration) restricted to
 // the cluster's members: the newest iteration each of them reported a
-// copy of or surely took by its interval, up to its reach over the
+// copy of (a lost one that reported none: the copy its holders keep,
+// held) or surely took by its interval, up to its reach over the
 // cluster's synchronous links (lockstep partners are never more than one
 // iteration apart); 0 when they share none.
-func clusterIteration(s *submission, gone []string, members []int, every []interval) uint64 {
+func clusterIteration(s *submission, gone []string, members []int, every []interval, held map[int]checkpoint.Header) uint64 {
 	lists := make([][]uint64, len(s.plan.Ranks))
 	for r := range lists {
 		lists[r] = s.statuses[r].Copies
+		if h, ok := held[r]; ok && len(lists[r]) == 0 && h.Iteration > 0 {
+			lists[r] = []uint64{h.Iteration}
+		}
 	}
 	reach := reachIn(s, gone, lists, every, syncEdges(s.plan))
 	var ml [][]uint64

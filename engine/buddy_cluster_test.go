@@ -7,6 +7,7 @@ import (
 
 	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
 	"github.com/gridtui/gridtui/rmnp"
 )
@@ -71,6 +72,7 @@ func TestClusterPoint(t *testing.T) {
 			t.Errorf("rank %d's plan %+v: want rolled back to 900 %v, else its newest", r, cp, back)
 		}
 	}
+	s.ckpt = nil // no holders to ask (askHeld)
 
 	// A coordinator of b lost with its members: b rolls back, not a.
 	from, _, err = memoryPoint(s, []string{"b1", "b2", "b3", "b4"}, false)
@@ -89,6 +91,16 @@ func TestClusterPoint(t *testing.T) {
 	}
 	if len(holders[1]) != 0 {
 		t.Errorf("holders of rank 1 %v, want none (from the start)", holders[1])
+	}
+
+	// a2's holder keeps a copy its statuses did not report (askHeld),
+	// and a3's interval is known again: a rolls back to it.
+	s.statuses[1].Copies, s.statuses[2].Copies = nil, []uint64{1000, 900}
+	if from = clusterPoint(s, []string{"a2"}, map[int]checkpoint.Header{1: {Rank: 1, Iteration: 900}}); !maps.Equal(from.Rollback, map[int]uint64{0: 900, 1: 900, 2: 900, 3: 900}) {
+		t.Fatalf("held: %+v, want cluster a at 900, the copy a2's holder keeps", from)
+	}
+	if from = clusterPoint(s, []string{"a2"}, nil); !maps.Equal(from.Rollback, map[int]uint64{0: 0, 1: 0, 2: 0, 3: 0}) {
+		t.Fatalf("none held: %+v, want cluster a from the start", from)
 	}
 
 	// Several steps: today's rule, every part in one step.
@@ -112,7 +124,7 @@ func TestClusterIterationReach(t *testing.T) {
 	}
 	s.statuses[0].Copies = []uint64{600, 500} // the lost one: its copies kept pace
 	every := takenEvery(s)
-	if k := clusterIteration(s, []string{"a1"}, []int{0, 1, 2, 3}, every); k != 600 {
+	if k := clusterIteration(s, []string{"a1"}, []int{0, 1, 2, 3}, every, nil); k != 600 {
 		t.Fatalf("rollback %d, want 600: b's progress must not count", k)
 	}
 }

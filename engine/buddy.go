@@ -112,7 +112,8 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 // Before a rank's first checkpoint a synchronous run restarts every part
 // from the start (errNoCheckpointYet); an asynchronous or hybrid one only
 // the parts that have none (stepPoint's OrStart), the others from their
-// newest.
+// newest. A hybrid task of one step rolls back the lost parts' clusters
+// alone (clusterPoint).
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	var lists [][]uint64

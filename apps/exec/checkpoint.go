@@ -42,19 +42,36 @@ func (pt *part) registered(h header) error {
 }
 
 // Checkpoint asks the program, waiting in GRID_Iterate, for its registered
-// buffers and writes the part's checkpoint (gridapp.Checkpointer).
-func (c ckPart) Checkpoint(w io.Writer) error {
+// buffers and writes the part's checkpoint (gridapp.Checkpointer). A
+// program that does not answer within the job's timeout fails the run, as
+// it would at any other call.
+func (c ckPart) Checkpoint(w io.Writer) error { return c.checkpoint(w, c.timeout) }
+
+// CheckpointWithin is Checkpoint with the wait for the program bounded by d
+// (gridapp.BoundedCheckpointer: the abort of an asynchronous attempt). Past
+// d the part is spent (its program got the request and may still answer
+// it): only Close remains, which the engine calls next.
+func (c ckPart) CheckpointWithin(w io.Writer, d time.Duration) error {
+	err := c.checkpoint(w, min(d, c.timeout))
+	if err != nil {
+		c.waiting, c.stopped = false, true
+	}
+	return err
+}
+
+// checkpoint is Checkpoint, the program's answer awaited for up to wait.
+func (c ckPart) checkpoint(w io.Writer, wait time.Duration) error {
 	pt := c.part
 	if !pt.waiting || pt.stopped {
 		return fmt.Errorf("exec: program %s: a checkpoint asked outside an iteration boundary", pt.p.name)
 	}
-	pt.p.conn.SetReadDeadline(time.Now().Add(pt.timeout))
+	pt.p.conn.SetReadDeadline(time.Now().Add(wait))
 	if err := pt.reply(statusCheckpoint, nil); err != nil {
 		return err
 	}
 	h, err := readHeader(pt.p.in, pt.hdr[:])
 	if err != nil {
-		return pt.readErr(err, "while it sent its checkpoint")
+		return pt.p.readErr(err, wait, "while it sent its checkpoint")
 	}
 	if h.kind == kindAbort {
 		return pt.abort(h)
@@ -73,7 +90,7 @@ func (c ckPart) Checkpoint(w io.Writer) error {
 		return fmt.Errorf("exec: program %s: checkpoint: %w", pt.p.name, err)
 	}
 	if _, err := io.CopyN(w, pt.p.in, int64(h.len)); err != nil {
-		return pt.readErr(err, "while it sent its checkpoint")
+		return pt.p.readErr(err, wait, "while it sent its checkpoint")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 )
 
 // Checkpointer is implemented by a Part whose state can be saved and
@@ -35,6 +36,19 @@ import (
 type Checkpointer interface {
 	Checkpoint(w io.Writer) error
 	Restore(r io.Reader) error
+}
+
+// BoundedCheckpointer is implemented by a Checkpointer whose Checkpoint
+// waits for something outside the worker (apps/exec: the program's answer,
+// bounded only by the job's timeout). The environment calls
+// CheckpointWithin where a checkpoint is a bonus it must not wait for: as
+// an asynchronous attempt aborts, it keeps each part's state so that the
+// next attempt resumes where the part stopped. Past d, CheckpointWithin
+// fails, and the part is only closed after it; the next attempt restores
+// the part from its last periodic checkpoint instead.
+type BoundedCheckpointer interface {
+	Checkpointer
+	CheckpointWithin(w io.Writer, d time.Duration) error
 }
 
 // ErrState is wrapped by ReadState's and ReadFloats' errors: the bytes are

@@ -2,7 +2,9 @@ package solve
 
 import (
 	"errors"
+	"time"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/internal/checkpoint"
 )
 
@@ -60,6 +62,12 @@ func (s *solver) loadCopy(c *checkpointer, want checkpoint.Header, it uint64, la
 	return h, payload, err
 }
 
+// abortCheckpointWait bounds lastCheckpoint's wait for a part whose
+// checkpoint comes from outside the worker (an exec program's answer): a
+// program that stopped answering must not hold the abort, and so the
+// recovery, for the job's timeout.
+const abortCheckpointWait = time.Second
+
 // lastCheckpoint keeps, in this node's memory, the state of an
 // asynchronous part whose attempt stopped (the abort after a loss
 // elsewhere, or a neighbour's link that went down with it): the next
@@ -81,7 +89,13 @@ func (s *solver) lastCheckpoint() {
 		return
 	}
 	c.buf.Reset()
-	if err := c.part.Checkpoint(&c.buf); err != nil {
+	var err error
+	if b, ok := c.part.(gridapp.BoundedCheckpointer); ok {
+		err = b.CheckpointWithin(&c.buf, abortCheckpointWait)
+	} else {
+		err = c.part.Checkpoint(&c.buf)
+	}
+	if err != nil {
 		return
 	}
 	h := s.header(c)

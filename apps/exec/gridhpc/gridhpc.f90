@@ -12,7 +12,8 @@ module gridhpc
   implicit none
   private
   public :: grid_subtask, grid_init, grid_send, grid_receive, grid_wait, grid_iterate, &
-            grid_result, grid_finalize, grid_abort, grid_neighbour
+            grid_result, grid_finalize, grid_abort, grid_neighbour, &
+            grid_checkpoint_register, grid_resumed
   integer(c_int), parameter, public :: DATA_FLAG = 1, CTRL_FLAG = 2, NOWAIT_FLAG = 4
   integer(c_int), parameter, public :: GRID_OK = 0
 

@@ -138,7 +138,9 @@ class Subtask:
     def checkpoint_register(self, a):
         """Registers a float64 array as part of the program's state
         (GRID_CheckpointRegister): before the loop, in the same order on
-        every start; the array must stay alive and in place for the run."""
+        every start; the array must stay alive and in place for the run,
+        updated in place. Only C-contiguous float64 NumPy arrays register:
+        a counter is a 1-element array (np.zeros(1))."""
         addr, n = _buffer(a)
         _check("GRID_CheckpointRegister", _lib.GRID_CheckpointRegister(ctypes.byref(self._s), addr, n))
 

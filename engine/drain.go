@@ -86,7 +86,7 @@ func (s *submission) drain(r drainReq) error {
 		return fmt.Errorf("%w %s: the application %s has no checkpoints (gridapp.Checkpointer)", ErrDrain, r.node, s.spec.App)
 	case len(s.recoveries) >= s.spec.Resilience.Recoveries():
 		return fmt.Errorf("%w %s: %d recoveries already (max_recoveries)", ErrDrain, r.node, len(s.recoveries))
-	case !s.placeable():
+	case !s.placeable(r.node):
 		return fmt.Errorf("%w %s: no spare and no free host of the inventory to take its part", ErrDrain, r.node)
 	}
 	cause := drainCause
@@ -113,22 +113,29 @@ func (s *submission) drainAsked(d worker.DrainRequest) {
 	}
 }
 
-// placeable says whether a drained node's part has somewhere to go: a
-// live spare of the job, else a host of the inventory no worker is on
-// (the recovery's choice, drainedTo). Refusing here keeps the run going
-// (the part stays where it is) instead of failing it at the recovery.
-func (s *submission) placeable() bool {
+// placeable says whether a drained node's parts (its own, and those of
+// the other nodes on its host) have somewhere to go: live spares of the
+// job, else hosts of the inventory no worker is on (the recovery's choice,
+// drainedTo). Refusing here keeps the run going (the parts stay where they
+// are) instead of failing it at the recovery.
+func (s *submission) placeable(node string) bool {
 	if s.inv == nil {
 		return true // the recovery decides
+	}
+	need := 0
+	for _, name := range s.plan.Ranks {
+		if hostName(name) == hostName(node) {
+			need++
+		}
 	}
 	var on []inventory.Host
 	for name, w := range s.workers {
 		if !s.inRun(name) && !isDone(w) {
-			return true
+			need--
 		}
-		on = append(on, w.Host)
+		on = append(on, realHost(w.Host))
 	}
-	return len(spareHosts(s.inv, append(on, s.joins.pendingHosts()...), 1)) > 0
+	return need <= 0 || len(spareHosts(s.inv, append(on, s.joins.pendingHosts()...), need)) >= need
 }
 
 // isDrain reports whether the attempt s ended because a node was drained.
@@ -137,12 +144,17 @@ func isDrain(s *submission) bool {
 }
 
 // freeHost returns a host of the inventory that no worker of the run is
-// on, that is not in taken and holds no part of the attempt (ranks): where
-// a drained node's part goes when the job has no spare.
-func (rc *recoverer) freeHost(taken []inventory.Host, ranks []string) (inventory.Host, error) {
+// on, that is not in taken, holds no part of the attempt (ranks), is not
+// drained's, and did not refuse a recovery's new worker before: where a drained node's part goes when the job has no
+// spare. A second worker's entry ("alpha-1#2") is never one.
+func (rc *recoverer) freeHost(taken []inventory.Host, ranks []string, drained string) (inventory.Host, error) {
 	used := slices.Concat(hostsOf(*rc.workers), taken)
+	for i, h := range used {
+		used[i] = realHost(h)
+	}
+	used = append(used, inventory.Host{Name: hostName(drained)})
 	for _, h := range rc.inv.Hosts() {
-		if slices.Contains(ranks, h.Name) {
+		if rc.refused[h.Name] || slices.ContainsFunc(ranks, func(r string) bool { return hostName(r) == h.Name }) {
 			used = append(used, h)
 		}
 	}
@@ -154,10 +166,25 @@ func (rc *recoverer) freeHost(taken []inventory.Host, ranks []string) (inventory
 }
 
 // drainedTo places a drained node's part on a new worker of a free host.
-func (rc *recoverer) drainedTo(restart []inventory.Host, ranks []string) (inventory.Host, placement, error) {
-	h, err := rc.freeHost(restart, ranks)
+func (rc *recoverer) drainedTo(restart []inventory.Host, ranks []string, drained string) (inventory.Host, placement, error) {
+	h, err := rc.freeHost(restart, ranks, drained)
 	if err != nil {
 		return h, placement{}, err
 	}
 	return h, placement{h.Name, "new worker on a free host"}, nil
+}
+
+// withSameHost adds to gone, when the attempt ended on a drain, the other
+// nodes of the plan on the drained node's host (a second worker
+// "alpha-1#2" beside "alpha-1"): the whole host leaves the run.
+func withSameHost(s *submission, gone []string) []string {
+	if !isDrain(s) {
+		return gone
+	}
+	for _, name := range s.plan.Ranks {
+		if hostName(name) == hostName(s.failed.Node) && !slices.Contains(gone, name) {
+			gone = append(gone, lostWith(s, name)...)
+		}
+	}
+	return gone
 }

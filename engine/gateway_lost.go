@@ -73,7 +73,7 @@ func (s *submission) addTunnelRoute(up *worker.NeighbourTask, lo, hi string, sa,
 		if !strings.HasPrefix(up.Addrs[i], "tcp://") || up.Routes[i].Via != "" {
 			continue
 		}
-		t, err := s.pairTunnel(g, wl.Host, wh.Host, strings.TrimPrefix(up.Addrs[i], "tcp://"))
+		t, err := s.pairTunnel(g, realHost(wl.Host), realHost(wh.Host), strings.TrimPrefix(up.Addrs[i], "tcp://")) // a second worker's tunnel starts on its host
 		if err != nil {
 			s.logf(hi, "warning: %s ↔ %s: no SSH tunnel in place of gateway %s: %v", lo, hi, g.Name, err)
 			return

@@ -189,6 +189,7 @@ type recoverer struct {
 	opt     RunOptions
 	workers *[]*deploy.Worker
 	real    map[string]inventory.Host // second workers' hosts, by node name
+	refused map[string]bool           // hosts a recovery's start failed on (recovery_second.go)
 	dir     string                    // "" when no checkpoints go to disk
 	memory  bool                      // in-memory copies on buddies (buddy.go)
 	why     string                    // why checkpoints are off
@@ -209,7 +210,7 @@ func (rc *recoverer) next(ctx context.Context, s *submission) (*submission, stri
 		return nil, why
 	}
 	lost := s.failed.Node
-	gone := lostWith(s, lost)
+	gone := withSameHost(s, lostWith(s, lost))
 	if w := s.workers[lost]; w != nil && !isDone(w) && linkFailed(s.failed.Cause) || s.failedGateway() != nil {
 		gone = nil // every worker is sound (or a gateway was lost): the same nodes again
 	}
@@ -334,6 +335,8 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 		cause := s.failed.Cause
 		switch {
 		case name == lost:
+		case isDrain(s) && hostName(name) == hostName(lost):
+			cause += " (its host " + hostName(lost) + " left)"
 		case slices.Contains(lostWith(s, lost), name):
 			cause = "its coordinator " + lost + " was lost"
 		default:
@@ -445,8 +448,8 @@ func (rc *recoverer) replace(ctx context.Context, s *submission, gone []string) 
 			moved[name] = placement{spare, "spare"}
 			continue
 		}
-		if isDrain(s) && name == s.failed.Node {
-			h, to, err := rc.drainedTo(slices.Concat(restart, s.joins.pendingHosts()), s.plan.Ranks)
+		if isDrain(s) && hostName(name) == hostName(s.failed.Node) {
+			h, to, err := rc.drainedTo(slices.Concat(restart, s.joins.pendingHosts()), s.plan.Ranks, name)
 			if err != nil {
 				return nil, err
 			}
@@ -549,7 +552,7 @@ func spareHosts(inv *inventory.Inventory, hosts []inventory.Host, n int) []inven
 	var same, other []inventory.Host
 	for _, h := range inv.Hosts() {
 		switch {
-		case used[h.Name]:
+		case used[h.Name], strings.Contains(h.Name, secondSep): // a second worker's entry is its host's
 		case clusters[h.Cluster]:
 			same = append(same, h)
 		default:

@@ -16,19 +16,32 @@ import (
 )
 
 // hostGone makes a new worker named host fail to start on host for the
-// rest of the test (the host is gone), as a restart there meets it.
+// rest of the test (the host is gone), as a restart there meets it: the
+// start call fails naming the host, as deploy.StartWorkers does.
 func hostGone(t *testing.T, host string) {
 	t.Helper()
 	start := startRecoveryWorkers
 	startRecoveryWorkers = func(ctx context.Context, inv *inventory.Inventory, hosts []inventory.Host, boot func(inventory.Host) deploy.Boot, opt deploy.Options) ([]*deploy.Worker, error) {
-		for _, h := range hosts {
-			if h.Name == host && boot(h).Node == host {
-				return nil, errors.New("deploy: start worker " + host + ": the host is gone (test)")
-			}
+		if err := goneIn(hosts, boot, host); err != nil {
+			return nil, err
 		}
 		return start(ctx, inv, hosts, boot, opt)
 	}
 	t.Cleanup(func() { startRecoveryWorkers = start })
+}
+
+// goneIn returns the error of a start call on hosts when the worker named
+// gone is among them (deploy.Summary's), else nil.
+func goneIn(hosts []inventory.Host, boot func(inventory.Host) deploy.Boot, gone string) error {
+	var sum deploy.Summary
+	for _, h := range hosts {
+		r := deploy.Result{Host: h.Name, Phase: deploy.PhaseReady}
+		if h.Name == hostName(gone) && boot(h).Node == gone {
+			r.Phase, r.Err = deploy.PhaseFailed, errors.New("deploy: start worker "+gone+": the host is gone (test)")
+		}
+		sum.Results = append(sum.Results, r)
+	}
+	return sum.Err()
 }
 
 // TestRunRecoversSecondPart: a job with no spare whose lost node's host
@@ -92,24 +105,27 @@ func TestRunRecoversSecondWorkerLost(t *testing.T) {
 			pids[w.Host.Name] = w.Hello.PID
 		}
 	}
-	second := want.Nodes[0].Iterations * 2 / 3
+	// The second worker is killed on the first snapshot where it reports
+	// an iteration: any from then to the end of the run, not a window of
+	// it.
+	second := 0
 	opt.OnSnapshot = func(s Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()
-		low, on := 1<<30, ""
+		low, on, onIt := 1<<30, "", 0
 		for _, st := range s.Nodes {
 			low = min(low, st.Iteration)
 			if strings.Contains(st.Node, secondSep) {
-				on = st.Node
+				on, onIt = st.Node, st.Iteration
 			}
 		}
 		switch {
 		case kills == 0 && low >= 60:
 			syscall.Kill(pids["alpha-3"], syscall.SIGKILL)
 			kills++
-		case kills == 1 && on != "" && low >= second && pids[on] != 0:
+		case kills == 1 && on != "" && onIt > 0 && pids[on] != 0:
 			syscall.Kill(pids[on], syscall.SIGKILL)
-			kills++
+			kills, second = kills+1, onIt
 		}
 	}
 	rep, err := Run(context.Background(), spec, opt)
@@ -187,6 +203,72 @@ func TestRunRecoversSecondPartCoordinator(t *testing.T) {
 			t.Errorf("coordinator's part to %s (%s), want a second part on a member's host", r.To, r.How)
 		case r.Node != "alpha-1" && (r.To != r.Node || r.How != "new worker on its host"):
 			t.Errorf("member %s's part to %s (%s), want a new worker on its host", r.Node, r.To, r.How)
+		}
+	}
+}
+
+// TestRunDrainHostWithSecondWorker: draining the host of a node that also
+// runs a second worker ("alpha-1" and "alpha-1#2") drains both: the whole
+// host leaves the run, each part to a free host, and the run ends ok.
+func TestRunDrainHostWithSecondWorker(t *testing.T) {
+	spec := recoverySpec(jobs.Synchronous, 32, "1e-9")
+	spec.Nodes = jobs.NodeSelection{Clusters: []string{"alpha"}}
+	spec.Params["blocks"] = "4x1x1"
+	hostGone(t, "alpha-3")
+	ctl := NewControl()
+	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Control: ctl, Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
+	var mu sync.Mutex
+	pids, step, host := map[string]int{}, 0, ""
+	drained := make(chan error, 1)
+	opt.OnWorkers = func(ws []*deploy.Worker) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, w := range ws {
+			pids[w.Host.Name] = w.Hello.PID
+		}
+	}
+	opt.OnSnapshot = func(s Snapshot) {
+		mu.Lock()
+		defer mu.Unlock()
+		low, on, onIt := 1<<30, "", 0
+		for _, st := range s.Nodes {
+			low = min(low, st.Iteration)
+			if strings.Contains(st.Node, secondSep) {
+				on, onIt = st.Node, st.Iteration
+			}
+		}
+		switch {
+		case step == 0 && low >= 60:
+			syscall.Kill(pids["alpha-3"], syscall.SIGKILL)
+			step++
+		case step == 1 && on != "" && onIt > 0:
+			step, host = 2, hostName(on)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				drained <- ctl.Drain(ctx, host, "its owner came back")
+			}()
+		}
+	}
+	rep, err := Run(context.Background(), spec, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, summary(rep))
+	}
+	if step != 2 {
+		t.Fatalf("step %d: the second part was never seen iterating", step)
+	}
+	if err := <-drained; err != nil {
+		t.Fatalf("drain %s: %v", host, err)
+	}
+	if rep.Outcome != "ok" || !rep.Checked || !(rep.Residual < rep.Eps) {
+		t.Fatalf("outcome %q, true residual %g (ε %g)\n%s", rep.Outcome, rep.Residual, rep.Eps, summary(rep))
+	}
+	for _, r := range rep.Recoveries {
+		t.Log(r)
+	}
+	for _, n := range rep.Nodes {
+		if hostName(n.Node) == host || hostName(n.Node) == "alpha-3" {
+			t.Errorf("rank %d still on %s after %s was drained; recoveries %+v", n.Rank, n.Node, host, rep.Recoveries)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gridtui/gridtui/deploy"
+	"github.com/gridtui/gridtui/deploy/inventory"
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -93,10 +94,54 @@ func specDiff(a, b jobs.Spec) (string, error) {
 }
 
 // planSpec is spec on the recorded nodes, in their rank order: the plan
-// the checkpoints were taken of.
-func (r *resumeState) planSpec(spec jobs.Spec) jobs.Spec {
-	spec.Nodes, spec.Groups = jobs.NodeSelection{Hosts: r.m.Ranks}, nil
-	return spec
+// the checkpoints were taken of. A rank a recovery had put on a second
+// worker ("alpha-1#2", recovery_second.go) goes to its host when no other
+// rank is there, else to a host of inv no rank is on (its cluster's
+// first): a resume starts one worker per host. None free: the resume is
+// refused, saying so.
+func (r *resumeState) planSpec(spec jobs.Spec, inv *inventory.Inventory) (jobs.Spec, error) {
+	ranks := slices.Clone(r.m.Ranks)
+	used := map[string]bool{}
+	for _, name := range ranks {
+		used[name] = true
+	}
+	for i, name := range ranks {
+		host := hostName(name)
+		if host == name {
+			continue
+		}
+		to, ok := host, !used[host]
+		if !ok {
+			to, ok = freeOf(inv, used, host)
+		}
+		if !ok {
+			return spec, fmt.Errorf("%w %s: rank %d was on a second worker on %s (%s), and the inventory has no host free to take it", ErrResume, r.m.ID, i, host, name)
+		}
+		ranks[i], used[to] = to, true
+	}
+	spec.Nodes, spec.Groups = jobs.NodeSelection{Hosts: ranks}, nil
+	return spec, nil
+}
+
+// freeOf returns a host of inv not in used, of host's cluster first.
+func freeOf(inv *inventory.Inventory, used map[string]bool, host string) (string, bool) {
+	cluster := ""
+	for _, h := range inv.Hosts() {
+		if h.Name == host {
+			cluster = h.Cluster
+		}
+	}
+	var other string
+	for _, h := range inv.Hosts() {
+		switch {
+		case used[h.Name] || strings.Contains(h.Name, secondSep):
+		case h.Cluster == cluster:
+			return h.Name, true
+		case other == "":
+			other = h.Name
+		}
+	}
+	return other, other != ""
 }
 
 // runManifest is Run's part of a run's manifest: written as the run

@@ -108,7 +108,9 @@ func Run(ctx context.Context, spec jobs.Spec, opt RunOptions) (*Report, error) {
 		if res, err = prepareResume(in, opt, logf); err != nil {
 			return nil, err
 		}
-		pspec = res.planSpec(spec)
+		if pspec, err = res.planSpec(spec, inv); err != nil {
+			return nil, err
+		}
 	}
 	workers := opt.Workers
 	var lost map[string]bool    // workers to kill without waiting on them

@@ -78,6 +78,12 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 		return nil
 	}
 	cp := *s.ckpt
+	if k, ok := cp.Rollback[r]; ok {
+		// Its cluster rolls back (hybrid): exactly there, as a
+		// synchronous run's parts.
+		cp.Latest, cp.Restore, cp.OrStart, cp.Step, cp.StepFrom = false, k, nil, 0, nil
+	}
+	cp.Rollback = nil // each rank's own
 	if !cp.Memory {
 		return &cp
 	}
@@ -106,7 +112,8 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 // Before a rank's first checkpoint a synchronous run restarts every part
 // from the start (errNoCheckpointYet); an asynchronous or hybrid one only
 // the parts that have none (stepPoint's OrStart), the others from their
-// newest.
+// newest. A hybrid task of one step rolls back the lost parts' clusters
+// alone (clusterPoint).
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	var lists [][]uint64
@@ -152,6 +159,15 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 	}
 	if none >= 0 {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has %w in memory", none, s.plan.Ranks[none], errNoCheckpointYet)
+	}
+	if !sync && s.spec.Scheme == jobs.Hybrid && s.plan.Task.StepCount() == 1 {
+		from := clusterPoint(s, gone, s.askHeld(gone, holders))
+		for r, k := range from.Rollback {
+			if k == 0 {
+				delete(holders, r) // its cluster from the start: nothing read, as its record says
+			}
+		}
+		return from, holders, nil
 	}
 	if !sync {
 		from, err := stepPoint(s, gone, s.askHeld(gone, holders))
@@ -317,9 +333,16 @@ func takenEvery(s *submission) []interval {
 // had σ < ε may have skipped checkpoints (maybeCheckpoint): it counts only
 // the copies it reported, reach 0.
 func reachOf(s *submission, gone []string, lists [][]uint64, every []interval) []uint64 {
+	return reachIn(s, gone, lists, every, s.plan.Edges)
+}
+
+// reachIn is reachOf over the links edges alone: those on which a rank
+// sweeps only with its neighbour's halo of the same iteration (a hybrid
+// cluster's synchronous links, clusterIteration).
+func reachIn(s *submission, gone []string, lists [][]uint64, every []interval, edges [][2]int) []uint64 {
 	ranks := len(lists)
 	adj := make([][]int, ranks)
-	for _, e := range s.plan.Edges {
+	for _, e := range edges {
 		if e[0] < ranks && e[1] < ranks {
 			adj[e[0]] = append(adj[e[0]], e[1])
 			adj[e[1]] = append(adj[e[1]], e[0])
@@ -415,6 +438,12 @@ func carryCopies(next, s *submission, from solve.CheckpointPlan) {
 			break
 		}
 		c := s.statuses[r].Copies
+		if k, ok := from.Rollback[r]; ok && from.Latest {
+			c = nil // its cluster from the start, or rolled back to k: the newer ones are dropped (solve: DropAfter)
+			if k > 0 {
+				c = []uint64{k}
+			}
+		}
 		if !from.Latest {
 			c = []uint64{from.Restore}
 		}

@@ -313,6 +313,11 @@ func (rc *recoverer) record(s *submission, gone []string, moved map[string]place
 			rec.From = from.Restore
 		}
 		rec.FromStart = !from.Latest && from.Restore == 0 || from.Latest && slices.Contains(from.OrStart, rec.Rank)
+		if k, back := from.Rollback[rec.Rank]; back && from.Latest {
+			rec.From, rec.FromStart, rec.Cluster = k, k == 0, rollbackCluster(from, rec.Rank, s.plan)
+			rc.done = append(rc.done, rec)
+			return rollbackText(rec)
+		}
 		rc.done = append(rc.done, rec)
 		if from.Latest && rec.FromStart {
 			return "its part from the start (no checkpoint yet), the others from their newest checkpoint"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
+	"github.com/gridtui/gridtui/rmnp"
 )
 
 // counterWatch follows each part's iteration counter in the telemetry and
@@ -187,8 +189,9 @@ func TestRunRecoversBeforeFirstCheckpoint(t *testing.T) {
 // TestMemoryPointNoneYet: in a synchronous run a rank without a checkpoint
 // yet makes the restart one from the start (errNoCheckpointYet), unless a
 // part and its buddy, with its checkpoints, were lost together: that fails
-// naming both. An asynchronous or hybrid run restarts only the parts
-// without one from the start (OrStart), never failing for it.
+// naming both. An asynchronous run restarts only the parts without one
+// from the start (OrStart), never failing for it; a hybrid one the
+// clusters that lost a part and share no checkpoint (Rollback 0).
 func TestMemoryPointNoneYet(t *testing.T) {
 	s := &submission{spec: jobs.Spec{App: "poisson", Scheme: jobs.Synchronous},
 		plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
@@ -198,11 +201,20 @@ func TestMemoryPointNoneYet(t *testing.T) {
 	if _, _, err := memoryPoint(s, []string{"a2"}, true); !errors.Is(err, errNoCheckpointYet) || !strings.Contains(err.Error(), "rank 0 (a1)") {
 		t.Fatalf("sync: %v, want no checkpoint yet, naming rank 0", err)
 	}
-	s.spec.Scheme = jobs.Hybrid
+	s.spec.Scheme = jobs.Asynchronous
 	from, _, err := memoryPoint(s, []string{"a1", "b1"}, false) // a part without a checkpoint and its buddy: nothing lost
 	if err != nil || !from.Latest || !slices.Equal(from.OrStart, []int{0, 1, 2}) {
-		t.Fatalf("hybrid: %+v %v, want ranks 0 to 2 from the start, 3 from its newest", from, err)
+		t.Fatalf("async: %+v %v, want ranks 0 to 2 from the start, 3 from its newest", from, err)
 	}
+	// Hybrid (clusters a and b): both clusters lost a part, and each has
+	// a part without a checkpoint: both from the start.
+	s.spec.Scheme = jobs.Hybrid
+	s.plan.Edges, s.plan.Modes = [][2]int{{0, 1}, {1, 2}, {2, 3}}, []rmnp.Mode{rmnp.Sync, rmnp.Async, rmnp.Sync}
+	from, _, err = memoryPoint(s, []string{"a1", "b1"}, false)
+	if err != nil || !from.Latest || !maps.Equal(from.Rollback, map[int]uint64{0: 0, 1: 0, 2: 0, 3: 0}) {
+		t.Fatalf("hybrid: %+v %v, want both clusters from the start", from, err)
+	}
+	s.plan.Edges, s.plan.Modes = nil, nil
 	s.spec.Scheme = jobs.Synchronous
 	s.statuses[0].Copies = []uint64{200}
 	if _, _, err := memoryPoint(s, []string{"a1", "b1"}, true); errors.Is(err, errNoCheckpointYet) || err == nil || !strings.Contains(err.Error(), "both lost") {
@@ -210,7 +222,7 @@ func TestMemoryPointNoneYet(t *testing.T) {
 	}
 }
 
-// TestMemoryPointLostBeforeFirst: an asynchronous or hybrid run that lost a
+// TestMemoryPointLostBeforeFirst: an asynchronous run that lost a
 // part before its first checkpoint restarts only that part from the start
 // (OrStart, no holder to read from) and every survivor from its newest
 // checkpoint (with its holders); every part in the run's first step
@@ -218,7 +230,7 @@ func TestMemoryPointNoneYet(t *testing.T) {
 // resumes where it stopped, which does not move the others to the start.
 // Before, every part restarted from the start (errNoCheckpointYet).
 func TestMemoryPointLostBeforeFirst(t *testing.T) {
-	for _, scheme := range []jobs.Scheme{jobs.Asynchronous, jobs.Hybrid} {
+	for _, scheme := range []jobs.Scheme{jobs.Asynchronous} { // hybrid: TestClusterPointLostBeforeFirst
 		s := &submission{spec: jobs.Spec{App: "poisson", Scheme: scheme},
 			plan:     &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}},
 			buddies:  []string{"b1", "b2", "a1", "a2"},
@@ -236,9 +248,6 @@ func TestMemoryPointLostBeforeFirst(t *testing.T) {
 		}
 		if len(holders[1]) != 0 || len(holders[0]) != 1 || holders[0][0].Node != "b1" {
 			t.Errorf("%s: holders %v, want none for rank 1 (from the start, as its record says), b1 for rank 0", scheme, holders)
-		}
-		if scheme != jobs.Asynchronous {
-			continue
 		}
 		s.statuses[1].Copies, s.statuses[3].Copies = []uint64{400}, nil // a survivor without one
 		from, _, err = memoryPoint(s, []string{"a2"}, false)

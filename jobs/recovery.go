@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,8 +22,13 @@ type Recovery struct {
 	// FromStart says that the lost node's part restarted from the start of
 	// the run (iteration 0): the loss came before its first checkpoint (a
 	// synchronous run then restarts every part so).
-	FromStart bool      `json:"from_start,omitempty"`
-	Detected  time.Time `json:"detected"`
+	FromStart bool `json:"from_start,omitempty"`
+	// Cluster lists, in a hybrid run, the ranks that rolled back with the
+	// lost node's part (its cluster, linked synchronously), to From or,
+	// with FromStart, to the start; the other parts resumed where they
+	// stopped. Empty otherwise.
+	Cluster  []int     `json:"cluster,omitempty"`
+	Detected time.Time `json:"detected"`
 	// Took is the time from the detection to every part iterating again
 	// (0: not seen); Seconds is the same in the store.
 	Took    time.Duration `json:"-"`
@@ -35,6 +42,10 @@ func (r Recovery) String() string {
 		b = fmt.Sprintf("%s lost (%s): %s on %s", r.Node, r.Cause, r.How, r.To)
 	}
 	switch {
+	case len(r.Cluster) > 0 && r.From > 0:
+		b += fmt.Sprintf(", its cluster (ranks %s) rolled back to iteration %d, the others where they stopped", rankList(r.Cluster), r.From)
+	case len(r.Cluster) > 0:
+		b += fmt.Sprintf(", its cluster (ranks %s) from the start, the others where they stopped", rankList(r.Cluster))
 	case r.From > 0:
 		b += fmt.Sprintf(", every part rolled back to iteration %d", r.From)
 	case r.FromStart:
@@ -50,4 +61,13 @@ func (r Recovery) String() string {
 		b += fmt.Sprintf(", iterating again %v after the detection", took.Round(time.Millisecond))
 	}
 	return b
+}
+
+// rankList says ranks as "0, 1, 2".
+func rankList(ranks []int) string {
+	out := make([]string, len(ranks))
+	for i, r := range ranks {
+		out[i] = strconv.Itoa(r)
+	}
+	return strings.Join(out, ", ")
 }

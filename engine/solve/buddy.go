@@ -75,12 +75,17 @@ const abortCheckpointWait = time.Second
 // resume where they stopped and never go back (docs/FAILURES.md). Only the
 // lost part restarts from an older one, its buddy's copy, which to its
 // neighbours is a long delay. The activity detector starts afresh with
-// every part, so it is never fooled. Synchronous runs roll back to a
-// common iteration instead, and hybrid runs (in-step clusters) and the
-// switch detector keep their checkpoints as they are.
+// every part, so it is never fooled. A hybrid part of a task of one step
+// keeps its state too: a loss rolls back the lost part's cluster, linked
+// synchronously, to an iteration its parts share (CheckpointPlan.Rollback),
+// and the other clusters' parts resume where they stopped. Synchronous
+// runs roll back to a common iteration instead, and hybrid tasks of
+// several steps and the switch detector keep their checkpoints as they
+// are.
 func (s *solver) lastCheckpoint() {
 	c := s.ckpt
-	if c == nil || c.copies == nil || s.t.Scheme != Asynchronous || s.detector != DetectActivity || s.iter <= int(s.res.Restored) {
+	kept := s.t.Scheme == Asynchronous || s.t.Scheme == Hybrid && s.steps <= 1
+	if c == nil || c.copies == nil || !kept || s.detector != DetectActivity || s.iter <= int(s.res.Restored) {
 		return
 	}
 	c.buf.Reset()

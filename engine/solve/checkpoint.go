@@ -58,6 +58,14 @@ type CheckpointPlan struct {
 	// the application's initial values) rather than failing. To its
 	// neighbours a part restarted so is a very late one.
 	OrStart []int `json:",omitempty"`
+	// Rollback, with Latest in a hybrid task of one step, is the
+	// iteration each rank of a cluster that lost a part rolls back to,
+	// by rank (0: the start of the run): the newest its cluster's parts,
+	// linked synchronously, all hold. The engine gives such a rank an
+	// exact Restore instead (Latest false); the ranks it does not name
+	// restore their newest, a survivor its state where it stopped
+	// (lastCheckpoint).
+	Rollback map[int]uint64 `json:",omitempty"`
 }
 
 // checkpointer is a solver's checkpoint state: the plan, the part's

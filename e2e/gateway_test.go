@@ -175,6 +175,12 @@ func TestGatewayLostTunnel(t *testing.T) {
 	if rc := rep.Recoveries[0]; rc.From >= 2*killAt {
 		t.Errorf("restored from iteration %d, the gateway was killed at about %d", rc.From, killAt)
 	}
+	// Every part's copies stay in its own site (the sites' networks are
+	// apart): all hold several checkpoints at the kill, so the run does
+	// not restart from the start.
+	if rc := rep.Recoveries[0]; rc.From == 0 {
+		t.Errorf("restored from the start (%+v): the parts' copies were not kept, with checkpoints every 20 and the kill at about %d", rc, killAt)
+	}
 	for _, nr := range rep.Nodes {
 		if nr.Iterations < 4*killAt {
 			t.Errorf("node %s: %d iterations, want well above the kill at %d (the run must converge after it)", nr.Node, nr.Iterations, killAt)

@@ -20,8 +20,12 @@ import (
 // pickBuddies returns each rank's buddy node ("" for a job of one node).
 // Among the candidates of the best kind (in rank order after r), the i-th
 // rank of a cluster (or group) takes the i-th candidate, so that the copies
-// spread over the other cluster's nodes instead of piling on one.
-func pickBuddies(ranks []string, cluster func(name string) string, group func(r int) int) []string {
+// spread over the other cluster's nodes instead of piling on one. A node
+// that reach (nil: all) says a rank's node cannot link to directly is no
+// candidate: its copies would never arrive (another site of a grid whose
+// sites link through gateways, buddySites), and the part's copies would
+// stay unreported.
+func pickBuddies(ranks []string, cluster func(name string) string, group func(r int) int, reach func(a, b string) bool) []string {
 	out := make([]string, len(ranks))
 	for r, name := range ranks {
 		var other, otherGroup, any, sameHost []string
@@ -37,7 +41,7 @@ func pickBuddies(ranks []string, cluster func(name string) string, group func(r 
 		for k := 1; k < len(ranks); k++ {
 			q := (r + k) % len(ranks)
 			cand := ranks[q]
-			if cand == name || slices.Contains(any, cand) || slices.Contains(sameHost, cand) {
+			if cand == name || slices.Contains(any, cand) || slices.Contains(sameHost, cand) || reach != nil && !reach(name, cand) {
 				continue
 			}
 			if hostName(cand) == hostName(name) {
@@ -94,7 +98,7 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 				return w.Host.Cluster
 			}
 			return ""
-		}, p.GroupOf)
+		}, p.GroupOf, s.buddyReach())
 	}
 	if b := s.buddies[r]; b != "" {
 		h := s.holder(b)
@@ -102,6 +106,18 @@ func (s *submission) rankCheckpoint(r int) *solve.CheckpointPlan {
 	}
 	cp.Holders = s.holders[r]
 	return &cp
+}
+
+// buddyReach says which nodes a node can send its copies to, for
+// pickBuddies: on a grid whose sites link through gateways
+// (gatewaySites), a node of its own site only, since the copies go over
+// the control links, which reach no other site's private network; nil
+// (every node) otherwise.
+func (s *submission) buddyReach() func(a, b string) bool {
+	if s.inv == nil || gatewaySites(s.inv, s.plan.Ranks) == nil {
+		return nil
+	}
+	return func(a, b string) bool { return s.inv.SiteOf(hostName(a)) == s.inv.SiteOf(hostName(b)) }
 }
 
 // memoryPoint says where every part restarts from when the copies are in

@@ -17,33 +17,41 @@ import (
 func TestPickBuddies(t *testing.T) {
 	ranks := []string{"a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"}
 	cluster := func(n string) string { return n[:1] }
-	got := pickBuddies(ranks, cluster, func(int) int { return 0 })
+	got := pickBuddies(ranks, cluster, func(int) int { return 0 }, nil)
 	want := []string{"b1", "b2", "b3", "b4", "a1", "a2", "a3", "a4"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("two clusters: %v, want %v", got, want)
 	}
 	one := func(string) string { return "c" }
-	got = pickBuddies(ranks, one, func(r int) int { return r / 4 })
+	got = pickBuddies(ranks, one, func(r int) int { return r / 4 }, nil)
 	for r, b := range got {
 		if q := slices.Index(ranks, b); q/4 == r/4 {
 			t.Errorf("rank %d's buddy %s is in its own group", r, b)
 		}
 	}
-	got = pickBuddies(ranks[:3], one, func(int) int { return 0 })
+	got = pickBuddies(ranks[:3], one, func(int) int { return 0 }, nil)
 	if !slices.Equal(got, []string{"a2", "a3", "a1"}) {
 		t.Errorf("one group: %v, want the next rank", got)
 	}
 	second := []string{"a1", "a1#2", "a2"}
-	got = pickBuddies(second, one, func(int) int { return 0 })
+	got = pickBuddies(second, one, func(int) int { return 0 }, nil)
 	if !slices.Equal(got, []string{"a2", "a2", "a1"}) {
 		t.Errorf("a second worker: %v, want buddies on other hosts", got)
 	}
-	got = pickBuddies(second[:2], one, func(int) int { return 0 })
+	got = pickBuddies(second[:2], one, func(int) int { return 0 }, nil)
 	if !slices.Equal(got, []string{"a1#2", "a1"}) {
 		t.Errorf("one host: %v, want the other worker as the last resort", got)
 	}
-	if got := pickBuddies(ranks[:1], one, func(int) int { return 0 }); got[0] != "" {
+	if got := pickBuddies(ranks[:1], one, func(int) int { return 0 }, nil); got[0] != "" {
 		t.Errorf("a job of one node has buddy %q", got[0])
+	}
+	// Two sites linked through gateways: a node reaches only its own
+	// site's (the copies of a2 to b2 never arrived, and a2 reported none).
+	site := func(a, b string) bool { return a[:1] == b[:1] }
+	got = pickBuddies(ranks, cluster, func(r int) int { return r / 4 }, site)
+	want = []string{"a2", "a3", "a4", "a1", "b2", "b3", "b4", "b1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("two sites apart: %v, want %v", got, want)
 	}
 }
 

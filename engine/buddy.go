@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
 )
 
@@ -132,8 +133,6 @@ func (s *submission) buddyReach() func(a, b string) bool {
 // alone (clusterPoint).
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
-	var lists [][]uint64
-	none := -1 // the first rank without a checkpoint yet
 	for r, name := range s.plan.Ranks {
 		st := s.statuses[r]
 		if st.NoCheckpoints {
@@ -164,20 +163,10 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 				return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d's node %s and its buddy %s, which held its only copy, were both lost", r, name, b)
 			}
 		}
-		if len(st.Copies) == 0 {
-			if none < 0 {
-				none = r
-			}
-			continue
-		}
 		holders[r] = copyHolders(s, r, b, gone)
-		lists = append(lists, st.Copies)
-	}
-	if none >= 0 {
-		return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has %w in memory", none, s.plan.Ranks[none], errNoCheckpointYet)
 	}
 	if !sync && s.spec.Scheme == jobs.Hybrid && s.plan.Task.StepCount() == 1 {
-		from := clusterPoint(s, gone, s.askHeld(gone, holders))
+		from := clusterPoint(s, gone, s.askHeld(gone, holders, lostClusters(s.plan, gone)))
 		for r, k := range from.Rollback {
 			if k == 0 {
 				delete(holders, r) // its cluster from the start: nothing read, as its record says
@@ -186,7 +175,7 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		return from, holders, nil
 	}
 	if !sync {
-		from, err := stepPoint(s, gone, s.askHeld(gone, holders))
+		from, err := stepPoint(s, gone, s.askHeld(gone, holders, nil))
 		for _, r := range from.OrStart {
 			if slices.Contains(gone, s.plan.Ranks[r]) {
 				delete(holders, r) // its holders, asked (askHeld), held none or did not answer: from the start, as its record says
@@ -194,12 +183,61 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		}
 		return from, holders, err
 	}
+	// Every part rolls back: each one's holders are asked what they keep
+	// now (the statuses lag, most a lost coordinator's group's).
+	lists := withHeld(s, s.askHeld(gone, holders, allRanks(s.plan)))
+	for r, name := range s.plan.Ranks {
+		if len(lists[r]) == 0 {
+			return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d (%s) has %w in memory", r, name, errNoCheckpointYet)
+		}
+	}
 	every := takenEvery(s)
 	k, ok := commonIteration(lists, reachOf(s, gone, lists, every), every)
 	if !ok {
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold %w in memory", errNoCommonCheckpoint)
 	}
 	return solve.CheckpointPlan{Restore: k}, holders, nil
+}
+
+// withHeld is, by rank, the copies its statuses reported (newest first)
+// with, before them, the newer one its holders said they keep (held,
+// askHeld).
+func withHeld(s *submission, held map[int]checkpoint.Header) [][]uint64 {
+	lists := make([][]uint64, len(s.plan.Ranks))
+	for r := range lists {
+		lists[r] = s.statuses[r].Copies
+		if h, ok := held[r]; ok && h.Iteration > 0 && (len(lists[r]) == 0 || h.Iteration > lists[r][0]) {
+			lists[r] = append([]uint64{h.Iteration}, lists[r]...)
+		}
+	}
+	return lists
+}
+
+// allRanks is every rank of p.
+func allRanks(p *Plan) []int {
+	out := make([]int, len(p.Ranks))
+	for r := range out {
+		out[r] = r
+	}
+	return out
+}
+
+// lostClusters is the ranks of the synchronous clusters (syncClusters)
+// that hold a part of gone: those that roll back (clusterPoint).
+func lostClusters(p *Plan, gone []string) []int {
+	cl := syncClusters(p)
+	var lost, out []int
+	for r, name := range p.Ranks {
+		if slices.Contains(gone, name) {
+			lost = append(lost, cl[r])
+		}
+	}
+	for r := range p.Ranks {
+		if slices.Contains(lost, cl[r]) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // copyHolders are the nodes rank r's copies may be read from: its buddy

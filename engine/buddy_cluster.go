@@ -105,13 +105,7 @@ func clusterPoint(s *submission, gone []string, held map[int]checkpoint.Header) 
 // cluster's synchronous links (lockstep partners are never more than one
 // iteration apart); 0 when they share none.
 func clusterIteration(s *submission, gone []string, members []int, every []interval, held map[int]checkpoint.Header) uint64 {
-	lists := make([][]uint64, len(s.plan.Ranks))
-	for r := range lists {
-		lists[r] = s.statuses[r].Copies
-		if h, ok := held[r]; ok && len(lists[r]) == 0 && h.Iteration > 0 {
-			lists[r] = []uint64{h.Iteration}
-		}
-	}
+	lists := withHeld(s, held)
 	reach := reachIn(s, gone, lists, every, syncEdges(s.plan))
 	var ml [][]uint64
 	var mr []uint64

@@ -128,3 +128,30 @@ func TestClusterIterationReach(t *testing.T) {
 		t.Fatalf("rollback %d, want 600: b's progress must not count", k)
 	}
 }
+
+// TestClusterIterationHeld: a lost coordinator's cluster's statuses lag
+// (copies 400, 200, iteration 450) while its members hold 1000 (askHeld):
+// the cluster rolls back to 1000, not to 400. Before, what the holders
+// said counted only for a part that reported no copy at all.
+func TestClusterIterationHeld(t *testing.T) {
+	s := hybridSubmission()
+	held := map[int]checkpoint.Header{}
+	for r := range 4 {
+		s.statuses[r].Copies, s.statuses[r].Iteration = []uint64{400, 200}, 450
+		held[r] = checkpoint.Header{Rank: r, Iteration: 1000}
+	}
+	every := takenEvery(s)
+	if k := clusterIteration(s, []string{"a1"}, []int{0, 1, 2, 3}, every, nil); k != 400 {
+		t.Fatalf("by the statuses alone: rollback %d, want 400", k)
+	}
+	if k := clusterIteration(s, []string{"a1"}, []int{0, 1, 2, 3}, every, held); k != 1000 {
+		t.Fatalf("every member holds 1000: rollback %d, want 1000", k)
+	}
+	// Rank 2's node did not answer: it counts as its statuses say, with
+	// the reach its neighbours' copies vouch for (998: lockstep), and the
+	// lost one's reach is its newest copy less two intervals: 800.
+	delete(held, 2)
+	if k := clusterIteration(s, []string{"a1"}, []int{0, 1, 2, 3}, every, held); k != 800 {
+		t.Fatalf("rank 2 unasked: rollback %d, want 800", k)
+	}
+}

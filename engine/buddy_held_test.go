@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridtui/gridtui/apps/gridapp"
 	"github.com/gridtui/gridtui/engine/solve"
 	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/internal/checkpoint"
@@ -132,5 +133,62 @@ func TestMemoryPointOneStepAsked(t *testing.T) {
 	from, _, err = memoryPoint(s, []string{"a2"}, false)
 	if err != nil || len(from.OrStart) != 0 {
 		t.Fatalf("on disk in %s: %+v %v, want rank 1 restored from it", filepath.Join(s.ckpt.Dir, "key"), from, err)
+	}
+}
+
+// TestMemoryPointSyncAsked: a synchronous run lost a2, its group's
+// coordinator: the statuses of its group (a1, a2) lag far behind (copies
+// 400, 200), the other group's are fresh (3800). Every part holds 3800
+// (its own node, a2's buddy b2 for it), so the rollback lands there: each
+// part's holders are asked before the point is chosen. Before, the point
+// came from the statuses alone: 3400, the newest multiple of the interval
+// the lagging reach allowed. A holder that does not answer counts as its
+// statuses say.
+func TestMemoryPointSyncAsked(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	runID, secret := [16]byte{8}, []byte("the test secret of a sync rollback")
+	head := func(r int, it uint64) checkpoint.Header {
+		return checkpoint.Header{Run: "key", Rank: r, Ranks: 4, Iteration: it}
+	}
+	keeps := map[string]*heldCopies{
+		"a1": {m: map[int]checkpoint.Header{0: head(0, 3800)}},
+		"b1": {m: map[int]checkpoint.Header{2: head(2, 3800)}},
+		"b2": {m: map[int]checkpoint.Header{3: head(3, 3800), 1: head(1, 3800)}},
+	}
+	ctrl := map[string][]string{}
+	for node, k := range keeps {
+		ctrl[node] = fakeHolder(t, ctx, runID, secret, node, k)
+	}
+	s := &submission{spec: jobs.Spec{App: "poisson", Scheme: jobs.Synchronous, Resilience: jobs.Resilience{CheckpointEvery: 200}},
+		plan: &Plan{Ranks: []string{"a1", "a2", "b1", "b2"}, Task: gridapp.Task{Eps: 1e-9},
+			Edges: [][2]int{{0, 1}, {1, 2}, {2, 3}}},
+		buddies:  []string{"b1", "b2", "a1", "a2"},
+		ctrl:     ctrl,
+		statuses: make([]solve.NodeStatus, 4),
+		ckpt:     &solve.CheckpointPlan{Memory: true, Run: "key"},
+		opt:      RunOptions{RunID: runID, Secret: secret},
+		logf:     func(string, string, ...any) {}}
+	for r := range s.statuses {
+		s.statuses[r] = solve.NodeStatus{Rank: r, Sigma: 1, Iteration: 3850, Copies: []uint64{3800, 3600}}
+		if r < 2 {
+			s.statuses[r].Iteration, s.statuses[r].Copies = 450, []uint64{400, 200}
+		}
+	}
+	from, holders, err := memoryPoint(s, []string{"a2"}, true)
+	if err != nil || from.Restore != 3800 {
+		t.Fatalf("every part holds 3800: %+v %v, want the rollback there", from, err)
+	}
+	if len(holders[1]) != 1 || holders[1][0].Node != "b2" {
+		t.Fatalf("holders %v, want b2 for rank 1", holders)
+	}
+	// b2 holds none of rank 1 now: it counts as its statuses say, and the
+	// point is as before the asks (a survivor's holder that does not
+	// answer is vouched for by its neighbours' progress).
+	keeps["b2"].drop(1)
+	keeps["a1"].drop(0)
+	from, _, err = memoryPoint(s, []string{"a2"}, true)
+	if err != nil || from.Restore != 3400 {
+		t.Fatalf("b2 holds none of rank 1: %+v %v, want 3400 (by the statuses)", from, err)
 	}
 }

@@ -130,12 +130,10 @@ func stepOf(st solve.NodeStatus, it uint64) int {
 	return st.StepBase + i
 }
 
-// askTimeout bounds asking the parts' holders what they keep, askEach
-// asking one of them.
-const (
-	askTimeout = 3 * time.Second
-	askEach    = time.Second
-)
+// askTimeout bounds asking the parts' holders what they keep: every
+// holder is asked at once (worker.AskEach), and one that does not answer
+// by then counts as its statuses say.
+const askTimeout = 2 * time.Second
 
 // askHeld asks, in a task of several steps, the holders of each part on a
 // gone node for the newest copy they keep (worker.AskNewest), and each
@@ -149,8 +147,13 @@ const (
 // can reach the buddy before a status says so): one whose holder keeps a
 // copy restores from it rather than from the start (fromStart). Such a
 // part's newest checkpoint on disk, when the run writes there and no
-// holder answered, counts too: its restore reads it.
-func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[int]checkpoint.Header {
+// holder answered, counts too: its restore reads it. The ranks of
+// rollback (a synchronous run's, a hybrid run's lost clusters') are asked
+// in any task: a lost one's holders, a survivor's own node (the memory it
+// restores from), so that the common rollback iteration is the newest
+// they really keep, not what lagging statuses last said (memoryPoint,
+// clusterIteration). All asks go at once, within askTimeout.
+func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder, rollback []int) map[int]checkpoint.Header {
 	if s.ckpt == nil || len(s.plan.Ranks) == 0 {
 		return nil
 	}
@@ -160,26 +163,16 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 			steps = false // one step, or not known: the step does not matter
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
-	defer cancel()
-	var ep *rmnp.Endpoint
-	held := map[int]checkpoint.Header{}
 	where := stoppedWhere(s.spec)
-	// The lost parts' holders first: silent survivors (a cut-off cluster)
-	// must not spend the time their copies need.
-	order := make([]int, 0, len(s.plan.Ranks))
-	for pass := range 2 {
-		for r, name := range s.plan.Ranks {
-			if slices.Contains(gone, name) == (pass == 0) {
-				order = append(order, r)
-			}
-		}
-	}
-	for _, r := range order {
-		name := s.plan.Ranks[r]
+	var asks []worker.NewestAsk
+	for r, name := range s.plan.Ranks {
 		ask := holders[r]
 		lost, none := slices.Contains(gone, name), len(s.statuses[r].Copies) == 0
+		back := slices.Contains(rollback, r)
 		switch {
+		case back && !lost:
+			ask = []solve.Holder{s.holder(name)} // its own memory, which its restore reads first
+		case back:
 		case !steps && !(lost && none):
 			continue
 		case !lost && !where:
@@ -188,40 +181,55 @@ func (s *submission) askHeld(gone []string, holders map[int][]solve.Holder) map[
 			ask = []solve.Holder{s.holder(name)} // where it stopped (solve's lastCheckpoint)
 		}
 		for _, b := range ask {
-			if ep == nil {
-				cfg := rmnp.DefaultConfig()
-				// Not SubmitterID, and one of this attempt's own: a node may
-				// still hold a closed link of an earlier id, and then did
-				// not answer.
-				cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.NodeID(fmt.Sprintf("submitter: copies %d", s.run))
-				var err error
-				if ep, err = rmnp.Listen(ctx, cfg); err != nil {
-					s.logf(name, "its holders not asked for their copies: %v", err)
-					return held
-				}
-				defer ep.Close()
-			}
-			actx, acancel := context.WithTimeout(ctx, askEach) // a silent holder leaves time for the others
-			h, err := worker.AskNewest(actx, ep, b, s.ckpt.Run, r)
-			acancel()
-			if err != nil {
-				s.logf(name, "newest copy not asked for: %v", err)
-				continue
-			}
-			if h.Rank != r {
-				continue
-			}
-			held[r] = h // the first that answers: the one the restore reads
-			if st := s.statuses[r]; len(st.Copies) > 0 && h.Step > stepOf(st, st.Copies[0]) && slices.Contains(gone, name) {
-				s.logf(name, "rank %d's newest copy, on %s, is of step %d (iteration %d), later than its statuses said", r, b.Node, h.Step+1, h.Iteration)
-			}
-			break
+			asks = append(asks, worker.NewestAsk{Holder: b, Rank: r})
 		}
-		if _, ok := held[r]; !ok && lost && none && s.ckpt.Dir != "" {
+	}
+	held := map[int]checkpoint.Header{}
+	if len(asks) > 0 {
+		heads, errs := s.askEach(asks)
+		for i, a := range asks {
+			name := s.plan.Ranks[a.Rank]
+			if _, ok := held[a.Rank]; ok {
+				continue // the first of its holders that answers: the one the restore reads
+			}
+			if errs[i] != nil {
+				s.logf(name, "newest copy not asked for: %v", errs[i])
+				continue
+			}
+			h := heads[i]
+			held[a.Rank] = h
+			if st := s.statuses[a.Rank]; len(st.Copies) > 0 && h.Step > stepOf(st, st.Copies[0]) && slices.Contains(gone, name) {
+				s.logf(name, "rank %d's newest copy, on %s, is of step %d (iteration %d), later than its statuses said", a.Rank, a.Holder.Node, h.Step+1, h.Iteration)
+			}
+		}
+	}
+	for r, name := range s.plan.Ranks {
+		if _, ok := held[r]; !ok && slices.Contains(gone, name) && len(s.statuses[r].Copies) == 0 && s.ckpt.Dir != "" {
 			if h, err := (checkpoint.Dir{Path: s.ckpt.Dir}).NewestHeader(s.ckpt.Run, r); err == nil {
 				held[r] = h // read from the disk when no holder has it
 			}
 		}
 	}
 	return held
+}
+
+// askEach sends asks (worker.AskEach) from an endpoint of this attempt's
+// own, within askTimeout; every ask fails when none can be opened.
+func (s *submission) askEach(asks []worker.NewestAsk) ([]checkpoint.Header, []error) {
+	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
+	defer cancel()
+	cfg := rmnp.DefaultConfig()
+	// Not SubmitterID, and one of this attempt's own: a node may still
+	// hold a closed link of an earlier id, and then did not answer.
+	cfg.RunID, cfg.Secret, cfg.Self = s.opt.RunID, s.opt.Secret, worker.NodeID(fmt.Sprintf("submitter: copies %d", s.run))
+	ep, err := rmnp.Listen(ctx, cfg)
+	if err != nil {
+		errs := make([]error, len(asks))
+		for i := range errs {
+			errs[i] = fmt.Errorf("engine: the holders not asked for their copies: %w", err)
+		}
+		return make([]checkpoint.Header, len(asks)), errs
+	}
+	defer ep.Close()
+	return worker.AskEach(ctx, ep, s.ckpt.Run, asks)
 }

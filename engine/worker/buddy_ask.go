@@ -3,7 +3,9 @@ package worker
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gridtui/gridtui/engine/solve"
@@ -57,3 +59,98 @@ func AskNewest(ctx context.Context, ep *rmnp.Endpoint, b solve.Holder, run strin
 // askFetches numbers AskNewest's fetches, so that a late answer to an
 // earlier one is told apart.
 var askFetches atomic.Uint64
+
+// NewestAsk is one ask of AskEach: the newest copy of Rank's part that
+// Holder keeps.
+type NewestAsk struct {
+	Holder solve.Holder
+	Rank   int
+}
+
+// AskEach is AskNewest of every ask at once, over ep: it links to the
+// holders in parallel, sends every fetch, then reads the answers until each
+// came or ctx ends, so that the asks share one deadline and a silent
+// holder costs no more than it. heads[i] is ask i's answer, errs[i] (nil
+// when it came) why there is none.
+func AskEach(ctx context.Context, ep *rmnp.Endpoint, run string, asks []NewestAsk) (heads []checkpoint.Header, errs []error) {
+	heads, errs = make([]checkpoint.Header, len(asks)), make([]error, len(asks))
+	linked := map[string]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, a := range asks {
+		if _, ok := linked[a.Holder.Node]; ok {
+			continue
+		}
+		linked[a.Holder.Node] = nil
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := linkHolder(ctx, ep, a.Holder)
+			mu.Lock()
+			linked[a.Holder.Node] = err
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	first := askFetches.Add(uint64(len(asks))) - uint64(len(asks)) + 1 // ask i's fetch: first+i
+	waiting := 0
+	for i, a := range asks {
+		errs[i] = linked[a.Holder.Node]
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, errs[i])
+			continue
+		}
+		m, err := EncodeMsg(MsgCopyFetch, copyFetch{ID: first + uint64(i), Run: run, Rank: a.Rank, Latest: true, Header: true})
+		if err == nil {
+			err = ep.Send(ctx, NodeID(a.Holder.Node), m, rmnp.CTRL)
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, err)
+			continue
+		}
+		errs[i] = errNoAnswer
+		waiting++
+	}
+	buf := make([]byte, 4<<10)
+	for waiting > 0 {
+		src, kind, err := ep.Wait(ctx)
+		if err != nil {
+			break
+		}
+		r, err := ReceiveCtrl(ctx, ep, src, kind, &buf)
+		if err != nil || len(r) < 10 || MsgType(r[0]) != MsgCopyReply {
+			continue
+		}
+		i := binary.LittleEndian.Uint64(r[1:]) - first
+		if i >= uint64(len(asks)) || src != NodeID(asks[i].Holder.Node) || !errors.Is(errs[i], errNoAnswer) {
+			continue // an earlier ask's, or another node's
+		}
+		waiting--
+		heads[i], errs[i] = answered(r[9:], asks[i])
+	}
+	for i, a := range asks {
+		if errors.Is(errs[i], errNoAnswer) {
+			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, errNoAnswer)
+		}
+	}
+	return heads, errs
+}
+
+// errNoAnswer is an AskEach ask whose holder did not answer in time.
+var errNoAnswer = errors.New("no answer in time")
+
+// answered is the header an answer r (1 and the header, or 0 and why not)
+// to ask a holds.
+func answered(r []byte, a NewestAsk) (checkpoint.Header, error) {
+	if len(r) < 1 || r[0] != 1 {
+		return checkpoint.Header{}, fmt.Errorf("engine: copy on %s: %s", a.Holder.Node, string(r[min(1, len(r)):]))
+	}
+	h, err := checkpoint.ParseHeader(r[1:])
+	switch {
+	case err != nil:
+		return checkpoint.Header{}, fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, err)
+	case h.Rank != a.Rank:
+		return checkpoint.Header{}, fmt.Errorf("engine: copy of rank %d on %s: the newest is rank %d's", a.Rank, a.Holder.Node, h.Rank)
+	}
+	return h, nil
+}

@@ -130,7 +130,10 @@ func (s *submission) buddyReach() func(a, b string) bool {
 // from the start (errNoCheckpointYet); an asynchronous or hybrid one only
 // the parts that have none (stepPoint's OrStart), the others from their
 // newest. A hybrid task of one step rolls back the lost parts' clusters
-// alone (clusterPoint).
+// alone (clusterPoint). The parts that roll back (all in a synchronous
+// run, a hybrid one's lost clusters) count the newest copy their holders
+// say they keep now (askHeld, withHeld), not only what their statuses,
+// which lag, last said.
 func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan, map[int][]solve.Holder, error) {
 	holders := map[int][]solve.Holder{}
 	for r, name := range s.plan.Ranks {

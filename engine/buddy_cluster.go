@@ -100,8 +100,8 @@ func clusterPoint(s *submission, gone []string, held map[int]checkpoint.Header) 
 
 // clusterIteration is the synchronous rule (commonIteration) restricted to
 // the cluster's members: the newest iteration each of them reported a
-// copy of (a lost one that reported none: the copy its holders keep,
-// held) or surely took by its interval, up to its reach over the
+// copy of (or its holders said they keep, held: newer than the lagging
+// statuses) or surely took by its interval, up to its reach over the
 // cluster's synchronous links (lockstep partners are never more than one
 // iteration apart); 0 when they share none.
 func clusterIteration(s *submission, gone []string, members []int, every []interval, held map[int]checkpoint.Header) uint64 {

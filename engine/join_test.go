@@ -166,7 +166,7 @@ func TestRunJoinEndsPromptly(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	})
-	spec := recoverySpec(jobs.Synchronous, 20, "1e-6")
+	spec := recoverySpec(jobs.Synchronous, 32, "1e-9") // a few thousand iterations: the join starts well before the end
 	spec.Nodes = jobs.NodeSelection{Clusters: []string{"alpha"}}
 	spec.Params["blocks"] = "4x1x1"
 	ctl := NewControl()

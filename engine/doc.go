@@ -64,7 +64,8 @@
 // When the run's nodes are in two or more sites that name a gateway
 // ([[site.gateway]]), Run starts ServeGateway on each gateway host (a deploy
 // Boot with role gateway; its plan, the peer gateways and the data addresses
-// of its own site's workers, follows on stdin), waits until every pair of
+// of its own site's workers, follows on stdin, and after a recovery the
+// addresses of its site's new workers: allowWorkers), waits until every pair of
 // gateways is linked (directly at the site's address, or through an SSH
 // tunnel of the console's when it names none or when its port does not
 // answer the dialing gateway's host: checkGatewayPort), and gives every pair of nodes

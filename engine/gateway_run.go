@@ -52,6 +52,9 @@ type runGateway struct {
 	heard    time.Time
 	stopped  bool
 	lostDone chan struct{}
+	// allowed are the destinations it was given (its plan's, then its
+	// updates'): allowWorkers sends only new ones.
+	allowed map[string]bool
 }
 
 // local is the address the site's workers dial: the gateway host's name
@@ -146,7 +149,12 @@ func startGateways(ctx context.Context, inv *inventory.Inventory, ranks []string
 		return nil, err
 	}
 	for _, g := range out {
-		if err := g.W.WriteLine(gatewayPlanFor(g, out, inv, workers)); err != nil {
+		plan := gatewayPlanFor(g, out, inv, workers)
+		g.allowed = map[string]bool{}
+		for _, a := range plan.Allow {
+			g.allowed[a] = true
+		}
+		if err := g.W.WriteLine(plan); err != nil {
 			stopGateways(out, nil)
 			return nil, fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, err)
 		}
@@ -215,17 +223,56 @@ func gatewayPlanFor(g *runGateway, all map[string]*runGateway, inv *inventory.In
 			p.Peers = append(p.Peers, rmnpgw.GatewayPeer{ID: o.ID, Name: o.Name, Addr: g.peerAddr[o.Name]})
 		}
 	}
+	p.Allow = siteDataAddrs(g.Site, inv, workers)
+	return p
+}
+
+// siteDataAddrs returns the TCP data addresses of the workers of site
+// (a second worker "<host>#2" by its host's site).
+func siteDataAddrs(site string, inv *inventory.Inventory, workers []*deploy.Worker) []string {
+	var out []string
 	for _, w := range workers {
-		if s := inv.SiteOf(w.Host.Name); s != nil && s.Name == g.Site {
+		if s := inv.SiteOf(hostName(w.Host.Name)); s != nil && s.Name == site {
 			_, data := worker.SplitListen(w.Hello.Listen)
 			for _, a := range data {
 				if strings.HasPrefix(a, "tcp://") {
-					p.Allow = append(p.Allow, a)
+					out = append(out, a)
 				}
 			}
 		}
 	}
-	return p
+	return out
+}
+
+// allowWorkers tells each running gateway the data addresses of its site's
+// workers it was not given yet (a recovery's new workers listen on new
+// ports: without this the gateway refuses to dial them, and the pairs
+// across sites that reach them fail pre-flight).
+func allowWorkers(gws map[string]*runGateway, inv *inventory.Inventory, workers []*deploy.Worker) error {
+	for _, g := range gws {
+		if g.stopped || g.W == nil {
+			continue
+		}
+		var more []string
+		for _, a := range siteDataAddrs(g.Site, inv, workers) {
+			if !g.allowed[a] {
+				more = append(more, a)
+			}
+		}
+		if len(more) == 0 {
+			continue
+		}
+		if err := g.W.WriteLine(gateway.GatewayUpdate{Allow: more}); err != nil {
+			return fmt.Errorf("engine: gateway %s on %s: %w", g.Name, g.Host.Name, err)
+		}
+		if g.allowed == nil {
+			g.allowed = map[string]bool{}
+		}
+		for _, a := range more {
+			g.allowed[a] = true
+		}
+	}
+	return nil
 }
 
 // linkGateways decides how each pair of gateways links: the one of lower

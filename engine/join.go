@@ -236,10 +236,11 @@ func (s *submission) joined(res joinResult) *deploy.Worker {
 // gatewayGap says why host h cannot join a run whose sites link through
 // gateways ("" it can): its site names a gateway, the run (with h) spans
 // another site that names one, and its site's gateway is not running
-// (gateways start with the run, on the sites of its nodes only), or runs
-// knowing only the workers its site had at the start (it forwards to
-// those alone). A site whose gateway was lost is no gap: its pairs fall
-// back to direct routes and SSH tunnels, a joined worker's as any other's.
+// (gateways start with the run, on the sites of its nodes only). A running
+// gateway is no gap: the attempt in which the joined worker takes a part
+// tells it the worker's address (allowWorkers). Nor is a site whose
+// gateway was lost: its pairs fall back to direct routes and SSH tunnels,
+// a joined worker's as any other's.
 func (s *submission) gatewayGap(h inventory.Host) string {
 	if s.inv == nil {
 		return ""
@@ -258,9 +259,8 @@ func (s *submission) gatewayGap(h inventory.Host) string {
 	if len(others) == 0 {
 		return ""
 	}
-	if g := s.gateways[site.Name]; g != nil {
-		return fmt.Sprintf("its site %s reaches site %s through gateway %s on %s, which forwards only to the workers its site had when the run started",
-			site.Name, strings.Join(others, ", "), g.Name, g.Host.Name)
+	if s.gateways[site.Name] != nil {
+		return ""
 	}
 	return fmt.Sprintf("its site %s reaches site %s through a gateway (sites.toml: %s on %s) that is not running: a run starts the gateways of its nodes' sites only, as it starts",
 		site.Name, strings.Join(others, ", "), gatewayName(site.Name), site.Gateways[0].Host)

@@ -288,6 +288,11 @@ func (rc *recoverer) submission(s *submission, moved map[string]placement, from 
 		next.inv = rc.inv // with the second workers' names
 	}
 	carryGateways(next, s)
+	if next.inv != nil {
+		if err := allowWorkers(next.gateways, next.inv, *rc.workers); err != nil {
+			s.logf("", "warning: %v", err)
+		}
+	}
 	next.joins = s.joins
 	next.start, next.ckptKey = s.start, rc.key
 	next.ckpt = rc.plan(from)

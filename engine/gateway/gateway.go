@@ -29,6 +29,13 @@ type GatewayPlan struct {
 	NoCompress bool
 }
 
+// GatewayUpdate is every further line a gateway reads on stdin: more
+// destinations it may dial (the data addresses of its site's workers
+// started since, e.g. by a recovery, each on a new port).
+type GatewayUpdate struct {
+	Allow []string
+}
+
 // gatewayStatsPeriod is how often a gateway prints its counters.
 const gatewayStatsPeriod = 200 * time.Millisecond
 
@@ -80,7 +87,10 @@ func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw i
 		return fmt.Errorf("engine: gateway %s: %w", boot.Node, err)
 	}
 	stdinGone := make(chan struct{})
-	go func() { io.Copy(io.Discard, in); close(stdinGone) }()
+	go func() {
+		defer close(stdinGone)
+		readUpdates(in, gw, log, boot.Node)
+	}()
 	t := time.NewTicker(gatewayStatsPeriod)
 	defer t.Stop()
 	enc := json.NewEncoder(stdout)
@@ -99,6 +109,26 @@ func ServeGateway(ctx context.Context, stdin io.Reader, stdout io.Writer, logw i
 			if err := enc.Encode(gw.Stats()); err != nil {
 				return fmt.Errorf("engine: gateway %s: %w", boot.Node, err)
 			}
+		}
+	}
+}
+
+// readUpdates applies the gateway's further stdin lines (GatewayUpdate)
+// until stdin closes; a line it cannot read is logged and skipped.
+func readUpdates(in *bufio.Reader, gw *rmnpgw.Gateway, log *slog.Logger, node string) {
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var u GatewayUpdate
+			if jerr := json.Unmarshal(line, &u); jerr != nil {
+				log.Warn("engine: gateway: update unreadable", "gateway", node, "err", jerr)
+			} else if len(u.Allow) > 0 {
+				gw.AllowMore(u.Allow)
+				log.Info("engine: gateway: destinations added", "gateway", node, "allow", u.Allow)
+			}
+		}
+		if err != nil {
+			return
 		}
 	}
 }

@@ -291,6 +291,20 @@ func (g *Gateway) peer(id rmnp.PeerID) *GatewayPeer {
 	return nil
 }
 
+// AllowMore adds destinations this gateway may dial for its peers: the
+// data addresses of workers of its site started after it was configured
+// (a recovery's new worker, on a new port). Addresses it allows already
+// are skipped.
+func (g *Gateway) AllowMore(addrs []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, a := range addrs {
+		if !slices.Contains(g.cfg.Allow, a) {
+			g.cfg.Allow = append(g.cfg.Allow, a)
+		}
+	}
+}
+
 func (g *Gateway) allowed(to string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()

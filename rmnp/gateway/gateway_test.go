@@ -224,3 +224,30 @@ func TestGatewayCtrlFirst(t *testing.T) {
 		t.Fatalf("async slot: %d items, last %q, skipped %d", n, y.out[n-1].body, m.c.skipped.Load())
 	}
 }
+
+// TestGatewayAllowMore: a destination refused at first (a worker started
+// after the gateway was configured, e.g. by a recovery) is dialed once
+// AllowMore names it.
+func TestGatewayAllowMore(t *testing.T) {
+	checkGoroutines(t)
+	a := newEndpoint(t, testConfig(t, 1, "tcp"))
+	b := newEndpoint(t, testConfig(t, 2, "tcp"))
+	c := newEndpoint(t, testConfig(t, 3, "tcp"))
+	g1, g2, _ := gatewayRoute(t, b, true)
+	ctx := testCtx(t)
+	via := rmnp.GatewayAddr(g1.Addrs()[0], "g2", c.Addrs()[0])
+	if err := a.Connect(ctx, 3, via, rmnp.LinkOptions{}); !errors.Is(err, rmnp.ErrUnreachableVia) {
+		t.Fatalf("connect before AllowMore: %v, want ErrUnreachableVia", err)
+	}
+	g2.AllowMore(c.Addrs())
+	g2.AllowMore(c.Addrs()) // twice: kept once
+	if err := a.Connect(ctx, 3, via, rmnp.LinkOptions{}); err != nil {
+		t.Fatalf("connect after AllowMore: %v", err)
+	}
+	if err := c.WaitPeer(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g2.cfg.Allow); n != len(b.Addrs())+len(c.Addrs()) {
+		t.Errorf("g2 allows %d destinations, want %d (no duplicate)", n, len(b.Addrs())+len(c.Addrs()))
+	}
+}

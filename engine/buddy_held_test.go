@@ -192,3 +192,41 @@ func TestMemoryPointSyncAsked(t *testing.T) {
 		t.Fatalf("b2 holds none of rank 1: %+v %v, want 3400 (by the statuses)", from, err)
 	}
 }
+
+// TestAskEachSilent: the holders are asked at once under one deadline
+// (worker.AskEach): one that links but never answers, and one that cannot
+// be reached, fail their asks without delaying the one that answers, and
+// the whole takes the deadline, not a deadline per holder.
+func TestAskEachSilent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	runID, secret := [16]byte{9}, []byte("the test secret of silent holders")
+	keeps := &heldCopies{m: map[int]checkpoint.Header{0: {Run: "key", Rank: 0, Ranks: 2, Iteration: 600}}}
+	cfg := rmnp.DefaultConfig()
+	cfg.RunID, cfg.Secret, cfg.Self = runID, secret, worker.NodeID("silent")
+	cfg.Listen = []string{"tcp://127.0.0.1:0"}
+	quiet, err := rmnp.Listen(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer quiet.Close()
+	s := &submission{plan: &Plan{Ranks: []string{"a1", "a2"}},
+		ckpt: &solve.CheckpointPlan{Memory: true, Run: "key"}, opt: RunOptions{RunID: runID, Secret: secret}}
+	asks := []worker.NewestAsk{
+		{Holder: solve.Holder{Node: "silent", Ctrl: quiet.Addrs()}, Rank: 1},
+		{Holder: solve.Holder{Node: "gone", Ctrl: []string{"tcp://127.0.0.1:1"}}, Rank: 1},
+		{Holder: solve.Holder{Node: "b1", Ctrl: fakeHolder(t, ctx, runID, secret, "b1", keeps)}, Rank: 0},
+	}
+	start := time.Now()
+	heads, errs := s.askEach(asks)
+	took := time.Since(start)
+	if errs[2] != nil || heads[2].Iteration != 600 {
+		t.Fatalf("b1's answer: %+v %v, want iteration 600", heads[2], errs[2])
+	}
+	if errs[0] == nil || errs[1] == nil {
+		t.Fatalf("the silent and the unreachable holders answered: %v", errs)
+	}
+	if took > askTimeout+time.Second {
+		t.Fatalf("the asks took %v, want at most about the one deadline %v", took, askTimeout)
+	}
+}

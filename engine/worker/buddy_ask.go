@@ -67,74 +67,93 @@ type NewestAsk struct {
 	Rank   int
 }
 
-// AskEach is AskNewest of every ask at once, over ep: it links to the
-// holders in parallel, sends every fetch, then reads the answers until each
-// came or ctx ends, so that the asks share one deadline and a silent
-// holder costs no more than it. heads[i] is ask i's answer, errs[i] (nil
-// when it came) why there is none.
+// AskEach is AskNewest of every ask at once, over ep: it links to each
+// holder in parallel and sends its fetches as soon as it is linked, while
+// it reads the answers, until each came or ctx ends; so the asks share one
+// deadline, and a silent or unreachable holder delays no other. heads[i]
+// is ask i's answer, errs[i] (nil when it came) why there is none.
 func AskEach(ctx context.Context, ep *rmnp.Endpoint, run string, asks []NewestAsk) (heads []checkpoint.Header, errs []error) {
 	heads, errs = make([]checkpoint.Header, len(asks)), make([]error, len(asks))
-	linked := map[string]error{}
+	first := askFetches.Add(uint64(len(asks))) - uint64(len(asks)) + 1 // ask i's fetch: first+i
+	rctx, done := context.WithCancel(ctx)
+	defer done()
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, a := range asks {
-		if _, ok := linked[a.Holder.Node]; ok {
-			continue
+	pending := len(asks)
+	settle := func(i int, err error) { // under mu
+		if errors.Is(errs[i], errNoLink) || errors.Is(errs[i], errNoAnswer) {
+			errs[i] = err
+			if pending--; pending == 0 {
+				done()
+			}
 		}
-		linked[a.Holder.Node] = nil
+	}
+	byNode := map[string][]int{}
+	for i, a := range asks {
+		errs[i] = errNoLink
+		byNode[a.Holder.Node] = append(byNode[a.Holder.Node], i)
+	}
+	var wg sync.WaitGroup
+	for _, is := range byNode {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := linkHolder(ctx, ep, a.Holder)
-			mu.Lock()
-			linked[a.Holder.Node] = err
-			mu.Unlock()
+			_, err := linkHolder(rctx, ep, asks[is[0]].Holder)
+			for _, i := range is {
+				a := asks[i]
+				var m []byte
+				if err == nil {
+					m, err = EncodeMsg(MsgCopyFetch, copyFetch{ID: first + uint64(i), Run: run, Rank: a.Rank, Latest: true, Header: true})
+				}
+				mu.Lock()
+				if err == nil && errors.Is(errs[i], errNoLink) {
+					errs[i] = errNoAnswer // before it is sent: its answer may come before Send returns
+				}
+				mu.Unlock()
+				if err == nil {
+					err = ep.Send(rctx, NodeID(a.Holder.Node), m, rmnp.CTRL)
+				}
+				if err != nil {
+					mu.Lock()
+					settle(i, fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, err))
+					mu.Unlock()
+				}
+			}
 		}()
 	}
-	wg.Wait()
-	first := askFetches.Add(uint64(len(asks))) - uint64(len(asks)) + 1 // ask i's fetch: first+i
-	waiting := 0
-	for i, a := range asks {
-		errs[i] = linked[a.Holder.Node]
-		if errs[i] != nil {
-			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, errs[i])
-			continue
-		}
-		m, err := EncodeMsg(MsgCopyFetch, copyFetch{ID: first + uint64(i), Run: run, Rank: a.Rank, Latest: true, Header: true})
-		if err == nil {
-			err = ep.Send(ctx, NodeID(a.Holder.Node), m, rmnp.CTRL)
-		}
-		if err != nil {
-			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, err)
-			continue
-		}
-		errs[i] = errNoAnswer
-		waiting++
-	}
 	buf := make([]byte, 4<<10)
-	for waiting > 0 {
-		src, kind, err := ep.Wait(ctx)
+	for {
+		src, kind, err := ep.Wait(rctx)
 		if err != nil {
 			break
 		}
-		r, err := ReceiveCtrl(ctx, ep, src, kind, &buf)
+		r, err := ReceiveCtrl(rctx, ep, src, kind, &buf)
 		if err != nil || len(r) < 10 || MsgType(r[0]) != MsgCopyReply {
 			continue
 		}
 		i := binary.LittleEndian.Uint64(r[1:]) - first
-		if i >= uint64(len(asks)) || src != NodeID(asks[i].Holder.Node) || !errors.Is(errs[i], errNoAnswer) {
+		if i >= uint64(len(asks)) || src != NodeID(asks[i].Holder.Node) {
 			continue // an earlier ask's, or another node's
 		}
-		waiting--
-		heads[i], errs[i] = answered(r[9:], asks[i])
-	}
-	for i, a := range asks {
+		h, err := answered(r[9:], asks[i])
+		mu.Lock()
 		if errors.Is(errs[i], errNoAnswer) {
-			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, errNoAnswer)
+			heads[i] = h
+		}
+		settle(int(i), err)
+		mu.Unlock()
+	}
+	done() // the links still being made stop
+	wg.Wait()
+	for i, a := range asks {
+		if errors.Is(errs[i], errNoLink) || errors.Is(errs[i], errNoAnswer) {
+			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, errs[i])
 		}
 	}
 	return heads, errs
 }
+
+// errNoLink is an AskEach ask whose holder was not linked in time.
+var errNoLink = errors.New("not linked in time")
 
 // errNoAnswer is an AskEach ask whose holder did not answer in time.
 var errNoAnswer = errors.New("no answer in time")

@@ -73,83 +73,111 @@ type NewestAsk struct {
 // deadline, and a silent or unreachable holder delays no other. heads[i]
 // is ask i's answer, errs[i] (nil when it came) why there is none.
 func AskEach(ctx context.Context, ep *rmnp.Endpoint, run string, asks []NewestAsk) (heads []checkpoint.Header, errs []error) {
-	heads, errs = make([]checkpoint.Header, len(asks)), make([]error, len(asks))
-	first := askFetches.Add(uint64(len(asks))) - uint64(len(asks)) + 1 // ask i's fetch: first+i
 	rctx, done := context.WithCancel(ctx)
 	defer done()
-	var mu sync.Mutex
-	pending := len(asks)
-	settle := func(i int, err error) { // under mu
-		if errors.Is(errs[i], errNoLink) || errors.Is(errs[i], errNoAnswer) {
-			errs[i] = err
-			if pending--; pending == 0 {
-				done()
-			}
-		}
-	}
+	a := &asking{ep: ep, run: run, asks: asks, done: done, pending: len(asks),
+		heads: make([]checkpoint.Header, len(asks)), errs: make([]error, len(asks)),
+		first: askFetches.Add(uint64(len(asks))) - uint64(len(asks)) + 1}
 	byNode := map[string][]int{}
-	for i, a := range asks {
-		errs[i] = errNoLink
-		byNode[a.Holder.Node] = append(byNode[a.Holder.Node], i)
+	for i, q := range asks {
+		a.errs[i] = errNoLink
+		byNode[q.Holder.Node] = append(byNode[q.Holder.Node], i)
 	}
 	var wg sync.WaitGroup
 	for _, is := range byNode {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := linkHolder(rctx, ep, asks[is[0]].Holder)
-			for _, i := range is {
-				a := asks[i]
-				var m []byte
-				if err == nil {
-					m, err = EncodeMsg(MsgCopyFetch, copyFetch{ID: first + uint64(i), Run: run, Rank: a.Rank, Latest: true, Header: true})
-				}
-				mu.Lock()
-				if err == nil && errors.Is(errs[i], errNoLink) {
-					errs[i] = errNoAnswer // before it is sent: its answer may come before Send returns
-				}
-				mu.Unlock()
-				if err == nil {
-					err = ep.Send(rctx, NodeID(a.Holder.Node), m, rmnp.CTRL)
-				}
-				if err != nil {
-					mu.Lock()
-					settle(i, fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, err))
-					mu.Unlock()
-				}
-			}
+			a.send(rctx, is)
 		}()
 	}
+	a.read(rctx)
+	done() // the links still being made stop
+	wg.Wait()
+	for i, q := range asks {
+		if errors.Is(a.errs[i], errNoLink) || errors.Is(a.errs[i], errNoAnswer) {
+			a.errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", q.Rank, q.Holder.Node, a.errs[i])
+		}
+	}
+	return a.heads, a.errs
+}
+
+// asking is the state of an AskEach: ask i's fetch is first+i.
+type asking struct {
+	ep    *rmnp.Endpoint
+	run   string
+	asks  []NewestAsk
+	first uint64
+	done  context.CancelFunc // every ask settled: the reading stops
+
+	mu      sync.Mutex
+	pending int
+	heads   []checkpoint.Header
+	errs    []error // errNoLink, errNoAnswer: not settled yet
+}
+
+// settle gives ask i, not settled yet, its answer h or why none (a.mu
+// held).
+func (a *asking) settle(i int, h checkpoint.Header, err error) {
+	if !errors.Is(a.errs[i], errNoLink) && !errors.Is(a.errs[i], errNoAnswer) {
+		return
+	}
+	a.heads[i], a.errs[i] = h, err
+	if a.pending--; a.pending == 0 {
+		a.done()
+	}
+}
+
+// send links to the holder of the asks is (all of one node) and sends
+// their fetches.
+func (a *asking) send(ctx context.Context, is []int) {
+	_, err := linkHolder(ctx, a.ep, a.asks[is[0]].Holder)
+	for _, i := range is {
+		q := a.asks[i]
+		var m []byte
+		if err == nil {
+			m, err = EncodeMsg(MsgCopyFetch, copyFetch{ID: a.first + uint64(i), Run: a.run, Rank: q.Rank, Latest: true, Header: true})
+		}
+		a.mu.Lock()
+		if err == nil && errors.Is(a.errs[i], errNoLink) {
+			a.errs[i] = errNoAnswer // before it is sent: its answer may come before Send returns
+		}
+		a.mu.Unlock()
+		if err == nil {
+			err = a.ep.Send(ctx, NodeID(q.Holder.Node), m, rmnp.CTRL)
+		}
+		if err != nil {
+			a.mu.Lock()
+			a.settle(i, checkpoint.Header{}, fmt.Errorf("engine: copy of rank %d on %s: %w", q.Rank, q.Holder.Node, err))
+			a.mu.Unlock()
+		}
+	}
+}
+
+// read takes the answers until ctx ends (every ask settled, or the
+// deadline).
+func (a *asking) read(ctx context.Context) {
 	buf := make([]byte, 4<<10)
 	for {
-		src, kind, err := ep.Wait(rctx)
+		src, kind, err := a.ep.Wait(ctx)
 		if err != nil {
-			break
+			return
 		}
-		r, err := ReceiveCtrl(rctx, ep, src, kind, &buf)
+		r, err := ReceiveCtrl(ctx, a.ep, src, kind, &buf)
 		if err != nil || len(r) < 10 || MsgType(r[0]) != MsgCopyReply {
 			continue
 		}
-		i := binary.LittleEndian.Uint64(r[1:]) - first
-		if i >= uint64(len(asks)) || src != NodeID(asks[i].Holder.Node) {
+		i := binary.LittleEndian.Uint64(r[1:]) - a.first
+		if i >= uint64(len(a.asks)) || src != NodeID(a.asks[i].Holder.Node) {
 			continue // an earlier ask's, or another node's
 		}
-		h, err := answered(r[9:], asks[i])
-		mu.Lock()
-		if errors.Is(errs[i], errNoAnswer) {
-			heads[i] = h
+		h, err := answered(r[9:], a.asks[i])
+		a.mu.Lock()
+		if errors.Is(a.errs[i], errNoAnswer) {
+			a.settle(int(i), h, err)
 		}
-		settle(int(i), err)
-		mu.Unlock()
+		a.mu.Unlock()
 	}
-	done() // the links still being made stop
-	wg.Wait()
-	for i, a := range asks {
-		if errors.Is(errs[i], errNoLink) || errors.Is(errs[i], errNoAnswer) {
-			errs[i] = fmt.Errorf("engine: copy of rank %d on %s: %w", a.Rank, a.Holder.Node, errs[i])
-		}
-	}
-	return heads, errs
 }
 
 // errNoLink is an AskEach ask whose holder was not linked in time.

@@ -162,6 +162,18 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 			switch {
 			case b == "":
 				return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d on %s had no buddy: its part and its only checkpoints were lost", r, name)
+			case slices.Contains(gone, b) && lostTogether(s, name, b):
+				// One loss (a coordinator, its group with it) took the part
+				// and the copy its buddy held: a buddy in its own group,
+				// the only reachable kind on a site behind a gateway whose
+				// nodes form one group (buddyReach). Its copies are gone, as
+				// if it had none: from the start (a synchronous run every
+				// part, an asynchronous one this part: fromStart).
+				s.statuses[r].Copies = nil
+				if !sync {
+					holders[r] = copyHolders(s, r, b, gone)
+					continue
+				}
 			case slices.Contains(gone, b):
 				return solve.CheckpointPlan{}, nil, fmt.Errorf("rank %d's node %s and its buddy %s, which held its only copy, were both lost", r, name, b)
 			}
@@ -200,6 +212,16 @@ func memoryPoint(s *submission, gone []string, sync bool) (solve.CheckpointPlan,
 		return solve.CheckpointPlan{}, nil, fmt.Errorf("the ranks hold %w in memory", errNoCommonCheckpoint)
 	}
 	return solve.CheckpointPlan{Restore: k}, holders, nil
+}
+
+// lostTogether reports whether nodes a and b were both lost by the one
+// loss s failed on (lostWith: a coordinator and its group), not by two.
+func lostTogether(s *submission, a, b string) bool {
+	if s.failed == nil {
+		return false
+	}
+	one := lostWith(s, s.failed.Node)
+	return slices.Contains(one, a) && slices.Contains(one, b)
 }
 
 // withHeld is, by rank, the copies its statuses reported (newest first)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gridtui/gridtui/engine/solve"
+	"github.com/gridtui/gridtui/engine/worker"
 	"github.com/gridtui/gridtui/internal/checkpoint"
 	"github.com/gridtui/gridtui/jobs"
 )
@@ -233,5 +234,40 @@ func TestRestoreFromDiskLostCommon(t *testing.T) {
 	s.statuses[1].Iteration, s.statuses[1].CheckpointEvery = 4000, 0
 	if _, _, err = rc.restoreFrom(s, []string{"a1"}); !errors.Is(err, errNoCommonCheckpoint) {
 		t.Fatalf("interval unknown: %v, want errNoCommonCheckpoint", err)
+	}
+}
+
+// TestMemoryPointLostTogether: a lost coordinator takes its group, and
+// with it a member's buddy in that group (the only kind a site behind a
+// gateway may offer): the part's copies are gone as if it had none. A
+// synchronous run then restarts from the start (errNoCheckpointYet,
+// which Run turns into a restart) rather than fail; an asynchronous one
+// restarts that part alone from the start (OrStart), the others from
+// their newest. Two separate losses still fail naming both nodes.
+func TestMemoryPointLostTogether(t *testing.T) {
+	mk := func() *submission {
+		s := &submission{spec: jobs.Spec{App: "poisson", Scheme: jobs.Asynchronous, Resilience: jobs.Resilience{CheckpointEvery: 25}},
+			plan: &Plan{Ranks: []string{"a1", "a2", "b1", "b2"},
+				Groups: []jobs.Group{{Coordinator: "a1", Workers: []string{"a1", "a2"}}, {Coordinator: "b1", Workers: []string{"b1", "b2"}}}},
+			buddies:  []string{"a2", "a1", "b2", "b1"},
+			ctrl:     map[string][]string{},
+			statuses: make([]solve.NodeStatus, 4),
+			failed:   &worker.Failure{Node: "a1"}}
+		for r := range s.statuses {
+			s.statuses[r].Copies = []uint64{50, 25}
+		}
+		return s
+	}
+	if _, _, err := memoryPoint(mk(), []string{"a1", "a2"}, true); !errors.Is(err, errNoCheckpointYet) {
+		t.Errorf("synchronous, a coordinator and its group lost: %v, want errNoCheckpointYet (a restart from the start)", err)
+	}
+	from, _, err := memoryPoint(mk(), []string{"a1", "a2"}, false)
+	if err != nil || !slices.Contains(from.OrStart, 0) || !slices.Contains(from.OrStart, 1) || slices.Contains(from.OrStart, 2) {
+		t.Errorf("asynchronous, a coordinator and its group lost: %+v %v, want ranks 0 and 1 from the start, the others not", from, err)
+	}
+	s := mk()
+	s.failed = &worker.Failure{Node: "a2"} // a member lost, then its coordinator by a second loss
+	if _, _, err := memoryPoint(s, []string{"a1", "a2"}, true); err == nil || !strings.Contains(err.Error(), "both lost") {
+		t.Errorf("two losses taking a part and its copy: %v, want the run to fail naming both", err)
 	}
 }

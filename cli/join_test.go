@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
-	"io"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gridtui/gridtui/engine"
 )
@@ -22,48 +18,7 @@ func TestJoinCommand(t *testing.T) {
 		t.Skip("starts worker processes")
 	}
 	dataDir := t.TempDir()
-	c := gridtuiProc(t, dataDir, resumeArgs...)
-	stdout, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Process.Kill()
-	timer := time.AfterFunc(3*time.Minute, func() { c.Process.Kill() })
-	defer timer.Stop()
-	var all strings.Builder
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<24)
-	id, joined := "", false
-	for sc.Scan() {
-		all.Write(sc.Bytes())
-		all.WriteByte('\n')
-		var e event
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
-			continue
-		}
-		if e.Event == "log" && id == "" {
-			var l struct{ Text string }
-			json.Unmarshal(e.Data, &l)
-			if rest, ok := strings.CutPrefix(l.Text, "run "); ok && strings.Contains(rest, "--resume") {
-				id, _, _ = strings.Cut(rest, ":")
-			}
-		}
-		if e.Event != "snapshot" || id == "" || joined {
-			continue
-		}
-		var s struct{ Nodes []struct{ Iteration int } }
-		json.Unmarshal(e.Data, &s)
-		past := len(s.Nodes) > 0
-		for _, n := range s.Nodes {
-			past = past && n.Iteration >= 60
-		}
-		if !past {
-			continue
-		}
-		joined = true
+	all, joined := runActing(t, dataDir, 60, func(id string) {
 		for _, bad := range []struct {
 			args []string
 			code int
@@ -89,12 +44,8 @@ func TestJoinCommand(t *testing.T) {
 		if out, err := gridtuiProc(t, dataDir, "drain", id, "alpha-3").CombinedOutput(); err != nil {
 			t.Fatalf("drain alpha-3: %v\n%s", err, out)
 		}
-	}
-	io.Copy(io.Discard, stdout)
-	if err := c.Wait(); err != nil {
-		t.Fatalf("run: %v\n%s", err, all.String())
-	}
-	got := reportOf(t, []byte(all.String()))
+	})
+	got := reportOf(t, []byte(all))
 	if !joined || got.Outcome != "ok" || got.moved() != 1 {
 		t.Fatalf("joined %v: outcome %s, recoveries %+v", joined, got.Outcome, got.Recoveries)
 	}

@@ -63,13 +63,7 @@ func TestRunJoin(t *testing.T) {
 		killedAt                int
 		wg                      sync.WaitGroup
 	)
-	opt.OnWorkers = func(ws []*deploy.Worker) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, w := range ws {
-			pids[w.Host.Name] = w.Hello.PID
-		}
-	}
+	trackPIDs(&opt, &mu, pids)
 	opt.OnSnapshot = func(s Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()

@@ -98,13 +98,7 @@ func TestRunRecoversSecondWorkerLost(t *testing.T) {
 	opt := RunOptions{Inventory: loadInventory(t, ""), StoreDir: t.TempDir(), Deploy: deploy.Options{StopTimeout: 10 * time.Second}}
 	var mu sync.Mutex
 	pids, kills := map[string]int{}, 0
-	opt.OnWorkers = func(ws []*deploy.Worker) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, w := range ws {
-			pids[w.Host.Name] = w.Hello.PID
-		}
-	}
+	trackPIDs(&opt, &mu, pids)
 	// The second worker is killed on the first snapshot where it reports
 	// an iteration: any from then to the end of the run, not a window of
 	// it.
@@ -112,13 +106,7 @@ func TestRunRecoversSecondWorkerLost(t *testing.T) {
 	opt.OnSnapshot = func(s Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()
-		low, on, onIt := 1<<30, "", 0
-		for _, st := range s.Nodes {
-			low = min(low, st.Iteration)
-			if strings.Contains(st.Node, secondSep) {
-				on, onIt = st.Node, st.Iteration
-			}
-		}
+		low, on, onIt := secondIn(s)
 		switch {
 		case kills == 0 && low >= 60:
 			syscall.Kill(pids["alpha-3"], syscall.SIGKILL)
@@ -220,23 +208,11 @@ func TestRunDrainHostWithSecondWorker(t *testing.T) {
 	var mu sync.Mutex
 	pids, step, host := map[string]int{}, 0, ""
 	drained := make(chan error, 1)
-	opt.OnWorkers = func(ws []*deploy.Worker) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, w := range ws {
-			pids[w.Host.Name] = w.Hello.PID
-		}
-	}
+	trackPIDs(&opt, &mu, pids)
 	opt.OnSnapshot = func(s Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()
-		low, on, onIt := 1<<30, "", 0
-		for _, st := range s.Nodes {
-			low = min(low, st.Iteration)
-			if strings.Contains(st.Node, secondSep) {
-				on, onIt = st.Node, st.Iteration
-			}
-		}
+		low, on, onIt := secondIn(s)
 		switch {
 		case step == 0 && low >= 60:
 			syscall.Kill(pids["alpha-3"], syscall.SIGKILL)
@@ -269,6 +245,31 @@ func TestRunDrainHostWithSecondWorker(t *testing.T) {
 	for _, n := range rep.Nodes {
 		if hostName(n.Node) == host || hostName(n.Node) == "alpha-3" {
 			t.Errorf("rank %d still on %s after %s was drained; recoveries %+v", n.Rank, n.Node, host, rep.Recoveries)
+		}
+	}
+}
+
+// secondIn returns the lowest iteration of snapshot s's nodes, and a
+// second worker's ("<host>#2") node and iteration ("", 0 when none).
+func secondIn(s Snapshot) (low int, on string, onIt int) {
+	low = 1 << 30
+	for _, st := range s.Nodes {
+		low = min(low, st.Iteration)
+		if strings.Contains(st.Node, secondSep) {
+			on, onIt = st.Node, st.Iteration
+		}
+	}
+	return low, on, onIt
+}
+
+// trackPIDs keeps, in pids under mu, the process id of each worker the
+// run of opt starts (OnWorkers).
+func trackPIDs(opt *RunOptions, mu *sync.Mutex, pids map[string]int) {
+	opt.OnWorkers = func(ws []*deploy.Worker) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, w := range ws {
+			pids[w.Host.Name] = w.Hello.PID
 		}
 	}
 }
